@@ -1,0 +1,91 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// check looks at what only the merged configuration shows (a provider's
+// type may come from one file and its base URL from another) and fills in
+// the inferred provider types. A problem names the source that last set the
+// entry at fault.
+func (ld *loader) check(cfg *Config) {
+	add := func(entry, path, msg string) {
+		src, ok := ld.origins[entry]
+		if !ok {
+			src = "defaults"
+		}
+		ld.ps.add(Problem{Source: src, Path: path, Message: msg})
+	}
+	types := ProviderType("").values()
+
+	for _, name := range slices.Sorted(maps.Keys(cfg.Provider)) {
+		p := cfg.Provider[name]
+		entry := keyPath("provider", name)
+		builtin, isBuiltin := builtinProviders[name]
+		if p.Type == "" {
+			if !isBuiltin {
+				add(entry, keyPath(entry, "type"), fmt.Sprintf("required, since %q is not a built-in provider (%s); expected %s",
+					name, strings.Join(BuiltinProviders(), ", "), quoteList(types, "or")))
+				continue
+			}
+			p.Type = builtin
+		}
+		if p.Type == OpenAICompatible && p.BaseURL == "" && !isBuiltin {
+			add(entry, keyPath(entry, "baseURL"), `required for an "openai-compatible" provider, e.g. "http://localhost:8000/v1"`)
+		}
+		cfg.Provider[name] = p
+	}
+
+	for _, key := range []string{"model", "smallModel"} {
+		ref := cfg.Model
+		if key == "smallModel" {
+			ref = cfg.SmallModel
+		}
+		if ref == "" {
+			continue
+		}
+		provider, _, _ := ParseModelRef(ref)
+		if _, ok := cfg.Provider[provider]; ok {
+			continue
+		}
+		if _, ok := builtinProviders[provider]; ok {
+			continue
+		}
+		known := slices.Concat(BuiltinProviders(), slices.Sorted(maps.Keys(cfg.Provider)))
+		msg := fmt.Sprintf("unknown provider %q", provider)
+		if s := suggest(provider, known); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		msg += "; use a built-in provider (" + strings.Join(BuiltinProviders(), ", ") + ") or configure it under \"provider\""
+		add(key, key, msg)
+	}
+
+	for _, name := range slices.Sorted(maps.Keys(cfg.LSP)) {
+		s := cfg.LSP[name]
+		entry := keyPath("lsp", name)
+		if s.Disabled {
+			continue
+		}
+		switch {
+		case len(s.Command) == 0:
+			add(entry, keyPath(entry, "command"), `required: the server's executable and its arguments, e.g. ["gopls"] (or set "disabled": true)`)
+		case s.Command[0] == "":
+			add(entry, indexPath(keyPath(entry, "command"), 0), "the executable must not be empty")
+		}
+		if len(s.Extensions) == 0 {
+			add(entry, keyPath(entry, "extensions"), `required: the file extensions the server handles, e.g. [".go"] (or set "disabled": true)`)
+		}
+	}
+
+	if cfg.DataDir == "" {
+		msg := "must not be empty"
+		if _, set := ld.origins["dataDir"]; !set {
+			_, err := ld.dirs.data()
+			msg = fmt.Sprintf("no default (%v)", err)
+		}
+		add("dataDir", "dataDir", msg+"; set dataDir in a config file or "+EnvDataDir)
+	}
+}

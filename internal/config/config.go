@@ -1,0 +1,248 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config is darman's merged configuration. It is a plain value: copying it
+// shares its maps and slices, so treat a loaded Config as read-only.
+//
+// Field tags: json names the key; jsonschema is the description shown by
+// editors; config holds the extra checks the loader applies and the schema
+// advertises (model: a "provider/model-id" reference; path: a file path,
+// relative to the config file's directory, "~/" expanded; ext: a file
+// extension starting with "."; min=N: a lower bound).
+type Config struct {
+	Model      string              `json:"model,omitempty" config:"model" jsonschema:"The model for coding turns, as provider/model-id, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen3:8b."`
+	SmallModel string              `json:"smallModel,omitempty" config:"model" jsonschema:"A cheaper model for titles and summaries, as provider/model-id."`
+	DataDir    string              `json:"dataDir,omitempty" config:"path" jsonschema:"Where the session store lives. Relative to this file's directory; ~/ is the home directory. Default: $XDG_DATA_HOME/darman or the OS equivalent."`
+	Log        Log                 `json:"log,omitzero" jsonschema:"Logging."`
+	Provider   map[string]Provider `json:"provider,omitempty" jsonschema:"Model providers by name. anthropic, openai, ollama, lmstudio, vllm, llamacpp and openrouter are built in; any other name needs a type."`
+	Retry      Retry               `json:"retry,omitzero" jsonschema:"Retries of failed model requests."`
+	Agent      Agent               `json:"agent,omitzero" jsonschema:"The agent loop."`
+	Permission Rules               `json:"permission,omitempty" jsonschema:"Permission rules: a permission name mapped to an action, or to an object mapping patterns to actions. The last matching rule wins."`
+	LSP        map[string]LSP      `json:"lsp,omitempty" jsonschema:"Language servers by language. Entries merge over the built-in ones (go, rust, typescript, python, c)."`
+}
+
+// Log configures darman's own logging.
+type Log struct {
+	Level Level  `json:"level,omitempty" jsonschema:"The least severe level that is logged."`
+	File  string `json:"file,omitempty" config:"path" jsonschema:"Append logs to this file instead of stderr. Relative to this file's directory; ~/ is the home directory."`
+}
+
+// Provider configures one model provider.
+type Provider struct {
+	Type    ProviderType      `json:"type,omitempty" jsonschema:"The wire protocol. Optional for the built-in provider names."`
+	BaseURL string            `json:"baseURL,omitempty" config:"url" jsonschema:"The API's base URL, e.g. http://localhost:11434/v1."`
+	APIKey  string            `json:"apiKey,omitempty" jsonschema:"The API key. Prefer ${env:NAME} or ${file:path} to writing it here."`
+	Headers map[string]string `json:"headers,omitempty" jsonschema:"Extra HTTP headers sent with every request."`
+	Timeout time.Duration     `json:"timeout,omitempty" jsonschema:"How long a response stream may stay silent before it is abandoned, e.g. 30s."`
+	Models  map[string]Model  `json:"models,omitempty" jsonschema:"Per-model settings, by model id; override the built-in catalog."`
+}
+
+// Model describes one model of a provider. A zero field means "unknown":
+// the built-in catalog (or a conservative default) applies.
+type Model struct {
+	Name          string `json:"name,omitempty" jsonschema:"A display name."`
+	ContextWindow int    `json:"contextWindow,omitempty" config:"min=0" jsonschema:"The context window, in tokens."`
+	MaxOutput     int    `json:"maxOutput,omitempty" config:"min=0" jsonschema:"The most tokens one response may have."`
+	Cost          Cost   `json:"cost,omitzero" jsonschema:"Prices in USD per million tokens."`
+	Reasoning     *bool  `json:"reasoning,omitempty" jsonschema:"Whether the model can think before answering."`
+	Images        *bool  `json:"images,omitempty" jsonschema:"Whether the model accepts images."`
+	Tools         *bool  `json:"tools,omitempty" jsonschema:"Whether the model can call tools."`
+}
+
+// Cost is a model's price in USD per million tokens.
+type Cost struct {
+	Input      float64 `json:"input,omitempty" config:"min=0" jsonschema:"USD per million input tokens."`
+	Output     float64 `json:"output,omitempty" config:"min=0" jsonschema:"USD per million output tokens."`
+	CacheRead  float64 `json:"cacheRead,omitempty" config:"min=0" jsonschema:"USD per million tokens read from the prompt cache."`
+	CacheWrite float64 `json:"cacheWrite,omitempty" config:"min=0" jsonschema:"USD per million tokens written to the prompt cache."`
+}
+
+// Retry configures retries of failed model requests.
+type Retry struct {
+	MaxAttempts int           `json:"maxAttempts,omitempty" config:"min=1" jsonschema:"How many times a request is tried in all."`
+	MaxDelay    time.Duration `json:"maxDelay,omitempty" jsonschema:"The longest wait between two attempts, e.g. 60s."`
+}
+
+// Agent configures the agent loop.
+type Agent struct {
+	MaxSteps int `json:"maxSteps,omitempty" config:"min=1" jsonschema:"The most model calls in one turn."`
+}
+
+// LSP configures the language server for one language.
+type LSP struct {
+	Command               []string          `json:"command,omitempty" jsonschema:"The server's executable and its arguments."`
+	Extensions            []string          `json:"extensions,omitempty" config:"ext" jsonschema:"The file extensions this server handles, e.g. .go."`
+	Env                   map[string]string `json:"env,omitempty" jsonschema:"Extra environment variables for the server."`
+	InitializationOptions json.RawMessage   `json:"initializationOptions,omitempty" jsonschema:"Sent as initializationOptions in the initialize request."`
+	Disabled              bool              `json:"disabled,omitempty" jsonschema:"Never start this server."`
+}
+
+// Rule is one permission rule: for Permission (a tool or permission name
+// such as "bash" or "edit"), subjects matching Pattern get Action.
+type Rule struct {
+	Permission string
+	Pattern    string
+	Action     Action
+}
+
+// Rules are permission rules in the order they were written, across layers.
+// The last rule that matches wins.
+type Rules []Rule
+
+// Action is what a permission rule decides.
+type Action string
+
+// The actions.
+const (
+	Allow Action = "allow"
+	Ask   Action = "ask"
+	Deny  Action = "deny"
+)
+
+func (Action) values() []string { return []string{"allow", "ask", "deny"} }
+
+// Level is a log level name.
+type Level string
+
+// The log levels.
+const (
+	LevelDebug Level = "debug"
+	LevelInfo  Level = "info"
+	LevelWarn  Level = "warn"
+	LevelError Level = "error"
+)
+
+func (Level) values() []string { return []string{"debug", "info", "warn", "error"} }
+
+// ProviderType is the wire protocol a provider speaks.
+type ProviderType string
+
+// The provider types.
+const (
+	Anthropic        ProviderType = "anthropic"
+	OpenAI           ProviderType = "openai"
+	OpenAICompatible ProviderType = "openai-compatible"
+)
+
+func (ProviderType) values() []string { return []string{"anthropic", "openai", "openai-compatible"} }
+
+// enum is implemented by the string types whose values are a fixed list.
+type enum interface{ values() []string }
+
+// builtinProviders maps the provider names darman knows to their type. Their
+// base URLs are the provider adapters' business.
+var builtinProviders = map[string]ProviderType{
+	"anthropic":  Anthropic,
+	"openai":     OpenAI,
+	"ollama":     OpenAICompatible,
+	"lmstudio":   OpenAICompatible,
+	"vllm":       OpenAICompatible,
+	"llamacpp":   OpenAICompatible,
+	"openrouter": OpenAICompatible,
+}
+
+// BuiltinProviders returns the provider names that need no "type", sorted.
+func BuiltinProviders() []string {
+	return slices.Sorted(maps.Keys(builtinProviders))
+}
+
+// Default returns the built-in defaults. The data directory comes from the
+// process environment; it is empty when no home directory can be found.
+func Default() Config {
+	return defaults(platformDirs(nil))
+}
+
+func defaults(dirs dirs) Config {
+	dataDir, _ := dirs.data()
+	return Config{
+		DataDir: dataDir,
+		Log:     Log{Level: LevelInfo},
+		Retry:   Retry{MaxAttempts: 4, MaxDelay: 60 * time.Second},
+		Agent:   Agent{MaxSteps: 50},
+		LSP: map[string]LSP{
+			"go":         {Command: []string{"gopls"}, Extensions: []string{".go"}},
+			"rust":       {Command: []string{"rust-analyzer"}, Extensions: []string{".rs"}},
+			"typescript": {Command: []string{"typescript-language-server", "--stdio"}, Extensions: []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs"}},
+			"python":     {Command: []string{"pyright-langserver", "--stdio"}, Extensions: []string{".py", ".pyi"}},
+			"c":          {Command: []string{"clangd"}, Extensions: []string{".c", ".h", ".cc", ".cpp", ".hpp", ".cxx"}},
+		},
+	}
+}
+
+const redacted = "[redacted]"
+
+// Redacted returns a copy of c with every secret that is set (provider API
+// keys and header values) replaced by "[redacted]", for display and logs.
+// c itself is not modified.
+func (c Config) Redacted() Config {
+	if c.Provider == nil {
+		return c
+	}
+	providers := make(map[string]Provider, len(c.Provider))
+	for name, p := range c.Provider {
+		if p.APIKey != "" {
+			p.APIKey = redacted
+		}
+		if p.Headers != nil {
+			headers := make(map[string]string, len(p.Headers))
+			for k, v := range p.Headers {
+				if v != "" {
+					v = redacted
+				}
+				headers[k] = v
+			}
+			p.Headers = headers
+		}
+		providers[name] = p
+	}
+	c.Provider = providers
+	return c
+}
+
+// Secrets returns the secret values set in c (API keys and header values),
+// sorted and without duplicates, so a log redactor can mask them.
+func (c Config) Secrets() []string {
+	var out []string
+	for _, p := range c.Provider {
+		if p.APIKey != "" {
+			out = append(out, p.APIKey)
+		}
+		for _, v := range p.Headers {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ParseModelRef splits a model reference "provider/model-id" at the first
+// "/". The model id may itself contain "/" and ":" (openrouter/meta/llama-3,
+// ollama/qwen3:8b).
+func ParseModelRef(s string) (provider, model string, err error) {
+	provider, model, ok := strings.Cut(s, "/")
+	switch {
+	case !ok:
+		return "", "", fmt.Errorf("model %q has no provider: write it as provider/model-id, e.g. anthropic/claude-sonnet-4-5", s)
+	case provider == "":
+		return "", "", fmt.Errorf("model %q has an empty provider: write it as provider/model-id, e.g. anthropic/claude-sonnet-4-5", s)
+	case model == "":
+		return "", "", fmt.Errorf("model %q has an empty model id: write it as provider/model-id, e.g. anthropic/claude-sonnet-4-5", s)
+	case strings.ContainsFunc(s, isSpace):
+		return "", "", fmt.Errorf("model %q contains white space", s)
+	}
+	return provider, model, nil
+}
+
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r'
+}

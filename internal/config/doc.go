@@ -1,0 +1,21 @@
+// Package config loads darman's configuration: JSON with comments and
+// trailing commas, read from several layers and merged into one [Config].
+//
+// Start with [Load]. It applies, in order (later wins): the built-in
+// defaults ([Default]), the user file, the project files found by walking up
+// from the workspace root, the DARMAN_CONFIG file, DARMAN_CONFIG_CONTENT, the
+// single-value DARMAN_* environment variables, and finally [Flags]. Objects
+// merge key by key; arrays and scalars are replaced; permission rules are
+// appended, so a later layer's rules win (the last matching rule wins).
+//
+// Every string value may use ${env:NAME} and ${file:path} substitutions
+// ($${ writes a literal ${).
+//
+// Problems are reported as an [*Error] listing every [Problem] found: the
+// file, the key path (model, permission.bash["git *"], lsp.go.command[0])
+// and what was expected. [Schema] returns the JSON Schema that editors use
+// through "$schema"; docs/darman.schema.json is a copy of it that a test
+// keeps current.
+//
+// The package imports nothing of darman's, so every other package may use it.
+package config

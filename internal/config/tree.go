@@ -1,0 +1,188 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// node is one value of a parsed layer: an order-preserving JSON tree that
+// the decoder checks against the Go types before anything is merged.
+type node struct {
+	kind   kind
+	text   string   // the string's value, or the literal of a number
+	fields []member // object members in source order
+	items  []*node  // array elements
+	bad    bool     // substitution failed; the decoder skips this value
+}
+
+type member struct {
+	key   string
+	value *node
+}
+
+type kind int
+
+const (
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindObject
+	kindArray
+)
+
+func stringNode(s string) *node { return &node{kind: kindString, text: s} }
+
+// object builds an object node from key/value pairs, skipping nil values;
+// with no values left it returns nil.
+func object(members ...member) *node {
+	n := &node{kind: kindObject}
+	for _, m := range members {
+		if m.value != nil {
+			n.fields = append(n.fields, m)
+		}
+	}
+	if len(n.fields) == 0 {
+		return nil
+	}
+	return n
+}
+
+// describe renders the value for "got ..." in messages.
+func (n *node) describe() string {
+	switch n.kind {
+	case kindString:
+		s := n.text
+		if r := []rune(s); len(r) > 40 {
+			s = string(r[:37]) + "..."
+		}
+		return strconv.Quote(s)
+	case kindObject:
+		return "an object"
+	case kindArray:
+		return "an array"
+	default:
+		return n.text
+	}
+}
+
+// rawJSON encodes the value back to standard JSON, keeping object order.
+func (n *node) rawJSON() []byte {
+	var b bytes.Buffer
+	n.writeJSON(&b)
+	return b.Bytes()
+}
+
+func (n *node) writeJSON(b *bytes.Buffer) {
+	switch n.kind {
+	case kindString:
+		s, _ := json.Marshal(n.text)
+		b.Write(s)
+	case kindObject:
+		b.WriteByte('{')
+		for i, m := range n.fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(m.key)
+			b.Write(k)
+			b.WriteByte(':')
+			m.value.writeJSON(b)
+		}
+		b.WriteByte('}')
+	case kindArray:
+		b.WriteByte('[')
+		for i, it := range n.items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			it.writeJSON(b)
+		}
+		b.WriteByte(']')
+	default:
+		b.WriteString(n.text)
+	}
+}
+
+// syntaxError is a JSONC syntax error at a 1-based line and byte column.
+type syntaxError struct {
+	line, column int
+	msg          string
+}
+
+var hujsonPosition = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
+
+// parse reads JSON with comments and trailing commas. A document that holds
+// only white space and comments is an empty object.
+func parse(data []byte) (*node, *syntaxError) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	v, err := hujson.Parse(data)
+	if err != nil {
+		if onlyComments(data) {
+			return &node{kind: kindObject}, nil
+		}
+		return nil, newSyntaxError(err)
+	}
+	return convert(v.Value), nil
+}
+
+func onlyComments(data []byte) bool {
+	probe := append(append([]byte{}, data...), "\n0"...)
+	v, err := hujson.Parse(probe)
+	return err == nil && v.StartOffset == len(probe)-1
+}
+
+func newSyntaxError(err error) *syntaxError {
+	e := &syntaxError{line: 1, column: 1, msg: err.Error()}
+	if m := hujsonPosition.FindStringSubmatch(err.Error()); m != nil {
+		e.line, _ = strconv.Atoi(m[1])
+		e.column, _ = strconv.Atoi(m[2])
+		e.msg = m[3]
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		e.msg = "unexpected end of input (is a closing bracket or quote missing?)"
+	}
+	if lit, ok := strings.CutPrefix(e.msg, "invalid literal: "); ok {
+		if strings.HasPrefix(lit, `"`) {
+			e.msg = "invalid string " + lit
+		} else {
+			e.msg = "invalid value " + lit + ` (strings and keys need "double quotes")`
+		}
+	}
+	return e
+}
+
+func convert(v hujson.ValueTrimmed) *node {
+	switch v := v.(type) {
+	case *hujson.Object:
+		n := &node{kind: kindObject, fields: make([]member, 0, len(v.Members))}
+		for _, m := range v.Members {
+			key := m.Name.Value.(hujson.Literal).String()
+			n.fields = append(n.fields, member{key: key, value: convert(m.Value.Value)})
+		}
+		return n
+	case *hujson.Array:
+		n := &node{kind: kindArray, items: make([]*node, 0, len(v.Elements))}
+		for _, e := range v.Elements {
+			n.items = append(n.items, convert(e.Value))
+		}
+		return n
+	case hujson.Literal:
+		switch v.Kind() {
+		case '"':
+			return &node{kind: kindString, text: v.String()}
+		case '0':
+			return &node{kind: kindNumber, text: string(v)}
+		case 't', 'f':
+			return &node{kind: kindBool, text: string(v)}
+		}
+	}
+	return &node{kind: kindNull, text: "null"}
+}
