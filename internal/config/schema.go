@@ -19,11 +19,11 @@ func Schema() ([]byte, error) {
 	s, err := jsonschema.For[Config](&jsonschema.ForOptions{
 		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 			durationType: {
-				Type:    "string",
-				Pattern: `^([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))*$`,
+				Type:     "string",
+				Pattern:  `^([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))*$`,
 				Examples: []any{"30s", "2m", "1h30m"},
 			},
-			rawType: {},
+			rawType:                         {},
 			reflect.TypeFor[Action]():       actions,
 			reflect.TypeFor[Level]():        enumSchema(Level("").values(), ""),
 			reflect.TypeFor[ProviderType](): enumSchema(ProviderType("").values(), ""),
