@@ -1,0 +1,104 @@
+package agent
+
+import "time"
+
+// EventKind names what an Event reports. The vocabulary follows ACP's
+// session/update so the LSP front, the CLI and the VS Code panel can render
+// one stream the same way.
+type EventKind string
+
+// The kinds of event.
+const (
+	// EventUserMessage: the user's prompt was recorded (Message, Text).
+	EventUserMessage EventKind = "user_message"
+	// EventMessageChunk: more answer text (MessageID, PartID, Text is the delta).
+	EventMessageChunk EventKind = "agent_message_chunk"
+	// EventThoughtChunk: more reasoning text (MessageID, PartID, Text is the delta).
+	EventThoughtChunk EventKind = "agent_thought_chunk"
+	// EventToolCall: a tool call appeared (Tool, in state pending).
+	EventToolCall EventKind = "tool_call"
+	// EventToolCallUpdate: a tool call changed state or output (Tool, whole).
+	EventToolCallUpdate EventKind = "tool_call_update"
+	// EventPlan: the agent's plan changed (Plan, whole).
+	EventPlan EventKind = "plan"
+	// EventPermission: a permission was asked or answered (Permission).
+	EventPermission EventKind = "permission"
+	// EventUsage: tokens and cost so far (Usage, Cost).
+	EventUsage EventKind = "usage"
+	// EventState: the session's state changed (State, Reason).
+	EventState EventKind = "state"
+	// EventRetry: a model call failed and will be retried (Retry).
+	EventRetry EventKind = "retry"
+)
+
+// State is where a session is.
+type State string
+
+// The states of a session.
+const (
+	StateIdle           State = "idle"
+	StateRunning        State = "running"
+	StateRequiresAction State = "requires_action" // waiting for a permission answer
+	StateFailed         State = "failed"
+)
+
+// Event is one observable change in a session. Only the fields its Kind
+// names are set.
+type Event struct {
+	Kind      EventKind `json:"kind"`
+	SessionID ID        `json:"sessionId"`
+	MessageID ID        `json:"messageId,omitempty"`
+	PartID    ID        `json:"partId,omitempty"`
+	// ParentCallID is set on events of a sub-task, naming the task tool call
+	// of the parent session they belong under.
+	ParentCallID string            `json:"parentCallId,omitempty"`
+	Text         string            `json:"text,omitempty"`
+	Tool         *ToolCall         `json:"tool,omitempty"`
+	Plan         []PlanEntry       `json:"plan,omitempty"`
+	Permission   *PermissionUpdate `json:"permission,omitempty"`
+	Usage        *Usage            `json:"usage,omitempty"`
+	Cost         float64           `json:"cost,omitempty"`
+	State        State             `json:"state,omitempty"`
+	// Reason says why the state is what it is (a failure's cause).
+	Reason string     `json:"reason,omitempty"`
+	Retry  *RetryInfo `json:"retry,omitempty"`
+}
+
+// PlanEntry is one item of the agent's plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Status   string `json:"status"`             // pending, in_progress, completed
+	Priority string `json:"priority,omitempty"` // high, medium, low
+}
+
+// PermissionUpdate reports a permission asked of the human, or its answer.
+type PermissionUpdate struct {
+	RequestID  string   `json:"requestId"`
+	Permission string   `json:"permission"`
+	Subjects   []string `json:"subjects,omitempty"`
+	Title      string   `json:"title,omitempty"`
+	CallID     string   `json:"callId,omitempty"`
+	// Answer is empty while the question is open; then once, always or reject.
+	Answer string `json:"answer,omitempty"`
+}
+
+// RetryInfo says which model call is retried, when and why.
+type RetryInfo struct {
+	Attempt int           `json:"attempt"`
+	Delay   time.Duration `json:"delay"`
+	Reason  string        `json:"reason"`
+}
+
+// CoalesceEvents merges next into prev when both are text deltas of the same
+// part, so a slow subscriber receives fewer, larger chunks. Every other
+// event stands alone. It has the signature the event bus expects.
+func CoalesceEvents(prev, next Event) (Event, bool) {
+	if prev.Kind != next.Kind || prev.PartID != next.PartID || prev.SessionID != next.SessionID {
+		return prev, false
+	}
+	if prev.Kind != EventMessageChunk && prev.Kind != EventThoughtChunk {
+		return prev, false
+	}
+	prev.Text += next.Text
+	return prev, true
+}

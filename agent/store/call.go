@@ -1,0 +1,150 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+)
+
+// ErrNotFound is returned (wrapped) when a session, or a session ID prefix,
+// names nothing in the store.
+var ErrNotFound = errors.New("not found")
+
+// ErrAmbiguous is returned (wrapped) when a session ID prefix names more than
+// one session.
+var ErrAmbiguous = errors.New("ambiguous")
+
+// ErrExists is returned (wrapped) when an import would overwrite a session.
+var ErrExists = errors.New("already exists")
+
+// Grant is a permission answered "always" (allow or deny) in one workspace.
+type Grant struct {
+	Workspace  string    `json:"workspace"`
+	Permission string    `json:"permission"`
+	Pattern    string    `json:"pattern"`
+	Action     string    `json:"action"` // "allow" or "deny"
+	Created    time.Time `json:"created"`
+}
+
+// ListOptions narrows ListSessions.
+type ListOptions struct {
+	// Workspace keeps only the sessions of this workspace root; "" keeps all.
+	Workspace string
+	// Limit caps the number of sessions returned; zero means no cap.
+	Limit int
+	// Children includes sub-task sessions; by default only top-level ones.
+	Children bool
+}
+
+// Export is a whole session as plain data: what `darman sessions export`
+// writes and Import reads back.
+type Export struct {
+	// Version is the export format's version, ExportVersion when written.
+	Version  int                      `json:"version"`
+	Session  agent.Session            `json:"session"`
+	Messages []agent.MessageWithParts `json:"messages"`
+}
+
+// ExportVersion is the version of the export format this darman writes.
+const ExportVersion = 1
+
+// Stats describes the database for `darman doctor`.
+type Stats struct {
+	Dir           string `json:"dir"`
+	Schema        int    `json:"schema"`
+	Sessions      int    `json:"sessions"`
+	LSMBytes      int64  `json:"lsmBytes"`
+	ValueLogBytes int64  `json:"valueLogBytes"`
+	OwnerPID      int    `json:"ownerPid"`
+}
+
+// op names one store call. Calls travel as values so that the owner can
+// serve other processes the same calls it runs for itself.
+type op uint8
+
+const (
+	opPutSession op = iota + 1
+	opGetSession
+	opResolve
+	opListSessions
+	opDeleteSession
+	opPutMessage
+	opPutPart
+	opMessages
+	opPutGrant
+	opGrants
+	opDeleteGrant
+	opImport
+	opStats
+	opCompact
+)
+
+// request is one store call. Only the fields its op uses are set.
+type request struct {
+	Op      op
+	ID      agent.ID
+	Text    string // workspace for grants, ID prefix for resolve
+	Session agent.Session
+	Message agent.Message
+	Part    agent.Part
+	Grant   Grant
+	List    ListOptions
+	Export  *Export
+}
+
+// response is the answer to a request. Errors travel as a code and text so
+// that errors.Is works on the client side too.
+type response struct {
+	Session  agent.Session
+	Sessions []agent.Session
+	Messages []agent.MessageWithParts
+	Grants   []Grant
+	ID       agent.ID
+	Stats    Stats
+	Code     string
+	Err      string
+}
+
+var errorCodes = map[string]error{
+	"not_found": ErrNotFound,
+	"ambiguous": ErrAmbiguous,
+	"exists":    ErrExists,
+}
+
+func (r *response) setErr(err error) {
+	if err == nil {
+		return
+	}
+	r.Err = err.Error()
+	for code, sentinel := range errorCodes {
+		if errors.Is(err, sentinel) {
+			r.Code = code
+		}
+	}
+}
+
+func (r *response) err() error {
+	if r.Err == "" {
+		return nil
+	}
+	if sentinel, ok := errorCodes[r.Code]; ok {
+		return &codedError{msg: r.Err, sentinel: sentinel}
+	}
+	return errors.New(r.Err)
+}
+
+// codedError carries an error's text across the socket and keeps it
+// matchable with errors.Is against the sentinel it wrapped.
+type codedError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *codedError) Error() string { return e.msg }
+func (e *codedError) Unwrap() error { return e.sentinel }
+
+func notFound(what string, id agent.ID) error {
+	return fmt.Errorf("%s %s: %w", what, id, ErrNotFound)
+}

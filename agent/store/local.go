@@ -1,0 +1,498 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/darman-dev/darman/agent"
+)
+
+// schemaVersion is the layout this darman reads and writes. A database with
+// a lower version is migrated on open; a higher one is refused.
+const schemaVersion = 1
+
+// migrations[i] upgrades a database from schema i to i+1. Schema 0 is a
+// database without a version key, i.e. a new one.
+var migrations = []func(txn *badger.Txn) error{
+	0: func(*badger.Txn) error { return nil },
+}
+
+// local runs store calls on a badger database this process owns.
+type local struct {
+	db  *badger.DB
+	dir string
+	log *slog.Logger
+}
+
+func openLocal(dir string, log *slog.Logger) (l *local, err error) {
+	opts := badger.DefaultOptions(dir).
+		WithLogger(badgerLogger{log}).
+		// darman shares the machine with an editor and language servers:
+		// keep badger's memory small. Sessions are small; big tool outputs
+		// go to the value log, whose garbage collection can reclaim them.
+		WithMemTableSize(8 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(8 << 20).
+		WithIndexCacheSize(8 << 20).
+		WithNumCompactors(2).
+		WithNumLevelZeroTables(4).
+		WithNumLevelZeroTablesStall(8).
+		WithValueThreshold(4 << 10).
+		WithValueLogFileSize(64 << 20)
+	// Badger panics on some kinds of damage; the user gets an error instead.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+		if err != nil {
+			err = fmt.Errorf("cannot open the session store in %s: %w\n"+
+				"The data may be damaged. Move the directory aside to start afresh "+
+				"(darman keeps nothing else there), or set dataDir to another directory", dir, err)
+		}
+	}()
+	db, err := badger.Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	l = &local{db: db, dir: dir, log: log}
+	if err := l.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *local) migrate() error {
+	return l.db.Update(func(txn *badger.Txn) error {
+		have := 0
+		item, err := txn.Get(schemaKey)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+		case err != nil:
+			return err
+		default:
+			v, _ := item.ValueCopy(nil)
+			have, err = strconv.Atoi(string(v))
+			if err != nil {
+				return fmt.Errorf("the schema version %q is unreadable", v)
+			}
+		}
+		if have > schemaVersion {
+			return fmt.Errorf("the session store was written by a newer darman (schema %d; this darman reads up to %d): upgrade darman", have, schemaVersion)
+		}
+		for v := have; v < schemaVersion; v++ {
+			if err := migrations[v](txn); err != nil {
+				return fmt.Errorf("migrating the session store from schema %d: %w", v, err)
+			}
+		}
+		return txn.Set(schemaKey, []byte(strconv.Itoa(schemaVersion)))
+	})
+}
+
+func (l *local) close() error { return l.db.Close() }
+
+// do runs one call. It is safe for concurrent use.
+func (l *local) do(req *request) response {
+	for {
+		resp := l.try(req)
+		if resp.Code != "blocked" {
+			return resp
+		}
+		// A session is being deleted, which blocks writes for a moment.
+		// Every call is safe to run again.
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (l *local) try(req *request) (resp response) {
+	var err error
+	switch req.Op {
+	case opPutSession:
+		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, sessionKey(req.Session.ID), req.Session) })
+	case opGetSession:
+		err = l.db.View(func(txn *badger.Txn) error {
+			return l.get(txn, sessionKey(req.ID), &resp.Session, "session", req.ID)
+		})
+	case opResolve:
+		resp.ID, err = l.resolve(req.Text)
+	case opListSessions:
+		resp.Sessions, err = l.listSessions(req.List)
+	case opDeleteSession:
+		err = l.deleteSession(req.ID)
+	case opPutMessage:
+		err = l.update(func(txn *badger.Txn) error { return l.putMessage(txn, req.Message) })
+	case opPutPart:
+		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, partKey(req.Part), req.Part) })
+	case opMessages:
+		resp.Messages, err = l.messages(req.ID)
+	case opPutGrant:
+		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, grantKey(req.Grant), req.Grant) })
+	case opGrants:
+		resp.Grants, err = l.grants(req.Text)
+	case opDeleteGrant:
+		err = l.update(func(txn *badger.Txn) error { return txn.Delete(grantKey(req.Grant)) })
+	case opImport:
+		err = l.importSession(req.Export)
+	case opStats:
+		resp.Stats, err = l.stats()
+	case opCompact:
+		err = l.compact()
+	default:
+		err = fmt.Errorf("unknown store call %d (a newer darman owns the store? restart the editors that run darman)", req.Op)
+	}
+	resp.setErr(err)
+	if errors.Is(err, badger.ErrBlockedWrites) {
+		resp.Code = "blocked"
+	}
+	return resp
+}
+
+// update runs fn in a read-write transaction, again if it raced another
+// writer of the same keys.
+func (l *local) update(fn func(txn *badger.Txn) error) error {
+	for {
+		err := l.db.Update(fn)
+		if !errors.Is(err, badger.ErrConflict) {
+			return err
+		}
+	}
+}
+
+func putJSON(txn *badger.Txn, key []byte, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return txn.Set(key, b)
+}
+
+// get reads the JSON value at key into v, with errors a human can act on.
+func (l *local) get(txn *badger.Txn, key []byte, v any, what string, id agent.ID) error {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return notFound(what, id)
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(func(b []byte) error { return l.decode(item.Key(), b, v) })
+}
+
+func (l *local) decode(key, b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("the record %q in the session store %s is unreadable (%v); "+
+			"export the sessions you need with `darman sessions export`, then move the directory aside", key, l.dir, err)
+	}
+	return nil
+}
+
+func (l *local) putMessage(txn *badger.Txn, m agent.Message) error {
+	var s agent.Session
+	if err := l.get(txn, sessionKey(m.SessionID), &s, "session", m.SessionID); err != nil {
+		return err
+	}
+	key := messageKey(m.SessionID, m.ID)
+	_, err := txn.Get(key)
+	switch {
+	case errors.Is(err, badger.ErrKeyNotFound):
+		s.Messages++
+	case err != nil:
+		return err
+	}
+	for _, t := range []time.Time{m.Created, m.Completed} {
+		if t.After(s.Updated) {
+			s.Updated = t
+		}
+	}
+	if err := putJSON(txn, sessionKey(s.ID), s); err != nil {
+		return err
+	}
+	return putJSON(txn, key, m)
+}
+
+func (l *local) resolve(prefix string) (agent.ID, error) {
+	if prefix == "" {
+		return "", fmt.Errorf("an empty session ID: %w", ErrNotFound)
+	}
+	full := prefix
+	if !strings.HasPrefix(full, agent.SessionPrefix) {
+		full = agent.SessionPrefix + strings.ToUpper(prefix)
+	}
+	var found []agent.ID
+	err := l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: sessionKey(agent.ID(full))})
+		defer it.Close()
+		for it.Rewind(); it.Valid() && len(found) < 2; it.Next() {
+			found = append(found, agent.ID(strings.TrimPrefix(string(it.Item().Key()), sessionPrefix)))
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return "", err
+	case len(found) == 0:
+		return "", fmt.Errorf("no session matches %q (see `darman sessions list`): %w", prefix, ErrNotFound)
+	case len(found) > 1:
+		return "", fmt.Errorf("%q matches several sessions; give more of the ID: %w", prefix, ErrAmbiguous)
+	}
+	return found[0], nil
+}
+
+func (l *local) listSessions(opts ListOptions) ([]agent.Session, error) {
+	var out []agent.Session
+	err := l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(sessionPrefix), PrefetchValues: true, PrefetchSize: 100})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var s agent.Session
+			item := it.Item()
+			if err := item.Value(func(b []byte) error { return l.decode(item.Key(), b, &s) }); err != nil {
+				return err
+			}
+			if opts.Workspace != "" && s.Workspace != opts.Workspace || s.ParentID != "" && !opts.Children {
+				continue
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b agent.Session) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(string(b.ID), string(a.ID))
+	})
+	if opts.Limit > 0 && len(out) > opts.Limit {
+		out = out[:opts.Limit]
+	}
+	return out, nil
+}
+
+func (l *local) messages(session agent.ID) ([]agent.MessageWithParts, error) {
+	var out []agent.MessageWithParts
+	err := l.db.View(func(txn *badger.Txn) error {
+		var s agent.Session
+		if err := l.get(txn, sessionKey(session), &s, "session", session); err != nil {
+			return err
+		}
+		index := map[agent.ID]int{}
+		if err := l.scan(txn, messagesOf(session), func(key, b []byte) error {
+			var m agent.Message
+			if err := l.decode(key, b, &m); err != nil {
+				return err
+			}
+			index[m.ID] = len(out)
+			out = append(out, agent.MessageWithParts{Message: m})
+			return nil
+		}); err != nil {
+			return err
+		}
+		return l.scan(txn, partsOf(session), func(key, b []byte) error {
+			var p agent.Part
+			if err := l.decode(key, b, &p); err != nil {
+				return err
+			}
+			// A part whose message was never written belongs to a turn that
+			// died between the two writes; it is kept in the store but has
+			// nothing to hang from.
+			if i, ok := index[p.MessageID]; ok {
+				out[i].Parts = append(out[i].Parts, p)
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+func (l *local) scan(txn *badger.Txn, prefix []byte, fn func(key, value []byte) error) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 256})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		if err := item.Value(func(b []byte) error { return fn(item.Key(), b) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteSession removes a session, its messages and parts, and its
+// sub-task sessions. Messages and parts go with badger's DropPrefix, which
+// also records the value-log space they held so garbage collection can give
+// it back; writes of other sessions wait (see update) while it runs.
+func (l *local) deleteSession(id agent.ID) error {
+	var children []agent.ID
+	err := l.db.View(func(txn *badger.Txn) error {
+		if _, err := txn.Get(sessionKey(id)); errors.Is(err, badger.ErrKeyNotFound) {
+			return notFound("session", id)
+		} else if err != nil {
+			return err
+		}
+		return l.scan(txn, []byte(sessionPrefix), func(key, b []byte) error {
+			var s agent.Session
+			if json.Unmarshal(b, &s) == nil && s.ParentID == id {
+				children = append(children, s.ID)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for _, child := range children {
+		if err := l.deleteSession(child); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	if err := l.db.DropPrefix(messagesOf(id), partsOf(id)); err != nil {
+		return err
+	}
+	// The session record goes last: while it exists, a retry finds the rest.
+	return l.update(func(txn *badger.Txn) error { return txn.Delete(sessionKey(id)) })
+}
+
+func (l *local) grants(workspace string) ([]Grant, error) {
+	var out []Grant
+	err := l.db.View(func(txn *badger.Txn) error {
+		return l.scan(txn, grantsOf(workspace), func(key, b []byte) error {
+			var g Grant
+			if err := l.decode(key, b, &g); err != nil {
+				return err
+			}
+			out = append(out, g)
+			return nil
+		})
+	})
+	slices.SortStableFunc(out, func(a, b Grant) int { return a.Created.Compare(b.Created) })
+	return out, err
+}
+
+func (l *local) importSession(e *Export) error {
+	if e == nil {
+		return errors.New("nothing to import")
+	}
+	if e.Version > ExportVersion {
+		return fmt.Errorf("the export has format version %d; this darman reads up to %d: upgrade darman", e.Version, ExportVersion)
+	}
+	s := e.Session
+	if err := s.ID.Validate(agent.SessionPrefix); err != nil {
+		return fmt.Errorf("the export's session: %w", err)
+	}
+	err := l.db.View(func(txn *badger.Txn) error {
+		if _, err := txn.Get(sessionKey(s.ID)); err == nil {
+			return fmt.Errorf("session %s %w in this store; remove it first with `darman sessions rm %s`", s.ID, ErrExists, s.ID)
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	wb := l.db.NewWriteBatch()
+	defer wb.Cancel()
+	set := func(key []byte, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		return wb.Set(key, b)
+	}
+	for _, m := range e.Messages {
+		if m.Message.SessionID != s.ID {
+			return fmt.Errorf("message %s belongs to session %s, not to the exported session %s", m.Message.ID, m.Message.SessionID, s.ID)
+		}
+		if err := set(messageKey(s.ID, m.Message.ID), m.Message); err != nil {
+			return err
+		}
+		for _, p := range m.Parts {
+			if p.SessionID != s.ID || p.MessageID != m.Message.ID {
+				return fmt.Errorf("part %s does not belong to message %s of session %s", p.ID, m.Message.ID, s.ID)
+			}
+			if err := set(partKey(p), p); err != nil {
+				return err
+			}
+		}
+	}
+	// The session record goes last, so a half-done import is invisible and
+	// can simply be run again.
+	if err := set(sessionKey(s.ID), s); err != nil {
+		return err
+	}
+	return wb.Flush()
+}
+
+func (l *local) stats() (Stats, error) {
+	st := Stats{Dir: l.dir, Schema: schemaVersion, OwnerPID: os.Getpid()}
+	// Badger's own size figures are refreshed once a minute; the files are
+	// the truth.
+	files, err := os.ReadDir(l.dir)
+	if err != nil {
+		return st, err
+	}
+	for _, f := range files {
+		info, err := f.Info()
+		if err != nil {
+			continue
+		}
+		switch filepath.Ext(f.Name()) {
+		case ".sst":
+			st.LSMBytes += diskUsage(info)
+		case ".vlog":
+			st.ValueLogBytes += diskUsage(info)
+		}
+	}
+	err = l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(sessionPrefix)})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			st.Sessions++
+		}
+		return nil
+	})
+	return st, err
+}
+
+// compact gives back the disk space of deleted sessions now rather than at
+// the next background collection.
+func (l *local) compact() error { return l.gc() }
+
+// gc runs value-log garbage collection until a pass finds nothing to do.
+func (l *local) gc() error {
+	for {
+		err := l.db.RunValueLogGC(0.5)
+		if errors.Is(err, badger.ErrNoRewrite) || errors.Is(err, badger.ErrRejected) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// badgerLogger sends badger's log lines to darman's logger. Badger's info
+// lines are chatty, so they become debug lines.
+type badgerLogger struct{ log *slog.Logger }
+
+func (b badgerLogger) Errorf(f string, a ...any)   { b.log.Error(msg(f, a), "component", "badger") }
+func (b badgerLogger) Warningf(f string, a ...any) { b.log.Warn(msg(f, a), "component", "badger") }
+func (b badgerLogger) Infof(f string, a ...any)    { b.log.Debug(msg(f, a), "component", "badger") }
+func (b badgerLogger) Debugf(f string, a ...any)   { b.log.Debug(msg(f, a), "component", "badger") }
+
+func msg(f string, a []any) string {
+	return string(bytes.TrimSpace([]byte(fmt.Sprintf(f, a...))))
+}
