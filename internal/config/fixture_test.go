@@ -11,14 +11,14 @@ import (
 // fixture is a workspace (a git repository root) in a temporary directory,
 // a user config directory and a fake environment.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	root string // the workspace root; holds .git
 	user string // the user config directory
 	home string
 	env  map[string]string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{t: t, root: t.TempDir(), user: t.TempDir(), home: t.TempDir()}
 	f.env = map[string]string{"HOME": f.home, "XDG_DATA_HOME": filepath.Join(f.home, "data")}

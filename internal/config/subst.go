@@ -102,6 +102,18 @@ func (l *layer) readSubstFile(arg string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("${file:%s}: %w", arg, err)
 	}
+	// Stat before opening: opening a named pipe would block until a
+	// writer appears, and a device such as /dev/zero never ends.
+	fi, err := os.Stat(p)
+	if err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return "", fmt.Errorf("${file:%s}: %s is a directory", arg, p)
+		}
+		return "", fmt.Errorf("${file:%s}: %s is not a regular file", arg, p)
+	}
+	if err != nil {
+		return "", fmt.Errorf("${file:%s}: cannot read %s: %w", arg, p, pathErrCause(err))
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return "", fmt.Errorf("${file:%s}: cannot read %s: %w", arg, p, pathErrCause(err))

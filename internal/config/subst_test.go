@@ -85,7 +85,8 @@ func TestSubstitutionErrors(t *testing.T) {
 	}{
 		{"${file:missing.txt}", "${file:missing.txt}: cannot read ROOT/missing.txt: no such file or directory"},
 		{"${file:~/nope}", "${file:~/nope}: cannot read HOME/nope: no such file or directory"},
-		{"${file:.}", "${file:.}: cannot read ROOT: is a directory"},
+		{"${file:.}", "${file:.}: ROOT is a directory"},
+		{"${file:/dev/null}", "${file:/dev/null}: /dev/null is not a regular file"},
 		{"${env:}", "${env:} needs a variable name, e.g. ${env:ANTHROPIC_API_KEY}"},
 		{"${file:}", "${file:} needs a path, e.g. ${file:~/.config/anthropic-key}"},
 		{"${vault:kv/key}", "${vault:kv/key} is not a substitution: write ${env:NAME} or ${file:path}, or $${ for a literal ${"},
