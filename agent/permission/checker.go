@@ -1,0 +1,345 @@
+package permission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Options configure a Checker.
+type Options struct {
+	// Root is the workspace root; required, and it must exist. Paths are
+	// judged against it and grants are stored under it.
+	Root string
+	// Rules come from configuration, in order: Defaults, then the global
+	// and project files. nil means no rules, so everything asks.
+	Rules []Rule
+	// Grants keeps "always" answers for later sessions in Root; nil keeps
+	// them for this Checker only.
+	Grants GrantStore
+	// Asker asks the human; nil means no one can be asked and Fallback
+	// decides.
+	Asker Asker
+	// Fallback is what a call that needs an answer becomes when Asker is
+	// nil: Deny (the zero value) rejects it with a message telling the model
+	// why; Allow lets it run, for trusted automation. Deny rules apply
+	// either way.
+	Fallback Action
+	// Logger receives decisions at debug level and a failure to store a
+	// grant at warn level; nil discards.
+	Logger *slog.Logger
+}
+
+// Call is one tool call to decide.
+type Call struct {
+	// Permission is the tool's permission: Bash, Edit, Read, MCP, ….
+	Permission string
+	// Subjects are what rules match: bash command lines; paths for path
+	// permissions (absolute, or relative to Dir); "{server}_{tool}" for MCP.
+	Subjects []string
+	// Dir is the directory relative paths and bash redirections start from;
+	// "" means the workspace root, and a relative Dir is taken from it.
+	Dir string
+	// Title and Metadata are passed to the Asker as they are.
+	Title    string
+	Metadata map[string]any
+}
+
+// Checker decides the tool calls of one session: the configured rules, then
+// the workspace's grants, then the session's own "always" answers (the last
+// match wins); what still needs an answer goes to the Asker. Its methods are
+// safe for concurrent use; asks are made one at a time, and a call waiting
+// to ask is decided again once its turn comes, so an "always" answer given
+// meanwhile covers it without asking twice.
+type Checker struct {
+	root     string
+	asker    Asker
+	store    GrantStore
+	fallback Action
+	log      *slog.Logger
+
+	mu    sync.RWMutex
+	rules []Rule // configuration then grants; replaced on grant, never changed in place
+
+	asking chan struct{} // holds a token while an Ask is outstanding
+}
+
+// New builds a Checker and loads the workspace's grants. A grant store that
+// fails to load, or a stored grant that is not valid, is logged and left
+// out: the session then asks more, never less.
+func New(ctx context.Context, opts Options) (*Checker, error) {
+	if opts.Root == "" {
+		return nil, errors.New("permission: Options.Root is empty; give the workspace root")
+	}
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("permission: make the workspace root absolute: %w", err)
+	}
+	if _, err := filepath.EvalSymlinks(root); err != nil {
+		return nil, fmt.Errorf("permission: the workspace root must exist: %w", err)
+	}
+	for i, r := range opts.Rules {
+		if err := r.Validate(); err != nil {
+			return nil, fmt.Errorf("permission: configured rule %d: %w", i+1, err)
+		}
+	}
+	switch opts.Fallback {
+	case "":
+		opts.Fallback = Deny
+	case Allow, Deny:
+	default:
+		return nil, fmt.Errorf("permission: Options.Fallback is %q; want %q or %q", opts.Fallback, Allow, Deny)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+
+	c := &Checker{
+		root:     root,
+		asker:    opts.Asker,
+		store:    opts.Grants,
+		fallback: opts.Fallback,
+		log:      log,
+		rules:    slices.Clone(opts.Rules),
+		asking:   make(chan struct{}, 1),
+	}
+	if c.store != nil {
+		grants, err := c.store.LoadGrants(ctx, root)
+		if err != nil {
+			log.Warn("permission: the workspace's grants did not load; asking instead", "workspace", root, "err", err)
+		}
+		for _, g := range grants {
+			if err := g.Validate(); err != nil {
+				log.Warn("permission: skipping a stored grant", "workspace", root, "err", err)
+				continue
+			}
+			c.rules = append(c.rules, g)
+		}
+	}
+	return c, nil
+}
+
+// Rules returns the rules in force: configuration, then grants, in order.
+func (c *Checker) Rules() []Rule {
+	return slices.Clone(c.snapshot())
+}
+
+func (c *Checker) snapshot() []Rule {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.rules
+}
+
+// Check decides call. It returns nil when the call may run, a *DeniedError
+// (errors.Is ErrDenied) whose text is for the model when it may not, and
+// another error when call is malformed, the Asker failed or ctx ended.
+func (c *Checker) Check(ctx context.Context, call Call) error {
+	dir, err := c.validate(call)
+	if err != nil {
+		return err
+	}
+	if done, err := c.settle(call, c.checks(call, dir)); done {
+		return err
+	}
+
+	select {
+	case c.asking <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("wait to ask for %s permission: %w", call.Permission, ctx.Err())
+	}
+	defer func() { <-c.asking }()
+
+	checks := c.checks(call, dir)
+	if done, err := c.settle(call, checks); done {
+		return err
+	}
+	for _, req := range requests(call, checks) {
+		if err := c.ask(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Checker) validate(call Call) (dir string, err error) {
+	if call.Permission == "" {
+		return "", errors.New("permission: the call names no permission")
+	}
+	if len(call.Subjects) == 0 {
+		return "", fmt.Errorf("permission: the %s call has no subject", call.Permission)
+	}
+	for i, s := range call.Subjects {
+		if s == "" {
+			return "", fmt.Errorf("permission: subject %d of the %s call is empty", i+1, call.Permission)
+		}
+	}
+	dir = call.Dir
+	switch {
+	case dir == "":
+		dir = c.root
+	case !filepath.IsAbs(dir):
+		dir = filepath.Join(c.root, dir)
+	}
+	return filepath.Clean(dir), nil
+}
+
+// settle reports whether checks decide the call without asking, and how.
+func (c *Checker) settle(call Call, checks []Check) (bool, error) {
+	action := combine(checks)
+	c.log.Debug("permission", "permission", call.Permission, "subjects", call.Subjects, "action", action)
+	switch action {
+	case Allow:
+		return true, nil
+	case Deny:
+		for _, ch := range checks {
+			if ch.Action == Deny {
+				return true, &DeniedError{Permission: ch.Permission, Subjects: []string{ch.Subject}, Rule: ch.Rule}
+			}
+		}
+	}
+	return false, nil
+}
+
+// checks decides every subject of call against the rules in force.
+func (c *Checker) checks(call Call, dir string) []Check {
+	rules := c.snapshot()
+	var out []Check
+	for _, s := range call.Subjects {
+		switch {
+		case call.Permission == Bash:
+			cs, _ := bashChecks(rules, s, func(p string) []Check { return c.pathChecks(rules, Edit, p, dir) })
+			out = append(out, cs...)
+		case isPathPermission(call.Permission) && call.Permission != ExternalDirectory:
+			out = append(out, c.pathChecks(rules, call.Permission, s, dir)...)
+		default:
+			ch := decide(rules, call.Permission, s)
+			ch.Suggest = escapePattern(s)
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// pathChecks decides a path: inside the workspace its subject is the
+// resolved path relative to the root; outside it is the resolved absolute
+// path, and external_directory is decided first.
+func (c *Checker) pathChecks(rules []Rule, permission, p, dir string) []Check {
+	full := p
+	if !filepath.IsAbs(p) {
+		full = dir + string(filepath.Separator) + p
+	}
+	realRoot, real, err := resolve(c.root, full)
+	if err != nil {
+		subject := filepath.ToSlash(filepath.Clean(full))
+		ext := decideOpaque(rules, ExternalDirectory, subject, "the path does not resolve: "+err.Error())
+		return []Check{ext, exact(rules, permission, subject)}
+	}
+	if within(realRoot, real) {
+		rel, _ := filepath.Rel(realRoot, real)
+		return []Check{exact(rules, permission, filepath.ToSlash(rel))}
+	}
+	subject := filepath.ToSlash(real)
+	ext := decide(rules, ExternalDirectory, subject)
+	tree := real
+	if !isDir(real) {
+		tree = filepath.Dir(real)
+	}
+	ext.Suggest = escapePattern(strings.TrimSuffix(filepath.ToSlash(tree), "/")) + "/**"
+	return []Check{ext, exact(rules, permission, subject)}
+}
+
+// exact decides a subject whose "always" grant is the subject itself.
+func exact(rules []Rule, permission, subject string) Check {
+	ch := decide(rules, permission, subject)
+	ch.Suggest = escapePattern(subject)
+	return ch
+}
+
+// requests groups the subjects that need an answer by permission, in the
+// order they came.
+func requests(call Call, checks []Check) []Request {
+	title := call.Title
+	if title == "" {
+		title = call.Permission + " " + strings.Join(call.Subjects, "; ")
+	}
+	var reqs []Request
+	for _, ch := range checks {
+		if ch.Action != Ask {
+			continue
+		}
+		i := slices.IndexFunc(reqs, func(r Request) bool { return r.Permission == ch.Permission })
+		if i < 0 {
+			i = len(reqs)
+			reqs = append(reqs, Request{Permission: ch.Permission, Title: title, Metadata: call.Metadata})
+		}
+		r := &reqs[i]
+		if !slices.Contains(r.Patterns, ch.Subject) {
+			r.Patterns = append(r.Patterns, ch.Subject)
+		}
+		if ch.Suggest != "" && !slices.Contains(r.Suggest, ch.Suggest) {
+			r.Suggest = append(r.Suggest, ch.Suggest)
+		}
+	}
+	return reqs
+}
+
+// ask puts one request to the human, or to the fallback, and applies the
+// answer.
+func (c *Checker) ask(ctx context.Context, req Request) error {
+	if c.asker == nil {
+		if c.fallback == Allow {
+			c.log.Info("permission: allowed without asking (unattended)", "permission", req.Permission, "subjects", req.Patterns)
+			return nil
+		}
+		return &DeniedError{Permission: req.Permission, Subjects: req.Patterns, Unattended: true}
+	}
+	reply, err := c.asker.Ask(ctx, req)
+	if err != nil {
+		return fmt.Errorf("ask the user for %s permission: %w", req.Permission, err)
+	}
+	c.log.Debug("permission answered", "permission", req.Permission, "subjects", req.Patterns, "answer", reply.Answer)
+	switch reply.Answer {
+	case AllowOnce:
+		return nil
+	case AllowAlways:
+		c.grant(ctx, req, Allow)
+		return nil
+	case RejectOnce:
+		return &DeniedError{Permission: req.Permission, Subjects: req.Patterns, Message: reply.Message}
+	case RejectAlways:
+		c.grant(ctx, req, Deny)
+		return &DeniedError{Permission: req.Permission, Subjects: req.Patterns, Message: reply.Message}
+	}
+	return fmt.Errorf("permission: the asker answered %q; want %s, %s, %s or %s",
+		reply.Answer, AllowOnce, AllowAlways, RejectOnce, RejectAlways)
+}
+
+// grant turns an "always" answer into rules: in force at once for this
+// Checker, and stored for the workspace's later sessions.
+func (c *Checker) grant(ctx context.Context, req Request, action Action) {
+	if len(req.Suggest) == 0 {
+		return
+	}
+	rules := make([]Rule, len(req.Suggest))
+	for i, p := range req.Suggest {
+		rules[i] = Rule{Permission: req.Permission, Pattern: p, Action: action}
+	}
+	c.mu.Lock()
+	c.rules = append(slices.Clip(c.rules), rules...)
+	c.mu.Unlock()
+	if c.store == nil {
+		return
+	}
+	// The human has answered; keep the answer even if the call it came
+	// with is being cancelled. The store call is bounded by this Check.
+	if err := c.store.AddGrants(context.WithoutCancel(ctx), c.root, rules); err != nil {
+		c.log.Warn("permission: the grant holds for this session only; storing it failed",
+			"workspace", c.root, "permission", req.Permission, "patterns", req.Suggest, "err", err)
+	}
+}

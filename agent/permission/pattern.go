@@ -1,0 +1,196 @@
+package permission
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Wildcard patterns, as rules write them:
+//
+//	*    any run of characters; for path permissions it stops at '/'
+//	**   any run of characters, '/' included
+//	?    one character; for path permissions not '/'
+//	\*   \?  \\   the character itself
+//
+// Two conveniences, so that one pattern says what people mean:
+//
+//   - for path permissions, a leading "**/" (or "/**/" inside) also matches
+//     no directory at all ("**/*.go" matches "main.go"), and a trailing "/**"
+//     also matches the directory itself ("docs/**" matches "docs");
+//   - for other permissions, a trailing " *" also matches nothing, so
+//     "git status *" matches "git status" as well as "git status -s", but not
+//     "git statusx".
+//
+// Matching runs the pattern as a small automaton over the subject, so its
+// cost is at most len(pattern)×len(subject) whatever the pattern: no
+// backtracking blow-up on patterns like "*a*a*a*a*b".
+
+type tokenKind uint8
+
+const (
+	tokLit tokenKind = iota
+	tokAny
+	tokStar
+	tokDoubleStar
+)
+
+// tokenAt decodes the pattern token that starts at byte offset i and returns
+// its kind, its rune when it is a literal, and the offset of the next token.
+func tokenAt(p string, i int) (tokenKind, rune, int) {
+	switch p[i] {
+	case '*':
+		if i+1 < len(p) && p[i+1] == '*' {
+			return tokDoubleStar, 0, i + 2
+		}
+		return tokStar, 0, i + 1
+	case '?':
+		return tokAny, 0, i + 1
+	case '\\':
+		if i+1 < len(p) && isMeta(p[i+1]) {
+			return tokLit, rune(p[i+1]), i + 2
+		}
+	}
+	r, w := utf8.DecodeRuneInString(p[i:])
+	return tokLit, r, i + w
+}
+
+func isMeta(b byte) bool { return b == '*' || b == '?' || b == '\\' }
+
+// match reports whether subject matches pattern. path selects the path
+// flavour, where '*' and '?' do not cross '/'.
+func match(pattern, subject string, path bool) bool {
+	if strings.IndexAny(pattern, `*?\`) < 0 {
+		return pattern == subject
+	}
+	if pattern == "**" || (pattern == "*" && !path) {
+		return true
+	}
+	if !strings.HasPrefix(subject, literalPrefix(pattern, path)) {
+		return false
+	}
+
+	// States: "before the token at offset i" for i in [0, len(pattern)],
+	// where len(pattern) means matched; and, past those, "inside the '**'
+	// at offset i, having consumed something", which may not take the
+	// no-directory shortcut of "**/".
+	n := len(pattern) + 1
+	words := (2*n + 63) / 64
+	var bufA, bufB [4]uint64
+	cur, next := bufA[:], bufB[:]
+	if words > len(bufA) {
+		cur, next = make([]uint64, words), make([]uint64, words)
+	} else {
+		cur, next = cur[:words], next[:words]
+	}
+
+	set(cur, 0)
+	closure(pattern, cur, path)
+	for _, c := range subject {
+		clear(next)
+		active := false
+		for i := 0; i < len(pattern); i++ {
+			if has(cur, n+i) {
+				set(next, n+i)
+				active = true
+			}
+			if !has(cur, i) {
+				continue
+			}
+			kind, r, j := tokenAt(pattern, i)
+			switch kind {
+			case tokLit:
+				if c == r {
+					set(next, j)
+					active = true
+				}
+			case tokAny:
+				if !path || c != '/' {
+					set(next, j)
+					active = true
+				}
+			case tokStar:
+				if !path || c != '/' {
+					set(next, i)
+					active = true
+				}
+			case tokDoubleStar:
+				set(next, n+i)
+				active = true
+			}
+		}
+		if !active {
+			return false
+		}
+		closure(pattern, next, path)
+		cur, next = next, cur
+	}
+	return has(cur, len(pattern))
+}
+
+// closure adds to s every state reachable without consuming a character.
+// Those moves only go forward, so one pass in offset order is enough.
+func closure(p string, s []uint64, path bool) {
+	n := len(p) + 1
+	for i := 0; i < len(p); i++ {
+		inside, before := has(s, n+i), has(s, i)
+		if !inside && !before {
+			continue
+		}
+		kind, _, j := tokenAt(p, i)
+		if inside {
+			set(s, j)
+		}
+		if !before {
+			continue
+		}
+		switch kind {
+		case tokStar, tokDoubleStar:
+			set(s, j) // a star may match nothing
+			if kind == tokDoubleStar && path && (i == 0 || p[i-1] == '/') && j < len(p) && p[j] == '/' {
+				set(s, j+1) // "**/" may match no directory at all
+			}
+		case tokLit:
+			switch {
+			case path && p[i] == '/' && p[j:] == "**":
+				set(s, len(p)) // "dir/**" also matches "dir"
+			case !path && p[i] == ' ' && p[j:] == "*":
+				set(s, len(p)) // "cmd *" also matches "cmd"
+			}
+		}
+	}
+}
+
+// literalPrefix returns the characters every match must start with, used to
+// reject most subjects before running the automaton.
+func literalPrefix(p string, path bool) string {
+	i := strings.IndexAny(p, `*?\`)
+	if i < 0 {
+		return p
+	}
+	prefix, rest := p[:i], p[i:]
+	switch {
+	case path && rest == "**" && strings.HasSuffix(prefix, "/"):
+		return strings.TrimSuffix(prefix, "/")
+	case !path && rest == "*" && strings.HasSuffix(prefix, " "):
+		return strings.TrimSuffix(prefix, " ")
+	}
+	return prefix
+}
+
+func set(s []uint64, i int)      { s[i/64] |= 1 << (i % 64) }
+func has(s []uint64, i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+
+// escapePattern returns a pattern that matches exactly s.
+func escapePattern(s string) string {
+	if strings.IndexAny(s, `*?\`) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if isMeta(s[i]) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
