@@ -12,8 +12,10 @@ import (
 //	?    one character; for path permissions not '/'
 //	\*   \?  \\   the character itself
 //
-// Two conveniences, so that one pattern says what people mean:
+// Three conveniences, so that one pattern says what people mean:
 //
+//   - a pattern that is just "*" matches every subject, paths with '/'
+//     included: {"read": {"*": "allow"}} means all reads;
 //   - for path permissions, a leading "**/" (or "/**/" inside) also matches
 //     no directory at all ("**/*.go" matches "main.go"), and a trailing "/**"
 //     also matches the directory itself ("docs/**" matches "docs");
@@ -62,7 +64,7 @@ func match(pattern, subject string, path bool) bool {
 	if strings.IndexAny(pattern, `*?\`) < 0 {
 		return pattern == subject
 	}
-	if pattern == "**" || (pattern == "*" && !path) {
+	if pattern == "*" || pattern == "**" {
 		return true
 	}
 	if !strings.HasPrefix(subject, literalPrefix(pattern, path)) {

@@ -61,7 +61,8 @@ func TestMatch(t *testing.T) {
 		{"?.txt", "/.txt", true, false},
 		{"/home/*/.ssh/*", "/home/u/.ssh/id_rsa", true, true},
 		{"/home/*/.ssh/*", "/home/u/x/.ssh/id_rsa", true, false},
-		{"*", "a/b", true, false},
+		{"*", "a/b", true, true}, // a lone '*' is everything
+		{"*/*", "a/b/c", true, false},
 		{"*", "ab", true, true},
 		{"**", "a/b", true, true},
 		{"docs/* *", "docs/a b", true, true}, // trailing " *" is only special for commands
