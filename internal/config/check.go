@@ -27,8 +27,13 @@ func (ld *loader) check(cfg *Config) {
 		builtin, isBuiltin := builtinProviders[name]
 		if p.Type == "" {
 			if !isBuiltin {
-				add(entry, keyPath(entry, "type"), fmt.Sprintf("required, since %q is not a built-in provider (%s); expected %s",
-					name, strings.Join(BuiltinProviders(), ", "), quoteList(types, "or")))
+				msg := fmt.Sprintf("required, since %q is not a built-in provider", name)
+				if s := suggest(name, BuiltinProviders()); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				} else {
+					msg += " (" + strings.Join(BuiltinProviders(), ", ") + ")"
+				}
+				add(entry, keyPath(entry, "type"), msg+"; expected "+quoteList(types, "or"))
 				continue
 			}
 			p.Type = builtin

@@ -215,6 +215,18 @@ func TestErrorMessages(t *testing.T) {
 			want: `darman.json: provider.corp.type: required, since "corp" is not a built-in provider (anthropic, llamacpp, lmstudio, ollama, openai, openrouter, vllm); expected "anthropic", "openai" or "openai-compatible"`,
 		},
 		{
+			name: "misspelt built-in provider",
+			file: "darman.json",
+			json: `{"provider": {"olama": {"baseURL": "http://localhost:11434/v1"}}}`,
+			want: `darman.json: provider.olama.type: required, since "olama" is not a built-in provider (did you mean "ollama"?); expected "anthropic", "openai" or "openai-compatible"`,
+		},
+		{
+			name: "$schema is allowed only at the top",
+			file: "darman.json",
+			json: `{"$schema": "x", "log": {"$schema": "y"}}`,
+			want: `darman.json: log["$schema"]: unknown key (expected "level" or "file")`,
+		},
+		{
 			name: "openai-compatible provider without a base URL",
 			file: "darman.json",
 			json: `{"provider": {"corp": {"type": "openai-compatible"}}}`,

@@ -89,6 +89,17 @@ func TestUserConfigDirFollowsXDG(t *testing.T) {
 	if dir, _ := config.UserDir(f.lookup); dir != filepath.Join(f.home, ".config", "darman") {
 		t.Errorf("UserDir without XDG_CONFIG_HOME = %q", dir)
 	}
+
+	// Without a home directory there is no user file to read; say so.
+	delete(f.env, "HOME")
+	f.env["DARMAN_DATA_DIR"] = "/srv/darman"
+	if l, err = config.Load(opts); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"no user config file: cannot find the home directory: HOME is not set"}
+	if !slices.Equal(l.Warnings, want) || l.Sources[0].Layer != "project" {
+		t.Errorf("without HOME: warnings %q, first source %+v; want %q and no user source", l.Warnings, l.Sources[0], want)
+	}
 }
 
 // TestMergeOrder gives each layer i the headers h_i … h_last, so header h_i

@@ -76,18 +76,25 @@ func (r *Redactor) Redact(s string) string {
 			s = set.replacer.Replace(s)
 		}
 	}
-	if !strings.ContainsAny(s, "-=\"") && !containsFold(s, "bearer") {
-		return s
+	// Each pattern runs only where its cheap precondition holds: most
+	// logged strings hold no secret at all.
+	if strings.Contains(s, "sk-") {
+		s = apiKeyPattern.ReplaceAllStringFunc(s, func(m string) string {
+			if strings.HasPrefix(m, "sk-ant-") {
+				return "sk-ant-" + redacted
+			}
+			return "sk-" + redacted
+		})
 	}
-	s = apiKeyPattern.ReplaceAllStringFunc(s, func(m string) string {
-		if strings.HasPrefix(m, "sk-ant-") {
-			return "sk-ant-" + redacted
-		}
-		return "sk-" + redacted
-	})
-	s = bearerPattern.ReplaceAllString(s, "$1 "+redacted)
-	s = assignPattern.ReplaceAllString(s, "$1="+redacted)
-	s = jsonPattern.ReplaceAllString(s, `"$1"$2"`+redacted+`"`)
+	if containsFold(s, "bearer") {
+		s = bearerPattern.ReplaceAllString(s, "$1 "+redacted)
+	}
+	if strings.IndexByte(s, '=') >= 0 {
+		s = assignPattern.ReplaceAllString(s, "$1="+redacted)
+	}
+	if strings.IndexByte(s, '"') >= 0 {
+		s = jsonPattern.ReplaceAllString(s, `"$1"$2"`+redacted+`"`)
+	}
 	return s
 }
 
