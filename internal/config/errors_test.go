@@ -65,10 +65,34 @@ func TestErrorMessages(t *testing.T) {
 			want: `darman.json:1:24: invalid JSON: invalid value ten (strings and keys need "double quotes")`,
 		},
 		{
+			name: "line break in a string",
+			file: "darman.json",
+			json: "{\"model\": \"anthropic/\nx\"}",
+			want: `darman.json:1:11: invalid JSON: a string must not span lines (write \n for a line break)`,
+		},
+		{
+			name: "bad escape in a string",
+			file: "darman.json",
+			json: `{"dataDir": "C:\Users\me"}`,
+			want: `darman.json:1:13: invalid JSON: invalid string "C:\Users\me" (check its backslash escapes and control characters)`,
+		},
+		{
 			name: "truncated file",
 			file: "darman.json",
 			json: `{"model": "anthropic/x"`,
 			want: `darman.json:1:24: invalid JSON: unexpected end of input (is a closing bracket or quote missing?)`,
+		},
+		{
+			name: "nesting deep enough to exhaust the parser's stack",
+			file: "darman.json",
+			json: `{"lsp": {"go": {"initializationOptions": ` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}}}`,
+			want: `darman.json:1:103: invalid JSON: nested more than 64 levels deep`,
+		},
+		{
+			name: "brackets in strings and comments do not count as nesting",
+			file: "darman.json",
+			json: "{/* " + strings.Repeat("[", 100) + " */ \"$schema\": \"" + strings.Repeat("[", 100) + "\\\"\", // " + strings.Repeat("{", 100) + "\n \"agent\": 3}",
+			want: `darman.json: agent: expected an object, got 3`,
 		},
 		{
 			name: "unknown key close to a real one",

@@ -27,6 +27,9 @@ func FuzzLoad(f *testing.F) {
 		`[1, 2,]`,
 		`{"a": "\ud800"}`,
 		`{"dataDir": "~"}`,
+		strings.Repeat("[", 100) + strings.Repeat("]", 100),
+		`{"a": "\\"[[[", /* {{{ */ "b": [] // [[[
+}`,
 	} {
 		f.Add(seed)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -59,11 +60,7 @@ func object(members ...member) *node {
 func (n *node) describe() string {
 	switch n.kind {
 	case kindString:
-		s := n.text
-		if r := []rune(s); len(r) > 40 {
-			s = string(r[:37]) + "..."
-		}
-		return strconv.Quote(s)
+		return strconv.Quote(shorten(n.text))
 	case kindObject:
 		return "an object"
 	case kindArray:
@@ -117,12 +114,15 @@ type syntaxError struct {
 	msg          string
 }
 
-var hujsonPosition = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
+var hujsonPosition = regexp.MustCompile(`(?s)^hujson: line (\d+), column (\d+): (.*)$`)
 
 // parse reads JSON with comments and trailing commas. A document that holds
 // only white space and comments is an empty object.
 func parse(data []byte) (*node, *syntaxError) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if err := checkDepth(data); err != nil {
+		return nil, err
+	}
 	v, err := hujson.Parse(data)
 	if err != nil {
 		if onlyComments(data) {
@@ -146,17 +146,27 @@ func newSyntaxError(err error) *syntaxError {
 		e.column, _ = strconv.Atoi(m[2])
 		e.msg = m[3]
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	lit, isLiteral := strings.CutPrefix(e.msg, "invalid literal: ")
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		e.msg = "unexpected end of input (is a closing bracket or quote missing?)"
+	case isLiteral && strings.HasPrefix(lit, `"`) && strings.ContainsAny(lit, "\r\n"):
+		e.msg = `a string must not span lines (write \n for a line break)`
+	case isLiteral && strings.HasPrefix(lit, `"`):
+		e.msg = "invalid string " + shorten(lit) + " (check its backslash escapes and control characters)"
+	case isLiteral:
+		e.msg = "invalid value " + shorten(lit) + ` (strings and keys need "double quotes")`
 	}
-	if lit, ok := strings.CutPrefix(e.msg, "invalid literal: "); ok {
-		if strings.HasPrefix(lit, `"`) {
-			e.msg = "invalid string " + lit
-		} else {
-			e.msg = "invalid value " + lit + ` (strings and keys need "double quotes")`
-		}
-	}
+	// A message is one line.
+	e.msg = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(e.msg)
 	return e
+}
+
+func shorten(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:37]) + "..."
+	}
+	return s
 }
 
 func convert(v hujson.ValueTrimmed) *node {
@@ -185,4 +195,50 @@ func convert(v hujson.ValueTrimmed) *node {
 		}
 	}
 	return &node{kind: kindNull, text: "null"}
+}
+
+// maxDepth bounds how deeply arrays and objects may nest. The parser is
+// recursive, and a file of a million "[" would otherwise exhaust the stack,
+// which Go cannot recover from. Real configurations nest about six deep.
+const maxDepth = 64
+
+// checkDepth scans for nesting deeper than maxDepth, skipping strings and
+// comments. It only guards the parser: anything else it gets wrong on
+// malformed input, the parser reports.
+func checkDepth(data []byte) *syntaxError {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			switch {
+			case bytes.HasPrefix(data[i:], []byte("//")):
+				if n := bytes.IndexByte(data[i:], '\n'); n >= 0 {
+					i += n
+				} else {
+					i = len(data)
+				}
+			case bytes.HasPrefix(data[i:], []byte("/*")):
+				if n := bytes.Index(data[i+2:], []byte("*/")); n >= 0 {
+					i += n + 3
+				} else {
+					i = len(data)
+				}
+			}
+		case '[', '{':
+			if depth++; depth > maxDepth {
+				line := 1 + bytes.Count(data[:i], []byte("\n"))
+				column := i - bytes.LastIndexByte(data[:i], '\n')
+				return &syntaxError{line: line, column: column, msg: fmt.Sprintf("nested more than %d levels deep", maxDepth)}
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return nil
 }
