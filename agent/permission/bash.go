@@ -155,7 +155,7 @@ func (s *splitter) visit(src string, n syntax.Node, depth int) {
 
 func (s *splitter) add(c Command) {
 	if c.Subject == "" {
-		c.Subject = "(empty command)"
+		c.Subject = "''" // an empty command name, the only way to an empty subject
 	}
 	s.cmds = append(s.cmds, c)
 }
@@ -217,6 +217,8 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		c.Reason = "the command name is only known at run time"
 	case name.glob:
 		c.Reason = "the command name is a pattern the shell expands"
+	case name.text == "":
+		c.Reason = "the command name is empty"
 	case name.text == "cd" || name.text == "pushd" || name.text == "popd":
 		s.changesDir = true
 	}
@@ -351,6 +353,8 @@ func redirects(src string, rs []*syntax.Redirect) (text, writes []string, reason
 				continue
 			case !target.lit:
 				reason = "it writes to a file only known at run time (" + target.text + ")"
+			case target.text == "":
+				reason = "it redirects to an empty file name"
 			default:
 				writes = append(writes, target.text)
 			}

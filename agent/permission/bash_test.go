@@ -122,6 +122,8 @@ func TestSplitBash(t *testing.T) {
 		{"tilde name", "~/bin/tool", []cmd{{subject: "~/bin/tool", opaque: true}}},
 		{"ansi-c name", `$'\x72m' -rf x`, []cmd{{subject: `$'\x72m' -rf x`, opaque: true}}},
 		{"ansi-c plain", `$'ls' -l`, []cmd{{subject: "ls -l"}}},
+		{"empty name", "'' x", []cmd{{subject: " x", opaque: true}}},
+		{"empty name alone", `""`, []cmd{{subject: "''", opaque: true}}},
 
 		// Redirections.
 		{"write", "cat a > b", []cmd{{subject: "cat a > b", writes: []string{"b"}}}},
@@ -139,6 +141,7 @@ func TestSplitBash(t *testing.T) {
 		{"quoted target", `echo x > "my file"`, []cmd{{subject: "echo x > my file", writes: []string{"my file"}}}},
 		{"variable target", "echo x > $OUT", []cmd{{subject: "echo x > $OUT", opaque: true}}},
 		{"tilde target", "echo x > ~/.bashrc", []cmd{{subject: "echo x > ~/.bashrc", opaque: true}}},
+		{"empty target", "ls > ''", []cmd{{subject: "ls > ", opaque: true}}},
 		{"redirect alone", "> f", []cmd{{subject: "> f", writes: []string{"f"}}}},
 		{"group redirect", "{ ls; pwd; } > f", []cmd{{subject: "> f", writes: []string{"f"}}, {subject: "ls"}, {subject: "pwd"}}},
 		{"loop redirect", "for i in 1 2; do echo $i; done > f", []cmd{{subject: "> f", writes: []string{"f"}}, {subject: "echo $i"}}},
