@@ -82,12 +82,14 @@ func Load(opts Options) (*Loaded, error) {
 	}
 
 	cfg := defaults(d)
-	ld := &loader{dirs: d, root: root, cwd: cwd, origins: map[string]string{}}
+	ld := &loader{dirs: d, root: root, origins: map[string]string{}}
 	ld.target = reflect.ValueOf(&cfg).Elem()
 
 	userDir := opts.UserConfigDir
 	if userDir == "" {
 		userDir, err = d.user()
+	} else {
+		userDir, err = filepath.Abs(userDir)
 	}
 	if err != nil {
 		ld.ps.warnings = append(ld.ps.warnings, "no user config file: "+err.Error())
@@ -151,7 +153,6 @@ func Load(opts Options) (*Loaded, error) {
 type loader struct {
 	dirs    dirs
 	root    string
-	cwd     string
 	target  reflect.Value // the Config being built
 	ps      problems
 	sources []Source
@@ -178,9 +179,29 @@ func projectDirs(root string) []string {
 	return dirs
 }
 
+// maxFileSize bounds a config file; a larger one is not a config file.
+const maxFileSize = 4 << 20
+
+// readFile reads a config file, refusing what could hang or exhaust the
+// process: named pipes, devices, directories and very large files.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case fi.IsDir():
+		return nil, errors.New("is a directory")
+	case !fi.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case fi.Size() > maxFileSize:
+		return nil, errors.New("larger than 4 MiB")
+	}
+	return os.ReadFile(path)
+}
+
 // file applies one config file. A missing file is skipped unless required.
 func (ld *loader) file(layerName, path string, required bool) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	found := err == nil || !errors.Is(err, fs.ErrNotExist)
 	ld.sources = append(ld.sources, Source{Path: path, Layer: layerName, Found: found})
 	source := ld.display(layerName, path)
