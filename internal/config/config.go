@@ -88,9 +88,9 @@ type LSP struct {
 // Rule is one permission rule: for Permission (a tool or permission name
 // such as "bash" or "edit"), subjects matching Pattern get Action.
 type Rule struct {
-	Permission string
-	Pattern    string
-	Action     Action
+	Permission string `json:"permission"`
+	Pattern    string `json:"pattern"`
+	Action     Action `json:"action"`
 }
 
 // Rules are permission rules in the order they were written, across layers.

@@ -56,7 +56,12 @@ func ExampleError() {
 	_, err := config.Load(config.Options{
 		WorkspaceRoot: root,
 		UserConfigDir: filepath.Join(root, "no-user-config"),
-		LookupEnv:     func(k string) (string, bool) { return map[string]string{"HOME": root}[k], k == "HOME" },
+		LookupEnv: func(k string) (string, bool) {
+			if k == "HOME" {
+				return root, true
+			}
+			return "", false
+		},
 	})
 	fmt.Println(err)
 	// Output:
