@@ -1,0 +1,40 @@
+# darman's build, test and benchmark entry points. `make test` is what CI
+# runs (.ci/run) and what the README gives a newcomer: it installs what the
+# tests need, then checks formatting and vet, then runs every test.
+
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+GOFILES  = $(shell git ls-files '*.go')
+
+.PHONY: all build install deps check test bench clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/darman ./cmd/darman
+
+install:
+	$(GO) install -trimpath -ldflags "$(LDFLAGS)" ./cmd/darman
+
+# What the tests need beyond Go and its module proxy. Each later part of
+# darman that tests against a real peer (gopls, Neovim, Chromium, npm MCP
+# servers) adds its install step here.
+deps:
+	$(GO) mod download
+
+check:
+	@unformatted=$$(gofmt -l $(GOFILES)); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+test: deps check
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+# Benchmarks, reported in docs/benchmarks.md.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m ./... | tee bench.out
+
+clean:
+	rm -rf bin bench.out

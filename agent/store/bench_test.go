@@ -1,0 +1,106 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/store"
+)
+
+// reportLatency adds the median and 99th percentile of the samples to the
+// benchmark's output.
+func reportLatency(b *testing.B, samples []time.Duration) {
+	slices.Sort(samples)
+	at := func(q float64) float64 { return float64(samples[int(q*float64(len(samples)-1))].Microseconds()) }
+	b.ReportMetric(at(0.5), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+}
+
+// benchmarkPutPart appends streamed-text-sized parts to one message, the
+// write an agent makes most.
+func benchmarkPutPart(b *testing.B, s *store.Store) {
+	ctx := context.Background()
+	sess := newSession("/w", t0)
+	s.PutSession(ctx, sess)
+	m := agent.Message{ID: agent.NewMessageID(), SessionID: sess.ID, Role: agent.RoleAssistant, Created: t0}
+	s.PutMessage(ctx, m)
+	text := strings.Repeat("streamed answer text ", 20)
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		p := agent.Part{ID: agent.NewPartID(), MessageID: m.ID, SessionID: sess.ID, Kind: agent.PartText, Text: text}
+		start := time.Now()
+		if err := s.PutPart(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	b.StopTimer()
+	reportLatency(b, samples)
+}
+
+func BenchmarkPutPart(b *testing.B) {
+	benchmarkPutPart(b, open(b, b.TempDir()))
+}
+
+// BenchmarkPutPartClient is the same write from a process that does not own
+// the store (here: a second handle, which talks over the socket).
+func BenchmarkPutPartClient(b *testing.B) {
+	dir := b.TempDir()
+	open(b, dir)
+	client := open(b, dir)
+	if client.Owner() {
+		b.Fatal("the second handle owns the store")
+	}
+	benchmarkPutPart(b, client)
+}
+
+// BenchmarkLoadSession loads a session of 10,000 messages and 30,000 parts.
+func BenchmarkLoadSession(b *testing.B) {
+	s := open(b, b.TempDir())
+	ctx := context.Background()
+	sess := newSession("/w", t0)
+	s.PutSession(ctx, sess)
+	text := strings.Repeat("x", 200)
+	for i := range 10_000 {
+		m := agent.Message{ID: agent.NewMessageID(), SessionID: sess.ID, Role: agent.RoleAssistant, Created: t0.Add(time.Duration(i))}
+		if err := s.PutMessage(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+		for range 3 {
+			s.PutPart(ctx, agent.Part{ID: agent.NewPartID(), MessageID: m.ID, SessionID: sess.ID, Kind: agent.PartText, Text: text})
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		msgs, err := s.Messages(ctx, sess.ID)
+		if err != nil || len(msgs) != 10_000 {
+			b.Fatalf("%d messages, %v", len(msgs), err)
+		}
+	}
+}
+
+// BenchmarkListSessions lists 1,000 sessions of one workspace among 2,000.
+func BenchmarkListSessions(b *testing.B) {
+	s := open(b, b.TempDir())
+	ctx := context.Background()
+	for i := range 2000 {
+		sess := newSession(fmt.Sprintf("/w%d", i%2), t0.Add(time.Duration(i)*time.Second))
+		sess.Title = "a session title of ordinary length"
+		if err := s.PutSession(ctx, sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		list, err := s.ListSessions(ctx, store.ListOptions{Workspace: "/w1"})
+		if err != nil || len(list) != 1000 {
+			b.Fatalf("%d sessions, %v", len(list), err)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/logging"
+)
+
+// app is the composition root: it holds what the global flags say and
+// builds config, logger and store on first use, so that commands which need
+// none of them (version, completion) start fast. close releases what was
+// built, in reverse order.
+type app struct {
+	stdout, stderr io.Writer
+	flags          config.Flags
+	workspace      string
+
+	loaded  *config.Loaded
+	log     *slog.Logger
+	closers []func() error
+}
+
+// exitError ends the process with a code, after its message (if any) is
+// printed.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	defer a.close()
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return 0
+	}
+	var exit *exitError
+	if errors.As(err, &exit) {
+		if exit.err != nil {
+			fmt.Fprintln(stderr, "darman:", exit.err)
+		}
+		return exit.code
+	}
+	fmt.Fprintln(stderr, "darman:", err)
+	return 1
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "darman",
+		Short: "An AI coding agent inside your editor, over the Language Server Protocol",
+		Long: `darman is an AI coding agent that lives in the editor. It speaks the
+Language Server Protocol, so any editor that can start a language server
+gets it; it keeps its sessions in a local store shared by every darman
+process of the user.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	f := root.PersistentFlags()
+	f.StringVar(&a.workspace, "workspace", "", "the workspace root (default: the current directory)")
+	f.StringVar(&a.flags.Model, "model", "", `the model, as "provider/model-id"`)
+	f.StringVar(&a.flags.DataDir, "data-dir", "", "where sessions are stored")
+	f.StringVar(&a.flags.LogLevel, "log-level", "", "debug, info, warn or error")
+	f.StringVar(&a.flags.LogFile, "log-file", "", "append logs to this file instead of stderr")
+	root.AddCommand(
+		a.versionCommand(),
+		a.doctorCommand(),
+		a.sessionsCommand(),
+		a.configCommand(),
+	)
+	return root
+}
+
+// workspaceRoot is the absolute workspace root.
+func (a *app) workspaceRoot() (string, error) {
+	dir := a.workspace
+	if dir == "" {
+		return os.Getwd()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("--workspace %s: not a directory", dir)
+	}
+	return abs, nil
+}
+
+// config loads the configuration once.
+func (a *app) config() (*config.Loaded, error) {
+	if a.loaded != nil {
+		return a.loaded, nil
+	}
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := config.Load(config.Options{WorkspaceRoot: root, Flags: a.flags})
+	if err != nil {
+		return nil, err
+	}
+	a.loaded = loaded
+	return loaded, nil
+}
+
+// logger builds the logger from the configuration once. Logs never go to
+// stdout, which carries the protocol in lsp and mcp modes.
+func (a *app) logger() (*slog.Logger, error) {
+	if a.log != nil {
+		return a.log, nil
+	}
+	loaded, err := a.config()
+	if err != nil {
+		return nil, err
+	}
+	redactor := &logging.Redactor{}
+	redactor.Add(loaded.Config.Secrets()...)
+	log, closer, err := logging.New(logging.Options{
+		Level:    string(loaded.Config.Log.Level),
+		File:     loaded.Config.Log.File,
+		Stderr:   a.stderr,
+		Redactor: redactor,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, closer.Close)
+	a.log = log
+	return log, nil
+}
+
+// openStore opens the session store in the configured data directory.
+func (a *app) openStore(ctx context.Context) (*store.Store, error) {
+	loaded, err := a.config()
+	if err != nil {
+		return nil, err
+	}
+	log, err := a.logger()
+	if err != nil {
+		return nil, err
+	}
+	dir := loaded.Config.DataDir
+	if dir == "" {
+		return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
+	}
+	s, err := store.Open(ctx, dir, store.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, s.Close)
+	return s, nil
+}
+
+func (a *app) close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	a.closers = nil
+}

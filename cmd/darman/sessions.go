@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/transcript"
+)
+
+func (a *app) sessionsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, show, export, import and remove stored sessions",
+		Long: `Sessions are kept in the data directory and shared by every darman
+process. A session ID may be shortened to any unique prefix, with or
+without its "ses_" start.`,
+	}
+	cmd.AddCommand(a.sessionsList(), a.sessionsShow(), a.sessionsExport(), a.sessionsImport(), a.sessionsRm())
+	return cmd
+}
+
+func (a *app) sessionsList() *cobra.Command {
+	var (
+		here, asJSON bool
+		limit        int
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions, most recently updated first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			opts := store.ListOptions{Limit: limit}
+			if here {
+				if opts.Workspace, err = a.workspaceRoot(); err != nil {
+					return err
+				}
+			}
+			list, err := s.ListSessions(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if list == nil {
+					list = []agent.Session{}
+				}
+				return writeJSON(a.stdout, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(a.stderr, "No sessions yet.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tWORKSPACE\tTITLE")
+			for _, s := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Updated.Local().Format(time.DateTime), s.Messages, s.Workspace, s.Title)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&here, "here", false, "only sessions of the current workspace")
+	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "show at most this many")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+// resolve turns the user's session argument into a full ID.
+func (a *app) resolve(cmd *cobra.Command, arg string) (*store.Store, agent.ID, error) {
+	s, err := a.openStore(cmd.Context())
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := s.Resolve(cmd.Context(), arg)
+	return s, id, err
+}
+
+func (a *app) sessionsShow() *cobra.Command {
+	return &cobra.Command{
+		Use:               "show ID",
+		Short:             "Print a session's conversation",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSessions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, id, err := a.resolve(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			e, err := s.Export(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			return transcript.Text(a.stdout, transcript.Session{Session: e.Session, Messages: e.Messages})
+		},
+	}
+}
+
+func (a *app) sessionsExport() *cobra.Command {
+	var format, output string
+	cmd := &cobra.Command{
+		Use:               "export ID",
+		Short:             "Write a session as JSON (lossless, for import) or Markdown",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSessions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "json" && format != "markdown" {
+				return fmt.Errorf("--format %q: expected json or markdown", format)
+			}
+			s, id, err := a.resolve(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			e, err := s.Export(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			return writeOut(a.stdout, output, func(w io.Writer) error {
+				if format == "markdown" {
+					return transcript.Markdown(w, transcript.Session{Session: e.Session, Messages: e.Messages})
+				}
+				// Compact, so that raw JSON inside (tool inputs, metadata)
+				// comes back byte for byte on import.
+				return json.NewEncoder(w).Encode(e)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "json", "json or markdown")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	return cmd
+}
+
+func (a *app) sessionsImport() *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "Read a session exported as JSON back into the store (- reads stdin)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var in io.Reader = os.Stdin
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
+			}
+			var e store.Export
+			dec := json.NewDecoder(in)
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&e); err != nil {
+				return fmt.Errorf("%s is not a darman session export (from `darman sessions export ID`): %v", args[0], err)
+			}
+			s, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := s.Import(cmd.Context(), &e); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "imported %s (%d messages)\n", e.Session.ID, len(e.Messages))
+			return nil
+		},
+	}
+}
+
+func (a *app) sessionsRm() *cobra.Command {
+	return &cobra.Command{
+		Use:               "rm ID...",
+		Short:             "Remove sessions with their messages and sub-task sessions",
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: a.completeSessions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var failed []error
+			for _, arg := range args {
+				s, id, err := a.resolve(cmd, arg)
+				if err == nil {
+					err = s.DeleteSession(cmd.Context(), id)
+				}
+				if err != nil {
+					failed = append(failed, err)
+					continue
+				}
+				fmt.Fprintf(a.stdout, "removed %s\n", id)
+			}
+			return errors.Join(failed...)
+		},
+	}
+}
+
+// completeSessions offers session IDs to the shell's completion.
+func (a *app) completeSessions(cmd *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	s, err := a.openStore(cmd.Context())
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	list, err := s.ListSessions(cmd.Context(), store.ListOptions{Limit: 200})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, sess := range list {
+		if strings.HasPrefix(string(sess.ID), prefix) {
+			out = append(out, cobra.CompletionWithDesc(string(sess.ID), sess.Title))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeOut writes with fn to the named file (atomically, so a failure
+// leaves no half file) or to stdout when the name is empty.
+func writeOut(stdout io.Writer, name string, fn func(io.Writer) error) error {
+	if name == "" {
+		return fn(stdout)
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), ".darman-export-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := fn(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), name)
+}
