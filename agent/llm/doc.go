@@ -1,0 +1,52 @@
+// Package llm is darman's conversation with a language model: one streaming
+// interface, and adapters that speak it over the official SDKs
+// (github.com/anthropics/anthropic-sdk-go for Anthropic's Messages API,
+// github.com/openai/openai-go for OpenAI's Responses API and for Chat
+// Completions on OpenAI-compatible servers such as Ollama, LM Studio, vLLM,
+// llama.cpp's server and OpenRouter).
+//
+// # Where to start
+//
+// [New] builds a [Client] for one configured provider from [Settings];
+// [Select] picks the provider and model when the user configured nothing.
+// [Client.Stream] starts one model call and returns a [*Stream]:
+//
+//	s := client.Stream(ctx, &llm.Request{Model: "claude-sonnet-4-5", ...})
+//	defer s.Close()
+//	for s.Next() {
+//		ev := s.Event()
+//		...
+//	}
+//	if err := s.Err(); err != nil { ... }
+//
+// [Collect] drains a stream into a [Response] (the assistant message, usage,
+// cost and finish reason) for callers that do not render deltas.
+//
+// # What a stream yields, in order
+//
+// Zero or more [EventRetry] (the call failed before anything was shown and is
+// tried again after a delay), then the content: [EventTextDelta],
+// [EventReasoningDelta] and [EventReasoningEnd], [EventToolCallStart],
+// [EventToolCallDelta] and [EventToolCallEnd]; then exactly one [EventUsage]
+// and one [EventFinish]. Next then returns false and Err reports the terminal
+// error, nil when the model finished. A failed stream ends without
+// EventUsage/EventFinish. Every content event carries the index of the part of
+// the assistant message it belongs to, so parts interleaved by the wire (two
+// tool calls whose arguments arrive in alternation) stay apart.
+//
+// A call is retried, with backoff that honours retry-after, only while
+// nothing has been handed to the consumer but retry events: output already
+// shown is never duplicated. Afterwards a failure ends the stream with a
+// typed [*Error]; errors.Is(err, [ErrContextTooLong]) and friends let callers
+// branch on the kind.
+//
+// Cancelling the context given to Stream, or calling [Stream.Close], aborts
+// the HTTP request at once. A stream that receives no bytes for the idle
+// timeout fails with [ErrStalled].
+//
+// # Testing
+//
+// The model is the only fake in darman's tests, and it speaks the real wire
+// formats: package llmtest runs a scripted server on 127.0.0.1 that the real
+// SDK code talks to.
+package llm

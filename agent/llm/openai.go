@@ -1,0 +1,144 @@
+package llm
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/tidwall/gjson"
+)
+
+// openAIOptions configure the OpenAI SDK for one provider. The services
+// are built from these options alone, not through openai.NewClient, so that
+// OPENAI_* variables meant for OpenAI never leak into requests to another
+// server.
+func openAIOptions(t transport) []option.RequestOption {
+	opts := []option.RequestOption{
+		option.WithBaseURL(t.baseURL + "/"),
+		option.WithHTTPClient(t.http),
+		option.WithMaxRetries(0),
+		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			return t.idle.do(r, next)
+		}),
+	}
+	if t.key != "" {
+		opts = append(opts, option.WithAPIKey(t.key))
+	}
+	for k, v := range t.headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	return opts
+}
+
+// schemaMap turns a tool's JSON Schema into the map the OpenAI SDK wants,
+// keeping each value as raw JSON so that nothing is re-encoded.
+func schemaMap(schema json.RawMessage) (map[string]any, error) {
+	if len(schema) == 0 {
+		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(schema, &raw); err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(raw))
+	for k, v := range raw {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func dataURL(img Image) string {
+	return "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+}
+
+// classifyOpenAI fills in e from the OpenAI SDK's errors: an API error
+// response, or an error object inside the stream.
+func classifyOpenAI(err error, e *Error) bool {
+	var aerr *openai.Error
+	var serr *ssestream.StreamError
+	switch {
+	case errors.As(err, &aerr):
+		e.Err = nil
+		e.Status = aerr.StatusCode
+		e.Type = aerr.Code
+		if e.Type == "" {
+			e.Type = aerr.Type
+		}
+		e.Message = aerr.Message
+		if e.Message == "" {
+			e.Message = errorMessageFromBody(aerr.RawJSON())
+		}
+		if aerr.Request != nil {
+			e.URL = aerr.Request.URL.String()
+		}
+		if aerr.Response != nil {
+			e.RetryAfter = retryAfter(aerr.Response.Header, time.Now())
+		}
+		e.Kind = openAIKind(e.Status, aerr.Code, aerr.Type, e.Message)
+		return true
+	case errors.As(err, &serr):
+		obj := gjson.GetBytes(serr.Event.Data, "error")
+		e.Err = nil
+		e.Type = obj.Get("code").String()
+		if e.Type == "" {
+			e.Type = obj.Get("type").String()
+		}
+		e.Message = obj.Get("message").String()
+		if e.Message == "" {
+			e.Message = truncate(obj.String(), 300)
+		}
+		status := int(obj.Get("status").Int())
+		if status == 0 {
+			status = int(obj.Get("code").Int())
+		}
+		e.Kind = openAIKind(status, obj.Get("code").String(), obj.Get("type").String(), e.Message)
+		if e.Kind == ErrOther {
+			// An error in the middle of a stream is the server's.
+			e.Kind = ErrServer
+		}
+		return true
+	}
+	return false
+}
+
+// errorMessageFromBody digs a message out of error bodies that are not
+// OpenAI's shape ({"error":"..."}, {"message":"..."}, or plain text).
+func errorMessageFromBody(body string) string {
+	if m := gjson.Get(body, "error.message"); m.Exists() {
+		return m.String()
+	}
+	if m := gjson.Get(body, "error"); m.Type == gjson.String {
+		return m.String()
+	}
+	if m := gjson.Get(body, "message"); m.Type == gjson.String {
+		return m.String()
+	}
+	return truncate(strings.TrimSpace(body), 300)
+}
+
+func openAIKind(status int, code, typ, msg string) Kind {
+	switch {
+	case code == "context_length_exceeded" || code == "string_above_max_length" ||
+		((status == 400 || status == 413 || status == 0) && mentionsContextTooLong(msg)):
+		return ErrContextTooLong
+	case code == "model_not_found" || ((status == 404 || status == 400) && mentionsUnknownModel(msg)):
+		return ErrUnknownModel
+	case code == "insufficient_quota" || typ == "insufficient_quota":
+		return ErrBilling
+	case code == "invalid_api_key" || typ == "authentication_error":
+		return ErrAuth
+	case code == "rate_limit_exceeded" || typ == "rate_limit_error":
+		return ErrRateLimited
+	case typ == "server_error" || code == "server_error":
+		return ErrServer
+	case typ == "overloaded_error" || code == "overloaded":
+		return ErrOverloaded
+	}
+	return kindForStatus(status)
+}

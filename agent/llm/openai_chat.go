@@ -1,0 +1,371 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// chatWire speaks Chat Completions, the API every OpenAI-compatible server
+// offers, through the official OpenAI SDK.
+type chatWire struct {
+	completions openai.ChatCompletionService
+	// official is set for OpenAI's own API, which takes fields
+	// (max_completion_tokens, prompt_cache_key) that other servers may
+	// refuse.
+	official bool
+}
+
+func newChatWire(t transport, official bool) *chatWire {
+	return &chatWire{completions: openai.NewChatCompletionService(openAIOptions(t)...), official: official}
+}
+
+func (w *chatWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
+	params, err := w.params(req)
+	if err != nil {
+		return nil, err
+	}
+	stream := w.completions.NewStreaming(ctx, params)
+	return &chatSource{stream: stream, model: model, part: -1}, nil
+}
+
+func (w *chatWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
+
+func (w *chatWire) params(req *Request) (openai.ChatCompletionNewParams, error) {
+	p := openai.ChatCompletionNewParams{
+		Model:         req.Model,
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
+	}
+	if req.MaxOutputTokens > 0 {
+		if w.official {
+			p.MaxCompletionTokens = param.NewOpt(int64(req.MaxOutputTokens))
+		} else {
+			p.MaxTokens = param.NewOpt(int64(req.MaxOutputTokens))
+		}
+	}
+	if req.Temperature != nil {
+		p.Temperature = param.NewOpt(*req.Temperature)
+	}
+	if req.Reasoning.Effort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(req.Reasoning.Effort)
+	}
+	if w.official && req.Cache.Key != "" && !req.Cache.Disabled {
+		p.PromptCacheKey = param.NewOpt(req.Cache.Key)
+	}
+	for _, t := range req.Tools {
+		schema, err := schemaMap(t.Schema)
+		if err != nil {
+			return p, &Error{Kind: ErrBadRequest, Message: fmt.Sprintf("tool %q: schema: %v", t.Name, err)}
+		}
+		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
+		if t.Description != "" {
+			fn.Description = param.NewOpt(t.Description)
+		}
+		p.Tools = append(p.Tools, openai.ChatCompletionToolUnionParam{
+			OfFunction: &openai.ChatCompletionFunctionToolParam{Function: fn},
+		})
+	}
+	if req.System != "" {
+		p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{
+			OfSystem: &openai.ChatCompletionSystemMessageParam{
+				Content: openai.ChatCompletionSystemMessageParamContentUnion{OfString: param.NewOpt(req.System)},
+			},
+		})
+	}
+	for _, m := range req.Messages {
+		p.Messages = appendChatMessages(p.Messages, m)
+	}
+	return p, nil
+}
+
+func appendChatMessages(out []openai.ChatCompletionMessageParamUnion, m Message) []openai.ChatCompletionMessageParamUnion {
+	switch m.Role {
+	case RoleUser:
+		parts := chatUserParts(m.Parts)
+		if len(parts) == 0 {
+			return out
+		}
+		msg := &openai.ChatCompletionUserMessageParam{}
+		if len(parts) == 1 && parts[0].OfText != nil {
+			msg.Content.OfString = param.NewOpt(parts[0].OfText.Text)
+		} else {
+			msg.Content.OfArrayOfContentParts = parts
+		}
+		return append(out, openai.ChatCompletionMessageParamUnion{OfUser: msg})
+	case RoleAssistant:
+		msg := &openai.ChatCompletionAssistantMessageParam{}
+		var text strings.Builder
+		for _, part := range m.Parts {
+			switch p := part.(type) {
+			case Text:
+				text.WriteString(p.Text)
+			case ToolCall:
+				args := string(p.Arguments)
+				if args == "" {
+					args = "{}"
+				}
+				msg.ToolCalls = append(msg.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       p.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: p.Name, Arguments: args},
+					},
+				})
+			}
+			// Reasoning is not sent back: Chat Completions has no field
+			// for it, and servers that stream it ask not to.
+		}
+		if text.Len() > 0 {
+			msg.Content.OfString = param.NewOpt(text.String())
+		}
+		if text.Len() == 0 && len(msg.ToolCalls) == 0 {
+			return out
+		}
+		return append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: msg})
+	case RoleTool:
+		// Chat Completions' tool messages hold text only: the images of
+		// the results follow in one user message.
+		var images []openai.ChatCompletionContentPartUnionParam
+		for _, part := range m.Parts {
+			r, ok := part.(ToolResult)
+			if !ok {
+				continue
+			}
+			text := r.Text
+			if r.IsError {
+				text = "Error: " + text
+			}
+			out = append(out, openai.ChatCompletionMessageParamUnion{OfTool: &openai.ChatCompletionToolMessageParam{
+				ToolCallID: r.CallID,
+				Content:    openai.ChatCompletionToolMessageParamContentUnion{OfString: param.NewOpt(text)},
+			}})
+			if len(r.Images) > 0 {
+				images = append(images, openai.ChatCompletionContentPartUnionParam{
+					OfText: &openai.ChatCompletionContentPartTextParam{Text: "Images from the result of tool call " + r.CallID + ":"},
+				})
+				for _, img := range r.Images {
+					images = append(images, chatImagePart(img))
+				}
+			}
+		}
+		if len(images) > 0 {
+			out = append(out, openai.ChatCompletionMessageParamUnion{OfUser: &openai.ChatCompletionUserMessageParam{
+				Content: openai.ChatCompletionUserMessageParamContentUnion{OfArrayOfContentParts: images},
+			}})
+		}
+	}
+	return out
+}
+
+func chatUserParts(parts []Part) []openai.ChatCompletionContentPartUnionParam {
+	var out []openai.ChatCompletionContentPartUnionParam
+	for _, part := range parts {
+		switch p := part.(type) {
+		case Text:
+			out = append(out, openai.ChatCompletionContentPartUnionParam{
+				OfText: &openai.ChatCompletionContentPartTextParam{Text: p.Text},
+			})
+		case Image:
+			out = append(out, chatImagePart(p))
+		}
+	}
+	return out
+}
+
+func chatImagePart(img Image) openai.ChatCompletionContentPartUnionParam {
+	return openai.ChatCompletionContentPartUnionParam{OfImageURL: &openai.ChatCompletionContentPartImageParam{
+		ImageURL: openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(img)},
+	}}
+}
+
+// chatToolCall is one tool call being streamed.
+type chatToolCall struct {
+	part     int
+	id, name string
+	args     []byte
+	ended    bool
+}
+
+type chatSource struct {
+	stream *ssestream.Stream[openai.ChatCompletionChunk]
+	model  ModelInfo
+	parts  int
+	// part and partKind are the open text or reasoning part; -1 when none.
+	part      int
+	partKind  EventKind
+	reasoning strings.Builder
+	calls     map[int64]*chatToolCall
+	usage     Usage
+	finish    string
+	fail      error
+}
+
+// open returns the index of the text or reasoning part a delta of kind
+// belongs to, starting a new part when the kind changes.
+func (s *chatSource) open(buf []Event, kind EventKind) ([]Event, int) {
+	if s.part < 0 || s.partKind != kind {
+		buf = s.closePart(buf)
+		s.part, s.partKind = s.parts, kind
+		s.parts++
+	}
+	return buf, s.part
+}
+
+// closePart ends the open text or reasoning part; a reasoning part ends
+// with EventReasoningEnd.
+func (s *chatSource) closePart(buf []Event) []Event {
+	if s.part >= 0 && s.partKind == EventReasoningDelta {
+		buf = append(buf, Event{Kind: EventReasoningEnd, Index: s.part,
+			Reasoning: Reasoning{Origin: "openai-chat", Text: s.reasoning.String()}})
+		s.reasoning.Reset()
+	}
+	s.part = -1
+	return buf
+}
+
+func (s *chatSource) next(buf []Event) ([]Event, bool) {
+	if !s.stream.Next() {
+		s.fail = s.stream.Err()
+		if s.fail == nil && s.finish == "" {
+			s.fail = &Error{Kind: ErrStreamCut, Message: "no finish_reason"}
+		}
+		if s.fail == nil {
+			buf = s.endCalls(buf)
+			buf = append(buf,
+				Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
+				Event{Kind: EventFinish, Finish: s.finishReason()})
+		}
+		return buf, false
+	}
+	chunk := s.stream.Current()
+	if chunk.JSON.Usage.Valid() {
+		u := chunk.Usage
+		cached := int(u.PromptTokensDetails.CachedTokens)
+		written := int(u.PromptTokensDetails.CacheWriteTokens)
+		s.usage = Usage{
+			Input:      max(int(u.PromptTokens)-cached-written, 0),
+			Output:     int(u.CompletionTokens),
+			CacheRead:  cached,
+			CacheWrite: written,
+			Reasoning:  int(u.CompletionTokensDetails.ReasoningTokens),
+		}
+	}
+	for i := range chunk.Choices {
+		c := &chunk.Choices[i]
+		if c.Index != 0 {
+			continue
+		}
+		if r := reasoningDelta(c.Delta.JSON.ExtraFields); r != "" {
+			var i int
+			buf, i = s.open(buf, EventReasoningDelta)
+			s.reasoning.WriteString(r)
+			buf = append(buf, Event{Kind: EventReasoningDelta, Index: i, Text: r})
+		}
+		if c.Delta.Content != "" {
+			var i int
+			buf, i = s.open(buf, EventTextDelta)
+			buf = append(buf, Event{Kind: EventTextDelta, Index: i, Text: c.Delta.Content})
+		}
+		for j := range c.Delta.ToolCalls {
+			buf = s.toolCallDelta(buf, &c.Delta.ToolCalls[j])
+		}
+		if c.FinishReason != "" {
+			s.finish = c.FinishReason
+			buf = s.endCalls(buf)
+		}
+	}
+	return buf, true
+}
+
+// reasoningDelta reads the reasoning text that compatible servers stream
+// beside the content: "reasoning_content" (vLLM, DeepSeek, llama.cpp) or
+// "reasoning" (Ollama, OpenRouter).
+func reasoningDelta(extra map[string]respjson.Field) string {
+	for _, key := range [...]string{"reasoning_content", "reasoning"} {
+		// The SDK marks fields it has no type for as invalid; the raw
+		// JSON is all there is.
+		raw := extra[key].Raw()
+		if len(raw) < 2 || raw[0] != '"' {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(raw), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (s *chatSource) toolCallDelta(buf []Event, d *openai.ChatCompletionChunkChoiceDeltaToolCall) []Event {
+	if s.calls == nil {
+		s.calls = map[int64]*chatToolCall{}
+	}
+	tc := s.calls[d.Index]
+	if tc == nil {
+		buf = s.closePart(buf)
+		tc = &chatToolCall{part: s.parts, id: d.ID, name: d.Function.Name}
+		s.parts++
+		if tc.id == "" {
+			tc.id = fmt.Sprintf("call_%d", d.Index)
+		}
+		s.calls[d.Index] = tc
+		buf = append(buf, Event{Kind: EventToolCallStart, Index: tc.part, ToolCall: ToolCall{ID: tc.id, Name: tc.name}})
+	} else if tc.name == "" && d.Function.Name != "" {
+		tc.name = d.Function.Name
+	}
+	if a := d.Function.Arguments; a != "" {
+		tc.args = append(tc.args, a...)
+		buf = append(buf, Event{Kind: EventToolCallDelta, Index: tc.part, Text: a, ToolCall: ToolCall{ID: tc.id, Name: tc.name}})
+	}
+	return buf
+}
+
+// endCalls ends the open reasoning part and the tool calls still open,
+// in the order they started.
+func (s *chatSource) endCalls(buf []Event) []Event {
+	buf = s.closePart(buf)
+	var open []*chatToolCall
+	for _, tc := range s.calls {
+		if !tc.ended {
+			open = append(open, tc)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].part < open[j].part })
+	for _, tc := range open {
+		tc.ended = true
+		args, err := toolArguments(tc.name, tc.args)
+		buf = append(buf, Event{Kind: EventToolCallEnd, Index: tc.part, Err: err,
+			ToolCall: ToolCall{ID: tc.id, Name: tc.name, Arguments: args}})
+	}
+	return buf
+}
+
+func (s *chatSource) finishReason() FinishReason {
+	switch s.finish {
+	case "length":
+		return FinishLength
+	case "content_filter":
+		return FinishRefusal
+	}
+	// Some servers finish a turn of tool calls with "stop".
+	if len(s.calls) > 0 {
+		return FinishToolUse
+	}
+	switch s.finish {
+	case "stop":
+		return FinishStop
+	case "tool_calls", "function_call":
+		return FinishToolUse
+	}
+	return FinishOther
+}
+
+func (s *chatSource) err() error   { return s.fail }
+func (s *chatSource) close() error { return s.stream.Close() }
