@@ -65,13 +65,18 @@ func FuzzBashSplit(f *testing.F) {
 	})
 }
 
-// FuzzMatch: matching never panics, and an escaped string matches itself.
+// FuzzMatch: matching never panics, its shortcuts agree with the automaton,
+// and an escaped string matches itself.
 func FuzzMatch(f *testing.F) {
 	f.Add("src/**/*.go", "src/a/b.go", true)
-	f.Add("git status *", "git status", false)
+	f.Add("git status *", "git statusx", false)
+	f.Add("docs/**", "docs", true)
+	f.Add("src*", "src/a", true)
 	f.Add(`a\*b?**`, "a*bc/d", false)
 	f.Fuzz(func(t *testing.T, pattern, subject string, path bool) {
-		match(pattern, subject, path)
+		if got, want := match(pattern, subject, path), matchAutomaton(pattern, subject, path); got != want {
+			t.Errorf("match(%q, %q, path=%v) = %v, but the automaton says %v", pattern, subject, path, got, want)
+		}
 		if !match(escapePattern(subject), subject, path) {
 			t.Errorf("escapePattern(%q) does not match itself (path=%v)", subject, path)
 		}

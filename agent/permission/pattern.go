@@ -37,23 +37,24 @@ const (
 )
 
 // tokenAt decodes the pattern token that starts at byte offset i and returns
-// its kind, its rune when it is a literal, and the offset of the next token.
-func tokenAt(p string, i int) (tokenKind, rune, int) {
+// its kind, its bytes when it is a literal (one character, the escape
+// removed), and the offset of the next token.
+func tokenAt(p string, i int) (kind tokenKind, lit string, next int) {
 	switch p[i] {
 	case '*':
 		if i+1 < len(p) && p[i+1] == '*' {
-			return tokDoubleStar, 0, i + 2
+			return tokDoubleStar, "", i + 2
 		}
-		return tokStar, 0, i + 1
+		return tokStar, "", i + 1
 	case '?':
-		return tokAny, 0, i + 1
+		return tokAny, "", i + 1
 	case '\\':
 		if i+1 < len(p) && isMeta(p[i+1]) {
-			return tokLit, rune(p[i+1]), i + 2
+			return tokLit, p[i+1 : i+2], i + 2
 		}
 	}
-	r, w := utf8.DecodeRuneInString(p[i:])
-	return tokLit, r, i + w
+	_, w := utf8.DecodeRuneInString(p[i:])
+	return tokLit, p[i : i+w], i + w
 }
 
 func isMeta(b byte) bool { return b == '*' || b == '?' || b == '\\' }
@@ -61,16 +62,42 @@ func isMeta(b byte) bool { return b == '*' || b == '?' || b == '\\' }
 // match reports whether subject matches pattern. path selects the path
 // flavour, where '*' and '?' do not cross '/'.
 func match(pattern, subject string, path bool) bool {
-	if strings.IndexAny(pattern, `*?\`) < 0 {
+	meta := metaIndex(pattern)
+	if meta < 0 {
 		return pattern == subject
 	}
 	if pattern == "*" || pattern == "**" {
 		return true
 	}
-	if !strings.HasPrefix(subject, literalPrefix(pattern, path)) {
+	prefix := literalPrefix(pattern[:meta], pattern[meta:], path)
+	if !strings.HasPrefix(subject, prefix) {
 		return false
 	}
+	// Most rules are a literal then one trailing star ("go test *",
+	// "docs/**"): past the prefix, that is decided without the automaton.
+	switch rest := subject[len(prefix):]; pattern[meta:] {
+	case "*":
+		if path {
+			return strings.IndexByte(rest, '/') < 0
+		}
+		// "cmd *": the prefix "cmd" is shortened to match the bare command,
+		// so what follows must be nothing or start with the space.
+		return len(prefix) == meta || rest == "" || rest[0] == ' '
+	case "**":
+		if !path {
+			return true
+		}
+		// "docs/**": likewise for the directory itself.
+		return len(prefix) == meta || rest == "" || rest[0] == '/'
+	}
+	return matchAutomaton(pattern, subject, path)
+}
 
+// matchAutomaton is match without its shortcuts; any pattern, any subject.
+func matchAutomaton(pattern, subject string, path bool) bool {
+	if pattern == "*" {
+		return true
+	}
 	// States: "before the token at offset i" for i in [0, len(pattern)],
 	// where len(pattern) means matched; and, past those, "inside the '**'
 	// at offset i, having consumed something", which may not take the
@@ -87,7 +114,10 @@ func match(pattern, subject string, path bool) bool {
 
 	set(cur, 0)
 	closure(pattern, cur, path)
-	for _, c := range subject {
+	for k := 0; k < len(subject); {
+		c, w := utf8.DecodeRuneInString(subject[k:])
+		char := subject[k : k+w] // compared as bytes, so invalid UTF-8 only matches itself
+		k += w
 		clear(next)
 		active := false
 		for i := 0; i < len(pattern); i++ {
@@ -98,10 +128,10 @@ func match(pattern, subject string, path bool) bool {
 			if !has(cur, i) {
 				continue
 			}
-			kind, r, j := tokenAt(pattern, i)
+			kind, lit, j := tokenAt(pattern, i)
 			switch kind {
 			case tokLit:
-				if c == r {
+				if lit == char {
 					set(next, j)
 					active = true
 				}
@@ -162,14 +192,19 @@ func closure(p string, s []uint64, path bool) {
 	}
 }
 
-// literalPrefix returns the characters every match must start with, used to
-// reject most subjects before running the automaton.
-func literalPrefix(p string, path bool) string {
-	i := strings.IndexAny(p, `*?\`)
-	if i < 0 {
-		return p
+// metaIndex returns the offset of the first wildcard or escape in p, or -1.
+func metaIndex(p string) int {
+	for i := 0; i < len(p); i++ {
+		if isMeta(p[i]) {
+			return i
+		}
 	}
-	prefix, rest := p[:i], p[i:]
+	return -1
+}
+
+// literalPrefix returns the characters every match must start with, given
+// the pattern's literal start and the rest from its first wildcard on.
+func literalPrefix(prefix, rest string, path bool) string {
 	switch {
 	case path && rest == "**" && strings.HasSuffix(prefix, "/"):
 		return strings.TrimSuffix(prefix, "/")
@@ -179,8 +214,8 @@ func literalPrefix(p string, path bool) string {
 	return prefix
 }
 
-func set(s []uint64, i int)      { s[i/64] |= 1 << (i % 64) }
-func has(s []uint64, i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+func set(s []uint64, i int)      { s[uint(i)>>6] |= 1 << (uint(i) & 63) }
+func has(s []uint64, i int) bool { return s[uint(i)>>6]&(1<<(uint(i)&63)) != 0 }
 
 // escapePattern returns a pattern that matches exactly s.
 func escapePattern(s string) string {

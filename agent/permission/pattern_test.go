@@ -67,10 +67,19 @@ func TestMatch(t *testing.T) {
 		{"**", "a/b", true, true},
 		{"docs/* *", "docs/a b", true, true}, // trailing " *" is only special for commands
 		{"docs/* *", "docs/a", true, false},
+		{"docs**", "docs/a/b", true, true},
+		{"docs**", "docsx", true, true},
+		{"docs/**", "docs/", true, true},
+		{"docs/**", "docsx/a", true, false},
+		{"src*", "src/a", true, false},
+		{"git status*", "git status/x", false, true},
 	}
 	for _, tt := range tests {
 		if got := match(tt.pattern, tt.subject, tt.path); got != tt.want {
 			t.Errorf("match(%q, %q, path=%v) = %v, want %v", tt.pattern, tt.subject, tt.path, got, tt.want)
+		}
+		if got := matchAutomaton(tt.pattern, tt.subject, tt.path); got != tt.want {
+			t.Errorf("matchAutomaton(%q, %q, path=%v) = %v, want %v", tt.pattern, tt.subject, tt.path, got, tt.want)
 		}
 	}
 }
