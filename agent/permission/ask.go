@@ -16,6 +16,10 @@ type Request struct {
 	Patterns []string
 	// Title is a one-line summary for the prompt, e.g. the whole command line.
 	Title string
+	// Reasons say, one line each, why some patterns must be asked whatever
+	// the rules say: the line does not parse, a command name is only known
+	// at run time. Empty for most requests.
+	Reasons []string
 	// Metadata is passed through from Call for the front end to render
 	// (tool call id, diff, …); the Checker does not read it.
 	Metadata map[string]any

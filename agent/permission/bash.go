@@ -15,8 +15,11 @@ import (
 //   - Every simple command is found wherever it sits: pipelines, && || ;
 //     lists, subshells, { } groups, $( ) and backticks, <( ) >( ), if / for /
 //     while / case conditions and bodies, function bodies, here-documents,
-//     and the string given to eval or to sh -c, bash -c, zsh -c when that
-//     string is a literal that parses.
+//     and the string given to eval, trap, or sh -c, bash -c, zsh -c when
+//     that string is a literal that parses. Other programs that run
+//     commands (xargs, find -exec, ssh, interpreters) stay commands of their
+//     own: asked unless allowed, and a deny rule for what they run does not
+//     see inside them.
 //   - Environment assignments before a command (FOO=1 go test) are dropped:
 //     the command is "go test". Assignments to variables that change what a
 //     command runs or loads (PATH, LD_PRELOAD, GIT_*, HOME, …: see

@@ -285,6 +285,11 @@ func requests(call Call, checks []Check) []Request {
 		if ch.Suggest != "" && !slices.Contains(r.Suggest, ch.Suggest) {
 			r.Suggest = append(r.Suggest, ch.Suggest)
 		}
+		if ch.Reason != "" {
+			if reason := ch.Subject + ": " + ch.Reason; !slices.Contains(r.Reasons, reason) {
+				r.Reasons = append(r.Reasons, reason)
+			}
+		}
 	}
 	return reqs
 }

@@ -258,6 +258,20 @@ func TestCheckerOpaqueCommandCannotBeGranted(t *testing.T) {
 	if len(reqs) != 2 || len(reqs[0].Suggest) != 0 {
 		t.Errorf("requests = %+v, want two asks with nothing to grant", reqs)
 	}
+	if want := "$CMD --flag: the command name is only known at run time"; len(reqs) == 0 ||
+		!slices.Equal(reqs[0].Reasons, []string{want}) {
+		t.Errorf("Reasons = %q, want %q", reqs[0].Reasons, want)
+	}
+
+	// An unparseable line is asked with the parse error for the human.
+	asker.replies = append(asker.replies, Reply{Answer: RejectOnce})
+	if err := c.Check(t.Context(), bash("echo 'oops")); !errors.Is(err, ErrDenied) {
+		t.Fatalf("Check = %v, want it asked and rejected", err)
+	}
+	last := asker.requests()[2]
+	if len(last.Reasons) != 1 || !strings.Contains(last.Reasons[0], "does not parse") || len(last.Suggest) != 0 {
+		t.Errorf("request for an unparseable line = %+v, want the parse error and nothing to grant", last)
+	}
 }
 
 func TestCheckerUnattended(t *testing.T) {

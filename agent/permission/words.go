@@ -188,14 +188,30 @@ func envPrefix(ws []word, env []string) (int, []string) {
 	return i, env
 }
 
-// innerScript recognises `eval args...` and `sh -c script` (also bash, zsh,
-// dash). It returns the script, or nil when it is only known at run time,
-// and the name of the construct.
+// innerScript recognises `eval args...`, `trap script SIGNAL...` and
+// `sh -c script` (also bash, zsh, dash). It returns the script, or nil when it
+// is only known at run time, and the name of the construct.
 func innerScript(ws []word) (script *string, what string, ok bool) {
 	if !ws[0].lit || ws[0].glob {
 		return nil, "", false
 	}
 	name := ws[0].text
+	if name == "trap" {
+		i := 1
+		if len(ws) > i && ws[i].lit && ws[i].text == "--" {
+			i++
+		}
+		// trap -p, trap -l and trap - SIGNAL run nothing; a lone argument
+		// is a signal to reset.
+		if len(ws) < i+2 || (ws[i].lit && strings.HasPrefix(ws[i].text, "-")) {
+			return nil, "", false
+		}
+		if !ws[i].lit {
+			return nil, "trap", true
+		}
+		s := ws[i].text
+		return &s, "trap", true
+	}
 	if name == "eval" {
 		if len(ws) == 1 {
 			return nil, "", false
