@@ -1,0 +1,233 @@
+package prompt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// ExpandOptions is what expanding a command may use.
+type ExpandOptions struct {
+	// Root is the workspace root, absolute; @paths are relative to it.
+	// Required when the template has an @path.
+	Root string
+	// Run runs the shell command of a !`cmd` and returns its output
+	// (stdout and stderr together). darman's loop wires it to the bash
+	// permission and the bash tool. An error stops the expansion, so return
+	// one for a refused permission, a command that could not start or timed
+	// out; a command that ran and exited non-zero is usually better returned
+	// as output (failing tests are what a "fix the tests" command wants to
+	// show). Nil means commands cannot run: a template with !`cmd` fails.
+	Run func(ctx context.Context, command string) (string, error)
+	// ReadFile reads the file of an @path, given absolute and cleaned; the
+	// loop may route it through the editor's unsaved buffers and the
+	// external_directory permission. Nil reads from disk and refuses files
+	// that resolve, after symbolic links, outside Root.
+	ReadFile func(ctx context.Context, path string) ([]byte, error)
+}
+
+// Limits on what expansion inlines.
+const (
+	maxInlineFile   = 256 << 10
+	maxInlineOutput = 64 << 10
+)
+
+// ErrOutsideWorkspace is returned (wrapped) for an @path that leaves the
+// workspace when ExpandOptions.ReadFile is nil.
+var ErrOutsideWorkspace = errors.New("outside the workspace")
+
+// Expand turns the command into the user message it stands for, given the
+// text typed after the command's name. In order:
+//
+//  1. $ARGUMENTS becomes args (trimmed) and $1..$N its words, split as
+//     SplitArgs does; the highest-numbered placeholder in the template
+//     takes the rest of the words (see substituteArgs).
+//  2. The result is scanned once, left to right, so what is inlined is
+//     never expanded again:
+//     - !`cmd` is replaced by the command's output, trimmed of trailing
+//     newlines (capped at 64 KiB), run through opts.Run;
+//     - @path, where @ starts a word, is replaced by the file's path and
+//     its contents in a Markdown fence, on lines of their own. The path is
+//     relative to Root; trailing punctuation (".,;:!?)]}'\"") is not part
+//     of it. A missing, binary or over-256 KiB file fails the expansion.
+//     - \@ and \!` write a literal @ and !` (the backslash is dropped).
+//
+// Because arguments are substituted first, an @path or !`cmd` the user
+// types in the arguments is expanded too; a !`cmd` built from arguments is
+// still subject to whatever opts.Run checks. The error names the command
+// and the part that failed.
+func (c Command) Expand(ctx context.Context, args string, opts ExpandOptions) (string, error) {
+	out, err := expand(ctx, substituteArgs(c.Template, args), opts)
+	if err != nil {
+		return "", fmt.Errorf("command /%s: %w", c.Name, err)
+	}
+	return out, nil
+}
+
+func expand(ctx context.Context, s string, opts ExpandOptions) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := strings.IndexAny(s[i:], "@!\\")
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		b.WriteString(s[i : i+j])
+		i += j
+		switch {
+		case s[i] == '\\' && (strings.HasPrefix(s[i+1:], "@") || strings.HasPrefix(s[i+1:], "!`")):
+			b.WriteByte(s[i+1])
+			i += 2
+		case strings.HasPrefix(s[i:], "!`"):
+			end := strings.IndexAny(s[i+2:], "`\n")
+			if end <= 0 || s[i+2+end] != '`' {
+				b.WriteByte('!')
+				i++
+				continue
+			}
+			command := s[i+2 : i+2+end]
+			outp, err := runInline(ctx, command, opts)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(outp)
+			i += 2 + end + 1
+		case s[i] == '@' && startsWord(s, i) && i+1 < len(s) && !isSpaceByte(s[i+1]):
+			end := i + 1
+			for end < len(s) && !isSpaceByte(s[end]) {
+				end++
+			}
+			ref := strings.TrimRight(s[i+1:end], ".,;:!?)]}'\"")
+			if ref == "" {
+				b.WriteByte('@')
+				i++
+				continue
+			}
+			block, err := inlineFile(ctx, ref, opts)
+			if err != nil {
+				return "", err
+			}
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+				b.WriteByte('\n')
+			}
+			b.WriteString(block)
+			i += 1 + len(ref)
+			if i < len(s) && s[i] != '\n' && s[i] != '\r' {
+				b.WriteByte('\n')
+			}
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
+
+// startsWord reports whether s[i] begins a word: at the start, after white
+// space, or after an opening bracket or quote.
+func startsWord(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	return isSpaceByte(s[i-1]) || strings.IndexByte("([{\"'", s[i-1]) >= 0
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func runInline(ctx context.Context, command string, opts ExpandOptions) (string, error) {
+	if opts.Run == nil {
+		return "", fmt.Errorf("!`%s`: running commands is not available here", command)
+	}
+	out, err := opts.Run(ctx, command)
+	if err != nil {
+		return "", fmt.Errorf("!`%s` failed: %w", command, err)
+	}
+	out = strings.TrimRight(out, "\r\n")
+	if len(out) > maxInlineOutput {
+		keep := out[:runeCut(out, maxInlineOutput)]
+		out = keep + fmt.Sprintf("\n[output truncated: %d more bytes]", len(out)-len(keep))
+	}
+	return out, nil
+}
+
+// inlineFile returns the fenced block that replaces @ref.
+func inlineFile(ctx context.Context, ref string, opts ExpandOptions) (string, error) {
+	if opts.Root == "" && !filepath.IsAbs(ref) {
+		return "", fmt.Errorf("@%s: no workspace root to find it in", ref)
+	}
+	path := filepath.FromSlash(ref)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(opts.Root, path)
+	}
+	path = filepath.Clean(path)
+	var data []byte
+	var err error
+	if opts.ReadFile != nil {
+		data, err = opts.ReadFile(ctx, path)
+		if err == nil && len(data) > maxInlineFile {
+			err = fmt.Errorf("%w: %d bytes, more than the %d inlined", errTooLarge, len(data), maxInlineFile)
+		}
+		if err == nil && isBinary(data) {
+			err = errors.New("binary file, not text")
+		}
+	} else {
+		data, err = readWorkspaceFile(opts.Root, path)
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("@%s: no such file (looked for %s); fix the path, or write \\@ for a literal @", ref, path)
+	case errors.Is(err, errTooLarge):
+		return "", fmt.Errorf("@%s: %w; name the file without @ and let the agent read the part it needs", ref, err)
+	case err != nil:
+		return "", fmt.Errorf("@%s: %w", ref, err)
+	}
+	return fenced(ref, string(data)), nil
+}
+
+// readWorkspaceFile reads path, which must resolve inside root.
+func readWorkspaceFile(root, path string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	if root == "" {
+		return nil, ErrOutsideWorkspace
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("the workspace root: %w", err)
+	}
+	if _, ok := within(realRoot, real); !ok {
+		return nil, fmt.Errorf("%w (it resolves to %s); only files inside the workspace may be inlined", ErrOutsideWorkspace, real)
+	}
+	text, err := readText(real, maxInlineFile)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(text), nil
+}
+
+// fenced puts a file's contents in a Markdown fence longer than any run of
+// backticks inside, under a line naming the file.
+func fenced(name, content string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(content); i++ {
+		if content[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	content = strings.TrimSuffix(content, "\n")
+	return name + ":\n" + fence + "\n" + content + "\n" + fence
+}
