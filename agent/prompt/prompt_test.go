@@ -17,13 +17,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// golden compares got with testdata/name, after replacing the fixture's
-// temporary directories and the OS with stable names.
-func golden(t *testing.T, f *fixture, name, got string) {
+// golden compares a prompt, described by describe, with testdata/name.
+// The fixture's temporary directories and the OS are replaced by stable
+// names first, so sizes do not vary with the temporary path.
+func golden(t *testing.T, f *fixture, name string, p prompt.Prompt) {
 	t.Helper()
-	got = strings.ReplaceAll(got, f.home, "$HOME")
-	got = strings.ReplaceAll(got, f.repo, "$REPO")
-	got = strings.ReplaceAll(got, "- OS: "+runtime.GOOS+"\n", "- OS: $GOOS\n")
+	stable := strings.NewReplacer(f.home, "$HOME", f.repo, "$REPO", "- OS: "+runtime.GOOS+"\n", "- OS: $GOOS\n")
+	norm := prompt.Prompt{Stable: p.Stable}
+	for _, part := range p.Parts {
+		part.Path = stable.Replace(part.Path)
+		part.Text = stable.Replace(part.Text + "\n")
+		part.Text = strings.TrimSuffix(part.Text, "\n")
+		norm.Parts = append(norm.Parts, part)
+	}
+	got := describe(norm)
 	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -86,7 +93,7 @@ func TestBuildGolden(t *testing.T) {
 	if len(p.Problems) > 0 {
 		t.Errorf("problems:\n%s", problemsText(p.Problems))
 	}
-	golden(t, f, "full.golden", describe(p))
+	golden(t, f, "full.golden", p)
 }
 
 // TestBuildDefaultGolden is the prompt a workspace without instruction
@@ -94,7 +101,7 @@ func TestBuildGolden(t *testing.T) {
 func TestBuildDefaultGolden(t *testing.T) {
 	f := newFixture(t)
 	p := f.build(f.options())
-	golden(t, f, "default.golden", describe(p))
+	golden(t, f, "default.golden", p)
 	t.Logf("default system prompt: %d bytes, about %d tokens (bytes/4)", len(p.Text()), p.Tokens())
 }
 
