@@ -428,7 +428,13 @@ func (w *anthropicWire) classify(err error, e *Error) bool {
 	case "overloaded_error":
 		e.Kind = ErrOverloaded
 	case "api_error":
-		e.Kind = ErrServer
+		// A generic type: the status says more (408, 409, 503...).
+		e.Kind = kindForStatus(e.Status)
+		if e.Kind == ErrOther || e.Kind == ErrBadRequest {
+			e.Kind = ErrServer
+		}
+	case "conflict_error":
+		e.Kind = ErrConflict
 	case "timeout_error":
 		e.Kind = ErrTimeout
 	case "invalid_request_error":

@@ -131,14 +131,22 @@ func openAIKind(status int, code, typ, msg string) Kind {
 		return ErrUnknownModel
 	case code == "insufficient_quota" || typ == "insufficient_quota":
 		return ErrBilling
-	case code == "invalid_api_key" || typ == "authentication_error":
+	case code == "invalid_api_key":
+		return ErrAuth
+	}
+	if k := kindForStatus(status); k != ErrOther {
+		return k
+	}
+	// Without a status (an error inside a stream), the type says.
+	switch {
+	case typ == "authentication_error":
 		return ErrAuth
 	case code == "rate_limit_exceeded" || typ == "rate_limit_error":
 		return ErrRateLimited
+	case code == "overloaded_error" || code == "overloaded" || typ == "overloaded_error":
+		return ErrOverloaded
 	case typ == "server_error" || code == "server_error":
 		return ErrServer
-	case typ == "overloaded_error" || code == "overloaded":
-		return ErrOverloaded
 	}
-	return kindForStatus(status)
+	return ErrOther
 }

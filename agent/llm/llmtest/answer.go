@@ -177,12 +177,14 @@ func anthropicErrorType(status int) string {
 		return "permission_error"
 	case 404:
 		return "not_found_error"
+	case 408, 504:
+		return "timeout_error"
+	case 409:
+		return "conflict_error"
 	case 413:
 		return "request_too_large"
 	case 429:
 		return "rate_limit_error"
-	case 504:
-		return "timeout_error"
 	case 529:
 		return "overloaded_error"
 	}
