@@ -62,6 +62,10 @@ type Delivery[E any] struct {
 // subscriptions. It lives as long as the stream it orders (for darman, a
 // session); its owner calls Close, which ends every subscription. All methods
 // are safe for concurrent use.
+//
+// Every subscriber receives a copy of the same event value, so an event that
+// holds pointers, slices or maps shares them: neither the publisher nor a
+// subscriber may modify an event once it is published.
 type Bus[E any] struct {
 	coalesce   func(prev, next E) (E, bool)
 	maxPending int
@@ -118,7 +122,8 @@ func (b *Bus[E]) Publish(e E) uint64 {
 // Subscribe starts a subscription to the events published from now on (see
 // Subscription.Since). It ends when ctx is done, when Unsubscribe is called
 // or when the bus closes; on a closed bus it has already ended with
-// ErrClosed.
+// ErrClosed, and given a nil ctx it has already ended with an error saying
+// so.
 func (b *Bus[E]) Subscribe(ctx context.Context) *Subscription[E] {
 	s := &Subscription[E]{
 		bus:    b,
