@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func (c Command) Expand(ctx context.Context, args string, opts ExpandOptions) (s
 }
 
 func expand(ctx context.Context, s string, opts ExpandOptions) (string, error) {
-	var b strings.Builder
+	var b bytes.Buffer
 	for i := 0; i < len(s); {
 		j := strings.IndexAny(s[i:], "@!\\")
 		if j < 0 {
@@ -110,11 +111,18 @@ func expand(ctx context.Context, s string, opts ExpandOptions) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			// The block goes on lines of its own.
+			for b.Len() > 0 && (b.Bytes()[b.Len()-1] == ' ' || b.Bytes()[b.Len()-1] == '\t') {
+				b.Truncate(b.Len() - 1)
+			}
+			if b.Len() > 0 && b.Bytes()[b.Len()-1] != '\n' {
 				b.WriteByte('\n')
 			}
 			b.WriteString(block)
 			i += 1 + len(ref)
+			for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+				i++
+			}
 			if i < len(s) && s[i] != '\n' && s[i] != '\r' {
 				b.WriteByte('\n')
 			}
