@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -193,11 +194,7 @@ func appendAnthropicBlock(blocks []anthropic.ContentBlockParamUnion, part Part) 
 			blocks = append(blocks, anthropic.NewThinkingBlock(p.Signature, p.Text))
 		}
 	case ToolCall:
-		args := p.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage("{}")
-		}
-		blocks = append(blocks, anthropic.NewToolUseBlock(p.ID, args, p.Name))
+		blocks = append(blocks, anthropic.NewToolUseBlock(p.ID, anthropicInput(p.Arguments), p.Name))
 	case ToolResult:
 		res := anthropic.ToolResultBlockParam{ToolUseID: p.CallID}
 		if p.IsError {
@@ -215,6 +212,20 @@ func appendAnthropicBlock(blocks []anthropic.ContentBlockParamUnion, part Part) 
 		blocks = append(blocks, anthropic.ContentBlockParamUnion{OfToolResult: &res})
 	}
 	return blocks
+}
+
+// anthropicInput is a tool call's input as the API wants it: a JSON
+// object. Arguments the model got wrong travel back wrapped, so that the
+// model sees what it sent beside the error its tool result reports.
+func anthropicInput(args json.RawMessage) json.RawMessage {
+	switch {
+	case len(bytes.TrimSpace(args)) == 0:
+		return json.RawMessage("{}")
+	case isJSONObject(args):
+		return args
+	}
+	wrapped, _ := json.Marshal(map[string]string{"invalid_arguments": string(args)})
+	return wrapped
 }
 
 // anthropicBlock is the state of one content block of the answer.

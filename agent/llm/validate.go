@@ -78,9 +78,6 @@ func validatePart(role Role, p Part, calls map[string]bool) string {
 		if p.ID == "" || p.Name == "" {
 			return "a tool call needs an ID and a name"
 		}
-		if len(p.Arguments) > 0 && !isJSONObject(p.Arguments) {
-			return fmt.Sprintf("the arguments of tool call %q are not a JSON object", p.ID)
-		}
 		calls[p.ID] = true
 	case ToolResult:
 		if role != RoleTool {
