@@ -19,6 +19,7 @@ import (
 // anthropicWire speaks Anthropic's Messages API through the official SDK.
 type anthropicWire struct {
 	messages anthropic.MessageService
+	list     anthropic.ModelService
 }
 
 func newAnthropicWire(t transport) *anthropicWire {
@@ -40,7 +41,19 @@ func newAnthropicWire(t transport) *anthropicWire {
 		opts = append(opts, option.WithHeader(k, v))
 	}
 	client := anthropic.NewClient(opts...)
-	return &anthropicWire{messages: client.Messages}
+	return &anthropicWire{messages: client.Messages, list: client.Models}
+}
+
+func (w *anthropicWire) models(ctx context.Context) ([]string, error) {
+	page, err := w.list.List(ctx, anthropic.ModelListParams{Limit: param.NewOpt(int64(1000))})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(page.Data))
+	for i, m := range page.Data {
+		ids[i] = m.ID
+	}
+	return ids, nil
 }
 
 func (w *anthropicWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {

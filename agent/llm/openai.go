@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -34,6 +35,19 @@ func openAIOptions(t transport) []option.RequestOption {
 		opts = append(opts, option.WithHeader(k, v))
 	}
 	return opts
+}
+
+// openAIModels lists the models of an OpenAI or compatible server.
+func openAIModels(ctx context.Context, list openai.ModelService) ([]string, error) {
+	page, err := list.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(page.Data))
+	for i, m := range page.Data {
+		ids[i] = m.ID
+	}
+	return ids, nil
 }
 
 // schemaMap turns a tool's JSON Schema into the map the OpenAI SDK wants,

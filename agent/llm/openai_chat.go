@@ -18,6 +18,7 @@ import (
 // offers, through the official OpenAI SDK.
 type chatWire struct {
 	completions openai.ChatCompletionService
+	list        openai.ModelService
 	// official is set for OpenAI's own API, which takes fields
 	// (max_completion_tokens, prompt_cache_key) that other servers may
 	// refuse.
@@ -25,8 +26,15 @@ type chatWire struct {
 }
 
 func newChatWire(t transport, official bool) *chatWire {
-	return &chatWire{completions: openai.NewChatCompletionService(openAIOptions(t)...), official: official}
+	opts := openAIOptions(t)
+	return &chatWire{
+		completions: openai.NewChatCompletionService(opts...),
+		list:        openai.NewModelService(opts...),
+		official:    official,
+	}
 }
+
+func (w *chatWire) models(ctx context.Context) ([]string, error) { return openAIModels(ctx, w.list) }
 
 func (w *chatWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
 	params, err := w.params(req)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
@@ -16,11 +17,15 @@ import (
 // each time, and reasoning travels between turns as encrypted items.
 type responsesWire struct {
 	responses responses.ResponseService
+	list      openai.ModelService
 }
 
 func newResponsesWire(t transport) *responsesWire {
-	return &responsesWire{responses: responses.NewResponseService(openAIOptions(t)...)}
+	opts := openAIOptions(t)
+	return &responsesWire{responses: responses.NewResponseService(opts...), list: openai.NewModelService(opts...)}
 }
+
+func (w *responsesWire) models(ctx context.Context) ([]string, error) { return openAIModels(ctx, w.list) }
 
 func (w *responsesWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
 

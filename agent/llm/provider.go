@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"time"
 )
@@ -350,6 +351,17 @@ func (c *Client) Model(id string) ModelInfo {
 	return m
 }
 
+// ListModels asks the server which models it offers. Errors are
+// [*Error]s, like a stream's.
+func (c *Client) ListModels(ctx context.Context) ([]string, error) {
+	ids, err := c.wire.models(ctx)
+	if err != nil {
+		s := &Stream{client: c, req: &Request{}, ctx: ctx}
+		return nil, s.classify(err)
+	}
+	return ids, nil
+}
+
 // Models lists the models configured for this provider and the catalog's
 // models of its type.
 func (c *Client) Models() []ModelInfo {
@@ -364,5 +376,6 @@ func (c *Client) Models() []ModelInfo {
 			out = append(out, c.Model(m.ID))
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }

@@ -18,6 +18,8 @@ type wire interface {
 	// classify fills in e from an error of the SDK (an API error, an error
 	// event in the stream) and reports whether it recognised it.
 	classify(err error, e *Error) bool
+	// models lists the model ids the server offers.
+	models(ctx context.Context) ([]string, error)
 }
 
 // source translates one answer's wire events into Events.
