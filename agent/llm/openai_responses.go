@@ -25,7 +25,9 @@ func newResponsesWire(t transport) *responsesWire {
 	return &responsesWire{responses: responses.NewResponseService(opts...), list: openai.NewModelService(opts...)}
 }
 
-func (w *responsesWire) models(ctx context.Context) ([]string, error) { return openAIModels(ctx, w.list) }
+func (w *responsesWire) models(ctx context.Context) ([]string, error) {
+	return openAIModels(ctx, w.list)
+}
 
 func (w *responsesWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
 
