@@ -207,7 +207,11 @@ func parseBlock(head string, more []string) string {
 			more := strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")
 			switch {
 			case i == 0:
-			case l == "" || lines[i-1] == "" || more || prevMore:
+			case l == "":
+				b.WriteByte('\n')
+			case lines[i-1] == "":
+				// The blank line already broke the text.
+			case more || prevMore:
 				b.WriteByte('\n')
 			default:
 				b.WriteByte(' ')
