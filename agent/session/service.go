@@ -1,0 +1,263 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// ErrBusy is returned by Prompt when the session is already running a turn.
+var ErrBusy = errors.New("a turn is already running in this session; cancel it or wait for it to finish")
+
+// Store is where sessions live. agent/store implements it; its methods are
+// safe for concurrent use.
+type Store interface {
+	PutSession(ctx context.Context, s agent.Session) error
+	Session(ctx context.Context, id agent.ID) (agent.Session, error)
+	PutMessage(ctx context.Context, m agent.Message) error
+	PutPart(ctx context.Context, p agent.Part) error
+	Messages(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error)
+}
+
+// Options configure a Service. Store, Models and Workspace are required.
+type Options struct {
+	Store Store
+	// Models resolves a "provider/model-id" reference to a provider and the
+	// model id it knows.
+	Models func(ref string) (llm.Provider, string, error)
+	// Workspace is the files the tools work on; its root is the sessions'
+	// workspace.
+	Workspace tool.Workspace
+	// Tools are offered to the model; nil offers none.
+	Tools []tool.Tool
+	// System builds the system prompt for a step; nil sends a short
+	// built-in one.
+	System func(ctx context.Context, s agent.Session, tools []string) (string, error)
+	// Rules, Grants, Asker and Fallback configure each session's permission
+	// checker (see permission.Options).
+	Rules    []permission.Rule
+	Grants   permission.GrantStore
+	Asker    permission.Asker
+	Fallback permission.Action
+	// MaxSteps caps the model calls of one turn; zero means 50.
+	MaxSteps int
+	// ToolTimeout bounds a tool call whose tool sets none; zero means 2
+	// minutes.
+	ToolTimeout time.Duration
+	// Logger receives the service's log lines; nil discards them.
+	Logger *slog.Logger
+}
+
+// Service runs the sessions of one workspace. It is safe for concurrent use.
+// Close it to cancel running turns and end every subscription.
+type Service struct {
+	opts Options
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	live   map[agent.ID]*live
+	closed bool
+	turns  sync.WaitGroup
+}
+
+// live is what the service holds for a session while it is in use.
+type live struct {
+	bus     *bus.Bus[agent.Event]
+	checker *permission.Checker
+	files   *tool.FileTimes
+	// cancel stops the running turn; nil when the session is idle.
+	cancel context.CancelFunc
+	// recent are the last tool calls (name and input), for the doom-loop
+	// guard.
+	recent []string
+}
+
+// New returns a service.
+func New(opts Options) (*Service, error) {
+	if opts.Store == nil || opts.Models == nil || opts.Workspace == nil {
+		return nil, errors.New("session.New: Store, Models and Workspace are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = 50
+	}
+	if opts.ToolTimeout <= 0 {
+		opts.ToolTimeout = 2 * time.Minute
+	}
+	return &Service{opts: opts, log: opts.Logger, live: map[agent.ID]*live{}}, nil
+}
+
+// CreateOptions describe a new session.
+type CreateOptions struct {
+	// Model is the "provider/model-id" the session talks to; required.
+	Model string
+	Title string
+	// ParentID makes the session a sub-task of another.
+	ParentID agent.ID
+}
+
+// Create stores a new session of the service's workspace.
+func (s *Service) Create(ctx context.Context, opts CreateOptions) (agent.Session, error) {
+	if opts.Model == "" {
+		return agent.Session{}, errors.New("no model: set one in the config (\"model\": \"provider/model-id\") or with --model")
+	}
+	if _, _, err := s.opts.Models(opts.Model); err != nil {
+		return agent.Session{}, err
+	}
+	now := time.Now().UTC()
+	sess := agent.Session{ID: agent.NewSessionID(), ParentID: opts.ParentID, Workspace: s.opts.Workspace.Root(),
+		Title: opts.Title, Model: opts.Model, Created: now, Updated: now}
+	return sess, s.opts.Store.PutSession(ctx, sess)
+}
+
+// Subscribe returns a subscription to the session's events from now on.
+func (s *Service) Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error) {
+	l, err := s.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return l.bus.Subscribe(ctx), nil
+}
+
+// get returns the live state of a session, making it on first use.
+func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("the session service is closed")
+	}
+	if l, ok := s.live[id]; ok {
+		return l, nil
+	}
+	if _, err := s.opts.Store.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	l := &live{bus: bus.New(bus.Options[agent.Event]{Coalesce: agent.CoalesceEvents, Logger: s.log}), files: &tool.FileTimes{}}
+	var asker permission.Asker
+	if s.opts.Asker != nil {
+		// Asking goes through the session, so that the question and its
+		// answer are events too.
+		asker = &eventAsker{inner: s.opts.Asker, bus: l.bus, session: id}
+	}
+	checker, err := permission.New(ctx, permission.Options{
+		Root:     s.opts.Workspace.Root(),
+		Rules:    s.opts.Rules,
+		Grants:   s.opts.Grants,
+		Asker:    asker,
+		Fallback: s.opts.Fallback,
+		Logger:   s.log,
+	})
+	if err != nil {
+		l.bus.Close()
+		return nil, err
+	}
+	l.checker = checker
+	s.live[id] = l
+	return l, nil
+}
+
+// Prompt runs one turn of the session with text as the user's message and
+// returns the last assistant message when the turn ends. The turn stops
+// when ctx is done or Cancel is called; it is then recorded as cancelled
+// and Prompt returns the message with a nil error.
+func (s *Service) Prompt(ctx context.Context, id agent.ID, text string) (agent.Message, error) {
+	if strings.TrimSpace(text) == "" {
+		return agent.Message{}, errors.New("the prompt is empty")
+	}
+	l, err := s.get(ctx, id)
+	if err != nil {
+		return agent.Message{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	if l.cancel != nil {
+		s.mu.Unlock()
+		return agent.Message{}, ErrBusy
+	}
+	l.cancel = cancel
+	s.turns.Add(1)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		l.cancel = nil
+		s.mu.Unlock()
+		s.turns.Done()
+	}()
+	t := &turn{svc: s, live: l, id: id}
+	return t.run(ctx, text)
+}
+
+// Cancel stops the session's running turn, if any, and reports whether
+// there was one.
+func (s *Service) Cancel(id agent.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.live[id]; ok && l.cancel != nil {
+		l.cancel()
+		return true
+	}
+	return false
+}
+
+// Close cancels every running turn, waits for them to record how they
+// ended, and ends every subscription.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	for _, l := range s.live {
+		if l.cancel != nil {
+			l.cancel()
+		}
+	}
+	s.mu.Unlock()
+	s.turns.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, l := range s.live {
+		l.bus.Close()
+		delete(s.live, id)
+	}
+	return nil
+}
+
+// eventAsker publishes a permission question and its answer around asking
+// the human.
+type eventAsker struct {
+	inner   permission.Asker
+	bus     *bus.Bus[agent.Event]
+	session agent.ID
+	n       int
+	mu      sync.Mutex
+}
+
+func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
+	a.mu.Lock()
+	a.n++
+	reqID := fmt.Sprintf("perm-%d", a.n)
+	a.mu.Unlock()
+	callID, _ := req.Metadata["callId"].(string)
+	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: callID}
+	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRequiresAction})
+	a.bus.Publish(agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &update})
+	reply, err := a.inner.Ask(ctx, req)
+	if err == nil {
+		answered := update
+		answered.Answer = string(reply.Answer)
+		a.bus.Publish(agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &answered})
+	}
+	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRunning})
+	return reply, err
+}

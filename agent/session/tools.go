@@ -1,0 +1,193 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// doomLoopRepeats is how many identical calls in a row make the agent ask
+// the human whether to go on.
+const doomLoopRepeats = 3
+
+// runTools runs the calls the model asked for: a run of consecutive
+// read-only calls at the same time, every other call alone, in the order
+// asked.
+func (t *turn) runTools(ctx context.Context, calls []*agent.Part) {
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if t.readOnly(calls[i]) {
+			for j < len(calls) && t.readOnly(calls[j]) {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for _, p := range calls[i:j] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t.runTool(ctx, p)
+			}()
+		}
+		wg.Wait()
+		i = j
+	}
+}
+
+func (t *turn) readOnly(p *agent.Part) bool {
+	i, ok := t.tools[p.Tool.Name]
+	return ok && p.Tool.Status == agent.ToolPending && t.svc.opts.Tools[i].Info().ReadOnly
+}
+
+// runTool runs one call and records its result in its part.
+func (t *turn) runTool(ctx context.Context, p *agent.Part) {
+	call := p.Tool
+	if call.Status != agent.ToolPending { // the arguments did not parse
+		return
+	}
+	update := func() {
+		t.save(ctx, *p)
+		t.publish(agent.Event{Kind: agent.EventToolCallUpdate, MessageID: p.MessageID, PartID: p.ID, Tool: cloneTool(call)})
+	}
+	fail := func(msg string) {
+		call.Status, call.Error = agent.ToolFailed, msg
+		p.Ended = time.Now().UTC()
+		update()
+	}
+	i, ok := t.tools[call.Name]
+	if !ok {
+		fail(fmt.Sprintf("There is no tool named %q. The tools are: %s.", call.Name, strings.Join(t.toolNames(), ", ")))
+		return
+	}
+	tl := t.svc.opts.Tools[i]
+	if denied := t.doomLoop(ctx, call); denied != "" {
+		fail(denied)
+		return
+	}
+
+	call.Status = agent.ToolRunning
+	p.Started = time.Now().UTC()
+	update()
+
+	info := tl.Info()
+	timeout := info.Timeout
+	if timeout <= 0 {
+		timeout = t.svc.opts.ToolTimeout
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var progressMu sync.Mutex
+	lastProgress := time.Time{}
+	env := &tool.Env{
+		SessionID: t.id,
+		CallID:    call.CallID,
+		Workspace: t.svc.opts.Workspace,
+		Permit: func(ctx context.Context, c permission.Call) error {
+			if c.Metadata == nil {
+				c.Metadata = map[string]any{}
+			}
+			c.Metadata["callId"] = call.CallID
+			return t.live.checker.Check(ctx, c)
+		},
+		Progress: func(output string) {
+			// Terminal output can come fast; people need a few updates a
+			// second, not one per line.
+			progressMu.Lock()
+			defer progressMu.Unlock()
+			if time.Since(lastProgress) < 100*time.Millisecond {
+				return
+			}
+			lastProgress = time.Now()
+			c := cloneTool(call)
+			c.Terminal = output
+			t.publish(agent.Event{Kind: agent.EventToolCallUpdate, MessageID: p.MessageID, PartID: p.ID, Tool: c})
+		},
+		Plan: func(entries []agent.PlanEntry) {
+			t.publish(agent.Event{Kind: agent.EventPlan, Plan: entries})
+		},
+		Files:  t.live.files,
+		Logger: t.svc.log.With("tool", call.Name, "call", call.CallID),
+	}
+	res, err := runSafely(runCtx, tl, env, call)
+	p.Ended = time.Now().UTC()
+	switch {
+	case ctx.Err() != nil:
+		fail("cancelled by the user")
+		return
+	case errors.Is(err, context.DeadlineExceeded) || err == nil && runCtx.Err() != nil:
+		fail(fmt.Sprintf("The call did not finish within %s and was stopped.", timeout))
+		return
+	case errors.As(err, new(*permission.DeniedError)):
+		fail(err.Error())
+		return
+	case err != nil:
+		fail(fmt.Sprintf("The tool failed: %v", err))
+		return
+	}
+	call.Title, call.Locations, call.Diff, call.Attachments, call.Metadata = res.Title, res.Locations, res.Diff, res.Attachments, res.Metadata
+	if res.IsError {
+		call.Status, call.Error, call.Output = agent.ToolFailed, res.Output, ""
+	} else {
+		call.Status, call.Output = agent.ToolCompleted, res.Output
+	}
+	update()
+}
+
+// runSafely runs a tool, turning a panic into an error: a broken tool must
+// not take the editor's agent down with it.
+func runSafely(ctx context.Context, tl tool.Tool, env *tool.Env, call *agent.ToolCall) (res tool.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in %s: %v", call.Name, r)
+		}
+	}()
+	return tl.Run(ctx, env, argsOrEmpty(call.Input))
+}
+
+// doomLoop asks the human before the same call runs a third time in a row.
+// It returns the message for the model when the answer is no.
+func (t *turn) doomLoop(ctx context.Context, call *agent.ToolCall) string {
+	key := call.Name + "\x00" + string(call.Input)
+	t.svc.mu.Lock()
+	t.live.recent = append(t.live.recent, key)
+	if len(t.live.recent) > doomLoopRepeats {
+		t.live.recent = t.live.recent[len(t.live.recent)-doomLoopRepeats:]
+	}
+	repeated := len(t.live.recent) == doomLoopRepeats
+	for _, k := range t.live.recent {
+		repeated = repeated && k == key
+	}
+	t.svc.mu.Unlock()
+	if !repeated {
+		return ""
+	}
+	err := t.live.checker.Check(ctx, permission.Call{
+		Permission: permission.DoomLoop,
+		Subjects:   []string{call.Name},
+		Title:      fmt.Sprintf("%s was called %d times in a row with the same input", call.Name, doomLoopRepeats),
+		Metadata:   map[string]any{"callId": call.CallID},
+	})
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("Not run: this is the %s call in a row with the same input, and the user did not let it run again (%v). Try something different.", ordinal(doomLoopRepeats), err)
+}
+
+func ordinal(n int) string {
+	return map[int]string{2: "second", 3: "third", 4: "fourth"}[n]
+}
+
+func (t *turn) toolNames() []string {
+	var names []string
+	for _, tl := range t.svc.opts.Tools {
+		names = append(names, tl.Info().Name)
+	}
+	return names
+}

@@ -1,0 +1,279 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/llm"
+)
+
+// turn is one run of Prompt: it owns the messages and parts it writes.
+type turn struct {
+	svc  *Service
+	live *live
+	id   agent.ID
+
+	provider llm.Provider
+	model    string
+	tools    map[string]int // name → index in svc.opts.Tools
+}
+
+func (t *turn) publish(e agent.Event) {
+	e.SessionID = t.id
+	t.live.bus.Publish(e)
+}
+
+// save writes a part. The store is the record of the turn, so a failure to
+// write is logged loudly but does not stop the user's work mid-stream.
+func (t *turn) save(ctx context.Context, p agent.Part) {
+	if err := t.svc.opts.Store.PutPart(context.WithoutCancel(ctx), p); err != nil {
+		t.svc.log.Error("cannot store a part of the turn", "session", t.id, "part", p.ID, "err", err)
+	}
+}
+
+func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
+	store := t.svc.opts.Store
+	sess, err := store.Session(ctx, t.id)
+	if err != nil {
+		return agent.Message{}, err
+	}
+	t.provider, t.model, err = t.svc.opts.Models(sess.Model)
+	if err != nil {
+		return agent.Message{}, err
+	}
+	t.tools = map[string]int{}
+	for i, tl := range t.svc.opts.Tools {
+		t.tools[tl.Info().Name] = i
+	}
+
+	now := time.Now().UTC()
+	user := agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleUser, Created: now, Completed: now}
+	if err := store.PutMessage(ctx, user); err != nil {
+		return agent.Message{}, err
+	}
+	t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text})
+	if sess.Title == "" {
+		t.updateSession(ctx, func(s *agent.Session) { s.Title = titleOf(text) })
+	}
+	t.publish(agent.Event{Kind: agent.EventUserMessage, MessageID: user.ID, Text: text})
+	t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
+
+	var last agent.Message
+	for step := 1; ; step++ {
+		msg, calls, err := t.step(ctx, sess)
+		last = msg
+		switch {
+		case ctx.Err() != nil:
+			return t.finish(ctx, msg, agent.FinishCancelled, "")
+		case err != nil:
+			return t.finish(ctx, msg, agent.FinishError, err.Error())
+		case len(calls) == 0:
+			return t.finish(ctx, msg, msg.Finish, "")
+		}
+		t.runTools(ctx, calls)
+		if ctx.Err() != nil {
+			return t.finish(ctx, last, agent.FinishCancelled, "")
+		}
+		if step >= t.svc.opts.MaxSteps {
+			return t.finish(ctx, last, agent.FinishStepLimit, "")
+		}
+	}
+}
+
+// finish records how the turn ended and publishes the final state.
+func (t *turn) finish(ctx context.Context, msg agent.Message, how agent.Finish, failure string) (agent.Message, error) {
+	if how == "" {
+		how = agent.FinishStop
+	}
+	msg.Finish, msg.Error = how, failure
+	if msg.Completed.IsZero() {
+		msg.Completed = time.Now().UTC()
+	}
+	if err := t.svc.opts.Store.PutMessage(context.WithoutCancel(ctx), msg); err != nil {
+		t.svc.log.Error("cannot store the end of the turn", "session", t.id, "err", err)
+	}
+	if how == agent.FinishError {
+		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateFailed, Reason: failure})
+	} else {
+		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateIdle, Reason: string(how)})
+	}
+	return msg, nil
+}
+
+// updateSession applies fn to the stored session. The store keeps the
+// message count, so the record is read again rather than kept in memory.
+func (t *turn) updateSession(ctx context.Context, fn func(*agent.Session)) {
+	ctx = context.WithoutCancel(ctx)
+	s, err := t.svc.opts.Store.Session(ctx, t.id)
+	if err == nil {
+		fn(&s)
+		s.Updated = time.Now().UTC()
+		err = t.svc.opts.Store.PutSession(ctx, s)
+	}
+	if err != nil {
+		t.svc.log.Error("cannot update the session", "session", t.id, "err", err)
+	}
+}
+
+func titleOf(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if r := []rune(line); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return line
+}
+
+// step makes one model call and stores the answer as it streams. It
+// returns the assistant message and the tool parts the model asked for.
+func (t *turn) step(ctx context.Context, sess agent.Session) (agent.Message, []*agent.Part, error) {
+	store := t.svc.opts.Store
+	msgs, err := store.Messages(ctx, t.id)
+	if err != nil {
+		return agent.Message{}, nil, err
+	}
+	req := &llm.Request{Model: t.model, Messages: history(msgs)}
+	var names []string
+	for _, tl := range t.svc.opts.Tools {
+		info := tl.Info()
+		req.Tools = append(req.Tools, llm.Tool{Name: info.Name, Description: info.Description, Schema: info.Schema})
+		names = append(names, info.Name)
+	}
+	if t.svc.opts.System != nil {
+		if req.System, err = t.svc.opts.System(ctx, sess, names); err != nil {
+			return agent.Message{}, nil, fmt.Errorf("building the system prompt: %w", err)
+		}
+	} else {
+		req.System = defaultSystem
+	}
+
+	msg := agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleAssistant, Created: time.Now().UTC(), Model: sess.Model}
+	if err := store.PutMessage(ctx, msg); err != nil {
+		return msg, nil, err
+	}
+	parts := map[int]*agent.Part{}
+	var calls []*agent.Part
+	newPart := func(index int, kind agent.PartKind) *agent.Part {
+		p := &agent.Part{ID: agent.NewPartID(), MessageID: msg.ID, SessionID: t.id, Kind: kind, Started: time.Now().UTC()}
+		parts[index] = p
+		return p
+	}
+	stream := t.provider.Stream(ctx, req)
+	defer stream.Close()
+	for stream.Next() {
+		ev := stream.Event()
+		switch ev.Kind {
+		case llm.EventTextDelta, llm.EventReasoningDelta:
+			kind, evKind := agent.PartText, agent.EventMessageChunk
+			if ev.Kind == llm.EventReasoningDelta {
+				kind, evKind = agent.PartReasoning, agent.EventThoughtChunk
+			}
+			p := parts[ev.Index]
+			if p == nil {
+				p = newPart(ev.Index, kind)
+			}
+			p.Text += ev.Text
+			t.save(ctx, *p)
+			t.publish(agent.Event{Kind: evKind, MessageID: msg.ID, PartID: p.ID, Text: ev.Text})
+		case llm.EventReasoningEnd:
+			p := parts[ev.Index]
+			if p == nil {
+				p = newPart(ev.Index, agent.PartReasoning)
+			}
+			r := ev.Reasoning
+			p.Signature = r.Signature
+			p.Metadata, _ = json.Marshal(reasoningMeta{Origin: r.Origin, Redacted: r.Redacted, ItemID: r.ItemID, Encrypted: r.Encrypted})
+			p.Ended = time.Now().UTC()
+			t.save(ctx, *p)
+		case llm.EventToolCallStart:
+			p := newPart(ev.Index, agent.PartTool)
+			p.Tool = &agent.ToolCall{CallID: ev.ToolCall.ID, Name: ev.ToolCall.Name, Status: agent.ToolPending, Kind: t.kindOf(ev.ToolCall.Name)}
+			t.save(ctx, *p)
+			t.publish(agent.Event{Kind: agent.EventToolCall, MessageID: msg.ID, PartID: p.ID, Tool: cloneTool(p.Tool)})
+		case llm.EventToolCallEnd:
+			p := parts[ev.Index]
+			if p == nil || p.Tool == nil {
+				p = newPart(ev.Index, agent.PartTool)
+				p.Tool = &agent.ToolCall{CallID: ev.ToolCall.ID, Name: ev.ToolCall.Name, Status: agent.ToolPending, Kind: t.kindOf(ev.ToolCall.Name)}
+			}
+			p.Tool.Input = ev.ToolCall.Arguments
+			if ev.Err != nil {
+				p.Tool.Status, p.Tool.Error = agent.ToolFailed, fmt.Sprintf("The arguments were not a JSON object (%v); call the tool again with valid JSON.", ev.Err)
+			}
+			t.save(ctx, *p)
+			t.publish(agent.Event{Kind: agent.EventToolCallUpdate, MessageID: msg.ID, PartID: p.ID, Tool: cloneTool(p.Tool)})
+			calls = append(calls, p)
+		case llm.EventUsage:
+			u := agent.Usage{Input: int64(ev.Usage.Input), Output: int64(ev.Usage.Output), CacheRead: int64(ev.Usage.CacheRead),
+				CacheWrite: int64(ev.Usage.CacheWrite), Reasoning: int64(ev.Usage.Reasoning)}
+			msg.Usage, msg.Cost = msg.Usage.Add(u), msg.Cost+ev.Cost
+			t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: msg.ID, SessionID: t.id, Kind: agent.PartStepFinish, Usage: &u, Cost: ev.Cost})
+			t.updateSession(ctx, func(s *agent.Session) { s.Usage = s.Usage.Add(u); s.Cost += ev.Cost })
+			t.publish(agent.Event{Kind: agent.EventUsage, MessageID: msg.ID, Usage: &u, Cost: ev.Cost})
+		case llm.EventFinish:
+			msg.Finish = finishOf(ev.Finish)
+		case llm.EventRetry:
+			t.publish(agent.Event{Kind: agent.EventRetry, Retry: &agent.RetryInfo{Attempt: ev.Retry.Attempt, Delay: ev.Retry.Delay, Reason: retryReason(ev.Retry)}})
+		}
+	}
+	for _, p := range parts {
+		if p.Kind == agent.PartText && p.Ended.IsZero() {
+			p.Ended = time.Now().UTC()
+			t.save(ctx, *p)
+		}
+	}
+	msg.Completed = time.Now().UTC()
+	if err := stream.Err(); err != nil {
+		// Tool calls of a broken answer are not run: the model did not
+		// finish asking for them.
+		for _, p := range calls {
+			if p.Tool.Status == agent.ToolPending {
+				p.Tool.Status, p.Tool.Error = agent.ToolFailed, "not run: the model's answer was cut off"
+				t.save(ctx, *p)
+			}
+		}
+		return msg, nil, err
+	}
+	if err := store.PutMessage(ctx, msg); err != nil {
+		return msg, nil, err
+	}
+	return msg, calls, nil
+}
+
+func (t *turn) kindOf(name string) agent.ToolKind {
+	if i, ok := t.tools[name]; ok {
+		if k := t.svc.opts.Tools[i].Info().Kind; k != "" {
+			return k
+		}
+	}
+	return agent.ToolKindOther
+}
+
+func finishOf(f llm.FinishReason) agent.Finish {
+	switch f {
+	case llm.FinishStop:
+		return agent.FinishStop
+	case llm.FinishLength:
+		return agent.FinishLength
+	case llm.FinishToolUse:
+		return agent.FinishToolCalls
+	}
+	return agent.Finish(f)
+}
+
+func retryReason(r llm.Retry) string {
+	if r.Err != nil {
+		return r.Err.Error()
+	}
+	return "the model call failed"
+}
+
+func cloneTool(t *agent.ToolCall) *agent.ToolCall {
+	c := *t
+	return &c
+}
+
+const defaultSystem = `You are darman, a coding agent working in the user's workspace through the tools you are given. Read before you edit, keep changes small, and say what you changed.`
