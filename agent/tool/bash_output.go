@@ -1,0 +1,98 @@
+//go:build unix
+
+package tool
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+)
+
+//go:embed bash_output.md
+var bashOutputDescription string
+
+//go:embed bash_kill.md
+var bashKillDescription string
+
+type jobInput struct {
+	JobID string `json:"job_id" jsonschema:"the id bash returned when it started the job, e.g. job-1"`
+}
+
+// newBashOutput returns the bash_output tool.
+func newBashOutput() Tool {
+	return newTyped(Info{
+		Name:        "bash_output",
+		Description: bashOutputDescription,
+		Kind:        agent.ToolKindExecute,
+		ReadOnly:    true,
+		Timeout:     10 * time.Second,
+	}, nil, func(ctx context.Context, env *Env, in jobInput) (Result, error) {
+		jb, res, ok := findJob(env, in.JobID)
+		if !ok {
+			return res, nil
+		}
+		return jobReport(env, jb, "bash_output"), nil
+	})
+}
+
+// newBashKill returns the bash_kill tool.
+func newBashKill() Tool {
+	return newTyped(Info{
+		Name:        "bash_kill",
+		Description: bashKillDescription,
+		Kind:        agent.ToolKindExecute,
+		Timeout:     stopGrace + 10*time.Second,
+	}, nil, func(ctx context.Context, env *Env, in jobInput) (Result, error) {
+		jb, res, ok := findJob(env, in.JobID)
+		if !ok {
+			return res, nil
+		}
+		if _, running, _ := jb.status(); running {
+			jb.kill()
+		}
+		return jobReport(env, jb, "bash_kill"), nil
+	})
+}
+
+func findJob(env *Env, id string) (*job, Result, bool) {
+	if env.Jobs == nil {
+		return nil, failure("no background jobs", "This session has no background jobs."), false
+	}
+	jb, err := env.Jobs.get(id)
+	if err != nil {
+		return nil, failure("no such job", "%v.", err), false
+	}
+	return jb, Result{}, true
+}
+
+// jobReport tells the model a job's new output and status.
+func jobReport(env *Env, jb *job, tool string) Result {
+	status, running, code := jb.status()
+	data, dropped := jb.out.take()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Job %s (%s) is %s; started %s ago.\n", jb.id, truncateLine(jb.command, 200), status, time.Since(jb.started).Round(time.Second))
+	meta := map[string]any{"jobId": jb.id, "running": running, "status": status}
+	if !running {
+		meta["exitCode"] = code
+	}
+	if dropped > 0 {
+		fmt.Fprintf(&b, "(%d bytes of earlier output were dropped: only the last %d KiB unread are kept.)\n", dropped, jobBuffer>>10)
+	}
+	if len(data) == 0 {
+		b.WriteString("No new output.")
+		return Result{Output: b.String(), Title: jb.id + ": " + status, Metadata: metadata(meta)}
+	}
+	text, cut := headTail(string(data), outputMax, outputHead)
+	fmt.Fprintf(&b, "New output (%d bytes):\n%s", len(data), strings.TrimRight(text, "\n"))
+	if cut {
+		if path, err := saveOutput(env, tool, data); err == nil {
+			fmt.Fprintf(&b, "\nThe output was cut to its beginning and end; all of it is in %s.", path)
+			meta["outputPath"] = path
+		}
+	}
+	return Result{Output: b.String(), Title: jb.id + ": " + status, Metadata: metadata(meta)}
+}

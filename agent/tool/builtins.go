@@ -1,0 +1,33 @@
+package tool
+
+import "time"
+
+// Options configure the built-in tools.
+type Options struct {
+	// Skills gives the skill tool its skills; nil leaves the skill tool out.
+	Skills Skills
+	// Ripgrep is the path of the rg binary glob, grep and list run; ""
+	// looks for rg on PATH when Builtins is called.
+	Ripgrep string
+	// NoRipgrep makes glob, grep and list use their Go implementation even
+	// when rg is available. Both give the same results; rg is faster.
+	NoRipgrep bool
+	// MaxBashTimeout bounds the timeout a bash call may ask for; zero means
+	// ten minutes.
+	MaxBashTimeout time.Duration
+}
+
+// Builtins returns darman's built-in tools, configured by opts.
+func Builtins(opts Options) []Tool {
+	tools := []Tool{
+		newRead(),
+		newBash(opts.MaxBashTimeout),
+		newBashOutput(),
+		newBashKill(),
+		newTodo(),
+	}
+	if opts.Skills != nil {
+		tools = append(tools, newSkill(opts.Skills))
+	}
+	return tools
+}

@@ -1,0 +1,130 @@
+package tool
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Disk is the Workspace of the headless front: files are read from and
+// written to the disk directly. Writes are atomic (a temporary file in the
+// same directory, renamed over the target), keep the mode of the file they
+// replace, write through a symbolic link to its target, and create missing
+// parent directories. Disk has no editor, so it never reports ErrUnsaved.
+// A Disk is safe for concurrent use.
+type Disk struct {
+	root string
+}
+
+// NewDisk returns the Disk workspace rooted at root, made absolute.
+func NewDisk(root string) *Disk {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	return &Disk{root: filepath.Clean(root)}
+}
+
+// Root returns the workspace's absolute root directory.
+func (d *Disk) Root() string { return d.root }
+
+func (d *Disk) abs(path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(d.root, path)
+	}
+	return filepath.Clean(path)
+}
+
+// ReadFile returns the file's content on disk.
+func (d *Disk) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(d.abs(path))
+}
+
+// WriteFile replaces the file's content atomically.
+func (d *Disk) WriteFile(ctx context.Context, path string, content []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	target := d.abs(path)
+	// Write through a link, so the link stays a link.
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
+	var mode fs.FileMode
+	exists := false
+	switch info, err := os.Stat(target); {
+	case err == nil && !info.Mode().IsRegular():
+		return fmt.Errorf("write %s: not a regular file", target)
+	case err == nil:
+		mode, exists = info.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), true
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	tmp, err := createTemp(dir, filepath.Base(target))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(content); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	if exists {
+		if err := tmp.Chmod(mode); err != nil {
+			return fmt.Errorf("write %s: keep its mode: %w", target, err)
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	if err := os.Rename(name, target); err != nil {
+		return fmt.Errorf("write %s: %w", target, err)
+	}
+	ok = true
+	return nil
+}
+
+// Remove deletes the file from the disk.
+func (d *Disk) Remove(ctx context.Context, path string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return os.Remove(d.abs(path))
+}
+
+// createTemp makes a new, empty file in dir, named after base. It is
+// created with mode 0666 so that the process's umask decides a new file's
+// permissions, as it would for any other program writing it.
+func createTemp(dir, base string) (*os.File, error) {
+	for range 10 {
+		var b [6]byte
+		rand.Read(b[:])
+		name := filepath.Join(dir, "."+base+".darman-"+hex.EncodeToString(b[:])+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, errors.New("could not make a temporary file")
+}

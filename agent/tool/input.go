@@ -1,0 +1,126 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// typed is a Tool whose input decodes into In. Its schema is generated from
+// In, and input that does not follow the schema is refused with a result
+// saying what was wrong before run sees it.
+type typed[In any] struct {
+	info   Info
+	schema *jsonschema.Resolved
+	run    func(ctx context.Context, env *Env, in In) (Result, error)
+}
+
+// newTyped builds a tool taking In. adjust, when not nil, refines the
+// generated schema (enums, bounds) before it is published.
+func newTyped[In any](info Info, adjust func(*jsonschema.Schema), run func(context.Context, *Env, In) (Result, error)) *typed[In] {
+	raw, resolved, err := schemaFor[In](adjust)
+	if err != nil {
+		// The input types are fixed at compile time and covered by tests:
+		// this is a programming error, not bad input.
+		panic(fmt.Sprintf("tool %s: %v", info.Name, err))
+	}
+	info.Schema = raw
+	return &typed[In]{info: info, schema: resolved, run: run}
+}
+
+func (t *typed[In]) Info() Info { return t.info }
+
+func (t *typed[In]) Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error) {
+	if env == nil {
+		return Result{}, errors.New("tool " + t.info.Name + ": no environment (Env is nil)")
+	}
+	in, err := decodeInput[In](t.schema, input)
+	if err != nil {
+		return Result{
+			Output:  fmt.Sprintf("Invalid input for %s: %v. Fix the arguments to follow the tool's schema and call it again.", t.info.Name, err),
+			IsError: true,
+			Title:   "invalid input",
+		}, nil
+	}
+	return t.run(ctx, env, in)
+}
+
+// schemaFor generates In's JSON Schema.
+func schemaFor[In any](adjust func(*jsonschema.Schema)) (json.RawMessage, *jsonschema.Resolved, error) {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generate the input schema: %w", err)
+	}
+	if adjust != nil {
+		adjust(s)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resolve the input schema: %w", err)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode the input schema: %w", err)
+	}
+	if len(s.Properties) == 0 {
+		// OpenAI refuses an object schema without "properties", and the
+		// generated one omits an empty map.
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, nil, fmt.Errorf("encode the input schema: %w", err)
+		}
+		m["properties"] = map[string]any{}
+		if raw, err = json.Marshal(m); err != nil {
+			return nil, nil, fmt.Errorf("encode the input schema: %w", err)
+		}
+	}
+	return raw, resolved, nil
+}
+
+// decodeInput checks the model's arguments against the schema and decodes
+// them. Missing arguments count as an empty object.
+func decodeInput[In any](schema *jsonschema.Resolved, input json.RawMessage) (In, error) {
+	var in In
+	input = bytes.TrimSpace(input)
+	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
+		input = []byte("{}")
+	}
+	var generic any
+	if err := json.Unmarshal(input, &generic); err != nil {
+		return in, fmt.Errorf("the arguments are not valid JSON (%v)", err)
+	}
+	if _, ok := generic.(map[string]any); !ok {
+		return in, errors.New("the arguments must be a JSON object")
+	}
+	if err := schema.Validate(generic); err != nil {
+		return in, err
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// setEnum restricts a string property (found by its path of property
+// names, "[]" stepping into array items) to values.
+func setEnum(s *jsonschema.Schema, values []string, path ...string) {
+	for _, p := range path {
+		if p == "[]" {
+			s = s.Items
+		} else {
+			s = s.Properties[p]
+		}
+	}
+	for _, v := range values {
+		s.Enum = append(s.Enum, v)
+	}
+}
+
+// setMinimum gives an integer property a lower bound.
+func setMinimum(s *jsonschema.Schema, min float64, prop string) {
+	s.Properties[prop].Minimum = &min
+}

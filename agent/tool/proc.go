@@ -1,0 +1,225 @@
+//go:build unix
+
+package tool
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// proc is a shell command running in a process group of its own, with its
+// stdout and stderr interleaved on one pipe that a goroutine copies into a
+// sink. Everything the command starts joins its group, so stopping the group
+// stops them too (a process that makes a new session or group of its own
+// escapes; nothing short of a container catches those).
+//
+// The waiter goroutine reaps the main process as soon as it exits; the
+// reader goroutine ends when the last writer closes the pipe or when
+// stopReading gives up on it. stop and release end both.
+type proc struct {
+	cmd    *exec.Cmd
+	pgid   int
+	out    *os.File
+	exited chan struct{} // closed once the main process has exited and been reaped
+	read   chan struct{} // closed once the reader is done
+
+	mu   sync.Mutex
+	sink io.Writer
+}
+
+// shell returns the shell commands run in: bash when there is one.
+func shell() (string, error) {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p, nil
+	}
+	if p, err := exec.LookPath("sh"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("neither bash nor sh was found on PATH")
+}
+
+// startProc starts command with "bash -c" in dir, with stdin empty.
+func startProc(command, dir string, sink io.Writer) (*proc, error) {
+	sh, err := shell()
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("make the output pipe: %w", err)
+	}
+	cmd := exec.Command(sh, "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w
+	// Nothing may wait for a person at a terminal: no pagers, no prompts.
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("start %s: %w", filepath.Base(sh), err)
+	}
+	// Only the command's processes hold the write end now, so the pipe
+	// ends when the last of them exits.
+	w.Close()
+	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, out: r, exited: make(chan struct{}), read: make(chan struct{}), sink: sink}
+	go func() {
+		cmd.Wait()
+		close(p.exited)
+	}()
+	go p.copy()
+	return p, nil
+}
+
+func (p *proc) copy() {
+	defer close(p.read)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := p.out.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			p.sink.Write(buf[:n])
+			p.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// setSink sends the output that comes from now on to w.
+func (p *proc) setSink(w io.Writer) {
+	p.mu.Lock()
+	p.sink = w
+	p.mu.Unlock()
+}
+
+// exitCode is the main process's exit status once it has exited: its code,
+// or -1 and the signal that killed it.
+func (p *proc) exitCode() (int, string) {
+	st := p.cmd.ProcessState
+	if st == nil {
+		return -1, ""
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, ws.Signal().String()
+	}
+	return st.ExitCode(), ""
+}
+
+// waitRead waits up to d for the reader to finish, and reports whether it
+// did.
+func (p *proc) waitRead(d time.Duration) bool {
+	select {
+	case <-p.read:
+		return true
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.read:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// stopReading ends the reader even though some process still holds the
+// pipe, and closes it.
+func (p *proc) stopReading() {
+	p.out.SetReadDeadline(time.Now())
+	<-p.read
+	p.out.Close()
+}
+
+// stop ends the whole group: SIGTERM, then SIGKILL to what is left after
+// grace. It returns once the group is gone (or, if something in it cannot
+// be killed, after a bounded wait), the main process has been reaped and
+// the reader is done.
+func (p *proc) stop(grace time.Duration) {
+	if groupAlive(p.pgid) {
+		syscall.Kill(-p.pgid, syscall.SIGTERM)
+		// A stopped process acts on SIGTERM only once continued.
+		syscall.Kill(-p.pgid, syscall.SIGCONT)
+		waitGone(p.pgid, grace)
+	}
+	if groupAlive(p.pgid) {
+		syscall.Kill(-p.pgid, syscall.SIGKILL)
+		waitGone(p.pgid, 2*time.Second)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+	}
+	if !p.waitRead(200 * time.Millisecond) {
+		// Something outside the group still holds the pipe.
+		p.stopReading()
+	}
+}
+
+// waitGone waits up to d for the group to have no live process.
+func waitGone(pgid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for groupAlive(pgid) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// groupAlive reports whether any process of the group is still running.
+// Zombies do not count: they are dead, waiting for a parent to reap them
+// (in containers whose init does not reap, they may wait forever).
+func groupAlive(pgid int) bool {
+	if alive, ok := procGroupAlive(pgid); ok {
+		return alive
+	}
+	return syscall.Kill(-pgid, 0) == nil
+}
+
+// procGroupAlive answers groupAlive from /proc; ok is false where there is
+// no /proc to read.
+func procGroupAlive(pgid int) (alive, ok bool) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return false, false
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return false, false
+	}
+	want := []byte(strconv.Itoa(pgid))
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid pgrp ...": comm may hold anything, so
+		// the fields start after its last ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(stat[i+1:])
+		if len(f) < 3 || !bytes.Equal(f[2], want) {
+			continue
+		}
+		if s := f[0]; len(s) == 1 && (s[0] == 'Z' || s[0] == 'X') {
+			continue
+		}
+		return true, true
+	}
+	return false, true
+}

@@ -1,0 +1,140 @@
+// Package tool defines what a tool is to the agent — something the model may
+// call, with a typed input, a timeout and a capped output — and holds the
+// built-in tools, one file each, each with its model-facing description in an
+// embedded Markdown file.
+//
+// A tool's failure that the model can act on (a file that does not exist,
+// an edit that does not match, a command that exits 1, a permission the
+// human refused) is a Result with IsError set, not a Go error. A Go error
+// from Run means the environment broke (the workspace is gone, the context
+// was cancelled) and ends the turn.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/permission"
+)
+
+// Tool is one thing the model may do. Implementations are stateless or
+// guard their own state: one Tool value serves every session, concurrently.
+type Tool interface {
+	Info() Info
+	// Run executes one call. input is the model's arguments, unvalidated.
+	// Run must return promptly once ctx is done.
+	Run(ctx context.Context, env *Env, input json.RawMessage) (Result, error)
+}
+
+// Info describes a tool to the model and to the agent loop.
+type Info struct {
+	Name string
+	// Description is what the model reads: when to use the tool and how.
+	Description string
+	// Schema is the JSON Schema of the input, an object.
+	Schema json.RawMessage
+	Kind   agent.ToolKind
+	// ReadOnly tools change nothing, so the loop may run several at once.
+	ReadOnly bool
+	// Timeout bounds one call; zero means the loop's default.
+	Timeout time.Duration
+}
+
+// Result is what a call produced.
+type Result struct {
+	// Output is what the model reads, already capped by the tool.
+	Output string
+	// IsError says Output describes a failure the model should handle.
+	IsError bool
+	// Title is a short summary for people ("main.go:10-40", "go test ./...").
+	Title       string
+	Locations   []agent.Location
+	Diff        *agent.Diff
+	Attachments []agent.File
+	// Metadata is kept with the call in the store (the full output when
+	// Output was truncated, exit codes, match counts, ...).
+	Metadata json.RawMessage
+}
+
+// Env is what a call may use besides its input. The agent loop makes one per
+// call; every func field is safe for concurrent use.
+type Env struct {
+	SessionID agent.ID
+	// CallID is the provider's ID of this call.
+	CallID    string
+	Workspace Workspace
+	// Permit decides a permission before the tool acts. A nil error means go
+	// ahead; a *permission.DeniedError is turned into the Result (see
+	// Denied); any other error ends the call as an environment failure.
+	Permit func(ctx context.Context, call permission.Call) error
+	// Progress streams partial output (a command's terminal text, whole so
+	// far) to the people watching; nil drops it.
+	Progress func(output string)
+	// Plan publishes the agent's plan; used by the todo tool.
+	Plan func(entries []agent.PlanEntry)
+	// Files remembers what this session read, for write-after-read checks;
+	// nil turns those checks off.
+	Files *FileTimes
+	// Jobs holds the session's background commands (bash with
+	// run_in_background, and what a command leaves running when it exits);
+	// the loop makes one per session and closes it when the session ends.
+	// nil means the session has no background jobs: such commands are
+	// refused, and leftovers are stopped when their command exits.
+	Jobs   *Jobs
+	Logger *slog.Logger
+}
+
+// ErrUnsaved is what Workspace.WriteFile returns, wrapped, when the editor
+// holds unsaved changes to the file: writing would clobber them, so the tool
+// tells the model to have the user save or discard them first.
+var ErrUnsaved = errors.New("the file has unsaved changes in the editor")
+
+// Denied turns a refused permission into the call's result: a
+// *permission.DeniedError anywhere in err's chain becomes an error Result
+// whose Output is the refusal, written for the model. ok is false for any
+// other error, which is a failure of the environment.
+func Denied(err error) (res Result, ok bool) {
+	var d *permission.DeniedError
+	if !errors.As(err, &d) {
+		return Result{}, false
+	}
+	return Result{Output: d.Error(), IsError: true, Title: "permission denied"}, true
+}
+
+// Workspace is the files the agent works on. Paths given to its methods are
+// absolute and clean. The headless front reads and
+// writes the disk; the LSP front reads the editor's unsaved buffers and
+// routes writes through the editor, so an edit lands where the user sees it.
+type Workspace interface {
+	// Root is the workspace's absolute root directory.
+	Root() string
+	// ReadFile returns a file's content: the editor's unsaved buffer when
+	// the file is open there, else the disk's. Errors wrap fs.ErrNotExist
+	// for a missing file.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// WriteFile replaces a file's content, creating it (and its directory)
+	// when needed and keeping the mode of an existing file. When it returns,
+	// the new content is on disk, so a following command sees it.
+	// It fails, without writing, when the editor holds unsaved changes to
+	// the file (see ErrUnsaved).
+	WriteFile(ctx context.Context, path string, content []byte) error
+}
+
+// Remover is a Workspace that deletes files itself (the LSP front, through
+// the editor). apply_patch uses it when the workspace has it, and removes
+// the file from the disk otherwise.
+type Remover interface {
+	// Remove deletes a file; like WriteFile it fails with ErrUnsaved when
+	// the editor holds unsaved changes to it.
+	Remove(ctx context.Context, path string) error
+}
+
+// Source offers tools from elsewhere, such as MCP servers.
+type Source interface {
+	// Tools returns the tools available now; it may change between calls.
+	Tools(ctx context.Context) ([]Tool, error)
+}
