@@ -101,12 +101,8 @@ func writeQuoted(w *strings.Builder, inner string, q byte) {
 	}
 }
 
-// substituteArgs replaces $ARGUMENTS with the whole argument string
-// (trimmed) and $1..$N with the words SplitArgs finds. The highest-numbered
-// placeholder in the template takes that word and every word after it,
-// joined by single spaces, so "/commit $1" given "fix the parser" sees all
-// three words. A placeholder with no word is replaced by nothing. $0, and a
-// $ not followed by ARGUMENTS or a digit, stay as written.
+// substituteArgs replaces $ARGUMENTS and $1..$N as Command.Expand
+// describes.
 func substituteArgs(template, args string) string {
 	if !strings.Contains(template, "$") {
 		return template

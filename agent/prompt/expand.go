@@ -44,8 +44,12 @@ var ErrOutsideWorkspace = errors.New("outside the workspace")
 // text typed after the command's name. In order:
 //
 //  1. $ARGUMENTS becomes args (trimmed) and $1..$N its words, split as
-//     SplitArgs does; the highest-numbered placeholder in the template
-//     takes the rest of the words (see substituteArgs).
+//     SplitArgs does. The highest-numbered placeholder in the template
+//     takes its word and all the words after it, joined by single spaces,
+//     so "/commit $1" given "fix the parser" sees all three words and a
+//     template need not guess how many words it gets. A placeholder with
+//     no word becomes "". $0, and a $ before anything but ARGUMENTS or a
+//     digit, stay as written.
 //  2. The result is scanned once, left to right, so what is inlined is
 //     never expanded again:
 //     - !`cmd` is replaced by the command's output, trimmed of trailing

@@ -378,3 +378,37 @@ func TestDirInstructions(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildConcurrent builds prompts for different tool sets at once: each
+// must mention only its own tools.
+func TestBuildConcurrent(t *testing.T) {
+	f := newFixture(t)
+	sets := [][]string{{"read"}, {"edit", "read"}, {"bash"}, {"todo"}}
+	errs := make(chan error, 4*len(sets))
+	for range 4 {
+		for _, tools := range sets {
+			go func() {
+				opts := f.options()
+				opts.Tools = tools
+				p, err := prompt.Build(context.Background(), opts)
+				if err != nil {
+					errs <- err
+					return
+				}
+				base := p.Parts[0].Text
+				for tool, line := range map[string]string{"edit": "Change files with edit", "bash": "run the relevant tests", "todo": "keep a plan with todo"} {
+					if strings.Contains(base, line) != slices.Contains(tools, tool) {
+						errs <- fmt.Errorf("tools %v: instructions have %q: %v", tools, line, !slices.Contains(tools, tool))
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+	}
+	for range 4 * len(sets) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
