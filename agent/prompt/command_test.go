@@ -180,6 +180,7 @@ func TestExpandErrors(t *testing.T) {
 	f := newFixture(t)
 	f.write("bin.dat", "\x00\x01\x02")
 	f.write("big.txt", strings.Repeat("x", 300<<10))
+	f.write("main.txt", strings.Repeat("y", 200<<10))
 	outside := f.write(filepath.Join(f.home, "secret.txt"), "secret")
 	if err := os.Symlink(outside, filepath.Join(f.root, "link.txt")); err != nil {
 		t.Fatal(err)
@@ -202,6 +203,7 @@ func TestExpandErrors(t *testing.T) {
 		{"relative out", "@../home/secret.txt", nil, "command /t: @../home/secret.txt: outside the workspace"},
 		{"command fails", "a !`make lint` b", failing, "command /t: !`make lint` failed: exit status 3"},
 		{"no runner", "!`date`", nil, "command /t: !`date`: running commands is not available here"},
+		{"too much in all", strings.Repeat("@main.txt ", 12), nil, "command /t: the expanded message is over 2 MiB; inline fewer or smaller files"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -34,6 +34,8 @@ type ExpandOptions struct {
 const (
 	maxInlineFile   = 256 << 10
 	maxInlineOutput = 64 << 10
+	// maxExpanded bounds the whole message, against many @paths.
+	maxExpanded = 2 << 20
 )
 
 // ErrOutsideWorkspace is returned (wrapped) for an @path that leaves the
@@ -136,6 +138,9 @@ func expand(ctx context.Context, s string, opts ExpandOptions) (string, error) {
 		}
 		if err := ctx.Err(); err != nil {
 			return "", err
+		}
+		if b.Len() > maxExpanded {
+			return "", fmt.Errorf("the expanded message is over %d MiB; inline fewer or smaller files", maxExpanded>>20)
 		}
 	}
 	return b.String(), nil
