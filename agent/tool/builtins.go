@@ -21,6 +21,9 @@ type Options struct {
 func Builtins(opts Options) []Tool {
 	tools := []Tool{
 		newRead(),
+		newWrite(),
+		newEdit(),
+		newMultiedit(),
 		newBash(opts.MaxBashTimeout),
 		newBashOutput(),
 		newBashKill(),

@@ -1,0 +1,96 @@
+package tool
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// FuzzEdit drives the edit matcher chain, with the file's text form (BOM,
+// CRLF) taken off and put back as the edit tool does: it must never panic,
+// must fail only with "not found" or "ambiguous", and when it succeeds the
+// new text must hold what newString became, which is newString itself
+// except where a tolerant matcher says how it adapted it.
+func FuzzEdit(f *testing.F) {
+	f.Add([]byte("package main\n\nfunc main() {\n\tprintln(1)\n}\n"), "println(1)", "println(2)", false)
+	f.Add([]byte("a  \nb\t\nc\n"), "a\nb", "x\ny", false)
+	f.Add([]byte("func f() {\n\tif x {\n\t\ty()\n\t}\n}\n"), "    if x {\n        y()\n    }", "    if x {\n        z()\n    }", false)
+	f.Add([]byte("say(\"hi\")\n"), `say(\"hi\")`, `say(\"bye\")`, false)
+	f.Add([]byte("func g() {\n\ta := 1\n\treturn a\n}\n"), "func g() {\n\ta := 2\n\treturn a\n}", "func g() {}", false)
+	f.Add([]byte("\ufeffx\r\ny\r\nx\r\n"), "x", "z", true)
+	f.Add([]byte("x\nx\n"), "x\n", "", false)
+	f.Add([]byte(""), "a", "b", false)
+	f.Fuzz(func(t *testing.T, content []byte, old, repl string, all bool) {
+		text, form := decodeText(content)
+		o, n := form.normalize(old), form.normalize(repl)
+		a, err := applyEdit(text, o, n, all)
+		if err != nil {
+			var amb errAmbiguous
+			if !errors.As(err, &amb) && !errors.As(err, new(errNotFound)) {
+				t.Fatalf("unexpected error %T: %v", err, err)
+			}
+			if amb.lines != nil {
+				_ = amb.Error()
+			}
+			if from, to, ok := closestRegion(text, o); ok {
+				_ = numberedLines(text, from-2, to+2)
+			}
+			return
+		}
+		if !strings.Contains(a.text, a.inserted) {
+			t.Fatalf("the result %q lacks the inserted text %q", a.text, a.inserted)
+		}
+		switch a.how {
+		case "", "ignoring trailing whitespace", "by its first and last lines":
+			if a.inserted != n {
+				t.Fatalf("%q inserted %q, want newString %q", a.how, a.inserted, n)
+			}
+		case "ignoring indentation":
+			got, want := strings.Split(a.inserted, "\n"), strings.Split(n, "\n")
+			if len(got) != len(want) {
+				t.Fatalf("re-indenting changed the line count: %q from %q", a.inserted, n)
+			}
+			for i := range got {
+				if strings.TrimLeft(got[i], " \t") != strings.TrimLeft(want[i], " \t") {
+					t.Fatalf("re-indenting changed line %d: %q from %q", i, got[i], want[i])
+				}
+			}
+		default:
+			if a.inserted != unescape(n) {
+				t.Fatalf("%q inserted %q, want %q", a.how, a.inserted, unescape(n))
+			}
+		}
+		if a.count < 1 || !all && a.count != 1 {
+			t.Fatalf("count %d with replaceAll %v", a.count, all)
+		}
+		_, _ = changedLines(a.text, a)
+	})
+}
+
+func TestUnescape(t *testing.T) {
+	for in, want := range map[string]string{
+		`a\nb`:      "a\nb",
+		`\t\"x\"`:   "\t\"x\"",
+		`back\\`:    `back\`,
+		`\q`:        `\q`,
+		`end\`:      `end\`,
+		"\\`\\$\\'": "`$'",
+	} {
+		if got := unescape(in); got != want {
+			t.Errorf("unescape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSimilarity(t *testing.T) {
+	if s := similarity("abc", "abc"); s != 1 {
+		t.Errorf("equal strings: %v", s)
+	}
+	if s := similarity("kitten", "sitting"); s < 0.5 || s > 0.6 {
+		t.Errorf("kitten/sitting: %v (distance 3 of 7)", s)
+	}
+	long := strings.Repeat("line\n", 2000)
+	if s := similarity(long, long+"extra"); s < 0.99 {
+		t.Errorf("long near-equal texts: %v", s)
+	}
+}
