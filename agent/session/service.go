@@ -75,6 +75,7 @@ type live struct {
 	bus     *bus.Bus[agent.Event]
 	checker *permission.Checker
 	files   *tool.FileTimes
+	jobs    *tool.Jobs
 	// cancel stops the running turn; nil when the session is idle.
 	cancel context.CancelFunc
 	// recent are the last tool calls (name and input), for the doom-loop
@@ -144,7 +145,7 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 	if _, err := s.opts.Store.Session(ctx, id); err != nil {
 		return nil, err
 	}
-	l := &live{bus: bus.New(bus.Options[agent.Event]{Coalesce: agent.CoalesceEvents, Logger: s.log}), files: &tool.FileTimes{}}
+	l := &live{bus: bus.New(bus.Options[agent.Event]{Coalesce: agent.CoalesceEvents, Logger: s.log}), files: &tool.FileTimes{}, jobs: tool.NewJobs(s.log)}
 	var asker permission.Asker
 	if s.opts.Asker != nil {
 		// Asking goes through the session, so that the question and its
@@ -161,6 +162,7 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 	})
 	if err != nil {
 		l.bus.Close()
+		l.jobs.Close()
 		return nil, err
 	}
 	l.checker = checker
@@ -213,7 +215,8 @@ func (s *Service) Cancel(id agent.ID) bool {
 }
 
 // Close cancels every running turn, waits for them to record how they
-// ended, and ends every subscription.
+// ended, stops the sessions' background commands, and ends every
+// subscription.
 func (s *Service) Close() error {
 	s.mu.Lock()
 	s.closed = true
@@ -226,11 +229,13 @@ func (s *Service) Close() error {
 	s.turns.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var errs []error
 	for id, l := range s.live {
+		errs = append(errs, l.jobs.Close())
 		l.bus.Close()
 		delete(s.live, id)
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // eventAsker publishes a permission question and its answer around asking

@@ -113,6 +113,7 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 			t.publish(agent.Event{Kind: agent.EventPlan, Plan: entries})
 		},
 		Files:  t.live.files,
+		Jobs:   t.live.jobs,
 		Logger: t.svc.log.With("tool", call.Name, "call", call.CallID),
 	}
 	res, err := runSafely(runCtx, tl, env, call)

@@ -88,6 +88,7 @@ process of the user.`,
 		a.doctorCommand(),
 		a.sessionsCommand(),
 		a.configCommand(),
+		a.runCommand(),
 	)
 	return root
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/internal/config"
+)
+
+// terminalAsker asks permission questions on the user's terminal: the
+// question on out, the answer read from in (the controlling terminal, so
+// that a prompt piped into darman run does not answer questions).
+type terminalAsker struct {
+	in  *bufio.Reader
+	out io.Writer
+	mu  sync.Mutex
+}
+
+// newTerminalAsker opens the controlling terminal, or returns nil when
+// there is none (CI, a pipe, an editor).
+func newTerminalAsker(out io.Writer) *terminalAsker {
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return nil
+	}
+	return &terminalAsker{in: bufio.NewReader(tty), out: out}
+}
+
+func (a *terminalAsker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fmt.Fprintf(a.out, "\n? darman asks to use %s: %s\n", req.Permission, req.Title)
+	always := "always"
+	if len(req.Suggest) > 0 {
+		always = "always allow " + strings.Join(req.Suggest, ", ")
+	}
+	fmt.Fprintf(a.out, "  [y] allow once  [a] %s  [n] reject  (or type why you reject it)\n> ", always)
+	line := make(chan string, 1)
+	go func() {
+		s, _ := a.in.ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case <-ctx.Done():
+		return permission.Reply{}, ctx.Err()
+	case s := <-line:
+		switch strings.ToLower(s) {
+		case "y", "yes":
+			return permission.Reply{Answer: permission.AllowOnce}, nil
+		case "a", "always":
+			return permission.Reply{Answer: permission.AllowAlways}, nil
+		case "n", "no", "":
+			return permission.Reply{Answer: permission.RejectOnce}, nil
+		default:
+			return permission.Reply{Answer: permission.RejectOnce, Message: s}, nil
+		}
+	}
+}
+
+// grantStore keeps "always" answers in the session store, per workspace.
+type grantStore struct{ s *store.Store }
+
+func (g grantStore) LoadGrants(ctx context.Context, workspace string) ([]permission.Rule, error) {
+	grants, err := g.s.Grants(ctx, workspace)
+	if err != nil {
+		return nil, err
+	}
+	rules := make([]permission.Rule, len(grants))
+	for i, gr := range grants {
+		rules[i] = permission.Rule{Permission: gr.Permission, Pattern: gr.Pattern, Action: permission.Action(gr.Action)}
+	}
+	return rules, nil
+}
+
+func (g grantStore) AddGrants(ctx context.Context, workspace string, rules []permission.Rule) error {
+	for _, r := range rules {
+		err := g.s.PutGrant(ctx, store.Grant{Workspace: workspace, Permission: r.Permission, Pattern: r.Pattern,
+			Action: string(r.Action), Created: time.Now().UTC()})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rules are the permission rules in force: darman's defaults, then the
+// configuration's, then the command line's.
+func rules(cfg config.Config, extra []permission.Rule) []permission.Rule {
+	out := permission.Defaults()
+	for _, r := range cfg.Permission {
+		out = append(out, permission.Rule{Permission: r.Permission, Pattern: r.Pattern, Action: permission.Action(r.Action)})
+	}
+	return append(out, extra...)
+}
+
+// parseRuleFlag reads --allow/--deny values: "permission" or
+// "permission:pattern", e.g. "edit" or "bash:go test *".
+func parseRuleFlag(v string, action permission.Action) (permission.Rule, error) {
+	perm, pattern, ok := strings.Cut(v, ":")
+	if !ok {
+		pattern = "*"
+	}
+	r := permission.Rule{Permission: strings.TrimSpace(perm), Pattern: pattern, Action: action}
+	if err := r.Validate(); err != nil {
+		return r, fmt.Errorf("--%s %q: %v (expected permission or permission:pattern, e.g. \"bash:go test *\")", action, v, err)
+	}
+	return r, nil
+}

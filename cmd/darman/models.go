@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/internal/config"
+)
+
+// models turns "provider/model-id" references into provider clients, built
+// from the configuration on first use and shared afterwards.
+type models struct {
+	cfg  config.Config
+	opts *llm.Options
+
+	mu      sync.Mutex
+	clients map[string]*llm.Client
+}
+
+func newModels(cfg config.Config, log *slog.Logger) *models {
+	return &models{
+		cfg: cfg,
+		opts: &llm.Options{
+			Retry:  llm.RetryPolicy{MaxAttempts: cfg.Retry.MaxAttempts, MaxDelay: cfg.Retry.MaxDelay},
+			Logger: log,
+		},
+		clients: map[string]*llm.Client{},
+	}
+}
+
+// resolve returns the client of ref's provider and the model id it knows.
+func (m *models) resolve(ref string) (llm.Provider, string, error) {
+	provider, model, err := config.ParseModelRef(ref)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := m.client(provider)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, model, nil
+}
+
+func (m *models) client(name string) (*llm.Client, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.clients[name]; ok {
+		return c, nil
+	}
+	c, err := llm.New(settings(name, m.cfg.Provider[name]), m.opts)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: %w", name, err)
+	}
+	m.clients[name] = c
+	return c, nil
+}
+
+// settings maps a provider's configuration onto the adapter's settings.
+func settings(name string, p config.Provider) llm.Settings {
+	s := llm.Settings{
+		Name:        name,
+		Type:        llm.Type(p.Type),
+		BaseURL:     p.BaseURL,
+		APIKey:      p.APIKey,
+		Headers:     p.Headers,
+		IdleTimeout: p.Timeout,
+	}
+	if len(p.Models) > 0 {
+		s.Models = map[string]llm.ModelOverride{}
+		for id, cm := range p.Models {
+			o := llm.ModelOverride{Name: cm.Name, ContextWindow: cm.ContextWindow, MaxOutput: cm.MaxOutput,
+				Reasoning: cm.Reasoning, Images: cm.Images, Tools: cm.Tools}
+			if cm.Cost != (config.Cost{}) {
+				o.Cost = &llm.Cost{Input: cm.Cost.Input, Output: cm.Cost.Output, CacheRead: cm.Cost.CacheRead, CacheWrite: cm.Cost.CacheWrite}
+			}
+			s.Models[id] = o
+		}
+	}
+	return s
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+func (a *app) runCommand() *cobra.Command {
+	var (
+		sessionArg   string
+		continueLast bool
+		format       string
+		allow, deny  []string
+	)
+	cmd := &cobra.Command{
+		Use:   "run [prompt]",
+		Short: "Run one turn of the agent in the current workspace, from the shell",
+		Long: `run sends a prompt to the agent in the current workspace and streams the
+answer to stdout (tool calls as one-line summaries on stderr), or every event
+as a JSON line with --format json. The prompt is the arguments, or stdin when
+there are none.
+
+Permissions the rules leave open are asked on the terminal; without one they
+are rejected, and the model is told why. --allow and --deny add rules for
+this run: "edit", "bash:go test *".
+
+Exit status: 0 when the turn finished, 1 when it failed, 130 when it was
+interrupted (the turn is saved as cancelled).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format %q: expected text or json", format)
+			}
+			var extra []permission.Rule
+			for _, v := range allow {
+				r, err := parseRuleFlag(v, permission.Allow)
+				if err != nil {
+					return err
+				}
+				extra = append(extra, r)
+			}
+			for _, v := range deny {
+				r, err := parseRuleFlag(v, permission.Deny)
+				if err != nil {
+					return err
+				}
+				extra = append(extra, r)
+			}
+			prompt, err := readPrompt(args)
+			if err != nil {
+				return err
+			}
+			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&sessionArg, "session", "s", "", "continue this session")
+	f.BoolVarP(&continueLast, "continue", "c", false, "continue the workspace's most recent session")
+	f.StringVar(&format, "format", "text", "text or json (one event per line)")
+	f.StringArrayVar(&allow, "allow", nil, `allow a permission for this run: "edit", "bash:go test *" (repeatable)`)
+	f.StringArrayVar(&deny, "deny", nil, `deny a permission for this run (repeatable)`)
+	return cmd
+}
+
+type runOptions struct {
+	session      string
+	continueLast bool
+	json         bool
+	rules        []permission.Rule
+	prompt       string
+}
+
+func readPrompt(args []string) (string, error) {
+	if len(args) > 0 {
+		return strings.Join(args, " "), nil
+	}
+	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		return "", errors.New("no prompt: give it as an argument (darman run \"fix the failing test\") or on stdin")
+	}
+	b, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return "", errors.New("the prompt on stdin is empty")
+	}
+	return string(b), nil
+}
+
+func (a *app) runTurn(ctx context.Context, o runOptions) error {
+	loaded, err := a.config()
+	if err != nil {
+		return err
+	}
+	cfg := loaded.Config
+	log, err := a.logger()
+	if err != nil {
+		return err
+	}
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return err
+	}
+	var asker permission.Asker
+	if ta := newTerminalAsker(a.stderr); ta != nil {
+		asker = ta
+	}
+	m := newModels(cfg, log)
+	skills := prompt.LoadSkills(prompt.LocateDirs(root, nil), log)
+	svc, err := session.New(session.Options{
+		Store:     st,
+		Models:    m.resolve,
+		Workspace: tool.NewDisk(root),
+		Tools:     tool.Builtins(tool.Options{Skills: skills}),
+		System:    systemPrompt(root, skills, log),
+		Rules:     rules(cfg, o.rules),
+		Grants:    grantStore{st},
+		Asker:     asker,
+		MaxSteps:  cfg.Agent.MaxSteps,
+		Logger:    log,
+	})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+
+	id, err := a.pickSession(ctx, st, svc, root, cfg.Model, o)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sub, err := svc.Subscribe(ctx, id)
+	if err != nil {
+		return err
+	}
+	rendered := make(chan struct{})
+	go func() {
+		defer close(rendered)
+		r := &renderer{out: a.stdout, errw: a.stderr, json: o.json}
+		for d := range sub.C() {
+			r.render(d)
+			if d.Event.Kind == agent.EventState && (d.Event.State == agent.StateIdle || d.Event.State == agent.StateFailed) {
+				return
+			}
+		}
+	}()
+	msg, err := svc.Prompt(ctx, id, o.prompt)
+	if err != nil {
+		sub.Unsubscribe()
+		<-rendered
+		return err
+	}
+	<-rendered
+	sub.Unsubscribe()
+	switch {
+	case msg.Finish == agent.FinishCancelled:
+		fmt.Fprintf(a.stderr, "darman: interrupted; the turn is saved in session %s\n", id)
+		return &exitError{code: 130}
+	case msg.Finish == agent.FinishError:
+		return &exitError{code: 1, err: fmt.Errorf("the turn failed: %s (session %s)", msg.Error, id)}
+	}
+	return nil
+}
+
+// systemPrompt builds a session's system prompt once and keeps it, so the
+// provider's prompt cache holds from one step and turn to the next.
+func systemPrompt(root string, skills *prompt.Skills, log *slog.Logger) func(context.Context, agent.Session, []string) (string, error) {
+	var (
+		mu    sync.Mutex
+		built = map[agent.ID]string{}
+	)
+	return func(ctx context.Context, s agent.Session, tools []string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if text, ok := built[s.ID]; ok {
+			return text, nil
+		}
+		p, err := prompt.Build(ctx, prompt.Options{Root: root, Tools: tools, Model: s.Model, Skills: skills.List(), Logger: log})
+		if err != nil {
+			return "", err
+		}
+		for _, problem := range p.Problems {
+			log.Warn("instruction file skipped", "problem", fmt.Sprint(problem))
+		}
+		built[s.ID] = p.Text()
+		return built[s.ID], nil
+	}
+}
+
+// pickSession is --session's session, the workspace's latest with
+// --continue, or a new one.
+func (a *app) pickSession(ctx context.Context, st *store.Store, svc *session.Service, root, model string, o runOptions) (agent.ID, error) {
+	switch {
+	case o.session != "":
+		return st.Resolve(ctx, o.session)
+	case o.continueLast:
+		list, err := st.ListSessions(ctx, store.ListOptions{Workspace: root, Limit: 1})
+		if err != nil {
+			return "", err
+		}
+		if len(list) == 0 {
+			return "", fmt.Errorf("--continue: no session in %s yet", root)
+		}
+		return list[0].ID, nil
+	}
+	s, err := svc.Create(ctx, session.CreateOptions{Model: model})
+	return s.ID, err
+}
+
+// renderer prints a session's events for a shell.
+type renderer struct {
+	out, errw io.Writer
+	json      bool
+	midLine   bool // the answer text did not end with a newline yet
+}
+
+func (r *renderer) render(d bus.Delivery[agent.Event]) {
+	e := d.Event
+	if r.json {
+		b, _ := json.Marshal(struct {
+			Seq   uint64      `json:"seq"`
+			Event agent.Event `json:"event"`
+		}{d.Seq, e})
+		fmt.Fprintf(r.out, "%s\n", b)
+		return
+	}
+	switch e.Kind {
+	case agent.EventMessageChunk:
+		fmt.Fprint(r.out, e.Text)
+		r.midLine = !strings.HasSuffix(e.Text, "\n")
+	case agent.EventToolCallUpdate:
+		t := e.Tool
+		if t.Status != agent.ToolCompleted && t.Status != agent.ToolFailed {
+			return
+		}
+		r.endLine()
+		line := "✓ " + t.Name
+		if t.Title != "" {
+			line += " " + t.Title
+		}
+		if t.Status == agent.ToolFailed {
+			line = "✗ " + t.Name + " " + t.Title + ": " + firstLine(t.Error)
+		}
+		fmt.Fprintln(r.errw, line)
+	case agent.EventRetry:
+		r.endLine()
+		fmt.Fprintf(r.errw, "… retrying in %s: %s\n", e.Retry.Delay.Round(100_000_000), e.Retry.Reason)
+	case agent.EventState:
+		if e.State == agent.StateIdle || e.State == agent.StateFailed {
+			r.endLine()
+		}
+		if e.State == agent.StateFailed {
+			fmt.Fprintf(r.errw, "✗ %s\n", e.Reason)
+		}
+	}
+}
+
+func (r *renderer) endLine() {
+	if r.midLine {
+		fmt.Fprintln(r.out)
+		r.midLine = false
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}

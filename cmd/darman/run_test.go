@@ -1,0 +1,192 @@
+package main_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// withModel points the env's darman at a scripted model server speaking
+// Anthropic's API, through the project's config file as a user would.
+func (e *env) withModel(t *testing.T, script llmtest.Script) *llmtest.Server {
+	srv := llmtest.Start(t, script)
+	e.write("darman.json", fmt.Sprintf(`{
+		"model": "anthropic/claude-sonnet-4-5",
+		"provider": {"anthropic": {"baseURL": %q, "apiKey": "${env:ANTHROPIC_API_KEY}"}},
+		"retry": {"maxAttempts": 2, "maxDelay": "10ms"}
+	}`, srv.URL))
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+	return srv
+}
+
+func call(name, args string) llmtest.ToolCall {
+	return llmtest.ToolCall{Name: name, Arguments: json.RawMessage(args)}
+}
+
+func TestRunReadsRunsTestsAndAnswers(t *testing.T) {
+	e := newEnv(t)
+	e.write("go.mod", "module example.com/calc\n\ngo 1.22\n")
+	e.write("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
+	e.write("calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n")
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{Text: "Reading the code.", ToolCalls: []llmtest.ToolCall{call("read", `{"path":"calc.go"}`)}},
+		{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"go test ./...","description":"run the tests"}`)}},
+		{Text: "The tests pass: Add is correct."},
+	}})
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		e.vars = append(e.vars, v+"="+goEnv(t, v))
+	}
+
+	out, errs, code := e.run("run", "--allow", "bash:go test *", "check that Add works")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if !strings.Contains(out, "Reading the code.") || !strings.HasSuffix(out, "The tests pass: Add is correct.\n") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if !strings.Contains(errs, "✓ read") || !strings.Contains(errs, "✓ bash") {
+		t.Errorf("tool summaries on stderr:\n%s", errs)
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 3 {
+		t.Fatalf("%d model calls", len(calls))
+	}
+	if body := string(calls[1].Body); !strings.Contains(body, "func Add(a, b int) int") {
+		t.Errorf("the read result did not reach the model:\n%s", body)
+	}
+	if body := string(calls[2].Body); !strings.Contains(body, "ok  \\texample.com/calc") {
+		t.Errorf("the go test output did not reach the model:\n%s", body)
+	}
+	show := e.ok("sessions", "show", firstSession(t, e))
+	for _, want := range []string{"check that Add works", "⚙ read", "⚙ bash", "The tests pass"} {
+		if !strings.Contains(show, want) {
+			t.Errorf("sessions show lacks %q:\n%s", want, show)
+		}
+	}
+}
+
+func goEnv(t *testing.T, name string) string {
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func firstSession(t *testing.T, e *env) string {
+	t.Helper()
+	var list []struct{ ID string }
+	if err := json.Unmarshal([]byte(e.ok("sessions", "list", "--json")), &list); err != nil || len(list) == 0 {
+		t.Fatalf("no session: %v", err)
+	}
+	return list[0].ID
+}
+
+// TestRunCompoundCommandIsNotAllowedByPrefix: an allow rule for "git status"
+// must not let "git status && rm -rf x" or "echo $(rm x)" run; with no
+// terminal to ask, they are rejected and the model is told.
+func TestRunCompoundCommandIsNotAllowedByPrefix(t *testing.T) {
+	e := newEnv(t)
+	victim := e.write("x", "precious")
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"git status && rm -rf x"}`)}},
+		{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"echo $(rm x)"}`)}},
+		{Text: "I was not allowed."},
+	}})
+	out, errs, code := e.run("run", "--allow", "bash:git status*", "--allow", "bash:echo *", "clean up")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious" {
+		t.Fatalf("x was removed (%v)", err)
+	}
+	for i, c := range srv.ModelCalls()[1:] {
+		if body := string(c.Body); !strings.Contains(body, `"is_error":true`) {
+			t.Errorf("call %d: the refusal did not reach the model as an error:\n%s", i+2, body)
+		}
+	}
+	if strings.Count(errs, "✗ bash") != 2 {
+		t.Errorf("stderr:\n%s", errs)
+	}
+}
+
+func TestRunFailedTurnExitsOne(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "x", Faults: []llmtest.Fault{{Kind: llmtest.FaultStatus, Status: 401, Times: -1}}}}})
+	_, errs, code := e.run("run", "hello")
+	if code != 1 || !strings.Contains(errs, "the turn failed") || !strings.Contains(errs, "rejected the key from provider.anthropic.apiKey (401)") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+	if strings.Contains(errs, "sk-ant-test-0123456789") {
+		t.Fatal("the key was printed")
+	}
+}
+
+func TestRunWithoutModelExplains(t *testing.T) {
+	e := newEnv(t)
+	_, errs, code := e.run("run", "hello")
+	if code != 1 || !strings.Contains(errs, "no model") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+}
+
+// startRun starts `darman run` with a slow scripted answer and returns once
+// it has printed n bytes of the answer, and those bytes.
+func startRun(t *testing.T, e *env, n int, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(darmanBin, append([]string{"run"}, args...)...)
+	cmd.Dir, cmd.Env = e.workspace, e.vars
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	printed := make([]byte, n)
+	if _, err := io.ReadFull(bufio.NewReader(stdout), printed); err != nil {
+		t.Fatalf("no answer streamed: %v", err)
+	}
+	return cmd, string(printed)
+}
+
+func slowAnswer() llmtest.Script {
+	words := strings.Repeat("word ", 200)
+	return llmtest.Script{Steps: []llmtest.Step{{Text: words, Delay: llmtest.Duration(20 * time.Millisecond)}}}
+}
+
+func TestRunInterruptedExits130AndIsSaved(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, slowAnswer())
+	cmd, _ := startRun(t, e, 5, "write a lot")
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 130 {
+		t.Fatalf("after Ctrl-C: %v, want exit 130", err)
+	}
+	if show := e.ok("sessions", "show", firstSession(t, e)); !strings.Contains(show, "[cancelled]") {
+		t.Fatalf("sessions show after Ctrl-C:\n%s", show)
+	}
+}
+
+func TestRunKilledMidTurnShowsInterrupted(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, slowAnswer())
+	cmd, printed := startRun(t, e, 50, "write a lot")
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	// Every chunk is stored before it is shown, so what the user saw is
+	// in the store.
+	show := e.ok("sessions", "show", firstSession(t, e))
+	if !strings.Contains(show, "[interrupted") || !strings.Contains(show, strings.TrimSpace(printed)) {
+		t.Fatalf("sessions show after kill -9:\n%s", show)
+	}
+}
