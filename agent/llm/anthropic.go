@@ -18,8 +18,7 @@ import (
 
 // anthropicWire speaks Anthropic's Messages API through the official SDK.
 type anthropicWire struct {
-	messages anthropic.MessageService
-	list     anthropic.ModelService
+	client anthropic.Client
 }
 
 func newAnthropicWire(t transport) *anthropicWire {
@@ -40,12 +39,11 @@ func newAnthropicWire(t transport) *anthropicWire {
 	for k, v := range t.headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
-	client := anthropic.NewClient(opts...)
-	return &anthropicWire{messages: client.Messages, list: client.Models}
+	return &anthropicWire{client: anthropic.NewClient(opts...)}
 }
 
 func (w *anthropicWire) models(ctx context.Context) ([]string, error) {
-	page, err := w.list.List(ctx, anthropic.ModelListParams{Limit: param.NewOpt(int64(1000))})
+	page, err := w.client.Models.List(ctx, anthropic.ModelListParams{Limit: param.NewOpt(int64(1000))})
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +59,14 @@ func (w *anthropicWire) open(ctx context.Context, req *Request, model ModelInfo)
 	if err != nil {
 		return nil, err
 	}
-	stream := w.messages.NewStreaming(ctx, params, opts...)
-	return &anthropicSource{stream: stream, model: model}, nil
+	// The SDK sends the request, reports API errors and frames the SSE
+	// stream; darman reads the events (see sseEvents for why).
+	var raw *http.Response
+	opts = append(opts, option.WithJSONSet("stream", true))
+	if err := w.client.Post(ctx, "v1/messages", params, &raw, opts...); err != nil {
+		return nil, err
+	}
+	return &anthropicSource{events: ssestream.NewDecoder(raw), model: model}, nil
 }
 
 // thinkingBudgets turns an effort into a budget for models that think
@@ -241,157 +245,6 @@ func anthropicInput(args json.RawMessage) json.RawMessage {
 	return wrapped
 }
 
-// anthropicBlock is the state of one content block of the answer.
-type anthropicBlock struct {
-	kind      EventKind // EventTextDelta, EventReasoningDelta, EventToolCallDelta; 0 for blocks darman ignores
-	part      int
-	id, name  string
-	text      strings.Builder
-	args      []byte
-	signature string
-	redacted  string
-}
-
-type anthropicSource struct {
-	stream  *ssestream.Stream[anthropic.MessageStreamEventUnion]
-	model   ModelInfo
-	blocks  []*anthropicBlock
-	parts   int
-	usage   Usage
-	stop    anthropic.StopReason
-	stopped bool
-	fail    error
-}
-
-func (s *anthropicSource) block(i int64) *anthropicBlock {
-	if i < 0 || int(i) >= len(s.blocks) {
-		return nil
-	}
-	return s.blocks[i]
-}
-
-func (s *anthropicSource) next(buf []Event) ([]Event, bool) {
-	if !s.stream.Next() {
-		s.fail = s.stream.Err()
-		if s.fail == nil && !s.stopped {
-			s.fail = &Error{Kind: ErrStreamCut, Message: "no message_stop event"}
-		}
-		if s.fail == nil {
-			buf = append(buf,
-				Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
-				Event{Kind: EventFinish, Finish: anthropicFinish(s.stop)})
-		}
-		return buf, false
-	}
-	ev := s.stream.Current()
-	switch ev.Type {
-	case "message_start":
-		u := ev.Message.Usage
-		s.usage = Usage{
-			Input: int(u.InputTokens), Output: int(u.OutputTokens),
-			CacheRead: int(u.CacheReadInputTokens), CacheWrite: int(u.CacheCreationInputTokens),
-		}
-	case "content_block_start":
-		b := &anthropicBlock{}
-		for int(ev.Index) >= len(s.blocks) {
-			s.blocks = append(s.blocks, nil)
-		}
-		if ev.Index < 0 {
-			s.fail = &Error{Kind: ErrMalformed, Message: "content block with a negative index"}
-			return buf, false
-		}
-		s.blocks[ev.Index] = b
-		cb := ev.ContentBlock
-		switch cb.Type {
-		case "text":
-			b.kind, b.part = EventTextDelta, s.parts
-			s.parts++
-			if cb.Text != "" {
-				buf = append(buf, Event{Kind: EventTextDelta, Index: b.part, Text: cb.Text})
-			}
-		case "thinking", "redacted_thinking":
-			b.kind, b.part = EventReasoningDelta, s.parts
-			s.parts++
-			b.signature, b.redacted = cb.Signature, cb.Data
-			if cb.Thinking != "" {
-				b.text.WriteString(cb.Thinking)
-				buf = append(buf, Event{Kind: EventReasoningDelta, Index: b.part, Text: cb.Thinking})
-			}
-		case "tool_use":
-			b.kind, b.part = EventToolCallDelta, s.parts
-			s.parts++
-			b.id, b.name = cb.ID, cb.Name
-			buf = append(buf, Event{Kind: EventToolCallStart, Index: b.part, ToolCall: ToolCall{ID: b.id, Name: b.name}})
-		}
-	case "content_block_delta":
-		b := s.block(ev.Index)
-		if b == nil {
-			s.fail = &Error{Kind: ErrMalformed, Message: "a content_block_delta for a block that never started"}
-			return buf, false
-		}
-		d := ev.Delta
-		switch d.Type {
-		case "text_delta":
-			if b.kind == EventTextDelta {
-				buf = append(buf, Event{Kind: EventTextDelta, Index: b.part, Text: d.Text})
-			}
-		case "thinking_delta":
-			if b.kind == EventReasoningDelta {
-				b.text.WriteString(d.Thinking)
-				buf = append(buf, Event{Kind: EventReasoningDelta, Index: b.part, Text: d.Thinking})
-			}
-		case "signature_delta":
-			b.signature += d.Signature
-		case "input_json_delta":
-			if b.kind == EventToolCallDelta {
-				b.args = append(b.args, d.PartialJSON...)
-				buf = append(buf, Event{Kind: EventToolCallDelta, Index: b.part, Text: d.PartialJSON,
-					ToolCall: ToolCall{ID: b.id, Name: b.name}})
-			}
-		}
-	case "content_block_stop":
-		b := s.block(ev.Index)
-		if b == nil {
-			break
-		}
-		switch b.kind {
-		case EventReasoningDelta:
-			buf = append(buf, Event{Kind: EventReasoningEnd, Index: b.part, Reasoning: Reasoning{
-				Origin: "anthropic", Text: b.text.String(), Signature: b.signature, Redacted: b.redacted,
-			}})
-		case EventToolCallDelta:
-			args, err := toolArguments(b.name, b.args)
-			buf = append(buf, Event{Kind: EventToolCallEnd, Index: b.part, Err: err,
-				ToolCall: ToolCall{ID: b.id, Name: b.name, Arguments: args}})
-		}
-		s.blocks[ev.Index] = nil
-	case "message_delta":
-		if ev.Delta.StopReason != "" {
-			s.stop = ev.Delta.StopReason
-		}
-		u := ev.Usage
-		// message_delta's counts are cumulative; input counts appear when
-		// they changed, such as after server tools ran.
-		s.usage.Output = int(u.OutputTokens)
-		if u.InputTokens > 0 {
-			s.usage.Input = int(u.InputTokens)
-		}
-		if u.CacheReadInputTokens > 0 {
-			s.usage.CacheRead = int(u.CacheReadInputTokens)
-		}
-		if u.CacheCreationInputTokens > 0 {
-			s.usage.CacheWrite = int(u.CacheCreationInputTokens)
-		}
-		s.usage.Reasoning = int(u.OutputTokensDetails.ThinkingTokens)
-	case "message_stop":
-		s.stopped = true
-	}
-	return buf, true
-}
-
-func (s *anthropicSource) err() error   { return s.fail }
-func (s *anthropicSource) close() error { return s.stream.Close() }
-
 func anthropicFinish(r anthropic.StopReason) FinishReason {
 	switch r {
 	case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
@@ -413,70 +266,64 @@ func anthropicFinish(r anthropic.StopReason) FinishReason {
 func (w *anthropicWire) classify(err error, e *Error) bool {
 	var aerr *anthropic.Error
 	if !errors.As(err, &aerr) {
-		if msg, ok := strings.CutPrefix(err.Error(), "received error while streaming: "); ok {
-			// An error event that the SDK could not parse.
-			e.Kind, e.Message = ErrMalformed, msg
-			return true
-		}
 		return false
 	}
 	e.Err = nil
+	e.Status = aerr.StatusCode
 	e.Type = string(aerr.Type())
 	e.Message = aerr.Message
-	if aerr.StatusCode != 200 {
-		// An error event inside a stream arrives with the stream's 200.
-		e.Status = aerr.StatusCode
-	}
 	if aerr.Request != nil {
 		e.URL = aerr.Request.URL.String()
 	}
 	if aerr.Response != nil {
 		e.RetryAfter = retryAfter(aerr.Response.Header, time.Now())
 	}
-	switch e.Type {
-	case "authentication_error":
-		e.Kind = ErrAuth
-	case "permission_error":
-		e.Kind = ErrPermission
-	case "billing_error":
-		e.Kind = ErrBilling
-	case "not_found_error":
-		e.Kind = ErrNotFound
-		if mentionsUnknownModel(e.Message) {
-			e.Kind = ErrUnknownModel
-		}
-	case "request_too_large":
-		e.Kind = ErrContextTooLong
-	case "rate_limit_error":
-		e.Kind = ErrRateLimited
-	case "overloaded_error":
-		e.Kind = ErrOverloaded
-	case "api_error":
-		// A generic type: the status says more (408, 409, 503...).
-		e.Kind = kindForStatus(e.Status)
-		if e.Kind == ErrOther || e.Kind == ErrBadRequest {
-			e.Kind = ErrServer
-		}
-	case "conflict_error":
-		e.Kind = ErrConflict
-	case "timeout_error":
-		e.Kind = ErrTimeout
-	case "invalid_request_error":
-		e.Kind = ErrBadRequest
-		if mentionsContextTooLong(e.Message) {
-			e.Kind = ErrContextTooLong
-		}
-	default:
-		e.Kind = kindForStatus(e.Status)
-		if e.Kind == ErrOther && e.Status == 0 {
-			e.Kind = ErrServer
-		}
-		if e.Kind == ErrNotFound && mentionsUnknownModel(e.Message) {
-			e.Kind = ErrUnknownModel
-		}
-	}
-	if e.Message == "" && e.Status != 0 {
+	if e.Message == "" {
 		e.Message = truncate(strings.TrimSpace(aerr.RawJSON()), 300)
 	}
+	e.Kind = anthropicKind(e.Type, e.Status, e.Message)
 	return true
+}
+
+// anthropicKind classifies an Anthropic error by its type, then by its
+// HTTP status (zero for an error event inside a stream).
+func anthropicKind(typ string, status int, msg string) Kind {
+	switch typ {
+	case "authentication_error":
+		return ErrAuth
+	case "permission_error":
+		return ErrPermission
+	case "billing_error":
+		return ErrBilling
+	case "not_found_error":
+		if mentionsUnknownModel(msg) {
+			return ErrUnknownModel
+		}
+		return ErrNotFound
+	case "request_too_large":
+		return ErrContextTooLong
+	case "rate_limit_error":
+		return ErrRateLimited
+	case "overloaded_error":
+		return ErrOverloaded
+	case "conflict_error":
+		return ErrConflict
+	case "timeout_error":
+		return ErrTimeout
+	case "invalid_request_error":
+		if mentionsContextTooLong(msg) {
+			return ErrContextTooLong
+		}
+		return ErrBadRequest
+	}
+	// "api_error", an unknown type, or a body that is not Anthropic's: the
+	// status says more (408, 409, 503...).
+	k := kindForStatus(status)
+	switch {
+	case k == ErrNotFound && mentionsUnknownModel(msg):
+		return ErrUnknownModel
+	case k == ErrOther || (typ == "api_error" && k == ErrBadRequest):
+		return ErrServer
+	}
+	return k
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/tidwall/gjson"
 )
 
@@ -71,11 +70,10 @@ func dataURL(img Image) string {
 	return "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
 }
 
-// classifyOpenAI fills in e from the OpenAI SDK's errors: an API error
-// response, or an error object inside the stream.
+// classifyOpenAI fills in e from the OpenAI SDK's error for an API error
+// response.
 func classifyOpenAI(err error, e *Error) bool {
 	var aerr *openai.Error
-	var serr *ssestream.StreamError
 	switch {
 	case errors.As(err, &aerr):
 		e.Err = nil
@@ -95,27 +93,6 @@ func classifyOpenAI(err error, e *Error) bool {
 			e.RetryAfter = retryAfter(aerr.Response.Header, time.Now())
 		}
 		e.Kind = openAIKind(e.Status, aerr.Code, aerr.Type, e.Message)
-		return true
-	case errors.As(err, &serr):
-		obj := gjson.GetBytes(serr.Event.Data, "error")
-		e.Err = nil
-		e.Type = obj.Get("code").String()
-		if e.Type == "" {
-			e.Type = obj.Get("type").String()
-		}
-		e.Message = obj.Get("message").String()
-		if e.Message == "" {
-			e.Message = truncate(obj.String(), 300)
-		}
-		status := int(obj.Get("status").Int())
-		if status == 0 {
-			status = int(obj.Get("code").Int())
-		}
-		e.Kind = openAIKind(status, obj.Get("code").String(), obj.Get("type").String(), e.Message)
-		if e.Kind == ErrOther {
-			// An error in the middle of a stream is the server's.
-			e.Kind = ErrServer
-		}
 		return true
 	}
 	return false

@@ -1,24 +1,26 @@
 package llm
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/tidwall/gjson"
 )
 
 // chatWire speaks Chat Completions, the API every OpenAI-compatible server
 // offers, through the official OpenAI SDK.
 type chatWire struct {
-	completions openai.ChatCompletionService
-	list        openai.ModelService
+	client openai.Client
+	list   openai.ModelService
 	// official is set for OpenAI's own API, which takes fields
 	// (max_completion_tokens, prompt_cache_key) that other servers may
 	// refuse.
@@ -27,11 +29,7 @@ type chatWire struct {
 
 func newChatWire(t transport, official bool) *chatWire {
 	opts := openAIOptions(t)
-	return &chatWire{
-		completions: openai.NewChatCompletionService(opts...),
-		list:        openai.NewModelService(opts...),
-		official:    official,
-	}
+	return &chatWire{client: openai.Client{Options: opts}, list: openai.NewModelService(opts...), official: official}
 }
 
 func (w *chatWire) models(ctx context.Context) ([]string, error) { return openAIModels(ctx, w.list) }
@@ -41,8 +39,13 @@ func (w *chatWire) open(ctx context.Context, req *Request, model ModelInfo) (sou
 	if err != nil {
 		return nil, err
 	}
-	stream := w.completions.NewStreaming(ctx, params)
-	return &chatSource{stream: stream, model: model, part: -1}, nil
+	// The SDK sends the request, reports API errors and frames the SSE
+	// stream; darman reads the chunks (see sse.go for why).
+	var raw *http.Response
+	if err := w.client.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true)); err != nil {
+		return nil, err
+	}
+	return &chatSource{events: ssestream.NewDecoder(raw), model: model, part: -1}, nil
 }
 
 func (w *chatWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
@@ -201,8 +204,11 @@ type chatToolCall struct {
 	ended    bool
 }
 
+// chatSource translates a Chat Completions stream: chunks whose
+// choices[0].delta holds content, reasoning and tool_calls[i] fragments,
+// then a finish_reason, a usage chunk and [DONE].
 type chatSource struct {
-	stream *ssestream.Stream[openai.ChatCompletionChunk]
+	events ssestream.Decoder
 	model  ModelInfo
 	parts  int
 	// part and partKind are the open text or reasoning part; -1 when none.
@@ -239,96 +245,133 @@ func (s *chatSource) closePart(buf []Event) []Event {
 }
 
 func (s *chatSource) next(buf []Event) ([]Event, bool) {
-	if !s.stream.Next() {
-		s.fail = s.stream.Err()
-		if s.fail == nil && s.finish == "" {
-			s.fail = &Error{Kind: ErrStreamCut, Message: "no finish_reason"}
+	for {
+		if !s.events.Next() {
+			return s.end(buf, s.events.Err()), false
 		}
-		if s.fail == nil {
-			buf = s.endCalls(buf)
-			buf = append(buf,
-				Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
-				Event{Kind: EventFinish, Finish: s.finishReason()})
+		ev := s.events.Event()
+		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+			return s.end(buf, nil), false
 		}
-		return buf, false
-	}
-	chunk := s.stream.Current()
-	if chunk.JSON.Usage.Valid() {
-		u := chunk.Usage
-		cached := int(u.PromptTokensDetails.CachedTokens)
-		written := int(u.PromptTokensDetails.CacheWriteTokens)
-		s.usage = Usage{
-			Input:      max(int(u.PromptTokens)-cached-written, 0),
-			Output:     int(u.CompletionTokens),
-			CacheRead:  cached,
-			CacheWrite: written,
-			Reasoning:  int(u.CompletionTokensDetails.ReasoningTokens),
+		chunk, ok, bad := eventJSON(ev.Type, ev.Data)
+		if bad != nil {
+			s.fail = bad
+			return buf, false
 		}
-	}
-	for i := range chunk.Choices {
-		c := &chunk.Choices[i]
-		if c.Index != 0 {
+		if !ok {
 			continue
 		}
-		if r := reasoningDelta(c.Delta.JSON.ExtraFields); r != "" {
+		if e := chunk.Get("error"); e.Exists() {
+			s.fail = chatStreamError(e)
+			return buf, false
+		}
+		return s.translate(chunk, buf), true
+	}
+}
+
+// end finishes the stream: cleanly only after a finish_reason.
+func (s *chatSource) end(buf []Event, err error) []Event {
+	s.fail = err
+	if s.fail == nil && s.finish == "" {
+		s.fail = &Error{Kind: ErrStreamCut, Message: "no finish_reason"}
+	}
+	if s.fail != nil {
+		return buf
+	}
+	buf = s.endCalls(buf)
+	return append(buf,
+		Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
+		Event{Kind: EventFinish, Finish: s.finishReason()})
+}
+
+// chatStreamError is the error object a server sends inside the stream.
+func chatStreamError(e gjson.Result) *Error {
+	if e.Type == gjson.String {
+		return &Error{Kind: ErrServer, Message: e.Str}
+	}
+	code, typ, msg := e.Get("code").String(), e.Get("type").String(), e.Get("message").String()
+	if msg == "" {
+		msg = truncate(e.Raw, 300)
+	}
+	kind := openAIKind(int(e.Get("status").Int()), code, typ, msg)
+	if kind == ErrOther {
+		// An error in the middle of a stream is the server's.
+		kind = ErrServer
+	}
+	if code == "" {
+		code = typ
+	}
+	return &Error{Kind: kind, Type: code, Message: msg}
+}
+
+func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
+	if u := chunk.Get("usage"); u.IsObject() {
+		cached := int(u.Get("prompt_tokens_details.cached_tokens").Int())
+		written := int(u.Get("prompt_tokens_details.cache_write_tokens").Int())
+		s.usage = Usage{
+			Input:      max(int(u.Get("prompt_tokens").Int())-cached-written, 0),
+			Output:     int(u.Get("completion_tokens").Int()),
+			CacheRead:  cached,
+			CacheWrite: written,
+			Reasoning:  int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
+		}
+	}
+	chunk.Get("choices").ForEach(func(_, c gjson.Result) bool {
+		if c.Get("index").Int() != 0 {
+			return true
+		}
+		delta := c.Get("delta")
+		// Compatible servers stream reasoning beside the content:
+		// "reasoning_content" (vLLM, DeepSeek, llama.cpp) or "reasoning"
+		// (Ollama, OpenRouter).
+		r := textOf(delta.Get("reasoning_content"))
+		if r == "" {
+			r = textOf(delta.Get("reasoning"))
+		}
+		if r != "" {
 			var i int
 			buf, i = s.open(buf, EventReasoningDelta)
 			s.reasoning.WriteString(r)
 			buf = append(buf, Event{Kind: EventReasoningDelta, Index: i, Text: r})
 		}
-		if c.Delta.Content != "" {
+		if t := textOf(delta.Get("content")); t != "" {
 			var i int
 			buf, i = s.open(buf, EventTextDelta)
-			buf = append(buf, Event{Kind: EventTextDelta, Index: i, Text: c.Delta.Content})
+			buf = append(buf, Event{Kind: EventTextDelta, Index: i, Text: t})
 		}
-		for j := range c.Delta.ToolCalls {
-			buf = s.toolCallDelta(buf, &c.Delta.ToolCalls[j])
-		}
-		if c.FinishReason != "" {
-			s.finish = c.FinishReason
+		delta.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+			fn := tc.Get("function")
+			buf = s.toolCallDelta(buf, tc.Get("index").Int(), tc.Get("id").String(),
+				fn.Get("name").String(), textOf(fn.Get("arguments")))
+			return true
+		})
+		if f := c.Get("finish_reason").String(); f != "" {
+			s.finish = f
 			buf = s.endCalls(buf)
 		}
-	}
-	return buf, true
+		return true
+	})
+	return buf
 }
 
-// reasoningDelta reads the reasoning text that compatible servers stream
-// beside the content: "reasoning_content" (vLLM, DeepSeek, llama.cpp) or
-// "reasoning" (Ollama, OpenRouter).
-func reasoningDelta(extra map[string]respjson.Field) string {
-	for _, key := range [...]string{"reasoning_content", "reasoning"} {
-		// The SDK marks fields it has no type for as invalid; the raw
-		// JSON is all there is.
-		raw := extra[key].Raw()
-		if len(raw) < 2 || raw[0] != '"' {
-			continue
-		}
-		var s string
-		if json.Unmarshal([]byte(raw), &s) == nil && s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-func (s *chatSource) toolCallDelta(buf []Event, d *openai.ChatCompletionChunkChoiceDeltaToolCall) []Event {
+func (s *chatSource) toolCallDelta(buf []Event, index int64, id, name, a string) []Event {
 	if s.calls == nil {
 		s.calls = map[int64]*chatToolCall{}
 	}
-	tc := s.calls[d.Index]
+	tc := s.calls[index]
 	if tc == nil {
 		buf = s.closePart(buf)
-		tc = &chatToolCall{part: s.parts, id: d.ID, name: d.Function.Name}
+		tc = &chatToolCall{part: s.parts, id: id, name: name}
 		s.parts++
 		if tc.id == "" {
-			tc.id = fmt.Sprintf("call_%d", d.Index)
+			tc.id = fmt.Sprintf("call_%d", index)
 		}
-		s.calls[d.Index] = tc
+		s.calls[index] = tc
 		buf = append(buf, Event{Kind: EventToolCallStart, Index: tc.part, ToolCall: ToolCall{ID: tc.id, Name: tc.name}})
-	} else if tc.name == "" && d.Function.Name != "" {
-		tc.name = d.Function.Name
+	} else if tc.name == "" && name != "" {
+		tc.name = name
 	}
-	if a := d.Function.Arguments; a != "" {
+	if a != "" {
 		tc.args = append(tc.args, a...)
 		buf = append(buf, Event{Kind: EventToolCallDelta, Index: tc.part, Text: a, ToolCall: ToolCall{ID: tc.id, Name: tc.name}})
 	}
@@ -376,4 +419,4 @@ func (s *chatSource) finishReason() FinishReason {
 }
 
 func (s *chatSource) err() error   { return s.fail }
-func (s *chatSource) close() error { return s.stream.Close() }
+func (s *chatSource) close() error { return s.events.Close() }

@@ -1,28 +1,32 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/tidwall/gjson"
 )
 
 // responsesWire speaks OpenAI's Responses API through the official SDK.
 // Requests are stateless (store=false): the whole conversation is sent
 // each time, and reasoning travels between turns as encrypted items.
 type responsesWire struct {
-	responses responses.ResponseService
-	list      openai.ModelService
+	client openai.Client
+	list   openai.ModelService
 }
 
 func newResponsesWire(t transport) *responsesWire {
 	opts := openAIOptions(t)
-	return &responsesWire{responses: responses.NewResponseService(opts...), list: openai.NewModelService(opts...)}
+	return &responsesWire{client: openai.Client{Options: opts}, list: openai.NewModelService(opts...)}
 }
 
 func (w *responsesWire) models(ctx context.Context) ([]string, error) {
@@ -36,8 +40,13 @@ func (w *responsesWire) open(ctx context.Context, req *Request, model ModelInfo)
 	if err != nil {
 		return nil, err
 	}
-	stream := w.responses.NewStreaming(ctx, params)
-	return &responsesSource{stream: stream, model: model}, nil
+	// The SDK sends the request, reports API errors and frames the SSE
+	// stream; darman reads the events (see sse.go for why).
+	var raw *http.Response
+	if err := w.client.Post(ctx, "responses", params, &raw, option.WithJSONSet("stream", true)); err != nil {
+		return nil, err
+	}
+	return &responsesSource{events: ssestream.NewDecoder(raw), model: model}, nil
 }
 
 func responsesParams(req *Request, model ModelInfo) (responses.ResponseNewParams, error) {
@@ -195,8 +204,12 @@ type responsesItem struct {
 	hasDelta bool
 }
 
+// responsesSource translates a Responses stream: output items (reasoning,
+// message, function_call) announced by response.output_item.added, their
+// deltas, response.output_item.done, then response.completed with the
+// usage; or response.failed / error.
 type responsesSource struct {
-	stream *ssestream.Stream[responses.ResponseStreamEventUnion]
+	events ssestream.Decoder
 	model  ModelInfo
 	items  map[int64]*responsesItem
 	parts  int
@@ -207,90 +220,120 @@ type responsesSource struct {
 	fail   error
 }
 
-func (s *responsesSource) item(i int64) *responsesItem {
+func (s *responsesSource) item(ev gjson.Result) *responsesItem {
 	if s.items == nil {
 		return nil
 	}
-	return s.items[i]
+	return s.items[ev.Get("output_index").Int()]
 }
 
 func (s *responsesSource) next(buf []Event) ([]Event, bool) {
-	if !s.stream.Next() {
-		s.fail = s.stream.Err()
-		if s.fail == nil && !s.done {
-			s.fail = &Error{Kind: ErrStreamCut, Message: "no response.completed event"}
+	for {
+		if !s.events.Next() {
+			s.fail = s.events.Err()
+			if s.fail == nil && !s.done {
+				s.fail = &Error{Kind: ErrStreamCut, Message: "no response.completed event"}
+			}
+			if s.fail == nil {
+				buf = append(buf,
+					Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
+					Event{Kind: EventFinish, Finish: s.finish})
+			}
+			return buf, false
 		}
-		if s.fail == nil {
-			buf = append(buf,
-				Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
-				Event{Kind: EventFinish, Finish: s.finish})
+		ev := s.events.Event()
+		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+			continue
 		}
-		return buf, false
+		data, ok, bad := eventJSON(ev.Type, ev.Data)
+		if bad != nil {
+			s.fail = bad
+			return buf, false
+		}
+		if !ok {
+			continue
+		}
+		buf = s.translate(data, buf)
+		return buf, s.fail == nil
 	}
-	ev := s.stream.Current()
-	switch ev.Type {
+}
+
+func (s *responsesSource) translate(ev gjson.Result, buf []Event) []Event {
+	switch ev.Get("type").Str {
 	case "response.output_item.added":
-		it := &responsesItem{id: ev.Item.ID, part: s.parts}
-		switch ev.Item.Type {
+		item := ev.Get("item")
+		it := &responsesItem{id: item.Get("id").String(), part: s.parts}
+		switch item.Get("type").Str {
 		case "message":
 			it.kind = EventTextDelta
 		case "reasoning":
 			it.kind = EventReasoningDelta
 		case "function_call":
-			it.kind, it.callID, it.name = EventToolCallDelta, ev.Item.CallID, ev.Item.Name
+			it.kind, it.callID, it.name = EventToolCallDelta, item.Get("call_id").String(), item.Get("name").String()
 			s.calls++
 			buf = append(buf, Event{Kind: EventToolCallStart, Index: it.part, ToolCall: ToolCall{ID: it.callID, Name: it.name}})
 		default:
-			return buf, true
+			return buf
 		}
 		s.parts++
 		if s.items == nil {
 			s.items = map[int64]*responsesItem{}
 		}
-		s.items[ev.OutputIndex] = it
+		s.items[ev.Get("output_index").Int()] = it
 	case "response.output_text.delta", "response.refusal.delta":
-		if it := s.item(ev.OutputIndex); it != nil && it.kind == EventTextDelta && ev.Delta != "" {
-			buf = append(buf, Event{Kind: EventTextDelta, Index: it.part, Text: ev.Delta})
+		if it := s.item(ev); it != nil && it.kind == EventTextDelta {
+			if d := ev.Get("delta").String(); d != "" {
+				buf = append(buf, Event{Kind: EventTextDelta, Index: it.part, Text: d})
+			}
 		}
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-		if it := s.item(ev.OutputIndex); it != nil && it.kind == EventReasoningDelta && ev.Delta != "" {
-			text := ev.Delta
-			if it.hasDelta && ev.SummaryIndex != it.summary {
+		if it := s.item(ev); it != nil && it.kind == EventReasoningDelta {
+			text := ev.Get("delta").String()
+			if text == "" {
+				break
+			}
+			summary := ev.Get("summary_index").Int()
+			if it.hasDelta && summary != it.summary {
 				text = "\n\n" + text
 			}
-			it.summary, it.hasDelta = ev.SummaryIndex, true
+			it.summary, it.hasDelta = summary, true
 			it.text.WriteString(text)
 			buf = append(buf, Event{Kind: EventReasoningDelta, Index: it.part, Text: text})
 		}
 	case "response.function_call_arguments.delta":
-		if it := s.item(ev.OutputIndex); it != nil && it.kind == EventToolCallDelta && ev.Delta != "" {
-			it.args = append(it.args, ev.Delta...)
-			buf = append(buf, Event{Kind: EventToolCallDelta, Index: it.part, Text: ev.Delta,
-				ToolCall: ToolCall{ID: it.callID, Name: it.name}})
+		if it := s.item(ev); it != nil && it.kind == EventToolCallDelta {
+			if d := ev.Get("delta").String(); d != "" {
+				it.args = append(it.args, d...)
+				buf = append(buf, Event{Kind: EventToolCallDelta, Index: it.part, Text: d,
+					ToolCall: ToolCall{ID: it.callID, Name: it.name}})
+			}
 		}
 	case "response.output_item.done":
-		it := s.item(ev.OutputIndex)
+		it := s.item(ev)
 		if it == nil || it.ended {
 			break
 		}
 		it.ended = true
+		item := ev.Get("item")
 		switch it.kind {
 		case EventReasoningDelta:
 			text := it.text.String()
 			if text == "" {
 				var parts []string
-				for _, sm := range ev.Item.Summary {
-					parts = append(parts, sm.Text)
-				}
+				item.Get("summary").ForEach(func(_, sm gjson.Result) bool {
+					parts = append(parts, sm.Get("text").String())
+					return true
+				})
 				text = strings.Join(parts, "\n\n")
 			}
 			buf = append(buf, Event{Kind: EventReasoningEnd, Index: it.part, Reasoning: Reasoning{
-				Origin: "openai-responses", Text: text, ItemID: ev.Item.ID, Encrypted: ev.Item.EncryptedContent,
+				Origin: "openai-responses", Text: text,
+				ItemID: item.Get("id").String(), Encrypted: item.Get("encrypted_content").String(),
 			}})
 		case EventToolCallDelta:
 			raw := it.args
 			if len(raw) == 0 {
-				raw = []byte(ev.Item.Arguments.OfString)
+				raw = []byte(textOf(item.Get("arguments")))
 			}
 			args, err := toolArguments(it.name, raw)
 			buf = append(buf, Event{Kind: EventToolCallEnd, Index: it.part, Err: err,
@@ -298,37 +341,37 @@ func (s *responsesSource) next(buf []Event) ([]Event, bool) {
 		}
 	case "response.completed", "response.incomplete":
 		s.done = true
-		u := ev.Response.Usage
-		cached := int(u.InputTokensDetails.CachedTokens)
-		written := int(u.InputTokensDetails.CacheWriteTokens)
+		resp := ev.Get("response")
+		u := resp.Get("usage")
+		cached := int(u.Get("input_tokens_details.cached_tokens").Int())
+		written := int(u.Get("input_tokens_details.cache_write_tokens").Int())
 		s.usage = Usage{
-			Input:      max(int(u.InputTokens)-cached-written, 0),
-			Output:     int(u.OutputTokens),
+			Input:      max(int(u.Get("input_tokens").Int())-cached-written, 0),
+			Output:     int(u.Get("output_tokens").Int()),
 			CacheRead:  cached,
 			CacheWrite: written,
-			Reasoning:  int(u.OutputTokensDetails.ReasoningTokens),
+			Reasoning:  int(u.Get("output_tokens_details.reasoning_tokens").Int()),
 		}
+		reason := resp.Get("incomplete_details.reason").String()
 		switch {
-		case ev.Type == "response.completed" && s.calls > 0:
+		case ev.Get("type").Str == "response.completed" && s.calls > 0:
 			s.finish = FinishToolUse
-		case ev.Type == "response.completed":
+		case ev.Get("type").Str == "response.completed":
 			s.finish = FinishStop
-		case ev.Response.IncompleteDetails.Reason == "max_output_tokens":
+		case reason == "max_output_tokens":
 			s.finish = FinishLength
-		case ev.Response.IncompleteDetails.Reason == "content_filter":
+		case reason == "content_filter":
 			s.finish = FinishRefusal
 		default:
 			s.finish = FinishOther
 		}
 	case "response.failed":
-		e := ev.Response.Error
-		s.fail = responsesFailure(string(e.Code), e.Message)
-		return buf, false
+		e := ev.Get("response.error")
+		s.fail = responsesFailure(e.Get("code").String(), e.Get("message").String())
 	case "error":
-		s.fail = responsesFailure(ev.Code, ev.Message)
-		return buf, false
+		s.fail = responsesFailure(ev.Get("code").String(), ev.Get("message").String())
 	}
-	return buf, true
+	return buf
 }
 
 // responsesFailure is the error of a response.failed or error event.
@@ -341,4 +384,4 @@ func responsesFailure(code, msg string) *Error {
 }
 
 func (s *responsesSource) err() error   { return s.fail }
-func (s *responsesSource) close() error { return s.stream.Close() }
+func (s *responsesSource) close() error { return s.events.Close() }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // answer writes one scripted step in a call's wire format.
@@ -82,11 +83,7 @@ func (a answer) text() string {
 	if a.step.TextChunks == nil {
 		return a.step.Text
 	}
-	var s string
-	for _, c := range a.step.TextChunks {
-		s += c
-	}
-	return s
+	return strings.Join(a.step.TextChunks, "")
 }
 
 // writeJSON answers a request that did not ask for a stream.

@@ -1,0 +1,197 @@
+package llm
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+	"github.com/tidwall/gjson"
+)
+
+// anthropicBlock is the state of one content block of the answer.
+type anthropicBlock struct {
+	kind      EventKind // EventTextDelta, EventReasoningDelta, EventToolCallDelta; 0 for blocks darman ignores
+	part      int
+	id, name  string
+	text      strings.Builder
+	args      []byte
+	signature string
+	redacted  string
+}
+
+// anthropicSource translates a Messages stream: message_start,
+// content_block_start/delta/stop for text, thinking and tool_use blocks,
+// message_delta, message_stop, with ping and error events between them.
+type anthropicSource struct {
+	events  ssestream.Decoder
+	model   ModelInfo
+	blocks  []*anthropicBlock
+	parts   int
+	usage   Usage
+	stop    anthropic.StopReason
+	stopped bool
+	fail    error
+}
+
+func (s *anthropicSource) next(buf []Event) ([]Event, bool) {
+	for {
+		if !s.events.Next() {
+			s.fail = s.events.Err()
+			if s.fail == nil && !s.stopped {
+				s.fail = &Error{Kind: ErrStreamCut, Message: "no message_stop event"}
+			}
+			if s.fail == nil {
+				buf = append(buf,
+					Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
+					Event{Kind: EventFinish, Finish: anthropicFinish(s.stop)})
+			}
+			return buf, false
+		}
+		ev := s.events.Event()
+		if ev.Type == "ping" {
+			continue
+		}
+		data, ok, bad := eventJSON(ev.Type, ev.Data)
+		if bad != nil {
+			s.fail = bad
+			return buf, false
+		}
+		if !ok {
+			continue
+		}
+		if ev.Type == "error" || data.Get("type").Str == "error" {
+			e := data.Get("error")
+			msg := e.Get("message").String()
+			s.fail = &Error{Kind: anthropicKind(e.Get("type").String(), 0, msg), Type: e.Get("type").String(), Message: msg}
+			return buf, false
+		}
+		buf = s.translate(data, buf)
+		return buf, s.fail == nil
+	}
+}
+
+func (s *anthropicSource) err() error   { return s.fail }
+func (s *anthropicSource) close() error { return s.events.Close() }
+
+// block is the block an event names by its index, or nil.
+func (s *anthropicSource) block(ev gjson.Result) *anthropicBlock {
+	i := ev.Get("index").Int()
+	if i < 0 || int(i) >= len(s.blocks) {
+		return nil
+	}
+	return s.blocks[i]
+}
+
+// translate appends the Events of one wire event. A malformed sequence
+// (a delta for a block that never started) sets s.fail.
+func (s *anthropicSource) translate(ev gjson.Result, buf []Event) []Event {
+	switch ev.Get("type").Str {
+	case "message_start":
+		u := ev.Get("message.usage")
+		s.usage = Usage{
+			Input:      int(u.Get("input_tokens").Int()),
+			Output:     int(u.Get("output_tokens").Int()),
+			CacheRead:  int(u.Get("cache_read_input_tokens").Int()),
+			CacheWrite: int(u.Get("cache_creation_input_tokens").Int()),
+		}
+	case "content_block_start":
+		index := ev.Get("index").Int()
+		if index < 0 || index > 1<<16 {
+			s.fail = &Error{Kind: ErrMalformed, Message: fmt.Sprintf("content block index %d", index)}
+			return buf
+		}
+		for int(index) >= len(s.blocks) {
+			s.blocks = append(s.blocks, nil)
+		}
+		b := &anthropicBlock{}
+		s.blocks[index] = b
+		cb := ev.Get("content_block")
+		switch cb.Get("type").Str {
+		case "text":
+			b.kind, b.part = EventTextDelta, s.parts
+			s.parts++
+			if t := cb.Get("text").String(); t != "" {
+				buf = append(buf, Event{Kind: EventTextDelta, Index: b.part, Text: t})
+			}
+		case "thinking", "redacted_thinking":
+			b.kind, b.part = EventReasoningDelta, s.parts
+			s.parts++
+			b.signature, b.redacted = cb.Get("signature").String(), cb.Get("data").String()
+			if t := cb.Get("thinking").String(); t != "" {
+				b.text.WriteString(t)
+				buf = append(buf, Event{Kind: EventReasoningDelta, Index: b.part, Text: t})
+			}
+		case "tool_use":
+			b.kind, b.part = EventToolCallDelta, s.parts
+			s.parts++
+			b.id, b.name = cb.Get("id").String(), cb.Get("name").String()
+			buf = append(buf, Event{Kind: EventToolCallStart, Index: b.part, ToolCall: ToolCall{ID: b.id, Name: b.name}})
+		}
+	case "content_block_delta":
+		b := s.block(ev)
+		if b == nil {
+			s.fail = &Error{Kind: ErrMalformed, Message: "a content_block_delta for a block that never started"}
+			return buf
+		}
+		d := ev.Get("delta")
+		switch d.Get("type").Str {
+		case "text_delta":
+			if b.kind == EventTextDelta {
+				buf = append(buf, Event{Kind: EventTextDelta, Index: b.part, Text: d.Get("text").String()})
+			}
+		case "thinking_delta":
+			if b.kind == EventReasoningDelta {
+				t := d.Get("thinking").String()
+				b.text.WriteString(t)
+				buf = append(buf, Event{Kind: EventReasoningDelta, Index: b.part, Text: t})
+			}
+		case "signature_delta":
+			b.signature += d.Get("signature").String()
+		case "input_json_delta":
+			if b.kind == EventToolCallDelta {
+				frag := d.Get("partial_json").String()
+				b.args = append(b.args, frag...)
+				buf = append(buf, Event{Kind: EventToolCallDelta, Index: b.part, Text: frag,
+					ToolCall: ToolCall{ID: b.id, Name: b.name}})
+			}
+		}
+	case "content_block_stop":
+		b := s.block(ev)
+		if b == nil {
+			break
+		}
+		switch b.kind {
+		case EventReasoningDelta:
+			buf = append(buf, Event{Kind: EventReasoningEnd, Index: b.part, Reasoning: Reasoning{
+				Origin: "anthropic", Text: b.text.String(), Signature: b.signature, Redacted: b.redacted,
+			}})
+		case EventToolCallDelta:
+			args, err := toolArguments(b.name, b.args)
+			buf = append(buf, Event{Kind: EventToolCallEnd, Index: b.part, Err: err,
+				ToolCall: ToolCall{ID: b.id, Name: b.name, Arguments: args}})
+		}
+		s.blocks[ev.Get("index").Int()] = nil
+	case "message_delta":
+		if r := ev.Get("delta.stop_reason").String(); r != "" {
+			s.stop = anthropic.StopReason(r)
+		}
+		// message_delta's counts are cumulative; input counts appear when
+		// they changed, such as after server tools ran.
+		u := ev.Get("usage")
+		s.usage.Output = int(u.Get("output_tokens").Int())
+		if n := u.Get("input_tokens").Int(); n > 0 {
+			s.usage.Input = int(n)
+		}
+		if n := u.Get("cache_read_input_tokens").Int(); n > 0 {
+			s.usage.CacheRead = int(n)
+		}
+		if n := u.Get("cache_creation_input_tokens").Int(); n > 0 {
+			s.usage.CacheWrite = int(n)
+		}
+		s.usage.Reasoning = int(u.Get("output_tokens_details.thinking_tokens").Int())
+	case "message_stop":
+		s.stopped = true
+	}
+	return buf
+}

@@ -1,0 +1,54 @@
+package llm
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/tidwall/gjson"
+)
+
+// The adapters let the SDKs build each request, send it, turn error
+// responses into their error types and frame the SSE stream; they read the
+// events themselves. The SDKs decode an event into their own types by
+// reflection (encoding/json scanning it twice more), which cost several
+// times as much per streamed chunk as everything else on the path (see
+// "Performance" in docs/providers.md). darman needs a handful of fields
+// per event, so it validates the event with gjson and picks them out.
+
+// eventJSON reads an event's data as JSON. It reports false for an event
+// without data, which the stream skips, and an error for data that is not
+// JSON.
+func eventJSON(name string, data []byte) (gjson.Result, bool, *Error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return gjson.Result{}, false, nil
+	}
+	if !gjson.ValidBytes(data) {
+		if name == "" {
+			name = "an event"
+		}
+		return gjson.Result{}, false, &Error{Kind: ErrMalformed,
+			Message: fmt.Sprintf("%s whose data is not JSON: %.120s", name, data)}
+	}
+	return gjson.ParseBytes(data), true, nil
+}
+
+// textOf reads a text field that servers send as a string, as null, or as
+// a list of text parts; an object (arguments some servers send decoded) is
+// kept as its JSON text.
+func textOf(r gjson.Result) string {
+	switch {
+	case r.Type == gjson.String:
+		return r.Str
+	case r.IsArray():
+		var sb []byte
+		r.ForEach(func(_, p gjson.Result) bool {
+			sb = append(sb, p.Get("text").String()...)
+			return true
+		})
+		return string(sb)
+	case r.IsObject():
+		return r.Raw
+	}
+	return ""
+}
