@@ -21,8 +21,14 @@ install:
 # What the tests need beyond Go and its module proxy. Each later part of
 # darman that tests against a real peer (gopls, Neovim, Chromium, npm MCP
 # servers) adds its install step here.
+# ripgrep: glob, grep and list use rg when it is there, and a test checks
+# that their Go fallback gives the same results.
 deps:
 	$(GO) mod download
+	@command -v rg >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >/dev/null; \
+	  else echo "deps: install ripgrep (rg) to run the rg-vs-Go comparison tests; they are skipped without it"; fi; }
 
 check:
 	@unformatted=$$(gofmt -l $(GOFILES)); \

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/samber/lo"
 	"github.com/spf13/cobra"
 
+	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -39,7 +41,7 @@ func (r *report) failed() bool {
 }
 
 func (a *app) doctorCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, checkModel bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the configuration, data directory, providers and language servers",
@@ -49,7 +51,7 @@ key (keys are never printed) and which language servers are on PATH.
 It exits with status 1 when something required is broken.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r := a.diagnose(cmd.Context())
+			r := a.diagnose(cmd.Context(), checkModel)
 			if asJSON {
 				if err := writeJSON(a.stdout, r); err != nil {
 					return err
@@ -64,10 +66,11 @@ It exits with status 1 when something required is broken.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&checkModel, "check-model", false, "send the model one tiny request to check the provider, key and model")
 	return cmd
 }
 
-func (a *app) diagnose(ctx context.Context) *report {
+func (a *app) diagnose(ctx context.Context, checkModel bool) *report {
 	r := &report{Version: readBuildInfo()}
 	loaded, err := a.config()
 	if err != nil {
@@ -95,6 +98,7 @@ func (a *app) diagnose(ctx context.Context) *report {
 	}
 	c := loaded.Config
 	a.diagnoseStore(ctx, r)
+	a.diagnoseModel(ctx, r, c, checkModel)
 	diagnoseLanguageServers(r, c)
 	return r
 }
@@ -116,6 +120,49 @@ func (a *app) diagnoseStore(ctx context.Context, r *report) {
 	}
 	r.add("data", s.Dir(), "ok", fmt.Sprintf("%d sessions, %s on disk, schema %d, %s",
 		st.Sessions, humanize.IBytes(uint64(st.LSMBytes+st.ValueLogBytes)), st.Schema, who))
+}
+
+// diagnoseModel reports the model darman would use, how it was chosen, and
+// each configured or preset provider's key source (never the key).
+func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, check bool) {
+	log, _ := a.logger()
+	m := newModels(c, log)
+	sel, err := m.selectModel(ctx)
+	if err != nil {
+		// No model is not broken darman: doctor says what to set.
+		r.add("model", "model", "warn", err.Error())
+	} else {
+		r.add("model", sel.Ref(), "ok", sel.Reason)
+	}
+	names := map[string]bool{}
+	for _, n := range llm.PresetNames() {
+		names[n] = true
+	}
+	for n := range c.Provider {
+		names[n] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		_, configured := c.Provider[name]
+		client, err := m.client(name)
+		switch {
+		case err != nil && configured:
+			r.add("providers", name, "fail", err.Error())
+		case err != nil:
+			r.add("providers", name, "missing", err.Error())
+		case client.KeySource() != "":
+			r.add("providers", name, "ok", fmt.Sprintf("%s, key from %s", client.BaseURL(), client.KeySource()))
+		default:
+			r.add("providers", name, "missing", client.BaseURL()+", no key")
+		}
+	}
+	if check && sel != nil {
+		res := llm.Check(ctx, sel.Client, sel.Model)
+		status := "ok"
+		if !res.OK() {
+			status = "fail"
+		}
+		r.add("model", "check", status, res.String())
+	}
 }
 
 func diagnoseLanguageServers(r *report, c config.Config) {

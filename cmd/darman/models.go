@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -28,6 +29,16 @@ func newModels(cfg config.Config, log *slog.Logger) *models {
 		},
 		clients: map[string]*llm.Client{},
 	}
+}
+
+// selectModel picks the model: the configured one, or what llm.Select finds
+// (a local Ollama, a provider key in the environment).
+func (m *models) selectModel(ctx context.Context) (*llm.Selection, error) {
+	providers := map[string]llm.Settings{}
+	for name, p := range m.cfg.Provider {
+		providers[name] = settings(name, p)
+	}
+	return llm.Select(ctx, llm.SelectOptions{Model: m.cfg.Model, Providers: providers, Options: m.opts})
 }
 
 // resolve returns the client of ref's provider and the model id it knows.

@@ -146,7 +146,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	}
 	defer svc.Close()
 
-	id, err := a.pickSession(ctx, st, svc, root, cfg.Model, o)
+	id, err := a.pickSession(ctx, st, svc, root, m, o)
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func systemPrompt(root string, skills *prompt.Skills, log *slog.Logger) func(con
 
 // pickSession is --session's session, the workspace's latest with
 // --continue, or a new one.
-func (a *app) pickSession(ctx context.Context, st *store.Store, svc *session.Service, root, model string, o runOptions) (agent.ID, error) {
+func (a *app) pickSession(ctx context.Context, st *store.Store, svc *session.Service, root string, m *models, o runOptions) (agent.ID, error) {
 	switch {
 	case o.session != "":
 		return st.Resolve(ctx, o.session)
@@ -226,7 +226,11 @@ func (a *app) pickSession(ctx context.Context, st *store.Store, svc *session.Ser
 		}
 		return list[0].ID, nil
 	}
-	s, err := svc.Create(ctx, session.CreateOptions{Model: model})
+	sel, err := m.selectModel(ctx)
+	if err != nil {
+		return "", err
+	}
+	s, err := svc.Create(ctx, session.CreateOptions{Model: sel.Ref()})
 	return s.ID, err
 }
 

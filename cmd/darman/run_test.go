@@ -190,3 +190,29 @@ func TestRunKilledMidTurnShowsInterrupted(t *testing.T) {
 		t.Fatalf("sessions show after kill -9:\n%s", show)
 	}
 }
+
+func TestDoctorChecksTheModelWithoutPrintingKeys(t *testing.T) {
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "pong"}}})
+	e.vars = append(e.vars, "OPENAI_API_KEY=sk-proj-another-secret-key")
+	out := e.ok("doctor", "--check-model")
+	for _, want := range []string{
+		"✓ anthropic/claude-sonnet-4-5",
+		"✓ anthropic: " + srv.URL + ", key from provider.anthropic.apiKey",
+		"✓ openai: ",
+		"key from OPENAI_API_KEY",
+		"✓ check",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+	for _, secret := range []string{"sk-ant-test-0123456789", "sk-proj-another-secret-key"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("doctor printed a key:\n%s", out)
+		}
+	}
+	if n := len(srv.ModelCalls()); n != 1 {
+		t.Errorf("--check-model made %d model calls", n)
+	}
+}
