@@ -24,6 +24,7 @@ func Builtins(opts Options) []Tool {
 		newWrite(),
 		newEdit(),
 		newMultiedit(),
+		newApplyPatch(),
 		newBash(opts.MaxBashTimeout),
 		newBashOutput(),
 		newBashKill(),

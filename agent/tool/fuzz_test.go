@@ -94,3 +94,37 @@ func TestSimilarity(t *testing.T) {
 		t.Errorf("long near-equal texts: %v", s)
 	}
 }
+
+// FuzzPatch parses arbitrary patches and applies their updates to
+// arbitrary text: no panic, and a chunk that applies leaves its added lines
+// in the result.
+func FuzzPatch(f *testing.F) {
+	f.Add("*** Begin Patch\n*** Update File: a\n@@ def f():\n-    x\n+    y\n*** End of File\n*** End Patch", "def f():\n    x\n")
+	f.Add("*** Begin Patch\n*** Add File: b\n+hi\n*** Delete File: c\n*** End Patch", "")
+	f.Add("apply_patch <<EOF\n*** Begin Patch\n*** Update File: a\n*** Move to: b\n \n-a\n+b\n\n*** End Patch\nEOF", "\na\n")
+	f.Fuzz(func(t *testing.T, patch, text string) {
+		ops, err := parsePatch(patch)
+		if err != nil {
+			return
+		}
+		for _, op := range ops {
+			if op.path == "" {
+				t.Fatalf("an operation without a path: %+v", op)
+			}
+			if op.kind != opUpdate {
+				continue
+			}
+			out, err := applyChunks(text, op.chunks)
+			if err != nil {
+				continue
+			}
+			for _, c := range op.chunks {
+				for k, l := range c.new {
+					if c.ctx[k] < 0 && !strings.Contains(out, l) {
+						t.Fatalf("added line %q missing from %q", l, out)
+					}
+				}
+			}
+		}
+	})
+}
