@@ -46,9 +46,9 @@ type patchChunk struct {
 	new     []string // context and added lines, in order
 	// ctx[k] is, for new[k] that is a context line, its index in old (so
 	// the file's own text of it is kept); -1 for an added line.
-	ctx []int
-	eof bool
-	line    int // where the chunk starts in the patch, for errors
+	ctx  []int
+	eof  bool
+	line int // where the chunk starts in the patch, for errors
 	// blanks counts the empty patch lines at the chunk's end, taken as
 	// empty context lines that lost their space.
 	blanks int
