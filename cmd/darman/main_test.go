@@ -302,3 +302,23 @@ func TestSessionsListWhileAnotherProcessOwnsTheStore(t *testing.T) {
 		t.Fatalf("the owner still has the session removed by the client: %v", err)
 	}
 }
+
+// TestLogsNeverReachStdout: with debug logging on, stdout still carries only
+// the command's output (it carries the protocol in lsp mode), and the log
+// file gets the lines.
+func TestLogsNeverReachStdout(t *testing.T) {
+	e := newEnv(t)
+	logFile := filepath.Join(e.home, "darman.log")
+	out := e.ok("--log-level", "debug", "--log-file", logFile, "sessions", "list", "--json")
+	if strings.TrimSpace(out) != "[]" {
+		t.Fatalf("stdout with debug logging: %q", out)
+	}
+	logged, err := os.ReadFile(logFile)
+	if err != nil || !strings.Contains(string(logged), "level=DEBUG") {
+		t.Fatalf("log file: %v\n%s", err, logged)
+	}
+	_, errs, _ := e.run("--log-level", "debug", "sessions", "list")
+	if !strings.Contains(errs, "level=DEBUG") {
+		t.Fatalf("debug lines without --log-file should go to stderr:\n%s", errs)
+	}
+}
