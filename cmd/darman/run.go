@@ -127,20 +127,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if ta := newTerminalAsker(a.stderr); ta != nil {
 		asker = ta
 	}
-	m := newModels(cfg, log)
-	skills := prompt.LoadSkills(prompt.LocateDirs(root, nil), log)
-	svc, err := session.New(session.Options{
-		Store:     st,
-		Models:    m.resolve,
-		Workspace: tool.NewDisk(root),
-		Tools:     tool.Builtins(tool.Options{Skills: skills}),
-		System:    systemPrompt(root, skills, log),
-		Rules:     rules(cfg, o.rules),
-		Grants:    grantStore{st},
-		Asker:     asker,
-		MaxSteps:  cfg.Agent.MaxSteps,
-		Logger:    log,
-	})
+	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules}, log)
 	if err != nil {
 		return err
 	}

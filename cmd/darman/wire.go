@@ -1,0 +1,47 @@
+package main
+
+import (
+	"log/slog"
+
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/config"
+)
+
+// agentWiring is what every front gives the session service besides the
+// configuration: where the files are, who answers permission questions,
+// and rules of its own (darman run's --allow and --deny).
+type agentWiring struct {
+	root      string
+	workspace tool.Workspace
+	asker     permission.Asker
+	rules     []permission.Rule
+}
+
+// newSessionService builds a workspace's session service the same way for
+// every front: the configured models, the built-in tools with the
+// workspace's skills, the system prompt, the permission rules and the
+// stored grants.
+func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *slog.Logger) (*session.Service, *models, error) {
+	m := newModels(cfg, log)
+	skills := prompt.LoadSkills(prompt.LocateDirs(w.root, nil), log)
+	svc, err := session.New(session.Options{
+		Store:     st,
+		Models:    m.resolve,
+		Workspace: w.workspace,
+		Tools:     tool.Builtins(tool.Options{Skills: skills}),
+		System:    systemPrompt(w.root, skills, log),
+		Rules:     rules(cfg, w.rules),
+		Grants:    grantStore{st},
+		Asker:     w.asker,
+		MaxSteps:  cfg.Agent.MaxSteps,
+		Logger:    log,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, m, nil
+}
