@@ -18,6 +18,37 @@
 // next step sends them back. The turn ends when the model answers without
 // calling a tool, at the step limit, on a failure, or when it is cancelled.
 //
+// # Compaction
+//
+// Before each model call the loop estimates the request's size: the tokens
+// the model reported for the last answer (its whole input and its output),
+// plus a token per four bytes of what was added since. When that is more
+// than the model's context window less its maximum output (from
+// llm.Provider.Model), or when the provider refuses a call as too long
+// (llm.ErrContextTooLong), the history is made smaller, in two stages:
+//
+//   - Pruning: the results of tool calls older than the last two user turns
+//     are replaced, in the request only, by a note telling the model to run
+//     the tool again if it needs the output. The store keeps them. Once a
+//     session needed pruning, its following steps prune too, so the
+//     request's prefix stays the same from step to step (and in the
+//     provider's prompt cache).
+//   - Summarizing, when pruning is not enough: one model call, without
+//     tools, on a transcript of the history (each entry capped, the oldest
+//     left out if it is still too long) asks for the goal, decisions, files
+//     touched, what is done and what remains. The answer is stored as a
+//     compaction part of a new user message, with the user's latest words
+//     kept verbatim beside it, and the history sent from then on starts at
+//     the latest compaction message. It is a user message because every API
+//     wants the conversation to open with one and the summary stands for
+//     what both sides said; transcripts show it as a summary. The messages
+//     before it stay in the store.
+//
+// A call the provider refused is kept on record as an empty assistant
+// message that failed, saying that darman compacted and asked again. If the
+// request is refused even after summarizing twice, the turn fails. While
+// summarizing, the session publishes a running state whose Reason says so.
+//
 // Because every part is written as it changes, a process that dies mid-turn
 // leaves an assistant message with no finish reason, which
 // agent.Message.Interrupted reports and the history sent to the model closes

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -81,6 +82,16 @@ type live struct {
 	// recent are the last tool calls (name and input), for the doom-loop
 	// guard.
 	recent []string
+	// current is the running turn; nil when the session is idle.
+	current *turn
+	// pruning is set once the session's history had to be pruned to fit
+	// the context window, so that the following steps send the same
+	// pruned prefix (and the provider's prompt cache keeps it) instead of
+	// finding out again with a failed call. A compaction clears it.
+	pruning bool
+	// instructed holds the per-directory instruction files already added to
+	// a tool's output in this session (see dirInstructions).
+	instructed map[string]bool
 }
 
 // New returns a service.
@@ -145,7 +156,8 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 	if _, err := s.opts.Store.Session(ctx, id); err != nil {
 		return nil, err
 	}
-	l := &live{bus: bus.New(bus.Options[agent.Event]{Coalesce: agent.CoalesceEvents, Logger: s.log}), files: &tool.FileTimes{}, jobs: tool.NewJobs(s.log)}
+	l := &live{bus: bus.New(bus.Options[agent.Event]{Coalesce: agent.CoalesceEvents, Logger: s.log}), files: &tool.FileTimes{}, jobs: tool.NewJobs(s.log),
+		instructed: map[string]bool{}}
 	var asker permission.Asker
 	if s.opts.Asker != nil {
 		// Asking goes through the session, so that the question and its
@@ -175,8 +187,26 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 // when ctx is done or Cancel is called; it is then recorded as cancelled
 // and Prompt returns the message with a nil error.
 func (s *Service) Prompt(ctx context.Context, id agent.ID, text string) (agent.Message, error) {
+	return s.PromptWith(ctx, id, text, PromptOptions{})
+}
+
+// PromptOptions change how one turn runs.
+type PromptOptions struct {
+	// Model is the "provider/model-id" this turn talks to (a command's
+	// front matter picks one); "" means the session's model. The session
+	// keeps its own model for later turns.
+	Model string
+}
+
+// PromptWith is Prompt with options for this turn.
+func (s *Service) PromptWith(ctx context.Context, id agent.ID, text string, opts PromptOptions) (agent.Message, error) {
 	if strings.TrimSpace(text) == "" {
 		return agent.Message{}, errors.New("the prompt is empty")
+	}
+	if opts.Model != "" {
+		if _, _, err := s.opts.Models(opts.Model); err != nil {
+			return agent.Message{}, fmt.Errorf("the turn's model %q: %w", opts.Model, err)
+		}
 	}
 	l, err := s.get(ctx, id)
 	if err != nil {
@@ -198,8 +228,13 @@ func (s *Service) Prompt(ctx context.Context, id agent.ID, text string) (agent.M
 		s.mu.Unlock()
 		s.turns.Done()
 	}()
-	t := &turn{svc: s, live: l, id: id}
+	t := &turn{svc: s, live: l, id: id, modelRef: opts.Model, tools: s.tools()}
 	return t.run(ctx, text)
+}
+
+// tools are the tools a top-level turn offers.
+func (s *Service) tools() []tool.Tool {
+	return slices.Clone(s.opts.Tools)
 }
 
 // Cancel stops the session's running turn, if any, and reports whether

@@ -65,26 +65,51 @@ type fixture struct {
 
 func setup(t *testing.T, script llmtest.Script, asker permission.Asker, tools ...tool.Tool) *fixture {
 	t.Helper()
-	srv := llmtest.Start(t, script)
+	return newFixture(t, fixtureOptions{script: script, asker: asker, tools: tools})
+}
+
+// fixtureOptions change the fixture's defaults.
+type fixtureOptions struct {
+	script llmtest.Script
+	asker  permission.Asker
+	tools  []tool.Tool
+	// models overrides the catalog's entries (a tiny context window).
+	models map[string]llm.ModelOverride
+	// root is the workspace; "" makes an empty one.
+	root string
+	// service changes the service's options before it is made.
+	service func(*session.Options)
+}
+
+func newFixture(t testing.TB, o fixtureOptions) *fixture {
+	t.Helper()
+	srv := llmtest.Start(t, o.script)
 	st, err := store.Open(context.Background(), t.TempDir(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	client, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test-key-0000"}, &llm.Options{
+	client, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test-key-0000", Models: o.models}, &llm.Options{
 		Retry: llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := session.New(session.Options{
+	if o.root == "" {
+		o.root = t.TempDir()
+	}
+	opts := session.Options{
 		Store:     st,
 		Models:    func(string) (llm.Provider, string, error) { return client, "claude-sonnet-4-5", nil },
-		Workspace: tool.NewDisk(t.TempDir()),
-		Tools:     tools,
+		Workspace: tool.NewDisk(o.root),
+		Tools:     o.tools,
 		Rules:     []permission.Rule{{Permission: "*", Pattern: "*", Action: permission.Allow}, {Permission: permission.DoomLoop, Pattern: "*", Action: permission.Ask}},
-		Asker:     asker,
-	})
+		Asker:     o.asker,
+	}
+	if o.service != nil {
+		o.service(&opts)
+	}
+	svc, err := session.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +133,9 @@ func (f *fixture) events(t *testing.T) func() []agent.Event {
 		defer close(done)
 		for d := range sub.C() {
 			out = append(out, d.Event)
-			if d.Event.Kind == agent.EventState && (d.Event.State == agent.StateIdle || d.Event.State == agent.StateFailed) {
+			// A sub-task's turn ends with its own state event, nested under
+			// the parent's task call.
+			if d.Event.Kind == agent.EventState && d.Event.ParentCallID == "" && (d.Event.State == agent.StateIdle || d.Event.State == agent.StateFailed) {
 				return
 			}
 		}

@@ -42,8 +42,8 @@ func (t *turn) runTools(ctx context.Context, calls []*agent.Part) {
 }
 
 func (t *turn) readOnly(p *agent.Part) bool {
-	i, ok := t.tools[p.Tool.Name]
-	return ok && p.Tool.Status == agent.ToolPending && t.svc.opts.Tools[i].Info().ReadOnly
+	i, ok := t.index[p.Tool.Name]
+	return ok && p.Tool.Status == agent.ToolPending && t.tools[i].Info().ReadOnly
 }
 
 // runTool runs one call and records its result in its part.
@@ -61,12 +61,12 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		p.Ended = time.Now().UTC()
 		update()
 	}
-	i, ok := t.tools[call.Name]
+	i, ok := t.index[call.Name]
 	if !ok {
 		fail(fmt.Sprintf("There is no tool named %q. The tools are: %s.", call.Name, strings.Join(t.toolNames(), ", ")))
 		return
 	}
-	tl := t.svc.opts.Tools[i]
+	tl := t.tools[i]
 	if denied := t.doomLoop(ctx, call); denied != "" {
 		fail(denied)
 		return
@@ -187,7 +187,7 @@ func ordinal(n int) string {
 
 func (t *turn) toolNames() []string {
 	var names []string
-	for _, tl := range t.svc.opts.Tools {
+	for _, tl := range t.tools {
 		names = append(names, tl.Info().Name)
 	}
 	return names

@@ -3,12 +3,14 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/tool"
 )
 
 // turn is one run of Prompt: it owns the messages and parts it writes.
@@ -16,14 +18,23 @@ type turn struct {
 	svc  *Service
 	live *live
 	id   agent.ID
+	// modelRef is the turn's "provider/model-id"; run sets it to the
+	// session's when the caller chose none.
+	modelRef string
+	// tools are what the turn offers the model, in the order sent.
+	tools []tool.Tool
+	// parentCall is, in a sub-task's turn, the parent's task call: every
+	// event of the turn carries it.
+	parentCall string
 
 	provider llm.Provider
 	model    string
-	tools    map[string]int // name → index in svc.opts.Tools
+	index    map[string]int // tool name → index in tools
 }
 
 func (t *turn) publish(e agent.Event) {
 	e.SessionID = t.id
+	e.ParentCallID = t.parentCall
 	t.live.bus.Publish(e)
 }
 
@@ -41,14 +52,25 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 	if err != nil {
 		return agent.Message{}, err
 	}
-	t.provider, t.model, err = t.svc.opts.Models(sess.Model)
+	if t.modelRef == "" {
+		t.modelRef = sess.Model
+	}
+	t.provider, t.model, err = t.svc.opts.Models(t.modelRef)
 	if err != nil {
 		return agent.Message{}, err
 	}
-	t.tools = map[string]int{}
-	for i, tl := range t.svc.opts.Tools {
-		t.tools[tl.Info().Name] = i
+	t.index = map[string]int{}
+	for i, tl := range t.tools {
+		t.index[tl.Info().Name] = i
 	}
+	t.svc.mu.Lock()
+	t.live.current = t
+	t.svc.mu.Unlock()
+	defer func() {
+		t.svc.mu.Lock()
+		t.live.current = nil
+		t.svc.mu.Unlock()
+	}()
 
 	now := time.Now().UTC()
 	user := agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleUser, Created: now, Completed: now}
@@ -129,33 +151,74 @@ func titleOf(text string) string {
 
 // step makes one model call and stores the answer as it streams. It
 // returns the assistant message and the tool parts the model asked for.
+// When the provider says the request does not fit the context window, the
+// history is compacted (see compact.go) and the call made again.
 func (t *turn) step(ctx context.Context, sess agent.Session) (agent.Message, []*agent.Part, error) {
-	store := t.svc.opts.Store
-	msgs, err := store.Messages(ctx, t.id)
-	if err != nil {
-		return agent.Message{}, nil, err
+	force := compactAsNeeded
+	for {
+		req, err := t.request(ctx, sess, force)
+		// Made after request, which may store a compaction message: the
+		// answer's ID must sort after it.
+		msg := agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleAssistant, Created: time.Now().UTC(), Model: t.modelRef}
+		if err != nil {
+			return msg, nil, err
+		}
+		calls, answered, err := t.stream(ctx, &msg, req)
+		if err == nil || answered || ctx.Err() != nil || force == compactSummarize || !errors.Is(err, llm.ErrContextTooLong) {
+			return msg, calls, err
+		}
+		// The failed call stays on record, empty; the next one goes out
+		// with less history.
+		msg.Finish, msg.Error = agent.FinishError, fmt.Sprintf("%v; darman compacted the conversation and asked again", err)
+		if err := t.svc.opts.Store.PutMessage(context.WithoutCancel(ctx), msg); err != nil {
+			return msg, nil, err
+		}
+		t.svc.log.Info("the model's context window was exceeded; compacting", "session", t.id, "err", err)
+		force++
 	}
-	req := &llm.Request{Model: t.model, Messages: history(msgs)}
-	var names []string
-	for _, tl := range t.svc.opts.Tools {
+}
+
+// request builds the next model call: the history from the latest
+// compaction on, fitted to the context window, with the system prompt and
+// the tools.
+func (t *turn) request(ctx context.Context, sess agent.Session, force compaction) (*llm.Request, error) {
+	msgs, err := t.svc.opts.Store.Messages(ctx, t.id)
+	if err != nil {
+		return nil, err
+	}
+	req := &llm.Request{Model: t.model}
+	names := make([]string, 0, len(t.tools))
+	fixed := 0
+	for _, tl := range t.tools {
 		info := tl.Info()
 		req.Tools = append(req.Tools, llm.Tool{Name: info.Name, Description: info.Description, Schema: info.Schema})
 		names = append(names, info.Name)
+		fixed += len(info.Name) + len(info.Description) + len(info.Schema)
 	}
 	if t.svc.opts.System != nil {
 		if req.System, err = t.svc.opts.System(ctx, sess, names); err != nil {
-			return agent.Message{}, nil, fmt.Errorf("building the system prompt: %w", err)
+			return nil, fmt.Errorf("building the system prompt: %w", err)
 		}
 	} else {
 		req.System = defaultSystem
 	}
+	fixed += len(req.System)
+	send, err := t.fit(ctx, window(msgs), fixed, force)
+	if err != nil {
+		return nil, err
+	}
+	req.Messages = history(send)
+	return req, nil
+}
 
-	msg := agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleAssistant, Created: time.Now().UTC(), Model: sess.Model}
-	if err := store.PutMessage(ctx, msg); err != nil {
-		return msg, nil, err
+// stream sends req and stores the answer in msg as it streams. answered
+// reports whether any of the answer arrived before a failure.
+func (t *turn) stream(ctx context.Context, msg *agent.Message, req *llm.Request) (calls []*agent.Part, answered bool, err error) {
+	store := t.svc.opts.Store
+	if err := store.PutMessage(ctx, *msg); err != nil {
+		return nil, false, err
 	}
 	parts := map[int]*agent.Part{}
-	var calls []*agent.Part
 	newPart := func(index int, kind agent.PartKind) *agent.Part {
 		p := &agent.Part{ID: agent.NewPartID(), MessageID: msg.ID, SessionID: t.id, Kind: kind, Started: time.Now().UTC()}
 		parts[index] = p
@@ -235,17 +298,17 @@ func (t *turn) step(ctx context.Context, sess agent.Session) (agent.Message, []*
 				t.save(ctx, *p)
 			}
 		}
-		return msg, nil, err
+		return nil, len(parts) > 0, err
 	}
-	if err := store.PutMessage(ctx, msg); err != nil {
-		return msg, nil, err
+	if err := store.PutMessage(ctx, *msg); err != nil {
+		return nil, true, err
 	}
-	return msg, calls, nil
+	return calls, true, nil
 }
 
 func (t *turn) kindOf(name string) agent.ToolKind {
-	if i, ok := t.tools[name]; ok {
-		if k := t.svc.opts.Tools[i].Info().Kind; k != "" {
+	if i, ok := t.index[name]; ok {
+		if k := t.tools[i].Info().Kind; k != "" {
 			return k
 		}
 	}
