@@ -19,12 +19,16 @@ type Options struct {
 
 // Builtins returns darman's built-in tools, configured by opts.
 func Builtins(opts Options) []Tool {
+	search := pickSearcher(opts)
 	tools := []Tool{
 		newRead(),
 		newWrite(),
 		newEdit(),
 		newMultiedit(),
 		newApplyPatch(),
+		newGlob(search),
+		newGrep(search),
+		newList(search),
 		newBash(opts.MaxBashTimeout),
 		newBashOutput(),
 		newBashKill(),

@@ -54,7 +54,7 @@ func TestBuiltinsSchemas(t *testing.T) {
 			t.Errorf("%s: schema has no properties: %s", info.Name, info.Schema)
 		}
 	}
-	for _, want := range []string{"read", "write", "edit", "multiedit", "apply_patch", "bash", "bash_output", "bash_kill", "todo", "skill"} {
+	for _, want := range []string{"read", "write", "edit", "multiedit", "apply_patch", "glob", "grep", "list", "bash", "bash_output", "bash_kill", "todo", "skill"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("Builtins lacks %s (has %v)", want, names)
 		}

@@ -1,0 +1,114 @@
+package tool
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"regexp/syntax"
+	"strings"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/permission"
+)
+
+//go:embed grep.md
+var grepDescription string
+
+const grepMax = 100
+
+type grepInput struct {
+	Pattern string `json:"pattern" jsonschema:"the regular expression to search for, in RE2 syntax"`
+	Path    string `json:"path,omitempty" jsonschema:"the file or directory to search, absolute or relative to the workspace root (default: the root)"`
+	Include string `json:"include,omitempty" jsonschema:"search only files matching this glob, e.g. *.go or *.{ts,tsx}"`
+}
+
+// newGrep returns the grep tool, searching with s.
+func newGrep(s searcher) Tool {
+	return newTyped(Info{
+		Name:        "grep",
+		Description: grepDescription,
+		Kind:        agent.ToolKindSearch,
+		ReadOnly:    true,
+		Timeout:     2 * time.Minute,
+	}, nil, func(ctx context.Context, env *Env, in grepInput) (Result, error) {
+		return runGrep(ctx, env, in, s)
+	})
+}
+
+func runGrep(ctx context.Context, env *Env, in grepInput, s searcher) (Result, error) {
+	if _, err := syntax.Parse(in.Pattern, syntax.Perl); err != nil {
+		return failure("invalid pattern", "The pattern is not a valid regular expression (RE2 syntax): %v.", err), nil
+	}
+	q := &grepQuery{pattern: in.Pattern, perFile: grepMax, includeRaw: strings.TrimSpace(in.Include)}
+	if q.includeRaw != "" {
+		w, err := compileInclude(q.includeRaw)
+		if err != nil {
+			return failure("invalid include", "include is not a valid glob: %v.", err), nil
+		}
+		q.include = w
+	}
+	root, dir, res, err := searchDir(ctx, env, in.Path, permission.Grep, "Search for "+in.Pattern, true)
+	if res != nil || err != nil {
+		return deref(res), err
+	}
+	engine := s.name()
+	hits, err := s.grep(ctx, root, dir, q)
+	if err != nil && ctx.Err() == nil && engine != "go" {
+		// ripgrep refused what Go accepts (a size limit, say): search
+		// the Go way, which gives the same results.
+		if env.Logger != nil {
+			env.Logger.Debug("grep: rg failed, searching in Go", "error", err)
+		}
+		engine = "go"
+		hits, err = goSearcher{}.grep(ctx, root, dir, q)
+	}
+	if err != nil {
+		return searchFailed(ctx, err)
+	}
+	sortHits(hits)
+	total := 0
+	for _, h := range hits {
+		total += h.count
+	}
+	var b strings.Builder
+	shown := 0
+	for _, h := range hits {
+		if shown == grepMax {
+			break
+		}
+		p := displayPath(root, h.abs)
+		for _, l := range h.lines {
+			if shown == grepMax {
+				break
+			}
+			fmt.Fprintf(&b, "%s:%d: %s\n", p, l.no, cutHitLine(l.text))
+			shown++
+		}
+	}
+	head := fmt.Sprintf("Found %d matching lines in %d files.\n", total, len(hits))
+	switch {
+	case total == 0:
+		head = "No matches."
+	case total > shown:
+		head = fmt.Sprintf("Found %d matching lines in %d files; showing %d, from the newest files first. Narrow the pattern, path or include to see the rest.\n", total, len(hits), shown)
+	}
+	return Result{
+		Output:   strings.TrimSuffix(head+b.String(), "\n"),
+		Title:    in.Pattern,
+		Metadata: metadata(map[string]any{"matches": total, "files": len(hits), "shown": shown, "engine": engine}),
+	}, nil
+}
+
+// cutHitLine shows a matching line: without its CR, and cut when long.
+func cutHitLine(s string) string {
+	s = strings.TrimSuffix(s, "\r")
+	if len(s) <= hitLineMax {
+		return s
+	}
+	n := hitLineMax
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + " …"
+}

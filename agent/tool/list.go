@@ -1,0 +1,134 @@
+package tool
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/permission"
+)
+
+//go:embed list.md
+var listDescription string
+
+const listMax = 200
+
+type listInput struct {
+	Path   string   `json:"path,omitempty" jsonschema:"the directory to list, absolute or relative to the workspace root (default: the root)"`
+	Ignore []string `json:"ignore,omitempty" jsonschema:"more glob patterns of files or directories to leave out"`
+}
+
+// newList returns the list tool, searching with s.
+func newList(s searcher) Tool {
+	return newTyped(Info{
+		Name:        "list",
+		Description: listDescription,
+		Kind:        agent.ToolKindSearch,
+		ReadOnly:    true,
+		Timeout:     60 * time.Second,
+	}, nil, func(ctx context.Context, env *Env, in listInput) (Result, error) {
+		var ignore []*wildcard
+		for _, p := range in.Ignore {
+			w, err := compileInclude(strings.TrimSuffix(p, "/"))
+			if err != nil {
+				return failure("invalid pattern", "The ignore pattern %q is not a valid glob: %v.", p, err), nil
+			}
+			ignore = append(ignore, w)
+		}
+		root, dir, res, err := searchDir(ctx, env, in.Path, permission.List, "List "+in.Path, false)
+		if res != nil || err != nil {
+			return deref(res), err
+		}
+		all, err := s.files(ctx, root, dir)
+		if err != nil {
+			return searchFailed(ctx, err)
+		}
+		var rels []string
+		for _, abs := range all {
+			rel := relUnder(dir, abs)
+			if !ignoredByAny(ignore, rel) {
+				rels = append(rels, rel)
+			}
+		}
+		// Shallow files first, so a big tree shows its top levels.
+		slices.SortFunc(rels, func(a, b string) int {
+			if c := strings.Count(a, "/") - strings.Count(b, "/"); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
+		shown := rels[:min(len(rels), listMax)]
+		var b strings.Builder
+		b.WriteString(displayPath(root, dir) + "/\n")
+		renderTree(&b, shown)
+		switch {
+		case len(rels) == 0:
+			b.WriteString("(no files)")
+		case len(rels) > len(shown):
+			fmt.Fprintf(&b, "(Showing %d of %d files, the shallowest first. List a subdirectory, or use glob, to see the rest.)", len(shown), len(rels))
+		}
+		return Result{
+			Output:   strings.TrimSuffix(b.String(), "\n"),
+			Title:    displayPath(root, dir) + "/",
+			Metadata: metadata(map[string]any{"files": len(rels), "shown": len(shown), "engine": s.name()}),
+		}, nil
+	})
+}
+
+// ignoredByAny reports whether a pattern matches the path or one of the
+// directories it lies in.
+func ignoredByAny(patterns []*wildcard, rel string) bool {
+	for _, w := range patterns {
+		for p := rel; ; {
+			if w.match(p) {
+				return true
+			}
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+		}
+	}
+	return false
+}
+
+// renderTree writes slash-separated paths as an indented tree: in each
+// directory, subdirectories first, then files, by name.
+func renderTree(b *strings.Builder, paths []string) {
+	type node struct {
+		dirs  map[string]*node
+		files []string
+	}
+	top := &node{dirs: map[string]*node{}}
+	for _, p := range paths {
+		n := top
+		parts := strings.Split(p, "/")
+		for _, d := range parts[:len(parts)-1] {
+			c, ok := n.dirs[d]
+			if !ok {
+				c = &node{dirs: map[string]*node{}}
+				n.dirs[d] = c
+			}
+			n = c
+		}
+		n.files = append(n.files, parts[len(parts)-1])
+	}
+	var walk func(n *node, indent string)
+	walk = func(n *node, indent string) {
+		for _, d := range slices.Sorted(maps.Keys(n.dirs)) {
+			b.WriteString(indent + d + "/\n")
+			walk(n.dirs[d], indent+"  ")
+		}
+		slices.Sort(n.files)
+		for _, f := range n.files {
+			b.WriteString(indent + f + "\n")
+		}
+	}
+	walk(top, "  ")
+}

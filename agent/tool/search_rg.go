@@ -1,0 +1,210 @@
+package tool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ripgrep is the searcher that runs rg, with the flags that make it follow
+// the rules of ignore.go: hidden files searched, .git skipped, .gitignore
+// read with or without a repository, no global or per-repository excludes,
+// .darmanignore as an ignore file of the lowest precedence, no
+// configuration file, no transcoding.
+type ripgrep struct {
+	path string
+}
+
+func (ripgrep) name() string { return "rg" }
+
+// command prepares rg to search dir: from the root, with dir relative to
+// it, when dir is inside the workspace (so .darmanignore's patterns apply
+// relative to the root), else from dir itself.
+func (r ripgrep) command(ctx context.Context, root, dir string, args ...string) *exec.Cmd {
+	base := []string{"--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-exclude",
+		"--glob", "!.git", "--no-messages", "--encoding", "none"}
+	cwd := dir
+	var target []string
+	if within(root, dir) {
+		cwd = root
+		if _, err := os.Stat(filepath.Join(root, ".darmanignore")); err == nil {
+			base = append(base, "--ignore-file", filepath.Join(root, ".darmanignore"))
+		}
+		if dir != root {
+			target = []string{"--", dir[len(root)+1:]}
+		}
+	}
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		cwd, target = filepath.Dir(dir), []string{"--", filepath.Base(dir)}
+	}
+	cmd := exec.CommandContext(ctx, r.path, append(append(base, args...), target...)...)
+	cmd.Dir = cwd
+	return cmd
+}
+
+// run runs cmd and passes its output to read, which must consume it. rg
+// exits 1 when nothing matched; only exit code 2 is a failure.
+func run(cmd *exec.Cmd, read func(io.Reader) error) error {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("run rg: %w", err)
+	}
+	readErr := read(out)
+	io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	switch {
+	case readErr != nil:
+		return readErr
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return nil
+	case err != nil:
+		return fmt.Errorf("rg: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+func (r ripgrep) files(ctx context.Context, root, dir string) ([]string, error) {
+	cmd := r.command(ctx, root, dir, "--files", "--null")
+	var out []string
+	err := run(cmd, func(rd io.Reader) error {
+		br := bufio.NewReaderSize(rd, 64<<10)
+		for {
+			p, err := br.ReadString(0)
+			if len(p) > 1 {
+				out = append(out, filepath.Join(cmd.Dir, strings.TrimSuffix(p, "\x00")))
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return out, err
+}
+
+func (r ripgrep) grep(ctx context.Context, root, dir string, q *grepQuery) ([]fileHits, error) {
+	pattern, err := rustRegex(q.pattern)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"--line-number", "--with-filename", "--no-heading", "--null", "--color", "never", "--regexp", pattern}
+	postFilter := q.include != nil
+	if q.include != nil && !strings.Contains(q.includeRaw, "/") && !strings.Contains(q.includeRaw, ":") {
+		// A name-only include is a file type: rg applies types after the
+		// ignore files, as Go does, where --glob would override them.
+		args = append(args, "--type-add", "darman:"+q.includeRaw, "--type", "darman")
+		postFilter = false
+	}
+	cmd := r.command(ctx, root, dir, args...)
+	byFile := map[string]int{}
+	var hits []fileHits
+	err = run(cmd, func(rd io.Reader) error {
+		br := bufio.NewReaderSize(rd, 256<<10)
+		for {
+			line, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				// A very long line: keep its start, skip the rest.
+				rest := line
+				for errors.Is(err, bufio.ErrBufferFull) {
+					_, err = br.ReadSlice('\n')
+				}
+				line = append([]byte(nil), rest...)
+			}
+			if len(line) > 0 {
+				if perr := addRgLine(cmd.Dir, line, q, dir, byFile, &hits); perr != nil {
+					return perr
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	// rg decides a file is binary by a NUL byte in what it has read so
+	// far; the Go search, by a NUL anywhere. Agree with the latter.
+	kept := hits[:0]
+	for _, h := range hits {
+		if postFilter && !q.includes(dir, h.abs) {
+			continue
+		}
+		if hasNUL(h.abs) {
+			continue
+		}
+		kept = append(kept, h)
+	}
+	return kept, nil
+}
+
+// addRgLine records one line of rg's output: path NUL number ':' text.
+func addRgLine(cwd string, line []byte, q *grepQuery, dir string, byFile map[string]int, hits *[]fileHits) error {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	path, rest, ok := bytes.Cut(line, []byte{0})
+	if !ok {
+		return fmt.Errorf("rg printed an unexpected line: %q", line)
+	}
+	num, text, ok := bytes.Cut(rest, []byte{':'})
+	no, err := strconv.Atoi(string(num))
+	if !ok || err != nil {
+		return fmt.Errorf("rg printed an unexpected line: %q", line)
+	}
+	abs := filepath.Join(cwd, string(path))
+	i, seen := byFile[abs]
+	if !seen {
+		i = len(*hits)
+		byFile[abs] = i
+		*hits = append(*hits, fileHits{abs: abs})
+	}
+	h := &(*hits)[i]
+	h.count++
+	if len(h.lines) < q.perFile {
+		h.lines = append(h.lines, hitLine{no: no, text: string(text[:min(len(text), hitLineMax+8)])})
+	}
+	return nil
+}
+
+// hasNUL reports whether a file holds a NUL byte.
+func hasNUL(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		if bytes.IndexByte(buf[:n], 0) >= 0 {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+}

@@ -1,0 +1,308 @@
+package tool_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// searchTree writes a workspace that exercises every ignore rule, with
+// distinct modification times (a.go newest).
+func searchTree(t *testing.T, h *harness) {
+	t.Helper()
+	files := map[string]string{
+		".gitignore":                  "node_modules/\n*.log\n/build\n!keep.log\ndocs/**/draft*\n\\#hash\n",
+		".darmanignore":               "secrets/\n",
+		".hidden/conf.go":             "package hidden // TODO hidden\n",
+		"a.go":                        "package a\n\nfunc A() error { return nil } // TODO a\n",
+		"b.go":                        "package a\n// TODO b\nfunc B() {}\r\n",
+		"build/out.go":                "package build // TODO build\n",
+		"cmd/build/main.go":           "package main // TODO nested build dir is not /build\n",
+		"debug.log":                   "TODO log\n",
+		"keep.log":                    "TODO keep\n",
+		"#hash":                       "TODO hash\n",
+		"docs/guide/draft-1.md":       "TODO draft\n",
+		"docs/guide/final.md":         "TODO final\n",
+		"node_modules/x/index.js":     "TODO module\n",
+		"secrets/key.txt":             "TODO secret\n",
+		"sub/.gitignore":              "*.tmp\n!important.tmp\n",
+		"sub/x.tmp":                   "TODO tmp\n",
+		"sub/important.tmp":           "TODO important\n",
+		"sub/.ignore":                 "ignored-by-dot.txt\n",
+		"sub/ignored-by-dot.txt":      "TODO dot\n",
+		"sub/deep/.rgignore":          "!x.tmp\n",
+		"sub/deep/x.tmp":              "TODO deep tmp re-included by .rgignore\n",
+		"sub/deep/more/y.go":          "package more // TODO y\n",
+		"vendor/repo/.git/config":     "TODO git config\n",
+		"vendor/repo/.gitignore":      "*.gen.go\n",
+		"vendor/repo/z.gen.go":        "package z // TODO gen\n",
+		"vendor/repo/z.go":            "package z // TODO z\n",
+		"bin/tool":                    "TODO\x00binary\n",
+		"unicode/ünï.txt":             "TODO Grüße, 数字 ١٢٣\n",
+		"long/line.txt":               strings.Repeat("x", 700) + " TODO long\n",
+		"windows/crlf.txt":            "TODO crlf\r\nsecond\r\n",
+		"Makefile":                    "all:\n\t@echo TODO make\n",
+		"sub/deep/more/Case.TXT":      "todo in lower case\nToDo mixed\n",
+		".git/HEAD":                   "TODO real git dir\n",
+		"docs/guide/drafts/other.md":  "TODO under drafts dir\n",
+		"notes/2024/jan.md":           "TODO jan\n",
+		"notes/2024/feb.md":           "nothing here\n",
+		"weird name/with space.go":    "package weird // TODO space\n",
+		"sub/deep/more/emptyfile.txt": "",
+	}
+	for name, content := range files {
+		h.write(name, content)
+	}
+	// Distinct times, in a fixed order, so newest-first is well defined.
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for k, name := range names {
+		setMtime(t, h.path(name), 1000+k*10)
+	}
+	setMtime(t, h.path("a.go"), 1)
+	if err := os.Symlink("a.go", h.path("link.go")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func needRipgrep(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg is not on PATH: the ripgrep side of the comparison cannot run")
+	}
+	return p
+}
+
+// twoEngines is one workspace seen through the ripgrep tools and the Go
+// tools.
+type twoEngines struct {
+	rg, goh *harness
+}
+
+func newTwoEngines(t *testing.T) twoEngines {
+	rg := needRipgrep(t)
+	a := newHarness(t, tool.Options{Ripgrep: rg})
+	b := newHarness(t, tool.Options{NoRipgrep: true})
+	// Both look at the same tree.
+	b.root, b.ws = a.root, a.ws
+	return twoEngines{a, b}
+}
+
+// same runs a tool through both engines and fails unless they agree; it
+// returns the output.
+func (e twoEngines) same(t *testing.T, name string, input map[string]any) string {
+	t.Helper()
+	r1, r2 := e.rg.run(name, input), e.goh.run(name, input)
+	if r1.Output != r2.Output || r1.IsError != r2.IsError {
+		t.Errorf("%s %v differs:\n--- rg:\n%s\n--- go:\n%s", name, input, r1.Output, r2.Output)
+	}
+	var m1, m2 map[string]any
+	json.Unmarshal(r1.Metadata, &m1)
+	json.Unmarshal(r2.Metadata, &m2)
+	if m1["engine"] != "rg" || m2["engine"] != "go" {
+		t.Errorf("%s engines: %v and %v", name, m1["engine"], m2["engine"])
+	}
+	return r1.Output
+}
+
+func TestSearchEnginesAgree(t *testing.T) {
+	e := newTwoEngines(t)
+	searchTree(t, e.rg)
+
+	all := e.same(t, "glob", map[string]any{"pattern": "*"})
+	for _, want := range []string{"a.go", "b.go", ".hidden/conf.go", "keep.log", "cmd/build/main.go", "docs/guide/final.md",
+		"sub/important.tmp", "sub/deep/x.tmp", "vendor/repo/z.go", "bin/tool", ".gitignore"} {
+		if !containsLine(all, want) {
+			t.Errorf("glob * lacks %s", want)
+		}
+	}
+	for _, unwanted := range []string{"node_modules/x/index.js", "debug.log", "build/out.go", "secrets/key.txt", "sub/x.tmp",
+		"sub/ignored-by-dot.txt", "vendor/repo/z.gen.go", ".git/HEAD", "vendor/repo/.git/config", "link.go", "#hash", "docs/guide/draft-1.md",
+		"docs/guide/drafts/other.md"} {
+		if containsLine(all, unwanted) {
+			t.Errorf("glob * lists %s, which is ignored", unwanted)
+		}
+	}
+	if first, _, _ := strings.Cut(all, "\n"); first != "a.go" {
+		t.Errorf("glob is not newest first: %q", first)
+	}
+
+	for _, in := range []map[string]any{
+		{"pattern": "*.go"},
+		{"pattern": "**/*.go"},
+		{"pattern": "sub/**"},
+		{"pattern": "*.{md,txt}"},
+		{"pattern": "*.go", "path": "sub"},
+		{"pattern": "docs/*/*.md"},
+		{"pattern": "[ab].go"},
+		{"pattern": "nothing*"},
+	} {
+		e.same(t, "glob", in)
+	}
+
+	out := e.same(t, "grep", map[string]any{"pattern": "TODO"})
+	for _, want := range []string{"a.go:3: func A() error { return nil } // TODO a", "b.go:2: // TODO b", "windows/crlf.txt:1: TODO crlf",
+		"unicode/ünï.txt:1: TODO Grüße, 数字 ١٢٣", "keep.log:1: TODO keep"} {
+		if !containsLine(out, want) {
+			t.Errorf("grep TODO lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "binary") || strings.Contains(out, "module") || strings.Contains(out, "secret") {
+		t.Errorf("grep found ignored or binary files:\n%s", out)
+	}
+	if !strings.Contains(out, strings.Repeat("x", 500)+" …") || strings.Contains(out, strings.Repeat("x", 501)) {
+		t.Errorf("the long line is not cut at 500 bytes")
+	}
+	for _, in := range []map[string]any{
+		{"pattern": `func\s+\w+\(`},
+		{"pattern": `(?i)todo`},
+		{"pattern": `(?i)TODO\s+\w+`, "include": "*.go"},
+		{"pattern": `TODO`, "include": "*.{md,txt}"},
+		{"pattern": `TODO`, "include": "sub/**/*.tmp"},
+		{"pattern": `^package \w+$`},
+		{"pattern": `\d`},
+		{"pattern": `\bToDo\b`},
+		{"pattern": `[^\x00-\x7f]+`},
+		{"pattern": `crlf$`},
+		{"pattern": `^$`},
+		{"pattern": `.`},
+		{"pattern": `(?s)TODO.second`},
+		{"pattern": `TODO`, "path": "sub"},
+		{"pattern": `TODO`, "path": "a.go"},
+		{"pattern": `TODO`, "path": "debug.log"},
+		{"pattern": `x{3,}\s*TODO`},
+		{"pattern": `nothing matches this`},
+		{"pattern": `a|b|c`},
+		{"pattern": `(?i)deadline|TODO a`},
+	} {
+		e.same(t, "grep", in)
+	}
+
+	tree := e.same(t, "list", map[string]any{})
+	if !strings.Contains(tree, "  cmd/\n    build/\n      main.go\n") || strings.Contains(tree, "node_modules") {
+		t.Errorf("list:\n%s", tree)
+	}
+	e.same(t, "list", map[string]any{"path": "sub"})
+	e.same(t, "list", map[string]any{"ignore": []string{"docs/", "*.md", "vendor"}})
+}
+
+func containsLine(out, line string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSearchEnginesAgreeOnRandomTrees builds trees with random ignore
+// files and checks that both engines list the same files.
+func TestSearchEnginesAgreeOnRandomTrees(t *testing.T) {
+	rgPath := needRipgrep(t)
+	r := rand.New(rand.NewPCG(4, 2))
+	names := []string{"a", "b", "c.go", "d.txt", "e.log", ".f", "g.md", "h_test.go"}
+	dirs := []string{"", "x/", "x/y/", "z/", "x/z/", "y/"}
+	pats := []string{"*.go", "!h_test.go", "x/", "/z", "y", "*.log", "!e.log", "x/**/c.go", "**/y/*", "/x/y/", "[cd].*", "*.{md,txt}",
+		"!x/", "g.md", ".f", "z/*", "a", "!/a", "**/b", "x/*/", "*_test.go", "?.txt"}
+	for round := range 30 {
+		dir := t.TempDir()
+		for _, d := range dirs {
+			for _, n := range names {
+				if r.IntN(3) > 0 {
+					os.MkdirAll(filepath.Join(dir, d), 0o755)
+					os.WriteFile(filepath.Join(dir, d, n), []byte("x\n"), 0o644)
+				}
+			}
+			for _, ig := range []string{".gitignore", ".ignore", ".rgignore"} {
+				if r.IntN(3) == 0 {
+					var lines []string
+					for range 1 + r.IntN(4) {
+						lines = append(lines, pats[r.IntN(len(pats))])
+					}
+					os.MkdirAll(filepath.Join(dir, d), 0o755)
+					os.WriteFile(filepath.Join(dir, d, ig), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+				}
+			}
+		}
+		if r.IntN(2) == 0 {
+			os.WriteFile(filepath.Join(dir, ".darmanignore"), []byte(pats[r.IntN(len(pats))]+"\n"), 0o644)
+		}
+		if r.IntN(4) == 0 {
+			os.MkdirAll(filepath.Join(dir, "x", ".git"), 0o755)
+		}
+		var outs [2]string
+		for i, opts := range []tool.Options{{Ripgrep: rgPath}, {NoRipgrep: true}} {
+			h := newHarness(t, opts)
+			h.root, h.ws = dir, tool.NewDisk(dir)
+			outs[i] = h.ok("list", map[string]any{}).Output
+		}
+		if outs[0] != outs[1] {
+			var ignores strings.Builder
+			filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+				if err == nil && !info.IsDir() && strings.Contains(info.Name(), "ignore") {
+					b, _ := os.ReadFile(p)
+					fmt.Fprintf(&ignores, "%s: %q\n", p[len(dir):], b)
+				}
+				return nil
+			})
+			t.Errorf("round %d: rg and Go differ.\n%s--- rg:\n%s\n--- go:\n%s", round, ignores.String(), outs[0], outs[1])
+		}
+	}
+}
+
+func TestSearchPermissionsAndErrors(t *testing.T) {
+	h := newHarness(t, tool.Options{NoRipgrep: true})
+	h.write("src/a.go", "package a\n")
+	h.ok("grep", map[string]any{"pattern": "package", "path": "src"})
+	calls := h.permissions()
+	if len(calls) != 1 || calls[0].Permission != permission.Grep || calls[0].Subjects[0] != h.path("src") {
+		t.Errorf("permission calls %+v", calls)
+	}
+	h.fails("grep", map[string]any{"pattern": "(unclosed"}, "RE2", "missing closing )")
+	h.fails("grep", map[string]any{"pattern": "x", "include": "[a"}, "include is not a valid glob")
+	h.fails("glob", map[string]any{"pattern": "{a,b"}, "not a valid glob")
+	h.fails("glob", map[string]any{"pattern": "*", "path": "src/a.go"}, "not a directory")
+	h.fails("list", map[string]any{"path": "nowhere"}, "does not exist")
+	h.deny(permission.Glob, "no looking")
+	h.fails("glob", map[string]any{"pattern": "*"}, "no looking")
+	h.deny(permission.List, "no listing")
+	h.fails("list", map[string]any{}, "no listing")
+	if res := h.ok("grep", map[string]any{"pattern": "absent"}); res.Output != "No matches." {
+		t.Errorf("no match: %q", res.Output)
+	}
+}
+
+func TestSearchCaps(t *testing.T) {
+	h := newHarness(t, tool.Options{NoRipgrep: true})
+	for i := range 150 {
+		h.write(fmt.Sprintf("f%03d.txt", i), "hit\nhit\n")
+	}
+	res := h.ok("grep", map[string]any{"pattern": "hit"})
+	if !strings.HasPrefix(res.Output, "Found 300 matching lines in 150 files; showing 100") || strings.Count(res.Output, ":1: hit")+strings.Count(res.Output, ":2: hit") != 100 {
+		t.Errorf("grep cap: %q", res.Output[:200])
+	}
+	res = h.ok("glob", map[string]any{"pattern": "*.txt"})
+	if !strings.Contains(res.Output, "Showing 100 of 150 files") || strings.Count(res.Output, ".txt\n") != 100 {
+		t.Errorf("glob cap: %q", res.Output[len(res.Output)-200:])
+	}
+	for i := range 150 {
+		h.write(fmt.Sprintf("d/e/g%03d.txt", i), "")
+	}
+	res = h.ok("list", map[string]any{})
+	if !strings.Contains(res.Output, "Showing 200 of 300 files, the shallowest first") || !strings.Contains(res.Output, "g049") || strings.Contains(res.Output, "g050") {
+		t.Errorf("list cap: %q", res.Output[len(res.Output)-200:])
+	}
+}
