@@ -1,0 +1,329 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Sync sends text as the document's content: didOpen the first time,
+// didChange with the next version (the whole text) after that. Text equal
+// to what the server already has sends nothing. It returns the version the
+// server now holds. A change wakes every Diagnostics call waiting on an
+// older version of the document, which then returns marked Superseded.
+func (c *Client) Sync(ctx context.Context, uri DocumentURI, languageID string, text []byte) (int32, error) {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	c.mu.Lock()
+	d := c.docs[uri]
+	if d != nil && bytes.Equal(d.text, text) {
+		v := d.version
+		c.mu.Unlock()
+		return v, nil
+	}
+	first := d == nil
+	if first {
+		d = &document{languageID: languageID}
+		c.docs[uri] = d
+	}
+	d.version++
+	d.text = bytes.Clone(text)
+	d.sentSeq = c.seq
+	d.sentAt = time.Now()
+	d.rounds = 0
+	d.resultID = ""
+	version := d.version
+	c.broadcastLocked()
+	c.mu.Unlock()
+
+	if first {
+		if !c.caps.OpenClose {
+			return version, nil
+		}
+		return version, c.notify(ctx, "textDocument/didOpen", map[string]any{
+			"textDocument": map[string]any{"uri": uri, "languageId": languageID, "version": version, "text": string(text)},
+		})
+	}
+	if c.caps.Sync == 0 {
+		return version, nil
+	}
+	return version, c.notify(ctx, "textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []any{map[string]any{"text": string(text)}},
+	})
+}
+
+// CloseDocument sends didClose and forgets the document and the
+// diagnostics known for it. Closing a document that is not open does
+// nothing.
+func (c *Client) CloseDocument(ctx context.Context, uri DocumentURI) error {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	c.mu.Lock()
+	_, open := c.docs[uri]
+	delete(c.docs, uri)
+	delete(c.published, uri)
+	c.broadcastLocked()
+	c.mu.Unlock()
+	if !open || !c.caps.OpenClose {
+		return nil
+	}
+	return c.notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+}
+
+// Text returns the content and version the server holds for an open
+// document; ok is false when it is not open.
+func (c *Client) Text(uri DocumentURI) (text []byte, version int32, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.docs[uri]
+	if d == nil {
+		return nil, 0, false
+	}
+	return d.text, d.version, true
+}
+
+// WaitOptions bounds a Diagnostics call.
+type WaitOptions struct {
+	// Wait is the longest time to wait for the server; zero returns what
+	// is known now.
+	Wait time.Duration
+	// Settle is, after a set for the version arrived by push, how long to
+	// wait for a further round (servers that publish a fast syntax pass
+	// and then a slower type pass); each new round restarts it. Zero takes
+	// the first round for the version.
+	Settle time.Duration
+}
+
+// DiagnosticSet is what Diagnostics found for one version of a document.
+type DiagnosticSet struct {
+	URI DocumentURI
+	// Version is the document version asked about: the latest one sent
+	// when the call began.
+	Version int32
+	Items   []Diagnostic
+	// Fresh says Items belong to Version or later: published for it (or,
+	// when the server does not tag its publishes with versions, published
+	// after it was sent) or pulled. When false, Items are the last set
+	// known, possibly out of date, because Wait expired first.
+	Fresh bool
+	// Superseded says a newer change of the document was sent before the
+	// set for Version arrived; the wait ended early.
+	Superseded bool
+	// Pulled says the set came from textDocument/diagnostic.
+	Pulled bool
+	// Rounds is how many publishes for Version arrived.
+	Rounds int
+	// SentAt is when Version was sent; ReceivedAt when Items arrived (zero
+	// when nothing is known).
+	SentAt, ReceivedAt time.Time
+}
+
+// Diagnostics returns the diagnostics for the document's current version.
+// With pull diagnostics (offered or registered by the server) it asks;
+// otherwise, or when the pull fails, it waits for the server's publish of
+// that version, then opts.Settle for further rounds while any work-done
+// progress begun since the change is still running. When opts.Wait ends
+// first it returns the last known set, not Fresh. A newer Sync of the
+// document ends the wait at once (Superseded). The error is non-nil only
+// when the document was never synced, ctx ended or the connection closed;
+// the set is filled in as far as it is known even then.
+func (c *Client) Diagnostics(ctx context.Context, uri DocumentURI, opts WaitOptions) (DiagnosticSet, error) {
+	c.mu.Lock()
+	d := c.docs[uri]
+	if d == nil {
+		c.mu.Unlock()
+		return DiagnosticSet{URI: uri}, fmt.Errorf("%w: %s", ErrNotOpen, uri)
+	}
+	want, sentSeq, sentAt := d.version, d.sentSeq, d.sentAt
+	pull := c.pullEnabledLocked()
+	c.mu.Unlock()
+
+	wctx, cancel := context.WithTimeout(ctx, opts.Wait)
+	defer cancel()
+	if pull && opts.Wait > 0 {
+		set, err := c.pull(wctx, uri, d, want, sentAt)
+		if err == nil || errors.Is(err, ErrClosed) || ctx.Err() != nil {
+			return set, err
+		}
+		c.log.Debug("pull diagnostics failed; waiting for a publish instead", "uri", uri, "err", err)
+	}
+
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		c.mu.Lock()
+		set := DiagnosticSet{URI: uri, Version: want, SentAt: sentAt}
+		p := c.published[uri]
+		if p != nil {
+			set.Items, set.ReceivedAt, set.Pulled = p.items, p.at, p.pulled
+		}
+		if cur := c.docs[uri]; cur != d || cur.version != want {
+			c.mu.Unlock()
+			set.Superseded = true
+			return set, nil
+		}
+		set.Rounds = d.rounds
+		set.Fresh = p != nil && p.seq > sentSeq && (p.version == nil || *p.version >= want)
+		busy := c.busyLocked(sentAt)
+		ch := c.changed
+		c.mu.Unlock()
+
+		var settled <-chan time.Time
+		if set.Fresh {
+			quiet := time.Until(set.ReceivedAt.Add(opts.Settle))
+			if quiet <= 0 && !busy {
+				return set, nil
+			}
+			if quiet > 0 {
+				if timer == nil {
+					timer = time.NewTimer(quiet)
+				} else {
+					timer.Reset(quiet)
+				}
+				settled = timer.C
+			}
+		}
+		select {
+		case <-ch:
+		case <-settled:
+			if !busy {
+				return set, nil
+			}
+		case <-c.Done():
+			return set, c.wrap("textDocument/publishDiagnostics", ErrClosed)
+		case <-wctx.Done():
+			if err := ctx.Err(); err != nil {
+				return set, err
+			}
+			return set, nil
+		}
+	}
+}
+
+// pull asks for the document's diagnostics with textDocument/diagnostic.
+func (c *Client) pull(ctx context.Context, uri DocumentURI, d *document, want int32, sentAt time.Time) (DiagnosticSet, error) {
+	c.mu.Lock()
+	params := map[string]any{"textDocument": map[string]any{"uri": uri}}
+	if d.resultID != "" {
+		params["previousResultId"] = d.resultID
+	}
+	c.mu.Unlock()
+	var rep documentDiagnosticReport
+	err := c.call(ctx, "textDocument/diagnostic", params, &rep)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	set := DiagnosticSet{URI: uri, Version: want, SentAt: sentAt}
+	prev := c.published[uri]
+	if prev != nil {
+		set.Items, set.ReceivedAt, set.Pulled = prev.items, prev.at, prev.pulled
+	}
+	if err != nil {
+		return set, err
+	}
+	items := rep.Items
+	switch {
+	case rep.Kind == "unchanged" && prev != nil:
+		items = prev.items
+	case rep.Kind == "unchanged":
+		return set, fmt.Errorf("textDocument/diagnostic: the server answered \"unchanged\" but darman has no earlier result")
+	case items == nil:
+		items = []Diagnostic{}
+	}
+	if len(items) > c.opts.MaxItems {
+		items = items[:c.opts.MaxItems]
+	}
+	v := want
+	c.seq++
+	now := time.Now()
+	c.published[uri] = &published{version: &v, items: items, seq: c.seq, at: now, pulled: true}
+	c.broadcastLocked()
+	set.Items, set.ReceivedAt, set.Pulled, set.Fresh = items, now, true, true
+	if cur := c.docs[uri]; cur != d || cur.version != want {
+		set.Superseded = true
+		return set, nil
+	}
+	d.resultID = rep.ResultID
+	return set, nil
+}
+
+func (c *Client) pullEnabledLocked() bool {
+	if c.caps.PullDiagnostics {
+		return true
+	}
+	for _, m := range c.registered {
+		if m == "textDocument/diagnostic" {
+			return true
+		}
+	}
+	return false
+}
+
+// busyLocked reports whether work-done progress that began after since is
+// still running.
+func (c *Client) busyLocked(since time.Time) bool {
+	for _, began := range c.progress {
+		if !began.Before(since) {
+			return true
+		}
+	}
+	return false
+}
+
+// Published is the last diagnostic set the server gave for one document.
+type Published struct {
+	URI DocumentURI
+	// Version is the document version the server said the set is for;
+	// nil when it did not say.
+	Version *int32
+	Items   []Diagnostic
+	// Seq orders sets by arrival across the connection; compare it with
+	// Seq() taken earlier to tell what arrived since.
+	Seq        uint64
+	ReceivedAt time.Time
+}
+
+// Published returns every document's last set; the Items slices are
+// shared and must not be modified.
+func (c *Client) Published() []Published {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Published, 0, len(c.published))
+	for uri, p := range c.published {
+		out = append(out, Published{URI: uri, Version: p.version, Items: p.items, Seq: p.seq, ReceivedAt: p.at})
+	}
+	return out
+}
+
+// Seq is the arrival counter of the latest diagnostic set.
+func (c *Client) Seq() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seq
+}
+
+// FilesChanged tells the server about files changed on disk with
+// workspace/didChangeWatchedFiles, when it registered for them (darman
+// declares dynamic registration, so a server that did not register does
+// not want them). It reports whether it sent anything.
+func (c *Client) FilesChanged(ctx context.Context, events []FileEvent) (bool, error) {
+	c.mu.Lock()
+	want := false
+	for _, m := range c.registered {
+		if m == "workspace/didChangeWatchedFiles" {
+			want = true
+		}
+	}
+	c.mu.Unlock()
+	if !want || len(events) == 0 {
+		return false, nil
+	}
+	return true, c.notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": events})
+}

@@ -1,0 +1,372 @@
+// Command fakels is a tiny language server for darman's tests: it speaks
+// just enough LSP over stdio to be driven, and misbehaves on request.
+//
+// Every open document is scanned on each change: a line containing ERROR
+// yields an error diagnostic starting at that word (its character counted
+// in the negotiated position encoding), WARN a warning, SYNTAX an error
+// that the fast first round already reports (see -rounds).
+//
+// It writes what it received, one line per message ("recv METHOD" or
+// "answer METHOD JSON" for answers to its own requests), to the file named
+// by -log, so tests can check what darman sent.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+var (
+	crashOn    = flag.String("crash-on", "", "exit with status 3 on receiving this method")
+	silent     = flag.Bool("silent", false, "read everything, answer nothing")
+	noRead     = flag.Bool("no-read", false, "never read stdin")
+	garbage    = flag.Bool("garbage", false, "write garbage instead of answering initialize")
+	garbageOn  = flag.String("garbage-on", "", "write garbage on receiving this method")
+	flood      = flag.Int("flood", 0, "on each change, publish this many sets for other URIs")
+	floodItems = flag.Int("flood-items", 0, "on each change, add this many diagnostics to the set")
+	versioned  = flag.Bool("versioned", true, "tag publishes with the document version")
+	rounds     = flag.Int("rounds", 1, "publish this many rounds per change; only the last has the ERROR lines")
+	roundDelay = flag.Duration("round-delay", 50*time.Millisecond, "time between rounds")
+	pull       = flag.Bool("pull", false, "offer pull diagnostics and publish nothing")
+	regPull    = flag.Bool("register-pull", false, "register pull diagnostics dynamically instead of offering them")
+	encoding   = flag.String("encoding", "", "choose this position encoding when the client offers it")
+	child      = flag.Bool("child", false, "start a long sleep in the same process group")
+	logPath    = flag.String("log", "", "append received methods to this file")
+	progress   = flag.Duration("progress", 0, "wrap each change's diagnosis in work-done progress lasting this long before publishing")
+	delay      = flag.Duration("delay", 0, "wait this long before publishing after a change")
+)
+
+type message struct {
+	JSONRPC string           `json:"jsonrpc"`
+	ID      *json.RawMessage `json:"id,omitempty"`
+	Method  string           `json:"method,omitempty"`
+	Params  json.RawMessage  `json:"params,omitempty"`
+	Result  json.RawMessage  `json:"result,omitempty"`
+	Error   json.RawMessage  `json:"error,omitempty"`
+}
+
+type server struct {
+	out     sync.Mutex
+	w       io.Writer
+	log     *os.File
+	enc     string
+	docs    map[string]string
+	pending map[string]string // request id → method, for answers to our requests
+	nextID  int
+}
+
+func main() {
+	flag.Parse()
+	s := &server{w: os.Stdout, docs: map[string]string{}, pending: map[string]string{}, enc: "utf-16"}
+	if *logPath != "" {
+		f, err := os.OpenFile(*logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakels:", err)
+			os.Exit(2)
+		}
+		s.log = f
+	}
+	if *child {
+		cmd := exec.Command("sleep", "1000")
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "fakels: start child:", err)
+		} else {
+			s.record("child %d", cmd.Process.Pid)
+		}
+	}
+	fmt.Fprintln(os.Stderr, "fakels: starting")
+	if *noRead {
+		select {}
+	}
+	r := bufio.NewReader(os.Stdin)
+	for {
+		m, err := read(r)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakels: read:", err)
+			os.Exit(0)
+		}
+		s.handle(m)
+	}
+}
+
+func read(r *bufio.Reader) (*message, error) {
+	length := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			length, err = strconv.Atoi(v)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if length < 0 {
+		return nil, fmt.Errorf("no Content-Length")
+	}
+	buf := make([]byte, length)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, err
+	}
+	var m message
+	return &m, json.Unmarshal(buf, &m)
+}
+
+func (s *server) send(m any) {
+	b, _ := json.Marshal(m)
+	s.out.Lock()
+	defer s.out.Unlock()
+	fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n%s", len(b), b)
+}
+
+func (s *server) record(format string, args ...any) {
+	if s.log != nil {
+		fmt.Fprintf(s.log, format+"\n", args...)
+	}
+}
+
+func (s *server) reply(id *json.RawMessage, result any) {
+	s.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func (s *server) notify(method string, params any) {
+	s.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func (s *server) request(method string, params any) {
+	s.out.Lock()
+	s.nextID++
+	id := "fake-" + strconv.Itoa(s.nextID)
+	s.pending[id] = method
+	s.out.Unlock()
+	s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+func (s *server) handle(m *message) {
+	if m.Method == "" && m.ID != nil {
+		var id string
+		json.Unmarshal(*m.ID, &id)
+		s.out.Lock()
+		method := s.pending[id]
+		s.out.Unlock()
+		answer := m.Result
+		if m.Error != nil {
+			answer = m.Error
+		}
+		s.record("answer %s %s", method, answer)
+		return
+	}
+	s.record("recv %s", m.Method)
+	if m.Method == *crashOn {
+		fmt.Fprintln(os.Stderr, "fakels: crashing on", m.Method)
+		os.Exit(3)
+	}
+	if m.Method == *garbageOn && m.Method != "" {
+		s.out.Lock()
+		fmt.Fprint(s.w, "this is not a message\r\n\r\n{{{")
+		s.out.Unlock()
+		return
+	}
+	if *silent {
+		return
+	}
+	switch m.Method {
+	case "initialize":
+		if *garbage {
+			fmt.Fprint(s.w, "Content-Length: 12\r\n\r\n{not json!!}")
+			return
+		}
+		var p struct {
+			Capabilities struct {
+				General struct {
+					PositionEncodings []string `json:"positionEncodings"`
+				} `json:"general"`
+			} `json:"capabilities"`
+		}
+		json.Unmarshal(m.Params, &p)
+		for _, e := range p.Capabilities.General.PositionEncodings {
+			if e == *encoding {
+				s.enc = e
+			}
+		}
+		caps := map[string]any{
+			"positionEncoding":       s.enc,
+			"textDocumentSync":       map[string]any{"openClose": true, "change": 1},
+			"documentSymbolProvider": true,
+		}
+		if *pull && !*regPull {
+			caps["diagnosticProvider"] = map[string]any{"interFileDependencies": false, "workspaceDiagnostics": false}
+		}
+		s.reply(m.ID, map[string]any{"capabilities": caps, "serverInfo": map[string]any{"name": "fakels", "version": "1"}})
+	case "initialized":
+		// Exercise every server→client request darman answers.
+		s.request("workspace/configuration", map[string]any{"items": []any{map[string]any{"section": "fake.answer"}, map[string]any{"section": "missing"}}})
+		s.request("workspace/workspaceFolders", nil)
+		s.request("window/workDoneProgress/create", map[string]any{"token": 7})
+		s.request("window/showMessageRequest", map[string]any{"type": 3, "message": "Pick one", "actions": []any{map[string]any{"title": "A"}}})
+		regs := []any{map[string]any{"id": "watch", "method": "workspace/didChangeWatchedFiles", "registerOptions": map[string]any{"watchers": []any{map[string]any{"globPattern": "**/*"}}}}}
+		if *regPull {
+			regs = append(regs, map[string]any{"id": "pull", "method": "textDocument/diagnostic", "registerOptions": map[string]any{"interFileDependencies": false, "workspaceDiagnostics": false}})
+		}
+		s.request("client/registerCapability", map[string]any{"registrations": regs})
+		s.request("workspace/unknownThing", nil)
+		s.notify("window/logMessage", map[string]any{"type": 3, "message": "fakels ready"})
+	case "textDocument/didOpen":
+		var p struct {
+			TextDocument struct {
+				URI     string `json:"uri"`
+				Version int    `json:"version"`
+				Text    string `json:"text"`
+			} `json:"textDocument"`
+		}
+		json.Unmarshal(m.Params, &p)
+		s.docs[p.TextDocument.URI] = p.TextDocument.Text
+		s.changed(p.TextDocument.URI, p.TextDocument.Version)
+	case "textDocument/didChange":
+		var p struct {
+			TextDocument struct {
+				URI     string `json:"uri"`
+				Version int    `json:"version"`
+			} `json:"textDocument"`
+			ContentChanges []struct {
+				Text string `json:"text"`
+			} `json:"contentChanges"`
+		}
+		json.Unmarshal(m.Params, &p)
+		if n := len(p.ContentChanges); n > 0 {
+			s.docs[p.TextDocument.URI] = p.ContentChanges[n-1].Text
+		}
+		s.changed(p.TextDocument.URI, p.TextDocument.Version)
+	case "textDocument/didClose":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		json.Unmarshal(m.Params, &p)
+		delete(s.docs, p.TextDocument.URI)
+		if !*pull {
+			s.notify("textDocument/publishDiagnostics", map[string]any{"uri": p.TextDocument.URI, "diagnostics": []any{}})
+		}
+	case "textDocument/diagnostic":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		json.Unmarshal(m.Params, &p)
+		text := s.docs[p.TextDocument.URI]
+		s.reply(m.ID, map[string]any{"kind": "full", "resultId": strconv.Itoa(len(text)), "items": s.diagnose(text, true)})
+	case "textDocument/documentSymbol":
+		s.reply(m.ID, []any{})
+	case "shutdown":
+		s.reply(m.ID, nil)
+	case "exit":
+		os.Exit(0)
+	default:
+		if m.ID != nil {
+			s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "fakels: no " + m.Method}})
+		}
+	}
+}
+
+// changed publishes the diagnostics of a changed document, in rounds.
+func (s *server) changed(uri string, version int) {
+	if *pull {
+		return
+	}
+	text := s.docs[uri]
+	if *progress > 0 {
+		s.notify("$/progress", map[string]any{"token": "diag", "value": map[string]any{"kind": "begin", "title": "diagnosing"}})
+		time.Sleep(*progress)
+		s.notify("$/progress", map[string]any{"token": "diag", "value": map[string]any{"kind": "end"}})
+	}
+	if *delay > 0 {
+		time.Sleep(*delay)
+	}
+	for i := 1; i <= *rounds; i++ {
+		if i > 1 {
+			time.Sleep(*roundDelay)
+		}
+		params := map[string]any{"uri": uri, "diagnostics": s.diagnose(text, i == *rounds)}
+		if *versioned {
+			params["version"] = version
+		}
+		s.notify("textDocument/publishDiagnostics", params)
+	}
+	for i := 0; i < *flood; i++ {
+		s.notify("textDocument/publishDiagnostics", map[string]any{
+			"uri":         fmt.Sprintf("file:///flood/%d.txt", i),
+			"diagnostics": []any{map[string]any{"range": rng(0, 0, 0, 1), "message": "flood", "code": i}},
+		})
+	}
+}
+
+func (s *server) diagnose(text string, final bool) []any {
+	items := []any{}
+	for n, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		for _, word := range []string{"SYNTAX", "ERROR", "WARN"} {
+			i := strings.Index(line, word)
+			if i < 0 || (word != "SYNTAX" && !final) {
+				continue
+			}
+			sev, code := 1, any("E"+word)
+			if word == "WARN" {
+				sev, code = 2, 42
+			}
+			col := s.units(line[:i])
+			items = append(items, map[string]any{
+				"range":    rng(n, col, n, col+s.units(word)),
+				"severity": sev,
+				"code":     code,
+				"source":   "fakels",
+				"message":  "found " + word,
+			})
+		}
+	}
+	for i := 0; i < *floodItems; i++ {
+		items = append(items, map[string]any{"range": rng(0, 0, 0, 0), "severity": 3, "message": "noise " + strconv.Itoa(i)})
+	}
+	return items
+}
+
+func (s *server) units(str string) int {
+	switch s.enc {
+	case "utf-8":
+		return len(str)
+	case "utf-32":
+		return utf8.RuneCountInString(str)
+	}
+	n := 0
+	for _, r := range str {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+func rng(l1, c1, l2, c2 int) map[string]any {
+	return map[string]any{
+		"start": map[string]any{"line": l1, "character": c1},
+		"end":   map[string]any{"line": l2, "character": c2},
+	}
+}
