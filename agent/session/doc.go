@@ -18,6 +18,21 @@
 // next step sends them back. The turn ends when the model answers without
 // calling a tool, at the step limit, on a failure, or when it is cancelled.
 //
+// # Sub-tasks
+//
+// With Options.Tasks the model gets the task tool, which runs a sub-agent:
+// a child session (Session.ParentID is the parent, its title the task's
+// description) with the turn's model and tools but task and todo, or the
+// subset the call names. One turn of it runs on the call's prompt, and its
+// final answer is the call's result; the result's metadata names the child
+// session. The child's events are published on the parent's bus, with
+// their own SessionID and ParentCallID set to the task call, so a front
+// nests them under that call — and must not take the child's idle or
+// failed state for the end of the parent's turn. The child shares the
+// parent's permission checker and background jobs, keeps its own record of
+// files read, and runs under the task call's context: cancelling the
+// parent cancels it.
+//
 // # Compaction
 //
 // Before each model call the loop estimates the request's size: the tokens

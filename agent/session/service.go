@@ -41,6 +41,11 @@ type Options struct {
 	Workspace tool.Workspace
 	// Tools are offered to the model; nil offers none.
 	Tools []tool.Tool
+	// Tasks offers the model the task tool besides Tools: it runs a
+	// sub-agent in a child session with the turn's tools but task and todo
+	// (see the package doc). False leaves it out, for fronts that do not
+	// render a sub-task's nested events.
+	Tasks bool
 	// System builds the system prompt for a step; nil sends a short
 	// built-in one.
 	System func(ctx context.Context, s agent.Session, tools []string) (string, error)
@@ -234,7 +239,11 @@ func (s *Service) PromptWith(ctx context.Context, id agent.ID, text string, opts
 
 // tools are the tools a top-level turn offers.
 func (s *Service) tools() []tool.Tool {
-	return slices.Clone(s.opts.Tools)
+	tools := slices.Clone(s.opts.Tools)
+	if s.opts.Tasks {
+		tools = append(tools, &taskTool{svc: s})
+	}
+	return tools
 }
 
 // Cancel stops the session's running turn, if any, and reports whether

@@ -149,7 +149,9 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		r := &renderer{out: a.stdout, errw: a.stderr, json: o.json}
 		for d := range sub.C() {
 			r.render(d)
-			if d.Event.Kind == agent.EventState && (d.Event.State == agent.StateIdle || d.Event.State == agent.StateFailed) {
+			// A sub-task's turn ends inside the parent's: only the
+			// parent's end ends the rendering.
+			if d.Event.Kind == agent.EventState && d.Event.ParentCallID == "" && (d.Event.State == agent.StateIdle || d.Event.State == agent.StateFailed) {
 				return
 			}
 		}
@@ -238,8 +240,18 @@ func (r *renderer) render(d bus.Delivery[agent.Event]) {
 		fmt.Fprintf(r.out, "%s\n", b)
 		return
 	}
+	// A sub-task's events are nested under its task call: its tool calls
+	// and failure are shown indented; its text is not, since the sub-agent
+	// answers the parent, which answers the user.
+	nest := ""
+	if e.ParentCallID != "" {
+		nest = "  ↳ "
+	}
 	switch e.Kind {
 	case agent.EventMessageChunk:
+		if nest != "" {
+			return
+		}
 		fmt.Fprint(r.out, e.Text)
 		r.midLine = !strings.HasSuffix(e.Text, "\n")
 	case agent.EventToolCallUpdate:
@@ -255,16 +267,16 @@ func (r *renderer) render(d bus.Delivery[agent.Event]) {
 		if t.Status == agent.ToolFailed {
 			line = "✗ " + t.Name + " " + t.Title + ": " + firstLine(t.Error)
 		}
-		fmt.Fprintln(r.errw, line)
+		fmt.Fprintln(r.errw, nest+line)
 	case agent.EventRetry:
 		r.endLine()
-		fmt.Fprintf(r.errw, "… retrying in %s: %s\n", e.Retry.Delay.Round(100_000_000), e.Retry.Reason)
+		fmt.Fprintf(r.errw, "%s… retrying in %s: %s\n", nest, e.Retry.Delay.Round(100_000_000), e.Retry.Reason)
 	case agent.EventState:
 		if e.State == agent.StateIdle || e.State == agent.StateFailed {
 			r.endLine()
 		}
 		if e.State == agent.StateFailed {
-			fmt.Fprintf(r.errw, "✗ %s\n", e.Reason)
+			fmt.Fprintf(r.errw, "%s✗ %s\n", nest, e.Reason)
 		}
 	}
 }
