@@ -1,6 +1,7 @@
 package tool_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -9,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
@@ -305,4 +308,68 @@ func TestSearchCaps(t *testing.T) {
 	if !strings.Contains(res.Output, "Showing 200 of 300 files, the shallowest first") || !strings.Contains(res.Output, "g049") || strings.Contains(res.Output, "g050") {
 		t.Errorf("list cap: %q", res.Output[len(res.Output)-200:])
 	}
+}
+
+// BenchmarkGrepGOROOT searches Go's own source tree with grep, through the
+// tool, once with ripgrep and once with the Go search, so the two can be
+// compared in one run (goal: Go within 1.5× of rg).
+func BenchmarkGrepGOROOT(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip("no go env GOROOT")
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	engines := []struct {
+		name string
+		opts tool.Options
+	}{{"go", tool.Options{NoRipgrep: true}}}
+	if rg, err := exec.LookPath("rg"); err == nil {
+		engines = append(engines, struct {
+			name string
+			opts tool.Options
+		}{"rg", tool.Options{Ripgrep: rg}})
+	}
+	patterns := map[string]string{
+		"literal":     "ErrUnexpectedEOF",
+		"regex":       `func \w+Error\(`,
+		"ignore-case": `(?i)deadline exceeded`,
+		"no-literal":  `\d{4}-\d{2}-\d{2}`,
+	}
+	for _, name := range []string{"literal", "regex", "ignore-case", "no-literal"} {
+		input, _ := json.Marshal(map[string]string{"pattern": patterns[name]})
+		for _, e := range engines {
+			b.Run(name+"/"+e.name, func(b *testing.B) {
+				var grep tool.Tool
+				for _, tl := range tool.Builtins(e.opts) {
+					if tl.Info().Name == "grep" {
+						grep = tl
+					}
+				}
+				env := &tool.Env{Workspace: tool.NewDisk(src), Permit: func(context.Context, permission.Call) error { return nil }}
+				// CPU time, this process's and rg's, is steadier than wall
+				// time on a shared machine.
+				before := cpuTime()
+				for b.Loop() {
+					res, err := grep.Run(context.Background(), env, input)
+					if err != nil || res.IsError {
+						b.Fatal(res.Output, err)
+					}
+				}
+				b.ReportMetric(float64((cpuTime()-before).Milliseconds())/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}
+
+// cpuTime is the user and system time of this process and its waited-for
+// children so far.
+func cpuTime() time.Duration {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	total := time.Duration(0)
+	for _, ru := range []syscall.Rusage{self, children} {
+		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return total
 }
