@@ -64,6 +64,16 @@
 // request is refused even after summarizing twice, the turn fails. While
 // summarizing, the session publishes a running state whose Reason says so.
 //
+// # Instructions of the directories a turn touches
+//
+// The workspace root's AGENTS.md is in the system prompt. When a tool call
+// completes, the instruction files of the directories between the root and
+// each file it touched (its result's locations, and the path in its input;
+// see prompt.DirInstructions) that the session has not been given yet are
+// added to the end of its output, which is what the model and the store
+// see. A session remembers them in memory: after a restart or a compaction
+// they are given again.
+//
 // Because every part is written as it changes, a process that dies mid-turn
 // leaves an assistant message with no finish reason, which
 // agent.Message.Interrupted reports and the history sent to the model closes

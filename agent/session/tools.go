@@ -136,7 +136,7 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	if res.IsError {
 		call.Status, call.Error, call.Output = agent.ToolFailed, res.Output, ""
 	} else {
-		call.Status, call.Output = agent.ToolCompleted, res.Output
+		call.Status, call.Output = agent.ToolCompleted, res.Output+t.dirInstructions(call.Input, res.Locations)
 	}
 	update()
 }
