@@ -1,0 +1,404 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// RequestFunc answers a request. ctx ends when the client cancels the
+// request, the connection ends or the server shuts down; the handler must
+// then return promptly. params are the raw params (nil when absent).
+type RequestFunc func(ctx context.Context, params json.RawMessage) (any, error)
+
+// NotificationFunc handles a notification on the read goroutine (see the
+// package documentation: it must not wait for the client). An error is
+// logged.
+type NotificationFunc func(ctx context.Context, params json.RawMessage) error
+
+// Handlers are the methods a server implements.
+type Handlers struct {
+	// Initialize answers initialize, on the read goroutine; required. The
+	// server counts as initialized once it returns without error.
+	Initialize RequestFunc
+	// Shutdown stops the server's work when the client sends shutdown, on
+	// the read goroutine, before the reply; nil does nothing. Its error is
+	// the reply's.
+	Shutdown func(ctx context.Context) error
+	// Requests and Notifications are the other methods, by name.
+	Requests      map[string]RequestFunc
+	Notifications map[string]NotificationFunc
+}
+
+// Options configure a Conn.
+type Options struct {
+	// CallTimeout bounds a server→client Call; zero means 30 seconds.
+	CallTimeout time.Duration
+	// MaxBody is the largest message accepted (see StreamOptions).
+	MaxBody int64
+	// Logger receives protocol problems and handler failures; nil discards.
+	Logger *slog.Logger
+}
+
+// Result says how a connection ended.
+type Result struct {
+	// Shutdown is set when the client sent shutdown.
+	Shutdown bool
+	// Exit is set when the client sent exit; otherwise the input ended
+	// (or the context given to Run was cancelled).
+	Exit bool
+}
+
+// ExitCode is the process exit status LSP asks for: 0 after shutdown, 1
+// without it.
+func (r Result) ExitCode() int {
+	if r.Shutdown {
+		return 0
+	}
+	return 1
+}
+
+type state int32
+
+const (
+	stateNew state = iota
+	stateInitialized
+	stateShutdown
+)
+
+// Conn is one client connection: it dispatches what the client sends and
+// lets the server notify and call the client. Make it with NewConn, start
+// it with Run. Its methods are safe for concurrent use.
+type Conn struct {
+	handlers Handlers
+	opts     Options
+	log      *slog.Logger
+	stream   *Stream
+
+	jc    atomic.Pointer[jsonrpc2.Conn]
+	state atomic.Int32
+	// exit is set by the exit notification, before the connection closes.
+	exit atomic.Bool
+
+	ctx     context.Context // the connection's lifetime, set by Run
+	mu      sync.Mutex
+	pending map[jsonrpc2.ID]*inflight
+	closing bool           // Run is waiting for the handlers: start no more
+	wg      sync.WaitGroup // request goroutines
+
+	nextID atomic.Uint64
+}
+
+// inflight is a request being answered.
+type inflight struct {
+	method string
+	cancel context.CancelFunc
+	// replied is set by whoever answers first: the handler or a
+	// $/cancelRequest.
+	replied atomic.Bool
+}
+
+// NewConn returns a connection over rwc that serves handlers once Run is
+// called. Closing happens when Run returns.
+func NewConn(rwc io.ReadWriteCloser, handlers Handlers, opts *Options) *Conn {
+	c := &Conn{handlers: handlers, pending: map[jsonrpc2.ID]*inflight{}}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.CallTimeout <= 0 {
+		c.opts.CallTimeout = 30 * time.Second
+	}
+	c.log = c.opts.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.stream = NewStream(rwc, &StreamOptions{MaxBody: c.opts.MaxBody, Logger: c.log})
+	return c
+}
+
+// Run serves the connection until the client sends exit, the input ends or
+// ctx is cancelled. Before returning it cancels the requests still running
+// and waits for their handlers.
+func (c *Conn) Run(ctx context.Context) Result {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.ctx = ctx
+	jc := jsonrpc2.NewConn(ctx, c.stream, handler{c}, jsonrpc2.SetLogger(logAdapter{c.log}))
+	c.jc.Store(jc)
+	<-jc.DisconnectNotify()
+	cancel()
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.wg.Wait()
+	return Result{Shutdown: state(c.state.Load()) == stateShutdown, Exit: c.exit.Load()}
+}
+
+// Initialized reports whether initialize has been answered and shutdown
+// has not been asked.
+func (c *Conn) Initialized() bool { return state(c.state.Load()) == stateInitialized }
+
+// Notify sends a notification to the client.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	jc := c.jc.Load()
+	if jc == nil {
+		return fmt.Errorf("%s: the connection is not running", method)
+	}
+	if err := jc.Notify(ctx, method, params); err != nil {
+		return fmt.Errorf("send %s to the editor: %w", method, err)
+	}
+	return nil
+}
+
+// Call sends a request to the client and decodes its answer into result
+// (which may be nil). It waits at most Options.CallTimeout; when ctx ends
+// or the time is up it sends $/cancelRequest and returns an error. A reply
+// with an error is returned as a *jsonrpc2.Error (see IsMethodNotFound).
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	jc := c.jc.Load()
+	if jc == nil {
+		return fmt.Errorf("%s: the connection is not running", method)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	w, err := jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return fmt.Errorf("send %s to the editor: %w", method, err)
+	}
+	err = w.Wait(ctx, result)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		// Tell the client to stop; the late answer, if any, is dropped.
+		jc.Notify(context.WithoutCancel(ctx), "$/cancelRequest", cancelParams{ID: id})
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%s: the editor did not answer within %s: %w", method, c.opts.CallTimeout, err)
+		}
+		return fmt.Errorf("%s: %w", method, err)
+	case errors.Is(err, jsonrpc2.ErrClosed):
+		return fmt.Errorf("%s: the connection to the editor is closed: %w", method, err)
+	}
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		return err
+	}
+	return fmt.Errorf("%s: cannot read the editor's answer: %w", method, err)
+}
+
+type cancelParams struct {
+	ID jsonrpc2.ID `json:"id"`
+}
+
+// handler adapts Conn to jsonrpc2.Handler; it runs on the read goroutine.
+type handler struct{ c *Conn }
+
+func (h handler) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	c := h.c
+	c.jc.CompareAndSwap(nil, jc)
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	if req.Notif {
+		c.notification(ctx, jc, req.Method, params)
+		return
+	}
+	c.request(ctx, jc, req, params)
+}
+
+func (c *Conn) notification(ctx context.Context, jc *jsonrpc2.Conn, method string, params json.RawMessage) {
+	switch method {
+	case "exit":
+		c.exit.Store(true)
+		jc.Close()
+		return
+	case "$/cancelRequest":
+		var p cancelParams
+		if err := Decode(params, &p); err != nil {
+			c.log.Warn("lsp: $/cancelRequest with unusable params", "err", err)
+			return
+		}
+		c.cancelRequest(ctx, jc, p.ID)
+		return
+	}
+	switch state(c.state.Load()) {
+	case stateNew:
+		c.log.Debug("lsp: notification before initialize dropped", "method", method)
+		return
+	case stateShutdown:
+		c.log.Debug("lsp: notification after shutdown dropped", "method", method)
+		return
+	}
+	fn, ok := c.handlers.Notifications[method]
+	if !ok {
+		if !strings.HasPrefix(method, "$/") {
+			c.log.Debug("lsp: unhandled notification", "method", method)
+		}
+		return
+	}
+	if err := c.safely(method, func() (any, error) { return nil, fn(ctx, params) }); err != nil {
+		c.log.Warn("lsp: notification failed", "method", method, "err", err)
+	}
+}
+
+func (c *Conn) request(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request, params json.RawMessage) {
+	reply := func(result any, err error) {
+		c.reply(ctx, jc, req.ID, req.Method, result, err)
+	}
+	switch st := state(c.state.Load()); {
+	case req.Method == "initialize":
+		if st != stateNew {
+			reply(nil, Errorf(jsonrpc2.CodeInvalidRequest, "initialize was already called; it may be sent once"))
+			return
+		}
+		if c.handlers.Initialize == nil {
+			reply(nil, Errorf(jsonrpc2.CodeInternalError, "the server has no initialize handler"))
+			return
+		}
+		var result any
+		err := c.safely(req.Method, func() (r any, err error) {
+			result, err = c.handlers.Initialize(ctx, params)
+			return result, err
+		})
+		if err == nil {
+			c.state.Store(int32(stateInitialized))
+		}
+		reply(result, err)
+		return
+	case st == stateNew:
+		reply(nil, Errorf(CodeServerNotInitialized, "the server is not initialized: send initialize first"))
+		return
+	case st == stateShutdown:
+		reply(nil, Errorf(jsonrpc2.CodeInvalidRequest, "the server is shutting down: only exit is accepted after shutdown"))
+		return
+	case req.Method == "shutdown":
+		c.state.Store(int32(stateShutdown))
+		var err error
+		if c.handlers.Shutdown != nil {
+			err = c.safely(req.Method, func() (any, error) { return nil, c.handlers.Shutdown(ctx) })
+		}
+		reply(nil, err)
+		return
+	}
+	fn, ok := c.handlers.Requests[req.Method]
+	if !ok {
+		reply(nil, Errorf(jsonrpc2.CodeMethodNotFound, "method not found: %s", req.Method))
+		return
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	f := &inflight{method: req.Method, cancel: cancel}
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		cancel()
+		return // the connection is gone: there is no one to answer
+	}
+	if _, dup := c.pending[req.ID]; dup {
+		c.mu.Unlock()
+		cancel()
+		reply(nil, Errorf(jsonrpc2.CodeInvalidRequest, "request id %s is already in use by a request that has not been answered", req.ID))
+		return
+	}
+	c.pending[req.ID] = f
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		defer cancel()
+		var result any
+		err := c.safely(req.Method, func() (r any, err error) {
+			result, err = fn(rctx, params)
+			return result, err
+		})
+		c.mu.Lock()
+		delete(c.pending, req.ID)
+		c.mu.Unlock()
+		if f.replied.CompareAndSwap(false, true) {
+			if err != nil && rctx.Err() != nil && errors.Is(err, context.Canceled) {
+				err = Errorf(CodeRequestCancelled, "%s was cancelled", req.Method)
+			}
+			reply(result, err)
+		}
+	}()
+}
+
+// cancelRequest answers a running request with RequestCancelled at once and
+// cancels its context. An unknown id (already answered) is ignored, as LSP
+// asks.
+func (c *Conn) cancelRequest(ctx context.Context, jc *jsonrpc2.Conn, id jsonrpc2.ID) {
+	c.mu.Lock()
+	f := c.pending[id]
+	c.mu.Unlock()
+	if f == nil {
+		return
+	}
+	f.cancel()
+	if f.replied.CompareAndSwap(false, true) {
+		c.reply(ctx, jc, id, f.method, nil, Errorf(CodeRequestCancelled, "%s was cancelled by the client", f.method))
+	}
+}
+
+// panicError is a handler's panic.
+type panicError struct {
+	method string
+	value  any
+}
+
+func (e *panicError) Error() string {
+	return fmt.Sprintf("internal error in %s: %v", e.method, e.value)
+}
+
+// safely runs fn, turning a panic into a *panicError and logging its stack.
+func (c *Conn) safely(method string, fn func() (any, error)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("lsp: handler panicked; the server carries on", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = &panicError{method: method, value: r}
+		}
+	}()
+	_, err = fn()
+	return err
+}
+
+func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, id jsonrpc2.ID, method string, result any, err error) {
+	var sendErr error
+	if err == nil {
+		sendErr = jc.Reply(ctx, id, result)
+	} else {
+		sendErr = jc.ReplyWithError(ctx, id, toRPCError(err))
+	}
+	if sendErr != nil && !errors.Is(sendErr, jsonrpc2.ErrClosed) {
+		c.log.Warn("lsp: cannot send the reply", "method", method, "err", sendErr)
+	}
+}
+
+func toRPCError(err error) *jsonrpc2.Error {
+	var je *jsonrpc2.Error
+	var pe *panicError
+	switch {
+	case errors.As(err, &je):
+		return je
+	case errors.As(err, &pe):
+		return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: pe.Error()}
+	}
+	return &jsonrpc2.Error{Code: CodeRequestFailed, Message: err.Error()}
+}
+
+// logAdapter sends jsonrpc2's own log lines to slog.
+type logAdapter struct{ log *slog.Logger }
+
+func (l logAdapter) Printf(format string, v ...any) {
+	l.log.Warn(strings.TrimSpace(fmt.Sprintf(format, v...)))
+}
