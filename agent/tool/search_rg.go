@@ -130,9 +130,7 @@ func (r ripgrep) grep(ctx context.Context, root, dir string, q *grepQuery) ([]fi
 				line = append([]byte(nil), rest...)
 			}
 			if len(line) > 0 {
-				if perr := addRgLine(cmd.Dir, line, q, dir, byFile, &hits); perr != nil {
-					return perr
-				}
+				addRgLine(cmd.Dir, line, q, byFile, &hits)
 			}
 			if err == io.EOF {
 				return nil
@@ -149,7 +147,8 @@ func (r ripgrep) grep(ctx context.Context, root, dir string, q *grepQuery) ([]fi
 		return nil, err
 	}
 	// rg decides a file is binary by a NUL byte in what it has read so
-	// far; the Go search, by a NUL anywhere. Agree with the latter.
+	// far (its first read is 64 KiB); the Go search, by a NUL anywhere.
+	// Agree with the latter.
 	kept := hits[:0]
 	for _, h := range hits {
 		if postFilter && !q.includes(dir, h.abs) {
@@ -164,16 +163,15 @@ func (r ripgrep) grep(ctx context.Context, root, dir string, q *grepQuery) ([]fi
 }
 
 // addRgLine records one line of rg's output: path NUL number ':' text.
-func addRgLine(cwd string, line []byte, q *grepQuery, dir string, byFile map[string]int, hits *[]fileHits) error {
+func addRgLine(cwd string, line []byte, q *grepQuery, byFile map[string]int, hits *[]fileHits) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	path, rest, ok := bytes.Cut(line, []byte{0})
-	if !ok {
-		return fmt.Errorf("rg printed an unexpected line: %q", line)
-	}
-	num, text, ok := bytes.Cut(rest, []byte{':'})
+	num, text, ok2 := bytes.Cut(rest, []byte{':'})
 	no, err := strconv.Atoi(string(num))
-	if !ok || err != nil {
-		return fmt.Errorf("rg printed an unexpected line: %q", line)
+	if !ok || !ok2 || err != nil {
+		// Not a match: a note such as "path: WARNING: stopped searching
+		// binary file after match".
+		return
 	}
 	abs := filepath.Join(cwd, string(path))
 	i, seen := byFile[abs]
@@ -187,16 +185,19 @@ func addRgLine(cwd string, line []byte, q *grepQuery, dir string, byFile map[str
 	if len(h.lines) < q.perFile {
 		h.lines = append(h.lines, hitLine{no: no, text: string(text[:min(len(text), hitLineMax+8)])})
 	}
-	return nil
 }
 
-// hasNUL reports whether a file holds a NUL byte.
+// hasNUL reports whether a file larger than rg's first read holds a NUL
+// byte.
 func hasNUL(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil || info.Size() <= 32<<10 {
+		return false
+	}
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := f.Read(buf)

@@ -373,3 +373,14 @@ func cpuTime() time.Duration {
 	}
 	return total
 }
+
+// TestGrepSkipsLateBinary: a file whose NUL byte comes after ripgrep's
+// first read is binary for both engines.
+func TestGrepSkipsLateBinary(t *testing.T) {
+	e := newTwoEngines(t)
+	e.rg.write("late.bin.txt", "MATCH\n"+strings.Repeat("x", 100<<10)+"\n\x00\n")
+	e.rg.write("text.txt", "MATCH\n"+strings.Repeat("y", 100<<10)+"\n")
+	if out := e.same(t, "grep", map[string]any{"pattern": "MATCH"}); out != "Found 1 matching lines in 1 files.\ntext.txt:1: MATCH" {
+		t.Errorf("output %q", out)
+	}
+}
