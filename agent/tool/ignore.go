@@ -80,10 +80,8 @@ func parseIgnoreLine(line string) (ignoreRule, bool) {
 	}
 	if strings.HasSuffix(line, "/") {
 		r.dirOnly = true
-		line = strings.TrimSuffix(line, "/")
-		if strings.HasSuffix(line, `\`) {
-			line = strings.TrimSuffix(line, `\`)
-		}
+		// An escaped final slash ("dir\/") loses its escape too.
+		line = strings.TrimSuffix(strings.TrimSuffix(line, "/"), `\`)
 	}
 	if line == "" {
 		return ignoreRule{}, false

@@ -3,6 +3,25 @@
 // built-in tools, one file each, each with its model-facing description in an
 // embedded Markdown file.
 //
+// Start with Builtins: read, write, edit, multiedit, apply_patch, glob, grep,
+// list, bash, bash_output, bash_kill, todo, and skill when there are skills.
+// A call runs with an Env the agent loop makes: the Workspace (Disk for the
+// headless front), Permit (a permission.Checker), and the session's FileTimes
+// and Jobs, which the loop creates per session; at the session's end it
+// closes the Jobs and calls RemoveOutputs.
+//
+// Every tool asks Permit before it acts: read, glob, grep and list with the
+// absolute path; edit, multiedit, write and apply_patch with the edit
+// permission, the path(s) as subjects and the diff in the metadata ("diff",
+// "diffs"); bash with the command line and its directory. The Checker adds
+// external_directory to a path permission for a path outside the root, so
+// tools do not ask it again; bash asks it for a workdir outside the root.
+// Edits of files outside the root are asked before the file is read, so a
+// failed edit cannot show the model a file it may not touch.
+//
+// Outputs are capped; what was cut is kept in a file under OutputDir, which
+// read opens without asking, and the result says how to get at it.
+//
 // A tool's failure that the model can act on (a file that does not exist,
 // an edit that does not match, a command that exits 1, a permission the
 // human refused) is a Result with IsError set, not a Go error. A Go error

@@ -186,3 +186,30 @@ func TestDiskWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkDefinitions encodes the built-in tools as a request sends them
+// (name, description, schema) and reports their size, which every request
+// pays for: bytes, and tokens estimated at four bytes each.
+func BenchmarkDefinitions(b *testing.B) {
+	type def struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Schema      json.RawMessage `json:"input_schema"`
+	}
+	tools := tool.Builtins(tool.Options{Skills: skills{}})
+	var size int
+	for b.Loop() {
+		defs := make([]def, len(tools))
+		for i, tl := range tools {
+			info := tl.Info()
+			defs[i] = def{info.Name, info.Description, info.Schema}
+		}
+		out, err := json.Marshal(defs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(out)
+	}
+	b.ReportMetric(float64(size), "bytes")
+	b.ReportMetric(float64(size)/4, "tokens-est")
+}
