@@ -2,9 +2,11 @@
 // calls and tool calls, with every change stored as it happens and published
 // on the session's event bus.
 //
-// Start with New and Service.Prompt. A session runs at most one turn at a
-// time: a prompt sent while a turn runs is refused with ErrBusy rather than
-// queued, because a queued prompt was written against a conversation that
+// Start with New and Service.Prompt (Service.PromptWith runs a turn on
+// another model, as a command's front matter asks; Service.Shell runs a
+// command's !`cmd` under the session's bash permission). A session runs at
+// most one turn at a time: a prompt sent while a turn runs is refused with
+// ErrBusy rather than queued, because a queued prompt was written against a conversation that
 // will have moved on by the time it runs; the editor shows the running turn
 // and offers to cancel it.
 //

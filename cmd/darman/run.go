@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -32,12 +33,20 @@ func (a *app) runCommand() *cobra.Command {
 		allow, deny  []string
 	)
 	cmd := &cobra.Command{
-		Use:   "run [prompt]",
+		Use:   "run [prompt | /command [arguments]]",
 		Short: "Run one turn of the agent in the current workspace, from the shell",
 		Long: `run sends a prompt to the agent in the current workspace and streams the
 answer to stdout (tool calls as one-line summaries on stderr), or every event
 as a JSON line with --format json. The prompt is the arguments, or stdin when
 there are none.
+
+A prompt that starts with /name runs the command called name: a Markdown
+template in .darman/command/name.md (or the user's command/ directory, or
+.claude/commands/), given the words after the name as its arguments, with
+@file and !` + "`cmd`" + ` expanded (commands run under the bash permission). Its
+front matter's model, when set, is the model of that turn:
+
+  darman run /review internal/config/load.go
 
 Permissions the rules leave open are asked on the terminal; without one they
 are rejected, and the model is told why. --allow and --deny add rules for
@@ -127,6 +136,16 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if ta := newTerminalAsker(a.stderr); ta != nil {
 		asker = ta
 	}
+	var command *prompt.Command
+	name, cmdArgs, isCommand := commandRef(o.prompt)
+	if isCommand {
+		cmds := prompt.LoadCommands(prompt.LocateDirs(root, nil))
+		c, ok := cmds.Get(name)
+		if !ok {
+			return unknownCommand(name, cmds)
+		}
+		command = &c
+	}
 	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules}, log)
 	if err != nil {
 		return err
@@ -139,6 +158,19 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	text, turn := o.prompt, session.PromptOptions{}
+	if command != nil {
+		text, err = command.Expand(ctx, cmdArgs, prompt.ExpandOptions{
+			Root: root,
+			Run: func(ctx context.Context, line string) (string, error) {
+				return svc.Shell(ctx, id, line)
+			},
+		})
+		if err != nil {
+			return commandFailed(command.Name, err)
+		}
+		turn.Model = command.Model
+	}
 	sub, err := svc.Subscribe(ctx, id)
 	if err != nil {
 		return err
@@ -156,7 +188,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 			}
 		}
 	}()
-	msg, err := svc.Prompt(ctx, id, o.prompt)
+	msg, err := svc.PromptWith(ctx, id, text, turn)
 	if err != nil {
 		sub.Unsubscribe()
 		<-rendered
@@ -172,6 +204,68 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		return &exitError{code: 1, err: fmt.Errorf("the turn failed: %s (session %s)", msg.Error, id)}
 	}
 	return nil
+}
+
+// commandRef splits a prompt that names a command, "/name arguments...".
+// The slash must be the prompt's first character, and a first word with
+// another slash is a path ("/usr/bin/env fails"): such prompts are sent as
+// they are.
+func commandRef(text string) (name, args string, ok bool) {
+	text = strings.TrimRightFunc(text, unicode.IsSpace)
+	if !strings.HasPrefix(text, "/") {
+		return "", "", false
+	}
+	word, rest := text, ""
+	if i := strings.IndexFunc(text, unicode.IsSpace); i >= 0 {
+		word, rest = text[:i], strings.TrimSpace(text[i:])
+	}
+	name = word[1:]
+	if name == "" || strings.Contains(name, "/") {
+		return "", "", false
+	}
+	return name, rest, true
+}
+
+// unknownCommand says that /name is not a command, and which are.
+func unknownCommand(name string, cmds *prompt.Commands) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown command /%s", name)
+	list := cmds.List()
+	if len(list) == 0 {
+		fmt.Fprintf(&b, ": no commands are defined here. A command is a Markdown file such as .darman/command/%s.md in the project; "+
+			"to send a prompt that starts with a slash, put a space before it", name)
+	} else {
+		b.WriteString("; the commands here are:")
+		for _, c := range list {
+			fmt.Fprintf(&b, "\n  /%s", c.Name)
+			if c.ArgumentHint != "" {
+				b.WriteString(" " + c.ArgumentHint)
+			}
+			if c.Description != "" {
+				b.WriteString("  — " + c.Description)
+			}
+		}
+	}
+	for _, p := range cmds.Problems {
+		fmt.Fprintf(&b, "\n(skipped %s)", p)
+	}
+	return errors.New(b.String())
+}
+
+// commandFailed explains a command that could not be expanded; a !`cmd`
+// that needed permission where no one could be asked gets the flag that
+// allows it.
+func commandFailed(name string, err error) error {
+	var denied *permission.DeniedError
+	if errors.As(err, &denied) && denied.Unattended {
+		var flags []string
+		for _, s := range denied.Subjects {
+			flags = append(flags, fmt.Sprintf("--allow %q", denied.Permission+":"+s))
+		}
+		return fmt.Errorf("command /%s runs %s, which needs your permission, and there is no terminal to ask: allow it for this run with %s",
+			name, strings.Join(denied.Subjects, ", "), strings.Join(flags, " "))
+	}
+	return err
 }
 
 // systemPrompt builds a session's system prompt once and keeps it, so the

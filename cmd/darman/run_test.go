@@ -216,3 +216,79 @@ func TestDoctorChecksTheModelWithoutPrintingKeys(t *testing.T) {
 		t.Errorf("--check-model made %d model calls", n)
 	}
 }
+
+// reviewCommand is a command file that uses every substitution and picks
+// its own model.
+const reviewCommand = "---\ndescription: Review a file\nmodel: anthropic/claude-opus-4-1\nargument-hint: FILE [FOCUS]\n---\n" +
+	"Review $1 with care.\nFocus: $2\nAll: $ARGUMENTS\n@calc.go\nTree: !`printf tree-clean`\n"
+
+func TestRunExpandsACommand(t *testing.T) {
+	e := newEnv(t)
+	e.write("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
+	e.write(".darman/command/review.md", reviewCommand)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Looks good."}}})
+
+	out, errs, code := e.run("run", "--allow", "bash:printf *", "/review", "calc.go", "error handling")
+	if code != 0 || out != "Looks good.\n" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 1 {
+		t.Fatalf("%d model calls", len(calls))
+	}
+	want := "Review calc.go with care.\nFocus: error handling\nAll: calc.go error handling\n" +
+		"calc.go:\n```\npackage calc\n\nfunc Add(a, b int) int { return a + b }\n```\nTree: tree-clean\n"
+	if got := calls[0].Get("messages.0.content.0.text").String(); got != want {
+		t.Errorf("the model was sent\n%s\nwant\n%s", got, want)
+	}
+	// The command's model runs this turn; the session keeps its own.
+	if calls[0].Model != "claude-opus-4-1" {
+		t.Errorf("the turn ran on %q, want the command's claude-opus-4-1", calls[0].Model)
+	}
+	var list []struct{ Model string }
+	json.Unmarshal([]byte(e.ok("sessions", "list", "--json")), &list)
+	if len(list) != 1 || list[0].Model != "anthropic/claude-sonnet-4-5" {
+		t.Errorf("sessions after the command: %+v", list)
+	}
+}
+
+func TestRunCommandShellNeedsPermission(t *testing.T) {
+	e := newEnv(t)
+	e.write("calc.go", "package calc\n")
+	e.write(".darman/command/review.md", reviewCommand)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "never"}}})
+	_, errs, code := e.run("run", "/review", "calc.go")
+	if code != 1 || !strings.Contains(errs, "command /review runs printf tree-clean, which needs your permission") ||
+		!strings.Contains(errs, `--allow "bash:printf tree-clean"`) {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+	if n := len(srv.ModelCalls()); n != 0 {
+		t.Errorf("%d model calls for a command that did not expand", n)
+	}
+}
+
+func TestRunUnknownCommandListsTheCommands(t *testing.T) {
+	e := newEnv(t)
+	e.write(".darman/command/review.md", reviewCommand)
+	e.write(".darman/command/git/commit.md", "Commit the staged changes.\n")
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "It is on PATH."}}})
+
+	_, errs, code := e.run("run", "/revue", "calc.go")
+	want := "unknown command /revue; the commands here are:\n  /git:commit\n  /review FILE [FOCUS]  — Review a file\n"
+	if code != 1 || !strings.Contains(errs, want) {
+		t.Fatalf("exit %d, stderr:\n%s\nwant it to contain:\n%s", code, errs, want)
+	}
+	if n := len(srv.ModelCalls()); n != 0 {
+		t.Errorf("%d model calls for an unknown command", n)
+	}
+	if out := e.ok("sessions", "list", "--json"); strings.Contains(out, `"id"`) {
+		t.Errorf("an unknown command made a session: %s", out)
+	}
+	// A path is not a command.
+	if out := e.ok("run", "/usr/bin/env is missing"); out != "It is on PATH.\n" {
+		t.Errorf("stdout %q", out)
+	}
+	if got := srv.ModelCalls()[0].Get("messages.0.content.0.text").String(); got != "/usr/bin/env is missing" {
+		t.Errorf("the model was sent %q", got)
+	}
+}

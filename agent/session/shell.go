@@ -1,0 +1,95 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// Shell runs a shell command for a session the way its bash tool does,
+// under the session's bash permission (rules, grants, and the Asker, with
+// the question published as the session's events), and returns what the
+// command printed: it is how a command template's !`cmd` runs
+// (prompt.ExpandOptions.Run). A refused permission is an error wrapping
+// permission.ErrDenied (a *permission.DeniedError); a command that could
+// not start or did not finish within the bash tool's timeout is an error
+// too. A command that ran and exited non-zero returns its output with a
+// last line giving its exit status, since failing output is often what a
+// command wants to show. It fails when the service has no tool named bash.
+func (s *Service) Shell(ctx context.Context, id agent.ID, command string) (string, error) {
+	var bash tool.Tool
+	for _, tl := range s.opts.Tools {
+		if tl.Info().Name == "bash" {
+			bash = tl
+		}
+	}
+	if bash == nil {
+		return "", errors.New("commands cannot run here: the agent has no bash tool")
+	}
+	l, err := s.get(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	var (
+		mu     sync.Mutex
+		output string
+		denied error
+	)
+	env := &tool.Env{
+		SessionID: id,
+		Workspace: s.opts.Workspace,
+		Permit: func(ctx context.Context, c permission.Call) error {
+			err := l.checker.Check(ctx, c)
+			if err != nil {
+				mu.Lock()
+				denied = err
+				mu.Unlock()
+			}
+			return err
+		},
+		// The bash tool reports the whole output so far, as the model would
+		// see it but without its notes on the exit code.
+		Progress: func(out string) {
+			mu.Lock()
+			output = out
+			mu.Unlock()
+		},
+		Files:  l.files,
+		Logger: s.log.With("shell", command),
+	}
+	if timeout := bash.Info().Timeout; timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	input, _ := json.Marshal(map[string]string{"command": command, "description": "run for a command template"})
+	res, err := runSafely(ctx, bash, env, &agent.ToolCall{Name: "bash", Input: input})
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case denied != nil:
+		return "", denied
+	case err != nil:
+		return "", err
+	}
+	var meta struct {
+		ExitCode *int `json:"exitCode"`
+		TimedOut bool `json:"timedOut"`
+	}
+	json.Unmarshal(res.Metadata, &meta)
+	switch {
+	case meta.TimedOut:
+		return "", errors.New("it did not finish within the bash tool's timeout and was stopped")
+	case meta.ExitCode == nil && res.IsError:
+		return "", errors.New(res.Output)
+	case meta.ExitCode != nil && *meta.ExitCode != 0:
+		return fmt.Sprintf("%s\n(exit status %d)", output, *meta.ExitCode), nil
+	}
+	return output, nil
+}
