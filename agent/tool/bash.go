@@ -98,7 +98,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	}
 	title := in.Description
 	if title == "" {
-		title = truncateLine(strings.Join(strings.Fields(in.Command), " "), 80)
+		title = shorten(strings.Join(strings.Fields(in.Command), " "), 80)
 	}
 	if denied, ok, err := permit(ctx, env, permission.Call{Permission: permission.Bash, Subjects: []string{in.Command}, Dir: dir, Title: in.Command}); !ok {
 		return denied, err
@@ -140,7 +140,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 			notes = append(notes, "The command exited, leaving processes it started running; they were stopped. To keep a process running, start it with run_in_background: true.")
 		}
 	} else {
-		p.out.Close()
+		p.closeOut()
 	}
 	code, signal := p.exitCode()
 	text := out.text()

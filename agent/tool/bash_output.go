@@ -74,7 +74,7 @@ func jobReport(env *Env, jb *job, tool string) Result {
 	status, running, code := jb.status()
 	data, dropped := jb.out.take()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Job %s (%s) is %s; started %s ago.\n", jb.id, truncateLine(jb.command, 200), status, time.Since(jb.started).Round(time.Second))
+	fmt.Fprintf(&b, "Job %s (%s) is %s; started %s ago.\n", jb.id, shorten(jb.command, 200), status, time.Since(jb.started).Round(time.Second))
 	meta := map[string]any{"jobId": jb.id, "running": running, "status": status}
 	if !running {
 		meta["exitCode"] = code

@@ -145,9 +145,9 @@ func matchFailure(ctx context.Context, env *Env, c fileChange, text, old string,
 		return failure("no match", "%s Read the file to see what it holds now, then retry with text copied from it.", msg), nil
 	}
 	// Showing the file is reading it: ask as read would.
-	if perr := env.Permit(ctx, permission.Call{Permission: permission.Read, Subjects: []string{c.abs}, Title: "Read " + c.shown}); perr != nil {
-		if _, denied := Denied(perr); !denied {
-			return Result{}, fmt.Errorf("ask for the read permission: %w", perr)
+	if _, ok, err := permit(ctx, env, permission.Call{Permission: permission.Read, Subjects: []string{c.abs}, Title: "Read " + c.shown}); !ok {
+		if err != nil {
+			return Result{}, err
 		}
 		return failure("no match", "%s Check the file's content and retry with text copied from it.", msg), nil
 	}

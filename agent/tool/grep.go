@@ -4,6 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp/syntax"
 	"strings"
 	"time"
@@ -51,6 +53,13 @@ func runGrep(ctx context.Context, env *Env, in grepInput, s searcher) (Result, e
 	root, dir, res, err := searchDir(ctx, env, in.Path, permission.Grep, "Search for "+in.Pattern, true)
 	if res != nil || err != nil {
 		return deref(res), err
+	}
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() && q.include != nil {
+		// A file named on its own: include decides whether to search it.
+		if !q.includes(filepath.Dir(dir), dir) {
+			return Result{Output: "No matches.", Title: in.Pattern, Metadata: metadata(map[string]any{"matches": 0, "files": 0, "shown": 0, "engine": s.name()})}, nil
+		}
+		q.include, q.includeRaw = nil, ""
 	}
 	engine := s.name()
 	hits, err := s.grep(ctx, root, dir, q)

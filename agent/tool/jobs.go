@@ -146,7 +146,7 @@ func (j *Jobs) addLocked(p *proc, command string, out *jobOutput, leftover bool)
 		defer j.wg.Done()
 		<-p.exited
 		<-p.read
-		p.out.Close()
+		p.closeOut()
 		close(jb.done)
 		j.log.Debug("background job ended", "job", jb.id)
 	}()

@@ -143,6 +143,17 @@ func truncateLine(s string, max int) string {
 	return s[:n] + fmt.Sprintf("… [line cut: %d more bytes]", len(s)-n)
 }
 
+// shorten cuts a one-line summary to about max bytes.
+func shorten(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max] + "…"
+}
+
 // metadata encodes a tool's metadata; the values are plain data.
 func metadata(v any) json.RawMessage {
 	b, err := json.Marshal(v)

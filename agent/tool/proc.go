@@ -34,6 +34,14 @@ type proc struct {
 
 	mu   sync.Mutex
 	sink io.Writer
+
+	closeOnce sync.Once
+}
+
+// closeOut closes the read end of the output pipe, once the reader is done
+// with it.
+func (p *proc) closeOut() {
+	p.closeOnce.Do(func() { p.out.Close() })
 }
 
 // shell returns the shell commands run in: bash when there is one.
@@ -139,7 +147,7 @@ func (p *proc) waitRead(d time.Duration) bool {
 func (p *proc) stopReading() {
 	p.out.SetReadDeadline(time.Now())
 	<-p.read
-	p.out.Close()
+	p.closeOut()
 }
 
 // stop ends the whole group: SIGTERM, then SIGKILL to what is left after
@@ -165,6 +173,7 @@ func (p *proc) stop(grace time.Duration) {
 		// Something outside the group still holds the pipe.
 		p.stopReading()
 	}
+	p.closeOut()
 }
 
 // waitGone waits up to d for the group to have no live process.

@@ -77,7 +77,9 @@ func runRead(ctx context.Context, env *Env, in readInput) (Result, error) {
 		return readDir(abs, shown, in)
 	case !info.Mode().IsRegular():
 		return failure("not a file", "%s is not a regular file (%s); read only reads files and directories.", shown, info.Mode().Type()), nil
-	case info.Size() > readMaxFileSize && !imageExts[strings.ToLower(filepath.Ext(abs))]:
+	case imageExts[strings.ToLower(filepath.Ext(abs))] && info.Size() > readMaxImage:
+		return failure("image too large", "%s is an image of %d MiB; images over %d MiB cannot be attached. Make a smaller copy with bash (e.g. ImageMagick's convert -resize) and read that.", shown, info.Size()>>20, readMaxImage>>20), nil
+	case info.Size() > readMaxFileSize:
 		return failure("too large", "%s is %d MiB, too large to read whole. Search it with grep, or look at parts of it with bash (head, tail, sed -n '100,200p').", shown, info.Size()>>20), nil
 	}
 	var content []byte

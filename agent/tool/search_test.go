@@ -186,6 +186,8 @@ func TestSearchEnginesAgree(t *testing.T) {
 		{"pattern": `TODO`, "path": "sub"},
 		{"pattern": `TODO`, "path": "a.go"},
 		{"pattern": `TODO`, "path": "debug.log"},
+		{"pattern": `TODO`, "path": "a.go", "include": "*.md"},
+		{"pattern": `TODO`, "path": "a.go", "include": "*.go"},
 		{"pattern": `x{3,}\s*TODO`},
 		{"pattern": `nothing matches this`},
 		{"pattern": `a|b|c`},

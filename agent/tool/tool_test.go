@@ -124,8 +124,14 @@ func TestRunWithoutEnvironment(t *testing.T) {
 	env := h.env()
 	env.Permit = nil
 	h.write("a", "a")
-	if _, err := h.tools["read"].Run(context.Background(), env, json.RawMessage(`{"path":"a"}`)); err == nil {
-		t.Error("running without a permission checker is not an error")
+	for name, input := range map[string]string{
+		"read": `{"path":"a"}`,
+		"edit": `{"path":"a","oldString":"a","newString":"b"}`,
+		"bash": `{"command":"true"}`,
+	} {
+		if _, err := h.tools[name].Run(context.Background(), env, json.RawMessage(input)); err == nil {
+			t.Errorf("%s without a permission checker is not an error", name)
+		}
 	}
 }
 
