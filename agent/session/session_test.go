@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,6 +80,8 @@ type fixtureOptions struct {
 	root string
 	// service changes the service's options before it is made.
 	service func(*session.Options)
+	// http sends the model calls; nil means the provider's own client.
+	http *http.Client
 }
 
 func newFixture(t testing.TB, o fixtureOptions) *fixture {
@@ -90,7 +93,8 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	client, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test-key-0000", Models: o.models}, &llm.Options{
-		Retry: llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond},
+		Retry:      llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond},
+		HTTPClient: o.http,
 	})
 	if err != nil {
 		t.Fatal(err)
