@@ -220,6 +220,20 @@ func TestCompactionSummarizesALongTurnAndTheTurnGoesOn(t *testing.T) {
 	if !told {
 		t.Error("no event said the conversation was being compacted")
 	}
+
+	// The next turn goes on from the summary.
+	if msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "And t9?"); err != nil || msg.Finish != agent.FinishStop {
+		t.Fatalf("the turn after compaction: %+v, %v", msg, err)
+	}
+	calls = f.srv.ModelCalls()
+	next := calls[len(calls)-1]
+	if first := next.Get("messages.0.content").Raw; !strings.Contains(first, "Remains: the rest.") {
+		t.Errorf("the next turn does not start from the summary: %s", first)
+	}
+	if latest := next.Get("messages.@reverse.0.content").Raw; !strings.Contains(latest, "And t9?") {
+		t.Errorf("the next turn's prompt is not last: %s", latest)
+	}
+	t.Logf("%d model calls, %d of them summaries, for %d logs", len(calls), summaries, logs)
 }
 
 func TestContextTooLongErrorPrunesAndAsksAgain(t *testing.T) {
