@@ -29,7 +29,7 @@ import (
 var (
 	crashOn    = flag.String("crash-on", "", "exit with status 3 on receiving this method")
 	silent     = flag.Bool("silent", false, "read everything, answer nothing")
-	noRead     = flag.Bool("no-read", false, "never read stdin")
+	stopOn     = flag.String("stop-reading-on", "", "stop reading stdin after receiving this method")
 	garbage    = flag.Bool("garbage", false, "write garbage instead of answering initialize")
 	garbageOn  = flag.String("garbage-on", "", "write garbage on receiving this method")
 	flood      = flag.Int("flood", 0, "on each change, publish this many sets for other URIs")
@@ -85,9 +85,6 @@ func main() {
 		}
 	}
 	fmt.Fprintln(os.Stderr, "fakels: starting")
-	if *noRead {
-		select {}
-	}
 	r := bufio.NewReader(os.Stdin)
 	for {
 		m, err := read(r)
@@ -96,6 +93,9 @@ func main() {
 			os.Exit(0)
 		}
 		s.handle(m)
+		if m.Method != "" && m.Method == *stopOn {
+			time.Sleep(time.Hour)
+		}
 	}
 }
 

@@ -1,0 +1,269 @@
+//go:build unix
+
+package diagnostics
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// process is a language server running as a child in a process group of
+// its own, so that stopping it stops whatever it started too. On Linux the
+// child also gets SIGKILL when darman dies (see sysProcAttr).
+//
+// Its stdin and stdout are the LSP stream; stderr goes to the log, and its
+// last lines are kept to explain a failure. A waiter goroutine reaps the
+// child as soon as it exits; a reader goroutine drains stderr until every
+// process of the group has closed it.
+type process struct {
+	cmd    *exec.Cmd
+	pgid   int
+	stdin  *os.File // write end
+	stdout *os.File // read end
+	exited chan struct{}
+	// stderrDone is closed once the stderr reader has finished.
+	stderrDone chan struct{}
+
+	mu     sync.Mutex
+	head   []string // the first lines of stderr, where usage errors are
+	tail   []string // the last lines after head
+	lines  int
+	hang   error
+	onHang func()
+}
+
+const (
+	headLines = 3
+	tailLines = 5
+)
+
+func startProcess(argv []string, dir string, env []string, log *slog.Logger) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("make a pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("make a pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("make a pipe: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = sysProcAttr()
+	err = cmd.Start()
+	// The child holds its ends now; ours would keep the pipes open.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(p.exited)
+	}()
+	go p.readStderr(errR, log)
+	return p, nil
+}
+
+func (p *process) readStderr(r *os.File, log *slog.Logger) {
+	defer close(p.stderrDone)
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for sc.Scan() {
+		line := sc.Text()
+		log.Debug("language server stderr", "line", line)
+		p.mu.Lock()
+		p.lines++
+		if len(p.head) < headLines {
+			p.head = append(p.head, line)
+		} else {
+			p.tail = append(p.tail, line)
+			if len(p.tail) > tailLines {
+				p.tail = p.tail[len(p.tail)-tailLines:]
+			}
+		}
+		p.mu.Unlock()
+	}
+}
+
+// stderrTail returns, in one line, the first and last lines the server
+// wrote to stderr.
+func (p *process) stderrTail() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lines := append([]string(nil), p.head...)
+	if p.lines > len(p.head)+len(p.tail) {
+		lines = append(lines, "…")
+	}
+	lines = append(lines, p.tail...)
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " | ")
+}
+
+// exitReason describes how the child ended, once it has.
+func (p *process) exitReason() string {
+	select {
+	case <-p.exited:
+	default:
+		return "still running"
+	}
+	st := p.cmd.ProcessState
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "killed by " + ws.Signal().String()
+	}
+	return "exited with status " + strconv.Itoa(st.ExitCode())
+}
+
+// rwc is the LSP stream: reads from the child's stdout, writes to its
+// stdin. A write that cannot complete within writeTimeout (the server
+// stopped reading) fails and reports the hang.
+func (p *process) rwc(writeTimeout time.Duration, onHang func()) *stream {
+	p.onHang = onHang
+	return &stream{p: p, timeout: writeTimeout}
+}
+
+// hangErr says why writing to the server failed, if it hung.
+func (p *process) hangErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hang
+}
+
+type stream struct {
+	p       *process
+	timeout time.Duration
+}
+
+func (s *stream) Read(b []byte) (int, error) { return s.p.stdout.Read(b) }
+
+func (s *stream) Write(b []byte) (int, error) {
+	s.p.stdin.SetWriteDeadline(time.Now().Add(s.timeout))
+	n, err := s.p.stdin.Write(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		s.p.mu.Lock()
+		if s.p.hang == nil {
+			s.p.hang = fmt.Errorf("the server stopped reading its input for %v", s.timeout)
+		}
+		s.p.mu.Unlock()
+		if s.p.onHang != nil {
+			s.p.onHang()
+		}
+	}
+	return n, err
+}
+
+func (s *stream) Close() error {
+	s.p.stdin.Close()
+	return s.p.stdout.Close()
+}
+
+// stop ends the child in steps: close its stdin, give it grace to exit,
+// SIGTERM the group, then SIGKILL what is left. It returns once no process
+// of the group is alive (or, if one cannot be killed, after a bounded
+// wait) and the child has been reaped.
+func (p *process) stop(grace time.Duration) {
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(grace):
+	}
+	if groupAlive(p.pgid) {
+		syscall.Kill(-p.pgid, syscall.SIGTERM)
+		syscall.Kill(-p.pgid, syscall.SIGCONT)
+		waitGone(p.pgid, grace)
+	}
+	if groupAlive(p.pgid) {
+		syscall.Kill(-p.pgid, syscall.SIGKILL)
+		waitGone(p.pgid, 2*time.Second)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+	}
+	select {
+	case <-p.stderrDone:
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.stdout.Close()
+}
+
+// pid is the child's process ID, also its group's ID.
+func (p *process) pid() int { return p.pgid }
+
+func waitGone(pgid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for groupAlive(pgid) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// groupAlive reports whether a process of the group is still running;
+// zombies, dead but not yet reaped, do not count.
+func groupAlive(pgid int) bool {
+	if alive, ok := procGroupAlive(pgid); ok {
+		return alive
+	}
+	return syscall.Kill(-pgid, 0) == nil
+}
+
+// procGroupAlive answers groupAlive from /proc; ok is false without /proc.
+func procGroupAlive(pgid int) (alive, ok bool) {
+	names, err := os.ReadDir("/proc")
+	if err != nil {
+		return false, false
+	}
+	want := []byte(strconv.Itoa(pgid))
+	for _, e := range names {
+		name := e.Name()
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid pgrp ...": comm may hold anything.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(stat[i+1:])
+		if len(f) < 3 || !bytes.Equal(f[2], want) {
+			continue
+		}
+		if s := f[0]; len(s) == 1 && (s[0] == 'Z' || s[0] == 'X') {
+			continue
+		}
+		return true, true
+	}
+	return false, true
+}
