@@ -29,6 +29,14 @@ deps:
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >/dev/null; \
 	  else echo "deps: install ripgrep (rg) to run the rg-vs-Go comparison tests; they are skipped without it"; fi; }
+	@# diagnostics/ tests against real language servers: gopls into GOBIN,
+	@# pyright, typescript-language-server and typescript@6 (7 has no
+	@# tsserver.js) into the project-local .cache/npm.
+	@command -v gopls >/dev/null 2>&1 || [ -x "$$($(GO) env GOPATH)/bin/gopls" ] || $(GO) install golang.org/x/tools/gopls@v0.23.0
+	@if command -v npm >/dev/null 2>&1; then \
+	  [ -x .cache/npm/node_modules/.bin/pyright-langserver ] && [ -x .cache/npm/node_modules/.bin/typescript-language-server ] || \
+	  npm install --prefix .cache/npm --no-audit --no-fund --silent pyright@1.1.414 typescript-language-server@5.3.0 typescript@6 >/dev/null; \
+	else echo "deps: install npm to run the pyright and typescript-language-server tests; they are skipped without it"; fi
 
 check:
 	@unformatted=$$(gofmt -l $(GOFILES)); \

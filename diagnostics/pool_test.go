@@ -86,7 +86,7 @@ func liveChildren() []string {
 	return out
 }
 
-func write(t *testing.T, path, content string) string {
+func write(t testing.TB, path, content string) string {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

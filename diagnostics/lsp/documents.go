@@ -302,6 +302,15 @@ func (c *Client) Published() []Published {
 	return out
 }
 
+// Changed returns a channel closed at the next change of state: a set
+// published or pulled, a document synced, progress begun or ended, the
+// connection closed. Take a new one after each wake-up.
+func (c *Client) Changed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
 // Seq is the arrival counter of the latest diagnostic set.
 func (c *Client) Seq() uint64 {
 	c.mu.Lock()

@@ -1,0 +1,104 @@
+package diagnostics
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// goplsPath finds gopls on PATH or where `go install` puts it.
+func goplsPath(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("gopls"); err == nil {
+		return p
+	}
+	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
+	if err == nil {
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		dirs := []string{lines[0]}
+		if len(lines) > 1 {
+			dirs = append(dirs, filepath.Join(lines[1], "bin"))
+		}
+		for _, d := range dirs {
+			if p := filepath.Join(d, "gopls"); d != "" && isExecutable(p) {
+				return p
+			}
+		}
+	}
+	t.Skip("gopls is not installed: run `make deps` (go install golang.org/x/tools/gopls@v0.23.0)")
+	return ""
+}
+
+const greetGo = `package a
+
+// Greet says hello.
+func Greet(name string) string {
+	return "hello " + name
+}
+`
+
+const useGo = `package b
+
+import "example.com/m/a"
+
+// Use greets x.
+func Use() string {
+	return a.Greet("x")
+}
+`
+
+// goModule writes a small two-package module and returns a pool for it
+// whose go server is gopls.
+func goModule(t testing.TB) (*Pool, string) {
+	t.Helper()
+	gopls := goplsPath(t)
+	root := t.TempDir()
+	write(t, filepath.Join(root, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+	write(t, filepath.Join(root, "a", "a.go"), greetGo)
+	write(t, filepath.Join(root, "b", "b.go"), useGo)
+	env := append(os.Environ(), "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	p, err := New(context.Background(), Options{Root: root, Env: env, Wait: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, root
+}
+
+func TestGoplsCheck(t *testing.T) {
+	p, root := goModule(t)
+	ctx := context.Background()
+	a := filepath.Join(root, "a", "a.go")
+
+	out, meta := p.Check(ctx, a)
+	if out != "" {
+		t.Fatalf("Check of the clean module = %q", out)
+	}
+	if !strings.Contains(string(meta), `"server":"go"`) {
+		t.Fatalf("metadata = %s", meta)
+	}
+
+	// An edit into a type error, which also breaks the caller in b.
+	write(t, a, strings.Replace(greetGo, `func Greet(name string) string {
+	return "hello " + name`, `func Greet(name string, n int) string {
+	return 1`, 1))
+	out, meta = p.Check(ctx, a)
+	want := "LSP errors detected in this file, please fix:\na/a.go: L5: cannot use 1 (untyped int constant) as string value in return statement\n"
+	if !strings.HasPrefix(out, want) {
+		t.Fatalf("Check after the edit =\n%s\nwant it to start with\n%s\nmetadata: %s", out, want, meta)
+	}
+	if !strings.Contains(out, "LSP errors detected in other files, please fix:\nb/b.go: L7: not enough arguments in call to a.Greet have (string) want (string, int)\n") {
+		t.Fatalf("Check did not report the broken caller in b/b.go:\n%s", out)
+	}
+
+	// The fix: clean again, the caller included.
+	write(t, a, greetGo)
+	out, meta = p.Check(ctx, a)
+	if out != "" {
+		t.Fatalf("Check after the fix = %q (metadata %s)", out, meta)
+	}
+}
