@@ -1,0 +1,556 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/darman-dev/darman/diagnostics/lsp"
+)
+
+// The queries below serve `darman mcp`. Positions are people's: lines and
+// columns start at 1, columns count characters. Each query is bounded by
+// Options.QueryTimeout unless ctx ends sooner, opens the file in its
+// server with its current content first, and fails with an error wrapping
+// ErrNoServer when no server handles the file's language.
+
+// Position is a place in a file: 1-based line, 1-based column in
+// characters.
+type Position struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Location is a span in a file.
+type Location struct {
+	Path  string   `json:"path"`
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Symbol is a named thing in the code.
+type Symbol struct {
+	Name string `json:"name"`
+	// Kind is the LSP symbol kind's name: function, method, struct, ...
+	Kind string `json:"kind"`
+	// Container is what holds it (a package path, a type), as the server
+	// says; empty for outline children, whose parent holds them.
+	Container string   `json:"container,omitempty"`
+	Detail    string   `json:"detail,omitempty"`
+	Location  Location `json:"location"`
+	// Children is the outline below it (DocumentSymbols only).
+	Children []Symbol `json:"children,omitempty"`
+}
+
+// TextEdit replaces Start..End of a file with NewText. StartOffset and
+// EndOffset are the same span in bytes of the file's current content.
+type TextEdit struct {
+	Start       Position `json:"start"`
+	End         Position `json:"end"`
+	StartOffset int      `json:"startOffset"`
+	EndOffset   int      `json:"endOffset"`
+	NewText     string   `json:"newText"`
+}
+
+// FileEdit is the edits to one file, and the file's text with them
+// applied.
+type FileEdit struct {
+	Path    string     `json:"path"`
+	Edits   []TextEdit `json:"edits"`
+	NewText string     `json:"newText"`
+}
+
+// SymbolQuery narrows Symbols.
+type SymbolQuery struct {
+	// Language is a server's configuration key (go, typescript, ...);
+	// empty asks every server that is running or whose root marker is in
+	// the workspace root.
+	Language string
+	// Kinds keeps only these kinds (function, method, struct, ...); empty
+	// keeps all.
+	Kinds []string
+	// Limit caps the results; zero means 100.
+	Limit int
+}
+
+// queryCtx bounds a query.
+func (p *Pool) queryCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, p.opts.QueryTimeout)
+}
+
+// open returns the client for path with the file synced, and a mapper of
+// the content the server has.
+func (p *Pool) open(ctx context.Context, path string) (*entry, *lsp.Client, *lsp.Mapper, error) {
+	path, err := absPath(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	e, c, err := p.client(ctx, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	exists, err := p.sync(ctx, c, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !exists {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, os.ErrNotExist)
+	}
+	text, _, _ := c.Text(lsp.URIFromPath(path))
+	return e, c, lsp.NewMapper(text), nil
+}
+
+func toLSP(m *lsp.Mapper, enc lsp.Encoding, pos Position) (lsp.Position, error) {
+	off, err := m.OffsetOf(pos.Line, pos.Column)
+	if err != nil {
+		return lsp.Position{}, err
+	}
+	return m.Position(off, enc)
+}
+
+// mappers converts locations in any file, reading each file once.
+type mappers struct {
+	p   *Pool
+	c   *lsp.Client
+	ctx context.Context
+	m   map[lsp.DocumentURI]*lsp.Mapper
+}
+
+func (p *Pool) mappers(ctx context.Context, c *lsp.Client) *mappers {
+	return &mappers{p: p, c: c, ctx: ctx, m: map[lsp.DocumentURI]*lsp.Mapper{}}
+}
+
+func (ms *mappers) get(uri lsp.DocumentURI) *lsp.Mapper {
+	if m, ok := ms.m[uri]; ok {
+		return m
+	}
+	var m *lsp.Mapper
+	if text, _, open := ms.c.Text(uri); open {
+		m = lsp.NewMapper(text)
+	} else if path, err := uri.Path(); err == nil {
+		if text, err := ms.p.files.ReadFile(ms.ctx, path); err == nil {
+			m = lsp.NewMapper(text)
+		}
+	}
+	ms.m[uri] = m
+	return m
+}
+
+func (ms *mappers) location(l lsp.Location) Location {
+	path, err := l.URI.Path()
+	if err != nil {
+		path = string(l.URI)
+	}
+	m, enc := ms.get(l.URI), ms.c.Capabilities().PositionEncoding
+	sl, sc := lineCol(m, enc, l.Range.Start)
+	el, ec := lineCol(m, enc, l.Range.End)
+	return Location{Path: path, Start: Position{sl, sc}, End: Position{el, ec}}
+}
+
+// Symbols searches the workspace for symbols matching query, as each
+// server matches (gopls and most others match fuzzily).
+func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symbol, error) {
+	ctx, cancel := p.queryCtx(ctx)
+	defer cancel()
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var kinds []lsp.SymbolKind
+	for _, k := range q.Kinds {
+		kind, ok := lsp.ParseSymbolKind(k)
+		if !ok {
+			return nil, fmt.Errorf("unknown symbol kind %q: use one of function, method, struct, interface, class, variable, constant, field, ...", k)
+		}
+		kinds = append(kinds, kind)
+	}
+	entries, err := p.workspaceEntries(q.Language)
+	if err != nil {
+		return nil, err
+	}
+	var out []Symbol
+	var errs []error
+	for _, e := range entries {
+		c, err := e.acquire(ctx)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		found, err := c.WorkspaceSymbols(ctx, query)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", e.srv.name, err))
+			continue
+		}
+		ms := p.mappers(ctx, c)
+		for _, s := range found {
+			if len(kinds) > 0 && !slices.Contains(kinds, s.Kind) {
+				continue
+			}
+			out = append(out, Symbol{Name: s.Name, Kind: s.Kind.String(), Container: s.ContainerName, Location: ms.location(s.Location)})
+			if len(out) == limit {
+				return out, nil
+			}
+		}
+	}
+	if len(out) == 0 && len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// workspaceEntries picks the servers a workspace-wide query goes to.
+func (p *Pool) workspaceEntries(language string) ([]*entry, error) {
+	probe := filepath.Join(p.opts.Root, "_") // a file at the root
+	var out []*entry
+	for _, s := range p.servers {
+		if s.disabled || (language != "" && s.name != language) {
+			continue
+		}
+		wanted := language != ""
+		if !wanted {
+			for _, m := range s.rootMarkers {
+				if _, err := os.Stat(filepath.Join(p.opts.Root, m)); err == nil {
+					wanted = true
+				}
+			}
+		}
+		p.mu.Lock()
+		for k, e := range p.entries {
+			if k.server == s.name && e.state == StateRunning && !(wanted && k.root == p.opts.Root) {
+				out = append(out, e)
+			}
+		}
+		p.mu.Unlock()
+		if wanted {
+			if _, err := s.resolve(p.opts.Root, p.lookPath); err != nil {
+				if language != "" {
+					return nil, fmt.Errorf("lsp.%s: %w", s.name, err)
+				}
+				continue
+			}
+			e, err := p.entryFor(s, probe)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		if language != "" {
+			return nil, fmt.Errorf("%w: no server named %q is configured", ErrNoServer, language)
+		}
+		return nil, fmt.Errorf("%w: none is running and no project marker (go.mod, package.json, ...) is in %s; name the language", ErrNoServer, p.opts.Root)
+	}
+	return out, nil
+}
+
+// Resolve finds where a name is declared: "Foo", "pkg.Foo" (a package's
+// last path element or its path) or "T.M" (a method or field of T). With
+// file set, only that file's symbols are searched; otherwise the
+// workspace's, with language as in SymbolQuery.
+func (p *Pool) Resolve(ctx context.Context, name, file, language string) ([]Symbol, error) {
+	if name == "" {
+		return nil, errors.New("resolve: the name is empty")
+	}
+	qual, last := "", name
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		qual, last = name[:i], name[i+1:]
+	}
+	var out []Symbol
+	if file != "" {
+		syms, err := p.DocumentSymbols(ctx, file)
+		if err != nil {
+			return nil, err
+		}
+		var walk func(parent string, list []Symbol)
+		walk = func(parent string, list []Symbol) {
+			for _, s := range list {
+				container := parent
+				if container == "" {
+					container = s.Container
+				}
+				if nameMatches(s.Name, container, name, qual, last) {
+					s.Children = nil
+					out = append(out, s)
+				}
+				walk(s.Name, s.Children)
+			}
+		}
+		walk("", syms)
+	} else {
+		syms, err := p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range syms {
+			if nameMatches(s.Name, s.Container, name, qual, last) {
+				out = append(out, s)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("resolve: no symbol named %q was found", name)
+	}
+	return out, nil
+}
+
+// nameMatches compares a symbol with a wanted name: exactly, or its last
+// part with the qualifier matching the container (a package path ending in
+// it, or the receiver type servers put in the name or the container).
+func nameMatches(symName, container, full, qual, last string) bool {
+	if symName == full {
+		return true
+	}
+	// Servers write methods as "T.M", "(T).M", "(*T).M" or "M".
+	base := symName
+	if i := strings.LastIndex(base, "."); i >= 0 {
+		recv := strings.Trim(base[:i], "()*")
+		base = base[i+1:]
+		if base == last && qual != "" && recv == qual {
+			return true
+		}
+	}
+	if base != last {
+		return false
+	}
+	if qual == "" {
+		return true
+	}
+	container = strings.Trim(container, "()*")
+	return container == qual || strings.HasSuffix(container, "/"+qual) || strings.HasSuffix(container, "."+qual)
+}
+
+// DocumentSymbols returns a file's outline.
+func (p *Pool) DocumentSymbols(ctx context.Context, path string) ([]Symbol, error) {
+	ctx, cancel := p.queryCtx(ctx)
+	defer cancel()
+	_, c, m, err := p.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	path = filepath.Clean(path)
+	syms, err := c.DocumentSymbols(ctx, lsp.URIFromPath(path))
+	if err != nil {
+		return nil, err
+	}
+	enc := c.Capabilities().PositionEncoding
+	var conv func(list []lsp.DocumentSymbol) []Symbol
+	conv = func(list []lsp.DocumentSymbol) []Symbol {
+		out := make([]Symbol, 0, len(list))
+		for _, s := range list {
+			sl, sc := lineCol(m, enc, s.SelectionRange.Start)
+			el, ec := lineCol(m, enc, s.SelectionRange.End)
+			out = append(out, Symbol{
+				Name: s.Name, Kind: s.Kind.String(), Detail: s.Detail, Container: s.ContainerName,
+				Location: Location{Path: path, Start: Position{sl, sc}, End: Position{el, ec}},
+				Children: conv(s.Children),
+			})
+		}
+		return out
+	}
+	return conv(syms), nil
+}
+
+// References lists the places that refer to the symbol at pos.
+func (p *Pool) References(ctx context.Context, path string, pos Position, includeDeclaration bool) ([]Location, error) {
+	ctx, cancel := p.queryCtx(ctx)
+	defer cancel()
+	_, c, m, err := p.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	if err != nil {
+		return nil, fmt.Errorf("references: %w", err)
+	}
+	locs, err := c.References(ctx, lsp.URIFromPath(filepath.Clean(path)), lp, includeDeclaration)
+	if err != nil {
+		return nil, err
+	}
+	return p.locations(ctx, c, locs), nil
+}
+
+// Definition lists where the symbol at pos is defined.
+func (p *Pool) Definition(ctx context.Context, path string, pos Position) ([]Location, error) {
+	ctx, cancel := p.queryCtx(ctx)
+	defer cancel()
+	_, c, m, err := p.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	if err != nil {
+		return nil, fmt.Errorf("definition: %w", err)
+	}
+	locs, err := c.Definition(ctx, lsp.URIFromPath(filepath.Clean(path)), lp)
+	if err != nil {
+		return nil, err
+	}
+	return p.locations(ctx, c, locs), nil
+}
+
+func (p *Pool) locations(ctx context.Context, c *lsp.Client, locs []lsp.Location) []Location {
+	ms := p.mappers(ctx, c)
+	out := make([]Location, 0, len(locs))
+	for _, l := range locs {
+		out = append(out, ms.location(l))
+	}
+	return out
+}
+
+// Hover returns the server's hover text (signature and documentation,
+// usually Markdown) for the symbol at pos; empty when there is none.
+func (p *Pool) Hover(ctx context.Context, path string, pos Position) (string, error) {
+	ctx, cancel := p.queryCtx(ctx)
+	defer cancel()
+	_, c, m, err := p.open(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	if err != nil {
+		return "", fmt.Errorf("hover: %w", err)
+	}
+	h, err := c.Hover(ctx, lsp.URIFromPath(filepath.Clean(path)), lp)
+	if err != nil || h == nil {
+		return "", err
+	}
+	return h.Contents, nil
+}
+
+// Rename computes the edits that rename the symbol at pos to newName. It
+// never applies them: each FileEdit carries the file's new text.
+func (p *Pool) Rename(ctx context.Context, path string, pos Position, newName string) ([]FileEdit, error) {
+	ctx, cancel := p.queryCtx(ctx)
+	defer cancel()
+	_, c, m, err := p.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	enc := c.Capabilities().PositionEncoding
+	lp, err := toLSP(m, enc, pos)
+	if err != nil {
+		return nil, fmt.Errorf("rename: %w", err)
+	}
+	we, err := c.Rename(ctx, lsp.URIFromPath(filepath.Clean(path)), lp, newName)
+	if err != nil {
+		return nil, err
+	}
+	if len(we.FileOps) > 0 {
+		return nil, fmt.Errorf("rename: the server wants to create, rename or delete files (%d operations), which darman does not support", len(we.FileOps))
+	}
+	byURI := map[lsp.DocumentURI][]lsp.TextEdit{}
+	var order []lsp.DocumentURI
+	add := func(uri lsp.DocumentURI, edits []lsp.TextEdit) {
+		if _, seen := byURI[uri]; !seen {
+			order = append(order, uri)
+		}
+		byURI[uri] = append(byURI[uri], edits...)
+	}
+	for _, te := range we.Edits {
+		add(te.URI, te.Edits)
+	}
+	for _, uri := range slices.Sorted(maps.Keys(we.Changes)) {
+		add(uri, we.Changes[uri])
+	}
+	ms := p.mappers(ctx, c)
+	out := make([]FileEdit, 0, len(order))
+	for _, uri := range order {
+		fe, err := fileEdit(uri, ms.get(uri), enc, byURI[uri])
+		if err != nil {
+			return nil, fmt.Errorf("rename: %w", err)
+		}
+		out = append(out, fe)
+	}
+	slices.SortFunc(out, func(a, b FileEdit) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+func fileEdit(uri lsp.DocumentURI, m *lsp.Mapper, enc lsp.Encoding, edits []lsp.TextEdit) (FileEdit, error) {
+	path, err := uri.Path()
+	if err != nil {
+		return FileEdit{}, err
+	}
+	if m == nil {
+		return FileEdit{}, fmt.Errorf("cannot read %s to place the edits", path)
+	}
+	fe := FileEdit{Path: path}
+	for _, e := range edits {
+		so, err := m.Offset(e.Range.Start, enc)
+		if err != nil {
+			return FileEdit{}, fmt.Errorf("%s: %w", path, err)
+		}
+		eo, err := m.Offset(e.Range.End, enc)
+		if err != nil {
+			return FileEdit{}, fmt.Errorf("%s: %w", path, err)
+		}
+		sl, sc, _ := m.LineColumn(so)
+		el, ec, _ := m.LineColumn(eo)
+		fe.Edits = append(fe.Edits, TextEdit{Start: Position{sl, sc}, End: Position{el, ec}, StartOffset: so, EndOffset: eo, NewText: e.NewText})
+	}
+	text, err := m.ApplyEdits(edits, enc)
+	if err != nil {
+		return FileEdit{}, fmt.Errorf("%s: %w", path, err)
+	}
+	fe.NewText = string(text)
+	return fe, nil
+}
+
+// Format returns the file's text as its server formats it (tabs, or
+// 4-space indents where the server asks). The file is not written.
+func (p *Pool) Format(ctx context.Context, path string) (string, error) {
+	ctx, cancel := p.queryCtx(ctx)
+	defer cancel()
+	_, c, m, err := p.open(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	edits, err := c.Format(ctx, lsp.URIFromPath(filepath.Clean(path)), lsp.FormattingOptions{TabSize: 4, InsertSpaces: false})
+	if err != nil {
+		return "", err
+	}
+	out, err := m.ApplyEdits(edits, c.Capabilities().PositionEncoding)
+	if err != nil {
+		return "", fmt.Errorf("format: %w", err)
+	}
+	return string(out), nil
+}
+
+// DiagnoseText returns the diagnostics the file would have with text as
+// its content. The text is opened in the server as an overlay, never
+// written to disk; afterwards the server gets the file's real content
+// back (or the document is closed when the file does not exist). While it
+// runs, a concurrent Touch of the same file races with the overlay.
+func (p *Pool) DiagnoseText(ctx context.Context, path, text string, wait time.Duration) (Report, error) {
+	path, err := absPath(path)
+	if err != nil {
+		return Report{}, err
+	}
+	e, c, err := p.client(ctx, path)
+	if err != nil {
+		return Report{Path: path}, err
+	}
+	if wait <= 0 {
+		wait = p.opts.Wait
+	}
+	uri := lsp.URIFromPath(path)
+	if _, err := c.Sync(ctx, uri, languageID(path), []byte(text)); err != nil {
+		return Report{Path: path, Server: e.srv.name}, err
+	}
+	set, err := c.Diagnostics(ctx, uri, lsp.WaitOptions{Wait: wait, Settle: e.srv.settle})
+	rep := p.report(e, c, path, set)
+	restore := context.WithoutCancel(ctx)
+	if _, serr := p.sync(restore, c, path); serr != nil {
+		p.log.Debug("restoring a file after an overlay", "path", path, "err", serr)
+	}
+	if errors.Is(err, lsp.ErrClosed) {
+		return rep, fmt.Errorf("%w: %s stopped while darman waited for diagnostics: %v", ErrUnavailable, e.srv.name, err)
+	}
+	return rep, err
+}

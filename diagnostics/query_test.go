@@ -1,0 +1,112 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGoplsQueries(t *testing.T) {
+	p, root := goModule(t)
+	ctx := context.Background()
+	a := filepath.Join(root, "a", "a.go")
+	b := filepath.Join(root, "b", "b.go")
+
+	syms, err := p.Symbols(ctx, "Greet", SymbolQuery{Kinds: []string{"function"}})
+	if err != nil || len(syms) == 0 {
+		t.Fatalf("Symbols(Greet) = %+v, %v", syms, err)
+	}
+	if s := syms[0]; s.Name != "Greet" || s.Kind != "function" || s.Location.Path != a || s.Location.Start != (Position{4, 6}) {
+		t.Fatalf("Symbols(Greet)[0] = %+v; want the function at a/a.go:4:6", s)
+	}
+
+	for _, name := range []string{"Greet", "a.Greet", "example.com/m/a.Greet"} {
+		got, err := p.Resolve(ctx, name, "", "go")
+		if err != nil || len(got) != 1 || got[0].Location.Path != a || got[0].Location.Start.Line != 4 {
+			t.Fatalf("Resolve(%q) = %+v, %v", name, got, err)
+		}
+	}
+	if _, err := p.Resolve(ctx, "b.Greet", "", "go"); err == nil {
+		t.Fatal("Resolve(b.Greet) found something; Greet is in package a")
+	}
+	if got, err := p.Resolve(ctx, "Use", b, ""); err != nil || len(got) != 1 || got[0].Location.Start != (Position{6, 6}) {
+		t.Fatalf("Resolve(Use, in b.go) = %+v, %v", got, err)
+	}
+
+	refs, err := p.References(ctx, a, Position{4, 6}, false)
+	if err != nil || len(refs) != 1 || refs[0].Path != b || refs[0].Start != (Position{7, 11}) {
+		t.Fatalf("References = %+v, %v; want the call in b/b.go:7:11", refs, err)
+	}
+	defs, err := p.Definition(ctx, b, Position{7, 12})
+	if err != nil || len(defs) != 1 || defs[0].Path != a || defs[0].Start != (Position{4, 6}) {
+		t.Fatalf("Definition = %+v, %v", defs, err)
+	}
+	hover, err := p.Hover(ctx, b, Position{7, 12})
+	if err != nil || !strings.Contains(hover, "func a.Greet(name string) string") || !strings.Contains(hover, "Greet says hello.") {
+		t.Fatalf("Hover = %q, %v", hover, err)
+	}
+
+	edits, err := p.Rename(ctx, a, Position{4, 6}, "Hello")
+	if err != nil || len(edits) != 2 {
+		t.Fatalf("Rename = %+v, %v", edits, err)
+	}
+	if edits[0].Path != a || !strings.Contains(edits[0].NewText, "func Hello(name string)") || edits[1].Path != b || !strings.Contains(edits[1].NewText, "a.Hello(\"x\")") {
+		t.Fatalf("Rename edits = %+v", edits)
+	}
+	if e := edits[1].Edits[0]; e.Start != (Position{7, 11}) || e.NewText != "Hello" {
+		t.Fatalf("Rename edit in b.go = %+v", e)
+	}
+	if disk, _ := os.ReadFile(b); string(disk) != useGo {
+		t.Fatal("Rename wrote to disk")
+	}
+
+	messy := write(t, filepath.Join(root, "a", "messy.go"), "package a\nfunc  Messy( )int{return 1}\n")
+	formatted, err := p.Format(ctx, messy)
+	if err != nil || formatted != "package a\n\nfunc Messy() int { return 1 }\n" {
+		t.Fatalf("Format = %q, %v", formatted, err)
+	}
+	if disk, _ := os.ReadFile(messy); !strings.Contains(string(disk), "func  Messy") {
+		t.Fatal("Format wrote to disk")
+	}
+
+	outline, err := p.DocumentSymbols(ctx, a)
+	if err != nil || len(outline) != 1 || outline[0].Name != "Greet" || outline[0].Kind != "function" {
+		t.Fatalf("DocumentSymbols = %+v, %v", outline, err)
+	}
+
+	rep, err := p.DiagnoseText(ctx, a, "package a\n\nfunc Greet(name string) string {\n\treturn undefinedThing\n}\n", 30*time.Second)
+	if err != nil || len(rep.Errors()) != 1 || rep.Errors()[0].Line != 4 || !strings.Contains(rep.Errors()[0].Message, "undefinedThing") {
+		t.Fatalf("DiagnoseText = %+v, %v", rep, err)
+	}
+	if disk, _ := os.ReadFile(a); string(disk) != greetGo {
+		t.Fatal("DiagnoseText wrote to disk")
+	}
+	rep, err = p.Diagnostics(ctx, a, 30*time.Second)
+	if err != nil || len(rep.Errors()) != 0 {
+		t.Fatalf("after the overlay, Diagnostics = %+v, %v; want the real content back, clean", rep, err)
+	}
+}
+
+func TestQueriesWithoutAServer(t *testing.T) {
+	p, root := fakePool(t, Options{})
+	ctx := context.Background()
+	file := filepath.Join(root, "x.unknown")
+	if _, err := p.References(ctx, file, Position{1, 1}, true); !errors.Is(err, ErrNoServer) {
+		t.Fatalf("References = %v; want ErrNoServer", err)
+	}
+	if _, err := p.Symbols(ctx, "x", SymbolQuery{Language: "cobol"}); !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Symbols = %v; want ErrNoServer", err)
+	}
+	if _, err := p.Symbols(ctx, "x", SymbolQuery{Kinds: []string{"gizmo"}}); err == nil || !strings.Contains(err.Error(), "unknown symbol kind") {
+		t.Fatalf("Symbols with a bad kind = %v", err)
+	}
+	// fakels offers no rename: a clear error, not a hang.
+	txt := write(t, filepath.Join(root, "a.txt"), "x")
+	if _, err := p.Rename(ctx, txt, Position{1, 1}, "y"); err == nil || !strings.Contains(err.Error(), "fakels does not offer rename") {
+		t.Fatalf("Rename = %v", err)
+	}
+}
