@@ -89,6 +89,7 @@ process of the user.`,
 		a.sessionsCommand(),
 		a.configCommand(),
 		a.runCommand(),
+		a.lspCommand(),
 	)
 	return root
 }

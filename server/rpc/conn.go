@@ -165,11 +165,18 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // or the time is up it sends $/cancelRequest and returns an error. A reply
 // with an error is returned as a *jsonrpc2.Error (see IsMethodNotFound).
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	return c.CallWait(ctx, c.opts.CallTimeout, method, params, result)
+}
+
+// CallWait is Call with its own time limit instead of
+// Options.CallTimeout, for a request a person answers (a permission
+// question may take minutes).
+func (c *Conn) CallWait(ctx context.Context, timeout time.Duration, method string, params, result any) error {
 	jc := c.jc.Load()
 	if jc == nil {
 		return fmt.Errorf("%s: the connection is not running", method)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
 	w, err := jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
@@ -184,7 +191,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		// Tell the client to stop; the late answer, if any, is dropped.
 		jc.Notify(context.WithoutCancel(ctx), "$/cancelRequest", cancelParams{ID: id})
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: the editor did not answer within %s: %w", method, c.opts.CallTimeout, err)
+			return fmt.Errorf("%s: the editor did not answer within %s: %w", method, timeout, err)
 		}
 		return fmt.Errorf("%s: %w", method, err)
 	case errors.Is(err, jsonrpc2.ErrClosed):

@@ -71,7 +71,10 @@ func decode(params json.RawMessage, v any, strict bool) error {
 // field in JSON terms.
 func describeJSONError(err error) string {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return fmt.Sprintf("got a JSON %s, expected %s", te.Value, jsonKind(te.Type.Kind().String()))
+		}
 		return fmt.Sprintf("field %q: got a JSON %s, expected %s", te.Field, te.Value, jsonKind(te.Type.Kind().String()))
 	}
 	var se *json.SyntaxError

@@ -1,0 +1,263 @@
+package main_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// lspClient drives a darman lsp process the way an editor does.
+type lspClient struct {
+	t    *testing.T
+	conn *jsonrpc2.Conn
+
+	mu    sync.Mutex
+	notes []jsonrpc2.Request
+	more  chan struct{}
+}
+
+func (c *lspClient) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	c.mu.Lock()
+	c.notes = append(c.notes, *req)
+	close(c.more)
+	c.more = make(chan struct{})
+	c.mu.Unlock()
+	if !req.Notif {
+		go conn.Reply(ctx, req.ID, nil) // null: progress tokens accepted, documents not shown
+	}
+}
+
+// await returns the first message from the server that match accepts.
+func (c *lspClient) await(what string, match func(jsonrpc2.Request) bool) jsonrpc2.Request {
+	c.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		c.mu.Lock()
+		for _, n := range c.notes {
+			if match(n) {
+				c.mu.Unlock()
+				return n
+			}
+		}
+		more := c.more
+		c.mu.Unlock()
+		select {
+		case <-more:
+		case <-deadline:
+			c.t.Fatalf("no %s from darman lsp", what)
+		}
+	}
+}
+
+func (c *lspClient) call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.conn.Call(ctx, method, params, result)
+}
+
+func newLSPClient(t *testing.T, rwc io.ReadWriteCloser) *lspClient {
+	c := &lspClient{t: t, more: make(chan struct{})}
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}), c)
+	t.Cleanup(func() { c.conn.Close() })
+	return c
+}
+
+func (c *lspClient) initialize(root string, initOptions any) {
+	c.t.Helper()
+	params := map[string]any{
+		"processId":        nil,
+		"capabilities":     map[string]any{"experimental": map[string]any{"darman": map[string]bool{"sessionUpdates": true}}},
+		"workspaceFolders": []map[string]string{{"uri": "file://" + root, "name": "project"}},
+	}
+	if initOptions != nil {
+		params["initializationOptions"] = initOptions
+	}
+	if err := c.call("initialize", params, nil); err != nil {
+		c.t.Fatalf("initialize: %v", err)
+	}
+	c.conn.Notify(context.Background(), "initialized", map[string]any{})
+}
+
+// pipes is a process's stdin and stdout as one stream.
+type pipes struct {
+	io.WriteCloser
+	io.Reader
+}
+
+// startLSP starts darman lsp --stdio in the workspace.
+func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.WriteCloser, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(darmanBin, append([]string{"lsp"}, args...)...)
+	cmd.Dir = e.workspace
+	cmd.Env = e.vars
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = &lockedWriter{w: stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd, newLSPClient(t, pipes{stdin, stdout}), stdin, stderr
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func exitCode(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(30 * time.Second):
+		t.Fatal("darman lsp did not exit")
+	}
+	return -1
+}
+
+func isIdle(n jsonrpc2.Request) bool {
+	return n.Method == "darman/sessionUpdate" && n.Params != nil && strings.Contains(string(*n.Params), `"state":"idle"`)
+}
+
+// An editor starts darman lsp --stdio, runs a prompt, sees the answer
+// stream in, and shuts it down: exit status 0.
+func TestLSPPromptOverStdio(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Answer from the scripted model."}}})
+	cmd, c, _, stderr := startLSP(t, e, "--stdio")
+	c.initialize(e.workspace, nil)
+	var tr struct{ SessionID, TurnID string }
+	if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "hello"}}}, &tr); err != nil {
+		t.Fatalf("darman.prompt: %v\nstderr: %s", err, stderr)
+	}
+	c.await("the end of the turn", isIdle)
+	var text strings.Builder
+	c.mu.Lock()
+	notes := append([]jsonrpc2.Request(nil), c.notes...)
+	c.mu.Unlock()
+	for _, n := range notes {
+		var u struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+				Content       struct{ Text string }
+			} `json:"update"`
+		}
+		if n.Method == "darman/sessionUpdate" && json.Unmarshal(*n.Params, &u) == nil && u.Update.SessionUpdate == "agent_message_chunk" {
+			text.WriteString(u.Update.Content.Text)
+		}
+	}
+	if text.String() != "Answer from the scripted model." {
+		t.Errorf("the streamed answer is %q", text.String())
+	}
+	if err := c.call("shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.conn.Notify(context.Background(), "exit", nil)
+	if code := exitCode(t, cmd); code != 0 {
+		t.Errorf("exit status %d after shutdown and exit; stderr:\n%s", code, stderr)
+	}
+	// The session is in the store for darman sessions.
+	if out := e.ok("sessions", "list", "--json"); !strings.Contains(out, tr.SessionID) {
+		t.Errorf("sessions list does not show the editor's session:\n%s", out)
+	}
+}
+
+// Closing stdin without shutdown ends the server: exit status 1, no hang.
+func TestLSPStdinClosed(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, llmtest.Script{})
+	cmd, c, stdin, _ := startLSP(t, e)
+	c.initialize(e.workspace, nil)
+	stdin.Close()
+	if code := exitCode(t, cmd); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+}
+
+// A bad setting from the editor is shown to the user, naming the key.
+func TestLSPBadSettingIsShown(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, llmtest.Script{})
+	_, c, _, _ := startLSP(t, e)
+	c.initialize(e.workspace, map[string]any{"darman": map[string]any{"agent": map[string]any{"maxSteps": "many"}}})
+	msg := c.await("an error message", func(n jsonrpc2.Request) bool { return n.Method == "window/showMessage" })
+	if !strings.Contains(string(*msg.Params), "agent.maxSteps") {
+		t.Errorf("showMessage %s does not name the key", *msg.Params)
+	}
+}
+
+// --listen serves one client on a loopback port.
+func TestLSPListen(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, llmtest.Script{})
+	cmd := exec.Command(darmanBin, "lsp", "--listen", "127.0.0.1:0")
+	cmd.Dir = e.workspace
+	cmd.Env = e.vars
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSpace(strings.TrimPrefix(line, "darman lsp: listening on "))
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("dial %q (from %q): %v", addr, line, err)
+	}
+	c := newLSPClient(t, conn)
+	c.initialize(e.workspace, nil)
+	if err := c.call("shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.conn.Notify(context.Background(), "exit", nil)
+	if code := exitCode(t, cmd); code != 0 {
+		t.Errorf("exit status %d", code)
+	}
+	if _, _, code := e.run("lsp", "--listen", "0.0.0.0:0"); code == 0 {
+		t.Error("--listen accepted a non-loopback address")
+	}
+}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// Setup is what the server knows when it starts the agent: the workspace
+// named by initialize, and the server's own views of the editor that the
+// agent must use.
+type Setup struct {
+	// Root is the workspace root: the first workspace folder, else the
+	// rootUri, else Options.Root.
+	Root string
+	// Folders are every workspace folder, Root first.
+	Folders []string
+	// Workspace reads the editor's unsaved buffers and writes through the
+	// editor; the session service must use it for its tools.
+	Workspace tool.Workspace
+	// Asker asks the user through the editor.
+	Asker permission.Asker
+	// Settings are the client's darman settings
+	// (initializationOptions.darman, or the darman section of
+	// workspace/didChangeConfiguration), same keys as the config file;
+	// nil when the client sent none.
+	Settings json.RawMessage
+}
+
+// Sessions runs turns. *session.Service implements it.
+type Sessions interface {
+	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
+	Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error)
+	// Prompt runs one turn and blocks until it ends.
+	Prompt(ctx context.Context, id agent.ID, text string) (agent.Message, error)
+	Cancel(id agent.ID) bool
+}
+
+// Store reads and deletes stored sessions. *store.Store implements it.
+type Store interface {
+	ListSessions(ctx context.Context, opts store.ListOptions) ([]agent.Session, error)
+	Session(ctx context.Context, id agent.ID) (agent.Session, error)
+	Messages(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error)
+	DeleteSession(ctx context.Context, id agent.ID) error
+}
+
+// Agent is the agent core as the server drives it; Options.Start builds
+// it. The server owns it from then on and calls Close when it stops.
+type Agent struct {
+	Sessions Sessions
+	Store    Store
+	// Model picks the "provider/model-id" of a session the client creates
+	// without naming one. Required.
+	Model func(ctx context.Context) (string, error)
+	// Commands are the workspace's commands (.darman/command/*.md, …),
+	// offered as code actions and run by darman.command.run; nil means none.
+	Commands *prompt.Commands
+	// Status describes the agent for darman.status (provider, MCP bindings,
+	// language servers, …); nil reports only what the server knows.
+	Status func(ctx context.Context) map[string]any
+	// Close releases the agent once the server's turns have ended; nil
+	// does nothing.
+	Close func() error
+}

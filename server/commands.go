@@ -1,0 +1,466 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/server/rpc"
+)
+
+// A command answers at once: whatever it starts (a turn) runs on. Its
+// argument is the one object of executeCommand's arguments, nil when
+// there is none.
+type command func(s *Server, ctx context.Context, arg json.RawMessage) (any, error)
+
+var commands = map[string]command{
+	"darman.prompt":            (*Server).cmdPrompt,
+	"darman.cancel":            (*Server).cmdCancel,
+	"darman.session.new":       (*Server).cmdSessionNew,
+	"darman.session.list":      (*Server).cmdSessionList,
+	"darman.session.load":      (*Server).cmdSessionLoad,
+	"darman.session.delete":    (*Server).cmdSessionDelete,
+	"darman.permission.answer": (*Server).cmdPermissionAnswer,
+	"darman.transcript.open":   (*Server).cmdTranscriptOpen,
+	"darman.command.run":       (*Server).cmdCommandRun,
+	"darman.status":            (*Server).cmdStatus,
+}
+
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}
+	if err := rpc.Decode(raw, &p); err != nil {
+		return nil, err
+	}
+	cmd, ok := commands[p.Command]
+	if !ok {
+		return nil, rpc.InvalidParams("unknown command %q; darman's commands are %s", p.Command, strings.Join(commandNames(), ", "))
+	}
+	if len(p.Arguments) > 1 {
+		return nil, rpc.InvalidParams("%s takes one argument, an object; got %d arguments", p.Command, len(p.Arguments))
+	}
+	var arg json.RawMessage
+	if len(p.Arguments) == 1 {
+		arg = p.Arguments[0]
+	}
+	return cmd(s, ctx, arg)
+}
+
+// args decodes a command's argument object, refusing unknown fields.
+func args(name string, arg json.RawMessage, v any) error {
+	err := rpc.DecodeStrict(arg, v)
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		return rpc.InvalidParams("%s: %s", name, strings.TrimPrefix(je.Message, "invalid params: "))
+	}
+	return err
+}
+
+// promptContext is the editor context a prompt is about.
+type promptContext struct {
+	URI   string          `json:"uri"`
+	Range *protocol.Range `json:"range,omitempty"`
+}
+
+type promptArgs struct {
+	SessionID string         `json:"sessionId,omitempty"`
+	Prompt    string         `json:"prompt"`
+	Context   *promptContext `json:"context,omitempty"`
+	Model     string         `json:"model,omitempty"`
+	Agent     string         `json:"agent,omitempty"`
+}
+
+type turnResult struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+}
+
+func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error) {
+	var a promptArgs
+	if err := args("darman.prompt", arg, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Prompt) == "" {
+		return nil, rpc.InvalidParams("darman.prompt: prompt is required: the text to send to the agent")
+	}
+	if a.Agent != "" {
+		return nil, rpc.InvalidParams("darman.prompt: agent %q: this darman has no named agents; leave agent out", a.Agent)
+	}
+	text := a.Prompt
+	if a.Context != nil {
+		c, err := s.contextText(a.Context)
+		if err != nil {
+			return nil, rpc.InvalidParams("darman.prompt: context: %v", err)
+		}
+		text += "\n\n" + c
+	}
+	return s.prompt(ctx, a.SessionID, a.Model, text)
+}
+
+// prompt starts a turn in the session (a new one when id is empty).
+func (s *Server) prompt(ctx context.Context, id, model, text string) (any, error) {
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var sid agent.ID
+	if id == "" {
+		if sid, err = s.newSession(ctx, ag, "", model); err != nil {
+			return nil, err
+		}
+	} else {
+		if sid, err = sessionArg(id); err != nil {
+			return nil, rpc.InvalidParams("%v", err)
+		}
+		if model != "" {
+			sess, err := ag.Store.Session(ctx, sid)
+			if err != nil {
+				return nil, err
+			}
+			if sess.Model != model {
+				return nil, rpc.InvalidParams("model %q: session %s talks to %s; a model is chosen when a session is created", model, sid, sess.Model)
+			}
+		}
+	}
+	t, err := s.startTurn(ctx, ag, sid, text)
+	if err != nil {
+		return nil, err
+	}
+	return turnResult{SessionID: string(sid), TurnID: t.id}, nil
+}
+
+func (s *Server) newSession(ctx context.Context, ag *Agent, title, model string) (agent.ID, error) {
+	if model == "" {
+		m, err := ag.Model(ctx)
+		if err != nil {
+			return "", err
+		}
+		model = m
+	}
+	sess, err := ag.Sessions.Create(ctx, session.CreateOptions{Model: model, Title: title})
+	if err != nil {
+		return "", err
+	}
+	return sess.ID, nil
+}
+
+// contextText describes an editor location for the model: the file, and
+// the selected lines as the editor holds them.
+func (s *Server) contextText(c *promptContext) (string, error) {
+	path, err := uriToPath(c.URI)
+	if err != nil {
+		return "", err
+	}
+	shown := path
+	if s.ws != nil {
+		shown = s.ws.shown(path)
+	}
+	if c.Range == nil {
+		return "The user is looking at " + shown + ".", nil
+	}
+	doc := s.docs.atPath(path)
+	if doc == nil || doc.lost != nil {
+		return fmt.Sprintf("The user selected %s lines %d-%d.", shown, c.Range.Start.Line+1, c.Range.End.Line+1), nil
+	}
+	start, end, err := doc.content.Offsets(*c.Range)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("The user selected %s lines %d-%d:\n```%s\n%s\n```", shown, c.Range.Start.Line+1, c.Range.End.Line+1,
+		doc.languageID, doc.content.String()[start:end]), nil
+}
+
+type sessionArgs struct {
+	SessionID string `json:"sessionId"`
+}
+
+func (s *Server) sessionOf(name string, arg json.RawMessage) (agent.ID, error) {
+	var a sessionArgs
+	if err := args(name, arg, &a); err != nil {
+		return "", err
+	}
+	if a.SessionID == "" {
+		return "", rpc.InvalidParams("%s: sessionId is required", name)
+	}
+	id, err := sessionArg(a.SessionID)
+	if err != nil {
+		return "", rpc.InvalidParams("%s: %v", name, err)
+	}
+	return id, nil
+}
+
+type empty struct{}
+
+func (s *Server) cmdCancel(_ context.Context, arg json.RawMessage) (any, error) {
+	id, err := s.sessionOf("darman.cancel", arg)
+	if err != nil {
+		return nil, err
+	}
+	s.cancelTurn(id)
+	return empty{}, nil
+}
+
+func (s *Server) cmdSessionNew(ctx context.Context, arg json.RawMessage) (any, error) {
+	var a struct {
+		Title string `json:"title,omitempty"`
+		Model string `json:"model,omitempty"`
+	}
+	if err := args("darman.session.new", arg, &a); err != nil {
+		return nil, err
+	}
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.newSession(ctx, ag, a.Title, a.Model)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"sessionId": string(id)}, nil
+}
+
+type sessionInfo struct {
+	SessionID string    `json:"sessionId"`
+	Title     string    `json:"title"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	State     string    `json:"state"`
+	Model     string    `json:"model"`
+}
+
+func (s *Server) cmdSessionList(ctx context.Context, arg json.RawMessage) (any, error) {
+	if err := args("darman.session.list", arg, &struct{}{}); err != nil {
+		return nil, err
+	}
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := ag.Store.ListSessions(ctx, store.ListOptions{Workspace: s.root})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sessionInfo, 0, len(list))
+	for _, sess := range list {
+		state := stateIdle
+		if s.runningTurn(sess.ID) != nil {
+			state = stateRunning
+		}
+		out = append(out, sessionInfo{SessionID: string(sess.ID), Title: sess.Title, UpdatedAt: sess.Updated, State: state, Model: sess.Model})
+	}
+	return map[string]any{"sessions": out}, nil
+}
+
+func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, error) {
+	id, err := s.sessionOf("darman.session.load", arg)
+	if err != nil {
+		return nil, err
+	}
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := ag.Store.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := ag.Store.Messages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	updates := historyUpdates(msgs)
+	state := stateIdle
+	if s.runningTurn(id) != nil {
+		state = stateRunning
+	}
+	return map[string]any{"sessionId": string(id), "title": sess.Title, "model": sess.Model, "state": state, "updates": updates}, nil
+}
+
+func (s *Server) cmdSessionDelete(ctx context.Context, arg json.RawMessage) (any, error) {
+	id, err := s.sessionOf("darman.session.delete", arg)
+	if err != nil {
+		return nil, err
+	}
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t := s.runningTurn(id); t != nil {
+		t.cancel()
+		select {
+		case <-t.ended:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	s.mu.Lock()
+	l := s.live[id]
+	delete(s.live, id)
+	s.mu.Unlock()
+	if l != nil && l.relay != nil {
+		l.relay.stop()
+		<-l.relay.done
+	}
+	if err := ag.Store.DeleteSession(ctx, id); err != nil {
+		return nil, err
+	}
+	return empty{}, nil
+}
+
+func (s *Server) cmdPermissionAnswer(_ context.Context, arg json.RawMessage) (any, error) {
+	var a answerArgs
+	if err := args("darman.permission.answer", arg, &a); err != nil {
+		return nil, err
+	}
+	if err := s.answerPermission(a); err != nil {
+		return nil, err
+	}
+	return empty{}, nil
+}
+
+func (s *Server) cmdTranscriptOpen(ctx context.Context, arg json.RawMessage) (any, error) {
+	var a struct {
+		SessionID string `json:"sessionId,omitempty"`
+	}
+	if err := args("darman.transcript.open", arg, &a); err != nil {
+		return nil, err
+	}
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var id agent.ID
+	if a.SessionID != "" {
+		if id, err = sessionArg(a.SessionID); err != nil {
+			return nil, rpc.InvalidParams("darman.transcript.open: %v", err)
+		}
+	} else {
+		list, err := ag.Store.ListSessions(ctx, store.ListOptions{Workspace: s.root, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(list) == 0 {
+			return nil, errors.New("darman.transcript.open: there is no session in this workspace yet")
+		}
+		id = list[0].ID
+	}
+	uri, err := s.openTranscript(ctx, ag, id)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"uri": uri}, nil
+}
+
+type commandRunArgs struct {
+	Name      string         `json:"name"`
+	Arguments string         `json:"arguments,omitempty"`
+	Context   *promptContext `json:"context,omitempty"`
+	SessionID string         `json:"sessionId,omitempty"`
+}
+
+func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, error) {
+	var a commandRunArgs
+	if err := args("darman.command.run", arg, &a); err != nil {
+		return nil, err
+	}
+	if a.Name == "" {
+		return nil, rpc.InvalidParams("darman.command.run: name is required: a command of .darman/command/, without the slash")
+	}
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimPrefix(a.Name, "/")
+	var cmd prompt.Command
+	ok := false
+	if ag.Commands != nil {
+		cmd, ok = ag.Commands.Get(name)
+	}
+	if !ok {
+		return nil, rpc.InvalidParams("darman.command.run: there is no command %q (see .darman/command/*.md)", name)
+	}
+	text, err := cmd.Expand(ctx, a.Arguments, prompt.ExpandOptions{Root: s.root})
+	if err != nil {
+		return nil, err
+	}
+	if a.Context != nil {
+		c, err := s.contextText(a.Context)
+		if err != nil {
+			return nil, rpc.InvalidParams("darman.command.run: context: %v", err)
+		}
+		text += "\n\n" + c
+	}
+	model := cmd.Model // a command's model picks the model of a new session only
+	if a.SessionID != "" {
+		model = ""
+	}
+	return s.prompt(ctx, a.SessionID, model, text)
+}
+
+func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error) {
+	if err := args("darman.status", arg, &struct{}{}); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	folders := slices.Clone(s.folders)
+	running := 0
+	for _, l := range s.live {
+		if l.turn != nil {
+			running++
+		}
+	}
+	s.mu.Unlock()
+	status := map[string]any{
+		"version":         s.opts.Version,
+		"protocolVersion": ProtocolVersion,
+		"root":            s.root,
+		"folders":         folders,
+		"client":          map[string]any{"name": s.client.name, "version": s.client.version, "optIns": s.client.opt},
+		"runningTurns":    running,
+	}
+	select {
+	case <-s.agent.ready:
+	default:
+		status["agent"] = map[string]any{"state": "starting"}
+		return status, nil
+	}
+	ag, err := s.agent.peek()
+	if err != nil {
+		status["agent"] = map[string]any{"state": "failed", "error": err.Error()}
+		return status, nil
+	}
+	agentStatus := map[string]any{"state": "ready"}
+	if m, err := ag.Model(ctx); err == nil {
+		agentStatus["model"] = m
+	} else {
+		agentStatus["modelError"] = err.Error()
+	}
+	if ag.Status != nil {
+		for k, v := range ag.Status(ctx) {
+			agentStatus[k] = v
+		}
+	}
+	status["agent"] = agentStatus
+	return status, nil
+}

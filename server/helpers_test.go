@@ -1,0 +1,427 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server"
+)
+
+// wait bounds every wait in these tests; it only guards against a hang.
+const wait = 20 * time.Second
+
+// note is a message the server sent to the client: a notification, or a
+// request (id set).
+type note struct {
+	Method string
+	Params json.RawMessage
+	ID     *jsonrpc2.ID
+}
+
+// answerFunc answers the server's requests to the client: result, or an
+// error (a *jsonrpc2.Error for a JSON-RPC error reply).
+type answerFunc func(method string, params json.RawMessage) (any, error)
+
+// client is a language client for the tests: jsonrpc2 with the VS Code
+// codec (not darman's framing) over an in-memory pipe. It records every
+// message from the server in the order it came, and answers the server's
+// requests with answer.
+type client struct {
+	t      *testing.T
+	conn   *jsonrpc2.Conn
+	answer answerFunc
+
+	mu      sync.Mutex
+	notes   []note
+	changed chan struct{}
+}
+
+func (c *client) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	n := note{Method: req.Method, Params: params}
+	if !req.Notif {
+		id := req.ID
+		n.ID = &id
+	}
+	c.mu.Lock()
+	c.notes = append(c.notes, n)
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+	if req.Notif {
+		return
+	}
+	// Answer off the read goroutine, as editors do: an answer may take a
+	// person's time.
+	go func() {
+		result, err := c.answer(req.Method, params)
+		if err != nil {
+			je, ok := err.(*jsonrpc2.Error)
+			if !ok {
+				je = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+			}
+			conn.ReplyWithError(ctx, req.ID, je)
+			return
+		}
+		conn.Reply(ctx, req.ID, result)
+	}()
+}
+
+// await returns the first message from the server, from index from on,
+// that match accepts, and its index; it fails the test at the deadline.
+func (c *client) await(from int, what string, match func(note) bool) (note, int) {
+	c.t.Helper()
+	deadline := time.After(wait)
+	for {
+		c.mu.Lock()
+		for i := from; i < len(c.notes); i++ {
+			if match(c.notes[i]) {
+				n := c.notes[i]
+				c.mu.Unlock()
+				return n, i
+			}
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-deadline:
+			c.t.Fatalf("no %s from the server; got:\n%s", what, c.dump())
+		}
+	}
+}
+
+func (c *client) dump() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for i, n := range c.notes {
+		fmt.Fprintf(&b, "%3d %s %s\n", i, n.Method, clip(string(n.Params)))
+	}
+	return b.String()
+}
+
+func (c *client) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.notes)
+}
+
+// all returns the messages with the method so far.
+func (c *client) all(method string) []note {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []note
+	for _, n := range c.notes {
+		if n.Method == method {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
+
+func (c *client) call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return c.conn.Call(ctx, method, params, result)
+}
+
+func (c *client) mustCall(method string, params, result any) {
+	c.t.Helper()
+	if err := c.call(method, params, result); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (c *client) notify(method string, params any) {
+	c.t.Helper()
+	if err := c.conn.Notify(context.Background(), method, params); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// command runs workspace/executeCommand with one argument object.
+func (c *client) command(name string, arg any, result any) error {
+	params := map[string]any{"command": name}
+	if arg != nil {
+		params["arguments"] = []any{arg}
+	}
+	return c.call("workspace/executeCommand", params, result)
+}
+
+func (c *client) mustCommand(name string, arg any, result any) {
+	c.t.Helper()
+	if err := c.command(name, arg, result); err != nil {
+		c.t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// options describe a test's server and client.
+type options struct {
+	script llmtest.Script
+	// caps are the client's capabilities; nil means none.
+	caps map[string]any
+	// optIns go in capabilities.experimental.darman.
+	optIns map[string]bool
+	// answer answers the server's requests; nil answers defaultAnswer.
+	answer answerFunc
+	// rules are the permission rules; nil means darman's defaults.
+	rules []permission.Rule
+	// serverOpts are the Options fields other than Start and Logger.
+	serverOpts server.Options
+	// model, when set, replaces the Agent's Model func.
+	model func(context.Context) (string, error)
+	// noInitialize leaves the handshake to the test.
+	noInitialize bool
+}
+
+// env is a running server with its client.
+type env struct {
+	t      *testing.T
+	root   string
+	data   string
+	model  *llmtest.Server
+	store  *store.Store
+	client *client
+	exit   chan int
+	conn   net.Conn
+}
+
+// defaultAnswer accepts progress tokens and answers everything else with
+// MethodNotFound, like a client that implements nothing optional.
+func defaultAnswer(method string, _ json.RawMessage) (any, error) {
+	if method == "window/workDoneProgress/create" {
+		return nil, nil
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Unhandled method " + method}
+}
+
+const testModel = "anthropic/claude-sonnet-4-5"
+
+func start(t *testing.T, o options) *env {
+	t.Helper()
+	e := &env{t: t, root: t.TempDir(), data: t.TempDir(), exit: make(chan int, 1)}
+	e.root, _ = filepath.EvalSymlinks(e.root)
+	e.model = llmtest.Start(t, o.script)
+	st, err := store.Open(context.Background(), filepath.Join(e.data, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.store = st
+	t.Cleanup(func() { st.Close() })
+	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000"},
+		&llm.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := o.rules
+	if rules == nil {
+		rules = permission.Defaults()
+	}
+	model := o.model
+	if model == nil {
+		model = func(context.Context) (string, error) { return testModel, nil }
+	}
+	opts := o.serverOpts
+	opts.DataDir = e.data
+	opts.Version = "test"
+	opts.Start = func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
+		svc, err := session.New(session.Options{
+			Store:     st,
+			Models:    func(string) (llm.Provider, string, error) { return provider, "claude-sonnet-4-5", nil },
+			Workspace: setup.Workspace,
+			Tools:     tool.Builtins(tool.Options{NoRipgrep: true}),
+			Rules:     rules,
+			Asker:     setup.Asker,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close}, nil
+	}
+	srv, err := server.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverEnd, clientEnd := net.Pipe()
+	e.conn = clientEnd
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { e.exit <- srv.Serve(ctx, serverEnd) }()
+
+	answer := o.answer
+	if answer == nil {
+		answer = defaultAnswer
+	}
+	c := &client{t: t, answer: answer, changed: make(chan struct{})}
+	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}),
+		c, jsonrpc2.SetLogger(testLogger{t}))
+	e.client = c
+	t.Cleanup(func() {
+		cancel()
+		c.conn.Close()
+		select {
+		case <-e.exit:
+		case <-time.After(wait):
+			t.Error("Serve did not return")
+		}
+	})
+	if !o.noInitialize {
+		caps := o.caps
+		if caps == nil {
+			caps = map[string]any{}
+		}
+		if o.optIns != nil {
+			caps["experimental"] = map[string]any{"darman": o.optIns}
+		}
+		var res json.RawMessage
+		c.mustCall("initialize", map[string]any{
+			"processId":        os.Getpid(),
+			"rootUri":          "file://" + e.root,
+			"capabilities":     caps,
+			"workspaceFolders": []map[string]string{{"uri": "file://" + e.root, "name": "root"}},
+		}, &res)
+		c.notify("initialized", map[string]any{})
+	}
+	return e
+}
+
+type testLogger struct{ t *testing.T }
+
+func (l testLogger) Printf(format string, v ...any) { l.t.Logf("client jsonrpc2: "+format, v...) }
+
+// shutdown sends shutdown and exit and returns Serve's exit status.
+func (e *env) shutdown() int {
+	e.t.Helper()
+	e.client.mustCall("shutdown", nil, nil)
+	e.client.notify("exit", nil)
+	select {
+	case code := <-e.exit:
+		e.exit <- code
+		return code
+	case <-time.After(wait):
+		e.t.Fatal("Serve did not return after exit")
+	}
+	return -1
+}
+
+// update is a darman/sessionUpdate as the client reads it.
+type update struct {
+	SessionID string         `json:"sessionId"`
+	TurnID    string         `json:"turnId"`
+	Update    map[string]any `json:"update"`
+}
+
+func (n note) update(t *testing.T) update {
+	t.Helper()
+	var u update
+	if err := json.Unmarshal(n.Params, &u); err != nil {
+		t.Fatalf("a sessionUpdate that does not decode: %s", n.Params)
+	}
+	return u
+}
+
+// isState matches the state_update with state.
+func isState(state string) func(note) bool {
+	return func(n note) bool {
+		if n.Method != "darman/sessionUpdate" {
+			return false
+		}
+		var u update
+		json.Unmarshal(n.Params, &u)
+		return u.Update["sessionUpdate"] == "state_update" && u.Update["state"] == state
+	}
+}
+
+func isMethod(method string) func(note) bool {
+	return func(n note) bool { return n.Method == method }
+}
+
+// turn is darman.prompt's result.
+type turn struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+}
+
+func (e *env) prompt(text string) turn {
+	e.t.Helper()
+	var tr turn
+	e.client.mustCommand("darman.prompt", map[string]any{"prompt": text}, &tr)
+	if tr.SessionID == "" || tr.TurnID == "" {
+		e.t.Fatalf("darman.prompt answered %+v", tr)
+	}
+	return tr
+}
+
+func (e *env) write(rel, content string) string {
+	e.t.Helper()
+	path := filepath.Join(e.root, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return path
+}
+
+func (e *env) read(rel string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.root, rel))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (e *env) uri(rel string) string { return "file://" + filepath.Join(e.root, rel) }
+
+// open sends didOpen with text.
+func (e *env) open(rel, text string) {
+	e.client.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": e.uri(rel), "languageId": "go", "version": 1, "text": text}})
+}
+
+// toolStep is a scripted answer that calls one tool.
+func toolStep(name string, args any) llmtest.Step {
+	b, _ := json.Marshal(args)
+	return llmtest.Step{ToolCalls: []llmtest.ToolCall{{Name: name, Arguments: b}}}
+}
+
+// toolResult is the text the model was sent back for the k-th call of
+// the conversation: the result of the tool it called in step k-1.
+func (e *env) toolResult(k int) string {
+	e.t.Helper()
+	calls := e.model.ModelCalls()
+	if len(calls) <= k {
+		e.t.Fatalf("the model was called %d times, want more than %d", len(calls), k)
+	}
+	msgs := calls[k].Get("messages").Array()
+	last := msgs[len(msgs)-1]
+	return last.Get("content.0.content").String() + last.Get("content.0.content.0.text").String()
+}

@@ -1,0 +1,172 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/bus"
+)
+
+// relay passes one session's events to the client: as darman/sessionUpdate
+// notifications to a client that opted in, and otherwise through the
+// fallbacks (progress, the transcript file, error messages). One relay
+// runs per session the client has used, from then until the server stops
+// or the session is deleted, so updates of a session arrive in the order
+// the session published them.
+type relay struct {
+	s       *Server
+	a       *Agent
+	session agent.ID
+	done    chan struct{} // closed when run returns
+	stop    context.CancelFunc
+
+	// Used by run's goroutine only.
+	sub     *bus.Subscription[agent.Event]
+	current *turn // the turn the events belong to; nil between turns
+	dirty   bool  // the transcript is behind the session
+}
+
+// transcriptEvery is how often a transcript being watched is rewritten
+// while its session changes.
+const transcriptEvery = 300 * time.Millisecond
+
+// relayOf returns the session's relay, starting it on first use.
+func (s *Server) relayOf(ctx context.Context, a *Agent, id agent.ID) (*relay, error) {
+	s.mu.Lock()
+	if r := s.liveOf(id).relay; r != nil {
+		s.mu.Unlock()
+		return r, nil
+	}
+	s.mu.Unlock()
+	if _, err := a.Store.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	rctx, stop := context.WithCancel(s.ctx)
+	sub, err := a.Sessions.Subscribe(rctx, id)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	s.mu.Lock()
+	l := s.liveOf(id)
+	if l.relay != nil { // another request started one meanwhile
+		s.mu.Unlock()
+		stop()
+		sub.Unsubscribe()
+		return l.relay, nil
+	}
+	r := &relay{s: s, a: a, session: id, done: make(chan struct{}), stop: stop, sub: sub}
+	l.relay = r
+	s.mu.Unlock()
+	s.goOwned(func() { r.run(rctx) })
+	return r, nil
+}
+
+func (r *relay) run(ctx context.Context) {
+	defer close(r.done)
+	defer r.stop()
+	tick := time.NewTicker(transcriptEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case d, ok := <-r.sub.C():
+			if ok {
+				r.handle(d.Event)
+				continue
+			}
+			if errors.Is(r.sub.Err(), bus.ErrOverflow) && ctx.Err() == nil {
+				// The client fell behind by thousands of events: start
+				// again from now, and say what was lost.
+				r.s.log.Warn("lsp: the client fell behind a session's updates; some were dropped", "session", r.session)
+				if sub, err := r.a.Sessions.Subscribe(ctx, r.session); err == nil {
+					r.sub = sub
+					r.notice("warning", "some updates were dropped because the editor fell behind; reload the session to see all of it")
+					continue
+				}
+			}
+			if r.current != nil {
+				r.current.markEnded()
+			}
+			return
+		case <-tick.C:
+			if r.dirty {
+				r.dirty = false
+				r.s.writeTranscript(ctx, r.a, r.session)
+			}
+		}
+	}
+}
+
+// handle passes one event on.
+func (r *relay) handle(e agent.Event) {
+	// A sub-task's events come with its parent's: they are shown as part
+	// of the parent's turn, but its own beginning and end are not the
+	// parent's.
+	own := e.SessionID == r.session && e.ParentCallID == ""
+	if !own && (e.Kind == agent.EventState || e.Kind == agent.EventUserMessage) {
+		return
+	}
+	if own && e.Kind == agent.EventUserMessage {
+		r.current = r.s.runningTurn(r.session)
+	}
+	t := r.current
+	turnID := ""
+	if t != nil {
+		turnID = t.id
+	}
+	opted := r.s.client.opt.SessionUpdates
+	last := own && ends(e) && t != nil
+	if last {
+		// The session may take its next prompt from now on, so free it
+		// before the client hears that the turn ended.
+		r.s.releaseTurn(t)
+	}
+	if u, ok := updateOf(e); ok && opted {
+		r.s.notifyUpdate(r.session, turnID, u)
+	}
+	if !opted {
+		r.dirty = true
+		if t != nil && t.progress != nil && e.Kind == agent.EventToolCallUpdate && e.Tool != nil && e.Tool.Status == agent.ToolRunning {
+			title := e.Tool.Title
+			if title == "" {
+				title = e.Tool.Name
+			}
+			t.progress.report("running " + title)
+		}
+	}
+	if !last {
+		return
+	}
+	state := stateOf(e)
+	if !opted {
+		msg := "done"
+		switch state {
+		case stateFailed:
+			msg = "failed: " + e.Reason
+			r.s.showMessage(protocol.MessageTypeError, "darman: the turn failed: "+e.Reason)
+		case stateCancelled:
+			msg = "cancelled"
+		}
+		if t.progress != nil {
+			t.progress.end(msg)
+		}
+		r.dirty = false
+		r.s.writeTranscript(context.WithoutCancel(r.s.ctx), r.a, r.session)
+	}
+	t.markEnded()
+	r.current = nil
+}
+
+// notice sends a notice update to a client that takes updates, and a log
+// line to others.
+func (r *relay) notice(level, msg string) {
+	if r.s.client.opt.SessionUpdates {
+		r.s.notifyUpdate(r.session, "", update{SessionUpdate: "notice", Level: level, Message: msg})
+		return
+	}
+	r.s.logMessage(protocol.MessageTypeWarning, "darman: "+msg)
+}

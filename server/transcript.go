@@ -1,0 +1,75 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/agent/transcript"
+	"github.com/darman-dev/darman/server/rpc"
+)
+
+// transcriptPath is where a session's Markdown transcript is kept.
+func (s *Server) transcriptPath(id agent.ID) string {
+	dir := s.opts.DataDir
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "darman")
+	}
+	return filepath.Join(dir, "transcripts", string(id)+".md")
+}
+
+// writeTranscript renders the session from the store into its transcript
+// file, atomically, so an editor showing it reloads a whole file.
+func (s *Server) writeTranscript(ctx context.Context, a *Agent, id agent.ID) (string, error) {
+	path := s.transcriptPath(id)
+	sess, err := a.Store.Session(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	msgs, err := a.Store.Messages(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if err := transcript.Markdown(&buf, transcript.Session{Session: sess, Messages: msgs}); err != nil {
+		return "", err
+	}
+	if err := tool.NewDisk(filepath.Dir(path)).WriteFile(ctx, path, buf.Bytes()); err != nil {
+		s.log.Warn("lsp: cannot write the transcript", "path", path, "err", err)
+		return "", err
+	}
+	return path, nil
+}
+
+// openTranscript writes the session's transcript and asks the editor to
+// show it beside the code (takeFocus false). A client that cannot show
+// documents gets the file's path in its log instead, once.
+func (s *Server) openTranscript(ctx context.Context, a *Agent, id agent.ID) (string, error) {
+	path, err := s.writeTranscript(ctx, a, id)
+	if err != nil {
+		return "", err
+	}
+	uri := pathToURI(path)
+	if s.noShowDocument.Load() || !s.client.showDocument() {
+		return uri, nil
+	}
+	var res protocol.ShowDocumentResult
+	err = s.call(ctx, 0, protocol.ServerWindowShowDocument, protocol.ShowDocumentParams{URI: uri, TakeFocus: &protocol.False}, &res)
+	if err == nil && res.Success {
+		return uri, nil
+	}
+	if err == nil || rpc.IsMethodNotFound(err) {
+		// Neovim 0.7.2 has no handler; Emacs 1.9 answers null.
+		if s.noShowDocument.CompareAndSwap(false, true) {
+			s.logMessage(protocol.MessageTypeInfo, "darman keeps the session's transcript in "+path)
+		}
+		return uri, nil
+	}
+	s.log.Debug("lsp: showDocument failed", "err", err)
+	return uri, nil
+}

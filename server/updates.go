@@ -1,0 +1,258 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/darman-dev/darman/agent"
+)
+
+// sessionUpdateParams are the params of darman/sessionUpdate.
+type sessionUpdateParams struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId,omitempty"`
+	Update    update `json:"update"`
+}
+
+// update is one ACP-shaped session update: SessionUpdate names the kind,
+// and only that kind's fields are set.
+type update struct {
+	SessionUpdate string `json:"sessionUpdate"`
+
+	// user_message_chunk, agent_message_chunk, agent_thought_chunk
+	Content *contentBlock `json:"content,omitempty"`
+
+	// tool_call, tool_call_update
+	ToolCallID string              `json:"toolCallId,omitempty"`
+	Title      string              `json:"title,omitempty"`
+	Kind       string              `json:"kind,omitempty"`
+	Status     string              `json:"status,omitempty"`
+	Locations  []protocol.Location `json:"locations,omitempty"`
+	RawInput   json.RawMessage     `json:"rawInput,omitempty"`
+	ToolOutput []toolCallContent   `json:"-"`
+
+	// plan
+	Entries []agent.PlanEntry `json:"entries,omitempty"`
+
+	// usage_update
+	Usage *usageUpdate `json:"-"`
+
+	// state_update
+	State string       `json:"state,omitempty"`
+	Error *updateError `json:"error,omitempty"`
+
+	// notice
+	Level   string `json:"level,omitempty"`
+	Message string `json:"message,omitempty"`
+	Source  string `json:"source,omitempty"`
+}
+
+// MarshalJSON writes the update; the tool call's content and the usage
+// fields sit at the top level of the update as ACP has them, which the
+// struct cannot say with tags alone (content is a block in chunks and a
+// list in tool calls).
+func (u update) MarshalJSON() ([]byte, error) {
+	type plain update
+	b, err := json.Marshal(plain(u))
+	if err != nil || (u.ToolOutput == nil && u.Usage == nil) {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	if u.ToolOutput != nil {
+		if m["content"], err = json.Marshal(u.ToolOutput); err != nil {
+			return nil, err
+		}
+	}
+	if u.Usage != nil {
+		ub, err := json.Marshal(u.Usage)
+		if err != nil {
+			return nil, err
+		}
+		var um map[string]json.RawMessage
+		json.Unmarshal(ub, &um)
+		for k, v := range um {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+type contentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func textBlock(s string) *contentBlock { return &contentBlock{Type: "text", Text: s} }
+
+// toolCallContent is one item of a tool call's content: text, a diff or
+// terminal output.
+type toolCallContent struct {
+	Type     string        `json:"type"` // content, diff, terminal
+	Content  *contentBlock `json:"content,omitempty"`
+	URI      string        `json:"uri,omitempty"`
+	OldText  *string       `json:"oldText,omitempty"`
+	NewText  *string       `json:"newText,omitempty"`
+	Output   *string       `json:"output,omitempty"`
+	ExitCode *int          `json:"exitCode,omitempty"`
+}
+
+type usageUpdate struct {
+	InputTokens      int64   `json:"inputTokens"`
+	OutputTokens     int64   `json:"outputTokens"`
+	CacheReadTokens  int64   `json:"cacheReadTokens"`
+	CacheWriteTokens int64   `json:"cacheWriteTokens"`
+	Cost             float64 `json:"cost"`
+	// ContextUsed is what the last model call was sent: its input
+	// tokens, cached or not.
+	ContextUsed int64 `json:"contextUsed"`
+}
+
+type updateError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// The states of state_update.
+const (
+	stateRunning        = "running"
+	stateIdle           = "idle"
+	stateRequiresAction = "requires_action"
+	stateFailed         = "failed"
+	stateCancelled      = "cancelled"
+)
+
+// updateOf converts an agent event to the update sent to clients; ok is
+// false for events clients are not sent (a permission's question and
+// answer travel as darman/requestPermission).
+func updateOf(e agent.Event) (u update, ok bool) {
+	switch e.Kind {
+	case agent.EventUserMessage:
+		return update{SessionUpdate: "user_message_chunk", Content: textBlock(e.Text)}, true
+	case agent.EventMessageChunk:
+		return update{SessionUpdate: "agent_message_chunk", Content: textBlock(e.Text)}, true
+	case agent.EventThoughtChunk:
+		return update{SessionUpdate: "agent_thought_chunk", Content: textBlock(e.Text)}, true
+	case agent.EventToolCall, agent.EventToolCallUpdate:
+		if e.Tool == nil {
+			return update{}, false
+		}
+		kind := "tool_call_update"
+		if e.Kind == agent.EventToolCall {
+			kind = "tool_call"
+		}
+		return toolUpdate(kind, e.Tool), true
+	case agent.EventPlan:
+		return update{SessionUpdate: "plan", Entries: e.Plan}, true
+	case agent.EventUsage:
+		if e.Usage == nil {
+			return update{}, false
+		}
+		u := e.Usage
+		return update{SessionUpdate: "usage_update", Usage: &usageUpdate{InputTokens: u.Input, OutputTokens: u.Output,
+			CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite, Cost: e.Cost,
+			ContextUsed: u.Input + u.CacheRead + u.CacheWrite}}, true
+	case agent.EventState:
+		return update{SessionUpdate: "state_update", State: stateOf(e), Error: errorOf(e)}, true
+	case agent.EventRetry:
+		if e.Retry == nil {
+			return update{}, false
+		}
+		return update{SessionUpdate: "notice", Level: "warning",
+			Message: fmt.Sprintf("the model call failed (%s); retrying in %s (attempt %d)", e.Retry.Reason, e.Retry.Delay.Round(1e8), e.Retry.Attempt)}, true
+	}
+	return update{}, false
+}
+
+// stateOf names an event's state as clients see it: a turn that ended
+// because it was cancelled is "cancelled", not "idle".
+func stateOf(e agent.Event) string {
+	switch {
+	case e.State == agent.StateIdle && e.Reason == string(agent.FinishCancelled):
+		return stateCancelled
+	case e.State == agent.StateFailed:
+		return stateFailed
+	}
+	return string(e.State)
+}
+
+func errorOf(e agent.Event) *updateError {
+	if e.State != agent.StateFailed {
+		return nil
+	}
+	return &updateError{Code: "turn_failed", Message: e.Reason}
+}
+
+// ends reports whether the event is the last of a turn.
+func ends(e agent.Event) bool {
+	return e.Kind == agent.EventState && (e.State == agent.StateIdle || e.State == agent.StateFailed)
+}
+
+var toolStatus = map[agent.ToolStatus]string{
+	agent.ToolPending:   "pending",
+	agent.ToolRunning:   "in_progress",
+	agent.ToolCompleted: "completed",
+	agent.ToolFailed:    "failed",
+}
+
+func toolUpdate(kind string, t *agent.ToolCall) update {
+	u := update{SessionUpdate: kind, ToolCallID: t.CallID, Title: t.Title, Kind: string(t.Kind), Status: toolStatus[t.Status], RawInput: t.Input}
+	if u.Title == "" {
+		u.Title = t.Name
+	}
+	if u.Kind == "" {
+		u.Kind = string(agent.ToolKindOther)
+	}
+	if len(u.RawInput) > 0 && !json.Valid(u.RawInput) {
+		u.RawInput = nil // the model's arguments were cut off
+	}
+	for _, l := range t.Locations {
+		line := max(l.Line-1, 0)
+		p := protocol.Position{Line: protocol.UInteger(line)}
+		u.Locations = append(u.Locations, protocol.Location{URI: pathToURI(l.Path), Range: protocol.Range{Start: p, End: p}})
+	}
+	switch {
+	case t.Diff != nil:
+		u.ToolOutput = append(u.ToolOutput, toolCallContent{Type: "diff", URI: pathToURI(t.Diff.Path), OldText: &t.Diff.OldText, NewText: &t.Diff.NewText})
+	case t.Terminal != "":
+		u.ToolOutput = append(u.ToolOutput, toolCallContent{Type: "terminal", Output: &t.Terminal})
+	}
+	switch {
+	case t.Status == agent.ToolFailed && t.Error != "":
+		u.ToolOutput = append(u.ToolOutput, toolCallContent{Type: "content", Content: textBlock(t.Error)})
+	case t.Status == agent.ToolCompleted && t.Output != "":
+		u.ToolOutput = append(u.ToolOutput, toolCallContent{Type: "content", Content: textBlock(t.Output)})
+	}
+	return u
+}
+
+// historyUpdates renders a stored session as the updates a live turn
+// sends, for darman.session.load.
+func historyUpdates(msgs []agent.MessageWithParts) []update {
+	var out []update
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch {
+			case m.Message.Role == agent.RoleUser && p.Kind == agent.PartText:
+				out = append(out, update{SessionUpdate: "user_message_chunk", Content: textBlock(p.Text)})
+			case p.Kind == agent.PartText && p.Text != "":
+				out = append(out, update{SessionUpdate: "agent_message_chunk", Content: textBlock(p.Text)})
+			case p.Kind == agent.PartReasoning && p.Text != "":
+				out = append(out, update{SessionUpdate: "agent_thought_chunk", Content: textBlock(p.Text)})
+			case p.Kind == agent.PartTool && p.Tool != nil:
+				out = append(out, toolUpdate("tool_call", p.Tool))
+			case p.Kind == agent.PartStepFinish && p.Usage != nil:
+				u, _ := updateOf(agent.Event{Kind: agent.EventUsage, Usage: p.Usage, Cost: p.Cost})
+				out = append(out, u)
+			}
+		}
+		if m.Message.Role == agent.RoleAssistant && m.Message.Interrupted() {
+			out = append(out, update{SessionUpdate: "notice", Level: "warning", Message: "this answer was interrupted before it finished"})
+		}
+	}
+	return out
+}
