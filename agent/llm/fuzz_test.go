@@ -1,0 +1,147 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	anthropicsse "github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+	openaisse "github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// replayWire answers every call with the same recorded SSE body, through
+// the SDKs' SSE decoders and darman's translation of the given API.
+type replayWire struct {
+	api  llmtest.API
+	body []byte
+	real wire
+}
+
+func (w replayWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
+	res := &http.Response{
+		StatusCode: 200,
+		Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
+		Body:       io.NopCloser(bytes.NewReader(w.body)),
+	}
+	switch w.api {
+	case llmtest.APIAnthropic:
+		return &anthropicSource{events: anthropicsse.NewDecoder(res), model: model}, nil
+	case llmtest.APIChat:
+		return &chatSource{events: openaisse.NewDecoder(res), model: model, part: -1}, nil
+	}
+	return &responsesSource{events: openaisse.NewDecoder(res), model: model}, nil
+}
+
+func (w replayWire) classify(err error, e *Error) bool          { return w.real.classify(err, e) }
+func (w replayWire) models(context.Context) ([]string, error) { return nil, nil }
+
+var fuzzAPIs = []llmtest.API{llmtest.APIAnthropic, llmtest.APIChat, llmtest.APIResponses}
+
+// recordedStreams fetches real streams of every API from the scripted
+// server: text, reasoning, tool calls, and each in-stream fault.
+func recordedStreams(f *testing.F) map[llmtest.API][][]byte {
+	steps := []llmtest.Step{
+		{Reasoning: "think \"hard\"\n", Text: "héllo wörld\t!", ToolCalls: []llmtest.ToolCall{
+			{Name: "read", Arguments: json.RawMessage(`{"path":"a\\b.go"}`)},
+			{Name: "grep", Arguments: json.RawMessage(`{"pattern":"x"}`), Chunks: 5},
+		}, Interleave: true},
+		{Text: "cut", Faults: []llmtest.Fault{{Kind: llmtest.FaultMalformed, After: 3, Times: -1}}},
+		{Text: "error", Faults: []llmtest.Fault{{Kind: llmtest.FaultErrorEvent, After: 2, Times: -1}}},
+	}
+	srv, err := llmtest.NewServer(llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		for i := range steps {
+			if strings.HasSuffix(c.Conversation, string(rune('0'+i))) {
+				return steps[i]
+			}
+		}
+		return steps[0]
+	}}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	requests := map[llmtest.API]struct{ path, body string }{
+		llmtest.APIAnthropic: {"/v1/messages", `{"model":"m","stream":true,"messages":[{"role":"user","content":"step %d"}]}`},
+		llmtest.APIChat:      {"/v1/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"step %d"}]}`},
+		llmtest.APIResponses: {"/v1/responses", `{"model":"m","stream":true,"input":"step %d"}`},
+	}
+	out := map[llmtest.API][][]byte{}
+	for _, api := range fuzzAPIs {
+		for i := range steps {
+			r := requests[api]
+			body := strings.Replace(r.body, "%d", string(rune('0'+i)), 1)
+			res, err := http.Post(srv.URL+r.path, "application/json", strings.NewReader(body))
+			if err != nil {
+				f.Fatal(err)
+			}
+			data, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			out[api] = append(out[api], data)
+		}
+	}
+	return out
+}
+
+// FuzzStream feeds arbitrary SSE bytes through each API's event handling:
+// it must never panic, and every failure must be an *Error.
+func FuzzStream(f *testing.F) {
+	for api, streams := range recordedStreams(f) {
+		for _, s := range streams {
+			f.Add(apiIndex(api), s)
+		}
+	}
+	f.Add(uint8(0), []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":99999999999}\n\n"))
+	f.Add(uint8(1), []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\ndata: [DONE]\n\n"))
+	f.Add(uint8(2), []byte("event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0}\n\n"))
+
+	real := map[llmtest.API]wire{
+		llmtest.APIAnthropic: newAnthropicWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
+		llmtest.APIChat:      newChatWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, false),
+		llmtest.APIResponses: newResponsesWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
+	}
+	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
+		api := fuzzAPIs[int(which)%len(fuzzAPIs)]
+		c := &Client{
+			name: "fuzz", display: "Fuzz", catalog: BuiltinCatalog(), baseURL: "http://fuzz",
+			retry: RetryPolicy{MaxAttempts: 1}.withDefaults(), log: slog.New(slog.DiscardHandler),
+			wire: replayWire{api: api, body: body, real: real[api]},
+		}
+		s := c.Stream(context.Background(), &Request{Model: "m", Messages: []Message{UserText("hi")}})
+		var last Event
+		n := 0
+		for s.Next() {
+			last = s.Event()
+			n++
+			if n > 1<<20 {
+				t.Fatal("the stream does not end")
+			}
+		}
+		err := s.Err()
+		var e *Error
+		switch {
+		case err == nil && last.Kind != EventFinish:
+			t.Fatalf("%s: a stream without error ended with %v", api, last.Kind)
+		case err != nil && !errors.As(err, &e):
+			t.Fatalf("%s: untyped error %T: %v", api, err, err)
+		case err != nil && e.Error() == "":
+			t.Fatalf("%s: empty message", api)
+		}
+	})
+}
+
+func apiIndex(api llmtest.API) uint8 {
+	for i, a := range fuzzAPIs {
+		if a == api {
+			return uint8(i)
+		}
+	}
+	return 0
+}
