@@ -40,7 +40,7 @@ func (w replayWire) open(ctx context.Context, req *Request, model ModelInfo) (so
 	return &responsesSource{events: openaisse.NewDecoder(res), model: model}, nil
 }
 
-func (w replayWire) classify(err error, e *Error) bool          { return w.real.classify(err, e) }
+func (w replayWire) classify(err error, e *Error) bool        { return w.real.classify(err, e) }
 func (w replayWire) models(context.Context) ([]string, error) { return nil, nil }
 
 var fuzzAPIs = []llmtest.API{llmtest.APIAnthropic, llmtest.APIChat, llmtest.APIResponses}
