@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,42 +33,51 @@ func call(name, args string) llmtest.ToolCall {
 	return llmtest.ToolCall{Name: name, Arguments: json.RawMessage(args)}
 }
 
-func TestRunReadsRunsTestsAndAnswers(t *testing.T) {
+// TestRunReadsEditsRunsTestsAndAnswers is the main job end to end: the
+// model reads a file, fixes a bug with an edit whose old text has the wrong
+// indentation (a tolerant match), runs the tests and answers.
+func TestRunReadsEditsRunsTestsAndAnswers(t *testing.T) {
 	e := newEnv(t)
 	e.write("go.mod", "module example.com/calc\n\ngo 1.22\n")
-	e.write("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n")
+	e.write("calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a - b\n}\n")
 	e.write("calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n")
 	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
 		{Text: "Reading the code.", ToolCalls: []llmtest.ToolCall{call("read", `{"path":"calc.go"}`)}},
+		{ToolCalls: []llmtest.ToolCall{call("edit", `{"path":"calc.go","oldString":"    return a - b","newString":"\treturn a + b"}`)}},
 		{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"go test ./...","description":"run the tests"}`)}},
-		{Text: "The tests pass: Add is correct."},
+		{Text: "Fixed: Add subtracted; the tests pass now."},
 	}})
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
 		e.vars = append(e.vars, v+"="+goEnv(t, v))
 	}
 
-	out, errs, code := e.run("run", "--allow", "bash:go test *", "check that Add works")
+	out, errs, code := e.run("run", "--allow", "edit", "--allow", "bash:go test *", "make TestAdd pass")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
-	if !strings.Contains(out, "Reading the code.") || !strings.HasSuffix(out, "The tests pass: Add is correct.\n") {
+	if !strings.Contains(out, "Reading the code.") || !strings.HasSuffix(out, "the tests pass now.\n") {
 		t.Errorf("stdout:\n%s", out)
 	}
-	if !strings.Contains(errs, "✓ read") || !strings.Contains(errs, "✓ bash") {
-		t.Errorf("tool summaries on stderr:\n%s", errs)
+	for _, want := range []string{"✓ read", "✓ edit", "✓ bash"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "calc.go")); !strings.Contains(string(b), "\treturn a + b\n") {
+		t.Errorf("calc.go after the edit:\n%s", b)
 	}
 	calls := srv.ModelCalls()
-	if len(calls) != 3 {
+	if len(calls) != 4 {
 		t.Fatalf("%d model calls", len(calls))
 	}
-	if body := string(calls[1].Body); !strings.Contains(body, "func Add(a, b int) int") {
+	if body := string(calls[1].Body); !strings.Contains(body, "return a - b") {
 		t.Errorf("the read result did not reach the model:\n%s", body)
 	}
-	if body := string(calls[2].Body); !strings.Contains(body, "ok  \\texample.com/calc") {
-		t.Errorf("the go test output did not reach the model:\n%s", body)
+	if body := string(calls[3].Body); !strings.Contains(body, "ok  \\texample.com/calc") {
+		t.Errorf("the passing go test output did not reach the model:\n%s", body)
 	}
 	show := e.ok("sessions", "show", firstSession(t, e))
-	for _, want := range []string{"check that Add works", "⚙ read", "⚙ bash", "The tests pass"} {
+	for _, want := range []string{"make TestAdd pass", "⚙ read", "⚙ edit", "⚙ bash", "the tests pass now"} {
 		if !strings.Contains(show, want) {
 			t.Errorf("sessions show lacks %q:\n%s", want, show)
 		}
