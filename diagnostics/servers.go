@@ -77,8 +77,9 @@ func builtinServers() []*server {
 			rootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
 			// typescript-language-server publishes each kind of
 			// diagnostic (syntax, semantic, suggestion) as it comes,
-			// debounced by 50 ms, and never tags a set with a version.
-			settle:  150 * time.Millisecond,
+			// debounced by 50 ms, and never tags a set with a version:
+			// the semantic pass can come well after the syntax pass.
+			settle:  300 * time.Millisecond,
 			install: "npm install typescript-language-server typescript",
 		},
 		{

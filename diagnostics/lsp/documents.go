@@ -138,17 +138,27 @@ func (c *Client) Diagnostics(ctx context.Context, uri DocumentURI, opts WaitOpti
 		return DiagnosticSet{URI: uri}, fmt.Errorf("%w: %s", ErrNotOpen, uri)
 	}
 	want, sentSeq, sentAt := d.version, d.sentSeq, d.sentAt
-	pull := c.pullEnabledLocked()
 	c.mu.Unlock()
 
 	wctx, cancel := context.WithTimeout(ctx, opts.Wait)
 	defer cancel()
-	if pull && opts.Wait > 0 {
+	// A server may register pull diagnostics after initialization, even
+	// while this call waits for a publish; each wake-up looks again.
+	pullTried := false
+	tryPull := func() (DiagnosticSet, bool, error) {
+		c.mu.Lock()
+		pull := !pullTried && c.pullEnabledLocked() && opts.Wait > 0
+		c.mu.Unlock()
+		if !pull {
+			return DiagnosticSet{}, false, nil
+		}
+		pullTried = true
 		set, err := c.pull(wctx, uri, d, want, sentAt)
 		if err == nil || errors.Is(err, ErrClosed) || ctx.Err() != nil {
-			return set, err
+			return set, true, err
 		}
 		c.log.Debug("pull diagnostics failed; waiting for a publish instead", "uri", uri, "err", err)
+		return DiagnosticSet{}, false, nil
 	}
 
 	var timer *time.Timer
@@ -158,6 +168,9 @@ func (c *Client) Diagnostics(ctx context.Context, uri DocumentURI, opts WaitOpti
 		}
 	}()
 	for {
+		if set, done, err := tryPull(); done {
+			return set, err
+		}
 		c.mu.Lock()
 		set := DiagnosticSet{URI: uri, Version: want, SentAt: sentAt}
 		p := c.published[uri]

@@ -69,6 +69,7 @@ func (h handler) request(method string, params json.RawMessage) (any, *jsonrpc2.
 		for _, r := range p.Registrations {
 			c.registered[r.ID] = r.Method
 		}
+		c.broadcastLocked() // a wait for a publish may now pull instead
 		c.mu.Unlock()
 		return nil, nil
 	case "client/unregisterCapability":
