@@ -66,6 +66,9 @@ func (w *anthropicWire) open(ctx context.Context, req *Request, model ModelInfo)
 	if err := w.client.Post(ctx, "v1/messages", params, &raw, opts...); err != nil {
 		return nil, err
 	}
+	if err := checkEventStream(raw); err != nil {
+		return nil, err
+	}
 	return &anthropicSource{events: ssestream.NewDecoder(raw), model: model}, nil
 }
 

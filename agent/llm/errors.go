@@ -188,7 +188,7 @@ func (e *Error) Error() string {
 	case ErrBilling:
 		return fmt.Sprintf("%s refused the request for billing reasons%s%s", e.api(), e.status(), e.detail())
 	case ErrUnknownModel:
-		return fmt.Sprintf("%s does not know the model %q%s%s; check the model id in darman's config (darman doctor lists the known ones)",
+		return fmt.Sprintf("%s does not know the model %q%s%s; check the model id in darman's config",
 			e.api(), e.Model, e.status(), e.detail())
 	case ErrNotFound:
 		return fmt.Sprintf("%s has no endpoint at %s%s; check the provider's baseURL", e.api(), e.URL, e.status())

@@ -327,3 +327,16 @@ func TestUnreachable(t *testing.T) {
 		})
 	}
 }
+
+func TestServerThatDoesNotStream(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api.name, func(t *testing.T) {
+			srv := llmtest.Start(t, faulted(llmtest.Fault{Kind: llmtest.FaultNoStream, Times: -1}))
+			c := newClient(t, api.settings(srv), fastRetry)
+			_, err := drain(c.Stream(ctxT(t), ask("hi")))
+			if !errors.Is(err, llm.ErrMalformed) || !strings.Contains(err.Error(), "answered with application/json instead of an event stream") {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
+}

@@ -45,6 +45,9 @@ func (w *chatWire) open(ctx context.Context, req *Request, model ModelInfo) (sou
 	if err := w.client.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true)); err != nil {
 		return nil, err
 	}
+	if err := checkEventStream(raw); err != nil {
+		return nil, err
+	}
 	return &chatSource{events: ssestream.NewDecoder(raw), model: model, part: -1}, nil
 }
 

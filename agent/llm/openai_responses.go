@@ -46,6 +46,9 @@ func (w *responsesWire) open(ctx context.Context, req *Request, model ModelInfo)
 	if err := w.client.Post(ctx, "responses", params, &raw, option.WithJSONSet("stream", true)); err != nil {
 		return nil, err
 	}
+	if err := checkEventStream(raw); err != nil {
+		return nil, err
+	}
 	return &responsesSource{events: ssestream.NewDecoder(raw), model: model}, nil
 }
 

@@ -3,6 +3,9 @@ package llm
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -14,6 +17,20 @@ import (
 // times as much per streamed chunk as everything else on the path (see
 // "Performance" in docs/providers.md). darman needs a handful of fields
 // per event, so it validates the event with gjson and picks them out.
+
+// checkEventStream refuses a successful answer that is not an event
+// stream: some compatible servers ignore "stream": true and answer with one
+// JSON document, which the SSE decoder would read as an empty stream.
+func checkEventStream(res *http.Response) error {
+	ct := res.Header.Get("Content-Type")
+	if ct == "" || strings.HasPrefix(strings.ToLower(ct), "text/event-stream") {
+		return nil
+	}
+	head, _ := io.ReadAll(io.LimitReader(res.Body, 200))
+	res.Body.Close()
+	return &Error{Kind: ErrMalformed, Message: fmt.Sprintf(
+		"the server answered with %s instead of an event stream (does it support streaming?): %s", ct, bytes.TrimSpace(head))}
+}
 
 // eventJSON reads an event's data as JSON. It reports false for an event
 // without data, which the stream skips, and an error for data that is not

@@ -90,6 +90,7 @@ func (a answer) text() string {
 func (a answer) writeJSON(w http.ResponseWriter, r *http.Request, quit <-chan struct{}) {
 	if f := a.call.Fault; f != nil {
 		switch f.Kind {
+		case FaultNoStream:
 		case FaultCut:
 			panic(http.ErrAbortHandler)
 		case FaultStall:

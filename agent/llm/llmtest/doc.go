@@ -70,9 +70,10 @@
 // Kinds: FaultStatus answers with an HTTP error in the API's format (401,
 // 404, 429 with retry-after, 500, 529 overloaded...). FaultCut drops the
 // connection after After events, FaultStall stops sending until the client
-// leaves, FaultMalformed sends an event whose JSON is cut off, and
+// leaves, FaultMalformed sends an event whose JSON is cut off,
 // FaultErrorEvent sends the API's in-stream error (Anthropic's
-// overloaded_error event by default).
+// overloaded_error event by default), and FaultNoStream answers a streaming
+// request with plain JSON, as servers that ignore "stream": true do.
 //
 // # Asserting on what darman sent
 //

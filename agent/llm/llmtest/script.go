@@ -109,6 +109,9 @@ const (
 	// (Anthropic's "error" event, an {"error":...} chunk, a Responses
 	// "error" event) with Type and Message.
 	FaultErrorEvent FaultKind = "error"
+	// FaultNoStream answers a streaming request with the non-streamed
+	// JSON, as servers that ignore "stream": true do.
+	FaultNoStream FaultKind = "nostream"
 )
 
 // Fault breaks one or more attempts at a step.
@@ -198,9 +201,9 @@ func (s Script) validate() error {
 					if f.Status < 400 || f.Status > 599 {
 						return fmt.Errorf("llmtest: script: %s step %d: fault %d: status %d is not an error status", where, i, j, f.Status)
 					}
-				case FaultCut, FaultStall, FaultMalformed, FaultErrorEvent:
+				case FaultCut, FaultStall, FaultMalformed, FaultErrorEvent, FaultNoStream:
 				default:
-					return fmt.Errorf("llmtest: script: %s step %d: fault %d: unknown kind %q (status, cut, stall, malformed, error)", where, i, j, f.Kind)
+					return fmt.Errorf("llmtest: script: %s step %d: fault %d: unknown kind %q (status, cut, stall, malformed, error, nostream)", where, i, j, f.Kind)
 				}
 			}
 		}

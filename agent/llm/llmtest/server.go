@@ -283,7 +283,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := answer{call: c, step: step, conv: conv}
-	if !c.Stream {
+	if !c.Stream || (c.Fault != nil && c.Fault.Kind == FaultNoStream) {
 		a.writeJSON(w, r, s.quit)
 		return
 	}
