@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
@@ -43,7 +45,7 @@ type answerFunc func(method string, params json.RawMessage) (any, error)
 // message from the server in the order it came, and answers the server's
 // requests with answer.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	conn   *jsonrpc2.Conn
 	answer answerFunc
 
@@ -203,7 +205,7 @@ type options struct {
 
 // env is a running server with its client.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	root   string
 	data   string
 	model  *llmtest.Server
@@ -224,7 +226,7 @@ func defaultAnswer(method string, _ json.RawMessage) (any, error) {
 
 const testModel = "anthropic/claude-sonnet-4-5"
 
-func start(t *testing.T, o options) *env {
+func start(t testing.TB, o options) *env {
 	t.Helper()
 	e := &env{t: t, root: t.TempDir(), data: t.TempDir(), exit: make(chan int, 1)}
 	e.root, _ = filepath.EvalSymlinks(e.root)
@@ -263,7 +265,8 @@ func start(t *testing.T, o options) *env {
 		if err != nil {
 			return nil, err
 		}
-		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close}, nil
+		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close,
+			Commands: prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false }))}, nil
 	}
 	srv, err := server.New(opts)
 	if err != nil {
@@ -302,16 +305,16 @@ func start(t *testing.T, o options) *env {
 		var res json.RawMessage
 		c.mustCall("initialize", map[string]any{
 			"processId":        os.Getpid(),
-			"rootUri":          "file://" + e.root,
+			"rootUri":          fileURI(e.root),
 			"capabilities":     caps,
-			"workspaceFolders": []map[string]string{{"uri": "file://" + e.root, "name": "root"}},
+			"workspaceFolders": []map[string]string{{"uri": fileURI(e.root), "name": "root"}},
 		}, &res)
 		c.notify("initialized", map[string]any{})
 	}
 	return e
 }
 
-type testLogger struct{ t *testing.T }
+type testLogger struct{ t testing.TB }
 
 func (l testLogger) Printf(format string, v ...any) { l.t.Logf("client jsonrpc2: "+format, v...) }
 
@@ -399,7 +402,10 @@ func (e *env) read(rel string) string {
 	return string(b)
 }
 
-func (e *env) uri(rel string) string { return "file://" + filepath.Join(e.root, rel) }
+func (e *env) uri(rel string) string { return fileURI(filepath.Join(e.root, rel)) }
+
+// fileURI is a path as a file: URI, percent-encoded as editors send it.
+func fileURI(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }
 
 // open sends didOpen with text.
 func (e *env) open(rel, text string) {

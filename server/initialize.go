@@ -92,7 +92,12 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		}
 		settings = opts.Darman
 	}
-	s.startAgent(settings)
+	ss, agentSettings, err := splitSettings(settings)
+	if err != nil {
+		s.settingsErr = fmt.Errorf("initializationOptions.darman: %w; using the config files alone", err)
+	}
+	s.settings, s.agentSettings = ss, agentSettings
+	s.startAgent(agentSettings)
 	return s.initializeResult(), nil
 }
 
@@ -134,6 +139,9 @@ func (s *Server) initializeResult() protocol.InitializeResult {
 // initialized tells the user, once the client is ready to show it, why the
 // agent did not start if it did not.
 func (s *Server) initialized(context.Context, json.RawMessage) error {
+	if s.settingsErr != nil {
+		s.showMessage(protocol.MessageTypeError, "darman: "+s.settingsErr.Error())
+	}
 	s.goOwned(func() {
 		if _, err := s.agent.get(s.ctx); err != nil && s.ctx.Err() == nil {
 			s.showMessage(protocol.MessageTypeError, err.Error())
@@ -145,12 +153,8 @@ func (s *Server) initialized(context.Context, json.RawMessage) error {
 // startAgent starts the agent in the background with the client's
 // settings.
 func (s *Server) startAgent(settings json.RawMessage) {
-	setup := Setup{Root: s.root, Folders: s.folders, Workspace: s.ws, Asker: &asker{s: s}, Settings: settings}
 	s.goOwned(func() {
-		a, err := s.opts.Start(s.ctx, setup)
-		if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Model == nil) {
-			err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
-		}
+		a, err := s.startAgentNow(settings)
 		s.agent.mu.Lock()
 		s.agent.agent, s.agent.err = a, err
 		s.agent.mu.Unlock()
@@ -182,3 +186,15 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, raw json.RawMessag
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// startAgentNow builds an agent with the settings.
+func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
+	s.mu.Lock()
+	folders := slices.Clone(s.folders)
+	s.mu.Unlock()
+	a, err := s.opts.Start(s.ctx, Setup{Root: s.root, Folders: folders, Workspace: s.ws, Asker: &asker{s: s}, Settings: settings})
+	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Model == nil) {
+		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
+	}
+	return a, err
+}

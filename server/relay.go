@@ -37,7 +37,7 @@ const transcriptEvery = 300 * time.Millisecond
 // relayOf returns the session's relay, starting it on first use.
 func (s *Server) relayOf(ctx context.Context, a *Agent, id agent.ID) (*relay, error) {
 	s.mu.Lock()
-	if r := s.liveOf(id).relay; r != nil {
+	if r := s.liveOf(id).relay; r != nil && r.a == a {
 		s.mu.Unlock()
 		return r, nil
 	}
@@ -53,15 +53,21 @@ func (s *Server) relayOf(ctx context.Context, a *Agent, id agent.ID) (*relay, er
 	}
 	s.mu.Lock()
 	l := s.liveOf(id)
-	if l.relay != nil { // another request started one meanwhile
+	if l.relay != nil && l.relay.a == a { // another request started one meanwhile
 		s.mu.Unlock()
 		stop()
 		sub.Unsubscribe()
 		return l.relay, nil
 	}
+	// A relay of an agent the settings replaced has no turn left to
+	// pass on (the session's turn would be running): it is retired.
+	old := l.relay
 	r := &relay{s: s, a: a, session: id, done: make(chan struct{}), stop: stop, sub: sub}
 	l.relay = r
 	s.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
 	s.goOwned(func() { r.run(rctx) })
 	return r, nil
 }
@@ -129,7 +135,7 @@ func (r *relay) handle(e agent.Event) {
 		r.s.notifyUpdate(r.session, turnID, u)
 	}
 	if !opted {
-		r.dirty = true
+		r.dirty = r.s.transcriptOn()
 		if t != nil && t.progress != nil && e.Kind == agent.EventToolCallUpdate && e.Tool != nil && e.Tool.Status == agent.ToolRunning {
 			title := e.Tool.Title
 			if title == "" {
@@ -143,6 +149,11 @@ func (r *relay) handle(e agent.Event) {
 	}
 	state := stateOf(e)
 	if !opted {
+		// The transcript is complete before the client hears the end.
+		if r.dirty {
+			r.dirty = false
+			r.s.writeTranscript(context.WithoutCancel(r.s.ctx), r.a, r.session)
+		}
 		msg := "done"
 		switch state {
 		case stateFailed:
@@ -154,8 +165,6 @@ func (r *relay) handle(e agent.Event) {
 		if t.progress != nil {
 			t.progress.end(msg)
 		}
-		r.dirty = false
-		r.s.writeTranscript(context.WithoutCancel(r.s.ctx), r.a, r.session)
 	}
 	t.markEnded()
 	r.current = nil

@@ -69,9 +69,20 @@ type Server struct {
 	questions questions
 	// noShowDocument is set once the client could not show a document.
 	noShowDocument atomic.Bool
+	transcriptMu   sync.Mutex
 
 	agent    agentSlot
 	stopOnce sync.Once
+
+	// reconfigure serializes applySettings; agentSettings are the
+	// configuration keys the agent in service was started with.
+	reconfigure   sync.Mutex
+	agentSettings json.RawMessage
+	// settings are the server's own settings; guarded by mu.
+	settings serverSettings
+	// settingsErr is a problem with the settings of initialize, shown
+	// once the client is initialized.
+	settingsErr error
 }
 
 // New returns a server.
@@ -116,6 +127,8 @@ func (s *Server) handlers() rpc.Handlers {
 		Shutdown:   func(context.Context) error { s.stop(); return nil },
 		Requests: map[string]rpc.RequestFunc{
 			"workspace/executeCommand": s.executeCommand,
+			"textDocument/codeAction":  s.codeAction,
+			"codeAction/resolve":       s.resolveCodeAction,
 		},
 		Notifications: map[string]rpc.NotificationFunc{
 			"initialized":                         s.initialized,
@@ -123,6 +136,7 @@ func (s *Server) handlers() rpc.Handlers {
 			"textDocument/didChange":              s.didChange,
 			"textDocument/didSave":                s.didSave,
 			"textDocument/didClose":               s.didClose,
+			"workspace/didChangeConfiguration":    s.didChangeConfiguration,
 			"workspace/didChangeWorkspaceFolders": s.didChangeWorkspaceFolders,
 			"window/workDoneProgress/cancel":      s.workDoneProgressCancel,
 			"$/setTrace":                          func(context.Context, json.RawMessage) error { return nil },

@@ -26,6 +26,10 @@ func (s *Server) transcriptPath(id agent.ID) string {
 // writeTranscript renders the session from the store into its transcript
 // file, atomically, so an editor showing it reloads a whole file.
 func (s *Server) writeTranscript(ctx context.Context, a *Agent, id agent.ID) (string, error) {
+	// One write at a time, each reading the store afresh: a write that
+	// started earlier never lands over a later one.
+	s.transcriptMu.Lock()
+	defer s.transcriptMu.Unlock()
 	path := s.transcriptPath(id)
 	sess, err := a.Store.Session(ctx, id)
 	if err != nil {

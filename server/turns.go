@@ -20,6 +20,7 @@ var errBusy = errors.New("a turn is already running in this session; cancel it (
 type turn struct {
 	id      string // the turnId, also the progress token
 	session agent.ID
+	agent   *Agent // the agent that runs it
 	title   string // the prompt's first line, for progress and messages
 	cancel  context.CancelFunc
 	// ended is closed by the session's relay once it has passed on the
@@ -86,7 +87,7 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, id agent.ID, text stri
 	if err := s.ctx.Err(); err != nil {
 		return nil, errors.New("the server is shutting down")
 	}
-	t := &turn{id: newTurnID(), session: id, title: titleOf(text), ended: make(chan struct{})}
+	t := &turn{id: newTurnID(), session: id, agent: a, title: titleOf(text), ended: make(chan struct{})}
 	s.mu.Lock()
 	l := s.liveOf(id)
 	if l.turn != nil {
@@ -111,7 +112,9 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, id agent.ID, text stri
 		if s.client.progress() {
 			t.progress = s.startProgress(t)
 		}
-		s.goOwned(func() { s.openTranscript(turnCtx, a, id) })
+		if s.transcriptOn() {
+			s.goOwned(func() { s.openTranscript(s.ctx, a, id) })
+		}
 	}
 	s.goOwned(func() {
 		defer cancel()
