@@ -332,12 +332,14 @@ func BenchmarkGrepGOROOT(b *testing.B) {
 		}{"rg", tool.Options{Ripgrep: rg}})
 	}
 	patterns := map[string]string{
-		"literal":     "ErrUnexpectedEOF",
-		"regex":       `func \w+Error\(`,
-		"ignore-case": `(?i)deadline exceeded`,
-		"no-literal":  `\d{4}-\d{2}-\d{2}`,
+		"literal":      "ErrUnexpectedEOF",
+		"regex":        `func \w+Error\(`,
+		"ignore-case":  `(?i)deadline exceeded`,
+		"weak-literal": `\d{4}-\d{2}-\d{2}`,     // "-" is everywhere; its neighbours are not
+		"class-run":    `[0-9a-f]{40}`,          // no literal, but 40 bytes of one class
+		"no-prefilter": `\b[a-z]+[A-Z][a-z]+\b`, // nothing to look for first: the pattern runs on every line
 	}
-	for _, name := range []string{"literal", "regex", "ignore-case", "no-literal"} {
+	for _, name := range []string{"literal", "regex", "ignore-case", "weak-literal", "class-run", "no-prefilter"} {
 		input, _ := json.Marshal(map[string]string{"pattern": patterns[name]})
 		for _, e := range engines {
 			b.Run(name+"/"+e.name, func(b *testing.B) {
