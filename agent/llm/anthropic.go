@@ -207,7 +207,7 @@ func appendAnthropicBlock(blocks []anthropic.ContentBlockParamUnion, part Part) 
 		blocks = append(blocks, anthropic.NewImageBlockBase64(p.MediaType, base64.StdEncoding.EncodeToString(p.Data)))
 	case Reasoning:
 		switch {
-		case p.Origin != "anthropic":
+		case p.Origin != originAnthropic:
 		case p.Redacted != "":
 			blocks = append(blocks, anthropic.NewRedactedThinkingBlock(p.Redacted))
 		case p.Signature != "":

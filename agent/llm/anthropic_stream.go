@@ -164,7 +164,7 @@ func (s *anthropicSource) translate(ev gjson.Result, buf []Event) []Event {
 		switch b.kind {
 		case EventReasoningDelta:
 			buf = append(buf, Event{Kind: EventReasoningEnd, Index: b.part, Reasoning: Reasoning{
-				Origin: "anthropic", Text: b.text.String(), Signature: b.signature, Redacted: b.redacted,
+				Origin: originAnthropic, Text: b.text.String(), Signature: b.signature, Redacted: b.redacted,
 			}})
 		case EventToolCallDelta:
 			args, err := toolArguments(b.name, b.args)

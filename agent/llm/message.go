@@ -95,6 +95,13 @@ type Image struct {
 	Data      []byte
 }
 
+// The origins of reasoning: the API that produced it.
+const (
+	originAnthropic = "anthropic"
+	originResponses = "openai-responses"
+	originChat      = "openai-chat"
+)
+
 // Reasoning is the model's thinking, kept so that it can be sent back on
 // the next call. Only the API that produced it can read it back: adapters
 // drop reasoning whose Origin is another API.

@@ -240,7 +240,7 @@ func (s *chatSource) open(buf []Event, kind EventKind) ([]Event, int) {
 func (s *chatSource) closePart(buf []Event) []Event {
 	if s.part >= 0 && s.partKind == EventReasoningDelta {
 		buf = append(buf, Event{Kind: EventReasoningEnd, Index: s.part,
-			Reasoning: Reasoning{Origin: "openai-chat", Text: s.reasoning.String()}})
+			Reasoning: Reasoning{Origin: originChat, Text: s.reasoning.String()}})
 		s.reasoning.Reset()
 	}
 	s.part = -1

@@ -137,7 +137,7 @@ func appendResponsesItems(out responses.ResponseInputParam, m Message) responses
 			case Text:
 				text.WriteString(p.Text)
 			case Reasoning:
-				if p.Origin != "openai-responses" || p.ItemID == "" {
+				if p.Origin != originResponses || p.ItemID == "" {
 					continue
 				}
 				flush()
@@ -330,7 +330,7 @@ func (s *responsesSource) translate(ev gjson.Result, buf []Event) []Event {
 				text = strings.Join(parts, "\n\n")
 			}
 			buf = append(buf, Event{Kind: EventReasoningEnd, Index: it.part, Reasoning: Reasoning{
-				Origin: "openai-responses", Text: text,
+				Origin: originResponses, Text: text,
 				ItemID: item.Get("id").String(), Encrypted: item.Get("encrypted_content").String(),
 			}})
 		case EventToolCallDelta:

@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -177,7 +176,7 @@ func New(s Settings, opts *Options) (*Client, error) {
 		o.Catalog = BuiltinCatalog()
 	}
 	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = defaultHTTPClient()
@@ -251,13 +250,13 @@ func New(s Settings, opts *Options) (*Client, error) {
 	}
 	switch {
 	case typ == TypeAnthropic:
-		c.api = "anthropic"
+		c.api = originAnthropic
 		c.wire = newAnthropicWire(t)
 	case typ == TypeOpenAI && (s.API == "" || s.API == APIResponses):
-		c.api = "openai-responses"
+		c.api = originResponses
 		c.wire = newResponsesWire(t)
 	case typ == TypeOpenAI && s.API == APIChat, typ == TypeOpenAICompatible:
-		c.api = "openai-chat"
+		c.api = originChat
 		c.wire = newChatWire(t, typ == TypeOpenAI)
 	default:
 		return nil, fmt.Errorf("provider %q: unknown api %q; use %q or %q", s.Name, s.API, APIResponses, APIChat)
@@ -331,8 +330,13 @@ func (c *Client) Name() string { return c.name }
 // DisplayName is the provider's name for people: "Anthropic", "Ollama".
 func (c *Client) DisplayName() string { return c.display }
 
-// Type is the provider's wire API.
+// Type is the provider's type.
 func (c *Client) Type() Type { return c.typ }
+
+// API is the wire API the client speaks, named as [Reasoning.Origin] names
+// it: "anthropic", "openai-responses" or "openai-chat". Reasoning of
+// another origin is not sent back to this client's API.
+func (c *Client) API() string { return c.api }
 
 // BaseURL is the address the client sends requests to.
 func (c *Client) BaseURL() string { return c.baseURL }

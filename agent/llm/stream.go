@@ -117,12 +117,7 @@ func (s *Stream) Event() Event { return s.cur }
 
 // Err is the terminal error, once Next returned false: nil when the model
 // finished, else an [*Error].
-func (s *Stream) Err() error {
-	if s.err == nil {
-		return nil
-	}
-	return s.err
-}
+func (s *Stream) Err() error { return s.err }
 
 // Close aborts the call if it is still running and releases the stream.
 // It is safe to call more than once.

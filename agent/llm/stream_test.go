@@ -79,7 +79,7 @@ func TestStreamReasoning(t *testing.T) {
 				t.Fatalf("got %d reasoning ends, want 1: %v", len(ends), kinds(events))
 			}
 			r := ends[0].Reasoning
-			if r.Text != thinking || r.Origin != wantOrigin[api.name] {
+			if r.Text != thinking || r.Origin != wantOrigin[api.name] || r.Origin != c.API() {
 				t.Errorf("reasoning end = %+v", r)
 			}
 			switch api.name {
