@@ -130,16 +130,20 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 		return Result{}, ctx.Err()
 	}
 
+	// The command has exited. What it started may live on: holding its
+	// output (a server started with "&"), or not (one whose output goes to
+	// a file).
 	var notes []string
-	if !p.waitRead(pipeGrace) {
-		// The command exited, but processes it started hold its output.
+	held := !p.waitRead(pipeGrace)
+	if held || groupAlive(p.pgid) {
 		if jb, ok := adoptLeftovers(env, p, in.Command); ok {
 			notes = append(notes, fmt.Sprintf("The command exited, but processes it started are still running; they are now background job %s. Read their output with bash_output, stop them with bash_kill.", jb.id))
 		} else {
 			p.stop(stopGrace)
 			notes = append(notes, "The command exited, leaving processes it started running; they were stopped. To keep a process running, start it with run_in_background: true.")
 		}
-	} else {
+	}
+	if !held {
 		p.closeOut()
 	}
 	code, signal := p.exitCode()
@@ -168,7 +172,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	if out.truncated() {
 		switch {
 		case saved != "":
-			fmt.Fprintf(&b, "\nThe output was cut to its beginning and end; all of it is in %s (read it with offset and limit, or grep it).", saved)
+			fmt.Fprintf(&b, "\nThe output was cut to its beginning and end; all of it is in %s (read it with offset and limit).", saved)
 			meta["outputPath"] = saved
 		case saveErr != nil:
 			fmt.Fprintf(&b, "\nThe output was cut to its beginning and end (the full output could not be saved: %v).", saveErr)

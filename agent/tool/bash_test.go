@@ -347,3 +347,30 @@ func TestBashOutputCap(t *testing.T) {
 		t.Errorf("reading the saved output: %q", r.Output)
 	}
 }
+
+// A process detached from the output (its own redirections) is found too:
+// it belongs to the session's jobs, or, without them, is stopped.
+func TestBashDetachedLeftover(t *testing.T) {
+	h := newHarness(t)
+	res := h.ok("bash", map[string]any{"command": "echo $$; nohup sleep 100 >/dev/null 2>&1 &"})
+	if !strings.Contains(res.Output, "background job job-1") {
+		t.Fatalf("output %q", res.Output)
+	}
+	pgid := pidIn(t, res.Output)
+	if len(groupMembers(t, pgid)) == 0 {
+		t.Fatal("the detached sleep is not running")
+	}
+	if out := h.ok("bash_output", map[string]any{"job_id": "job-1"}).Output; !strings.Contains(out, "is running") {
+		t.Errorf("status %q", out)
+	}
+	h.ok("bash_kill", map[string]any{"job_id": "job-1"})
+	assertGroupGone(t, pgid)
+
+	env := h.env()
+	env.Jobs = nil
+	r, err := h.tools["bash"].Run(context.Background(), env, json.RawMessage(`{"command":"echo $$; nohup sleep 100 >/dev/null 2>&1 &"}`))
+	if err != nil || !strings.Contains(r.Output, "they were stopped") {
+		t.Fatalf("without jobs: %q, %v", r.Output, err)
+	}
+	assertGroupGone(t, pidIn(t, r.Output))
+}

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
@@ -40,7 +41,7 @@ func newList(s searcher) Tool {
 			}
 			ignore = append(ignore, w)
 		}
-		root, dir, res, err := searchDir(ctx, env, in.Path, permission.List, "List "+in.Path, false)
+		root, dir, res, err := searchDir(ctx, env, in.Path, permission.List, "List "+cmp.Or(in.Path, "."), false)
 		if res != nil || err != nil {
 			return deref(res), err
 		}
