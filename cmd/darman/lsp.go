@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -137,6 +138,30 @@ func acceptOne(ctx context.Context, addr string, stderr io.Writer) (net.Conn, er
 // store, and the session service wired as darman run wires it, with the
 // server's editor-aware workspace and permission asker.
 func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (*server.Agent, error) {
+	// The store outlives the agents: new settings start a new agent while
+	// the previous one finishes its turns, on the same store. It is closed
+	// with the app.
+	var (
+		storeMu sync.Mutex
+		st      *store.Store
+	)
+	openStore := func(ctx context.Context, dir string) (*store.Store, error) {
+		storeMu.Lock()
+		defer storeMu.Unlock()
+		if st != nil {
+			if filepath.Clean(st.Dir()) != filepath.Clean(dir) {
+				return nil, fmt.Errorf("dataDir changed to %s while darman lsp runs on %s; restart the language server to move", dir, st.Dir())
+			}
+			return st, nil
+		}
+		s, err := store.Open(ctx, dir, store.Options{Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		st = s
+		a.closers = append(a.closers, s.Close)
+		return s, nil
+	}
 	return func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
 		if err != nil {
@@ -149,13 +174,12 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 		if cfg.DataDir == "" {
 			return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
 		}
-		st, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log})
+		st, err := openStore(ctx, cfg.DataDir)
 		if err != nil {
 			return nil, err
 		}
 		svc, m, err := newSessionService(cfg, st, agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker}, log)
 		if err != nil {
-			st.Close()
 			return nil, err
 		}
 		var (
@@ -183,7 +207,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			Status: func(context.Context) map[string]any {
 				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded)}
 			},
-			Close: func() error { return errors.Join(svc.Close(), st.Close()) },
+			Close: svc.Close,
 		}, nil
 	}
 }
