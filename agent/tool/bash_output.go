@@ -28,8 +28,9 @@ func newBashOutput() Tool {
 		Name:        "bash_output",
 		Description: bashOutputDescription,
 		Kind:        agent.ToolKindExecute,
-		ReadOnly:    true,
-		Timeout:     10 * time.Second,
+		// Not read-only: each call takes the output it shows, so two at
+		// once would split it.
+		Timeout: 10 * time.Second,
 	}, nil, func(ctx context.Context, env *Env, in jobInput) (Result, error) {
 		jb, res, ok := findJob(env, in.JobID)
 		if !ok {
