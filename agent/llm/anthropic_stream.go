@@ -74,21 +74,50 @@ func (s *anthropicSource) next(buf []Event) ([]Event, bool) {
 func (s *anthropicSource) err() error   { return s.fail }
 func (s *anthropicSource) close() error { return s.events.Close() }
 
-// block is the block an event names by its index, or nil.
-func (s *anthropicSource) block(ev gjson.Result) *anthropicBlock {
-	i := ev.Get("index").Int()
+// block is the block of an index, or nil.
+func (s *anthropicSource) block(i int64) *anthropicBlock {
 	if i < 0 || int(i) >= len(s.blocks) {
 		return nil
 	}
 	return s.blocks[i]
 }
 
+// anthropicFields are the top-level fields of an event, read in one pass.
+type anthropicFields struct {
+	typ                                 string
+	index                               int64
+	delta, contentBlock, message, usage gjson.Result
+}
+
+func readAnthropicFields(ev gjson.Result) anthropicFields {
+	var f anthropicFields
+	ev.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			f.typ = v.String()
+		case "index":
+			f.index = v.Int()
+		case "delta":
+			f.delta = v
+		case "content_block":
+			f.contentBlock = v
+		case "message":
+			f.message = v
+		case "usage":
+			f.usage = v
+		}
+		return true
+	})
+	return f
+}
+
 // translate appends the Events of one wire event. A malformed sequence
 // (a delta for a block that never started) sets s.fail.
-func (s *anthropicSource) translate(ev gjson.Result, buf []Event) []Event {
-	switch ev.Get("type").Str {
+func (s *anthropicSource) translate(data gjson.Result, buf []Event) []Event {
+	ev := readAnthropicFields(data)
+	switch ev.typ {
 	case "message_start":
-		u := ev.Get("message.usage")
+		u := ev.message.Get("usage")
 		s.usage = Usage{
 			Input:      int(u.Get("input_tokens").Int()),
 			Output:     int(u.Get("output_tokens").Int()),
@@ -96,7 +125,7 @@ func (s *anthropicSource) translate(ev gjson.Result, buf []Event) []Event {
 			CacheWrite: int(u.Get("cache_creation_input_tokens").Int()),
 		}
 	case "content_block_start":
-		index := ev.Get("index").Int()
+		index := ev.index
 		if index < 0 || index > 1<<16 {
 			s.fail = &Error{Kind: ErrMalformed, Message: fmt.Sprintf("content block index %d", index)}
 			return buf
@@ -106,7 +135,7 @@ func (s *anthropicSource) translate(ev gjson.Result, buf []Event) []Event {
 		}
 		b := &anthropicBlock{}
 		s.blocks[index] = b
-		cb := ev.Get("content_block")
+		cb := ev.contentBlock
 		switch cb.Get("type").Str {
 		case "text":
 			b.kind, b.part = EventTextDelta, s.parts
@@ -129,35 +158,44 @@ func (s *anthropicSource) translate(ev gjson.Result, buf []Event) []Event {
 			buf = append(buf, Event{Kind: EventToolCallStart, Index: b.part, ToolCall: ToolCall{ID: b.id, Name: b.name}})
 		}
 	case "content_block_delta":
-		b := s.block(ev)
+		b := s.block(ev.index)
 		if b == nil {
 			s.fail = &Error{Kind: ErrMalformed, Message: "a content_block_delta for a block that never started"}
 			return buf
 		}
-		d := ev.Get("delta")
-		switch d.Get("type").Str {
+		// A delta holds its type and one field named after it.
+		var typ, value string
+		ev.delta.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "type":
+				typ = v.String()
+			case "text", "thinking", "signature", "partial_json":
+				value = v.String()
+			}
+			return true
+		})
+		switch typ {
 		case "text_delta":
 			if b.kind == EventTextDelta {
-				buf = append(buf, Event{Kind: EventTextDelta, Index: b.part, Text: d.Get("text").String()})
+				buf = append(buf, Event{Kind: EventTextDelta, Index: b.part, Text: value})
 			}
 		case "thinking_delta":
 			if b.kind == EventReasoningDelta {
-				t := d.Get("thinking").String()
-				b.text.WriteString(t)
-				buf = append(buf, Event{Kind: EventReasoningDelta, Index: b.part, Text: t})
+				b.text.WriteString(value)
+				buf = append(buf, Event{Kind: EventReasoningDelta, Index: b.part, Text: value})
 			}
 		case "signature_delta":
-			b.signature += d.Get("signature").String()
+			b.signature += value
 		case "input_json_delta":
 			if b.kind == EventToolCallDelta {
-				frag := d.Get("partial_json").String()
+				frag := value
 				b.args = append(b.args, frag...)
 				buf = append(buf, Event{Kind: EventToolCallDelta, Index: b.part, Text: frag,
 					ToolCall: ToolCall{ID: b.id, Name: b.name}})
 			}
 		}
 	case "content_block_stop":
-		b := s.block(ev)
+		b := s.block(ev.index)
 		if b == nil {
 			break
 		}
@@ -171,14 +209,14 @@ func (s *anthropicSource) translate(ev gjson.Result, buf []Event) []Event {
 			buf = append(buf, Event{Kind: EventToolCallEnd, Index: b.part, Err: err,
 				ToolCall: ToolCall{ID: b.id, Name: b.name, Arguments: args}})
 		}
-		s.blocks[ev.Get("index").Int()] = nil
+		s.blocks[ev.index] = nil
 	case "message_delta":
-		if r := ev.Get("delta.stop_reason").String(); r != "" {
+		if r := ev.delta.Get("stop_reason").String(); r != "" {
 			s.stop = anthropic.StopReason(r)
 		}
 		// message_delta's counts are cumulative; input counts appear when
 		// they changed, such as after server tools ran.
-		u := ev.Get("usage")
+		u := ev.usage
 		s.usage.Output = int(u.Get("output_tokens").Int())
 		if n := u.Get("input_tokens").Int(); n > 0 {
 			s.usage.Input = int(n)

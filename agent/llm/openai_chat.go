@@ -307,48 +307,84 @@ func chatStreamError(e gjson.Result) *Error {
 	return &Error{Kind: kind, Type: code, Message: msg}
 }
 
+// translate appends the Events of one chunk. It walks each object once:
+// chunks repeat their id, model and timestamps every time, and looking
+// each field up from the start cost more than the rest of the path.
 func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
-	if u := chunk.Get("usage"); u.IsObject() {
-		cached := int(u.Get("prompt_tokens_details.cached_tokens").Int())
-		written := int(u.Get("prompt_tokens_details.cache_write_tokens").Int())
+	var choices, usage gjson.Result
+	chunk.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "choices":
+			choices = v
+		case "usage":
+			usage = v
+		}
+		return true
+	})
+	if usage.IsObject() {
+		cached := int(usage.Get("prompt_tokens_details.cached_tokens").Int())
+		written := int(usage.Get("prompt_tokens_details.cache_write_tokens").Int())
 		s.usage = Usage{
-			Input:      max(int(u.Get("prompt_tokens").Int())-cached-written, 0),
-			Output:     int(u.Get("completion_tokens").Int()),
+			Input:      max(int(usage.Get("prompt_tokens").Int())-cached-written, 0),
+			Output:     int(usage.Get("completion_tokens").Int()),
 			CacheRead:  cached,
 			CacheWrite: written,
-			Reasoning:  int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
+			Reasoning:  int(usage.Get("completion_tokens_details.reasoning_tokens").Int()),
 		}
 	}
-	chunk.Get("choices").ForEach(func(_, c gjson.Result) bool {
-		if c.Get("index").Int() != 0 {
+	choices.ForEach(func(_, c gjson.Result) bool {
+		var index int64
+		var delta, finish gjson.Result
+		c.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "index":
+				index = v.Int()
+			case "delta":
+				delta = v
+			case "finish_reason":
+				finish = v
+			}
+			return true
+		})
+		if index != 0 {
 			return true
 		}
-		delta := c.Get("delta")
-		// Compatible servers stream reasoning beside the content:
-		// "reasoning_content" (vLLM, DeepSeek, llama.cpp) or "reasoning"
-		// (Ollama, OpenRouter).
-		r := textOf(delta.Get("reasoning_content"))
-		if r == "" {
-			r = textOf(delta.Get("reasoning"))
-		}
-		if r != "" {
+		var content, reasoning, calls gjson.Result
+		delta.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "content":
+				content = v
+			case "reasoning_content":
+				// vLLM, DeepSeek, llama.cpp
+				reasoning = v
+			case "reasoning":
+				// Ollama, OpenRouter
+				if !reasoning.Exists() || reasoning.Type == gjson.Null {
+					reasoning = v
+				}
+			case "tool_calls":
+				calls = v
+			}
+			return true
+		})
+		if r := textOf(reasoning); r != "" {
 			var i int
 			buf, i = s.open(buf, EventReasoningDelta)
 			s.reasoning.WriteString(r)
 			buf = append(buf, Event{Kind: EventReasoningDelta, Index: i, Text: r})
 		}
-		if t := textOf(delta.Get("content")); t != "" {
+		if t := textOf(content); t != "" {
 			var i int
 			buf, i = s.open(buf, EventTextDelta)
 			buf = append(buf, Event{Kind: EventTextDelta, Index: i, Text: t})
 		}
-		delta.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+		calls.ForEach(func(_, tc gjson.Result) bool {
 			fn := tc.Get("function")
 			buf = s.toolCallDelta(buf, tc.Get("index").Int(), tc.Get("id").String(),
 				fn.Get("name").String(), textOf(fn.Get("arguments")))
 			return true
 		})
-		if f := c.Get("finish_reason").String(); f != "" {
+		if f := finish.String(); f != "" {
 			s.finish = f
 			buf = s.endCalls(buf)
 		}

@@ -223,11 +223,44 @@ type responsesSource struct {
 	fail   error
 }
 
-func (s *responsesSource) item(ev gjson.Result) *responsesItem {
+func (s *responsesSource) item(outputIndex int64) *responsesItem {
 	if s.items == nil {
 		return nil
 	}
-	return s.items[ev.Get("output_index").Int()]
+	return s.items[outputIndex]
+}
+
+// responsesFields are the top-level fields of an event, read in one pass.
+type responsesFields struct {
+	typ, delta, code, message string
+	outputIndex, summaryIndex int64
+	item, response            gjson.Result
+}
+
+func readResponsesFields(ev gjson.Result) responsesFields {
+	var f responsesFields
+	ev.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			f.typ = v.String()
+		case "delta":
+			f.delta = v.String()
+		case "code":
+			f.code = v.String()
+		case "message":
+			f.message = v.String()
+		case "output_index":
+			f.outputIndex = v.Int()
+		case "summary_index":
+			f.summaryIndex = v.Int()
+		case "item":
+			f.item = v
+		case "response":
+			f.response = v
+		}
+		return true
+	})
+	return f
 }
 
 func (s *responsesSource) next(buf []Event) ([]Event, bool) {
@@ -261,10 +294,11 @@ func (s *responsesSource) next(buf []Event) ([]Event, bool) {
 	}
 }
 
-func (s *responsesSource) translate(ev gjson.Result, buf []Event) []Event {
-	switch ev.Get("type").Str {
+func (s *responsesSource) translate(data gjson.Result, buf []Event) []Event {
+	ev := readResponsesFields(data)
+	switch ev.typ {
 	case "response.output_item.added":
-		item := ev.Get("item")
+		item := ev.item
 		it := &responsesItem{id: item.Get("id").String(), part: s.parts}
 		switch item.Get("type").Str {
 		case "message":
@@ -282,20 +316,20 @@ func (s *responsesSource) translate(ev gjson.Result, buf []Event) []Event {
 		if s.items == nil {
 			s.items = map[int64]*responsesItem{}
 		}
-		s.items[ev.Get("output_index").Int()] = it
+		s.items[ev.outputIndex] = it
 	case "response.output_text.delta", "response.refusal.delta":
-		if it := s.item(ev); it != nil && it.kind == EventTextDelta {
-			if d := ev.Get("delta").String(); d != "" {
+		if it := s.item(ev.outputIndex); it != nil && it.kind == EventTextDelta {
+			if d := ev.delta; d != "" {
 				buf = append(buf, Event{Kind: EventTextDelta, Index: it.part, Text: d})
 			}
 		}
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-		if it := s.item(ev); it != nil && it.kind == EventReasoningDelta {
-			text := ev.Get("delta").String()
+		if it := s.item(ev.outputIndex); it != nil && it.kind == EventReasoningDelta {
+			text := ev.delta
 			if text == "" {
 				break
 			}
-			summary := ev.Get("summary_index").Int()
+			summary := ev.summaryIndex
 			if it.hasDelta && summary != it.summary {
 				text = "\n\n" + text
 			}
@@ -304,20 +338,20 @@ func (s *responsesSource) translate(ev gjson.Result, buf []Event) []Event {
 			buf = append(buf, Event{Kind: EventReasoningDelta, Index: it.part, Text: text})
 		}
 	case "response.function_call_arguments.delta":
-		if it := s.item(ev); it != nil && it.kind == EventToolCallDelta {
-			if d := ev.Get("delta").String(); d != "" {
+		if it := s.item(ev.outputIndex); it != nil && it.kind == EventToolCallDelta {
+			if d := ev.delta; d != "" {
 				it.args = append(it.args, d...)
 				buf = append(buf, Event{Kind: EventToolCallDelta, Index: it.part, Text: d,
 					ToolCall: ToolCall{ID: it.callID, Name: it.name}})
 			}
 		}
 	case "response.output_item.done":
-		it := s.item(ev)
+		it := s.item(ev.outputIndex)
 		if it == nil || it.ended {
 			break
 		}
 		it.ended = true
-		item := ev.Get("item")
+		item := ev.item
 		switch it.kind {
 		case EventReasoningDelta:
 			text := it.text.String()
@@ -344,7 +378,7 @@ func (s *responsesSource) translate(ev gjson.Result, buf []Event) []Event {
 		}
 	case "response.completed", "response.incomplete":
 		s.done = true
-		resp := ev.Get("response")
+		resp := ev.response
 		u := resp.Get("usage")
 		cached := int(u.Get("input_tokens_details.cached_tokens").Int())
 		written := int(u.Get("input_tokens_details.cache_write_tokens").Int())
@@ -357,9 +391,9 @@ func (s *responsesSource) translate(ev gjson.Result, buf []Event) []Event {
 		}
 		reason := resp.Get("incomplete_details.reason").String()
 		switch {
-		case ev.Get("type").Str == "response.completed" && s.calls > 0:
+		case ev.typ == "response.completed" && s.calls > 0:
 			s.finish = FinishToolUse
-		case ev.Get("type").Str == "response.completed":
+		case ev.typ == "response.completed":
 			s.finish = FinishStop
 		case reason == "max_output_tokens":
 			s.finish = FinishLength
@@ -369,10 +403,10 @@ func (s *responsesSource) translate(ev gjson.Result, buf []Event) []Event {
 			s.finish = FinishOther
 		}
 	case "response.failed":
-		e := ev.Get("response.error")
+		e := ev.response.Get("error")
 		s.fail = responsesFailure(e.Get("code").String(), e.Get("message").String())
 	case "error":
-		s.fail = responsesFailure(ev.Get("code").String(), ev.Get("message").String())
+		s.fail = responsesFailure(ev.code, ev.message)
 	}
 	return buf
 }
