@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // wildcard is a compiled glob, matched against a slash-separated relative
@@ -145,9 +146,17 @@ func globClass(glob string, i int) (end int, expr string, err error) {
 		j++
 	}
 	var ranges [][2]rune
+	// next reads one character of the class, unquoting it.
+	next := func() rune {
+		if glob[j] == '\\' && j+1 < len(glob) {
+			j++
+		}
+		r, size := utf8.DecodeRuneInString(glob[j:])
+		j += size - 1
+		return r
+	}
 	for start := j; j < len(glob); j++ {
-		c := rune(glob[j])
-		if c == ']' && j > start {
+		if glob[j] == ']' && j > start {
 			var b strings.Builder
 			b.WriteString("[")
 			if negate {
@@ -160,29 +169,19 @@ func globClass(glob string, i int) (end int, expr string, err error) {
 				}
 			}
 			b.WriteString("]")
-			if len(ranges) == 0 {
-				return j, "[^\\x00-\\x{10FFFF}]", nil
-			}
 			return j, b.String(), nil
 		}
-		if c == '\\' && j+1 < len(glob) {
-			j++
-			c = rune(glob[j])
-		}
+		lo := next()
 		if j+2 < len(glob) && glob[j+1] == '-' && glob[j+2] != ']' {
-			hi := rune(glob[j+2])
 			j += 2
-			if hi == '\\' && j+1 < len(glob) {
-				j++
-				hi = rune(glob[j])
+			hi := next()
+			if hi < lo {
+				return 0, "", fmt.Errorf("invalid range %c-%c", lo, hi)
 			}
-			if hi < c {
-				return 0, "", fmt.Errorf("invalid range %c-%c", c, hi)
-			}
-			ranges = append(ranges, [2]rune{c, hi})
+			ranges = append(ranges, [2]rune{lo, hi})
 			continue
 		}
-		ranges = append(ranges, [2]rune{c, c})
+		ranges = append(ranges, [2]rune{lo, lo})
 	}
 	return 0, "", errors.New(`unclosed "["`)
 }
