@@ -55,6 +55,7 @@ func schemaFor[In any](adjust func(*jsonschema.Schema)) (json.RawMessage, *jsons
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate the input schema: %w", err)
 	}
+	notNull(s)
 	if adjust != nil {
 		adjust(s)
 	}
@@ -79,6 +80,21 @@ func schemaFor[In any](adjust func(*jsonschema.Schema)) (json.RawMessage, *jsons
 		}
 	}
 	return raw, resolved, nil
+}
+
+// notNull makes the generated ["null", "array"] of slices plain "array":
+// models should send a list, and some providers refuse type unions.
+func notNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		notNull(p)
+	}
+	notNull(s.Items)
 }
 
 // decodeInput checks the model's arguments against the schema and decodes

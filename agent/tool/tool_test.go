@@ -53,6 +53,10 @@ func TestBuiltinsSchemas(t *testing.T) {
 		if _, ok := schema["properties"].(map[string]any); !ok {
 			t.Errorf("%s: schema has no properties: %s", info.Name, info.Schema)
 		}
+		// Some providers refuse type unions such as ["null", "array"].
+		if strings.Contains(string(info.Schema), `"type":[`) {
+			t.Errorf("%s: schema has a type union: %s", info.Name, info.Schema)
+		}
 	}
 	for _, want := range []string{"read", "write", "edit", "multiedit", "apply_patch", "glob", "grep", "list", "bash", "bash_output", "bash_kill", "todo", "skill"} {
 		if !slices.Contains(names, want) {
