@@ -340,3 +340,26 @@ func TestServerThatDoesNotStream(t *testing.T) {
 		})
 	}
 }
+
+func TestCollectKeepsThePartialAnswer(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api.name, func(t *testing.T) {
+			srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{
+				Text:   "one two three four five six seven eight",
+				Faults: []llmtest.Fault{{Kind: llmtest.FaultCut, After: 7}},
+			}}})
+			c := newClient(t, api.settings(srv), fastRetry)
+			r, err := llm.Collect(c.Stream(ctxT(t), ask("hi")))
+			if !errors.Is(err, llm.ErrStreamCut) {
+				t.Fatalf("err = %v", err)
+			}
+			text := r.Text()
+			if text == "" || !strings.HasPrefix("one two three four five six seven eight", text) || len(text) == 38 {
+				t.Errorf("partial text %q", text)
+			}
+			if r.Message.Role != llm.RoleAssistant || r.Finish != "" {
+				t.Errorf("partial response %+v", r)
+			}
+		})
+	}
+}
