@@ -39,6 +39,7 @@ func BenchmarkStream(b *testing.B) {
 			c := newClient(b, api.settings(srv), fastRetry)
 			req := ask("go")
 			ctx := context.Background()
+			b.ReportAllocs()
 			var ms0, ms1 runtime.MemStats
 			runtime.ReadMemStats(&ms0)
 			start := time.Now()
