@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -234,4 +235,30 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+func TestConcurrentStreams(t *testing.T) {
+	// One client serves many conversations at once; each gets its answer.
+	srv := llmtest.Start(t, llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		return llmtest.Step{Text: "answer to " + c.Conversation, Chunks: 5}
+	}})
+	for _, api := range apis {
+		c := newClient(t, api.settings(srv), fastRetry)
+		errs := make(chan error, 8)
+		for i := range 8 {
+			go func() {
+				q := api.name + " question " + string(rune('a'+i))
+				r, err := llm.Collect(c.Stream(ctxT(t), ask(q)))
+				if err == nil && r.Text() != "answer to "+q {
+					err = fmt.Errorf("%q got %q", q, r.Text())
+				}
+				errs <- err
+			}()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	}
 }
