@@ -44,6 +44,15 @@
 // the HTTP request at once. A stream that receives no bytes for the idle
 // timeout fails with [ErrStalled].
 //
+// # What the SDKs do, and what darman does
+//
+// The SDKs build every request from their parameter types, send it (their
+// own retries turned off: darman's are the visible ones), turn error
+// responses into their error types, and split the SSE stream into events.
+// darman reads each event's few fields itself instead of the SDKs'
+// reflection-decoded union types, which cost ten times as much per
+// streamed chunk (docs/providers.md, "Performance").
+//
 // # Testing
 //
 // The model is the only fake in darman's tests, and it speaks the real wire
