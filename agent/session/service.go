@@ -60,6 +60,9 @@ type Options struct {
 	// ToolTimeout bounds a tool call whose tool sets none; zero means 2
 	// minutes.
 	ToolTimeout time.Duration
+	// Diagnostics reports the language servers' errors after every edit;
+	// nil reports none.
+	Diagnostics tool.Diagnostics
 	// Logger receives the service's log lines; nil discards them.
 	Logger *slog.Logger
 }

@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -132,6 +134,9 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		fail(fmt.Sprintf("The tool failed: %v", err))
 		return
 	}
+	if !res.IsError && info.Kind == agent.ToolKindEdit {
+		res = t.checkEdit(ctx, res)
+	}
 	call.Title, call.Locations, call.Diff, call.Attachments, call.Metadata = res.Title, res.Locations, res.Diff, res.Attachments, res.Metadata
 	if res.IsError {
 		call.Status, call.Error, call.Output = agent.ToolFailed, res.Output, ""
@@ -139,6 +144,50 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		call.Status, call.Output = agent.ToolCompleted, res.Output+t.dirInstructions(call.Input, res.Locations)
 	}
 	update()
+}
+
+// checkEdit asks the language servers about the files an edit changed and
+// adds the errors they report to what the model reads; every diagnostic, of
+// every severity, goes into the call's metadata for the editor.
+func (t *turn) checkEdit(ctx context.Context, res tool.Result) tool.Result {
+	d := t.svc.opts.Diagnostics
+	if d == nil {
+		return res
+	}
+	var paths []string
+	for _, l := range res.Locations {
+		paths = append(paths, l.Path)
+	}
+	if res.Diff != nil {
+		paths = append(paths, res.Diff.Path)
+	}
+	paths = slices.Compact(slices.Sorted(slices.Values(paths)))
+	if len(paths) == 0 {
+		return res
+	}
+	out, meta := d.Check(ctx, paths...)
+	if out != "" {
+		res.Output += "\n\n" + out
+	}
+	if len(meta) > 0 {
+		res.Metadata = withField(res.Metadata, "diagnostics", meta)
+	}
+	return res
+}
+
+// withField adds a field to a JSON object (a new object when obj is empty or
+// not an object).
+func withField(obj json.RawMessage, key string, value json.RawMessage) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if len(obj) > 0 && json.Unmarshal(obj, &m) != nil {
+		m = map[string]json.RawMessage{"result": obj}
+	}
+	m[key] = value
+	b, err := json.Marshal(m)
+	if err != nil {
+		return obj
+	}
+	return b
 }
 
 // runSafely runs a tool, turning a panic into an error: a broken tool must

@@ -15,6 +15,9 @@ type Options struct {
 	// MaxBashTimeout bounds the timeout a bash call may ask for; zero means
 	// ten minutes.
 	MaxBashTimeout time.Duration
+	// Diagnostics gives the diagnostics tool the language servers' view;
+	// nil leaves the tool out.
+	Diagnostics Diagnostics
 }
 
 // Builtins returns darman's built-in tools, configured by opts.
@@ -36,6 +39,9 @@ func Builtins(opts Options) []Tool {
 	}
 	if opts.Skills != nil {
 		tools = append(tools, newSkill(opts.Skills))
+	}
+	if opts.Diagnostics != nil {
+		tools = append(tools, newDiagnostics(opts.Diagnostics))
 	}
 	return tools
 }

@@ -146,7 +146,13 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		}
 		command = &c
 	}
-	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules}, log)
+	ws := tool.NewDisk(root)
+	servers, err := newLanguageServers(ctx, root, cfg, ws, log)
+	if err != nil {
+		return err
+	}
+	defer servers.Close()
+	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: ws, asker: asker, rules: o.rules, diagnostics: servers}, log)
 	if err != nil {
 		return err
 	}

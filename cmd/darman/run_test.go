@@ -302,3 +302,57 @@ func TestRunUnknownCommandListsTheCommands(t *testing.T) {
 		t.Errorf("the model was sent %q", got)
 	}
 }
+
+// goplsPath finds gopls on PATH or where `make deps` installs it.
+func goplsPath(t *testing.T) string {
+	if p, err := exec.LookPath("gopls"); err == nil {
+		return p
+	}
+	p := filepath.Join(goEnv(t, "GOPATH"), "bin", "gopls")
+	if _, err := os.Stat(p); err != nil {
+		t.Skip("gopls is not installed: run `make deps`")
+	}
+	return p
+}
+
+// TestRunEditReportsLanguageServerErrors: an edit that breaks the build gets
+// gopls's error, with its line, in the tool result the model reads; the
+// edit that fixes it gets none.
+func TestRunEditReportsLanguageServerErrors(t *testing.T) {
+	e := newEnv(t)
+	gopls := goplsPath(t)
+	e.write("go.mod", "module example.com/calc\n\ngo 1.22\n")
+	e.write("calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n")
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{call("edit", `{"path":"calc.go","oldString":"return a + b","newString":"return a + \"b\""}`)}},
+		{ToolCalls: []llmtest.ToolCall{call("diagnostics", `{"path":"calc.go"}`)}},
+		{ToolCalls: []llmtest.ToolCall{call("edit", `{"path":"calc.go","oldString":"return a + \"b\"","newString":"return a + b"}`)}},
+		{Text: "Back to a clean build."},
+	}})
+	for i, v := range e.vars {
+		if strings.HasPrefix(v, "PATH=") {
+			e.vars[i] = v + string(os.PathListSeparator) + filepath.Dir(gopls)
+		}
+	}
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		e.vars = append(e.vars, v+"="+goEnv(t, v))
+	}
+	out, errs, code := e.run("run", "--allow", "edit", "break it and fix it")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 4 {
+		t.Fatalf("%d model calls", len(calls))
+	}
+	first := string(calls[1].Body)
+	if !strings.Contains(first, "LSP errors detected in this file, please fix:") || !strings.Contains(first, "calc.go: L4: ") {
+		t.Fatalf("the broken edit's result lacks gopls's error on line 4:\n%s", first)
+	}
+	if asked := string(calls[2].Body); !strings.Contains(asked, "calc.go has 1 problem(s):") || !strings.Contains(asked, "calc.go: L4:") {
+		t.Fatalf("the diagnostics tool's answer:\n%s", asked)
+	}
+	if n := strings.Count(string(calls[3].Body), "LSP errors detected"); n != 1 {
+		t.Fatalf("after the fixing edit the history holds %d error reports, want only the first", n)
+	}
+}

@@ -19,6 +19,9 @@ type agentWiring struct {
 	workspace tool.Workspace
 	asker     permission.Asker
 	rules     []permission.Rule
+	// diagnostics reports the language servers' view after edits; nil
+	// leaves it out.
+	diagnostics tool.Diagnostics
 }
 
 // newSessionService builds a workspace's session service the same way for
@@ -32,13 +35,15 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Store:     st,
 		Models:    m.resolve,
 		Workspace: w.workspace,
-		Tools:     tool.Builtins(tool.Options{Skills: skills}),
+		Tools:     tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics}),
 		System:    systemPrompt(w.root, skills, log),
 		Rules:     rules(cfg, w.rules),
 		Grants:    grantStore{st},
 		Asker:     w.asker,
 		MaxSteps:  cfg.Agent.MaxSteps,
 		Logger:    log,
+
+		Diagnostics: w.diagnostics,
 	})
 	if err != nil {
 		return nil, nil, err
