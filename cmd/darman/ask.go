@@ -42,7 +42,7 @@ func (a *terminalAsker) Ask(ctx context.Context, req permission.Request) (permis
 	if len(req.Suggest) > 0 {
 		always = "always allow " + strings.Join(req.Suggest, ", ")
 	}
-	fmt.Fprintf(a.out, "  [y] allow once  [a] %s  [n] reject  (or type why you reject it)\n> ", always)
+	fmt.Fprintf(a.out, "  [y] allow once  [a] %s  [n] reject  [d] reject always  (or type why you reject it)\n> ", always)
 	line := make(chan string, 1)
 	go func() {
 		s, _ := a.in.ReadString('\n')
@@ -59,6 +59,8 @@ func (a *terminalAsker) Ask(ctx context.Context, req permission.Request) (permis
 			return permission.Reply{Answer: permission.AllowAlways}, nil
 		case "n", "no", "":
 			return permission.Reply{Answer: permission.RejectOnce}, nil
+		case "d":
+			return permission.Reply{Answer: permission.RejectAlways}, nil
 		default:
 			return permission.Reply{Answer: permission.RejectOnce, Message: s}, nil
 		}

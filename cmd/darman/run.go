@@ -152,7 +152,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		return err
 	}
 	defer servers.Close()
-	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: ws, asker: asker, rules: o.rules, diagnostics: servers}, log)
+	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: ws, asker: asker, rules: o.rules, diagnostics: servers, tasks: true}, log)
 	if err != nil {
 		return err
 	}

@@ -356,3 +356,45 @@ func TestRunEditReportsLanguageServerErrors(t *testing.T) {
 		t.Fatalf("after the fixing edit the history holds %d error reports, want only the first", n)
 	}
 }
+
+// TestRunTaskRunsASubAgent: the task tool runs a sub-agent in a child
+// session; its tool calls show nested under the task, its answer goes back
+// to the parent model, and the child is stored as a sub-task session.
+func TestRunTaskRunsASubAgent(t *testing.T) {
+	e := newEnv(t)
+	e.write("calc.go", "package calc\n")
+	srv := e.withModel(t, llmtest.Script{
+		Conversations: []llmtest.Conversation{{Match: "child job", Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("list", `{"path":"."}`)}},
+			{Text: "child found calc.go"},
+		}}},
+		Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("task", `{"description":"look around","prompt":"child job: list the files and report"}`)}},
+			{Text: "The sub-agent found calc.go."},
+		},
+	})
+	out, errs, code := e.run("run", "what is here?")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if out != "The sub-agent found calc.go.\n" {
+		t.Errorf("stdout %q", out)
+	}
+	if !strings.Contains(errs, "  ↳ ✓ list") || !strings.Contains(errs, "✓ task") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	var parentFinal string
+	for _, c := range srv.ModelCalls() {
+		if c.Conversation == "what is here?" && c.Step == 1 {
+			parentFinal = string(c.Body)
+		}
+	}
+	if !strings.Contains(parentFinal, "child found calc.go") {
+		t.Errorf("the sub-agent's answer did not reach the parent model:\n%s", parentFinal)
+	}
+	var all []struct{ ID, ParentID string }
+	json.Unmarshal([]byte(e.ok("sessions", "list", "--json")), &all)
+	if len(all) != 1 {
+		t.Errorf("sessions list shows %d sessions; sub-tasks should stay out of it", len(all))
+	}
+}

@@ -22,6 +22,9 @@ type agentWiring struct {
 	// diagnostics reports the language servers' view after edits; nil
 	// leaves it out.
 	diagnostics tool.Diagnostics
+	// tasks offers the task tool (sub-agents); only fronts that render
+	// events with a ParentCallID nested set it.
+	tasks bool
 }
 
 // newSessionService builds a workspace's session service the same way for
@@ -44,6 +47,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Logger:    log,
 
 		Diagnostics: w.diagnostics,
+		Tasks:       w.tasks,
 	})
 	if err != nil {
 		return nil, nil, err
