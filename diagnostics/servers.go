@@ -170,8 +170,45 @@ func servers(cfg map[string]config.LSP) ([]*server, error) {
 		if c.InitializationOptions != nil {
 			s.initOptions = c.InitializationOptions
 		}
+		if len(c.RootMarkers) > 0 {
+			s.rootMarkers = slices.Clone(c.RootMarkers)
+		}
+		if len(c.Settings) > 0 {
+			merged, err := mergeJSON(s.settings, c.Settings)
+			if err != nil {
+				return nil, fmt.Errorf("lsp.%s.settings: %v", name, err)
+			}
+			s.settings = merged
+		}
 	}
 	return out, nil
+}
+
+// mergeJSON merges over into base: objects key by key at every depth, any
+// other value replaced.
+func mergeJSON(base, over json.RawMessage) (json.RawMessage, error) {
+	var b, o any
+	if len(base) > 0 {
+		if err := json.Unmarshal(base, &b); err != nil {
+			return nil, err
+		}
+	}
+	if err := json.Unmarshal(over, &o); err != nil {
+		return nil, err
+	}
+	return json.Marshal(mergeValues(b, o))
+}
+
+func mergeValues(base, over any) any {
+	bm, ok1 := base.(map[string]any)
+	om, ok2 := over.(map[string]any)
+	if !ok1 || !ok2 {
+		return over
+	}
+	for k, v := range om {
+		bm[k] = mergeValues(bm[k], v)
+	}
+	return bm
 }
 
 // languageIDs maps an extension to the LSP language identifier.

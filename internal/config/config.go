@@ -82,6 +82,8 @@ type LSP struct {
 	Extensions            []string          `json:"extensions,omitempty" config:"ext" jsonschema:"The file extensions this server handles, e.g. .go."`
 	Env                   map[string]string `json:"env,omitempty" jsonschema:"Extra environment variables for the server."`
 	InitializationOptions json.RawMessage   `json:"initializationOptions,omitempty" jsonschema:"Sent as initializationOptions in the initialize request."`
+	RootMarkers           []string          `json:"rootMarkers,omitempty" jsonschema:"Files that mark a project root, e.g. go.mod: a file is served by a server rooted at the nearest directory holding one. Replaces the built-in list."`
+	Settings              json.RawMessage   `json:"settings,omitempty" jsonschema:"The server's settings, sent in answer to workspace/configuration; merged key by key over darman's defaults for the server."`
 	Disabled              bool              `json:"disabled,omitempty" jsonschema:"Never start this server."`
 }
 
