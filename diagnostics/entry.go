@@ -97,7 +97,7 @@ func (e *entry) start(done chan struct{}) {
 	var c *lsp.Client
 	if err == nil {
 		log := p.log.With("server", e.srv.name, "root", e.root)
-		proc, err = startProcess(argv, e.root, e.env(), log)
+		proc, err = startProcess(argv, e.root, e.env(), e.pool.opts.Children, log)
 		if err == nil {
 			ctx, cancel := context.WithTimeout(p.ctx, p.opts.StartTimeout)
 			rwc := proc.rwc(p.opts.WriteTimeout, func() {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/diagnostics/lsp"
+	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -74,6 +75,9 @@ type Options struct {
 	// OnStatus, if set, is called (on a goroutine of the pool's) each time
 	// a server changes state: started, failed, crashed, stopped.
 	OnStatus func(ServerStatus)
+	// Children records the servers' process groups, so the composition
+	// root can stop any left at exit; nil records nothing.
+	Children *child.Registry
 	// ClientVersion is darman's version, sent to servers.
 	ClientVersion string
 	// Logger receives the pool's and the servers' logs; nil discards.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/diagnostics/lsp"
+	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -346,11 +347,11 @@ func TestCloseKillsTheProcessGroup(t *testing.T) {
 	b, _ := os.ReadFile(log)
 	var grandchild int
 	fmt.Sscanf(string(b), "child %d", &grandchild)
-	if grandchild == 0 || !groupAlive(pgid) {
+	if grandchild == 0 || !child.GroupAlive(pgid) {
 		t.Fatalf("the fake did not start its child (log %q)", b)
 	}
 	p.Close()
-	if groupAlive(pgid) {
+	if child.GroupAlive(pgid) {
 		t.Fatal("a process of the server's group is still alive after Close")
 	}
 	if kids := liveChildren(); len(kids) > 0 {
@@ -373,10 +374,10 @@ func TestContextEndClosesThePool(t *testing.T) {
 	pgid := statusOf(p, "fake").PID
 	cancel()
 	deadline := time.Now().Add(10 * time.Second)
-	for groupAlive(pgid) && time.Now().Before(deadline) {
+	for child.GroupAlive(pgid) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if groupAlive(pgid) {
+	if child.GroupAlive(pgid) {
 		t.Fatal("the server outlived the pool's context")
 	}
 	p.Close()
@@ -438,10 +439,10 @@ func TestChildDiesWithDarman(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	deadline := time.Now().Add(10 * time.Second)
-	for groupAlive(pid) && time.Now().Before(deadline) {
+	for child.GroupAlive(pid) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if groupAlive(pid) {
+	if child.GroupAlive(pid) {
 		syscall_kill(pid)
 		t.Fatal("the language server outlived darman's SIGKILL")
 	}

@@ -4,7 +4,6 @@ package diagnostics
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/darman-dev/darman/internal/child"
 )
 
 // process is a language server running as a child in a process group of
@@ -40,6 +41,8 @@ type process struct {
 	lines  int
 	hang   error
 	onHang func()
+	// forget removes the group from the children registry.
+	forget func()
 }
 
 const (
@@ -47,7 +50,7 @@ const (
 	tailLines = 5
 )
 
-func startProcess(argv []string, dir string, env []string, log *slog.Logger) (*process, error) {
+func startProcess(argv []string, dir string, env []string, reg *child.Registry, log *slog.Logger) (*process, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("make a pipe: %w", err)
@@ -70,7 +73,7 @@ func startProcess(argv []string, dir string, env []string, log *slog.Logger) (*p
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = child.SysProcAttr()
 	err = cmd.Start()
 	// The child holds its ends now; ours would keep the pipes open.
 	inR.Close()
@@ -83,9 +86,13 @@ func startProcess(argv []string, dir string, env []string, log *slog.Logger) (*p
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	p.forget = reg.Add(p.pgid, "language server: "+strings.Join(argv, " "))
 	go func() {
 		cmd.Wait()
 		close(p.exited)
+		if !child.GroupAlive(p.pgid) {
+			p.forget()
+		}
 	}()
 	go p.readStderr(errR, log)
 	return p, nil
@@ -196,19 +203,8 @@ func (p *process) stop(grace time.Duration) {
 	case <-p.exited:
 	case <-time.After(grace):
 	}
-	if groupAlive(p.pgid) {
-		syscall.Kill(-p.pgid, syscall.SIGTERM)
-		syscall.Kill(-p.pgid, syscall.SIGCONT)
-		waitGone(p.pgid, grace)
-	}
-	if groupAlive(p.pgid) {
-		syscall.Kill(-p.pgid, syscall.SIGKILL)
-		waitGone(p.pgid, 2*time.Second)
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(2 * time.Second):
-	}
+	child.StopGroup(p.pgid, p.exited, grace)
+	p.forget()
 	select {
 	case <-p.stderrDone:
 	case <-time.After(200 * time.Millisecond):
@@ -218,52 +214,3 @@ func (p *process) stop(grace time.Duration) {
 
 // pid is the child's process ID, also its group's ID.
 func (p *process) pid() int { return p.pgid }
-
-func waitGone(pgid int, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for groupAlive(pgid) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// groupAlive reports whether a process of the group is still running;
-// zombies, dead but not yet reaped, do not count.
-func groupAlive(pgid int) bool {
-	if alive, ok := procGroupAlive(pgid); ok {
-		return alive
-	}
-	return syscall.Kill(-pgid, 0) == nil
-}
-
-// procGroupAlive answers groupAlive from /proc; ok is false without /proc.
-func procGroupAlive(pgid int) (alive, ok bool) {
-	names, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, false
-	}
-	want := []byte(strconv.Itoa(pgid))
-	for _, e := range names {
-		name := e.Name()
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ppid pgrp ...": comm may hold anything.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(stat[i+1:])
-		if len(f) < 3 || !bytes.Equal(f[2], want) {
-			continue
-		}
-		if s := f[0]; len(s) == 1 && (s[0] == 'Z' || s[0] == 'X') {
-			continue
-		}
-		return true, true
-	}
-	return false, true
-}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/internal/child"
 )
 
 //go:embed bash.md
@@ -44,7 +45,7 @@ type bashInput struct {
 
 // newBash returns the bash tool; maxTimeout (0 for ten minutes) bounds the
 // timeout a call may ask for.
-func newBash(maxTimeout time.Duration) Tool {
+func newBash(maxTimeout time.Duration, reg *child.Registry) Tool {
 	if maxTimeout <= 0 {
 		maxTimeout = bashMaxTimeout
 	}
@@ -59,11 +60,11 @@ func newBash(maxTimeout time.Duration) Tool {
 		max := float64(maxTimeout.Milliseconds())
 		s.Properties["timeout"].Maximum = &max
 	}, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
-		return runBash(ctx, env, in, maxTimeout)
+		return runBash(ctx, env, in, maxTimeout, reg)
 	})
 }
 
-func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration) (Result, error) {
+func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, reg *child.Registry) (Result, error) {
 	ws, err := workspace(env)
 	if err != nil {
 		return Result{}, err
@@ -104,7 +105,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 		return denied, err
 	}
 	if in.RunInBackground {
-		return startBackground(env, in.Command, dir, title)
+		return startBackground(env, in.Command, dir, title, reg)
 	}
 	timeout := bashDefaultTimeout
 	if in.Timeout > 0 {
@@ -112,7 +113,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	}
 
 	out := newCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
-	p, err := startProc(in.Command, dir, out)
+	p, err := startProc(in.Command, dir, out, reg)
 	if err != nil {
 		return failure("could not start", "The command could not be started: %v", err), nil
 	}
@@ -135,7 +136,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	// a file).
 	var notes []string
 	held := !p.waitRead(pipeGrace)
-	if held || groupAlive(p.pgid) {
+	if held || child.GroupAlive(p.pgid) {
 		if jb, ok := adoptLeftovers(env, p, in.Command); ok {
 			notes = append(notes, fmt.Sprintf("The command exited, but processes it started are still running; they are now background job %s. Read their output with bash_output, stop them with bash_kill.", jb.id))
 		} else {
@@ -200,17 +201,17 @@ func saveFile(env *Env, tool string) (*os.File, error) {
 
 // adoptLeftovers hands what a command left running to the session's jobs.
 func adoptLeftovers(env *Env, p *proc, command string) (*job, bool) {
-	if env.Jobs == nil || !groupAlive(p.pgid) {
+	if env.Jobs == nil || !child.GroupAlive(p.pgid) {
 		return nil, false
 	}
 	return env.Jobs.adopt(p, command)
 }
 
-func startBackground(env *Env, command, dir, title string) (Result, error) {
+func startBackground(env *Env, command, dir, title string, reg *child.Registry) (Result, error) {
 	if env.Jobs == nil {
 		return failure("no background jobs", "Background jobs are not available in this session. Run the command without run_in_background, with a timeout."), nil
 	}
-	jb, err := env.Jobs.start(command, dir)
+	jb, err := env.Jobs.start(command, dir, reg)
 	if err != nil {
 		return failure("could not start", "The command could not be started in the background: %v", err), nil
 	}

@@ -1,6 +1,10 @@
 package tool
 
-import "time"
+import (
+	"time"
+
+	"github.com/darman-dev/darman/internal/child"
+)
 
 // Options configure the built-in tools.
 type Options struct {
@@ -15,6 +19,9 @@ type Options struct {
 	// MaxBashTimeout bounds the timeout a bash call may ask for; zero means
 	// ten minutes.
 	MaxBashTimeout time.Duration
+	// Children records the process groups bash starts, so the composition
+	// root can stop any left at exit; nil records nothing.
+	Children *child.Registry
 	// Diagnostics gives the diagnostics tool the language servers' view;
 	// nil leaves the tool out.
 	Diagnostics Diagnostics
@@ -32,7 +39,7 @@ func Builtins(opts Options) []Tool {
 		newGlob(search),
 		newGrep(search),
 		newList(search),
-		newBash(opts.MaxBashTimeout),
+		newBash(opts.MaxBashTimeout, opts.Children),
 		newBashOutput(),
 		newBashKill(),
 		newTodo(),

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/darman-dev/darman/internal/child"
 )
 
 // The limits of a session's background jobs.
@@ -91,14 +93,14 @@ func (o *jobOutput) take() ([]byte, int64) {
 }
 
 // start runs command in dir in the background.
-func (j *Jobs) start(command, dir string) (*job, error) {
+func (j *Jobs) start(command, dir string, reg *child.Registry) (*job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.roomLocked(); err != nil {
 		return nil, err
 	}
 	out := &jobOutput{}
-	p, err := startProc(command, dir, out)
+	p, err := startProc(command, dir, out, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +198,7 @@ func (jb *job) status() (text string, running bool, code int) {
 	switch {
 	case killed:
 		return "stopped by bash_kill", false, code
-	case groupAlive(jb.p.pgid):
+	case child.GroupAlive(jb.p.pgid):
 		if jb.leftover {
 			return "running (the command that started these processes has exited)", true, code
 		}
@@ -223,7 +225,7 @@ func (j *Jobs) Close() error {
 	for _, jb := range jobs {
 		select {
 		case <-jb.done:
-			if !groupAlive(jb.p.pgid) {
+			if !child.GroupAlive(jb.p.pgid) {
 				continue
 			}
 		default:

@@ -3,17 +3,17 @@
 package tool
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/darman-dev/darman/internal/child"
 )
 
 // proc is a shell command running in a process group of its own, with its
@@ -36,6 +36,8 @@ type proc struct {
 	sink io.Writer
 
 	closeOnce sync.Once
+	// forget removes the group from the children registry.
+	forget func()
 }
 
 // closeOut closes the read end of the output pipe, once the reader is done
@@ -55,8 +57,9 @@ func shell() (string, error) {
 	return "", errors.New("neither bash nor sh was found on PATH")
 }
 
-// startProc starts command with "bash -c" in dir, with stdin empty.
-func startProc(command, dir string, sink io.Writer) (*proc, error) {
+// startProc starts command with "bash -c" in dir, with stdin empty, and
+// records its group in reg (nil records nothing).
+func startProc(command, dir string, sink io.Writer, reg *child.Registry) (*proc, error) {
 	sh, err := shell()
 	if err != nil {
 		return nil, err
@@ -70,7 +73,7 @@ func startProc(command, dir string, sink io.Writer) (*proc, error) {
 	cmd.Stdout, cmd.Stderr = w, w
 	// Nothing may wait for a person at a terminal: no pagers, no prompts.
 	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = child.SysProcAttr()
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -80,9 +83,13 @@ func startProc(command, dir string, sink io.Writer) (*proc, error) {
 	// ends when the last of them exits.
 	w.Close()
 	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, out: r, exited: make(chan struct{}), read: make(chan struct{}), sink: sink}
+	p.forget = reg.Add(p.pgid, "bash: "+command)
 	go func() {
 		cmd.Wait()
 		close(p.exited)
+		if !child.GroupAlive(p.pgid) {
+			p.forget()
+		}
 	}()
 	go p.copy()
 	return p, nil
@@ -155,80 +162,11 @@ func (p *proc) stopReading() {
 // be killed, after a bounded wait), the main process has been reaped and
 // the reader is done.
 func (p *proc) stop(grace time.Duration) {
-	if groupAlive(p.pgid) {
-		syscall.Kill(-p.pgid, syscall.SIGTERM)
-		// A stopped process acts on SIGTERM only once continued.
-		syscall.Kill(-p.pgid, syscall.SIGCONT)
-		waitGone(p.pgid, grace)
-	}
-	if groupAlive(p.pgid) {
-		syscall.Kill(-p.pgid, syscall.SIGKILL)
-		waitGone(p.pgid, 2*time.Second)
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(2 * time.Second):
-	}
+	child.StopGroup(p.pgid, p.exited, grace)
+	p.forget()
 	if !p.waitRead(200 * time.Millisecond) {
 		// Something outside the group still holds the pipe.
 		p.stopReading()
 	}
 	p.closeOut()
-}
-
-// waitGone waits up to d for the group to have no live process.
-func waitGone(pgid int, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for groupAlive(pgid) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// groupAlive reports whether any process of the group is still running.
-// Zombies do not count: they are dead, waiting for a parent to reap them
-// (in containers whose init does not reap, they may wait forever).
-func groupAlive(pgid int) bool {
-	if alive, ok := procGroupAlive(pgid); ok {
-		return alive
-	}
-	return syscall.Kill(-pgid, 0) == nil
-}
-
-// procGroupAlive answers groupAlive from /proc; ok is false where there is
-// no /proc to read.
-func procGroupAlive(pgid int) (alive, ok bool) {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return false, false
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return false, false
-	}
-	want := []byte(strconv.Itoa(pgid))
-	for _, name := range names {
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ppid pgrp ...": comm may hold anything, so
-		// the fields start after its last ')'.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(stat[i+1:])
-		if len(f) < 3 || !bytes.Equal(f[2], want) {
-			continue
-		}
-		if s := f[0]; len(s) == 1 && (s[0] == 'Z' || s[0] == 'X') {
-			continue
-		}
-		return true, true
-	}
-	return false, true
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/darman-dev/darman/diagnostics"
+	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -20,11 +21,12 @@ type languageServers struct {
 
 // newLanguageServers starts the pool of a workspace's language servers;
 // servers themselves start only when a file of their language is touched.
-func newLanguageServers(ctx context.Context, root string, cfg config.Config, files diagnostics.FileReader, log *slog.Logger) (*languageServers, error) {
+func newLanguageServers(ctx context.Context, root string, cfg config.Config, files diagnostics.FileReader, children *child.Registry, log *slog.Logger) (*languageServers, error) {
 	pool, err := diagnostics.New(ctx, diagnostics.Options{
 		Root:          root,
 		Servers:       cfg.LSP,
 		Files:         files,
+		Children:      children,
 		ClientVersion: readBuildInfo().Version,
 		Logger:        log,
 	})

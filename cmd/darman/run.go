@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/child"
 )
 
 func (a *app) runCommand() *cobra.Command {
@@ -146,13 +148,18 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		}
 		command = &c
 	}
+	// Every child process darman starts is recorded here; whatever is
+	// still running when the turn is over is stopped, last.
+	children := &child.Registry{}
+	defer children.Close(2 * time.Second)
 	ws := tool.NewDisk(root)
-	servers, err := newLanguageServers(ctx, root, cfg, ws, log)
+	servers, err := newLanguageServers(ctx, root, cfg, ws, children, log)
 	if err != nil {
 		return err
 	}
 	defer servers.Close()
-	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: ws, asker: asker, rules: o.rules, diagnostics: servers, tasks: true}, log)
+	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: ws, asker: asker, rules: o.rules,
+		diagnostics: servers, tasks: true, children: children}, log)
 	if err != nil {
 		return err
 	}

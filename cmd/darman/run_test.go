@@ -398,3 +398,26 @@ func TestRunTaskRunsASubAgent(t *testing.T) {
 		t.Errorf("sessions list shows %d sessions; sub-tasks should stay out of it", len(all))
 	}
 }
+
+// TestRunLeavesNoProcessBehind: a background job the model started, and a
+// server a command left running, are stopped when darman run ends.
+func TestRunLeavesNoProcessBehind(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{
+			call("bash", `{"command":"sleep 6123","run_in_background":true}`),
+			call("bash", `{"command":"(sleep 6124 &) ; echo started"}`),
+		}},
+		{Text: "Started them."},
+	}})
+	out, errs, code := e.run("run", "--allow", "bash:*", "start things")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	ps, _ := exec.Command("ps", "-eo", "args").Output()
+	for _, leftover := range []string{"sleep 6123", "sleep 6124"} {
+		if strings.Contains(string(ps), leftover) {
+			t.Errorf("%q is still running after darman run ended", leftover)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -25,6 +26,9 @@ type agentWiring struct {
 	// tasks offers the task tool (sub-agents); only fronts that render
 	// events with a ParentCallID nested set it.
 	tasks bool
+	// children records the process groups the tools start; nil records
+	// nothing.
+	children *child.Registry
 }
 
 // newSessionService builds a workspace's session service the same way for
@@ -38,7 +42,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Store:     st,
 		Models:    m.resolve,
 		Workspace: w.workspace,
-		Tools:     tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics}),
+		Tools:     tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children}),
 		System:    systemPrompt(w.root, skills, log),
 		Rules:     rules(cfg, w.rules),
 		Grants:    grantStore{st},
