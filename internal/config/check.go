@@ -85,6 +85,33 @@ func (ld *loader) check(cfg *Config) {
 		}
 	}
 
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+		s := cfg.MCPServers[name]
+		entry := keyPath("mcpServers", name)
+		if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			add(entry, entry, "the server name must be non-empty printable text")
+		}
+		if !s.IsEnabled() {
+			continue
+		}
+		switch s.Transport() {
+		case MCPStdio:
+			if s.Command == "" {
+				add(entry, keyPath(entry, "command"), `required for a local server: its executable, e.g. "npx" (or give "url" for a remote one, or set "enabled": false)`)
+			}
+			if s.URL != "" {
+				add(entry, keyPath(entry, "url"), `a local (stdio) server has no url; remove it or set "type": "http"`)
+			}
+		case MCPHTTP, MCPSSE:
+			if s.URL == "" {
+				add(entry, keyPath(entry, "url"), `required for a remote server, e.g. "https://example.com/mcp"`)
+			}
+			if s.Command != "" {
+				add(entry, keyPath(entry, "command"), "a remote server has no command; remove command or url")
+			}
+		}
+	}
+
 	if cfg.DataDir == "" {
 		msg := "must not be empty"
 		if _, set := ld.origins["dataDir"]; !set {

@@ -27,6 +27,60 @@ type Config struct {
 	Agent      Agent               `json:"agent,omitzero" jsonschema:"The agent loop."`
 	Permission Rules               `json:"permission,omitempty" jsonschema:"Permission rules: a permission name mapped to an action, or to an object mapping patterns to actions. The last matching rule wins."`
 	LSP        map[string]LSP      `json:"lsp,omitempty" jsonschema:"Language servers by language. Entries merge over the built-in ones (go, rust, typescript, python, c)."`
+	MCPServers map[string]MCPServer `json:"mcpServers,omitempty" jsonschema:"MCP servers whose tools the agent may call, by name, in the format of .mcp.json: command/args/env/cwd for a local server, url/headers for a remote one. Their tools reach the model as {server}_{tool}."`
+}
+
+// MCPServer configures one MCP server: a local one started as a child
+// process (command) or a remote one reached over streamable HTTP (url).
+type MCPServer struct {
+	Type        MCPTransport      `json:"type,omitempty" jsonschema:"The transport; inferred from command (stdio) or url (http) when absent."`
+	Command     string            `json:"command,omitempty" jsonschema:"The executable of a local server, found on PATH."`
+	Args        []string          `json:"args,omitempty" jsonschema:"The arguments of a local server's command."`
+	Env         map[string]string `json:"env,omitempty" jsonschema:"Extra environment variables for a local server. Prefer ${env:NAME} to writing secrets here."`
+	Cwd         string            `json:"cwd,omitempty" config:"path" jsonschema:"The working directory of a local server. Relative to this file's directory; default: the workspace root."`
+	URL         string            `json:"url,omitempty" config:"url" jsonschema:"The endpoint of a remote server, e.g. https://example.com/mcp."`
+	Headers     map[string]string `json:"headers,omitempty" jsonschema:"Extra HTTP headers for a remote server, e.g. Authorization. Prefer ${env:NAME}."`
+	Enabled     *bool             `json:"enabled,omitempty" jsonschema:"Set false to keep the entry without starting the server."`
+	Required    bool              `json:"required,omitempty" jsonschema:"A required server must be ready before a turn starts; an optional one that fails leaves the rest working."`
+	Timeout     time.Duration     `json:"timeout,omitempty" jsonschema:"How long startup (spawn and handshake) may take, e.g. 30s. Default 30s."`
+	CallTimeout time.Duration     `json:"callTimeout,omitempty" jsonschema:"How long one tool call may take, e.g. 2m. Default 2m."`
+	Tools       []string          `json:"tools,omitempty" jsonschema:"Expose only these tools (the server's own names, wildcards * and ? allowed). Default: all."`
+	DenyTools   []string          `json:"denyTools,omitempty" jsonschema:"Never expose these tools (the server's own names, wildcards allowed); applied after tools."`
+	Trusted     bool              `json:"trusted,omitempty" jsonschema:"Trust the server's readOnlyHint annotation: read-only tools run without asking. Default: every call asks (permission mcp)."`
+	Sampling    *MCPSampling      `json:"sampling,omitempty" jsonschema:"Let the server ask darman's model for completions (MCP sampling). Absent: the capability is not offered."`
+}
+
+// MCPSampling is the policy for a server's sampling requests.
+type MCPSampling struct {
+	MaxTokens int `json:"maxTokens,omitempty" config:"min=1" jsonschema:"The most tokens one sampling request may produce. Default 1024."`
+}
+
+// MCPTransport names how darman talks to an MCP server.
+type MCPTransport string
+
+// The MCP transports.
+const (
+	MCPStdio MCPTransport = "stdio"
+	MCPHTTP  MCPTransport = "http"
+	MCPSSE   MCPTransport = "sse"
+)
+
+func (MCPTransport) values() []string { return []string{"stdio", "http", "sse"} }
+
+// IsEnabled reports whether the server should be started.
+func (s MCPServer) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// Transport returns the configured transport, or the one command or url
+// implies.
+func (s MCPServer) Transport() MCPTransport {
+	switch {
+	case s.Type != "":
+		return s.Type
+	case s.URL != "":
+		return MCPHTTP
+	default:
+		return MCPStdio
+	}
 }
 
 // Log configures darman's own logging.
@@ -182,37 +236,67 @@ func defaults(dirs dirs) Config {
 const redacted = "[redacted]"
 
 // Redacted returns a copy of c with every secret that is set (provider API
-// keys and header values) replaced by "[redacted]", for display and logs.
+// keys, header values, MCP servers' environment values) replaced by "[redacted]", for display and logs.
 // c itself is not modified.
 func (c Config) Redacted() Config {
-	if c.Provider == nil {
-		return c
-	}
-	providers := make(map[string]Provider, len(c.Provider))
-	for name, p := range c.Provider {
-		if p.APIKey != "" {
-			p.APIKey = redacted
-		}
-		if p.Headers != nil {
-			headers := make(map[string]string, len(p.Headers))
-			for k, v := range p.Headers {
-				if v != "" {
-					v = redacted
-				}
-				headers[k] = v
+	if c.Provider != nil {
+		providers := make(map[string]Provider, len(c.Provider))
+		for name, p := range c.Provider {
+			if p.APIKey != "" {
+				p.APIKey = redacted
 			}
-			p.Headers = headers
+			p.Headers = redactValues(p.Headers)
+			providers[name] = p
 		}
-		providers[name] = p
+		c.Provider = providers
 	}
-	c.Provider = providers
+	if c.MCPServers != nil {
+		servers := make(map[string]MCPServer, len(c.MCPServers))
+		for name, s := range c.MCPServers {
+			s.Env = redactValues(s.Env)
+			s.Headers = redactValues(s.Headers)
+			servers[name] = s
+		}
+		c.MCPServers = servers
+	}
 	return c
 }
 
-// Secrets returns the secret values set in c (API keys and header values),
+func redactValues(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if v != "" {
+			v = redacted
+		}
+		out[k] = v
+	}
+	return out
+}
+
+const minEnvSecret = 6
+
+// Secrets returns the secret values set in c (API keys, header values and
+// MCP servers' environment values of six characters or more),
 // sorted and without duplicates, so a log redactor can mask them.
 func (c Config) Secrets() []string {
 	var out []string
+	for _, s := range c.MCPServers {
+		// Short environment values ("1", "true") are flags, not secrets,
+		// and masking them would garble every log line.
+		for _, v := range s.Env {
+			if len(v) >= minEnvSecret {
+				out = append(out, v)
+			}
+		}
+		for _, v := range s.Headers {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
 	for _, p := range c.Provider {
 		if p.APIKey != "" {
 			out = append(out, p.APIKey)
