@@ -18,15 +18,15 @@ import (
 // relative to the config file's directory, "~/" expanded; ext: a file
 // extension starting with "."; min=N: a lower bound).
 type Config struct {
-	Model      string              `json:"model,omitempty" config:"model" jsonschema:"The model for coding turns, as provider/model-id, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen3:8b."`
-	SmallModel string              `json:"smallModel,omitempty" config:"model" jsonschema:"A cheaper model for titles and summaries, as provider/model-id."`
-	DataDir    string              `json:"dataDir,omitempty" config:"path" jsonschema:"Where the session store lives. Relative to this file's directory; ~/ is the home directory. Default: $XDG_DATA_HOME/darman or the OS equivalent."`
-	Log        Log                 `json:"log,omitzero" jsonschema:"Logging."`
-	Provider   map[string]Provider `json:"provider,omitempty" jsonschema:"Model providers by name. anthropic, openai, ollama, lmstudio, vllm, llamacpp and openrouter are built in; any other name needs a type."`
-	Retry      Retry               `json:"retry,omitzero" jsonschema:"Retries of failed model requests."`
-	Agent      Agent               `json:"agent,omitzero" jsonschema:"The agent loop."`
-	Permission Rules               `json:"permission,omitempty" jsonschema:"Permission rules: a permission name mapped to an action, or to an object mapping patterns to actions. The last matching rule wins."`
-	LSP        map[string]LSP      `json:"lsp,omitempty" jsonschema:"Language servers by language. Entries merge over the built-in ones (go, rust, typescript, python, c)."`
+	Model      string               `json:"model,omitempty" config:"model" jsonschema:"The model for coding turns, as provider/model-id, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen3:8b."`
+	SmallModel string               `json:"smallModel,omitempty" config:"model" jsonschema:"A cheaper model for titles and summaries, as provider/model-id."`
+	DataDir    string               `json:"dataDir,omitempty" config:"path" jsonschema:"Where the session store lives. Relative to this file's directory; ~/ is the home directory. Default: $XDG_DATA_HOME/darman or the OS equivalent."`
+	Log        Log                  `json:"log,omitzero" jsonschema:"Logging."`
+	Provider   map[string]Provider  `json:"provider,omitempty" jsonschema:"Model providers by name. anthropic, openai, ollama, lmstudio, vllm, llamacpp and openrouter are built in; any other name needs a type."`
+	Retry      Retry                `json:"retry,omitzero" jsonschema:"Retries of failed model requests."`
+	Agent      Agent                `json:"agent,omitzero" jsonschema:"The agent loop."`
+	Permission Rules                `json:"permission,omitempty" jsonschema:"Permission rules: a permission name mapped to an action, or to an object mapping patterns to actions. The last matching rule wins."`
+	LSP        map[string]LSP       `json:"lsp,omitempty" jsonschema:"Language servers by language. Entries merge over the built-in ones (go, rust, typescript, python, c)."`
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty" jsonschema:"MCP servers whose tools the agent may call, by name, in the format of .mcp.json: command/args/env/cwd for a local server, url/headers for a remote one. Their tools reach the model as {server}_{tool}."`
 }
 
