@@ -96,8 +96,7 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 		if len(p.Context.Diagnostics) > 1 {
 			title = fmt.Sprintf("darman: fix this problem (%d: %s)", i+1, clipTitle(d.Message))
 		}
-		r := d.Range
-		add(protocol.CodeActionKindQuickFix, title, promptCommand(title, fixPrompt(shown, d, content), uri, &r), d)
+		add(protocol.CodeActionKindQuickFix, title, promptCommand(title, fixPrompt(shown, d), uri, around(d.Range, content)), d)
 	}
 
 	selection := p.Range.Start != p.Range.End
@@ -111,6 +110,9 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 	if content != nil {
 		for line := p.Range.Start.Line; line <= p.Range.End.Line && int(line) < content.LineCount(); line++ {
 			l, _ := content.Line(int(line))
+			if !strings.Contains(l, "darman:") {
+				continue
+			}
 			m := instructionRe.FindStringSubmatch(l)
 			if m == nil {
 				continue
@@ -165,9 +167,11 @@ func answerCommand(title, requestID, optionID string) protocol.Command {
 	return protocol.Command{Title: title, Command: "darman.permission.answer", Arguments: []any{answerArgs{RequestID: requestID, OptionID: optionID}}}
 }
 
-// fixPrompt asks to fix one diagnostic, with the code around it as the
-// editor holds it.
-func fixPrompt(shown string, d diagnostic, content *text.Content) string {
+// fixPrompt asks to fix one diagnostic. The code around it goes with the
+// command as its context range (see around), and darman.prompt adds those
+// lines as the buffer holds them when the command runs: the answer stays
+// small however many diagnostics there are, and the code is current.
+func fixPrompt(shown string, d diagnostic) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Fix this problem in %s at line %d", shown, d.Range.Start.Line+1)
 	if d.Source != "" || len(d.Code) > 0 {
@@ -183,21 +187,37 @@ func fixPrompt(shown string, d diagnostic, content *text.Content) string {
 	}
 	b.WriteString(": ")
 	b.WriteString(d.Message)
-	if content == nil {
-		return b.String()
-	}
-	first := max(int(d.Range.Start.Line)-contextLines, 0)
-	last := min(int(d.Range.End.Line)+contextLines, content.LineCount()-1)
-	b.WriteString("\n\nThe code around it:\n```\n")
-	for i := first; i <= last; i++ {
-		l, err := content.Line(i)
-		if err != nil {
-			break
-		}
-		fmt.Fprintf(&b, "%d\t%s\n", i+1, l)
-	}
-	b.WriteString("```")
 	return b.String()
+}
+
+// around is the range of whole lines from contextLines before r to
+// contextLines after it, within the document; r itself when the buffer is
+// unknown.
+func around(r protocol.Range, content *text.Content) *protocol.Range {
+	if content == nil {
+		return &r
+	}
+	first := max(int(r.Start.Line)-contextLines, 0)
+	last := min(int(r.End.Line)+contextLines, content.LineCount()-1)
+	end, err := content.Line(last)
+	if err != nil {
+		return &r
+	}
+	return &protocol.Range{
+		Start: protocol.Position{Line: protocol.UInteger(first)},
+		End:   protocol.Position{Line: protocol.UInteger(last), Character: protocol.UInteger(utf16Len(end))},
+	}
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
 }
 
 func toProtocolDiagnostics(ds []diagnostic) []protocol.Diagnostic {

@@ -189,7 +189,7 @@ func (s *Server) contextText(c *promptContext) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("The user selected %s lines %d-%d:\n```%s\n%s\n```", shown, c.Range.Start.Line+1, c.Range.End.Line+1,
-		doc.languageID, doc.content.String()[start:end]), nil
+		doc.languageID, numbered(doc.content.String()[start:end], int(c.Range.Start.Line)+1)), nil
 }
 
 type sessionArgs struct {
@@ -463,4 +463,16 @@ func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error
 	}
 	status["agent"] = agentStatus
 	return status, nil
+}
+
+// numbered puts line numbers before the lines of s, the first being first.
+func numbered(s string, first int) string {
+	var b strings.Builder
+	for i, line := range strings.SplitAfter(s, "\n") {
+		if line == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "%d\t%s", first+i, line)
+	}
+	return b.String()
 }

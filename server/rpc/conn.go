@@ -379,16 +379,29 @@ func (c *Conn) safely(method string, fn func() (any, error)) (err error) {
 	return err
 }
 
-func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, id jsonrpc2.ID, method string, result any, err error) {
-	var sendErr error
+// reply answers a request. It writes the response to the stream itself:
+// jsonrpc2's Reply encodes the result twice (once to a RawMessage, once
+// more inside the response, re-compacting it), which for a large answer
+// (a hundred code actions) costs more than the handler.
+func (c *Conn) reply(_ context.Context, jc *jsonrpc2.Conn, id jsonrpc2.ID, method string, result any, err error) {
 	if err == nil {
-		sendErr = jc.Reply(ctx, id, result)
-	} else {
-		sendErr = jc.ReplyWithError(ctx, id, toRPCError(err))
+		var b []byte
+		if b, err = json.Marshal(result); err == nil {
+			err = c.stream.writeResult(id, b)
+			if err != nil {
+				c.logSendError(method, err)
+			}
+			return
+		}
+		err = fmt.Errorf("cannot encode the result of %s: %w", method, err)
 	}
-	if sendErr != nil && !errors.Is(sendErr, jsonrpc2.ErrClosed) {
-		c.log.Warn("lsp: cannot send the reply", "method", method, "err", sendErr)
+	if sendErr := c.stream.WriteObject(errorReply{JSONRPC: "2.0", ID: &id, Error: toRPCError(err)}); sendErr != nil {
+		c.logSendError(method, sendErr)
 	}
+}
+
+func (c *Conn) logSendError(method string, err error) {
+	c.log.Debug("lsp: cannot send the reply", "method", method, "err", err)
 }
 
 func toRPCError(err error) *jsonrpc2.Error {

@@ -337,5 +337,26 @@ func (s *Stream) WriteObject(v any) error {
 	return s.w.Flush()
 }
 
+// writeResult writes a response whose result is already encoded.
+func (s *Stream) writeResult(id jsonrpc2.ID, result []byte) error {
+	idb, err := id.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	n := len(head) + len(idb) + len(mid) + len(result) + 1
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.w.WriteString("Content-Length: ")
+	s.w.WriteString(strconv.Itoa(n))
+	s.w.WriteString("\r\n\r\n")
+	s.w.WriteString(head)
+	s.w.Write(idb)
+	s.w.WriteString(mid)
+	s.w.Write(result)
+	s.w.WriteByte('}')
+	return s.w.Flush()
+}
+
 // Close closes the underlying stream.
 func (s *Stream) Close() error { return s.closer.Close() }
