@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -260,4 +264,83 @@ func TestLSPListen(t *testing.T) {
 	if _, _, code := e.run("lsp", "--listen", "0.0.0.0:0"); code == 0 {
 		t.Error("--listen accepted a non-loopback address")
 	}
+}
+
+// BenchmarkLSPStart measures what an editor waits for: from starting
+// darman lsp to the answer to initialize (median and 99th percentile), and
+// the process's resident memory once the agent is ready and idle.
+func BenchmarkLSPStart(b *testing.B) {
+	home := b.TempDir()
+	workspace := filepath.Join(home, "project")
+	os.MkdirAll(workspace, 0o755)
+	model := llmtest.Start(b, llmtest.Script{})
+	os.WriteFile(filepath.Join(workspace, "darman.json"), fmt.Appendf(nil,
+		`{"model": "anthropic/claude-sonnet-4-5", "provider": {"anthropic": {"baseURL": %q, "apiKey": "sk-ant-test-0123456789"}}}`, model.URL), 0o644)
+	vars := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config")}
+	var times []time.Duration
+	var rss, anon float64
+	for b.Loop() {
+		cmd := exec.Command(darmanBin, "lsp", "--stdio")
+		cmd.Dir = workspace
+		cmd.Env = vars
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		t0 := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		c := &lspClient{more: make(chan struct{})}
+		c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(pipes{stdin, stdout}, jsonrpc2.VSCodeObjectCodec{}), c)
+		if err := c.call("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
+			"workspaceFolders": []map[string]string{{"uri": "file://" + workspace, "name": "p"}}}, nil); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t0))
+		b.StopTimer()
+		c.conn.Notify(context.Background(), "initialized", map[string]any{})
+		if rss == 0 {
+			for {
+				var st struct{ Agent struct{ State string } }
+				if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
+					b.Fatal(err)
+				}
+				if st.Agent.State != "starting" {
+					break
+				}
+			}
+			rss, anon = residentMiB(b, cmd.Process.Pid)
+		}
+		c.call("shutdown", nil, nil)
+		c.conn.Notify(context.Background(), "exit", nil)
+		cmd.Wait()
+		c.conn.Close()
+		b.StartTimer()
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(times[min(len(times)*99/100, len(times)-1)])/1e6, "p99-ms")
+	b.ReportMetric(rss, "MiB-rss")
+	b.ReportMetric(anon, "MiB-rss-anon")
+}
+
+// residentMiB reads a process's resident set size from /proc: all of it,
+// and the anonymous part (the heap and stacks, as opposed to pages of the
+// binary itself, which processes running it share).
+func residentMiB(b *testing.B, pid int) (total, anon float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb float64
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			fmt.Sscanf(strings.TrimSpace(rest), "%f", &kb)
+			total = kb / 1024
+		}
+		if rest, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			fmt.Sscanf(strings.TrimSpace(rest), "%f", &kb)
+			anon = kb / 1024
+		}
+	}
+	return total, anon
 }
