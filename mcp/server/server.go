@@ -1,0 +1,237 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/diagnostics"
+	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/config"
+)
+
+// SchemaVersion is the version of every tool's structured output.
+const SchemaVersion = "1.0"
+
+// Options configures a Server. Only Root is required.
+type Options struct {
+	// Root is the project every tool works in.
+	Root Root
+	// Servers is the configuration's lsp map; nil uses the built-ins.
+	Servers map[string]config.LSP
+	// Env is the language servers' environment; nil means darman's own.
+	Env []string
+	// Children records the language servers' process groups; nil records
+	// nothing.
+	Children *child.Registry
+	// Wait bounds how long a diagnostics query waits for the server's
+	// answer for the file's version; zero means 10 s.
+	Wait time.Duration
+	// ToolTimeout bounds each tool call; zero means 60 s.
+	ToolTimeout time.Duration
+	// Instructions are given to clients at initialize; empty gives
+	// Instructions().
+	Instructions string
+	// Version is darman's version, given to clients and servers.
+	Version string
+	// Logger receives the server's logs; nil discards.
+	Logger *slog.Logger
+}
+
+// Server is one `darman mcp`: the MCP server and the pool of language
+// servers behind it. It lives until Close.
+type Server struct {
+	opts    Options
+	root    Root
+	log     *slog.Logger
+	pool    *diagnostics.Pool
+	overlay *overlay
+	mcp     *mcp.Server
+}
+
+// New builds the server and its (idle) pool; no language server starts
+// before a tool needs one. The pool ends with ctx or Close.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Root.Dir == "" {
+		return nil, fmt.Errorf("%s: mcp server: no project root given", CodeProjectNotFound)
+	}
+	if opts.Wait <= 0 {
+		opts.Wait = 10 * time.Second
+	}
+	if opts.ToolTimeout <= 0 {
+		opts.ToolTimeout = time.Minute
+	}
+	if opts.Instructions == "" {
+		opts.Instructions = Instructions()
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	ov := newOverlay()
+	pool, err := diagnostics.New(ctx, diagnostics.Options{
+		Root:          opts.Root.Dir,
+		Servers:       opts.Servers,
+		Files:         ov,
+		Env:           opts.Env,
+		Wait:          opts.Wait,
+		Children:      opts.Children,
+		ClientVersion: opts.Version,
+		Logger:        log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, root: opts.Root, log: log, pool: pool, overlay: ov}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "darman", Title: "darman: the workspace's language servers", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: opts.Instructions,
+		Logger:       log,
+	})
+	s.mcp.AddReceivingMiddleware(s.recoverPanics, tagInputErrors)
+	s.addTools()
+	return s, nil
+}
+
+// MCP is the server as the SDK serves it.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Root is the project root the tools work in.
+func (s *Server) Root() Root { return s.root }
+
+// Run serves one client over t until it disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.mcp.Run(ctx, t)
+}
+
+// Close stops every language server.
+func (s *Server) Close() error { return s.pool.Close() }
+
+func (s *Server) addTools() {
+	s.addDiagnostics()
+	s.addCheckSource()
+	s.addLookupSymbol()
+	s.addFindReferences()
+	s.addDefinition()
+	s.addDescribeSymbol()
+	s.addOutline()
+	s.addRenameSymbol()
+	s.addFormatSource()
+	s.addListImports()
+	s.addExplainDiagnostic()
+}
+
+// envelope starts every tool's output.
+type envelope struct {
+	SchemaVersion string `json:"schemaVersion" jsonschema:"the version of this output's shape, 1.0"`
+}
+
+func (e *envelope) stamp() { e.SchemaVersion = SchemaVersion }
+
+// handler is a tool's logic: its structured output and a readable text
+// rendering of it, or an error (a *ToolError, or one the pool returned).
+type handler[In, Out any] func(ctx context.Context, in In) (Out, string, error)
+
+// addTool registers a tool whose input schema has each field's example
+// (the `example` tag, JSON) and whose calls are bounded by ToolTimeout,
+// with errors classified into codes.
+func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
+	t.InputSchema = inputSchema[In]()
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		ctx, cancel := context.WithTimeout(ctx, s.opts.ToolTimeout)
+		defer cancel()
+		start := time.Now()
+		out, text, err := h(ctx, in)
+		if err != nil {
+			te := classify(ctx, err)
+			s.log.Debug("mcp tool failed", "tool", t.Name, "code", te.Code, "err", te.Message)
+			var zero Out
+			return nil, zero, te
+		}
+		if st, ok := any(&out).(interface{ stamp() }); ok {
+			st.stamp()
+		}
+		s.log.Debug("mcp tool", "tool", t.Name, "took", time.Since(start))
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: capText(text)}}}, out, nil
+	})
+}
+
+// inputSchema is the schema the SDK would infer for In, with each
+// property's examples taken from the field's `example` tag.
+func inputSchema[In any]() *jsonschema.Schema {
+	sch, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("input schema of %T: %v", *new(In), err)) // a programming error, found by every test
+	}
+	if sch.Properties == nil {
+		sch.Properties = map[string]*jsonschema.Schema{}
+	}
+	typ := reflect.TypeFor[In]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		ex, ok := f.Tag.Lookup("example")
+		if prop := sch.Properties[name]; ok && prop != nil {
+			var v any
+			if err := json.Unmarshal([]byte(ex), &v); err != nil {
+				panic(fmt.Sprintf("example of %s.%s is not JSON: %v", typ, f.Name, err))
+			}
+			prop.Examples = []any{v}
+		}
+	}
+	return sch
+}
+
+// maxText caps a result's text rendering (about 20k tokens).
+const maxText = 80_000
+
+func capText(s string) string {
+	if len(s) <= maxText {
+		return s
+	}
+	cut := strings.LastIndex(s[:maxText], "\n")
+	if cut < 0 {
+		cut = maxText
+	}
+	return s[:cut] + "\n... (cut here: narrow the query for the rest)"
+}
+
+// recoverPanics turns a panic in any handler into JSON-RPC -32603; the
+// server keeps serving.
+func (s *Server) recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("mcp: a handler panicked", "method", method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: internal error in %s: %v", CodeInternal, method, v)}
+			}
+		}()
+		return next(ctx, method, req)
+	}
+}
+
+// tagInputErrors gives a code to the tool errors the SDK makes itself
+// (arguments that do not match the schema): every isError result starts
+// with an MCP- code.
+func tagInputErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError {
+			for _, c := range r.Content {
+				if t, ok := c.(*mcp.TextContent); ok && !strings.HasPrefix(t.Text, "MCP-") {
+					t.Text = string(CodeInvalidInput) + ": " + t.Text + " (see the tool's input schema)"
+				}
+			}
+		}
+		return res, err
+	}
+}

@@ -1,0 +1,280 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// goplsPath finds gopls on PATH or where `go install` puts it.
+func goplsPath(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("gopls"); err == nil {
+		return p
+	}
+	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
+		l := strings.Split(strings.TrimSpace(string(out)), "\n")
+		for _, d := range []string{l[0], filepath.Join(l[len(l)-1], "bin")} {
+			if p := filepath.Join(d, "gopls"); d != "" && d != "bin" {
+				if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+					return p
+				}
+			}
+		}
+	}
+	t.Skip("gopls is not installed: run `make deps` (go install golang.org/x/tools/gopls@v0.23.0)")
+	return ""
+}
+
+const greetGo = `package a
+
+// Greet says hello.
+func Greet(name string) string {
+	return "hello " + name
+}
+`
+
+const useGo = `package b
+
+import "example.com/m/a"
+
+// Use greets x.
+func Use() string {
+	return a.Greet("x")
+}
+`
+
+func writeFile(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// goModule writes a two-package module and returns its root.
+func goModule(t testing.TB) string {
+	t.Helper()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+	writeFile(t, filepath.Join(root, "a", "a.go"), greetGo)
+	writeFile(t, filepath.Join(root, "b", "b.go"), useGo)
+	return root
+}
+
+// connect serves a Server for root over in-memory transports and
+// returns a client session to it.
+func connect(t testing.TB, root string) (*Server, *mcp.ClientSession) {
+	t.Helper()
+	gopls := goplsPath(t)
+	env := append(os.Environ(), "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := New(ctx, Options{Root: Root{Dir: root, Source: RootFromFlag}, Env: env, Wait: 30 * time.Second, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-done
+		srv.Close()
+	})
+	return srv, cs
+}
+
+// call calls a tool and decodes its structured output into out; it
+// returns the text and whether the result is an error.
+func call(t testing.TB, cs *mcp.ClientSession, name string, args any, out any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	if !res.IsError && out != nil {
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s: structured content %s: %v", name, data, err)
+		}
+		var env struct{ SchemaVersion string }
+		json.Unmarshal(data, &env)
+		if env.SchemaVersion != SchemaVersion {
+			t.Fatalf("%s: schemaVersion = %q in %s", name, env.SchemaVersion, data)
+		}
+	}
+	return text.String(), res.IsError
+}
+
+func TestToolsList(t *testing.T) {
+	_, cs := connect(t, goModule(t))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"diagnostics", "check_source", "lookup_symbol", "find_references", "definition", "describe_symbol", "outline", "rename_symbol", "format_source", "list_imports", "explain_diagnostic"}
+	got := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		got[tool.Name] = tool
+	}
+	for _, name := range want {
+		tool := got[name]
+		if tool == nil {
+			t.Errorf("tool %s is not listed", name)
+			continue
+		}
+		if tool.Description == "" || tool.Annotations == nil || tool.OutputSchema == nil {
+			t.Errorf("tool %s lacks a description, annotations or output schema", name)
+		}
+		if tool.Annotations != nil && tool.Annotations.ReadOnlyHint != (name != "rename_symbol") {
+			t.Errorf("tool %s: readOnlyHint = %v", name, tool.Annotations.ReadOnlyHint)
+		}
+		in, _ := json.Marshal(tool.InputSchema)
+		var sch struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+				Examples    []any  `json:"examples"`
+			} `json:"properties"`
+		}
+		json.Unmarshal(in, &sch)
+		if len(sch.Properties) == 0 {
+			t.Errorf("tool %s: input schema has no properties: %s", name, in)
+		}
+		for p, s := range sch.Properties {
+			if s.Description == "" || len(s.Examples) == 0 {
+				t.Errorf("tool %s: input %s lacks a description or an example", name, p)
+			}
+		}
+	}
+}
+
+func TestToolsAgainstGopls(t *testing.T) {
+	root := goModule(t)
+	_, cs := connect(t, root)
+
+	var look LookupSymbolOutput
+	text, isErr := call(t, cs, "lookup_symbol", map[string]any{"query": "Greet", "kinds": []string{"function"}}, &look)
+	if isErr || len(look.Symbols) == 0 || look.Symbols[0].Path != "a/a.go" || look.Symbols[0].Line != 4 || !strings.Contains(text, "a/a.go:4:6") {
+		t.Fatalf("lookup_symbol = %+v, %q", look, text)
+	}
+
+	var refs FindReferencesOutput
+	text, isErr = call(t, cs, "find_references", map[string]any{"symbol": "a.Greet"}, &refs)
+	if isErr || refs.Total != 1 || refs.References[0].Path != "b/b.go" || refs.References[0].Line != 7 || refs.References[0].Context != `return a.Greet("x")` {
+		t.Fatalf("find_references = %+v, %q", refs, text)
+	}
+
+	var def DefinitionOutput
+	if text, isErr = call(t, cs, "definition", map[string]any{"symbol": "Use", "path": "b/b.go"}, &def); isErr || len(def.Definitions) != 1 || def.Definitions[0].Path != "b/b.go" || def.Definitions[0].Line != 6 {
+		t.Fatalf("definition = %+v, %q", def, text)
+	}
+
+	var desc DescribeSymbolOutput
+	if text, isErr = call(t, cs, "describe_symbol", map[string]any{"symbol": "Greet"}, &desc); isErr || len(desc.Descriptions) != 1 ||
+		!strings.Contains(desc.Descriptions[0].Signature, "func Greet(name string) string") || !strings.Contains(desc.Descriptions[0].Doc, "Greet says hello.") {
+		t.Fatalf("describe_symbol = %+v, %q", desc, text)
+	}
+
+	var outline OutlineOutput
+	if text, isErr = call(t, cs, "outline", map[string]any{"path": "a/a.go"}, &outline); isErr || len(outline.Symbols) != 1 || outline.Symbols[0].Name != "Greet" || outline.Symbols[0].Kind != "function" {
+		t.Fatalf("outline = %+v, %q", outline, text)
+	}
+
+	// Not found: a code and near matches.
+	text, isErr = call(t, cs, "definition", map[string]any{"symbol": "Greeet"}, nil)
+	if !isErr || !strings.HasPrefix(text, "MCP-SYMBOL-NOT-FOUND") {
+		t.Fatalf("definition of a missing name = %q (isError %v)", text, isErr)
+	}
+	// Outside the project.
+	for _, p := range []string{"../x.go", "/etc/passwd"} {
+		text, isErr = call(t, cs, "outline", map[string]any{"path": p}, nil)
+		if !isErr || !strings.HasPrefix(text, "MCP-PATH-OUTSIDE-PROJECT") {
+			t.Fatalf("outline %s = %q", p, text)
+		}
+	}
+	// Arguments that do not match the schema.
+	text, isErr = call(t, cs, "lookup_symbol", map[string]any{"query": 3}, nil)
+	if !isErr || !strings.HasPrefix(text, "MCP-INVALID-INPUT") {
+		t.Fatalf("lookup_symbol with a number = %q", text)
+	}
+	// A file no server handles.
+	writeFile(t, filepath.Join(root, "notes.cobol"), "x")
+	text, isErr = call(t, cs, "outline", map[string]any{"path": "notes.cobol"}, nil)
+	if !isErr || !strings.HasPrefix(text, "MCP-NO-LANGUAGE-SERVER") {
+		t.Fatalf("outline of a .cobol file = %q", text)
+	}
+}
+
+// TestAgentChain is what an agent does: check broken text, fix it,
+// format it, write it, and find the project clean.
+func TestAgentChain(t *testing.T) {
+	root := goModule(t)
+	_, cs := connect(t, root)
+
+	broken := "package a\n\nfunc Twice(n int) int {\n\treturn n * undefinedThing\n}\n"
+	var check CheckSourceOutput
+	text, isErr := call(t, cs, "check_source", map[string]any{"path": "a/twice.go", "source": broken}, &check)
+	if isErr || check.Counts.Error != 1 || check.Problems[0].Line != 4 || !strings.Contains(check.Problems[0].Message, "undefinedThing") {
+		t.Fatalf("check_source of broken text = %+v, %q", check, text)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a", "twice.go")); !os.IsNotExist(err) {
+		t.Fatal("check_source wrote the file")
+	}
+
+	fixed := "package a\nfunc Twice(n int) int {\nreturn n*2}\n"
+	if text, isErr = call(t, cs, "check_source", map[string]any{"path": "a/twice.go", "source": fixed}, &check); isErr || check.Counts.Error != 0 {
+		t.Fatalf("check_source of fixed text = %+v, %q", check, text)
+	}
+	var f FormatSourceOutput
+	text, isErr = call(t, cs, "format_source", map[string]any{"path": "a/twice.go", "source": fixed}, &f)
+	want := "package a\n\nfunc Twice(n int) int {\n\treturn n * 2\n}\n"
+	if isErr || f.Formatted != want || !f.Changed || !strings.Contains(f.Diff, "+\treturn n * 2") {
+		t.Fatalf("format_source = %+v, %q", f, text)
+	}
+	writeFile(t, filepath.Join(root, "a", "twice.go"), f.Formatted)
+
+	var diags DiagnosticsOutput
+	if text, isErr = call(t, cs, "diagnostics", map[string]any{}, &diags); isErr || diags.Checked != 3 || diags.Counts.Error != 0 {
+		t.Fatalf("diagnostics of the project = %+v, %q", diags, text)
+	}
+	// A broken file on disk shows.
+	writeFile(t, filepath.Join(root, "b", "b.go"), strings.Replace(useGo, `a.Greet("x")`, `a.Greet(1)`, 1))
+	if text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"b"}, "severity": "error"}, &diags); isErr || diags.Counts.Error != 1 || diags.Files[0].Path != "b/b.go" {
+		t.Fatalf("diagnostics of b = %+v, %q", diags, text)
+	}
+}
+
+func TestPanicAnswersInternalErrorAndServes(t *testing.T) {
+	srv, cs := connect(t, goModule(t))
+	mcp.AddTool(srv.MCP(), &mcp.Tool{Name: "boom", InputSchema: inputSchema[OutlineInput]()}, func(context.Context, *mcp.CallToolRequest, OutlineInput) (*mcp.CallToolResult, any, error) {
+		panic("boom")
+	})
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{"path": "x"}})
+	if err == nil || !strings.Contains(err.Error(), "-32603") && !strings.Contains(err.Error(), "MCP-INTERNAL") {
+		t.Fatalf("a panicking tool = %v; want a -32603 error", err)
+	}
+	var outline OutlineOutput
+	if text, isErr := call(t, cs, "outline", map[string]any{"path": "a/a.go"}, &outline); isErr || len(outline.Symbols) != 1 {
+		t.Fatalf("after the panic, outline = %q", text)
+	}
+}

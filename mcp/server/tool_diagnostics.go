@@ -1,0 +1,272 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/diagnostics"
+)
+
+// DiagnosticsInput is the diagnostics tool's input.
+type DiagnosticsInput struct {
+	Paths    []string `json:"paths,omitempty" jsonschema:"files or directories to check, relative to the project root; empty checks the whole project" example:"[\"internal/parse/parse.go\"]"`
+	Severity string   `json:"severity,omitempty" jsonschema:"the least severe problems to include: error, warning, information or hint (the default)" example:"\"warning\""`
+}
+
+// Problem is one diagnostic a language server reported.
+type Problem struct {
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+	Severity  string `json:"severity" jsonschema:"error, warning, information or hint"`
+	Code      string `json:"code,omitempty" jsonschema:"the diagnostic's code; explain_diagnostic tells what it means"`
+	Source    string `json:"source,omitempty"`
+	Message   string `json:"message"`
+}
+
+// FileProblems is one file's diagnostics.
+type FileProblems struct {
+	Path     string    `json:"path"`
+	Server   string    `json:"server,omitempty"`
+	Problems []Problem `json:"problems"`
+	// Stale says the server did not answer for the file's current
+	// content in time: the problems are the last known.
+	Stale bool `json:"stale,omitempty" jsonschema:"true when the language server did not answer in time and these problems may be out of date"`
+}
+
+// Counts counts problems by severity.
+type Counts struct {
+	Error       int `json:"error"`
+	Warning     int `json:"warning"`
+	Information int `json:"information"`
+	Hint        int `json:"hint"`
+}
+
+func (c *Counts) add(sev string) {
+	switch sev {
+	case "error":
+		c.Error++
+	case "warning":
+		c.Warning++
+	case "information":
+		c.Information++
+	default:
+		c.Hint++
+	}
+}
+
+// DiagnosticsOutput is the diagnostics tool's output.
+type DiagnosticsOutput struct {
+	envelope
+	// Files lists the checked files that have problems.
+	Files   []FileProblems `json:"files"`
+	Checked int            `json:"checked" jsonschema:"how many files were checked"`
+	Counts  Counts         `json:"counts"`
+	// Unavailable says why files could not be checked.
+	Unavailable map[string]string `json:"unavailable,omitempty" jsonschema:"files that could not be checked, with the reason (no language server, ...)"`
+	Note        string            `json:"note,omitempty"`
+}
+
+// maxWorkspaceFiles caps a whole-project check.
+const maxWorkspaceFiles = 300
+
+// maxProblemsPerFile caps one file's problems in the output.
+const maxProblemsPerFile = 100
+
+func (s *Server) addDiagnostics() {
+	addTool(s, &mcp.Tool{
+		Name:  "diagnostics",
+		Title: "Problems in files",
+		Description: "The language servers' errors and warnings for files or directories of the project (or all of it), " +
+			"for the files' current content on disk: the call waits for each server's answer for that content. " +
+			"Problems are data, not failures: a clean file has none.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, s.diagnostics)
+}
+
+func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (DiagnosticsOutput, string, error) {
+	var out DiagnosticsOutput
+	minRank := severityRank("hint")
+	if in.Severity != "" {
+		minRank = severityRank(in.Severity)
+		if minRank == len(severities) {
+			return out, "", toolErrorf(CodeInvalidInput, "severity %q: use error, warning, information or hint", in.Severity)
+		}
+	}
+	targets := in.Paths
+	if len(targets) == 0 {
+		targets = []string{"."}
+	}
+	var files []string
+	for _, p := range targets {
+		abs, err := s.root.Resolve(p)
+		if err != nil {
+			return out, "", err
+		}
+		found, err := sourceFiles(abs, maxWorkspaceFiles-len(files))
+		if err != nil {
+			return out, "", toolErrorf(CodeInvalidInput, "%s: %v", p, err)
+		}
+		files = append(files, found...)
+		if len(files) >= maxWorkspaceFiles {
+			out.Note = fmt.Sprintf("only the first %d files were checked: name files or directories to check the rest", maxWorkspaceFiles)
+			break
+		}
+	}
+	reports, unavailable := s.check(ctx, files)
+	if err := ctx.Err(); err != nil {
+		return out, "", err
+	}
+	out.Checked = len(files)
+	for path, reason := range unavailable {
+		if out.Unavailable == nil {
+			out.Unavailable = map[string]string{}
+		}
+		out.Unavailable[s.root.Rel(path)] = reason
+	}
+	if len(files) > 0 && len(unavailable) == len(files) && len(in.Paths) > 0 {
+		// Nothing could be checked: that is a failure, not a clean bill.
+		for _, reason := range unavailable {
+			return out, "", toolErrorf(CodeNoServer, "%s", reason)
+		}
+	}
+	for _, r := range reports {
+		fp := s.fileProblems(r, minRank)
+		for _, p := range fp.Problems {
+			out.Counts.add(p.Severity)
+		}
+		if len(fp.Problems) > 0 || fp.Stale {
+			out.Files = append(out.Files, fp)
+		}
+	}
+	return out, diagnosticsText(out), nil
+}
+
+func (s *Server) fileProblems(r diagnostics.Report, minRank int) FileProblems {
+	fp := FileProblems{Path: s.root.Rel(r.Path), Server: r.Server, Stale: r.Stale, Problems: []Problem{}}
+	for _, d := range r.Items {
+		if severityRank(d.Severity) > minRank {
+			continue
+		}
+		if len(fp.Problems) == maxProblemsPerFile {
+			break
+		}
+		fp.Problems = append(fp.Problems, Problem{Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn, Severity: d.Severity, Code: d.Code, Source: d.Source, Message: d.Message})
+	}
+	return fp
+}
+
+// check touches every file and gathers their diagnostics, a few at a
+// time; files no server can check are returned with the reason.
+func (s *Server) check(ctx context.Context, files []string) ([]diagnostics.Report, map[string]string) {
+	var (
+		mu          sync.Mutex
+		reports     []diagnostics.Report
+		unavailable = map[string]string{}
+		wg          sync.WaitGroup
+		sem         = make(chan struct{}, 8)
+	)
+	for _, f := range files {
+		wg.Go(func() {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			err := s.pool.Touch(ctx, f)
+			var r diagnostics.Report
+			if err == nil {
+				r, err = s.pool.Diagnostics(ctx, f, s.opts.Wait)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				unavailable[f] = err.Error()
+				return
+			}
+			reports = append(reports, r)
+		})
+	}
+	wg.Wait()
+	sort.Slice(reports, func(i, j int) bool { return reports[i].Path < reports[j].Path })
+	return reports, unavailable
+}
+
+// skipDirs are never walked into.
+var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true, "target": true, "dist": true, "build": true, "__pycache__": true, ".venv": true, "venv": true}
+
+// sourceExts are the files a whole-directory check looks at: those the
+// built-in language servers handle.
+var sourceExts = map[string]bool{".go": true, ".ts": true, ".tsx": true, ".js": true, ".jsx": true, ".mts": true, ".cts": true, ".mjs": true, ".cjs": true, ".py": true, ".pyi": true, ".rs": true, ".c": true, ".h": true, ".cc": true, ".cpp": true, ".hpp": true, ".cxx": true}
+
+// sourceFiles is path itself when it is a file, else up to limit source
+// files below it.
+func sourceFiles(path string, limit int) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{path}, nil
+	}
+	var out []string
+	errFull := errors.New("full")
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: skipped
+		}
+		if d.IsDir() {
+			if p != path && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if sourceExts[filepath.Ext(p)] && d.Type().IsRegular() {
+			if len(out) >= limit {
+				return errFull
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFull) {
+		return nil, err
+	}
+	return out, nil
+}
+
+func diagnosticsText(out DiagnosticsOutput) string {
+	var b strings.Builder
+	c := out.Counts
+	fmt.Fprintf(&b, "%d file(s) checked: %d error(s), %d warning(s), %d information, %d hint(s)\n", out.Checked, c.Error, c.Warning, c.Information, c.Hint)
+	for _, f := range out.Files {
+		for _, p := range f.Problems {
+			code := ""
+			if p.Code != "" {
+				code = " [" + p.Code + "]"
+			}
+			fmt.Fprintf(&b, "%s:%d:%d: %s%s: %s\n", f.Path, p.Line, p.Column, p.Severity, code, p.Message)
+		}
+		if f.Stale {
+			fmt.Fprintf(&b, "%s: the language server did not answer in time; these may be out of date\n", f.Path)
+		}
+	}
+	for path, why := range out.Unavailable {
+		fmt.Fprintf(&b, "%s: not checked: %s\n", path, why)
+	}
+	if out.Note != "" {
+		b.WriteString(out.Note + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

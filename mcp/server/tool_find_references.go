@@ -1,0 +1,83 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// FindReferencesInput is the find_references tool's input.
+type FindReferencesInput struct {
+	Symbol string `json:"symbol" jsonschema:"the name: Foo, pkg.Foo (package name or path) or T.M (a method or field of T)" example:"\"config.Load\""`
+	Path   string `json:"path,omitempty" jsonschema:"a file, relative to the project root, whose declarations are searched first" example:"\"internal/config/config.go\""`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many references (default 200, at most 1000)" example:"50"`
+}
+
+// FindReferencesOutput is the find_references tool's output.
+type FindReferencesOutput struct {
+	envelope
+	Declarations []SymbolInfo `json:"declarations" jsonschema:"what the name resolved to"`
+	References   []Span       `json:"references" jsonschema:"every place that uses it, with its line"`
+	Total        int          `json:"total" jsonschema:"how many references there are, listed or not"`
+	Note         string       `json:"note,omitempty"`
+}
+
+func (s *Server) addFindReferences() {
+	addTool(s, &mcp.Tool{
+		Name:  "find_references",
+		Title: "Where a symbol is used",
+		Description: "Lists every place in the project that uses a symbol given by name (Foo, pkg.Foo or T.M), each with " +
+			"its line of code. Give path to pick the declaration in that file when the name is ambiguous.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, s.findReferences)
+}
+
+func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (FindReferencesOutput, string, error) {
+	out := FindReferencesOutput{Declarations: []SymbolInfo{}, References: []Span{}}
+	limit := in.Limit
+	switch {
+	case limit < 0 || limit > 1000:
+		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to 1000, or leave it out for 200", limit)
+	case limit == 0:
+		limit = 200
+	}
+	decls, err := s.resolve(ctx, in.Symbol, in.Path)
+	if err != nil {
+		return out, "", err
+	}
+	ls := lines{}
+	var b strings.Builder
+	seen := map[Span]bool{}
+	for _, d := range decls {
+		si := s.symbolInfo(ls, d)
+		out.Declarations = append(out.Declarations, si)
+		fmt.Fprintf(&b, "%s\n", si)
+		refs, err := s.pool.References(ctx, d.Location.Path, d.Location.Start, false)
+		if err != nil {
+			return out, "", err
+		}
+		for _, r := range refs {
+			sp := s.span(ls, r)
+			key := Span{Path: sp.Path, Line: sp.Line, Column: sp.Column}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			out.Total++
+			if len(out.References) < limit {
+				out.References = append(out.References, sp)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "%d reference(s):\n", out.Total)
+	for _, r := range out.References {
+		fmt.Fprintln(&b, r)
+	}
+	if out.Total > len(out.References) {
+		out.Note = fmt.Sprintf("%d of %d references listed: raise limit or scope with path", len(out.References), out.Total)
+		b.WriteString(out.Note)
+	}
+	return out, strings.TrimRight(b.String(), "\n"), nil
+}

@@ -1,0 +1,165 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/diagnostics"
+	"github.com/darman-dev/darman/diagnostics/lsp"
+)
+
+// RenameSymbolInput is the rename_symbol tool's input.
+type RenameSymbolInput struct {
+	Symbol  string `json:"symbol" jsonschema:"the name to rename: Foo, pkg.Foo or T.M" example:"\"parseArgs\""`
+	NewName string `json:"new_name" jsonschema:"the new name (an identifier)" example:"\"parseFlags\""`
+	Path    string `json:"path,omitempty" jsonschema:"a file, relative to the project root, whose declarations are searched first" example:"\"cmd/tool/main.go\""`
+	Apply   bool   `json:"apply,omitempty" jsonschema:"write the edits to disk; false (the default) only shows them" example:"false"`
+}
+
+// FileChange is the edits to one file.
+type FileChange struct {
+	Path  string     `json:"path"`
+	Edits []TextEdit `json:"edits"`
+}
+
+// TextEdit replaces a span (1-based lines and columns, end exclusive)
+// with new text.
+type TextEdit struct {
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+	NewText   string `json:"newText"`
+}
+
+// RenameSymbolOutput is the rename_symbol tool's output.
+type RenameSymbolOutput struct {
+	envelope
+	Symbol  SymbolInfo   `json:"symbol" jsonschema:"the declaration renamed"`
+	Changes []FileChange `json:"changes"`
+	Diff    string       `json:"diff" jsonschema:"a unified diff of every file"`
+	Applied bool         `json:"applied" jsonschema:"true when the files were written"`
+}
+
+var identifier = regexp.MustCompile(`^[\p{L}_$][\p{L}\p{N}_$]*$`)
+
+func (s *Server) addRenameSymbol() {
+	addTool(s, &mcp.Tool{
+		Name:  "rename_symbol",
+		Title: "Rename a symbol everywhere",
+		Description: "Renames a symbol given by name (Foo, pkg.Foo or T.M) and every use of it across the project, as the " +
+			"language server computes it. Returns the edits and a unified diff; writes the files only with apply: true.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: new(false), IdempotentHint: false, OpenWorldHint: new(false)},
+	}, s.renameSymbol)
+}
+
+func (s *Server) renameSymbol(ctx context.Context, in RenameSymbolInput) (RenameSymbolOutput, string, error) {
+	out := RenameSymbolOutput{Changes: []FileChange{}}
+	if !identifier.MatchString(in.NewName) {
+		return out, "", toolErrorf(CodeInvalidInput, "new_name %q is not an identifier", in.NewName)
+	}
+	decls, err := s.resolve(ctx, in.Symbol, in.Path)
+	if err != nil {
+		return out, "", err
+	}
+	if len(decls) > 1 {
+		var where []string
+		for _, d := range decls {
+			where = append(where, s.span(lines{}, d.Location).String())
+		}
+		return out, "", toolErrorf(CodeInvalidInput, "%q names %d declarations (%s): qualify it (pkg.Foo, T.M) or give the file in path", in.Symbol, len(decls), strings.Join(where, "; "))
+	}
+	d := decls[0]
+	out.Symbol = s.symbolInfo(lines{}, d)
+	edits, err := s.pool.Rename(ctx, d.Location.Path, d.Location.Start, in.NewName)
+	if err != nil {
+		return out, "", err
+	}
+	var diff strings.Builder
+	for _, fe := range edits {
+		if !within(s.root.Dir, fe.Path) {
+			return out, "", toolErrorf(CodeOutsideProject, "the rename would edit %s, outside the project root %s; nothing was changed", fe.Path, s.root.Dir)
+		}
+		old, err := s.overlay.ReadFile(ctx, fe.Path)
+		if err != nil {
+			return out, "", err
+		}
+		fc := FileChange{Path: s.root.Rel(fe.Path)}
+		for _, e := range fe.Edits {
+			fc.Edits = append(fc.Edits, TextEdit{Line: e.Start.Line, Column: e.Start.Column, EndLine: e.End.Line, EndColumn: e.End.Column, NewText: e.NewText})
+		}
+		out.Changes = append(out.Changes, fc)
+		diff.WriteString(unifiedDiff(fc.Path, string(old), fe.NewText))
+	}
+	out.Diff = diff.String()
+	if in.Apply {
+		if err := s.apply(ctx, edits); err != nil {
+			return out, "", err
+		}
+		out.Applied = true
+	}
+	var b strings.Builder
+	verb := "would change"
+	if out.Applied {
+		verb = "changed"
+	}
+	fmt.Fprintf(&b, "renaming %s to %s %s %d file(s)", out.Symbol, in.NewName, verb, len(out.Changes))
+	if !out.Applied {
+		b.WriteString(" (not written: call again with apply: true to write)")
+	}
+	b.WriteString("\n" + out.Diff)
+	return out, strings.TrimRight(b.String(), "\n"), nil
+}
+
+// apply writes each file's new text atomically (a temporary file in the
+// same directory renamed over it, keeping its mode), then tells the
+// language servers.
+func (s *Server) apply(ctx context.Context, edits []diagnostics.FileEdit) error {
+	var changed []diagnostics.FileChange
+	for _, fe := range edits {
+		if err := writeAtomic(fe.Path, []byte(fe.NewText)); err != nil {
+			return toolErrorf(CodeInternal, "writing %s: %v (files before it in the list were written)", s.root.Rel(fe.Path), err)
+		}
+		changed = append(changed, diagnostics.FileChange{Path: fe.Path, Type: lsp.FileChanged})
+	}
+	s.pool.FilesChanged(ctx, changed...)
+	for _, c := range changed {
+		if err := s.pool.Touch(ctx, c.Path); err != nil {
+			s.log.Warn("mcp: telling the language server about a renamed file", "path", c.Path, "err", err)
+		}
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".darman-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), fi.Mode().Perm()); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
