@@ -1,0 +1,253 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/internal/child"
+)
+
+// conn is one live connection to a server: a session and, for a local
+// server, its process group. Its owner is the binding; close stops it.
+type conn struct {
+	cs      *mcp.ClientSession
+	started time.Time
+
+	// Local servers only.
+	cmd        *exec.Cmd
+	stdin      io.Closer
+	exited     chan struct{} // closed once the leader is reaped
+	unregister func()
+	stderr     *stderrLog
+
+	closing atomic.Bool
+	dead    chan struct{} // closed when the session has ended
+	once    sync.Once
+}
+
+func (c *conn) isDead() bool {
+	select {
+	case <-c.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// close ends the session, then stops the process group in steps: stdin
+// closed, a grace period, SIGTERM, SIGKILL.
+func (c *conn) close() {
+	c.once.Do(func() {
+		c.closing.Store(true)
+		if c.cs != nil {
+			c.cs.Close()
+		}
+		if c.cmd == nil {
+			return
+		}
+		c.stdin.Close()
+		select {
+		case <-c.exited:
+		case <-time.After(2 * time.Second):
+		}
+		child.StopGroup(c.cmd.Process.Pid, c.exited, 2*time.Second)
+		c.unregister()
+	})
+}
+
+// exitStatus describes how the leader ended, "" while it runs.
+func (c *conn) exitStatus() string {
+	if c.cmd == nil {
+		return ""
+	}
+	select {
+	case <-c.exited:
+		return c.cmd.ProcessState.String()
+	default:
+		return ""
+	}
+}
+
+// spawn starts a local server in its own process group, recorded in the
+// registry before the handshake so nothing escapes a failed start.
+func spawn(d Definition, children *child.Registry, log *slog.Logger) (*conn, mcp.Transport, *Failure) {
+	path, err := exec.LookPath(d.Command)
+	if err != nil {
+		return nil, nil, &Failure{Class: FailureNotFound, Message: fmt.Sprintf("command %q: %v; install it or fix command", d.Command, err)}
+	}
+	cmd := exec.Command(path, d.Args...)
+	cmd.Dir = d.Dir
+	cmd.Env = os.Environ()
+	for k, v := range d.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = child.SysProcAttr()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, &Failure{Class: FailureSpawn, Message: err.Error()}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, &Failure{Class: FailureSpawn, Message: err.Error()}
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, nil, &Failure{Class: FailureSpawn, Message: err.Error()}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, nil, &Failure{Class: FailureSpawn, Message: fmt.Sprintf("starting %q: %v", d.Command, err)}
+	}
+	c := &conn{
+		cmd:     cmd,
+		stdin:   inW,
+		exited:  make(chan struct{}),
+		dead:    make(chan struct{}),
+		started: time.Now(),
+		stderr:  newStderrLog(errR, log, d.secrets()),
+	}
+	c.unregister = children.Add(cmd.Process.Pid, "mcp: "+d.Name)
+	go func() {
+		cmd.Wait()
+		close(c.exited)
+		// A leader that exits ends the session even if a grandchild
+		// still holds its stdout.
+		outR.Close()
+	}()
+	return c, &mcp.IOTransport{Reader: outR, Writer: inW}, nil
+}
+
+// remote prepares a connection to a remote server.
+func remote(d Definition) (*conn, mcp.Transport) {
+	hc := &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: d.Headers}}
+	c := &conn{dead: make(chan struct{}), started: time.Now()}
+	return c, &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: hc, MaxRetries: 2}
+}
+
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range t.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return t.base.RoundTrip(r)
+}
+
+// classify names the failure of a connect attempt.
+func classify(ctx context.Context, c *conn, err error) FailureClass {
+	msg := err.Error()
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return FailureHandshakeTimeout
+	case c.exitStatus() != "" && !strings.Contains(c.exitStatus(), "broken pipe"):
+		// A server killed by SIGPIPE died writing to a connection the
+		// SDK had already dropped, for what the server wrote before.
+		return FailureExited
+	case strings.Contains(msg, "unsupported protocol version"):
+		return FailureProtocol
+	case strings.Contains(msg, "401") || strings.Contains(msg, "403") ||
+		strings.Contains(msg, "Unauthorized") || strings.Contains(msg, "Forbidden"):
+		return FailureAuth
+	case strings.Contains(msg, "invalid character") || strings.Contains(msg, "unmarshal") ||
+		strings.Contains(msg, "decod") || strings.Contains(msg, "JSON"):
+		return FailureProtocol
+	case c.cmd == nil:
+		return FailureUnreachable
+	default:
+		return FailureProtocol
+	}
+}
+
+const (
+	maxStderrLine = 1024
+	maxStderrLog  = 64 << 10
+	stderrTailLen = 600
+)
+
+// stderrLog drains a server's stderr so it never blocks on a full pipe,
+// logs it line by line up to a total, and keeps the tail for failure
+// messages.
+type stderrLog struct {
+	mu   sync.Mutex
+	tail []byte
+	done chan struct{}
+}
+
+func newStderrLog(r io.ReadCloser, log *slog.Logger, secrets []string) *stderrLog {
+	s := &stderrLog{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		defer r.Close()
+		br := bufio.NewReaderSize(r, maxStderrLine)
+		logged := 0
+		for {
+			line, err := br.ReadSlice('\n')
+			if len(line) > 0 {
+				s.mu.Lock()
+				s.tail = append(s.tail, line...)
+				if len(s.tail) > stderrTailLen {
+					s.tail = append(s.tail[:0], s.tail[len(s.tail)-stderrTailLen:]...)
+				}
+				s.mu.Unlock()
+				if logged < maxStderrLog {
+					logged += len(line)
+					log.Debug("mcp server stderr", "line", scrub(string(line), secrets))
+					if logged >= maxStderrLog {
+						log.Debug("mcp server stderr: further output not logged")
+					}
+				}
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// Tail returns the last bytes the server wrote to stderr, waiting briefly
+// for a reader that is still draining what an exited server left.
+func (s *stderrLog) Tail() string {
+	if s == nil {
+		return ""
+	}
+	select {
+	case <-s.done:
+	case <-time.After(200 * time.Millisecond):
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.TrimSpace(string(s.tail))
+}

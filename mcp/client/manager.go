@@ -1,0 +1,303 @@
+package client
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/child"
+)
+
+// Options configure a Manager. Every field is optional.
+type Options struct {
+	// Logger receives bindings' state changes and servers' stderr (debug
+	// level, bounded); nil discards.
+	Logger *slog.Logger
+	// Children records local servers' process groups; nil records none.
+	Children *child.Registry
+	// Sampler serves sampling requests of the servers configured for it;
+	// nil makes a server configured for sampling an invalid config.
+	Sampler Sampler
+	// Version is darman's version, sent to servers; "" sends "dev".
+	Version string
+	// Now is the clock for restart backoff; nil is time.Now.
+	Now func() time.Time
+}
+
+// Sampler answers a server's request for a model completion.
+type Sampler interface {
+	// Sample runs one completion of at most req.MaxTokens tokens. It is
+	// called concurrently.
+	Sample(ctx context.Context, req SampleRequest) (SampleResult, error)
+}
+
+// SampleRequest is a server's sampling request, already capped.
+type SampleRequest struct {
+	// Server names the server that asked, for attribution and budgets.
+	Server    string
+	System    string
+	Messages  []SampleMessage
+	MaxTokens int
+}
+
+// SampleMessage is one message of a sampling request.
+type SampleMessage struct {
+	Role string // "user" or "assistant"
+	Text string
+}
+
+// SampleResult is a completion; Model is required.
+type SampleResult struct {
+	Model, Text, StopReason string
+}
+
+// Status is one binding as people see it.
+type Status struct {
+	Name      string
+	Origin    string // redacted: see Definition.RedactedOrigin
+	Transport string
+	Required  bool
+	State     State
+	// Failure is set in StateFailed.
+	Failure *Failure
+	// Protocol, Tools and Generation describe the last catalog.
+	Protocol   string
+	Tools      int
+	Generation uint64
+	// Refused lists the tools refused for a model-name clash.
+	Refused []string
+}
+
+// Manager owns the bindings of one darman process. Its methods are safe
+// for concurrent use; Close stops every server.
+type Manager struct {
+	opts     Options
+	log      *slog.Logger
+	bindings []*binding // sorted by name
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+
+	mu      sync.Mutex
+	closed  bool
+	refused map[string][]string // cross-server clashes by server, from the last Tools
+}
+
+// spawn runs f on a goroutine the manager waits for in Close; after Close
+// it does nothing.
+func (m *Manager) spawn(f func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		f()
+	}()
+}
+
+// New makes a Manager for the given servers; nothing starts until Start
+// or Tools. A definition that cannot work is a binding failed with
+// FailureInvalidConfig, so one typo does not hide the other servers.
+func New(defs []Definition, opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	m := &Manager{opts: opts, log: opts.Logger, refused: map[string][]string{}}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	for _, d := range defs {
+		m.bindings = append(m.bindings, newBinding(m, d))
+	}
+	sort.Slice(m.bindings, func(i, j int) bool { return m.bindings[i].def.Name < m.bindings[j].def.Name })
+	return m
+}
+
+func (m *Manager) now() time.Time {
+	if m.opts.Now != nil {
+		return m.opts.Now()
+	}
+	return time.Now()
+}
+
+// Start begins connecting every enabled server, concurrently, and returns
+// at once.
+func (m *Manager) Start() {
+	for _, b := range m.bindings {
+		if b.state == StateDisabled {
+			continue
+		}
+		m.spawn(func() { b.ensure(m.ctx) })
+	}
+}
+
+// Wait starts what is not started yet and blocks until every enabled
+// server is ready or failed (or ctx is done). The error is a *StartupError
+// listing every failure, required or optional, or ctx's error.
+func (m *Manager) Wait(ctx context.Context) error {
+	var (
+		mu  sync.Mutex
+		se  StartupError
+		wg  sync.WaitGroup
+		cer error
+	)
+	for _, b := range m.bindings {
+		if b.def.Disabled {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := b.ensure(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if f, ok := err.(*Failure); ok {
+				se.Failures = append(se.Failures, *f)
+			} else if err != nil {
+				cer = err
+			}
+		}()
+	}
+	wg.Wait()
+	if cer != nil {
+		return cer
+	}
+	if len(se.Failures) > 0 {
+		sort.Slice(se.Failures, func(i, j int) bool { return se.Failures[i].Server < se.Failures[j].Server })
+		return &se
+	}
+	return nil
+}
+
+// Tools returns the tools of the servers that can serve now, for the next
+// turn; it implements tool.Source. It waits for required servers, and
+// fails with a *StartupError naming each required server that is not
+// ready. Optional servers that are still starting or failed are left out
+// (a failed one is retried in the background once its backoff passes); a
+// crashed server keeps its tools, and calling one restarts it.
+//
+// A tool whose model name another server's tool already holds is refused
+// (see DuplicateNameError and Status.Refused); servers are taken in name
+// order, so the first holds the name.
+func (m *Manager) Tools(ctx context.Context) ([]tool.Tool, error) {
+	var (
+		out     []tool.Tool
+		se      StartupError
+		holders = map[string]*mcpTool{}
+		refused = map[string][]string{}
+	)
+	for _, b := range m.bindings {
+		if b.def.Disabled {
+			continue
+		}
+		var cat *catalog
+		if b.def.Required {
+			c, err := b.ensure(ctx)
+			if err != nil {
+				if f, ok := err.(*Failure); ok {
+					se.Failures = append(se.Failures, *f)
+					continue
+				}
+				return nil, err
+			}
+			cat = c
+		} else {
+			b.mu.Lock()
+			cat = b.cat
+			retry := b.cat == nil && b.starting == nil && b.state != StateReady &&
+				(b.failure == nil || b.failure.Class != FailureInvalidConfig) && !m.now().Before(b.nextTry)
+			b.mu.Unlock()
+			if retry {
+				m.spawn(func() { b.ensure(m.ctx) })
+			}
+		}
+		if cat == nil {
+			continue
+		}
+		for _, t := range cat.tools {
+			if other, taken := holders[t.name]; taken {
+				e := &DuplicateNameError{ModelName: t.name, Server: b.def.Name, Tool: t.raw.Name, OtherServer: other.b.def.Name, OtherTool: other.raw.Name}
+				refused[b.def.Name] = append(refused[b.def.Name], e.Error())
+				continue
+			}
+			holders[t.name] = t
+			out = append(out, t)
+		}
+	}
+	m.mu.Lock()
+	m.refused = refused
+	m.mu.Unlock()
+	if len(se.Failures) > 0 {
+		return nil, &se
+	}
+	return out, nil
+}
+
+// Status reports every binding, in name order.
+func (m *Manager) Status() []Status {
+	m.mu.Lock()
+	refused := m.refused
+	m.mu.Unlock()
+	out := make([]Status, 0, len(m.bindings))
+	for _, b := range m.bindings {
+		s := b.status()
+		s.Refused = append(s.Refused, refused[b.def.Name]...)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Close stops every server and waits for the work the manager started.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.cancel()
+	m.wg.Wait()
+	var wg sync.WaitGroup
+	for _, b := range m.bindings {
+		b.mu.Lock()
+		c := b.conn
+		b.conn = nil
+		if b.state == StateReady {
+			b.state = StateConfigured
+		}
+		b.mu.Unlock()
+		if c != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.close()
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+// watch notices when c ends without darman closing it.
+func (m *Manager) watch(b *binding, c *conn) {
+	m.spawn(func() {
+		select {
+		case <-c.dead:
+			if !c.closing.Load() {
+				b.lost(c)
+			}
+		case <-m.ctx.Done():
+		}
+	})
+}
+
+func (m *Manager) goRefresh(b *binding, c *conn) {
+	m.spawn(func() {
+		ctx, cancel := context.WithTimeout(m.ctx, b.def.startupTimeout())
+		defer cancel()
+		b.refreshCatalog(ctx, c)
+	})
+}
