@@ -70,7 +70,11 @@ func TestFaultsAreClassifiedAndOthersKeepWorking(t *testing.T) {
 		fake(t, "good", "ok"),
 		client.Definition{Name: "missing", Command: "darman-no-such-mcp-server"},
 		fake(t, "exits", "exit"),
-		func() client.Definition { d := fake(t, "hangs", "hang"); d.StartupTimeout = 500 * time.Millisecond; return d }(),
+		func() client.Definition {
+			d := fake(t, "hangs", "hang")
+			d.StartupTimeout = 500 * time.Millisecond
+			return d
+		}(),
 		fake(t, "garbage", "garbage"),
 		fake(t, "flood", "flood"),
 		client.Definition{Name: "both", Command: "x", URL: "http://127.0.0.1:1/mcp"},
