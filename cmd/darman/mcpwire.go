@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/mcp/client"
+)
+
+// mcpDefinitions turns the configured mcpServers into the client's
+// definitions; a server without cwd runs in the workspace root.
+func mcpDefinitions(cfg config.Config, root string) []client.Definition {
+	defs := make([]client.Definition, 0, len(cfg.MCPServers))
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+		s := cfg.MCPServers[name]
+		d := client.Definition{
+			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd,
+			URL: s.URL, Headers: s.Headers,
+			Required: s.Required, Disabled: !s.IsEnabled(),
+			StartupTimeout: s.Timeout, CallTimeout: s.CallTimeout,
+			Allow: s.Tools, Deny: s.DenyTools, Trusted: s.Trusted,
+		}
+		if d.Dir == "" && d.URL == "" {
+			d.Dir = root
+		}
+		if s.Sampling != nil {
+			d.SamplingMaxTokens = s.Sampling.MaxTokens
+			if d.SamplingMaxTokens == 0 {
+				d.SamplingMaxTokens = 1024
+			}
+		}
+		defs = append(defs, d)
+	}
+	return defs
+}
+
+// startMCP starts the configured MCP servers and waits for them, for a
+// front that runs one turn (darman run): it returns the tools of the ready
+// servers, and an error only when a required server failed. Optional
+// failures are logged. The caller closes the manager.
+func startMCP(ctx context.Context, cfg config.Config, root string, children *child.Registry, log *slog.Logger) (*client.Manager, []tool.Tool, error) {
+	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: children, Version: readBuildInfo().Version})
+	if len(cfg.MCPServers) == 0 {
+		return m, nil, nil
+	}
+	m.Start()
+	var se *client.StartupError
+	if err := m.Wait(ctx); err != nil && !errors.As(err, &se) {
+		return m, nil, err
+	}
+	if se != nil {
+		for _, f := range se.Failures {
+			log.Warn("mcp server failed to start", "server", f.Server, "class", string(f.Class), "error", f.Message)
+		}
+	}
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		return m, nil, err
+	}
+	return m, tools, nil
+}
+
+// diagnoseMCPServers starts every configured MCP server and reports its
+// state, protocol version and tool count in doctor's "mcp servers"
+// section.
+func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root string, log *slog.Logger) {
+	if len(cfg.MCPServers) == 0 {
+		return
+	}
+	reg := &child.Registry{}
+	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: reg})
+	defer reg.Close(0)
+	defer m.Close()
+	m.Start()
+	_ = m.Wait(ctx)
+	for _, s := range m.Status() {
+		kind := "optional"
+		if s.Required {
+			kind = "required"
+		}
+		switch s.State {
+		case client.StateReady:
+			r.add("mcp servers", s.Name, "ok", fmt.Sprintf("%s, %s, protocol %s, %d tools", s.Origin, kind, s.Protocol, s.Tools))
+		case client.StateDisabled:
+			r.add("mcp servers", s.Name, "missing", "disabled in config")
+		default:
+			status, detail := "warn", string(s.State)
+			if s.Failure != nil {
+				detail = fmt.Sprintf("%s: %s", s.Failure.Class, s.Failure.Message)
+				if s.Required {
+					status = "fail"
+				}
+			}
+			r.add("mcp servers", s.Name, status, s.Origin+", "+kind+": "+detail)
+		}
+		for _, refused := range s.Refused {
+			r.add("mcp servers", s.Name, "warn", refused)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/darman-dev/darman/internal/config"
+)
+
+func TestDiagnoseMCPServers(t *testing.T) {
+	off := false
+	cfg := config.Config{MCPServers: map[string]config.MCPServer{
+		"gone": {Command: "darman-no-such-mcp-server", Required: true},
+		"off":  {Command: "x", Enabled: &off},
+	}}
+	r := &report{}
+	diagnoseMCPServers(context.Background(), r, cfg, t.TempDir(), slog.New(slog.DiscardHandler))
+	got := map[string]check{}
+	for _, c := range r.Checks {
+		if c.Section == "mcp servers" {
+			got[c.Name] = c
+		}
+	}
+	if c := got["gone"]; c.Status != "fail" || !strings.Contains(c.Detail, "not found") {
+		t.Errorf("gone: %+v; want a failed required server, not found", c)
+	}
+	if c := got["off"]; c.Status != "missing" {
+		t.Errorf("off: %+v; want disabled", c)
+	}
+}
