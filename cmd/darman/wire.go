@@ -29,6 +29,8 @@ type agentWiring struct {
 	// children records the process groups the tools start; nil records
 	// nothing.
 	children *child.Registry
+	// mcpTools are the MCP servers' tools (see startMCP); nil offers none.
+	mcpTools []tool.Tool
 }
 
 // newSessionService builds a workspace's session service the same way for
@@ -42,7 +44,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Store:     st,
 		Models:    m.resolve,
 		Workspace: w.workspace,
-		Tools:     tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children}),
+		Tools:     append(tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children}), w.mcpTools...),
 		System:    systemPrompt(w.root, skills, log),
 		Rules:     rules(cfg, w.rules),
 		Grants:    grantStore{st},
