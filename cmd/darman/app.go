@@ -90,6 +90,7 @@ process of the user.`,
 		a.configCommand(),
 		a.runCommand(),
 		a.lspCommand(),
+		a.mcpCommand(),
 	)
 	return root
 }
