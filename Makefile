@@ -37,6 +37,11 @@ deps:
 	  [ -x .cache/npm/node_modules/.bin/pyright-langserver ] && [ -x .cache/npm/node_modules/.bin/typescript-language-server ] || \
 	  npm install --prefix .cache/npm --no-audit --no-fund --silent pyright@1.1.414 typescript-language-server@5.3.0 typescript@6 >/dev/null; \
 	else echo "deps: install npm to run the pyright and typescript-language-server tests; they are skipped without it"; fi
+	@# mcp/client and darman run against real MCP servers from npm.
+	@if command -v npm >/dev/null 2>&1; then \
+	  [ -x .cache/npm/node_modules/.bin/mcp-server-everything ] || \
+	  npm install --prefix .cache/npm --no-audit --no-fund --silent @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 >/dev/null; \
+	fi
 
 check:
 	@unformatted=$$(gofmt -l $(GOFILES)); \

@@ -99,6 +99,10 @@ func (a *app) diagnose(ctx context.Context, checkModel bool) *report {
 	c := loaded.Config
 	a.diagnoseStore(ctx, r)
 	a.diagnoseModel(ctx, r, c, checkModel)
+	if root, err := a.workspaceRoot(); err == nil {
+		log, _ := a.logger()
+		diagnoseMCPServers(ctx, r, c, root, log)
+	}
 	diagnoseLanguageServers(r, c)
 	return r
 }

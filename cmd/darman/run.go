@@ -158,8 +158,15 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		return err
 	}
 	defer servers.Close()
+	mcpServers, mcpTools, err := startMCP(ctx, cfg, root, children, log)
+	if mcpServers != nil {
+		defer mcpServers.Close()
+	}
+	if err != nil {
+		return err
+	}
 	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: ws, asker: asker, rules: o.rules,
-		diagnostics: servers, tasks: true, children: children}, log)
+		diagnostics: servers, tasks: true, children: children, mcpTools: mcpTools}, log)
 	if err != nil {
 		return err
 	}

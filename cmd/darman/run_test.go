@@ -421,3 +421,35 @@ func TestRunLeavesNoProcessBehind(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCallsAnMCPServersTool: a real MCP server from npm (the reference
+// "everything" server, installed by `make deps`) configured in darman.json;
+// the model calls its echo tool as everything_echo, under the mcp
+// permission, and the answer reaches the model.
+func TestRunCallsAnMCPServersTool(t *testing.T) {
+	bin, _ := filepath.Abs("../../.cache/npm/node_modules/.bin/mcp-server-everything")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("the MCP reference server is not installed: run `make deps`")
+	}
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{call("everything_echo", `{"message":"hello from darman"}`)}},
+		{Text: "The server echoed."},
+	}})
+	cfg, _ := os.ReadFile(filepath.Join(e.workspace, "darman.json"))
+	withMCP := strings.Replace(string(cfg), `"model":`, fmt.Sprintf(`"mcpServers": {"everything": {"command": %q}}, "model":`, bin), 1)
+	e.write("darman.json", withMCP)
+	e.vars = append(e.vars, "PATH="+os.Getenv("PATH"))
+
+	out, errs, code := e.run("run", "--allow", "mcp:everything_*", "echo something")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	calls := srv.ModelCalls()
+	if !strings.Contains(string(calls[0].Body), `"name":"everything_echo"`) {
+		t.Fatalf("the MCP tool was not offered to the model:\n%.2000s", calls[0].Body)
+	}
+	if !strings.Contains(string(calls[1].Body), "hello from darman") || strings.Contains(string(calls[1].Body), `"is_error":true`) {
+		t.Fatalf("the echo did not come back:\n%s", calls[1].Body)
+	}
+}
