@@ -152,12 +152,12 @@ func lcsOps(x, y []string, off int) []op {
 			ops = append(ops, op{' ', x[i], off + i, off + j})
 			i++
 			j++
-		case j < m && (i == n || *at(i, j+1) >= *at(i+1, j)):
-			ops = append(ops, op{'+', y[j], off + i, off + j})
-			j++
-		default:
+		case i < n && (j == m || *at(i+1, j) >= *at(i, j+1)):
 			ops = append(ops, op{'-', x[i], off + i, off + j})
 			i++
+		default:
+			ops = append(ops, op{'+', y[j], off + i, off + j})
+			j++
 		}
 	}
 	return ops
