@@ -59,21 +59,20 @@ func (s *Server) openTranscript(ctx context.Context, a *Agent, id agent.ID) (str
 		return "", err
 	}
 	uri := pathToURI(path)
-	if s.noShowDocument.Load() || !s.client.showDocument() {
-		return uri, nil
-	}
-	var res protocol.ShowDocumentResult
-	err = s.call(ctx, 0, protocol.ServerWindowShowDocument, protocol.ShowDocumentParams{URI: uri, TakeFocus: &protocol.False}, &res)
-	if err == nil && res.Success {
-		return uri, nil
-	}
-	if err == nil || rpc.IsMethodNotFound(err) {
-		// Neovim 0.7.2 has no handler; Emacs 1.9 answers null.
-		if s.noShowDocument.CompareAndSwap(false, true) {
-			s.logMessage(protocol.MessageTypeInfo, "darman keeps the session's transcript in "+path)
+	if !s.noShowDocument.Load() && s.client.showDocument() {
+		var res protocol.ShowDocumentResult
+		err = s.call(ctx, 0, protocol.ServerWindowShowDocument, protocol.ShowDocumentParams{URI: uri, TakeFocus: &protocol.False}, &res)
+		switch {
+		case err == nil && res.Success:
+			return uri, nil
+		case err != nil && !rpc.IsMethodNotFound(err):
+			s.log.Debug("lsp: showDocument failed", "err", err)
+			return uri, nil
 		}
-		return uri, nil
 	}
-	s.log.Debug("lsp: showDocument failed", "err", err)
+	// Neovim 0.7.2 says it cannot show documents; Emacs 1.9 answers null.
+	if s.noShowDocument.CompareAndSwap(false, true) {
+		s.logMessage(protocol.MessageTypeInfo, "darman keeps the session's transcript in "+path)
+	}
 	return uri, nil
 }

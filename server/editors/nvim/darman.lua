@@ -1,0 +1,174 @@
+-- darman.lua: an optional helper for Neovim (0.7.2 and later) that opts into
+-- darman's custom messages (docs/protocol.md):
+--
+--   * applyEditAndSave: the agent's edits arrive as workspace/applyEdit; they
+--     are applied to the buffers (so `u` undoes them) and saved before darman
+--     is answered, so darman never writes a file Neovim has open;
+--   * sessionUpdates: the session's stream is shown in a split;
+--   * requestPermission: permission questions are asked with vim.ui.select.
+--
+-- Use:
+--   local darman = require("darman")            -- this file on 'runtimepath'
+--   local id = darman.start({ cmd = { "darman", "lsp" }, root_dir = vim.loop.cwd() })
+--   vim.lsp.buf_attach_client(0, id)
+--   darman.prompt("add a test for parse")       -- or :lua require("darman").prompt(...)
+--
+-- Without this file darman still works with plain vim.lsp.start_client: edits
+-- go to the disk and reload through 'autoread', permissions through
+-- showMessageRequest, progress in the usual progress handler.
+
+local M = {}
+
+M.client_id = nil
+
+-- capabilities returns client capabilities that opt into darman's messages.
+function M.capabilities(base)
+  local caps = base or vim.lsp.protocol.make_client_capabilities()
+  caps.experimental = caps.experimental or {}
+  caps.experimental.darman = {
+    sessionUpdates = true,
+    requestPermission = true,
+    applyEditAndSave = true,
+  }
+  return caps
+end
+
+-- uris returns the documents a workspace edit touches.
+local function uris(edit)
+  local out, seen = {}, {}
+  local function add(uri)
+    if uri and not seen[uri] then
+      seen[uri] = true
+      table.insert(out, uri)
+    end
+  end
+  for uri in pairs(edit.changes or {}) do
+    add(uri)
+  end
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.textDocument then
+      add(change.textDocument.uri)
+    elseif change.kind == "create" then
+      add(change.uri)
+    end
+  end
+  return out
+end
+
+local function apply_and_save(_, params, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local ok, err = pcall(vim.lsp.util.apply_workspace_edit, params.edit, client.offset_encoding)
+  if not ok then
+    return { applied = false, failureReason = tostring(err) }
+  end
+  for _, uri in ipairs(uris(params.edit)) do
+    local bufnr = vim.uri_to_bufnr(uri)
+    local saved, werr = pcall(vim.api.nvim_buf_call, bufnr, function()
+      vim.cmd("silent write")
+    end)
+    if not saved then
+      return { applied = false, failureReason = "applied but not saved: " .. tostring(werr) }
+    end
+  end
+  return { applied = true }
+end
+
+-- The session's stream, in a scratch buffer shown in a split.
+local view = { buf = nil }
+
+local function view_buffer()
+  if view.buf and vim.api.nvim_buf_is_valid(view.buf) then
+    return view.buf
+  end
+  view.buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(view.buf, "darman://session")
+  vim.api.nvim_buf_set_option(view.buf, "filetype", "markdown")
+  local win = vim.api.nvim_get_current_win()
+  vim.cmd("botright split")
+  vim.api.nvim_win_set_buf(0, view.buf)
+  vim.api.nvim_set_current_win(win)
+  return view.buf
+end
+
+local function append(text)
+  local buf = view_buffer()
+  local last = vim.api.nvim_buf_line_count(buf)
+  local tail = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ""
+  local lines = vim.split(tail .. text, "\n", { plain = true })
+  vim.api.nvim_buf_set_lines(buf, last - 1, last, false, lines)
+end
+
+local function on_update(_, params)
+  local u = params.update or {}
+  local kind = u.sessionUpdate
+  if kind == "user_message_chunk" then
+    append("\n\n> " .. ((u.content or {}).text or "") .. "\n\n")
+  elseif kind == "agent_message_chunk" then
+    append((u.content or {}).text or "")
+  elseif kind == "tool_call" then
+    append("\n- " .. (u.title or "tool") .. " …\n")
+  elseif kind == "tool_call_update" and (u.status == "completed" or u.status == "failed") then
+    append("\n- " .. (u.title or "tool") .. ": " .. u.status .. "\n")
+  elseif kind == "state_update" and u.state == "failed" then
+    append("\n**failed**: " .. ((u.error or {}).message or "") .. "\n")
+  end
+  M.last_state = kind == "state_update" and u.state or M.last_state
+  return vim.NIL
+end
+
+local function on_permission(_, params)
+  local names = {}
+  for _, o in ipairs(params.options) do
+    table.insert(names, o.name)
+  end
+  local choice
+  vim.ui.select(names, { prompt = "darman wants to " .. params.toolCall.title }, function(_, idx)
+    choice = idx or 0
+  end)
+  -- vim.ui.select may answer later (a picker): wait for it.
+  vim.wait(300000, function() return choice ~= nil end, 50)
+  if not choice or choice == 0 then
+    return { outcome = { outcome = "cancelled" } }
+  end
+  return { outcome = { outcome = "selected", optionId = params.options[choice].optionId } }
+end
+
+M.handlers = {
+  ["workspace/applyEdit"] = apply_and_save,
+  ["darman/sessionUpdate"] = on_update,
+  ["darman/requestPermission"] = on_permission,
+}
+
+-- start starts darman lsp with the opt-ins and returns the client id.
+-- opts: cmd (default {"darman", "lsp"}), root_dir, init_options, on_init.
+function M.start(opts)
+  opts = opts or {}
+  local root = opts.root_dir or vim.loop.cwd()
+  M.client_id = vim.lsp.start_client({
+    name = "darman",
+    cmd = opts.cmd or { "darman", "lsp" },
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    capabilities = M.capabilities(opts.capabilities),
+    handlers = vim.tbl_extend("force", M.handlers, opts.handlers or {}),
+    init_options = opts.init_options,
+    on_init = opts.on_init,
+  })
+  return M.client_id
+end
+
+-- prompt sends a prompt to darman; the answer streams into the split.
+function M.prompt(text, session_id, callback)
+  local client = vim.lsp.get_client_by_id(M.client_id)
+  local args = { prompt = text, sessionId = session_id }
+  client.request("workspace/executeCommand", { command = "darman.prompt", arguments = { args } }, function(err, result)
+    if err then
+      vim.notify("darman: " .. err.message, vim.log.levels.ERROR)
+    end
+    if callback then
+      callback(err, result)
+    end
+  end, 0)
+end
+
+return M
