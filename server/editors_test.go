@@ -121,6 +121,7 @@ func results(t *testing.T, path string) map[string][]string {
 }
 
 // TestNeovim runs a prompt that edits a file from a headless Neovim 0.7.2,
+// then the same from the "fix this problem" code action,
 // on both edit paths: plain vim.lsp.start_client (darman writes the disk,
 // 'autoread' reloads the clean buffer) and the shipped helper
 // (editors/nvim/darman.lua: applyEditAndSave, session updates, permissions
@@ -135,7 +136,7 @@ func TestNeovim(t *testing.T) {
 	bin := darman(t)
 	script, _ := filepath.Abs("testdata/nvim/edit.lua")
 	helper, _ := filepath.Abs("editors/nvim")
-	for _, mode := range []string{"plain", "helper"} {
+	for _, mode := range []string{"plain", "helper", "codeaction"} {
 		t.Run(mode, func(t *testing.T) {
 			w := newEditorWorkspace(t)
 			out := filepath.Join(w.home, "results")
@@ -155,10 +156,10 @@ func TestNeovim(t *testing.T) {
 				t.Fatalf("the script failed: %v\n%s", r, stderr.String())
 			}
 			want := map[string]string{"buffer_changed": "true", "modified": "false", "undo_restores": "true", "write_ok": "true"}
-			if mode == "plain" {
-				want["progress_end"] = "done"
-			} else {
+			if mode == "helper" {
 				want["state"] = "idle"
+			} else {
+				want["progress_end"] = "done"
 			}
 			for k, v := range want {
 				if got := r[k]; len(got) != 1 || got[0] != v {
@@ -169,6 +170,21 @@ func TestNeovim(t *testing.T) {
 				t.Errorf("the user was asked %d times (%v), want 2: the edit and go build", len(r["asked"]), r["asked"])
 			}
 			w.goBuildSawTheEdit(t)
+			if mode != "codeaction" {
+				return
+			}
+			// The action's prompt held the diagnostic; Neovim 0.7.2 shows
+			// no documents, so it was told where the transcript is.
+			if first := string(w.model.ModelCalls()[0].Body); !strings.Contains(first, "undefined: undefinedGreeting") || !strings.Contains(first, "UndeclaredName") {
+				t.Errorf("the fix prompt lacks the diagnostic:\n%s", first)
+			}
+			if len(r["transcript"]) != 1 {
+				t.Fatalf("transcript paths logged: %v, want one", r["transcript"])
+			}
+			b, err := os.ReadFile(r["transcript"][0])
+			if err != nil || !strings.Contains(string(b), "main.go builds now.") {
+				t.Errorf("transcript %q: %v", b, err)
+			}
 		})
 	}
 }

@@ -1,7 +1,9 @@
 -- Drives darman lsp from a real, headless Neovim 0.7.2 (server/editors_test.go).
 -- MODE=plain: vim.lsp.start_client alone; edits reach the disk and reload
 -- through 'autoread'. MODE=helper: server/editors/nvim/darman.lua opts into
--- applyEditAndSave, sessionUpdates and requestPermission.
+-- applyEditAndSave, sessionUpdates and requestPermission. MODE=codeaction:
+-- as plain, but the turn starts from the "darman: fix this problem" code
+-- action on a diagnostic.
 -- It writes what it saw, key=value per line, to $OUT, and quits.
 local bin, root, mode, out_path = os.getenv("DARMAN_BIN"), os.getenv("WORKSPACE"), os.getenv("MODE"), os.getenv("OUT")
 local results = {}
@@ -32,6 +34,13 @@ vim.ui.select = function(items, opts, on_choice)
     if item == "Allow once" then return on_choice(item, i) end
   end
   on_choice(nil, nil)
+end
+
+local default_log = vim.lsp.handlers["window/logMessage"]
+vim.lsp.handlers["window/logMessage"] = function(err, result, ctx, config)
+  local path = result and result.message:match("transcript in (%S+)")
+  if path then record("transcript", path) end
+  return default_log(err, result, ctx, config)
 end
 
 local progress_end
@@ -65,8 +74,28 @@ vim.lsp.buf_attach_client(buf, client_id)
 if not vim.wait(20000, function() return initialized end, 20) then return fail("not initialized") end
 local client = vim.lsp.get_client_by_id(client_id)
 
-client.request("workspace/executeCommand", { command = "darman.prompt", arguments = { { prompt = "fix main.go so it builds" } } },
-  function(err) if err then record("prompt_error", err.message) end end, buf)
+local function run(command)
+  client.request("workspace/executeCommand", command, function(err) if err then record("prompt_error", err.message) end end, buf)
+end
+if mode == "codeaction" then
+  local diag = {
+    range = { start = { line = 5, character = 13 }, ["end"] = { line = 5, character = 30 } },
+    severity = 1, source = "compiler", code = "UndeclaredName", message = "undefined: undefinedGreeting",
+  }
+  local params = { textDocument = { uri = vim.uri_from_bufnr(buf) }, range = diag.range, context = { diagnostics = { diag } } }
+  client.request("textDocument/codeAction", params, function(err, actions)
+    if err then return record("prompt_error", err.message) end
+    for _, a in ipairs(actions or {}) do
+      if a.title == "darman: fix this problem" then
+        record("action", a.title)
+        return run(a.command)
+      end
+    end
+    record("prompt_error", "no fix action")
+  end, buf)
+else
+  run({ command = "darman.prompt", arguments = { { prompt = "fix main.go so it builds" } } })
+end
 
 local ended
 if mode == "helper" then
