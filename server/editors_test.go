@@ -188,3 +188,56 @@ func TestNeovim(t *testing.T) {
 		})
 	}
 }
+
+// TestEmacs runs the same prompt from Emacs 28 with eglot 1.9 in batch
+// mode, plain and with the shipped snippet (editors/emacs/darman.el,
+// applyEditAndSave): eglot connects, lists the code actions of a
+// selection, runs darman.prompt with eglot-execute-command, answers the
+// permissions through completing-read, and the edit lands.
+func TestEmacs(t *testing.T) {
+	emacs, err := exec.LookPath("emacs")
+	if err != nil {
+		t.Skip("Emacs is not installed (apt-get install -y emacs-nox elpa-eglot): skipping the eglot tests")
+	}
+	bin := darman(t)
+	script, _ := filepath.Abs("testdata/emacs/edit.el")
+	helper, _ := filepath.Abs("editors/emacs")
+	for _, mode := range []string{"plain", "snippet"} {
+		t.Run(mode, func(t *testing.T) {
+			w := newEditorWorkspace(t)
+			out := filepath.Join(w.home, "results")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			// Not emacs -Q: Debian's startup file is what loads eglot.
+			cmd := exec.CommandContext(ctx, emacs, "--batch", "-l", script)
+			cmd.Dir = w.root
+			cmd.Env = append(w.env, "DARMAN_BIN="+bin, "WORKSPACE="+w.root, "MODE="+mode, "OUT="+out, "HELPER_DIR="+helper)
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stderr, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("emacs: %v\n%s", err, stderr.String())
+			}
+			r := results(t, out)
+			t.Logf("Emacs saw: %v", r)
+			if len(r["error"]) > 0 {
+				t.Fatalf("the script failed: %v\n%s", r, stderr.String())
+			}
+			want := map[string]string{"connected": "true", "state": "idle", "buffer_changed": "true", "modified": "false"}
+			for k, v := range want {
+				if got := r[k]; len(got) != 1 || got[0] != v {
+					t.Errorf("%s = %v, want %s", k, got, v)
+				}
+			}
+			if a := r["actions"]; len(a) != 1 || !strings.Contains(a[0], "darman: explain") {
+				t.Errorf("code actions %v, want the selection's", a)
+			}
+			if len(r["asked"]) != 2 {
+				t.Errorf("the user was asked %v, want the edit and go build", r["asked"])
+			}
+			if got, _ := os.ReadFile(filepath.Join(w.root, "main.go")); !strings.Contains(string(got), "hello from darman") {
+				t.Errorf("the edit did not land on disk: %s", got)
+			}
+			w.goBuildSawTheEdit(t)
+		})
+	}
+}

@@ -1,0 +1,64 @@
+;;; darman.el --- opt eglot into darman's custom messages  -*- lexical-binding: t -*-
+
+;; An optional snippet for Emacs 28+ with eglot 1.9+ (docs/protocol.md).
+;; With it, darman sends its edits as workspace/applyEdit, eglot applies
+;; them to the buffers (so they can be undone) and this file saves them
+;; before darman is answered, so darman never writes a file Emacs visits;
+;; the session's updates are kept in `darman-last-state' and a log buffer.
+;;
+;; Without it darman still works with plain eglot: edits go to the disk
+;; (turn on `global-auto-revert-mode' to see them), permissions are asked
+;; with `completing-read', and the transcript's path is in the events
+;; buffer.
+;;
+;; Use: (load "darman") after eglot, and
+;;   (add-to-list 'eglot-server-programs '(go-mode . ("darman" "lsp")))
+
+(require 'eglot)
+(require 'cl-lib)
+
+(defvar darman-last-state nil
+  "The state of darman's last session update: running, idle, failed, ...")
+
+(defvar darman-opt-ins '(:sessionUpdates t :applyEditAndSave t)
+  "What darman is told this Emacs handles.")
+
+(cl-defmethod eglot-client-capabilities :around (_server)
+  (let ((caps (cl-call-next-method)))
+    (plist-put caps :experimental (list :darman darman-opt-ins))))
+
+(defun darman--edit-paths (edit)
+  "The files the workspace EDIT touches."
+  (let (paths)
+    (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
+             do (push (eglot--uri-to-path (substring (symbol-name uri) 1)) paths))
+    (mapc (lambda (change)
+            (let ((doc (plist-get change :textDocument)))
+              (when doc (push (eglot--uri-to-path (plist-get doc :uri)) paths))))
+          (plist-get edit :documentChanges))
+    paths))
+
+(cl-defmethod eglot-handle-request :around
+  (_server (_method (eql workspace/applyEdit)) &key edit &allow-other-keys)
+  "Apply darman's edit, then save the buffers it touched, then answer."
+  (let ((eglot-confirm-server-initiated-edits nil)
+        (result (cl-call-next-method)))
+    (dolist (path (darman--edit-paths edit))
+      (let ((buf (find-buffer-visiting path)))
+        (when buf
+          (with-current-buffer buf (save-buffer)))))
+    result))
+
+(cl-defmethod eglot-handle-notification
+  (_server (_method (eql darman/sessionUpdate)) &key update &allow-other-keys)
+  "Keep the session's state, and its answer in the *darman* buffer."
+  (let ((kind (plist-get update :sessionUpdate)))
+    (cond
+     ((equal kind "state_update") (setq darman-last-state (plist-get update :state)))
+     ((equal kind "agent_message_chunk")
+      (with-current-buffer (get-buffer-create "*darman*")
+        (goto-char (point-max))
+        (insert (plist-get (plist-get update :content) :text)))))))
+
+(provide 'darman)
+;;; darman.el ends here
