@@ -216,3 +216,43 @@ func TestCancelWhileAsking(t *testing.T) {
 		t.Error("the command ran")
 	}
 }
+
+// A client that behaves as Helix 25.07 does: no showMessageRequest or
+// showDocument (MethodNotFound), no opt-ins, custom messages and command
+// results ignored. The whole turn still works: the edit is allowed through
+// the code action the warning points to, and lands on disk.
+func TestHelixLikeClient(t *testing.T) {
+	helix := func(method string, params json.RawMessage) (any, error) {
+		switch method {
+		case "window/workDoneProgress/create":
+			return nil, nil // Helix shows progress in its status line
+		}
+		return nil, notFound
+	}
+	e := start(t, options{
+		script: writeScript("main.go", "package main // by darman\n"),
+		caps:   map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		answer: helix,
+	})
+	e.write("main.go", "package main\n")
+	e.open("main.go", "package main\n")
+	// The command's result is not read, as Helix ignores it.
+	go e.client.command("darman.prompt", map[string]any{"prompt": "rewrite main.go"}, nil)
+	e.client.await(0, "the warning", isMethod("window/showMessage"))
+	var actions []codeAction
+	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
+	allow := findAction(actions, "darman: allow")
+	if allow == nil {
+		t.Fatalf("no allow action: %v", titles(actions))
+	}
+	e.client.mustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
+	e.client.await(0, "progress end", func(n note) bool {
+		return n.Method == "$/progress" && strings.Contains(string(n.Params), `"message":"done"`)
+	})
+	if got := e.read("main.go"); got != "package main // by darman\n" {
+		t.Errorf("disk holds %q", got)
+	}
+	if n := len(e.client.all("darman/sessionUpdate")) + len(e.client.all("darman/requestPermission")); n != 0 {
+		t.Errorf("%d custom messages sent to a client that did not opt in", n)
+	}
+}
