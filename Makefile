@@ -21,14 +21,20 @@ install:
 # What the tests need beyond Go and its module proxy. Each later part of
 # darman that tests against a real peer (gopls, Neovim, Chromium, npm MCP
 # servers) adds its install step here.
-# ripgrep: glob, grep and list use rg when it is there, and a test checks
-# that their Go fallback gives the same results.
+# Debian packages the tests drive: ripgrep (glob, grep and list use rg, and
+# a test checks their Go fallback gives the same results), Neovim 0.7 and
+# Emacs 28 with eglot (real editors driving darman lsp). Tests that need a
+# missing one say so and skip.
+APT_PACKAGES = ripgrep neovim emacs-nox elpa-eglot
+
 deps:
 	$(GO) mod download
-	@command -v rg >/dev/null 2>&1 || { \
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >/dev/null; \
-	  else echo "deps: install ripgrep (rg) to run the rg-vs-Go comparison tests; they are skipped without it"; fi; }
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "deps: install $$missing (Debian packages) to run every test; the tests that need them are skipped"; fi; \
+	fi
 	@# diagnostics/ tests against real language servers: gopls into GOBIN,
 	@# pyright, typescript-language-server and typescript@6 (7 has no
 	@# tsserver.js) into the project-local .cache/npm.
