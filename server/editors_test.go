@@ -155,7 +155,7 @@ func TestNeovim(t *testing.T) {
 			if len(r["error"]) > 0 || len(r["prompt_error"]) > 0 {
 				t.Fatalf("the script failed: %v\n%s", r, stderr.String())
 			}
-			want := map[string]string{"buffer_changed": "true", "modified": "false", "undo_restores": "true", "write_ok": "true"}
+			want := map[string]string{"buffer_changed": "true", "modified": "false", "undo_restores": "true", "write_ok": "true", "stopped": "true"}
 			if mode == "helper" {
 				want["state"] = "idle"
 			} else {
@@ -222,7 +222,7 @@ func TestEmacs(t *testing.T) {
 			if len(r["error"]) > 0 {
 				t.Fatalf("the script failed: %v\n%s", r, stderr.String())
 			}
-			want := map[string]string{"connected": "true", "state": "idle", "buffer_changed": "true", "modified": "false"}
+			want := map[string]string{"connected": "true", "state": "idle", "buffer_changed": "true", "modified": "false", "stopped": "true"}
 			for k, v := range want {
 				if got := r[k]; len(got) != 1 || got[0] != v {
 					t.Errorf("%s = %v, want %s", k, got, v)

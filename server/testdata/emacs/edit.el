@@ -57,6 +57,10 @@
         (unless (equal (getenv "MODE") "snippet")
           (revert-buffer t t t)) ; what auto-revert-mode does outside batch mode
         (darman-test--record "buffer_changed" (if (string-match-p "hello from darman" (buffer-string)) "true" "false"))
-        (darman-test--record "modified" (if (buffer-modified-p) "true" "false"))))
+        (darman-test--record "modified" (if (buffer-modified-p) "true" "false")))
+      ;; shutdown and exit; eglot waits for the process to end, after it
+      ;; stopped what it started (language servers).
+      (eglot-shutdown server nil 20)
+      (darman-test--record "stopped" (if (jsonrpc-running-p server) "false" "true")))
   (error (darman-test--record "error" (error-message-string err))))
 (darman-test--finish)

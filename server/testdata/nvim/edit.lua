@@ -124,4 +124,8 @@ local f = io.open(root .. "/main.go")
 local disk = f:read("*a")
 f:close()
 record("write_ok", disk == undone .. "\n")
+-- Stop darman as Neovim does on :qa (shutdown, exit) and wait for the
+-- process to end: it stops what it started (language servers) first.
+vim.lsp.stop_client(client_id)
+record("stopped", vim.wait(20000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 20))
 finish()
