@@ -3,6 +3,8 @@ package tool
 import (
 	"fmt"
 	"strings"
+
+	"github.com/darman-dev/darman/internal/textdist"
 )
 
 // span is a region of text, by byte offsets, that an edit replaces.
@@ -386,7 +388,7 @@ func similarity(a, b string) float64 {
 		}
 		return float64(2*lcs(al, bl)) / float64(len(al)+len(bl))
 	}
-	return 1 - float64(levenshtein(a, b))/float64(longer)
+	return 1 - float64(textdist.Levenshtein(a, b))/float64(longer)
 }
 
 // mayReach reports whether strings of lengths m and n can be at least least
@@ -420,30 +422,6 @@ func bigrams(s string) (map[string]int, int) {
 		m[s[i:i+2]]++
 	}
 	return m, max(0, len(s)-1)
-}
-
-// levenshtein is the edit distance between a and b, in bytes.
-func levenshtein(a, b string) int {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // lcs is the length of the longest common subsequence of two line lists.

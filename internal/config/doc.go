@@ -17,5 +17,6 @@
 // through "$schema"; docs/darman.schema.json is a copy of it that a test
 // keeps current.
 //
-// The package imports nothing of darman's, so every other package may use it.
+// The package imports nothing of darman's but internal/textdist, so every
+// other package may use it.
 package config
