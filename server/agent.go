@@ -62,6 +62,12 @@ type Agent struct {
 	// Commands are the workspace's commands (.darman/command/*.md, …),
 	// offered as code actions and run by darman.command.run; nil means none.
 	Commands *prompt.Commands
+	// PromptActions are the selection's code actions from the configuration
+	// file; nil means DefaultPromptActions. The editor's own settings win.
+	PromptActions []PromptAction
+	// NoTranscript turns the transcript fallback off, from the
+	// configuration file ("transcript": false). The editor's settings win.
+	NoTranscript bool
 	// Status describes the agent for darman.status (provider, MCP bindings,
 	// language servers, …); nil reports only what the server knows.
 	Status func(ctx context.Context) map[string]any

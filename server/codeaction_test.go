@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/server"
 )
 
 type codeAction struct {
@@ -174,5 +175,30 @@ func TestCommandCodeActions(t *testing.T) {
 	e.client.await(0, "the end", isState("idle"))
 	if !e.modelSaw(0, "Review this carefully") {
 		t.Error("the model did not get the expanded command")
+	}
+}
+
+// TestConfiguredPromptActions: code actions from the configuration file
+// replace the built-in selection prompts, and the editor's own settings win
+// over them.
+func TestConfiguredPromptActions(t *testing.T) {
+	e := start(t, options{promptActions: []server.PromptAction{{Title: "darman: add logging", Prompt: "Add logging to this code."}}})
+	// darman.session.list answers once the agent (and its configuration) is up.
+	e.client.mustCommand("darman.session.list", nil, nil)
+	e.write("a.go", "package a\n\nfunc A() {}\n")
+	e.open("a.go", "package a\n\nfunc A() {}\n")
+	var actions []codeAction
+	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 2, 0, 2, 11), &actions)
+	if findAction(actions, "darman: add logging") == nil || findAction(actions, "darman: explain") != nil {
+		t.Fatalf("with the config file's actions: %v", titles(actions))
+	}
+	e.client.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{
+		"codeActions": []map[string]string{{"title": "darman: from the editor", "prompt": "Do it."}}}}})
+	e.client.await(0, "settings applied", func(n note) bool {
+		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "settings applied")
+	})
+	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 2, 0, 2, 11), &actions)
+	if findAction(actions, "darman: from the editor") == nil || findAction(actions, "darman: add logging") != nil {
+		t.Fatalf("with the editor's actions: %v", titles(actions))
 	}
 }

@@ -18,8 +18,9 @@ import (
 type serverSettings struct {
 	// codeActions replace DefaultPromptActions when set.
 	codeActions []PromptAction
-	// noTranscript turns the transcript fallback off ("transcript": false).
-	noTranscript bool
+	// noTranscript turns the transcript fallback off ("transcript": false);
+	// transcriptSet says the editor's settings hold the key at all.
+	noTranscript, transcriptSet bool
 }
 
 // The keys of the darman settings the server takes out for itself.
@@ -65,7 +66,7 @@ func splitSettings(raw json.RawMessage) (serverSettings, json.RawMessage, error)
 		if err := json.Unmarshal(v, &on); err != nil {
 			return ss, nil, fmt.Errorf("%s: expected true or false, got %s", keyTranscript, v)
 		}
-		ss.noTranscript = !on
+		ss.noTranscript, ss.transcriptSet = !on, true
 	}
 	if len(m) == 0 {
 		return ss, nil, nil
@@ -83,19 +84,32 @@ func errText(err error) string {
 }
 
 // promptActions are the selection's code actions in force.
+// The editor's settings win over the configuration file's, which win over
+// the defaults.
 func (s *Server) promptActions() []PromptAction {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.settings.codeActions != nil {
-		return s.settings.codeActions
+	actions := s.settings.codeActions
+	s.mu.Unlock()
+	if actions != nil {
+		return actions
+	}
+	if a, err := s.agent.peek(); err == nil && a.PromptActions != nil {
+		return a.PromptActions
 	}
 	return DefaultPromptActions
 }
 
 func (s *Server) transcriptOn() bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !s.settings.noTranscript
+	set, off := s.settings.transcriptSet, s.settings.noTranscript
+	s.mu.Unlock()
+	if set {
+		return !off
+	}
+	if a, err := s.agent.peek(); err == nil {
+		return !a.NoTranscript
+	}
+	return true
 }
 
 // didChangeConfiguration takes the darman section of the new settings: sent

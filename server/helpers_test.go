@@ -201,6 +201,8 @@ type options struct {
 	model func(context.Context) (string, error)
 	// noInitialize leaves the handshake to the test.
 	noInitialize bool
+	// promptActions are the Agent's code actions, as from a config file.
+	promptActions []server.PromptAction
 }
 
 // env is a running server with its client.
@@ -265,7 +267,7 @@ func start(t testing.TB, o options) *env {
 		if err != nil {
 			return nil, err
 		}
-		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close,
+		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions,
 			Commands: prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false }))}, nil
 	}
 	srv, err := server.New(opts)

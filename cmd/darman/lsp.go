@@ -226,10 +226,12 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			return picked, nil
 		}
 		return &server.Agent{
-			Sessions: svc,
-			Store:    st,
-			Model:    model,
-			Commands: prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
+			Sessions:      svc,
+			Store:         st,
+			Model:         model,
+			Commands:      prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
+			PromptActions: promptActions(cfg.CodeActions),
+			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status: func(context.Context) map[string]any {
 				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded),
 					"mcpServers": mcpServers.Status()}
@@ -260,6 +262,19 @@ func sources(l *config.Loaded) []string {
 		if s.Found {
 			out = append(out, s.Path)
 		}
+	}
+	return out
+}
+
+// promptActions are the configuration file's code actions, nil when it has
+// none.
+func promptActions(cfg []config.CodeAction) []server.PromptAction {
+	if cfg == nil {
+		return nil
+	}
+	out := make([]server.PromptAction, len(cfg))
+	for i, a := range cfg {
+		out[i] = server.PromptAction{Title: a.Title, Prompt: a.Prompt}
 	}
 	return out
 }

@@ -18,16 +18,18 @@ import (
 // relative to the config file's directory, "~/" expanded; ext: a file
 // extension starting with "."; min=N: a lower bound).
 type Config struct {
-	Model      string               `json:"model,omitempty" config:"model" jsonschema:"The model for coding turns, as provider/model-id, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen3:8b."`
-	SmallModel string               `json:"smallModel,omitempty" config:"model" jsonschema:"A cheaper model for titles and summaries, as provider/model-id."`
-	DataDir    string               `json:"dataDir,omitempty" config:"path" jsonschema:"Where the session store lives. Relative to this file's directory; ~/ is the home directory. Default: $XDG_DATA_HOME/darman or the OS equivalent."`
-	Log        Log                  `json:"log,omitzero" jsonschema:"Logging."`
-	Provider   map[string]Provider  `json:"provider,omitempty" jsonschema:"Model providers by name. anthropic, openai, ollama, lmstudio, vllm, llamacpp and openrouter are built in; any other name needs a type."`
-	Retry      Retry                `json:"retry,omitzero" jsonschema:"Retries of failed model requests."`
-	Agent      Agent                `json:"agent,omitzero" jsonschema:"The agent loop."`
-	Permission Rules                `json:"permission,omitempty" jsonschema:"Permission rules: a permission name mapped to an action, or to an object mapping patterns to actions. The last matching rule wins."`
-	LSP        map[string]LSP       `json:"lsp,omitempty" jsonschema:"Language servers by language. Entries merge over the built-in ones (go, rust, typescript, python, c)."`
-	MCPServers map[string]MCPServer `json:"mcpServers,omitempty" jsonschema:"MCP servers whose tools the agent may call, by name, in the format of .mcp.json: command/args/env/cwd for a local server, url/headers for a remote one. Their tools reach the model as {server}_{tool}."`
+	Model       string               `json:"model,omitempty" config:"model" jsonschema:"The model for coding turns, as provider/model-id, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen3:8b."`
+	SmallModel  string               `json:"smallModel,omitempty" config:"model" jsonschema:"A cheaper model for titles and summaries, as provider/model-id."`
+	DataDir     string               `json:"dataDir,omitempty" config:"path" jsonschema:"Where the session store lives. Relative to this file's directory; ~/ is the home directory. Default: $XDG_DATA_HOME/darman or the OS equivalent."`
+	Log         Log                  `json:"log,omitzero" jsonschema:"Logging."`
+	Provider    map[string]Provider  `json:"provider,omitempty" jsonschema:"Model providers by name. anthropic, openai, ollama, lmstudio, vllm, llamacpp and openrouter are built in; any other name needs a type."`
+	Retry       Retry                `json:"retry,omitzero" jsonschema:"Retries of failed model requests."`
+	Agent       Agent                `json:"agent,omitzero" jsonschema:"The agent loop."`
+	Permission  Rules                `json:"permission,omitempty" jsonschema:"Permission rules: a permission name mapped to an action, or to an object mapping patterns to actions. The last matching rule wins."`
+	CodeActions []CodeAction         `json:"codeActions,omitempty" jsonschema:"The prompts darman lsp offers as code actions on a selection, replacing the built-in ones (explain, improve, write tests, document)."`
+	Transcript  *bool                `json:"transcript,omitempty" jsonschema:"Whether darman lsp keeps a Markdown transcript of each session for editors that do not show session updates. Default true."`
+	LSP         map[string]LSP       `json:"lsp,omitempty" jsonschema:"Language servers by language. Entries merge over the built-in ones (go, rust, typescript, python, c)."`
+	MCPServers  map[string]MCPServer `json:"mcpServers,omitempty" jsonschema:"MCP servers whose tools the agent may call, by name, in the format of .mcp.json: command/args/env/cwd for a local server, url/headers for a remote one. Their tools reach the model as {server}_{tool}."`
 }
 
 // MCPServer configures one MCP server: a local one started as a child
@@ -139,6 +141,12 @@ type LSP struct {
 	RootMarkers           []string          `json:"rootMarkers,omitempty" jsonschema:"Files that mark a project root, e.g. go.mod: a file is served by a server rooted at the nearest directory holding one. Replaces the built-in list."`
 	Settings              json.RawMessage   `json:"settings,omitempty" jsonschema:"The server's settings, sent in answer to workspace/configuration; merged key by key over darman's defaults for the server."`
 	Disabled              bool              `json:"disabled,omitempty" jsonschema:"Never start this server."`
+}
+
+// CodeAction is a prompt offered as a code action on a selection.
+type CodeAction struct {
+	Title  string `json:"title" jsonschema:"What the editor shows, e.g. darman: add logging."`
+	Prompt string `json:"prompt" jsonschema:"What is sent to the agent with the selection."`
 }
 
 // Rule is one permission rule: for Permission (a tool or permission name
