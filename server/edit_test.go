@@ -279,3 +279,36 @@ func TestTranscriptWithoutShowDocument(t *testing.T) {
 func lspRange(l1, c1, l2, c2 uint32) protocol.Range {
 	return protocol.Range{Start: protocol.Position{Line: l1, Character: c1}, End: protocol.Position{Line: l2, Character: c2}}
 }
+
+// A client that opted into openDiff is shown each change as a diff; one
+// that did not is sent none.
+func TestOpenDiff(t *testing.T) {
+	for _, opted := range []bool{true, false} {
+		e := start(t, options{
+			script: writeScript("main.go", "package main // by darman\n"),
+			rules:  editRules(),
+			optIns: map[string]bool{"sessionUpdates": true, "openDiff": opted},
+		})
+		path := e.write("main.go", "package main\n")
+		e.open("main.go", "package main\n")
+		e.prompt("rewrite main.go")
+		e.client.await(0, "the end", isState("idle"))
+		diffs := e.client.all("darman/openDiff")
+		if !opted {
+			if len(diffs) != 0 {
+				t.Errorf("openDiff sent to a client that did not opt in: %d", len(diffs))
+			}
+			continue
+		}
+		if len(diffs) != 1 {
+			t.Fatalf("%d openDiff notifications, want 1", len(diffs))
+		}
+		var d struct{ URI, OldText, NewText, Title string }
+		if err := json.Unmarshal(diffs[0].Params, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.URI != fileURI(path) || d.OldText != "package main\n" || d.NewText != "package main // by darman\n" || d.Title == "" {
+			t.Errorf("openDiff %+v", d)
+		}
+	}
+}

@@ -134,6 +134,10 @@ func (r *relay) handle(e agent.Event) {
 	if u, ok := updateOf(e); ok && opted {
 		r.s.notifyUpdate(r.session, turnID, u)
 	}
+	if r.s.client.opt.OpenDiff && e.Kind == agent.EventToolCallUpdate && e.Tool != nil &&
+		e.Tool.Status == agent.ToolCompleted && e.Tool.Diff != nil {
+		r.s.openDiff(e.Tool)
+	}
 	if !opted {
 		r.dirty = r.s.transcriptOn()
 		if t != nil && t.progress != nil && e.Kind == agent.EventToolCallUpdate && e.Tool != nil && e.Tool.Status == agent.ToolRunning {

@@ -189,6 +189,28 @@ func (s *Server) notifyUpdate(id agent.ID, turnID string, u update) {
 	}
 }
 
+// openDiffParams are darman/openDiff's: the client shows the change in a
+// diff view (the VS Code extension uses vscode.diff).
+type openDiffParams struct {
+	URI     string `json:"uri"`
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+	Title   string `json:"title"`
+}
+
+// openDiff asks a client that opted in to show the change a tool call made.
+func (s *Server) openDiff(call *agent.ToolCall) {
+	d := call.Diff
+	title := call.Title
+	if title == "" {
+		title = call.Name + " " + d.Path
+	}
+	err := s.conn.Notify(s.ctx, "darman/openDiff", openDiffParams{URI: pathToURI(d.Path), OldText: d.OldText, NewText: d.NewText, Title: title})
+	if err != nil {
+		s.log.Debug("lsp: openDiff not sent", "path", d.Path, "err", err)
+	}
+}
+
 func newTurnID() string {
 	return "turn_" + strings.TrimPrefix(string(agent.NewPartID()), agent.PartPrefix)
 }
