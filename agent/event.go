@@ -58,7 +58,10 @@ type Event struct {
 	Permission   *PermissionUpdate `json:"permission,omitempty"`
 	Usage        *Usage            `json:"usage,omitempty"`
 	Cost         float64           `json:"cost,omitempty"`
-	State        State             `json:"state,omitempty"`
+	// ContextWindow is the model's context window, in tokens, on usage
+	// events; zero when unknown.
+	ContextWindow int   `json:"contextWindow,omitempty"`
+	State         State `json:"state,omitempty"`
 	// Reason says why the state is what it is (a failure's cause).
 	Reason string     `json:"reason,omitempty"`
 	Retry  *RetryInfo `json:"retry,omitempty"`

@@ -44,6 +44,11 @@ func TestPromptStreamsUpdates(t *testing.T) {
 		if kind == "agent_message_chunk" {
 			answer.WriteString(u.Update["content"].(map[string]any)["text"].(string))
 		}
+		if kind == "usage_update" {
+			if w, _ := u.Update["contextWindow"].(float64); w <= 0 {
+				t.Errorf("usage_update without the model's context window: %s", n.Params)
+			}
+		}
 	}
 	want := []string{"user_message_chunk", "state_update", "agent_message_chunk", "usage_update", "state_update"}
 	if strings.Join(kinds, " ") != strings.Join(want, " ") {

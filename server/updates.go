@@ -110,6 +110,8 @@ type usageUpdate struct {
 	// ContextUsed is what the last model call was sent: its input
 	// tokens, cached or not.
 	ContextUsed int64 `json:"contextUsed"`
+	// ContextWindow is the model's context window; omitted when unknown.
+	ContextWindow int `json:"contextWindow,omitempty"`
 }
 
 type updateError struct {
@@ -155,7 +157,7 @@ func updateOf(e agent.Event) (u update, ok bool) {
 		u := e.Usage
 		return update{SessionUpdate: "usage_update", Usage: &usageUpdate{InputTokens: u.Input, OutputTokens: u.Output,
 			CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite, Cost: e.Cost,
-			ContextUsed: u.Input + u.CacheRead + u.CacheWrite}}, true
+			ContextUsed: u.Input + u.CacheRead + u.CacheWrite, ContextWindow: e.ContextWindow}}, true
 	case agent.EventState:
 		return update{SessionUpdate: "state_update", State: stateOf(e), Error: errorOf(e)}, true
 	case agent.EventRetry:

@@ -275,7 +275,8 @@ func (t *turn) stream(ctx context.Context, msg *agent.Message, req *llm.Request)
 			msg.Usage, msg.Cost = msg.Usage.Add(u), msg.Cost+ev.Cost
 			t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: msg.ID, SessionID: t.id, Kind: agent.PartStepFinish, Usage: &u, Cost: ev.Cost})
 			t.updateSession(ctx, func(s *agent.Session) { s.Usage = s.Usage.Add(u); s.Cost += ev.Cost })
-			t.publish(agent.Event{Kind: agent.EventUsage, MessageID: msg.ID, Usage: &u, Cost: ev.Cost})
+			t.publish(agent.Event{Kind: agent.EventUsage, MessageID: msg.ID, Usage: &u, Cost: ev.Cost,
+				ContextWindow: t.provider.Model(t.model).ContextWindow})
 		case llm.EventFinish:
 			msg.Finish = finishOf(ev.Finish)
 		case llm.EventRetry:
