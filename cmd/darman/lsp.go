@@ -13,13 +13,11 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/store"
-	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/server"
 )
@@ -180,34 +178,11 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 		if err != nil {
 			return nil, err
 		}
-		// Every child process the agent starts (language servers, MCP
-		// servers, commands) is recorded here and stopped, last, when
-		// the agent closes.
-		children := &child.Registry{}
-		servers, err := newLanguageServers(ctx, setup.Root, cfg, setup.Workspace, children, log)
+		rt, err := startAgent(ctx, cfg, st, agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, tasks: true}, log)
 		if err != nil {
-			children.Close(0)
 			return nil, err
 		}
-		mcpServers, mcpTools, err := startMCP(ctx, cfg, setup.Root, children, log)
-		closeAll := func() error {
-			if mcpServers != nil {
-				mcpServers.Close()
-			}
-			err := servers.Close()
-			children.Close(2 * time.Second)
-			return err
-		}
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		svc, m, err := newSessionService(cfg, st, agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker,
-			diagnostics: servers, tasks: true, children: children, mcpTools: mcpTools}, log)
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
+		m := rt.models
 		var (
 			mu     sync.Mutex
 			picked string
@@ -226,7 +201,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			return picked, nil
 		}
 		return &server.Agent{
-			Sessions:      svc,
+			Sessions:      rt.svc,
 			Store:         st,
 			Model:         model,
 			Commands:      prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
@@ -234,9 +209,9 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status: func(context.Context) map[string]any {
 				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded),
-					"mcpServers": mcpServers.Status()}
+					"mcpServers": rt.mcp.Status()}
 			},
-			Close: func() error { return errors.Join(svc.Close(), closeAll()) },
+			Close: rt.close,
 		}, nil
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -24,7 +23,6 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
-	"github.com/darman-dev/darman/internal/child"
 )
 
 func (a *app) runCommand() *cobra.Command {
@@ -148,29 +146,12 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		}
 		command = &c
 	}
-	// Every child process darman starts is recorded here; whatever is
-	// still running when the turn is over is stopped, last.
-	children := &child.Registry{}
-	defer children.Close(2 * time.Second)
-	ws := tool.NewDisk(root)
-	servers, err := newLanguageServers(ctx, root, cfg, ws, children, log)
+	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules, tasks: true}, log)
 	if err != nil {
 		return err
 	}
-	defer servers.Close()
-	mcpServers, mcpTools, err := startMCP(ctx, cfg, root, children, log)
-	if mcpServers != nil {
-		defer mcpServers.Close()
-	}
-	if err != nil {
-		return err
-	}
-	svc, m, err := newSessionService(cfg, st, agentWiring{root: root, workspace: ws, asker: asker, rules: o.rules,
-		diagnostics: servers, tasks: true, children: children, mcpTools: mcpTools}, log)
-	if err != nil {
-		return err
-	}
-	defer svc.Close()
+	defer rt.close()
+	svc, m := rt.svc, rt.models
 
 	id, err := a.pickSession(ctx, st, svc, root, m, o)
 	if err != nil {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
@@ -10,6 +13,7 @@ import (
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/mcp/client"
 )
 
 // agentWiring is what every front gives the session service besides the
@@ -20,17 +24,58 @@ type agentWiring struct {
 	workspace tool.Workspace
 	asker     permission.Asker
 	rules     []permission.Rule
-	// diagnostics reports the language servers' view after edits; nil
-	// leaves it out.
-	diagnostics tool.Diagnostics
 	// tasks offers the task tool (sub-agents); only fronts that render
 	// events with a ParentCallID nested set it.
 	tasks bool
-	// children records the process groups the tools start; nil records
-	// nothing.
-	children *child.Registry
-	// mcpTools are the MCP servers' tools (see startMCP); nil offers none.
-	mcpTools []tool.Tool
+
+	// Set by startAgent.
+	diagnostics tool.Diagnostics // the language servers' view after edits
+	children    *child.Registry  // the process groups the tools start
+	mcpTools    []tool.Tool      // the MCP servers' tools
+}
+
+// agentRuntime is a workspace's agent and what runs beside it.
+type agentRuntime struct {
+	svc    *session.Service
+	models *models
+	mcp    *client.Manager
+	// close stops the session service, the MCP servers, the language
+	// servers and, last, every child process still recorded.
+	close func() error
+}
+
+// startAgent builds a workspace's agent the same way for every front: one
+// registry of child processes, the language servers (reading files through
+// w.workspace, so an editor's unsaved buffers count), the configured MCP
+// servers, and the session service.
+func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agentWiring, log *slog.Logger) (*agentRuntime, error) {
+	w.children = &child.Registry{}
+	servers, err := newLanguageServers(ctx, w.root, cfg, w.workspace, w.children, log)
+	if err != nil {
+		w.children.Close(0)
+		return nil, err
+	}
+	mcpServers, mcpTools, err := startMCP(ctx, cfg, w.root, w.children, log)
+	stopAround := func() error {
+		if mcpServers != nil {
+			mcpServers.Close()
+		}
+		err := servers.Close()
+		w.children.Close(2 * time.Second)
+		return err
+	}
+	if err != nil {
+		stopAround()
+		return nil, err
+	}
+	w.diagnostics, w.mcpTools = servers, mcpTools
+	svc, m, err := newSessionService(cfg, st, w, log)
+	if err != nil {
+		stopAround()
+		return nil, err
+	}
+	return &agentRuntime{svc: svc, models: m, mcp: mcpServers,
+		close: func() error { return errors.Join(svc.Close(), stopAround()) }}, nil
 }
 
 // newSessionService builds a workspace's session service the same way for
