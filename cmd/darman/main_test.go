@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,6 +62,11 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// noTerminal starts darman in a session of its own, without a controlling
+// terminal, as CI and editors do: its permission questions then take the
+// non-interactive path even when the tests run in a terminal.
+func noTerminal() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
 func (e *env) dataDir() string { return filepath.Join(e.home, ".local", "share", "darman") }
 
 func (e *env) write(rel, content string) string {
@@ -82,6 +88,7 @@ func (e *env) run(args ...string) (string, string, int) {
 	cmd := exec.Command(darmanBin, args...)
 	cmd.Dir = e.workspace
 	cmd.Env = e.vars
+	cmd.SysProcAttr = noTerminal()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

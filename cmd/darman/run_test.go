@@ -155,6 +155,7 @@ func startRun(t *testing.T, e *env, n int, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(darmanBin, append([]string{"run"}, args...)...)
 	cmd.Dir, cmd.Env = e.workspace, e.vars
+	cmd.SysProcAttr = noTerminal()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
