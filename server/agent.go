@@ -38,8 +38,9 @@ type Setup struct {
 type Sessions interface {
 	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
 	Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error)
-	// Prompt runs one turn and blocks until it ends.
-	Prompt(ctx context.Context, id agent.ID, text string) (agent.Message, error)
+	// PromptWith runs one turn and blocks until it ends; opts.Model, when
+	// set, runs that turn on another model than the session's.
+	PromptWith(ctx context.Context, id agent.ID, text string, opts session.PromptOptions) (agent.Message, error)
 	Cancel(id agent.ID) bool
 }
 

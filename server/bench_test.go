@@ -70,7 +70,7 @@ func (s *streamer) Subscribe(ctx context.Context, id agent.ID) (*bus.Subscriptio
 	return s.bus.Subscribe(ctx), nil
 }
 
-func (s *streamer) Prompt(ctx context.Context, id agent.ID, text string) (agent.Message, error) {
+func (s *streamer) PromptWith(ctx context.Context, id agent.ID, text string, _ session.PromptOptions) (agent.Message, error) {
 	part := agent.NewPartID()
 	s.bus.Publish(agent.Event{Kind: agent.EventUserMessage, SessionID: id, Text: text})
 	s.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: id, State: agent.StateRunning})

@@ -134,17 +134,13 @@ func (s *Server) prompt(ctx context.Context, id, model, text string) (any, error
 		if sid, err = sessionArg(id); err != nil {
 			return nil, rpc.InvalidParams("%v", err)
 		}
-		if model != "" {
-			sess, err := ag.Store.Session(ctx, sid)
-			if err != nil {
-				return nil, err
-			}
-			if sess.Model != model {
-				return nil, rpc.InvalidParams("model %q: session %s talks to %s; a model is chosen when a session is created", model, sid, sess.Model)
-			}
+		if _, err := ag.Store.Session(ctx, sid); err != nil {
+			return nil, err
 		}
 	}
-	t, err := s.startTurn(ctx, ag, sid, text)
+	// With an existing session, model runs this turn on another model;
+	// the session keeps its own for the turns after.
+	t, err := s.startTurn(ctx, ag, sid, text, session.PromptOptions{Model: model})
 	if err != nil {
 		return nil, err
 	}

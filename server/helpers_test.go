@@ -257,8 +257,11 @@ func start(t testing.TB, o options) *env {
 	opts.Version = "test"
 	opts.Start = func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 		svc, err := session.New(session.Options{
-			Store:     st,
-			Models:    func(string) (llm.Provider, string, error) { return provider, "claude-sonnet-4-5", nil },
+			Store: st,
+			Models: func(ref string) (llm.Provider, string, error) {
+				_, id, _ := strings.Cut(ref, "/")
+				return provider, id, nil
+			},
 			Workspace: setup.Workspace,
 			Tools:     tool.Builtins(tool.Options{NoRipgrep: true}),
 			Rules:     rules,

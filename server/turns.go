@@ -10,6 +10,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/session"
 )
 
 // errBusy is darman.prompt's answer while the session runs a turn.
@@ -80,7 +81,7 @@ func (s *Server) runningTurn(id agent.ID) *turn {
 
 // startTurn starts a turn of session id with text as the user's message
 // and returns at once; the turn runs on.
-func (s *Server) startTurn(ctx context.Context, a *Agent, id agent.ID, text string) (*turn, error) {
+func (s *Server) startTurn(ctx context.Context, a *Agent, id agent.ID, text string, opts session.PromptOptions) (*turn, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("the prompt is empty")
 	}
@@ -122,7 +123,7 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, id agent.ID, text stri
 		if previous != nil {
 			<-previous
 		}
-		_, err := a.Sessions.Prompt(turnCtx, id, text)
+		_, err := a.Sessions.PromptWith(turnCtx, id, text, opts)
 		close(prompting)
 		if err != nil {
 			// The turn did not start, so the session published nothing:

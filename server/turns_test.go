@@ -231,3 +231,26 @@ func TestSessionLoadAndDelete(t *testing.T) {
 		t.Errorf("list after delete: %+v", list)
 	}
 }
+
+// A prompt to an existing session may name another model: that turn runs
+// on it, and the session keeps its own.
+func TestPromptWithAnotherModel(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{{Text: "first"}, {Text: "second"}, {Text: "third"}}},
+		optIns: map[string]bool{"sessionUpdates": true},
+	})
+	tr := e.prompt("hello")
+	_, end := e.client.await(0, "the first turn's end", isState("idle"))
+	var second turn
+	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": tr.SessionID, "prompt": "again", "model": "anthropic/claude-haiku-4-5"}, &second)
+	_, end = e.client.await(end+1, "the second turn's end", isState("idle"))
+	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": tr.SessionID, "prompt": "once more"}, &second)
+	e.client.await(end+1, "the third turn's end", isState("idle"))
+	var models []string
+	for _, c := range e.model.ModelCalls() {
+		models = append(models, c.Model)
+	}
+	if strings.Join(models, " ") != "claude-sonnet-4-5 claude-haiku-4-5 claude-sonnet-4-5" {
+		t.Fatalf("the turns ran on %v", models)
+	}
+}
