@@ -37,15 +37,7 @@ type anthropicSource struct {
 func (s *anthropicSource) next(buf []Event) ([]Event, bool) {
 	for {
 		if !s.events.Next() {
-			s.fail = s.events.Err()
-			if s.fail == nil && !s.stopped {
-				s.fail = &Error{Kind: ErrStreamCut, Message: "no message_stop event"}
-			}
-			if s.fail == nil {
-				buf = append(buf,
-					Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
-					Event{Kind: EventFinish, Finish: anthropicFinish(s.stop)})
-			}
+			buf, s.fail = ending(buf, s.events.Err(), s.stopped, "no message_stop event", s.usage, s.model, anthropicFinish(s.stop))
 			return buf, false
 		}
 		ev := s.events.Event()

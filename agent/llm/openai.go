@@ -11,8 +11,23 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/tidwall/gjson"
 )
+
+// openAIStream posts a streamed request with the SDK, which sends it,
+// reports API errors and frames the SSE stream; darman reads the events
+// itself (see sse.go for why).
+func openAIStream(ctx context.Context, client *openai.Client, path string, params any) (ssestream.Decoder, error) {
+	var raw *http.Response
+	if err := client.Post(ctx, path, params, &raw, option.WithJSONSet("stream", true)); err != nil {
+		return nil, err
+	}
+	if err := checkEventStream(raw); err != nil {
+		return nil, err
+	}
+	return ssestream.NewDecoder(raw), nil
+}
 
 // openAIOptions configure the OpenAI SDK for one provider. The services
 // are built from these options alone, not through openai.NewClient, so that

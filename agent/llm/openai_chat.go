@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
@@ -39,16 +37,11 @@ func (w *chatWire) open(ctx context.Context, req *Request, model ModelInfo) (sou
 	if err != nil {
 		return nil, err
 	}
-	// The SDK sends the request, reports API errors and frames the SSE
-	// stream; darman reads the chunks (see sse.go for why).
-	var raw *http.Response
-	if err := w.client.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true)); err != nil {
+	events, err := openAIStream(ctx, &w.client, "chat/completions", params)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkEventStream(raw); err != nil {
-		return nil, err
-	}
-	return &chatSource{events: ssestream.NewDecoder(raw), model: model, part: -1}, nil
+	return &chatSource{events: events, model: model, part: -1}, nil
 }
 
 func (w *chatWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
@@ -274,17 +267,11 @@ func (s *chatSource) next(buf []Event) ([]Event, bool) {
 
 // end finishes the stream: cleanly only after a finish_reason.
 func (s *chatSource) end(buf []Event, err error) []Event {
-	s.fail = err
-	if s.fail == nil && s.finish == "" {
-		s.fail = &Error{Kind: ErrStreamCut, Message: "no finish_reason"}
+	if err == nil && s.finish != "" {
+		buf = s.endCalls(buf)
 	}
-	if s.fail != nil {
-		return buf
-	}
-	buf = s.endCalls(buf)
-	return append(buf,
-		Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
-		Event{Kind: EventFinish, Finish: s.finishReason()})
+	buf, s.fail = ending(buf, err, s.finish != "", "no finish_reason", s.usage, s.model, s.finishReason())
+	return buf
 }
 
 // chatStreamError is the error object a server sends inside the stream.

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
@@ -40,16 +38,11 @@ func (w *responsesWire) open(ctx context.Context, req *Request, model ModelInfo)
 	if err != nil {
 		return nil, err
 	}
-	// The SDK sends the request, reports API errors and frames the SSE
-	// stream; darman reads the events (see sse.go for why).
-	var raw *http.Response
-	if err := w.client.Post(ctx, "responses", params, &raw, option.WithJSONSet("stream", true)); err != nil {
+	events, err := openAIStream(ctx, &w.client, "responses", params)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkEventStream(raw); err != nil {
-		return nil, err
-	}
-	return &responsesSource{events: ssestream.NewDecoder(raw), model: model}, nil
+	return &responsesSource{events: events, model: model}, nil
 }
 
 func responsesParams(req *Request, model ModelInfo) (responses.ResponseNewParams, error) {
@@ -266,15 +259,7 @@ func readResponsesFields(ev gjson.Result) responsesFields {
 func (s *responsesSource) next(buf []Event) ([]Event, bool) {
 	for {
 		if !s.events.Next() {
-			s.fail = s.events.Err()
-			if s.fail == nil && !s.done {
-				s.fail = &Error{Kind: ErrStreamCut, Message: "no response.completed event"}
-			}
-			if s.fail == nil {
-				buf = append(buf,
-					Event{Kind: EventUsage, Usage: s.usage, Cost: s.model.Cost.Of(s.usage)},
-					Event{Kind: EventFinish, Finish: s.finish})
-			}
+			buf, s.fail = ending(buf, s.events.Err(), s.done, "no response.completed event", s.usage, s.model, s.finish)
 			return buf, false
 		}
 		ev := s.events.Event()
