@@ -48,6 +48,12 @@ deps:
 	  [ -x .cache/npm/node_modules/.bin/mcp-server-everything ] || \
 	  npm install --prefix .cache/npm --no-audit --no-fund --silent @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 >/dev/null; \
 	fi
+	@# Real clients of darman's own servers: the MCP inspector CLI and the
+	@# conformance suite for darman mcp, the official ACP SDK for darman acp.
+	@if command -v npm >/dev/null 2>&1; then \
+	  [ -x .cache/npm/node_modules/.bin/mcp-inspector-cli ] && [ -x .cache/npm/node_modules/.bin/conformance ] && [ -d .cache/npm/node_modules/@agentclientprotocol/sdk ] || \
+	  npm install --prefix .cache/npm --no-audit --no-fund --silent @modelcontextprotocol/inspector-cli@1.0.3 @modelcontextprotocol/conformance@0.1.16 @agentclientprotocol/sdk@2.4.0 >/dev/null; \
+	fi
 
 check:
 	@unformatted=$$(gofmt -l $(GOFILES)); \

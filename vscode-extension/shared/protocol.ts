@@ -1,0 +1,180 @@
+// The messages between the extension host and the chat webview.
+//
+// The host speaks LSP with `darman lsp` (docs/protocol.md); the webview never
+// sees LSP. It gets darman's session updates as they come (their ACP shape is
+// kept, so one renderer serves live turns and reloaded history) and posts
+// back what the user did. Both bundles import this file; change it in one
+// commit with both sides.
+
+// ---- darman's own shapes (docs/protocol.md) ----
+
+export type TextContent = { type: "text"; text: string };
+
+export type Location = {
+  uri: string;
+  range: {
+    start: { line: number; character: number };
+    end: { line: number; character: number };
+  };
+};
+
+export type ToolKind =
+  | "read"
+  | "edit"
+  | "delete"
+  | "move"
+  | "search"
+  | "execute"
+  | "think"
+  | "fetch"
+  | "other";
+
+export type ToolStatus = "pending" | "in_progress" | "completed" | "failed";
+
+export type ToolContent =
+  | { type: "content"; content: TextContent }
+  | { type: "diff"; uri: string; oldText: string; newText: string }
+  | { type: "terminal"; output: string };
+
+export type PlanEntry = {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority?: string;
+};
+
+export type TurnState =
+  | "running"
+  | "idle"
+  | "requires_action"
+  | "failed"
+  | "cancelled";
+
+// One darman/sessionUpdate `update`; `sessionUpdate` names the kind.
+export type SessionUpdate =
+  | { sessionUpdate: "user_message_chunk"; content: TextContent }
+  | { sessionUpdate: "agent_message_chunk"; content: TextContent }
+  | { sessionUpdate: "agent_thought_chunk"; content: TextContent }
+  | {
+      sessionUpdate: "tool_call" | "tool_call_update";
+      toolCallId: string;
+      title: string;
+      kind: ToolKind;
+      status: ToolStatus;
+      locations?: Location[];
+      rawInput?: unknown;
+      content?: ToolContent[];
+    }
+  | { sessionUpdate: "plan"; entries: PlanEntry[] }
+  | {
+      sessionUpdate: "usage_update";
+      inputTokens?: number;
+      outputTokens?: number;
+      cacheReadTokens?: number;
+      cacheWriteTokens?: number;
+      cost?: number;
+      contextUsed?: number;
+      contextWindow?: number;
+    }
+  | {
+      sessionUpdate: "state_update";
+      state: TurnState;
+      error?: { code: string; message: string };
+    }
+  | {
+      sessionUpdate: "notice";
+      level: "info" | "warning" | "error";
+      message: string;
+    };
+
+export type PermissionOptionId =
+  | "allow_once"
+  | "allow_always"
+  | "reject_once"
+  | "reject_always";
+
+// The params of darman/requestPermission.
+export type PermissionRequest = {
+  sessionId: string;
+  turnId: string;
+  requestId: string;
+  toolCall: {
+    toolCallId: string;
+    title: string;
+    permission: string;
+    subjects: string[];
+    always?: string[];
+    reasons?: string[];
+    content?: ToolContent[];
+  };
+  options: { optionId: PermissionOptionId; name: string; kind: string }[];
+};
+
+export type SessionSummary = {
+  sessionId: string;
+  title: string;
+  updatedAt: string;
+  state: string;
+  model: string;
+};
+
+export type ModelInfo = {
+  id: string; // what darman.prompt's `model` takes, "provider/model"
+  name?: string;
+  contextWindow?: number;
+};
+
+export type CommandInfo = { name: string; description?: string; argumentHint?: string };
+
+// A file or selection the prompt carries; shown as a removable chip.
+export type ContextChip = {
+  uri: string;
+  label: string; // "main.go" or "main.go:12-30"
+  range?: Location["range"];
+};
+
+// ---- host → webview ----
+
+export type HostMessage =
+  // Sent once the server answered initialize, and again when anything in it changes.
+  | {
+      type: "ready";
+      models: ModelInfo[];
+      model: string; // the model new turns use
+      commands: CommandInfo[];
+    }
+  // The server could not be started or died; `action` names a button the webview shows.
+  | { type: "serverError"; message: string; action?: { label: string; command: string } }
+  | { type: "sessions"; sessions: SessionSummary[]; current?: string }
+  // A session was opened or loaded: replace the stream with its history.
+  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[] }
+  // A live darman/sessionUpdate for the current session.
+  | { type: "update"; sessionId: string; turnId?: string; update: SessionUpdate }
+  | { type: "permission"; request: PermissionRequest }
+  // The question was answered elsewhere (another client, a timeout): drop its card.
+  | { type: "permissionClosed"; requestId: string }
+  // The active editor's selection or file, offered as context.
+  | { type: "context"; chip: ContextChip | null }
+  // Put this text in the prompt box (palette commands like "ask about selection").
+  | { type: "fillPrompt"; text: string; send?: boolean }
+  | { type: "error"; message: string };
+
+// ---- webview → host ----
+
+export type WebviewMessage =
+  | { type: "webviewReady" } // the webview has loaded and wants the current state
+  | { type: "prompt"; text: string; context: ContextChip[]; model?: string; sessionId?: string }
+  | { type: "command"; name: string; arguments: string; context: ContextChip[]; sessionId?: string }
+  | { type: "cancel"; sessionId: string }
+  | { type: "answerPermission"; requestId: string; optionId: PermissionOptionId; message?: string }
+  | { type: "newSession" }
+  | { type: "loadSession"; sessionId: string }
+  | { type: "renameSession"; sessionId: string; title: string }
+  | { type: "deleteSession"; sessionId: string }
+  | { type: "listSessions" }
+  | { type: "setModel"; model: string }
+  | { type: "openDiff"; uri: string; oldText: string; newText: string; title: string }
+  | { type: "openLocation"; location: Location }
+  | { type: "insertAtCursor"; text: string }
+  | { type: "copy"; text: string }
+  | { type: "removeContext"; uri: string }
+  | { type: "runCommand"; command: string }; // a VS Code command id, e.g. from serverError's action
