@@ -182,14 +182,9 @@ func (p *Pool) quiet(ctx context.Context, c *lsp.Client, d time.Duration) {
 // positions with the file's current content.
 func (p *Pool) otherReport(ctx context.Context, e *entry, c *lsp.Client, path string, pub lsp.Published, items []lsp.Diagnostic) Report {
 	rep := Report{Path: path, Server: e.srv.name, Items: make([]Diagnostic, 0, len(items))}
-	var m *lsp.Mapper
-	if text, _, open := c.Text(pub.URI); open {
-		m = lsp.NewMapper(text)
-	} else if text, err := p.files.ReadFile(ctx, path); err == nil {
-		m = lsp.NewMapper(text)
-	}
+	mappers := p.mappers(ctx, c)
 	for _, d := range items {
-		rep.Items = append(rep.Items, convert(path, m, c.Capabilities().PositionEncoding, d))
+		rep.Items = append(rep.Items, mappers.convert(path, pub.URI, d))
 	}
 	return rep
 }

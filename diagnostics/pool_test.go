@@ -125,6 +125,13 @@ func TestTouchAndDiagnostics(t *testing.T) {
 	if len(rep.Errors()) != 1 {
 		t.Errorf("Errors() = %v", rep.Errors())
 	}
+	if e.CodeHref != "https://example.com/fakels/EERROR" {
+		t.Errorf("error item's CodeHref = %q; want the server's codeDescription.href", e.CodeHref)
+	}
+	wantRel := []Related{{Location: Location{Path: file, Start: Position{1, 1}, End: Position{1, 5}}, Message: "the document starts here"}}
+	if fmt.Sprint(e.Related) != fmt.Sprint(wantRel) {
+		t.Errorf("error item's Related = %+v; want %+v", e.Related, wantRel)
+	}
 	st := statusOf(p, "fake")
 	if st.State != StateRunning || st.PID == 0 || st.Server != "fakels 1" {
 		t.Errorf("Status = %+v", st)

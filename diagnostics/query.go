@@ -544,7 +544,7 @@ func (p *Pool) DiagnoseText(ctx context.Context, path, text string, wait time.Du
 		return Report{Path: path, Server: e.srv.name}, err
 	}
 	set, err := c.Diagnostics(ctx, uri, lsp.WaitOptions{Wait: wait, Settle: e.srv.settle})
-	rep := p.report(e, c, path, set)
+	rep := p.report(ctx, e, c, path, set)
 	restore := context.WithoutCancel(ctx)
 	if _, serr := p.sync(restore, c, path); serr != nil {
 		p.log.Debug("restoring a file after an overlay", "path", path, "err", serr)

@@ -23,8 +23,21 @@ type Diagnostic struct {
 	// Severity is error, warning, information or hint.
 	Severity string `json:"severity"`
 	Code     string `json:"code,omitempty"`
+	// CodeHref links to the documentation of Code, when the server gave
+	// one (LSP's codeDescription.href).
+	CodeHref string `json:"codeHref,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Message  string `json:"message"`
+	// Related are other places the message refers to (LSP's
+	// relatedInformation): a declaration, the other side of a conflict.
+	Related []Related `json:"related,omitempty"`
+}
+
+// Related is a place a diagnostic refers to, in people's positions, and
+// what the server says about it.
+type Related struct {
+	Location Location `json:"location"`
+	Message  string   `json:"message"`
 }
 
 // Report is a file's diagnostics for its latest touched content.
@@ -129,7 +142,7 @@ func (p *Pool) Diagnostics(ctx context.Context, path string, wait time.Duration)
 		}
 	}
 	set, err := c.Diagnostics(ctx, uri, lsp.WaitOptions{Wait: wait, Settle: e.srv.settle})
-	rep := p.report(e, c, path, set)
+	rep := p.report(ctx, e, c, path, set)
 	if errors.Is(err, lsp.ErrClosed) {
 		return rep, fmt.Errorf("%w: %s stopped while darman waited for diagnostics: %v", ErrUnavailable, e.srv.name, err)
 	}
@@ -137,7 +150,7 @@ func (p *Pool) Diagnostics(ctx context.Context, path string, wait time.Duration)
 }
 
 // report converts a client's set into people's positions.
-func (p *Pool) report(e *entry, c *lsp.Client, path string, set lsp.DiagnosticSet) Report {
+func (p *Pool) report(ctx context.Context, e *entry, c *lsp.Client, path string, set lsp.DiagnosticSet) Report {
 	rep := Report{
 		Path:       path,
 		Server:     e.srv.name,
@@ -150,18 +163,17 @@ func (p *Pool) report(e *entry, c *lsp.Client, path string, set lsp.DiagnosticSe
 	if set.Fresh {
 		rep.ServerTime = set.ReceivedAt.Sub(set.SentAt)
 	}
-	text, _, _ := c.Text(set.URI)
-	m := lsp.NewMapper(text)
-	enc := c.Capabilities().PositionEncoding
+	mappers := p.mappers(ctx, c)
 	for _, d := range set.Items {
-		rep.Items = append(rep.Items, convert(path, m, enc, d))
+		rep.Items = append(rep.Items, mappers.convert(path, set.URI, d))
 	}
 	return rep
 }
 
-// convert maps an LSP diagnostic onto people's positions. A range outside
-// the text (the server saw other content) keeps its raw numbers, 1-based.
-func convert(path string, m *lsp.Mapper, enc lsp.Encoding, d lsp.Diagnostic) Diagnostic {
+// convert maps an LSP diagnostic of the document uri (at path) onto
+// people's positions, its related places too. A range outside the text
+// (the server saw other content) keeps its raw numbers, 1-based.
+func (ms *mappers) convert(path string, uri lsp.DocumentURI, d lsp.Diagnostic) Diagnostic {
 	out := Diagnostic{
 		Path:     path,
 		Severity: d.Severity.String(),
@@ -169,8 +181,15 @@ func convert(path string, m *lsp.Mapper, enc lsp.Encoding, d lsp.Diagnostic) Dia
 		Source:   d.Source,
 		Message:  d.Message,
 	}
+	if d.CodeDescription != nil {
+		out.CodeHref = d.CodeDescription.Href
+	}
+	m, enc := ms.get(uri), ms.c.Capabilities().PositionEncoding
 	out.Line, out.Column = lineCol(m, enc, d.Range.Start)
 	out.EndLine, out.EndColumn = lineCol(m, enc, d.Range.End)
+	for _, ri := range d.RelatedInformation {
+		out.Related = append(out.Related, Related{Location: ms.location(ri.Location), Message: ri.Message})
+	}
 	return out
 }
 

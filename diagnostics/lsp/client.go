@@ -203,8 +203,9 @@ func (c *Client) initializeParams() map[string]any {
 			"textDocument": map[string]any{
 				"synchronization": map[string]any{"dynamicRegistration": false},
 				"publishDiagnostics": map[string]any{
-					"versionSupport":     true,
-					"relatedInformation": false,
+					"versionSupport":         true,
+					"relatedInformation":     true,
+					"codeDescriptionSupport": true,
 				},
 				"diagnostic": map[string]any{"dynamicRegistration": true},
 				"hover": map[string]any{

@@ -181,6 +181,16 @@ func TestDiagnosticsForTheVersion(t *testing.T) {
 	if w.Severity != SeverityWarning || w.Code != "42" {
 		t.Errorf("warning item = %+v; want its numeric code 42 kept", w)
 	}
+	if e.CodeDescription == nil || e.CodeDescription.Href != "https://example.com/fakels/EERROR" {
+		t.Errorf("error item's codeDescription = %+v; want the server's href", e.CodeDescription)
+	}
+	wantRel := []RelatedInformation{{Location: Location{URI: uri, Range: Range{End: Position{0, 2}}}, Message: "the document starts here"}}
+	if fmt.Sprint(e.RelatedInformation) != fmt.Sprint(wantRel) {
+		t.Errorf("error item's relatedInformation = %+v; want %+v", e.RelatedInformation, wantRel)
+	}
+	if w.CodeDescription != nil || w.RelatedInformation != nil {
+		t.Errorf("warning item = %+v; the server sent no codeDescription or relatedInformation for it", w)
+	}
 
 	// Unchanged text sends nothing and the known set answers at once.
 	v2, err := c.Sync(ctx, uri, "plaintext", []byte("ok\n😀 ERROR here\n  WARN\n"))

@@ -114,7 +114,25 @@ type Diagnostic struct {
 	Range    Range    `json:"range"`
 	Severity Severity `json:"severity,omitempty"`
 	Code     Code     `json:"code,omitempty"`
-	Source   string   `json:"source,omitempty"`
+	// CodeDescription links to the documentation of Code, when the
+	// server has some (pyright's rule pages, for instance).
+	CodeDescription *CodeDescription `json:"codeDescription,omitempty"`
+	Source          string           `json:"source,omitempty"`
+	Message         string           `json:"message"`
+	// RelatedInformation points at other places that belong to the
+	// problem (TypeScript's "'x' is declared here").
+	RelatedInformation []RelatedInformation `json:"relatedInformation,omitempty"`
+}
+
+// CodeDescription is a diagnostic code's documentation link.
+type CodeDescription struct {
+	Href string `json:"href"`
+}
+
+// RelatedInformation is a place, possibly in another document, that a
+// diagnostic's message refers to, with what it says about it.
+type RelatedInformation struct {
+	Location Location `json:"location"`
 	Message  string   `json:"message"`
 }
 

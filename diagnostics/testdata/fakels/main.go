@@ -3,7 +3,8 @@
 //
 // Every open document is scanned on each change: a line containing ERROR
 // yields an error diagnostic starting at that word (its character counted
-// in the negotiated position encoding), WARN a warning, SYNTAX an error
+// in the negotiated position encoding, with a code description and the
+// document's first line as related information), WARN a warning, SYNTAX an error
 // that the fast first round already reports (see -rounds).
 //
 // It writes what it received, one line per message ("recv METHOD" or
@@ -272,7 +273,7 @@ func (s *server) handle(m *message) {
 		}
 		json.Unmarshal(m.Params, &p)
 		text := s.docs[p.TextDocument.URI]
-		s.reply(m.ID, map[string]any{"kind": "full", "resultId": strconv.Itoa(len(text)), "items": s.diagnose(text, true)})
+		s.reply(m.ID, map[string]any{"kind": "full", "resultId": strconv.Itoa(len(text)), "items": s.diagnose(p.TextDocument.URI, text, true)})
 	case "textDocument/documentSymbol":
 		s.reply(m.ID, []any{})
 	case "shutdown":
@@ -304,7 +305,7 @@ func (s *server) changed(uri string, version int) {
 		if i > 1 {
 			time.Sleep(*roundDelay)
 		}
-		params := map[string]any{"uri": uri, "diagnostics": s.diagnose(text, i == *rounds)}
+		params := map[string]any{"uri": uri, "diagnostics": s.diagnose(uri, text, i == *rounds)}
 		if *versioned {
 			params["version"] = version
 		}
@@ -318,9 +319,11 @@ func (s *server) changed(uri string, version int) {
 	}
 }
 
-func (s *server) diagnose(text string, final bool) []any {
+func (s *server) diagnose(uri, text string, final bool) []any {
 	items := []any{}
-	for n, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	first := lines[0]
+	for n, line := range lines {
 		for _, word := range []string{"SYNTAX", "ERROR", "WARN"} {
 			i := strings.Index(line, word)
 			if i < 0 || (word != "SYNTAX" && !final) {
@@ -331,13 +334,23 @@ func (s *server) diagnose(text string, final bool) []any {
 				sev, code = 2, 42
 			}
 			col := s.units(line[:i])
-			items = append(items, map[string]any{
+			item := map[string]any{
 				"range":    rng(n, col, n, col+s.units(word)),
 				"severity": sev,
 				"code":     code,
 				"source":   "fakels",
 				"message":  "found " + word,
-			})
+			}
+			if word == "ERROR" {
+				// Where the document starts, as a related place, and a
+				// documentation link for the code.
+				item["codeDescription"] = map[string]any{"href": "https://example.com/fakels/EERROR"}
+				item["relatedInformation"] = []any{map[string]any{
+					"location": map[string]any{"uri": uri, "range": rng(0, 0, 0, s.units(first))},
+					"message":  "the document starts here",
+				}}
+			}
+			items = append(items, item)
 		}
 	}
 	for i := 0; i < *floodItems; i++ {
