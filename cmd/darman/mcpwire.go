@@ -26,6 +26,7 @@ func mcpDefinitions(cfg config.Config, root string) []client.Definition {
 			Required: s.Required, Disabled: !s.IsEnabled(),
 			StartupTimeout: s.Timeout, CallTimeout: s.CallTimeout,
 			Allow: s.Tools, Deny: s.DenyTools, Trusted: s.Trusted,
+			SSE: s.Transport() == config.MCPSSE, ConfigFile: s.Origin, Invalid: s.Problem,
 		}
 		if d.Dir == "" && d.URL == "" {
 			d.Dir = root
@@ -85,11 +86,14 @@ func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root 
 		if s.Required {
 			kind = "required"
 		}
+		if s.ConfigFile != "" {
+			kind += ", from " + s.ConfigFile
+		}
 		switch s.State {
 		case client.StateReady:
 			r.add("mcp servers", s.Name, "ok", fmt.Sprintf("%s, %s, protocol %s, %d tools", s.Origin, kind, s.Protocol, s.Tools))
 		case client.StateDisabled:
-			r.add("mcp servers", s.Name, "missing", "disabled in config")
+			r.add("mcp servers", s.Name, "missing", "disabled in config ("+kind+")")
 		default:
 			status, detail := "warn", string(s.State)
 			if s.Failure != nil {

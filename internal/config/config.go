@@ -50,6 +50,13 @@ type MCPServer struct {
 	DenyTools   []string          `json:"denyTools,omitempty" jsonschema:"Never expose these tools (the server's own names, wildcards allowed); applied after tools."`
 	Trusted     bool              `json:"trusted,omitempty" jsonschema:"Trust the server's readOnlyHint annotation: read-only tools run without asking. Default: every call asks (permission mcp)."`
 	Sampling    *MCPSampling      `json:"sampling,omitempty" jsonschema:"Let the server ask darman's model for completions (MCP sampling). Absent: the capability is not offered."`
+
+	// Origin is the file the server came from: a darman config file, or
+	// another tool's MCP file (see MCPFileProject); set by Load.
+	Origin string `json:"-"`
+	// Problem, when set, says why the server cannot be started as
+	// written (a VS Code ${input:...} placeholder); set by Load.
+	Problem string `json:"-"`
 }
 
 // MCPSampling is the policy for a server's sampling requests.
@@ -140,6 +147,8 @@ type LSP struct {
 	InitializationOptions json.RawMessage   `json:"initializationOptions,omitempty" jsonschema:"Sent as initializationOptions in the initialize request."`
 	RootMarkers           []string          `json:"rootMarkers,omitempty" jsonschema:"Files that mark a project root, e.g. go.mod: a file is served by a server rooted at the nearest directory holding one. Replaces the built-in list."`
 	Settings              json.RawMessage   `json:"settings,omitempty" jsonschema:"The server's settings, sent in answer to workspace/configuration; merged key by key over darman's defaults for the server."`
+	DiagnosticsWait       time.Duration     `json:"diagnosticsWait,omitempty" jsonschema:"How long an edit waits for the server's diagnostics of the new content before going on with the last ones known, marked as possibly stale, e.g. 5s. The wait ends as soon as they arrive. Default 1.5s."`
+	IdleTimeout           time.Duration     `json:"idleTimeout,omitempty" jsonschema:"Stop the server once it has not been used for this long, e.g. 30m; it starts again when next needed. Default: it runs until darman ends."`
 	Disabled              bool              `json:"disabled,omitempty" jsonschema:"Never start this server."`
 }
 

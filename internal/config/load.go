@@ -142,6 +142,7 @@ func Load(opts Options) (*Loaded, error) {
 
 	if ld.ps.err() == nil {
 		ld.check(&cfg)
+		ld.foreignMCP(&cfg)
 	}
 	if err := ld.ps.err(); err != nil {
 		return nil, err

@@ -388,11 +388,12 @@ func (b *binding) status() Status {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := Status{
-		Name:      b.def.Name,
-		Origin:    b.def.RedactedOrigin(),
-		Transport: b.def.Transport(),
-		Required:  b.def.Required,
-		State:     b.state,
+		Name:       b.def.Name,
+		Origin:     b.def.RedactedOrigin(),
+		ConfigFile: b.def.ConfigFile,
+		Transport:  b.def.Transport(),
+		Required:   b.def.Required,
+		State:      b.state,
 	}
 	if b.failure != nil && b.state == StateFailed {
 		f := *b.failure

@@ -147,7 +147,58 @@ func spawn(d Definition, children *child.Registry, log *slog.Logger) (*conn, mcp
 func remote(d Definition) (*conn, mcp.Transport) {
 	hc := &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: d.Headers}}
 	c := &conn{dead: make(chan struct{}), started: time.Now()}
+	if d.SSE {
+		return c, sseTransport{&mcp.SSEClientTransport{Endpoint: d.URL, HTTPClient: hc}}
+	}
 	return c, &mcp.StreamableClientTransport{Endpoint: d.URL, HTTPClient: hc, MaxRetries: 2}
+}
+
+// sseTransport keeps the legacy transport's event stream open past the
+// handshake: the SDK ties the stream's GET to the context given to
+// Connect, which for darman is the startup deadline. The stream lives
+// until the session is closed; only the wait for its first answer is
+// bounded by ctx.
+type sseTransport struct{ t *mcp.SSEClientTransport }
+
+func (s sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	type result struct {
+		conn mcp.Connection
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		conn, err := s.t.Connect(streamCtx)
+		done <- result{conn, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			cancel()
+			return nil, r.err
+		}
+		return sseConn{Connection: r.conn, cancel: cancel}, nil
+	case <-ctx.Done():
+		cancel()
+		go func() {
+			if r := <-done; r.conn != nil {
+				r.conn.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// sseConn ends the event stream's request when the session closes.
+type sseConn struct {
+	mcp.Connection
+	cancel context.CancelFunc
+}
+
+func (c sseConn) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
 }
 
 type headerTransport struct {

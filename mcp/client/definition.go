@@ -9,7 +9,8 @@ import (
 
 // Definition is one configured MCP server. A Definition with Command is a
 // local server spoken to over stdio; one with URL is a remote server
-// reached over streamable HTTP.
+// reached over streamable HTTP, or over the legacy HTTP+SSE transport
+// when SSE is set.
 type Definition struct {
 	// Name is the server's name in the configuration; it prefixes its
 	// tools' model-facing names.
@@ -23,6 +24,16 @@ type Definition struct {
 	// URL and Headers reach a remote server.
 	URL     string
 	Headers map[string]string
+	// SSE selects the legacy HTTP+SSE transport (protocol 2024-11-05) for
+	// URL instead of streamable HTTP.
+	SSE bool
+	// ConfigFile is the file the server was configured in, for doctor;
+	// it names a file, never a secret.
+	ConfigFile string
+	// Invalid, when set, says why the server cannot start as written (for
+	// example a VS Code ${input:...} placeholder); the binding fails with
+	// FailureInvalidConfig and this text.
+	Invalid string
 	// Required: the agent's tools fail until this server is ready.
 	Required bool
 	// Disabled servers are reported and never started.
@@ -60,9 +71,12 @@ func (d Definition) callTimeout() time.Duration {
 	return defaultCallTimeout
 }
 
-// Transport names the definition's transport: "stdio" or "http".
+// Transport names the definition's transport: "stdio", "http" or "sse".
 func (d Definition) Transport() string {
-	if d.URL != "" {
+	switch {
+	case d.URL != "" && d.SSE:
+		return "sse"
+	case d.URL != "":
 		return "http"
 	}
 	return "stdio"
@@ -77,9 +91,9 @@ func (d Definition) RedactedOrigin() string {
 	}
 	u, err := url.Parse(d.URL)
 	if err != nil {
-		return "http: (unparsable url)"
+		return d.Transport() + ": (unparsable url)"
 	}
-	return "http: " + (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	return d.Transport() + ": " + (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }
 
 // secrets are the values that must never appear in a message.
@@ -115,6 +129,8 @@ func (d Definition) secrets() []string {
 // started.
 func (d Definition) validate(samplingAvailable bool) error {
 	switch {
+	case d.Invalid != "":
+		return fmt.Errorf("%s", d.Invalid)
 	case d.Name == "":
 		return fmt.Errorf("the server has no name")
 	case d.Command == "" && d.URL == "":

@@ -63,6 +63,12 @@ func fakeServer(mode string) {
 		}
 		in = io.MultiReader(bytes.NewReader(first), r)
 	}
+	newFake().Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(in), Writer: os.Stdout})
+}
+
+// newFake is the fake server's tools, for stdio (fakeServer) and for the
+// HTTP transports (served in-process by the tests).
+func newFake() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}, &mcp.TextContent{Text: "done"}}}, nil, nil
@@ -87,5 +93,5 @@ func fakeServer(mode string) {
 	s.AddTool(&mcp.Tool{Name: "fails", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no such issue"}}}, nil
 	})
-	s.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(in), Writer: os.Stdout})
+	return s
 }

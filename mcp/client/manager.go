@@ -56,11 +56,13 @@ type SampleResult struct {
 
 // Status is one binding as people see it.
 type Status struct {
-	Name      string
-	Origin    string // redacted: see Definition.RedactedOrigin
-	Transport string
-	Required  bool
-	State     State
+	Name   string
+	Origin string // redacted: see Definition.RedactedOrigin
+	// ConfigFile is the file the server was configured in, "" if unknown.
+	ConfigFile string
+	Transport  string
+	Required   bool
+	State      State
 	// Failure is set in StateFailed.
 	Failure *Failure
 	// Protocol, Tools and Generation describe the last catalog.
