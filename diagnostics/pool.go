@@ -53,7 +53,8 @@ type Options struct {
 	// Files reads file content; nil reads the disk.
 	Files FileReader
 	// Wait is how long Diagnostics waits for the server when the caller
-	// passes zero; zero means 1.5 s.
+	// passes zero and the server's configuration sets no diagnosticsWait;
+	// zero means 1.5 s.
 	Wait time.Duration
 	// StartTimeout bounds a server's initialize handshake; zero means 30 s.
 	StartTimeout time.Duration
@@ -61,7 +62,8 @@ type Options struct {
 	// when the caller's context has no earlier deadline; zero means 10 s.
 	QueryTimeout time.Duration
 	// IdleTimeout stops a server not used for that long (it starts again
-	// on next use); zero never stops idle servers.
+	// on next use), unless its configuration sets its own idleTimeout;
+	// zero never stops idle servers.
 	IdleTimeout time.Duration
 	// Backoff is the delay before restarting a server after its first
 	// crash or failed start; it doubles with each further failure, up to
@@ -211,11 +213,42 @@ func New(ctx context.Context, opts Options) (*Pool, error) {
 		case <-p.ctx.Done():
 		}
 	}()
-	if opts.IdleTimeout > 0 {
+	if tick := p.idleTick(); tick > 0 {
 		p.wg.Add(1)
-		go p.reapIdle()
+		go p.reapIdle(tick)
 	}
 	return p, nil
+}
+
+// waitFor is how long Diagnostics waits for s when the caller does not say.
+func (p *Pool) waitFor(s *server) time.Duration {
+	if s.wait > 0 {
+		return s.wait
+	}
+	return p.opts.Wait
+}
+
+// idleTimeout is how long s may stay unused; zero is for ever.
+func (p *Pool) idleTimeout(s *server) time.Duration {
+	if s.idle > 0 {
+		return s.idle
+	}
+	return p.opts.IdleTimeout
+}
+
+// idleTick is how often to look for idle servers: a quarter of the
+// shortest idle timeout, zero when no server has one.
+func (p *Pool) idleTick() time.Duration {
+	shortest := time.Duration(0)
+	for _, s := range p.servers {
+		if d := p.idleTimeout(s); d > 0 && (shortest == 0 || d < shortest) {
+			shortest = d
+		}
+	}
+	if shortest == 0 {
+		return 0
+	}
+	return max(shortest/4, 10*time.Millisecond)
 }
 
 // Close stops every server: shutdown and exit, then the process group is
@@ -358,9 +391,9 @@ func (p *Pool) lookPath(prog string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-func (p *Pool) reapIdle() {
+func (p *Pool) reapIdle(every time.Duration) {
 	defer p.wg.Done()
-	tick := time.NewTicker(max(p.opts.IdleTimeout/4, 10*time.Millisecond))
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
@@ -371,7 +404,7 @@ func (p *Pool) reapIdle() {
 		p.mu.Lock()
 		var idle []*entry
 		for _, e := range p.entries {
-			if e.idleFor() > p.opts.IdleTimeout {
+			if limit := p.idleTimeout(e.srv); limit > 0 && e.idleFor() > limit {
 				idle = append(idle, e)
 			}
 		}

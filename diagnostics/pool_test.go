@@ -38,7 +38,8 @@ func TestMain(m *testing.M) {
 }
 
 // fakePool makes a pool whose only server is fakels (for .txt files) with
-// the given flags, in a fresh workspace, and checks at the end that no
+// the given flags (and opts.Servers["fake"]'s other keys), in a fresh
+// workspace, and checks at the end that no
 // child process is left.
 func fakePool(t *testing.T, opts Options, args ...string) (*Pool, string) {
 	t.Helper()
@@ -47,7 +48,9 @@ func fakePool(t *testing.T, opts Options, args ...string) (*Pool, string) {
 	if opts.Servers == nil {
 		opts.Servers = map[string]config.LSP{}
 	}
-	opts.Servers["fake"] = config.LSP{Command: append([]string{fakeLS}, args...), Extensions: []string{".txt"}}
+	fake := opts.Servers["fake"]
+	fake.Command, fake.Extensions = append([]string{fakeLS}, args...), []string{".txt"}
+	opts.Servers["fake"] = fake
 	if opts.Backoff == 0 {
 		opts.Backoff = time.Millisecond
 	}
@@ -404,6 +407,38 @@ func TestIdleServersStop(t *testing.T) {
 	if err != nil || len(rep.Items) != 1 {
 		t.Fatalf("Diagnostics after an idle stop = %+v, %v", rep, err)
 	}
+}
+
+func TestConfiguredIdleTimeout(t *testing.T) {
+	// The pool has no idle timeout; the server's configuration does.
+	p, root := fakePool(t, Options{Servers: map[string]config.LSP{"fake": {IdleTimeout: 50 * time.Millisecond}}})
+	file := write(t, filepath.Join(root, "a.txt"), "ERROR")
+	if err := p.Touch(context.Background(), file); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, p, "fake", StateIdle)
+}
+
+func TestConfiguredDiagnosticsWait(t *testing.T) {
+	// The pool's own wait is too short for a server that takes 200 ms;
+	// the server's configured wait is long enough.
+	t.Run("configured", func(t *testing.T) {
+		servers := map[string]config.LSP{"fake": {DiagnosticsWait: time.Minute}}
+		p, root := fakePool(t, Options{Wait: time.Millisecond, Servers: servers}, "-delay", "200ms")
+		file := write(t, filepath.Join(root, "a.txt"), "ERROR")
+		rep, err := p.Diagnostics(context.Background(), file, 0)
+		if err != nil || rep.Stale || len(rep.Items) != 1 {
+			t.Fatalf("Diagnostics with the configured wait = %+v, %v; want the fresh set", rep, err)
+		}
+	})
+	t.Run("pool's", func(t *testing.T) {
+		p, root := fakePool(t, Options{Wait: time.Millisecond}, "-delay", "200ms")
+		file := write(t, filepath.Join(root, "a.txt"), "ERROR")
+		rep, err := p.Diagnostics(context.Background(), file, 0)
+		if err != nil || !rep.Stale {
+			t.Fatalf("Diagnostics with the pool's 1 ms wait = %+v, %v; want a stale set", rep, err)
+		}
+	})
 }
 
 // TestChildDiesWithDarman kills a process running a pool with SIGKILL and

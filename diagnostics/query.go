@@ -537,7 +537,7 @@ func (p *Pool) DiagnoseText(ctx context.Context, path, text string, wait time.Du
 		return Report{Path: path}, err
 	}
 	if wait <= 0 {
-		wait = p.opts.Wait
+		wait = p.waitFor(e.srv)
 	}
 	uri := lsp.URIFromPath(path)
 	if _, err := c.Sync(ctx, uri, languageID(path), []byte(text)); err != nil {

@@ -32,7 +32,13 @@ type server struct {
 	settings json.RawMessage
 	// settle is how long to wait for a further round after a pushed set
 	// (see lsp.WaitOptions.Settle).
-	settle   time.Duration
+	settle time.Duration
+	// wait, if set, replaces Options.Wait for this server's files
+	// (lsp.<name>.diagnosticsWait).
+	wait time.Duration
+	// idle, if set, replaces Options.IdleTimeout for this server
+	// (lsp.<name>.idleTimeout).
+	idle     time.Duration
 	disabled bool
 	// install tells a person how to get the server.
 	install string
@@ -122,8 +128,9 @@ func hasTypeScript7(root string) bool {
 
 // servers merges the configuration over the built-in table. A configured
 // command that differs from darman's default replaces the built-in
-// candidates; extensions, env, initialization options and disabled apply
-// as given.
+// candidates; extensions, env, initialization options, root markers,
+// the diagnostics wait, the idle timeout and disabled apply as given;
+// settings merge over darman's defaults.
 func servers(cfg map[string]config.LSP) ([]*server, error) {
 	defaults := config.Default().LSP
 	out := builtinServers()
@@ -169,6 +176,12 @@ func servers(cfg map[string]config.LSP) ([]*server, error) {
 		}
 		if c.InitializationOptions != nil {
 			s.initOptions = c.InitializationOptions
+		}
+		if c.DiagnosticsWait > 0 {
+			s.wait = c.DiagnosticsWait
+		}
+		if c.IdleTimeout > 0 {
+			s.idle = c.IdleTimeout
 		}
 		if len(c.RootMarkers) > 0 {
 			s.rootMarkers = slices.Clone(c.RootMarkers)

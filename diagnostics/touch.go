@@ -114,7 +114,7 @@ func (p *Pool) sync(ctx context.Context, c *lsp.Client, path string) (bool, erro
 // Diagnostics returns the file's diagnostics for its latest touched
 // content. A file never touched is touched first. With pull diagnostics
 // the server is asked; otherwise the call waits up to wait (zero means
-// Options.Wait) for the set the server publishes for that version, and
+// the server's configured diagnosticsWait, else Options.Wait) for the set the server publishes for that version, and
 // returns the last known set marked Stale if it does not come. A newer
 // touch of the file ends the wait (Superseded). Errors wrap ErrNoServer,
 // ErrNotInstalled or ErrUnavailable (the server crashed: it restarts on
@@ -129,7 +129,7 @@ func (p *Pool) Diagnostics(ctx context.Context, path string, wait time.Duration)
 		return Report{Path: path}, err
 	}
 	if wait <= 0 {
-		wait = p.opts.Wait
+		wait = p.waitFor(e.srv)
 	}
 	uri := lsp.URIFromPath(path)
 	if _, _, open := c.Text(uri); !open {
