@@ -1,0 +1,490 @@
+// The chat panel's host side: it routes the webview's messages to darman's
+// commands and darman's notifications and requests to the webview. It
+// speaks to darman through the Server interface (the LanguageClient in the
+// extension, a plain JSON-RPC connection in the tests), so the routing is
+// tested against the real darman lsp.
+
+import * as vscode from "vscode";
+import type {
+  CommandInfo,
+  ContextChip,
+  HostMessage,
+  ModelInfo,
+  PermissionOptionId,
+  PermissionRequest,
+  SessionSummary,
+  SessionUpdate,
+  TurnState,
+  WebviewMessage,
+} from "../shared/protocol";
+import { DiffContent } from "./diff";
+
+/** What the controller needs of the language client. */
+export interface Server {
+  executeCommand(command: string, argument?: object): Promise<unknown>;
+}
+
+/** The webview, once VS Code resolved it. */
+export interface View {
+  post(message: HostMessage): void;
+}
+
+/** darman's answer to darman/requestPermission. */
+export type PermissionOutcome =
+  | { outcome: { outcome: "selected"; optionId: PermissionOptionId; message?: string } }
+  | { outcome: { outcome: "cancelled" } };
+
+/** What the status bar shows. */
+export type ChatState = { model: string; running: number; error?: string };
+
+export type ControllerOptions = {
+  server: Server;
+  /** Persists the current session across reloads (context.workspaceState). */
+  memento: vscode.Memento;
+  diffs: DiffContent;
+  /** The darman.model setting: the model of new sessions when not chosen in the panel. */
+  configuredModel: () => string;
+  /** Reveals the chat view; the webview posts webviewReady when it is there. */
+  reveal: () => void;
+  onState?: (state: ChatState) => void;
+  log?: (line: string) => void;
+};
+
+const currentKey = "darman.currentSession";
+const modelKey = "darman.chosenModel";
+/** VS Code commands the webview may run (serverError's action buttons). */
+const webviewCommands = new Set(["darman.restart", "darman.showOutput", "darman.openInstallDocs", "workbench.action.openSettings"]);
+
+export class ChatController {
+  private view: View | undefined;
+  private ready = false;
+  private readyWaiters: (() => void)[] = [];
+  private models: ModelInfo[] = [];
+  private defaultModel = "";
+  private commands: CommandInfo[] = [];
+  private serverError: HostMessage | undefined;
+  private pending = new Map<string, { request: PermissionRequest; resolve: (o: PermissionOutcome) => void }>();
+  private running = new Set<string>();
+  private context: ContextChip | null = null;
+  private dismissed: string | undefined;
+
+  constructor(private readonly o: ControllerOptions) {}
+
+  get currentSession(): string | undefined {
+    return this.o.memento.get<string>(currentKey);
+  }
+
+  /** The model new turns use: the panel's choice, darman.model, darman's default. */
+  get model(): string {
+    return this.o.memento.get<string>(modelKey) || this.o.configuredModel() || this.defaultModel;
+  }
+
+  /** attach is called when the webview is resolved; detach when it is disposed. */
+  attach(view: View): void {
+    this.view = view;
+    this.ready = false;
+  }
+
+  detach(): void {
+    this.view = undefined;
+    this.ready = false;
+  }
+
+  /** Resolves when the webview has loaded (or at once when it has). */
+  whenReady(timeoutMs = 10_000): Promise<boolean> {
+    if (this.ready) {
+      return Promise.resolve(true);
+    }
+    this.o.reveal();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), timeoutMs);
+      this.readyWaiters.push(() => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+  }
+
+  private post(message: HostMessage): void {
+    if (this.view && this.ready) {
+      this.view.post(message);
+    }
+  }
+
+  private emitState(): void {
+    this.o.onState?.({ model: this.model, running: this.running.size, error: this.serverError?.type === "serverError" ? this.serverError.message : undefined });
+  }
+
+  // ---- from the server ----
+
+  /** The server answered initialize: its models, default model and commands. */
+  async serverStarted(init: { models?: ModelInfo[]; model?: string }): Promise<void> {
+    this.serverError = undefined;
+    this.models = Array.isArray(init.models) ? init.models : [];
+    this.defaultModel = typeof init.model === "string" ? init.model : "";
+    if (this.defaultModel === "") {
+      // Servers that do not send the default model report it in darman.status
+      // once the agent is ready.
+      try {
+        const st = (await this.o.server.executeCommand("darman.status")) as { agent?: { model?: string } };
+        this.defaultModel = st?.agent?.model ?? "";
+      } catch (err) {
+        this.o.log?.(`darman.status failed: ${String(err)}`);
+      }
+    }
+    this.commands = await this.listCommands();
+    this.emitState();
+    this.sendReady();
+  }
+
+  private async listCommands(): Promise<CommandInfo[]> {
+    try {
+      const res = (await this.o.server.executeCommand("darman.command.list")) as { commands?: CommandInfo[] };
+      return Array.isArray(res?.commands) ? res.commands : [];
+    } catch (err) {
+      // Older darman has no darman.command.list: no completion, commands still run by name.
+      this.o.log?.(`darman.command.list is not available: ${String(err)}`);
+      return [];
+    }
+  }
+
+  /** The server could not start or died. */
+  serverFailed(message: string, action?: { label: string; command: string }): void {
+    this.serverError = { type: "serverError", message, action };
+    for (const [id, p] of this.pending) {
+      p.resolve({ outcome: { outcome: "cancelled" } });
+      this.post({ type: "permissionClosed", requestId: id });
+    }
+    this.pending.clear();
+    this.running.clear();
+    this.post(this.serverError);
+    this.emitState();
+  }
+
+  private sendReady(): void {
+    this.post({ type: "ready", models: this.models, model: this.model, commands: this.commands });
+  }
+
+  /** darman/sessionUpdate. */
+  sessionUpdate(params: { sessionId: string; turnId?: string; update: SessionUpdate }): void {
+    if (params.update.sessionUpdate === "state_update") {
+      this.turnState(params.sessionId, params.update.state);
+    }
+    if (params.sessionId === this.currentSession) {
+      this.post({ type: "update", sessionId: params.sessionId, turnId: params.turnId, update: params.update });
+    }
+  }
+
+  private turnState(sessionId: string, state: TurnState): void {
+    const before = this.running.size;
+    if (state === "running" || state === "requires_action") {
+      this.running.add(sessionId);
+    } else {
+      this.running.delete(sessionId);
+    }
+    if (before !== this.running.size) {
+      this.emitState();
+    }
+  }
+
+  /**
+   * darman/requestPermission: shows the card in the panel and answers with
+   * the user's choice. A request cancelled by darman (timeout, turn
+   * cancelled) drops the card.
+   */
+  requestPermission(request: PermissionRequest, token?: vscode.CancellationToken): Promise<PermissionOutcome> {
+    return new Promise((resolve) => {
+      const done = (o: PermissionOutcome) => {
+        if (this.pending.delete(request.requestId)) {
+          resolve(o);
+        }
+      };
+      this.pending.set(request.requestId, { request, resolve: done });
+      token?.onCancellationRequested(() => {
+        done({ outcome: { outcome: "cancelled" } });
+        this.post({ type: "permissionClosed", requestId: request.requestId });
+      });
+      if (request.sessionId !== this.currentSession) {
+        // The question belongs to another session (a turn started from a
+        // code action): show that session, then the card.
+        void this.load(request.sessionId).then(() => this.post({ type: "permission", request }));
+      } else {
+        this.post({ type: "permission", request });
+      }
+      if (!this.ready) {
+        this.o.reveal();
+      }
+    });
+  }
+
+  /** darman/openDiff: the change a tool made, beside the editor without taking focus. */
+  async openDiff(p: { uri: string; oldText: string; newText?: string; title?: string }): Promise<void> {
+    const target = vscode.Uri.parse(p.uri);
+    const before = this.o.diffs.put(target, p.oldText);
+    const title = p.title || `${target.path.split("/").pop()} (darman)`;
+    await vscode.commands.executeCommand("vscode.diff", before, target, title, { preview: true, preserveFocus: true });
+  }
+
+  // ---- from the editor ----
+
+  /** The active editor's selection or file, offered as a context chip. */
+  offerContext(chip: ContextChip | null): void {
+    const key = chip ? `${chip.uri}#${chip.label}` : undefined;
+    if (key !== undefined && key === this.dismissed) {
+      return; // removed by the user; offered again once the selection changes
+    }
+    this.dismissed = undefined;
+    this.context = chip;
+    this.post({ type: "context", chip });
+  }
+
+  /** Starts a turn from the palette: the panel shows it as if typed there. */
+  async promptFromEditor(text: string, chip: ContextChip | null): Promise<void> {
+    await this.whenReady();
+    await this.handle({ type: "prompt", text, context: chip ? [chip] : [], sessionId: this.currentSession });
+  }
+
+  async newSession(): Promise<void> {
+    await this.whenReady();
+    await this.handle({ type: "newSession" });
+  }
+
+  // ---- from the webview ----
+
+  /** Routes one webview message; failures are shown in the panel. */
+  async handle(m: WebviewMessage): Promise<void> {
+    try {
+      await this.route(m);
+    } catch (err) {
+      const message = errorText(err);
+      this.o.log?.(`${m.type}: ${message}`);
+      this.post({ type: "error", message: `${describe(m)} failed: ${message}` });
+    }
+  }
+
+  private async route(m: WebviewMessage): Promise<void> {
+    switch (m.type) {
+      case "webviewReady":
+        return this.webviewReady();
+      case "prompt": {
+        const arg: Record<string, unknown> = { prompt: withExtraContext(m.text, m.context.slice(1)) };
+        const sessionId = m.sessionId ?? this.currentSession;
+        if (sessionId) {
+          arg.sessionId = sessionId;
+        }
+        if (m.context[0]) {
+          arg.context = lspContext(m.context[0]);
+        }
+        const model = m.model || this.model;
+        if (model) {
+          arg.model = model;
+        }
+        return this.started(await this.o.server.executeCommand("darman.prompt", arg), sessionId);
+      }
+      case "command": {
+        const arg: Record<string, unknown> = { name: m.name, arguments: m.arguments };
+        const sessionId = m.sessionId ?? this.currentSession;
+        if (sessionId) {
+          arg.sessionId = sessionId;
+        }
+        if (m.context[0]) {
+          arg.context = lspContext(m.context[0]);
+        }
+        return this.started(await this.o.server.executeCommand("darman.command.run", arg), sessionId);
+      }
+      case "cancel":
+        await this.o.server.executeCommand("darman.cancel", { sessionId: m.sessionId });
+        return;
+      case "answerPermission": {
+        const p = this.pending.get(m.requestId);
+        if (p) {
+          p.resolve({ outcome: { outcome: "selected", optionId: m.optionId, ...(m.message ? { message: m.message } : {}) } });
+        } else {
+          // Asked before a reload of the window, or through another path:
+          // darman.permission.answer answers any open question.
+          await this.o.server.executeCommand("darman.permission.answer", {
+            requestId: m.requestId,
+            optionId: m.optionId,
+            ...(m.message ? { message: m.message } : {}),
+          });
+        }
+        this.post({ type: "permissionClosed", requestId: m.requestId });
+        return;
+      }
+      case "newSession": {
+        const model = this.model;
+        const res = (await this.o.server.executeCommand("darman.session.new", model ? { model } : undefined)) as { sessionId: string };
+        await this.o.memento.update(currentKey, res.sessionId);
+        this.post({ type: "session", sessionId: res.sessionId, title: "", model, state: "idle", updates: [] });
+        return this.listSessions();
+      }
+      case "loadSession":
+        return this.load(m.sessionId);
+      case "renameSession":
+        try {
+          await this.o.server.executeCommand("darman.session.rename", { sessionId: m.sessionId, title: m.title });
+        } catch (err) {
+          if (/darman\.session\.rename|unknown command|-32601|not found/i.test(errorText(err))) {
+            throw new Error("this darman cannot rename sessions; update darman to rename them");
+          }
+          throw err;
+        }
+        return this.listSessions();
+      case "deleteSession":
+        await this.o.server.executeCommand("darman.session.delete", { sessionId: m.sessionId });
+        if (m.sessionId === this.currentSession) {
+          await this.o.memento.update(currentKey, undefined);
+          this.post({ type: "session", sessionId: "", title: "", model: this.model, state: "idle", updates: [] });
+        }
+        return this.listSessions();
+      case "listSessions":
+        return this.listSessions();
+      case "setModel":
+        await this.o.memento.update(modelKey, m.model);
+        this.emitState();
+        this.sendReady();
+        return;
+      case "openDiff":
+        return this.openDiff(m);
+      case "openLocation": {
+        const r = m.location.range;
+        const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+        await vscode.window.showTextDocument(vscode.Uri.parse(m.location.uri), { selection: range, preview: true });
+        return;
+      }
+      case "insertAtCursor": {
+        const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+        if (!editor) {
+          throw new Error("no editor is open to insert into; open a file and put the cursor where the text goes");
+        }
+        await editor.edit((b) => {
+          for (const s of editor.selections) {
+            b.replace(s, m.text);
+          }
+        });
+        return;
+      }
+      case "copy":
+        await vscode.env.clipboard.writeText(m.text);
+        return;
+      case "removeContext":
+        if (this.context && this.context.uri === m.uri) {
+          this.dismissed = `${this.context.uri}#${this.context.label}`;
+          this.context = null;
+        }
+        return;
+      case "runCommand":
+        if (!webviewCommands.has(m.command)) {
+          throw new Error(`the panel may not run ${m.command}`);
+        }
+        await vscode.commands.executeCommand(m.command);
+        return;
+      default: {
+        const never: never = m;
+        throw new Error(`unknown message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  private async webviewReady(): Promise<void> {
+    this.ready = true;
+    for (const w of this.readyWaiters.splice(0)) {
+      w();
+    }
+    if (this.serverError) {
+      this.post(this.serverError);
+      return;
+    }
+    this.sendReady();
+    this.post({ type: "context", chip: this.context });
+    await this.listSessions();
+    const current = this.currentSession;
+    if (current) {
+      await this.load(current).catch(async (err) => {
+        // The session was deleted elsewhere: start from an empty panel.
+        this.o.log?.(`restoring session ${current}: ${errorText(err)}`);
+        await this.o.memento.update(currentKey, undefined);
+      });
+    }
+    for (const p of this.pending.values()) {
+      if (p.request.sessionId === this.currentSession) {
+        this.post({ type: "permission", request: p.request });
+      }
+    }
+  }
+
+  private async started(result: unknown, previous: string | undefined): Promise<void> {
+    const res = result as { sessionId: string; turnId: string };
+    if (res.sessionId !== previous) {
+      await this.o.memento.update(currentKey, res.sessionId);
+      await this.listSessions();
+    }
+  }
+
+  private async load(sessionId: string): Promise<void> {
+    const s = (await this.o.server.executeCommand("darman.session.load", { sessionId })) as {
+      sessionId: string;
+      title: string;
+      model: string;
+      state: string;
+      updates: SessionUpdate[];
+    };
+    await this.o.memento.update(currentKey, s.sessionId);
+    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates: s.updates ?? [] });
+  }
+
+  private async listSessions(): Promise<void> {
+    const res = (await this.o.server.executeCommand("darman.session.list")) as { sessions: SessionSummary[] };
+    this.post({ type: "sessions", sessions: res.sessions ?? [], current: this.currentSession });
+  }
+}
+
+/** An LSP-shaped context for darman.prompt from a chip. */
+function lspContext(chip: ContextChip): { uri: string; range?: ContextChip["range"] } {
+  return chip.range ? { uri: chip.uri, range: chip.range } : { uri: chip.uri };
+}
+
+/**
+ * darman.prompt takes one context; further chips are named in the prompt
+ * (path and lines) so the model reads them with its tools.
+ */
+function withExtraContext(text: string, extra: ContextChip[]): string {
+  if (extra.length === 0) {
+    return text;
+  }
+  const lines = extra.map((c) => {
+    const file = vscode.Uri.parse(c.uri).fsPath;
+    return c.range ? `- ${file} lines ${c.range.start.line + 1}-${c.range.end.line + 1}` : `- ${file}`;
+  });
+  return `${text}\n\nAlso look at:\n${lines.join("\n")}`;
+}
+
+function describe(m: WebviewMessage): string {
+  switch (m.type) {
+    case "prompt":
+      return "Sending the prompt";
+    case "command":
+      return `Running /${m.name}`;
+    case "cancel":
+      return "Cancelling";
+    case "newSession":
+      return "Starting a session";
+    case "loadSession":
+      return "Opening the session";
+    case "renameSession":
+      return "Renaming the session";
+    case "deleteSession":
+      return "Deleting the session";
+    case "answerPermission":
+      return "Answering the permission question";
+    default:
+      return m.type;
+  }
+}
+
+export function errorText(err: unknown): string {
+  if (err && typeof err === "object" && "message" in err) {
+    return String((err as { message: unknown }).message);
+  }
+  return String(err);
+}

@@ -1,0 +1,72 @@
+// workspace/applyEdit with the applyEditAndSave opt-in: darman reads the
+// files from disk right after the answer, so the client applies the edit,
+// saves every document it touched, and only then answers applied: true.
+// vscode-languageclient applies edits but never saves; this middleware adds
+// the save.
+
+import * as vscode from "vscode";
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, WorkspaceEdit } from "vscode-languageclient";
+
+/** The URIs an LSP WorkspaceEdit changes or creates, each once, in order. */
+export function touchedUris(edit: WorkspaceEdit): string[] {
+  const uris: string[] = [];
+  const add = (uri: string) => {
+    if (!uris.includes(uri)) {
+      uris.push(uri);
+    }
+  };
+  for (const change of edit.documentChanges ?? []) {
+    if ("textDocument" in change) {
+      add(change.textDocument.uri);
+    } else if (change.kind === "create") {
+      add(change.uri);
+    } else if (change.kind === "rename") {
+      add(change.newUri);
+    }
+    // A deleted file has nothing to save.
+  }
+  for (const uri of Object.keys(edit.changes ?? {})) {
+    add(uri);
+  }
+  return uris;
+}
+
+type Next = (params: ApplyWorkspaceEditParams) => unknown;
+
+/**
+ * applyEditAndSave is the LanguageClient's handleApplyEdit middleware: it
+ * lets the client apply the edit (next), then saves each touched document.
+ * A document that cannot be saved turns the answer into applied: false with
+ * the reason, so darman tells the model instead of reading a stale file.
+ */
+export async function applyEditAndSave(params: ApplyWorkspaceEditParams, next: Next): Promise<ApplyWorkspaceEditResult> {
+  const result = (await next(params)) as ApplyWorkspaceEditResult | undefined;
+  if (!result || !result.applied) {
+    return result ?? { applied: false, failureReason: "VS Code did not apply the edit" };
+  }
+  for (const uri of touchedUris(params.edit)) {
+    const target = vscode.Uri.parse(uri);
+    const key = target.toString();
+    let doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    if (!doc) {
+      try {
+        doc = await vscode.workspace.openTextDocument(target);
+      } catch (err) {
+        return { applied: false, failureReason: `the edit was applied but ${target.fsPath} could not be opened to save it: ${String(err)}` };
+      }
+    }
+    if (!doc.isDirty) {
+      continue;
+    }
+    let saved = false;
+    try {
+      saved = await doc.save();
+    } catch (err) {
+      return { applied: false, failureReason: `the edit was applied but saving ${target.fsPath} failed: ${String(err)}` };
+    }
+    if (!saved) {
+      return { applied: false, failureReason: `the edit was applied but VS Code did not save ${target.fsPath}` };
+    }
+  }
+  return result;
+}

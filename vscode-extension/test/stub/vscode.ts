@@ -1,0 +1,346 @@
+// A stand-in for the `vscode` module in the unit tests (test/build.mjs
+// aliases `vscode` to this file). It implements the part of the API the
+// extension host uses, in memory, and records what the extension did so the
+// tests can assert on it. Documents are real files: save() writes the disk.
+
+import * as fs from "node:fs";
+import * as nodePath from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+    readonly query: string,
+  ) {}
+  static file(p: string): Uri {
+    return new Uri("file", p, "");
+  }
+  static parse(s: string): Uri {
+    if (s.startsWith("file:")) {
+      return Uri.file(fileURLToPath(s));
+    }
+    const m = /^([a-z][\w+.-]*):([^?]*)(?:\?(.*))?$/i.exec(s);
+    if (!m) {
+      throw new Error(`stub Uri.parse: ${s}`);
+    }
+    return new Uri(m[1], m[2], m[3] ?? "");
+  }
+  static from(c: { scheme: string; path?: string; query?: string }): Uri {
+    return new Uri(c.scheme, c.path ?? "", c.query ?? "");
+  }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, nodePath.posix.join(base.path, ...parts), base.query);
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    if (this.scheme === "file") {
+      return pathToFileURL(this.path).href;
+    }
+    return `${this.scheme}:${this.path}${this.query ? `?${this.query}` : ""}`;
+  }
+}
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(a: number | Position, b: number | Position, c?: number, d?: number) {
+    if (typeof a === "number") {
+      this.start = new Position(a, b as number);
+      this.end = new Position(c!, d!);
+    } else {
+      this.start = a;
+      this.end = b as Position;
+    }
+  }
+  get isEmpty(): boolean {
+    return this.start.line === this.end.line && this.start.character === this.end.character;
+  }
+}
+
+export class Selection extends Range {}
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export enum StatusBarAlignment {
+  Left = 1,
+  Right = 2,
+}
+
+export enum DiagnosticSeverity {
+  Error = 0,
+  Warning = 1,
+  Information = 2,
+  Hint = 3,
+}
+
+export class Diagnostic {
+  source?: string;
+  code?: string | number | { value: string | number; target: Uri };
+  constructor(
+    readonly range: Range,
+    readonly message: string,
+    readonly severity: DiagnosticSeverity = DiagnosticSeverity.Error,
+  ) {}
+}
+
+type Listener<T> = (e: T) => unknown;
+
+export class EventEmitter<T> {
+  private listeners: Listener<T>[] = [];
+  event = (l: Listener<T>) => {
+    this.listeners.push(l);
+    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
+  };
+  fire(e: T): void {
+    for (const l of this.listeners) {
+      l(e);
+    }
+  }
+}
+
+/** A text document backed by a file: edits change `text`, save() writes it. */
+export class TextDocument {
+  isDirty = false;
+  saveFails = false;
+  constructor(
+    readonly uri: Uri,
+    public text: string,
+  ) {}
+  getText(): string {
+    return this.text;
+  }
+  async save(): Promise<boolean> {
+    if (this.saveFails) {
+      return false;
+    }
+    fs.writeFileSync(this.uri.fsPath, this.text);
+    this.isDirty = false;
+    record.saved.push(this.uri.fsPath);
+    return true;
+  }
+  offsetAt(p: { line: number; character: number }): number {
+    const lines = this.text.split("\n");
+    let off = 0;
+    for (let i = 0; i < p.line; i++) {
+      off += lines[i].length + 1;
+    }
+    return off + p.character;
+  }
+  /** Applies an LSP-shaped text edit (what VS Code does for applyEdit). */
+  apply(range: { start: { line: number; character: number }; end: { line: number; character: number } }, newText: string): void {
+    const a = this.offsetAt(range.start);
+    const b = this.offsetAt(range.end);
+    this.text = this.text.slice(0, a) + newText + this.text.slice(b);
+    this.isDirty = true;
+  }
+}
+
+/** What the extension did, for the tests to read. */
+export const record = {
+  posted: [] as unknown[],
+  executed: [] as { command: string; args: unknown[] }[],
+  shown: [] as { uri: string; options: unknown }[],
+  clipboard: "",
+  saved: [] as string[],
+  messages: [] as { level: string; text: string }[],
+  statusItems: [] as StatusBarItemStub[],
+};
+
+export class StatusBarItemStub {
+  text = "";
+  tooltip: string | undefined;
+  command: string | undefined;
+  name: string | undefined;
+  backgroundColor: ThemeColor | undefined;
+  visible = false;
+  show(): void {
+    this.visible = true;
+  }
+  hide(): void {
+    this.visible = false;
+  }
+  dispose(): void {
+    this.visible = false;
+  }
+}
+
+class TextEditor {
+  selections: Selection[];
+  constructor(
+    readonly document: TextDocument,
+    public selection: Selection,
+  ) {
+    this.selections = [selection];
+  }
+  async edit(cb: (b: { replace(r: Range, text: string): void; insert(p: Position, text: string): void }) => void): Promise<boolean> {
+    const ops: [Range, string][] = [];
+    cb({ replace: (r, t) => ops.push([r, t]), insert: (p, t) => ops.push([new Range(p, p), t]) });
+    for (const [r, t] of ops.reverse()) {
+      this.document.apply(r, t);
+    }
+    return true;
+  }
+}
+
+const commandHandlers = new Map<string, (...args: unknown[]) => unknown>();
+const configuration: Record<string, { globalValue?: unknown; workspaceValue?: unknown; defaultValue?: unknown }> = {};
+const textDocuments: TextDocument[] = [];
+const diagnostics = new Map<string, Diagnostic[]>();
+
+export const window = {
+  activeTextEditor: undefined as TextEditor | undefined,
+  visibleTextEditors: [] as TextEditor[],
+  createStatusBarItem(): StatusBarItemStub {
+    const item = new StatusBarItemStub();
+    record.statusItems.push(item);
+    return item;
+  },
+  createOutputChannel(_name: string) {
+    const lines: string[] = [];
+    return { lines, appendLine: (l: string) => lines.push(l), show() {}, dispose() {} };
+  },
+  async showTextDocument(uri: Uri, options?: unknown) {
+    record.shown.push({ uri: uri.toString(), options });
+  },
+  async showErrorMessage(text: string) {
+    record.messages.push({ level: "error", text });
+    return undefined;
+  },
+  async showInformationMessage(text: string) {
+    record.messages.push({ level: "info", text });
+    return undefined;
+  },
+  onDidChangeActiveTextEditor: new EventEmitter<unknown>().event,
+  onDidChangeTextEditorSelection: new EventEmitter<unknown>().event,
+};
+
+export const workspace = {
+  workspaceFolders: undefined as { uri: Uri }[] | undefined,
+  get textDocuments(): TextDocument[] {
+    return textDocuments;
+  },
+  async openTextDocument(uri: Uri): Promise<TextDocument> {
+    let doc = textDocuments.find((d) => d.uri.toString() === uri.toString());
+    if (!doc) {
+      doc = new TextDocument(uri, fs.readFileSync(uri.fsPath, "utf8"));
+      textDocuments.push(doc);
+    }
+    return doc;
+  },
+  getConfiguration(section: string) {
+    const prefix = `${section}.`;
+    const obj: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(configuration)) {
+      if (k.startsWith(prefix)) {
+        obj[k.slice(prefix.length).split(".")[0]] = v.workspaceValue ?? v.globalValue ?? v.defaultValue;
+      }
+    }
+    return Object.assign(obj, {
+      get: <T>(key: string, dflt?: T) => {
+        const v = configuration[prefix + key];
+        return (v?.workspaceValue ?? v?.globalValue ?? v?.defaultValue ?? dflt) as T;
+      },
+      has: (key: string) => prefix + key in configuration,
+      inspect: (key: string) => configuration[prefix + key],
+      update: async () => {},
+    });
+  },
+};
+
+export const commands = {
+  registerCommand(id: string, fn: (...args: unknown[]) => unknown) {
+    commandHandlers.set(id, fn);
+    return { dispose: () => commandHandlers.delete(id) };
+  },
+  async executeCommand(command: string, ...args: unknown[]) {
+    record.executed.push({ command, args });
+    return commandHandlers.get(command)?.(...args);
+  },
+};
+
+export const env = {
+  clipboard: {
+    async writeText(t: string) {
+      record.clipboard = t;
+    },
+  },
+  async openExternal(_uri: Uri) {
+    return true;
+  },
+};
+
+export const languages = {
+  getDiagnostics(uri: Uri): Diagnostic[] {
+    return diagnostics.get(uri.toString()) ?? [];
+  },
+};
+
+/** A Memento in memory (workspaceState). */
+export class MemoryMemento {
+  private values = new Map<string, unknown>();
+  get<T>(key: string, dflt?: T): T | undefined {
+    return (this.values.has(key) ? this.values.get(key) : dflt) as T | undefined;
+  }
+  keys(): readonly string[] {
+    return [...this.values.keys()];
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    if (value === undefined) {
+      this.values.delete(key);
+    } else {
+      this.values.set(key, value);
+    }
+  }
+}
+
+/** Test controls: set the state the extension reads. */
+export const testing = {
+  reset(): void {
+    record.posted.length = 0;
+    record.executed.length = 0;
+    record.shown.length = 0;
+    record.saved.length = 0;
+    record.messages.length = 0;
+    record.statusItems.length = 0;
+    record.clipboard = "";
+    textDocuments.length = 0;
+    diagnostics.clear();
+    for (const k of Object.keys(configuration)) {
+      delete configuration[k];
+    }
+    window.activeTextEditor = undefined;
+    window.visibleTextEditors = [];
+  },
+  setSetting(key: string, value: { globalValue?: unknown; workspaceValue?: unknown; defaultValue?: unknown }): void {
+    configuration[key] = value;
+  },
+  /** Opens a file as an editor with a selection (lines and characters 0-based). */
+  openEditor(file: string, sel?: [number, number, number, number]): TextEditor {
+    const uri = Uri.file(file);
+    let doc = textDocuments.find((d) => d.uri.toString() === uri.toString());
+    if (!doc) {
+      doc = new TextDocument(uri, fs.readFileSync(file, "utf8"));
+      textDocuments.push(doc);
+    }
+    const s = sel ?? [0, 0, 0, 0];
+    const editor = new TextEditor(doc, new Selection(s[0], s[1], s[2], s[3]));
+    window.activeTextEditor = editor;
+    window.visibleTextEditors = [editor];
+    return editor;
+  },
+  setDiagnostics(file: string, list: Diagnostic[]): void {
+    diagnostics.set(Uri.file(file).toString(), list);
+  },
+};
