@@ -50,6 +50,13 @@ type MCPServer struct {
 	DenyTools   []string          `json:"denyTools,omitempty" jsonschema:"Never expose these tools (the server's own names, wildcards allowed); applied after tools."`
 	Trusted     bool              `json:"trusted,omitempty" jsonschema:"Trust the server's readOnlyHint annotation: read-only tools run without asking. Default: every call asks (permission mcp)."`
 	Sampling    *MCPSampling      `json:"sampling,omitempty" jsonschema:"Let the server ask darman's model for completions (MCP sampling). Absent: the capability is not offered."`
+
+	// Origin is the file the server came from: a darman config file, or
+	// another tool's MCP file (see MCPFileProject); set by Load.
+	Origin string `json:"-"`
+	// Problem, when set, says why the server cannot be started as
+	// written (a VS Code ${input:...} placeholder); set by Load.
+	Problem string `json:"-"`
 }
 
 // MCPSampling is the policy for a server's sampling requests.
