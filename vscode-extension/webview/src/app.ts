@@ -1,0 +1,332 @@
+// The chat panel: wires the header, the stream, the permission cards and
+// the prompt box to the host. Host messages are queued and handled once per
+// animation frame, in order, so a burst of updates costs one render; what
+// should survive the view being hidden is saved with setState, at most a few
+// times a second.
+import type { ContextChip, HostMessage, PermissionRequest, SessionSummary, SessionUpdate, WebviewMessage, CommandInfo, ModelInfo } from "../../shared/protocol";
+import type { VsCodeApi } from "./api";
+import { button, flushScrolls, h, scrollToEndLater } from "./dom";
+import { Header } from "./header";
+import { icon } from "./icons";
+import { Permissions } from "./permission";
+import { PromptBox } from "./prompt";
+import { Stream } from "./stream";
+import type { Saved } from "./transcript";
+
+const stateVersion = 1;
+
+type State = {
+  v: number;
+  sessionId?: string;
+  title: string;
+  transcript: Saved;
+  permissions: PermissionRequest[];
+  models: ModelInfo[];
+  model: string;
+  commands: CommandInfo[];
+  sessions: SessionSummary[];
+  draft: string;
+  history: string[];
+  chips: ContextChip[];
+};
+
+const saveDelay = 300;
+const hiddenFlushDelay = 250;
+
+export class App {
+  private header: Header;
+  private stream: Stream;
+  private permissions: Permissions;
+  private prompt: PromptBox;
+  private scroller: HTMLElement;
+  private status: HTMLElement;
+  private banner: HTMLElement;
+  private sessionId?: string;
+  private title = "";
+  private models: ModelInfo[] = [];
+  private model = "";
+  private commands: CommandInfo[] = [];
+  private sessions: SessionSummary[] = [];
+  private pending = false;
+  private stick = true;
+  private queue: HostMessage[] = [];
+  private frame = 0;
+  private timer = 0;
+  private saveTimer = 0;
+  private batches = 0;
+
+  constructor(
+    private root: HTMLElement,
+    private api: VsCodeApi,
+  ) {
+    const post = (m: WebviewMessage) => this.post(m);
+    this.header = new Header({ post, newSession: () => this.newSession(), modelChanged: (m) => ((this.model = m), this.save()) });
+    this.stream = new Stream({ post, retry: (text) => this.send(text) });
+    this.permissions = new Permissions(post, () => (this.updateStatus(), this.save()), () => this.prompt.focus());
+    this.prompt = new PromptBox({
+      submit: (text) => this.send(text),
+      cancel: () => this.cancel(),
+      removeChip: (chip) => {
+        this.post({ type: "removeContext", uri: chip.uri });
+        this.save();
+      },
+      changed: () => this.save(),
+    });
+    this.banner = h("div", { class: "banner", hidden: true });
+    this.status = h("div", { class: "turn-status", role: "status", "aria-live": "polite" });
+    this.scroller = h("main", { class: "scroll" }, this.stream.el, this.permissions.el);
+    this.scroller.addEventListener("scroll", () => {
+      const s = this.scroller;
+      this.stick = s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+    });
+    root.replaceChildren(this.header.el, this.header.panel, this.banner, this.scroller, this.status, this.prompt.el);
+
+    window.addEventListener("message", (ev: MessageEvent) => this.enqueue(ev.data));
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden") this.saveNow();
+    });
+    this.restore();
+    this.post({ type: "webviewReady" });
+  }
+
+  private post(m: WebviewMessage): void {
+    this.api.postMessage(m);
+  }
+
+  // ---- host messages, one batch per frame ----
+
+  private enqueue(m: unknown): void {
+    if (!m || typeof m !== "object" || typeof (m as { type?: unknown }).type !== "string") return;
+    this.queue.push(m as HostMessage);
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => this.flush());
+    // A hidden webview gets no frames; do not let the queue grow meanwhile.
+    this.timer = window.setTimeout(() => this.flush(), hiddenFlushDelay);
+  }
+
+  private flush(): void {
+    cancelAnimationFrame(this.frame);
+    clearTimeout(this.timer);
+    this.frame = 0;
+    this.timer = 0;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const start = performance.now();
+    let updates: SessionUpdate[] = [];
+    const applyUpdates = () => {
+      if (updates.length) this.stream.apply(updates);
+      updates = [];
+    };
+    for (const m of batch) {
+      if (m.type === "update") {
+        if (!this.acceptUpdate(m.sessionId)) continue;
+        if (!m.update || typeof m.update !== "object") continue;
+        // The turn we sent has started (or already ended): no longer pending.
+        if (m.update.sessionUpdate === "state_update") this.pending = false;
+        updates.push(m.update);
+        continue;
+      }
+      applyUpdates();
+      this.handle(m);
+    }
+    applyUpdates();
+    this.updateStatus();
+    if (this.stick) scrollToEndLater(this.scroller);
+    flushScrolls();
+    this.save();
+    // Read by bench/render.mjs: the time to handle one batch.
+    performance.measure("darman:batch", { start, end: performance.now(), detail: batch.length });
+    if (++this.batches % 10_000 === 0) performance.clearMeasures("darman:batch");
+  }
+
+  private acceptUpdate(sessionId: string): boolean {
+    if (!sessionId) return false;
+    if (this.sessionId === undefined) {
+      // The first update of a prompt sent without a session names it.
+      this.sessionId = sessionId;
+      this.header.setCurrent(sessionId);
+    }
+    return sessionId === this.sessionId;
+  }
+
+  private handle(m: HostMessage): void {
+    switch (m.type) {
+      case "ready":
+        this.models = m.models ?? [];
+        this.model = m.model ?? "";
+        this.commands = m.commands ?? [];
+        this.header.setModels(this.models, this.model);
+        this.prompt.setCommands(this.commands);
+        this.showBanner(null);
+        break;
+      case "serverError":
+        this.pending = false;
+        this.showBanner(m.message, m.action, false);
+        break;
+      case "error":
+        this.pending = false;
+        this.showBanner(m.message, undefined, true);
+        break;
+      case "sessions":
+        this.sessions = m.sessions ?? [];
+        this.header.setSessions(this.sessions, this.sessionId ?? m.current);
+        if (this.sessionId === undefined && m.current) this.sessionId = m.current;
+        break;
+      case "session":
+        this.pending = false;
+        this.sessionId = m.sessionId;
+        this.title = m.title ?? "";
+        this.header.setTitle(this.title);
+        this.header.setCurrent(m.sessionId);
+        this.stream.reset(undefined, Array.isArray(m.updates) ? m.updates : []);
+        if (m.state === "running" && !this.stream.transcript.running) this.stream.transcript.state = "running";
+        this.stick = true;
+        scrollToEndLater(this.scroller);
+        break;
+      case "permission":
+        this.permissions.add(m.request);
+        break;
+      case "permissionClosed":
+        this.permissions.close(m.requestId);
+        break;
+      case "context":
+        this.prompt.setChips(m.chip ? [m.chip] : []);
+        break;
+      case "fillPrompt":
+        this.prompt.setText(m.text ?? "");
+        this.prompt.focus();
+        if (m.send) this.prompt.submit();
+        break;
+    }
+  }
+
+  // ---- what the user does ----
+
+  private send(text: string): boolean {
+    if (this.pending || this.stream.transcript.running) {
+      this.prompt.setRunning(true, "A turn is running: wait for it to finish or cancel it.");
+      return false;
+    }
+    const context = this.prompt.getChips();
+    const sessionId = this.sessionId;
+    const cmd = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text);
+    if (cmd && this.prompt.hasCommand(cmd[1])) {
+      this.post(compact({ type: "command", name: cmd[1], arguments: (cmd[2] ?? "").trim(), context, sessionId }));
+    } else {
+      this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId }));
+    }
+    this.pending = true;
+    this.stick = true;
+    this.showBanner(null);
+    this.updateStatus();
+    return true;
+  }
+
+  private cancel(): void {
+    if (this.sessionId) this.post({ type: "cancel", sessionId: this.sessionId });
+    // A prompt the host never acknowledged must not lock the box.
+    if (!this.stream.transcript.running) this.pending = false;
+    this.updateStatus();
+  }
+
+  private newSession(): void {
+    this.post({ type: "newSession" });
+    this.sessionId = undefined;
+    this.title = "";
+    this.pending = false;
+    this.header.setTitle("");
+    this.header.setCurrent(undefined);
+    this.stream.reset();
+    this.updateStatus();
+    this.save();
+    this.prompt.focus();
+  }
+
+  private updateStatus(): void {
+    const t = this.stream.transcript;
+    const waiting = t.state === "requires_action" || this.permissions.requests().length > 0;
+    const busy = this.pending || t.running;
+    this.status.replaceChildren();
+    this.status.classList.toggle("busy", busy);
+    if (busy) {
+      const label = waiting ? "Waiting for your answer" : this.pending ? "Sending…" : "Working…";
+      this.status.append(h("span", { class: "spinner", "aria-hidden": "true" }), h("span", null, label));
+    }
+    this.prompt.setRunning(busy);
+  }
+
+  private showBanner(message: string | null, action?: { label: string; command: string }, dismissable = false): void {
+    if (!message) {
+      this.banner.hidden = true;
+      this.banner.replaceChildren();
+      return;
+    }
+    this.banner.hidden = false;
+    this.banner.setAttribute("role", "alert");
+    this.banner.className = dismissable ? "banner error" : "banner server-error";
+    this.banner.replaceChildren(icon("error"), h("span", { class: "banner-text" }, message));
+    if (action?.command) {
+      this.banner.append(button(action.label || action.command, { class: "primary" }, () => this.post({ type: "runCommand", command: action.command })));
+    }
+    if (dismissable) this.banner.append(button("Dismiss", { class: "icon-button" }, () => this.showBanner(null), icon("close")));
+  }
+
+  // ---- state that survives the view being hidden ----
+
+  private save(): void {
+    if (this.saveTimer) return;
+    this.saveTimer = window.setTimeout(() => this.saveNow(), saveDelay);
+  }
+
+  private saveNow(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = 0;
+    const state: State = {
+      v: stateVersion,
+      sessionId: this.sessionId,
+      title: this.title,
+      transcript: this.stream.transcript.save(),
+      permissions: this.permissions.requests(),
+      models: this.models,
+      model: this.header.model || this.model,
+      commands: this.commands,
+      sessions: this.sessions,
+      draft: this.prompt.text,
+      history: this.prompt.history,
+      chips: this.prompt.getChips(),
+    };
+    this.api.setState(state);
+  }
+
+  private restore(): void {
+    const s = this.api.getState() as Partial<State> | undefined;
+    if (!s || typeof s !== "object" || s.v !== stateVersion) {
+      this.updateStatus();
+      return;
+    }
+    this.sessionId = s.sessionId;
+    this.title = s.title ?? "";
+    this.models = s.models ?? [];
+    this.model = s.model ?? "";
+    this.commands = s.commands ?? [];
+    this.sessions = s.sessions ?? [];
+    this.header.setModels(this.models, this.model);
+    this.header.setSessions(this.sessions, this.sessionId);
+    this.header.setTitle(this.title);
+    this.prompt.setCommands(this.commands);
+    this.prompt.setHistory(Array.isArray(s.history) ? s.history.filter((x) => typeof x === "string") : []);
+    this.prompt.setChips(s.chips ?? []);
+    this.prompt.setText(s.draft ?? "");
+    this.stream.reset(s.transcript && Array.isArray(s.transcript.entries) ? s.transcript : undefined);
+    for (const r of s.permissions ?? []) this.permissions.add(r, false);
+    this.updateStatus();
+    scrollToEndLater(this.scroller);
+    flushScrolls();
+  }
+}
+
+// compact drops undefined fields, so a message says only what it means.
+function compact<T extends object>(m: T): T {
+  return Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) as T;
+}

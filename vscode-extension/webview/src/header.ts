@@ -1,0 +1,182 @@
+// The bar above the stream: the current session (a button that opens the
+// session list: switch, rename, delete), the model picker and "new session".
+import type { ModelInfo, SessionSummary, WebviewMessage } from "../../shared/protocol";
+import { button, h } from "./dom";
+import { icon } from "./icons";
+
+type Post = (m: WebviewMessage) => void;
+
+export type HeaderHandlers = {
+  post: Post;
+  newSession: () => void;
+  modelChanged: (model: string) => void;
+};
+
+export class Header {
+  readonly el: HTMLElement;
+  readonly panel: HTMLElement;
+  private toggle: HTMLButtonElement;
+  private title: HTMLElement;
+  private picker: HTMLSelectElement;
+  private list: HTMLUListElement;
+  private sessions: SessionSummary[] = [];
+  private current?: string;
+
+  constructor(private handlers: HeaderHandlers) {
+    this.title = h("span", { class: "session-title" }, "New session");
+    this.toggle = button("Sessions", { class: "session-toggle", "aria-expanded": "false", "aria-controls": "session-panel" }, () => this.setOpen(this.panel.hidden), icon("history"), this.title);
+    this.toggle.setAttribute("aria-label", "Sessions: New session");
+    this.picker = h("select", { class: "model-picker", "aria-label": "Model", title: "Model for the next turn" });
+    this.picker.addEventListener("change", () => {
+      handlers.post({ type: "setModel", model: this.picker.value });
+      handlers.modelChanged(this.picker.value);
+    });
+    this.el = h(
+      "header",
+      { class: "bar" },
+      this.toggle,
+      this.picker,
+      button("New session", { class: "icon-button" }, () => this.handlers.newSession(), icon("add")),
+    );
+    this.list = h("ul", { class: "session-list", "aria-label": "Sessions" });
+    this.panel = h("div", { class: "sessions", id: "session-panel", hidden: true }, this.list);
+    this.panel.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && !(ev.target as Element).matches("input")) {
+        ev.preventDefault();
+        this.setOpen(false);
+        this.toggle.focus();
+      }
+    });
+  }
+
+  setOpen(open: boolean): void {
+    this.panel.hidden = !open;
+    this.toggle.setAttribute("aria-expanded", String(open));
+    if (open) {
+      this.handlers.post({ type: "listSessions" });
+      this.render();
+      this.list.querySelector<HTMLElement>(".session-open")?.focus();
+    }
+  }
+
+  setTitle(title: string): void {
+    const t = title || "New session";
+    this.title.textContent = t;
+    this.toggle.setAttribute("aria-label", `Sessions: ${t}`);
+  }
+
+  setSessions(sessions: SessionSummary[], current?: string): void {
+    this.sessions = Array.isArray(sessions) ? sessions.filter((s) => s && typeof s.sessionId === "string") : [];
+    if (current !== undefined) this.current = current;
+    const cur = this.sessions.find((s) => s.sessionId === this.current);
+    if (cur) this.setTitle(cur.title);
+    this.render();
+  }
+
+  setCurrent(sessionId: string | undefined): void {
+    this.current = sessionId;
+    this.render();
+  }
+
+  setModels(models: ModelInfo[], model: string): void {
+    const list = Array.isArray(models) ? models.filter((m) => m && typeof m.id === "string") : [];
+    if (model && !list.some((m) => m.id === model)) list.unshift({ id: model });
+    this.picker.replaceChildren(...list.map((m) => h("option", { value: m.id }, m.name || m.id)));
+    this.picker.value = model;
+    this.picker.disabled = list.length === 0;
+  }
+
+  get model(): string {
+    return this.picker.value;
+  }
+
+  private render(): void {
+    if (this.panel.hidden) return;
+    if (this.sessions.length === 0) {
+      this.list.replaceChildren(h("li", { class: "session-empty" }, "No saved sessions in this workspace yet."));
+      return;
+    }
+    this.list.replaceChildren(...this.sessions.map((s) => this.row(s)));
+  }
+
+  private row(s: SessionSummary): HTMLElement {
+    const current = s.sessionId === this.current;
+    const label = s.title || "Untitled session";
+    const when = formatWhen(s.updatedAt);
+    const open = button(
+      `Open ${label}`,
+      { class: "session-open", "aria-current": current ? "true" : undefined },
+      () => {
+        this.handlers.post({ type: "loadSession", sessionId: s.sessionId });
+        this.setOpen(false);
+        this.toggle.focus();
+      },
+      h("span", { class: "session-name" }, label),
+      h("span", { class: "session-meta" }, [when, s.model, s.state === "running" ? "running" : ""].filter(Boolean).join(" · ")),
+    );
+    const li = h("li", { class: current ? "session current" : "session", "data-session": s.sessionId });
+    const rename = button(`Rename ${label}`, { class: "icon-button" }, () => this.rename(li, s), icon("rename"));
+    let armed = false;
+    const del = button(`Delete ${label}`, { class: "icon-button delete" }, () => {
+      if (!armed) {
+        armed = true;
+        del.classList.add("armed");
+        del.setAttribute("aria-label", `Confirm: delete ${label} for good`);
+        del.title = "Click again to delete";
+        return;
+      }
+      this.handlers.post({ type: "deleteSession", sessionId: s.sessionId });
+      this.sessions = this.sessions.filter((x) => x.sessionId !== s.sessionId);
+      this.render();
+      this.list.querySelector<HTMLElement>(".session-open")?.focus();
+    }, icon("close"));
+    del.addEventListener("blur", () => {
+      armed = false;
+      del.classList.remove("armed");
+      del.setAttribute("aria-label", `Delete ${label}`);
+      del.title = `Delete ${label}`;
+    });
+    li.append(open, rename, del);
+    return li;
+  }
+
+  private rename(li: HTMLElement, s: SessionSummary): void {
+    const input = h("input", { class: "session-rename", type: "text", value: s.title, "aria-label": "New session title" });
+    let done = false;
+    const finish = (commit: boolean) => {
+      if (done) return;
+      done = true;
+      const title = input.value.trim();
+      if (commit && title && title !== s.title) {
+        this.handlers.post({ type: "renameSession", sessionId: s.sessionId, title });
+        s.title = title;
+        if (s.sessionId === this.current) this.setTitle(title);
+      }
+      this.render();
+      this.list.querySelector<HTMLElement>(`li[data-session="${CSS.escape(s.sessionId)}"] .session-open`)?.focus();
+    };
+    input.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") {
+        ev.preventDefault();
+        finish(true);
+      } else if (ev.key === "Escape") {
+        ev.preventDefault();
+        ev.stopPropagation();
+        finish(false);
+      }
+    });
+    input.addEventListener("blur", () => finish(true));
+    li.replaceChildren(input);
+    input.focus();
+    input.select();
+  }
+}
+
+function formatWhen(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return "";
+  const d = new Date(t);
+  const now = new Date();
+  if (d.toDateString() === now.toDateString()) return d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+}

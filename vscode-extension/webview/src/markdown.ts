@@ -1,0 +1,153 @@
+// Markdown for the stream: markdown-it with raw HTML off, then DOMPurify on
+// what it produced, so nothing a model writes can run script, load a remote
+// resource or carry a style attribute the CSP would refuse.
+//
+// A streamed answer grows by small chunks. MarkdownView renders it in
+// segments: everything before the last blank line outside a code fence is
+// settled and rendered once; only the tail after it is rendered again when
+// text arrives. A turn of thousands of chunks so costs about one render of
+// the answer, not one per chunk.
+import MarkdownIt from "markdown-it";
+import DOMPurify from "dompurify";
+import { h } from "./dom";
+import { icon } from "./icons";
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+
+// Images: only data: images can show under the CSP; anything else becomes a
+// link with the alt text, so no request leaves the webview.
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx];
+  const src = String(token.attrGet("src") ?? "");
+  const alt = String(self.renderInlineAsText(token.children ?? [], options, env));
+  if (/^data:image\/(png|gif|jpeg|webp);/i.test(src)) {
+    return `<img src="${md.utils.escapeHtml(src)}" alt="${md.utils.escapeHtml(alt)}">`;
+  }
+  return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt || src)}</a>`;
+};
+
+const allowedURI = /^(?:(?:https?|mailto):|#)/i;
+
+DOMPurify.addHook("uponSanitizeAttribute", (node, data) => {
+  // markdown-it aligns table cells with style="text-align:…"; keep the
+  // alignment as a class, drop the attribute.
+  if (data.attrName === "style") {
+    const m = /text-align:\s*(left|right|center)/.exec(data.attrValue);
+    if (m) (node as Element).classList.add(`align-${m[1]}`);
+    data.keepAttr = false;
+  }
+});
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.nodeName === "A") {
+    const a = node as HTMLAnchorElement;
+    const href = a.getAttribute("href");
+    if (href && !allowedURI.test(href)) a.removeAttribute("href");
+    if (a.hasAttribute("href")) {
+      a.setAttribute("rel", "noopener noreferrer");
+      a.title = a.getAttribute("href") ?? "";
+    }
+  }
+});
+
+const purifyConfig = {
+  RETURN_DOM_FRAGMENT: true as const,
+  ALLOWED_URI_REGEXP: allowedURI,
+  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "svg", "math"],
+  FORBID_ATTR: ["style", "id", "name"],
+};
+
+// renderMarkdown turns text into a sanitized fragment, code blocks framed
+// with their Copy and Insert buttons.
+export function renderMarkdown(text: string): DocumentFragment {
+  const fragment = DOMPurify.sanitize(md.render(text), purifyConfig);
+  for (const pre of Array.from(fragment.querySelectorAll("pre"))) {
+    const code = pre.querySelector("code");
+    const lang = /language-([\w+#.-]+)/.exec(code?.className ?? "")?.[1] ?? "";
+    const bar = h(
+      "div",
+      { class: "code-bar" },
+      h("span", { class: "code-lang" }, lang),
+      h("button", { type: "button", class: "icon-button", "data-action": "copy", title: "Copy", "aria-label": "Copy code" }, icon("copy")),
+      h(
+        "button",
+        { type: "button", class: "icon-button", "data-action": "insert", title: "Insert at cursor", "aria-label": "Insert code at cursor" },
+        icon("insert"),
+      ),
+    );
+    const frame = h("div", { class: "code-block" });
+    pre.replaceWith(frame);
+    frame.append(bar, pre);
+  }
+  return fragment;
+}
+
+// codeOf finds the code a code-bar button belongs to.
+export function codeOf(button: Element): string | null {
+  const pre = button.closest(".code-block")?.querySelector("pre");
+  if (!pre) return null;
+  return (pre.textContent ?? "").replace(/\n$/, "");
+}
+
+const fenceOpen = /^ {0,3}(`{3,}|~{3,})/;
+const fenceClose = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
+
+// stableCut returns the offset of the last place after `from` where text
+// can be split into two markdown documents that render as the whole does:
+// the start of a line that follows a blank line, begins with a non-space
+// (no list continuation, no indented code) and lies outside any fence.
+// `from` must itself be such a place (or 0).
+export function stableCut(text: string, from: number): number {
+  let cut = from;
+  let fence = "";
+  let prevBlank = false;
+  let pos = from;
+  while (pos < text.length) {
+    const nl = text.indexOf("\n", pos);
+    if (!fence && prevBlank && pos > from && !/\s/.test(text[pos])) cut = pos;
+    if (nl < 0) break; // the last line is still being written
+    const line = text.slice(pos, nl);
+    if (fence) {
+      const m = fenceClose.exec(line);
+      if (m && m[1][0] === fence[0] && m[1].length >= fence.length) fence = "";
+      prevBlank = false;
+    } else {
+      const m = fenceOpen.exec(line);
+      if (m) fence = m[1];
+      prevBlank = line.trim() === "";
+    }
+    pos = nl + 1;
+  }
+  return cut;
+}
+
+export class MarkdownView {
+  readonly el: HTMLElement;
+  private settled = 0;
+  private text = "";
+  private tail: HTMLElement;
+
+  constructor(className: string) {
+    this.el = h("div", { class: `markdown ${className}` });
+    this.tail = h("div", { class: "md-segment" });
+    this.el.append(this.tail);
+  }
+
+  set(text: string): void {
+    if (text === this.text) return;
+    if (!text.startsWith(this.text.slice(0, this.settled))) {
+      // Not an append: start over.
+      this.settled = 0;
+      this.el.replaceChildren(this.tail);
+    }
+    this.text = text;
+    const cut = stableCut(text, this.settled);
+    if (cut > this.settled) {
+      const segment = h("div", { class: "md-segment" });
+      segment.append(renderMarkdown(text.slice(this.settled, cut)));
+      this.el.insertBefore(segment, this.tail);
+      this.settled = cut;
+    }
+    this.tail.replaceChildren(renderMarkdown(text.slice(this.settled)));
+  }
+}

@@ -1,0 +1,256 @@
+// The prompt box: Enter sends, Shift+Enter starts a new line, ↑/↓ walk the
+// history when the caret is on the first/last line, "/" opens completion of
+// the workspace's commands, and the context chips above it can be removed.
+import type { CommandInfo, ContextChip } from "../../shared/protocol";
+import { button, h } from "./dom";
+import { icon } from "./icons";
+
+const historyLimit = 100;
+
+export type PromptHandlers = {
+  // submit sends the text; false keeps it in the box (e.g. a turn runs).
+  submit: (text: string) => boolean;
+  cancel: () => void;
+  removeChip: (chip: ContextChip) => void;
+  changed: () => void;
+};
+
+export class PromptBox {
+  readonly el: HTMLElement;
+  readonly input: HTMLTextAreaElement;
+  history: string[] = [];
+  private historyIndex = 0; // history.length = the draft
+  private draft = "";
+  private commands: CommandInfo[] = [];
+  private matches: CommandInfo[] = [];
+  private selected = 0;
+  private chips: ContextChip[] = [];
+  private chipList: HTMLElement;
+  private completions: HTMLUListElement;
+  private sendButton: HTMLButtonElement;
+  private cancelButton: HTMLButtonElement;
+  private hint: HTMLElement;
+
+  constructor(private handlers: PromptHandlers) {
+    this.chipList = h("div", { class: "chips", role: "list", "aria-label": "Context sent with the prompt" });
+    this.completions = h("ul", { class: "completions", id: "command-completions", role: "listbox", "aria-label": "Commands", hidden: true });
+    this.input = h("textarea", {
+      class: "prompt-input",
+      rows: 1,
+      role: "combobox",
+      "aria-label": "Message darman",
+      "aria-autocomplete": "list",
+      "aria-controls": this.completions.id,
+      "aria-expanded": "false",
+      "aria-describedby": "prompt-hint",
+      placeholder: "Ask darman — / for commands",
+    });
+    this.sendButton = button("Send", { class: "icon-button send" }, () => this.submit(), icon("send"));
+    this.cancelButton = button("Cancel", { class: "icon-button cancel", hidden: true }, () => this.handlers.cancel(), icon("stop"));
+    this.hint = h("div", { class: "prompt-hint", id: "prompt-hint" }, "Enter to send · Shift+Enter for a new line · ↑ for history");
+    this.el = h(
+      "div",
+      { class: "prompt" },
+      this.chipList,
+      this.completions,
+      h("div", { class: "prompt-row" }, this.input, this.sendButton, this.cancelButton),
+      this.hint,
+    );
+    this.input.addEventListener("keydown", (ev) => this.onKey(ev));
+    this.input.addEventListener("input", () => {
+      this.historyIndex = this.history.length;
+      this.autosize();
+      this.complete();
+      this.handlers.changed();
+    });
+    this.completions.addEventListener("mousedown", (ev) => {
+      const li = (ev.target as Element).closest("li[data-index]");
+      if (!li) return;
+      ev.preventDefault();
+      this.accept(Number(li.getAttribute("data-index")));
+    });
+  }
+
+  setHistory(history: string[]): void {
+    this.history = history.slice(-historyLimit);
+    this.historyIndex = this.history.length;
+  }
+
+  get text(): string {
+    return this.input.value;
+  }
+
+  setText(text: string): void {
+    this.input.value = text;
+    this.input.setSelectionRange(text.length, text.length);
+    this.autosize();
+    this.complete();
+  }
+
+  setCommands(commands: CommandInfo[]): void {
+    this.commands = Array.isArray(commands) ? commands.filter((c) => c && typeof c.name === "string") : [];
+    this.complete();
+  }
+
+  hasCommand(name: string): boolean {
+    return this.commands.some((c) => c.name === name);
+  }
+
+  getChips(): ContextChip[] {
+    return this.chips.slice();
+  }
+
+  setChips(chips: ContextChip[]): void {
+    this.chips = chips.filter((c) => c && typeof c.uri === "string");
+    this.chipList.replaceChildren(
+      ...this.chips.map((chip) =>
+        h(
+          "span",
+          { class: "chip", role: "listitem", title: chip.uri },
+          icon("file"),
+          h("span", { class: "chip-label" }, chip.label || chip.uri),
+          button(`Remove ${chip.label || chip.uri} from the context`, { class: "chip-remove" }, () => this.removeChip(chip), icon("close")),
+        ),
+      ),
+    );
+    this.chipList.hidden = this.chips.length === 0;
+  }
+
+  setRunning(running: boolean, note?: string): void {
+    this.sendButton.hidden = running;
+    this.cancelButton.hidden = !running;
+    this.hint.textContent = note ?? (running ? "darman is working — Cancel stops it" : "Enter to send · Shift+Enter for a new line · ↑ for history");
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  submit(): void {
+    const text = this.input.value.trim();
+    if (!text) return;
+    if (!this.handlers.submit(text)) return;
+    if (this.history[this.history.length - 1] !== text) this.history.push(text);
+    if (this.history.length > historyLimit) this.history.splice(0, this.history.length - historyLimit);
+    this.historyIndex = this.history.length;
+    this.draft = "";
+    this.setText("");
+    this.handlers.changed();
+  }
+
+  private removeChip(chip: ContextChip): void {
+    this.setChips(this.chips.filter((c) => c !== chip));
+    this.handlers.removeChip(chip);
+    this.input.focus();
+  }
+
+  private onKey(ev: KeyboardEvent): void {
+    if (ev.isComposing) return;
+    const open = !this.completions.hidden;
+    if (open) {
+      if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+        ev.preventDefault();
+        const n = this.matches.length;
+        this.select((this.selected + (ev.key === "ArrowDown" ? 1 : n - 1)) % n);
+        return;
+      }
+      if (ev.key === "Tab" || (ev.key === "Enter" && !ev.shiftKey)) {
+        ev.preventDefault();
+        this.accept(this.selected);
+        return;
+      }
+      if (ev.key === "Escape") {
+        ev.preventDefault();
+        this.closeCompletions();
+        return;
+      }
+    }
+    if (ev.key === "Enter" && !ev.shiftKey && !ev.altKey && !ev.ctrlKey && !ev.metaKey) {
+      ev.preventDefault();
+      this.submit();
+      return;
+    }
+    const value = this.input.value;
+    const caret = this.input.selectionStart;
+    const collapsed = caret === this.input.selectionEnd;
+    if (ev.key === "ArrowUp" && collapsed && !value.slice(0, caret).includes("\n") && this.historyIndex > 0) {
+      ev.preventDefault();
+      if (this.historyIndex === this.history.length) this.draft = value;
+      this.historyIndex--;
+      this.showHistory(this.history[this.historyIndex]);
+    } else if (ev.key === "ArrowDown" && collapsed && !value.slice(caret).includes("\n") && this.historyIndex < this.history.length) {
+      ev.preventDefault();
+      this.historyIndex++;
+      this.showHistory(this.historyIndex === this.history.length ? this.draft : this.history[this.historyIndex]);
+    }
+  }
+
+  private showHistory(text: string): void {
+    this.input.value = text;
+    this.input.setSelectionRange(text.length, text.length);
+    this.autosize();
+    this.closeCompletions();
+  }
+
+  private autosize(): void {
+    this.input.style.height = "auto";
+    this.input.style.height = `${Math.min(this.input.scrollHeight, 240)}px`;
+  }
+
+  // complete opens the command list while the box holds "/" and a name.
+  private complete(): void {
+    const m = /^\/([^\s/]*)$/.exec(this.input.value);
+    if (!m || this.commands.length === 0) {
+      this.closeCompletions();
+      return;
+    }
+    const q = m[1].toLowerCase();
+    const starts = this.commands.filter((c) => c.name.toLowerCase().startsWith(q));
+    const contains = this.commands.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q));
+    this.matches = [...starts, ...contains];
+    if (this.matches.length === 0 || (this.matches.length === 1 && this.matches[0].name === m[1])) {
+      this.closeCompletions();
+      return;
+    }
+    this.completions.replaceChildren(
+      ...this.matches.map((c, i) =>
+        h(
+          "li",
+          { role: "option", id: `command-option-${i}`, "data-index": i, "aria-selected": "false" },
+          h("span", { class: "command-name" }, `/${c.name}`),
+          c.argumentHint ? h("span", { class: "command-hint" }, ` ${c.argumentHint}`) : null,
+          c.description ? h("span", { class: "command-description" }, c.description) : null,
+        ),
+      ),
+    );
+    this.completions.hidden = false;
+    this.input.setAttribute("aria-expanded", "true");
+    this.select(0);
+  }
+
+  private select(i: number): void {
+    this.selected = i;
+    const items = this.completions.children;
+    for (let j = 0; j < items.length; j++) items[j].setAttribute("aria-selected", String(j === i));
+    this.input.setAttribute("aria-activedescendant", `command-option-${i}`);
+    items[i]?.scrollIntoView({ block: "nearest" });
+  }
+
+  private accept(i: number): void {
+    const c = this.matches[i];
+    if (!c) return;
+    this.closeCompletions();
+    this.input.value = `/${c.name} `;
+    this.input.setSelectionRange(this.input.value.length, this.input.value.length);
+    this.input.focus();
+    this.handlers.changed();
+  }
+
+  private closeCompletions(): void {
+    if (this.completions.hidden) return;
+    this.completions.hidden = true;
+    this.completions.replaceChildren();
+    this.input.setAttribute("aria-expanded", "false");
+    this.input.removeAttribute("aria-activedescendant");
+  }
+}

@@ -1,0 +1,235 @@
+// The stream: the transcript's entries as DOM, updated in place. apply()
+// takes a batch of updates (main.ts gathers one per animation frame), folds
+// them into the transcript, then renders each entry the batch touched once.
+import type { SessionUpdate, WebviewMessage } from "../../shared/protocol";
+import { button, flushScrolls, formatCount, h } from "./dom";
+import { icon } from "./icons";
+import { codeOf, MarkdownView } from "./markdown";
+import { ToolCard } from "./toolcard";
+import { Transcript, type Entry, type Saved, type Usage } from "./transcript";
+
+type Post = (m: WebviewMessage) => void;
+
+interface View {
+  el: HTMLElement;
+  update(entry: Entry): void;
+}
+
+export type StreamActions = {
+  post: Post;
+  retry: (text: string) => void;
+};
+
+export class Stream {
+  readonly el: HTMLElement;
+  transcript = new Transcript();
+  private views = new Map<number, View>();
+  private lastThought?: ThoughtView;
+
+  constructor(private actions: StreamActions) {
+    this.el = h("div", { class: "stream", role: "log", "aria-label": "Conversation" });
+    this.el.addEventListener("click", (ev) => this.onClick(ev));
+  }
+
+  // reset replaces everything shown: a loaded session, a restored state, or
+  // an empty stream.
+  reset(saved?: Saved, updates?: SessionUpdate[]): void {
+    this.transcript = new Transcript(saved);
+    this.views.clear();
+    this.lastThought = undefined;
+    this.el.replaceChildren();
+    for (const e of this.transcript.entries) this.render(e);
+    if (updates?.length) this.apply(updates);
+    this.markBusy();
+  }
+
+  apply(updates: SessionUpdate[]): void {
+    const dirty = new Set<Entry>();
+    for (const u of updates) {
+      const e = this.transcript.apply(u);
+      if (e) dirty.add(e);
+    }
+    for (const e of dirty) this.render(e);
+    if (this.lastThought && (!this.transcript.running || this.lastThought !== this.views.get(this.lastEntryId()))) {
+      this.lastThought.done();
+      this.lastThought = undefined;
+    }
+    this.markBusy();
+    flushScrolls();
+  }
+
+  isEmpty(): boolean {
+    return this.transcript.entries.length === 0;
+  }
+
+  private lastEntryId(): number {
+    const es = this.transcript.entries;
+    return es.length ? es[es.length - 1].id : -1;
+  }
+
+  private markBusy(): void {
+    this.el.setAttribute("aria-busy", String(this.transcript.running));
+  }
+
+  private render(e: Entry): void {
+    let view = this.views.get(e.id);
+    if (!view) {
+      view = this.create(e);
+      this.views.set(e.id, view);
+      this.el.append(view.el);
+    }
+    view.update(e);
+    if (view instanceof ThoughtView && this.transcript.running) this.lastThought = view;
+  }
+
+  private create(e: Entry): View {
+    switch (e.kind) {
+      case "user":
+        return new UserView();
+      case "agent":
+        return new AgentView();
+      case "thought":
+        return new ThoughtView();
+      case "tool": {
+        const card = new ToolCard(this.actions.post);
+        return { el: card.el, update: (x) => x.kind === "tool" && card.update(x.call) };
+      }
+      case "plan":
+        return new PlanView();
+      case "usage":
+        return new UsageView();
+      case "notice":
+      case "failed":
+      case "cancelled":
+        return new NoticeView(() => {
+          const text = this.transcript.lastUserText();
+          if (text) this.actions.retry(text);
+        });
+    }
+  }
+
+  private onClick(ev: MouseEvent): void {
+    const target = ev.target as Element | null;
+    const b = target?.closest?.("button[data-action]");
+    if (!b || !this.el.contains(b)) return;
+    const code = codeOf(b);
+    if (code === null) return;
+    if (b.getAttribute("data-action") === "copy") {
+      this.actions.post({ type: "copy", text: code });
+      b.classList.add("done");
+      b.setAttribute("aria-label", "Copied");
+    } else if (b.getAttribute("data-action") === "insert") {
+      this.actions.post({ type: "insertAtCursor", text: code });
+    }
+  }
+}
+
+class UserView implements View {
+  private text = h("div", { class: "user-text" });
+  el = h("div", { class: "entry user", "aria-label": "You" }, h("div", { class: "who" }, "You"), this.text);
+  update(e: Entry): void {
+    if (e.kind === "user") this.text.textContent = e.text;
+  }
+}
+
+class AgentView implements View {
+  private md = new MarkdownView("agent-text");
+  el = h("div", { class: "entry agent" }, this.md.el);
+  update(e: Entry): void {
+    if (e.kind === "agent") this.md.set(e.text);
+  }
+}
+
+class ThoughtView implements View {
+  private md = new MarkdownView("thought-text");
+  private label = h("span", { class: "thought-label" }, "Thinking…");
+  el = h("details", { class: "entry thought" }, h("summary", null, icon("think"), this.label), this.md.el);
+  update(e: Entry): void {
+    if (e.kind === "thought") this.md.set(e.text);
+  }
+  done(): void {
+    this.label.textContent = "Thought";
+  }
+}
+
+const planStatus = { pending: "to do", in_progress: "in progress", completed: "done" } as const;
+
+class PlanView implements View {
+  private list = h("ul", { class: "plan-list" });
+  private count = h("span", { class: "plan-count" });
+  el = h("section", { class: "entry plan", "aria-label": "Plan" }, h("div", { class: "plan-head" }, h("span", null, "Plan"), this.count), this.list);
+  update(e: Entry): void {
+    if (e.kind !== "plan") return;
+    const done = e.entries.filter((p) => p.status === "completed").length;
+    this.count.textContent = `${done}/${e.entries.length} done`;
+    this.list.replaceChildren(
+      ...e.entries.map((p) =>
+        h(
+          "li",
+          { class: `plan-item status-${p.status}` },
+          icon(`plan_${p.status}`),
+          h("span", { class: "plan-text" }, p.content),
+          h("span", { class: "visually-hidden" }, ` (${planStatus[p.status] ?? p.status})`),
+        ),
+      ),
+    );
+  }
+}
+
+export function usageText(u: Usage): string {
+  const parts = [`${formatCount(u.inputTokens)} in`, `${formatCount(u.outputTokens)} out`];
+  const cached = u.cacheReadTokens + u.cacheWriteTokens;
+  if (cached) parts.push(`${formatCount(u.cacheReadTokens)} cache read`);
+  if (u.cost) parts.push(u.cost < 0.01 ? `$${u.cost.toFixed(4)}` : `$${u.cost.toFixed(2)}`);
+  if (u.contextUsed !== undefined) {
+    parts.push(
+      u.contextWindow
+        ? `context ${Math.round((100 * u.contextUsed) / u.contextWindow)}% of ${formatCount(u.contextWindow)}`
+        : `context ${formatCount(u.contextUsed)}`,
+    );
+  }
+  return parts.join(" · ");
+}
+
+class UsageView implements View {
+  el = h("div", { class: "entry usage", "aria-label": "Usage this turn" });
+  update(e: Entry): void {
+    if (e.kind === "usage") {
+      this.el.textContent = usageText(e.usage);
+      this.el.title = `${e.usage.calls} model call${e.usage.calls === 1 ? "" : "s"} this turn`;
+    }
+  }
+}
+
+class NoticeView implements View {
+  el = h("div", { class: "entry notice" });
+  constructor(private retry: () => void) {}
+  update(e: Entry): void {
+    if (e.kind === "notice") {
+      this.el.className = `entry notice level-${e.level}`;
+      this.el.setAttribute("role", e.level === "error" ? "alert" : "status");
+      this.el.replaceChildren(icon(e.level), h("span", null, e.message));
+    } else if (e.kind === "failed") {
+      this.el.className = "entry notice level-error failed";
+      this.el.setAttribute("role", "alert");
+      this.el.replaceChildren(
+        icon("error"),
+        h(
+          "div",
+          { class: "failed-body" },
+          h("div", { class: "failed-message" }, `The turn failed: ${e.message}`),
+          h(
+            "div",
+            { class: "failed-help" },
+            "The cause is in darman's log (Output panel → darman). If the model or its key is wrong, fix it in the settings; otherwise send the prompt again.",
+          ),
+          button("Retry", { class: "secondary retry" }, () => this.retry()),
+        ),
+      );
+    } else if (e.kind === "cancelled") {
+      this.el.className = "entry notice level-info cancelled";
+      this.el.setAttribute("role", "status");
+      this.el.replaceChildren(icon("stop"), h("span", null, "Turn cancelled."));
+    }
+  }
+}

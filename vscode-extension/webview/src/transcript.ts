@@ -1,0 +1,186 @@
+// The transcript: what the stream shows, as data. Session updates are
+// folded into entries — consecutive chunks of one kind into one message,
+// every update of a tool call into its one entry, a turn's plans into one
+// plan and its usage into one total — so a long turn stays small enough to
+// keep in the webview's saved state and to render again after a reload.
+import type { PlanEntry, SessionUpdate, ToolContent, ToolKind, ToolStatus, Location, TurnState } from "../../shared/protocol";
+
+export type ToolCall = {
+  toolCallId: string;
+  title: string;
+  kind: ToolKind;
+  status: ToolStatus;
+  locations?: Location[];
+  rawInput?: unknown;
+  content?: ToolContent[];
+};
+
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cost: number;
+  calls: number;
+  contextUsed?: number;
+  contextWindow?: number;
+};
+
+export type Entry = { id: number } & (
+  | { kind: "user" | "agent" | "thought"; text: string }
+  | { kind: "tool"; call: ToolCall }
+  | { kind: "plan"; entries: PlanEntry[] }
+  | { kind: "usage"; usage: Usage }
+  | { kind: "notice"; level: "info" | "warning" | "error"; message: string }
+  | { kind: "failed"; message: string }
+  | { kind: "cancelled" }
+);
+
+export type Saved = { entries: Entry[]; state: TurnState | "" };
+
+const chunkKinds = {
+  user_message_chunk: "user",
+  agent_message_chunk: "agent",
+  agent_thought_chunk: "thought",
+} as const;
+
+export class Transcript {
+  entries: Entry[] = [];
+  state: TurnState | "" = "";
+  private nextId = 1;
+  private tools = new Map<string, Entry & { kind: "tool" }>();
+  // The current turn's plan and usage, updated in place.
+  private plan?: Entry & { kind: "plan" };
+  private usage?: Entry & { kind: "usage" };
+
+  constructor(saved?: Saved) {
+    if (!saved) return;
+    this.entries = saved.entries;
+    this.state = saved.state;
+    for (const e of this.entries) {
+      this.nextId = Math.max(this.nextId, e.id + 1);
+      if (e.kind === "tool") this.tools.set(e.call.toolCallId, e);
+      if (e.kind === "user") this.plan = this.usage = undefined;
+      if (e.kind === "plan") this.plan = e;
+      if (e.kind === "usage") this.usage = e;
+    }
+  }
+
+  save(): Saved {
+    return { entries: this.entries, state: this.state };
+  }
+
+  get running(): boolean {
+    return this.state === "running" || this.state === "requires_action";
+  }
+
+  // apply folds one update in and returns the entry it added or changed
+  // (null when nothing shows, e.g. a state change).
+  apply(u: SessionUpdate): Entry | null {
+    switch (u.sessionUpdate) {
+      case "user_message_chunk":
+      case "agent_message_chunk":
+      case "agent_thought_chunk": {
+        const kind = chunkKinds[u.sessionUpdate];
+        const text = u.content?.type === "text" ? u.content.text : "";
+        const last = this.entries[this.entries.length - 1];
+        if (kind === "user" && last?.kind !== "user") this.beginTurn();
+        if (last && last.kind === kind) {
+          last.text += text;
+          return last;
+        }
+        return this.add({ kind, text });
+      }
+      case "tool_call":
+      case "tool_call_update": {
+        const call: ToolCall = {
+          toolCallId: u.toolCallId,
+          title: u.title,
+          kind: u.kind,
+          status: u.status,
+          locations: u.locations,
+          rawInput: u.rawInput,
+          content: u.content,
+        };
+        const known = this.tools.get(u.toolCallId);
+        if (known) {
+          // Updates carry the fields whole; keep what an update leaves out.
+          known.call = {
+            ...known.call,
+            ...Object.fromEntries(Object.entries(call).filter(([, v]) => v !== undefined)),
+          } as ToolCall;
+          return known;
+        }
+        const entry = this.add({ kind: "tool", call }) as Entry & { kind: "tool" };
+        this.tools.set(u.toolCallId, entry);
+        return entry;
+      }
+      case "plan": {
+        if (this.plan) {
+          this.plan.entries = u.entries ?? [];
+          return this.plan;
+        }
+        const plan = this.add({ kind: "plan", entries: u.entries ?? [] }) as Entry & { kind: "plan" };
+        this.plan = plan;
+        return plan;
+      }
+      case "usage_update": {
+        const entry =
+          this.usage ??
+          (this.add({
+            kind: "usage",
+            usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0, calls: 0 },
+          }) as Entry & { kind: "usage" });
+        this.usage = entry;
+        const t = entry.usage;
+        t.inputTokens += u.inputTokens ?? 0;
+        t.outputTokens += u.outputTokens ?? 0;
+        t.cacheReadTokens += u.cacheReadTokens ?? 0;
+        t.cacheWriteTokens += u.cacheWriteTokens ?? 0;
+        t.cost += u.cost ?? 0;
+        t.calls++;
+        if (u.contextUsed !== undefined) t.contextUsed = u.contextUsed;
+        if (u.contextWindow !== undefined) t.contextWindow = u.contextWindow;
+        return entry;
+      }
+      case "state_update": {
+        const was = this.running;
+        this.state = u.state;
+        if (u.state === "running" && !was && this.entries[this.entries.length - 1]?.kind !== "user") {
+          this.beginTurn();
+        }
+        if (u.state === "failed") {
+          return this.add({ kind: "failed", message: u.error?.message ?? "the turn failed" });
+        }
+        if (u.state === "cancelled") return this.add({ kind: "cancelled" });
+        return null;
+      }
+      case "notice":
+        return this.add({ kind: "notice", level: u.level, message: u.message });
+      default:
+        return null;
+    }
+  }
+
+  // lastUserText is what "Retry" sends again.
+  lastUserText(): string | undefined {
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const e = this.entries[i];
+      if (e.kind === "user") return e.text;
+    }
+    return undefined;
+  }
+
+  private beginTurn(): void {
+    this.plan = undefined;
+    this.usage = undefined;
+  }
+
+  private add(e: DistributiveOmit<Entry, "id">): Entry {
+    const entry = { ...e, id: this.nextId++ } as Entry;
+    this.entries.push(entry);
+    return entry;
+  }
+}
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
