@@ -91,6 +91,7 @@ process of the user.`,
 		a.runCommand(),
 		a.lspCommand(),
 		a.mcpCommand(),
+		a.acpCommand(),
 	)
 	return root
 }

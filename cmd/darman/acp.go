@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/mcp/client"
+	"github.com/darman-dev/darman/server/acp"
+)
+
+func (a *app) acpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "acp",
+		Short: "Serve the agent to an Agent Client Protocol client (Zed, JetBrains, CodeCompanion, agent-shell)",
+		Long: `acp is what ACP clients start: it speaks the Agent Client Protocol
+(version 1, newline-delimited JSON-RPC) on stdin and stdout. Each session
+runs in the directory the client names (its cwd), with the configuration
+found from there; the MCP servers the client names run for that session
+only. docs/acp.md describes the protocol as built. Logs go to stderr, or
+to the configured log file.
+
+darman acp ends when stdin ends: running turns are cancelled and stored as
+such, and every process darman started is stopped.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.serveACP(cmd.Context())
+		},
+	}
+}
+
+func (a *app) serveACP(ctx context.Context) error {
+	log, err := a.logger()
+	if err != nil {
+		// A broken config file must not keep the client's agent from
+		// starting: the session that loads it reports the problem.
+		log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		log.Warn("darman acp: the configuration did not load", "err", err)
+	}
+	srv, err := acp.New(acp.Options{
+		Start:   a.startACPAgent(log),
+		BindMCP: bindSessionMCP(log),
+		Version: readBuildInfo().Version,
+		Logger:  log,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return srv.Serve(ctx, os.Stdin, a.stdout)
+}
+
+// startACPAgent builds the agent of a session's working directory: its
+// configuration, the store (one for every directory), and the session
+// service wired as darman run and darman lsp wire it, with the ACP
+// server's workspace and asker.
+func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (*acp.Agent, error) {
+	var (
+		storeMu sync.Mutex
+		st      *store.Store
+	)
+	openStore := func(ctx context.Context, dir string) (*store.Store, error) {
+		storeMu.Lock()
+		defer storeMu.Unlock()
+		if st != nil {
+			if filepath.Clean(st.Dir()) != filepath.Clean(dir) {
+				return nil, fmt.Errorf("this directory's configuration stores sessions in %s, but darman acp already uses %s; start another darman acp for it", dir, st.Dir())
+			}
+			return st, nil
+		}
+		s, err := store.Open(ctx, dir, store.Options{Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		st = s
+		a.closers = append(a.closers, s.Close)
+		return s, nil
+	}
+	return func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
+		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags})
+		if err != nil {
+			return nil, err
+		}
+		cfg := loaded.Config
+		for _, w := range loaded.Warnings {
+			log.Warn("configuration", "warning", w)
+		}
+		if cfg.DataDir == "" {
+			return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
+		}
+		st, err := openStore(ctx, cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		rt, err := startAgent(ctx, cfg, st, agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, tasks: true}, log)
+		if err != nil {
+			return nil, err
+		}
+		// The bash that runs background commands for a client whose
+		// terminal runs the others.
+		bashChildren := &child.Registry{}
+		var bash tool.Tool
+		for _, t := range tool.Builtins(tool.Options{Children: bashChildren, NoRipgrep: true}) {
+			if t.Info().Name == "bash" {
+				bash = t
+			}
+		}
+		m := rt.models
+		var (
+			mu     sync.Mutex
+			picked string
+		)
+		return &acp.Agent{
+			Sessions: rt.svc,
+			Store:    st,
+			Model: func(ctx context.Context) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if picked != "" {
+					return picked, nil
+				}
+				sel, err := m.selectModel(ctx)
+				if err != nil {
+					return "", err // not kept: a provider may come up later
+				}
+				picked = sel.Ref()
+				return picked, nil
+			},
+			Models:     func(context.Context) []string { return configuredModels(cfg) },
+			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
+			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
+			Bash:       bash,
+			Close: func() error {
+				err := rt.close()
+				bashChildren.Close(2 * time.Second)
+				return err
+			},
+		}, nil
+	}
+}
+
+// configuredModels are the models the configuration names: its model and
+// every provider's listed models, as "provider/model-id".
+func configuredModels(cfg config.Config) []string {
+	var out []string
+	if cfg.Model != "" {
+		out = append(out, cfg.Model)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Provider)) {
+		for _, id := range slices.Sorted(maps.Keys(cfg.Provider[name].Models)) {
+			if ref := name + "/" + id; !slices.Contains(out, ref) {
+				out = append(out, ref)
+			}
+		}
+	}
+	return out
+}
+
+// bindSessionMCP starts the MCP servers a client names for one session,
+// with the MCP client darman uses for configured servers, and returns the
+// tools of those that started. A server that fails is logged and left out,
+// as an optional configured server would be.
+func bindSessionMCP(log *slog.Logger) func(context.Context, string, []acp.MCPServer) ([]tool.Tool, func() error, error) {
+	return func(ctx context.Context, root string, servers []acp.MCPServer) ([]tool.Tool, func() error, error) {
+		defs := make([]client.Definition, len(servers))
+		for i, s := range servers {
+			defs[i] = client.Definition{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
+				URL: s.URL, Headers: s.Headers, SSE: s.SSE}
+			if s.URL == "" {
+				defs[i].Dir = root
+			}
+		}
+		reg := &child.Registry{}
+		m := client.New(defs, client.Options{Logger: log, Children: reg, Version: readBuildInfo().Version})
+		stop := func() error {
+			m.Close()
+			reg.Close(2 * time.Second)
+			return nil
+		}
+		m.Start()
+		var se *client.StartupError
+		if err := m.Wait(ctx); err != nil && !errors.As(err, &se) {
+			stop()
+			return nil, nil, err
+		}
+		if se != nil {
+			for _, f := range se.Failures {
+				log.Warn("a session's mcp server failed to start", "server", f.Server, "class", string(f.Class), "error", f.Message)
+			}
+		}
+		tools, err := m.Tools(ctx)
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		return tools, stop, nil
+	}
+}

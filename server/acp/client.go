@@ -1,0 +1,269 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// workspace is the agent's tool.Workspace for one working directory. In a
+// turn of a client that offers fs/read_text_file, a text file is read
+// through the client, so the agent sees its unsaved buffers; with
+// fs/write_text_file, writes go through the client, which updates its
+// buffer and saves it, and darman does not write the file itself.
+// Otherwise, and outside turns (the language servers), it is the disk.
+// In a read-only session it refuses every write.
+type workspace struct {
+	s    *Server
+	disk *tool.Disk
+}
+
+func newWorkspace(s *Server, root string) *workspace {
+	return &workspace{s: s, disk: tool.NewDisk(root)}
+}
+
+func (w *workspace) Root() string { return w.disk.Root() }
+
+// ReadFile asks the client for a text file's content; binary files, and
+// files of turns whose client does not read for darman, come from the
+// disk.
+func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	ls := sessionOf(ctx)
+	if ls == nil || !w.s.caps().FS.ReadTextFile {
+		return w.disk.ReadFile(ctx, path)
+	}
+	disk, diskErr := w.disk.ReadFile(ctx, path)
+	if diskErr == nil && looksBinary(disk) {
+		return disk, nil
+	}
+	var res struct {
+		Content string `json:"content"`
+	}
+	err := w.s.c.call(ctx, "fs/read_text_file", map[string]any{"sessionId": ls.id, "path": path}, &res)
+	switch {
+	case err == nil:
+		return []byte(res.Content), nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case diskErr != nil:
+		// Neither a buffer nor a file: keep the disk's error, which says
+		// not found the way the tools expect.
+		return nil, diskErr
+	}
+	return nil, fmt.Errorf("the editor could not read %s: %w", path, err)
+}
+
+// looksBinary reports a NUL byte in the first 8 KiB, which no text file
+// an editor opens has.
+func looksBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0
+}
+
+// errReadOnly is why a read-only session does not write.
+var errReadOnly = errors.New("the session is in read-only mode: darman does not change files in it. Tell the user what you would change, or ask them to switch the mode")
+
+// WriteFile writes through the client when it offers fs/write_text_file,
+// else to the disk.
+func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) error {
+	ls := sessionOf(ctx)
+	if ls != nil && ls.currentMode() == modeReadOnly {
+		return errReadOnly
+	}
+	if ls == nil || !w.s.caps().FS.WriteTextFile {
+		return w.disk.WriteFile(ctx, path, content)
+	}
+	err := w.s.c.call(ctx, "fs/write_text_file", map[string]any{"sessionId": ls.id, "path": path, "content": string(content)}, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("the editor did not write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Remove deletes a file from the disk (ACP has no delete), unless the
+// session is read-only.
+func (w *workspace) Remove(ctx context.Context, path string) error {
+	if ls := sessionOf(ctx); ls != nil && ls.currentMode() == modeReadOnly {
+		return errReadOnly
+	}
+	return w.disk.Remove(ctx, path)
+}
+
+// asker asks the user with session/request_permission, after the
+// session's mode had its say.
+type asker struct{ s *Server }
+
+type permissionOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
+	ls := sessionOf(ctx)
+	if ls == nil {
+		return permission.Reply{Answer: permission.RejectOnce, Message: "no client session to ask in"}, nil
+	}
+	switch ls.currentMode() {
+	case modeReadOnly:
+		return permission.Reply{Answer: permission.RejectOnce, Message: "the session is in read-only mode; tell the user what you would do instead"}, nil
+	case modeAcceptEdits:
+		if req.Permission == permission.Edit || req.Permission == permission.Write {
+			return permission.Reply{Answer: permission.AllowOnce}, nil
+		}
+	}
+	callID, _ := req.Metadata["callId"].(string)
+	title := req.Title
+	if title == "" {
+		title = req.Permission + " " + strings.Join(req.Patterns, ", ")
+	}
+	call := map[string]any{"toolCallId": callID, "title": title}
+	var content []toolCallContent
+	add := func(d agent.Diff) {
+		old, updated := d.OldText, d.NewText
+		content = append(content, toolCallContent{Type: "diff", Path: d.Path, OldText: &old, NewText: &updated})
+	}
+	if d, ok := req.Metadata["diff"].(agent.Diff); ok {
+		add(d)
+	}
+	if ds, ok := req.Metadata["diffs"].([]agent.Diff); ok {
+		for _, d := range ds {
+			add(d)
+		}
+	}
+	if len(req.Reasons) > 0 {
+		content = append(content, toolCallContent{Type: "content", Content: text(strings.Join(req.Reasons, "\n"))})
+	}
+	if content != nil {
+		call["content"] = content
+	}
+	always := "Always allow"
+	if len(req.Suggest) > 0 {
+		always += " " + strings.Join(req.Suggest, ", ")
+	}
+	options := []permissionOption{
+		{string(permission.AllowOnce), "Allow once", "allow_once"},
+		{string(permission.AllowAlways), always, "allow_always"},
+		{string(permission.RejectOnce), "Reject", "reject_once"},
+		{string(permission.RejectAlways), "Always reject", "reject_always"},
+	}
+	var res struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	if err := a.s.c.call(ctx, "session/request_permission", map[string]any{"sessionId": ls.id, "toolCall": call, "options": options}, &res); err != nil {
+		return permission.Reply{}, err
+	}
+	switch res.Outcome.Outcome {
+	case "selected":
+		for _, o := range options {
+			if o.OptionID == res.Outcome.OptionID {
+				return permission.Reply{Answer: permission.Answer(o.OptionID)}, nil
+			}
+		}
+		return permission.Reply{}, fmt.Errorf("session/request_permission: the client chose %q, which is not one of the options", res.Outcome.OptionID)
+	case "cancelled":
+		return permission.Reply{Answer: permission.RejectOnce, Message: "the user dismissed the question"}, nil
+	}
+	return permission.Reply{}, fmt.Errorf("session/request_permission: outcome %q is neither selected nor cancelled", res.Outcome.Outcome)
+}
+
+// terminal runs a session's commands in the client's terminal
+// (terminal/create, wait_for_exit, output, kill, release).
+type terminal struct{ ls *liveSession }
+
+// stopWait bounds the calls that stop and release a terminal once the
+// turn is over.
+const stopWait = 5 * time.Second
+
+type exitStatus struct {
+	ExitCode *int   `json:"exitCode"`
+	Signal   string `json:"signal"`
+}
+
+func (t *terminal) Run(ctx context.Context, c tool.TerminalCommand) (tool.TerminalResult, error) {
+	ls, conn := t.ls, t.ls.s.c
+	var created struct {
+		TerminalID string `json:"terminalId"`
+	}
+	if err := conn.call(ctx, "terminal/create", map[string]any{"sessionId": ls.id, "command": "bash", "args": []string{"-c", c.Command},
+		"cwd": c.Dir, "outputByteLimit": c.OutputLimit}, &created); err != nil {
+		return tool.TerminalResult{}, err
+	}
+	if created.TerminalID == "" {
+		return tool.TerminalResult{}, errors.New("terminal/create answered without a terminalId")
+	}
+	id := created.TerminalID
+	ids := map[string]any{"sessionId": ls.id, "terminalId": id}
+	if c.CallID != "" {
+		ls.mu.Lock()
+		ls.terminals[c.CallID] = id
+		ls.mu.Unlock()
+		// Show the terminal in the call now, while the command runs.
+		ls.send(update{SessionUpdate: "tool_call_update", ToolCallID: c.CallID, Status: "in_progress",
+			ToolContent: []toolCallContent{{Type: "terminal", TerminalID: id}}})
+	}
+	after := func(method string) {
+		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopWait)
+		defer cancel()
+		if err := conn.call(stop, method, ids, nil); err != nil {
+			ls.s.log.Debug("acp: "+method, "terminal", id, "err", err)
+		}
+	}
+	defer after("terminal/release")
+
+	exited := make(chan error, 1)
+	var status exitStatus
+	waitCtx, stopWaiting := context.WithCancel(ctx)
+	defer stopWaiting()
+	go func() { exited <- conn.call(waitCtx, "terminal/wait_for_exit", ids, &status) }()
+	timer := time.NewTimer(c.Timeout)
+	defer timer.Stop()
+	timedOut := false
+	select {
+	case err := <-exited:
+		if err != nil && ctx.Err() == nil {
+			return tool.TerminalResult{}, err
+		}
+	case <-timer.C:
+		timedOut = true
+		after("terminal/kill")
+		select {
+		case <-exited:
+		case <-time.After(stopWait):
+		}
+	case <-ctx.Done():
+	}
+	if ctx.Err() != nil {
+		after("terminal/kill")
+		return tool.TerminalResult{}, ctx.Err()
+	}
+
+	var out struct {
+		Output     string      `json:"output"`
+		Truncated  bool        `json:"truncated"`
+		ExitStatus *exitStatus `json:"exitStatus"`
+	}
+	if err := conn.call(ctx, "terminal/output", ids, &out); err != nil {
+		return tool.TerminalResult{}, err
+	}
+	if out.ExitStatus != nil {
+		status = *out.ExitStatus
+	}
+	res := tool.TerminalResult{Output: out.Output, Truncated: out.Truncated, TimedOut: timedOut, Signal: status.Signal, ExitCode: -1}
+	if status.ExitCode != nil {
+		res.ExitCode = *status.ExitCode
+	}
+	return res, nil
+}

@@ -1,0 +1,524 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// ProtocolVersion is the ACP major version darman speaks.
+const ProtocolVersion = 1
+
+// Setup is what the server knows when it starts the agent of a working
+// directory: the directory, and the server's views of the client that the
+// agent must use.
+type Setup struct {
+	// Root is the session's cwd, absolute.
+	Root string
+	// Workspace reads through the client (its unsaved buffers) and writes
+	// through it when the client offers fs/*; the session service must use
+	// it for its tools.
+	Workspace tool.Workspace
+	// Asker asks the user with session/request_permission.
+	Asker permission.Asker
+}
+
+// Sessions runs turns. *session.Service implements it.
+type Sessions interface {
+	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
+	Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error)
+	// PromptWithTools runs one turn with the session's own tools (its MCP
+	// servers, bash in the client's terminal) besides the service's, and
+	// blocks until it ends.
+	PromptWithTools(ctx context.Context, id agent.ID, text string, opts session.PromptOptions, extra []tool.Tool) (agent.Message, error)
+	// Shell runs a command's !`cmd` under the session's bash permission.
+	Shell(ctx context.Context, id agent.ID, command string) (string, error)
+	Cancel(id agent.ID) bool
+}
+
+// Store reads and updates stored sessions. *store.Store implements it.
+type Store interface {
+	ListSessions(ctx context.Context, opts store.ListOptions) ([]agent.Session, error)
+	Session(ctx context.Context, id agent.ID) (agent.Session, error)
+	Messages(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error)
+	PutSession(ctx context.Context, s agent.Session) error
+}
+
+// Agent is the agent core of one working directory as the server drives
+// it; Options.Start builds it, and the server calls Close when it stops.
+type Agent struct {
+	Sessions Sessions
+	Store    Store
+	// Model picks the "provider/model-id" of a new session. Required.
+	Model func(ctx context.Context) (string, error)
+	// Models are the choices of the session's model config option, besides
+	// the session's own; nil offers only that.
+	Models func(ctx context.Context) []string
+	// CheckModel says whether a "provider/model-id" can be used; nil
+	// accepts any.
+	CheckModel func(ref string) error
+	// Commands are the workspace's commands (.darman/command/*.md),
+	// offered as slash commands; nil means none.
+	Commands *prompt.Commands
+	// Bash is the service's own bash tool, which runs the background
+	// commands of a client whose terminal runs the others; nil keeps bash
+	// in darman's process tree for such a client too.
+	Bash tool.Tool
+	// Close releases the agent once its turns have ended; nil does nothing.
+	Close func() error
+}
+
+// MCPServer is an MCP server a client names in session/new or
+// session/load, for that session only.
+type MCPServer struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+	URL     string
+	Headers map[string]string
+	// SSE selects the legacy HTTP+SSE transport for URL.
+	SSE bool
+}
+
+// Options configure a Server. Start is required.
+type Options struct {
+	// Start builds the agent of a working directory, on the first session
+	// in it.
+	Start func(ctx context.Context, setup Setup) (*Agent, error)
+	// BindMCP starts a session's MCP servers in root and returns their
+	// tools and how to stop them; nil refuses sessions that name servers.
+	BindMCP func(ctx context.Context, root string, servers []MCPServer) (tools []tool.Tool, stop func() error, err error)
+	// Version is darman's version, for initialize.
+	Version string
+	// Logger receives protocol problems; nil discards.
+	Logger *slog.Logger
+}
+
+// Server is darman's ACP agent: one client on one connection.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	c    *conn
+
+	mu       sync.Mutex
+	client   clientCapabilities
+	agents   map[string]*agentEntry // by cwd
+	sessions map[agent.ID]*liveSession
+	closing  bool
+}
+
+type agentEntry struct {
+	once  sync.Once
+	agent *Agent
+	err   error
+	ws    *workspace
+}
+
+// New returns a server.
+func New(opts Options) (*Server, error) {
+	if opts.Start == nil {
+		return nil, errors.New("acp.New: Options.Start is required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{opts: opts, log: log, agents: map[string]*agentEntry{}, sessions: map[agent.ID]*liveSession{}}, nil
+}
+
+// Serve speaks ACP on r and w until r ends or ctx is done. It then cancels
+// the running turns (they are stored as cancelled), stops the sessions'
+// MCP servers and closes the agents.
+func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	s.c = newConn(r, w, s.log)
+	s.register()
+	err := s.c.run(ctx)
+	return errors.Join(err, s.close())
+}
+
+func (s *Server) register() {
+	req := func(name string, f requestFunc) { s.c.requests[name] = f }
+	req("initialize", s.initialize)
+	s.c.inline["initialize"] = true
+	req("authenticate", s.authenticate)
+	req("session/new", s.newSession)
+	req("session/load", s.loadSession)
+	req("session/list", s.listSessions)
+	req("session/prompt", s.prompt)
+	req("session/set_mode", s.setMode)
+	req("session/set_config_option", s.setConfigOption)
+	s.c.notifications["session/cancel"] = s.cancel
+}
+
+func (s *Server) close() error {
+	s.mu.Lock()
+	s.closing = true
+	sessions := s.sessions
+	s.sessions = map[agent.ID]*liveSession{}
+	agents := s.agents
+	s.mu.Unlock()
+	for id, ls := range sessions {
+		ls.agent.Sessions.Cancel(id)
+	}
+	var errs []error
+	// The agents wait for their turns to be stored as cancelled; the
+	// sessions' MCP servers go after that, as their tools may be running.
+	for _, e := range agents {
+		if e.agent != nil && e.agent.Close != nil {
+			errs = append(errs, e.agent.Close())
+		}
+	}
+	for _, ls := range sessions {
+		errs = append(errs, ls.stopMCP())
+	}
+	return errors.Join(errs...)
+}
+
+// decode reads a request's params, strictly enough to name what is wrong.
+func decode(method string, params json.RawMessage, v any) error {
+	if len(params) == 0 || string(params) == "null" {
+		return invalidParams("%s: params are required", method)
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return invalidParams("%s: %v", method, err)
+	}
+	return nil
+}
+
+type clientCapabilities struct {
+	FS struct {
+		ReadTextFile  bool `json:"readTextFile"`
+		WriteTextFile bool `json:"writeTextFile"`
+	} `json:"fs"`
+	Terminal bool `json:"terminal"`
+}
+
+type initializeParams struct {
+	ProtocolVersion    *int               `json:"protocolVersion"`
+	ClientCapabilities clientCapabilities `json:"clientCapabilities"`
+}
+
+func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, error) {
+	var p initializeParams
+	if err := decode("initialize", params, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == nil {
+		return nil, invalidParams("initialize: protocolVersion is required (darman speaks %d)", ProtocolVersion)
+	}
+	s.mu.Lock()
+	s.client = p.ClientCapabilities
+	s.mu.Unlock()
+	// A client that asks for another version gets the one darman speaks,
+	// as the protocol says; it disconnects if it cannot speak it.
+	return map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"agentCapabilities": map[string]any{
+			"loadSession": true,
+			"promptCapabilities": map[string]bool{
+				// The tools read images from the workspace; a pasted
+				// image has no place in darman's prompts yet.
+				"image": false, "audio": false, "embeddedContext": true,
+			},
+			"mcpCapabilities":     map[string]bool{"http": true, "sse": true},
+			"sessionCapabilities": map[string]any{"list": map[string]any{}},
+		},
+		"authMethods": []any{},
+		"agentInfo":   map[string]string{"name": "darman", "title": "darman", "version": s.opts.Version},
+	}, nil
+}
+
+// authenticate succeeds: darman has no login of its own; the model
+// providers' keys come from its configuration.
+func (s *Server) authenticate(ctx context.Context, params json.RawMessage) (any, error) {
+	return map[string]any{}, nil
+}
+
+func (s *Server) caps() clientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client
+}
+
+// agentFor returns the agent of a working directory, starting it on first
+// use.
+func (s *Server) agentFor(ctx context.Context, method, cwd string) (*Agent, error) {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return nil, invalidParams("%s: cwd %q must be an absolute path", method, cwd)
+	}
+	cwd = filepath.Clean(cwd)
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, invalidParams("%s: cwd %s is not a directory", method, cwd)
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil, errors.New("darman is shutting down")
+	}
+	e := s.agents[cwd]
+	if e == nil {
+		e = &agentEntry{ws: newWorkspace(s, cwd)}
+		s.agents[cwd] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() {
+		// The agent outlives this request.
+		e.agent, e.err = s.opts.Start(context.WithoutCancel(ctx), Setup{Root: cwd, Workspace: e.ws, Asker: &asker{s: s}})
+		if e.err == nil && e.agent == nil {
+			e.err = errors.New("the agent did not start")
+		}
+	})
+	if e.err != nil {
+		return nil, fmt.Errorf("darman could not start in %s: %w", cwd, e.err)
+	}
+	return e.agent, nil
+}
+
+// newSessionParams are session/new's and session/load's params.
+type newSessionParams struct {
+	SessionID  string          `json:"sessionId"`
+	Cwd        string          `json:"cwd"`
+	MCPServers []mcpServerJSON `json:"mcpServers"`
+}
+
+type mcpServerJSON struct {
+	Type    string    `json:"type"`
+	Name    string    `json:"name"`
+	Command string    `json:"command"`
+	Args    []string  `json:"args"`
+	Env     []nameVal `json:"env"`
+	URL     string    `json:"url"`
+	Headers []nameVal `json:"headers"`
+}
+
+type nameVal struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func mcpServers(method string, in []mcpServerJSON) ([]MCPServer, error) {
+	out := make([]MCPServer, 0, len(in))
+	seen := map[string]bool{}
+	for i, j := range in {
+		if j.Name == "" {
+			return nil, invalidParams("%s: mcpServers[%d] has no name", method, i)
+		}
+		if seen[j.Name] {
+			return nil, invalidParams("%s: two MCP servers are named %q; give each its own name", method, j.Name)
+		}
+		seen[j.Name] = true
+		m := MCPServer{Name: j.Name}
+		switch j.Type {
+		case "", "stdio":
+			if j.Command == "" {
+				return nil, invalidParams("%s: MCP server %q has no command", method, j.Name)
+			}
+			m.Command, m.Args = j.Command, j.Args
+			if len(j.Env) > 0 {
+				m.Env = map[string]string{}
+				for _, e := range j.Env {
+					m.Env[e.Name] = e.Value
+				}
+			}
+		case "http", "sse":
+			if j.URL == "" {
+				return nil, invalidParams("%s: MCP server %q has no url", method, j.Name)
+			}
+			m.URL, m.SSE = j.URL, j.Type == "sse"
+			if len(j.Headers) > 0 {
+				m.Headers = map[string]string{}
+				for _, h := range j.Headers {
+					m.Headers[h.Name] = h.Value
+				}
+			}
+		default:
+			return nil, invalidParams("%s: MCP server %q has type %q; darman speaks stdio, http and sse", method, j.Name, j.Type)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, error) {
+	var p newSessionParams
+	if err := decode("session/new", params, &p); err != nil {
+		return nil, err
+	}
+	servers, err := mcpServers("session/new", p.MCPServers)
+	if err != nil {
+		return nil, err
+	}
+	ag, err := s.agentFor(ctx, "session/new", p.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	model, err := ag.Model(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := ag.Sessions.Create(ctx, session.CreateOptions{Model: model})
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.open(ctx, "session/new", ag, sess, servers)
+	if err != nil {
+		return nil, err
+	}
+	s.afterReply(ctx, ls)
+	return map[string]any{"sessionId": sess.ID, "modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}, nil
+}
+
+func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, error) {
+	var p newSessionParams
+	if err := decode("session/load", params, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, invalidParams("session/load: sessionId is required")
+	}
+	servers, err := mcpServers("session/load", p.MCPServers)
+	if err != nil {
+		return nil, err
+	}
+	ag, err := s.agentFor(ctx, "session/load", p.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	id := agent.ID(p.SessionID)
+	sess, err := ag.Store.Session(ctx, id)
+	if err != nil {
+		return nil, &Error{Code: codeNotFound, Message: fmt.Sprintf("session/load: no session %s: %v", id, err)}
+	}
+	if filepath.Clean(sess.Workspace) != filepath.Clean(p.Cwd) {
+		return nil, invalidParams("session/load: session %s belongs to %s, not %s; load it with that cwd", id, sess.Workspace, p.Cwd)
+	}
+	msgs, err := ag.Store.Messages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	old := s.sessions[id]
+	s.mu.Unlock()
+	if old != nil {
+		if old.busy() {
+			return nil, invalidParams("session/load: session %s is running a turn; cancel it first", id)
+		}
+		s.forget(old)
+	}
+	ls, err := s.open(ctx, "session/load", ag, sess, servers)
+	if err != nil {
+		return nil, err
+	}
+	// The history goes out before the answer, as the protocol asks.
+	for _, u := range historyUpdates(msgs) {
+		ls.send(u)
+	}
+	s.afterReply(ctx, ls)
+	return map[string]any{"modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}, nil
+}
+
+// afterReply sends what a client learns about a session once it knows
+// the session: the commands it may run.
+func (s *Server) afterReply(ctx context.Context, ls *liveSession) {
+	cmds := ls.agent.Commands
+	if cmds == nil {
+		return
+	}
+	list := cmds.List()
+	if len(list) == 0 {
+		return
+	}
+	out := make([]availableCommand, 0, len(list))
+	for _, c := range list {
+		ac := availableCommand{Name: c.Name, Description: c.Description}
+		if ac.Description == "" {
+			ac.Description = "the workspace's /" + c.Name + " command"
+		}
+		if c.ArgumentHint != "" {
+			ac.Input = &commandInput{Hint: c.ArgumentHint}
+		}
+		out = append(out, ac)
+	}
+	// After the answer: a client learns the session's id from it.
+	afterReply(ctx, func() {
+		ls.send(update{SessionUpdate: "available_commands_update", AvailableCommands: out})
+	})
+}
+
+type listParams struct {
+	Cwd    string `json:"cwd"`
+	Cursor string `json:"cursor"`
+}
+
+// listPage is how many sessions one session/list answer holds.
+const listPage = 100
+
+func (s *Server) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
+	var p listParams
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, invalidParams("session/list: %v", err)
+		}
+	}
+	if p.Cwd == "" {
+		return nil, invalidParams("session/list: darman lists the sessions of one directory: give cwd")
+	}
+	ag, err := s.agentFor(ctx, "session/list", p.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	list, err := ag.Store.ListSessions(ctx, store.ListOptions{Workspace: filepath.Clean(p.Cwd)})
+	if err != nil {
+		return nil, err
+	}
+	start := 0
+	if p.Cursor != "" {
+		start = -1
+		for i, x := range list {
+			if string(x.ID) == p.Cursor {
+				start = i
+				break
+			}
+		}
+		if start < 0 {
+			return nil, invalidParams("session/list: cursor %q is not from a previous answer", p.Cursor)
+		}
+	}
+	type info struct {
+		SessionID string `json:"sessionId"`
+		Cwd       string `json:"cwd"`
+		Title     string `json:"title,omitempty"`
+		UpdatedAt string `json:"updatedAt,omitempty"`
+	}
+	out := []info{}
+	next := ""
+	for i := start; i < len(list); i++ {
+		x := list[i]
+		if len(out) == listPage {
+			next = string(x.ID)
+			break
+		}
+		out = append(out, info{SessionID: string(x.ID), Cwd: x.Workspace, Title: x.Title, UpdatedAt: x.Updated.UTC().Format(time.RFC3339)})
+	}
+	res := map[string]any{"sessions": out}
+	if next != "" {
+		res["nextCursor"] = next
+	}
+	return res, nil
+}

@@ -1,0 +1,413 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// The permission modes a session offers. They decide how the questions
+// darman's permission rules leave open are answered; what the rules allow
+// or deny outright is not asked at all.
+const (
+	// modeAsk asks the user every open question.
+	modeAsk = "default"
+	// modeAcceptEdits allows file edits without asking, and asks the rest.
+	modeAcceptEdits = "accept_edits"
+	// modeReadOnly rejects every open question, and refuses to write files
+	// even where a rule allows it.
+	modeReadOnly = "read_only"
+)
+
+var modes = []struct{ id, name, description string }{
+	{modeAsk, "Ask", "Ask before editing files, running commands that change things, or calling MCP tools (darman's permission rules)"},
+	{modeAcceptEdits, "Accept edits", "Edit files without asking; ask before commands and MCP tools"},
+	{modeReadOnly, "Read only", "Read and search only: no edits, and every question is answered no"},
+}
+
+// liveSession is a session a client opened with session/new or
+// session/load on this connection.
+type liveSession struct {
+	s     *Server
+	id    agent.ID
+	cwd   string
+	agent *Agent
+
+	mcpTools []tool.Tool
+	mcpStop  func() error
+
+	mu        sync.Mutex
+	mode      string
+	running   bool
+	terminals map[string]string // tool call id → the client's terminal id
+}
+
+func (s *Server) open(ctx context.Context, method string, ag *Agent, sess agent.Session, servers []MCPServer) (*liveSession, error) {
+	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: ag, mode: modeAsk, terminals: map[string]string{}}
+	if len(servers) > 0 {
+		if s.opts.BindMCP == nil {
+			return nil, invalidParams("%s: this darman does not bind MCP servers per session", method)
+		}
+		tools, stop, err := s.opts.BindMCP(ctx, ls.cwd, servers)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the session's MCP servers: %w", method, err)
+		}
+		ls.mcpTools, ls.mcpStop = tools, stop
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ls.stopMCP()
+		return nil, errors.New("darman is shutting down")
+	}
+	s.sessions[sess.ID] = ls
+	s.mu.Unlock()
+	return ls, nil
+}
+
+// forget drops a session the client loads again: its MCP servers stop.
+func (s *Server) forget(ls *liveSession) {
+	s.mu.Lock()
+	if s.sessions[ls.id] == ls {
+		delete(s.sessions, ls.id)
+	}
+	s.mu.Unlock()
+	if err := ls.stopMCP(); err != nil {
+		s.log.Warn("acp: stopping a session's MCP servers", "session", ls.id, "err", err)
+	}
+}
+
+func (ls *liveSession) stopMCP() error {
+	if ls.mcpStop == nil {
+		return nil
+	}
+	stop := ls.mcpStop
+	ls.mcpStop = nil
+	return stop()
+}
+
+func (ls *liveSession) busy() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.running
+}
+
+func (ls *liveSession) currentMode() string {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.mode
+}
+
+// send sends one session/update.
+func (ls *liveSession) send(u update) {
+	if err := ls.s.c.notify("session/update", map[string]any{"sessionId": ls.id, "update": u}); err != nil {
+		ls.s.log.Debug("acp: session/update not sent", "session", ls.id, "err", err)
+	}
+}
+
+func (s *Server) session(method string, id string) (*liveSession, error) {
+	if id == "" {
+		return nil, invalidParams("%s: sessionId is required", method)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ls := s.sessions[agent.ID(id)]
+	if ls == nil {
+		return nil, &Error{Code: codeNotFound, Message: fmt.Sprintf("%s: no session %s on this connection; create it with session/new or open it with session/load", method, id)}
+	}
+	return ls, nil
+}
+
+type sessionMode struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+func (ls *liveSession) modeState() map[string]any {
+	avail := make([]sessionMode, len(modes))
+	for i, m := range modes {
+		avail[i] = sessionMode{m.id, m.name, m.description}
+	}
+	return map[string]any{"currentModeId": ls.currentMode(), "availableModes": avail}
+}
+
+type selectOption struct {
+	Value       string `json:"value"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+type configOption struct {
+	ID           string         `json:"id"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description,omitempty"`
+	Category     string         `json:"category"`
+	Type         string         `json:"type"`
+	CurrentValue string         `json:"currentValue"`
+	Options      []selectOption `json:"options"`
+}
+
+// configOptions are the session's selectors: its model and its permission
+// mode (the same as session/set_mode, for clients that show only config
+// options).
+func (ls *liveSession) configOptions(ctx context.Context) []configOption {
+	current := ""
+	if sess, err := ls.agent.Store.Session(ctx, ls.id); err == nil {
+		current = sess.Model
+	}
+	var refs []string
+	if current != "" {
+		refs = append(refs, current)
+	}
+	if ls.agent.Models != nil {
+		for _, r := range ls.agent.Models(ctx) {
+			if !slices.Contains(refs, r) {
+				refs = append(refs, r)
+			}
+		}
+	}
+	model := configOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: current,
+		Description: `The session's "provider/model-id"`}
+	for _, r := range refs {
+		model.Options = append(model.Options, selectOption{Value: r, Name: r})
+	}
+	mode := configOption{ID: "mode", Name: "Permissions", Category: "mode", Type: "select", CurrentValue: ls.currentMode()}
+	for _, m := range modes {
+		mode.Options = append(mode.Options, selectOption{Value: m.id, Name: m.name, Description: m.description})
+	}
+	return []configOption{model, mode}
+}
+
+func validMode(id string) bool {
+	return slices.ContainsFunc(modes, func(m struct{ id, name, description string }) bool { return m.id == id })
+}
+
+func (s *Server) setMode(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModeID    string `json:"modeId"`
+	}
+	if err := decode("session/set_mode", params, &p); err != nil {
+		return nil, err
+	}
+	ls, err := s.session("session/set_mode", p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := ls.setMode("session/set_mode", p.ModeID); err != nil {
+		return nil, err
+	}
+	afterReply(ctx, func() {
+		ls.send(update{SessionUpdate: "config_option_update", ConfigOptions: ls.configOptions(ctx)})
+	})
+	return map[string]any{}, nil
+}
+
+func (ls *liveSession) setMode(method, id string) error {
+	if !validMode(id) {
+		return invalidParams("%s: mode %q is not one of %s, %s, %s", method, id, modeAsk, modeAcceptEdits, modeReadOnly)
+	}
+	ls.mu.Lock()
+	ls.mode = id
+	ls.mu.Unlock()
+	return nil
+}
+
+func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Value     json.RawMessage `json:"value"`
+	}
+	if err := decode("session/set_config_option", params, &p); err != nil {
+		return nil, err
+	}
+	ls, err := s.session("session/set_config_option", p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var value string
+	if err := json.Unmarshal(p.Value, &value); err != nil {
+		return nil, invalidParams("session/set_config_option: %s takes a value id (a string), not %s", p.ConfigID, p.Value)
+	}
+	switch p.ConfigID {
+	case "mode":
+		if err := ls.setMode("session/set_config_option", value); err != nil {
+			return nil, err
+		}
+		afterReply(ctx, func() { ls.send(update{SessionUpdate: "current_mode_update", CurrentModeID: value}) })
+	case "model":
+		if value == "" {
+			return nil, invalidParams(`session/set_config_option: model takes a "provider/model-id"`)
+		}
+		if ls.agent.CheckModel != nil {
+			if err := ls.agent.CheckModel(value); err != nil {
+				return nil, invalidParams("session/set_config_option: model %q: %v", value, err)
+			}
+		}
+		sess, err := ls.agent.Store.Session(ctx, ls.id)
+		if err != nil {
+			return nil, err
+		}
+		sess.Model = value
+		if err := ls.agent.Store.PutSession(ctx, sess); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, invalidParams("session/set_config_option: darman has no option %q (it has model and mode)", p.ConfigID)
+	}
+	return map[string]any{"configOptions": ls.configOptions(ctx)}, nil
+}
+
+// cancel stops a session's turn; the turn's session/prompt answers
+// "cancelled" once its end is stored.
+func (s *Server) cancel(ctx context.Context, params json.RawMessage) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		s.log.Warn("acp: session/cancel with bad params", "err", err)
+		return
+	}
+	s.mu.Lock()
+	ls := s.sessions[agent.ID(p.SessionID)]
+	s.mu.Unlock()
+	if ls != nil {
+		ls.agent.Sessions.Cancel(ls.id)
+	}
+}
+
+type sessionKey struct{}
+
+// withSession marks ctx as a turn of ls, for the workspace and the asker.
+func withSession(ctx context.Context, ls *liveSession) context.Context {
+	return context.WithValue(ctx, sessionKey{}, ls)
+}
+
+func sessionOf(ctx context.Context) *liveSession {
+	ls, _ := ctx.Value(sessionKey{}).(*liveSession)
+	return ls
+}
+
+func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string            `json:"sessionId"`
+		Prompt    []json.RawMessage `json:"prompt"`
+	}
+	if err := decode("session/prompt", params, &p); err != nil {
+		return nil, err
+	}
+	ls, err := s.session("session/prompt", p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	text, err := promptText(p.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	ctx = withSession(ctx, ls)
+	var opts session.PromptOptions
+	if cmd, args, ok := ls.command(text); ok {
+		if text, err = cmd.Expand(ctx, args, prompt.ExpandOptions{Root: ls.cwd,
+			Run: func(ctx context.Context, line string) (string, error) {
+				return ls.agent.Sessions.Shell(ctx, ls.id, line)
+			},
+			ReadFile: s.workspaceOf(ls.cwd).ReadFile}); err != nil {
+			return nil, fmt.Errorf("/%s: %w", cmd.Name, err)
+		}
+		opts.Model = cmd.Model
+	}
+
+	ls.mu.Lock()
+	if ls.running {
+		ls.mu.Unlock()
+		return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
+	}
+	ls.running = true
+	ls.mu.Unlock()
+	defer func() {
+		ls.mu.Lock()
+		ls.running = false
+		ls.mu.Unlock()
+	}()
+
+	sub, err := ls.agent.Sessions.Subscribe(ctx, ls.id)
+	if err != nil {
+		return nil, err
+	}
+	defer sub.Unsubscribe()
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for d := range sub.C() {
+			e := d.Event
+			if e.Kind == agent.EventState && e.ParentCallID == "" && e.SessionID == ls.id &&
+				(e.State == agent.StateIdle || e.State == agent.StateFailed) {
+				return
+			}
+			if u, ok := ls.updateOf(e); ok {
+				ls.send(u)
+			}
+		}
+	}()
+	msg, err := ls.agent.Sessions.PromptWithTools(ctx, ls.id, text, opts, ls.tools())
+	if err != nil {
+		sub.Unsubscribe()
+		<-ended
+		return nil, err
+	}
+	<-ended
+	switch msg.Finish {
+	case agent.FinishError:
+		return nil, &Error{Code: codeInternalError, Message: "the turn failed: " + msg.Error}
+	case agent.FinishCancelled:
+		return map[string]string{"stopReason": "cancelled"}, nil
+	case agent.FinishLength:
+		return map[string]string{"stopReason": "max_tokens"}, nil
+	case agent.FinishStepLimit:
+		return map[string]string{"stopReason": "max_turn_requests"}, nil
+	case "refusal", "content_filter":
+		return map[string]string{"stopReason": "refusal"}, nil
+	}
+	return map[string]string{"stopReason": "end_turn"}, nil
+}
+
+// command finds the workspace command a prompt starting with /name runs.
+func (ls *liveSession) command(text string) (prompt.Command, string, bool) {
+	if ls.agent.Commands == nil || !strings.HasPrefix(text, "/") {
+		return prompt.Command{}, "", false
+	}
+	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	name, _, _ = strings.Cut(name, "\n")
+	cmd, ok := ls.agent.Commands.Get(name)
+	if !ok {
+		return prompt.Command{}, "", false
+	}
+	return cmd, strings.TrimSpace(args), true
+}
+
+// tools are the session's own tools for a turn: its MCP servers', and
+// bash in the client's terminal when the client offers one.
+func (ls *liveSession) tools() []tool.Tool {
+	tools := slices.Clone(ls.mcpTools)
+	if ls.s.caps().Terminal && ls.agent.Bash != nil {
+		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.agent.Bash))
+	}
+	return tools
+}
+
+func (s *Server) workspaceOf(cwd string) *workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agents[cwd].ws
+}

@@ -1,0 +1,319 @@
+package acp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/darman-dev/darman/agent"
+)
+
+// update is one session/update: SessionUpdate names the kind and only
+// that kind's fields are set. Paths are absolute and lines 1-based, as
+// darman keeps them.
+type update struct {
+	SessionUpdate string `json:"sessionUpdate"`
+
+	// user_message_chunk, agent_message_chunk, agent_thought_chunk: a
+	// content block; tool_call, tool_call_update: a list (ToolContent).
+	Content     *contentBlock     `json:"-"`
+	ToolContent []toolCallContent `json:"-"`
+
+	// tool_call, tool_call_update
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	Title      string          `json:"title,omitempty"`
+	Kind       string          `json:"kind,omitempty"`
+	Status     string          `json:"status,omitempty"`
+	Locations  []location      `json:"locations,omitempty"`
+	RawInput   json.RawMessage `json:"rawInput,omitempty"`
+
+	// plan
+	Entries []planEntry `json:"entries,omitempty"`
+
+	// available_commands_update
+	AvailableCommands []availableCommand `json:"availableCommands,omitempty"`
+
+	// current_mode_update
+	CurrentModeID string `json:"currentModeId,omitempty"`
+
+	// config_option_update
+	ConfigOptions []configOption `json:"configOptions,omitempty"`
+
+	// usage_update
+	Used *int64 `json:"used,omitempty"`
+	Size int64  `json:"size,omitempty"`
+	Cost *cost  `json:"cost,omitempty"`
+}
+
+// MarshalJSON writes the update with its content under "content", a block
+// or a list by kind.
+func (u update) MarshalJSON() ([]byte, error) {
+	type plain update
+	b, err := json.Marshal(plain(u))
+	if err != nil {
+		return nil, err
+	}
+	var content any
+	switch {
+	case u.Content != nil:
+		content = u.Content
+	case u.ToolContent != nil:
+		content = u.ToolContent
+	default:
+		return b, nil
+	}
+	c, err := json.Marshal(content)
+	if err != nil {
+		return nil, err
+	}
+	// b is an object with at least sessionUpdate: splice content in.
+	return append(append(append(b[:len(b)-1:len(b)-1], `,"content":`...), c...), '}'), nil
+}
+
+type contentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func text(s string) *contentBlock { return &contentBlock{Type: "text", Text: s} }
+
+type toolCallContent struct {
+	Type       string        `json:"type"` // content, diff, terminal
+	Content    *contentBlock `json:"content,omitempty"`
+	Path       string        `json:"path,omitempty"`
+	OldText    *string       `json:"oldText,omitempty"`
+	NewText    *string       `json:"newText,omitempty"`
+	TerminalID string        `json:"terminalId,omitempty"`
+}
+
+type location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+type planEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority"`
+	Status   string `json:"status"`
+}
+
+type availableCommand struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Input       *commandInput `json:"input,omitempty"`
+}
+
+type commandInput struct {
+	Hint string `json:"hint"`
+}
+
+type cost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+var toolStatus = map[agent.ToolStatus]string{
+	agent.ToolPending:   "pending",
+	agent.ToolRunning:   "in_progress",
+	agent.ToolCompleted: "completed",
+	agent.ToolFailed:    "failed",
+}
+
+// updateOf converts an agent event of the session's turn to the update
+// sent; ok is false for events ACP has no update for (states: the turn's
+// end is session/prompt's answer; permission questions travel as
+// session/request_permission). A sub-task's text is left out, as ACP
+// cannot nest it; its tool calls are sent.
+func (ls *liveSession) updateOf(e agent.Event) (update, bool) {
+	sub := e.ParentCallID != ""
+	switch e.Kind {
+	case agent.EventMessageChunk:
+		return update{SessionUpdate: "agent_message_chunk", Content: text(e.Text)}, !sub && e.Text != ""
+	case agent.EventThoughtChunk:
+		return update{SessionUpdate: "agent_thought_chunk", Content: text(e.Text)}, !sub && e.Text != ""
+	case agent.EventToolCall, agent.EventToolCallUpdate:
+		if e.Tool == nil {
+			return update{}, false
+		}
+		kind := "tool_call_update"
+		if e.Kind == agent.EventToolCall {
+			kind = "tool_call"
+		}
+		return toolUpdate(kind, e.Tool, ls.terminalOf(e.Tool.CallID)), true
+	case agent.EventPlan:
+		return update{SessionUpdate: "plan", Entries: planOf(e.Plan)}, !sub
+	case agent.EventUsage:
+		if e.Usage == nil || e.ContextWindow == 0 || sub {
+			return update{}, false
+		}
+		used := e.Usage.Input + e.Usage.CacheRead + e.Usage.CacheWrite
+		return update{SessionUpdate: "usage_update", Used: &used, Size: int64(e.ContextWindow), Cost: &cost{Amount: e.Cost, Currency: "USD"}}, true
+	}
+	return update{}, false
+}
+
+func (ls *liveSession) terminalOf(callID string) string {
+	if ls == nil {
+		return ""
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.terminals[callID]
+}
+
+func planOf(entries []agent.PlanEntry) []planEntry {
+	out := make([]planEntry, len(entries))
+	for i, e := range entries {
+		p := planEntry{Content: e.Content, Priority: e.Priority, Status: e.Status}
+		if p.Priority == "" {
+			p.Priority = "medium"
+		}
+		if p.Status == "" {
+			p.Status = "pending"
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// toolUpdate renders a tool call; terminalID is the client's terminal the
+// call's command runs in, if any.
+func toolUpdate(kind string, t *agent.ToolCall, terminalID string) update {
+	u := update{SessionUpdate: kind, ToolCallID: t.CallID, Title: t.Title, Kind: string(t.Kind), Status: toolStatus[t.Status], RawInput: t.Input}
+	if u.Title == "" {
+		u.Title = t.Name
+	}
+	if u.Kind == "" {
+		u.Kind = string(agent.ToolKindOther)
+	}
+	if len(u.RawInput) > 0 && !json.Valid(u.RawInput) {
+		u.RawInput = nil // the model's arguments were cut off
+	}
+	for _, l := range t.Locations {
+		u.Locations = append(u.Locations, location{Path: l.Path, Line: max(l.Line, 0)})
+	}
+	content := []toolCallContent{}
+	switch {
+	case terminalID != "":
+		content = append(content, toolCallContent{Type: "terminal", TerminalID: terminalID})
+	case t.Diff != nil:
+		old, updated := t.Diff.OldText, t.Diff.NewText
+		content = append(content, toolCallContent{Type: "diff", Path: t.Diff.Path, OldText: &old, NewText: &updated})
+	case t.Terminal != "" && t.Status == agent.ToolRunning:
+		content = append(content, toolCallContent{Type: "content", Content: text(t.Terminal)})
+	}
+	switch {
+	case t.Status == agent.ToolFailed && t.Error != "":
+		content = append(content, toolCallContent{Type: "content", Content: text(t.Error)})
+	case t.Status == agent.ToolCompleted && t.Output != "" && terminalID == "":
+		content = append(content, toolCallContent{Type: "content", Content: text(t.Output)})
+	}
+	if len(content) > 0 || kind == "tool_call_update" && (t.Status == agent.ToolCompleted || t.Status == agent.ToolFailed) {
+		u.ToolContent = content
+	}
+	return u
+}
+
+// historyUpdates renders a stored session as the updates its turns sent,
+// for session/load.
+func historyUpdates(msgs []agent.MessageWithParts) []update {
+	var out []update
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch {
+			case m.Message.Role == agent.RoleUser && p.Kind == agent.PartText:
+				out = append(out, update{SessionUpdate: "user_message_chunk", Content: text(p.Text)})
+			case p.Kind == agent.PartText && p.Text != "":
+				out = append(out, update{SessionUpdate: "agent_message_chunk", Content: text(p.Text)})
+			case p.Kind == agent.PartReasoning && p.Text != "":
+				out = append(out, update{SessionUpdate: "agent_thought_chunk", Content: text(p.Text)})
+			case p.Kind == agent.PartTool && p.Tool != nil:
+				out = append(out, toolUpdate("tool_call", p.Tool, ""))
+			}
+		}
+	}
+	return out
+}
+
+// promptText turns a prompt's content blocks into the user's message:
+// text as it is, a resource link as a mention of the file (the model
+// reads it with its tools), an embedded resource inlined in a fence with
+// its path.
+func promptText(blocks []json.RawMessage) (string, error) {
+	if len(blocks) == 0 {
+		return "", invalidParams("session/prompt: the prompt is empty")
+	}
+	var parts []string
+	for i, raw := range blocks {
+		var b struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			URI      string `json:"uri"`
+			Name     string `json:"name"`
+			Resource *struct {
+				URI      string  `json:"uri"`
+				Text     *string `json:"text"`
+				Blob     string  `json:"blob"`
+				MimeType string  `json:"mimeType"`
+			} `json:"resource"`
+		}
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return "", invalidParams("session/prompt: prompt[%d]: %v", i, err)
+		}
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "resource_link":
+			if b.URI == "" {
+				return "", invalidParams("session/prompt: prompt[%d]: a resource_link needs a uri", i)
+			}
+			parts = append(parts, fmt.Sprintf("(the file %s)", pathOf(b.URI)))
+		case "resource":
+			if b.Resource == nil || b.Resource.URI == "" {
+				return "", invalidParams("session/prompt: prompt[%d]: a resource needs resource.uri", i)
+			}
+			r := b.Resource
+			switch {
+			case r.Text != nil:
+				parts = append(parts, fence(pathOf(r.URI), *r.Text))
+			default:
+				data, err := base64.StdEncoding.DecodeString(r.Blob)
+				if err != nil {
+					return "", invalidParams("session/prompt: prompt[%d]: resource.blob is not base64: %v", i, err)
+				}
+				parts = append(parts, fmt.Sprintf("(%s: %d bytes of %s, not shown)", pathOf(r.URI), len(data), r.MimeType))
+			}
+		case "image", "audio":
+			return "", invalidParams("session/prompt: prompt[%d]: darman takes no %s in prompts (promptCapabilities says so); attach the file by path instead", i, b.Type)
+		default:
+			return "", invalidParams("session/prompt: prompt[%d]: unknown content type %q", i, b.Type)
+		}
+	}
+	text := strings.Join(parts, "\n\n")
+	if strings.TrimSpace(text) == "" {
+		return "", invalidParams("session/prompt: the prompt has no text")
+	}
+	return text, nil
+}
+
+// pathOf is a file URI's path, or the URI itself for another scheme.
+func pathOf(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	return u.Path
+}
+
+func fence(name, body string) string {
+	ticks := "```"
+	for strings.Contains(body, ticks) {
+		ticks += "`"
+	}
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	return name + ":\n" + ticks + "\n" + body + ticks
+}
