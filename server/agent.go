@@ -42,6 +42,11 @@ type Sessions interface {
 	// set, runs that turn on another model than the session's.
 	PromptWith(ctx context.Context, id agent.ID, text string, opts session.PromptOptions) (agent.Message, error)
 	Cancel(id agent.ID) bool
+	// Rename sets a session's title.
+	Rename(ctx context.Context, id agent.ID, title string) error
+	// Shell runs a command template's !`cmd` for the session under its
+	// bash permission (asked through the editor when the rules say ask).
+	Shell(ctx context.Context, id agent.ID, command string) (string, error)
 }
 
 // Store reads and deletes stored sessions. *store.Store implements it.

@@ -83,6 +83,14 @@ func (s *streamer) PromptWith(ctx context.Context, id agent.ID, text string, _ s
 
 func (s *streamer) Cancel(agent.ID) bool { return false }
 
+func (s *streamer) Rename(context.Context, agent.ID, string) error {
+	return errors.New("the benchmark's sessions have no titles")
+}
+
+func (s *streamer) Shell(context.Context, agent.ID, string) (string, error) {
+	return "", errors.New("the benchmark runs no commands")
+}
+
 // BenchmarkRelay streams 100,000 chunks per turn to a client that opted
 // into session updates and reports chunks/s. Deltas the client cannot
 // take as fast as they come are merged (never other updates), so the

@@ -31,9 +31,11 @@ var commands = map[string]command{
 	"darman.session.list":      (*Server).cmdSessionList,
 	"darman.session.load":      (*Server).cmdSessionLoad,
 	"darman.session.delete":    (*Server).cmdSessionDelete,
+	"darman.session.rename":    (*Server).cmdSessionRename,
 	"darman.permission.answer": (*Server).cmdPermissionAnswer,
 	"darman.transcript.open":   (*Server).cmdTranscriptOpen,
 	"darman.command.run":       (*Server).cmdCommandRun,
+	"darman.command.list":      (*Server).cmdCommandList,
 	"darman.status":            (*Server).cmdStatus,
 }
 
@@ -322,6 +324,55 @@ func (s *Server) cmdSessionDelete(ctx context.Context, arg json.RawMessage) (any
 		return nil, err
 	}
 	return empty{}, nil
+}
+
+func (s *Server) cmdSessionRename(ctx context.Context, arg json.RawMessage) (any, error) {
+	var a struct {
+		SessionID string `json:"sessionId"`
+		Title     string `json:"title"`
+	}
+	if err := args("darman.session.rename", arg, &a); err != nil {
+		return nil, err
+	}
+	if a.SessionID == "" {
+		return nil, rpc.InvalidParams("darman.session.rename: sessionId is required")
+	}
+	id, err := sessionArg(a.SessionID)
+	if err != nil {
+		return nil, rpc.InvalidParams("darman.session.rename: %v", err)
+	}
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ag.Sessions.Rename(ctx, id, a.Title); err != nil {
+		return nil, fmt.Errorf("darman.session.rename: %w", err)
+	}
+	return empty{}, nil
+}
+
+// commandInfo is one entry of darman.command.list.
+type commandInfo struct {
+	Name         string `json:"name"`
+	Description  string `json:"description,omitempty"`
+	ArgumentHint string `json:"argumentHint,omitempty"`
+}
+
+func (s *Server) cmdCommandList(ctx context.Context, arg json.RawMessage) (any, error) {
+	if err := args("darman.command.list", arg, &struct{}{}); err != nil {
+		return nil, err
+	}
+	ag, err := s.agent.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []commandInfo{}
+	if ag.Commands != nil {
+		for _, c := range ag.Commands.List() {
+			out = append(out, commandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
+		}
+	}
+	return map[string]any{"commands": out}, nil
 }
 
 func (s *Server) cmdPermissionAnswer(_ context.Context, arg json.RawMessage) (any, error) {

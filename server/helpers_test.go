@@ -203,6 +203,9 @@ type options struct {
 	noInitialize bool
 	// promptActions are the Agent's code actions, as from a config file.
 	promptActions []server.PromptAction
+	// files are written in the workspace (path relative to it → content)
+	// before the server starts.
+	files map[string]string
 }
 
 // env is a running server with its client.
@@ -233,6 +236,9 @@ func start(t testing.TB, o options) *env {
 	e := &env{t: t, root: t.TempDir(), data: t.TempDir(), exit: make(chan int, 1)}
 	e.root, _ = filepath.EvalSymlinks(e.root)
 	e.model = llmtest.Start(t, o.script)
+	for rel, content := range o.files {
+		e.write(rel, content)
+	}
 	st, err := store.Open(context.Background(), filepath.Join(e.data, "store"), store.Options{})
 	if err != nil {
 		t.Fatal(err)

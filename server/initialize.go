@@ -97,11 +97,12 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.settingsErr = fmt.Errorf("initializationOptions.darman: %w; using the config files alone", err)
 	}
 	s.settings, s.agentSettings = ss, agentSettings
+	choices := s.modelChoices(ctx, Setup{Root: root, Folders: slices.Clone(folders), Settings: agentSettings})
 	s.startAgent(agentSettings)
-	return s.initializeResult(), nil
+	return s.initializeResult(choices), nil
 }
 
-func (s *Server) initializeResult() protocol.InitializeResult {
+func (s *Server) initializeResult(choices ModelChoices) protocol.InitializeResult {
 	version := s.opts.Version
 	if version == "" {
 		version = "dev"
@@ -126,9 +127,9 @@ func (s *Server) initializeResult() protocol.InitializeResult {
 			},
 			Experimental: map[string]any{"darman": map[string]any{
 				"protocolVersion": ProtocolVersion,
-				// The agent starts after this answer, so the models it
-				// can use are reported by darman.status.
-				"models": []string{},
+				"models":          nonNil(choices.Models),
+				"model":           choices.Default,
+				// darman has no named agents.
 				"agents": []string{},
 			}},
 		},
@@ -186,6 +187,14 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, raw json.RawMessag
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// nonNil makes a nil slice an empty one, so that it is sent as [].
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
 
 // startAgentNow builds an agent with the settings.
 func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {

@@ -52,8 +52,9 @@ func TestInitializeResult(t *testing.T) {
 			t.Errorf("code action kinds %v lack %s", caps.CodeActionProvider.CodeActionKinds, kind)
 		}
 	}
-	want := []string{"darman.cancel", "darman.command.run", "darman.permission.answer", "darman.prompt", "darman.session.delete",
-		"darman.session.list", "darman.session.load", "darman.session.new", "darman.status", "darman.transcript.open"}
+	want := []string{"darman.cancel", "darman.command.list", "darman.command.run", "darman.permission.answer", "darman.prompt",
+		"darman.session.delete", "darman.session.list", "darman.session.load", "darman.session.new", "darman.session.rename",
+		"darman.status", "darman.transcript.open"}
 	if !slices.Equal(caps.ExecuteCommandProvider.Commands, want) {
 		t.Errorf("commands %v, want %v", caps.ExecuteCommandProvider.Commands, want)
 	}

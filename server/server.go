@@ -23,6 +23,11 @@ type Options struct {
 	// setting, no model) is shown to the user; the server keeps serving
 	// documents and code actions, and tries again when the settings change.
 	Start func(ctx context.Context, setup Setup) (*Agent, error)
+	// Models lists the models initialize offers the client, from the
+	// configuration of setup's workspace and settings (setup.Workspace and
+	// setup.Asker are nil). It runs while initialize is answered, so it
+	// must not start the agent or wait for the network. Nil offers none.
+	Models func(ctx context.Context, setup Setup) (ModelChoices, error)
 	// Root is the workspace root when initialize names none; "" means the
 	// current directory.
 	Root string

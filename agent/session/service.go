@@ -77,6 +77,10 @@ type Service struct {
 	live   map[agent.ID]*live
 	closed bool
 	turns  sync.WaitGroup
+	// records serializes reading, changing and writing back a stored
+	// session record (a turn's title and time, Rename), so that one change
+	// does not undo another.
+	records sync.Mutex
 }
 
 // live is what the service holds for a session while it is in use.

@@ -79,7 +79,11 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 	}
 	t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text})
 	if sess.Title == "" {
-		t.updateSession(ctx, func(s *agent.Session) { s.Title = titleOf(text) })
+		t.updateSession(ctx, func(s *agent.Session) {
+			if s.Title == "" { // not renamed meanwhile
+				s.Title = titleOf(text)
+			}
+		})
 	}
 	t.publish(agent.Event{Kind: agent.EventUserMessage, MessageID: user.ID, Text: text})
 	t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
@@ -130,6 +134,8 @@ func (t *turn) finish(ctx context.Context, msg agent.Message, how agent.Finish, 
 // message count, so the record is read again rather than kept in memory.
 func (t *turn) updateSession(ctx context.Context, fn func(*agent.Session)) {
 	ctx = context.WithoutCancel(ctx)
+	t.svc.records.Lock()
+	defer t.svc.records.Unlock()
 	s, err := t.svc.opts.Store.Session(ctx, t.id)
 	if err == nil {
 		fn(&s)

@@ -71,6 +71,7 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 	}
 	srv, err := server.New(server.Options{
 		Start:   a.startAgent(log),
+		Models:  a.lspModels(log),
 		Root:    a.workspace,
 		Version: readBuildInfo().Version,
 		DataDir: dataDir,

@@ -344,3 +344,75 @@ func residentMiB(b *testing.B, pid int) (total, anon float64) {
 	}
 	return total, anon
 }
+
+// initialize offers the configured providers' models, with the catalog's
+// names and context windows, before the agent starts: a provider without
+// its key is not offered, and the editor's settings count.
+func TestLSPOffersModels(t *testing.T) {
+	e := newEnv(t)
+	e.write("darman.json", `{
+		"model": "anthropic/claude-sonnet-4-5",
+		"provider": {
+			"anthropic": {"apiKey": "${env:ANTHROPIC_API_KEY}"},
+			"ollama": {"models": {"qwen3:8b": {"name": "Qwen 3 8B", "contextWindow": 32768}}}
+		}
+	}`)
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+	type choice struct {
+		ID            string `json:"id"`
+		Name          string `json:"name"`
+		ContextWindow int    `json:"contextWindow"`
+	}
+	initialize := func(settings any) (models map[string]choice, model string) {
+		_, c, _, _ := startLSP(t, e)
+		var res struct {
+			Capabilities struct {
+				Experimental struct {
+					Darman struct {
+						Models []choice `json:"models"`
+						Model  string   `json:"model"`
+						Agents []any    `json:"agents"`
+					} `json:"darman"`
+				} `json:"experimental"`
+			} `json:"capabilities"`
+		}
+		params := map[string]any{"processId": nil, "capabilities": map[string]any{},
+			"workspaceFolders": []map[string]string{{"uri": "file://" + e.workspace, "name": "project"}}}
+		if settings != nil {
+			params["initializationOptions"] = map[string]any{"darman": settings}
+		}
+		if err := c.call("initialize", params, &res); err != nil {
+			t.Fatal(err)
+		}
+		d := res.Capabilities.Experimental.Darman
+		if d.Agents == nil || len(d.Agents) != 0 {
+			t.Errorf("agents = %v, want []", d.Agents)
+		}
+		models = map[string]choice{}
+		for _, m := range d.Models {
+			models[m.ID] = m
+		}
+		return models, d.Model
+	}
+
+	models, model := initialize(nil)
+	if model != "anthropic/claude-sonnet-4-5" {
+		t.Errorf("model = %q, want the configured one", model)
+	}
+	if m := models["anthropic/claude-sonnet-4-5"]; m.Name == "" || m.ContextWindow <= 0 {
+		t.Errorf("the configured model is offered as %+v, want its catalog name and window", m)
+	}
+	if m := models["ollama/qwen3:8b"]; m != (choice{ID: "ollama/qwen3:8b", Name: "Qwen 3 8B", ContextWindow: 32768}) {
+		t.Errorf("the configured Ollama model is offered as %+v", m)
+	}
+	for id := range models {
+		if strings.HasPrefix(id, "openai/") {
+			t.Errorf("%s is offered without OPENAI_API_KEY", id)
+		}
+	}
+
+	_, model = initialize(map[string]any{"model": "ollama/qwen3:8b"})
+	if model != "ollama/qwen3:8b" {
+		t.Errorf("with the editor's model setting, model = %q", model)
+	}
+}

@@ -1,0 +1,155 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/server"
+)
+
+// initResult is the part of InitializeResult that carries darman's own
+// capabilities.
+type initResult struct {
+	Capabilities struct {
+		Experimental struct {
+			Darman struct {
+				ProtocolVersion int                  `json:"protocolVersion"`
+				Models          []server.ModelChoice `json:"models"`
+				Model           *string              `json:"model"`
+				Agents          []json.RawMessage    `json:"agents"`
+			} `json:"darman"`
+		} `json:"experimental"`
+	} `json:"capabilities"`
+}
+
+// The configured models are in initialize's answer, computed before the
+// agent starts from the workspace and the editor's settings.
+func TestInitializeOffersModels(t *testing.T) {
+	var got server.Setup
+	e := start(t, options{noInitialize: true, serverOpts: server.Options{
+		Models: func(_ context.Context, setup server.Setup) (server.ModelChoices, error) {
+			got = setup
+			return server.ModelChoices{Default: "anthropic/claude-sonnet-4-6", Models: []server.ModelChoice{
+				{ID: "anthropic/claude-sonnet-4-6", Name: "Claude Sonnet 4.6", ContextWindow: 200000},
+				{ID: "ollama/qwen3:8b"},
+			}}, nil
+		},
+	}})
+	var raw json.RawMessage
+	e.client.mustCall("initialize", map[string]any{
+		"rootUri":               fileURI(e.root),
+		"capabilities":          map[string]any{},
+		"initializationOptions": map[string]any{"darman": map[string]any{"model": "anthropic/claude-sonnet-4-6"}},
+	}, &raw)
+	var res initResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	d := res.Capabilities.Experimental.Darman
+	want := []server.ModelChoice{{ID: "anthropic/claude-sonnet-4-6", Name: "Claude Sonnet 4.6", ContextWindow: 200000}, {ID: "ollama/qwen3:8b"}}
+	if !slices.Equal(d.Models, want) || d.Model == nil || *d.Model != "anthropic/claude-sonnet-4-6" || d.Agents == nil || len(d.Agents) != 0 {
+		t.Errorf("experimental.darman = %s", raw)
+	}
+	// Optional fields are left out, not sent empty.
+	if !strings.Contains(string(raw), `{"id":"ollama/qwen3:8b"}`) {
+		t.Errorf("a model without name and window is sent as %s", raw)
+	}
+	if got.Root != e.root || string(got.Settings) != `{"model":"anthropic/claude-sonnet-4-6"}` || got.Workspace != nil {
+		t.Errorf("Models was given root %q, settings %s, workspace %v", got.Root, got.Settings, got.Workspace)
+	}
+}
+
+// Without models (no Options.Models, or one that fails) the lists are
+// empty and the model "", and the server works on.
+func TestInitializeWithoutModels(t *testing.T) {
+	for name, models := range map[string]func(context.Context, server.Setup) (server.ModelChoices, error){
+		"none": nil,
+		"failing": func(context.Context, server.Setup) (server.ModelChoices, error) {
+			return server.ModelChoices{}, errors.New("the config file does not parse")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := start(t, options{noInitialize: true, serverOpts: server.Options{Models: models}})
+			var raw json.RawMessage
+			e.client.mustCall("initialize", map[string]any{"rootUri": fileURI(e.root), "capabilities": map[string]any{}}, &raw)
+			if !strings.Contains(string(raw), `"agents":[]`) || !strings.Contains(string(raw), `"model":""`) || !strings.Contains(string(raw), `"models":[]`) {
+				t.Errorf("initialize answered %s, want empty lists and model \"\"", raw)
+			}
+			e.client.notify("initialized", map[string]any{})
+			e.client.mustCommand("darman.session.list", nil, nil)
+		})
+	}
+}
+
+func TestSessionRename(t *testing.T) {
+	e := start(t, options{script: llmtest.Script{Steps: []llmtest.Step{{Text: "done"}}}, optIns: map[string]bool{"sessionUpdates": true}})
+	tr := e.prompt("refactor the parser")
+	e.client.await(0, "the end", isState("idle"))
+	e.client.mustCommand("darman.session.rename", map[string]any{"sessionId": tr.SessionID, "title": "Parser refactor"}, nil)
+	var list struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Title     string `json:"title"`
+		} `json:"sessions"`
+	}
+	e.client.mustCommand("darman.session.list", nil, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != tr.SessionID || list.Sessions[0].Title != "Parser refactor" {
+		t.Errorf("after rename the list is %+v", list.Sessions)
+	}
+	var loaded struct {
+		Title string `json:"title"`
+	}
+	e.client.mustCommand("darman.session.load", map[string]any{"sessionId": tr.SessionID}, &loaded)
+	if loaded.Title != "Parser refactor" {
+		t.Errorf("darman.session.load title %q", loaded.Title)
+	}
+
+	for _, c := range []struct {
+		arg  any
+		code int64
+		want string
+	}{
+		{map[string]any{"title": "x"}, jsonrpc2.CodeInvalidParams, "sessionId is required"},
+		{map[string]any{"sessionId": "nope", "title": "x"}, jsonrpc2.CodeInvalidParams, "sessionId"},
+		{map[string]any{"sessionId": tr.SessionID, "title": "x", "color": "red"}, jsonrpc2.CodeInvalidParams, "color"},
+		{map[string]any{"sessionId": tr.SessionID, "title": "  "}, -32803, "title is empty"},
+	} {
+		err := e.client.command("darman.session.rename", c.arg, nil)
+		var je *jsonrpc2.Error
+		if !errors.As(err, &je) || je.Code != c.code || !strings.Contains(je.Message, c.want) {
+			t.Errorf("darman.session.rename %v: %v, want code %d saying %q", c.arg, err, c.code, c.want)
+		}
+	}
+}
+
+func TestCommandList(t *testing.T) {
+	e := start(t, options{files: map[string]string{
+		".darman/command/review.md":     "---\ndescription: Review the change\nargument-hint: <file>\n---\nReview $ARGUMENTS",
+		".darman/command/git/commit.md": "Write a commit message.",
+		".claude/commands/plain.md":     "Do the plain thing.",
+	}})
+	var res struct {
+		Commands []map[string]string `json:"commands"`
+	}
+	e.client.mustCommand("darman.command.list", nil, &res)
+	want := []map[string]string{
+		{"name": "git:commit"},
+		{"name": "plain"},
+		{"name": "review", "description": "Review the change", "argumentHint": "<file>"},
+	}
+	if !slices.EqualFunc(res.Commands, want, maps.Equal) {
+		t.Errorf("darman.command.list = %v, want %v", res.Commands, want)
+	}
+	var je *jsonrpc2.Error
+	if err := e.client.command("darman.command.list", map[string]any{"all": true}, nil); !errors.As(err, &je) || je.Code != jsonrpc2.CodeInvalidParams {
+		t.Errorf("darman.command.list with an unknown field: %v, want InvalidParams", err)
+	}
+}
