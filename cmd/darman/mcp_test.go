@@ -4,10 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,9 +162,11 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-func TestMCPOverHTTP(t *testing.T) {
-	e := mcpEnv(t)
-	tokenFile := e.write("token", "s3cret\n")
+// startMCPHTTP starts `darman mcp --http` on a free loopback port in
+// e's workspace with the token in tokenFile, and returns its URL; the
+// process is interrupted when the test ends.
+func startMCPHTTP(t *testing.T, e *env, tokenFile string) string {
+	t.Helper()
 	cmd := exec.Command(darmanBin, "mcp", "--http", "127.0.0.1:0", "--token-file", tokenFile)
 	cmd.Dir = e.workspace
 	cmd.Env = e.vars
@@ -165,10 +174,10 @@ func TestMCPOverHTTP(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
-	}()
+	})
 	url := ""
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
@@ -184,6 +193,12 @@ func TestMCPOverHTTP(t *testing.T) {
 		for sc.Scan() {
 		}
 	}()
+	return url
+}
+
+func TestMCPOverHTTP(t *testing.T) {
+	e := mcpEnv(t)
+	url := startMCPHTTP(t, e, e.write("token", "s3cret\n"))
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	post := func(mod func(*http.Request)) int {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initialize))
@@ -234,5 +249,282 @@ func TestMCPOverHTTP(t *testing.T) {
 			t.Fatalf("lookup_symbol over HTTP = %s", data)
 		}
 		cs.Close()
+	}
+}
+
+// npmClient is a program of an MCP client that `make deps` installs into
+// the repository's .cache/npm; the test skips when it or node is missing.
+func npmClient(t *testing.T, bin string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", ".cache", "npm", "node_modules", ".bin", bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is not installed: run `make deps` (npm install --prefix .cache/npm @modelcontextprotocol/inspector-cli@1.0.3 @modelcontextprotocol/conformance@0.1.16)", bin)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: run `make deps`")
+	}
+	return p
+}
+
+// inspector runs the MCP inspector CLI (v1.0.3) in the workspace and
+// decodes the JSON result it prints.
+func inspector(t *testing.T, e *env, args ...string) map[string]any {
+	t.Helper()
+	bin := npmClient(t, "mcp-inspector-cli")
+	// The CLI looks for its own package.json at ../package.json relative to
+	// the working directory but imports it relative to its own file: any
+	// file there makes it take the right one (its fallback path is wrong).
+	e.write(filepath.Join(e.home, "package.json"), "{}\n")
+	cmd := exec.Command(bin, append([]string{"--cli"}, args...)...)
+	cmd.Dir = e.workspace
+	cmd.Env = e.vars
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("mcp-inspector-cli %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
+		t.Fatalf("mcp-inspector-cli %s printed no JSON: %v\n%s\nstderr: %s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return out
+}
+
+// inspectorText is the text content of a tools/call result the
+// inspector printed, and whether it was an error.
+func inspectorText(t *testing.T, res map[string]any) (string, bool) {
+	t.Helper()
+	var b strings.Builder
+	content, _ := res["content"].([]any)
+	for _, c := range content {
+		if m, ok := c.(map[string]any); ok && m["type"] == "text" {
+			b.WriteString(m["text"].(string))
+		}
+	}
+	isErr, _ := res["isError"].(bool)
+	return b.String(), isErr
+}
+
+// TestMCPInspectorCLI drives the real binary with the MCP project's own
+// inspector CLI, as a user checking their set-up would: over stdio (the
+// inspector starts darman) and over streamable HTTP with the token.
+func TestMCPInspectorCLI(t *testing.T) {
+	e := mcpEnv(t)
+	stdio := []string{darmanBin, "mcp"}
+
+	list := inspector(t, e, append(stdio, "--method", "tools/list")...)
+	tools, _ := list["tools"].([]any)
+	var names []string
+	for _, tool := range tools {
+		m := tool.(map[string]any)
+		names = append(names, m["name"].(string))
+		if ann, _ := m["annotations"].(map[string]any); ann == nil {
+			t.Errorf("tool %s has no annotations", m["name"])
+		}
+	}
+	want := "check_source definition describe_symbol diagnostics explain_diagnostic find_references format_source list_imports lookup_symbol outline rename_symbol"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("tools/list = %s\nwant %s", got, want)
+	}
+
+	call := func(args ...string) (string, map[string]any) {
+		t.Helper()
+		res := inspector(t, e, append(stdio, append([]string{"--method", "tools/call", "--tool-name"}, args...)...)...)
+		text, isErr := inspectorText(t, res)
+		if isErr {
+			t.Fatalf("tools/call %v is an error: %s", args, text)
+		}
+		sc, _ := res["structuredContent"].(map[string]any)
+		if sc["schemaVersion"] != "1.0" {
+			t.Errorf("tools/call %v: structuredContent = %v; want schemaVersion 1.0", args, sc)
+		}
+		return text, sc
+	}
+	if text, sc := call("lookup_symbol", "--tool-arg", "query=Greet", "--tool-arg", "limit=5"); !strings.Contains(text, "function example.com/m/a.Greet at a/a.go:4:6") || len(sc["symbols"].([]any)) != 1 {
+		t.Errorf("lookup_symbol = %s / %v", text, sc)
+	}
+	broken := "package b\n\nfunc Count() int {\n\treturn \"three\"\n}\n"
+	if text, sc := call("check_source", "--tool-arg", "path=b/count.go", "--tool-arg", "source="+broken); !strings.Contains(text, "b/count.go:4:9: error") || sc["counts"].(map[string]any)["error"] != float64(1) {
+		t.Errorf("check_source = %s / %v", text, sc)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "b", "count.go")); !os.IsNotExist(err) {
+		t.Errorf("check_source wrote b/count.go (stat: %v)", err)
+	}
+	if text, _ := call("diagnostics"); !strings.Contains(text, "2 file(s) checked: 0 error(s)") {
+		t.Errorf("diagnostics = %s", text)
+	}
+	if text, _ := call("rename_symbol", "--tool-arg", "symbol=a.Greet", "--tool-arg", "new_name=Hello"); !strings.Contains(text, "+\treturn a.Hello(\"x\")") {
+		t.Errorf("rename_symbol = %s", text)
+	}
+	if data, _ := os.ReadFile(filepath.Join(e.workspace, "b", "b.go")); strings.Contains(string(data), "Hello") {
+		t.Error("rename_symbol without apply wrote b/b.go")
+	}
+
+	url := startMCPHTTP(t, e, e.write("token", "s3cret\n"))
+	res := inspector(t, e, url, "--transport", "http", "--header", "Authorization: Bearer s3cret",
+		"--method", "tools/call", "--tool-name", "find_references", "--tool-arg", "symbol=a.Greet")
+	if text, isErr := inspectorText(t, res); isErr || !strings.Contains(text, "b/b.go:7:") {
+		t.Errorf("find_references over HTTP = %s (isError %v)", text, isErr)
+	}
+}
+
+// conformanceShim lets the conformance suite (which imports fs.globSync,
+// Node 22) run on Node 20: its `fs` import is answered by a module that
+// is node:fs plus a globSync that only its tier-check command calls.
+func conformanceShim(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"fs.mjs": `import * as fs from 'node:fs';
+export * from 'node:fs';
+export default fs.default;
+export function globSync(...args) {
+  if (fs.globSync) return fs.globSync(...args);
+  throw new Error('fs.globSync needs Node 22');
+}
+`,
+		"hooks.mjs": `const shim = new URL('./fs.mjs', import.meta.url).href;
+export async function resolve(specifier, context, next) {
+  if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL?.includes('/conformance/dist/')) {
+    return { url: shim, shortCircuit: true };
+  }
+  return next(specifier, context);
+}
+`,
+		"register.mjs": `import { register } from 'node:module';
+register('./hooks.mjs', import.meta.url);
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "register.mjs")
+}
+
+// conformanceNotApplicable are the server scenarios of
+// @modelcontextprotocol/conformance 0.1.16 that exercise the suite's own
+// fixtures (tools, prompts and resources of its reference server, named
+// test_*): darman mcp has none of them, so each must fail only by saying
+// so, with a proper JSON-RPC error.
+var conformanceNotApplicable = map[string]string{
+	"completion-complete":           `method not found: "completion/complete"`, // completes prompt and resource-template arguments; darman mcp has neither
+	"tools-call-simple-text":        `unknown tool "test_simple_text"`,
+	"tools-call-image":              `unknown tool "test_image_content"`,
+	"tools-call-audio":              `unknown tool "test_audio_content"`,
+	"tools-call-embedded-resource":  `unknown tool "test_embedded_resource"`,
+	"tools-call-mixed-content":      `unknown tool "test_multiple_content_types"`,
+	"tools-call-with-logging":       `unknown tool "test_tool_with_logging"`,
+	"tools-call-error":              `unknown tool "test_error_handling"`,
+	"tools-call-with-progress":      `unknown tool "test_tool_with_progress"`,
+	"tools-call-sampling":           `unknown tool "test_sampling"`,
+	"tools-call-elicitation":        `unknown tool "test_elicitation"`,
+	"elicitation-sep1034-defaults":  `unknown tool "test_elicitation_sep1034_defaults"`,
+	"elicitation-sep1330-enums":     `unknown tool "test_elicitation_sep1330_enums"`,
+	"resources-read-text":           "Resource not found",
+	"resources-read-binary":         "Resource not found",
+	"resources-templates-read":      "Resource not found",
+	"resources-subscribe":           `method not found: "resources/subscribe"`,
+	"resources-unsubscribe":         `method not found: "resources/subscribe"`,
+	"prompts-get-simple":            `unknown prompt "test_simple_prompt"`,
+	"prompts-get-with-args":         `unknown prompt "test_prompt_with_arguments"`,
+	"prompts-get-embedded-resource": `unknown prompt "test_prompt_with_embedded_resource"`,
+	"prompts-get-with-image":        `unknown prompt "test_prompt_with_image"`,
+	// Pending scenarios (--suite all), on fixture tools too. The second
+	// needs test_reconnection and reports warnings only: never a failure.
+	"json-schema-2020-12": "Tool 'json_schema_2020_12_tool' not found",
+	"server-sse-polling":  "",
+}
+
+// conformancePass are the generic server scenarios: every check of each
+// must succeed.
+var conformancePass = []string{
+	"server-initialize", "logging-set-level", "ping", "tools-list", "server-sse-multiple-streams",
+	"resources-list", "prompts-list", "dns-rebinding-protection",
+}
+
+// TestMCPConformance runs the server side of the MCP conformance suite
+// (pinned, 0.1.16, every scenario including the pending ones) against
+// `darman mcp --http`. The suite's client sends no token, so a reverse
+// proxy in front adds it and passes Host and Origin through untouched,
+// which keeps dns-rebinding-protection a test of darman itself.
+func TestMCPConformance(t *testing.T) {
+	bin := npmClient(t, "conformance")
+	e := mcpEnv(t)
+	url := startMCPHTTP(t, e, e.write("token", "s3cret\n"))
+	target, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.URL.Path = target.Path
+			r.Out.Host = r.In.Host
+			r.Out.Header.Set("Authorization", "Bearer s3cret")
+		},
+		FlushInterval: -1,
+		// The suite drops streams it has read enough of: not news.
+		ErrorLog: log.New(io.Discard, "", 0),
+	})
+	defer proxy.Close()
+
+	out := t.TempDir()
+	cmd := exec.Command("node", "--import", conformanceShim(t), bin, "server", "--url", proxy.URL+"/mcp", "--suite", "all", "-o", out)
+	cmd.Env = e.vars
+	report, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the suite passed every scenario, fixtures included; update the lists:\n%s", report)
+	}
+	dirs, _ := os.ReadDir(out)
+	results := map[string][]struct {
+		ID, Status, ErrorMessage string
+	}{}
+	stamp := regexp.MustCompile(`^server-(.+)-\d{4}-\d\d-\d\dT`)
+	for _, d := range dirs {
+		m := stamp.FindStringSubmatch(d.Name())
+		if m == nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(out, d.Name(), "checks.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var checks []struct{ ID, Status, ErrorMessage string }
+		if err := json.Unmarshal(data, &checks); err != nil {
+			t.Fatalf("%s: %v", d.Name(), err)
+		}
+		results[m[1]] = checks
+	}
+	for _, name := range conformancePass {
+		checks, ok := results[name]
+		if !ok || len(checks) == 0 {
+			t.Errorf("scenario %s did not run\n%s", name, report)
+		}
+		for _, c := range checks {
+			if c.Status != "SUCCESS" {
+				t.Errorf("scenario %s: check %s is %s: %s", name, c.ID, c.Status, c.ErrorMessage)
+			}
+		}
+	}
+	for name, why := range conformanceNotApplicable {
+		checks, ok := results[name]
+		if !ok {
+			t.Errorf("scenario %s did not run\n%s", name, report)
+		}
+		for _, c := range checks {
+			if c.Status == "FAILURE" && (why == "" || !strings.Contains(c.ErrorMessage, why)) {
+				t.Errorf("scenario %s: check %s failed with %q; want it to fail only with %q", name, c.ID, c.ErrorMessage, why)
+			}
+		}
+	}
+	for name := range results {
+		if _, ok := conformanceNotApplicable[name]; !ok && !slices.Contains(conformancePass, name) {
+			t.Errorf("scenario %s is new to this test: classify it", name)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,6 +38,10 @@ type HTTPOptions struct {
 	Token string
 }
 
+// sessionTimeout closes a 2025-11-25 session no request has used for
+// this long.
+const sessionTimeout = 30 * time.Minute
+
 // maxBody bounds a request body (the SDK's own default).
 const maxBody = 4 << 20
 
@@ -49,7 +54,15 @@ const maxBody = 4 << 20
 // not loopback on a loopback connection.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	get := func(*http.Request) *mcp.Server { return s.mcp }
-	sessions := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: s.log})
+	sessions := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Logger: s.log,
+		// A client that loses a call's event stream resumes it with
+		// Last-Event-ID instead of losing the answer (2025-11-25).
+		EventStore: mcp.NewMemoryEventStore(nil),
+		// A client that went away without DELETE does not hold its
+		// session for ever.
+		SessionTimeout: sessionTimeout,
+	})
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true, Logger: s.log})
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Session-Id") != "" {
