@@ -14,6 +14,18 @@ import { icon } from "./icons";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 
+// Table alignment as a class: the CSP refuses style attributes.
+md.core.ruler.push("align_class", (state) => {
+  for (const t of state.tokens) {
+    if (t.type !== "th_open" && t.type !== "td_open") continue;
+    const style = t.attrGet("style");
+    const m = style && /text-align:\s*(left|right|center)/.exec(style);
+    if (!style) continue;
+    t.attrs = (t.attrs ?? []).filter(([name]) => name !== "style");
+    if (m) t.attrJoin("class", `align-${m[1]}`);
+  }
+});
+
 // Images: only data: images can show under the CSP; anything else becomes a
 // link with the alt text, so no request leaves the webview.
 md.renderer.rules.image = (tokens, idx, options, env, self) => {
@@ -26,16 +38,13 @@ md.renderer.rules.image = (tokens, idx, options, env, self) => {
   return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt || src)}</a>`;
 };
 
+// Links may go to the web, to mail or within the answer; DOMPurify's own
+// URI check (which also vets every other attribute value) runs first.
 const allowedURI = /^(?:(?:https?|mailto):|#)/i;
 
-DOMPurify.addHook("uponSanitizeAttribute", (node, data) => {
-  // markdown-it aligns table cells with style="text-align:…"; keep the
-  // alignment as a class, drop the attribute.
-  if (data.attrName === "style") {
-    const m = /text-align:\s*(left|right|center)/.exec(data.attrValue);
-    if (m) (node as Element).classList.add(`align-${m[1]}`);
-    data.keepAttr = false;
-  }
+DOMPurify.addHook("uponSanitizeAttribute", (_node, data) => {
+  // No style attribute survives, whatever produced it.
+  if (data.attrName === "style") data.keepAttr = false;
 });
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
@@ -52,7 +61,6 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
 
 const purifyConfig = {
   RETURN_DOM_FRAGMENT: true as const,
-  ALLOWED_URI_REGEXP: allowedURI,
   FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "svg", "math"],
   FORBID_ATTR: ["style", "id", "name"],
 };
