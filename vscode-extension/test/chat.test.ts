@@ -1,0 +1,264 @@
+// The chat routing against the real darman lsp: the webview's messages go
+// through ChatController to darman's commands, darman's notifications and
+// requests come back to the webview, permissions are answered from the
+// panel, and darman's edits are applied and saved the way VS Code does it.
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import * as vscode from "./stub/vscode";
+import { record, testing, MemoryMemento } from "./stub/vscode";
+import { ChatController, type ChatState } from "../src/chat";
+import { DiffContent } from "../src/diff";
+import { applyEditAndSave } from "../src/edits";
+import type { HostMessage, PermissionRequest } from "../shared/protocol";
+import { buildDarman, startDarman, type Darman } from "./darman";
+
+const brokenMain = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(undefinedGreeting)\n}\n';
+const args = (v: object) => v;
+const script = {
+  conversations: [
+    {
+      match: "Fix main.go",
+      steps: [
+        { toolCalls: [{ name: "read", arguments: args({ path: "main.go" }) }] },
+        { toolCalls: [{ name: "edit", arguments: args({ path: "main.go", oldString: "undefinedGreeting", newString: '"hello from darman"' }) }] },
+        { text: "main.go prints a greeting now.", usage: { input: 120, output: 9 } },
+      ],
+    },
+    {
+      match: "Rename the greeting",
+      steps: [
+        { toolCalls: [{ name: "read", arguments: args({ path: "main.go" }) }] },
+        { toolCalls: [{ name: "edit", arguments: args({ path: "main.go", oldString: "fmt.Println", newString: "println" }) }] },
+        { text: "Left it as it was." },
+      ],
+    },
+    { match: "Wait for ever", steps: [{ text: "never sent", faults: [{ kind: "stall", times: -1 }] }] },
+  ],
+};
+
+/** Polls until pred holds; fails with `what` after the deadline. */
+async function until<T>(pred: () => T | undefined | false, what: string, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = pred();
+    if (v) {
+      return v;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+let darman: Darman | undefined;
+let skip: string | false = false;
+const posted: HostMessage[] = [];
+const states: ChatState[] = [];
+let chat: ChatController;
+
+/** Applies an LSP edit to the stub's documents as VS Code does: no save. */
+async function vscodeApplies(params: { edit: { documentChanges?: { textDocument: { uri: string }; edits: { range: never; newText: string }[] }[]; changes?: Record<string, { range: never; newText: string }[]> } }) {
+  const all = [
+    ...(params.edit.documentChanges ?? []).map((c) => [c.textDocument.uri, c.edits] as const),
+    ...Object.entries(params.edit.changes ?? {}),
+  ];
+  for (const [uri, edits] of all) {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    for (const e of [...edits].reverse()) {
+      doc.apply(e.range, e.newText);
+    }
+  }
+  return { applied: true };
+}
+
+before(async () => {
+  testing.reset();
+  const bin = buildDarman();
+  if (!bin) {
+    skip = "go is not installed (make deps installs the toolchain the tests need)";
+    return;
+  }
+  darman = await startDarman(bin, script, { "main.go": brokenMain, "go.mod": "module example.com/hello\n\ngo 1.22\n" });
+  const c = darman.connection;
+  chat = new ChatController({
+    server: { executeCommand: (command, argument) => c.sendRequest("workspace/executeCommand", { command, arguments: argument ? [argument] : [] }) },
+    memento: new MemoryMemento() as never,
+    diffs: new DiffContent(),
+    configuredModel: () => "",
+    reveal: () => {},
+    onState: (s) => states.push(s),
+  });
+  c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
+  c.onRequest("darman/requestPermission", (p: PermissionRequest, token) => chat.requestPermission(p, token as never));
+  c.onNotification("darman/openDiff", (p) => void chat.openDiff(p));
+  c.onRequest("workspace/applyEdit", (p) => applyEditAndSave(p, vscodeApplies as never));
+  chat.attach({ post: (m) => posted.push(m) });
+  await chat.serverStarted(darman.initializeResult.capabilities.experimental?.darman ?? {});
+});
+
+after(async () => {
+  await darman?.stop();
+});
+
+function last<T extends HostMessage["type"]>(type: T): Extract<HostMessage, { type: T }> | undefined {
+  return posted.findLast((m) => m.type === type) as Extract<HostMessage, { type: T }> | undefined;
+}
+
+test("the webview gets the models, the model in use and the sessions when it loads", async (t) => {
+  if (skip) return t.skip(skip);
+  posted.length = 0;
+  await chat.handle({ type: "webviewReady" });
+  const ready = last("ready");
+  assert.ok(ready, "ready was posted");
+  assert.equal(ready.model, "anthropic/claude-sonnet-4-5");
+  assert.ok(Array.isArray(ready.models) && Array.isArray(ready.commands));
+  assert.deepEqual(last("sessions"), { type: "sessions", sessions: [], current: undefined });
+});
+
+test("a prompt from the panel runs a turn whose edit is approved in the panel, applied, saved and shown as a diff", async (t) => {
+  if (skip) return t.skip(skip);
+  const ws = darman!.workspace;
+  const main = path.join(ws, "main.go");
+  testing.openEditor(main);
+  posted.length = 0;
+  const chip = { uri: pathToFileURL(main).href, label: "main.go" };
+  await chat.handle({ type: "prompt", text: "Fix main.go so it builds", context: [chip] });
+  const sessionId = chat.currentSession;
+  assert.ok(sessionId, "the new session became the current one");
+  assert.equal(last("sessions")?.sessions[0]?.sessionId, sessionId);
+
+  const card = await until(() => last("permission"), "the permission card");
+  assert.equal(card.request.sessionId, sessionId);
+  assert.equal(card.request.toolCall.permission, "edit");
+  assert.deepEqual(
+    card.request.options.map((o) => o.optionId),
+    ["allow_once", "allow_always", "reject_once", "reject_always"],
+  );
+  assert.equal(fs.readFileSync(main, "utf8"), brokenMain, "nothing is written before the answer");
+  await chat.handle({ type: "answerPermission", requestId: card.request.requestId, optionId: "allow_once" });
+  assert.deepEqual(last("permissionClosed"), { type: "permissionClosed", requestId: card.request.requestId });
+
+  await until(
+    () => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"),
+    "the end of the turn",
+  );
+  const fixed = brokenMain.replace("undefinedGreeting", '"hello from darman"');
+  assert.equal(fs.readFileSync(main, "utf8"), fixed, "the edit is on disk");
+  assert.equal(vscode.workspace.textDocuments.find((d) => d.uri.fsPath === main)?.getText(), fixed, "and in the editor");
+  assert.ok(record.saved.includes(main), "saved through the editor");
+
+  const kinds = posted.filter((m) => m.type === "update").map((m) => (m.type === "update" ? m.update.sessionUpdate : ""));
+  for (const k of ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk", "usage_update", "state_update"]) {
+    assert.ok(kinds.includes(k), `the webview got a ${k}; got ${[...new Set(kinds)].join(", ")}`);
+  }
+  assert.ok(
+    posted.every((m) => m.type !== "update" || m.sessionId === sessionId),
+    "only the current session's updates reach the webview",
+  );
+  // darman/openDiff opened vscode.diff with the old text on the left.
+  const diff = await until(() => record.executed.find((e) => e.command === "vscode.diff"), "vscode.diff");
+  const [left, right] = diff.args as [vscode.Uri, vscode.Uri];
+  assert.equal(right.fsPath, main);
+  assert.equal(left.scheme, "darman-before");
+  assert.equal(new DiffContent().provideTextDocumentContent(left), "", "another DiffContent has no text for it");
+  // The status bar showed the turn running, then stopped spinning.
+  assert.ok(states.some((s) => s.running === 1));
+  assert.equal(states.at(-1)?.running, 0);
+});
+
+test("a rejection with a message reaches the model and leaves the file alone", async (t) => {
+  if (skip) return t.skip(skip);
+  const main = path.join(darman!.workspace, "main.go");
+  const before = fs.readFileSync(main, "utf8");
+  posted.length = 0;
+  await chat.handle({ type: "newSession" });
+  await chat.handle({ type: "prompt", text: "Rename the greeting call", context: [] });
+  const card = await until(() => last("permission"), "the permission card");
+  await chat.handle({ type: "answerPermission", requestId: card.request.requestId, optionId: "reject_once", message: "keep fmt.Println" });
+  await until(() => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"), "the end of the turn");
+  assert.equal(fs.readFileSync(main, "utf8"), before);
+  const calls = await darman!.calls();
+  assert.ok(JSON.stringify(calls.at(-1)).includes("keep fmt.Println"), "the model was told why");
+});
+
+test("cancel stops a running turn, and its pending state clears the spinner", async (t) => {
+  if (skip) return t.skip(skip);
+  posted.length = 0;
+  await chat.handle({ type: "newSession" });
+  await chat.handle({ type: "prompt", text: "Wait for ever", context: [] });
+  const sessionId = chat.currentSession!;
+  await until(() => states.at(-1)?.running === 1 && true, "the turn to run");
+  await chat.handle({ type: "cancel", sessionId });
+  await until(
+    () => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "cancelled"),
+    "the cancelled state",
+  );
+  assert.equal(states.at(-1)?.running, 0);
+});
+
+test("sessions: list, load with history, rename, delete", async (t) => {
+  if (skip) return t.skip(skip);
+  posted.length = 0;
+  await chat.handle({ type: "listSessions" });
+  const sessions = last("sessions")!.sessions;
+  assert.ok(sessions.length >= 3, `three sessions, got ${sessions.length}`);
+  const fixed = sessions.find((s) => s.title.includes("Fix main.go")) ?? sessions.at(-1)!;
+
+  await chat.handle({ type: "loadSession", sessionId: fixed.sessionId });
+  const loaded = last("session")!;
+  assert.equal(loaded.sessionId, fixed.sessionId);
+  assert.equal(chat.currentSession, fixed.sessionId);
+  const text = JSON.stringify(loaded.updates);
+  assert.ok(text.includes("Fix main.go so it builds") && text.includes("main.go prints a greeting now."), "the history has the prompt and the answer");
+
+  posted.length = 0;
+  await chat.handle({ type: "renameSession", sessionId: fixed.sessionId, title: "Greeting fix" });
+  assert.equal(last("error"), undefined, `rename failed: ${last("error")?.message}`);
+  assert.equal(last("sessions")!.sessions.find((s) => s.sessionId === fixed.sessionId)?.title, "Greeting fix");
+
+  await chat.handle({ type: "deleteSession", sessionId: fixed.sessionId });
+  assert.equal(last("sessions")!.sessions.find((s) => s.sessionId === fixed.sessionId), undefined);
+  assert.equal(chat.currentSession, undefined, "deleting the current session clears the panel");
+  assert.equal(last("session")?.sessionId, "");
+});
+
+test("failures are shown in the panel with what failed", async (t) => {
+  if (skip) return t.skip(skip);
+  posted.length = 0;
+  await chat.handle({ type: "loadSession", sessionId: "no-such-session" });
+  assert.match(last("error")?.message ?? "", /^Opening the session failed: .+/);
+  await chat.handle({ type: "runCommand", command: "workbench.action.terminal.sendSequence" });
+  assert.match(last("error")?.message ?? "", /may not run workbench\.action\.terminal\.sendSequence/);
+});
+
+test("insert at cursor, copy and open location act on the editor", async (t) => {
+  if (skip) return t.skip(skip);
+  const main = path.join(darman!.workspace, "main.go");
+  const editor = testing.openEditor(main, [0, 0, 0, 7]);
+  await chat.handle({ type: "insertAtCursor", text: "// hi\npackage" });
+  assert.ok(editor.document.getText().startsWith("// hi\npackage main"));
+  await chat.handle({ type: "copy", text: "fmt.Println" });
+  assert.equal(record.clipboard, "fmt.Println");
+  const location = { uri: pathToFileURL(main).href, range: { start: { line: 4, character: 0 }, end: { line: 4, character: 4 } } };
+  await chat.handle({ type: "openLocation", location });
+  assert.equal(record.shown.at(-1)?.uri, pathToFileURL(main).href);
+});
+
+test("a removed context chip is not offered again until the selection changes", (t) => {
+  if (skip) return t.skip(skip);
+  posted.length = 0;
+  const a = { uri: "file:///w/a.go", label: "a.go:1-3", range: { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } } };
+  chat.offerContext(a);
+  void chat.handle({ type: "removeContext", uri: a.uri });
+  chat.offerContext(a);
+  chat.offerContext({ uri: "file:///w/a.go", label: "a.go" });
+  assert.deepEqual(
+    posted.filter((m) => m.type === "context").map((m) => (m.type === "context" ? m.chip?.label : "")),
+    ["a.go:1-3", "a.go"],
+  );
+});
