@@ -1,0 +1,374 @@
+package acp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/acp"
+)
+
+// wait bounds every wait in these tests; it only guards against a hang.
+const wait = 20 * time.Second
+
+const testModel = "anthropic/claude-sonnet-4-5"
+
+// note is a message darman sent the client: a notification, or a request
+// (ID set).
+type note struct {
+	Method string
+	Params json.RawMessage
+	ID     *jsonrpc2.ID
+}
+
+// answerFunc answers darman's requests to the client.
+type answerFunc func(method string, params json.RawMessage) (any, error)
+
+// client is an ACP client for the tests: jsonrpc2 with newline-delimited
+// JSON over an in-memory pipe. It records every message from darman in
+// order and answers darman's requests with answer, off its read loop.
+type client struct {
+	t      testing.TB
+	conn   *jsonrpc2.Conn
+	answer answerFunc
+
+	mu      sync.Mutex
+	notes   []note
+	changed chan struct{}
+}
+
+func (c *client) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	n := note{Method: req.Method, Params: params}
+	if !req.Notif {
+		id := req.ID
+		n.ID = &id
+	}
+	c.mu.Lock()
+	c.notes = append(c.notes, n)
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+	if req.Notif {
+		return
+	}
+	go func() {
+		result, err := c.answer(req.Method, params)
+		if err != nil {
+			je, ok := err.(*jsonrpc2.Error)
+			if !ok {
+				je = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+			}
+			conn.ReplyWithError(ctx, req.ID, je)
+			return
+		}
+		conn.Reply(ctx, req.ID, result)
+	}()
+}
+
+// await returns the first message from index from on that match accepts,
+// and its index.
+func (c *client) await(from int, what string, match func(note) bool) (note, int) {
+	c.t.Helper()
+	deadline := time.After(wait)
+	for {
+		c.mu.Lock()
+		for i := from; i < len(c.notes); i++ {
+			if match(c.notes[i]) {
+				n := c.notes[i]
+				c.mu.Unlock()
+				return n, i
+			}
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-deadline:
+			c.t.Fatalf("no %s from darman; got:\n%s", what, c.dump())
+		}
+	}
+}
+
+func (c *client) dump() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for i, n := range c.notes {
+		p := string(n.Params)
+		if len(p) > 300 {
+			p = p[:300] + "…"
+		}
+		fmt.Fprintf(&b, "%3d %s %s\n", i, n.Method, p)
+	}
+	return b.String()
+}
+
+func (c *client) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.notes)
+}
+
+// all returns the messages with the method so far.
+func (c *client) all(method string) []note {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []note
+	for _, n := range c.notes {
+		if n.Method == method {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// updates returns the session/update payloads of a kind, from index from.
+func (c *client) updates(from int, kind string) []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]any
+	for _, n := range c.notes[from:] {
+		if n.Method != "session/update" {
+			continue
+		}
+		var p struct {
+			Update map[string]any `json:"update"`
+		}
+		json.Unmarshal(n.Params, &p)
+		if p.Update["sessionUpdate"] == kind {
+			out = append(out, p.Update)
+		}
+	}
+	return out
+}
+
+// text is the agent's message text sent from index from.
+func (c *client) text(from int) string {
+	var b strings.Builder
+	for _, u := range c.updates(from, "agent_message_chunk") {
+		if content, ok := u["content"].(map[string]any); ok {
+			b.WriteString(fmt.Sprint(content["text"]))
+		}
+	}
+	return b.String()
+}
+
+func (c *client) call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return c.conn.Call(ctx, method, params, result)
+}
+
+func (c *client) mustCall(method string, params, result any) {
+	c.t.Helper()
+	if err := c.call(method, params, result); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// options describe a test's darman and client.
+type options struct {
+	script llmtest.Script
+	// caps are the client's capabilities; nil means none.
+	caps map[string]any
+	// answer answers darman's requests; nil answers defaultAnswer.
+	answer answerFunc
+	// rules are the permission rules; nil means darman's defaults.
+	rules []permission.Rule
+	// bindMCP is Options.BindMCP.
+	bindMCP func(ctx context.Context, root string, servers []acp.MCPServer) ([]tool.Tool, func() error, error)
+	// files are written in the workspace before darman starts.
+	files map[string]string
+	// root and data reuse a workspace and a store directory (load).
+	root, data string
+}
+
+// env is a running darman with its client.
+type env struct {
+	t      testing.TB
+	root   string
+	data   string
+	model  *llmtest.Server
+	client *client
+	served chan error
+	stop   func()
+	conn   net.Conn
+}
+
+// defaultAnswer answers everything with MethodNotFound, like a client
+// that offers nothing.
+func defaultAnswer(method string, _ json.RawMessage) (any, error) {
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Unhandled method " + method}
+}
+
+func start(t testing.TB, o options) *env {
+	t.Helper()
+	e := &env{t: t, root: o.root, data: o.data, served: make(chan error, 1)}
+	if e.root == "" {
+		e.root, _ = filepath.EvalSymlinks(t.TempDir())
+	}
+	if e.data == "" {
+		e.data = t.TempDir()
+	}
+	e.model = llmtest.Start(t, o.script)
+	for rel, content := range o.files {
+		e.write(rel, content)
+	}
+	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000"},
+		&llm.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := o.rules
+	if rules == nil {
+		rules = permission.Defaults()
+	}
+	st, err := store.Open(context.Background(), filepath.Join(e.data, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := acp.New(acp.Options{
+		Version: "test",
+		BindMCP: o.bindMCP,
+		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
+			tools := tool.Builtins(tool.Options{NoRipgrep: true})
+			svc, err := session.New(session.Options{
+				Store: st,
+				Models: func(ref string) (llm.Provider, string, error) {
+					_, id, _ := strings.Cut(ref, "/")
+					return provider, id, nil
+				},
+				Workspace: setup.Workspace,
+				Tools:     tools,
+				Rules:     rules,
+				Asker:     setup.Asker,
+			})
+			if err != nil {
+				return nil, err
+			}
+			var bash tool.Tool
+			for _, tl := range tools {
+				if tl.Info().Name == "bash" {
+					bash = tl
+				}
+			}
+			return &acp.Agent{Sessions: svc, Store: st, Bash: bash, Close: svc.Close,
+				Model:  func(context.Context) (string, error) { return testModel, nil },
+				Models: func(context.Context) []string { return []string{testModel, "anthropic/claude-haiku-4-5"} },
+				CheckModel: func(ref string) error {
+					if !strings.HasPrefix(ref, "anthropic/") {
+						return fmt.Errorf("no provider for %s", ref)
+					}
+					return nil
+				},
+				Commands: prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false })),
+			}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverEnd, clientEnd := net.Pipe()
+	e.conn = clientEnd
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		err := srv.Serve(ctx, serverEnd, serverEnd)
+		serverEnd.Close()
+		st.Close()
+		e.served <- err
+	}()
+	answer := o.answer
+	if answer == nil {
+		answer = defaultAnswer
+	}
+	c := &client{t: t, answer: answer, changed: make(chan struct{})}
+	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.PlainObjectCodec{}), c)
+	e.client = c
+	var once sync.Once
+	e.stop = func() {
+		once.Do(func() {
+			c.conn.Close()
+			select {
+			case <-e.served:
+			case <-time.After(wait):
+				t.Error("Serve did not return after the client hung up")
+			}
+			cancel()
+		})
+	}
+	t.Cleanup(e.stop)
+	caps := o.caps
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	var res json.RawMessage
+	c.mustCall("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps,
+		"clientInfo": map[string]string{"name": "test", "version": "1"}}, &res)
+	return e
+}
+
+func (e *env) write(rel, content string) {
+	e.t.Helper()
+	p := filepath.Join(e.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// newSession opens a session in the workspace and returns its id.
+func (e *env) newSession(mcpServers ...map[string]any) string {
+	e.t.Helper()
+	if mcpServers == nil {
+		mcpServers = []map[string]any{}
+	}
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	e.client.mustCall("session/new", map[string]any{"cwd": e.root, "mcpServers": mcpServers}, &res)
+	if res.SessionID == "" {
+		e.t.Fatal("session/new answered without a sessionId")
+	}
+	return res.SessionID
+}
+
+// prompt runs a turn and returns its stop reason.
+func (e *env) prompt(id, text string) string {
+	e.t.Helper()
+	var res struct {
+		StopReason string `json:"stopReason"`
+	}
+	e.client.mustCall("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": text}}}, &res)
+	return res.StopReason
+}
+
+func call(name, args string) llmtest.ToolCall {
+	return llmtest.ToolCall{Name: name, Arguments: json.RawMessage(args)}
+}
+
+// allowOnce answers every permission question with allow_once.
+func allowOnce(params json.RawMessage) any {
+	return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}
+}
