@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
@@ -42,12 +43,37 @@ func mcpDefinitions(cfg config.Config, root string) []client.Definition {
 	return defs
 }
 
+// mcpRuntime is what the MCP servers get from the agent beside their
+// definitions.
+type mcpRuntime struct {
+	children *child.Registry
+	gate     client.Gate
+	sampler  client.Sampler
+}
+
+// modelSampler serves sampling with darman's configured model, or the one
+// llm.Select finds when none is configured.
+func modelSampler(cfg config.Config, m *models) client.Sampler {
+	return client.ModelSampler{Model: func(ctx context.Context) (llm.Provider, string, string, error) {
+		ref := cfg.Model
+		if ref == "" {
+			sel, err := m.selectModel(ctx)
+			if err != nil {
+				return nil, "", "", err
+			}
+			ref = sel.Ref()
+		}
+		p, id, err := m.resolve(ref)
+		return p, id, ref, err
+	}}
+}
+
 // startMCP starts the configured MCP servers and waits for them, for a
 // front that runs one turn (darman run): it returns the tools of the ready
 // servers, and an error only when a required server failed. Optional
 // failures are logged. The caller closes the manager.
-func startMCP(ctx context.Context, cfg config.Config, root string, children *child.Registry, log *slog.Logger) (*client.Manager, []tool.Tool, error) {
-	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: children, Version: readBuildInfo().Version})
+func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime, log *slog.Logger) (*client.Manager, []tool.Tool, error) {
+	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: rt.children, Gate: rt.gate, Sampler: rt.sampler, Version: readBuildInfo().Version})
 	if len(cfg.MCPServers) == 0 {
 		return m, nil, nil
 	}
@@ -76,7 +102,7 @@ func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root 
 		return
 	}
 	reg := &child.Registry{}
-	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: reg})
+	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: reg, Sampler: modelSampler(cfg, newModels(cfg, log)), Gate: client.DeclineGate{}})
 	defer reg.Close(0)
 	defer m.Close()
 	m.Start()

@@ -12,9 +12,9 @@ import (
 func TestDiagnoseMCPServers(t *testing.T) {
 	off := false
 	cfg := config.Config{MCPServers: map[string]config.MCPServer{
-		"gone": {Command: "darman-no-such-mcp-server", Required: true, Origin: "/w/.mcp.json"},
+		"gone":  {Command: "darman-no-such-mcp-server", Required: true, Origin: "/w/.mcp.json"},
 		"typed": {URL: "https://example.com/mcp", Problem: "uses ${input:token}, which darman cannot prompt for", Origin: "/w/.vscode/mcp.json"},
-		"off":  {Command: "x", Enabled: &off},
+		"off":   {Command: "x", Enabled: &off},
 	}}
 	r := &report{}
 	diagnoseMCPServers(context.Background(), r, cfg, t.TempDir(), slog.New(slog.DiscardHandler))

@@ -27,11 +27,16 @@ type agentWiring struct {
 	// tasks offers the task tool (sub-agents); only fronts that render
 	// events with a ParentCallID nested set it.
 	tasks bool
+	// gate takes MCP servers' elicitations to a human. Nil: the terminal
+	// when asker is the terminal's, else every elicitation is declined
+	// (no human is reachable).
+	gate client.Gate
 
 	// Set by startAgent.
 	diagnostics tool.Diagnostics // the language servers' view after edits
 	children    *child.Registry  // the process groups the tools start
 	mcpTools    []tool.Tool      // the MCP servers' tools
+	models      *models          // shared with the MCP servers' sampling
 }
 
 // agentRuntime is a workspace's agent and what runs beside it.
@@ -55,7 +60,14 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		w.children.Close(0)
 		return nil, err
 	}
-	mcpServers, mcpTools, err := startMCP(ctx, cfg, w.root, w.children, log)
+	m := newModels(cfg, log)
+	if w.gate == nil {
+		w.gate = client.DeclineGate{}
+		if ta, ok := w.asker.(*terminalAsker); ok {
+			w.gate = terminalGate{ta}
+		}
+	}
+	mcpServers, mcpTools, err := startMCP(ctx, cfg, w.root, mcpRuntime{children: w.children, gate: w.gate, sampler: modelSampler(cfg, m)}, log)
 	stopAround := func() error {
 		if mcpServers != nil {
 			mcpServers.Close()
@@ -69,6 +81,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		return nil, err
 	}
 	w.diagnostics, w.mcpTools = servers, mcpTools
+	w.models = m
 	svc, m, err := newSessionService(cfg, st, w, log)
 	if err != nil {
 		stopAround()
@@ -83,7 +96,10 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 // workspace's skills, the system prompt, the permission rules and the
 // stored grants.
 func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *slog.Logger) (*session.Service, *models, error) {
-	m := newModels(cfg, log)
+	m := w.models
+	if m == nil {
+		m = newModels(cfg, log)
+	}
 	skills := prompt.LoadSkills(prompt.LocateDirs(w.root, nil), log)
 	svc, err := session.New(session.Options{
 		Store:     st,

@@ -60,6 +60,7 @@ type binding struct {
 	refresh  uint64
 	progress map[string]func(string)
 	token    uint64
+	sampled  SamplingUsage
 }
 
 func newBinding(m *Manager, d Definition) *binding {
@@ -252,6 +253,10 @@ func (b *binding) clientOptions(c *conn) *mcp.ClientOptions {
 	if b.def.SamplingMaxTokens > 0 && b.m.opts.Sampler != nil {
 		opts.CreateMessageHandler = b.sample
 	}
+	if b.m.opts.Gate != nil {
+		opts.ElicitationHandler = b.elicit
+		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+	}
 	return opts
 }
 
@@ -394,6 +399,7 @@ func (b *binding) status() Status {
 		Transport:  b.def.Transport(),
 		Required:   b.def.Required,
 		State:      b.state,
+		Sampling:   b.sampled,
 	}
 	if b.failure != nil && b.state == StateFailed {
 		f := *b.failure
@@ -436,5 +442,11 @@ func (b *binding) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*m
 	if res.Model == "" {
 		return nil, fmt.Errorf("sampling for %s: the sampler named no model", b.def.Name)
 	}
+	b.mu.Lock()
+	b.sampled.Requests++
+	b.sampled.InputTokens += res.InputTokens
+	b.sampled.OutputTokens += res.OutputTokens
+	b.mu.Unlock()
+	b.log.Info("mcp server sampled the model", "model", res.Model, "input_tokens", res.InputTokens, "output_tokens", res.OutputTokens)
 	return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: res.Text}, Model: res.Model, Role: "assistant", StopReason: res.StopReason}, nil
 }

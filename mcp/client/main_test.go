@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -92,6 +93,48 @@ func newFake() *mcp.Server {
 	})
 	s.AddTool(&mcp.Tool{Name: "fails", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no such issue"}}}, nil
+	})
+	// ask, open_url and sample need the client's input; they ask the
+	// protocol's way (input requests answered by a retried call), which
+	// go-sdk turns into server-to-client requests for older clients.
+	answer := func(req *mcp.CallToolRequest, key string) mcp.InputResponse {
+		if req.Params.InputResponses == nil {
+			return nil
+		}
+		return req.Params.InputResponses[key]
+	}
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r, ok := answer(req, "colour").(*mcp.ElicitResult)
+		if !ok {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"colour": &mcp.ElicitParams{Message: "Which colour?", RequestedSchema: map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"colour": map[string]any{"type": "string", "enum": []any{"red", "blue"}}, "count": map[string]any{"type": "integer"}},
+				"required":   []any{"colour"},
+			}}}}, nil
+		}
+		data, _ := json.Marshal(r.Content)
+		return text(r.Action + " " + string(data)), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "open_url", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r, ok := answer(req, "login").(*mcp.ElicitResult)
+		if !ok {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"login": &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://auth.example.com/start?state=abc", ElicitationID: "el-1"}}}, nil
+		}
+		return text(r.Action), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "sample", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Session.InitializeParams().Capabilities.Sampling == nil {
+			return text("sampling not advertised"), nil
+		}
+		r, ok := answer(req, "hi").(*mcp.CreateMessageWithToolsResult)
+		if !ok || len(r.Content) == 0 {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"hi": &mcp.CreateMessageParams{MaxTokens: 5000, SystemPrompt: "Be brief.",
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "say hi"}}}}}}, nil
+		}
+		return text(r.Model + ": " + r.Content[0].(*mcp.TextContent).Text), nil
 	})
 	return s
 }

@@ -21,6 +21,9 @@ type Options struct {
 	// Sampler serves sampling requests of the servers configured for it;
 	// nil makes a server configured for sampling an invalid config.
 	Sampler Sampler
+	// Gate takes servers' elicitations (form and open-URL) to a human;
+	// nil does not advertise elicitation, so servers do not ask.
+	Gate Gate
 	// Version is darman's version, sent to servers; "" sends "dev".
 	Version string
 	// Now is the clock for restart backoff; nil is time.Now.
@@ -49,9 +52,16 @@ type SampleMessage struct {
 	Text string
 }
 
-// SampleResult is a completion; Model is required.
+// SampleResult is a completion; Model is required. The token counts are
+// charged to the server that asked (see Status.Sampling).
 type SampleResult struct {
-	Model, Text, StopReason string
+	Model, Text, StopReason   string
+	InputTokens, OutputTokens int
+}
+
+// SamplingUsage is what a server's sampling requests have spent.
+type SamplingUsage struct {
+	Requests, InputTokens, OutputTokens int
 }
 
 // Status is one binding as people see it.
@@ -71,6 +81,9 @@ type Status struct {
 	Generation uint64
 	// Refused lists the tools refused for a model-name clash.
 	Refused []string
+	// Sampling is what the server's sampling requests spent of darman's
+	// model.
+	Sampling SamplingUsage
 }
 
 // Manager owns the bindings of one darman process. Its methods are safe

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/darman-dev/darman/mcp/client"
+)
+
+// terminalGate takes MCP servers' elicitations to the user's terminal,
+// through the permission asker's terminal so that the two never talk over
+// each other.
+type terminalGate struct{ a *terminalAsker }
+
+// line reads one answer from the terminal, or gives up when ctx ends.
+func (g terminalGate) line(ctx context.Context) (string, error) {
+	ch := make(chan string, 1)
+	go func() {
+		s, _ := g.a.in.ReadString('\n')
+		ch <- strings.TrimSpace(s)
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case s := <-ch:
+		return s, nil
+	}
+}
+
+func (g terminalGate) Elicit(ctx context.Context, e client.Elicitation) (client.ElicitAnswer, error) {
+	g.a.mu.Lock()
+	defer g.a.mu.Unlock()
+	out := g.a.out
+	if e.Mode == "url" {
+		fmt.Fprintf(out, "\n? the MCP server %s asks you to open a URL: %s\n  %s\n", e.Server, e.Message, e.URL)
+		fmt.Fprint(out, "  [y] I will open it  [n] decline  [c] cancel\n> ")
+		s, err := g.line(ctx)
+		if err != nil {
+			return client.ElicitAnswer{}, err
+		}
+		switch strings.ToLower(s) {
+		case "y", "yes":
+			return client.ElicitAnswer{Action: "accept"}, nil
+		case "c":
+			return client.ElicitAnswer{Action: "cancel"}, nil
+		}
+		return client.ElicitAnswer{Action: "decline"}, nil
+	}
+	fmt.Fprintf(out, "\n? the MCP server %s asks: %s\n", e.Server, e.Message)
+	fmt.Fprint(out, "  [a] answer  [n] decline  [c] cancel\n> ")
+	s, err := g.line(ctx)
+	if err != nil {
+		return client.ElicitAnswer{}, err
+	}
+	switch strings.ToLower(s) {
+	case "a", "y", "yes":
+	case "c":
+		return client.ElicitAnswer{Action: "cancel"}, nil
+	default:
+		return client.ElicitAnswer{Action: "decline"}, nil
+	}
+	content := map[string]any{}
+	for _, f := range e.Fields {
+		for {
+			fmt.Fprintf(out, "  %s", fieldPrompt(f))
+			s, err := g.line(ctx)
+			if err != nil {
+				return client.ElicitAnswer{}, err
+			}
+			if s == "" && !f.Required {
+				break // the server applies its default
+			}
+			v, err := fieldValue(f, s)
+			if err != nil {
+				fmt.Fprintf(out, "  %v\n", err)
+				continue
+			}
+			content[f.Name] = v
+			break
+		}
+	}
+	return client.ElicitAnswer{Action: "accept", Content: content}, nil
+}
+
+// fieldPrompt renders one form field: its name or title, what it is, the
+// choices and the default.
+func fieldPrompt(f client.ElicitField) string {
+	var b strings.Builder
+	name := f.Title
+	if name == "" {
+		name = f.Name
+	}
+	b.WriteString(name)
+	if f.Description != "" {
+		b.WriteString(" — " + f.Description)
+	}
+	kind := f.Type
+	if f.Type == "array" {
+		kind = "comma-separated list"
+	}
+	if len(f.Enum) > 0 {
+		kind += ": " + strings.Join(f.Enum, " | ")
+	}
+	if kind != "" {
+		b.WriteString(" (" + kind + ")")
+	}
+	if f.Required {
+		b.WriteString(" [required]")
+	} else if f.Default != nil {
+		fmt.Fprintf(&b, " [default %v]", f.Default)
+	}
+	b.WriteString(": ")
+	return b.String()
+}
+
+// fieldValue converts what the user typed to the field's JSON type; the
+// error says what to type instead.
+func fieldValue(f client.ElicitField, s string) (any, error) {
+	switch f.Type {
+	case "boolean":
+		switch strings.ToLower(s) {
+		case "y", "yes", "true":
+			return true, nil
+		case "n", "no", "false":
+			return false, nil
+		}
+		return nil, fmt.Errorf("answer yes or no")
+	case "integer":
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a whole number", s)
+		}
+		return n, nil
+	case "number":
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", s)
+		}
+		return n, nil
+	case "array":
+		var items []any
+		for _, it := range strings.Split(s, ",") {
+			if it = strings.TrimSpace(it); it != "" {
+				items = append(items, it)
+			}
+		}
+		return items, nil
+	}
+	if len(f.Enum) > 0 {
+		for _, v := range f.Enum {
+			if v == s {
+				return s, nil
+			}
+		}
+		return nil, fmt.Errorf("choose one of %s", strings.Join(f.Enum, ", "))
+	}
+	return s, nil
+}
