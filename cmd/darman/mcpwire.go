@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"path/filepath"
 	"slices"
 
 	"github.com/darman-dev/darman/agent/llm"
@@ -68,12 +69,22 @@ func modelSampler(cfg config.Config, m *models) client.Sampler {
 	}}
 }
 
+// mcpProtocolCache is where the MCP client remembers which servers speak
+// only initialize.
+func mcpProtocolCache(cfg config.Config) string {
+	if cfg.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(cfg.DataDir, "mcp", "protocols.json")
+}
+
 // startMCP starts the configured MCP servers and waits for them, for a
 // front that runs one turn (darman run): it returns the tools of the ready
 // servers, and an error only when a required server failed. Optional
 // failures are logged. The caller closes the manager.
 func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime, log *slog.Logger) (*client.Manager, []tool.Tool, error) {
-	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: rt.children, Gate: rt.gate, Sampler: rt.sampler, Version: readBuildInfo().Version})
+	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: rt.children, Gate: rt.gate, Sampler: rt.sampler,
+		Version: readBuildInfo().Version, ProtocolCache: mcpProtocolCache(cfg)})
 	if len(cfg.MCPServers) == 0 {
 		return m, nil, nil
 	}

@@ -28,6 +28,9 @@ const (
 // probe: the newest version that still uses initialize.
 const legacyVersion = "2025-11-25"
 
+// discoverVersion is the first version with server/discover.
+const discoverVersion = "2026-07-28"
+
 // catalog is one generation of a binding's tools, tied to the connection
 // it was listed on. A call holds its catalog, so a newer generation never
 // pulls a connection out from under it.
@@ -70,6 +73,7 @@ func newBinding(m *Manager, d Definition) *binding {
 		b.state = StateDisabled
 		return b
 	}
+	b.legacy = m.protocols.legacy(d)
 	if err := d.validate(m.opts.Sampler != nil); err != nil {
 		b.state = StateFailed
 		b.failure = b.fail(FailureInvalidConfig, err.Error())
@@ -229,11 +233,12 @@ func (b *binding) attempt(ctx context.Context, legacy bool) (*catalog, *Failure)
 		c.close()
 		return nil, b.fail(class, "listing tools: "+err.Error())
 	}
-	if cat.protocol < "2026-07-28" {
+	if cat.protocol < discoverVersion {
 		b.mu.Lock()
 		b.legacy = true
 		b.mu.Unlock()
 	}
+	b.m.protocols.remember(b.def, cat.protocol)
 	return cat, nil
 }
 

@@ -242,6 +242,34 @@ func TestProbeExitFallsBackToInitialize(t *testing.T) {
 	}
 }
 
+// The protocol a server spoke is remembered across runs: a server that
+// exits on the probe is spawned twice the first time, once afterwards.
+func TestProtocolCacheSkipsTheProbeNextRun(t *testing.T) {
+	dir := t.TempDir()
+	cache, mark := filepath.Join(dir, "mcp", "protocols.json"), filepath.Join(dir, "starts")
+	d := fake(t, "old", "probe-exit")
+	d.Env["DARMAN_FAKE_MARK"] = mark
+	starts := func() int {
+		data, _ := os.ReadFile(mark)
+		return strings.Count(string(data), "start")
+	}
+	for run, want := range []int{2, 3} {
+		m := client.New([]client.Definition{d}, client.Options{Children: newRegistry(t), ProtocolCache: cache})
+		err := m.Wait(context.Background())
+		m.Close()
+		if err != nil {
+			t.Fatalf("run %d: %v", run+1, err)
+		}
+		if got := starts(); got != want {
+			t.Errorf("after run %d: %d starts; want %d (the second run must skip the probe)", run+1, got, want)
+		}
+	}
+	data, err := os.ReadFile(cache)
+	if err != nil || !strings.Contains(string(data), "2025-11-25") || strings.Contains(string(data), d.Command) {
+		t.Errorf("cache file = %q, %v; want the protocol by digest, no command", data, err)
+	}
+}
+
 func TestDuplicateNamesAcrossServersAreRefused(t *testing.T) {
 	m, _ := newManager(t, fake(t, "a_b", "ok"), func() client.Definition { d := fake(t, "a", "ok"); d.Allow = []string{"b_*"}; return d }())
 	_ = m.Wait(context.Background())

@@ -30,6 +30,13 @@ type echoIn struct {
 }
 
 func fakeServer(mode string) {
+	if mark := os.Getenv("DARMAN_FAKE_MARK"); mark != "" {
+		// One line per start, for tests that count spawns.
+		if f, err := os.OpenFile(mark, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			fmt.Fprintln(f, "start")
+			f.Close()
+		}
+	}
 	switch mode {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: no config")

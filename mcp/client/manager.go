@@ -26,6 +26,10 @@ type Options struct {
 	Gate Gate
 	// Version is darman's version, sent to servers; "" sends "dev".
 	Version string
+	// ProtocolCache is a file remembering which servers speak only
+	// initialize, so later runs skip the server/discover probe for them
+	// (see the package doc); "" remembers for this Manager's life only.
+	ProtocolCache string
 	// Now is the clock for restart backoff; nil is time.Now.
 	Now func() time.Time
 }
@@ -96,6 +100,8 @@ type Manager struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 
+	protocols *protoCache
+
 	mu      sync.Mutex
 	closed  bool
 	refused map[string][]string // cross-server clashes by server, from the last Tools
@@ -126,7 +132,7 @@ func New(defs []Definition, opts Options) *Manager {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	m := &Manager{opts: opts, log: opts.Logger, refused: map[string][]string{}}
+	m := &Manager{opts: opts, log: opts.Logger, refused: map[string][]string{}, protocols: openProtoCache(opts.ProtocolCache)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, d := range defs {
 		m.bindings = append(m.bindings, newBinding(m, d))
