@@ -1,0 +1,484 @@
+package main_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// acpWait bounds every wait on darman acp; it only guards against a hang.
+const acpWait = 30 * time.Second
+
+// acpClient is an ACP client driving the real `darman acp` over its stdio,
+// with newline-delimited JSON-RPC: it records what darman sends and
+// answers darman's requests with answer.
+type acpClient struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	conn   *jsonrpc2.Conn
+	exited chan error
+	stderr *acpLog
+	answer func(method string, params json.RawMessage) (any, error)
+
+	mu      sync.Mutex
+	notes   []acpNote
+	changed chan struct{}
+}
+
+type acpNote struct {
+	Method string
+	Params json.RawMessage
+}
+
+type stdio struct {
+	io.Reader
+	io.WriteCloser
+}
+
+func startACP(t *testing.T, e *env, answer func(string, json.RawMessage) (any, error)) *acpClient {
+	t.Helper()
+	cmd := exec.Command(darmanBin, "acp")
+	cmd.Dir = e.workspace
+	cmd.Env = e.vars
+	cmd.SysProcAttr = noTerminal()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &acpClient{t: t, cmd: cmd, stdin: stdin, exited: make(chan error, 1), stderr: &acpLog{}, answer: answer, changed: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.exited <- cmd.Wait() }()
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(stdio{stdout, stdin}, jsonrpc2.PlainObjectCodec{}), c)
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-c.exited:
+		case <-time.After(acpWait):
+			cmd.Process.Kill()
+			t.Error("darman acp did not end after stdin closed")
+		}
+	})
+	return c
+}
+
+// acpLog is darman's stderr, written and read concurrently.
+type acpLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *acpLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *acpLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (c *acpClient) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	c.mu.Lock()
+	c.notes = append(c.notes, acpNote{req.Method, params})
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+	if req.Notif {
+		return
+	}
+	go func() {
+		res, err := c.answer(req.Method, params)
+		if err != nil {
+			conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: err.Error()})
+			return
+		}
+		conn.Reply(ctx, req.ID, res)
+	}()
+}
+
+func (c *acpClient) call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), acpWait)
+	defer cancel()
+	return c.conn.Call(ctx, method, params, result)
+}
+
+func (c *acpClient) mustCall(method string, params, result any) {
+	c.t.Helper()
+	if err := c.call(method, params, result); err != nil {
+		c.t.Fatalf("%s: %v\nstderr: %s", method, err, c.stderr)
+	}
+}
+
+func (c *acpClient) all(method string) []acpNote {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []acpNote
+	for _, n := range c.notes {
+		if n.Method == method {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// await waits for a message from darman that match accepts.
+func (c *acpClient) await(what string, match func(acpNote) bool) acpNote {
+	c.t.Helper()
+	deadline := time.After(acpWait)
+	for {
+		c.mu.Lock()
+		for _, n := range c.notes {
+			if match(n) {
+				c.mu.Unlock()
+				return n
+			}
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-deadline:
+			c.t.Fatalf("no %s from darman acp", what)
+		}
+	}
+}
+
+// updates are the session/update payloads of a kind.
+func (c *acpClient) updates(kind string) []string {
+	var out []string
+	for _, n := range c.all("session/update") {
+		var p struct {
+			Update json.RawMessage `json:"update"`
+		}
+		json.Unmarshal(n.Params, &p)
+		if strings.Contains(string(p.Update), `"sessionUpdate":"`+kind+`"`) {
+			out = append(out, string(p.Update))
+		}
+	}
+	return out
+}
+
+func (c *acpClient) newSession(cwd string, mcpServers ...map[string]any) string {
+	c.t.Helper()
+	if mcpServers == nil {
+		mcpServers = []map[string]any{}
+	}
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.mustCall("session/new", map[string]any{"cwd": cwd, "mcpServers": mcpServers}, &res)
+	return res.SessionID
+}
+
+func (c *acpClient) prompt(id, text string) string {
+	c.t.Helper()
+	var res struct {
+		StopReason string `json:"stopReason"`
+	}
+	c.mustCall("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": text}}}, &res)
+	return res.StopReason
+}
+
+// acpScript is the model of the ACP scenario, by the first prompt of each
+// conversation.
+func acpScript() llmtest.Script {
+	return llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: "write and test", Steps: []llmtest.Step{
+			{Text: "Writing.", ToolCalls: []llmtest.ToolCall{call("write", `{"path":"out.txt","content":"from darman\n"}`)}},
+			{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"echo in-the-terminal","description":"say hello"}`)}},
+			{Text: "All done."},
+		}},
+		{Match: "stall", Steps: []llmtest.Step{{Text: "Starting a long answer", Faults: []llmtest.Fault{{Kind: llmtest.FaultStall, After: 4, Times: -1}}}}},
+		{Match: "use the server", Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("everything_echo", `{"message":"hello over acp"}`)}},
+			{Text: "Echoed."},
+		}},
+		{Match: "no server here", Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("everything_echo", `{"message":"nobody"}`)}},
+			{Text: "No such tool."},
+		}},
+	}}
+}
+
+// TestACPScenario drives the real darman acp as an editor would: a
+// session whose turn asks for a permission (answered), writes through
+// fs/write_text_file (darman leaves the disk alone) and runs bash in the
+// client's terminal; a turn cancelled mid-answer; the session loaded again
+// by a second darman acp, its history replayed; and stdin closed during a
+// turn, which darman stores as cancelled before it exits.
+func TestACPScenario(t *testing.T) {
+	e := newEnv(t)
+	srv := e.withModel(t, acpScript())
+	var mu sync.Mutex
+	written := map[string]string{}
+	var terminal map[string]any
+	answer := func(method string, params json.RawMessage) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var p map[string]any
+		json.Unmarshal(params, &p)
+		switch method {
+		case "session/request_permission":
+			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil
+		case "fs/read_text_file":
+			b, err := os.ReadFile(fmt.Sprint(p["path"]))
+			if err != nil {
+				return nil, err
+			}
+			return map[string]string{"content": string(b)}, nil
+		case "fs/write_text_file":
+			written[fmt.Sprint(p["path"])] = fmt.Sprint(p["content"])
+			return map[string]any{}, nil
+		case "terminal/create":
+			terminal = p
+			return map[string]string{"terminalId": "t1"}, nil
+		case "terminal/wait_for_exit":
+			return map[string]any{"exitCode": 0}, nil
+		case "terminal/output":
+			return map[string]any{"output": "in-the-terminal\n", "truncated": false, "exitStatus": map[string]any{"exitCode": 0}}, nil
+		case "terminal/release", "terminal/kill":
+			return map[string]any{}, nil
+		}
+		return nil, fmt.Errorf("unexpected %s", method)
+	}
+	c := startACP(t, e, answer)
+	var init struct {
+		ProtocolVersion int `json:"protocolVersion"`
+	}
+	c.mustCall("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{
+		"fs": map[string]bool{"readTextFile": true, "writeTextFile": true}, "terminal": true}}, &init)
+	if init.ProtocolVersion != 1 {
+		t.Fatalf("protocolVersion %d", init.ProtocolVersion)
+	}
+	id := c.newSession(e.workspace)
+	if stop := c.prompt(id, "write and test"); stop != "end_turn" {
+		t.Fatalf("stopReason %q\nstderr: %s", stop, c.stderr)
+	}
+	out := filepath.Join(e.workspace, "out.txt")
+	mu.Lock()
+	if written[out] != "from darman\n" {
+		t.Errorf("fs/write_text_file: %v", written)
+	}
+	if terminal["command"] != "bash" || terminal["cwd"] != e.workspace {
+		t.Errorf("terminal/create: %v", terminal)
+	}
+	mu.Unlock()
+	if _, err := os.Stat(out); err == nil {
+		t.Error("darman wrote out.txt to the disk itself")
+	}
+	if n := len(c.all("session/request_permission")); n != 1 {
+		t.Errorf("%d permission requests, want 1 (the write; echo is allowed by the default rules)", n)
+	}
+	calls := srv.ModelCalls()
+	if !strings.Contains(string(calls[len(calls)-1].Body), "in-the-terminal") {
+		t.Error("the terminal's output did not reach the model")
+	}
+
+	// Cancel mid-turn.
+	stalled := c.newSession(e.workspace)
+	done := make(chan string, 1)
+	go func() {
+		var res struct {
+			StopReason string `json:"stopReason"`
+		}
+		if err := c.call("session/prompt", map[string]any{"sessionId": stalled, "prompt": []map[string]any{{"type": "text", "text": "stall now"}}}, &res); err != nil {
+			done <- err.Error()
+			return
+		}
+		done <- res.StopReason
+	}()
+	c.await("the stalled turn's first chunk", func(n acpNote) bool {
+		return n.Method == "session/update" && strings.Contains(string(n.Params), stalled) && strings.Contains(string(n.Params), "agent_message_chunk")
+	})
+	c.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": stalled})
+	if got := <-done; got != "cancelled" {
+		t.Fatalf("cancelled turn: %q", got)
+	}
+
+	// A turn still running when the client goes away.
+	last := c.newSession(e.workspace)
+	go c.call("session/prompt", map[string]any{"sessionId": last, "prompt": []map[string]any{{"type": "text", "text": "stall at exit"}}}, nil)
+	c.await("the last turn's first chunk", func(n acpNote) bool {
+		return n.Method == "session/update" && strings.Contains(string(n.Params), last) && strings.Contains(string(n.Params), "agent_message_chunk")
+	})
+	c.stdin.Close()
+	select {
+	case err := <-c.exited:
+		if err != nil {
+			t.Fatalf("darman acp ended with %v\nstderr: %s", err, c.stderr)
+		}
+	case <-time.After(acpWait):
+		t.Fatal("darman acp did not end after stdin closed")
+	}
+	c.exited <- nil // for the cleanup
+
+	// A second darman acp loads the first session and the one cut short.
+	d := startACP(t, e, answer)
+	d.mustCall("initialize", map[string]any{"protocolVersion": 1}, nil)
+	d.mustCall("session/load", map[string]any{"sessionId": id, "cwd": e.workspace, "mcpServers": []any{}}, nil)
+	if users := d.updates("user_message_chunk"); len(users) != 1 || !strings.Contains(users[0], "write and test") {
+		t.Errorf("replayed user messages: %v", users)
+	}
+	replayed := strings.Join(d.updates("agent_message_chunk"), "")
+	if !strings.Contains(replayed, "Writing.") || !strings.Contains(replayed, "All done.") || len(d.updates("tool_call")) != 2 {
+		t.Errorf("replayed: %s / %d tool calls", replayed, len(d.updates("tool_call")))
+	}
+	d.mustCall("session/load", map[string]any{"sessionId": last, "cwd": e.workspace, "mcpServers": []any{}}, nil)
+	if users := d.updates("user_message_chunk"); len(users) != 2 || !strings.Contains(users[1], "stall at exit") {
+		t.Errorf("the turn cut short by EOF was not stored: %v", users)
+	}
+	var list struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+		} `json:"sessions"`
+	}
+	d.mustCall("session/list", map[string]any{"cwd": e.workspace}, &list)
+	if len(list.Sessions) != 3 {
+		t.Errorf("session/list: %+v", list)
+	}
+}
+
+// TestACPSessionMCPServer: the MCP server a client names in session/new
+// (the reference "everything" server from npm) serves that session's
+// turns, not another session's, and stops when darman acp ends.
+func TestACPSessionMCPServer(t *testing.T) {
+	bin, _ := filepath.Abs("../../.cache/npm/node_modules/.bin/mcp-server-everything")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("the MCP reference server is not installed: run `make deps`")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: run `make deps`")
+	}
+	e := newEnv(t)
+	srv := e.withModel(t, acpScript())
+	// A wrapper with a name of this test's own, to find the server among
+	// the machine's processes.
+	wrapper := filepath.Join(t.TempDir(), fmt.Sprintf("everything-acp-%d", time.Now().UnixNano()))
+	os.WriteFile(wrapper, []byte("#!/bin/sh\n"+bin+" \"$@\"\n"), 0o755)
+	c := startACP(t, e, func(method string, params json.RawMessage) (any, error) {
+		if method == "session/request_permission" {
+			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil
+		}
+		return nil, fmt.Errorf("unexpected %s", method)
+	})
+	c.mustCall("initialize", map[string]any{"protocolVersion": 1}, nil)
+	with := c.newSession(e.workspace, map[string]any{"name": "everything", "command": wrapper, "args": []string{}, "env": []any{}})
+	without := c.newSession(e.workspace)
+	if stop := c.prompt(with, "use the server"); stop != "end_turn" {
+		t.Fatal(stop)
+	}
+	if stop := c.prompt(without, "no server here"); stop != "end_turn" {
+		t.Fatal(stop)
+	}
+	offered := map[string]bool{} // by prompt: was everything_echo among the tools
+	results := map[string]string{}
+	for _, call := range srv.ModelCalls() {
+		var body struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		json.Unmarshal(call.Body, &body)
+		for _, m := range []string{"use the server", "no server here"} {
+			if !strings.Contains(string(call.Body), m) {
+				continue
+			}
+			results[m] += string(call.Body)
+			for _, tl := range body.Tools {
+				if tl.Name == "everything_echo" {
+					offered[m] = true
+				}
+			}
+		}
+	}
+	if !offered["use the server"] || !strings.Contains(results["use the server"], "Echo: hello over acp") {
+		t.Errorf("the session's MCP server did not serve its turn:\n%.3000s", results["use the server"])
+	}
+	if offered["no server here"] || !strings.Contains(results["no server here"], "There is no tool named") {
+		t.Errorf("the other session was offered the session's MCP server")
+	}
+	if ps, _ := exec.Command("ps", "-eo", "args").Output(); !strings.Contains(string(ps), wrapper) {
+		t.Fatal("the session's MCP server is not running (the check below would prove nothing)")
+	}
+	c.stdin.Close()
+	select {
+	case <-c.exited:
+	case <-time.After(acpWait):
+		t.Fatal("darman acp did not end")
+	}
+	c.exited <- nil
+	if ps, _ := exec.Command("ps", "-eo", "args").Output(); strings.Contains(string(ps), wrapper) {
+		t.Errorf("the session's MCP server is still running after darman acp ended")
+	}
+}
+
+// TestACPMalformedInput writes broken lines to darman acp: each gets an
+// error answer and darman goes on serving.
+func TestACPMalformedInput(t *testing.T) {
+	e := newEnv(t)
+	cmd := exec.Command(darmanBin, "acp")
+	cmd.Dir = e.workspace
+	cmd.Env = e.vars
+	cmd.SysProcAttr = noTerminal()
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{not json`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"nope"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"relative","mcpServers":[]}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"no/such/method"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"session/list","params":{"cwd":` + fmt.Sprintf("%q", e.workspace) + `}}`,
+	}, "\n") + "\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	answers := map[string]map[string]any{}
+	sc := bufio.NewScanner(strings.NewReader(string(stdout)))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("darman wrote a line that is not JSON: %q", sc.Text())
+		}
+		answers[fmt.Sprint(m["id"])] = m
+	}
+	code := func(id string) float64 {
+		e, _ := answers[id]["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	if code("<nil>") != -32700 || code("2") != -32002 || code("3") != -32602 || code("4") != -32601 {
+		t.Errorf("answers:\n%s", stdout)
+	}
+	if answers["1"]["result"] == nil || answers["5"]["result"] == nil {
+		t.Errorf("darman did not go on serving:\n%s", stdout)
+	}
+}
