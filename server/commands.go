@@ -118,11 +118,17 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 		}
 		text += "\n\n" + c
 	}
-	return s.prompt(ctx, a.SessionID, a.Model, text)
+	return s.prompt(ctx, a.SessionID, a.Model, text, nil)
 }
 
-// prompt starts a turn in the session (a new one when id is empty).
-func (s *Server) prompt(ctx context.Context, id, model, text string) (any, error) {
+// expander makes the PromptOptions.Expand of a turn of session id: the
+// user's message made inside the turn.
+type expander func(id agent.ID) func(ctx context.Context, text string) (string, error)
+
+// prompt starts a turn in the session (a new one when id is empty). With
+// expand, text stands for the message (it titles the progress) and the
+// message is made inside the turn.
+func (s *Server) prompt(ctx context.Context, id, model, text string, expand expander) (any, error) {
 	ag, err := s.agent.get(ctx)
 	if err != nil {
 		return nil, err
@@ -142,7 +148,11 @@ func (s *Server) prompt(ctx context.Context, id, model, text string) (any, error
 	}
 	// With an existing session, model runs this turn on another model;
 	// the session keeps its own for the turns after.
-	t, err := s.startTurn(ctx, ag, sid, text, session.PromptOptions{Model: model})
+	opts := session.PromptOptions{Model: model}
+	if expand != nil {
+		opts.Expand = expand(sid)
+	}
+	t, err := s.startTurn(ctx, ag, sid, text, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -447,23 +457,46 @@ func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, e
 	if !ok {
 		return nil, rpc.InvalidParams("darman.command.run: there is no command %q (see .darman/command/*.md)", name)
 	}
-	text, err := cmd.Expand(ctx, a.Arguments, prompt.ExpandOptions{Root: s.root})
-	if err != nil {
-		return nil, err
-	}
+	suffix := ""
 	if a.Context != nil {
 		c, err := s.contextText(a.Context)
 		if err != nil {
 			return nil, rpc.InvalidParams("darman.command.run: context: %v", err)
 		}
-		text += "\n\n" + c
+		suffix = "\n\n" + c
 	}
 	model := cmd.Model // a command's model picks the model of a new session only
 	if a.SessionID != "" {
 		model = ""
 	}
-	return s.prompt(ctx, a.SessionID, model, text)
+	// A template without !`cmd` expands here, so that a mistake in it
+	// (a missing @file) is the command's answer. One with !`cmd` expands
+	// inside the turn: its bash permission may need the user, and the
+	// command answers at once.
+	text, err := cmd.Expand(ctx, a.Arguments, prompt.ExpandOptions{Root: s.root,
+		Run: func(context.Context, string) (string, error) { return "", errShellInTurn }})
+	switch {
+	case errors.Is(err, errShellInTurn):
+		expand := func(id agent.ID) func(context.Context, string) (string, error) {
+			return func(ctx context.Context, _ string) (string, error) {
+				text, err := cmd.Expand(ctx, a.Arguments, prompt.ExpandOptions{Root: s.root,
+					Run: func(ctx context.Context, line string) (string, error) { return ag.Sessions.Shell(ctx, id, line) }})
+				if err != nil {
+					return "", err
+				}
+				return text + suffix, nil
+			}
+		}
+		return s.prompt(ctx, a.SessionID, model, strings.TrimSpace("/"+name+" "+a.Arguments), expand)
+	case err != nil:
+		return nil, err
+	}
+	return s.prompt(ctx, a.SessionID, model, text+suffix, nil)
 }
+
+// errShellInTurn stops a command's expansion at its first !`cmd`, which
+// runs inside the turn instead.
+var errShellInTurn = errors.New("the command runs a shell command")
 
 func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error) {
 	if err := args("darman.status", arg, &struct{}{}); err != nil {

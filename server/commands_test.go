@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -151,5 +152,71 @@ func TestCommandList(t *testing.T) {
 	var je *jsonrpc2.Error
 	if err := e.client.command("darman.command.list", map[string]any{"all": true}, nil); !errors.As(err, &je) || je.Code != jsonrpc2.CodeInvalidParams {
 		t.Errorf("darman.command.list with an unknown field: %v, want InvalidParams", err)
+	}
+}
+
+// A command template with !`cmd` answers at once; the command's bash
+// permission is asked inside the turn (with its turnId), and the model
+// gets the expansion. A refusal fails the turn, saying why.
+func TestCommandWithShell(t *testing.T) {
+	files := map[string]string{".darman/command/status.md": "Status: !`touch made-by-bash && echo fine` for $ARGUMENTS"}
+	for _, tc := range []struct {
+		optionID string
+		made     bool
+	}{{"allow_once", true}, {"reject_once", false}} {
+		t.Run(tc.optionID, func(t *testing.T) {
+			returned := make(chan struct{})
+			var asked json.RawMessage
+			e := start(t, options{
+				files:  files,
+				script: llmtest.Script{Steps: []llmtest.Step{{Text: "noted"}}},
+				optIns: map[string]bool{"sessionUpdates": true, "requestPermission": true},
+				answer: func(method string, params json.RawMessage) (any, error) {
+					if method != "darman/requestPermission" {
+						return defaultAnswer(method, params)
+					}
+					// The question waits for the command's answer: a
+					// command that waited for the question would hang.
+					<-returned
+					asked = params
+					return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": tc.optionID}}, nil
+				},
+			})
+			var tr turn
+			e.client.mustCommand("darman.command.run", map[string]any{"name": "status", "arguments": "the parser"}, &tr)
+			close(returned)
+			if tr.SessionID == "" || tr.TurnID == "" {
+				t.Fatalf("darman.command.run answered %+v", tr)
+			}
+			end := isState("idle")
+			if !tc.made {
+				end = isState("failed")
+			}
+			last, _ := e.client.await(0, "the end of the turn", end)
+			first, _ := e.client.await(0, "the turn's first update", isMethod("darman/sessionUpdate"))
+			if u := first.update(t); u.TurnID != tr.TurnID || u.Update["state"] != "running" {
+				t.Errorf("the turn's first update is %s, want running with the turn's id", first.Params)
+			}
+			var p struct{ TurnID, SessionID string }
+			json.Unmarshal(asked, &p)
+			if p.TurnID != tr.TurnID || p.SessionID != tr.SessionID {
+				t.Errorf("the command's permission was asked as %s, want the turn's ids", asked)
+			}
+			if e.made() != tc.made {
+				t.Errorf("the command ran: %v, want %v", e.made(), tc.made)
+			}
+			if tc.made {
+				if !e.modelSaw(0, "Status: fine for the parser") {
+					t.Errorf("the model did not get the expansion: %s", e.model.ModelCalls()[0].Body)
+				}
+				return
+			}
+			if u := last.update(t); u.TurnID != tr.TurnID || !strings.Contains(fmt.Sprint(u.Update["error"]), "command /status") {
+				t.Errorf("the failure is %s, want the command named", last.Params)
+			}
+			if len(e.model.ModelCalls()) != 0 {
+				t.Error("the model was called after the command was refused")
+			}
+		})
 	}
 }

@@ -116,7 +116,9 @@ func (r *relay) handle(e agent.Event) {
 	if !own && (e.Kind == agent.EventState || e.Kind == agent.EventUserMessage) {
 		return
 	}
-	if own && e.Kind == agent.EventUserMessage {
+	// A turn begins with its user message, or with its running state when
+	// the message is expanded inside it (a command's !`cmd`).
+	if own && (e.Kind == agent.EventUserMessage || (e.Kind == agent.EventState && e.State == agent.StateRunning && r.current == nil)) {
 		r.current = r.s.runningTurn(r.session)
 	}
 	t := r.current

@@ -208,11 +208,21 @@ type PromptOptions struct {
 	// front matter picks one); "" means the session's model. The session
 	// keeps its own model for later turns.
 	Model string
+	// Expand, when set, makes the user's message inside the turn: it is
+	// given the text and returns the message to send. It is how a command
+	// template whose !`cmd` runs through Shell expands, so that the
+	// command's permission question belongs to the turn: the turn begins
+	// (its running state is published), Expand runs (a question publishes
+	// requires_action as the tools' do), and then the message is stored and
+	// published. An error ends the turn as failed before anything is
+	// stored, and a cancelled turn ends as cancelled; PromptWith then
+	// returns a message with that Finish and a nil error.
+	Expand func(ctx context.Context, text string) (string, error)
 }
 
 // PromptWith is Prompt with options for this turn.
 func (s *Service) PromptWith(ctx context.Context, id agent.ID, text string, opts PromptOptions) (agent.Message, error) {
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && opts.Expand == nil {
 		return agent.Message{}, errors.New("the prompt is empty")
 	}
 	if opts.Model != "" {
@@ -240,7 +250,7 @@ func (s *Service) PromptWith(ctx context.Context, id agent.ID, text string, opts
 		s.mu.Unlock()
 		s.turns.Done()
 	}()
-	t := &turn{svc: s, live: l, id: id, modelRef: opts.Model, tools: s.tools()}
+	t := &turn{svc: s, live: l, id: id, modelRef: opts.Model, tools: s.tools(), expand: opts.Expand}
 	return t.run(ctx, text)
 }
 

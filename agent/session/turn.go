@@ -26,6 +26,9 @@ type turn struct {
 	// parentCall is, in a sub-task's turn, the parent's task call: every
 	// event of the turn carries it.
 	parentCall string
+	// expand makes the user's message once the turn has begun
+	// (PromptOptions.Expand); nil sends the text as it is.
+	expand func(ctx context.Context, text string) (string, error)
 
 	provider llm.Provider
 	model    string
@@ -72,6 +75,22 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 		t.svc.mu.Unlock()
 	}()
 
+	if t.expand != nil {
+		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
+		expanded, err := t.expand(ctx, text)
+		switch {
+		case ctx.Err() != nil:
+			t.publish(agent.Event{Kind: agent.EventState, State: agent.StateIdle, Reason: string(agent.FinishCancelled)})
+			return agent.Message{SessionID: t.id, Role: agent.RoleAssistant, Finish: agent.FinishCancelled}, nil
+		case err == nil && strings.TrimSpace(expanded) == "":
+			err = errors.New("the prompt is empty once expanded")
+		}
+		if err != nil {
+			t.publish(agent.Event{Kind: agent.EventState, State: agent.StateFailed, Reason: err.Error()})
+			return agent.Message{SessionID: t.id, Role: agent.RoleAssistant, Finish: agent.FinishError, Error: err.Error()}, nil
+		}
+		text = expanded
+	}
 	now := time.Now().UTC()
 	user := agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleUser, Created: now, Completed: now}
 	if err := store.PutMessage(ctx, user); err != nil {
@@ -86,7 +105,9 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 		})
 	}
 	t.publish(agent.Event{Kind: agent.EventUserMessage, MessageID: user.ID, Text: text})
-	t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
+	if t.expand == nil { // else the turn began before its expansion
+		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
+	}
 
 	var last agent.Message
 	for step := 1; ; step++ {
