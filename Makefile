@@ -8,7 +8,7 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOFILES  = $(shell git ls-files '*.go')
 
-.PHONY: all build install deps check test bench clean
+.PHONY: all build install deps check test bench clean test-extension
 
 all: build
 
@@ -26,6 +26,9 @@ install:
 # Emacs 28 with eglot (real editors driving darman lsp). Tests that need a
 # missing one say so and skip.
 APT_PACKAGES = ripgrep neovim emacs-nox elpa-eglot
+# The VS Code extension's tests: Chromium drives the webview and code-server;
+# code-server's kerberos module builds against libkrb5-dev.
+EXTENSION_APT_PACKAGES = chromium libkrb5-dev
 
 deps:
 	$(GO) mod download
@@ -54,6 +57,21 @@ deps:
 	  [ -x .cache/npm/node_modules/.bin/mcp-inspector-cli ] && [ -x .cache/npm/node_modules/.bin/conformance ] && [ -d .cache/npm/node_modules/@agentclientprotocol/sdk ] || \
 	  npm install --prefix .cache/npm --no-audit --no-fund --silent @modelcontextprotocol/inspector-cli@1.0.3 @modelcontextprotocol/conformance@0.1.16 @agentclientprotocol/sdk@2.4.0 >/dev/null; \
 	fi
+	@# The VS Code extension (vscode-extension/): its npm workspace (root
+	@# package.json), Debian's chromium for the webview and end-to-end tests,
+	@# libkrb5-dev for code-server's native modules, then Node 24 and
+	@# code-server 4.139.1 cached outside the repo in ~/.cache/darman-test
+	@# (about 4 minutes once per machine; scripts/install-code-server.sh).
+	@missing=$$(for p in $(EXTENSION_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "deps: install $$missing (Debian packages) to run the VS Code extension's browser tests; they are skipped without them"; fi; \
+	fi
+	@if command -v npm >/dev/null 2>&1; then \
+	  [ -d node_modules/vscode-languageclient ] && [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --silent >/dev/null; \
+	  sh vscode-extension/scripts/install-code-server.sh; \
+	else echo "deps: install Node.js and npm to test the VS Code extension; its tests are skipped without them"; fi
 
 check:
 	@unformatted=$$(gofmt -l $(GOFILES)); \
@@ -62,6 +80,15 @@ check:
 
 test: deps check
 	$(GO) test -race -count=1 -timeout 20m ./...
+	$(MAKE) --no-print-directory test-extension
+
+# The VS Code extension's tests after the Go tests: unit tests (stubbed vscode,
+# real darman lsp), the webview in headless Chromium, then end to end in
+# code-server. Skipped, saying why, where npm is missing.
+test-extension:
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm run --silent test -w vscode-extension && npm run --silent test:e2e -w vscode-extension; \
+	else echo "test-extension: skipped: npm is not installed (the VS Code extension's tests need Node.js and npm)"; fi
 
 # Benchmarks, reported in docs/benchmarks.md.
 bench:
