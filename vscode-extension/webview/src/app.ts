@@ -5,7 +5,7 @@
 // times a second.
 import type { ContextChip, HostMessage, PermissionRequest, SessionSummary, SessionUpdate, WebviewMessage, CommandInfo, ModelInfo } from "../../shared/protocol";
 import type { VsCodeApi } from "./api";
-import { button, flushScrolls, h, scrollToEndLater } from "./dom";
+import { button, h } from "./dom";
 import { Header } from "./header";
 import { icon } from "./icons";
 import { Permissions } from "./permission";
@@ -79,6 +79,14 @@ export class App {
       const s = this.scroller;
       this.stick = s.scrollHeight - s.scrollTop - s.clientHeight < 40;
     });
+    // Follow the end of the stream while the user has not scrolled up. The
+    // observer runs after layout, so reading sizes here forces none (doing
+    // it right after a batch's writes cost more than the writes).
+    const follow = new ResizeObserver(() => {
+      if (this.stick) this.scroller.scrollTop = this.scroller.scrollHeight;
+    });
+    follow.observe(this.stream.el);
+    follow.observe(this.permissions.el);
     root.replaceChildren(this.header.el, this.header.panel, this.banner, this.scroller, this.status, this.prompt.el);
 
     window.addEventListener("message", (ev: MessageEvent) => this.enqueue(ev.data));
@@ -132,8 +140,6 @@ export class App {
     }
     applyUpdates();
     this.updateStatus();
-    if (this.stick) scrollToEndLater(this.scroller);
-    flushScrolls();
     this.save();
     // Read by bench/render.mjs: the time to handle one batch.
     performance.measure("darman:batch", { start, end: performance.now(), detail: batch.length });
@@ -182,7 +188,6 @@ export class App {
         this.stream.reset(undefined, Array.isArray(m.updates) ? m.updates : []);
         if (m.state === "running" && !this.stream.transcript.running) this.stream.transcript.state = "running";
         this.stick = true;
-        scrollToEndLater(this.scroller);
         break;
       case "permission":
         this.permissions.add(m.request);
@@ -321,8 +326,6 @@ export class App {
     this.stream.reset(s.transcript && Array.isArray(s.transcript.entries) ? s.transcript : undefined);
     for (const r of s.permissions ?? []) this.permissions.add(r, false);
     this.updateStatus();
-    scrollToEndLater(this.scroller);
-    flushScrolls();
   }
 }
 

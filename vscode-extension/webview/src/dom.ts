@@ -54,15 +54,3 @@ export function formatCount(n: number): string {
   return String(n);
 }
 
-// Elements to scroll to their end once a batch of changes is in: reading a
-// size forces a layout, so it is done once per batch, after every write.
-const toScroll = new Set<HTMLElement>();
-
-export function scrollToEndLater(el: HTMLElement): void {
-  toScroll.add(el);
-}
-
-export function flushScrolls(): void {
-  for (const el of toScroll) el.scrollTop = el.scrollHeight;
-  toScroll.clear();
-}

@@ -18,7 +18,7 @@ const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 md.core.ruler.push("align_class", (state) => {
   for (const t of state.tokens) {
     if (t.type !== "th_open" && t.type !== "td_open") continue;
-    const style = t.attrGet("style");
+    const style = String(t.attrGet("style") ?? "");
     const m = style && /text-align:\s*(left|right|center)/.exec(style);
     if (!style) continue;
     t.attrs = (t.attrs ?? []).filter(([name]) => name !== "style");

@@ -2,7 +2,7 @@
 // takes a batch of updates (main.ts gathers one per animation frame), folds
 // them into the transcript, then renders each entry the batch touched once.
 import type { SessionUpdate, WebviewMessage } from "../../shared/protocol";
-import { button, flushScrolls, formatCount, h } from "./dom";
+import { button, formatCount, h } from "./dom";
 import { icon } from "./icons";
 import { codeOf, MarkdownView } from "./markdown";
 import { ToolCard } from "./toolcard";
@@ -55,7 +55,6 @@ export class Stream {
       this.lastThought = undefined;
     }
     this.markBusy();
-    flushScrolls();
   }
 
   isEmpty(): boolean {

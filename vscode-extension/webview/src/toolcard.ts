@@ -2,7 +2,7 @@
 // links, and what it produced — its output, a command's terminal output, or
 // for an edit the lines it changed with a button to the diff view.
 import type { Location, ToolContent, WebviewMessage } from "../../shared/protocol";
-import { basename, button, h, scrollToEndLater } from "./dom";
+import { basename, button, h } from "./dom";
 import { icon, kindIcon, statusIcon } from "./icons";
 import { lineChanges } from "./linediff";
 import type { ToolCall } from "./transcript";
@@ -76,7 +76,7 @@ export class ToolCard {
       const el = this.renderItem(item, call);
       if (slot) {
         if (slot.item.type === "terminal" && item.type === "terminal") {
-          updateTerminal(slot.el, item.output);
+          updateTerminal(slot.el.firstElementChild as HTMLElement, item.output);
           slot.item = item;
           continue;
         }
@@ -93,9 +93,11 @@ export class ToolCard {
   private renderItem(item: ToolContent, call: ToolCall): HTMLElement {
     switch (item.type) {
       case "terminal": {
-        const pre = h("pre", { class: "terminal", tabindex: 0, "aria-label": "Terminal output" });
+        // The box lays out bottom-up (column-reverse), so it shows the
+        // newest output without a script reading sizes as it grows.
+        const pre = h("pre", { class: "terminal" });
         updateTerminal(pre, item.output);
-        return pre;
+        return h("div", { class: "terminal-box", tabindex: 0, role: "region", "aria-label": "Terminal output" }, pre);
       }
       case "diff":
         return diffSummary(item, call.title, this.post);
@@ -157,10 +159,9 @@ function sameContent(a: ToolContent, b: ToolContent): boolean {
   }
 }
 
-// updateTerminal shows the end of a command's output (the part that is
-// still changing), scrolled to the bottom.
+// updateTerminal shows the end of a command's output, the part that is
+// still changing.
 function updateTerminal(pre: HTMLElement, output: string): void {
   const shown = output.length > outputLimit ? `… (${output.length - outputLimit} earlier characters)\n${output.slice(-outputLimit)}` : output;
   pre.textContent = shown;
-  scrollToEndLater(pre);
 }
