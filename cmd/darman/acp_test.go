@@ -482,3 +482,45 @@ func TestACPMalformedInput(t *testing.T) {
 		t.Errorf("darman did not go on serving:\n%s", stdout)
 	}
 }
+
+// TestACPWithTheOfficialSDK runs server/acp/testdata/sdk_client.mjs: the
+// official ACP TypeScript SDK (@agentclientprotocol/sdk, installed by
+// `make deps`) as the client, checking darman's messages against its
+// schema, through the scenario of TestACPScenario.
+func TestACPWithTheOfficialSDK(t *testing.T) {
+	sdk, _ := filepath.Abs("../../.cache/npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js")
+	if _, err := os.Stat(sdk); err != nil {
+		t.Skip("the ACP SDK is not installed: run `make deps` (npm install --prefix .cache/npm @agentclientprotocol/sdk@2.4.0)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: run `make deps`")
+	}
+	script, _ := filepath.Abs("../../server/acp/testdata/sdk_client.mjs")
+	e := newEnv(t)
+	e.withModel(t, acpScript())
+	cmd := exec.Command(node, script)
+	cmd.Dir = e.workspace
+	cmd.Env = append(e.vars, "ACP_SDK="+sdk, "DARMAN_BIN="+darmanBin, "WORKSPACE="+e.workspace)
+	cmd.SysProcAttr = noTerminal()
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(2 * acpWait):
+		cmd.Process.Kill()
+		t.Fatalf("the SDK client did not finish\nstdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	}
+	if err != nil {
+		t.Fatalf("the SDK client failed: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	var seen struct{ Permissions, Writes, Terminals, Updates int }
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &seen); err != nil || seen.Permissions != 1 || seen.Writes != 1 || seen.Terminals != 1 || seen.Updates < 5 {
+		t.Errorf("the SDK client saw %+v (%v)\nstdout: %s", seen, err, stdout.String())
+	}
+}

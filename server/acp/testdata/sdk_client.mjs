@@ -1,0 +1,140 @@
+// An ACP client built on the official TypeScript SDK
+// (@agentclientprotocol/sdk), driving the real `darman acp` through the
+// scenario of cmd/darman's TestACPScenario: a turn that asks a permission
+// (answered), writes through fs/write_text_file and runs bash in the
+// client's terminal; a turn cancelled mid-answer; the session loaded again
+// with its history replayed; the sessions listed.
+//
+// Run by TestACPWithTheOfficialSDK with ACP_SDK (the SDK's entry file),
+// DARMAN_BIN and WORKSPACE set. It prints what it saw as one JSON line and
+// exits 1 with the failures on stderr.
+
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
+
+const acp = await import(pathToFileURL(process.env.ACP_SDK).href);
+const workspace = process.env.WORKSPACE;
+
+const failures = [];
+const check = (ok, what) => {
+  if (!ok) failures.push(what);
+};
+
+const darman = spawn(process.env.DARMAN_BIN, ["acp"], {
+  cwd: workspace,
+  stdio: ["pipe", "pipe", "inherit"],
+});
+const exited = new Promise((resolve) => darman.on("exit", (code) => resolve(code)));
+
+const seen = { permissions: 0, writes: {}, terminals: [], updates: [] };
+
+const app = acp
+  .client({ name: "darman-sdk-test" })
+  .onRequest("session/request_permission", ({ params }) => {
+    seen.permissions++;
+    check(params.options.some((o) => o.kind === "allow_once"), "the permission options lack allow_once");
+    return { outcome: { outcome: "selected", optionId: "allow_once" } };
+  })
+  .onRequest("fs/read_text_file", async ({ params }) => ({ content: await readFile(params.path, "utf8") }))
+  .onRequest("fs/write_text_file", ({ params }) => {
+    seen.writes[params.path] = params.content;
+    return {};
+  })
+  .onRequest("terminal/create", ({ params }) => {
+    seen.terminals.push(params);
+    return { terminalId: "sdk-term-" + seen.terminals.length };
+  })
+  .onRequest("terminal/wait_for_exit", () => ({ exitCode: 0 }))
+  .onRequest("terminal/output", () => ({ output: "in-the-terminal\n", truncated: false, exitStatus: { exitCode: 0 } }))
+  .onRequest("terminal/kill", () => ({}))
+  .onRequest("terminal/release", () => ({}))
+  .onNotification("session/update", ({ params }) => {
+    seen.updates.push(params);
+  });
+
+const stream = acp.ndJsonStream(Writable.toWeb(darman.stdin), Readable.toWeb(darman.stdout));
+
+const updatesOf = (sessionId, kind) =>
+  seen.updates.filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === kind).map((n) => n.update);
+
+async function until(what, ok) {
+  const deadline = Date.now() + 20000;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for " + what);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const result = await app.connectWith(stream, async (ctx) => {
+  const init = await ctx.request("initialize", {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+    clientInfo: { name: "darman-sdk-test", version: "1.0.0" },
+  });
+  check(init.protocolVersion === 1, "protocolVersion " + init.protocolVersion);
+  check(init.agentCapabilities.loadSession === true, "loadSession is not offered");
+
+  // A turn with a permission, a write through the client and the terminal.
+  const first = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+  check(first.modes && first.modes.currentModeId === "default", "modes: " + JSON.stringify(first.modes));
+  const turn = await ctx.request("session/prompt", {
+    sessionId: first.sessionId,
+    prompt: [{ type: "text", text: "write and test" }],
+  });
+  check(turn.stopReason === "end_turn", "stopReason " + turn.stopReason);
+  const out = join(workspace, "out.txt");
+  check(seen.writes[out] === "from darman\n", "fs/write_text_file: " + JSON.stringify(seen.writes));
+  check(!existsSync(out), "darman wrote out.txt to the disk itself");
+  check(seen.permissions === 1, "permission requests: " + seen.permissions);
+  check(seen.terminals.length === 1 && seen.terminals[0].command === "bash", "terminals: " + JSON.stringify(seen.terminals));
+  // The SDK hands notifications to the handler after it resolved the
+  // answer that followed them on the wire (darman's order is checked by
+  // the Go tests): wait for them.
+  const text = () => updatesOf(first.sessionId, "agent_message_chunk").map((u) => u.content.text).join("");
+  await until("the answer's text", () => text().includes("All done."));
+  await until("a tool call showing the terminal", () =>
+    updatesOf(first.sessionId, "tool_call_update").some((u) => (u.content || []).some((c) => c.type === "terminal")),
+  );
+
+  // Cancel mid-turn.
+  const second = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+  const stalled = ctx.request("session/prompt", { sessionId: second.sessionId, prompt: [{ type: "text", text: "stall now" }] });
+  await until("the stalled turn's first chunk", () => updatesOf(second.sessionId, "agent_message_chunk").length > 0);
+  await ctx.notify("session/cancel", { sessionId: second.sessionId });
+  const cancelled = await stalled;
+  check(cancelled.stopReason === "cancelled", "cancelled turn: " + cancelled.stopReason);
+
+  // Load the first session again: its history comes before the answer.
+  const before = seen.updates.length;
+  await ctx.request("session/load", { sessionId: first.sessionId, cwd: workspace, mcpServers: [] });
+  const replay = () => seen.updates.slice(before).filter((n) => n.sessionId === first.sessionId).map((n) => n.update);
+  await until("the replayed prompt", () =>
+    replay().some((u) => u.sessionUpdate === "user_message_chunk" && u.content.text === "write and test"),
+  );
+  await until("the replayed answer", () =>
+    replay().some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text.includes("All done.")),
+  );
+  check(replay().filter((u) => u.sessionUpdate === "tool_call").length === 2, "the load did not replay the two tool calls");
+
+  const list = await ctx.request("session/list", { cwd: workspace });
+  check(list.sessions.length === 2, "session/list: " + JSON.stringify(list));
+
+  await ctx.request("session/set_mode", { sessionId: first.sessionId, modeId: "read_only" });
+  const set = await ctx.request("session/set_config_option", { sessionId: first.sessionId, configId: "mode", value: "default" });
+  check(set.configOptions.some((o) => o.id === "mode" && o.currentValue === "default"), "set_config_option: " + JSON.stringify(set));
+
+  return { permissions: seen.permissions, writes: Object.keys(seen.writes).length, terminals: seen.terminals.length, updates: seen.updates.length };
+});
+
+darman.stdin.end();
+const code = await exited;
+check(code === 0, "darman acp exited with " + code);
+console.log(JSON.stringify(result));
+if (failures.length > 0) {
+  console.error(failures.join("\n"));
+  process.exit(1);
+}
