@@ -65,6 +65,7 @@ export class ChatController {
   private serverError: HostMessage | undefined;
   private pending = new Map<string, { request: PermissionRequest; resolve: (o: PermissionOutcome) => void }>();
   private running = new Set<string>();
+  private prompts = new Map<string, { sessionId: string; turnId?: string; update: SessionUpdate }[]>();
   private context: ContextChip | null = null;
   private dismissed: string | undefined;
 
@@ -168,11 +169,31 @@ export class ChatController {
   /** darman/sessionUpdate. */
   sessionUpdate(params: { sessionId: string; turnId?: string; update: SessionUpdate }): void {
     if (params.update.sessionUpdate === "state_update") {
+      const starts = params.update.state === "running" && !this.running.has(params.sessionId);
       this.turnState(params.sessionId, params.update.state);
+      if (starts && params.sessionId !== this.currentSession && !this.running.has(this.currentSession ?? "")) {
+        // A turn started elsewhere (a code action, or the panel's own prompt
+        // whose new session's id has not come back yet): every turn begins
+        // with running, so the panel follows it from its first update. Not
+        // while the panel's session runs a turn of its own.
+        this.follow(params.sessionId);
+      }
     }
     if (params.sessionId === this.currentSession) {
       this.post({ type: "update", sessionId: params.sessionId, turnId: params.turnId, update: params.update });
+    } else if (params.update.sessionUpdate === "user_message_chunk" && !this.running.has(params.sessionId)) {
+      // darman sends the prompt just before the turn's running state: keep
+      // it, so a panel that follows the turn shows what was asked.
+      this.prompts.set(params.sessionId, [...(this.prompts.get(params.sessionId) ?? []), params].slice(-20));
     }
+  }
+
+  private follow(sessionId: string): void {
+    void this.o.memento.update(currentKey, sessionId);
+    const prompt = this.prompts.get(sessionId) ?? [];
+    this.prompts.clear();
+    this.post({ type: "session", sessionId, title: "", model: this.model, state: "running", updates: prompt.map((p) => p.update) });
+    void this.listSessions().catch((err) => this.o.log?.(`listing sessions: ${errorText(err)}`));
   }
 
   private turnState(sessionId: string, state: TurnState): void {

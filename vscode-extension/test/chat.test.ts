@@ -36,6 +36,7 @@ const script = {
         { text: "Left it as it was." },
       ],
     },
+    { match: "Explain this file", steps: [{ text: "It prints a greeting." }] },
     { match: "Wait for ever", steps: [{ text: "never sent", faults: [{ kind: "stall", times: -1 }] }] },
   ],
 };
@@ -201,12 +202,31 @@ test("cancel stops a running turn, and its pending state clears the spinner", as
   assert.equal(states.at(-1)?.running, 0);
 });
 
+test("a turn started outside the panel (a code action) shows in the panel from its first update", async (t) => {
+  if (skip) return t.skip(skip);
+  posted.length = 0;
+  const before = chat.currentSession;
+  // What the light bulb's "darman: explain" runs: darman.prompt straight to the server.
+  const res = (await darman!.connection.sendRequest("workspace/executeCommand", {
+    command: "darman.prompt",
+    arguments: [{ prompt: "Explain this file" }],
+  })) as { sessionId: string };
+  assert.notEqual(res.sessionId, before);
+  await until(() => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"), "the end of the turn");
+  assert.equal(chat.currentSession, res.sessionId);
+  const switched = posted.findIndex((m) => m.type === "session" && m.sessionId === res.sessionId);
+  assert.ok(switched >= 0, "the panel switched to the session");
+  const updates = posted.slice(switched).flatMap((m) => (m.type === "session" ? m.updates : m.type === "update" ? [m.update] : []));
+  const text = updates.map((u) => ("content" in u && u.content && "text" in u.content ? u.content.text : "")).join("");
+  assert.ok(text.includes("Explain this file") && text.includes("It prints a greeting."), `the prompt and the answer were streamed: ${text}`);
+});
+
 test("sessions: list, load with history, rename, delete", async (t) => {
   if (skip) return t.skip(skip);
   posted.length = 0;
   await chat.handle({ type: "listSessions" });
   const sessions = last("sessions")!.sessions;
-  assert.ok(sessions.length >= 3, `three sessions, got ${sessions.length}`);
+  assert.ok(sessions.length >= 4, `four sessions, got ${sessions.length}`);
   const fixed = sessions.find((s) => s.title.includes("Fix main.go")) ?? sessions.at(-1)!;
 
   await chat.handle({ type: "loadSession", sessionId: fixed.sessionId });
