@@ -528,3 +528,60 @@ func TestMCPConformance(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPTypeScript: the same tools on a small TypeScript project through
+// the real binary, with typescript-language-server and TypeScript 6.
+func TestMCPTypeScript(t *testing.T) {
+	e := newEnv(t)
+	e.prependPath(npmBin(t, "typescript-language-server", "tsc"))
+	e.write("package.json", `{"name": "shop", "private": true}`+"\n")
+	e.write("tsconfig.json", `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`+"\n")
+	e.write("src/price.ts", "/** The price with tax. */\nexport function withTax(cents: number): number {\n  return Math.round(cents * 1.2);\n}\n")
+	e.write("src/cart.ts", "import { withTax } from \"./price\";\n\nexport function total(items: number[]): number {\n  return items.map(withTax).reduce((a, b) => a + b, 0);\n}\n")
+
+	cmd := exec.Command(darmanBin, "mcp")
+	cmd.Dir = e.workspace
+	cmd.Env = e.vars
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s(%v) = %v, %v; stderr: %s", name, args, toolText(res), err, stderr.String())
+		}
+		return toolText(res)
+	}
+
+	// The workspace's diagnostics first, as an agent starts: they open
+	// every file, and tsserver has loaded the whole project when they are
+	// in. (A reference query on a cold tsserver can come back before the
+	// project is loaded and miss the files not yet open.)
+	if text := call("diagnostics", nil); !strings.Contains(text, "2 file(s) checked: 0 error(s)") {
+		t.Errorf("diagnostics =\n%s", text)
+	}
+	if text := call("find_references", map[string]any{"symbol": "withTax", "path": "src/price.ts"}); !strings.Contains(text, "src/cart.ts:1:10") || !strings.Contains(text, "src/cart.ts:4:20") {
+		t.Errorf("find_references withTax =\n%s", text)
+	}
+	if text := call("lookup_symbol", map[string]any{"query": "withTax"}); !strings.Contains(text, "withTax at src/price.ts:2:") {
+		t.Errorf("lookup_symbol withTax =\n%s", text)
+	}
+	broken := "import { withTax } from \"./price\";\n\nexport const label: string = withTax(100);\n"
+	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": broken}); !strings.Contains(text, "src/label.ts:3:14: error [2322]") {
+		t.Errorf("check_source of a number assigned to a string =\n%s", text)
+	}
+	fixed := "import { withTax } from \"./price\";\n\nexport const label: string = String(withTax(100));\n"
+	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": fixed}); !strings.Contains(text, "0 error(s)") {
+		t.Errorf("check_source of the fixed text =\n%s", text)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "src", "label.ts")); !os.IsNotExist(err) {
+		t.Errorf("check_source wrote src/label.ts (stat: %v)", err)
+	}
+}

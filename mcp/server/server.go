@@ -80,11 +80,14 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	ov := newOverlay()
 	pool, err := diagnostics.New(ctx, diagnostics.Options{
-		Root:          opts.Root.Dir,
-		Servers:       opts.Servers,
-		Files:         ov,
-		Env:           opts.Env,
-		Wait:          opts.Wait,
+		Root:    opts.Root.Dir,
+		Servers: opts.Servers,
+		Files:   ov,
+		Env:     opts.Env,
+		Wait:    opts.Wait,
+		// A query on a server still loading the project (tsserver takes
+		// seconds) waits as long as the tool may.
+		QueryTimeout:  opts.ToolTimeout,
 		Children:      opts.Children,
 		ClientVersion: opts.Version,
 		Logger:        log,
