@@ -116,6 +116,7 @@ function stats(xs) {
 async function playTurn(w, plan) {
   return w.page.evaluate(async (plan) => {
     performance.clearMeasures("darman:batch");
+    performance.clearMeasures("darman:save");
     const frames = [];
     let last = performance.now();
     let running = true;
@@ -137,8 +138,12 @@ async function playTurn(w, plan) {
     });
     running = false;
     const wall = performance.now() - start;
+    // Let the last throttled save happen.
+    await new Promise((r) => setTimeout(r, 400));
     const batches = performance.getEntriesByName("darman:batch").map((e) => ({ ms: e.duration, messages: e.detail }));
-    return { wall, frames: frames.slice(1), batches, entries: document.querySelectorAll(".stream .entry").length };
+    const saves = performance.getEntriesByName("darman:save").map((e) => e.duration);
+    const stateBytes = (localStorage.getItem("vscode-state") ?? "").length;
+    return { wall, frames: frames.slice(1), batches, saves, stateBytes, entries: document.querySelectorAll(".stream .entry").length };
   }, plan);
 }
 
@@ -182,6 +187,7 @@ async function main() {
           const history = await loadHistory(w, updates);
           const batch = stats(played.batches.map((b) => b.ms));
           const frame = stats(played.frames);
+          const save = stats(played.saves);
           report.runs.push({
             updates: updates.length,
             bursts: plan.length,
@@ -193,6 +199,9 @@ async function main() {
             wallMs: played.wall,
             entries: played.entries,
             historyLoadMs: history,
+            saves: save.n,
+            saveMs: { p50: save.p50, p95: save.p95, max: save.max },
+            stateBytes: played.stateBytes,
           });
           await w.close();
         }
@@ -216,7 +225,8 @@ async function main() {
         `run ${i + 1}: ${r.updates} updates in ${r.bursts} bursts → ${r.batches} batches (${r.updatesPerBatch.toFixed(1)} updates/batch); ` +
           `batch ms p50 ${f(r.batchMs.p50)} p95 ${f(r.batchMs.p95)} max ${f(r.batchMs.max)} total ${f(r.batchMs.total)}; ` +
           `frame ms p50 ${f(r.frameMs.p50)} p95 ${f(r.frameMs.p95)} max ${f(r.frameMs.max)}, ${r.framesOver50ms} frames > 50 ms; ` +
-          `wall ${f(r.wallMs)} ms; ${r.entries} entries; history load of the same turn ${f(r.historyLoadMs)} ms`,
+          `wall ${f(r.wallMs)} ms; ${r.entries} entries; history load of the same turn ${f(r.historyLoadMs)} ms; ` +
+          `${r.saves} state saves, p50 ${f(r.saveMs.p50)} max ${f(r.saveMs.max)} ms, state ${(r.stateBytes / 1024).toFixed(0)} KB`,
       );
     }
   } finally {

@@ -54,6 +54,7 @@ export class App {
   private timer = 0;
   private saveTimer = 0;
   private batches = 0;
+  private saves = 0;
 
   constructor(
     private root: HTMLElement,
@@ -287,6 +288,7 @@ export class App {
   private saveNow(): void {
     clearTimeout(this.saveTimer);
     this.saveTimer = 0;
+    const start = performance.now();
     const state: State = {
       v: stateVersion,
       sessionId: this.sessionId,
@@ -302,6 +304,9 @@ export class App {
       chips: this.prompt.getChips(),
     };
     this.api.setState(state);
+    // Read by bench/render.mjs: what saving the state costs.
+    performance.measure("darman:save", { start, end: performance.now() });
+    if (++this.saves % 1000 === 0) performance.clearMeasures("darman:save");
   }
 
   private restore(): void {

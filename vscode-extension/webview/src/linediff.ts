@@ -2,7 +2,7 @@
 // would: the shortest edit script between the two texts' lines (Myers'
 // O((N+M)·D) algorithm; only its length is needed). Past maxEdits the middle
 // is counted as all removed and all added rather than spend more time.
-export function lineChanges(oldText: string, newText: string, maxEdits = 4000): { added: number; removed: number } {
+export function lineChanges(oldText: string, newText: string, maxEdits = 1000): { added: number; removed: number } {
   const a = splitLines(oldText);
   const b = splitLines(newText);
   let start = 0;

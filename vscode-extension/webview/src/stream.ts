@@ -117,6 +117,10 @@ export class Stream {
       this.actions.post({ type: "copy", text: code });
       b.classList.add("done");
       b.setAttribute("aria-label", "Copied");
+      window.setTimeout(() => {
+        b.classList.remove("done");
+        b.setAttribute("aria-label", "Copy code");
+      }, 1500);
     } else if (b.getAttribute("data-action") === "insert") {
       this.actions.post({ type: "insertAtCursor", text: code });
     }

@@ -334,6 +334,46 @@ describe("webview stream", { skip }, () => {
     await w.close();
   });
 
+  test("the stream follows its end until the user scrolls up", async () => {
+    w = await open(browser, server.origin);
+    const p = w.page;
+    await p.setViewportSize({ width: 400, height: 300 });
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
+    const gap = () => p.locator(".scroll").evaluate((s) => s.scrollHeight - s.scrollTop - s.clientHeight);
+    for (let i = 0; i < 40; i++) await w.update(S, { sessionUpdate: "agent_message_chunk", content: text(`paragraph ${i}\n\n`) });
+    await p.getByText("paragraph 39").waitFor();
+    await p.waitForFunction(() => {
+      const s = document.querySelector(".scroll");
+      return s.scrollHeight > s.clientHeight * 2 && s.scrollHeight - s.scrollTop - s.clientHeight < 2;
+    });
+    // Scrolled up, the view stays put while text arrives.
+    await p.locator(".scroll").evaluate((s) => (s.scrollTop = 0));
+    await w.settle();
+    for (let i = 40; i < 60; i++) await w.update(S, { sessionUpdate: "agent_message_chunk", content: text(`paragraph ${i}\n\n`) });
+    await p.getByText("paragraph 59").waitFor();
+    await w.settle();
+    assert.equal(await p.locator(".scroll").evaluate((s) => s.scrollTop), 0);
+    assert.ok((await gap()) > 100);
+    // A terminal shows its newest output.
+    await p.locator(".scroll").evaluate((s) => (s.scrollTop = s.scrollHeight));
+    await w.settle();
+    const lines = Array.from({ length: 200 }, (_, i) => `line ${i}`).join("\n");
+    await w.update(S, { sessionUpdate: "tool_call", toolCallId: "t", title: "seq 200", kind: "execute", status: "completed", content: [{ type: "terminal", output: lines }] });
+    const box = p.locator(".terminal-box");
+    await box.waitFor();
+    const visible = await box.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const range = document.createRange();
+      const textNode = el.querySelector(".terminal").firstChild;
+      range.setStart(textNode, textNode.length - 3);
+      range.setEnd(textNode, textNode.length);
+      const last = range.getBoundingClientRect();
+      return last.top >= r.top && last.bottom <= r.bottom + 1 && el.scrollHeight > el.clientHeight;
+    });
+    assert.ok(visible, "the last line of a long output is in view");
+    await w.close();
+  });
+
   test("dark theme variables are followed", async () => {
     w = await open(browser, server.origin, { theme: "dark" });
     const p = w.page;

@@ -103,6 +103,25 @@ describe("webview sessions and state", { skip }, () => {
     await w.close();
   });
 
+  test("a server error says what to do and its button runs the host's command", async () => {
+    const w = await open(browser, server.origin);
+    const p = w.page;
+    await w.send({
+      type: "serverError",
+      message: "darman was not found. Set darman.path or install darman.",
+      action: { label: "Open install docs", command: "darman.openInstallDocs" },
+    });
+    const alert = p.getByRole("alert");
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /darman was not found/);
+    await alert.getByRole("button", { name: "Open install docs" }).click();
+    assert.deepEqual(await w.waitPosted("runCommand"), { type: "runCommand", command: "darman.openInstallDocs" });
+    // Once the server answers, the banner goes.
+    await w.send(ready);
+    await alert.waitFor({ state: "detached" });
+    await w.close();
+  });
+
   test("state comes back after a reload", async () => {
     const w = await open(browser, server.origin);
     const p = w.page;
