@@ -68,6 +68,15 @@ func TestPyright(t *testing.T) {
 		"def f(x: int) -> int:\n    return x\n",
 		"def f(x: int) -> str:\n    return x\n",
 		"main.py: L2: Type \"int\" is not assignable to return type \"str\"")
+
+	// Pyright links each rule's documentation (codeDescription).
+	rep, err := p.DiagnoseText(context.Background(), file, "def f(x: int) -> str:\n    return x\n", 30*time.Second)
+	if err != nil || len(rep.Errors()) != 1 {
+		t.Fatalf("DiagnoseText = %+v, %v", rep, err)
+	}
+	if e := rep.Errors()[0]; e.Code != "reportReturnType" || !strings.HasPrefix(e.CodeHref, "https://") || !strings.Contains(e.CodeHref, "reportReturnType") {
+		t.Fatalf("pyright's error = %+v; want its code and the link to the rule's documentation", e)
+	}
 }
 
 func TestTypeScriptLanguageServer(t *testing.T) {

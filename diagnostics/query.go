@@ -102,8 +102,75 @@ func (p *Pool) open(ctx context.Context, path string) (*entry, *lsp.Client, *lsp
 	if !exists {
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, os.ErrNotExist)
 	}
-	text, _, _ := c.Text(lsp.URIFromPath(path))
+	uri := lsp.URIFromPath(path)
+	p.ready(ctx, e, c, uri)
+	text, _, _ := c.Text(uri)
 	return e, c, lsp.NewMapper(text), nil
+}
+
+// ready waits, at most the server's diagnostics wait, until the server
+// has published diagnostics for the open document's current version.
+// Servers answer queries about a project they are still loading from
+// what they have (typescript-language-server's references then miss the
+// files not open); a server's first diagnostics of a file say it has
+// loaded the project around it. A warm server has them already, and the
+// wait ends at once.
+func (p *Pool) ready(ctx context.Context, e *entry, c *lsp.Client, uri lsp.DocumentURI) {
+	set, err := c.Diagnostics(ctx, uri, lsp.WaitOptions{Wait: p.waitFor(e.srv)})
+	if err == nil && !set.Fresh {
+		p.log.Debug("querying a language server that has not diagnosed the file yet", "server", e.srv.name, "uri", uri)
+	}
+}
+
+// anchor opens a file of the server's language when it has none open, so
+// that servers which only know projects through open files
+// (typescript-language-server) have one to search; then waits for it as
+// ready does. A root without such a file is left as it is.
+func (p *Pool) anchor(ctx context.Context, e *entry, c *lsp.Client) {
+	if c.OpenDocuments() > 0 {
+		return
+	}
+	path := findSource(e.root, e.srv.extensions)
+	if path == "" {
+		return
+	}
+	if exists, err := p.sync(ctx, c, path); err != nil || !exists {
+		return
+	}
+	p.ready(ctx, e, c, lsp.URIFromPath(path))
+}
+
+// maxAnchorScan bounds the directory entries findSource looks at.
+const maxAnchorScan = 5000
+
+// findSource returns a file under root with one of the extensions,
+// shallowest first, skipping hidden directories and node_modules; empty
+// when none is found within maxAnchorScan entries.
+func findSource(root string, exts []string) string {
+	dirs := []string{root}
+	seen := 0
+	for len(dirs) > 0 && seen < maxAnchorScan {
+		dir := dirs[0]
+		dirs = dirs[1:]
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, de := range entries {
+			seen++
+			name := de.Name()
+			if de.IsDir() {
+				if !strings.HasPrefix(name, ".") && name != "node_modules" {
+					dirs = append(dirs, filepath.Join(dir, name))
+				}
+				continue
+			}
+			if de.Type().IsRegular() && slices.Contains(exts, strings.ToLower(filepath.Ext(name))) {
+				return filepath.Join(dir, name)
+			}
+		}
+	}
+	return ""
 }
 
 func toLSP(m *lsp.Mapper, enc lsp.Encoding, pos Position) (lsp.Position, error) {
@@ -182,6 +249,7 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 			errs = append(errs, err)
 			continue
 		}
+		p.anchor(ctx, e, c)
 		found, err := c.WorkspaceSymbols(ctx, query)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", e.srv.name, err))
@@ -264,39 +332,62 @@ func (p *Pool) Resolve(ctx context.Context, name, file, language string) ([]Symb
 	}
 	var out []Symbol
 	if file != "" {
-		syms, err := p.DocumentSymbols(ctx, file)
+		found, err := p.resolveInFile(ctx, file, name, qual, last)
 		if err != nil {
 			return nil, err
 		}
-		var walk func(parent string, list []Symbol)
-		walk = func(parent string, list []Symbol) {
-			for _, s := range list {
-				container := parent
-				if container == "" {
-					container = s.Container
-				}
-				if nameMatches(s.Name, container, name, qual, last) {
-					s.Children = nil
-					out = append(out, s)
-				}
-				walk(s.Name, s.Children)
-			}
-		}
-		walk("", syms)
+		out = found
 	} else {
 		syms, err := p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000})
 		if err != nil {
 			return nil, err
 		}
+		// Servers that leave the container out (typescript-language-server)
+		// get it from the file's outline.
+		outlined := map[string]bool{}
 		for _, s := range syms {
-			if nameMatches(s.Name, s.Container, name, qual, last) {
+			switch {
+			case nameMatches(s.Name, s.Container, name, qual, last):
 				out = append(out, s)
+			case qual != "" && s.Container == "" && !outlined[s.Location.Path] && nameMatches(s.Name, "", last, "", last):
+				outlined[s.Location.Path] = true
+				found, err := p.resolveInFile(ctx, s.Location.Path, name, qual, last)
+				if err != nil {
+					p.log.Debug("resolve: no outline", "path", s.Location.Path, "err", err)
+				}
+				out = append(out, found...)
 			}
 		}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("resolve: no symbol named %q was found", name)
 	}
+	return out, nil
+}
+
+// resolveInFile finds the name among a file's outline, a symbol's parent
+// in the outline counting as its container.
+func (p *Pool) resolveInFile(ctx context.Context, file, name, qual, last string) ([]Symbol, error) {
+	syms, err := p.DocumentSymbols(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	var out []Symbol
+	var walk func(parent string, list []Symbol)
+	walk = func(parent string, list []Symbol) {
+		for _, s := range list {
+			container := parent
+			if container == "" {
+				container = s.Container
+			}
+			if nameMatches(s.Name, container, name, qual, last) {
+				s.Children, s.Container = nil, container
+				out = append(out, s)
+			}
+			walk(s.Name, s.Children)
+		}
+	}
+	walk("", syms)
 	return out, nil
 }
 

@@ -85,6 +85,13 @@ func (c *Client) Text(uri DocumentURI) (text []byte, version int32, ok bool) {
 	return d.text, d.version, true
 }
 
+// OpenDocuments is how many documents are open in the server.
+func (c *Client) OpenDocuments() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.docs)
+}
+
 // WaitOptions bounds a Diagnostics call.
 type WaitOptions struct {
 	// Wait is the longest time to wait for the server; zero returns what

@@ -1,0 +1,144 @@
+package diagnostics
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const greetTS = `/** Greet says hello. */
+export function greet(name: string): string {
+  return "hello " + name;
+}
+
+export class Greeter {
+  constructor(private readonly prefix: string) {}
+
+  /** Say greets with the prefix. */
+  say(name: string): string {
+    return this.prefix + greet(name);
+  }
+}
+`
+
+const useTS = `import { greet, Greeter } from "./greet";
+
+export function use(): string {
+  return greet("x") + new Greeter("> ").say("y");
+}
+`
+
+// tsProject writes a small two-file TypeScript project and returns a pool
+// for it whose typescript server is typescript-language-server.
+func tsProject(t *testing.T) (p *Pool, greet, use string) {
+	t.Helper()
+	env := nodeServerEnv(t, "typescript-language-server")
+	root := t.TempDir()
+	write(t, filepath.Join(root, "tsconfig.json"), `{"compilerOptions": {"strict": true, "noEmit": true}}`)
+	greet = write(t, filepath.Join(root, "greet.ts"), greetTS)
+	use = write(t, filepath.Join(root, "use.ts"), useTS)
+	// A cold tsserver on a loaded machine takes seconds to load the
+	// project; the queries wait for it (see Pool.ready).
+	p, err := New(context.Background(), Options{Root: root, Env: env, Wait: time.Minute, QueryTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, greet, use
+}
+
+func TestTypeScriptQueries(t *testing.T) {
+	p, greet, use := tsProject(t)
+	ctx := context.Background()
+
+	// Nothing is open yet: the workspace query opens a file itself, as
+	// tsserver answers navto only for the projects of open files.
+	syms, err := p.Symbols(ctx, "greet", SymbolQuery{Kinds: []string{"function"}})
+	if err != nil || len(syms) == 0 {
+		t.Fatalf("Symbols(greet) = %+v, %v", syms, err)
+	}
+	if s := syms[0]; s.Name != "greet" || s.Location.Path != greet || s.Location.Start.Line != 2 {
+		t.Fatalf("Symbols(greet)[0] = %+v; want the function on greet.ts line 2", s)
+	}
+
+	// typescript-language-server names no container: the outline does.
+	got, err := p.Resolve(ctx, "Greeter.say", "", "typescript")
+	if err != nil || len(got) != 1 || got[0].Kind != "method" || got[0].Container != "Greeter" || got[0].Location.Path != greet || got[0].Location.Start != (Position{10, 3}) {
+		t.Fatalf("Resolve(Greeter.say) = %+v, %v; want the method at greet.ts:10:3", got, err)
+	}
+	if _, err := p.Resolve(ctx, "Other.say", "", "typescript"); err == nil {
+		t.Fatal("Resolve(Other.say) found something; say is Greeter's")
+	}
+
+	refs, err := p.References(ctx, greet, Position{2, 17}, false)
+	var where []string
+	for _, r := range refs {
+		where = append(where, filepath.Base(r.Path)+":"+strconv.Itoa(r.Start.Line)+":"+strconv.Itoa(r.Start.Column))
+	}
+	slices.Sort(where)
+	if err != nil || !slices.Equal(where, []string{"greet.ts:11:26", "use.ts:1:10", "use.ts:4:10"}) {
+		t.Fatalf("References(greet) = %v, %v; want the call in Greeter.say, the import and the call in use.ts", where, err)
+	}
+
+	defs, err := p.Definition(ctx, use, Position{4, 10})
+	if err != nil || len(defs) != 1 || defs[0].Path != greet || defs[0].Start != (Position{2, 17}) {
+		t.Fatalf("Definition = %+v, %v; want greet.ts:2:17", defs, err)
+	}
+	hover, err := p.Hover(ctx, use, Position{4, 10})
+	if err != nil || !strings.Contains(hover, "greet(name: string): string") || !strings.Contains(hover, "Greet says hello.") {
+		t.Fatalf("Hover = %q, %v", hover, err)
+	}
+
+	edits, err := p.Rename(ctx, greet, Position{2, 17}, "hello")
+	if err != nil || len(edits) != 2 || edits[0].Path != greet || edits[1].Path != use {
+		t.Fatalf("Rename = %+v, %v; want edits to greet.ts and use.ts", edits, err)
+	}
+	if !strings.Contains(edits[0].NewText, "export function hello(name: string)") || !strings.Contains(edits[0].NewText, "this.prefix + hello(name)") {
+		t.Fatalf("Rename's greet.ts:\n%s", edits[0].NewText)
+	}
+	if want := strings.NewReplacer("{ greet,", "{ hello,", "greet(", "hello(").Replace(useTS); edits[1].NewText != want {
+		t.Fatalf("Rename's use.ts:\n%s\nwant\n%s", edits[1].NewText, want)
+	}
+	if disk, _ := os.ReadFile(use); string(disk) != useTS {
+		t.Fatal("Rename wrote to disk")
+	}
+
+	messy := write(t, filepath.Join(filepath.Dir(greet), "messy.ts"), "export  const   x={a:1,b:[1,2]}\nexport function f( a:number ){\nreturn a}\n")
+	formatted, err := p.Format(ctx, messy)
+	if want := "export const x = { a: 1, b: [1, 2] }\nexport function f(a: number) {\n\treturn a\n}\n"; err != nil || formatted != want {
+		t.Fatalf("Format = %q, %v; want %q", formatted, err, want)
+	}
+	if disk, _ := os.ReadFile(messy); !strings.HasPrefix(string(disk), "export  const") {
+		t.Fatal("Format wrote to disk")
+	}
+
+	outline, err := p.DocumentSymbols(ctx, greet)
+	if err != nil || len(outline) != 2 || outline[0].Name != "greet" || outline[1].Name != "Greeter" || outline[1].Kind != "class" {
+		t.Fatalf("DocumentSymbols = %+v, %v", outline, err)
+	}
+	if !slices.ContainsFunc(outline[1].Children, func(s Symbol) bool { return s.Name == "say" && s.Kind == "method" }) {
+		t.Fatalf("Greeter's outline lacks the method say: %+v", outline[1].Children)
+	}
+
+	// An unsaved call with a missing argument: TypeScript's error points
+	// at the parameter in the other file as related information.
+	rep, err := p.DiagnoseText(ctx, use, useTS+"export const none = greet();\n", time.Minute)
+	if err != nil || len(rep.Errors()) != 1 {
+		t.Fatalf("DiagnoseText = %+v, %v; want one error", rep, err)
+	}
+	e := rep.Errors()[0]
+	if e.Line != 6 || e.Code != "2554" || !strings.Contains(e.Message, "Expected 1 arguments, but got 0.") {
+		t.Fatalf("the overlay's error = %+v", e)
+	}
+	if len(e.Related) != 1 || e.Related[0].Location.Path != greet || e.Related[0].Location.Start != (Position{2, 23}) || !strings.Contains(e.Related[0].Message, "An argument for 'name' was not provided.") {
+		t.Fatalf("the error's related information = %+v; want the parameter name at greet.ts:2:23", e.Related)
+	}
+	if disk, _ := os.ReadFile(use); string(disk) != useTS {
+		t.Fatal("DiagnoseText wrote to disk")
+	}
+}
