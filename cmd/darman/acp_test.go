@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -523,4 +524,56 @@ func TestACPWithTheOfficialSDK(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &seen); err != nil || seen.Permissions != 1 || seen.Writes != 1 || seen.Terminals != 1 || seen.Updates < 5 {
 		t.Errorf("the SDK client saw %+v (%v)\nstdout: %s", seen, err, stdout.String())
 	}
+}
+
+// BenchmarkACPStart measures what an ACP client waits for when it starts
+// darman acp: process start to the initialize answer (p50, p99), and the
+// RSS once idle after it and once the first session/new started the agent.
+func BenchmarkACPStart(b *testing.B) {
+	home := b.TempDir()
+	workspace := filepath.Join(home, "project")
+	os.MkdirAll(workspace, 0o755)
+	model := llmtest.Start(b, llmtest.Script{})
+	os.WriteFile(filepath.Join(workspace, "darman.json"), fmt.Appendf(nil,
+		`{"model": "anthropic/claude-sonnet-4-5", "provider": {"anthropic": {"baseURL": %q, "apiKey": "sk-ant-test-0123456789"}}}`, model.URL), 0o644)
+	vars := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config")}
+	var times []time.Duration
+	var idle, idleAnon, session, sessionAnon float64
+	for b.Loop() {
+		cmd := exec.Command(darmanBin, "acp")
+		cmd.Dir = workspace
+		cmd.Env = vars
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		t0 := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		conn := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(stdio{stdout, stdin}, jsonrpc2.PlainObjectCodec{}),
+			jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
+		if err := conn.Call(context.Background(), "initialize", map[string]any{"protocolVersion": 1}, nil); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t0))
+		b.StopTimer()
+		if idle == 0 {
+			time.Sleep(100 * time.Millisecond) // idle: what the runtime does after the answer settles
+			idle, idleAnon = residentMiB(b, cmd.Process.Pid)
+			if err := conn.Call(context.Background(), "session/new", map[string]any{"cwd": workspace, "mcpServers": []any{}}, nil); err != nil {
+				b.Fatal(err)
+			}
+			session, sessionAnon = residentMiB(b, cmd.Process.Pid)
+		}
+		stdin.Close()
+		cmd.Wait()
+		conn.Close()
+		b.StartTimer()
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(times[min(len(times)*99/100, len(times)-1)])/1e6, "p99-ms")
+	b.ReportMetric(idle, "MiB-rss-idle")
+	b.ReportMetric(idleAnon, "MiB-anon-idle")
+	b.ReportMetric(session, "MiB-rss-session")
+	b.ReportMetric(sessionAnon, "MiB-anon-session")
 }
