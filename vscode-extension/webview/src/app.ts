@@ -2,8 +2,10 @@
 // the prompt box to the host. Host messages are queued and handled once per
 // animation frame, in order, so a burst of updates costs one render; what
 // should survive the view being hidden is saved with setState, at most a few
-// times a second.
-import type { ContextChip, HostMessage, PermissionRequest, SessionSummary, SessionUpdate, WebviewMessage, CommandInfo, ModelInfo } from "../../shared/protocol";
+// times a second. Open permission questions are not saved: the host asks
+// them again when the view comes back (webviewReady), and a saved one may
+// have been answered or cancelled meanwhile.
+import type { ContextChip, HostMessage, SessionSummary, SessionUpdate, WebviewMessage, CommandInfo, ModelInfo } from "../../shared/protocol";
 import type { VsCodeApi } from "./api";
 import { button, h } from "./dom";
 import { Header } from "./header";
@@ -20,7 +22,6 @@ type State = {
   sessionId?: string;
   title: string;
   transcript: Saved;
-  permissions: PermissionRequest[];
   models: ModelInfo[];
   model: string;
   commands: CommandInfo[];
@@ -181,11 +182,13 @@ export class App {
         if (this.sessionId === undefined && m.current) this.sessionId = m.current;
         break;
       case "session":
+        // An empty id (the current session was deleted) is an empty panel
+        // whose next prompt starts a session.
         this.pending = false;
-        this.sessionId = m.sessionId;
+        this.sessionId = m.sessionId || undefined;
         this.title = m.title ?? "";
         this.header.setTitle(this.title);
-        this.header.setCurrent(m.sessionId);
+        this.header.setCurrent(this.sessionId);
         this.stream.reset(undefined, Array.isArray(m.updates) ? m.updates : []);
         if (m.state === "running" && !this.stream.transcript.running) this.stream.transcript.state = "running";
         this.stick = true;
@@ -294,7 +297,6 @@ export class App {
       sessionId: this.sessionId,
       title: this.title,
       transcript: this.stream.transcript.save(),
-      permissions: this.permissions.requests(),
       models: this.models,
       model: this.header.model || this.model,
       commands: this.commands,
@@ -329,7 +331,6 @@ export class App {
     this.prompt.setChips(s.chips ?? []);
     this.prompt.setText(s.draft ?? "");
     this.stream.reset(s.transcript && Array.isArray(s.transcript.entries) ? s.transcript : undefined);
-    for (const r of s.permissions ?? []) this.permissions.add(r, false);
     this.updateStatus();
   }
 }

@@ -103,7 +103,7 @@ export class Stream {
         return new NoticeView(() => {
           const text = this.transcript.lastUserText();
           if (text) this.actions.retry(text);
-        });
+        }, this.actions.post);
     }
   }
 
@@ -206,7 +206,10 @@ class UsageView implements View {
 
 class NoticeView implements View {
   el = h("div", { class: "entry notice" });
-  constructor(private retry: () => void) {}
+  constructor(
+    private retry: () => void,
+    private post: Post,
+  ) {}
   update(e: Entry): void {
     if (e.kind === "notice") {
       this.el.className = `entry notice level-${e.level}`;
@@ -224,9 +227,15 @@ class NoticeView implements View {
           h(
             "div",
             { class: "failed-help" },
-            "The cause is in darman's log (Output panel → darman). If the model or its key is wrong, fix it in the settings; otherwise send the prompt again.",
+            "The cause is in darman's log. If the model or its key is wrong, fix it in the settings; otherwise send the prompt again.",
           ),
-          button("Retry", { class: "secondary retry" }, () => this.retry()),
+          h(
+            "div",
+            { class: "failed-actions" },
+            button("Retry", { class: "secondary retry" }, () => this.retry()),
+            button("Show log", { class: "secondary" }, () => this.post({ type: "runCommand", command: "darman.showOutput" })),
+            button("Open settings", { class: "secondary" }, () => this.post({ type: "runCommand", command: "workbench.action.openSettings" })),
+          ),
         ),
       );
     } else if (e.kind === "cancelled") {

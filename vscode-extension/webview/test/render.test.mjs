@@ -137,7 +137,10 @@ describe("webview stream", { skip }, () => {
     await failed.waitFor();
     assert.equal(await failed.getAttribute("role"), "alert");
     assert.match(await failed.innerText(), /The turn failed: 401 unauthorized/);
-    assert.match(await failed.innerText(), /Output panel/);
+    assert.match(await failed.innerText(), /darman's log/);
+    await w.clearPosted();
+    await failed.getByRole("button", { name: "Show log" }).click();
+    assert.deepEqual(await w.waitPosted("runCommand"), { type: "runCommand", command: "darman.showOutput" });
     await w.clearPosted();
     await failed.getByRole("button", { name: "Retry" }).click();
     assert.deepEqual(await w.waitPosted("prompt"), { type: "prompt", text: "Fix the **bug**", context: [], sessionId: S });
