@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/server/acp"
 )
@@ -476,5 +477,109 @@ func TestPromptContent(t *testing.T) {
 	err = e.client.call("session/new", map[string]any{"cwd": "relative/dir", "mcpServers": []any{}}, &res)
 	if err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("a relative cwd: %v", err)
+	}
+}
+
+// TestCancelKillsTheClientsTerminal: cancelling a turn whose command runs
+// in the client's terminal kills and releases that terminal.
+func TestCancelKillsTheClientsTerminal(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[string]int{}
+	killed := make(chan struct{})
+	e := start(t, options{
+		caps:   map[string]any{"terminal": true},
+		script: llmtest.Script{Steps: []llmtest.Step{{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"sleep 1000"}`)}}, {Text: "never"}}},
+		answer: func(method string, params json.RawMessage) (any, error) {
+			mu.Lock()
+			calls[method]++
+			mu.Unlock()
+			switch method {
+			case "session/request_permission":
+				return allowOnce(params), nil
+			case "terminal/create":
+				return map[string]string{"terminalId": "t-sleep"}, nil
+			case "terminal/wait_for_exit":
+				<-killed
+				return map[string]any{"signal": "SIGKILL"}, nil
+			case "terminal/kill":
+				close(killed)
+				return map[string]any{}, nil
+			case "terminal/release":
+				return map[string]any{}, nil
+			}
+			return defaultAnswer(method, params)
+		},
+	})
+	id := e.newSession()
+	done := make(chan string, 1)
+	go func() {
+		var res struct {
+			StopReason string `json:"stopReason"`
+		}
+		e.client.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "sleep"}}}, &res)
+		done <- res.StopReason
+	}()
+	e.client.await(0, "terminal/wait_for_exit", func(n note) bool { return n.Method == "terminal/wait_for_exit" })
+	e.client.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": id})
+	if got := <-done; got != "cancelled" {
+		t.Fatalf("stopReason %q", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls["terminal/kill"] != 1 || calls["terminal/release"] != 1 {
+		t.Errorf("terminal calls: %v", calls)
+	}
+}
+
+// TestWorkspaceCommands: the workspace's .darman/command files are offered
+// after session/new, and a prompt that starts with one runs it expanded.
+func TestWorkspaceCommands(t *testing.T) {
+	e := start(t, options{
+		files: map[string]string{".darman/command/review.md": "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS for bugs, carefully.\n"},
+		script: llmtest.Script{Steps: []llmtest.Step{{Text: "Reviewed."}}},
+	})
+	id := e.newSession()
+	n, _ := e.client.await(0, "available_commands_update", func(n note) bool {
+		return n.Method == "session/update" && strings.Contains(string(n.Params), "available_commands_update")
+	})
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Update    struct {
+			AvailableCommands []struct {
+				Name, Description string
+				Input             *struct{ Hint string }
+			} `json:"availableCommands"`
+		} `json:"update"`
+	}
+	json.Unmarshal(n.Params, &p)
+	cmds := p.Update.AvailableCommands
+	if p.SessionID != id || len(cmds) != 1 || cmds[0].Name != "review" || cmds[0].Description != "Review a file" || cmds[0].Input == nil || cmds[0].Input.Hint != "<file>" {
+		t.Errorf("available_commands_update: %s", n.Params)
+	}
+	e.prompt(id, "/review main.go")
+	if body := string(e.model.ModelCalls()[0].Body); !strings.Contains(body, "Review main.go for bugs, carefully.") {
+		t.Errorf("the command was not expanded:\n%.2000s", body)
+	}
+}
+
+// TestReadOnlyRefusesWritesTheRulesAllow: in read_only mode a write that a
+// rule allows without asking is still refused, by the workspace.
+func TestReadOnlyRefusesWritesTheRulesAllow(t *testing.T) {
+	e := start(t, options{
+		rules: append(permission.Defaults(), permission.Rule{Permission: permission.Edit, Pattern: "*", Action: permission.Allow}),
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("write", `{"path":"c.txt","content":"c\n"}`)}}, {Text: "refused"},
+		}},
+	})
+	id := e.newSession()
+	var empty map[string]any
+	e.client.mustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "read_only"}, &empty)
+	e.prompt(id, "write c")
+	if _, err := os.Stat(filepath.Join(e.root, "c.txt")); err == nil {
+		t.Error("c.txt was written in read_only mode")
+	}
+	calls := e.model.ModelCalls()
+	if body := string(calls[len(calls)-1].Body); !strings.Contains(body, "read-only mode") {
+		t.Errorf("the model was not told the session is read-only:\n%.2000s", body)
 	}
 }
