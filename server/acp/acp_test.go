@@ -535,7 +535,7 @@ func TestCancelKillsTheClientsTerminal(t *testing.T) {
 // after session/new, and a prompt that starts with one runs it expanded.
 func TestWorkspaceCommands(t *testing.T) {
 	e := start(t, options{
-		files: map[string]string{".darman/command/review.md": "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS for bugs, carefully.\n"},
+		files:  map[string]string{".darman/command/review.md": "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $ARGUMENTS for bugs, carefully.\n"},
 		script: llmtest.Script{Steps: []llmtest.Step{{Text: "Reviewed."}}},
 	})
 	id := e.newSession()
