@@ -17,8 +17,11 @@ type entry struct {
 	srv  *server
 	root string
 
-	state     State
-	reason    string
+	state  State
+	reason string
+	// exit and stderr are how the last failed start or crash ended and
+	// the last words of the server's stderr.
+	exit, stderr string
 	lastErr   error // why the last start failed
 	argv      []string
 	client    *lsp.Client
@@ -124,7 +127,11 @@ func (e *entry) start(done chan struct{}) {
 
 	p.mu.Lock()
 	e.argv = argv
+	e.exit, e.stderr = "", ""
 	if err != nil {
+		if proc != nil {
+			e.exit, e.stderr = proc.ending, proc.stderrTail()
+		}
 		e.failures++
 		e.lastErr = err
 		e.state, e.reason = StateFailed, err.Error()
@@ -169,6 +176,7 @@ func (e *entry) explain(err error, proc *process) error {
 		parts = append(parts, hang.Error())
 	}
 	if r := proc.exitReason(); r != "still running" {
+		proc.ending = r
 		parts = append(parts, "the process "+r)
 	}
 	if tail := proc.stderrTail(); tail != "" {
@@ -221,6 +229,7 @@ func (e *entry) watch(c *lsp.Client, proc *process) {
 	e.failures++
 	e.client, e.proc = nil, nil
 	e.state, e.reason = StateCrashed, strings.Join(reason, "; ")
+	e.exit, e.stderr = proc.exitReason(), proc.stderrTail()
 	e.retryAt = time.Now().Add(backoff(p.opts.Backoff, e.failures))
 	st := e.statusLocked()
 	p.mu.Unlock()
@@ -275,9 +284,10 @@ func (e *entry) status() ServerStatus {
 }
 
 func (e *entry) statusLocked() ServerStatus {
-	st := ServerStatus{Name: e.srv.name, Root: e.root, Command: e.argv, State: e.state, Reason: e.reason, Restarts: e.restarts}
+	st := ServerStatus{Name: e.srv.name, Root: e.root, Command: e.argv, State: e.state, Reason: e.reason, Restarts: e.restarts, Extensions: e.srv.extensions}
 	if e.state == StateFailed || e.state == StateCrashed {
 		st.RetryAt = e.retryAt
+		st.Exit, st.Stderr = e.exit, e.stderr
 	}
 	if e.proc != nil {
 		st.PID = e.proc.pid()

@@ -140,9 +140,19 @@ type ServerStatus struct {
 	Root    string   `json:"root,omitempty"`
 	Command []string `json:"command,omitempty"`
 	State   State    `json:"state"`
-	// Reason says why it failed, crashed or is missing.
+	// Reason says why it failed, crashed or is missing, in one line: the
+	// error, how the process ended and its stderr's last lines.
 	Reason string `json:"reason,omitempty"`
-	PID    int    `json:"pid,omitempty"`
+	// Exit is how the process of a failed or crashed server ended
+	// ("exited with status 3", or "killed by" and the signal); empty when it was
+	// still running (it stopped answering) or never started.
+	Exit string `json:"exit,omitempty"`
+	// Stderr is the first and last lines the failed or crashed server
+	// wrote to stderr, joined by " | ".
+	Stderr string `json:"stderr,omitempty"`
+	// Extensions are the file extensions the server handles.
+	Extensions []string `json:"extensions,omitempty"`
+	PID        int      `json:"pid,omitempty"`
 	// Server is the name and version the server gave.
 	Server   string    `json:"server,omitempty"`
 	Restarts int       `json:"restarts,omitempty"`
@@ -352,7 +362,7 @@ func (p *Pool) Status() []ServerStatus {
 		if have[s.name] {
 			continue
 		}
-		st := ServerStatus{Name: s.name, State: StateIdle}
+		st := ServerStatus{Name: s.name, State: StateIdle, Extensions: s.extensions}
 		switch argv, err := s.resolve(p.opts.Root, p.lookPath); {
 		case s.disabled:
 			st.State = StateDisabled
@@ -370,6 +380,37 @@ func (p *Pool) Status() []ServerStatus {
 		return out[i].Root < out[j].Root
 	})
 	return out
+}
+
+// Probe starts, side by side, the server of every language that has a
+// file in the workspace (the shallowest one under Root, as for a
+// workspace symbol search) and returns Status once each has started or
+// failed, or ctx has ended (those still starting say so). Servers whose
+// language has no file in the workspace are not started.
+func (p *Pool) Probe(ctx context.Context) []ServerStatus {
+	var wg sync.WaitGroup
+	for _, s := range p.servers {
+		if s.disabled {
+			continue
+		}
+		file := findSource(p.opts.Root, s.extensions)
+		if file == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, err := p.entryFor(s, file)
+			if err != nil {
+				return
+			}
+			if _, err := e.acquire(ctx); err != nil {
+				p.log.Debug("probing a language server", "server", s.name, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
+	return p.Status()
 }
 
 // lookPath finds a program on the servers' PATH.

@@ -232,6 +232,9 @@ func TestCrashRestartsOnNextUse(t *testing.T) {
 	if !strings.Contains(st.Reason, "exited with status 3") || !strings.Contains(st.Reason, "crashing on textDocument/didChange") {
 		t.Errorf("crash reason = %q; want the exit status and the server's last stderr line", st.Reason)
 	}
+	if st.Exit != "exited with status 3" || !strings.HasSuffix(st.Stderr, "fakels: crashing on textDocument/didChange") {
+		t.Errorf("crash status: exit %q, stderr %q; want them apart too", st.Exit, st.Stderr)
+	}
 
 	// Next use after the backoff starts a new server, which gets the
 	// document opened afresh (so it does not crash: didOpen, not didChange).
@@ -310,6 +313,10 @@ func TestFailedStarts(t *testing.T) {
 		err := p.Touch(ctx, write(t, filepath.Join(root, "a.txt"), "x"))
 		if err == nil || !strings.Contains(err.Error(), "exited with status 2") || !strings.Contains(err.Error(), "no-such-flag") {
 			t.Fatalf("Touch = %v; want the exit status and the server's complaint", err)
+		}
+		st := statusOf(p, "fake")
+		if st.State != StateFailed || st.Exit != "exited with status 2" || !strings.Contains(st.Stderr, "no-such-flag") {
+			t.Fatalf("Status = %+v; want failed, with the exit status and stderr apart", st)
 		}
 	})
 	t.Run("stops reading", func(t *testing.T) {
@@ -406,6 +413,32 @@ func TestIdleServersStop(t *testing.T) {
 	rep, err := p.Diagnostics(context.Background(), file, 10*time.Second)
 	if err != nil || len(rep.Items) != 1 {
 		t.Fatalf("Diagnostics after an idle stop = %+v, %v", rep, err)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	servers := map[string]config.LSP{
+		// A server for files the workspace has, which fails to start.
+		"broken": {Command: []string{fakeLS, "-no-such-flag"}, Extensions: []string{".brk"}},
+		// One for files it does not have.
+		"unused": {Command: []string{fakeLS}, Extensions: []string{".unused"}},
+	}
+	p, root := fakePool(t, Options{Servers: servers})
+	write(t, filepath.Join(root, "sub", "a.txt"), "x")
+	write(t, filepath.Join(root, "b.brk"), "x")
+	write(t, filepath.Join(root, "node_modules", "dep", "c.unused"), "x")
+	byName := map[string]ServerStatus{}
+	for _, st := range p.Probe(context.Background()) {
+		byName[st.Name] = st
+	}
+	if st := byName["fake"]; st.State != StateRunning || st.PID == 0 || st.Root != root {
+		t.Errorf("fake = %+v; want it running for the workspace's .txt file", st)
+	}
+	if st := byName["broken"]; st.State != StateFailed || st.Exit != "exited with status 2" || !strings.Contains(st.Stderr, "no-such-flag") {
+		t.Errorf("broken = %+v; want it failed, with its exit status and stderr", st)
+	}
+	if st := byName["unused"]; st.State != StateIdle || len(st.Command) == 0 {
+		t.Errorf("unused = %+v; want it found but not started (its only file is under node_modules)", st)
 	}
 }
 

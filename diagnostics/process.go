@@ -41,6 +41,9 @@ type process struct {
 	lines  int
 	hang   error
 	onHang func()
+	// ending is how the child ended on its own, when it did before darman
+	// stopped it (see entry.explain).
+	ending string
 	// forget removes the group from the children registry.
 	forget func()
 }
