@@ -22,16 +22,16 @@ type entry struct {
 	// exit and stderr are how the last failed start or crash ended and
 	// the last words of the server's stderr.
 	exit, stderr string
-	lastErr   error // why the last start failed
-	argv      []string
-	client    *lsp.Client
-	proc      *process
-	starting  chan struct{} // closed when the start in progress ends
-	failures  int           // consecutive failed starts and crashes
-	restarts  int
-	retryAt   time.Time
-	lastUsed  time.Time
-	startedAt time.Time
+	lastErr      error // why the last start failed
+	argv         []string
+	client       *lsp.Client
+	proc         *process
+	starting     chan struct{} // closed when the start in progress ends
+	failures     int           // consecutive failed starts and crashes
+	restarts     int
+	retryAt      time.Time
+	lastUsed     time.Time
+	startedAt    time.Time
 }
 
 const maxBackoff = time.Minute
