@@ -583,3 +583,39 @@ func TestReadOnlyRefusesWritesTheRulesAllow(t *testing.T) {
 		t.Errorf("the model was not told the session is read-only:\n%.2000s", body)
 	}
 }
+
+// TestThoughtsPlanAndRefusal: reasoning streams as agent_thought_chunk,
+// the todo tool's plan as plan, and a model's refusal ends the turn with
+// stopReason refusal.
+func TestThoughtsPlanAndRefusal(t *testing.T) {
+	e := start(t, options{script: llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: "plan it", Steps: []llmtest.Step{
+			{Reasoning: "Two steps will do.", ToolCalls: []llmtest.ToolCall{call("todo", `{"todos":[{"content":"read","status":"completed"},{"content":"fix","status":"in_progress","priority":"high"},{"content":"gold-plate","status":"cancelled"}]}`)}},
+			{Text: "Planned."},
+		}},
+		{Match: "something bad", Steps: []llmtest.Step{{Text: "I can't help with that.", Stop: "refusal"}}},
+	}}})
+	id := e.newSession()
+	if stop := e.prompt(id, "plan it"); stop != "end_turn" {
+		t.Fatal(stop)
+	}
+	var thought strings.Builder
+	for _, u := range e.client.updates(0, "agent_thought_chunk") {
+		thought.WriteString(u["content"].(map[string]any)["text"].(string))
+	}
+	if thought.String() != "Two steps will do." {
+		t.Errorf("thought %q", thought.String())
+	}
+	plans := e.client.updates(0, "plan")
+	if len(plans) != 1 {
+		t.Fatalf("plans: %v", plans)
+	}
+	want := `[{"content":"read","priority":"medium","status":"completed"},{"content":"fix","priority":"high","status":"in_progress"}]`
+	if got := toJSON(plans[0]["entries"]); got != want {
+		t.Errorf("plan entries\n got %s\nwant %s", got, want)
+	}
+	other := e.newSession()
+	if stop := e.prompt(other, "something bad"); stop != "refusal" {
+		t.Errorf("stopReason %q, want refusal", stop)
+	}
+}

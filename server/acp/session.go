@@ -372,7 +372,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		return nil, &Error{Code: codeInternalError, Message: "the turn failed: " + msg.Error}
 	case agent.FinishCancelled:
 		return map[string]string{"stopReason": "cancelled"}, nil
-	case agent.FinishLength:
+	case agent.FinishLength, "context_window":
 		return map[string]string{"stopReason": "max_tokens"}, nil
 	case agent.FinishStepLimit:
 		return map[string]string{"stopReason": "max_turn_requests"}, nil
