@@ -3,10 +3,12 @@
 // resource or carry a style attribute the CSP would refuse.
 //
 // A streamed answer grows by small chunks. MarkdownView renders it in
-// segments: everything before the last blank line outside a code fence is
-// settled and rendered once; only the tail after it is rendered again when
-// text arrives. A turn of thousands of chunks so costs about one render of
-// the answer, not one per chunk.
+// segments: everything before the last place where the text can be split
+// without changing its rendering (a blank line or a fence, outside any
+// fence) is settled and rendered once; only the tail after it is rendered
+// again when text arrives, and a tail that is a code block still being
+// written is only a text update. A turn of thousands of chunks so costs
+// about one render of the answer, not one per chunk.
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 import { h } from "./dom";
@@ -72,22 +74,27 @@ export function renderMarkdown(text: string): DocumentFragment {
   for (const pre of Array.from(fragment.querySelectorAll("pre"))) {
     const code = pre.querySelector("code");
     const lang = /language-([\w+#.-]+)/.exec(code?.className ?? "")?.[1] ?? "";
-    const bar = h(
-      "div",
-      { class: "code-bar" },
-      h("span", { class: "code-lang" }, lang),
-      h("button", { type: "button", class: "icon-button", "data-action": "copy", title: "Copy", "aria-label": "Copy code" }, icon("copy")),
-      h(
-        "button",
-        { type: "button", class: "icon-button", "data-action": "insert", title: "Insert at cursor", "aria-label": "Insert code at cursor" },
-        icon("insert"),
-      ),
-    );
-    const frame = h("div", { class: "code-block" });
+    const frame = codeFrame(lang);
     pre.replaceWith(frame);
-    frame.append(bar, pre);
+    frame.append(pre);
   }
   return fragment;
+}
+
+// codeFrame is a code block's frame and bar, the <pre> to be appended.
+function codeFrame(lang: string): HTMLElement {
+  const bar = h(
+    "div",
+    { class: "code-bar" },
+    h("span", { class: "code-lang" }, lang),
+    h("button", { type: "button", class: "icon-button", "data-action": "copy", title: "Copy", "aria-label": "Copy code" }, icon("copy")),
+    h(
+      "button",
+      { type: "button", class: "icon-button", "data-action": "insert", title: "Insert at cursor", "aria-label": "Insert code at cursor" },
+      icon("insert"),
+    ),
+  );
+  return h("div", { class: "code-block" }, bar);
 }
 
 // codeOf finds the code a code-bar button belongs to.
@@ -97,31 +104,50 @@ export function codeOf(button: Element): string | null {
   return (pre.textContent ?? "").replace(/\n$/, "");
 }
 
-const fenceOpen = /^ {0,3}(`{3,}|~{3,})/;
+const fenceOpen = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 const fenceClose = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 
+// opensFence returns the fence a line opens ("```", "~~~~"), or "".
+function opensFence(line: string): string {
+  const m = fenceOpen.exec(line);
+  if (!m) return "";
+  // A backtick fence's info string may not hold a backtick.
+  if (m[1][0] === "`" && m[2].includes("`")) return "";
+  return m[1];
+}
+
+function closesFence(line: string, fence: string): boolean {
+  const m = fenceClose.exec(line);
+  return !!m && m[1][0] === fence[0] && m[1].length >= fence.length;
+}
+
 // stableCut returns the offset of the last place after `from` where text
-// can be split into two markdown documents that render as the whole does:
-// the start of a line that follows a blank line, begins with a non-space
-// (no list continuation, no indented code) and lies outside any fence.
-// `from` must itself be such a place (or 0).
+// can be split into two markdown documents that render as the whole does.
+// Outside a fence, a line starting with a non-space (no list continuation,
+// no indented code) is such a place when it follows a blank line or a
+// closing fence; a fence opening at column 0 is one too, since a fence
+// interrupts whatever came before. `from` must be such a place (or 0).
 export function stableCut(text: string, from: number): number {
   let cut = from;
   let fence = "";
   let prevBlank = false;
+  let afterFence = false;
   let pos = from;
   while (pos < text.length) {
     const nl = text.indexOf("\n", pos);
-    if (!fence && prevBlank && pos > from && !/\s/.test(text[pos])) cut = pos;
+    if (!fence && (prevBlank || afterFence) && pos > from && !/\s/.test(text[pos])) cut = pos;
     if (nl < 0) break; // the last line is still being written
     const line = text.slice(pos, nl);
+    afterFence = false;
     if (fence) {
-      const m = fenceClose.exec(line);
-      if (m && m[1][0] === fence[0] && m[1].length >= fence.length) fence = "";
+      if (closesFence(line, fence)) {
+        fence = "";
+        afterFence = true;
+      }
       prevBlank = false;
     } else {
-      const m = fenceOpen.exec(line);
-      if (m) fence = m[1];
+      fence = opensFence(line);
+      if (fence && pos > from && line[0] !== " ") cut = pos;
       prevBlank = line.trim() === "";
     }
     pos = nl + 1;
@@ -129,11 +155,34 @@ export function stableCut(text: string, from: number): number {
   return cut;
 }
 
+// openFence reports a tail that is one fenced code block still being
+// written: its language and code so far. Such a tail is shown as text,
+// without parsing it again for every chunk.
+function openFence(tail: string): { opener: string; lang: string; code: string } | null {
+  const nl = tail.indexOf("\n");
+  if (nl < 0 || tail[0] === " ") return null;
+  const first = tail.slice(0, nl);
+  const fence = opensFence(first);
+  if (!fence) return null;
+  let pos = nl + 1;
+  while (pos < tail.length) {
+    const end = tail.indexOf("\n", pos);
+    if (end < 0) break;
+    if (closesFence(tail.slice(pos, end), fence)) return null;
+    pos = end + 1;
+  }
+  if (closesFence(tail.slice(pos), fence)) return null;
+  const lang = first.slice(first.indexOf(fence) + fence.length).trim().split(/\s+/)[0] ?? "";
+  return { opener: first, lang, code: tail.slice(nl + 1) };
+}
+
 export class MarkdownView {
   readonly el: HTMLElement;
   private settled = 0;
   private text = "";
   private tail: HTMLElement;
+  // The tail's code element while the tail is an open fence.
+  private open?: { opener: string; code: HTMLElement };
 
   constructor(className: string) {
     this.el = h("div", { class: `markdown ${className}` });
@@ -146,6 +195,7 @@ export class MarkdownView {
     if (!text.startsWith(this.text.slice(0, this.settled))) {
       // Not an append: start over.
       this.settled = 0;
+      this.open = undefined;
       this.el.replaceChildren(this.tail);
     }
     this.text = text;
@@ -155,7 +205,22 @@ export class MarkdownView {
       segment.append(renderMarkdown(text.slice(this.settled, cut)));
       this.el.insertBefore(segment, this.tail);
       this.settled = cut;
+      this.open = undefined;
     }
-    this.tail.replaceChildren(renderMarkdown(text.slice(this.settled)));
+    const tail = text.slice(this.settled);
+    const fence = openFence(tail);
+    if (!fence) {
+      this.open = undefined;
+      this.tail.replaceChildren(renderMarkdown(tail));
+      return;
+    }
+    if (this.open?.opener !== fence.opener) {
+      const code = h("code", { class: fence.lang ? `language-${fence.lang}` : null });
+      const frame = codeFrame(fence.lang);
+      frame.append(h("pre", null, code));
+      this.tail.replaceChildren(frame);
+      this.open = { opener: fence.opener, code };
+    }
+    this.open.code.textContent = fence.code;
   }
 }

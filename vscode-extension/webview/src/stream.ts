@@ -78,7 +78,11 @@ export class Stream {
       this.el.append(view.el);
     }
     view.update(e);
-    if (view instanceof ThoughtView && this.transcript.running) this.lastThought = view;
+    if (view instanceof ThoughtView) {
+      // "Thinking…" only while the turn runs and nothing came after it.
+      if (this.transcript.running) this.lastThought = view;
+      else view.done();
+    }
   }
 
   private create(e: Entry): View {

@@ -264,6 +264,19 @@ describe("webview stream", { skip }, () => {
       "```",
       "~~~",
       "",
+      "Here is the fix:",
+      "```go",
+      "func a() {}",
+      "",
+      "func b() {}",
+      "```",
+      "After the fence, no blank line.",
+      "- item",
+      "```",
+      "not in the item",
+      "````",
+      "``` not`a fence",
+      "",
       "Last line.",
     ].join("\n");
     w = await open(browser, server.origin);
@@ -308,6 +321,25 @@ describe("webview stream", { skip }, () => {
     await w.close();
   });
 
+  test("a code block being written shows as code at once", async () => {
+    w = await open(browser, server.origin);
+    const p = w.page;
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
+    await w.update(S, { sessionUpdate: "agent_message_chunk", content: text("Intro:\n```py\nprint(1)\nprint(") });
+    const code = p.locator(".entry.agent .code-block code");
+    await code.waitFor();
+    assert.equal(await code.textContent(), "print(1)\nprint(");
+    assert.equal(await p.locator(".entry.agent .code-lang").innerText(), "py");
+    assert.equal(await p.locator(".entry.agent p").innerText(), "Intro:");
+    await w.update(S, { sessionUpdate: "agent_message_chunk", content: text("2)\n") });
+    await p.waitForFunction(() => document.querySelector(".entry.agent .code-block code").textContent === "print(1)\nprint(2)\n");
+    await w.update(S, { sessionUpdate: "agent_message_chunk", content: text("```\nDone <b>.") });
+    await p.getByText("Done <b>.").waitFor();
+    assert.equal(await p.locator(".entry.agent .code-block").count(), 1);
+    assert.equal(await p.locator(".entry.agent b").count(), 0);
+    await w.close();
+  });
+
   test("a loaded session replaces the stream", async () => {
     w = await open(browser, server.origin);
     const p = w.page;
@@ -321,14 +353,16 @@ describe("webview stream", { skip }, () => {
       state: "idle",
       updates: [
         { sessionUpdate: "user_message_chunk", content: text("question B") },
+        { sessionUpdate: "agent_thought_chunk", content: text("pondering") },
         { sessionUpdate: "agent_message_chunk", content: text("answer B") },
         { sessionUpdate: "tool_call", toolCallId: "t", title: "ls", kind: "execute", status: "completed" },
       ],
     });
     await p.getByText("answer B").waitFor();
     assert.equal(await p.getByText("from A").count(), 0);
-    assert.equal(await p.locator(".entry").count(), 3);
+    assert.equal(await p.locator(".entry").count(), 4);
     assert.equal(await p.locator(".session-title").innerText(), "B title");
+    assert.equal(await p.locator(".thought-label").innerText(), "Thought", "a thought in history is finished");
     // Updates for a session not shown are ignored.
     await w.update("a", { sessionUpdate: "agent_message_chunk", content: text("late A") });
     await w.update("b", { sessionUpdate: "agent_message_chunk", content: text(" more B") });
