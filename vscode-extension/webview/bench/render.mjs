@@ -4,7 +4,8 @@
 // Chromium in bursts, as darman's notifications arrive. Reports the time the
 // webview spends per update batch (its own performance.measure entries,
 // taken with performance.now()), the frame intervals while the turn plays,
-// and the time to load the same turn as history.
+// the time to load the same turn as history, what saving the state costs,
+// and the batches of a turn that streams one 1,000-line code block.
 //
 //   node vscode-extension/webview/bench/render.mjs [--runs N] [--json]
 import { gzipSync } from "node:zlib";
@@ -86,6 +87,18 @@ export function turn(n = 2000, seed = 1) {
     push({ sessionUpdate: "usage_update", inputTokens: 12000, outputTokens: 400, cacheReadTokens: 9000, cost: 0.012, contextUsed: 21000, contextWindow: 200000 });
   }
   u.length = Math.min(u.length, n - 1);
+  u.push({ sessionUpdate: "state_update", state: "idle" });
+  return u;
+}
+
+// codeTurn is a turn that writes one long file in a code block (1,000
+// lines in 2,000 chunks): the worst case for re-rendering a growing tail.
+export function codeTurn(n = 2000) {
+  const lines = Array.from({ length: 1000 }, (_, i) => `\tx${i} := compute(${i}, "value") // line ${i}\n`).join("");
+  const text = "Here is the whole file:\n```go\n" + lines + "```\nThat is all.\n";
+  const size = Math.ceil(text.length / (n - 2));
+  const u = [{ sessionUpdate: "state_update", state: "running" }];
+  for (let i = 0; i < text.length; i += size) u.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: text.slice(i, i + size) } });
   u.push({ sessionUpdate: "state_update", state: "idle" });
   return u;
 }
@@ -177,6 +190,7 @@ async function main() {
     } else {
       const updates = turn(2000);
       const plan = bursts(updates);
+      const code = codeTurn(2000);
       const browser = await launch();
       try {
         for (let r = 0; r < runs; r++) {
@@ -185,6 +199,10 @@ async function main() {
           await w.settle();
           const played = await playTurn(w, plan);
           const history = await loadHistory(w, updates);
+          await w.send({ type: "session", sessionId: "bench", title: "bench", model: "", state: "idle", updates: [] });
+          await w.settle();
+          const codePlayed = await playTurn(w, bursts(code, 3));
+          const codeBatch = stats(codePlayed.batches.map((b) => b.ms));
           const batch = stats(played.batches.map((b) => b.ms));
           const frame = stats(played.frames);
           const save = stats(played.saves);
@@ -202,6 +220,7 @@ async function main() {
             saves: save.n,
             saveMs: { p50: save.p50, p95: save.p95, max: save.max },
             stateBytes: played.stateBytes,
+            codeBlock: { updates: code.length, batches: codeBatch.n, batchMs: { p50: codeBatch.p50, p95: codeBatch.p95, max: codeBatch.max } },
           });
           await w.close();
         }
@@ -226,7 +245,8 @@ async function main() {
           `batch ms p50 ${f(r.batchMs.p50)} p95 ${f(r.batchMs.p95)} max ${f(r.batchMs.max)} total ${f(r.batchMs.total)}; ` +
           `frame ms p50 ${f(r.frameMs.p50)} p95 ${f(r.frameMs.p95)} max ${f(r.frameMs.max)}, ${r.framesOver50ms} frames > 50 ms; ` +
           `wall ${f(r.wallMs)} ms; ${r.entries} entries; history load of the same turn ${f(r.historyLoadMs)} ms; ` +
-          `${r.saves} state saves, p50 ${f(r.saveMs.p50)} max ${f(r.saveMs.max)} ms, state ${(r.stateBytes / 1024).toFixed(0)} KB`,
+          `${r.saves} state saves, p50 ${f(r.saveMs.p50)} max ${f(r.saveMs.max)} ms, state ${(r.stateBytes / 1024).toFixed(0)} KB; ` +
+          `1,000-line code block in ${r.codeBlock.updates} chunks: ${r.codeBlock.batches} batches, ms p50 ${f(r.codeBlock.batchMs.p50)} p95 ${f(r.codeBlock.batchMs.p95)} max ${f(r.codeBlock.batchMs.max)}`,
       );
     }
   } finally {
