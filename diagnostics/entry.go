@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -294,9 +295,30 @@ func (e *entry) statusLocked() ServerStatus {
 	}
 	if e.client != nil {
 		info := e.client.ServerInfo()
-		st.Server = strings.TrimSpace(info.Name + " " + info.Version)
+		st.Server = strings.TrimSpace(info.Name + " " + shortVersion(info.Version))
 	}
 	return st
+}
+
+// shortVersion reduces a server's version to one short line: gopls sends
+// its whole build information as JSON, whose "Version" is what people
+// want.
+func shortVersion(v string) string {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "{") {
+		var build struct{ Version string }
+		if json.Unmarshal([]byte(v), &build) == nil && build.Version != "" {
+			return build.Version
+		}
+	}
+	if i := strings.IndexAny(v, "\r\n"); i >= 0 {
+		v = v[:i]
+	}
+	const max = 80
+	if len(v) > max {
+		v = v[:max] + "…"
+	}
+	return v
 }
 
 func (e *entry) env() []string {

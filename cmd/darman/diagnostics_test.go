@@ -173,3 +173,93 @@ func lastToolResult(t *testing.T, body []byte) string {
 	}
 	return out.String()
 }
+
+// TestDoctorChecksLanguageServers: plain doctor says which servers are
+// installed without starting any; --check-lsp starts those of the
+// workspace's languages and shows a running gopls, and a server that dies
+// at start with its exit status and its last words, which fails doctor.
+func TestDoctorChecksLanguageServers(t *testing.T) {
+	e := newEnv(t)
+	gopls := goplsPath(t)
+	e.prependPath(filepath.Dir(gopls))
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		e.vars = append(e.vars, v+"="+goEnv(t, v))
+	}
+	broken := e.write(filepath.Join(e.home, "bin", "broken-ls"), "#!/bin/sh\necho 'broken-ls: no toolchain configured' >&2\nexit 7\n")
+	os.Chmod(broken, 0o755)
+	e.write("darman.json", `{"lsp": {"broken": {"command": ["`+broken+`"], "extensions": [".brk"]}}}`)
+	e.write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	e.write("m.go", "package m\n")
+	e.write("sub/x.brk", "x")
+
+	out := e.ok("doctor")
+	for _, want := range []string{"✓ broken: " + broken + "\n", "✓ go: " + gopls + "\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, errs, code := e.run("doctor", "--check-lsp")
+	if code != 1 {
+		t.Fatalf("doctor --check-lsp with a broken server: exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"✓ go: running: gopls v",
+		"✗ broken: failed: ",
+		"the process exited with status 7",
+		"broken-ls: no toolchain configured",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor --check-lsp lacks %q:\n%s", want, out)
+		}
+	}
+	if line := lineWith(out, "python: "); strings.Contains(line, "running") {
+		t.Errorf("python was started without a .py file in the workspace: %s", line)
+	}
+
+	out, _, _ = e.run("doctor", "--check-lsp", "--json")
+	var r struct {
+		LanguageServers []struct{ Name, State, Exit, Stderr string }
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	states := map[string]string{}
+	for _, s := range r.LanguageServers {
+		states[s.Name] = s.State
+		if s.Name == "broken" && (s.Exit != "exited with status 7" || !strings.Contains(s.Stderr, "no toolchain")) {
+			t.Errorf("broken's JSON status = %+v; want its exit and stderr", s)
+		}
+	}
+	if states["go"] != "running" || states["broken"] != "failed" || states["rust"] == "running" {
+		t.Errorf("states = %v", states)
+	}
+	if left := processesIn(e.workspace); len(left) > 0 {
+		t.Errorf("processes still running in the workspace after doctor: %v", left)
+	}
+}
+
+func lineWith(s, part string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, part) {
+			return l
+		}
+	}
+	return ""
+}
+
+// processesIn lists the processes whose working directory is dir or
+// below it (language servers run in their root).
+func processesIn(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}

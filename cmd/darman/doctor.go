@@ -3,17 +3,20 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/samber/lo"
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/diagnostics"
+	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -30,6 +33,9 @@ type check struct {
 type report struct {
 	Version buildInfo `json:"version"`
 	Checks  []check   `json:"checks"`
+	// LanguageServers is each language server's state as the diagnostics
+	// pool sees it (started ones only with --check-lsp).
+	LanguageServers []diagnostics.ServerStatus `json:"languageServers,omitempty"`
 }
 
 func (r *report) add(section, name, status, detail string) {
@@ -41,17 +47,21 @@ func (r *report) failed() bool {
 }
 
 func (a *app) doctorCommand() *cobra.Command {
-	var asJSON, checkModel bool
+	var asJSON, checkModel, checkLSP bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the configuration, data directory, providers and language servers",
 		Long: `doctor reports what darman found: the config files it merged, the data
 directory and the health of the session store, which model providers have a
-key (keys are never printed) and which language servers are on PATH.
-It exits with status 1 when something required is broken.`,
+key (keys are never printed) and which language servers are installed.
+With --check-lsp it starts the language server of each language the
+workspace has files of, and shows whether it runs or why it failed (its
+exit status and the last lines of its stderr).
+It exits with status 1 when something required is broken, or when a
+language server it was asked to start failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r := a.diagnose(cmd.Context(), checkModel)
+			r := a.diagnose(cmd.Context(), checkModel, checkLSP)
 			if asJSON {
 				if err := writeJSON(a.stdout, r); err != nil {
 					return err
@@ -67,10 +77,11 @@ It exits with status 1 when something required is broken.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&checkModel, "check-model", false, "send the model one tiny request to check the provider, key and model")
+	cmd.Flags().BoolVar(&checkLSP, "check-lsp", false, "start the language servers of the workspace's languages and report how each one fares")
 	return cmd
 }
 
-func (a *app) diagnose(ctx context.Context, checkModel bool) *report {
+func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	r := &report{Version: readBuildInfo()}
 	loaded, err := a.config()
 	if err != nil {
@@ -99,11 +110,12 @@ func (a *app) diagnose(ctx context.Context, checkModel bool) *report {
 	c := loaded.Config
 	a.diagnoseStore(ctx, r)
 	a.diagnoseModel(ctx, r, c, checkModel)
-	if root, err := a.workspaceRoot(); err == nil {
-		log, _ := a.logger()
+	root, rootErr := a.workspaceRoot()
+	log, _ := a.logger()
+	if rootErr == nil {
 		diagnoseMCPServers(ctx, r, c, root, log)
 	}
-	diagnoseLanguageServers(r, c)
+	diagnoseLanguageServers(ctx, r, c, root, checkLSP, log)
 	return r
 }
 
@@ -169,27 +181,78 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 	}
 }
 
-func diagnoseLanguageServers(r *report, c config.Config) {
-	langs := make([]string, 0, len(c.LSP))
-	for lang := range c.LSP {
-		langs = append(langs, lang)
+// lspCheckTimeout bounds doctor --check-lsp's wait for the servers'
+// initialize handshakes.
+const lspCheckTimeout = 20 * time.Second
+
+// diagnoseLanguageServers reports each language server as the diagnostics
+// pool resolves it for the workspace (a project's node_modules/.bin, then
+// PATH, with the built-in fallbacks such as basedpyright). With start, the
+// servers of the languages the workspace has files of are started, so a
+// server that is installed but broken shows how it fails.
+func diagnoseLanguageServers(ctx context.Context, r *report, c config.Config, root string, start bool, log *slog.Logger) {
+	const section = "language servers"
+	if root == "" {
+		// No workspace (a bad --workspace, reported elsewhere): what is
+		// installed can still be told, not what the workspace needs.
+		root, start = "/", false
 	}
-	slices.Sort(langs)
-	for _, lang := range langs {
-		ls := c.LSP[lang]
-		switch {
-		case ls.Disabled:
-			r.add("language servers", lang, "missing", "disabled in config")
-		case len(ls.Command) == 0:
-			r.add("language servers", lang, "warn", "no command configured")
-		default:
-			if path, err := exec.LookPath(ls.Command[0]); err == nil {
-				r.add("language servers", lang, "ok", path)
-			} else {
-				r.add("language servers", lang, "missing", ls.Command[0]+" is not on PATH; diagnostics for "+strings.Join(ls.Extensions, " ")+" files are off")
-			}
+	reg := &child.Registry{}
+	defer reg.Close(0)
+	pool, err := diagnostics.New(ctx, diagnostics.Options{
+		Root: root, Servers: c.LSP, StartTimeout: lspCheckTimeout,
+		Children: reg, ClientVersion: readBuildInfo().Version, Logger: log,
+	})
+	if err != nil {
+		r.add(section, "configuration", "fail", err.Error())
+		return
+	}
+	defer pool.Close()
+	var statuses []diagnostics.ServerStatus
+	if start {
+		pctx, cancel := context.WithTimeout(ctx, lspCheckTimeout)
+		statuses = pool.Probe(pctx)
+		cancel()
+	} else {
+		statuses = pool.Status()
+	}
+	r.LanguageServers = statuses
+	for _, st := range statuses {
+		status, detail := languageServerCheck(st, root, start)
+		r.add(section, st.Name, status, detail)
+	}
+}
+
+// languageServerCheck turns a server's state into a doctor line.
+func languageServerCheck(st diagnostics.ServerStatus, root string, started bool) (status, detail string) {
+	exts := strings.Join(st.Extensions, " ")
+	where := ""
+	if st.Root != "" && st.Root != root {
+		where = " for " + st.Root
+	}
+	switch st.State {
+	case diagnostics.StateDisabled:
+		return "missing", "disabled in config"
+	case diagnostics.StateMissing:
+		return "missing", st.Reason + "; diagnostics for " + exts + " files are off"
+	case diagnostics.StateIdle:
+		detail = strings.Join(st.Command, " ")
+		if started {
+			detail += " (not started: the workspace has no " + exts + " files)"
 		}
+		return "ok", detail
+	case diagnostics.StateRunning:
+		name := ""
+		if st.Server != "" {
+			name = st.Server + ", "
+		}
+		return "ok", fmt.Sprintf("running%s: %spid %d, %s", where, name, st.PID, strings.Join(st.Command, " "))
+	case diagnostics.StateStarting:
+		return "warn", fmt.Sprintf("still starting%s after %v: %s", where, lspCheckTimeout, strings.Join(st.Command, " "))
+	case diagnostics.StateFailed, diagnostics.StateCrashed:
+		return "fail", fmt.Sprintf("%s%s: %s", st.State, where, st.Reason)
 	}
+	return "warn", string(st.State) + where
 }
 
 var marks = map[string]string{"ok": "✓", "missing": "·", "warn": "!", "fail": "✗"}
