@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -32,66 +35,152 @@ func midModule(b *testing.B) string {
 	return root
 }
 
-func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) {
-	ctx := context.Background()
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args}); err != nil { // warm
+// measure runs op once to warm it, then once per iteration, and reports
+// the median and the 99th percentile of the iterations' times besides
+// the mean (run with -benchtime Nx, N ≥ 100, for a P99 that means
+// something).
+func measure(b *testing.B, op func() error) {
+	b.Helper()
+	if err := op(); err != nil {
 		b.Fatal(err)
 	}
-	b.ResetTimer()
+	var took []time.Duration
 	for b.Loop() {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			b.Fatalf("%s: %v %v", name, err, res)
+		start := time.Now()
+		if err := op(); err != nil {
+			b.Fatal(err)
 		}
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	ms := func(q float64) float64 {
+		return float64(took[min(len(took)-1, int(q*float64(len(took))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(ms(0.5), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+}
+
+// toolCall is one call of a tool that must succeed.
+func toolCall(cs *mcp.ClientSession, name string, args map[string]any) func() error {
+	return func() error {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if res.IsError {
+			return fmt.Errorf("%s: %s", name, toolText(res))
+		}
+		return nil
 	}
 }
 
-// BenchmarkTools measures each tool through the MCP client over an
-// in-memory transport, and the same query on the pool directly (the
-// "raw" sub-benchmarks), so darman's overhead is their difference.
+func toolText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// goplsMCP starts `gopls mcp` (headless, stdio) in root, for comparison;
+// nil when this gopls has no mcp command.
+func goplsMCP(b *testing.B, root string) *mcp.ClientSession {
+	cmd := exec.Command(goplsPath(b), "mcp")
+	cmd.Dir = root
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Logf("gopls mcp did not start (%v): no comparison", err)
+		return nil
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// BenchmarkTools measures each tool through an MCP client over an
+// in-memory transport; the same query on the pool directly ("raw"), so
+// darman's overhead is their difference; and the nearest tool of
+// `gopls mcp` on the same module ("gopls-mcp", its own gopls, stdio),
+// all in one run over a warm gopls. The "handler" ones call the tool's
+// Go function without MCP, to split the overhead between darman's code
+// and the SDK with its transport.
+//
+//	go test ./mcp/server -run '^$' -bench BenchmarkTools -benchtime 200x
 func BenchmarkTools(b *testing.B) {
 	root := midModule(b)
 	srv, cs := connect(b, root)
+	gm := goplsMCP(b, root)
 	ctx := context.Background()
 	file := filepath.Join(root, "p3", "f2.go")
-	b.Run("lookup_symbol", func(b *testing.B) { benchCall(b, cs, "lookup_symbol", map[string]any{"query": "Func2_3", "limit": 20}) })
-	b.Run("lookup_symbol/raw", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := srv.pool.Symbols(ctx, "Func2_3", diagnostics.SymbolQuery{Limit: 21}); err != nil {
-				b.Fatal(err)
-			}
+	user := filepath.Join(root, "p3", "f0.go")
+	compare := func(name, tool string, args map[string]any) {
+		if gm != nil {
+			b.Run(name+"/gopls-mcp", func(b *testing.B) { measure(b, toolCall(gm, tool, args)) })
 		}
+	}
+
+	b.Run("lookup_symbol", func(b *testing.B) {
+		measure(b, toolCall(cs, "lookup_symbol", map[string]any{"query": "Func2_3", "limit": 20}))
 	})
+	b.Run("lookup_symbol/raw", func(b *testing.B) {
+		measure(b, func() error {
+			_, err := srv.pool.Symbols(ctx, "Func2_3", diagnostics.SymbolQuery{Limit: 21})
+			return err
+		})
+	})
+	b.Run("lookup_symbol/handler", func(b *testing.B) {
+		measure(b, func() error {
+			_, _, err := srv.lookupSymbol(ctx, LookupSymbolInput{Query: "Func2_3", Limit: 20})
+			return err
+		})
+	})
+	compare("lookup_symbol", "go_search", map[string]any{"query": "Func2_3"})
+
 	b.Run("find_references", func(b *testing.B) {
-		benchCall(b, cs, "find_references", map[string]any{"symbol": "Func0_0", "path": "p3/f0.go"})
+		measure(b, toolCall(cs, "find_references", map[string]any{"symbol": "Func0_0", "path": "p3/f0.go"}))
 	})
 	b.Run("find_references/raw", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := srv.pool.References(ctx, filepath.Join(root, "p3", "f0.go"), diagnostics.Position{Line: 8, Column: 6}, false); err != nil {
-				b.Fatal(err)
+		measure(b, func() error {
+			decls, err := srv.pool.Resolve(ctx, "Func0_0", user, "")
+			if err != nil {
+				return err
 			}
-		}
+			_, err = srv.pool.References(ctx, user, decls[0].Location.Start, false)
+			return err
+		})
 	})
-	b.Run("diagnostics", func(b *testing.B) { benchCall(b, cs, "diagnostics", map[string]any{"paths": []string{"p3/f2.go"}}) })
+	compare("find_references", "go_symbol_references", map[string]any{"file": user, "symbol": "Func0_0"})
+
+	b.Run("diagnostics", func(b *testing.B) {
+		measure(b, toolCall(cs, "diagnostics", map[string]any{"paths": []string{"p3/f2.go"}}))
+	})
 	b.Run("diagnostics/raw", func(b *testing.B) {
-		for b.Loop() {
+		measure(b, func() error {
 			if err := srv.pool.Touch(ctx, file); err != nil {
-				b.Fatal(err)
+				return err
 			}
-			if _, err := srv.pool.Diagnostics(ctx, file, 0); err != nil {
-				b.Fatal(err)
-			}
-		}
+			_, err := srv.pool.Diagnostics(ctx, file, 0)
+			return err
+		})
 	})
+	compare("diagnostics", "go_diagnostics", map[string]any{"files": []string{file}})
+
+	// gopls mcp has no tool for unsaved text: no comparison.
 	broken := "package p3\n\nfunc Broken() int {\n\treturn undefinedThing\n}\n"
 	b.Run("check_source", func(b *testing.B) {
-		benchCall(b, cs, "check_source", map[string]any{"path": "p3/new.go", "source": broken})
+		measure(b, toolCall(cs, "check_source", map[string]any{"path": "p3/new.go", "source": broken}))
+	})
+	b.Run("check_source/handler", func(b *testing.B) {
+		measure(b, func() error {
+			_, _, err := srv.checkSource(ctx, CheckSourceInput{Path: "p3/new.go", Source: broken})
+			return err
+		})
 	})
 	b.Run("check_source/raw", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := srv.pool.DiagnoseText(ctx, filepath.Join(root, "p3", "new.go"), broken, 0); err != nil {
-				b.Fatal(err)
-			}
-		}
+		measure(b, func() error {
+			_, err := srv.pool.DiagnoseText(ctx, filepath.Join(root, "p3", "new.go"), broken, 0)
+			return err
+		})
 	})
 }

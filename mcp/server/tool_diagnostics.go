@@ -30,8 +30,30 @@ type Problem struct {
 	EndColumn int    `json:"endColumn"`
 	Severity  string `json:"severity" jsonschema:"error, warning, information or hint"`
 	Code      string `json:"code,omitempty" jsonschema:"the diagnostic's code; explain_diagnostic tells what it means"`
-	Source    string `json:"source,omitempty"`
-	Message   string `json:"message"`
+	// CodeHref is where the server says the code is documented.
+	CodeHref string `json:"codeHref,omitempty" jsonschema:"where the language server says the code is documented"`
+	Source   string `json:"source,omitempty"`
+	Message  string `json:"message"`
+	// Related are the other places the message refers to.
+	Related []RelatedPlace `json:"related,omitempty" jsonschema:"other places the message refers to: a declaration, the other side of a conflict"`
+}
+
+// RelatedPlace is a place a problem refers to and what the server says
+// of it.
+type RelatedPlace struct {
+	Span
+	Message string `json:"message"`
+}
+
+// problem is a pool diagnostic as tools show it; ls gives related
+// places their line of context.
+func (s *Server) problem(ls lines, d diagnostics.Diagnostic) Problem {
+	p := Problem{Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn, Severity: d.Severity,
+		Code: d.Code, CodeHref: d.CodeHref, Source: d.Source, Message: d.Message}
+	for _, r := range d.Related {
+		p.Related = append(p.Related, RelatedPlace{Span: s.span(ls, r.Location), Message: r.Message})
+	}
+	return p
 }
 
 // FileProblems is one file's diagnostics.
@@ -154,6 +176,7 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 
 func (s *Server) fileProblems(r diagnostics.Report, minRank int) FileProblems {
 	fp := FileProblems{Path: s.root.Rel(r.Path), Server: r.Server, Stale: r.Stale, Problems: []Problem{}}
+	ls := lines{}
 	for _, d := range r.Items {
 		if severityRank(d.Severity) > minRank {
 			continue
@@ -161,7 +184,7 @@ func (s *Server) fileProblems(r diagnostics.Report, minRank int) FileProblems {
 		if len(fp.Problems) == maxProblemsPerFile {
 			break
 		}
-		fp.Problems = append(fp.Problems, Problem{Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn, Severity: d.Severity, Code: d.Code, Source: d.Source, Message: d.Message})
+		fp.Problems = append(fp.Problems, s.problem(ls, d))
 	}
 	return fp
 }
@@ -257,6 +280,9 @@ func diagnosticsText(out DiagnosticsOutput) string {
 				code = " [" + p.Code + "]"
 			}
 			fmt.Fprintf(&b, "%s:%d:%d: %s%s: %s\n", f.Path, p.Line, p.Column, p.Severity, code, p.Message)
+			for _, r := range p.Related {
+				fmt.Fprintf(&b, "\tsee %s:%d:%d: %s\n", r.Path, r.Line, r.Column, r.Message)
+			}
 		}
 		if f.Stale {
 			fmt.Fprintf(&b, "%s: the language server did not answer in time; these may be out of date\n", f.Path)

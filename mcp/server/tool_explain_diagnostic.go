@@ -28,8 +28,9 @@ type ExplainDiagnosticOutput struct {
 	Code string `json:"code"`
 	// Source is the tool that uses codes of this shape, when known.
 	Source string `json:"source,omitempty" jsonschema:"which checker uses this code, when darman can tell"`
-	// Link is where the code is documented, when darman knows.
-	Link        string       `json:"link,omitempty" jsonschema:"where the code is documented"`
+	// Link is where the code is documented: the language server's own
+	// link (its codeDescription) when it gave one, else darman's.
+	Link        string       `json:"link,omitempty" jsonschema:"where the code is documented: the language server's link when it gave one"`
 	Explanation string       `json:"explanation"`
 	Occurrences []Occurrence `json:"occurrences" jsonschema:"where the file given has it, with the server's messages"`
 	// Known says whether darman recognised the code at all.
@@ -40,8 +41,9 @@ func (s *Server) addExplainDiagnostic() {
 	addTool(s, &mcp.Tool{
 		Name:  "explain_diagnostic",
 		Title: "What a diagnostic code means",
-		Description: "Says what a diagnostic's code means: which checker uses it, where it is documented, and, given a file " +
-			"that has it, each occurrence with the server's message and description. Says so when the code is not known.",
+		Description: "Says what a diagnostic's code means: which checker uses it, where it is documented (the language server's " +
+			"own link when it gives one), and, given a file that has it, each occurrence with the server's message, the other " +
+			"places the message refers to and the server's description. Says so when the code is not known.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.explainDiagnostic)
 }
@@ -81,7 +83,7 @@ func (s *Server) explainDiagnostic(ctx context.Context, in ExplainDiagnosticInpu
 	if out.Code == "" || len(out.Code) > 200 {
 		return out, "", toolErrorf(CodeInvalidInput, "give the diagnostic's code, as diagnostics or check_source showed it")
 	}
-	source := ""
+	source, href := "", ""
 	if in.Path != "" {
 		file, err := s.root.Resolve(in.Path)
 		if err != nil {
@@ -94,12 +96,16 @@ func (s *Server) explainDiagnostic(ctx context.Context, in ExplainDiagnosticInpu
 		if err != nil {
 			return out, "", err
 		}
+		ls := lines{}
 		for _, d := range r.Items {
 			if d.Code != out.Code || len(out.Occurrences) == 20 {
 				continue
 			}
 			source = d.Source
-			occ := Occurrence{Problem: Problem{Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn, Severity: d.Severity, Code: d.Code, Source: d.Source, Message: d.Message}}
+			if href == "" {
+				href = d.CodeHref
+			}
+			occ := Occurrence{Problem: s.problem(ls, d)}
 			if h, err := s.pool.Hover(ctx, file, positionOf(d.Line, d.Column)); err == nil {
 				occ.Hover = h
 			}
@@ -107,9 +113,20 @@ func (s *Server) explainDiagnostic(ctx context.Context, in ExplainDiagnosticInpu
 		}
 	}
 	out.Source, out.Link, out.Explanation = describeCode(out.Code, source)
-	out.Known = out.Explanation != ""
-	if !out.Known {
-		out.Explanation = "darman does not know this code; the occurrences' messages (give path to a file that has it) are what the language server says about it"
+	switch {
+	case href != "":
+		// The server's own link beats darman's guess from the code's shape.
+		out.Link = href
+		if out.Explanation == "" {
+			out.Explanation = "the language server documents this code at the link; the occurrences' messages say what it means here"
+		}
+		out.Known = true
+	case out.Explanation != "":
+		out.Known = true
+	case in.Path == "":
+		out.Explanation = "darman does not know this code; give path to a file that has it for the language server's messages, its link to the code's documentation if it has one, and its description of each place"
+	default:
+		out.Explanation = "darman does not know this code and the language server gave no link for it; the occurrences' messages and hover text are what it says about it"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", out.Code, out.Explanation)
@@ -118,6 +135,9 @@ func (s *Server) explainDiagnostic(ctx context.Context, in ExplainDiagnosticInpu
 	}
 	for _, o := range out.Occurrences {
 		fmt.Fprintf(&b, "%s:%d:%d: %s\n", in.Path, o.Line, o.Column, o.Message)
+		for _, r := range o.Related {
+			fmt.Fprintf(&b, "\tsee %s:%d:%d: %s\n", r.Path, r.Line, r.Column, r.Message)
+		}
 	}
 	if in.Path != "" && len(out.Occurrences) == 0 {
 		fmt.Fprintf(&b, "%s has no diagnostic with this code now\n", in.Path)
