@@ -619,3 +619,36 @@ func TestThoughtsPlanAndRefusal(t *testing.T) {
 		t.Errorf("stopReason %q, want refusal", stop)
 	}
 }
+
+// TestDismissedQuestionIsARejection: a permission question the client
+// answers "cancelled" (the user closed it) rejects the call, and the turn
+// goes on.
+func TestDismissedQuestionIsARejection(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("write", `{"path":"d.txt","content":"d\n"}`)}}, {Text: "Not written, then."},
+		}},
+		answer: func(method string, params json.RawMessage) (any, error) {
+			if method == "session/request_permission" {
+				return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
+			}
+			return defaultAnswer(method, params)
+		},
+	})
+	id := e.newSession()
+	if stop := e.prompt(id, "write d"); stop != "end_turn" {
+		t.Fatalf("stopReason %q", stop)
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "d.txt")); err == nil {
+		t.Error("d.txt was written after a dismissed question")
+	}
+	failed := false
+	for _, u := range e.client.updates(0, "tool_call_update") {
+		if u["status"] == "failed" {
+			failed = true
+		}
+	}
+	if !failed || len(e.client.all("session/request_permission")) != 1 {
+		t.Errorf("the write did not fail after one question:\n%s", e.client.dump())
+	}
+}

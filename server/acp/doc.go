@@ -13,7 +13,11 @@
 // session/prompt subscribes to the session's events, runs the turn, and
 // sends each event as a session/update (message and thought chunks, tool
 // calls and their updates with diffs, terminals and output, the plan, usage)
-// before it answers with the stop reason. Permission questions the rules
+// before it answers with the stop reason. The updates go out in the order
+// the session's bus gave them, every one before the answer; text deltas may
+// arrive merged (the bus coalesces them for a slow client), nothing else is
+// merged or dropped. session/load sends the stored history the same way,
+// before its answer. Permission questions the rules
 // leave open become session/request_permission, answered according to the
 // session's mode first (ask, accept edits, read only).
 //
