@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,5 +141,87 @@ func TestTypeScriptQueries(t *testing.T) {
 	}
 	if disk, _ := os.ReadFile(use); string(disk) != useTS {
 		t.Fatal("DiagnoseText wrote to disk")
+	}
+}
+
+// ts7Modules is a node_modules holding TypeScript 7 (native, `tsc --lsp`),
+// installed by `make deps` into .cache/ts7; the test skips without it.
+func ts7Modules(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".cache", "ts7", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isExecutable(filepath.Join(dir, ".bin", "tsc")) || !hasTypeScript7(filepath.Dir(dir)) {
+		t.Skip("TypeScript 7 is not installed: run `make deps` (npm install --prefix .cache/ts7 typescript@7)")
+	}
+	return dir
+}
+
+// TestTypeScript7Native: a project whose node_modules has TypeScript 7
+// gets its native language server (tsc --lsp --stdio), not
+// typescript-language-server, and an edit into a type error and back is
+// reported as with the other servers.
+func TestTypeScript7Native(t *testing.T) {
+	modules := ts7Modules(t)
+	root := t.TempDir()
+	if err := os.Symlink(modules, filepath.Join(root, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "tsconfig.json"), `{"compilerOptions": {"strict": true, "noEmit": true}}`)
+	write(t, filepath.Join(root, "greet.ts"), greetTS)
+	file := write(t, filepath.Join(root, "use.ts"), useTS)
+	// PATH without typescript-language-server: the choice must not
+	// depend on what else is installed.
+	p, err := New(context.Background(), Options{Root: root, Wait: time.Minute, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	editIntoErrorAndBack(t, p, file, useTS,
+		strings.Replace(useTS, "export function use(): string {", "export function use(): number {", 1),
+		"use.ts: L4: Type 'string' is not assignable to type 'number'.")
+	st := statusOf(p, "typescript")
+	if want := []string{filepath.Join(root, "node_modules", ".bin", "tsc"), "--lsp", "--stdio"}; !slices.Equal(st.Command, want) || st.State != StateRunning {
+		t.Fatalf("typescript server = %+v; want %v running", st, want)
+	}
+}
+
+// TestTypeScriptServerChoice: the selection without a real TypeScript 7.
+// A project-local tsc (here a script that runs fakels) is used with
+// --lsp --stdio only when node_modules/typescript is version 7 or later.
+func TestTypeScriptServerChoice(t *testing.T) {
+	for _, tt := range []struct {
+		version string
+		native  bool
+	}{{"7.0.2", true}, {"7.1.0-dev.20260707", true}, {"6.0.3", false}, {"", false}} {
+		t.Run("typescript "+tt.version, func(t *testing.T) {
+			root := t.TempDir()
+			argsLog := filepath.Join(root, "args.log")
+			tsc := write(t, filepath.Join(root, "node_modules", ".bin", "tsc"), "#!/bin/sh\necho \"$@\" > "+argsLog+"\nexec "+fakeLS+"\n")
+			os.Chmod(tsc, 0o755)
+			if tt.version != "" {
+				write(t, filepath.Join(root, "node_modules", "typescript", "package.json"), `{"name": "typescript", "version": "`+tt.version+`"}`)
+			}
+			file := write(t, filepath.Join(root, "a.ts"), "let x = 1; // ERROR\n")
+			p, err := New(context.Background(), Options{Root: root, Env: []string{"PATH=" + filepath.Join(root, "empty")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			rep, err := p.Diagnostics(context.Background(), file, 10*time.Second)
+			if !tt.native {
+				if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "typescript-language-server was not found") {
+					t.Fatalf("Diagnostics = %v; want typescript-language-server asked for", err)
+				}
+				return
+			}
+			if err != nil || len(rep.Errors()) != 1 {
+				t.Fatalf("Diagnostics = %+v, %v; want the fake's error", rep, err)
+			}
+			if args, _ := os.ReadFile(argsLog); string(args) != "--lsp --stdio\n" {
+				t.Fatalf("tsc ran with %q; want --lsp --stdio", args)
+			}
+		})
 	}
 }

@@ -1,0 +1,31 @@
+package diagnostics
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestClangd: an edit of a C file into an error and back, against clangd.
+func TestClangd(t *testing.T) {
+	if _, err := exec.LookPath("clangd"); err != nil {
+		t.Skip("clangd is not installed: run `make deps` (apt-get install clangd)")
+	}
+	root := t.TempDir()
+	write(t, filepath.Join(root, "compile_flags.txt"), "-std=c11\n-Wall\n")
+	good := "#include <stddef.h>\n\nint add(int a, int b) {\n    return a + b;\n}\n"
+	file := write(t, filepath.Join(root, "add.c"), good)
+	p, err := New(context.Background(), Options{Root: root, Wait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	editIntoErrorAndBack(t, p, file, good,
+		"#include <stddef.h>\n\nint add(int a, int b) {\n    return a + c;\n}\n",
+		"add.c: L4: Use of undeclared identifier 'c'")
+	if st := statusOf(p, "c"); st.State != StateRunning || st.Root != root {
+		t.Fatalf("clangd = %+v; want it running for the directory with compile_flags.txt", st)
+	}
+}
