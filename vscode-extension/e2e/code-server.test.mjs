@@ -124,8 +124,8 @@ before(async () => {
   fs.writeFileSync(
     path.join(userData, "User", "settings.json"),
     JSON.stringify({
-      "darman.path": path.join(bin, "darman"),
       "workbench.startupEditor": "none",
+      "workbench.secondarySideBar.defaultVisibility": "hidden",
       "workbench.colorTheme": "Default Dark Modern",
       "security.workspace.trust.enabled": false,
       "workbench.tips.enabled": false,
@@ -134,6 +134,10 @@ before(async () => {
       "telemetry.telemetryLevel": "off",
     }),
   );
+  // darman.path is a machine setting: in code-server (a remote window) it
+  // is read from the machine's settings, not the browser user's.
+  fs.mkdirSync(path.join(userData, "Machine"), { recursive: true });
+  fs.writeFileSync(path.join(userData, "Machine", "settings.json"), JSON.stringify({ "darman.path": path.join(bin, "darman") }));
   const port = await freePort();
   fs.writeFileSync(path.join(tmp, "config.yaml"), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   marks = path.join(tmp, "marks.jsonl");
@@ -200,6 +204,15 @@ async function runCommand(title) {
 }
 
 test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed", { skip }, async () => {
+  try {
+    await scenario();
+  } catch (err) {
+    await shot("failure").catch(() => {});
+    throw err;
+  }
+});
+
+async function scenario() {
   // Open main.go so the editor shows it and the panel offers it as context.
   await page.keyboard.press("Control+P");
   const quick = page.locator(".quick-input-widget input");
@@ -208,6 +221,9 @@ test("in code-server: prompt, approve the edit in the panel, open the diff, see 
   await page.locator(".quick-input-list .monaco-list-row", { hasText: "main.go" }).first().waitFor();
   await page.keyboard.press("Enter");
   await page.locator(".monaco-editor .view-lines", { hasText: "undefinedGreeting" }).first().waitFor();
+
+  // The status bar names the model darman's initialize offered.
+  await page.locator(".statusbar-item", { hasText: "anthropic/claude-sonnet-4-5" }).first().waitFor({ timeout: 60_000 });
 
   // Open the panel from the activity bar.
   const clicked = Date.now();
@@ -227,6 +243,7 @@ test("in code-server: prompt, approve the edit in the panel, open the diff, see 
   assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), brokenMain, "nothing written before the answer");
   await allow.click();
 
+  // While the turn runs the status bar item spins; its end stops it.
   // The edit is on disk (saved through the editor) and in the editor.
   await until(() => fs.readFileSync(path.join(workspace, "main.go"), "utf8") === fixedMain, "main.go to hold the fix on disk");
   await page.locator(".monaco-editor .view-lines", { hasText: "hello from darman" }).first().waitFor();
@@ -257,4 +274,4 @@ test("in code-server: prompt, approve the edit in the panel, open the diff, see 
   fs.mkdirSync(artifacts, { recursive: true });
   fs.writeFileSync(path.join(artifacts, "timings.json"), JSON.stringify(timings, null, 2) + "\n");
   console.log(`# e2e timings: ${JSON.stringify(timings)}`);
-});
+}

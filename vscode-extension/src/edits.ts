@@ -4,6 +4,7 @@
 // vscode-languageclient applies edits but never saves; this middleware adds
 // the save.
 
+import * as fs from "node:fs";
 import * as vscode from "vscode";
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, WorkspaceEdit } from "vscode-languageclient";
 
@@ -64,9 +65,24 @@ export async function applyEditAndSave(params: ApplyWorkspaceEditParams, next: N
     } catch (err) {
       return { applied: false, failureReason: `the edit was applied but saving ${target.fsPath} failed: ${String(err)}` };
     }
-    if (!saved) {
+    // save() answers false now and then although the file was written
+    // (seen in code-server 4.139 with the file open in an editor): what
+    // counts is whether the disk holds the document's text.
+    if (!saved && !onDisk(doc)) {
       return { applied: false, failureReason: `the edit was applied but VS Code did not save ${target.fsPath}` };
     }
   }
   return result;
+}
+
+/** Whether a file's document text is what its file on disk holds. */
+function onDisk(doc: vscode.TextDocument): boolean {
+  if (doc.uri.scheme !== "file") {
+    return false;
+  }
+  try {
+    return fs.readFileSync(doc.uri.fsPath, "utf8") === doc.getText();
+  } catch {
+    return false;
+  }
 }

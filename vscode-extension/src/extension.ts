@@ -14,6 +14,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from "vscode-languageclient/node";
+import type { ModelInfo } from "../shared/protocol";
 import { findDarman, NotFoundError } from "./binary";
 import { ChatController, errorText } from "./chat";
 import { configurationAnswer, DarmanOptIns } from "./client";
@@ -170,7 +171,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     c.onRequest("darman/requestPermission", (p, token) => chat.requestPermission(p, token));
     c.onDidChangeState((e) => {
       if (e.newState === State.Running) {
-        const exp = (c.initializeResult?.experimental as { darman?: { models?: []; model?: string } } | undefined)?.darman ?? {};
+        const exp = (c.initializeResult?.capabilities.experimental as { darman?: { models?: ModelInfo[]; model?: string } } | undefined)?.darman ?? {};
         void chat.serverStarted(exp);
       } else if (e.newState === State.Stopped && client === c) {
         chat.serverFailed("darman stopped. Its log is in the darman output channel.", { label: "Restart darman", command: "darman.restart" });

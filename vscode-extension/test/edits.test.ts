@@ -67,6 +67,15 @@ test("a document VS Code will not save answers applied: false with the file name
   assert.equal(fs.readFileSync(a, "utf8"), "package a\n\nvar x = 1\n", "the disk keeps the old text");
 });
 
+test("a save that answers false but wrote the file counts as saved", async () => {
+  testing.reset();
+  const { a } = files();
+  testing.openEditor(a).document.saveFails = "answerFalse";
+  const res = await applyEditAndSave({ edit: { changes: { [pathToFileURL(a).href]: [{ range: line2, newText: "7" }] } } } as never, vscodeApplies as never);
+  assert.deepEqual(res, { applied: true });
+  assert.equal(fs.readFileSync(a, "utf8"), "package a\n\nvar x = 7\n");
+});
+
 test("an edit VS Code refused is answered as it was, and nothing is saved", async () => {
   testing.reset();
   const { a } = files();

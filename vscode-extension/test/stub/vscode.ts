@@ -113,7 +113,8 @@ export class EventEmitter<T> {
 /** A text document backed by a file: edits change `text`, save() writes it. */
 export class TextDocument {
   isDirty = false;
-  saveFails = false;
+  /** "fail": save() writes nothing and answers false; "answerFalse": it writes, then answers false. */
+  saveFails: false | "fail" | "answerFalse" | true = false;
   constructor(
     readonly uri: Uri,
     public text: string,
@@ -122,10 +123,13 @@ export class TextDocument {
     return this.text;
   }
   async save(): Promise<boolean> {
-    if (this.saveFails) {
+    if (this.saveFails === true || this.saveFails === "fail") {
       return false;
     }
     fs.writeFileSync(this.uri.fsPath, this.text);
+    if (this.saveFails === "answerFalse") {
+      return false;
+    }
     this.isDirty = false;
     record.saved.push(this.uri.fsPath);
     return true;
