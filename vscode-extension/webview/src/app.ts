@@ -50,6 +50,7 @@ export class App {
   private sessions: SessionSummary[] = [];
   private pending = false;
   private stick = true;
+  private autoTop = 0; // the scroll position last set to follow the stream
   private queue: HostMessage[] = [];
   private frame = 0;
   private timer = 0;
@@ -77,15 +78,21 @@ export class App {
     this.banner = h("div", { class: "banner", hidden: true });
     this.status = h("div", { class: "turn-status", role: "status", "aria-live": "polite" });
     this.scroller = h("main", { class: "scroll" }, this.stream.el, this.permissions.el);
+    // Follow the end of the stream until the user scrolls up, and again once
+    // they scroll back to the end. A scroll event may come after more text
+    // arrived, so "not at the end" alone does not mean the user moved: only
+    // a position above the one last set here does.
     this.scroller.addEventListener("scroll", () => {
       const s = this.scroller;
-      this.stick = s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+      if (s.scrollHeight - s.scrollTop - s.clientHeight < 40) this.stick = true;
+      else if (s.scrollTop < this.autoTop - 2) this.stick = false;
     });
-    // Follow the end of the stream while the user has not scrolled up. The
-    // observer runs after layout, so reading sizes here forces none (doing
-    // it right after a batch's writes cost more than the writes).
+    // The observer runs after layout, so reading sizes here forces none
+    // (doing it right after a batch's writes cost more than the writes).
     const follow = new ResizeObserver(() => {
-      if (this.stick) this.scroller.scrollTop = this.scroller.scrollHeight;
+      if (!this.stick) return;
+      this.scroller.scrollTop = this.scroller.scrollHeight;
+      this.autoTop = this.scroller.scrollTop;
     });
     follow.observe(this.stream.el);
     follow.observe(this.permissions.el);

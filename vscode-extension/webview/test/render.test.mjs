@@ -383,6 +383,22 @@ describe("webview stream", { skip }, () => {
       const s = document.querySelector(".scroll");
       return s.scrollHeight > s.clientHeight * 2 && s.scrollHeight - s.scrollTop - s.clientHeight < 2;
     });
+    // A scroll event that arrives after more text (the position it reports
+    // is no longer the end) does not stop the following.
+    await p.locator(".stream").evaluate((el) => {
+      const filler = document.createElement("div");
+      filler.className = "entry";
+      filler.textContent = "x";
+      filler.style.height = "400px";
+      el.append(filler);
+      document.querySelector(".scroll").dispatchEvent(new Event("scroll"));
+    });
+    await w.update(S, { sessionUpdate: "notice", level: "info", message: "after the late scroll event" });
+    await p.getByText("after the late scroll event").waitFor();
+    await p.waitForFunction(() => {
+      const s = document.querySelector(".scroll");
+      return s.scrollHeight - s.scrollTop - s.clientHeight < 2;
+    });
     // Scrolled up, the view stays put while text arrives.
     await p.locator(".scroll").evaluate((s) => (s.scrollTop = 0));
     await w.settle();
