@@ -206,6 +206,12 @@ type options struct {
 	// files are written in the workspace (path relative to it → content)
 	// before the server starts.
 	files map[string]string
+	// record keeps the frames on the wire for a transcript (env.wire).
+	record bool
+	// settings are initializationOptions.darman; nil sends none.
+	settings map[string]any
+	// startGate, when set, holds the agent's start until it is closed.
+	startGate chan struct{}
 }
 
 // env is a running server with its client.
@@ -218,6 +224,7 @@ type env struct {
 	client *client
 	exit   chan int
 	conn   net.Conn
+	wire   *wire // with options.record
 }
 
 // defaultAnswer accepts progress tokens and answers everything else with
@@ -262,6 +269,13 @@ func start(t testing.TB, o options) *env {
 	opts.DataDir = e.data
 	opts.Version = "test"
 	opts.Start = func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
+		if o.startGate != nil {
+			select {
+			case <-o.startGate:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		svc, err := session.New(session.Options{
 			Store: st,
 			Models: func(ref string) (llm.Provider, string, error) {
@@ -285,6 +299,10 @@ func start(t testing.TB, o options) *env {
 	}
 	serverEnd, clientEnd := net.Pipe()
 	e.conn = clientEnd
+	if o.record {
+		e.wire = newWire(clientEnd)
+		clientEnd = e.wire
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { e.exit <- srv.Serve(ctx, serverEnd) }()
 
@@ -314,12 +332,16 @@ func start(t testing.TB, o options) *env {
 			caps["experimental"] = map[string]any{"darman": o.optIns}
 		}
 		var res json.RawMessage
-		c.mustCall("initialize", map[string]any{
+		params := map[string]any{
 			"processId":        os.Getpid(),
 			"rootUri":          fileURI(e.root),
 			"capabilities":     caps,
 			"workspaceFolders": []map[string]string{{"uri": fileURI(e.root), "name": "root"}},
-		}, &res)
+		}
+		if o.settings != nil {
+			params["initializationOptions"] = map[string]any{"darman": o.settings}
+		}
+		c.mustCall("initialize", params, &res)
 		c.notify("initialized", map[string]any{})
 	}
 	return e

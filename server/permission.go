@@ -121,9 +121,6 @@ func (s *Server) ask(ctx context.Context, req permission.Request) (permission.Re
 	t := turnOf(ctx)
 	if t != nil {
 		q.session, q.turnID = t.session, t.id
-		if t.progress != nil {
-			t.progress.report("waiting for your permission: " + describe(req))
-		}
 	}
 	s.questions.add(q)
 	defer s.questions.remove(q.id)

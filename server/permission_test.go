@@ -44,7 +44,7 @@ func answerShowMessage(choice string) answerFunc {
 		json.Unmarshal(params, &p)
 		for _, a := range p.Actions {
 			if strings.HasPrefix(a.Title, choice) {
-				return a, nil
+				return map[string]string{"title": a.Title}, nil
 			}
 		}
 		return nil, errors.New("no action " + choice)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -148,6 +149,16 @@ func (r *relay) handle(e agent.Event) {
 				title = e.Tool.Name
 			}
 			t.progress.report("running " + title)
+		}
+		// Reported here, in the session's order, rather than by the asker:
+		// the tool's "running" must not come after it.
+		if t != nil && t.progress != nil && e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
+			p := e.Permission
+			what := p.Title
+			if what == "" {
+				what = p.Permission + " " + strings.Join(p.Subjects, ", ")
+			}
+			t.progress.report("waiting for your permission: " + what)
 		}
 	}
 	if !last {

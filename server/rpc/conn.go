@@ -351,8 +351,11 @@ func (c *Conn) cancelRequest(ctx context.Context, jc *jsonrpc2.Conn, id jsonrpc2
 	if f == nil {
 		return
 	}
+	// Claim the answer before cancelling, so that the handler, returning
+	// at once with the context's error, does not answer first.
+	answer := f.replied.CompareAndSwap(false, true)
 	f.cancel()
-	if f.replied.CompareAndSwap(false, true) {
+	if answer {
 		c.reply(ctx, jc, id, f.method, nil, Errorf(CodeRequestCancelled, "%s was cancelled by the client", f.method))
 	}
 }
