@@ -487,7 +487,8 @@ func TestACPMalformedInput(t *testing.T) {
 // TestACPWithTheOfficialSDK runs server/acp/testdata/sdk_client.mjs: the
 // official ACP TypeScript SDK (@agentclientprotocol/sdk, installed by
 // `make deps`) as the client, checking darman's messages against its
-// schema, through the scenario of TestACPScenario.
+// schema (every message darman writes is checked against the SDK's zod
+// schemas of protocol version 1), through the scenario of TestACPScenario.
 func TestACPWithTheOfficialSDK(t *testing.T) {
 	sdk, _ := filepath.Abs("../../.cache/npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js")
 	if _, err := os.Stat(sdk); err != nil {
@@ -520,8 +521,9 @@ func TestACPWithTheOfficialSDK(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the SDK client failed: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
 	}
-	var seen struct{ Permissions, Writes, Terminals, Updates int }
-	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &seen); err != nil || seen.Permissions != 1 || seen.Writes != 1 || seen.Terminals != 1 || seen.Updates < 5 {
+	var seen struct{ Permissions, Writes, Terminals, Updates, Checked int }
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &seen); err != nil || seen.Permissions != 1 || seen.Writes != 1 || seen.Terminals != 1 ||
+		seen.Updates < 5 || seen.Checked < seen.Updates {
 		t.Errorf("the SDK client saw %+v (%v)\nstdout: %s", seen, err, stdout.String())
 	}
 }

@@ -12,11 +12,14 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 
 const acp = await import(pathToFileURL(process.env.ACP_SDK).href);
+// The SDK's own zod schemas of protocol version 1, to check every message
+// darman sends on the wire (a handler only sees what the SDK accepted).
+const z = await import(pathToFileURL(join(dirname(process.env.ACP_SDK), "..", "schema", "zod.gen.js")).href);
 const workspace = process.env.WORKSPACE;
 
 const failures = [];
@@ -29,6 +32,39 @@ const darman = spawn(process.env.DARMAN_BIN, ["acp"], {
   stdio: ["pipe", "pipe", "inherit"],
 });
 const exited = new Promise((resolve) => darman.on("exit", (code) => resolve(code)));
+
+// Every line darman writes, checked against the schema of its method.
+const schemaOf = {
+  "session/update": z.zSessionNotification,
+  "session/request_permission": z.zRequestPermissionRequest,
+  "fs/read_text_file": z.zReadTextFileRequest,
+  "fs/write_text_file": z.zWriteTextFileRequest,
+  "terminal/create": z.zCreateTerminalRequest,
+  "terminal/output": z.zTerminalOutputRequest,
+  "terminal/wait_for_exit": z.zWaitForTerminalExitRequest,
+  "terminal/kill": z.zKillTerminalRequest,
+  "terminal/release": z.zReleaseTerminalRequest,
+};
+const wire = { checked: 0 };
+let partial = "";
+darman.stdout.on("data", (chunk) => {
+  const lines = (partial + chunk.toString("utf8")).split("\n");
+  partial = lines.pop();
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    const m = JSON.parse(line);
+    check(m.jsonrpc === "2.0", "a message without jsonrpc 2.0: " + line);
+    if (!m.method) continue;
+    const schema = schemaOf[m.method];
+    if (!schema) {
+      failures.push("darman sent a method the client does not know: " + m.method);
+      continue;
+    }
+    const r = schema.safeParse(m.params);
+    if (!r.success) failures.push(m.method + " does not match the schema: " + JSON.stringify(r.error.issues) + " in " + line);
+    wire.checked++;
+  }
+});
 
 const seen = { permissions: 0, writes: {}, terminals: [], updates: [] };
 
@@ -127,7 +163,13 @@ const result = await app.connectWith(stream, async (ctx) => {
   const set = await ctx.request("session/set_config_option", { sessionId: first.sessionId, configId: "mode", value: "default" });
   check(set.configOptions.some((o) => o.id === "mode" && o.currentValue === "default"), "set_config_option: " + JSON.stringify(set));
 
-  return { permissions: seen.permissions, writes: Object.keys(seen.writes).length, terminals: seen.terminals.length, updates: seen.updates.length };
+  return {
+    permissions: seen.permissions,
+    writes: Object.keys(seen.writes).length,
+    terminals: seen.terminals.length,
+    updates: seen.updates.length,
+    checked: wire.checked,
+  };
 });
 
 darman.stdin.end();
