@@ -105,22 +105,31 @@ async function until(what, ok) {
   }
 }
 
+// valid checks an answer of darman's against the schema of its method.
+const valid = (schema, answer, what) => {
+  const r = schema.safeParse(answer);
+  check(r.success, what + " does not match the schema: " + JSON.stringify(r.error && r.error.issues));
+};
+
 const result = await app.connectWith(stream, async (ctx) => {
   const init = await ctx.request("initialize", {
     protocolVersion: acp.PROTOCOL_VERSION,
     clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
     clientInfo: { name: "darman-sdk-test", version: "1.0.0" },
   });
+  valid(z.zInitializeResponse, init, "initialize");
   check(init.protocolVersion === 1, "protocolVersion " + init.protocolVersion);
   check(init.agentCapabilities.loadSession === true, "loadSession is not offered");
 
   // A turn with a permission, a write through the client and the terminal.
   const first = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+  valid(z.zNewSessionResponse, first, "session/new");
   check(first.modes && first.modes.currentModeId === "default", "modes: " + JSON.stringify(first.modes));
   const turn = await ctx.request("session/prompt", {
     sessionId: first.sessionId,
     prompt: [{ type: "text", text: "write and test" }],
   });
+  valid(z.zPromptResponse, turn, "session/prompt");
   check(turn.stopReason === "end_turn", "stopReason " + turn.stopReason);
   const out = join(workspace, "out.txt");
   check(seen.writes[out] === "from darman\n", "fs/write_text_file: " + JSON.stringify(seen.writes));
@@ -146,7 +155,7 @@ const result = await app.connectWith(stream, async (ctx) => {
 
   // Load the first session again: its history comes before the answer.
   const before = seen.updates.length;
-  await ctx.request("session/load", { sessionId: first.sessionId, cwd: workspace, mcpServers: [] });
+  valid(z.zLoadSessionResponse, await ctx.request("session/load", { sessionId: first.sessionId, cwd: workspace, mcpServers: [] }), "session/load");
   const replay = () => seen.updates.slice(before).filter((n) => n.sessionId === first.sessionId).map((n) => n.update);
   await until("the replayed prompt", () =>
     replay().some((u) => u.sessionUpdate === "user_message_chunk" && u.content.text === "write and test"),
@@ -157,10 +166,12 @@ const result = await app.connectWith(stream, async (ctx) => {
   check(replay().filter((u) => u.sessionUpdate === "tool_call").length === 2, "the load did not replay the two tool calls");
 
   const list = await ctx.request("session/list", { cwd: workspace });
+  valid(z.zListSessionsResponse, list, "session/list");
   check(list.sessions.length === 2, "session/list: " + JSON.stringify(list));
 
   await ctx.request("session/set_mode", { sessionId: first.sessionId, modeId: "read_only" });
   const set = await ctx.request("session/set_config_option", { sessionId: first.sessionId, configId: "mode", value: "default" });
+  valid(z.zSetSessionConfigOptionResponse, set, "session/set_config_option");
   check(set.configOptions.some((o) => o.id === "mode" && o.currentValue === "default"), "set_config_option: " + JSON.stringify(set));
 
   return {
