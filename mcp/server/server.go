@@ -145,27 +145,79 @@ func (e *envelope) stamp() { e.SchemaVersion = SchemaVersion }
 type handler[In, Out any] func(ctx context.Context, in In) (Out, string, error)
 
 // addTool registers a tool whose input schema has each field's example
-// (the `example` tag, JSON) and whose calls are bounded by ToolTimeout,
-// with errors classified into codes.
+// (the `example` tag, JSON) and whose output schema is Out's, and whose
+// calls are bounded by ToolTimeout, with errors classified into codes.
+//
+// It registers a raw handler rather than the SDK's typed one: the
+// arguments are validated against the schema and decoded once, and the
+// output, typed by construction, is marshalled once, not marshalled,
+// decoded, validated and marshalled again as the SDK does for any type
+// (that round trip was most of darman's time per call). Marshalling it
+// here also lets the text rendering be cut to what the result's budget
+// leaves (see capResult).
 func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
-	t.InputSchema = inputSchema[In]()
-	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+	in := inputSchema[In]()
+	resolved, err := in.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("input schema of %s: %v", t.Name, err)) // a programming error, found by every test
+	}
+	outSchema, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("output schema of %s: %v", t.Name, err))
+	}
+	t.InputSchema, t.OutputSchema = in, outSchema
+	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, cancel := context.WithTimeout(ctx, s.opts.ToolTimeout)
 		defer cancel()
 		start := time.Now()
-		out, text, err := h(ctx, in)
+		args, err := decodeArguments[In](resolved, req.Params.Arguments)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		out, text, err := h(ctx, args)
 		if err != nil {
 			te := classify(ctx, err)
 			s.log.Debug("mcp tool failed", "tool", t.Name, "code", te.Code, "err", te.Message)
-			var zero Out
-			return nil, zero, te
+			return errorResult(te), nil
 		}
 		if st, ok := any(&out).(interface{ stamp() }); ok {
 			st.stamp()
 		}
+		data, err := json.Marshal(out)
+		if err != nil {
+			return errorResult(toolErrorf(CodeInternal, "encoding the result: %v", err)), nil
+		}
 		s.log.Debug("mcp tool", "tool", t.Name, "took", time.Since(start))
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: capText(text)}}}, out, nil
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: capResult(text, len(data))}},
+			StructuredContent: json.RawMessage(data),
+		}, nil
 	})
+}
+
+// decodeArguments checks a call's arguments against the input schema and
+// decodes them; what does not fit is MCP-INVALID-INPUT, saying why.
+func decodeArguments[In any](resolved *jsonschema.Resolved, raw json.RawMessage) (In, error) {
+	var in In
+	m := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return in, toolErrorf(CodeInvalidInput, "the arguments are not a JSON object (%v): see the tool's input schema", err)
+		}
+	}
+	if err := resolved.Validate(m); err != nil {
+		return in, toolErrorf(CodeInvalidInput, "validating the arguments: %v (see the tool's input schema)", err)
+	}
+	if len(m) > 0 {
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return in, toolErrorf(CodeInvalidInput, "decoding the arguments: %v (see the tool's input schema)", err)
+		}
+	}
+	return in, nil
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 }
 
 // inputSchema is the schema the SDK would infer for In, with each
@@ -194,18 +246,28 @@ func inputSchema[In any]() *jsonschema.Schema {
 	return sch
 }
 
-// maxText caps a result's text rendering (about 20k tokens).
-const maxText = 80_000
+// maxResult bounds a result's size in bytes, its structured content and
+// text together: about 25k tokens. Each tool caps how many items it
+// lists so that its structured content stays under it.
+const maxResult = 100_000
 
-func capText(s string) string {
-	if len(s) <= maxText {
-		return s
+// minText is the least of the text rendering kept however large the
+// structured content is.
+const minText = 8_000
+
+// capResult cuts the text rendering of a result whose structured
+// content takes structured bytes, at a line, to what the budget leaves,
+// with a note.
+func capResult(text string, structured int) string {
+	room := max(maxResult-structured, minText)
+	if len(text) <= room {
+		return text
 	}
-	cut := strings.LastIndex(s[:maxText], "\n")
+	cut := strings.LastIndex(text[:room], "\n")
 	if cut < 0 {
-		cut = maxText
+		cut = room
 	}
-	return s[:cut] + "\n... (cut here: narrow the query for the rest)"
+	return text[:cut] + "\n... (cut here to stay within the result's size: the structured content has the whole answer; narrow the query for a shorter one)"
 }
 
 // recoverPanics turns a panic in any handler into JSON-RPC -32603; the

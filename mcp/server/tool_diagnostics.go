@@ -162,16 +162,75 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 			return out, "", toolErrorf(CodeNoServer, "%s", reason)
 		}
 	}
+	var all []FileProblems
+	total := 0
 	for _, r := range reports {
 		fp := s.fileProblems(r, minRank)
 		for _, p := range fp.Problems {
 			out.Counts.add(p.Severity)
 		}
+		total += len(fp.Problems)
+		all = append(all, fp)
+	}
+	listed := capProblems(all, maxProblems)
+	for _, fp := range all {
 		if len(fp.Problems) > 0 || fp.Stale {
 			out.Files = append(out.Files, fp)
 		}
 	}
+	if listed < total {
+		note := fmt.Sprintf("%d of %d problems listed, the most severe first (the counts are complete): ask for severity error or name fewer files for the rest", listed, total)
+		if out.Note != "" {
+			out.Note += "; "
+		}
+		out.Note += note
+	}
 	return out, diagnosticsText(out), nil
+}
+
+// maxProblems caps the problems one diagnostics answer lists, so that it
+// stays well under 25k tokens.
+const maxProblems = 200
+
+// capProblems keeps at most limit problems across files, dropping the
+// least severe first, then the last files' errors; it returns how many
+// are kept.
+func capProblems(files []FileProblems, limit int) int {
+	total := 0
+	for _, f := range files {
+		total += len(f.Problems)
+	}
+	if total <= limit {
+		return total
+	}
+	// The least severe rank that still fits whole.
+	keep := -1
+	for rank := range severities {
+		n := 0
+		for _, f := range files {
+			for _, p := range f.Problems {
+				if severityRank(p.Severity) <= rank {
+					n++
+				}
+			}
+		}
+		if n > limit {
+			break
+		}
+		keep = rank
+	}
+	listed := 0
+	for i := range files {
+		var ps []Problem
+		for _, p := range files[i].Problems {
+			if severityRank(p.Severity) <= max(keep, 0) && listed < limit {
+				ps = append(ps, p)
+				listed++
+			}
+		}
+		files[i].Problems = append([]Problem{}, ps...)
+	}
+	return listed
 }
 
 func (s *Server) fileProblems(r diagnostics.Report, minRank int) FileProblems {

@@ -12,7 +12,7 @@ import (
 type FindReferencesInput struct {
 	Symbol string `json:"symbol" jsonschema:"the name: Foo, pkg.Foo (package name or path) or T.M (a method or field of T)" example:"\"config.Load\""`
 	Path   string `json:"path,omitempty" jsonschema:"a file, relative to the project root, whose declarations are searched first" example:"\"internal/config/config.go\""`
-	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many references (default 200, at most 1000)" example:"50"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many references (default 100, at most 300)" example:"50"`
 }
 
 // FindReferencesOutput is the find_references tool's output.
@@ -38,10 +38,10 @@ func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (Fi
 	out := FindReferencesOutput{Declarations: []SymbolInfo{}, References: []Span{}}
 	limit := in.Limit
 	switch {
-	case limit < 0 || limit > 1000:
-		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to 1000, or leave it out for 200", limit)
+	case limit < 0 || limit > 300:
+		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to 300 (scope with path for fewer), or leave it out for 100", limit)
 	case limit == 0:
-		limit = 200
+		limit = 100
 	}
 	decls, err := s.resolve(ctx, in.Symbol, in.Path)
 	if err != nil {

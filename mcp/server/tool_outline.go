@@ -36,8 +36,8 @@ type OutlineOutput struct {
 	Note    string        `json:"note,omitempty"`
 }
 
-// maxOutline caps the nodes of an outline.
-const maxOutline = 2000
+// maxOutline caps the nodes of an outline (within a result's budget).
+const maxOutline = 500
 
 func (s *Server) addOutline() {
 	addTool(s, &mcp.Tool{

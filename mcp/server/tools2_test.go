@@ -1,9 +1,14 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestListImportsAndExplainAgainstGopls(t *testing.T) {
@@ -79,5 +84,80 @@ func TestExplainDiagnosticFromTheServer(t *testing.T) {
 	text, isErr = call(t, cs, "check_source", map[string]any{"path": "a/dup2.go", "source": "package a\n\nfunc Once() {}\n\nfunc Once() {}\n"}, &cs2)
 	if isErr || len(cs2.Problems) == 0 || cs2.Problems[len(cs2.Problems)-1].CodeHref == "" {
 		t.Fatalf("check_source of a redeclaration = %+v, %q", cs2, text)
+	}
+}
+
+// TestResultsStayWithinBudget: a project with more problems than one
+// answer lists gets the errors first, complete counts and a note, and a
+// result of at most about 25k tokens.
+func TestResultsStayWithinBudget(t *testing.T) {
+	root := goModule(t)
+	_, cs := connect(t, root)
+	// 30 files of 10 unused variables (errors) each: 300 errors.
+	for f := range 30 {
+		var src strings.Builder
+		fmt.Fprintf(&src, "package c\n\nfunc F%d() {\n", f)
+		for v := range 10 {
+			fmt.Fprintf(&src, "\tunused%d := %d\n", v, v)
+		}
+		src.WriteString("}\n")
+		writeFile(t, filepath.Join(root, "c", fmt.Sprintf("f%d.go", f)), src.String())
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{"paths": []string{"c"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("diagnostics = %v, %v", res, err)
+	}
+	var out DiagnosticsOutput
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	listed := 0
+	for _, f := range out.Files {
+		listed += len(f.Problems)
+	}
+	// (gopls may stop short of 300 in one package: what matters is more
+	// than the cap.)
+	if out.Counts.Error <= maxProblems || listed != maxProblems || !strings.Contains(out.Note, fmt.Sprintf("%d of %d problems listed", maxProblems, out.Counts.Error)) {
+		t.Fatalf("counts %+v, %d listed, note %q", out.Counts, listed, out.Note)
+	}
+	if size := len(data) + len(toolText(res)); size > maxResult {
+		t.Errorf("the result takes %d bytes; the budget is %d", size, maxResult)
+	}
+}
+
+func TestCapProblemsKeepsTheMostSevere(t *testing.T) {
+	p := func(sev string) Problem { return Problem{Severity: sev} }
+	files := []FileProblems{
+		{Path: "a", Problems: []Problem{p("hint"), p("warning"), p("error")}},
+		{Path: "b", Problems: []Problem{p("warning"), p("error"), p("information")}},
+	}
+	if n := capProblems(files, 4); n != 4 {
+		t.Fatalf("kept %d; want 4", n)
+	}
+	for _, f := range files {
+		for _, pr := range f.Problems {
+			if pr.Severity != "error" && pr.Severity != "warning" {
+				t.Errorf("%s kept a %s over a more severe problem", f.Path, pr.Severity)
+			}
+		}
+	}
+	files = []FileProblems{{Path: "a", Problems: []Problem{p("error"), p("error"), p("error")}}}
+	if n := capProblems(files, 2); n != 2 || len(files[0].Problems) != 2 {
+		t.Fatalf("errors alone over the cap: kept %d (%v)", n, files[0].Problems)
+	}
+}
+
+func TestCapResultCutsTheTextAtALine(t *testing.T) {
+	text := strings.Repeat("0123456789\n", 10_000) // 110 kB
+	got := capResult(text, 50_000)
+	if len(got) > maxResult-50_000+200 || !strings.HasSuffix(got, "narrow the query for a shorter one)") || !strings.HasSuffix(strings.SplitN(got, "\n...", 2)[0], "0123456789") {
+		t.Fatalf("capResult left %d bytes ending %q", len(got), got[len(got)-120:])
+	}
+	if got := capResult(text, 200_000); len(got) > minText+200 {
+		t.Errorf("with a structured content over the budget the text keeps %d bytes; want about %d", len(got), minText)
+	}
+	if got := capResult("short", 99_000); got != "short" {
+		t.Errorf("a short text was cut: %q", got)
 	}
 }
