@@ -74,4 +74,9 @@ func (l *languageServers) Problems(ctx context.Context, path string) (string, js
 	return strings.TrimRight(b.String(), "\n"), meta, nil
 }
 
+// Status is each language server's live state, for darman.status: running
+// (server, version, pid), failed or crashed (reason, exit, stderr, next
+// try), not installed, disabled, or idle (found, not started yet).
+func (l *languageServers) Status() []diagnostics.ServerStatus { return l.pool.Status() }
+
 func (l *languageServers) Close() error { return l.pool.Close() }
