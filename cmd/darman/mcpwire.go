@@ -78,13 +78,22 @@ func mcpProtocolCache(cfg config.Config) string {
 	return filepath.Join(cfg.DataDir, "mcp", "protocols.json")
 }
 
+// mcpFilesDir is where images that MCP tools return are saved, by
+// session.
+func mcpFilesDir(cfg config.Config) string {
+	if cfg.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(cfg.DataDir, "mcp", "files")
+}
+
 // startMCP starts the configured MCP servers and waits for them, for a
 // front that runs one turn (darman run): it returns the tools of the ready
 // servers, and an error only when a required server failed. Optional
 // failures are logged. The caller closes the manager.
 func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime, log *slog.Logger) (*client.Manager, []tool.Tool, error) {
 	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: rt.children, Gate: rt.gate, Sampler: rt.sampler,
-		Version: readBuildInfo().Version, ProtocolCache: mcpProtocolCache(cfg)})
+		Version: readBuildInfo().Version, ProtocolCache: mcpProtocolCache(cfg), FilesDir: mcpFilesDir(cfg)})
 	if len(cfg.MCPServers) == 0 {
 		return m, nil, nil
 	}

@@ -145,6 +145,9 @@ func (b *binding) ensure(ctx context.Context) (*catalog, error) {
 			b.state, b.failure, b.conn, b.cat = StateReady, nil, cat.conn, cat
 		}
 		b.mu.Unlock()
+		if f == nil {
+			cat.conn.adopt()
+		}
 		close(ch)
 		if f != nil {
 			b.log.Warn("mcp server failed", "class", string(f.Class), "error", f.Message)
@@ -256,10 +259,18 @@ func (b *binding) clientOptions(c *conn) *mcp.ClientOptions {
 		},
 	}
 	if b.def.SamplingMaxTokens > 0 && b.m.opts.Sampler != nil {
-		opts.CreateMessageHandler = b.sample
+		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			ctx, cancel := c.bound(ctx, b.m.ctx)
+			defer cancel()
+			return b.sample(ctx, req)
+		}
 	}
 	if b.m.opts.Gate != nil {
-		opts.ElicitationHandler = b.elicit
+		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			ctx, cancel := c.bound(ctx, b.m.ctx)
+			defer cancel()
+			return b.elicit(ctx, req)
+		}
 		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 	}
 	return opts

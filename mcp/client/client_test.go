@@ -270,6 +270,44 @@ func TestProtocolCacheSkipsTheProbeNextRun(t *testing.T) {
 	}
 }
 
+// Cancelling a call (the user stops the turn) tells the server with
+// notifications/cancelled, and the server stays usable.
+func TestCancelledCallNotifiesTheServer(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "marks")
+	d := fake(t, "s", "ok")
+	d.Env["DARMAN_FAKE_MARK"] = mark
+	m, _ := newManager(t, d)
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := m.Tools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := find(t, tools, "s_hang").Run(ctx, (&recorder{}).env(), json.RawMessage(`{}`))
+		done <- err
+	}()
+	waitFor(t, "the server to start the call", func() bool {
+		data, _ := os.ReadFile(mark)
+		return strings.Contains(string(data), "hanging")
+	})
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run = %v; want the context's cancellation", err)
+	}
+	waitFor(t, "the server to see notifications/cancelled", func() bool {
+		data, _ := os.ReadFile(mark)
+		return strings.Contains(string(data), "cancelled")
+	})
+	res, err := find(t, tools, "s_echo").Run(context.Background(), (&recorder{}).env(), json.RawMessage(`{"text":"still here"}`))
+	if err != nil || !strings.HasPrefix(res.Output, "echo: still here") {
+		t.Errorf("after the cancelled call: %+v, %v", res, err)
+	}
+}
+
 func TestDuplicateNamesAcrossServersAreRefused(t *testing.T) {
 	m, _ := newManager(t, fake(t, "a_b", "ok"), func() client.Definition { d := fake(t, "a", "ok"); d.Allow = []string{"b_*"}; return d }())
 	_ = m.Wait(context.Background())

@@ -36,6 +36,37 @@ type conn struct {
 	closing atomic.Bool
 	dead    chan struct{} // closed when the session has ended
 	once    sync.Once
+
+	// adopted is closed once the connection's first catalog is the
+	// binding's, stopped once close began: a tools/list_changed that
+	// arrives during the handshake waits for the one, or gives up on the
+	// other.
+	adopted     chan struct{}
+	adoptOnce   sync.Once
+	stopped     chan struct{}
+	stoppedOnce sync.Once
+}
+
+func newConn() *conn {
+	return &conn{dead: make(chan struct{}), adopted: make(chan struct{}), stopped: make(chan struct{}), started: time.Now()}
+}
+
+func (c *conn) adopt() { c.adoptOnce.Do(func() { close(c.adopted) }) }
+
+// bound is ctx, also ended when the connection is being closed or life
+// ends: a server's request to darman (a human's answer, a model call) must
+// not hold the connection open, since closing waits for it.
+func (c *conn) bound(ctx, life context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-c.stopped:
+		case <-life.Done():
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx, cancel
 }
 
 func (c *conn) isDead() bool {
@@ -52,6 +83,7 @@ func (c *conn) isDead() bool {
 func (c *conn) close() {
 	c.once.Do(func() {
 		c.closing.Store(true)
+		c.stoppedOnce.Do(func() { close(c.stopped) })
 		if c.cs != nil {
 			c.cs.Close()
 		}
@@ -124,14 +156,9 @@ func spawn(d Definition, children *child.Registry, log *slog.Logger) (*conn, mcp
 		errR.Close()
 		return nil, nil, &Failure{Class: FailureSpawn, Message: fmt.Sprintf("starting %q: %v", d.Command, err)}
 	}
-	c := &conn{
-		cmd:     cmd,
-		stdin:   inW,
-		exited:  make(chan struct{}),
-		dead:    make(chan struct{}),
-		started: time.Now(),
-		stderr:  newStderrLog(errR, log, d.secrets()),
-	}
+	c := newConn()
+	c.cmd, c.stdin, c.exited = cmd, inW, make(chan struct{})
+	c.stderr = newStderrLog(errR, log, d.secrets())
 	c.unregister = children.Add(cmd.Process.Pid, "mcp: "+d.Name)
 	go func() {
 		cmd.Wait()
@@ -146,7 +173,7 @@ func spawn(d Definition, children *child.Registry, log *slog.Logger) (*conn, mcp
 // remote prepares a connection to a remote server.
 func remote(d Definition) (*conn, mcp.Transport) {
 	hc := &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: d.Headers}}
-	c := &conn{dead: make(chan struct{}), started: time.Now()}
+	c := newConn()
 	if d.SSE {
 		return c, sseTransport{&mcp.SSEClientTransport{Endpoint: d.URL, HTTPClient: hc}}
 	}

@@ -29,14 +29,19 @@ type echoIn struct {
 	Text string `json:"text"`
 }
 
-func fakeServer(mode string) {
+// fakeMark appends a line to the file DARMAN_FAKE_MARK names, for tests
+// that count what the server saw.
+func fakeMark(line string) {
 	if mark := os.Getenv("DARMAN_FAKE_MARK"); mark != "" {
-		// One line per start, for tests that count spawns.
 		if f, err := os.OpenFile(mark, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-			fmt.Fprintln(f, "start")
+			fmt.Fprintln(f, line)
 			f.Close()
 		}
 	}
+}
+
+func fakeServer(mode string) {
+	fakeMark("start") // one line per spawn
 	switch mode {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: no config")
@@ -86,7 +91,11 @@ func newFake() *mcp.Server {
 		return nil, nil
 	})
 	s.AddTool(&mcp.Tool{Name: "hang", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// The client's notifications/cancelled ends ctx; say so for tests
+		// that check it was sent.
+		fakeMark("hanging")
 		<-ctx.Done()
+		fakeMark("cancelled")
 		return nil, ctx.Err()
 	})
 	s.AddTool(&mcp.Tool{Name: "slow_then_add", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -26,6 +26,9 @@ type Options struct {
 	Gate Gate
 	// Version is darman's version, sent to servers; "" sends "dev".
 	Version string
+	// FilesDir is where images returned by tools are saved, one
+	// directory per session; "" keeps them only in the result.
+	FilesDir string
 	// ProtocolCache is a file remembering which servers speak only
 	// initialize, so later runs skip the server/discover probe for them
 	// (see the package doc); "" remembers for this Manager's life only.
@@ -317,6 +320,13 @@ func (m *Manager) watch(b *binding, c *conn) {
 
 func (m *Manager) goRefresh(b *binding, c *conn) {
 	m.spawn(func() {
+		select {
+		case <-c.adopted:
+		case <-c.stopped:
+			return
+		case <-m.ctx.Done():
+			return
+		}
 		ctx, cancel := context.WithTimeout(m.ctx, b.def.startupTimeout())
 		defer cancel()
 		b.refreshCatalog(ctx, c)

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -151,7 +154,43 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 			return t.errResult(fmt.Sprintf("mcp server %s: %s", def.Name, scrub(err.Error(), t.b.secrets))), nil
 		}
 	}
-	return convert(t.name, res), nil
+	out := convert(t.name, res)
+	if dir := t.b.m.opts.FilesDir; dir != "" && len(out.Attachments) > 0 {
+		var session string
+		if env != nil {
+			session = string(env.SessionID)
+		}
+		saveImages(&out, dir, session, def.Name)
+	}
+	return out, nil
+}
+
+// saveImages writes a result's images under dir/<session>/ and says where
+// in the text, so the user can open them and a model that reads no images
+// still knows they exist; the attachments keep their data for models that
+// do.
+func saveImages(out *tool.Result, dir, session, server string) {
+	if session == "" {
+		session = "no-session"
+	}
+	dir = filepath.Join(dir, sanitize(session))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	stamp := time.Now().UnixNano()
+	for i := range out.Attachments {
+		a := &out.Attachments[i]
+		ext := ".bin"
+		if exts, _ := mime.ExtensionsByType(a.MIME); len(exts) > 0 {
+			ext = exts[len(exts)-1]
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%s-%d-%d%s", sanitize(server), stamp, i+1, ext))
+		if os.WriteFile(path, a.Data, 0o600) != nil {
+			continue
+		}
+		a.Name = path
+		out.Output = strings.Replace(out.Output, fmt.Sprintf("[image %s attached]", a.MIME), fmt.Sprintf("[image %s saved to %s]", a.MIME, path), 1)
+	}
 }
 
 // convert turns a call's result into what the model reads: text items
