@@ -31,7 +31,10 @@ type State = {
   chips: ContextChip[];
 };
 
+// Saving serializes the state: often when idle (the draft), less while a
+// turn streams.
 const saveDelay = 300;
+const saveDelayRunning = 1000;
 const hiddenFlushDelay = 250;
 
 export class App {
@@ -292,7 +295,7 @@ export class App {
 
   private save(): void {
     if (this.saveTimer) return;
-    this.saveTimer = window.setTimeout(() => this.saveNow(), saveDelay);
+    this.saveTimer = window.setTimeout(() => this.saveNow(), this.stream.transcript.running ? saveDelayRunning : saveDelay);
   }
 
   private saveNow(): void {

@@ -38,6 +38,8 @@ export type Entry = { id: number } & (
 
 export type Saved = { entries: Entry[]; state: TurnState | "" };
 
+const savedEntries = 200;
+
 const chunkKinds = {
   user_message_chunk: "user",
   agent_message_chunk: "agent",
@@ -66,8 +68,15 @@ export class Transcript {
     }
   }
 
+  // save returns what the webview keeps across being hidden: the last
+  // savedEntries entries, without the tools' raw input (an edit's input
+  // repeats its diff). It only has to paint the view until the host sends
+  // the session's history again, so it stays small enough to write often.
   save(): Saved {
-    return { entries: this.entries, state: this.state };
+    const entries = this.entries.slice(-savedEntries).map((e) =>
+      e.kind === "tool" && e.call.rawInput !== undefined ? { ...e, call: { ...e.call, rawInput: undefined } } : e,
+    );
+    return { entries, state: this.state };
   }
 
   get running(): boolean {

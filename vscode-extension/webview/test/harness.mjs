@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildWebview } from "../build.mjs";
 
-export const chromiumPath = "/usr/bin/chromium";
+export const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 
 // skip is the reason these tests cannot run here, or false.
 export const skip = existsSync(chromiumPath)

@@ -120,6 +120,21 @@ describe("webview sessions and state", { skip }, () => {
     await w.close();
   });
 
+  test("the saved stream keeps the last 200 entries", async () => {
+    const w = await open(browser, server.origin);
+    const p = w.page;
+    await w.send({ type: "session", sessionId: "s1", title: "", model: "", state: "idle", updates: [] });
+    const notices = Array.from({ length: 250 }, (_, i) => ({ sessionUpdate: "notice", level: "info", message: `notice ${i}` }));
+    await w.update("s1", ...notices);
+    await p.getByText("notice 249").waitFor();
+    await p.waitForFunction(() => JSON.parse(localStorage.getItem("vscode-state") ?? "{}").transcript?.entries?.length === 200);
+    await p.reload();
+    await p.getByText("notice 249").waitFor();
+    assert.equal(await p.locator(".entry").count(), 200);
+    assert.equal(await p.locator(".entry").first().innerText(), "notice 50");
+    await w.close();
+  });
+
   test("a server error says what to do and its button runs the host's command", async () => {
     const w = await open(browser, server.origin);
     const p = w.page;
