@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // FuzzResolve checks that no path escapes the root and none panics.
@@ -36,15 +38,37 @@ func FuzzResolve(f *testing.F) {
 	})
 }
 
-// FuzzToolArguments decodes arbitrary arguments as the SDK does and runs
-// the validation each tool does before reaching a language server.
+// decodes is decodeArguments with In's real schema, for the fuzzer.
+func decodes[In any](t *testing.T, args string) {
+	t.Helper()
+	if _, err := decodeArguments[In](schemaOf[In](t), json.RawMessage(args)); err != nil {
+		var te *ToolError
+		if !errors.As(err, &te) || te.Code != CodeInvalidInput {
+			t.Fatalf("decoding %T from %q failed without MCP-INVALID-INPUT: %v", *new(In), args, err)
+		}
+	}
+}
+
+// FuzzToolArguments decodes arbitrary arguments as every tool does
+// (schema, then Go type: a refusal is MCP-INVALID-INPUT, never a panic)
+// and runs the validation each tool does before reaching a language
+// server.
 func FuzzToolArguments(f *testing.F) {
-	for _, s := range []string{`{"query":"Foo","limit":3}`, `{"path":"../x","source":"\xff"}`, `{"symbol":"","new_name":"1x"}`, `{"paths":["a",".."],"severity":"loud"}`, `{"code":""}`, `null`, `[]`} {
+	for _, s := range []string{`{"query":"Foo","limit":3}`, `{"path":"../x","source":"\xff"}`, `{"symbol":"","new_name":"1x"}`, `{"paths":["a",".."],"severity":"loud"}`, `{"code":""}`, `null`, `[]`, `{"limit":1e400}`, `{"apply":"yes"}`, `{"Query":"x"}`, `"x"`, ``} {
 		f.Add(s)
 	}
 	root, _ := filepath.EvalSymlinks(f.TempDir())
 	s := &Server{root: Root{Dir: root}, overlay: newOverlay()}
 	f.Fuzz(func(t *testing.T, args string) {
+		decodes[DiagnosticsInput](t, args)
+		decodes[CheckSourceInput](t, args)
+		decodes[LookupSymbolInput](t, args)
+		decodes[FindReferencesInput](t, args)
+		decodes[RenameSymbolInput](t, args)
+		decodes[FormatSourceInput](t, args)
+		decodes[ExplainDiagnosticInput](t, args)
+		decodes[OutlineInput](t, args)
+
 		var rn RenameSymbolInput
 		if json.Unmarshal([]byte(args), &rn) == nil && !identifier.MatchString(rn.NewName) {
 			if _, _, err := s.renameSymbol(context.Background(), rn); err == nil || !strings.HasPrefix(err.Error(), "MCP-") {
@@ -113,4 +137,42 @@ func TestUnifiedDiff(t *testing.T) {
 	if got := unifiedDiff("f", "a", "b"); got != "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n" {
 		t.Fatalf("no final newline:\n%s", got)
 	}
+}
+
+func TestDecodeArguments(t *testing.T) {
+	resolved := schemaOf[LookupSymbolInput](t)
+	in, err := decodeArguments[LookupSymbolInput](resolved, json.RawMessage(`{"query":"Foo","kinds":["function"],"limit":3}`))
+	if err != nil || in.Query != "Foo" || in.Limit != 3 || len(in.Kinds) != 1 {
+		t.Fatalf("good arguments = %+v, %v", in, err)
+	}
+	for args, want := range map[string]string{
+		`{"query":3}`:                 "validating the arguments",
+		`{"query":"x","extra":1}`:     "validating the arguments",
+		`{"Query":"x"}`:               "validating the arguments",
+		`[]`:                          "not a JSON object",
+		`{"query":"x","limit":1.5}`:   "validating the arguments",
+		`{"query":"x","limit":1e400}`: "",
+	} {
+		_, err := decodeArguments[LookupSymbolInput](resolved, json.RawMessage(args))
+		if err == nil || !strings.HasPrefix(err.Error(), "MCP-INVALID-INPUT: ") || !strings.Contains(err.Error(), want) {
+			t.Errorf("decoding %s = %v; want MCP-INVALID-INPUT with %q", args, err, want)
+		}
+	}
+	// No arguments at all are an empty object: the schema decides.
+	if _, err := decodeArguments[DiagnosticsInput](schemaOf[DiagnosticsInput](t), nil); err != nil {
+		t.Errorf("no arguments for diagnostics: %v", err)
+	}
+	if _, err := decodeArguments[LookupSymbolInput](resolved, nil); err == nil || !strings.Contains(err.Error(), "query") {
+		t.Errorf("no arguments for lookup_symbol (query is required) = %v", err)
+	}
+}
+
+// schemaOf is In's input schema, resolved.
+func schemaOf[In any](t *testing.T) *jsonschema.Resolved {
+	t.Helper()
+	r, err := inputSchema[In]().Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
