@@ -52,6 +52,7 @@ export class App {
   private commands: CommandInfo[] = [];
   private sessions: SessionSummary[] = [];
   private pending = false;
+  private statusLabel: string | undefined;
   private stick = true;
   private autoTop = 0; // the scroll position last set to follow the stream
   private queue: HostMessage[] = [];
@@ -266,12 +267,14 @@ export class App {
     const t = this.stream.transcript;
     const waiting = t.state === "requires_action" || this.permissions.requests().length > 0;
     const busy = this.pending || t.running;
+    const label = !busy ? "" : waiting ? "Waiting for your answer" : this.pending ? "Sending…" : "Working…";
+    // Called after every batch: touch the DOM only on a change, so the
+    // spinner keeps turning and screen readers hear each state once.
+    if (label === this.statusLabel) return;
+    this.statusLabel = label;
     this.status.replaceChildren();
     this.status.classList.toggle("busy", busy);
-    if (busy) {
-      const label = waiting ? "Waiting for your answer" : this.pending ? "Sending…" : "Working…";
-      this.status.append(h("span", { class: "spinner", "aria-hidden": "true" }), h("span", null, label));
-    }
+    if (busy) this.status.append(h("span", { class: "spinner", "aria-hidden": "true" }), h("span", null, label));
     this.prompt.setRunning(busy);
   }
 

@@ -1,5 +1,5 @@
 // The stream: the transcript's entries as DOM, updated in place. apply()
-// takes a batch of updates (main.ts gathers one per animation frame), folds
+// takes a batch of updates (app.ts gathers one per animation frame), folds
 // them into the transcript, then renders each entry the batch touched once.
 import type { SessionUpdate, WebviewMessage } from "../../shared/protocol";
 import { button, formatCount, h } from "./dom";
@@ -55,10 +55,6 @@ export class Stream {
       this.lastThought = undefined;
     }
     this.markBusy();
-  }
-
-  isEmpty(): boolean {
-    return this.transcript.entries.length === 0;
   }
 
   private lastEntryId(): number {

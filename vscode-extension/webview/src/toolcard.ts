@@ -29,6 +29,7 @@ export class ToolCard {
   private body: HTMLElement;
   private input?: HTMLDetailsElement;
   private slots: { item: ToolContent; el: HTMLElement }[] = [];
+  private lastHead = "";
   private lastLocations = "";
   private lastInput: unknown;
 
@@ -42,11 +43,18 @@ export class ToolCard {
   }
 
   update(call: ToolCall): void {
-    this.el.className = `entry tool kind-${call.kind} status-${call.status}`;
-    this.el.setAttribute("aria-label", `${call.kind} tool: ${call.title} (${statusText[call.status] ?? call.status})`);
-    this.title.textContent = call.title;
-    this.status.replaceChildren(statusIcon(call.status), h("span", { class: "status-text" }, statusText[call.status] ?? call.status));
-    this.head.replaceChildren(kindIcon(call.kind), this.title, this.status);
+    // The head changes only with the kind, title or status: rebuilding it
+    // for every output update would restart the running icon's animation.
+    const head = `${call.kind}\n${call.status}\n${call.title}`;
+    if (head !== this.lastHead) {
+      this.lastHead = head;
+      const status = statusText[call.status] ?? call.status;
+      this.el.className = `entry tool kind-${call.kind} status-${call.status}`;
+      this.el.setAttribute("aria-label", `${call.kind} tool: ${call.title} (${status})`);
+      this.title.textContent = call.title;
+      this.status.replaceChildren(statusIcon(call.status), h("span", { class: "status-text" }, status));
+      this.head.replaceChildren(kindIcon(call.kind), this.title, this.status);
+    }
     this.renderLocations(call.locations ?? []);
     this.renderContent(call);
     this.renderInput(call.rawInput);
