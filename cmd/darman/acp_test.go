@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -339,6 +340,9 @@ func TestACPScenario(t *testing.T) {
 		t.Fatal("darman acp did not end after stdin closed")
 	}
 	c.exited <- nil // for the cleanup
+	if show := e.ok("sessions", "show", last); !strings.Contains(show, "[cancelled]") {
+		t.Errorf("the turn cut short by EOF is not stored as cancelled:\n%s", show)
+	}
 
 	// A second darman acp loads the first session and the one cut short.
 	d := startACP(t, e, answer)
@@ -578,4 +582,34 @@ func BenchmarkACPStart(b *testing.B) {
 	b.ReportMetric(idleAnon, "MiB-anon-idle")
 	b.ReportMetric(session, "MiB-rss-session")
 	b.ReportMetric(sessionAnon, "MiB-anon-session")
+}
+
+// TestACPStopsOnSIGTERM: a client that stops darman acp with SIGTERM
+// during a turn gets a clean exit, and the turn is stored as cancelled.
+func TestACPStopsOnSIGTERM(t *testing.T) {
+	e := newEnv(t)
+	e.withModel(t, acpScript())
+	c := startACP(t, e, func(method string, _ json.RawMessage) (any, error) { return nil, fmt.Errorf("unexpected %s", method) })
+	c.mustCall("initialize", map[string]any{"protocolVersion": 1}, nil)
+	id := c.newSession(e.workspace)
+	go c.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "stall until stopped"}}}, nil)
+	c.await("the turn's first chunk", func(n acpNote) bool {
+		return n.Method == "session/update" && strings.Contains(string(n.Params), "agent_message_chunk")
+	})
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-c.exited:
+		if err != nil {
+			t.Fatalf("darman acp ended with %v after SIGTERM\nstderr: %s", err, c.stderr)
+		}
+	case <-time.After(acpWait):
+		t.Fatal("darman acp did not end after SIGTERM")
+	}
+	c.exited <- nil
+	show := e.ok("sessions", "show", id)
+	if !strings.Contains(show, "stall until stopped") || !strings.Contains(show, "[cancelled]") {
+		t.Errorf("the turn was not stored as cancelled:\n%s", show)
+	}
 }

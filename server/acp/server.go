@@ -144,11 +144,16 @@ func New(opts Options) (*Server, error) {
 
 // Serve speaks ACP on r and w until r ends or ctx is done. It then cancels
 // the running turns (they are stored as cancelled), stops the sessions'
-// MCP servers and closes the agents.
+// MCP servers and closes the agents. Either way of ending is a clean one:
+// the error is a read error of r, or a failure to stop. When ctx ends
+// first, a Read of r still blocked returns only when r is closed.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.c = newConn(r, w, s.log)
 	s.register()
 	err := s.c.run(ctx)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		err = nil
+	}
 	return errors.Join(err, s.close())
 }
 
