@@ -148,6 +148,14 @@ describe("webview stream", { skip }, () => {
     await w.update(S, { sessionUpdate: "state_update", state: "running" }, { sessionUpdate: "state_update", state: "cancelled" });
     await p.locator(".notice.cancelled").waitFor();
 
+    // Every control has a name a screen reader can say.
+    const unnamed = await p.evaluate(() =>
+      Array.from(document.querySelectorAll("button, textarea, input, select, summary, [tabindex]"))
+        .filter((el) => !(el.getAttribute("aria-label") || el.getAttribute("aria-labelledby") || el.textContent.trim()))
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    assert.deepEqual(unnamed, []);
+
     assert.deepEqual(await w.csp(), [], "no CSP violations");
     assert.deepEqual(w.errors, []);
     await w.close();
