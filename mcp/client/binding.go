@@ -22,6 +22,9 @@ const (
 	StateReady      State = "ready"
 	StateFailed     State = "failed"
 	StateDisabled   State = "disabled"
+	// StateRetiring: the manager is being replaced; the binding serves
+	// the calls of turns that still hold its tools, then stops.
+	StateRetiring State = "retiring"
 )
 
 // legacyVersion is what darman asks for when it skips the server/discover
@@ -38,6 +41,8 @@ type catalog struct {
 	gen      uint64
 	conn     *conn
 	protocol string
+	server   string // "name version" as the server said at initialize
+	digest   string // of every tool offered, before the filter
 	tools    []*mcpTool
 	refused  []*DuplicateNameError
 }
@@ -132,6 +137,7 @@ func (b *binding) ensure(ctx context.Context) (*catalog, error) {
 		b.starting = ch
 		b.state = StateStarting
 		b.mu.Unlock()
+		b.m.changed(b)
 
 		cat, f := b.connect()
 
@@ -149,6 +155,7 @@ func (b *binding) ensure(ctx context.Context) (*catalog, error) {
 			cat.conn.adopt()
 		}
 		close(ch)
+		b.m.changed(b)
 		if f != nil {
 			b.log.Warn("mcp server failed", "class", string(f.Class), "error", f.Message)
 			return nil, f
@@ -281,12 +288,18 @@ func (b *binding) list(ctx context.Context, c *conn) (*catalog, error) {
 	cat := &catalog{conn: c}
 	if r := c.cs.InitializeResult(); r != nil {
 		cat.protocol = r.ProtocolVersion
+		if r.ServerInfo != nil {
+			cat.server = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
+		}
 	}
 	holders := map[string]string{}
+	var offered []any
+	defer func() { cat.digest = digest(offered) }()
 	for t, err := range c.cs.Tools(ctx, nil) {
 		if err != nil {
 			return nil, err
 		}
+		offered = append(offered, []any{t.Name, t.Title, t.Description, schemaDigest(t.InputSchema), schemaDigest(t.OutputSchema), t.Annotations})
 		if !b.exposed(t.Name) {
 			continue
 		}
@@ -333,12 +346,14 @@ func (b *binding) refreshCatalog(ctx context.Context, c *conn) {
 		return
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.conn != c || b.refresh != seq {
+		b.mu.Unlock()
 		return
 	}
 	b.cat = cat
+	b.mu.Unlock()
 	b.log.Info("mcp server: new tool catalog", "generation", cat.gen, "tools", len(cat.tools))
+	b.m.changed(b)
 }
 
 // lost records that c ended without darman asking: the server crashed.
@@ -363,8 +378,11 @@ func (b *binding) lost(c *conn) {
 		}
 		b.nextTry = b.m.now().Add(backoff(b.attempts))
 		b.log.Warn("mcp server crashed; it restarts on next use", "error", b.failure.Message)
+		b.mu.Unlock()
+		b.m.changed(b)
+	} else {
+		b.mu.Unlock()
 	}
-	b.mu.Unlock()
 	c.close()
 }
 
@@ -416,6 +434,9 @@ func (b *binding) status() Status {
 		Required:   b.def.Required,
 		State:      b.state,
 		Sampling:   b.sampled,
+	}
+	if b.m.isRetiring() && s.State != StateDisabled {
+		s.State = StateRetiring
 	}
 	if b.failure != nil && b.state == StateFailed {
 		f := *b.failure

@@ -34,6 +34,13 @@ type Definition struct {
 	// example a VS Code ${input:...} placeholder); the binding fails with
 	// FailureInvalidConfig and this text.
 	Invalid string
+	// Session, when set, makes the binding the session's own (servers an
+	// ACP client passed to session/new): only that session sees its
+	// tools. "" is a workspace binding, shared by every session.
+	Session string
+	// Visible, for a workspace binding, limits it to the sessions and
+	// agents named (see Audience); empty means everyone.
+	Visible []string
 	// Required: the agent's tools fail until this server is ready.
 	Required bool
 	// Disabled servers are reported and never started.
@@ -69,6 +76,14 @@ func (d Definition) callTimeout() time.Duration {
 		return d.CallTimeout
 	}
 	return defaultCallTimeout
+}
+
+// scope is "session" for a session's own binding, "workspace" otherwise.
+func (d Definition) scope() string {
+	if d.Session != "" {
+		return "session"
+	}
+	return "workspace"
 }
 
 // Transport names the definition's transport: "stdio", "http" or "sse".

@@ -29,6 +29,11 @@ type echoIn struct {
 	Text string `json:"text"`
 }
 
+type echoInV2 struct {
+	Text  string `json:"text"`
+	Times int    `json:"times"`
+}
+
 // fakeMark appends a line to the file DARMAN_FAKE_MARK names, for tests
 // that count what the server saw.
 func fakeMark(line string) {
@@ -83,9 +88,16 @@ func fakeServer(mode string) {
 // HTTP transports (served in-process by the tests).
 func newFake() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}, &mcp.TextContent{Text: "done"}}}, nil, nil
-	})
+	if os.Getenv("DARMAN_FAKE_SCHEMA") == "v2" {
+		// The same tool, its schema changed: for drift reports.
+		mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."}, func(ctx context.Context, req *mcp.CallToolRequest, in echoInV2) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}, &mcp.TextContent{Text: "done"}}}, nil, nil
+		})
+	} else {
+		mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}, &mcp.TextContent{Text: "done"}}}, nil, nil
+		})
+	}
 	s.AddTool(&mcp.Tool{Name: "crash", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		os.Exit(7)
 		return nil, nil

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"log/slog"
+	"path"
 	"sort"
 	"sync"
 	"time"
@@ -105,9 +106,14 @@ type Manager struct {
 
 	protocols *protoCache
 
-	mu      sync.Mutex
-	closed  bool
-	refused map[string][]string // cross-server clashes by server, from the last Tools
+	mu       sync.Mutex
+	closed   bool
+	retiring bool
+	inflight int           // tool calls running
+	idle     chan struct{} // closed and replaced when inflight drops to 0
+	subs     map[int]func(Status)
+	nextSub  int
+	refused  map[string][]string // cross-server clashes by server, from the last Tools
 }
 
 // spawn runs f on a goroutine the manager waits for in Close; after Close
@@ -200,8 +206,53 @@ func (m *Manager) Wait(ctx context.Context) error {
 	return nil
 }
 
-// Tools returns the tools of the servers that can serve now, for the next
-// turn; it implements tool.Source. It waits for required servers, and
+// Tools is ToolsFor with no particular audience: the tools of the
+// workspace bindings visible to everyone; it implements tool.Source.
+func (m *Manager) Tools(ctx context.Context) ([]tool.Tool, error) {
+	return m.ToolsFor(ctx, Audience{})
+}
+
+// Audience says who asks for tools: the session and, for a sub-agent, the
+// agent. A session's own bindings (Definition.Session) are visible only to
+// it; a workspace binding with Definition.Visible only to the sessions and
+// agents it names (path.Match patterns).
+type Audience struct {
+	Session string
+	Agent   string
+}
+
+func (a Audience) sees(d Definition) bool {
+	if d.Session != "" {
+		return d.Session == a.Session
+	}
+	if len(d.Visible) == 0 {
+		return true
+	}
+	for _, p := range d.Visible {
+		for _, name := range []string{a.Session, a.Agent} {
+			if ok, _ := path.Match(p, name); ok && name != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Source is the tool.Source of one audience, for a front that asks for
+// the tools at every turn.
+func (m *Manager) Source(a Audience) tool.Source { return audienceSource{m, a} }
+
+type audienceSource struct {
+	m *Manager
+	a Audience
+}
+
+func (s audienceSource) Tools(ctx context.Context) ([]tool.Tool, error) {
+	return s.m.ToolsFor(ctx, s.a)
+}
+
+// ToolsFor returns the tools that a's next turn may use, from the servers
+// that can serve now. It waits for required servers, and
 // fails with a *StartupError naming each required server that is not
 // ready. Optional servers that are still starting or failed are left out
 // (a failed one is retried in the background once its backoff passes); a
@@ -210,15 +261,21 @@ func (m *Manager) Wait(ctx context.Context) error {
 // A tool whose model name another server's tool already holds is refused
 // (see DuplicateNameError and Status.Refused); servers are taken in name
 // order, so the first holds the name.
-func (m *Manager) Tools(ctx context.Context) ([]tool.Tool, error) {
+//
+// A retiring manager offers no tools: new turns get them from its
+// successor.
+func (m *Manager) ToolsFor(ctx context.Context, a Audience) ([]tool.Tool, error) {
 	var (
 		out     []tool.Tool
 		se      StartupError
 		holders = map[string]*mcpTool{}
 		refused = map[string][]string{}
 	)
+	if m.isRetiring() {
+		return nil, nil
+	}
 	for _, b := range m.bindings {
-		if b.def.Disabled {
+		if b.def.Disabled || !a.sees(b.def) {
 			continue
 		}
 		var cat *catalog
@@ -276,6 +333,99 @@ func (m *Manager) Status() []Status {
 		out = append(out, s)
 	}
 	return out
+}
+
+// Subscribe calls f with a binding's status after each change: starting,
+// ready, failed or crashed, a new catalog generation, retiring. f is
+// called on the manager's goroutines, one change at a time per binding,
+// and must not block. The returned function stops the calls.
+func (m *Manager) Subscribe(f func(Status)) (stop func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.subs == nil {
+		m.subs = map[int]func(Status){}
+	}
+	id := m.nextSub
+	m.nextSub++
+	m.subs[id] = f
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.subs, id)
+	}
+}
+
+// changed tells the subscribers b's status.
+func (m *Manager) changed(b *binding) {
+	m.mu.Lock()
+	subs := make([]func(Status), 0, len(m.subs))
+	for _, f := range m.subs {
+		subs = append(subs, f)
+	}
+	m.mu.Unlock()
+	if len(subs) == 0 {
+		return
+	}
+	st := b.status()
+	for _, f := range subs {
+		f(st)
+	}
+}
+
+func (m *Manager) isRetiring() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.retiring
+}
+
+// callStarted and callDone count the tool calls running, for Retire.
+func (m *Manager) callStarted() {
+	m.mu.Lock()
+	m.inflight++
+	m.mu.Unlock()
+}
+
+func (m *Manager) callDone() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.inflight--
+	if m.inflight == 0 && m.idle != nil {
+		close(m.idle)
+		m.idle = nil
+	}
+}
+
+// Retire takes the manager out of new turns (ToolsFor offers nothing and
+// Status says retiring) while the calls of turns that still hold its tools
+// finish; then, or when ctx ends, it closes the manager. A front that
+// replaces its agent (new settings) retires the old manager so no call is
+// cut off.
+func (m *Manager) Retire(ctx context.Context) {
+	m.mu.Lock()
+	m.retiring = true
+	m.mu.Unlock()
+	for _, b := range m.bindings {
+		m.changed(b)
+	}
+	for {
+		m.mu.Lock()
+		if m.inflight == 0 {
+			m.mu.Unlock()
+			break
+		}
+		if m.idle == nil {
+			m.idle = make(chan struct{})
+		}
+		idle := m.idle
+		m.mu.Unlock()
+		select {
+		case <-idle:
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	m.Close()
 }
 
 // Close stops every server and waits for the work the manager started.

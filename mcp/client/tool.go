@@ -110,6 +110,8 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 			return tool.Result{}, err
 		}
 	}
+	t.b.m.callStarted()
+	defer t.b.m.callDone()
 	c := t.cat.conn
 	if c.isDead() {
 		cat, err := t.b.ensure(ctx)

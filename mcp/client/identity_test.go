@@ -1,0 +1,79 @@
+package client_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/darman-dev/darman/mcp/client"
+)
+
+// A session resumed after its server changed a tool's schema hears what
+// changed, and nothing when nothing did.
+func TestResumeReportsDrift(t *testing.T) {
+	rec := client.SessionRecord{Dir: filepath.Join(t.TempDir(), "sessions")}
+	run := func(schema string, mutate func(*client.Definition)) []string {
+		t.Helper()
+		d := fake(t, "s", "ok")
+		d.Env["DARMAN_FAKE_SCHEMA"] = schema
+		d.Env["SECRET_TOKEN"] = "hunter2-very-secret"
+		if mutate != nil {
+			mutate(&d)
+		}
+		m := client.New([]client.Definition{d}, client.Options{Children: newRegistry(t)})
+		defer m.Close()
+		if err := m.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		drift, err := m.Resume(rec, "ses_1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return drift
+	}
+	if d := run("v1", nil); d != nil {
+		t.Errorf("first run: drift %q; want none for a new session", d)
+	}
+	if d := run("v1", nil); d != nil {
+		t.Errorf("same server again: drift %q; want none", d)
+	}
+	want := []string{"server s: tool echo's input schema changed"}
+	if d := run("v2", nil); !slices.Equal(d, want) {
+		t.Errorf("schema changed: drift %q; want %q", d, want)
+	}
+	d := run("v2", func(d *client.Definition) { d.Deny = []string{"crash"}; d.CallTimeout = time.Minute })
+	for _, w := range []string{"server s: its tool filter changed", "server s: its timeouts or sampling budget changed", "server s: tool crash removed"} {
+		if !slices.Contains(d, w) {
+			t.Errorf("filter and limits changed: drift %q lacks %q", d, w)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(rec.Dir, "ses_1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "hunter2") || strings.Contains(string(data), "SECRET_TOKEN") {
+		t.Errorf("the session record holds a secret: %s", data)
+	}
+}
+
+func TestDriftAddedRemovedAndOffline(t *testing.T) {
+	a := client.BindingIdentity{Name: "a", Digest: "1", Required: false, DefinitionDigest: "x", CatalogDigest: "c"}
+	b := client.BindingIdentity{Name: "b", Digest: "2"}
+	a2 := a
+	a2.Required, a2.Digest, a2.DefinitionDigest, a2.CatalogDigest = true, "3", "y", ""
+	c := client.BindingIdentity{Name: "c", Digest: "4"}
+	got := client.Drift([]client.BindingIdentity{a, b}, []client.BindingIdentity{a2, c})
+	want := []string{
+		"server a: required changed from false to true",
+		"server a: its tools are not known on both sides (not connected)",
+		"server c: added",
+		"server b: removed",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Drift = %q\nwant %q", got, want)
+	}
+}
