@@ -21,6 +21,11 @@ export function buildDarman(): string | undefined {
   if (built) {
     return built;
   }
+  if (process.env.DARMAN_TEST_BIN) {
+    // A directory that already holds darman and scripted-model.
+    built = process.env.DARMAN_TEST_BIN;
+    return built;
+  }
   try {
     execFileSync("go", ["version"], { stdio: "ignore" });
   } catch {
