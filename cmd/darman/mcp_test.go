@@ -583,4 +583,10 @@ func TestMCPTypeScript(t *testing.T) {
 	if text := call("diagnostics", nil); !strings.Contains(text, "2 file(s) checked: 0 error(s)") {
 		t.Errorf("diagnostics =\n%s", text)
 	}
+
+	// The inspector CLI starts a darman of its own: a cold tsserver again.
+	res := inspector(t, e, darmanBin, "mcp", "--method", "tools/call", "--tool-name", "lookup_symbol", "--tool-arg", "query=total")
+	if text, isErr := inspectorText(t, res); isErr || !strings.Contains(text, "total at src/cart.ts:3:") {
+		t.Errorf("lookup_symbol through the inspector = %s (isError %v)", text, isErr)
+	}
 }
