@@ -263,7 +263,7 @@ func (s *Server) caps() clientCapabilities {
 
 // agentFor returns the agent of a working directory, starting it on first
 // use.
-func (s *Server) agentFor(ctx context.Context, method, cwd string) (*Agent, error) {
+func (s *Server) agentFor(ctx context.Context, method, cwd string) (*agentEntry, error) {
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		return nil, invalidParams("%s: cwd %q must be an absolute path", method, cwd)
 	}
@@ -292,7 +292,7 @@ func (s *Server) agentFor(ctx context.Context, method, cwd string) (*Agent, erro
 	if e.err != nil {
 		return nil, fmt.Errorf("darman could not start in %s: %w", cwd, e.err)
 	}
-	return e.agent, nil
+	return e, nil
 }
 
 // newSessionParams are session/new's and session/load's params.
@@ -369,10 +369,11 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	ag, err := s.agentFor(ctx, "session/new", p.Cwd)
+	e, err := s.agentFor(ctx, "session/new", p.Cwd)
 	if err != nil {
 		return nil, err
 	}
+	ag := e.agent
 	model, err := ag.Model(ctx)
 	if err != nil {
 		return nil, err
@@ -381,7 +382,7 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	ls, err := s.open(ctx, "session/new", ag, sess, servers)
+	ls, err := s.open(ctx, "session/new", e, sess, servers)
 	if err != nil {
 		return nil, err
 	}
@@ -401,10 +402,11 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	ag, err := s.agentFor(ctx, "session/load", p.Cwd)
+	e, err := s.agentFor(ctx, "session/load", p.Cwd)
 	if err != nil {
 		return nil, err
 	}
+	ag := e.agent
 	id := agent.ID(p.SessionID)
 	sess, err := ag.Store.Session(ctx, id)
 	if err != nil {
@@ -426,7 +428,7 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 		}
 		s.forget(old)
 	}
-	ls, err := s.open(ctx, "session/load", ag, sess, servers)
+	ls, err := s.open(ctx, "session/load", e, sess, servers)
 	if err != nil {
 		return nil, err
 	}
@@ -484,11 +486,11 @@ func (s *Server) listSessions(ctx context.Context, params json.RawMessage) (any,
 	if p.Cwd == "" {
 		return nil, invalidParams("session/list: darman lists the sessions of one directory: give cwd")
 	}
-	ag, err := s.agentFor(ctx, "session/list", p.Cwd)
+	e, err := s.agentFor(ctx, "session/list", p.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	list, err := ag.Store.ListSessions(ctx, store.ListOptions{Workspace: filepath.Clean(p.Cwd)})
+	list, err := e.agent.Store.ListSessions(ctx, store.ListOptions{Workspace: filepath.Clean(p.Cwd)})
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,7 @@ type liveSession struct {
 	id    agent.ID
 	cwd   string
 	agent *Agent
+	ws    *workspace
 
 	mcpTools []tool.Tool
 	mcpStop  func() error
@@ -51,8 +52,8 @@ type liveSession struct {
 	terminals map[string]string // tool call id → the client's terminal id
 }
 
-func (s *Server) open(ctx context.Context, method string, ag *Agent, sess agent.Session, servers []MCPServer) (*liveSession, error) {
-	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: ag, mode: modeAsk, terminals: map[string]string{}}
+func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer) (*liveSession, error) {
+	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, mode: modeAsk, terminals: map[string]string{}}
 	if len(servers) > 0 {
 		if s.opts.BindMCP == nil {
 			return nil, invalidParams("%s: this darman does not bind MCP servers per session", method)
@@ -322,7 +323,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 			Run: func(ctx context.Context, line string) (string, error) {
 				return ls.agent.Sessions.Shell(ctx, ls.id, line)
 			},
-			ReadFile: s.workspaceOf(ls.cwd).ReadFile}); err != nil {
+			ReadFile: ls.ws.ReadFile}); err != nil {
 			return nil, fmt.Errorf("/%s: %w", cmd.Name, err)
 		}
 		opts.Model = cmd.Model
@@ -404,10 +405,4 @@ func (ls *liveSession) tools() []tool.Tool {
 		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.agent.Bash))
 	}
 	return tools
-}
-
-func (s *Server) workspaceOf(cwd string) *workspace {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.agents[cwd].ws
 }
