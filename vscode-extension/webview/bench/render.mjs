@@ -151,8 +151,8 @@ async function playTurn(w, plan) {
     });
     running = false;
     const wall = performance.now() - start;
-    // Let the last throttled save happen.
-    await new Promise((r) => setTimeout(r, 400));
+    // Let the last throttled save happen (at most a second after the turn).
+    await new Promise((r) => setTimeout(r, 1200));
     const batches = performance.getEntriesByName("darman:batch").map((e) => ({ ms: e.duration, messages: e.detail }));
     const saves = performance.getEntriesByName("darman:save").map((e) => e.duration);
     const stateBytes = (localStorage.getItem("vscode-state") ?? "").length;
@@ -228,6 +228,16 @@ async function main() {
         await browser.close();
       }
     }
+    if (report.runs.length) {
+      const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+      report.summary = {
+        batchP95MedianMs: median(report.runs.map((r) => r.batchMs.p95)),
+        batchP95BestMs: Math.min(...report.runs.map((r) => r.batchMs.p95)),
+        codeBlockP95MedianMs: median(report.runs.map((r) => r.codeBlock.batchMs.p95)),
+        historyLoadMedianMs: median(report.runs.map((r) => r.historyLoadMs)),
+        loadAverage: (await import("node:os")).loadavg()[0],
+      };
+    }
     if (asJSON) {
       console.log(JSON.stringify(report, null, 2));
       return;
@@ -239,6 +249,11 @@ async function main() {
       return;
     }
     const f = (x) => x.toFixed(2);
+    const sm = report.summary;
+    console.log(
+      `summary over ${report.runs.length} runs: batch p95 median ${f(sm.batchP95MedianMs)} ms (best ${f(sm.batchP95BestMs)}, goal ≤ 16); ` +
+        `code block batch p95 median ${f(sm.codeBlockP95MedianMs)} ms; history load median ${f(sm.historyLoadMedianMs)} ms; load average ${sm.loadAverage.toFixed(1)}`,
+    );
     for (const [i, r] of report.runs.entries()) {
       console.log(
         `run ${i + 1}: ${r.updates} updates in ${r.bursts} bursts → ${r.batches} batches (${r.updatesPerBatch.toFixed(1)} updates/batch); ` +
