@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -183,4 +184,25 @@ func BenchmarkTools(b *testing.B) {
 			return err
 		})
 	})
+	// The common case: an edit inside a function of an existing file, which
+	// leaves the package's API alone, so gopls need not re-check the
+	// packages that import it.
+	body := strings.Replace(readFile(b, file), "return x*1 + 2", "return x*1 + undefinedThing", 1)
+	b.Run("check_source/body-edit", func(b *testing.B) {
+		measure(b, toolCall(cs, "check_source", map[string]any{"path": "p3/f2.go", "source": body}))
+	})
+	b.Run("check_source/body-edit/raw", func(b *testing.B) {
+		measure(b, func() error {
+			_, err := srv.pool.DiagnoseText(ctx, file, body, 0)
+			return err
+		})
+	})
+}
+
+func readFile(b *testing.B, path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(data)
 }
