@@ -8,11 +8,19 @@ import (
 	"time"
 )
 
-// TestClangd: an edit of a C file into an error and back, against clangd.
-func TestClangd(t *testing.T) {
-	if _, err := exec.LookPath("clangd"); err != nil {
+// clangdPath finds clangd on PATH, or skips.
+func clangdPath(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("clangd")
+	if err != nil {
 		t.Skip("clangd is not installed: run `make deps` (apt-get install clangd)")
 	}
+	return p
+}
+
+// TestClangd: an edit of a C file into an error and back, against clangd.
+func TestClangd(t *testing.T) {
+	clangdPath(t)
 	root := t.TempDir()
 	write(t, filepath.Join(root, "compile_flags.txt"), "-std=c11\n-Wall\n")
 	good := "#include <stddef.h>\n\nint add(int a, int b) {\n    return a + b;\n}\n"

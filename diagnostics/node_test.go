@@ -12,7 +12,7 @@ import (
 // nodeServerEnv returns an environment whose PATH finds the npm-installed
 // language server bin (from `make deps`, in the repository's .cache/npm),
 // or skips the test.
-func nodeServerEnv(t *testing.T, bin string) []string {
+func nodeServerEnv(t testing.TB, bin string) []string {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", ".cache", "npm", "node_modules", ".bin"))
 	if err != nil {

@@ -35,11 +35,19 @@ export function use(): string {
 `
 
 // tsProject writes a small two-file TypeScript project and returns a pool
-// for it whose typescript server is typescript-language-server.
-func tsProject(t *testing.T) (p *Pool, greet, use string) {
+// for it whose typescript server is typescript-language-server, or, with
+// native, TypeScript 7's own (its node_modules from .cache/ts7).
+func tsProject(t *testing.T, native bool) (p *Pool, greet, use string) {
 	t.Helper()
-	env := nodeServerEnv(t, "typescript-language-server")
 	root := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
+	if native {
+		if err := os.Symlink(ts7Modules(t), filepath.Join(root, "node_modules")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		env = nodeServerEnv(t, "typescript-language-server")
+	}
 	write(t, filepath.Join(root, "tsconfig.json"), `{"compilerOptions": {"strict": true, "noEmit": true}}`)
 	greet = write(t, filepath.Join(root, "greet.ts"), greetTS)
 	use = write(t, filepath.Join(root, "use.ts"), useTS)
@@ -54,7 +62,32 @@ func tsProject(t *testing.T) (p *Pool, greet, use string) {
 }
 
 func TestTypeScriptQueries(t *testing.T) {
-	p, greet, use := tsProject(t)
+	p, greet, use := tsProject(t, false)
+	tsQueries(t, p, greet, use, tsWant{
+		refs:    []string{"greet.ts:11:26", "use.ts:1:10", "use.ts:4:10"},
+		related: true,
+	})
+}
+
+// TestTypeScript7Queries: the same queries against TypeScript 7's native
+// server, which counts no import as a reference and (7.0.2) sends no
+// related information for a missing argument.
+func TestTypeScript7Queries(t *testing.T) {
+	p, greet, use := tsProject(t, true)
+	tsQueries(t, p, greet, use, tsWant{refs: []string{"greet.ts:11:26", "use.ts:4:10"}})
+}
+
+// tsWant is what differs between the TypeScript servers.
+type tsWant struct {
+	// refs are greet's references, as file:line:column.
+	refs []string
+	// related says the missing argument's error points at the parameter.
+	related bool
+}
+
+// tsQueries runs every query of the pool on tsProject's files.
+func tsQueries(t *testing.T, p *Pool, greet, use string, want tsWant) {
+	t.Helper()
 	ctx := context.Background()
 
 	// Nothing is open yet: the workspace query opens a file itself, as
@@ -82,8 +115,8 @@ func TestTypeScriptQueries(t *testing.T) {
 		where = append(where, filepath.Base(r.Path)+":"+strconv.Itoa(r.Start.Line)+":"+strconv.Itoa(r.Start.Column))
 	}
 	slices.Sort(where)
-	if err != nil || !slices.Equal(where, []string{"greet.ts:11:26", "use.ts:1:10", "use.ts:4:10"}) {
-		t.Fatalf("References(greet) = %v, %v; want the call in Greeter.say, the import and the call in use.ts", where, err)
+	if err != nil || !slices.Equal(where, want.refs) {
+		t.Fatalf("References(greet) = %v, %v; want %v", where, err, want.refs)
 	}
 
 	defs, err := p.Definition(ctx, use, Position{4, 10})
@@ -136,7 +169,7 @@ func TestTypeScriptQueries(t *testing.T) {
 	if e.Line != 6 || e.Code != "2554" || !strings.Contains(e.Message, "Expected 1 arguments, but got 0.") {
 		t.Fatalf("the overlay's error = %+v", e)
 	}
-	if len(e.Related) != 1 || e.Related[0].Location.Path != greet || e.Related[0].Location.Start != (Position{2, 23}) || !strings.Contains(e.Related[0].Message, "An argument for 'name' was not provided.") {
+	if want.related && (len(e.Related) != 1 || e.Related[0].Location.Path != greet || e.Related[0].Location.Start != (Position{2, 23}) || !strings.Contains(e.Related[0].Message, "An argument for 'name' was not provided.")) {
 		t.Fatalf("the error's related information = %+v; want the parameter name at greet.ts:2:23", e.Related)
 	}
 	if disk, _ := os.ReadFile(use); string(disk) != useTS {
@@ -146,7 +179,7 @@ func TestTypeScriptQueries(t *testing.T) {
 
 // ts7Modules is a node_modules holding TypeScript 7 (native, `tsc --lsp`),
 // installed by `make deps` into .cache/ts7; the test skips without it.
-func ts7Modules(t *testing.T) string {
+func ts7Modules(t testing.TB) string {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", ".cache", "ts7", "node_modules"))
 	if err != nil {
