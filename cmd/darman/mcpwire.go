@@ -155,3 +155,36 @@ func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root 
 		}
 	}
 }
+
+// mcpNotice words a binding's new state as a notice for the editor: the
+// level ("info", "warning", "error") and one line naming the server.
+func mcpNotice(s client.Status) (level, text string) {
+	switch s.State {
+	case client.StateReady:
+		return "info", fmt.Sprintf("mcp server %s is ready: protocol %s, %d tools (catalog %d)", s.Name, s.Protocol, s.Tools, s.Generation)
+	case client.StateStarting:
+		return "info", fmt.Sprintf("mcp server %s is starting", s.Name)
+	case client.StateRetiring:
+		return "info", fmt.Sprintf("mcp server %s is retiring: it finishes the calls in flight, then stops", s.Name)
+	case client.StateFailed:
+		level = "warning"
+		if s.Required {
+			level = "error"
+		}
+		if s.Failure != nil {
+			return level, fmt.Sprintf("mcp server %s failed: %s: %s", s.Name, s.Failure.Class, s.Failure.Message)
+		}
+		return level, fmt.Sprintf("mcp server %s failed", s.Name)
+	}
+	return "info", fmt.Sprintf("mcp server %s is %s", s.Name, s.State)
+}
+
+// watchMCP calls notify with a notice for every state change of the
+// runtime's MCP bindings, until the returned function is called: the hook
+// a front uses to show them (the LSP front as notice session updates).
+func (rt *agentRuntime) watchMCP(notify func(level, text string)) (stop func()) {
+	if rt.mcp == nil {
+		return func() {}
+	}
+	return rt.mcp.Subscribe(func(s client.Status) { notify(mcpNotice(s)) })
+}
