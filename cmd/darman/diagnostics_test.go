@@ -263,3 +263,37 @@ func processesIn(dir string) []string {
 	}
 	return out
 }
+
+// TestRunSurvivesABrokenLanguageServer: a language server that dies at
+// start is logged (with its exit status and last words) and marked failed;
+// the edit goes through, the model is told nothing about it, and the turn
+// ends normally.
+func TestRunSurvivesABrokenLanguageServer(t *testing.T) {
+	e := newEnv(t)
+	broken := e.write(filepath.Join(e.home, "bin", "broken-ls"), "#!/bin/sh\necho 'broken-ls: no toolchain configured' >&2\nexit 7\n")
+	os.Chmod(broken, 0o755)
+	e.write("notes.brk", "old\n")
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{call("edit", `{"path":"notes.brk","oldString":"old","newString":"new"}`)}},
+		{Text: "Edited."},
+	}})
+	e.configure(`"lsp": {"broken": {"command": ["` + broken + `"], "extensions": [".brk"]}}`)
+	out, errs, code := e.run("run", "--allow", "edit", "edit the notes")
+	if code != 0 || out != "Edited.\n" {
+		t.Fatalf("exit %d, stdout %q\nstderr: %s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "notes.brk")); string(b) != "new\n" {
+		t.Errorf("notes.brk = %q; the edit did not go through", b)
+	}
+	logged := lineWith(errs, "language server failed to start")
+	if !strings.Contains(logged, "server=broken") || !strings.Contains(logged, "exited with status 7") || !strings.Contains(logged, "broken-ls: no toolchain configured") {
+		t.Errorf("stderr does not report the failed server with its exit and stderr:\n%s", errs)
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 2 {
+		t.Fatalf("%d model calls", len(calls))
+	}
+	if res := lastToolResult(t, calls[1].Body); strings.Contains(res, "LSP") || strings.Contains(res, "broken") {
+		t.Errorf("the model was told about the language server:\n%s", res)
+	}
+}
