@@ -46,10 +46,21 @@ export class Stream {
   apply(updates: SessionUpdate[]): void {
     const dirty = new Set<Entry>();
     for (const u of updates) {
-      const e = this.transcript.apply(u);
-      if (e) dirty.add(e);
+      // One malformed update must not take the rest of the batch with it.
+      try {
+        const e = this.transcript.apply(u);
+        if (e) dirty.add(e);
+      } catch (err) {
+        console.warn("darman: dropped an update it could not read", u, err);
+      }
     }
-    for (const e of dirty) this.render(e);
+    for (const e of dirty) {
+      try {
+        this.render(e);
+      } catch (err) {
+        console.warn("darman: could not show an entry", e, err);
+      }
+    }
     if (this.lastThought && (!this.transcript.running || this.lastThought !== this.views.get(this.lastEntryId()))) {
       this.lastThought.done();
       this.lastThought = undefined;

@@ -91,7 +91,8 @@ export class Transcript {
       case "agent_message_chunk":
       case "agent_thought_chunk": {
         const kind = chunkKinds[u.sessionUpdate];
-        const text = u.content?.type === "text" ? u.content.text : "";
+        const text = u.content?.type === "text" && typeof u.content.text === "string" ? u.content.text : "";
+        if (!text) return null;
         const last = this.entries[this.entries.length - 1];
         if (kind === "user" && last?.kind !== "user") this.beginTurn();
         if (last && last.kind === kind) {
@@ -102,34 +103,32 @@ export class Transcript {
       }
       case "tool_call":
       case "tool_call_update": {
-        const call: ToolCall = {
-          toolCallId: u.toolCallId,
-          title: u.title,
-          kind: u.kind,
-          status: u.status,
-          locations: u.locations,
-          rawInput: u.rawInput,
-          content: u.content,
-        };
+        if (typeof u.toolCallId !== "string" || !u.toolCallId) return null;
+        // Updates carry the fields whole; keep what an update leaves out.
+        const fields: Partial<ToolCall> = {};
+        if (typeof u.title === "string") fields.title = u.title;
+        if (typeof u.kind === "string") fields.kind = u.kind;
+        if (typeof u.status === "string") fields.status = u.status;
+        if (Array.isArray(u.locations)) fields.locations = u.locations.filter((l) => l && typeof l.uri === "string");
+        if (u.rawInput !== undefined) fields.rawInput = u.rawInput;
+        if (Array.isArray(u.content)) fields.content = u.content.filter((c) => c && typeof c === "object");
         const known = this.tools.get(u.toolCallId);
         if (known) {
-          // Updates carry the fields whole; keep what an update leaves out.
-          known.call = {
-            ...known.call,
-            ...Object.fromEntries(Object.entries(call).filter(([, v]) => v !== undefined)),
-          } as ToolCall;
+          known.call = { ...known.call, ...fields };
           return known;
         }
+        const call: ToolCall = { title: "", kind: "other", status: "pending", ...fields, toolCallId: u.toolCallId };
         const entry = this.add({ kind: "tool", call }) as Entry & { kind: "tool" };
         this.tools.set(u.toolCallId, entry);
         return entry;
       }
       case "plan": {
+        const entries = Array.isArray(u.entries) ? u.entries.filter((p) => p && typeof p.content === "string") : [];
         if (this.plan) {
-          this.plan.entries = u.entries ?? [];
+          this.plan.entries = entries;
           return this.plan;
         }
-        const plan = this.add({ kind: "plan", entries: u.entries ?? [] }) as Entry & { kind: "plan" };
+        const plan = this.add({ kind: "plan", entries }) as Entry & { kind: "plan" };
         this.plan = plan;
         return plan;
       }
@@ -142,14 +141,14 @@ export class Transcript {
           }) as Entry & { kind: "usage" });
         this.usage = entry;
         const t = entry.usage;
-        t.inputTokens += u.inputTokens ?? 0;
-        t.outputTokens += u.outputTokens ?? 0;
-        t.cacheReadTokens += u.cacheReadTokens ?? 0;
-        t.cacheWriteTokens += u.cacheWriteTokens ?? 0;
-        t.cost += u.cost ?? 0;
+        t.inputTokens += num(u.inputTokens);
+        t.outputTokens += num(u.outputTokens);
+        t.cacheReadTokens += num(u.cacheReadTokens);
+        t.cacheWriteTokens += num(u.cacheWriteTokens);
+        t.cost += num(u.cost);
         t.calls++;
-        if (u.contextUsed !== undefined) t.contextUsed = u.contextUsed;
-        if (u.contextWindow !== undefined) t.contextWindow = u.contextWindow;
+        if (typeof u.contextUsed === "number") t.contextUsed = u.contextUsed;
+        if (typeof u.contextWindow === "number") t.contextWindow = u.contextWindow;
         return entry;
       }
       case "state_update": {
@@ -165,7 +164,8 @@ export class Transcript {
         return null;
       }
       case "notice":
-        return this.add({ kind: "notice", level: u.level, message: u.message });
+        if (typeof u.message !== "string") return null;
+        return this.add({ kind: "notice", level: u.level === "error" || u.level === "warning" ? u.level : "info", message: u.message });
       default:
         return null;
     }
@@ -190,6 +190,10 @@ export class Transcript {
     this.entries.push(entry);
     return entry;
   }
+}
+
+function num(x: unknown): number {
+  return typeof x === "number" && Number.isFinite(x) ? x : 0;
 }
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;

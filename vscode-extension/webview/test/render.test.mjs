@@ -221,6 +221,34 @@ describe("webview stream", { skip }, () => {
     await w.close();
   });
 
+  test("malformed messages are dropped and the rest still shows", async () => {
+    w = await open(browser, server.origin);
+    const p = w.page;
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
+    await w.send(null, "text", 42, { no: "type" }, { type: "update", sessionId: S }, { type: "update", sessionId: S, update: "x" });
+    await w.update(
+      S,
+      { sessionUpdate: "agent_message_chunk", content: null },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: 7 } },
+      { sessionUpdate: "plan", entries: "not a list" },
+      { sessionUpdate: "plan", entries: [null, { content: "kept step", status: "pending" }] },
+      { sessionUpdate: "tool_call", title: "no id" },
+      { sessionUpdate: "tool_call", toolCallId: "t1", locations: [null, { uri: 5 }], content: [null] },
+      { sessionUpdate: "usage_update", inputTokens: "many", outputTokens: 3 },
+      { sessionUpdate: "notice", message: null },
+      { sessionUpdate: "no_such_kind" },
+      { sessionUpdate: "agent_message_chunk", content: text("still here") },
+    );
+    await p.getByText("still here").waitFor();
+    assert.equal(await p.locator(".plan-item").textContent(), "kept step (to do)");
+    assert.equal(await p.locator(".tool").count(), 1);
+    assert.equal(await p.locator(".tool .location").count(), 0);
+    assert.equal(await p.locator(".usage").innerText(), "0 in · 3 out");
+    assert.equal(await p.locator(".entry").count(), 4);
+    assert.deepEqual(w.errors, []);
+    await w.close();
+  });
+
   test("code blocks copy and insert", async () => {
     w = await open(browser, server.origin);
     const p = w.page;
