@@ -149,7 +149,11 @@ export class App {
         continue;
       }
       applyUpdates();
-      this.handle(m);
+      try {
+        this.handle(m);
+      } catch (err) {
+        console.warn("darman: dropped a message it could not read", m, err);
+      }
     }
     applyUpdates();
     this.updateStatus();
