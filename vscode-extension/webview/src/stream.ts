@@ -194,7 +194,7 @@ export function usageText(u: Usage): string {
   const parts = [`${formatCount(u.inputTokens)} in`, `${formatCount(u.outputTokens)} out`];
   const cached = u.cacheReadTokens + u.cacheWriteTokens;
   if (cached) parts.push(`${formatCount(u.cacheReadTokens)} cache read`);
-  if (u.cost) parts.push(u.cost < 0.01 ? `$${u.cost.toFixed(4)}` : `$${u.cost.toFixed(2)}`);
+  if (u.cost) parts.push(`$${u.cost.toFixed(u.cost < 0.01 ? 4 : u.cost < 1 ? 3 : 2)}`);
   if (u.contextUsed !== undefined) {
     parts.push(
       u.contextWindow
