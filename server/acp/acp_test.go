@@ -125,6 +125,14 @@ func TestPromptAsksPermissionAndGoesThroughTheClient(t *testing.T) {
 		ask.ToolCall.Content[0].Type != "diff" || ask.ToolCall.Content[0].Path != out || ask.ToolCall.Content[0].NewText != "written by darman\n" {
 		t.Errorf("request_permission: %s", asks[0].Params)
 	}
+	// The client hears of the call before it is asked about it.
+	_, askedAt := e.client.await(0, "the permission request", func(n note) bool { return n.Method == "session/request_permission" })
+	_, toldAt := e.client.await(0, "the write's tool_call", func(n note) bool {
+		return n.Method == "session/update" && strings.Contains(string(n.Params), `"toolCallId":"`+ask.ToolCall.ToolCallID+`"`)
+	})
+	if toldAt > askedAt {
+		t.Errorf("the permission request (message %d) came before the tool call it is about (message %d)", askedAt, toldAt)
+	}
 	kinds := map[string]bool{}
 	for _, o := range ask.Options {
 		kinds[o.Kind] = o.OptionID == o.Kind

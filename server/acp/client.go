@@ -113,6 +113,7 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 	if ls == nil {
 		return permission.Reply{Answer: permission.RejectOnce, Message: "no client session to ask in"}, nil
 	}
+	order, n := ls.question()
 	switch ls.currentMode() {
 	case modeReadOnly:
 		return permission.Reply{Answer: permission.RejectOnce, Message: "the session is in read-only mode; tell the user what you would do instead"}, nil
@@ -155,6 +156,9 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 		{string(permission.AllowAlways), always, "allow_always"},
 		{string(permission.RejectOnce), "Reject", "reject_once"},
 		{string(permission.RejectAlways), "Always reject", "reject_always"},
+	}
+	if order != nil {
+		order.wait(ctx, n)
 	}
 	var res struct {
 		Outcome struct {

@@ -50,6 +50,8 @@ type liveSession struct {
 	mode      string
 	running   bool
 	terminals map[string]string // tool call id → the client's terminal id
+	// order is the running turn's forwarding of updates; nil between turns.
+	order *questionOrder
 }
 
 func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer) (*liveSession, error) {
@@ -347,11 +349,24 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		return nil, err
 	}
 	defer sub.Unsubscribe()
+	order := &questionOrder{changed: make(chan struct{})}
+	ls.mu.Lock()
+	ls.order = order
+	ls.mu.Unlock()
+	defer func() {
+		ls.mu.Lock()
+		ls.order = nil
+		ls.mu.Unlock()
+	}()
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
+		defer order.finish()
 		for d := range sub.C() {
 			e := d.Event
+			if e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
+				order.passed()
+			}
 			if e.Kind == agent.EventState && e.ParentCallID == "" && e.SessionID == ls.id &&
 				(e.State == agent.StateIdle || e.State == agent.StateFailed) {
 				return
@@ -405,4 +420,73 @@ func (ls *liveSession) tools() []tool.Tool {
 		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.agent.Bash))
 	}
 	return tools
+}
+
+// questionOrder keeps a permission question behind the updates that came
+// before it: the session publishes a question on its bus before it asks,
+// so the asker waits until this turn's forwarder has passed that many
+// questions, and with them every update before them. Without it a client
+// could be asked about a tool call it has not been told of.
+type questionOrder struct {
+	mu      sync.Mutex
+	asked   int // questions the asker took
+	seen    int // questions the forwarder passed
+	done    bool
+	changed chan struct{}
+}
+
+// ask counts a question and returns its number.
+func (o *questionOrder) ask() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.asked++
+	return o.asked
+}
+
+func (o *questionOrder) passed() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seen++
+	close(o.changed)
+	o.changed = make(chan struct{})
+}
+
+func (o *questionOrder) finish() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.done = true
+	close(o.changed)
+	o.changed = make(chan struct{})
+}
+
+// wait returns once question n was passed, the forwarder stopped, or ctx
+// ended.
+func (o *questionOrder) wait(ctx context.Context, n int) {
+	for {
+		o.mu.Lock()
+		if o.seen >= n || o.done {
+			o.mu.Unlock()
+			return
+		}
+		changed := o.changed
+		o.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// question numbers a question of the running turn; order is nil outside a
+// turn's forwarding (a command's !`cmd` before the turn), where there is
+// nothing to wait for.
+func (ls *liveSession) question() (order *questionOrder, n int) {
+	ls.mu.Lock()
+	order = ls.order
+	ls.mu.Unlock()
+	if order == nil {
+		return nil, 0
+	}
+	return order, order.ask()
 }
