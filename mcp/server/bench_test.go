@@ -99,15 +99,42 @@ func goplsMCP(b *testing.B, root string) *mcp.ClientSession {
 	return cs
 }
 
-// BenchmarkTools measures each tool through an MCP client over an
-// in-memory transport; the same query on the pool directly ("raw"), so
-// darman's overhead is their difference; and the nearest tool of
-// `gopls mcp` on the same module ("gopls-mcp", its own gopls, stdio),
-// all in one run over a warm gopls. The "handler" ones call the tool's
-// Go function without MCP, to split the overhead between darman's code
-// and the SDK with its transport.
+// overPipes connects a second client to srv through OS pipes, framed as
+// on stdio: the transport a real client uses, minus the process.
+func overPipes(b *testing.B, srv *Server) *mcp.ClientSession {
+	sr, cw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cr, sw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	ss, err := srv.MCP().Connect(ctx, &mcp.IOTransport{Reader: sr, Writer: sw}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cs.Close()
+		ss.Close()
+	})
+	return cs
+}
+
+// BenchmarkTools measures, in one run over a warm gopls, each tool
+// through an MCP client over an in-memory transport; the same tool over
+// OS pipes framed as on stdio ("pipes", the way gopls mcp is reached);
+// the tool's Go function without MCP ("handler"); the same query on the
+// pool directly ("raw"), so darman's overhead is the difference; and the
+// nearest tool of `gopls mcp` on the same module ("gopls-mcp", its own
+// gopls, over stdio):
 //
-//	go test ./mcp/server -run '^$' -bench BenchmarkTools -benchtime 200x
+//	go test ./mcp/server -run '^$' -bench BenchmarkTools -benchtime 300x
 func BenchmarkTools(b *testing.B) {
 	root := midModule(b)
 	srv, cs := connect(b, root)
@@ -115,9 +142,12 @@ func BenchmarkTools(b *testing.B) {
 	ctx := context.Background()
 	file := filepath.Join(root, "p3", "f2.go")
 	user := filepath.Join(root, "p3", "f0.go")
-	compare := func(name, tool string, args map[string]any) {
+	pipes := overPipes(b, srv)
+	// compare measures darman's tool over pipes, then gopls mcp's.
+	compare := func(name string, args map[string]any, tool string, goplsArgs map[string]any) {
+		b.Run(name+"/pipes", func(b *testing.B) { measure(b, toolCall(pipes, name, args)) })
 		if gm != nil {
-			b.Run(name+"/gopls-mcp", func(b *testing.B) { measure(b, toolCall(gm, tool, args)) })
+			b.Run(name+"/gopls-mcp", func(b *testing.B) { measure(b, toolCall(gm, tool, goplsArgs)) })
 		}
 	}
 
@@ -136,7 +166,7 @@ func BenchmarkTools(b *testing.B) {
 			return err
 		})
 	})
-	compare("lookup_symbol", "go_search", map[string]any{"query": "Func2_3"})
+	compare("lookup_symbol", map[string]any{"query": "Func2_3", "limit": 20}, "go_search", map[string]any{"query": "Func2_3"})
 
 	b.Run("find_references", func(b *testing.B) {
 		measure(b, toolCall(cs, "find_references", map[string]any{"symbol": "Func0_0", "path": "p3/f0.go"}))
@@ -151,7 +181,7 @@ func BenchmarkTools(b *testing.B) {
 			return err
 		})
 	})
-	compare("find_references", "go_symbol_references", map[string]any{"file": user, "symbol": "Func0_0"})
+	compare("find_references", map[string]any{"symbol": "Func0_0", "path": "p3/f0.go"}, "go_symbol_references", map[string]any{"file": user, "symbol": "Func0_0"})
 
 	b.Run("diagnostics", func(b *testing.B) {
 		measure(b, toolCall(cs, "diagnostics", map[string]any{"paths": []string{"p3/f2.go"}}))
@@ -165,7 +195,7 @@ func BenchmarkTools(b *testing.B) {
 			return err
 		})
 	})
-	compare("diagnostics", "go_diagnostics", map[string]any{"files": []string{file}})
+	compare("diagnostics", map[string]any{"paths": []string{"p3/f2.go"}}, "go_diagnostics", map[string]any{"files": []string{file}})
 
 	// gopls mcp has no tool for unsaved text: no comparison.
 	broken := "package p3\n\nfunc Broken() int {\n\treturn undefinedThing\n}\n"
