@@ -569,6 +569,9 @@ func TestMCPTypeScript(t *testing.T) {
 	if text := call("lookup_symbol", map[string]any{"query": "withTax"}); !strings.Contains(text, "withTax at src/price.ts:2:") {
 		t.Errorf("lookup_symbol withTax =\n%s", text)
 	}
+	if text := call("list_imports", map[string]any{"path": "src/cart.ts"}); !strings.Contains(text, "./price") || !strings.Contains(text, "src/price.ts") {
+		t.Errorf("list_imports of src/cart.ts =\n%s", text)
+	}
 	broken := "import { withTax } from \"./price\";\n\nexport const label: string = withTax(100);\n"
 	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": broken}); !strings.Contains(text, "src/label.ts:3:14: error [2322]") {
 		t.Errorf("check_source of a number assigned to a string =\n%s", text)

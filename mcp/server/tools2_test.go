@@ -21,7 +21,7 @@ func TestListImportsAndExplainAgainstGopls(t *testing.T) {
 		t.Fatalf("list_imports = %+v, %q", imps, text)
 	}
 	if len(imps.Imports[0].Files) == 0 || imps.Imports[0].Files[0] != "a/a.go" {
-		t.Logf("list_imports did not resolve the import to a/a.go: %+v", imps.Imports[0])
+		t.Errorf("list_imports did not resolve the import to a/a.go: %+v", imps.Imports[0])
 	}
 
 	writeFile(t, filepath.Join(root, "a", "bad.go"), "package a\n\nfunc Bad() int {\n\treturn undefinedThing\n}\n")
