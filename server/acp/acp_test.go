@@ -237,6 +237,17 @@ func TestBashRunsInTheClientsTerminal(t *testing.T) {
 	if !shown {
 		t.Errorf("no tool_call_update showed terminal term-1:\n%s", e.client.dump())
 	}
+	_, toldAt := e.client.await(0, "the bash tool_call", func(n note) bool {
+		var p struct{ Update map[string]any }
+		json.Unmarshal(n.Params, &p)
+		return n.Method == "session/update" && p.Update["sessionUpdate"] == "tool_call" && p.Update["toolCallId"] == "call_bash"
+	})
+	_, shownAt := e.client.await(0, "the terminal in the call", func(n note) bool {
+		return n.Method == "session/update" && strings.Contains(string(n.Params), `"terminalId":"term-1"`)
+	})
+	if shownAt < toldAt {
+		t.Errorf("the terminal (message %d) was shown before its tool call (message %d)", shownAt, toldAt)
+	}
 }
 
 // TestCancelMidTurn cancels a turn whose model stalls mid-answer: the

@@ -213,7 +213,11 @@ func (t *terminal) Run(ctx context.Context, c tool.TerminalCommand) (tool.Termin
 	if c.CallID != "" {
 		ls.mu.Lock()
 		ls.terminals[c.CallID] = id
+		order := ls.order
 		ls.mu.Unlock()
+		if order != nil {
+			order.waitCall(ctx, c.CallID)
+		}
 		// Show the terminal in the call now, while the command runs.
 		ls.send(update{SessionUpdate: "tool_call_update", ToolCallID: c.CallID, Status: "in_progress",
 			ToolContent: []toolCallContent{{Type: "terminal", TerminalID: id}}})

@@ -374,6 +374,9 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 			if u, ok := ls.updateOf(e); ok {
 				ls.send(u)
 			}
+			if e.Kind == agent.EventToolCall && e.Tool != nil {
+				order.told(e.Tool.CallID)
+			}
 		}
 	}()
 	msg, err := ls.agent.Sessions.PromptWithTools(ctx, ls.id, text, opts, ls.tools())
@@ -422,17 +425,52 @@ func (ls *liveSession) tools() []tool.Tool {
 	return tools
 }
 
-// questionOrder keeps a permission question behind the updates that came
-// before it: the session publishes a question on its bus before it asks,
+// questionOrder keeps a permission question, and a terminal shown in a
+// tool call, behind the updates that came before them, so a client is
+// never asked about, or shown a terminal in, a tool call it has not been
+// told of. The session publishes each question on its bus before it asks,
 // so the asker waits until this turn's forwarder has passed that many
-// questions, and with them every update before them. Without it a client
-// could be asked about a tool call it has not been told of.
+// questions, and with them every update before them; the terminal waits
+// until the forwarder has sent its tool call.
 type questionOrder struct {
 	mu      sync.Mutex
 	asked   int // questions the asker took
 	seen    int // questions the forwarder passed
+	calls   map[string]bool
 	done    bool
 	changed chan struct{}
+}
+
+// told records that the client was sent the tool call.
+func (o *questionOrder) told(callID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.calls == nil {
+		o.calls = map[string]bool{}
+	}
+	o.calls[callID] = true
+	close(o.changed)
+	o.changed = make(chan struct{})
+}
+
+// waitCall returns once the client was sent the tool call, the forwarder
+// stopped, or ctx ended: what is sent about the call directly (its
+// terminal) must not come before it.
+func (o *questionOrder) waitCall(ctx context.Context, callID string) {
+	for {
+		o.mu.Lock()
+		if o.calls[callID] || o.done {
+			o.mu.Unlock()
+			return
+		}
+		changed := o.changed
+		o.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // ask counts a question and returns its number.
