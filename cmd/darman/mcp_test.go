@@ -587,6 +587,13 @@ func TestMCPTypeScript(t *testing.T) {
 		t.Errorf("diagnostics =\n%s", text)
 	}
 
+	if text := call("rename_symbol", map[string]any{"symbol": "withTax", "path": "src/price.ts", "new_name": "addTax"}); !strings.Contains(text, "+import { addTax } from \"./price\";") || !strings.Contains(text, "+export function addTax(") {
+		t.Errorf("rename_symbol withTax =\n%s", text)
+	}
+	if data, _ := os.ReadFile(filepath.Join(e.workspace, "src", "cart.ts")); strings.Contains(string(data), "addTax") {
+		t.Error("rename_symbol without apply wrote src/cart.ts")
+	}
+
 	// The inspector CLI starts a darman of its own: a cold tsserver again.
 	res := inspector(t, e, darmanBin, "mcp", "--method", "tools/call", "--tool-name", "lookup_symbol", "--tool-arg", "query=total")
 	if text, isErr := inspectorText(t, res); isErr || !strings.Contains(text, "total at src/cart.ts:3:") {
