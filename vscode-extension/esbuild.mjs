@@ -1,5 +1,7 @@
-// Builds what the extension ships into dist/: the extension host bundle
-// (dist/extension.js: CommonJS for Node, `vscode` left to the editor) and the
+// Builds what the extension ships into dist/: the extension host bundles
+// (dist/extension.js, and dist/lsp.js with vscode-languageclient, which
+// extension.js loads after activation; CommonJS for Node, `vscode` left to
+// the editor) and the
 // chat webview (dist/webview.js and dist/webview.css, built by
 // webview/build.mjs). `--minify` for the VSIX, `--watch` while developing.
 import * as esbuild from "esbuild";
@@ -18,7 +20,8 @@ export const hostOptions = {
   platform: "node",
   format: "cjs",
   target: "node20",
-  external: ["vscode"],
+  // dist/lsp.js is the language client, bundled apart (see src/lsp.ts).
+  external: ["vscode", "./lsp.js"],
   logLevel: "warning",
   legalComments: "none",
 };
@@ -36,8 +39,15 @@ export async function build({ minify = false } = {}) {
     banner: { js: "globalThis.__darmanLoadStart = performance.now();" },
     footer: { js: "globalThis.__darmanLoadEnd = performance.now();" },
   };
+  const lsp = {
+    ...hostOptions,
+    entryPoints: [path.join(here, "src", "lsp.ts")],
+    outfile: path.join(outdir, "lsp.js"),
+    minify,
+    sourcemap: minify ? false : "linked",
+  };
   const webviewBuild = path.join(here, "webview", "build.mjs");
-  const jobs = [esbuild.build(host)];
+  const jobs = [esbuild.build(host), esbuild.build(lsp)];
   if (existsSync(webviewBuild) && existsSync(path.join(here, "webview", "src", "main.ts"))) {
     const { buildWebview } = await import(pathToFileURL(webviewBuild).href);
     jobs.push(buildWebview({ minify, outdir }));

@@ -283,7 +283,7 @@ async function scenario() {
     panelFirstPaintMs: byName.panelFirstPaint !== undefined && byName.panelResolved !== undefined ? Math.round((byName.panelFirstPaint - byName.panelResolved) * 10) / 10 : null,
     panelVisibleFromClickMs: panelVisibleMs,
     serverStartedMs: byName.serverStarted,
-    bytes: { "extension.js": distSize("extension.js"), "webview.js": distSize("webview.js"), "webview.css": distSize("webview.css"), vsix: fs.statSync(path.join(ext, "darman.vsix")).size },
+    bytes: { "extension.js": distSize("extension.js"), "lsp.js": distSize("lsp.js"), "webview.js": distSize("webview.js"), "webview.css": distSize("webview.css"), vsix: fs.statSync(path.join(ext, "darman.vsix")).size },
   };
   fs.mkdirSync(artifacts, { recursive: true });
   fs.writeFileSync(path.join(artifacts, "timings.json"), JSON.stringify(timings, null, 2) + "\n");

@@ -34,6 +34,9 @@ export function touchedUris(edit: WorkspaceEdit): string[] {
 
 type Next = (params: ApplyWorkspaceEditParams) => unknown;
 
+/** How long a save that answered false may take to show up on disk. */
+export const saveGraceMs = 5_000;
+
 /**
  * applyEditAndSave is the LanguageClient's handleApplyEdit middleware: it
  * lets the client apply the edit (next), then saves each touched document.
@@ -65,10 +68,11 @@ export async function applyEditAndSave(params: ApplyWorkspaceEditParams, next: N
     } catch (err) {
       return { applied: false, failureReason: `the edit was applied but saving ${target.fsPath} failed: ${String(err)}` };
     }
-    // save() answers false now and then although the file was written
-    // (seen in code-server 4.139 with the file open in an editor): what
-    // counts is whether the disk holds the document's text.
-    if (!saved && !onDisk(doc)) {
+    // save() answers false now and then although the file is written
+    // moments later (seen in code-server 4.139 on a loaded machine, with
+    // the file open in an editor): what counts is the disk holding the
+    // document's text, or VS Code reporting the save, within a few seconds.
+    if (!saved && !onDisk(doc) && !(await savedSoon(doc, saveGraceMs))) {
       return { applied: false, failureReason: `the edit was applied but VS Code did not save ${target.fsPath}` };
     }
   }
@@ -85,4 +89,25 @@ function onDisk(doc: vscode.TextDocument): boolean {
   } catch {
     return false;
   }
+}
+
+/** Resolves true when VS Code saves the document or the disk holds its text, false after ms. */
+function savedSoon(doc: vscode.TextDocument, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const key = doc.uri.toString();
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      sub.dispose();
+      resolve(ok);
+    };
+    const sub = vscode.workspace.onDidSaveTextDocument((d) => {
+      if (d.uri.toString() === key) {
+        finish(true);
+      }
+    });
+    // The disk is checked too: a save by another path fires no event here.
+    const poll = setInterval(() => onDisk(doc) && finish(true), 100);
+    const timer = setTimeout(() => finish(onDisk(doc)), ms);
+  });
 }

@@ -3,8 +3,9 @@
 
 import * as vscode from "vscode";
 import * as fs from "node:fs";
-// Only types at the top: vscode-languageclient is most of the bundle, and
-// start() loads it after activate() returns, so activation stays short.
+// Only types at the top: vscode-languageclient is most of the code, and
+// start() loads it (dist/lsp.js) after activate() returns, so activation
+// stays short.
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
 import type { ModelInfo } from "../shared/protocol";
 import { findDarman, NotFoundError } from "./binary";
@@ -107,9 +108,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   chat.offerContext(chipFor(vscode.window.activeTextEditor));
 
   const start = async () => {
-    const { CancellationToken, DidChangeConfigurationNotification, LanguageClient, State, Trace, TransportKind } = await import(
-      "vscode-languageclient/node"
-    );
+    // dist/lsp.js beside this bundle (esbuild.mjs builds both).
+    const { CancellationToken, DidChangeConfigurationNotification, LanguageClient, State, Trace, TransportKind } =
+      require("./lsp.js") as typeof import("./lsp");
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     let bin: string;
     try {

@@ -76,6 +76,15 @@ test("a save that answers false but wrote the file counts as saved", async () =>
   assert.equal(fs.readFileSync(a, "utf8"), "package a\n\nvar x = 7\n");
 });
 
+test("a save that answers false and lands a moment later counts as saved", async () => {
+  testing.reset();
+  const { a } = files();
+  testing.openEditor(a).document.saveFails = "later";
+  const res = await applyEditAndSave({ edit: { changes: { [pathToFileURL(a).href]: [{ range: line2, newText: "8" }] } } } as never, vscodeApplies as never);
+  assert.deepEqual(res, { applied: true });
+  assert.equal(fs.readFileSync(a, "utf8"), "package a\n\nvar x = 8\n");
+});
+
 test("an edit VS Code refused is answered as it was, and nothing is saved", async () => {
   testing.reset();
   const { a } = files();

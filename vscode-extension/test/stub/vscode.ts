@@ -113,8 +113,11 @@ export class EventEmitter<T> {
 /** A text document backed by a file: edits change `text`, save() writes it. */
 export class TextDocument {
   isDirty = false;
-  /** "fail": save() writes nothing and answers false; "answerFalse": it writes, then answers false. */
-  saveFails: false | "fail" | "answerFalse" | true = false;
+  /**
+   * "fail": save() writes nothing and answers false; "answerFalse": it
+   * writes, then answers false; "later": it answers false and writes 50 ms later.
+   */
+  saveFails: false | "fail" | "answerFalse" | "later" | true = false;
   constructor(
     readonly uri: Uri,
     public text: string,
@@ -124,6 +127,15 @@ export class TextDocument {
   }
   async save(): Promise<boolean> {
     if (this.saveFails === true || this.saveFails === "fail") {
+      return false;
+    }
+    if (this.saveFails === "later") {
+      const text = this.text;
+      setTimeout(() => {
+        fs.writeFileSync(this.uri.fsPath, text);
+        this.isDirty = false;
+        didSave.fire(this);
+      }, 50);
       return false;
     }
     fs.writeFileSync(this.uri.fsPath, this.text);
@@ -198,6 +210,7 @@ class TextEditor {
   }
 }
 
+const didSave = new EventEmitter<TextDocument>();
 const commandHandlers = new Map<string, (...args: unknown[]) => unknown>();
 const configuration: Record<string, { globalValue?: unknown; workspaceValue?: unknown; defaultValue?: unknown }> = {};
 const textDocuments: TextDocument[] = [];
@@ -231,6 +244,7 @@ export const window = {
 };
 
 export const workspace = {
+  onDidSaveTextDocument: didSave.event,
   workspaceFolders: undefined as { uri: Uri }[] | undefined,
   get textDocuments(): TextDocument[] {
     return textDocuments;
