@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/darman-dev/darman/diagnostics"
+	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/config"
+)
+
+func TestLSPNoticeWording(t *testing.T) {
+	root := "/w"
+	for _, tc := range []struct {
+		st          diagnostics.ServerStatus
+		level, text string
+	}{
+		{diagnostics.ServerStatus{Name: "go", Root: "/w", State: diagnostics.StateRunning, Server: "gopls v0.23.0", PID: 42},
+			"info", "language server go is running: gopls v0.23.0, pid 42"},
+		{diagnostics.ServerStatus{Name: "python", Root: "/w/svc", State: diagnostics.StateRunning, Command: []string{"/bin/pyright-langserver", "--stdio"}, PID: 7},
+			"info", "language server python (svc) is running: pyright-langserver, pid 7"},
+		{diagnostics.ServerStatus{Name: "rust", Root: "/w", State: diagnostics.StateFailed, Extensions: []string{".rs"}, Reason: "initialize: closed; the process exited with status 1"},
+			"warning", "language server rust failed to start, so .rs files get no diagnostics: initialize: closed; the process exited with status 1"},
+		{diagnostics.ServerStatus{Name: "c", Root: "/w", State: diagnostics.StateCrashed, Reason: "the process was killed by killed"},
+			"warning", "language server c crashed; it restarts when next needed: the process was killed by killed"},
+		{diagnostics.ServerStatus{Name: "python", Root: "/w", State: diagnostics.StateMissing, Extensions: []string{".py", ".pyi"}, Reason: "the language server is not installed: pyright-langserver was not found on PATH (npm install pyright)"},
+			"info", "language server python is not installed, so .py .pyi files get no diagnostics: pyright-langserver was not found on PATH (npm install pyright)"},
+		{diagnostics.ServerStatus{Name: "go", Root: "/w", State: diagnostics.StateIdle},
+			"info", "language server go was stopped after it went unused; it starts again when needed"},
+	} {
+		if level, text := lspNotice(tc.st, root); level != tc.level || text != tc.text {
+			t.Errorf("lspNotice(%s) = %s %q; want %s %q", tc.st.State, level, text, tc.level, tc.text)
+		}
+	}
+}
+
+// TestWatchLanguageServers: a server that dies at start and one that is
+// not installed each give one notice, however often their files are
+// edited; after stop, none.
+func TestWatchLanguageServers(t *testing.T) {
+	root := t.TempDir()
+	broken := filepath.Join(root, "broken-ls")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'broken-ls: no toolchain' >&2\nexit 7\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Config{LSP: map[string]config.LSP{
+		"broken": {Command: []string{broken}, Extensions: []string{".brk"}},
+		"gone":   {Command: []string{"darman-no-such-language-server"}, Extensions: []string{".gone"}},
+		"later":  {Command: []string{broken}, Extensions: []string{".later"}},
+	}}
+	reg := &child.Registry{}
+	defer reg.Close(0)
+	l, err := newLanguageServers(context.Background(), root, cfg, nil, reg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan string, 10)
+	stop := l.watch(func(level, text string) { got <- level + " " + text })
+
+	next := func() string {
+		t.Helper()
+		select {
+		case s := <-got:
+			return s
+		case <-time.After(30 * time.Second):
+			t.Fatal("no notice")
+			return ""
+		}
+	}
+	brk := filepath.Join(root, "a.brk")
+	os.WriteFile(brk, []byte("x"), 0o644)
+	l.Check(context.Background(), brk)
+	if s := next(); !strings.HasPrefix(s, "warning language server broken failed to start, so .brk files get no diagnostics: ") ||
+		!strings.Contains(s, "exited with status 7") || !strings.Contains(s, "broken-ls: no toolchain") {
+		t.Fatalf("notice = %q", s)
+	}
+	gone := filepath.Join(root, "a.gone")
+	os.WriteFile(gone, []byte("x"), 0o644)
+	for range 3 {
+		l.Check(context.Background(), gone)
+	}
+	if s := next(); s != "info language server gone is not installed, so .gone files get no diagnostics: darman-no-such-language-server was not found on PATH (check the command in darman's configuration (lsp.gone.command))" {
+		t.Fatalf("notice = %q", s)
+	}
+	// The pool tells of a state change before the call that caused it
+	// returns, so a notice would be in got by now.
+	stop()
+	later := filepath.Join(root, "a.later")
+	os.WriteFile(later, []byte("x"), 0o644)
+	l.Check(context.Background(), later)
+	if st := l.Status(); !hasState(st, "later", diagnostics.StateFailed) {
+		t.Fatalf("Status = %+v; want later failed", st)
+	}
+	select {
+	case s := <-got:
+		t.Fatalf("a notice after stop, or a repeated one: %q", s)
+	default:
+	}
+}
+
+func hasState(list []diagnostics.ServerStatus, name string, state diagnostics.State) bool {
+	for _, st := range list {
+		if st.Name == name && st.State == state {
+			return true
+		}
+	}
+	return false
+}
