@@ -318,19 +318,6 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	ctx = withSession(ctx, ls)
-	var opts session.PromptOptions
-	if cmd, args, ok := ls.command(text); ok {
-		if text, err = cmd.Expand(ctx, args, prompt.ExpandOptions{Root: ls.cwd,
-			Run: func(ctx context.Context, line string) (string, error) {
-				return ls.agent.Sessions.Shell(ctx, ls.id, line)
-			},
-			ReadFile: ls.ws.ReadFile}); err != nil {
-			return nil, fmt.Errorf("/%s: %w", cmd.Name, err)
-		}
-		opts.Model = cmd.Model
-	}
-
 	ls.mu.Lock()
 	if ls.running {
 		ls.mu.Unlock()
@@ -343,6 +330,18 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		ls.running = false
 		ls.mu.Unlock()
 	}()
+	ctx = withSession(ctx, ls)
+	var opts session.PromptOptions
+	if cmd, args, ok := ls.command(text); ok {
+		if text, err = cmd.Expand(ctx, args, prompt.ExpandOptions{Root: ls.cwd,
+			Run: func(ctx context.Context, line string) (string, error) {
+				return ls.agent.Sessions.Shell(ctx, ls.id, line)
+			},
+			ReadFile: ls.ws.ReadFile}); err != nil {
+			return nil, fmt.Errorf("/%s: %w", cmd.Name, err)
+		}
+		opts.Model = cmd.Model
+	}
 
 	sub, err := ls.agent.Sessions.Subscribe(ctx, ls.id)
 	if err != nil {
