@@ -43,9 +43,21 @@ type RenameSymbolOutput struct {
 	envelope
 	Symbol  SymbolInfo   `json:"symbol" jsonschema:"the declaration renamed"`
 	Changes []FileChange `json:"changes"`
-	Diff    string       `json:"diff" jsonschema:"a unified diff of every file"`
+	Diff    string       `json:"diff" jsonschema:"a unified diff of every file (of the first files when the rename is large: see note)"`
 	Applied bool         `json:"applied" jsonschema:"true when the files were written"`
+	// Files and Edits count the whole rename, listed or not.
+	Files int    `json:"files" jsonschema:"how many files the rename changes"`
+	Edits int    `json:"edits" jsonschema:"how many edits the rename makes"`
+	Note  string `json:"note,omitempty"`
 }
+
+// A rename's result lists at most maxRenameEdits edits and maxRenameDiff
+// bytes of diff (whole files), within a result's budget; apply: true
+// writes all of it either way.
+const (
+	maxRenameEdits = 400
+	maxRenameDiff  = 30_000
+)
 
 var identifier = regexp.MustCompile(`^[\p{L}_$][\p{L}\p{N}_$]*$`)
 
@@ -81,23 +93,43 @@ func (s *Server) renameSymbol(ctx context.Context, in RenameSymbolInput) (Rename
 	if err != nil {
 		return out, "", err
 	}
-	var diff strings.Builder
 	for _, fe := range edits {
 		if !within(s.root.Dir, fe.Path) {
 			return out, "", toolErrorf(CodeOutsideProject, "the rename would edit %s, outside the project root %s; nothing was changed", fe.Path, s.root.Dir)
+		}
+	}
+	var diff strings.Builder
+	diffed, listed := 0, 0
+	for _, fe := range edits {
+		out.Files++
+		out.Edits += len(fe.Edits)
+		fc := FileChange{Path: s.root.Rel(fe.Path), Edits: []TextEdit{}}
+		for _, e := range fe.Edits {
+			if listed == maxRenameEdits {
+				break
+			}
+			fc.Edits = append(fc.Edits, TextEdit{Line: e.Start.Line, Column: e.Start.Column, EndLine: e.End.Line, EndColumn: e.End.Column, NewText: e.NewText})
+			listed++
+		}
+		if len(fc.Edits) > 0 {
+			out.Changes = append(out.Changes, fc)
+		}
+		if diff.Len() >= maxRenameDiff {
+			continue
 		}
 		old, err := s.overlay.ReadFile(ctx, fe.Path)
 		if err != nil {
 			return out, "", err
 		}
-		fc := FileChange{Path: s.root.Rel(fe.Path)}
-		for _, e := range fe.Edits {
-			fc.Edits = append(fc.Edits, TextEdit{Line: e.Start.Line, Column: e.Start.Column, EndLine: e.End.Line, EndColumn: e.End.Column, NewText: e.NewText})
+		if d := unifiedDiff(fc.Path, string(old), fe.NewText); diff.Len() == 0 || diff.Len()+len(d) <= maxRenameDiff {
+			diff.WriteString(d)
+			diffed++
 		}
-		out.Changes = append(out.Changes, fc)
-		diff.WriteString(unifiedDiff(fc.Path, string(old), fe.NewText))
 	}
 	out.Diff = diff.String()
+	if listed < out.Edits || diffed < out.Files {
+		out.Note = fmt.Sprintf("a large rename: %d of %d edits listed and the diff of %d of %d files shown; apply: true writes all of them", listed, out.Edits, diffed, out.Files)
+	}
 	if in.Apply {
 		if err := s.apply(ctx, edits); err != nil {
 			return out, "", err
@@ -109,9 +141,12 @@ func (s *Server) renameSymbol(ctx context.Context, in RenameSymbolInput) (Rename
 	if out.Applied {
 		verb = "changed"
 	}
-	fmt.Fprintf(&b, "renaming %s to %s %s %d file(s)", out.Symbol, in.NewName, verb, len(out.Changes))
+	fmt.Fprintf(&b, "renaming %s to %s %s %d file(s)", out.Symbol, in.NewName, verb, out.Files)
 	if !out.Applied {
 		b.WriteString(" (not written: call again with apply: true to write)")
+	}
+	if out.Note != "" {
+		b.WriteString("\n" + out.Note)
 	}
 	b.WriteString("\n" + out.Diff)
 	return out, strings.TrimRight(b.String(), "\n"), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,5 +160,43 @@ func TestCapResultCutsTheTextAtALine(t *testing.T) {
 	}
 	if got := capResult("short", 99_000); got != "short" {
 		t.Errorf("a short text was cut: %q", got)
+	}
+}
+
+// TestLargeRenameIsCappedButAppliedWhole: a rename of 600 uses in 60
+// files lists what fits in a result, says so, and apply writes all.
+func TestLargeRenameIsCappedButAppliedWhole(t *testing.T) {
+	root := goModule(t)
+	_, cs := connect(t, root)
+	for f := range 60 {
+		var src strings.Builder
+		fmt.Fprintf(&src, "package u\n\nimport \"example.com/m/a\"\n\nfunc U%d() {\n", f)
+		for range 10 {
+			src.WriteString("\t_ = a.Greet(\"x\")\n")
+		}
+		src.WriteString("}\n")
+		writeFile(t, filepath.Join(root, "u", fmt.Sprintf("u%d.go", f)), src.String())
+	}
+	var out RenameSymbolOutput
+	text, isErr := call(t, cs, "rename_symbol", map[string]any{"symbol": "a.Greet", "new_name": "Hello"}, &out)
+	if isErr || out.Files != 62 || out.Edits != 603 || !strings.Contains(out.Note, "400 of 603 edits listed") {
+		t.Fatalf("rename = files %d, edits %d, note %q; %.300s", out.Files, out.Edits, out.Note, text)
+	}
+	listed := 0
+	for _, c := range out.Changes {
+		listed += len(c.Edits)
+	}
+	if listed != maxRenameEdits || len(out.Diff) > maxRenameDiff || out.Diff == "" {
+		t.Errorf("%d edits listed, a diff of %d bytes", listed, len(out.Diff))
+	}
+	text, isErr = call(t, cs, "rename_symbol", map[string]any{"symbol": "a.Greet", "new_name": "Hello", "apply": true}, &out)
+	if isErr || !out.Applied {
+		t.Fatalf("rename apply = %.300s", text)
+	}
+	for f := range 60 {
+		data, _ := os.ReadFile(filepath.Join(root, "u", fmt.Sprintf("u%d.go", f)))
+		if strings.Count(string(data), "a.Hello(") != 10 {
+			t.Fatalf("u%d.go after apply:\n%s", f, data)
+		}
 	}
 }
