@@ -671,3 +671,19 @@ func TestDismissedQuestionIsARejection(t *testing.T) {
 		t.Errorf("the write did not fail after one question:\n%s", e.client.dump())
 	}
 }
+
+// TestAFailedStartIsTriedAgain: when the agent of a directory fails to
+// start (a broken configuration), session/new says why, and the next
+// session/new there starts it, without restarting darman.
+func TestAFailedStartIsTriedAgain(t *testing.T) {
+	e := start(t, options{failStarts: 1, script: llmtest.Script{Steps: []llmtest.Step{{Text: "up"}}}})
+	var res json.RawMessage
+	err := e.client.call("session/new", map[string]any{"cwd": e.root, "mcpServers": []any{}}, &res)
+	if err == nil || !strings.Contains(err.Error(), "is not a provider/model-id") {
+		t.Fatalf("the failed start: %v", err)
+	}
+	id := e.newSession()
+	if stop := e.prompt(id, "are you up?"); stop != "end_turn" {
+		t.Errorf("stopReason %q", stop)
+	}
+}

@@ -201,6 +201,9 @@ type options struct {
 	files map[string]string
 	// root and data reuse a workspace and a store directory (load).
 	root, data string
+	// failStarts is how many starts of the agent fail first, as with a
+	// broken configuration.
+	failStarts int
 }
 
 // env is a running darman with its client.
@@ -251,6 +254,10 @@ func start(t testing.TB, o options) *env {
 		Version: "test",
 		BindMCP: o.bindMCP,
 		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
+			if o.failStarts > 0 {
+				o.failStarts--
+				return nil, fmt.Errorf("darman.json: model: %q is not a provider/model-id", "nonsense")
+			}
 			tools := tool.Builtins(tool.Options{NoRipgrep: true})
 			svc, err := session.New(session.Options{
 				Store: st,

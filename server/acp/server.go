@@ -123,10 +123,12 @@ type Server struct {
 	closing  bool
 }
 
+// agentEntry is a directory's agent. A start that failed (a broken
+// configuration, no model) is tried again by the next session there, so
+// fixing the configuration needs no restart.
 type agentEntry struct {
-	once  sync.Once
+	mu    sync.Mutex // held while starting
 	agent *Agent
-	err   error
 	ws    *workspace
 }
 
@@ -176,7 +178,12 @@ func (s *Server) close() error {
 	s.closing = true
 	sessions := s.sessions
 	s.sessions = map[agent.ID]*liveSession{}
-	agents := s.agents
+	var agents []*Agent
+	for _, e := range s.agents {
+		if e.agent != nil { // set under s.mu
+			agents = append(agents, e.agent)
+		}
+	}
 	s.mu.Unlock()
 	for id, ls := range sessions {
 		ls.agent.Sessions.Cancel(id)
@@ -184,9 +191,9 @@ func (s *Server) close() error {
 	var errs []error
 	// The agents wait for their turns to be stored as cancelled; the
 	// sessions' MCP servers go after that, as their tools may be running.
-	for _, e := range agents {
-		if e.agent != nil && e.agent.Close != nil {
-			errs = append(errs, e.agent.Close())
+	for _, ag := range agents {
+		if ag.Close != nil {
+			errs = append(errs, ag.Close())
 		}
 	}
 	for _, ls := range sessions {
@@ -282,15 +289,30 @@ func (s *Server) agentFor(ctx context.Context, method, cwd string) (*agentEntry,
 		s.agents[cwd] = e
 	}
 	s.mu.Unlock()
-	e.once.Do(func() {
-		// The agent outlives this request.
-		e.agent, e.err = s.opts.Start(context.WithoutCancel(ctx), Setup{Root: cwd, Workspace: e.ws, Asker: &asker{s: s}})
-		if e.err == nil && e.agent == nil {
-			e.err = errors.New("the agent did not start")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.agent != nil {
+		return e, nil
+	}
+	// The agent outlives this request.
+	ag, err := s.opts.Start(context.WithoutCancel(ctx), Setup{Root: cwd, Workspace: e.ws, Asker: &asker{s: s}})
+	if err == nil && ag == nil {
+		err = errors.New("the agent did not start")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("darman could not start in %s: %w", cwd, err)
+	}
+	s.mu.Lock()
+	closing := s.closing
+	if !closing {
+		e.agent = ag
+	}
+	s.mu.Unlock()
+	if closing {
+		if ag.Close != nil {
+			ag.Close()
 		}
-	})
-	if e.err != nil {
-		return nil, fmt.Errorf("darman could not start in %s: %w", cwd, e.err)
+		return nil, errors.New("darman is shutting down")
 	}
 	return e, nil
 }
