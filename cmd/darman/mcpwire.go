@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/tool"
@@ -87,13 +88,26 @@ func mcpFilesDir(cfg config.Config) string {
 	return filepath.Join(cfg.DataDir, "mcp", "files")
 }
 
+// mcpSessionRecord is where the MCP servers each session ran with are
+// recorded, for the drift report when it resumes.
+func mcpSessionRecord(cfg config.Config) client.SessionRecord {
+	if cfg.DataDir == "" {
+		return client.SessionRecord{}
+	}
+	return client.SessionRecord{Dir: filepath.Join(cfg.DataDir, "mcp", "sessions")}
+}
+
 // startMCP starts the configured MCP servers and waits for them, for a
 // front that runs one turn (darman run): it returns the tools of the ready
 // servers, and an error only when a required server failed. Optional
 // failures are logged. The caller closes the manager.
 func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime, log *slog.Logger) (*client.Manager, []tool.Tool, error) {
 	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: rt.children, Gate: rt.gate, Sampler: rt.sampler,
-		Version: readBuildInfo().Version, ProtocolCache: mcpProtocolCache(cfg), FilesDir: mcpFilesDir(cfg)})
+		Version: readBuildInfo().Version, ProtocolCache: mcpProtocolCache(cfg), FilesDir: mcpFilesDir(cfg),
+		Sessions: mcpSessionRecord(cfg),
+		OnDrift: func(session string, drift []string) {
+			log.Warn("mcp servers changed since this session last ran", "session", session, "changes", strings.Join(drift, "; "))
+		}})
 	if len(cfg.MCPServers) == 0 {
 		return m, nil, nil
 	}

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,5 +76,50 @@ func TestDriftAddedRemovedAndOffline(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Drift = %q\nwant %q", got, want)
+	}
+}
+
+// A session's first MCP call after its server changed tells the model and
+// the front what changed, once.
+func TestFirstCallOfAResumedSessionReportsDrift(t *testing.T) {
+	rec := client.SessionRecord{Dir: filepath.Join(t.TempDir(), "sessions")}
+	call := func(schema string) (outputs []string, drift []string) {
+		t.Helper()
+		d := fake(t, "s", "ok")
+		d.Env["DARMAN_FAKE_SCHEMA"] = schema
+		m := client.New([]client.Definition{d}, client.Options{Children: newRegistry(t), Sessions: rec,
+			OnDrift: func(session string, lines []string) { drift = append(drift, session+": "+strings.Join(lines, "; ")) }})
+		defer m.Close()
+		if err := m.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		tools, err := m.Tools(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := (&recorder{}).env()
+		env.SessionID = "ses_r"
+		for range 2 {
+			res, err := find(t, tools, "s_echo").Run(context.Background(), env, json.RawMessage(`{"text":"x"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outputs = append(outputs, res.Output)
+		}
+		return outputs, drift
+	}
+	out, drift := call("v1")
+	if drift != nil || strings.Contains(out[0], "Note:") {
+		t.Errorf("a new session: drift %q, output %q; want none", drift, out[0])
+	}
+	out, drift = call("v2")
+	if want := "ses_r: server s: tool echo's input schema changed"; len(drift) != 1 || drift[0] != want {
+		t.Errorf("OnDrift heard %q; want %q", drift, want)
+	}
+	if !strings.HasPrefix(out[0], "Note: the MCP servers changed since this session last ran: server s: tool echo's input schema changed.") || !strings.HasSuffix(out[0], "echo: x\ndone") {
+		t.Errorf("first call's output %q; want the note before the result", out[0])
+	}
+	if out[1] != "echo: x\ndone" {
+		t.Errorf("second call's output %q; want the note only once", out[1])
 	}
 }

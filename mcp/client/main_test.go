@@ -31,7 +31,7 @@ type echoIn struct {
 
 type echoInV2 struct {
 	Text  string `json:"text"`
-	Times int    `json:"times"`
+	Times int    `json:"times,omitempty"`
 }
 
 // fakeMark appends a line to the file DARMAN_FAKE_MARK names, for tests

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,13 @@ type Options struct {
 	Gate Gate
 	// Version is darman's version, sent to servers; "" sends "dev".
 	Version string
+	// Sessions, when its Dir is set, records the bindings' identities per
+	// session at the session's first MCP call, and compares them with the
+	// last record: what changed is told to the model (before that call's
+	// output) and to OnDrift.
+	Sessions SessionRecord
+	// OnDrift hears the drift of a resumed session; nil ignores it.
+	OnDrift func(session string, drift []string)
 	// FilesDir is where images returned by tools are saved, one
 	// directory per session; "" keeps them only in the result.
 	FilesDir string
@@ -113,6 +121,7 @@ type Manager struct {
 	idle     chan struct{} // closed and replaced when inflight drops to 0
 	subs     map[int]func(Status)
 	nextSub  int
+	resumed  map[string]bool     // sessions whose identities are recorded
 	refused  map[string][]string // cross-server clashes by server, from the last Tools
 }
 
@@ -481,4 +490,35 @@ func (m *Manager) goRefresh(b *binding, c *conn) {
 		defer cancel()
 		b.refreshCatalog(ctx, c)
 	})
+}
+
+// sessionDrift records the identities of a session's first MCP call and
+// returns, once, a note for the model on what changed since the session
+// last ran; "" when nothing did or sessions are not recorded.
+func (m *Manager) sessionDrift(session string) string {
+	if m.opts.Sessions.Dir == "" || session == "" {
+		return ""
+	}
+	m.mu.Lock()
+	if m.resumed == nil {
+		m.resumed = map[string]bool{}
+	}
+	done := m.resumed[session]
+	m.resumed[session] = true
+	m.mu.Unlock()
+	if done {
+		return ""
+	}
+	drift, err := m.Resume(m.opts.Sessions, session)
+	if err != nil {
+		m.log.Warn("mcp: recording the session's servers failed", "session", session, "error", err.Error())
+		return ""
+	}
+	if len(drift) == 0 {
+		return ""
+	}
+	if m.opts.OnDrift != nil {
+		m.opts.OnDrift(session, drift)
+	}
+	return "Note: the MCP servers changed since this session last ran: " + strings.Join(drift, "; ") + "."
 }

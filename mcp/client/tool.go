@@ -157,6 +157,11 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 		}
 	}
 	out := convert(t.name, res)
+	if env != nil {
+		if note := t.b.m.sessionDrift(string(env.SessionID)); note != "" {
+			out.Output = note + "\n\n" + out.Output
+		}
+	}
 	if dir := t.b.m.opts.FilesDir; dir != "" && len(out.Attachments) > 0 {
 		var session string
 		if env != nil {
