@@ -11,6 +11,11 @@
 // Every string value may use ${env:NAME} and ${file:path} substitutions
 // ($${ writes a literal ${).
 //
+// Besides darman's own files, Load reads the MCP servers of other tools'
+// files (Claude Code's .mcp.json and ~/.claude.json, VS Code's
+// .vscode/mcp.json) into MCPServers, below darman's own by name, each with
+// its Origin; a foreign file that does not parse is a warning.
+//
 // Problems are reported as an [*Error] listing every [Problem] found: the
 // file, the key path (model, permission.bash["git *"], lsp.go.command[0])
 // and what was expected. [Schema] returns the JSON Schema that editors use

@@ -6,7 +6,22 @@
 // caller, Wait blocks until each has settled and returns a *StartupError
 // listing every failure, and Tools (the tool.Source the agent uses) returns
 // the tools of the bindings that are ready, after waiting for the required
-// ones. Status reports each binding's state for doctor and the editor.
+// ones. Status reports each binding's state for doctor and the editor, and
+// Subscribe reports each change as it happens.
+//
+// Scope: a binding is the workspace's (shared by every session of the
+// process) or, with Definition.Session, one session's own (servers an ACP
+// client passed to session/new). ToolsFor and Source take an Audience, so a
+// session sees its own bindings and the workspace bindings whose
+// Definition.Visible admits it. Retire takes a manager out of new turns
+// while the calls in flight finish on it.
+//
+// Transports: stdio (Command), streamable HTTP (URL) and the legacy
+// HTTP+SSE transport (URL with SSE). The go-sdk client probes
+// server/discover and falls back to initialize; a server that exits on the
+// probe (go-sdk #1177) is restarted straight to initialize, and
+// Options.ProtocolCache remembers across runs which servers speak only
+// initialize so their next start skips the probe.
 //
 // Failures are classified (FailureClass) and their text is bounded and
 // redacted: header values, environment values and URL credentials never
@@ -22,5 +37,20 @@
 //
 // A tool reaches the model as {server}_{tool} (see ModelName); every call
 // asks the permission "mcp" with that name as the subject, unless the
-// server is trusted and the tool says it is read-only.
+// server is trusted and the tool says it is read-only. Cancelling a call
+// sends notifications/cancelled; progress notifications reach
+// tool.Env.Progress; images are saved under Options.FilesDir.
+//
+// Servers may ask darman for things. Elicitation (a form, or a URL to
+// open) goes to a human through Options.Gate (nil: not advertised;
+// DeclineGate when nobody is there). Sampling is offered only to a server
+// whose Definition has a SamplingMaxTokens budget, and is served by
+// Options.Sampler (ModelSampler runs darman's own model), each request
+// capped and its tokens charged to the server (Status.Sampling).
+//
+// Identity: BindingIdentity digests what a binding is (definition without
+// secrets, capabilities, filter, limits, catalog and each exposed tool's
+// schemas). A session records the identities it ran with
+// (Options.Sessions, or Manager.Resume), and a resumed session hears what
+// changed (Drift).
 package client
