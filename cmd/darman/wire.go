@@ -14,6 +14,7 @@ import (
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/mcp/client"
+	"github.com/darman-dev/darman/server"
 )
 
 // agentWiring is what every front gives the session service besides the
@@ -28,8 +29,8 @@ type agentWiring struct {
 	// events with a ParentCallID nested set it.
 	tasks bool
 	// gate takes MCP servers' elicitations to a human. Nil: the terminal
-	// when asker is the terminal's, else every elicitation is declined
-	// (no human is reachable).
+	// when asker is the terminal's, the editor when it is the LSP front's,
+	// else every elicitation is declined (no human is reachable).
 	gate client.Gate
 
 	// Set by startAgent.
@@ -65,6 +66,8 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		w.gate = client.DeclineGate{}
 		if ta, ok := w.asker.(*terminalAsker); ok {
 			w.gate = terminalGate{ta}
+		} else if g := server.MCPGate(w.asker); g != nil {
+			w.gate = g // darman lsp: the editor's prompts
 		}
 	}
 	mcpServers, mcpTools, err := startMCP(ctx, cfg, w.root, mcpRuntime{children: w.children, gate: w.gate, sampler: modelSampler(cfg, m)}, log)

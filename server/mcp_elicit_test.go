@@ -1,0 +1,166 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	mcpclient "github.com/darman-dev/darman/mcp/client"
+	"github.com/darman-dev/darman/server"
+)
+
+// gateEnv starts a server whose agent only hands out the MCP gate made
+// from its Setup's asker, with a client that answers with answer.
+func gateEnv(t *testing.T, answer answerFunc) (mcpclient.Gate, *client) {
+	t.Helper()
+	root := t.TempDir()
+	st, err := store.Open(context.Background(), t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	gates := make(chan mcpclient.Gate, 1)
+	srv, err := server.New(server.Options{DataDir: t.TempDir(), Version: "test", PermissionTimeout: wait,
+		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
+			gates <- server.MCPGate(setup.Asker)
+			svc, err := session.New(session.Options{Store: st, Workspace: setup.Workspace, Asker: setup.Asker,
+				Models: func(string) (llm.Provider, string, error) { return nil, "", errors.New("no model") }})
+			if err != nil {
+				return nil, err
+			}
+			return &server.Agent{Sessions: svc, Store: st, Close: svc.Close,
+				Model: func(context.Context) (string, error) { return testModel, nil }}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverEnd, clientEnd := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	exit := make(chan int, 1)
+	go func() { exit <- srv.Serve(ctx, serverEnd) }()
+	c := &client{t: t, answer: answer, changed: make(chan struct{})}
+	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}), c)
+	t.Cleanup(func() {
+		cancel()
+		c.conn.Close()
+		select {
+		case <-exit:
+		case <-time.After(wait):
+			t.Error("Serve did not return")
+		}
+	})
+	var res json.RawMessage
+	c.mustCall("initialize", map[string]any{"processId": os.Getpid(), "rootUri": fileURI(root),
+		"capabilities": map[string]any{"window": map[string]any{"showDocument": map[string]any{"support": true}}}}, &res)
+	c.notify("initialized", map[string]any{})
+	select {
+	case g := <-gates:
+		if g == nil {
+			t.Fatal("MCPGate returned nil for the server's own asker")
+		}
+		return g, c
+	case <-time.After(wait):
+		t.Fatal("the agent did not start")
+	}
+	return nil, nil
+}
+
+// answerButtons answers each showMessageRequest with the next title of
+// picks and records window/showDocument's params.
+func answerButtons(picks ...string) (answerFunc, chan string) {
+	opened := make(chan string, 4)
+	return func(method string, params json.RawMessage) (any, error) {
+		switch method {
+		case "window/showMessageRequest":
+			if len(picks) == 0 {
+				return nil, nil
+			}
+			p := picks[0]
+			picks = picks[1:]
+			return map[string]string{"title": p}, nil
+		case "window/showDocument":
+			var d struct {
+				URI      string `json:"uri"`
+				External bool   `json:"external"`
+			}
+			json.Unmarshal(params, &d)
+			if d.External {
+				opened <- d.URI
+			}
+			return map[string]bool{"success": true}, nil
+		}
+		return defaultAnswer(method, params)
+	}, opened
+}
+
+func TestMCPGateForm(t *testing.T) {
+	answer, _ := answerButtons("Answer", "blue", "Yes", "Skip")
+	g, c := gateEnv(t, answer)
+	ans, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "paint", Mode: "form", Message: "Pick a colour",
+		Fields: []mcpclient.ElicitField{
+			{Name: "colour", Type: "string", Enum: []string{"red", "blue"}, Required: true},
+			{Name: "glossy", Type: "boolean", Required: true},
+			{Name: "size", Type: "string", Enum: []string{"S", "L"}},
+		}})
+	if err != nil || ans.Action != "accept" || ans.Content["colour"] != "blue" || ans.Content["glossy"] != true || len(ans.Content) != 2 {
+		t.Errorf("Elicit = %+v, %v; want colour blue, glossy true, size skipped", ans, err)
+	}
+	asks := c.all("window/showMessageRequest")
+	if len(asks) != 4 || !strings.Contains(string(asks[0].Params), "paint") || !strings.Contains(string(asks[0].Params), "Pick a colour") {
+		t.Errorf("questions asked: %d, first %s", len(asks), asks[0].Params)
+	}
+}
+
+func TestMCPGateTextFieldIsDeclined(t *testing.T) {
+	answer, _ := answerButtons()
+	g, c := gateEnv(t, answer)
+	_, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "gh", Mode: "form", Message: "Your name?",
+		Fields: []mcpclient.ElicitField{{Name: "name", Type: "string"}}})
+	if !errors.Is(err, mcpclient.ErrNoHuman) {
+		t.Errorf("Elicit = %v; want ErrNoHuman (declined)", err)
+	}
+	msg, _ := c.await(0, "the explanation", isMethod("window/showMessage"))
+	if !strings.Contains(string(msg.Params), "typed text") {
+		t.Errorf("showMessage %s; want why it was declined", msg.Params)
+	}
+}
+
+func TestMCPGateOpenURL(t *testing.T) {
+	answer, opened := answerButtons("Open")
+	g, _ := gateEnv(t, answer)
+	ans, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
+	if err != nil || ans.Action != "accept" {
+		t.Fatalf("Elicit = %+v, %v", ans, err)
+	}
+	select {
+	case u := <-opened:
+		if u != "https://auth.example.com/x" {
+			t.Errorf("opened %q", u)
+		}
+	case <-time.After(wait):
+		t.Error("the URL was not opened with showDocument external")
+	}
+	answer, _ = answerButtons("Decline")
+	g, _ = gateEnv(t, answer)
+	if ans, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "auth", Mode: "url", URL: "https://auth.example.com/x"}); err != nil || ans.Action != "decline" {
+		t.Errorf("declined: %+v, %v", ans, err)
+	}
+}
+
+func TestMCPGateWithoutShowMessageRequest(t *testing.T) {
+	g, _ := gateEnv(t, defaultAnswer)
+	_, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "s", Mode: "url", URL: "https://x.example.com"})
+	if !errors.Is(err, mcpclient.ErrNoHuman) {
+		t.Errorf("Elicit = %v; want ErrNoHuman from a client that cannot ask", err)
+	}
+}
