@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	mcpclient "github.com/darman-dev/darman/mcp/client"
@@ -23,6 +24,12 @@ import (
 // from its Setup's asker, with a client that answers with answer.
 func gateEnv(t *testing.T, answer answerFunc) (mcpclient.Gate, *client) {
 	t.Helper()
+	return gateEnvWith(t, answer, nil)
+}
+
+// gateEnvWith is gateEnv that also hands the Setup's asker to seen.
+func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (mcpclient.Gate, *client) {
+	t.Helper()
 	root := t.TempDir()
 	st, err := store.Open(context.Background(), t.TempDir(), store.Options{})
 	if err != nil {
@@ -32,6 +39,9 @@ func gateEnv(t *testing.T, answer answerFunc) (mcpclient.Gate, *client) {
 	gates := make(chan mcpclient.Gate, 1)
 	srv, err := server.New(server.Options{DataDir: t.TempDir(), Version: "test", PermissionTimeout: wait,
 		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
+			if seen != nil {
+				seen(setup.Asker)
+			}
 			gates <- server.MCPGate(setup.Asker)
 			svc, err := session.New(session.Options{Store: st, Workspace: setup.Workspace, Asker: setup.Asker,
 				Models: func(string) (llm.Provider, string, error) { return nil, "", errors.New("no model") }})
@@ -162,5 +172,26 @@ func TestMCPGateWithoutShowMessageRequest(t *testing.T) {
 	_, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "s", Mode: "url", URL: "https://x.example.com"})
 	if !errors.Is(err, mcpclient.ErrNoHuman) {
 		t.Errorf("Elicit = %v; want ErrNoHuman from a client that cannot ask", err)
+	}
+}
+
+func TestMCPNotices(t *testing.T) {
+	var asker permission.Asker
+	_, c := gateEnvWith(t, defaultAnswer, func(a permission.Asker) { asker = a })
+	notify := server.MCPNotices(asker)
+	if notify == nil {
+		t.Fatal("MCPNotices returned nil for the server's own asker")
+	}
+	notify("warning", "mcp server web failed: crashed: exit status 1")
+	notify("info", "mcp server gh is ready")
+	shown, _ := c.await(0, "the warning", isMethod("window/showMessage"))
+	if !strings.Contains(string(shown.Params), "mcp server web failed") || !strings.Contains(string(shown.Params), `"type":2`) {
+		t.Errorf("showMessage %s; want the failure as a warning", shown.Params)
+	}
+	c.await(0, "the log line", func(n note) bool {
+		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "mcp server gh is ready")
+	})
+	if server.MCPNotices(nil) != nil {
+		t.Error("MCPNotices of another asker is not nil")
 	}
 }

@@ -51,6 +51,9 @@ type mcpRuntime struct {
 	children *child.Registry
 	gate     client.Gate
 	sampler  client.Sampler
+	// notify, when set, hears every state change as a notice (see
+	// mcpNotice), from the first start on.
+	notify func(level, text string)
 }
 
 // modelSampler serves sampling with darman's configured model, or the one
@@ -110,6 +113,9 @@ func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime
 		}})
 	if len(cfg.MCPServers) == 0 {
 		return m, nil, nil
+	}
+	if rt.notify != nil {
+		m.Subscribe(func(s client.Status) { rt.notify(mcpNotice(s)) })
 	}
 	m.Start()
 	var se *client.StartupError
@@ -191,14 +197,4 @@ func mcpNotice(s client.Status) (level, text string) {
 		return level, fmt.Sprintf("mcp server %s failed", s.Name)
 	}
 	return "info", fmt.Sprintf("mcp server %s is %s", s.Name, s.State)
-}
-
-// watchMCP calls notify with a notice for every state change of the
-// runtime's MCP bindings, until the returned function is called: the hook
-// a front uses to show them (the LSP front as notice session updates).
-func (rt *agentRuntime) watchMCP(notify func(level, text string)) (stop func()) {
-	if rt.mcp == nil {
-		return func() {}
-	}
-	return rt.mcp.Subscribe(func(s client.Status) { notify(mcpNotice(s)) })
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/mcp/client"
 )
@@ -55,24 +56,19 @@ func TestMCPNoticeWording(t *testing.T) {
 	}
 }
 
-func TestWatchMCPReportsStateChanges(t *testing.T) {
+func TestStartMCPReportsStateChanges(t *testing.T) {
 	cfg := config.Config{MCPServers: map[string]config.MCPServer{"gone": {Command: "darman-no-such-mcp-server"}}}
-	rt := &agentRuntime{mcp: client.New(mcpDefinitions(cfg, t.TempDir()), client.Options{})}
-	defer rt.mcp.Close()
 	got := make(chan string, 10)
-	stop := rt.watchMCP(func(level, text string) { got <- level + " " + text })
-	defer stop()
-	_ = rt.mcp.Wait(context.Background())
-	want := map[string]bool{"info mcp server gone is starting": false}
-	for range 2 {
-		s := <-got
-		if _, ok := want[s]; ok {
-			want[s] = true
-		} else if !strings.HasPrefix(s, "warning mcp server gone failed: not found") {
-			t.Errorf("unexpected notice %q", s)
-		}
+	m, _, err := startMCP(context.Background(), cfg, t.TempDir(), mcpRuntime{children: &child.Registry{},
+		notify: func(level, text string) { got <- level + " " + text }}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !want["info mcp server gone is starting"] {
-		t.Error("no notice for starting")
+	defer m.Close()
+	if s := <-got; s != "info mcp server gone is starting" {
+		t.Errorf("first notice %q; want starting", s)
+	}
+	if s := <-got; !strings.HasPrefix(s, "warning mcp server gone failed: not found") {
+		t.Errorf("second notice %q; want the failure", s)
 	}
 }

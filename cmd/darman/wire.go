@@ -70,7 +70,8 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 			w.gate = g // darman lsp: the editor's prompts
 		}
 	}
-	mcpServers, mcpTools, err := startMCP(ctx, cfg, w.root, mcpRuntime{children: w.children, gate: w.gate, sampler: modelSampler(cfg, m)}, log)
+	mcpServers, mcpTools, err := startMCP(ctx, cfg, w.root, mcpRuntime{children: w.children, gate: w.gate, sampler: modelSampler(cfg, m),
+		notify: server.MCPNotices(w.asker)}, log)
 	stopAround := func() error {
 		if mcpServers != nil {
 			mcpServers.Close()

@@ -1,0 +1,32 @@
+package server
+
+import (
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/darman-dev/darman/agent/permission"
+)
+
+// MCPNotices returns where the front sends the MCP servers' state changes
+// for the editor of the Setup whose Asker this is (nil for any other
+// asker): warnings and errors (a server failed or crashed) are shown with
+// window/showMessage, the rest (starting, ready, retiring) go to the
+// client's log with window/logMessage. They are not session updates: a
+// server's state belongs to the workspace, not to one session, and
+// darman.status lists the current state of each.
+func MCPNotices(a permission.Asker) func(level, text string) {
+	as, ok := a.(*asker)
+	if !ok {
+		return nil
+	}
+	s := as.s
+	return func(level, text string) {
+		switch level {
+		case "error":
+			s.showMessage(protocol.MessageTypeError, text)
+		case "warning":
+			s.showMessage(protocol.MessageTypeWarning, text)
+		default:
+			s.logMessage(protocol.MessageTypeInfo, text)
+		}
+	}
+}
