@@ -133,13 +133,14 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 		old, updated := d.OldText, d.NewText
 		content = append(content, toolCallContent{Type: "diff", Path: d.Path, OldText: &old, NewText: &updated})
 	}
-	if d, ok := req.Metadata["diff"].(agent.Diff); ok {
-		add(d)
-	}
+	// "diffs" has every file's change; "diff", when set, repeats the
+	// first for askers that show one.
 	if ds, ok := req.Metadata["diffs"].([]agent.Diff); ok {
 		for _, d := range ds {
 			add(d)
 		}
+	} else if d, ok := req.Metadata["diff"].(agent.Diff); ok {
+		add(d)
 	}
 	if len(req.Reasons) > 0 {
 		content = append(content, toolCallContent{Type: "content", Content: text(strings.Join(req.Reasons, "\n"))})

@@ -204,6 +204,8 @@ type options struct {
 	// failStarts is how many starts of the agent fail first, as with a
 	// broken configuration.
 	failStarts int
+	// wrap, when set, wraps the client's end of the pipe (to record it).
+	wrap func(net.Conn) net.Conn
 }
 
 // env is a running darman with its client.
@@ -309,7 +311,11 @@ func start(t testing.TB, o options) *env {
 		answer = defaultAnswer
 	}
 	c := &client{t: t, answer: answer, changed: make(chan struct{})}
-	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.PlainObjectCodec{}), c)
+	var stream net.Conn = clientEnd
+	if o.wrap != nil {
+		stream = o.wrap(clientEnd)
+	}
+	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, jsonrpc2.PlainObjectCodec{}), c)
 	e.client = c
 	var once sync.Once
 	e.stop = func() {

@@ -404,7 +404,7 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	ls, err := s.open(ctx, "session/new", e, sess, servers)
+	ls, err := s.open(ctx, "session/new", e, sess, servers, modeAsk)
 	if err != nil {
 		return nil, err
 	}
@@ -444,13 +444,16 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	s.mu.Lock()
 	old := s.sessions[id]
 	s.mu.Unlock()
+	mode := modeAsk
 	if old != nil {
+		// Loaded again on this connection: the client's mode holds.
 		if old.busy() {
 			return nil, invalidParams("session/load: session %s is running a turn; cancel it first", id)
 		}
+		mode = old.currentMode()
 		s.forget(old)
 	}
-	ls, err := s.open(ctx, "session/load", e, sess, servers)
+	ls, err := s.open(ctx, "session/load", e, sess, servers, mode)
 	if err != nil {
 		return nil, err
 	}

@@ -54,8 +54,8 @@ type liveSession struct {
 	order *questionOrder
 }
 
-func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer) (*liveSession, error) {
-	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, mode: modeAsk, terminals: map[string]string{}}
+func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer, mode string) (*liveSession, error) {
+	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, mode: mode, terminals: map[string]string{}}
 	if len(servers) > 0 {
 		if s.opts.BindMCP == nil {
 			return nil, invalidParams("%s: this darman does not bind MCP servers per session", method)
@@ -169,15 +169,11 @@ func (ls *liveSession) configOptions(ctx context.Context) []configOption {
 		current = sess.Model
 	}
 	var refs []string
-	if current != "" {
-		refs = append(refs, current)
-	}
 	if ls.agent.Models != nil {
-		for _, r := range ls.agent.Models(ctx) {
-			if !slices.Contains(refs, r) {
-				refs = append(refs, r)
-			}
-		}
+		refs = ls.agent.Models(ctx)
+	}
+	if current != "" && !slices.Contains(refs, current) {
+		refs = append([]string{current}, refs...)
 	}
 	model := configOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: current,
 		Description: `The session's "provider/model-id"`}
@@ -210,8 +206,11 @@ func (s *Server) setMode(ctx context.Context, params json.RawMessage) (any, erro
 	if err := ls.setMode("session/set_mode", p.ModeID); err != nil {
 		return nil, err
 	}
+	// The options as this change left them, not as they are when the
+	// answer is out: the client may have changed them again by then.
+	opts := ls.configOptions(ctx)
 	afterReply(ctx, func() {
-		ls.send(update{SessionUpdate: "config_option_update", ConfigOptions: ls.configOptions(ctx)})
+		ls.send(update{SessionUpdate: "config_option_update", ConfigOptions: opts})
 	})
 	return map[string]any{}, nil
 }
