@@ -169,6 +169,11 @@ func (e *entry) explain(err error, proc *process) error {
 	// are known.
 	select {
 	case <-proc.exited:
+		// Its last words may still be in the pipe.
+		select {
+		case <-proc.stderrDone:
+		case <-time.After(200 * time.Millisecond):
+		}
 	case <-time.After(200 * time.Millisecond):
 	}
 	var parts []string
