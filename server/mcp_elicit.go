@@ -9,25 +9,55 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent/permission"
-	mcpclient "github.com/darman-dev/darman/mcp/client"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
-// MCPGate returns the gate that takes MCP servers' elicitations to the
-// editor's user, for the Asker of a Setup (the one this server made); nil
-// for any other asker. The front gives it to the MCP client
-// (mcpclient.Options.Gate).
+// Elicitation is an MCP server's request for input from the user, as the
+// front passes it on: server/ knows no MCP, so cmd/darman translates the
+// MCP client's request into this and the answer back.
+type Elicitation struct {
+	// Server names the MCP server that asks.
+	Server string
+	// Mode is "form" (answer Fields) or "url" (open URL).
+	Mode    string
+	Message string
+	Fields  []ElicitField
+	URL     string
+}
+
+// ElicitField is one field of a form; Type is its JSON type, Enum its
+// choices.
+type ElicitField struct {
+	Name, Title, Description, Type string
+	Required                       bool
+	Enum                           []string
+}
+
+// ElicitAnswer is the user's answer: Action "accept", "decline" or
+// "cancel"; Content a form's values.
+type ElicitAnswer struct {
+	Action  string
+	Content map[string]any
+}
+
+// ErrNoHuman is an elicitation nobody can answer through this editor: the
+// front declines it.
+var ErrNoHuman = errors.New("the editor cannot ask the user")
+
+// Elicitor returns what takes MCP servers' elicitations to the editor's
+// user, for the Asker of a Setup (the one this server made); nil for any
+// other asker.
 //
 // It asks with window/showMessageRequest, whose answers are buttons: an
 // open-URL request is "Decline" or "Open" (then window/showDocument with
 // external set, so the browser opens it); a form is asked field by field
 // when every field is a choice (an enum, or yes/no for a boolean), and is
 // declined, with a message saying why, when a field wants typed text. A
-// client without showMessageRequest makes every elicitation a decline.
+// client without showMessageRequest makes every elicitation ErrNoHuman.
 // Nothing of an elicitation is kept: after a restart it is gone.
-func MCPGate(a permission.Asker) mcpclient.Gate {
+func Elicitor(a permission.Asker) func(context.Context, Elicitation) (ElicitAnswer, error) {
 	if as, ok := a.(*asker); ok {
-		return editorGate{as.s}
+		return editorGate{as.s}.Elicit
 	}
 	return nil
 }
@@ -41,7 +71,7 @@ var errDismissed = errors.New("the user dismissed the question")
 // choose asks one question with buttons and returns the chosen title.
 func (g editorGate) choose(ctx context.Context, kind protocol.MessageType, msg string, titles ...string) (string, error) {
 	if g.s.questions.noShowMessageRequest.Load() {
-		return "", mcpclient.ErrNoHuman
+		return "", ErrNoHuman
 	}
 	actions := make([]protocol.MessageActionItem, len(titles))
 	for i, t := range titles {
@@ -53,7 +83,7 @@ func (g editorGate) choose(ctx context.Context, kind protocol.MessageType, msg s
 	switch {
 	case err != nil && rpc.IsMethodNotFound(err):
 		g.s.questions.noShowMessageRequest.Store(true)
-		return "", mcpclient.ErrNoHuman
+		return "", ErrNoHuman
 	case err != nil:
 		return "", err
 	case choice == nil:
@@ -62,7 +92,7 @@ func (g editorGate) choose(ctx context.Context, kind protocol.MessageType, msg s
 	return choice.Title, nil
 }
 
-func (g editorGate) Elicit(ctx context.Context, e mcpclient.Elicitation) (mcpclient.ElicitAnswer, error) {
+func (g editorGate) Elicit(ctx context.Context, e Elicitation) (ElicitAnswer, error) {
 	if e.Mode == "url" {
 		return g.openURL(ctx, e)
 	}
@@ -70,15 +100,15 @@ func (g editorGate) Elicit(ctx context.Context, e mcpclient.Elicitation) (mcpcli
 		if f.Type != "boolean" && len(f.Enum) == 0 {
 			g.s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf(
 				"The MCP server %s asked for %q, which needs typed text that this editor's prompts cannot take; darman declined.", e.Server, fieldName(f)))
-			return mcpclient.ElicitAnswer{}, mcpclient.ErrNoHuman
+			return ElicitAnswer{}, ErrNoHuman
 		}
 	}
 	choice, err := g.choose(ctx, protocol.MessageTypeInfo, fmt.Sprintf("The MCP server %s asks: %s", e.Server, e.Message), "Decline", "Answer")
 	if err != nil {
-		return mcpclient.ElicitAnswer{}, err
+		return ElicitAnswer{}, err
 	}
 	if choice != "Answer" {
-		return mcpclient.ElicitAnswer{Action: "decline"}, nil
+		return ElicitAnswer{Action: "decline"}, nil
 	}
 	content := map[string]any{}
 	for _, f := range e.Fields {
@@ -95,7 +125,7 @@ func (g editorGate) Elicit(ctx context.Context, e mcpclient.Elicitation) (mcpcli
 		}
 		choice, err := g.choose(ctx, protocol.MessageTypeInfo, fmt.Sprintf("%s (for the MCP server %s)", msg, e.Server), choices...)
 		if err != nil {
-			return mcpclient.ElicitAnswer{}, err
+			return ElicitAnswer{}, err
 		}
 		switch {
 		case choice == "Skip" && !f.Required:
@@ -107,10 +137,10 @@ func (g editorGate) Elicit(ctx context.Context, e mcpclient.Elicitation) (mcpcli
 			content[f.Name] = choice
 		}
 	}
-	return mcpclient.ElicitAnswer{Action: "accept", Content: content}, nil
+	return ElicitAnswer{Action: "accept", Content: content}, nil
 }
 
-func fieldName(f mcpclient.ElicitField) string {
+func fieldName(f ElicitField) string {
 	if f.Title != "" {
 		return f.Title
 	}
@@ -119,22 +149,22 @@ func fieldName(f mcpclient.ElicitField) string {
 
 // openURL asks before opening: the URL is the server's, and may sign the
 // user in somewhere.
-func (g editorGate) openURL(ctx context.Context, e mcpclient.Elicitation) (mcpclient.ElicitAnswer, error) {
+func (g editorGate) openURL(ctx context.Context, e Elicitation) (ElicitAnswer, error) {
 	msg := fmt.Sprintf("The MCP server %s asks you to open %s", e.Server, e.URL)
 	if m := strings.TrimSpace(e.Message); m != "" {
 		msg += ": " + m
 	}
 	choice, err := g.choose(ctx, protocol.MessageTypeInfo, msg, "Decline", "Open")
 	if err != nil {
-		return mcpclient.ElicitAnswer{}, err
+		return ElicitAnswer{}, err
 	}
 	if choice != "Open" {
-		return mcpclient.ElicitAnswer{Action: "decline"}, nil
+		return ElicitAnswer{Action: "decline"}, nil
 	}
 	var res protocol.ShowDocumentResult
 	external := true
 	if err := g.s.call(ctx, 0, protocol.ServerWindowShowDocument, protocol.ShowDocumentParams{URI: protocol.URI(e.URL), External: &external}, &res); err != nil || !res.Success {
 		g.s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("darman could not open %s; open it yourself to continue with %s.", e.URL, e.Server))
 	}
-	return mcpclient.ElicitAnswer{Action: "accept"}, nil
+	return ElicitAnswer{Action: "accept"}, nil
 }

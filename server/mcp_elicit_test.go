@@ -16,19 +16,25 @@ import (
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
-	mcpclient "github.com/darman-dev/darman/mcp/client"
 	"github.com/darman-dev/darman/server"
 )
 
 // gateEnv starts a server whose agent only hands out the MCP gate made
 // from its Setup's asker, with a client that answers with answer.
-func gateEnv(t *testing.T, answer answerFunc) (mcpclient.Gate, *client) {
+// elicit is the editor's elicitor.
+type elicit func(context.Context, server.Elicitation) (server.ElicitAnswer, error)
+
+func (f elicit) Elicit(ctx context.Context, e server.Elicitation) (server.ElicitAnswer, error) {
+	return f(ctx, e)
+}
+
+func gateEnv(t *testing.T, answer answerFunc) (elicit, *client) {
 	t.Helper()
 	return gateEnvWith(t, answer, nil)
 }
 
 // gateEnvWith is gateEnv that also hands the Setup's asker to seen.
-func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (mcpclient.Gate, *client) {
+func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (elicit, *client) {
 	t.Helper()
 	root := t.TempDir()
 	st, err := store.Open(context.Background(), t.TempDir(), store.Options{})
@@ -36,13 +42,13 @@ func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	gates := make(chan mcpclient.Gate, 1)
+	gates := make(chan elicit, 1)
 	srv, err := server.New(server.Options{DataDir: t.TempDir(), Version: "test", PermissionTimeout: wait,
 		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 			if seen != nil {
 				seen(setup.Asker)
 			}
-			gates <- server.MCPGate(setup.Asker)
+			gates <- server.Elicitor(setup.Asker)
 			svc, err := session.New(session.Options{Store: st, Workspace: setup.Workspace, Asker: setup.Asker,
 				Models: func(string) (llm.Provider, string, error) { return nil, "", errors.New("no model") }})
 			if err != nil {
@@ -76,7 +82,7 @@ func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (
 	select {
 	case g := <-gates:
 		if g == nil {
-			t.Fatal("MCPGate returned nil for the server's own asker")
+			t.Fatal("Elicitor returned nil for the server's own asker")
 		}
 		return g, c
 	case <-time.After(wait):
@@ -113,11 +119,11 @@ func answerButtons(picks ...string) (answerFunc, chan string) {
 	}, opened
 }
 
-func TestMCPGateForm(t *testing.T) {
+func TestElicitorForm(t *testing.T) {
 	answer, _ := answerButtons("Answer", "blue", "Yes", "Skip")
 	g, c := gateEnv(t, answer)
-	ans, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "paint", Mode: "form", Message: "Pick a colour",
-		Fields: []mcpclient.ElicitField{
+	ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "paint", Mode: "form", Message: "Pick a colour",
+		Fields: []server.ElicitField{
 			{Name: "colour", Type: "string", Enum: []string{"red", "blue"}, Required: true},
 			{Name: "glossy", Type: "boolean", Required: true},
 			{Name: "size", Type: "string", Enum: []string{"S", "L"}},
@@ -131,12 +137,12 @@ func TestMCPGateForm(t *testing.T) {
 	}
 }
 
-func TestMCPGateTextFieldIsDeclined(t *testing.T) {
+func TestElicitorTextFieldIsDeclined(t *testing.T) {
 	answer, _ := answerButtons()
 	g, c := gateEnv(t, answer)
-	_, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "gh", Mode: "form", Message: "Your name?",
-		Fields: []mcpclient.ElicitField{{Name: "name", Type: "string"}}})
-	if !errors.Is(err, mcpclient.ErrNoHuman) {
+	_, err := g.Elicit(context.Background(), server.Elicitation{Server: "gh", Mode: "form", Message: "Your name?",
+		Fields: []server.ElicitField{{Name: "name", Type: "string"}}})
+	if !errors.Is(err, server.ErrNoHuman) {
 		t.Errorf("Elicit = %v; want ErrNoHuman (declined)", err)
 	}
 	msg, _ := c.await(0, "the explanation", isMethod("window/showMessage"))
@@ -145,10 +151,10 @@ func TestMCPGateTextFieldIsDeclined(t *testing.T) {
 	}
 }
 
-func TestMCPGateOpenURL(t *testing.T) {
+func TestElicitorOpenURL(t *testing.T) {
 	answer, opened := answerButtons("Open")
 	g, _ := gateEnv(t, answer)
-	ans, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
+	ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
 	if err != nil || ans.Action != "accept" {
 		t.Fatalf("Elicit = %+v, %v", ans, err)
 	}
@@ -162,15 +168,15 @@ func TestMCPGateOpenURL(t *testing.T) {
 	}
 	answer, _ = answerButtons("Decline")
 	g, _ = gateEnv(t, answer)
-	if ans, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "auth", Mode: "url", URL: "https://auth.example.com/x"}); err != nil || ans.Action != "decline" {
+	if ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "auth", Mode: "url", URL: "https://auth.example.com/x"}); err != nil || ans.Action != "decline" {
 		t.Errorf("declined: %+v, %v", ans, err)
 	}
 }
 
-func TestMCPGateWithoutShowMessageRequest(t *testing.T) {
+func TestElicitorWithoutShowMessageRequest(t *testing.T) {
 	g, _ := gateEnv(t, defaultAnswer)
-	_, err := g.Elicit(context.Background(), mcpclient.Elicitation{Server: "s", Mode: "url", URL: "https://x.example.com"})
-	if !errors.Is(err, mcpclient.ErrNoHuman) {
+	_, err := g.Elicit(context.Background(), server.Elicitation{Server: "s", Mode: "url", URL: "https://x.example.com"})
+	if !errors.Is(err, server.ErrNoHuman) {
 		t.Errorf("Elicit = %v; want ErrNoHuman from a client that cannot ask", err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/mcp/client"
+	"github.com/darman-dev/darman/server"
 )
 
 func TestDiagnoseMCPServers(t *testing.T) {
@@ -70,5 +72,29 @@ func TestStartMCPReportsStateChanges(t *testing.T) {
 	}
 	if s := <-got; !strings.HasPrefix(s, "warning mcp server gone failed: not found") {
 		t.Errorf("second notice %q; want the failure", s)
+	}
+}
+
+// The LSP front's elicitor sees the MCP request as server types, and its
+// "nobody can answer" becomes the MCP client's.
+func TestEditorGateTranslates(t *testing.T) {
+	var seen server.Elicitation
+	g := editorGate(func(_ context.Context, e server.Elicitation) (server.ElicitAnswer, error) {
+		seen = e
+		if e.Mode == "url" {
+			return server.ElicitAnswer{}, server.ErrNoHuman
+		}
+		return server.ElicitAnswer{Action: "accept", Content: map[string]any{"colour": "red"}}, nil
+	})
+	ans, err := g.Elicit(context.Background(), client.Elicitation{Server: "paint", Mode: "form", Message: "Colour?",
+		Fields: []client.ElicitField{{Name: "colour", Type: "string", Enum: []string{"red"}, Required: true}}})
+	if err != nil || ans.Action != "accept" || ans.Content["colour"] != "red" {
+		t.Errorf("form: %+v, %v", ans, err)
+	}
+	if seen.Server != "paint" || len(seen.Fields) != 1 || seen.Fields[0].Enum[0] != "red" || !seen.Fields[0].Required {
+		t.Errorf("the editor saw %+v", seen)
+	}
+	if _, err := g.Elicit(context.Background(), client.Elicitation{Mode: "url", URL: "https://x.example.com"}); !errors.Is(err, client.ErrNoHuman) {
+		t.Errorf("url: %v; want client.ErrNoHuman", err)
 	}
 }

@@ -66,8 +66,8 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		w.gate = client.DeclineGate{}
 		if ta, ok := w.asker.(*terminalAsker); ok {
 			w.gate = terminalGate{ta}
-		} else if g := server.MCPGate(w.asker); g != nil {
-			w.gate = g // darman lsp: the editor's prompts
+		} else if f := server.Elicitor(w.asker); f != nil {
+			w.gate = editorGate(f) // darman lsp: the editor's prompts
 		}
 	}
 	mcpServers, mcpTools, err := startMCP(ctx, cfg, w.root, mcpRuntime{children: w.children, gate: w.gate, sampler: modelSampler(cfg, m),
