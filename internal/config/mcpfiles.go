@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -100,9 +101,28 @@ func (ld *loader) foreignMCP(cfg *Config) {
 	}
 }
 
+// maxForeignSize bounds another tool's file: ~/.claude.json keeps Claude
+// Code's history too and grows past darman's own 4 MiB bound.
+const maxForeignSize = 64 << 20
+
+// readForeign reads another tool's file, refusing what could hang or
+// exhaust the process as readFile does.
+func readForeign(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case fi.Size() > maxForeignSize:
+		return nil, errors.New("larger than 64 MiB")
+	}
+	return os.ReadFile(path)
+}
+
 // foreignTree parses a foreign file; a missing one is nil without a word.
 func (ld *loader) foreignTree(path string) *node {
-	data, err := readFile(path)
+	data, err := readForeign(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			ld.ps.warnings = append(ld.ps.warnings, fmt.Sprintf("%s: cannot read its MCP servers: %v", path, pathErrCause(err)))
