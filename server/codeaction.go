@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -51,7 +52,10 @@ var DefaultPromptActions = []PromptAction{
 
 // instructionRe finds a "darman:" instruction in a comment: after //, #,
 // --, ;, /* or <!--.
-var instructionRe = regexp.MustCompile(`(?://|#|--|;|/\*|<!--)\s*darman:\s*(.+?)\s*(?:\*/|-->)?\s*$`)
+// It is compiled on first use, not when any darman command starts.
+var instructionRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?://|#|--|;|/\*|<!--)\s*darman:\s*(.+?)\s*(?:\*/|-->)?\s*$`)
+})
 
 // contextLines is how many lines around a diagnostic go into its prompt.
 const contextLines = 3
@@ -113,7 +117,7 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 			if !strings.Contains(l, "darman:") {
 				continue
 			}
-			m := instructionRe.FindStringSubmatch(l)
+			m := instructionRe().FindStringSubmatch(l)
 			if m == nil {
 				continue
 			}

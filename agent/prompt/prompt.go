@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -21,10 +22,13 @@ import (
 var systemMD string
 
 // system is darman's own instructions; the template mentions only the tools
-// a turn offers.
-var system = template.Must(template.New("system.md").Funcs(template.FuncMap{
-	"has": func(string) bool { return false }, // replaced per Build
-}).Parse(systemMD))
+// a turn offers. It is parsed on first use rather than when any darman
+// command starts.
+var system = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("system.md").Funcs(template.FuncMap{
+		"has": func(string) bool { return false }, // replaced per Build
+	}).Parse(systemMD))
+})
 
 // Options is what Build assembles a system prompt from.
 type Options struct {
@@ -188,7 +192,7 @@ func Build(ctx context.Context, opts Options) (Prompt, error) {
 }
 
 func baseInstructions(tools []string) (string, error) {
-	t, err := system.Clone()
+	t, err := system().Clone()
 	if err != nil {
 		return "", err
 	}

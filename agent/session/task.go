@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -33,7 +34,9 @@ const taskTimeout = 30 * time.Minute
 // nest, and the plan is the parent's.
 var noSubTaskTools = []string{"task", "todo"}
 
-var taskSchema = func() json.RawMessage {
+// taskSchema is made on first use, not when the program starts: every
+// darman command links this package, few offer the task tool.
+var taskSchema = sync.OnceValue(func() json.RawMessage {
 	s, err := jsonschema.For[taskInput](nil)
 	if err != nil {
 		// taskInput is fixed at compile time and covered by tests.
@@ -44,13 +47,13 @@ var taskSchema = func() json.RawMessage {
 		panic(fmt.Sprintf("task tool schema: %v", err))
 	}
 	return raw
-}()
+})
 
 // taskTool runs a sub-agent: one turn of a child session (see runTask).
 type taskTool struct{ svc *Service }
 
 func (tt *taskTool) Info() tool.Info {
-	return tool.Info{Name: "task", Description: taskDescription, Schema: taskSchema, Kind: agent.ToolKindOther, Timeout: taskTimeout}
+	return tool.Info{Name: "task", Description: taskDescription, Schema: taskSchema(), Kind: agent.ToolKindOther, Timeout: taskTimeout}
 }
 
 func (tt *taskTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {

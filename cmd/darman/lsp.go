@@ -69,8 +69,17 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 	if a.loaded != nil {
 		dataDir = a.loaded.Config.DataDir
 	}
+	start := a.startAgent(log)
 	srv, err := server.New(server.Options{
-		Start:   a.startAgent(log),
+		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
+			ag, err := start(ctx, setup)
+			// The agent is up and the server waits for the editor: what
+			// starting touched of the binary is not needed now.
+			if err := dropStartupPages(); err != nil {
+				log.Debug("darman lsp: the start-up pages stay mapped", "err", err)
+			}
+			return ag, err
+		},
 		Models:  a.lspModels(log),
 		Root:    a.workspace,
 		Version: readBuildInfo().Version,

@@ -416,3 +416,79 @@ func TestLSPOffersModels(t *testing.T) {
 		t.Errorf("with the editor's model setting, model = %q", model)
 	}
 }
+
+// BenchmarkLSPFirstPrompt measures the first prompt of a darman lsp that
+// has been idle: from darman.prompt to the first agent_message_chunk,
+// against a scripted model at zero delay. It is what giving back the
+// binary's start-up pages (dropStartupPages) costs: the code a turn runs is
+// mapped again as it is used.
+func BenchmarkLSPFirstPrompt(b *testing.B) {
+	home := b.TempDir()
+	workspace := filepath.Join(home, "project")
+	os.MkdirAll(filepath.Join(workspace, ".git"), 0o755)
+	vars := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config")}
+	var times []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		model := llmtest.Start(b, llmtest.Script{Steps: []llmtest.Step{{Text: "hello there"}}})
+		os.WriteFile(filepath.Join(workspace, "darman.json"), fmt.Appendf(nil,
+			`{"model": "anthropic/claude-sonnet-4-5", "provider": {"anthropic": {"baseURL": %q, "apiKey": "sk-ant-test-0123456789"}}}`, model.URL), 0o644)
+		cmd := exec.Command(darmanBin, "lsp")
+		cmd.Dir = workspace
+		cmd.Env = vars
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		chunk := make(chan struct{}, 1)
+		h := jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+			if req.Method == "darman/sessionUpdate" && req.Params != nil && strings.Contains(string(*req.Params), "agent_message_chunk") {
+				select {
+				case chunk <- struct{}{}:
+				default:
+				}
+			}
+			return nil, nil
+		})
+		conn := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(pipes{stdin, stdout}, jsonrpc2.VSCodeObjectCodec{}), h)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := conn.Call(ctx, "initialize", map[string]any{"processId": nil,
+			"capabilities":     map[string]any{"experimental": map[string]any{"darman": map[string]bool{"sessionUpdates": true}}},
+			"workspaceFolders": []map[string]string{{"uri": "file://" + workspace, "name": "p"}}}, nil); err != nil {
+			b.Fatal(err)
+		}
+		conn.Notify(ctx, "initialized", map[string]any{})
+		for {
+			var st struct{ Agent struct{ State string } }
+			if err := conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
+				b.Fatal(err)
+			}
+			if st.Agent.State != "starting" {
+				break
+			}
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		if err := conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "darman.prompt",
+			"arguments": []any{map[string]any{"prompt": "hi"}}}, nil); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-chunk:
+		case <-ctx.Done():
+			b.Fatal("no agent_message_chunk")
+		}
+		times = append(times, time.Since(t0))
+		b.StopTimer()
+		conn.Call(ctx, "shutdown", nil, nil)
+		conn.Notify(ctx, "exit", nil)
+		cmd.Wait()
+		conn.Close()
+		cancel()
+		b.StartTimer()
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(times[min(len(times)*9/10, len(times)-1)])/1e6, "p90-ms")
+}
