@@ -35,6 +35,13 @@ func npmServer(t *testing.T, name string) string {
 // loopback port and returns its endpoint once it accepts connections.
 func everythingHTTP(t *testing.T) string {
 	t.Helper()
+	return everythingServe(t, "streamableHttp", "/mcp")
+}
+
+// everythingServe runs server-everything in one of its HTTP modes and
+// returns the URL of path once it accepts connections.
+func everythingServe(t *testing.T, mode, path string) string {
+	t.Helper()
 	bin := npmServer(t, "mcp-server-everything")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -43,7 +50,7 @@ func everythingHTTP(t *testing.T) string {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	reg := &child.Registry{}
-	cmd := exec.Command(bin, "streamableHttp")
+	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	cmd.SysProcAttr = child.SysProcAttr()
 	if err := cmd.Start(); err != nil {
@@ -72,7 +79,7 @@ func everythingHTTP(t *testing.T) string {
 			t.Fatal("server-everything did not listen within 30s")
 		}
 	}
-	return "http://" + addr + "/mcp"
+	return "http://" + addr + path
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -88,14 +95,16 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestServerEverything(t *testing.T) {
-	for _, transport := range []string{"stdio", "http"} {
+	for _, transport := range []string{"stdio", "http", "sse"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			var d client.Definition
 			if transport == "stdio" {
 				d = client.Definition{Name: "everything", Command: npmServer(t, "mcp-server-everything"), StartupTimeout: 30 * time.Second}
-			} else {
+			} else if transport == "http" {
 				d = client.Definition{Name: "everything", URL: everythingHTTP(t), StartupTimeout: 30 * time.Second}
+			} else {
+				d = client.Definition{Name: "everything", URL: everythingServe(t, "sse", "/sse"), SSE: true, StartupTimeout: 30 * time.Second}
 			}
 			d.SamplingMaxTokens = 40
 			plain := d
