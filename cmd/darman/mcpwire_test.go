@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"log/slog"
@@ -96,5 +97,41 @@ func TestEditorGateTranslates(t *testing.T) {
 	}
 	if _, err := g.Elicit(context.Background(), client.Elicitation{Mode: "url", URL: "https://x.example.com"}); !errors.Is(err, client.ErrNoHuman) {
 		t.Errorf("url: %v; want client.ErrNoHuman", err)
+	}
+}
+
+// The terminal gate asks field by field, says what to type when an answer
+// does not fit, and leaves optional fields empty for the server's default.
+func TestTerminalGate(t *testing.T) {
+	ask := func(input string, e client.Elicitation) (client.ElicitAnswer, string) {
+		var out strings.Builder
+		g := terminalGate{&terminalAsker{in: bufio.NewReader(strings.NewReader(input)), out: &out}}
+		ans, err := g.Elicit(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans, out.String()
+	}
+	form := client.Elicitation{Server: "paint", Mode: "form", Message: "Details?", Fields: []client.ElicitField{
+		{Name: "colour", Type: "string", Enum: []string{"red", "blue"}, Required: true},
+		{Name: "count", Type: "integer", Required: true},
+		{Name: "glossy", Type: "boolean"},
+		{Name: "note", Type: "string", Default: "none"},
+	}}
+	ans, out := ask("a\ngreen\nblue\nmany\n3\nyes\n\n", form)
+	if ans.Action != "accept" || ans.Content["colour"] != "blue" || ans.Content["count"] != 3 || ans.Content["glossy"] != true || len(ans.Content) != 3 {
+		t.Errorf("answer %+v", ans)
+	}
+	for _, want := range []string{"the MCP server paint asks: Details?", "choose one of red, blue", `"many" is not a whole number`, "[default none]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal shows %q; want %q", out, want)
+		}
+	}
+	if ans, _ := ask("n\n", form); ans.Action != "decline" {
+		t.Errorf("n: %+v; want decline", ans)
+	}
+	ans, out = ask("y\n", client.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
+	if ans.Action != "accept" || !strings.Contains(out, "https://auth.example.com/x") {
+		t.Errorf("url: %+v, %q", ans, out)
 	}
 }
