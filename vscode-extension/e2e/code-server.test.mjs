@@ -105,6 +105,8 @@ before(async () => {
         text: "Fixed: `main.go` now prints a greeting.\n\n```go\nfmt.Println(\"hello from darman\")\n```",
         usage: { input: 1830, output: 64 },
       },
+      // The next turn of the session: "darman: Ask about selection".
+      { text: "It prints a greeting on standard output." },
     ],
   };
   fs.writeFileSync(path.join(tmp, "script.json"), JSON.stringify(script));
@@ -207,7 +209,7 @@ async function runCommand(title) {
   await page.keyboard.press("Enter");
 }
 
-test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed", { skip }, async () => {
+test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed, ask about a selection", { skip }, async () => {
   try {
     await scenario();
   } catch (err) {
@@ -262,6 +264,22 @@ async function scenario() {
   await page.locator(".monaco-diff-editor .modified .view-lines", { hasText: "hello from darman" }).first().waitFor();
   await page.locator(".monaco-diff-editor .original .view-lines", { hasText: "undefinedGreeting" }).first().waitFor();
   await shot("diff");
+
+  // The palette: "darman: Ask about selection" with main.go selected sends
+  // the question with the selection and shows the answer in the panel.
+  await page.keyboard.press("Control+P");
+  await quick.waitFor();
+  await quick.fill("main.go");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "main.go" }).first().waitFor();
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: "hello from darman" }).first().click();
+  await page.keyboard.press("Control+A");
+  await runCommand("darman: Ask about selection");
+  const question = page.locator(".quick-input-widget input");
+  await question.waitFor();
+  await question.fill("What does this code do?");
+  await page.keyboard.press("Enter");
+  await chat().getByText("It prints a greeting on standard output.").waitFor({ timeout: 60_000 });
 
   // Figures for docs/benchmarks.md.
   const lines = fs.existsSync(marks) ? fs.readFileSync(marks, "utf8").trim().split("\n") : [];
