@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"slices"
 
 	"github.com/darman-dev/darman/agent/llm"
@@ -16,6 +17,14 @@ import (
 // agent or asking any server.
 func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (server.ModelChoices, error) {
 	return func(_ context.Context, setup server.Setup) (server.ModelChoices, error) {
+		// The configuration darman lsp loaded when it started is the
+		// workspace's when the editor started it there and sent no
+		// settings, as most do: loading it again would double what
+		// initialize spends on it (other tools' MCP files included).
+		noSettings := len(setup.Settings) == 0 || string(setup.Settings) == "null"
+		if root, err := a.workspaceRoot(); err == nil && a.loaded != nil && noSettings && filepath.Clean(root) == filepath.Clean(setup.Root) {
+			return modelChoices(a.loaded.Config, nil, log), nil
+		}
 		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
 		if err != nil {
 			return server.ModelChoices{}, err
