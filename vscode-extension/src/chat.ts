@@ -149,6 +149,12 @@ export class ChatController {
     }
   }
 
+  /** darman.model changed: the status bar and the panel's picker follow it. */
+  modelSettingChanged(): void {
+    this.emitState();
+    this.sendReady();
+  }
+
   /** The server could not start or died. */
   serverFailed(message: string, action?: { label: string; command: string }): void {
     this.serverError = { type: "serverError", message, action };

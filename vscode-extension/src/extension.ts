@@ -15,7 +15,7 @@ import { chipFor, fixProblemsPrompt } from "./context";
 import { DiffContent, diffScheme } from "./diff";
 import { applyEditAndSave } from "./edits";
 import { ChatViewProvider, viewId } from "./panel";
-import { serverSettings } from "./settings";
+import { serverSettings, SettingsSync } from "./settings";
 import { StatusBar } from "./status";
 
 export const installDocs = "https://github.com/darman-dev/darman#quick-start";
@@ -107,6 +107,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   chat.offerContext(chipFor(vscode.window.activeTextEditor));
 
+  let onConfig: vscode.Disposable | undefined;
+  context.subscriptions.push({ dispose: () => onConfig?.dispose() });
   const start = async () => {
     // dist/lsp.js beside this bundle (esbuild.mjs builds both).
     const { CancellationToken, DidChangeConfigurationNotification, LanguageClient, State, Trace, TransportKind } =
@@ -144,14 +146,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       transport: TransportKind.stdio,
       options: folder ? { cwd: folder } : undefined,
     };
-    let sent = JSON.stringify(serverSettings(config()));
+    const settings = new SettingsSync(
+      () => serverSettings(config()),
+      (darman) => void client?.sendNotification(DidChangeConfigurationNotification.type, { settings: { darman } }),
+    );
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }],
       outputChannel: output,
-      initializationOptions: () => {
-        sent = JSON.stringify(serverSettings(config()));
-        return { darman: JSON.parse(sent) };
-      },
+      initializationOptions: () => ({ darman: settings.initial() }),
       middleware: {
         workspace: {
           handleApplyEdit: (params, next) => applyEditAndSave(params, (p) => next(p, CancellationToken.None)),
@@ -180,20 +182,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     });
     client = c;
     // Settings go to the server as they change, when what it gets changed.
-    const onConfig = vscode.workspace.onDidChangeConfiguration((e) => {
+    onConfig?.dispose();
+    onConfig = vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("darman") || client !== c) {
         return;
       }
       if (e.affectsConfiguration("darman.trace.server")) {
         void c.setTrace(Trace.fromString(config().get<string>("trace.server", "off")));
       }
-      const now = JSON.stringify(serverSettings(config()));
-      if (now !== sent && c.isRunning()) {
-        sent = now;
-        void c.sendNotification(DidChangeConfigurationNotification.type, { settings: { darman: JSON.parse(now) } });
+      if (c.isRunning()) {
+        settings.changed();
       }
+      chat.modelSettingChanged();
     });
-    context.subscriptions.push(onConfig);
     try {
       await c.start();
       mark("serverStarted");

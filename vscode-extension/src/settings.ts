@@ -48,3 +48,38 @@ export function serverSettings(section: ConfigSection & object): Record<string, 
   }
   return out;
 }
+
+/**
+ * SettingsSync keeps darman's configuration in step with VS Code's: the
+ * settings go in initialize, and after a change of darman.* settings they
+ * are sent again (workspace/didChangeConfiguration) only if what darman
+ * gets changed — darman starts a new agent for new settings, so a change to
+ * darman.path or darman.trace.server alone must not reach it.
+ */
+export class SettingsSync {
+  private sent = "";
+
+  constructor(
+    private readonly read: () => Record<string, unknown>,
+    private readonly send: (settings: Record<string, unknown>) => void,
+  ) {}
+
+  /** The settings for initializationOptions.darman. */
+  initial(): Record<string, unknown> {
+    const s = this.read();
+    this.sent = JSON.stringify(s);
+    return s;
+  }
+
+  /** Call after a darman.* change; reports whether the settings were sent. */
+  changed(): boolean {
+    const s = this.read();
+    const text = JSON.stringify(s);
+    if (text === this.sent) {
+      return false;
+    }
+    this.sent = text;
+    this.send(s);
+    return true;
+  }
+}

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as vscode from "./stub/vscode";
 import { testing } from "./stub/vscode";
-import { serverSettings } from "../src/settings";
+import { serverSettings, SettingsSync } from "../src/settings";
 import { configurationAnswer, DarmanOptIns } from "../src/client";
 
 test("darman.* settings the user set go to the server; the extension's own and VS Code's defaults do not", () => {
@@ -48,4 +48,21 @@ test("the client declares every experimental.darman opt-in and keeps other exper
     other: 1,
     darman: { sessionUpdates: true, requestPermission: true, applyEditAndSave: true, openDiff: true },
   });
+});
+
+test("settings are sent again only when what darman gets changed", () => {
+  testing.reset();
+  testing.setSetting("darman.permission", { globalValue: { edit: "ask" } });
+  const sent: unknown[] = [];
+  const sync = new SettingsSync(() => serverSettings(vscode.workspace.getConfiguration("darman")), (s) => sent.push(s));
+  assert.deepEqual(sync.initial(), { permission: { edit: "ask" } });
+  testing.setSetting("darman.path", { globalValue: "/elsewhere/darman" });
+  testing.setSetting("darman.trace.server", { globalValue: "verbose" });
+  assert.equal(sync.changed(), false, "the extension's own settings do not reach darman");
+  testing.setSetting("darman.permission", { globalValue: { edit: "allow" } });
+  assert.equal(sync.changed(), true);
+  assert.equal(sync.changed(), false, "nothing new");
+  testing.setSetting("darman.model", { workspaceValue: "openai/gpt-5" });
+  assert.equal(sync.changed(), true);
+  assert.deepEqual(sent, [{ permission: { edit: "allow" } }, { permission: { edit: "allow" }, model: "openai/gpt-5" }]);
 });
