@@ -1,0 +1,144 @@
+// The host's side of the panel protocol where darman's answers do not
+// matter: a server that failed, a question darman withdrew, a panel that
+// was hidden and comes back. The Server here records the commands it gets.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryMemento, record, testing } from "./stub/vscode";
+import { ChatController, type ChatState } from "../src/chat";
+import { DiffContent } from "../src/diff";
+import type { HostMessage, PermissionRequest } from "../shared/protocol";
+
+function controller(answers: Record<string, unknown> = {}) {
+  const commands: { command: string; argument?: object }[] = [];
+  const posted: HostMessage[] = [];
+  const states: ChatState[] = [];
+  let revealed = 0;
+  const chat = new ChatController({
+    server: {
+      executeCommand: async (command, argument) => {
+        commands.push({ command, argument });
+        if (command in answers) {
+          return answers[command];
+        }
+        throw new Error(`unknown command ${command}`);
+      },
+    },
+    memento: new MemoryMemento() as never,
+    diffs: new DiffContent(),
+    configuredModel: () => "",
+    reveal: () => revealed++,
+    onState: (s) => states.push(s),
+  });
+  chat.attach({ post: (m) => posted.push(m) });
+  return { chat, commands, posted, states, revealed: () => revealed };
+}
+
+const request: PermissionRequest = {
+  sessionId: "s1",
+  turnId: "t1",
+  requestId: "r1",
+  toolCall: { toolCallId: "c1", title: "Edit main.go", permission: "edit", subjects: ["main.go"] },
+  options: [
+    { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+  ],
+};
+
+const history = { sessionId: "s1", title: "Fix", model: "m", state: "idle", updates: [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: "hi" } }] };
+
+test("a server that failed: the panel shows why with the button, open questions are answered cancelled", async () => {
+  testing.reset();
+  const { chat, posted, states } = controller({ "darman.session.list": { sessions: [] }, "darman.session.load": history });
+  await chat.handle({ type: "webviewReady" });
+  await chat.handle({ type: "loadSession", sessionId: "s1" });
+  const answer = chat.requestPermission(request);
+  chat.serverFailed("darman is not installed", { label: "How to install darman", command: "darman.openInstallDocs" });
+  assert.deepEqual(await answer, { outcome: { outcome: "cancelled" } });
+  assert.deepEqual(posted.at(-1), { type: "serverError", message: "darman is not installed", action: { label: "How to install darman", command: "darman.openInstallDocs" } });
+  assert.ok(posted.some((m) => m.type === "permissionClosed" && m.requestId === "r1"));
+  assert.equal(states.at(-1)?.error, "darman is not installed");
+  // A webview that loads later gets the error, and its button runs the command.
+  posted.length = 0;
+  await chat.handle({ type: "webviewReady" });
+  assert.deepEqual(posted.map((m) => m.type), ["serverError"]);
+  await chat.handle({ type: "runCommand", command: "darman.openInstallDocs" });
+  assert.equal(record.executed.at(-1)?.command, "darman.openInstallDocs");
+});
+
+test("a question darman withdrew (timeout, cancelled turn) drops its card and answers cancelled", async () => {
+  const { chat, posted } = controller({ "darman.session.list": { sessions: [] }, "darman.session.load": history });
+  await chat.handle({ type: "webviewReady" });
+  await chat.handle({ type: "loadSession", sessionId: "s1" });
+  let cancel: () => void = () => {};
+  const token = { isCancellationRequested: false, onCancellationRequested: (l: () => void) => ((cancel = l), { dispose() {} }) };
+  const answer = chat.requestPermission(request, token as never);
+  assert.deepEqual(posted.at(-1), { type: "permission", request });
+  cancel();
+  assert.deepEqual(await answer, { outcome: { outcome: "cancelled" } });
+  assert.deepEqual(posted.at(-1), { type: "permissionClosed", requestId: "r1" });
+});
+
+test("an answer for a question asked before a reload goes through darman.permission.answer", async () => {
+  const { chat, commands } = controller({ "darman.permission.answer": {} });
+  await chat.handle({ type: "answerPermission", requestId: "old", optionId: "reject_once", message: "not now" });
+  assert.deepEqual(commands.at(-1), { command: "darman.permission.answer", argument: { requestId: "old", optionId: "reject_once", message: "not now" } });
+});
+
+test("a panel hidden and shown again gets the current session's history and its open question back", async () => {
+  const { chat, posted, revealed } = controller({ "darman.session.list": { sessions: [] }, "darman.session.load": history });
+  await chat.handle({ type: "webviewReady" });
+  await chat.handle({ type: "loadSession", sessionId: "s1" });
+  void chat.requestPermission(request);
+  // VS Code disposes a hidden webview (retainContextWhenHidden is off) and resolves a new one.
+  chat.detach();
+  const again: HostMessage[] = [];
+  chat.attach({ post: (m) => again.push(m) });
+  await chat.handle({ type: "webviewReady" });
+  assert.deepEqual(
+    again.map((m) => m.type),
+    ["ready", "context", "sessions", "session", "permission"],
+  );
+  assert.deepEqual(again.find((m) => m.type === "session"), { type: "session", ...history });
+  assert.equal(revealed(), 0, "nothing forced the panel open");
+  assert.ok(posted.length > 0);
+});
+
+test("the chosen model goes with new sessions and prompts, and survives the panel", async () => {
+  const { chat, commands, posted } = controller({
+    "darman.session.list": { sessions: [] },
+    "darman.session.new": { sessionId: "s2" },
+    "darman.prompt": { sessionId: "s2", turnId: "t" },
+  });
+  await chat.serverStarted({ models: [{ id: "a/one" }, { id: "b/two", name: "Two" }], model: "a/one" });
+  await chat.handle({ type: "webviewReady" });
+  assert.deepEqual(posted.find((m) => m.type === "ready"), {
+    type: "ready",
+    models: [{ id: "a/one" }, { id: "b/two", name: "Two" }],
+    model: "a/one",
+    commands: [],
+  });
+  await chat.handle({ type: "setModel", model: "b/two" });
+  assert.equal(chat.model, "b/two");
+  await chat.handle({ type: "newSession" });
+  await chat.handle({ type: "prompt", text: "hi", context: [{ uri: "file:///w/a.go", label: "a.go" }, { uri: "file:///w/b.go", label: "b.go:2-3", range: { start: { line: 1, character: 0 }, end: { line: 2, character: 4 } } }] });
+  assert.deepEqual(commands.find((c) => c.command === "darman.session.new")?.argument, { model: "b/two" });
+  assert.deepEqual(commands.find((c) => c.command === "darman.prompt")?.argument, {
+    prompt: "hi\n\nAlso look at:\n- /w/b.go lines 2-3",
+    sessionId: "s2",
+    context: { uri: "file:///w/a.go" },
+    model: "b/two",
+  });
+  // darman.command.list is missing on this server: no completions, no error.
+  assert.ok(commands.some((c) => c.command === "darman.command.list"));
+  assert.equal(posted.filter((m) => m.type === "error").length, 0);
+});
+
+test("renaming on a darman without darman.session.rename says to update darman", async () => {
+  const { chat, posted } = controller({ "darman.session.list": { sessions: [] } });
+  await chat.handle({ type: "renameSession", sessionId: "s1", title: "New" });
+  assert.deepEqual(posted.at(-1), {
+    type: "error",
+    message: "Renaming the session failed: this darman cannot rename sessions; update darman to rename them",
+  });
+});
