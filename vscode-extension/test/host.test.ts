@@ -136,6 +136,7 @@ test("the chosen model goes with new sessions and prompts, and survives the pane
 
 test("renaming on a darman without darman.session.rename says to update darman", async () => {
   const { chat, posted } = controller({ "darman.session.list": { sessions: [] } });
+  await chat.handle({ type: "webviewReady" });
   await chat.handle({ type: "renameSession", sessionId: "s1", title: "New" });
   assert.deepEqual(posted.at(-1), {
     type: "error",
