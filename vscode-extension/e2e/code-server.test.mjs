@@ -209,7 +209,7 @@ async function runCommand(title) {
   await page.keyboard.press("Enter");
 }
 
-test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed, ask about a selection", { skip }, async () => {
+test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed, ask about a selection, insert a code block", { skip }, async () => {
   try {
     await scenario();
   } catch (err) {
@@ -280,6 +280,12 @@ async function scenario() {
   await question.fill("What does this code do?");
   await page.keyboard.press("Enter");
   await chat().getByText("It prints a greeting on standard output.").waitFor({ timeout: 60_000 });
+
+  // A code block's "Insert at cursor" puts its code where the cursor is.
+  await page.locator(".monaco-editor .view-lines", { hasText: "hello from darman" }).first().click();
+  await page.keyboard.press("Control+End");
+  await chat().getByRole("button", { name: "Insert code at cursor" }).first().click();
+  await until(async () => (await page.locator(".monaco-editor .view-line", { hasText: "hello from darman" }).count()) === 2, "the inserted line in the editor", 30_000);
 
   // Figures for docs/benchmarks.md.
   const lines = fs.existsSync(marks) ? fs.readFileSync(marks, "utf8").trim().split("\n") : [];
