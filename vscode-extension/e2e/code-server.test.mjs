@@ -105,8 +105,10 @@ before(async () => {
         text: "Fixed: `main.go` now prints a greeting.\n\n```go\nfmt.Println(\"hello from darman\")\n```",
         usage: { input: 1830, output: 64 },
       },
-      // The next turn of the session: "darman: Ask about selection".
+      // The next turns of the session: "darman: Ask about selection", then
+      // "darman: Fix problems in this file".
       { text: "It prints a greeting on standard output." },
+      { text: "bad.json needs a value after the key." },
     ],
   };
   fs.writeFileSync(path.join(tmp, "script.json"), JSON.stringify(script));
@@ -121,6 +123,8 @@ before(async () => {
   fs.mkdirSync(workspace, { recursive: true });
   fs.writeFileSync(path.join(workspace, "go.mod"), "module example.com/hello\n\ngo 1.22\n");
   fs.writeFileSync(path.join(workspace, "main.go"), brokenMain);
+  // VS Code's own JSON support reports a problem here, for "Fix problems in this file".
+  fs.writeFileSync(path.join(workspace, "bad.json"), '{\n  "greeting": \n}\n');
   fs.writeFileSync(
     path.join(workspace, "darman.json"),
     JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { baseURL: modelURL, apiKey: "sk-ant-test-0123456789" } }, retry: { maxAttempts: 1 } }),
@@ -209,7 +213,7 @@ async function runCommand(title) {
   await page.keyboard.press("Enter");
 }
 
-test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed, ask about a selection, insert a code block", { skip }, async () => {
+test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed, ask about a selection, insert a code block, fix a file's problems", { skip }, async () => {
   try {
     await scenario();
   } catch (err) {
@@ -286,6 +290,17 @@ async function scenario() {
   await page.keyboard.press("Control+End");
   await chat().getByRole("button", { name: "Insert code at cursor" }).first().click();
   await until(async () => (await page.locator(".monaco-editor .view-line", { hasText: "hello from darman" }).count()) === 2, "the inserted line in the editor", 30_000);
+
+  // "darman: Fix problems in this file" sends the file's diagnostics.
+  await page.keyboard.press("Control+P");
+  await quick.waitFor();
+  await quick.fill("bad.json");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "bad.json" }).first().waitFor();
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .squiggly-error").first().waitFor({ timeout: 60_000 });
+  await runCommand("darman: Fix problems in this file");
+  await chat().getByText("Fix the problems in bad.json").waitFor({ timeout: 60_000 });
+  await chat().getByText("bad.json needs a value after the key.").waitFor({ timeout: 60_000 });
 
   // Figures for docs/benchmarks.md.
   const lines = fs.existsSync(marks) ? fs.readFileSync(marks, "utf8").trim().split("\n") : [];
