@@ -23,9 +23,10 @@ install:
 # servers) adds its install step here.
 # Debian packages the tests drive: ripgrep (glob, grep and list use rg, and
 # a test checks their Go fallback gives the same results), Neovim 0.7 and
-# Emacs 28 with eglot (real editors driving darman lsp). Tests that need a
+# Emacs 28 with eglot (real editors driving darman lsp), clangd (the
+# diagnostics pool's C server). Tests that need a
 # missing one say so and skip.
-APT_PACKAGES = ripgrep neovim emacs-nox elpa-eglot
+APT_PACKAGES = ripgrep neovim emacs-nox elpa-eglot clangd
 # The VS Code extension's tests: Chromium drives the webview and code-server;
 # code-server's kerberos module builds against libkrb5-dev.
 EXTENSION_APT_PACKAGES = chromium libkrb5-dev
@@ -40,11 +41,14 @@ deps:
 	fi
 	@# diagnostics/ tests against real language servers: gopls into GOBIN,
 	@# pyright, typescript-language-server and typescript@6 (7 has no
-	@# tsserver.js) into the project-local .cache/npm.
+	@# tsserver.js) into the project-local .cache/npm; TypeScript 7's native
+	@# tsc --lsp into .cache/ts7 (6 owns the tsc command in .cache/npm).
 	@command -v gopls >/dev/null 2>&1 || [ -x "$$($(GO) env GOPATH)/bin/gopls" ] || $(GO) install golang.org/x/tools/gopls@v0.23.0
 	@if command -v npm >/dev/null 2>&1; then \
 	  [ -x .cache/npm/node_modules/.bin/pyright-langserver ] && [ -x .cache/npm/node_modules/.bin/typescript-language-server ] || \
 	  npm install --prefix .cache/npm --no-audit --no-fund --silent pyright@1.1.414 typescript-language-server@5.3.0 typescript@6 >/dev/null; \
+	  [ -x .cache/ts7/node_modules/.bin/tsc ] || \
+	  npm install --prefix .cache/ts7 --no-audit --no-fund --silent typescript@7.0.2 >/dev/null; \
 	else echo "deps: install npm to run the pyright and typescript-language-server tests; they are skipped without it"; fi
 	@# mcp/client and darman run against real MCP servers from npm.
 	@if command -v npm >/dev/null 2>&1; then \
