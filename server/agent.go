@@ -68,6 +68,12 @@ type Agent struct {
 	// Commands are the workspace's commands (.darman/command/*.md, …),
 	// offered as code actions and run by darman.command.run; nil means none.
 	Commands *prompt.Commands
+	// LoadCommands finds the workspace's commands again. darman.command.list
+	// and darman.command.run call it, so that a command file added or
+	// changed since the agent started counts; code actions, which must not
+	// wait on the disk, offer the commands last found. Nil means Commands
+	// does not change.
+	LoadCommands func() *prompt.Commands
 	// PromptActions are the selection's code actions from the configuration
 	// file; nil means DefaultPromptActions. The editor's own settings win.
 	PromptActions []PromptAction

@@ -128,9 +128,9 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 		}
 	}
 
-	if a, err := s.agent.peek(); err == nil && a.Commands != nil {
+	if a, err := s.agent.peek(); err == nil && s.knownCommands(a) != nil {
 		r := p.Range
-		for _, c := range a.Commands.List() {
+		for _, c := range s.knownCommands(a).List() {
 			title := "darman: /" + c.Name
 			args := map[string]any{"name": c.Name, "context": promptContext{URI: uri, Range: &r}}
 			add(protocol.CodeActionKindSource, title, protocol.Command{Title: title, Command: "darman.command.run", Arguments: []any{args}})

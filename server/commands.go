@@ -377,8 +377,8 @@ func (s *Server) cmdCommandList(ctx context.Context, arg json.RawMessage) (any, 
 		return nil, err
 	}
 	out := []commandInfo{}
-	if ag.Commands != nil {
-		for _, c := range ag.Commands.List() {
+	if cmds := s.loadCommands(ag); cmds != nil {
+		for _, c := range cmds.List() {
 			out = append(out, commandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
 		}
 	}
@@ -451,8 +451,8 @@ func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, e
 	name := strings.TrimPrefix(a.Name, "/")
 	var cmd prompt.Command
 	ok := false
-	if ag.Commands != nil {
-		cmd, ok = ag.Commands.Get(name)
+	if cmds := s.loadCommands(ag); cmds != nil {
+		cmd, ok = cmds.Get(name)
 	}
 	if !ok {
 		return nil, rpc.InvalidParams("darman.command.run: there is no command %q (see .darman/command/*.md)", name)
@@ -492,6 +492,25 @@ func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, e
 		return nil, err
 	}
 	return s.prompt(ctx, a.SessionID, model, text+suffix, nil)
+}
+
+// loadCommands finds the workspace's commands again when the agent can,
+// and keeps them for the code actions.
+func (s *Server) loadCommands(ag *Agent) *prompt.Commands {
+	if ag.LoadCommands == nil {
+		return ag.Commands
+	}
+	cmds := ag.LoadCommands()
+	s.commands.Store(cmds)
+	return cmds
+}
+
+// knownCommands are the commands last found, without looking again.
+func (s *Server) knownCommands(ag *Agent) *prompt.Commands {
+	if cmds := s.commands.Load(); cmds != nil {
+		return cmds
+	}
+	return ag.Commands
 }
 
 // errShellInTurn stops a command's expansion at its first !`cmd`, which

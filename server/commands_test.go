@@ -153,6 +153,21 @@ func TestCommandList(t *testing.T) {
 	if err := e.client.command("darman.command.list", map[string]any{"all": true}, nil); !errors.As(err, &je) || je.Code != jsonrpc2.CodeInvalidParams {
 		t.Errorf("darman.command.list with an unknown field: %v, want InvalidParams", err)
 	}
+
+	// A command written since the agent started is listed, and from then
+	// on offered as a code action.
+	e.write(".darman/command/late.md", "---\ndescription: Added later\n---\nLate.")
+	e.client.mustCommand("darman.command.list", nil, &res)
+	if len(res.Commands) != 4 || !slices.ContainsFunc(res.Commands, func(c map[string]string) bool { return c["name"] == "late" }) {
+		t.Errorf("after adding late.md: %v", res.Commands)
+	}
+	e.write("a.go", "package a\n")
+	e.open("a.go", "package a\n")
+	var actions []codeAction
+	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 0), &actions)
+	if findAction(actions, "darman: /late") == nil {
+		t.Errorf("no code action for the new command: %v", titles(actions))
+	}
 }
 
 // A command template with !`cmd` answers at once; the command's bash

@@ -290,8 +290,10 @@ func start(t testing.TB, o options) *env {
 		if err != nil {
 			return nil, err
 		}
+		noEnv := func(string) (string, bool) { return "", false }
 		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions,
-			Commands: prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false }))}, nil
+			Commands:     prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)),
+			LoadCommands: func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) }}, nil
 	}
 	srv, err := server.New(opts)
 	if err != nil {

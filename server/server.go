@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -78,6 +79,9 @@ type Server struct {
 
 	agent    agentSlot
 	stopOnce sync.Once
+	// commands are the workspace's commands as last loaded by
+	// darman.command.list or .run (Agent.LoadCommands); nil until then.
+	commands atomic.Pointer[prompt.Commands]
 
 	// reconfigure serializes applySettings; agentSettings are the
 	// configuration keys the agent in service was started with.

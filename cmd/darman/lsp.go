@@ -215,6 +215,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			Store:         st,
 			Model:         model,
 			Commands:      prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
+			LoadCommands:  func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)) },
 			PromptActions: promptActions(cfg.CodeActions),
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status: func(context.Context) map[string]any {
