@@ -41,6 +41,14 @@ type Options struct {
 	Workspace tool.Workspace
 	// Tools are offered to the model; nil offers none.
 	Tools []tool.Tool
+	// ToolSource, when set, gives a session's tools that come and go while
+	// darman runs (the MCP servers'). A top-level turn asks it at its start
+	// and again before each model call, and offers what it returns after
+	// Tools, so a server that became ready, or a catalog it changed, is
+	// seen without restarting the agent. An error fails the turn with it
+	// before the user's message is stored: that is how a required MCP
+	// server that is not ready stops a turn, naming the server and why.
+	ToolSource func(session agent.ID) tool.Source
 	// Tasks offers the model the task tool besides Tools: it runs a
 	// sub-agent in a child session with the turn's tools but task and todo
 	// (see the package doc). False leaves it out, for fronts that do not
@@ -218,6 +226,12 @@ type PromptOptions struct {
 	// stored, and a cancelled turn ends as cancelled; PromptWith then
 	// returns a message with that Finish and a nil error.
 	Expand func(ctx context.Context, text string) (string, error)
+	// Tools are this turn's own tools besides the service's (the ACP
+	// front's: the MCP servers a client named for the session, bash in
+	// the client's terminal). One with a service tool's name takes its
+	// place; the others come after the service's, in order. Sub-tasks of
+	// the turn get them too.
+	Tools []tool.Tool
 }
 
 // PromptWith is Prompt with options for this turn.
@@ -250,13 +264,18 @@ func (s *Service) PromptWith(ctx context.Context, id agent.ID, text string, opts
 		s.mu.Unlock()
 		s.turns.Done()
 	}()
-	t := &turn{svc: s, live: l, id: id, modelRef: opts.Model, tools: s.tools(), expand: opts.Expand}
+	t := &turn{svc: s, live: l, id: id, modelRef: opts.Model, own: opts.Tools, expand: opts.Expand}
+	if s.opts.ToolSource != nil {
+		t.source = s.opts.ToolSource(id)
+	}
+	t.tools = withTools(s.tools(nil), t.own)
 	return t.run(ctx, text)
 }
 
-// tools are the tools a top-level turn offers.
-func (s *Service) tools() []tool.Tool {
-	tools := slices.Clone(s.opts.Tools)
+// tools are the tools a top-level turn offers: the service's, then those
+// of its source (found), then task.
+func (s *Service) tools(found []tool.Tool) []tool.Tool {
+	tools := slices.Concat(s.opts.Tools, found)
 	if s.opts.Tasks {
 		tools = append(tools, &taskTool{svc: s})
 	}

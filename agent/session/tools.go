@@ -241,3 +241,19 @@ func (t *turn) toolNames() []string {
 	}
 	return names
 }
+
+// withTools is base with extra over it: a tool of extra takes the place of
+// base's tool of the same name, the rest are appended.
+func withTools(base, extra []tool.Tool) []tool.Tool {
+	out := slices.Clone(base)
+	for _, tl := range extra {
+		name := tl.Info().Name
+		i := slices.IndexFunc(out, func(b tool.Tool) bool { return b.Info().Name == name })
+		if i >= 0 {
+			out[i] = tl
+			continue
+		}
+		out = append(out, tl)
+	}
+	return out
+}

@@ -21,8 +21,15 @@ type turn struct {
 	// modelRef is the turn's "provider/model-id"; run sets it to the
 	// session's when the caller chose none.
 	modelRef string
-	// tools are what the turn offers the model, in the order sent.
+	// tools are what the turn offers the model, in the order sent; with
+	// a source they are made again before each model call.
 	tools []tool.Tool
+	// source, when set, is asked for the tools that come and go (the MCP
+	// servers'), at the turn's start and before each model call.
+	source tool.Source
+	// own are the turn's own tools, over the service's
+	// (PromptOptions.Tools).
+	own []tool.Tool
 	// parentCall is, in a sub-task's turn, the parent's task call: every
 	// event of the turn carries it.
 	parentCall string
@@ -62,10 +69,7 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 	if err != nil {
 		return agent.Message{}, err
 	}
-	t.index = map[string]int{}
-	for i, tl := range t.tools {
-		t.index[tl.Info().Name] = i
-	}
+	t.setTools(t.tools)
 	t.svc.mu.Lock()
 	t.live.current = t
 	t.svc.mu.Unlock()
@@ -75,19 +79,26 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 		t.svc.mu.Unlock()
 	}()
 
-	if t.expand != nil {
+	// Asking the source (a required MCP server may still be starting) and
+	// expanding a command happen inside the turn, before the user's
+	// message is stored: the turn has begun, and a failure ends it with
+	// nothing stored.
+	begun := t.source != nil || t.expand != nil
+	if begun {
 		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
+	}
+	if t.source != nil {
+		if err := t.refreshTools(ctx); err != nil {
+			return t.endUnstarted(ctx, err), nil
+		}
+	}
+	if t.expand != nil {
 		expanded, err := t.expand(ctx, text)
-		switch {
-		case ctx.Err() != nil:
-			t.publish(agent.Event{Kind: agent.EventState, State: agent.StateIdle, Reason: string(agent.FinishCancelled)})
-			return agent.Message{SessionID: t.id, Role: agent.RoleAssistant, Finish: agent.FinishCancelled}, nil
-		case err == nil && strings.TrimSpace(expanded) == "":
+		if err == nil && ctx.Err() == nil && strings.TrimSpace(expanded) == "" {
 			err = errors.New("the prompt is empty once expanded")
 		}
-		if err != nil {
-			t.publish(agent.Event{Kind: agent.EventState, State: agent.StateFailed, Reason: err.Error()})
-			return agent.Message{SessionID: t.id, Role: agent.RoleAssistant, Finish: agent.FinishError, Error: err.Error()}, nil
+		if err != nil || ctx.Err() != nil {
+			return t.endUnstarted(ctx, err), nil
 		}
 		text = expanded
 	}
@@ -105,12 +116,20 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 		})
 	}
 	t.publish(agent.Event{Kind: agent.EventUserMessage, MessageID: user.ID, Text: text})
-	if t.expand == nil { // else the turn began before its expansion
+	if !begun {
 		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
 	}
 
 	var last agent.Message
 	for step := 1; ; step++ {
+		if step > 1 && t.source != nil {
+			if err := t.refreshTools(ctx); err != nil {
+				if ctx.Err() != nil {
+					return t.finish(ctx, last, agent.FinishCancelled, "")
+				}
+				return t.finish(ctx, last, agent.FinishError, err.Error())
+			}
+		}
 		msg, calls, err := t.step(ctx, sess)
 		last = msg
 		switch {
@@ -128,6 +147,37 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 		if step >= t.svc.opts.MaxSteps {
 			return t.finish(ctx, last, agent.FinishStepLimit, "")
 		}
+	}
+}
+
+// endUnstarted ends a turn that failed, or was cancelled, before the
+// user's message was stored, and returns the message Prompt returns.
+func (t *turn) endUnstarted(ctx context.Context, err error) agent.Message {
+	if ctx.Err() != nil {
+		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateIdle, Reason: string(agent.FinishCancelled)})
+		return agent.Message{SessionID: t.id, Role: agent.RoleAssistant, Finish: agent.FinishCancelled}
+	}
+	t.publish(agent.Event{Kind: agent.EventState, State: agent.StateFailed, Reason: err.Error()})
+	return agent.Message{SessionID: t.id, Role: agent.RoleAssistant, Finish: agent.FinishError, Error: err.Error()}
+}
+
+// refreshTools asks the source for its tools now and makes the turn's:
+// the service's, the source's, task, and the turn's own over them.
+func (t *turn) refreshTools(ctx context.Context) error {
+	found, err := t.source.Tools(ctx)
+	if err != nil {
+		return fmt.Errorf("the turn cannot run without its tools: %w", err)
+	}
+	t.setTools(withTools(t.svc.tools(found), t.own))
+	return nil
+}
+
+// setTools makes tools what the turn offers, indexed by name.
+func (t *turn) setTools(tools []tool.Tool) {
+	t.tools = tools
+	t.index = make(map[string]int, len(tools))
+	for i, tl := range tools {
+		t.index[tl.Info().Name] = i
 	}
 }
 

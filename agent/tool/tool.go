@@ -157,3 +157,9 @@ type Source interface {
 	// Tools returns the tools available now; it may change between calls.
 	Tools(ctx context.Context) ([]Tool, error)
 }
+
+// SourceFunc is a Source made of a function.
+type SourceFunc func(ctx context.Context) ([]Tool, error)
+
+// Tools calls f.
+func (f SourceFunc) Tools(ctx context.Context) ([]Tool, error) { return f(ctx) }

@@ -42,10 +42,10 @@ type Setup struct {
 type Sessions interface {
 	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
 	Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error)
-	// PromptWithTools runs one turn with the session's own tools (its MCP
-	// servers, bash in the client's terminal) besides the service's, and
-	// blocks until it ends.
-	PromptWithTools(ctx context.Context, id agent.ID, text string, opts session.PromptOptions, extra []tool.Tool) (agent.Message, error)
+	// PromptWith runs one turn, with the session's own tools (its MCP
+	// servers, bash in the client's terminal) in opts.Tools besides the
+	// service's, and blocks until it ends.
+	PromptWith(ctx context.Context, id agent.ID, text string, opts session.PromptOptions) (agent.Message, error)
 	// Shell runs a command's !`cmd` under the session's bash permission.
 	Shell(ctx context.Context, id agent.ID, command string) (string, error)
 	Cancel(id agent.ID) bool

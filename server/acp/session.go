@@ -377,7 +377,8 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 			}
 		}
 	}()
-	msg, err := ls.agent.Sessions.PromptWithTools(ctx, ls.id, text, opts, ls.tools())
+	opts.Tools = ls.tools()
+	msg, err := ls.agent.Sessions.PromptWith(ctx, ls.id, text, opts)
 	if err != nil {
 		sub.Unsubscribe()
 		<-ended
