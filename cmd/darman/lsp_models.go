@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -17,13 +19,8 @@ import (
 // agent or asking any server.
 func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (server.ModelChoices, error) {
 	return func(_ context.Context, setup server.Setup) (server.ModelChoices, error) {
-		// The configuration darman lsp loaded when it started is the
-		// workspace's when the editor started it there and sent no
-		// settings, as most do: loading it again would double what
-		// initialize spends on it (other tools' MCP files included).
-		noSettings := len(setup.Settings) == 0 || string(setup.Settings) == "null"
-		if root, err := a.workspaceRoot(); err == nil && a.loaded != nil && noSettings && filepath.Clean(root) == filepath.Clean(setup.Root) {
-			return modelChoices(a.loaded.Config, nil, log), nil
+		if cfg, ok := a.startConfig(setup); ok {
+			return modelChoices(cfg, nil, log), nil
 		}
 		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
 		if err != nil {
@@ -31,6 +28,41 @@ func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (s
 		}
 		return modelChoices(loaded.Config, nil, log), nil
 	}
+}
+
+// startConfig is the configuration darman lsp loaded when it started, with
+// the editor's model over it, when that is the configuration setup names
+// as far as models go: the editor started darman in the workspace, and its
+// settings change no provider. Most editors do, and loading the
+// configuration again inside initialize would double what it spends on it
+// (other tools' MCP files included, which can be large).
+func (a *app) startConfig(setup server.Setup) (config.Config, bool) {
+	root, err := a.workspaceRoot()
+	if err != nil || a.loaded == nil || filepath.Clean(root) != filepath.Clean(setup.Root) {
+		return config.Config{}, false
+	}
+	cfg := a.loaded.Config
+	if len(setup.Settings) == 0 || string(setup.Settings) == "null" {
+		return cfg, true
+	}
+	var settings map[string]json.RawMessage
+	if err := json.Unmarshal(setup.Settings, &settings); err != nil {
+		return config.Config{}, false
+	}
+	if _, ok := settings["provider"]; ok {
+		return config.Config{}, false
+	}
+	if raw, ok := settings["model"]; ok {
+		var model string
+		if err := json.Unmarshal(raw, &model); err != nil {
+			return config.Config{}, false
+		}
+		// The settings are under DARMAN_MODEL and --model.
+		if _, env := os.LookupEnv(config.EnvModel); !env && a.flags.Model == "" {
+			cfg.Model = model
+		}
+	}
+	return cfg, true
 }
 
 // keyedPresets are the providers darman knows that need only their API

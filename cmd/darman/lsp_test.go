@@ -415,6 +415,11 @@ func TestLSPOffersModels(t *testing.T) {
 	if model != "ollama/qwen3:8b" {
 		t.Errorf("with the editor's model setting, model = %q", model)
 	}
+	// A provider in the editor's settings counts too.
+	models, _ = initialize(map[string]any{"provider": map[string]any{"openai": map[string]any{"apiKey": "sk-test-0123456789"}}})
+	if m := models["openai/gpt-5.1"]; m.ContextWindow <= 0 {
+		t.Errorf("with an OpenAI key in the editor's settings, openai/gpt-5.1 is offered as %+v", m)
+	}
 }
 
 // BenchmarkLSPFirstPrompt measures the first prompt of a darman lsp that
