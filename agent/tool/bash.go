@@ -49,6 +49,14 @@ func newBash(maxTimeout time.Duration, reg *child.Registry) Tool {
 	if maxTimeout <= 0 {
 		maxTimeout = bashMaxTimeout
 	}
+	return newBashTool(maxTimeout, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
+		return runBash(ctx, env, in, maxTimeout, reg)
+	})
+}
+
+// newBashTool is a bash tool, local or in the editor's terminal: the same
+// name, description and input, with run running the calls.
+func newBashTool(maxTimeout time.Duration, run func(ctx context.Context, env *Env, in bashInput) (Result, error)) Tool {
 	return newTyped(Info{
 		Name:        "bash",
 		Description: bashDescription,
@@ -59,65 +67,119 @@ func newBash(maxTimeout time.Duration, reg *child.Registry) Tool {
 		setMinimum(s, 0, "timeout")
 		max := float64(maxTimeout.Milliseconds())
 		s.Properties["timeout"].Maximum = &max
-	}, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
-		return runBash(ctx, env, in, maxTimeout, reg)
-	})
+	}, run)
 }
 
-func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, reg *child.Registry) (Result, error) {
+// bashCall is a bash call checked and permitted, ready to run.
+type bashCall struct {
+	dir, title string
+	timeout    time.Duration
+}
+
+// prepareBash checks a call's input, asks the permissions it needs (its
+// workdir when outside the workspace, then the command) and works out
+// where it runs, its title and its timeout (at most maxTimeout). When ok
+// is false, answer (or err) is the call's result already: bad input or a
+// denial.
+func prepareBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration) (c bashCall, answer Result, ok bool, err error) {
 	ws, err := workspace(env)
 	if err != nil {
-		return Result{}, err
+		return c, Result{}, false, err
 	}
 	if strings.TrimSpace(in.Command) == "" {
-		return failure("invalid input", "The command is empty."), nil
+		return c, failure("invalid input", "The command is empty."), false, nil
 	}
 	root := ws.Root()
-	dir := root
+	c.dir = root
 	if in.Workdir != "" {
-		if dir, err = resolvePath(ws, in.Workdir); err != nil {
-			return failure("invalid workdir", "%v", err), nil
+		if c.dir, err = resolvePath(ws, in.Workdir); err != nil {
+			return c, failure("invalid workdir", "%v", err), false, nil
 		}
-		info, err := os.Stat(dir)
+		info, err := os.Stat(c.dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return failure("no such directory", "The workdir %s does not exist.", displayPath(root, dir)), nil
+			return c, failure("no such directory", "The workdir %s does not exist.", displayPath(root, c.dir)), false, nil
 		case err != nil:
-			return failure("bad workdir", "The workdir %s cannot be used: %v", displayPath(root, dir), err), nil
+			return c, failure("bad workdir", "The workdir %s cannot be used: %v", displayPath(root, c.dir), err), false, nil
 		case !info.IsDir():
-			return failure("not a directory", "The workdir %s is not a directory.", displayPath(root, dir)), nil
+			return c, failure("not a directory", "The workdir %s is not a directory.", displayPath(root, c.dir)), false, nil
 		}
-		if outside, err := permission.Outside(root, dir); err != nil || outside {
-			real, rerr := filepath.EvalSymlinks(dir)
+		if outside, err := permission.Outside(root, c.dir); err != nil || outside {
+			real, rerr := filepath.EvalSymlinks(c.dir)
 			if rerr != nil {
-				real = dir
+				real = c.dir
 			}
 			if denied, ok, err := permit(ctx, env, permission.Call{Permission: permission.ExternalDirectory, Subjects: []string{real}, Title: "Run a command in " + real}); !ok {
-				return denied, err
+				return c, denied, false, err
 			}
 		}
 	}
-	title := in.Description
-	if title == "" {
-		title = shorten(strings.Join(strings.Fields(in.Command), " "), 80)
+	c.title = in.Description
+	if c.title == "" {
+		c.title = shorten(strings.Join(strings.Fields(in.Command), " "), 80)
 	}
-	if denied, ok, err := permit(ctx, env, permission.Call{Permission: permission.Bash, Subjects: []string{in.Command}, Dir: dir, Title: in.Command}); !ok {
-		return denied, err
+	if denied, ok, err := permit(ctx, env, permission.Call{Permission: permission.Bash, Subjects: []string{in.Command}, Dir: c.dir, Title: in.Command}); !ok {
+		return c, denied, false, err
+	}
+	c.timeout = bashDefaultTimeout
+	if in.Timeout > 0 {
+		c.timeout = min(time.Duration(in.Timeout)*time.Millisecond, maxTimeout)
+	}
+	return c, Result{}, true, nil
+}
+
+// bashEnd is how a command ended.
+type bashEnd struct {
+	code     int // -1 when a signal ended it
+	signal   string
+	timedOut bool
+	timeout  time.Duration
+}
+
+// report writes what the model reads of a finished command: its output
+// (or that there was none), then how it ended; stopped says what a
+// timeout stopped. It returns the result's metadata, which notes may add
+// to.
+func (e bashEnd) report(b *strings.Builder, output, stopped string) map[string]any {
+	if output == "" {
+		b.WriteString("(no output)")
+	} else {
+		b.WriteString(strings.TrimRight(output, "\n"))
+	}
+	b.WriteString("\n\n")
+	switch {
+	case e.timedOut:
+		fmt.Fprintf(b, "The command timed out after %s and was stopped%s.", e.timeout, stopped)
+	case e.signal != "":
+		fmt.Fprintf(b, "The command was killed by signal %s.", e.signal)
+	default:
+		fmt.Fprintf(b, "Exit code %d.", e.code)
+	}
+	meta := map[string]any{"exitCode": e.code, "timedOut": e.timedOut}
+	if e.signal != "" {
+		meta["signal"] = e.signal
+	}
+	return meta
+}
+
+// failed reports whether the model should see the call as failed.
+func (e bashEnd) failed() bool { return e.timedOut || e.signal != "" || e.code != 0 }
+
+func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, reg *child.Registry) (Result, error) {
+	c, answer, ok, err := prepareBash(ctx, env, in, maxTimeout)
+	if !ok {
+		return answer, err
 	}
 	if in.RunInBackground {
-		return startBackground(env, in.Command, dir, title, reg)
-	}
-	timeout := bashDefaultTimeout
-	if in.Timeout > 0 {
-		timeout = min(time.Duration(in.Timeout)*time.Millisecond, maxTimeout)
+		return startBackground(env, in.Command, c.dir, c.title, reg)
 	}
 
 	out := newCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
-	p, err := startProc(in.Command, dir, out, reg)
+	p, err := startProc(in.Command, c.dir, out, reg)
 	if err != nil {
 		return failure("could not start", "The command could not be started: %v", err), nil
 	}
-	timer := time.NewTimer(timeout)
+	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	timedOut := false
 	select {
@@ -147,29 +209,16 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	if !held {
 		p.closeOut()
 	}
-	code, signal := p.exitCode()
+	end := bashEnd{timedOut: timedOut, timeout: c.timeout}
+	end.code, end.signal = p.exitCode()
 	text := out.text()
 	saved, saveErr := out.finish()
 
 	var b strings.Builder
-	if text == "" {
-		b.WriteString("(no output)")
-	} else {
-		b.WriteString(strings.TrimRight(text, "\n"))
-	}
-	b.WriteString("\n\n")
-	switch {
-	case timedOut:
-		fmt.Fprintf(&b, "The command timed out after %s and was stopped, with every process it started.", timeout)
-	case signal != "":
-		fmt.Fprintf(&b, "The command was killed by signal %s.", signal)
-	default:
-		fmt.Fprintf(&b, "Exit code %d.", code)
-	}
+	meta := end.report(&b, text, ", with every process it started")
 	for _, n := range notes {
 		b.WriteString("\n" + n)
 	}
-	meta := map[string]any{"exitCode": code, "timedOut": timedOut}
 	if out.truncated() {
 		switch {
 		case saved != "":
@@ -179,13 +228,10 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 			fmt.Fprintf(&b, "\nThe output was cut to its beginning and end (the full output could not be saved: %v).", saveErr)
 		}
 	}
-	if signal != "" {
-		meta["signal"] = signal
-	}
 	return Result{
 		Output:   b.String(),
-		IsError:  timedOut || code != 0,
-		Title:    title,
+		IsError:  end.failed(),
+		Title:    c.title,
 		Metadata: metadata(meta),
 	}, nil
 }
