@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
@@ -101,11 +102,15 @@ func mcpSessionRecord(cfg config.Config) client.SessionRecord {
 	return client.SessionRecord{Dir: filepath.Join(cfg.DataDir, "mcp", "sessions")}
 }
 
-// startMCP starts the configured MCP servers and waits for them, for a
-// front that runs one turn (darman run): it returns the tools of the ready
-// servers, and an error only when a required server failed. Optional
-// failures are logged. The caller closes the manager.
-func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime, log *slog.Logger) (*client.Manager, []tool.Tool, error) {
+// startMCP makes the manager of the configured MCP servers and starts
+// them, concurrently. Without wait it returns at once: the editor fronts'
+// turns ask the manager for the tools of the servers ready then, and a
+// turn fails while a required server is not ready (see
+// session.Options.ToolSource). With wait (darman run, which runs one turn)
+// it waits until every server is ready or failed, so that turn has the
+// optional servers' tools too, and fails at once when a required server
+// failed; optional failures are logged. The caller closes the manager.
+func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime, wait bool, log *slog.Logger) (*client.Manager, error) {
 	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: rt.children, Gate: rt.gate, Sampler: rt.sampler,
 		Version: readBuildInfo().Version, ProtocolCache: mcpProtocolCache(cfg), FilesDir: mcpFilesDir(cfg),
 		Sessions: mcpSessionRecord(cfg),
@@ -113,26 +118,38 @@ func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime
 			log.Warn("mcp servers changed since this session last ran", "session", session, "changes", strings.Join(drift, "; "))
 		}})
 	if len(cfg.MCPServers) == 0 {
-		return m, nil, nil
+		return m, nil
 	}
 	if rt.notify != nil {
 		m.Subscribe(func(s client.Status) { rt.notify(mcpNotice(s)) })
 	}
 	m.Start()
+	if !wait {
+		return m, nil
+	}
 	var se *client.StartupError
 	if err := m.Wait(ctx); err != nil && !errors.As(err, &se) {
-		return m, nil, err
+		return m, err
+	}
+	if se != nil && se.Required() {
+		return m, se
 	}
 	if se != nil {
 		for _, f := range se.Failures {
 			log.Warn("mcp server failed to start", "server", f.Server, "class", string(f.Class), "error", f.Message)
 		}
 	}
-	tools, err := m.Tools(ctx)
-	if err != nil {
-		return m, nil, err
+	return m, nil
+}
+
+// mcpToolSource is the session service's ToolSource over the MCP
+// servers: each session sees the servers visible to it, as they are when
+// its turn asks. Nil when no server is configured.
+func mcpToolSource(cfg config.Config, m *client.Manager) func(agent.ID) tool.Source {
+	if len(cfg.MCPServers) == 0 || m == nil {
+		return nil
 	}
-	return m, tools, nil
+	return func(id agent.ID) tool.Source { return m.Source(client.Audience{Session: string(id)}) }
 }
 
 // diagnoseMCPServers starts every configured MCP server and reports its

@@ -62,8 +62,8 @@ func TestMCPNoticeWording(t *testing.T) {
 func TestStartMCPReportsStateChanges(t *testing.T) {
 	cfg := config.Config{MCPServers: map[string]config.MCPServer{"gone": {Command: "darman-no-such-mcp-server"}}}
 	got := make(chan string, 10)
-	m, _, err := startMCP(context.Background(), cfg, t.TempDir(), mcpRuntime{children: &child.Registry{},
-		notify: func(level, text string) { got <- level + " " + text }}, slog.New(slog.DiscardHandler))
+	m, err := startMCP(context.Background(), cfg, t.TempDir(), mcpRuntime{children: &child.Registry{},
+		notify: func(level, text string) { got <- level + " " + text }}, false, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,11 @@ type agentWiring struct {
 	// tasks offers the task tool (sub-agents); only fronts that render
 	// events with a ParentCallID nested set it.
 	tasks bool
+	// waitMCP waits for every MCP server to be ready or failed before the
+	// agent starts, and fails when a required one failed: darman run's
+	// one turn. The editor fronts start at once; their turns see the
+	// servers as they come up.
+	waitMCP bool
 	// gate takes MCP servers' elicitations to a human. Nil: the terminal
 	// when asker is the terminal's, the editor when it is the LSP front's,
 	// else every elicitation is declined (no human is reachable).
@@ -36,7 +41,7 @@ type agentWiring struct {
 	// Set by startAgent.
 	diagnostics tool.Diagnostics // the language servers' view after edits
 	children    *child.Registry  // the process groups the tools start
-	mcpTools    []tool.Tool      // the MCP servers' tools
+	mcp         *client.Manager  // the MCP servers, asked for tools at every turn
 	models      *models          // shared with the MCP servers' sampling
 }
 
@@ -70,8 +75,8 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 			w.gate = editorGate(f) // darman lsp: the editor's prompts
 		}
 	}
-	mcpServers, mcpTools, err := startMCP(ctx, cfg, w.root, mcpRuntime{children: w.children, gate: w.gate, sampler: modelSampler(cfg, m),
-		notify: server.MCPNotices(w.asker)}, log)
+	mcpServers, err := startMCP(ctx, cfg, w.root, mcpRuntime{children: w.children, gate: w.gate, sampler: modelSampler(cfg, m),
+		notify: server.MCPNotices(w.asker)}, w.waitMCP, log)
 	stopAround := func() error {
 		if mcpServers != nil {
 			mcpServers.Close()
@@ -84,7 +89,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		stopAround()
 		return nil, err
 	}
-	w.diagnostics, w.mcpTools = servers, mcpTools
+	w.diagnostics, w.mcp = servers, mcpServers
 	w.models = m
 	svc, m, err := newSessionService(cfg, st, w, log)
 	if err != nil {
@@ -106,16 +111,17 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 	}
 	skills := prompt.LoadSkills(prompt.LocateDirs(w.root, nil), log)
 	svc, err := session.New(session.Options{
-		Store:     st,
-		Models:    m.resolve,
-		Workspace: w.workspace,
-		Tools:     append(tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children}), w.mcpTools...),
-		System:    systemPrompt(w.root, skills, log),
-		Rules:     rules(cfg, w.rules),
-		Grants:    grantStore{st},
-		Asker:     w.asker,
-		MaxSteps:  cfg.Agent.MaxSteps,
-		Logger:    log,
+		Store:      st,
+		Models:     m.resolve,
+		Workspace:  w.workspace,
+		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children}),
+		ToolSource: mcpToolSource(cfg, w.mcp),
+		System:     systemPrompt(w.root, skills, log),
+		Rules:      rules(cfg, w.rules),
+		Grants:     grantStore{st},
+		Asker:      w.asker,
+		MaxSteps:   cfg.Agent.MaxSteps,
+		Logger:     log,
 
 		Diagnostics: w.diagnostics,
 		Tasks:       w.tasks,
