@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"syscall"
 
@@ -73,8 +74,13 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 	srv, err := server.New(server.Options{
 		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 			ag, err := start(ctx, setup)
-			// The agent is up and the server waits for the editor: what
-			// starting touched of the binary is not needed now.
+			// The agent is up and the server waits for the editor: the
+			// garbage of starting (the configuration, other tools' MCP
+			// files among it, can be megabytes) goes back to the system
+			// now rather than over the next minutes, and then what
+			// starting touched of the binary, which the collection just
+			// touched again.
+			debug.FreeOSMemory()
 			if err := dropStartupPages(); err != nil {
 				log.Debug("darman lsp: the start-up pages stay mapped", "err", err)
 			}

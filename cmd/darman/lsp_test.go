@@ -269,10 +269,25 @@ func TestLSPListen(t *testing.T) {
 // BenchmarkLSPStart measures what an editor waits for: from starting
 // darman lsp to the answer to initialize (median and 99th percentile), and
 // the process's resident memory once the agent is ready and idle.
+//
+// The claude-json-* cases have a ~/.claude.json of that size, as Claude
+// Code's users do (it keeps their history), which darman's configuration
+// reads for its MCP servers.
 func BenchmarkLSPStart(b *testing.B) {
+	b.Run("plain", func(b *testing.B) { benchLSPStart(b, 0) })
+	b.Run("claude-json-2MB", func(b *testing.B) { benchLSPStart(b, 2<<20) })
+}
+
+func benchLSPStart(b *testing.B, claudeJSON int) {
 	home := b.TempDir()
 	workspace := filepath.Join(home, "project")
 	os.MkdirAll(workspace, 0o755)
+	if claudeJSON > 0 {
+		entry := `{"display": "` + strings.Repeat("x", 200) + `", "pastedContents": {}}`
+		history := strings.Repeat(entry+",", claudeJSON/(len(entry)+1))
+		os.WriteFile(filepath.Join(home, ".claude.json"), fmt.Appendf(nil,
+			`{"mcpServers": {}, "projects": {"/elsewhere": {"history": [%s{}]}}}`, history), 0o644)
+	}
 	model := llmtest.Start(b, llmtest.Script{})
 	os.WriteFile(filepath.Join(workspace, "darman.json"), fmt.Appendf(nil,
 		`{"model": "anthropic/claude-sonnet-4-5", "provider": {"anthropic": {"baseURL": %q, "apiKey": "sk-ant-test-0123456789"}}}`, model.URL), 0o644)
