@@ -1,6 +1,9 @@
 package config_test
 
 import (
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/darman-dev/darman/internal/config"
@@ -29,5 +32,31 @@ func BenchmarkLoad(b *testing.B) {
 		if _, err := config.Load(opts); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLoadClaudeUser loads a configuration next to a ~/.claude.json
+// of that size, mostly Claude Code's history, as its users have.
+func BenchmarkLoadClaudeUser(b *testing.B) {
+	for _, size := range []int{2 << 20, 24 << 20} {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			f := newFixture(b)
+			entry := `{"display": "` + strings.Repeat("x", 200) + `", "pastedContents": {}}`
+			history := strings.Repeat(entry+",", size/(len(entry)+1))
+			f.write(filepath.Join(f.home, ".claude.json"), fmt.Sprintf(
+				`{"mcpServers": {"time": {"command": "uvx"}}, "projects": {"/elsewhere": {"history": [%s{}]}, %s: {"mcpServers": {"local": {"command": "local-mcp"}}}}}`,
+				history, strconvQuote(f.root)))
+			opts := f.options(config.Flags{})
+			b.ReportAllocs()
+			for b.Loop() {
+				l, err := config.Load(opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(l.Config.MCPServers) != 2 {
+					b.Fatalf("servers = %v", l.Config.MCPServers)
+				}
+			}
+		})
 	}
 }

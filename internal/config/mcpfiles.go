@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The MCP files of other tools that darman also reads, so servers a user
@@ -64,11 +67,9 @@ func (ld *loader) foreignMCP(cfg *Config) {
 	var claudeProject map[string]MCPServer
 	if home, err := ld.dirs.home(); err == nil {
 		path := filepath.Join(home, MCPFileClaudeUser)
-		if tree := ld.foreignTree(path); tree != nil {
-			add(path, ld.foreignServers(path, tree.field("mcpServers"), flavorClaude))
-			if projects := tree.field("projects"); projects != nil {
-				claudeProject = ld.foreignServers(path, projects.field(ld.root).field("mcpServers"), flavorClaude)
-			}
+		if user, project, ok := ld.claudeUser(path); ok {
+			add(path, ld.foreignServers(path, user, flavorClaude))
+			claudeProject = ld.foreignServers(path, project, flavorClaude)
 		}
 	}
 	path := filepath.Join(ld.root, filepath.FromSlash(MCPFileVSCode))
@@ -108,16 +109,133 @@ const maxForeignSize = 64 << 20
 // readForeign reads another tool's file, refusing what could hang or
 // exhaust the process as readFile does.
 func readForeign(path string) ([]byte, error) {
+	f, size, err := openForeign(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	b.Grow(int(size) + bytes.MinRead)
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
+}
+
+// openForeign opens another tool's file for reading when it is a regular
+// file within maxForeignSize, and returns its size.
+func openForeign(path string) (*os.File, int64, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, 0, err
 	case !fi.Mode().IsRegular():
-		return nil, errors.New("not a regular file")
+		return nil, 0, errors.New("not a regular file")
 	case fi.Size() > maxForeignSize:
-		return nil, errors.New("larger than 64 MiB")
+		return nil, 0, errors.New("larger than 64 MiB")
 	}
-	return os.ReadFile(path)
+	f, err := os.Open(path)
+	return f, fi.Size(), err
+}
+
+// claudeUser reads Claude Code's user file for its top-level mcpServers
+// and projects[<workspace root>].mcpServers; ok is false when the file is
+// missing or unusable (a warning says why). The file also keeps Claude
+// Code's history, megabytes of it, so it is streamed and every other
+// value is skipped without being built. A file the strict decoder refuses
+// (a comment, a trailing comma, broken JSON) is parsed whole instead,
+// which accepts JSON with comments and words an error with its line and
+// column.
+func (ld *loader) claudeUser(path string) (user, project *node, ok bool) {
+	f, _, err := openForeign(path)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			ld.ps.warnings = append(ld.ps.warnings, fmt.Sprintf("%s: cannot read its MCP servers: %v", path, pathErrCause(err)))
+		}
+		return nil, nil, false
+	}
+	user, project, err = scanClaudeUser(f, ld.root)
+	f.Close()
+	if err == nil {
+		return user, project, true
+	}
+	tree := ld.foreignTree(path)
+	if tree == nil {
+		return nil, nil, false
+	}
+	return tree.field("mcpServers"), tree.field("projects").field(ld.root).field("mcpServers"), true
+}
+
+// scanClaudeUser streams a strict JSON object and returns its member
+// mcpServers and projects[root].mcpServers, each nil when absent. As
+// node.field, the first of repeated keys counts.
+func scanClaudeUser(r io.Reader, root string) (user, project *node, err error) {
+	dec := jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var seenUser, seenProjects bool
+	err = scanObject(dec, func(key string) error {
+		switch {
+		case key == "mcpServers" && !seenUser:
+			seenUser = true
+			user, err = readNode(dec)
+			return err
+		case key == "projects" && !seenProjects && dec.PeekKind() == '{':
+			seenProjects = true
+			return scanObject(dec, func(key string) error {
+				if key != root || project != nil || dec.PeekKind() != '{' {
+					return dec.SkipValue()
+				}
+				var seen bool
+				return scanObject(dec, func(key string) error {
+					if key != "mcpServers" || seen {
+						return dec.SkipValue()
+					}
+					seen = true
+					project, err = readNode(dec)
+					return err
+				})
+			})
+		}
+		return dec.SkipValue()
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, nil, errors.New("more than one JSON value")
+	}
+	return user, project, nil
+}
+
+// scanObject reads an object, calling member for each key with the
+// decoder before the key's value, which member must consume.
+func scanObject(dec *jsontext.Decoder, member func(key string) error) error {
+	if tok, err := dec.ReadToken(); err != nil {
+		return err
+	} else if tok.Kind() != '{' {
+		return errors.New("not an object")
+	}
+	for dec.PeekKind() == '"' {
+		key, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if err := member(key.String()); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken() // '}', or what is wrong in its place
+	return err
+}
+
+// readNode reads the decoder's next value as a node.
+func readNode(dec *jsontext.Decoder) (*node, error) {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	n, serr := parse(bytes.Clone(v))
+	if serr != nil {
+		return nil, errors.New(serr.msg)
+	}
+	return n, nil
 }
 
 // foreignTree parses a foreign file; a missing one is nil without a word.

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,6 +96,63 @@ func TestForeignMCPFileBrokenIsAWarning(t *testing.T) {
 	joined := strings.Join(l.Warnings, "\n")
 	if !strings.Contains(joined, ".mcp.json:") || !strings.Contains(joined, "invalid JSON") || !strings.Contains(joined, "expected a JSON object") {
 		t.Errorf("warnings = %q; want both files named", l.Warnings)
+	}
+}
+
+// Claude Code's user file is mostly history: darman picks the two
+// servers objects out of it and passes over everything else, including
+// other projects' servers and values nested deep inside the history.
+func TestClaudeUserFileReadsOnlyItsServers(t *testing.T) {
+	f := newFixture(t)
+	root := strconvQuote(f.root)
+	f.write(filepath.Join(f.home, ".claude.json"), `{
+		"numStartups": 3, "tipsHistory": {"a": [1, 2.5e3, true, null, "\u00e9"]},
+		"projects": {
+			"/elsewhere": {"mcpServers": {"other": {"command": "not-this-project"}}, "history": [{"mcpServers": {"nested": {"command": "x"}}}]},
+			`+root+`: {"history": [{"display": "hi", "pastedContents": {}}], "mcpServers": {"local": {"command": "local-mcp"}}},
+			`+root+`: {"mcpServers": {"repeated": {"command": "second-entry"}}}
+		},
+		"mcpServers": {"userwide": {"command": "uvx", "args": ["mcp-server-time"]}},
+		"mcpServers": {"repeated": {"command": "second-key"}}
+	}`)
+	servers := f.mustLoad().Config.MCPServers
+	names := slices.Sorted(maps.Keys(servers))
+	if !slices.Equal(names, []string{"local", "userwide"}) {
+		t.Fatalf("servers = %v; want local (this project's) and userwide, the first of repeated keys", names)
+	}
+	if got := servers["local"].Command; got != "local-mcp" {
+		t.Errorf("local command = %q", got)
+	}
+}
+
+// A hand-edited ~/.claude.json may hold comments or a trailing comma: it is
+// read as before, and a broken one is a warning with its line and column.
+func TestClaudeUserFileLenientAndBroken(t *testing.T) {
+	f := newFixture(t)
+	path := f.write(filepath.Join(f.home, ".claude.json"), `{
+		// added by hand
+		"mcpServers": {"userwide": {"command": "uvx"},},
+	}`)
+	if got := f.mustLoad().Config.MCPServers["userwide"].Command; got != "uvx" {
+		t.Errorf("userwide command = %q; want the server of a file with comments", got)
+	}
+	f.write(path, "{\n\"mcpServers\": {\"a\": {\"command\": \"x\"}}\n\"projects\": {}}")
+	l := f.mustLoad()
+	if len(l.Config.MCPServers) != 0 {
+		t.Errorf("servers = %v; want none from a broken file", l.Config.MCPServers)
+	}
+	if want := path + ":3:1: invalid JSON"; !strings.Contains(strings.Join(l.Warnings, "\n"), want) {
+		t.Errorf("warnings = %q; want %q", l.Warnings, want)
+	}
+	f.write(path, `{"mcpServers": {"a": {"command": "x"}}} {"second": 1}`)
+	l = f.mustLoad()
+	if len(l.Config.MCPServers) != 0 || !strings.Contains(strings.Join(l.Warnings, "\n"), path+":1:") {
+		t.Errorf("servers = %v, warnings = %q; want a file with two values refused with a position", l.Config.MCPServers, l.Warnings)
+	}
+	f.write(path, `{"projects": {`+strconvQuote(f.root)+`: "not an object"}, "mcpServers": []}`)
+	l = f.mustLoad()
+	if len(l.Config.MCPServers) != 0 || !strings.Contains(strings.Join(l.Warnings, "\n"), "servers are not an object") {
+		t.Errorf("servers = %v, warnings = %q; want the array of servers refused", l.Config.MCPServers, l.Warnings)
 	}
 }
 
