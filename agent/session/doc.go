@@ -20,6 +20,13 @@
 // next step sends them back. The turn ends when the model answers without
 // calling a tool, at the step limit, on a failure, or when it is cancelled.
 //
+// The tools a turn offers are Options.Tools, then those Options.ToolSource
+// gives for the session (the MCP servers'), asked at the turn's start and
+// again before each model call, then task, with the turn's own
+// PromptOptions.Tools over them. When the source fails (a required MCP
+// server not ready), the turn fails with its error before the user's
+// message is stored.
+//
 // # Sub-tasks
 //
 // With Options.Tasks the model gets the task tool, which runs a sub-agent:

@@ -114,6 +114,11 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Plan: func(entries []agent.PlanEntry) {
 			t.publish(agent.Event{Kind: agent.EventPlan, Plan: entries})
 		},
+		Charge: func(u agent.Usage, cost float64) {
+			// Not the turn's context window: the event carries none.
+			t.updateSession(ctx, func(s *agent.Session) { s.Usage = s.Usage.Add(u); s.Cost += cost })
+			t.publish(agent.Event{Kind: agent.EventUsage, MessageID: p.MessageID, Usage: &u, Cost: cost})
+		},
 		Files:  t.live.files,
 		Jobs:   t.live.jobs,
 		Logger: t.svc.log.With("tool", call.Name, "call", call.CallID),

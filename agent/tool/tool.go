@@ -95,6 +95,10 @@ type Env struct {
 	Progress func(output string)
 	// Plan publishes the agent's plan; used by the todo tool.
 	Plan func(entries []agent.PlanEntry)
+	// Charge adds model use made on the session's behalf during the call
+	// (an MCP server's sampling request) to the session's usage; nil
+	// charges nothing.
+	Charge func(u agent.Usage, cost float64)
 	// Files remembers what this session read, for write-after-read checks;
 	// nil turns those checks off.
 	Files *FileTimes

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/agent"
 )
 
 // State is where a binding is in its life.
@@ -485,5 +487,8 @@ func (b *binding) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*m
 	b.sampled.OutputTokens += res.OutputTokens
 	b.mu.Unlock()
 	b.log.Info("mcp server sampled the model", "model", res.Model, "input_tokens", res.InputTokens, "output_tokens", res.OutputTokens)
+	if charge, ok := ctx.Value(chargeKey{}).(func(agent.Usage, float64)); ok {
+		charge(agent.Usage{Input: int64(res.InputTokens), Output: int64(res.OutputTokens)}, res.Cost)
+	}
 	return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: res.Text}, Model: res.Model, Role: "assistant", StopReason: res.StopReason}, nil
 }

@@ -7,7 +7,9 @@
 // listing every failure, and Tools (the tool.Source the agent uses) returns
 // the tools of the bindings that are ready, after waiting for the required
 // ones. Status reports each binding's state for doctor and the editor, and
-// Subscribe reports each change as it happens.
+// Subscribe reports each change as it happens. Source(Audience) is what a
+// session service asks at every turn (session.Options.ToolSource), so a
+// server ready later or a new catalog reaches the next turn.
 //
 // Scope: a binding is the workspace's (shared by every session of the
 // process) or, with Definition.Session, one session's own (servers an ACP
@@ -46,7 +48,9 @@
 // DeclineGate when nobody is there). Sampling is offered only to a server
 // whose Definition has a SamplingMaxTokens budget, and is served by
 // Options.Sampler (ModelSampler runs darman's own model), each request
-// capped and its tokens charged to the server (Status.Sampling).
+// capped and its tokens charged to the server (Status.Sampling) and, when
+// the request comes within a tool call (the multi-round-trip protocol), to
+// the call's session through tool.Env.Charge.
 //
 // Identity: BindingIdentity digests what a binding is (definition without
 // secrets, capabilities, filter, limits, catalog and each exposed tool's

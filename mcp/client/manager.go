@@ -69,10 +69,14 @@ type SampleMessage struct {
 }
 
 // SampleResult is a completion; Model is required. The token counts are
-// charged to the server that asked (see Status.Sampling).
+// charged to the server that asked (see Status.Sampling) and, when the
+// request came within a tool call (a server on the multi-round-trip
+// protocol), to that call's session (tool.Env.Charge).
 type SampleResult struct {
 	Model, Text, StopReason   string
 	InputTokens, OutputTokens int
+	// Cost is what the completion cost in USD, 0 when unknown.
+	Cost float64
 }
 
 // SamplingUsage is what a server's sampling requests have spent.

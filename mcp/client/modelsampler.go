@@ -43,5 +43,5 @@ func (s ModelSampler) Sample(ctx context.Context, req SampleRequest) (SampleResu
 		stop = "maxTokens"
 	}
 	return SampleResult{Model: ref, Text: res.Text(), StopReason: stop,
-		InputTokens: res.Usage.Input + res.Usage.CacheRead + res.Usage.CacheWrite, OutputTokens: res.Usage.Output}, nil
+		InputTokens: res.Usage.Input + res.Usage.CacheRead + res.Usage.CacheWrite, OutputTokens: res.Usage.Output, Cost: res.Cost}, nil
 }

@@ -131,6 +131,11 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	defer done()
 	callCtx, cancel := context.WithTimeout(ctx, def.callTimeout())
 	defer cancel()
+	if env != nil && env.Charge != nil {
+		// A sampling request made within the call (multi-round-trip)
+		// is served under callCtx: it is charged to the call's session.
+		callCtx = context.WithValue(callCtx, chargeKey{}, env.Charge)
+	}
 	params := &mcp.CallToolParams{Name: t.raw.Name, Arguments: input}
 	params.SetProgressToken(token)
 	res, err := c.cs.CallTool(callCtx, params)
@@ -244,3 +249,7 @@ func convert(name string, res *mcp.CallToolResult) tool.Result {
 	out.Output = text
 	return out
 }
+
+// chargeKey holds, in a tool call's context, the function that charges
+// model use to the call's session (tool.Env.Charge).
+type chargeKey struct{}
