@@ -71,10 +71,21 @@ type binding struct {
 	progress map[string]func(string)
 	token    uint64
 	sampled  SamplingUsage
+	// charging are the calls in flight that carry their session's Charge,
+	// by a key of their own (see charger).
+	charges  map[uint64]callCharge
+	nextCall uint64
+}
+
+// callCharge is one call in flight: its session and how to charge it.
+type callCharge struct {
+	session string
+	charge  func(agent.Usage, float64)
 }
 
 func newBinding(m *Manager, d Definition) *binding {
-	b := &binding{def: d, m: m, state: StateConfigured, secrets: d.secrets(), progress: map[string]func(string){}}
+	b := &binding{def: d, m: m, state: StateConfigured, secrets: d.secrets(), progress: map[string]func(string){},
+		charges: map[uint64]callCharge{}}
 	b.log = m.log.With("mcp_server", d.Name)
 	if d.Disabled {
 		b.state = StateDisabled
@@ -487,8 +498,49 @@ func (b *binding) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*m
 	b.sampled.OutputTokens += res.OutputTokens
 	b.mu.Unlock()
 	b.log.Info("mcp server sampled the model", "model", res.Model, "input_tokens", res.InputTokens, "output_tokens", res.OutputTokens)
-	if charge, ok := ctx.Value(chargeKey{}).(func(agent.Usage, float64)); ok {
+	if charge := b.charger(ctx); charge != nil {
 		charge(agent.Usage{Input: int64(res.InputTokens), Output: int64(res.OutputTokens)}, res.Cost)
 	}
 	return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: res.Text}, Model: res.Model, Role: "assistant", StopReason: res.StopReason}, nil
+}
+
+// charging records a call in flight that carries its session's charge,
+// until the returned function is called.
+func (b *binding) charging(session string, charge func(agent.Usage, float64)) (done func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nextCall++
+	key := b.nextCall
+	b.charges[key] = callCharge{session: session, charge: charge}
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(b.charges, key)
+	}
+}
+
+// charger finds the session a sampling request is made for. A request
+// made within a tool call (multi-round-trip) carries the call's charge in
+// its context. A server on an older protocol asks over its connection,
+// unrelated to any call: it is charged to the session whose calls are in
+// flight on the server, when there is exactly one such session, and to
+// none (only to the server, Status.Sampling) when several are.
+func (b *binding) charger(ctx context.Context) func(agent.Usage, float64) {
+	if charge, ok := ctx.Value(chargeKey{}).(func(agent.Usage, float64)); ok {
+		return charge
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var found *callCharge
+	for _, c := range b.charges {
+		if found != nil && found.session != c.session {
+			b.log.Debug("a sampling request while calls of several sessions were in flight is charged to the server only")
+			return nil
+		}
+		found = &c
+	}
+	if found == nil {
+		return nil
+	}
+	return found.charge
 }

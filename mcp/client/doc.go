@@ -48,9 +48,11 @@
 // DeclineGate when nobody is there). Sampling is offered only to a server
 // whose Definition has a SamplingMaxTokens budget, and is served by
 // Options.Sampler (ModelSampler runs darman's own model), each request
-// capped and its tokens charged to the server (Status.Sampling) and, when
-// the request comes within a tool call (the multi-round-trip protocol), to
-// the call's session through tool.Env.Charge.
+// capped and its tokens charged to the server (Status.Sampling) and to the
+// session whose tool call it serves, through tool.Env.Charge: the call's
+// own when the request comes within it (the multi-round-trip protocol),
+// else the one session with calls in flight on that server (none when
+// several sessions have).
 //
 // Identity: BindingIdentity digests what a binding is (definition without
 // secrets, capabilities, filter, limits, catalog and each exposed tool's

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/mcp/client"
@@ -140,10 +141,19 @@ func TestServerEverything(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var (
+				chargedMu sync.Mutex
+				charged   []agent.Usage
+			)
 			env := func(progress func(string)) *tool.Env {
 				e := (&recorder{}).env()
 				e.SessionID = "ses_test"
 				e.Progress = progress
+				e.Charge = func(u agent.Usage, _ float64) {
+					chargedMu.Lock()
+					defer chargedMu.Unlock()
+					charged = append(charged, u)
+				}
 				return e
 			}
 
@@ -223,6 +233,14 @@ func TestServerEverything(t *testing.T) {
 			if len(sampler.reqs) != 1 || sampler.reqs[0].MaxTokens != 40 || sampler.reqs[0].Server != "everything" {
 				t.Errorf("sampler saw %+v; want one request capped at 40", sampler.reqs)
 			}
+			// The server asks over its connection, not within the call
+			// (it speaks an older protocol): the one session with a call
+			// in flight on it is charged.
+			chargedMu.Lock()
+			if len(charged) != 1 || charged[0] != (agent.Usage{Input: 12, Output: 3}) {
+				t.Errorf("the session was charged %+v; want the sampling's 12 in, 3 out once", charged)
+			}
+			chargedMu.Unlock()
 			for _, tl := range now {
 				if tl.Info().Name == "plain_trigger-sampling-request" {
 					t.Error("a server without a sampling policy was told darman samples")

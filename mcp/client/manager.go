@@ -69,9 +69,8 @@ type SampleMessage struct {
 }
 
 // SampleResult is a completion; Model is required. The token counts are
-// charged to the server that asked (see Status.Sampling) and, when the
-// request came within a tool call (a server on the multi-round-trip
-// protocol), to that call's session (tool.Env.Charge).
+// charged to the server that asked (see Status.Sampling) and to the
+// session it served (tool.Env.Charge; see the package doc).
 type SampleResult struct {
 	Model, Text, StopReason   string
 	InputTokens, OutputTokens int

@@ -133,8 +133,11 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	defer cancel()
 	if env != nil && env.Charge != nil {
 		// A sampling request made within the call (multi-round-trip)
-		// is served under callCtx: it is charged to the call's session.
+		// is served under callCtx; one an older server sends meanwhile
+		// finds the call through the binding (see binding.charger).
+		// Either is charged to the call's session.
 		callCtx = context.WithValue(callCtx, chargeKey{}, env.Charge)
+		defer t.b.charging(string(env.SessionID), env.Charge)()
 	}
 	params := &mcp.CallToolParams{Name: t.raw.Name, Arguments: input}
 	params.SetProgressToken(token)
