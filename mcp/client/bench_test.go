@@ -137,3 +137,31 @@ func BenchmarkCallBareSDK(b *testing.B) {
 	}
 	reportMedian(b, d)
 }
+
+// BenchmarkSourceTools is what a turn pays, at its start and before each
+// model call, to ask the manager for a session's tools: here three ready
+// servers (one required) with the fake server's eight tools each.
+func BenchmarkSourceTools(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var defs []client.Definition
+	for _, name := range []string{"a", "b", "c"} {
+		defs = append(defs, client.Definition{Name: name, Command: exe, Env: map[string]string{"DARMAN_FAKE_MCP": "ok"}, Required: name == "a"})
+	}
+	m := client.New(defs, client.Options{Children: &child.Registry{}})
+	defer m.Close()
+	if err := m.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	src := m.Source(client.Audience{Session: "ses_bench"})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		tools, err := src.Tools(context.Background())
+		if err != nil || len(tools) == 0 {
+			b.Fatalf("%d tools, %v", len(tools), err)
+		}
+	}
+}
