@@ -7,6 +7,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/server/internal/acpupdate"
 )
 
 // sessionUpdateParams are the params of darman/sessionUpdate.
@@ -194,24 +195,9 @@ func ends(e agent.Event) bool {
 	return e.Kind == agent.EventState && (e.State == agent.StateIdle || e.State == agent.StateFailed)
 }
 
-var toolStatus = map[agent.ToolStatus]string{
-	agent.ToolPending:   "pending",
-	agent.ToolRunning:   "in_progress",
-	agent.ToolCompleted: "completed",
-	agent.ToolFailed:    "failed",
-}
-
 func toolUpdate(kind string, t *agent.ToolCall) update {
-	u := update{SessionUpdate: kind, ToolCallID: t.CallID, Title: t.Title, Kind: string(t.Kind), Status: toolStatus[t.Status], RawInput: t.Input}
-	if u.Title == "" {
-		u.Title = t.Name
-	}
-	if u.Kind == "" {
-		u.Kind = string(agent.ToolKindOther)
-	}
-	if len(u.RawInput) > 0 && !json.Valid(u.RawInput) {
-		u.RawInput = nil // the model's arguments were cut off
-	}
+	f := acpupdate.Tool(t)
+	u := update{SessionUpdate: kind, ToolCallID: t.CallID, Title: f.Title, Kind: f.Kind, Status: f.Status, RawInput: f.RawInput}
 	for _, l := range t.Locations {
 		line := max(l.Line-1, 0)
 		p := protocol.Position{Line: protocol.UInteger(line)}
@@ -238,15 +224,11 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 	var out []update
 	for _, m := range msgs {
 		for _, p := range m.Parts {
-			switch {
-			case m.Message.Role == agent.RoleUser && p.Kind == agent.PartText:
-				out = append(out, update{SessionUpdate: "user_message_chunk", Content: textBlock(p.Text)})
-			case p.Kind == agent.PartText && p.Text != "":
-				out = append(out, update{SessionUpdate: "agent_message_chunk", Content: textBlock(p.Text)})
-			case p.Kind == agent.PartReasoning && p.Text != "":
-				out = append(out, update{SessionUpdate: "agent_thought_chunk", Content: textBlock(p.Text)})
-			case p.Kind == agent.PartTool && p.Tool != nil:
-				out = append(out, toolUpdate("tool_call", p.Tool))
+			switch kind := acpupdate.HistoryKind(m.Message.Role, p); {
+			case kind == acpupdate.ToolCall:
+				out = append(out, toolUpdate(kind, p.Tool))
+			case kind != "":
+				out = append(out, update{SessionUpdate: kind, Content: textBlock(p.Text)})
 			case p.Kind == agent.PartStepFinish && p.Usage != nil:
 				u, _ := updateOf(agent.Event{Kind: agent.EventUsage, Usage: p.Usage, Cost: p.Cost})
 				out = append(out, u)

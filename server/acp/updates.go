@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/server/internal/acpupdate"
 )
 
 // update is one session/update: SessionUpdate names the kind and only
@@ -114,13 +115,6 @@ type cost struct {
 	Currency string  `json:"currency"`
 }
 
-var toolStatus = map[agent.ToolStatus]string{
-	agent.ToolPending:   "pending",
-	agent.ToolRunning:   "in_progress",
-	agent.ToolCompleted: "completed",
-	agent.ToolFailed:    "failed",
-}
-
 // updateOf converts an agent event of the session's turn to the update
 // sent; ok is false for events ACP has no update for (states: the turn's
 // end is session/prompt's answer; permission questions travel as
@@ -181,16 +175,8 @@ func planOf(entries []agent.PlanEntry) []planEntry {
 // toolUpdate renders a tool call; terminalID is the client's terminal the
 // call's command runs in, if any.
 func toolUpdate(kind string, t *agent.ToolCall, terminalID string) update {
-	u := update{SessionUpdate: kind, ToolCallID: t.CallID, Title: t.Title, Kind: string(t.Kind), Status: toolStatus[t.Status], RawInput: t.Input}
-	if u.Title == "" {
-		u.Title = t.Name
-	}
-	if u.Kind == "" {
-		u.Kind = string(agent.ToolKindOther)
-	}
-	if len(u.RawInput) > 0 && !json.Valid(u.RawInput) {
-		u.RawInput = nil // the model's arguments were cut off
-	}
+	f := acpupdate.Tool(t)
+	u := update{SessionUpdate: kind, ToolCallID: t.CallID, Title: f.Title, Kind: f.Kind, Status: f.Status, RawInput: f.RawInput}
 	for _, l := range t.Locations {
 		u.Locations = append(u.Locations, location{Path: l.Path, Line: max(l.Line, 0)})
 	}
@@ -222,15 +208,12 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 	var out []update
 	for _, m := range msgs {
 		for _, p := range m.Parts {
-			switch {
-			case m.Message.Role == agent.RoleUser && p.Kind == agent.PartText:
-				out = append(out, update{SessionUpdate: "user_message_chunk", Content: text(p.Text)})
-			case p.Kind == agent.PartText && p.Text != "":
-				out = append(out, update{SessionUpdate: "agent_message_chunk", Content: text(p.Text)})
-			case p.Kind == agent.PartReasoning && p.Text != "":
-				out = append(out, update{SessionUpdate: "agent_thought_chunk", Content: text(p.Text)})
-			case p.Kind == agent.PartTool && p.Tool != nil:
-				out = append(out, toolUpdate("tool_call", p.Tool, ""))
+			switch kind := acpupdate.HistoryKind(m.Message.Role, p); kind {
+			case "":
+			case acpupdate.ToolCall:
+				out = append(out, toolUpdate(kind, p.Tool, ""))
+			default:
+				out = append(out, update{SessionUpdate: kind, Content: text(p.Text)})
 			}
 		}
 	}
