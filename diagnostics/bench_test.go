@@ -135,9 +135,9 @@ func warmLoop(b *testing.B, p *Pool, file, good, bad string) {
 }
 
 // BenchmarkTypeScriptWarm is touch → diagnostics on a running
-// typescript-language-server (TypeScript 6's tsserver), whose sets carry
-// no version: darman takes the set that follows the change and waits the
-// server's 300 ms settle time for a later round.
+// typescript-language-server (TypeScript 6's tsserver), whose published
+// sets carry no version: darman asks tsserver for the three kinds of
+// diagnostics through the server's typescript.tsserverRequest command.
 func BenchmarkTypeScriptWarm(b *testing.B) {
 	env := nodeServerEnv(b, "typescript-language-server")
 	root := b.TempDir()

@@ -127,13 +127,19 @@ func (p *Pool) check(ctx context.Context, paths []string) CheckResult {
 	}
 
 	for c, b := range prior {
-		p.quiet(ctx, c, batchQuiet)
 		var e *entry
 		for _, t := range targets {
 			if t.c == c {
 				e = t.entry
 			}
 		}
+		// A server that is asked for diagnostics (pull, or tsserver
+		// through typescript-language-server) is asked for its other
+		// open documents too; one that publishes sends them itself.
+		pctx, cancel := context.WithTimeout(ctx, p.waitFor(e.srv))
+		c.PullOthers(pctx, edited)
+		cancel()
+		p.quiet(ctx, c, batchQuiet)
 		for _, pub := range c.Published() {
 			if pub.Seq <= b.seq || edited[pub.URI] {
 				continue

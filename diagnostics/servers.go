@@ -85,6 +85,9 @@ func builtinServers() []*server {
 			// diagnostic (syntax, semantic, suggestion) as it comes,
 			// debounced by 50 ms, and never tags a set with a version:
 			// the semantic pass can come well after the syntax pass.
+			// darman asks its tsserver instead (lsp's pullTSServer);
+			// the settle time is for a server that does not offer the
+			// pass-through command.
 			settle:  300 * time.Millisecond,
 			install: "npm install typescript-language-server typescript",
 		},

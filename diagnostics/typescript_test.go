@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -256,5 +257,37 @@ func TestTypeScriptServerChoice(t *testing.T) {
 				t.Fatalf("tsc ran with %q; want --lsp --stdio", args)
 			}
 		})
+	}
+}
+
+// TestTypeScriptLanguageServerCheck: typescript-language-server's
+// diagnostics are asked of its tsserver (Pulled), for the edited file and
+// for the other open files, so an edit that breaks a caller in another
+// open file reports it, and the fix clears both.
+func TestTypeScriptLanguageServerCheck(t *testing.T) {
+	p, greet, use := tsProject(t, false)
+	ctx := context.Background()
+	for _, file := range []string{use, greet} {
+		if out, meta := p.Check(ctx, file); out != "" {
+			t.Fatalf("Check of the clean %s = %q; metadata %s", filepath.Base(file), out, meta)
+		}
+	}
+
+	write(t, greet, strings.NewReplacer("function greet(name: string): string", "function hello(name: string): number",
+		"greet(name)", "String(hello(name))").Replace(greetTS))
+	out, meta := p.Check(ctx, greet)
+	want := "LSP errors detected in this file, please fix:\ngreet.ts: L3: Type 'string' is not assignable to type 'number'.\n\n" +
+		"LSP errors detected in other files, please fix:\nuse.ts: L1: "
+	if !strings.HasPrefix(out, want) || !strings.Contains(out, "'greet'") {
+		t.Fatalf("Check after the edit =\n%s\nwant it to start with\n%s… 'greet' …; metadata %s", out, want, meta)
+	}
+	var res CheckResult
+	if err := json.Unmarshal(meta, &res); err != nil || len(res.Files) != 1 || !res.Files[0].Pulled || res.Files[0].Stale {
+		t.Fatalf("metadata = %s (%v); want the edited file's set pulled, not stale", meta, err)
+	}
+
+	write(t, greet, greetTS)
+	if out, meta := p.Check(ctx, greet); out != "" {
+		t.Fatalf("Check after the fix = %q; metadata %s", out, meta)
 	}
 }

@@ -78,6 +78,9 @@ type Client struct {
 	progress   map[string]time.Time // active work-done progress by token
 	registered map[string]string    // dynamically registered method by registration id
 	protoErr   error                // why the connection ended, when it was the server's fault
+	// tsserverBroken says typescript.tsserverRequest answered something
+	// other than tsserver's response once: waits use publishes only.
+	tsserverBroken bool
 }
 
 type document struct {
@@ -95,7 +98,7 @@ type published struct {
 	items   []Diagnostic
 	seq     uint64
 	at      time.Time
-	pulled  bool // from textDocument/diagnostic rather than a publish
+	pulled  bool // asked for (textDocument/diagnostic or tsserver) rather than published
 }
 
 // Connect runs the initialize handshake over rwc and returns the ready

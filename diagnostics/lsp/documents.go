@@ -119,7 +119,9 @@ type DiagnosticSet struct {
 	// Superseded says a newer change of the document was sent before the
 	// set for Version arrived; the wait ended early.
 	Superseded bool
-	// Pulled says the set came from textDocument/diagnostic.
+	// Pulled says the set was asked for (textDocument/diagnostic, or
+	// tsserver's diagnostic requests through typescript-language-server)
+	// rather than published.
 	Pulled bool
 	// Rounds is how many publishes for Version arrived.
 	Rounds int
@@ -129,10 +131,12 @@ type DiagnosticSet struct {
 }
 
 // Diagnostics returns the diagnostics for the document's current version.
-// With pull diagnostics (offered or registered by the server) it asks;
-// otherwise, or when the pull fails, it waits for the server's publish of
-// that version, then opts.Settle for further rounds while any work-done
-// progress begun since the change is still running. When opts.Wait ends
+// With pull diagnostics (offered or registered by the server), or from
+// typescript-language-server through its tsserver pass-through command
+// (see pullTSServer), it asks; otherwise, or when the asking fails, it
+// waits for the server's publish of that version, then opts.Settle for
+// further rounds while any work-done progress begun since the change is
+// still running. When opts.Wait ends
 // first it returns the last known set, not Fresh. A newer Sync of the
 // document ends the wait at once (Superseded). The error is non-nil only
 // when the document was never synced, ctx ended or the connection closed;
@@ -154,7 +158,7 @@ func (c *Client) Diagnostics(ctx context.Context, uri DocumentURI, opts WaitOpti
 	pullTried := false
 	tryPull := func() (DiagnosticSet, bool, error) {
 		c.mu.Lock()
-		pull := !pullTried && c.pullEnabledLocked() && opts.Wait > 0
+		pull := !pullTried && (c.pullEnabledLocked() || c.tsserverPullLocked()) && opts.Wait > 0
 		c.mu.Unlock()
 		if !pull {
 			return DiagnosticSet{}, false, nil
@@ -163,6 +167,11 @@ func (c *Client) Diagnostics(ctx context.Context, uri DocumentURI, opts WaitOpti
 		set, err := c.pull(wctx, uri, d, want, sentAt)
 		if err == nil || errors.Is(err, ErrClosed) || ctx.Err() != nil {
 			return set, true, err
+		}
+		if errors.Is(err, errNotTSServer) {
+			c.mu.Lock()
+			c.tsserverBroken = true
+			c.mu.Unlock()
 		}
 		c.log.Debug("pull diagnostics failed; waiting for a publish instead", "uri", uri, "err", err)
 		return DiagnosticSet{}, false, nil
@@ -227,16 +236,24 @@ func (c *Client) Diagnostics(ctx context.Context, uri DocumentURI, opts WaitOpti
 	}
 }
 
-// pull asks for the document's diagnostics with textDocument/diagnostic.
+// pull asks for the document's diagnostics with textDocument/diagnostic,
+// or, from a server that does not answer it, with tsserver's requests
+// (see pullTSServer).
 func (c *Client) pull(ctx context.Context, uri DocumentURI, d *document, want int32, sentAt time.Time) (DiagnosticSet, error) {
 	c.mu.Lock()
+	standard := c.pullEnabledLocked()
 	params := map[string]any{"textDocument": map[string]any{"uri": uri}}
 	if d.resultID != "" {
 		params["previousResultId"] = d.resultID
 	}
 	c.mu.Unlock()
 	var rep documentDiagnosticReport
-	err := c.call(ctx, "textDocument/diagnostic", params, &rep)
+	var err error
+	if standard {
+		err = c.call(ctx, "textDocument/diagnostic", params, &rep)
+	} else {
+		rep.Items, err = c.pullTSServer(ctx, uri)
+	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -272,6 +289,41 @@ func (c *Client) pull(ctx context.Context, uri DocumentURI, d *document, want in
 	}
 	d.resultID = rep.ResultID
 	return set, nil
+}
+
+// PullOthers asks for the diagnostics of every open document not in
+// skip, when the server can be asked (as Diagnostics does), and keeps each
+// set as that document's latest, where Published finds it: after an edit,
+// the errors it caused in other open documents. A server that only
+// publishes is not asked; it publishes for other documents itself. A
+// failure is logged and leaves the document its last set.
+func (c *Client) PullOthers(ctx context.Context, skip map[DocumentURI]bool) {
+	type open struct {
+		uri     DocumentURI
+		d       *document
+		version int32
+		sentAt  time.Time
+	}
+	c.mu.Lock()
+	var docs []open
+	if c.pullEnabledLocked() || c.tsserverPullLocked() {
+		for uri, d := range c.docs {
+			if !skip[uri] {
+				docs = append(docs, open{uri, d, d.version, d.sentAt})
+			}
+		}
+	}
+	c.mu.Unlock()
+	for _, o := range docs {
+		_, err := c.pull(ctx, o.uri, o.d, o.version, o.sentAt)
+		if err == nil {
+			continue
+		}
+		c.log.Debug("pulling another document's diagnostics failed", "uri", o.uri, "err", err)
+		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			return
+		}
+	}
 }
 
 func (c *Client) pullEnabledLocked() bool {

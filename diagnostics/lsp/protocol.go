@@ -381,6 +381,9 @@ type Capabilities struct {
 	Rename          bool
 	Formatting      bool
 	DocumentSymbol  bool
+	// Commands are the workspace/executeCommand commands the server
+	// offers.
+	Commands []string
 }
 
 func (c *Capabilities) decode(b json.RawMessage) error {
@@ -395,6 +398,9 @@ func (c *Capabilities) decode(b json.RawMessage) error {
 		RenameProvider          json.RawMessage `json:"renameProvider"`
 		FormattingProvider      json.RawMessage `json:"documentFormattingProvider"`
 		DocumentSymbolProvider  json.RawMessage `json:"documentSymbolProvider"`
+		ExecuteCommandProvider  *struct {
+			Commands []string `json:"commands"`
+		} `json:"executeCommandProvider"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return fmt.Errorf("server capabilities: %w", err)
@@ -413,6 +419,9 @@ func (c *Capabilities) decode(b json.RawMessage) error {
 		Rename:           offered(raw.RenameProvider),
 		Formatting:       offered(raw.FormattingProvider),
 		DocumentSymbol:   offered(raw.DocumentSymbolProvider),
+	}
+	if raw.ExecuteCommandProvider != nil {
+		c.Commands = raw.ExecuteCommandProvider.Commands
 	}
 	sync := bytes.TrimSpace(raw.TextDocumentSync)
 	switch {

@@ -7,6 +7,13 @@
 // document's first line as related information), WARN a warning, SYNTAX an error
 // that the fast first round already reports (see -rounds).
 //
+// With -tsserver it also offers typescript-language-server's
+// typescript.tsserverRequest command and answers tsserver's synchronous
+// diagnostic requests through it as tsserver would (1-based lines and
+// UTF-16 offsets): SYNTAX as a syntactic error, ERROR as a semantic error
+// (code 2322, the document's first line as related information), WARN as
+// a semantic warning, "unused" as a suggestion (code 6133).
+//
 // It writes what it received, one line per message ("recv METHOD" or
 // "answer METHOD JSON" for answers to its own requests), to the file named
 // by -log, so tests can check what darman sent.
@@ -45,6 +52,7 @@ var (
 	logPath    = flag.String("log", "", "append received methods to this file")
 	progress   = flag.Duration("progress", 0, "wrap each change's diagnosis in work-done progress lasting this long before publishing")
 	delay      = flag.Duration("delay", 0, "wait this long before publishing after a change")
+	tsserver   = flag.String("tsserver", "", `offer typescript.tsserverRequest: "answer" answers tsserver's diagnostic requests, "other" answers something else`)
 )
 
 type message struct {
@@ -211,6 +219,9 @@ func (s *server) handle(m *message) {
 			"textDocumentSync":       map[string]any{"openClose": true, "change": 1},
 			"documentSymbolProvider": true,
 		}
+		if *tsserver != "" {
+			caps["executeCommandProvider"] = map[string]any{"commands": []string{"_typescript.organizeImports", "typescript.tsserverRequest"}}
+		}
 		if *pull && !*regPull {
 			caps["diagnosticProvider"] = map[string]any{"interFileDependencies": false, "workspaceDiagnostics": false}
 		}
@@ -274,6 +285,8 @@ func (s *server) handle(m *message) {
 		json.Unmarshal(m.Params, &p)
 		text := s.docs[p.TextDocument.URI]
 		s.reply(m.ID, map[string]any{"kind": "full", "resultId": strconv.Itoa(len(text)), "items": s.diagnose(p.TextDocument.URI, text, true)})
+	case "workspace/executeCommand":
+		s.executeCommand(m)
 	case "textDocument/documentSymbol":
 		s.reply(m.ID, []any{})
 	case "shutdown":
@@ -382,4 +395,88 @@ func rng(l1, c1, l2, c2 int) map[string]any {
 		"start": map[string]any{"line": l1, "character": c1},
 		"end":   map[string]any{"line": l2, "character": c2},
 	}
+}
+
+// executeCommand answers typescript.tsserverRequest for tsserver's
+// diagnostic requests.
+func (s *server) executeCommand(m *message) {
+	var p struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	}
+	json.Unmarshal(m.Params, &p)
+	var kind string
+	var args struct {
+		File string `json:"file"`
+	}
+	if len(p.Arguments) == 2 {
+		json.Unmarshal(p.Arguments[0], &kind)
+		json.Unmarshal(p.Arguments[1], &args)
+	}
+	if *tsserver == "" || p.Command != "typescript.tsserverRequest" || kind == "" {
+		s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32602, "message": "fakels: no such command"}})
+		return
+	}
+	if *tsserver == "other" {
+		s.reply(m.ID, map[string]any{"ok": true})
+		return
+	}
+	text, open := s.docs[args.File]
+	if !open {
+		s.reply(m.ID, map[string]any{"seq": 0, "type": "response", "command": kind, "success": false, "message": "No Project."})
+		return
+	}
+	path := strings.TrimPrefix(args.File, "file://")
+	lines := strings.Split(text, "\n")
+	words := map[string][]string{
+		"syntacticDiagnosticsSync":  {"SYNTAX"},
+		"semanticDiagnosticsSync":   {"ERROR", "WARN"},
+		"suggestionDiagnosticsSync": {"unused"},
+	}[kind]
+	body := []any{}
+	for n, line := range lines {
+		for _, word := range words {
+			i := strings.Index(line, word)
+			if i < 0 {
+				continue
+			}
+			col := utf16Len(line[:i]) + 1
+			d := map[string]any{
+				"start":    map[string]any{"line": n + 1, "offset": col},
+				"end":      map[string]any{"line": n + 1, "offset": col + len(word)},
+				"text":     "found " + word,
+				"code":     2322,
+				"category": "error",
+			}
+			switch word {
+			case "ERROR":
+				d["relatedInformation"] = []any{map[string]any{
+					"span":     map[string]any{"start": map[string]any{"line": 1, "offset": 1}, "end": map[string]any{"line": 1, "offset": utf16Len(lines[0]) + 1}, "file": path},
+					"message":  "the document starts here",
+					"category": "message",
+					"code":     2728,
+				}}
+			case "WARN":
+				d["category"], d["code"] = "warning", 7027
+			case "unused":
+				d["category"], d["code"], d["reportsUnnecessary"] = "suggestion", 6133, true
+			case "SYNTAX":
+				d["code"] = 1005
+			}
+			body = append(body, d)
+		}
+	}
+	s.reply(m.ID, map[string]any{"seq": 0, "type": "response", "command": kind, "request_seq": 1, "success": true, "body": body})
+}
+
+func utf16Len(str string) int {
+	n := 0
+	for _, r := range str {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
 }
