@@ -3,6 +3,10 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/darman-dev/darman/agent"
@@ -93,5 +97,75 @@ events:
 	}
 	if s := m.Status()[0].Sampling; s != (client.SamplingUsage{Requests: 1, InputTokens: 21, OutputTokens: 4}) {
 		t.Errorf("the server's sampling usage is %+v", s)
+	}
+}
+
+// A server on an older protocol asks for sampling over its connection,
+// unrelated to the call it serves: the sampling is charged to the session
+// when only that session has calls in flight on the server, and to no
+// session (the server's count only) when another session has one too.
+func TestSamplingFromAnOlderServerIsChargedToTheOnlySessionCalling(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "marks")
+	d := fake(t, "old", "probe-exit") // falls back to initialize: no multi-round-trip
+	d.SamplingMaxTokens = 50
+	d.Env["DARMAN_FAKE_MARK"] = mark
+	m := client.New([]client.Definition{d}, client.Options{Children: newRegistry(t), Sampler: &fakeSampler{}})
+	defer m.Close()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := m.Tools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu      sync.Mutex
+		charged = map[agent.ID][]agent.Usage{}
+	)
+	env := func(id agent.ID) *tool.Env {
+		e := (&recorder{}).env()
+		e.SessionID = id
+		e.Charge = func(u agent.Usage, _ float64) {
+			mu.Lock()
+			defer mu.Unlock()
+			charged[id] = append(charged[id], u)
+		}
+		return e
+	}
+	sample := func() {
+		t.Helper()
+		res, err := find(t, tools, "old_sample").Run(context.Background(), env("ses_a"), json.RawMessage(`{}`))
+		if err != nil || !strings.Contains(res.Output, "hi there") {
+			t.Fatalf("old_sample: %+v, %v", res, err)
+		}
+	}
+
+	sample()
+	mu.Lock()
+	if got := charged["ses_a"]; len(got) != 1 || got[0] != (agent.Usage{Input: 12, Output: 3}) {
+		t.Errorf("the only session calling was charged %+v; want 12 in, 3 out", got)
+	}
+	mu.Unlock()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		find(t, tools, "old_hang").Run(ctx, env("ses_b"), json.RawMessage(`{}`))
+	}()
+	waitFor(t, "the other session's call to be running", func() bool {
+		data, _ := os.ReadFile(mark)
+		return strings.Contains(string(data), "hanging")
+	})
+	sample()
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(charged["ses_a"]) != 1 || len(charged["ses_b"]) != 0 {
+		t.Errorf("with two sessions calling, the sessions were charged %+v; want neither", charged)
+	}
+	if s := m.Status()[0].Sampling; s.Requests != 2 || s.InputTokens != 24 {
+		t.Errorf("the server's sampling usage is %+v; want both requests", s)
 	}
 }
