@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darman-dev/darman/diagnostics/lsp"
 )
 
 const greetTS = `/** Greet says hello. */
@@ -289,5 +291,60 @@ func TestTypeScriptLanguageServerCheck(t *testing.T) {
 	write(t, greet, greetTS)
 	if out, meta := p.Check(ctx, greet); out != "" {
 		t.Fatalf("Check after the fix = %q; metadata %s", out, meta)
+	}
+}
+
+// TestTypeScriptLanguageServerPullMatchesPublish: the set darman asks of
+// tsserver is the one typescript-language-server publishes for the same
+// content a moment later (its own pass, 300 ms or more after the change):
+// every kind (a syntax error, a type error pointing at another file, an
+// unused variable's hint), in the same order, with the same positions,
+// codes, severities, sources and related places.
+func TestTypeScriptLanguageServerPullMatchesPublish(t *testing.T) {
+	p, _, use := tsProject(t, false)
+	ctx := context.Background()
+	if _, err := p.Diagnostics(ctx, use, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	_, c, err := p.client(ctx, use)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, use, useTS+"export function more() {\n  const unused = 1;\n  return greet() +;\n}\n")
+	if err := p.Touch(ctx, use); err != nil {
+		t.Fatal(err)
+	}
+	uri := lsp.URIFromPath(use)
+	set, err := c.Diagnostics(ctx, uri, lsp.WaitOptions{Wait: time.Minute})
+	if err != nil || !set.Pulled || !set.Fresh {
+		t.Fatalf("Diagnostics = %+v, %v; want a fresh pulled set", set, err)
+	}
+	pulled, _ := json.Marshal(set.Items)
+	for _, want := range []string{`"code":"1109"`, `"code":"2554"`, `"code":"6133"`, `"relatedInformation"`} {
+		if !strings.Contains(string(pulled), want) {
+			t.Fatalf("the pulled set lacks %s: %s", want, pulled)
+		}
+	}
+
+	// typescript-language-server's own sets carry no version (the pulled
+	// one has), and each replaces the last; wait for one equal to the
+	// pulled set.
+	deadline := time.Now().Add(time.Minute)
+	var last []byte
+	for {
+		ch := c.Changed()
+		for _, pub := range c.Published() {
+			if pub.URI == uri && pub.Version == nil {
+				last, _ = json.Marshal(pub.Items)
+			}
+		}
+		if string(last) == string(pulled) {
+			return
+		}
+		select {
+		case <-ch:
+		case <-time.After(time.Until(deadline)):
+			t.Fatalf("typescript-language-server never published the pulled set\npulled:    %s\npublished: %s", pulled, last)
+		}
 	}
 }
