@@ -6,13 +6,14 @@ import (
 	"github.com/darman-dev/darman/agent/permission"
 )
 
-// MCPNotices returns where the front sends the MCP servers' state changes
-// for the editor of the Setup whose Asker this is (nil for any other
-// asker): warnings and errors (a server failed or crashed) are shown with
-// window/showMessage, the rest (starting, ready, retiring) go to the
-// client's log with window/logMessage. They are not session updates: a
-// server's state belongs to the workspace, not to one session, and
-// darman.status lists the current state of each.
+// MCPNotices returns where the front sends the state changes of the MCP
+// servers, and of the language servers, for the editor of the Setup whose
+// Asker this is (nil for any other asker): warnings and errors (a server
+// failed or crashed) are shown with window/showMessage, the rest
+// (starting, ready, retiring, not installed) go to the client's log with
+// window/logMessage. They are not session updates: a server's state
+// belongs to the workspace, not to one session, and darman.status lists
+// the current state of each.
 func MCPNotices(a permission.Asker) func(level, text string) {
 	as, ok := a.(*asker)
 	if !ok {

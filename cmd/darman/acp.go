@@ -53,11 +53,19 @@ func (a *app) serveACP(ctx context.Context) error {
 		log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		log.Warn("darman acp: the configuration did not load", "err", err)
 	}
+	start := a.startACPAgent(log)
 	srv, err := acp.New(acp.Options{
-		Start:   a.startACPAgent(log),
-		BindMCP: bindSessionMCP(log),
-		Version: readBuildInfo().Version,
-		Logger:  log,
+		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
+			ag, err := start(ctx, setup)
+			releaseStartup(log, "darman acp")
+			return ag, err
+		},
+		// An ACP client starts its agent with the window and may not
+		// open a session for a long time.
+		Initialized: func() { releaseStartup(log, "darman acp") },
+		BindMCP:     bindSessionMCP(log),
+		Version:     readBuildInfo().Version,
+		Logger:      log,
 	})
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"syscall"
 
@@ -74,16 +73,8 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 	srv, err := server.New(server.Options{
 		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 			ag, err := start(ctx, setup)
-			// The agent is up and the server waits for the editor: the
-			// garbage of starting (the configuration, other tools' MCP
-			// files among it, can be megabytes) goes back to the system
-			// now rather than over the next minutes, and then what
-			// starting touched of the binary, which the collection just
-			// touched again.
-			debug.FreeOSMemory()
-			if err := dropStartupPages(); err != nil {
-				log.Debug("darman lsp: the start-up pages stay mapped", "err", err)
-			}
+			// The agent is up and the server waits for the editor.
+			releaseStartup(log, "darman lsp")
 			return ag, err
 		},
 		Models:  a.lspModels(log),
@@ -198,6 +189,12 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 		if err != nil {
 			return nil, err
 		}
+		// The language servers' state changes reach the editor as the MCP
+		// servers' do: a failure or crash as a message, the rest in its log.
+		stopNotices := func() {}
+		if notify := server.MCPNotices(setup.Asker); notify != nil {
+			stopNotices = rt.lsp.watch(notify)
+		}
 		m := rt.models
 		var (
 			mu     sync.Mutex
@@ -226,9 +223,12 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status: func(context.Context) map[string]any {
 				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded),
-					"mcpServers": rt.mcp.Status()}
+					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status()}
 			},
-			Close: rt.close,
+			Close: func() error {
+				stopNotices()
+				return rt.close()
+			},
 		}, nil
 	}
 }

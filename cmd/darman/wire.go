@@ -50,6 +50,8 @@ type agentRuntime struct {
 	svc    *session.Service
 	models *models
 	mcp    *client.Manager
+	// lsp are the language servers, for a front's status and notices.
+	lsp *languageServers
 	// close stops the session service, the MCP servers, the language
 	// servers and, last, every child process still recorded.
 	close func() error
@@ -96,7 +98,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		stopAround()
 		return nil, err
 	}
-	return &agentRuntime{svc: svc, models: m, mcp: mcpServers,
+	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers,
 		close: func() error { return errors.Join(svc.Close(), stopAround()) }}, nil
 }
 

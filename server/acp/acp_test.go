@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -685,5 +687,27 @@ func TestAFailedStartIsTriedAgain(t *testing.T) {
 	id := e.newSession()
 	if stop := e.prompt(id, "are you up?"); stop != "end_turn" {
 		t.Errorf("stopReason %q", stop)
+	}
+}
+
+// TestInitializedRunsOnceAfterTheAnswer: the hook darman acp gives its
+// start-up memory back in runs once the client has its answer to
+// initialize, and not again for a later request.
+func TestInitializedRunsOnceAfterTheAnswer(t *testing.T) {
+	var calls atomic.Int32
+	ran := make(chan struct{}, 2)
+	e := start(t, options{initialized: func() {
+		calls.Add(1)
+		ran <- struct{}{}
+	}})
+	select {
+	case <-ran:
+	case <-time.After(wait):
+		t.Fatal("Initialized did not run after initialize was answered")
+	}
+	var auth map[string]any
+	e.client.mustCall("authenticate", map[string]any{"methodId": "none"}, &auth)
+	if n := calls.Load(); n != 1 {
+		t.Errorf("Initialized ran %d times; want once", n)
 	}
 }

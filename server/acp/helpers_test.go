@@ -206,6 +206,8 @@ type options struct {
 	failStarts int
 	// wrap, when set, wraps the client's end of the pipe (to record it).
 	wrap func(net.Conn) net.Conn
+	// initialized is acp.Options.Initialized.
+	initialized func()
 }
 
 // env is a running darman with its client.
@@ -253,8 +255,9 @@ func start(t testing.TB, o options) *env {
 		t.Fatal(err)
 	}
 	srv, err := acp.New(acp.Options{
-		Version: "test",
-		BindMCP: o.bindMCP,
+		Version:     "test",
+		BindMCP:     o.bindMCP,
+		Initialized: o.initialized,
 		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
 			if o.failStarts > 0 {
 				o.failStarts--

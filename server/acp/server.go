@@ -106,6 +106,10 @@ type Options struct {
 	BindMCP func(ctx context.Context, root string, servers []MCPServer) (tools []tool.Tool, stop func() error, err error)
 	// Version is darman's version, for initialize.
 	Version string
+	// Initialized, when set, runs after the answer to initialize is
+	// written: the client is connected and may not open a session for a
+	// long time (darman acp gives back its start-up memory then).
+	Initialized func()
 	// Logger receives protocol problems; nil discards.
 	Logger *slog.Logger
 }
@@ -237,6 +241,9 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
 	s.mu.Unlock()
+	if s.opts.Initialized != nil {
+		afterReply(ctx, s.opts.Initialized)
+	}
 	// A client that asks for another version gets the one darman speaks,
 	// as the protocol says; it disconnects if it cannot speak it.
 	return map[string]any{
