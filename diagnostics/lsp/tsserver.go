@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -102,7 +103,7 @@ func (c *Client) tsserverPullLocked() bool {
 
 // errNotTSServer says the pass-through command answered something that is
 // not a tsserver response: another server with a command of that name.
-var errNotTSServer = fmt.Errorf("%s did not answer with a tsserver response", tsserverCommand)
+var errNotTSServer = errors.New(tsserverCommand + " did not answer with a tsserver response")
 
 // pullTSServer asks tsserver for the three kinds of diagnostics of uri at
 // once and returns them as typescript-language-server would publish them:
