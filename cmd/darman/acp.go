@@ -3,21 +3,17 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent/prompt"
-	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
@@ -80,39 +76,13 @@ func (a *app) serveACP(ctx context.Context) error {
 // service wired as darman run and darman lsp wire it, with the ACP
 // server's workspace and asker.
 func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (*acp.Agent, error) {
-	var (
-		storeMu sync.Mutex
-		st      *store.Store
-	)
-	openStore := func(ctx context.Context, dir string) (*store.Store, error) {
-		storeMu.Lock()
-		defer storeMu.Unlock()
-		if st != nil {
-			if filepath.Clean(st.Dir()) != filepath.Clean(dir) {
-				return nil, fmt.Errorf("this directory's configuration stores sessions in %s, but darman acp already uses %s; start another darman acp for it", dir, st.Dir())
-			}
-			return st, nil
-		}
-		s, err := store.Open(ctx, dir, store.Options{Logger: log})
-		if err != nil {
-			return nil, err
-		}
-		st = s
-		a.closers = append(a.closers, s.Close)
-		return s, nil
-	}
+	openStore := a.frontStore(log, "this directory's configuration stores sessions in %s, but darman acp already uses %s; start another darman acp for it")
 	return func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
-		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags})
+		loaded, err := a.frontConfig(log, config.Options{WorkspaceRoot: setup.Root})
 		if err != nil {
 			return nil, err
 		}
 		cfg := loaded.Config
-		for _, w := range loaded.Warnings {
-			log.Warn("configuration", "warning", w)
-		}
-		if cfg.DataDir == "" {
-			return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
-		}
 		st, err := openStore(ctx, cfg.DataDir)
 		if err != nil {
 			return nil, err
@@ -131,26 +101,10 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			}
 		}
 		m := rt.models
-		var (
-			mu     sync.Mutex
-			picked string
-		)
 		return &acp.Agent{
-			Sessions: rt.svc,
-			Store:    st,
-			Model: func(ctx context.Context) (string, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				if picked != "" {
-					return picked, nil
-				}
-				sel, err := m.selectModel(ctx)
-				if err != nil {
-					return "", err // not kept: a provider may come up later
-				}
-				picked = sel.Ref()
-				return picked, nil
-			},
+			Sessions:   rt.svc,
+			Store:      st,
+			Model:      m.stickyModel(),
 			Models:     func(context.Context) []string { return configuredModels(cfg) },
 			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
 			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),

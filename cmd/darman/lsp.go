@@ -10,14 +10,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent/prompt"
-	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/server"
 )
@@ -148,39 +145,13 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 	// The store outlives the agents: new settings start a new agent while
 	// the previous one finishes its turns, on the same store. It is closed
 	// with the app.
-	var (
-		storeMu sync.Mutex
-		st      *store.Store
-	)
-	openStore := func(ctx context.Context, dir string) (*store.Store, error) {
-		storeMu.Lock()
-		defer storeMu.Unlock()
-		if st != nil {
-			if filepath.Clean(st.Dir()) != filepath.Clean(dir) {
-				return nil, fmt.Errorf("dataDir changed to %s while darman lsp runs on %s; restart the language server to move", dir, st.Dir())
-			}
-			return st, nil
-		}
-		s, err := store.Open(ctx, dir, store.Options{Logger: log})
-		if err != nil {
-			return nil, err
-		}
-		st = s
-		a.closers = append(a.closers, s.Close)
-		return s, nil
-	}
+	openStore := a.frontStore(log, "dataDir changed to %s while darman lsp runs on %s; restart the language server to move")
 	return func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
-		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
+		loaded, err := a.frontConfig(log, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings)})
 		if err != nil {
 			return nil, err
 		}
 		cfg := loaded.Config
-		for _, w := range loaded.Warnings {
-			log.Warn("configuration", "warning", w)
-		}
-		if cfg.DataDir == "" {
-			return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
-		}
 		st, err := openStore(ctx, cfg.DataDir)
 		if err != nil {
 			return nil, err
@@ -195,28 +166,10 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 		if notify := server.MCPNotices(setup.Asker); notify != nil {
 			stopNotices = rt.lsp.watch(notify)
 		}
-		m := rt.models
-		var (
-			mu     sync.Mutex
-			picked string
-		)
-		model := func(ctx context.Context) (string, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if picked != "" {
-				return picked, nil
-			}
-			sel, err := m.selectModel(ctx)
-			if err != nil {
-				return "", err // not kept: a provider may come up later
-			}
-			picked = sel.Ref()
-			return picked, nil
-		}
 		return &server.Agent{
 			Sessions:      rt.svc,
 			Store:         st,
-			Model:         model,
+			Model:         rt.models.stickyModel(),
 			Commands:      prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
 			LoadCommands:  func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)) },
 			PromptActions: promptActions(cfg.CodeActions),

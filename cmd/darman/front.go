@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/internal/config"
+)
+
+// The long-running fronts (darman lsp, darman acp) start an agent when a
+// client names a workspace, and may start several over their life (new
+// settings, another directory). What they share is here.
+
+// frontStore opens the store once for a front and hands the same one to
+// every agent it starts; it is closed with the app. A later agent whose
+// configuration names another data directory gets an error from moved, a
+// format given that directory and the store's.
+func (a *app) frontStore(log *slog.Logger, moved string) func(context.Context, string) (*store.Store, error) {
+	var (
+		mu sync.Mutex
+		st *store.Store
+	)
+	return func(ctx context.Context, dir string) (*store.Store, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if st != nil {
+			if filepath.Clean(st.Dir()) != filepath.Clean(dir) {
+				return nil, fmt.Errorf(moved, dir, st.Dir())
+			}
+			return st, nil
+		}
+		s, err := store.Open(ctx, dir, store.Options{Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		st = s
+		a.closers = append(a.closers, s.Close)
+		return s, nil
+	}
+}
+
+// frontConfig loads a workspace's configuration for a front's agent,
+// logging its warnings; it fails when there is nowhere to store sessions.
+func (a *app) frontConfig(log *slog.Logger, opts config.Options) (*config.Loaded, error) {
+	opts.Flags = a.flags
+	loaded, err := config.Load(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range loaded.Warnings {
+		log.Warn("configuration", "warning", w)
+	}
+	if loaded.Config.DataDir == "" {
+		return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
+	}
+	return loaded, nil
+}
+
+// stickyModel is the model an agent's new sessions get: chosen the first
+// time it is asked and kept, unless the choice failed (a provider may come
+// up later).
+func (m *models) stickyModel() func(context.Context) (string, error) {
+	var (
+		mu     sync.Mutex
+		picked string
+	)
+	return func(ctx context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if picked != "" {
+			return picked, nil
+		}
+		sel, err := m.selectModel(ctx)
+		if err != nil {
+			return "", err
+		}
+		picked = sel.Ref()
+		return picked, nil
+	}
+}
