@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 )
@@ -120,4 +121,27 @@ func (ld *loader) check(cfg *Config) {
 		}
 		add("dataDir", "dataDir", msg+"; set dataDir in a config file or "+EnvDataDir)
 	}
+}
+
+// checkAgentPattern says what is wrong with one entry of an MCP server's
+// agents key, "" when nothing: it must be a well-formed pattern (path.Match
+// syntax) that matches one of MCPAgents, so a typo cannot hide a server
+// from every agent unnoticed.
+func checkAgentPattern(p string) string {
+	agents := MCPAgents()
+	want := "; expected " + quoteList(agents, "or") + ", or a pattern of them with * and ?"
+	for _, a := range agents {
+		ok, err := path.Match(p, a)
+		if err != nil {
+			return fmt.Sprintf("%q is a malformed pattern (%v)%s", p, err, want)
+		}
+		if ok {
+			return ""
+		}
+	}
+	msg := fmt.Sprintf("%q names no agent", p)
+	if s := suggest(p, agents); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return msg + want
 }

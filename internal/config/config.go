@@ -48,6 +48,7 @@ type MCPServer struct {
 	CallTimeout time.Duration     `json:"callTimeout,omitempty" jsonschema:"How long one tool call may take, e.g. 2m. Default 2m."`
 	Tools       []string          `json:"tools,omitempty" jsonschema:"Expose only these tools (the server's own names, wildcards * and ? allowed). Default: all."`
 	DenyTools   []string          `json:"denyTools,omitempty" jsonschema:"Never expose these tools (the server's own names, wildcards allowed); applied after tools."`
+	Agents      []string          `json:"agents,omitempty" config:"agent" jsonschema:"Only these agents see the server's tools: main (a session's own turns) or task (sub-agents the task tool starts); wildcards * and ? allowed. Default: every agent."`
 	Trusted     bool              `json:"trusted,omitempty" jsonschema:"Trust the server's readOnlyHint annotation: read-only tools run without asking. Default: every call asks (permission mcp)."`
 	Sampling    *MCPSampling      `json:"sampling,omitempty" jsonschema:"Let the server ask darman's model for completions (MCP sampling). Absent: the capability is not offered."`
 
@@ -58,6 +59,16 @@ type MCPServer struct {
 	// written (a VS Code ${input:...} placeholder); set by Load.
 	Problem string `json:"-"`
 }
+
+// The agents an MCP server's agents key names: MCPAgentMain runs a
+// session's own turns, MCPAgentTask the sub-agents its task tool starts.
+const (
+	MCPAgentMain = "main"
+	MCPAgentTask = "task"
+)
+
+// MCPAgents are the agents an MCP server's agents key may name.
+func MCPAgents() []string { return []string{MCPAgentMain, MCPAgentTask} }
 
 // MCPSampling is the policy for a server's sampling requests.
 type MCPSampling struct {

@@ -47,8 +47,8 @@ var (
 
 // fieldOpts are the checks named in a field's config tag.
 type fieldOpts struct {
-	model, path, ext, url bool
-	min                   *float64
+	model, path, ext, url, agent bool
+	min                          *float64
 }
 
 func parseFieldOpts(tag string) fieldOpts {
@@ -63,6 +63,8 @@ func parseFieldOpts(tag string) fieldOpts {
 			o.ext = true
 		case opt == "url":
 			o.url = true
+		case opt == "agent":
+			o.agent = true
 		case strings.HasPrefix(opt, "min="):
 			if f, err := strconv.ParseFloat(opt[len("min="):], 64); err == nil {
 				o.min = &f
@@ -214,6 +216,11 @@ func (l *layer) checkString(path string, n *node, opts fieldOpts) (string, bool)
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			l.problem(path, "expected an http:// or https:// URL, got "+n.describe(), nil)
+			return "", false
+		}
+	case opts.agent:
+		if msg := checkAgentPattern(s); msg != "" {
+			l.problem(path, msg, nil)
 			return "", false
 		}
 	case opts.path:

@@ -20,9 +20,17 @@ func TestMCPServers(t *testing.T) {
 			"fs": {"command": "npx", "args": ["-y", "server-filesystem", "."], "env": {"DEBUG": "1"}, "cwd": "sub", "callTimeout": "1m",
 				"tools": ["read_*"], "denyTools": ["read_media_file"], "sampling": {"maxTokens": 200}},
 			"off": {"enabled": false},
+			"helper": {"command": "helper-mcp", "agents": ["task"]},
+			"either": {"command": "either-mcp", "agents": ["*"]},
 		},
 	}`)
 	c := f.mustLoad().Config
+	if got := c.MCPServers["helper"].Agents; !slices.Equal(got, []string{"task"}) {
+		t.Errorf("helper's agents = %q; want [task]", got)
+	}
+	if got := c.MCPServers["fs"].Agents; got != nil {
+		t.Errorf("fs's agents = %q; want none (every agent)", got)
+	}
 	gh := c.MCPServers["github"]
 	if gh.Transport() != config.MCPHTTP || !gh.Required || gh.Timeout != 10*time.Second || gh.Headers["Authorization"] != "Bearer ghp_secret" {
 		t.Errorf("github = %+v", gh)
@@ -58,6 +66,9 @@ func TestMCPServerProblems(t *testing.T) {
 		{`{"mcpServers": {"a": {"type": "ws", "url": "https://h/mcp"}}}`, `mcpServers.a.type`},
 		{`{"mcpServers": {"a": {"command": "x", "timeout": "soon"}}}`, `mcpServers.a.timeout`},
 		{`{"mcpServers": {"a": {"command": "x", "sampling": {"maxTokens": 0}}}}`, `mcpServers.a.sampling.maxTokens`},
+		{`{"mcpServers": {"a": {"command": "x", "agents": ["main", "tasks"]}}}`, `mcpServers.a.agents[1]: "tasks" names no agent (did you mean "task"?); expected "main" or "task"`},
+		{`{"mcpServers": {"a": {"command": "x", "agents": ["[ta"]}}}`, `mcpServers.a.agents[0]: "[ta" is a malformed pattern`},
+		{`{"mcpServers": {"a": {"command": "x", "agents": "task"}}}`, `mcpServers.a.agents: expected`},
 	} {
 		f := newFixture(t)
 		f.write("darman.json", tc.doc)
