@@ -51,6 +51,9 @@ type optIns struct {
 	RequestPermission bool `json:"requestPermission"`
 	ApplyEditAndSave  bool `json:"applyEditAndSave"`
 	OpenDiff          bool `json:"openDiff"`
+	// Elicitation: answer darman/elicit (MCP servers' forms and URLs)
+	// with the editor's own prompts.
+	Elicitation bool `json:"elicitation"`
 }
 
 // client is what the server knows of its client after initialize. It does

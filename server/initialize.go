@@ -80,7 +80,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.ws = newWorkspace(s)
 	s.log.Info("lsp: initialize", "client", s.client.name, "clientVersion", s.client.version, "root", root,
 		"sessionUpdates", s.client.opt.SessionUpdates, "requestPermission", s.client.opt.RequestPermission,
-		"applyEditAndSave", s.client.opt.ApplyEditAndSave)
+		"applyEditAndSave", s.client.opt.ApplyEditAndSave, "elicitation", s.client.opt.Elicitation)
 
 	var settings json.RawMessage
 	if len(p.InitializationOptions) > 0 {

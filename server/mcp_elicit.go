@@ -25,12 +25,24 @@ type Elicitation struct {
 	URL     string
 }
 
-// ElicitField is one field of a form; Type is its JSON type, Enum its
-// choices.
+// ElicitField is one field of a form, as darman/elicit sends it.
 type ElicitField struct {
-	Name, Title, Description, Type string
-	Required                       bool
-	Enum                           []string
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Type is the JSON type: string, number, integer, boolean or array
+	// (of Enum's choices).
+	Type     string   `json:"type"`
+	Required bool     `json:"required"`
+	Enum     []string `json:"enum,omitempty"`
+	// Default is the value the form starts with, when the server gave one.
+	Default any `json:"default,omitempty"`
+	// Minimum and Maximum bound a number or an integer.
+	Minimum *float64 `json:"minimum,omitempty"`
+	Maximum *float64 `json:"maximum,omitempty"`
+	// Format is a string's format (email, uri, date, date-time), a hint
+	// for the prompt.
+	Format string `json:"format,omitempty"`
 }
 
 // ElicitAnswer is the user's answer: Action "accept", "decline" or
@@ -48,7 +60,12 @@ var ErrNoHuman = errors.New("the editor cannot ask the user")
 // user, for the Asker of a Setup (the one this server made); nil for any
 // other asker.
 //
-// It asks with window/showMessageRequest, whose answers are buttons: an
+// A client that opted in with capabilities.experimental.darman.elicitation
+// gets one darman/elicit request per elicitation and answers it with its
+// own prompts (see askElicit); a client that answers it with
+// MethodNotFound falls back to the way below.
+//
+// Otherwise it asks with window/showMessageRequest, whose answers are buttons: an
 // open-URL request is "Decline" or "Open" (then window/showDocument with
 // external set, so the browser opens it); a form is asked field by field
 // when every field is a choice (an enum, or yes/no for a boolean), and is
@@ -93,6 +110,13 @@ func (g editorGate) choose(ctx context.Context, kind protocol.MessageType, msg s
 }
 
 func (g editorGate) Elicit(ctx context.Context, e Elicitation) (ElicitAnswer, error) {
+	if g.s.client.opt.Elicitation {
+		ans, err := g.askElicit(ctx, e)
+		if err == nil || !rpc.IsMethodNotFound(err) {
+			return ans, err
+		}
+		g.s.log.Warn("lsp: the client opted in to darman/elicit but does not know it; asking with showMessageRequest", "server", e.Server)
+	}
 	if e.Mode == "url" {
 		return g.openURL(ctx, e)
 	}

@@ -36,6 +36,13 @@ func gateEnv(t *testing.T, answer answerFunc) (elicit, *client) {
 // gateEnvWith is gateEnv that also hands the Setup's asker to seen.
 func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (elicit, *client) {
 	t.Helper()
+	return gateEnvCaps(t, answer, seen, map[string]any{})
+}
+
+// gateEnvCaps is gateEnvWith for a client with these
+// capabilities.experimental.darman opt-ins.
+func gateEnvCaps(t *testing.T, answer answerFunc, seen func(permission.Asker), optIns map[string]any) (elicit, *client) {
+	t.Helper()
 	root := t.TempDir()
 	st, err := store.Open(context.Background(), t.TempDir(), store.Options{})
 	if err != nil {
@@ -77,7 +84,8 @@ func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (
 	})
 	var res json.RawMessage
 	c.mustCall("initialize", map[string]any{"processId": os.Getpid(), "rootUri": fileURI(root),
-		"capabilities": map[string]any{"window": map[string]any{"showDocument": map[string]any{"support": true}}}}, &res)
+		"capabilities": map[string]any{"window": map[string]any{"showDocument": map[string]any{"support": true}},
+			"experimental": map[string]any{"darman": optIns}}}, &res)
 	c.notify("initialized", map[string]any{})
 	select {
 	case g := <-gates:
