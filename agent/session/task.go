@@ -85,7 +85,8 @@ func (tt *taskTool) Run(ctx context.Context, env *tool.Env, input json.RawMessag
 
 // runTask runs a sub-task for the turn running in env's session: a child
 // session (ParentID set, titled with the description) with the parent
-// turn's model and tools but task and todo, or the subset asked for; one
+// turn's model and tools but task and todo, or the subset asked for (with
+// a ToolSource, the source's tools are those it gives the child); one
 // turn of it on the prompt; and its final answer as the result. The
 // child's events go on the parent's bus with ParentCallID set to the task
 // call, under the child's SessionID. It shares the parent's permission
@@ -113,6 +114,12 @@ func (s *Service) runTask(ctx context.Context, env *tool.Env, in taskInput) (too
 	}
 	l := &live{bus: parent.bus, checker: parent.checker, files: &tool.FileTimes{}, jobs: parent.jobs, instructed: map[string]bool{}}
 	t := &turn{svc: s, live: l, id: child.ID, modelRef: pt.modelRef, tools: tools, parentCall: env.CallID}
+	if s.opts.ToolSource != nil {
+		// The child asks the source as itself: a source may give a
+		// sub-agent other tools than its parent (an MCP server visible
+		// only to sub-agents, or only to the main agent).
+		t.source, t.task, t.only, t.own = s.opts.ToolSource(child.ID), true, in.Tools, pt.own
+	}
 	msg, err := t.run(ctx, in.Prompt)
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("task: %w", err)
@@ -179,6 +186,19 @@ func subTaskTools(parent []tool.Tool, names []string) (tools []tool.Tool, proble
 			strings.Join(unknown, ", "), strings.Join(avail, ", "))
 	}
 	return tools, ""
+}
+
+// taskTools are what a sub-task's turn offers once its source answered
+// found: the service's tools, found, and the parent turn's own over them,
+// but task and todo; of those, only the ones the task call named, when it
+// named any (names of tools the source does not give the sub-task are
+// left out).
+func (t *turn) taskTools(found []tool.Tool) []tool.Tool {
+	all, _ := subTaskTools(withTools(slices.Concat(t.svc.opts.Tools, found), t.own), nil)
+	if len(t.only) == 0 {
+		return all
+	}
+	return slices.DeleteFunc(all, func(tl tool.Tool) bool { return !slices.Contains(t.only, tl.Info().Name) })
 }
 
 // lastAnswer is the text of the session's last assistant message that has

@@ -33,6 +33,10 @@ type turn struct {
 	// parentCall is, in a sub-task's turn, the parent's task call: every
 	// event of the turn carries it.
 	parentCall string
+	// task marks a sub-task's turn that has a source: its tools are made
+	// by taskTools, limited to only when the task call named tools.
+	task bool
+	only []string
 	// expand makes the user's message once the turn has begun
 	// (PromptOptions.Expand); nil sends the text as it is.
 	expand func(ctx context.Context, text string) (string, error)
@@ -162,11 +166,16 @@ func (t *turn) endUnstarted(ctx context.Context, err error) agent.Message {
 }
 
 // refreshTools asks the source for its tools now and makes the turn's:
-// the service's, the source's, task, and the turn's own over them.
+// the service's, the source's, task, and the turn's own over them (a
+// sub-task's: see taskTools).
 func (t *turn) refreshTools(ctx context.Context) error {
 	found, err := t.source.Tools(ctx)
 	if err != nil {
 		return fmt.Errorf("the turn cannot run without its tools: %w", err)
+	}
+	if t.task {
+		t.setTools(t.taskTools(found))
+		return nil
 	}
 	t.setTools(withTools(t.svc.tools(found), t.own))
 	return nil

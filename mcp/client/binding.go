@@ -445,6 +445,7 @@ func (b *binding) status() Status {
 		ConfigFile: b.def.ConfigFile,
 		Transport:  b.def.Transport(),
 		Required:   b.def.Required,
+		Visible:    b.def.Visible,
 		State:      b.state,
 		Sampling:   b.sampled,
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"path/filepath"
 	"time"
 )
@@ -39,7 +40,8 @@ type Definition struct {
 	// tools. "" is a workspace binding, shared by every session.
 	Session string
 	// Visible, for a workspace binding, limits it to the sessions and
-	// agents named (see Audience); empty means everyone.
+	// agents named (see Audience), as path.Match patterns; empty means
+	// everyone. A malformed pattern is FailureInvalidConfig.
 	Visible []string
 	// Required: the agent's tools fail until this server is ready.
 	Required bool
@@ -166,6 +168,11 @@ func (d Definition) validate(samplingAvailable bool) error {
 	for _, p := range append(append([]string(nil), d.Allow...), d.Deny...) {
 		if _, err := filepath.Match(p, ""); err != nil {
 			return fmt.Errorf("tool pattern %q is malformed: %v", p, err)
+		}
+	}
+	for _, p := range d.Visible {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("visibility pattern %q is malformed: %v", p, err)
 		}
 	}
 	return nil

@@ -91,7 +91,10 @@ type Status struct {
 	ConfigFile string
 	Transport  string
 	Required   bool
-	State      State
+	// Visible are the patterns of the sessions and agents that see the
+	// binding (Definition.Visible); empty: everyone.
+	Visible []string
+	State   State
 	// Failure is set in StateFailed.
 	Failure *Failure
 	// Protocol, Tools and Generation describe the last catalog.
@@ -224,18 +227,24 @@ func (m *Manager) Tools(ctx context.Context) ([]tool.Tool, error) {
 	return m.ToolsFor(ctx, Audience{})
 }
 
-// Audience says who asks for tools: the session and, for a sub-agent, the
-// agent. A session's own bindings (Definition.Session) are visible only to
-// it; a workspace binding with Definition.Visible only to the sessions and
-// agents it names (path.Match patterns).
+// Audience says who asks for tools: the session, the agent running it
+// (darman's are "main" for a session's own turns and "task" for the
+// sub-agents its task tool starts) and, for a sub-agent, the session it
+// works for. A session's own bindings (Definition.Session) are visible
+// only to it and its sub-agents; a workspace binding with
+// Definition.Visible only to the sessions and agents it names (path.Match
+// patterns).
 type Audience struct {
 	Session string
 	Agent   string
+	// Parent is the session a sub-agent's session works for; "" for a
+	// top-level session.
+	Parent string
 }
 
 func (a Audience) sees(d Definition) bool {
 	if d.Session != "" {
-		return d.Session == a.Session
+		return d.Session == a.Session || a.Parent != "" && d.Session == a.Parent
 	}
 	if len(d.Visible) == 0 {
 		return true

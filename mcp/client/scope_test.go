@@ -33,8 +33,12 @@ func TestAudiences(t *testing.T) {
 	mine.Session = "ses_a"
 	planner := fake(t, "planner", "ok")
 	planner.Visible = []string{"agent-plan*"}
+	helper := fake(t, "helper", "ok")
+	helper.Visible = []string{"task"}
+	lead := fake(t, "lead", "ok")
+	lead.Visible = []string{"main"}
 	broken := client.Definition{Name: "broken", Command: "darman-no-such-mcp-server", Required: true, Session: "ses_b"}
-	m, _ := newManager(t, shared, mine, planner, broken)
+	m, _ := newManager(t, shared, mine, planner, helper, lead, broken)
 	_ = m.Wait(context.Background())
 	for _, tc := range []struct {
 		a    client.Audience
@@ -43,6 +47,11 @@ func TestAudiences(t *testing.T) {
 		{client.Audience{}, []string{"shared_echo"}},
 		{client.Audience{Session: "ses_a"}, []string{"mine_echo", "shared_echo"}},
 		{client.Audience{Session: "ses_c", Agent: "agent-planner"}, []string{"planner_echo", "shared_echo"}},
+		{client.Audience{Session: "ses_a", Agent: "main"}, []string{"lead_echo", "mine_echo", "shared_echo"}},
+		// A sub-agent of ses_a sees ses_a's own server and the task-only
+		// one, not the main agent's.
+		{client.Audience{Session: "ses_child", Agent: "task", Parent: "ses_a"}, []string{"helper_echo", "mine_echo", "shared_echo"}},
+		{client.Audience{Session: "ses_other", Agent: "task", Parent: "ses_c"}, []string{"helper_echo", "shared_echo"}},
 	} {
 		tools, err := m.Source(tc.a).Tools(context.Background())
 		if err != nil {
@@ -54,6 +63,28 @@ func TestAudiences(t *testing.T) {
 	}
 	if _, err := m.ToolsFor(context.Background(), client.Audience{Session: "ses_b"}); err == nil || !strings.Contains(err.Error(), "broken") {
 		t.Errorf("ses_b: %v; want its required server's failure", err)
+	}
+	for _, s := range m.Status() {
+		if s.Name == "helper" && !slices.Equal(s.Visible, []string{"task"}) || s.Name == "shared" && s.Visible != nil {
+			t.Errorf("%s's status shows visibility %q", s.Name, s.Visible)
+		}
+	}
+}
+
+// A malformed visibility pattern fails that binding as an invalid config,
+// naming the pattern; the other servers keep working.
+func TestMalformedVisibility(t *testing.T) {
+	bad := fake(t, "bad", "ok")
+	bad.Visible = []string{"[task"}
+	m, _ := newManager(t, bad, fake(t, "good", "ok"))
+	_ = m.Wait(context.Background())
+	st := m.Status()
+	if st[0].State != client.StateFailed || st[0].Failure == nil || st[0].Failure.Class != client.FailureInvalidConfig ||
+		!strings.Contains(st[0].Failure.Message, `visibility pattern "[task" is malformed`) {
+		t.Errorf("bad = %+v %+v; want an invalid config naming the pattern", st[0], st[0].Failure)
+	}
+	if st[1].State != client.StateReady {
+		t.Errorf("good = %s; want ready", st[1].State)
 	}
 }
 
