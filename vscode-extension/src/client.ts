@@ -5,7 +5,7 @@
 import type { ClientCapabilities, FeatureState, StaticFeature } from "vscode-languageclient";
 
 /** The opt-ins of docs/protocol.md, all of which the extension handles. */
-export const optIns = { sessionUpdates: true, requestPermission: true, applyEditAndSave: true, openDiff: true };
+export const optIns = { sessionUpdates: true, requestPermission: true, applyEditAndSave: true, openDiff: true, elicitation: true };
 
 /** A StaticFeature that declares capabilities.experimental.darman. */
 export class DarmanOptIns implements StaticFeature {

@@ -14,6 +14,7 @@ import { configurationAnswer, DarmanOptIns } from "./client";
 import { chipFor, fixProblemsPrompt } from "./context";
 import { DiffContent, diffScheme } from "./diff";
 import { applyEditAndSave } from "./edits";
+import { answerElicit, type ElicitRequest } from "./elicit";
 import { ChatViewProvider, viewId } from "./panel";
 import { serverSettings, SettingsSync } from "./settings";
 import { StatusBar } from "./status";
@@ -172,6 +173,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
     c.onNotification("darman/openDiff", (p) => void chat.openDiff(p).catch((err) => output.appendLine(`openDiff: ${errorText(err)}`)));
     c.onRequest("darman/requestPermission", (p, token) => chat.requestPermission(p, token));
+    c.onRequest("darman/elicit", (p: ElicitRequest, token) => answerElicit(p, token));
     c.onDidChangeState((e) => {
       if (e.newState === State.Running) {
         const exp = (c.initializeResult?.capabilities.experimental as { darman?: { models?: ModelInfo[]; model?: string } } | undefined)?.darman ?? {};

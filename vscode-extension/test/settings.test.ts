@@ -46,7 +46,7 @@ test("the client declares every experimental.darman opt-in and keeps other exper
   new DarmanOptIns().fillClientCapabilities(caps as never);
   assert.deepEqual(caps.experimental, {
     other: 1,
-    darman: { sessionUpdates: true, requestPermission: true, applyEditAndSave: true, openDiff: true },
+    darman: { sessionUpdates: true, requestPermission: true, applyEditAndSave: true, openDiff: true, elicitation: true },
   });
 });
 

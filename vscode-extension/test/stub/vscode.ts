@@ -172,7 +172,35 @@ export const record = {
   saved: [] as string[],
   messages: [] as { level: string; text: string }[],
   statusItems: [] as StatusBarItemStub[],
+  /** The prompts shown (modal messages with buttons, quick picks, input boxes), in order. */
+  prompts: [] as Prompt[],
+  /** What vscode.env.openExternal was asked to open. */
+  opened: [] as string[],
 };
+
+/** A prompt the extension showed, and what the scripted user did with it. */
+export interface Prompt {
+  kind: "message" | "quickPick" | "inputBox";
+  text?: string;
+  options?: Record<string, unknown>;
+  /** A message's buttons, or a quick pick's items' labels. */
+  items?: string[];
+  /** What validateInput said about each rejected input, in order. */
+  invalid?: string[];
+}
+
+/**
+ * The scripted user's answers, one per prompt, in order: a button title, a
+ * quick pick label (or a list of them with canPickMany), or typed text; an
+ * input box takes answers until one passes validateInput, as a person
+ * retypes. undefined is Escape.
+ */
+const userAnswers: unknown[] = [];
+let openExternalWorks = true;
+
+function nextAnswer(): unknown {
+  return userAnswers.shift();
+}
 
 export class StatusBarItemStub {
   text = "";
@@ -235,9 +263,49 @@ export const window = {
     record.messages.push({ level: "error", text });
     return undefined;
   },
-  async showInformationMessage(text: string) {
-    record.messages.push({ level: "info", text });
+  async showInformationMessage(text: string, ...rest: unknown[]) {
+    const items = rest.filter((r): r is string => typeof r === "string");
+    if (items.length === 0) {
+      record.messages.push({ level: "info", text });
+      return undefined;
+    }
+    const options = rest.find((r) => typeof r === "object") as Record<string, unknown> | undefined;
+    record.prompts.push({ kind: "message", text, options, items });
+    return nextAnswer() as string | undefined;
+  },
+  async showWarningMessage(text: string) {
+    record.messages.push({ level: "warning", text });
     return undefined;
+  },
+  async showQuickPick<T extends { label: string }>(items: T[], options?: Record<string, unknown>, _token?: unknown) {
+    record.prompts.push({ kind: "quickPick", options, items: items.map((i) => i.label) });
+    const a = nextAnswer();
+    if (a === undefined) {
+      return undefined;
+    }
+    const find = (l: unknown) => {
+      const it = items.find((i) => i.label === l);
+      if (!it) {
+        throw new Error(`stub showQuickPick: no item ${String(l)} in ${items.map((i) => i.label).join(", ")}`);
+      }
+      return it;
+    };
+    return Array.isArray(a) ? a.map(find) : find(a);
+  },
+  async showInputBox(options: { validateInput?: (v: string) => string | undefined | Promise<string | undefined> } & Record<string, unknown>, _token?: unknown) {
+    const prompt: Prompt = { kind: "inputBox", options, invalid: [] };
+    record.prompts.push(prompt);
+    for (;;) {
+      const a = nextAnswer();
+      if (a === undefined) {
+        return undefined;
+      }
+      const why = await options.validateInput?.(String(a));
+      if (!why) {
+        return String(a);
+      }
+      prompt.invalid!.push(why);
+    }
   },
   onDidChangeActiveTextEditor: new EventEmitter<unknown>().event,
   onDidChangeTextEditorSelection: new EventEmitter<unknown>().event,
@@ -294,8 +362,9 @@ export const env = {
       record.clipboard = t;
     },
   },
-  async openExternal(_uri: Uri) {
-    return true;
+  async openExternal(uri: Uri) {
+    record.opened.push(uri.toString());
+    return openExternalWorks;
   },
 };
 
@@ -333,6 +402,10 @@ export const testing = {
     record.messages.length = 0;
     record.statusItems.length = 0;
     record.clipboard = "";
+    record.prompts.length = 0;
+    record.opened.length = 0;
+    userAnswers.length = 0;
+    openExternalWorks = true;
     textDocuments.length = 0;
     diagnostics.clear();
     for (const k of Object.keys(configuration)) {
@@ -340,6 +413,14 @@ export const testing = {
     }
     window.activeTextEditor = undefined;
     window.visibleTextEditors = [];
+  },
+  /** Scripts the user's next answers to prompts (see userAnswers). */
+  answer(...answers: unknown[]): void {
+    userAnswers.push(...answers);
+  },
+  /** Makes vscode.env.openExternal answer false (no browser). */
+  openExternalFails(): void {
+    openExternalWorks = false;
   },
   setSetting(key: string, value: { globalValue?: unknown; workspaceValue?: unknown; defaultValue?: unknown }): void {
     configuration[key] = value;
