@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darman-dev/darman/server"
 )
@@ -36,7 +37,7 @@ var profileForm = server.Elicitation{Server: "crm", Mode: "form", Message: "Who 
 
 func TestElicitRequestAcceptsTypedValues(t *testing.T) {
 	g, c := gateEnvCaps(t, answerElicit(map[string]any{"action": "accept",
-		"content": map[string]any{"age": 36, "name": "Grace", "team": "blue", "newsletter": nil}}), nil, optInElicitation)
+		"content": map[string]any{"age": 36, "name": "Grace", "team": "blue", "newsletter": nil}}), nil, optInElicitation, wait)
 	ans, err := g.Elicit(context.Background(), profileForm)
 	want := map[string]any{"age": 36.0, "name": "Grace", "team": "blue"}
 	if err != nil || ans.Action != "accept" || !reflect.DeepEqual(ans.Content, want) {
@@ -69,7 +70,7 @@ func TestElicitRequestAcceptsTypedValues(t *testing.T) {
 
 func TestElicitRequestDeclineAndCancel(t *testing.T) {
 	for _, action := range []string{"decline", "cancel"} {
-		g, _ := gateEnvCaps(t, answerElicit(map[string]any{"action": action, "content": map[string]any{"name": "x"}}), nil, optInElicitation)
+		g, _ := gateEnvCaps(t, answerElicit(map[string]any{"action": action, "content": map[string]any{"name": "x"}}), nil, optInElicitation, wait)
 		ans, err := g.Elicit(context.Background(), profileForm)
 		if err != nil || ans.Action != action || ans.Content != nil {
 			t.Errorf("client answered %s: Elicit = %+v, %v", action, ans, err)
@@ -89,7 +90,7 @@ func TestElicitRequestWrongAnswersAreDeclined(t *testing.T) {
 		{map[string]any{"age": 36, "name": "Grace", "team": "green"}, `not one of`},
 		{map[string]any{"age": 36, "name": "Grace", "admin": true}, `does not ask for`},
 	} {
-		g, c := gateEnvCaps(t, answerElicit(map[string]any{"action": "accept", "content": tc.content}), nil, optInElicitation)
+		g, c := gateEnvCaps(t, answerElicit(map[string]any{"action": "accept", "content": tc.content}), nil, optInElicitation, wait)
 		ans, err := g.Elicit(context.Background(), profileForm)
 		if err != nil || ans.Action != "decline" || ans.Content != nil {
 			t.Errorf("content %v: Elicit = %+v, %v; want decline", tc.content, ans, err)
@@ -100,14 +101,14 @@ func TestElicitRequestWrongAnswersAreDeclined(t *testing.T) {
 			t.Errorf("content %v: showMessage %s; want it to say %s", tc.content, msg.Params, tc.why)
 		}
 	}
-	g, _ := gateEnvCaps(t, answerElicit(map[string]any{"action": "maybe"}), nil, optInElicitation)
+	g, _ := gateEnvCaps(t, answerElicit(map[string]any{"action": "maybe"}), nil, optInElicitation, wait)
 	if ans, err := g.Elicit(context.Background(), profileForm); err != nil || ans.Action != "decline" {
 		t.Errorf("unknown action: Elicit = %+v, %v; want decline", ans, err)
 	}
 }
 
 func TestElicitRequestURL(t *testing.T) {
-	g, c := gateEnvCaps(t, answerElicit(map[string]any{"action": "accept"}), nil, optInElicitation)
+	g, c := gateEnvCaps(t, answerElicit(map[string]any{"action": "accept"}), nil, optInElicitation, wait)
 	ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
 	if err != nil || ans.Action != "accept" {
 		t.Fatalf("Elicit = %+v, %v", ans, err)
@@ -131,7 +132,7 @@ func TestElicitRequestCancelled(t *testing.T) {
 			return map[string]any{"action": "accept"}, nil
 		}
 		return defaultAnswer(method, params)
-	}, nil, optInElicitation)
+	}, nil, optInElicitation, wait)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -150,12 +151,30 @@ func TestElicitRequestCancelled(t *testing.T) {
 	}
 }
 
+// A form nobody answers within the permission timeout is cancelled, and
+// the client is told to close it.
+func TestElicitRequestTimesOut(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	g, c := gateEnvCaps(t, func(method string, params json.RawMessage) (any, error) {
+		if method == "darman/elicit" {
+			<-release
+		}
+		return defaultAnswer(method, params)
+	}, nil, optInElicitation, 100*time.Millisecond)
+	ans, err := g.Elicit(context.Background(), profileForm)
+	if err != nil || ans.Action != "cancel" {
+		t.Errorf("Elicit = %+v, %v; want cancel", ans, err)
+	}
+	c.await(0, "$/cancelRequest", isMethod("$/cancelRequest"))
+}
+
 // A client that did not opt in is asked with showMessageRequest, and one
 // that opted in but answers MethodNotFound falls back to it.
 func TestElicitRequestOnlyWithOptIn(t *testing.T) {
 	for _, optIns := range []map[string]any{{}, optInElicitation} {
 		answer, _ := answerButtons("Answer", "blue")
-		g, c := gateEnvCaps(t, answer, nil, optIns)
+		g, c := gateEnvCaps(t, answer, nil, optIns, wait)
 		ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "paint", Mode: "form", Message: "Pick",
 			Fields: []server.ElicitField{{Name: "colour", Type: "string", Enum: []string{"red", "blue"}, Required: true}}})
 		if err != nil || ans.Action != "accept" || ans.Content["colour"] != "blue" {

@@ -36,12 +36,13 @@ func gateEnv(t *testing.T, answer answerFunc) (elicit, *client) {
 // gateEnvWith is gateEnv that also hands the Setup's asker to seen.
 func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (elicit, *client) {
 	t.Helper()
-	return gateEnvCaps(t, answer, seen, map[string]any{})
+	return gateEnvCaps(t, answer, seen, map[string]any{}, wait)
 }
 
 // gateEnvCaps is gateEnvWith for a client with these
-// capabilities.experimental.darman opt-ins.
-func gateEnvCaps(t *testing.T, answer answerFunc, seen func(permission.Asker), optIns map[string]any) (elicit, *client) {
+// capabilities.experimental.darman opt-ins, and a server that waits for
+// the user's answers for timeout.
+func gateEnvCaps(t *testing.T, answer answerFunc, seen func(permission.Asker), optIns map[string]any, timeout time.Duration) (elicit, *client) {
 	t.Helper()
 	root := t.TempDir()
 	st, err := store.Open(context.Background(), t.TempDir(), store.Options{})
@@ -50,7 +51,7 @@ func gateEnvCaps(t *testing.T, answer answerFunc, seen func(permission.Asker), o
 	}
 	t.Cleanup(func() { st.Close() })
 	gates := make(chan elicit, 1)
-	srv, err := server.New(server.Options{DataDir: t.TempDir(), Version: "test", PermissionTimeout: wait,
+	srv, err := server.New(server.Options{DataDir: t.TempDir(), Version: "test", PermissionTimeout: timeout,
 		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 			if seen != nil {
 				seen(setup.Asker)
