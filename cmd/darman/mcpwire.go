@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
@@ -32,6 +33,7 @@ func mcpDefinitions(cfg config.Config, root string) []client.Definition {
 			StartupTimeout: s.Timeout, CallTimeout: s.CallTimeout,
 			Allow: s.Tools, Deny: s.DenyTools, Trusted: s.Trusted,
 			SSE: s.Transport() == config.MCPSSE, ConfigFile: s.Origin, Invalid: s.Problem,
+			Visible: s.Agents,
 		}
 		if d.Dir == "" && d.URL == "" {
 			d.Dir = root
@@ -143,13 +145,52 @@ func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime
 }
 
 // mcpToolSource is the session service's ToolSource over the MCP
-// servers: each session sees the servers visible to it, as they are when
-// its turn asks. Nil when no server is configured.
-func mcpToolSource(cfg config.Config, m *client.Manager) func(agent.ID) tool.Source {
+// servers: each session sees the servers visible to it and to its agent
+// (a server's agents key), as they are when its turn asks. Nil when no
+// server is configured.
+func mcpToolSource(cfg config.Config, m *client.Manager, sessions sessionReader) func(agent.ID) tool.Source {
 	if len(cfg.MCPServers) == 0 || m == nil {
 		return nil
 	}
-	return func(id agent.ID) tool.Source { return m.Source(client.Audience{Session: string(id)}) }
+	return func(id agent.ID) tool.Source { return &agentSource{m: m, sessions: sessions, id: id} }
+}
+
+// sessionReader reads a stored session; *store.Store is one.
+type sessionReader interface {
+	Session(ctx context.Context, id agent.ID) (agent.Session, error)
+}
+
+// agentSource is one turn's source of MCP tools. Its audience names the
+// session and the agent running it: config.MCPAgentTask for a sub-agent's
+// session (one with a parent, which the task tool made), else
+// config.MCPAgentMain. A session's parent never changes, so the store is
+// read once, at the turn's first ask.
+type agentSource struct {
+	m        *client.Manager
+	sessions sessionReader
+	id       agent.ID
+
+	once     sync.Once
+	audience client.Audience
+	err      error
+}
+
+func (s *agentSource) Tools(ctx context.Context) ([]tool.Tool, error) {
+	s.once.Do(func() {
+		sess, err := s.sessions.Session(ctx, s.id)
+		if err != nil {
+			s.err = fmt.Errorf("reading session %s to know which agent runs it: %w", s.id, err)
+			return
+		}
+		s.audience = client.Audience{Session: string(s.id), Agent: config.MCPAgentMain}
+		if sess.ParentID != "" {
+			s.audience.Agent, s.audience.Parent = config.MCPAgentTask, string(sess.ParentID)
+		}
+	})
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.m.ToolsFor(ctx, s.audience)
 }
 
 // diagnoseMCPServers starts every configured MCP server and reports its
@@ -172,6 +213,9 @@ func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root 
 		}
 		if s.ConfigFile != "" {
 			kind += ", from " + s.ConfigFile
+		}
+		if len(s.Visible) > 0 {
+			kind += ", agents " + strings.Join(s.Visible, " ")
 		}
 		switch s.State {
 		case client.StateReady:

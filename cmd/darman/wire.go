@@ -117,7 +117,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Models:     m.resolve,
 		Workspace:  w.workspace,
 		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children}),
-		ToolSource: mcpToolSource(cfg, w.mcp),
+		ToolSource: mcpToolSource(cfg, w.mcp, st),
 		System:     systemPrompt(w.root, skills, log),
 		Rules:      rules(cfg, w.rules),
 		Grants:     grantStore{st},
