@@ -14,8 +14,10 @@
 // Scope: a binding is the workspace's (shared by every session of the
 // process) or, with Definition.Session, one session's own (servers an ACP
 // client passed to session/new). ToolsFor and Source take an Audience, so a
-// session sees its own bindings and the workspace bindings whose
-// Definition.Visible admits it. Retire takes a manager out of new turns
+// session (and its sub-agents, through Audience.Parent) sees its own
+// bindings and the workspace bindings whose Definition.Visible admits the
+// session or its agent (darman's config calls that list a server's
+// agents: "main" or "task"). Retire takes a manager out of new turns
 // while the calls in flight finish on it.
 //
 // Transports: stdio (Command), streamable HTTP (URL) and the legacy
