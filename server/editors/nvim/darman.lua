@@ -5,7 +5,11 @@
 --     are applied to the buffers (so `u` undoes them) and saved before darman
 --     is answered, so darman never writes a file Neovim has open;
 --   * sessionUpdates: the session's stream is shown in a split;
---   * requestPermission: permission questions are asked with vim.ui.select.
+--   * requestPermission: permission questions are asked with vim.ui.select;
+--   * elicitation: MCP servers' questions (darman/elicit) are asked with
+--     vim.ui.select for choices and vim.ui.input for text and numbers (a
+--     value that does not fit is asked again); a URL is opened with
+--     M.open_url only after the user chose Open, and only an http(s) one.
 --
 -- Use:
 --   local darman = require("darman")            -- this file on 'runtimepath'
@@ -29,6 +33,7 @@ function M.capabilities(base)
     sessionUpdates = true,
     requestPermission = true,
     applyEditAndSave = true,
+    elicitation = true,
   }
   return caps
 end
@@ -133,10 +138,139 @@ local function on_permission(_, params)
   return { outcome = { outcome = "selected", optionId = params.options[choice].optionId } }
 end
 
+-- wait_for calls ask(done) and waits for done(value): vim.ui may answer
+-- later (a picker). It returns the value, nil for Escape.
+local function wait_for(ask)
+  local answered, value = false, nil
+  ask(function(v)
+    answered, value = true, v
+  end)
+  vim.wait(300000, function() return answered end, 50)
+  return value
+end
+
+local function select(items, prompt)
+  return wait_for(function(done)
+    vim.ui.select(items, { prompt = prompt }, function(item) done(item) end)
+  end)
+end
+
+-- open_url opens an http(s) URL in the browser; replace it to open URLs
+-- another way.
+function M.open_url(url)
+  if vim.ui.open then
+    vim.ui.open(url)
+    return true
+  end
+  local opener = vim.fn.has("mac") == 1 and "open" or "xdg-open"
+  return vim.fn.jobstart({ opener, url }, { detach = true }) > 0
+end
+
+local function label(f)
+  return (f.title and f.title ~= "") and f.title or f.name
+end
+
+-- check returns the value typed for field f, or nil and why it does not
+-- fit.
+local function check(f, text)
+  local t = vim.trim(text)
+  if f.type == "number" or f.type == "integer" then
+    local n = tonumber(t)
+    if not n then return nil, label(f) .. " must be a number" end
+    if f.type == "integer" and n ~= math.floor(n) then return nil, label(f) .. " must be a whole number" end
+    if f.minimum and n < f.minimum then return nil, label(f) .. " must be at least " .. f.minimum end
+    if f.maximum and n > f.maximum then return nil, label(f) .. " must be at most " .. f.maximum end
+    return n
+  end
+  if f.type == "array" then
+    local out = {}
+    for item in t:gmatch("[^,]+") do
+      item = vim.trim(item)
+      if f.enum and not vim.tbl_contains(f.enum, item) then
+        return nil, item .. " is not one of " .. table.concat(f.enum, ", ")
+      end
+      table.insert(out, item)
+    end
+    return out
+  end
+  return text
+end
+
+local skip = "Skip"
+-- skipped is ask_field's answer for an optional field left empty.
+local skipped = {}
+
+-- ask_field returns the user's value for f, skipped for an optional field
+-- left empty, nil for Escape.
+local function ask_field(f, server)
+  local what = label(f) .. (f.description and f.description ~= "" and (" (" .. f.description .. ")") or "")
+  local prompt = server .. " asks for " .. what
+  if f.type == "boolean" or (f.enum and #f.enum > 0 and f.type ~= "array") then
+    local items = f.type == "boolean" and { "Yes", "No" } or vim.deepcopy(f.enum)
+    if not f.required then table.insert(items, skip) end
+    local choice = select(items, prompt)
+    if choice == nil then return nil end
+    if choice == skip then return skipped end
+    if f.type == "boolean" then return choice == "Yes" end
+    if f.type == "number" or f.type == "integer" then return tonumber(choice) end
+    return choice
+  end
+  if f.type == "array" and f.enum then
+    prompt = prompt .. " [" .. table.concat(f.enum, ", ") .. ", separated by commas]"
+  end
+  local default = (f.default ~= nil and f.default ~= vim.NIL and type(f.default) ~= "table") and tostring(f.default) or nil
+  while true do
+    local text = wait_for(function(done)
+      vim.ui.input({ prompt = prompt .. ": ", default = default }, done)
+    end)
+    if text == nil then return nil end
+    if vim.trim(text) == "" then
+      if not f.required then return skipped end
+      vim.notify("darman: " .. label(f) .. " is required", vim.log.levels.WARN)
+    else
+      local v, why = check(f, text)
+      if v ~= nil then return v end
+      vim.notify("darman: " .. why, vim.log.levels.WARN)
+    end
+  end
+end
+
+local function on_elicit(_, params)
+  local server = params.server or "an MCP server"
+  if params.mode == "url" then
+    local url = params.url or ""
+    if not url:match("^[hH][tT][tT][pP][sS]?://") then
+      vim.notify("darman: declined " .. server .. "'s request to open " .. url .. ": only http and https addresses are opened", vim.log.levels.WARN)
+      return { action = "decline" }
+    end
+    local msg = (params.message and params.message ~= "") and (": " .. params.message) or ""
+    local choice = select({ "Open", "Decline" }, "The MCP server " .. server .. " asks you to open " .. url .. msg)
+    if choice == nil then return { action = "cancel" } end
+    if choice ~= "Open" then return { action = "decline" } end
+    if not M.open_url(url) then
+      vim.notify("darman: could not open " .. url .. "; open it yourself to continue with " .. server, vim.log.levels.WARN)
+    end
+    return { action = "accept" }
+  end
+  local choice = select({ "Answer", "Decline" }, "The MCP server " .. server .. " asks: " .. (params.message or ""))
+  if choice == nil then return { action = "cancel" } end
+  if choice ~= "Answer" then return { action = "decline" } end
+  local content = vim.empty_dict()
+  for _, f in ipairs(params.fields or {}) do
+    local v = ask_field(f, server)
+    if v == nil then return { action = "cancel" } end
+    if v ~= skipped then
+      content[f.name] = v
+    end
+  end
+  return { action = "accept", content = content }
+end
+
 M.handlers = {
   ["workspace/applyEdit"] = apply_and_save,
   ["darman/sessionUpdate"] = on_update,
   ["darman/requestPermission"] = on_permission,
+  ["darman/elicit"] = on_elicit,
 }
 
 -- start starts darman lsp with the opt-ins and returns the client id.
