@@ -65,9 +65,10 @@ var ErrNoHuman = errors.New("the editor cannot ask the user")
 // own prompts (see askElicit); a client that answers it with
 // MethodNotFound falls back to the way below.
 //
-// Otherwise it asks with window/showMessageRequest, whose answers are buttons: an
-// open-URL request is "Decline" or "Open" (then window/showDocument with
-// external set, so the browser opens it); a form is asked field by field
+// Otherwise it asks with window/showMessageRequest, whose answers are
+// buttons: an open-URL request is "Decline" or "Open" (then
+// window/showDocument with external set, so the browser opens it); a form
+// is asked field by field
 // when every field is a choice (an enum, or yes/no for a boolean), and is
 // declined, with a message saying why, when a field wants typed text. A
 // client without showMessageRequest makes every elicitation ErrNoHuman.
