@@ -300,6 +300,12 @@ func (ld *loader) foreignServers(path string, servers *node, flavor foreignFlavo
 		for _, p := range problems {
 			warn(p)
 		}
+		if m.value.kind == kindObject && m.value.field("agents") != nil {
+			// Read here it would limit the server in darman and nowhere
+			// else; ignoring it silently would leave the user believing
+			// it does.
+			warn(`"agents" is read only from darman's own mcpServers: every agent sees this server; to limit it, define it there with agents`)
+		}
 		switch {
 		case s.Problem != "":
 		case s.Command == "" && s.URL == "":

@@ -34,6 +34,7 @@ func TestForeignMCPFiles(t *testing.T) {
 	project := f.write(".mcp.json", `{"mcpServers": {
 		"db": {"command": "db-mcp", "env": {"DSN": "${DB_DSN:-postgres://localhost/dev}", "KEY": "${GH_TOKEN}", "NONE": "${NOT_SET}"}},
 		"own": {"command": "from-mcp-json"},
+		"scoped": {"command": "scoped-mcp", "agents": ["task"]},
 		"broken": {"args": ["no command"]}
 	}}`)
 	own := f.write("darman.json", `{"mcpServers": {"own": {"command": "from-darman"}}}`)
@@ -75,7 +76,11 @@ func TestForeignMCPFiles(t *testing.T) {
 		t.Errorf("gh problem = %q; want ${input:token} reported as unsupported", gh.Problem)
 	}
 	joined := strings.Join(l.Warnings, "\n")
-	for _, w := range []string{"NOT_SET is not set", `"broken": has neither command nor url`, "${input:token}"} {
+	if got := servers["scoped"].Agents; got != nil {
+		t.Errorf("scoped: agents %q from .mcp.json; want none (darman's key, read only from its own config)", got)
+	}
+	for _, w := range []string{"NOT_SET is not set", `"broken": has neither command nor url`, "${input:token}",
+		`MCP server "scoped": "agents" is read only from darman's own mcpServers`} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("warnings %q lack %q", l.Warnings, w)
 		}
