@@ -269,7 +269,8 @@ func (f editorGate) Elicit(ctx context.Context, e client.Elicitation) (client.El
 	se := server.Elicitation{Server: e.Server, Mode: e.Mode, Message: e.Message, URL: e.URL}
 	for _, fl := range e.Fields {
 		se.Fields = append(se.Fields, server.ElicitField{Name: fl.Name, Title: fl.Title, Description: fl.Description,
-			Type: fl.Type, Required: fl.Required, Enum: fl.Enum})
+			Type: fl.Type, Required: fl.Required, Enum: fl.Enum, Default: fl.Default,
+			Minimum: fl.Minimum, Maximum: fl.Maximum, Format: fl.Format})
 	}
 	ans, err := f(ctx, se)
 	if errors.Is(err, server.ErrNoHuman) {

@@ -79,6 +79,7 @@ func TestStartMCPReportsStateChanges(t *testing.T) {
 // The LSP front's elicitor sees the MCP request as server types, and its
 // "nobody can answer" becomes the MCP client's.
 func TestEditorGateTranslates(t *testing.T) {
+	one, nine := 1.0, 9.0
 	var seen server.Elicitation
 	g := editorGate(func(_ context.Context, e server.Elicitation) (server.ElicitAnswer, error) {
 		seen = e
@@ -88,12 +89,16 @@ func TestEditorGateTranslates(t *testing.T) {
 		return server.ElicitAnswer{Action: "accept", Content: map[string]any{"colour": "red"}}, nil
 	})
 	ans, err := g.Elicit(context.Background(), client.Elicitation{Server: "paint", Mode: "form", Message: "Colour?",
-		Fields: []client.ElicitField{{Name: "colour", Type: "string", Enum: []string{"red"}, Required: true}}})
+		Fields: []client.ElicitField{{Name: "colour", Type: "string", Enum: []string{"red"}, Required: true},
+			{Name: "count", Type: "integer", Default: 2.0, Minimum: &one, Maximum: &nine},
+			{Name: "email", Type: "string", Format: "email"}}})
 	if err != nil || ans.Action != "accept" || ans.Content["colour"] != "red" {
 		t.Errorf("form: %+v, %v", ans, err)
 	}
-	if seen.Server != "paint" || len(seen.Fields) != 1 || seen.Fields[0].Enum[0] != "red" || !seen.Fields[0].Required {
+	if seen.Server != "paint" || len(seen.Fields) != 3 || seen.Fields[0].Enum[0] != "red" || !seen.Fields[0].Required {
 		t.Errorf("the editor saw %+v", seen)
+	} else if c, m := seen.Fields[1], seen.Fields[2]; c.Default != 2.0 || *c.Minimum != 1 || *c.Maximum != 9 || m.Format != "email" {
+		t.Errorf("the editor saw count %+v, email %+v; want the default, the bounds and the format", c, m)
 	}
 	if _, err := g.Elicit(context.Background(), client.Elicitation{Mode: "url", URL: "https://x.example.com"}); !errors.Is(err, client.ErrNoHuman) {
 		t.Errorf("url: %v; want client.ErrNoHuman", err)

@@ -53,6 +53,11 @@ type ElicitField struct {
 	// Enum lists the allowed values of a choice, when the schema has them.
 	Enum    []string
 	Default any
+	// Minimum and Maximum bound a number or an integer, when the schema
+	// does.
+	Minimum, Maximum *float64
+	// Format is a string's format (email, uri, date, date-time).
+	Format string
 }
 
 // ElicitAnswer is the human's answer.
@@ -140,7 +145,10 @@ func elicitFields(schema []byte) []ElicitField {
 					Const any `json:"const"`
 				} `json:"anyOf"`
 			} `json:"items"`
-			Default any `json:"default"`
+			Default any      `json:"default"`
+			Minimum *float64 `json:"minimum"`
+			Maximum *float64 `json:"maximum"`
+			Format  string   `json:"format"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
@@ -153,7 +161,8 @@ func elicitFields(schema []byte) []ElicitField {
 	}
 	var out []ElicitField
 	for name, p := range s.Properties {
-		f := ElicitField{Name: name, Title: scrubText(p.Title), Description: scrubText(p.Description), Type: p.Type, Required: required[name], Default: p.Default}
+		f := ElicitField{Name: name, Title: scrubText(p.Title), Description: scrubText(p.Description), Type: p.Type, Required: required[name], Default: p.Default,
+			Minimum: p.Minimum, Maximum: p.Maximum, Format: p.Format}
 		for _, v := range p.Enum {
 			f.Enum = append(f.Enum, fmt.Sprint(v))
 		}

@@ -54,9 +54,17 @@ func TestElicitationAnsweredDeclinedUnanswered(t *testing.T) {
 			t.Errorf("ask = %q; want the human's values", got)
 		}
 		e := g.seen[0]
-		if e.Server != "s" || e.Mode != "form" || e.Message != "Which colour?" || len(e.Fields) != 2 ||
+		if e.Server != "s" || e.Mode != "form" || e.Message != "Which colour?" || len(e.Fields) != 3 ||
 			e.Fields[0].Name != "colour" || !e.Fields[0].Required || strings.Join(e.Fields[0].Enum, ",") != "red,blue" || e.Fields[1].Type != "integer" {
 			t.Errorf("the gate saw %+v", e)
+		}
+		// What a prompt needs to start from and to check as the user
+		// types: the default, the bounds, a string's format.
+		if c := e.Fields[1]; c.Default != float64(2) || c.Minimum == nil || *c.Minimum != 1 || c.Maximum == nil || *c.Maximum != 9 {
+			t.Errorf("count = %+v; want default 2, bounds 1..9", c)
+		}
+		if m := e.Fields[2]; m.Name != "email" || m.Format != "email" || m.Required {
+			t.Errorf("email = %+v; want an optional string with format email", m)
 		}
 	})
 	t.Run("invalid answer never reaches the server as accepted", func(t *testing.T) {

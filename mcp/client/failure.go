@@ -46,10 +46,10 @@ const minSecret = 6
 
 // Failure is one binding's failure, with a bounded, redacted message.
 type Failure struct {
-	Server   string
-	Required bool
-	Class    FailureClass
-	Message  string
+	Server   string       `json:"server"`
+	Required bool         `json:"required"`
+	Class    FailureClass `json:"class"`
+	Message  string       `json:"message"`
 }
 
 func (f *Failure) Error() string {

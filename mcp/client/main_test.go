@@ -138,9 +138,10 @@ func newFake() *mcp.Server {
 		r, ok := answer(req, "colour").(*mcp.ElicitResult)
 		if !ok {
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"colour": &mcp.ElicitParams{Message: "Which colour?", RequestedSchema: map[string]any{
-				"type":       "object",
-				"properties": map[string]any{"colour": map[string]any{"type": "string", "enum": []any{"red", "blue"}}, "count": map[string]any{"type": "integer"}},
-				"required":   []any{"colour"},
+				"type": "object",
+				"properties": map[string]any{"colour": map[string]any{"type": "string", "enum": []any{"red", "blue"}}, "count": map[string]any{"type": "integer", "minimum": 1, "maximum": 9, "default": 2},
+					"email": map[string]any{"type": "string", "format": "email"}},
+				"required": []any{"colour"},
 			}}}}, nil
 		}
 		data, _ := json.Marshal(r.Content)

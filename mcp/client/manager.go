@@ -80,32 +80,34 @@ type SampleResult struct {
 
 // SamplingUsage is what a server's sampling requests have spent.
 type SamplingUsage struct {
-	Requests, InputTokens, OutputTokens int
+	Requests     int `json:"requests"`
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
 }
 
 // Status is one binding as people see it.
 type Status struct {
-	Name   string
-	Origin string // redacted: see Definition.RedactedOrigin
+	Name   string `json:"name"`
+	Origin string `json:"origin"` // redacted: see Definition.RedactedOrigin
 	// ConfigFile is the file the server was configured in, "" if unknown.
-	ConfigFile string
-	Transport  string
-	Required   bool
+	ConfigFile string `json:"configFile,omitempty"`
+	Transport  string `json:"transport"`
+	Required   bool   `json:"required"`
 	// Visible are the patterns of the sessions and agents that see the
 	// binding (Definition.Visible); empty: everyone.
-	Visible []string
-	State   State
+	Visible []string `json:"visible,omitempty"`
+	State   State    `json:"state"`
 	// Failure is set in StateFailed.
-	Failure *Failure
+	Failure *Failure `json:"failure,omitempty"`
 	// Protocol, Tools and Generation describe the last catalog.
-	Protocol   string
-	Tools      int
-	Generation uint64
+	Protocol   string `json:"protocol,omitempty"`
+	Tools      int    `json:"tools"`
+	Generation uint64 `json:"generation"`
 	// Refused lists the tools refused for a model-name clash.
-	Refused []string
+	Refused []string `json:"refused,omitempty"`
 	// Sampling is what the server's sampling requests spent of darman's
 	// model.
-	Sampling SamplingUsage
+	Sampling SamplingUsage `json:"sampling"`
 }
 
 // Manager owns the bindings of one darman process. Its methods are safe
