@@ -523,13 +523,8 @@ func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error
 	}
 	s.mu.Lock()
 	folders := slices.Clone(s.folders)
-	running := 0
-	for _, l := range s.live {
-		if l.turn != nil {
-			running++
-		}
-	}
 	s.mu.Unlock()
+	running := len(s.runningTurns())
 	status := map[string]any{
 		"version":         s.opts.Version,
 		"protocolVersion": ProtocolVersion,

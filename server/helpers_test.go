@@ -212,6 +212,8 @@ type options struct {
 	settings map[string]any
 	// startGate, when set, holds the agent's start until it is closed.
 	startGate chan struct{}
+	// seenAsker, when set, is given the Setup's asker when the agent starts.
+	seenAsker func(permission.Asker)
 }
 
 // env is a running server with its client.
@@ -269,6 +271,9 @@ func start(t testing.TB, o options) *env {
 	opts.DataDir = e.data
 	opts.Version = "test"
 	opts.Start = func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
+		if o.seenAsker != nil {
+			o.seenAsker(setup.Asker)
+		}
 		if o.startGate != nil {
 			select {
 			case <-o.startGate:

@@ -210,3 +210,35 @@ func TestMCPNotices(t *testing.T) {
 		t.Error("MCPNotices of another asker is not nil")
 	}
 }
+
+// A client that takes session updates also sees a server's state change
+// in the stream of every running turn, as a notice of that turn; idle
+// sessions get none.
+func TestMCPNoticesReachRunningTurns(t *testing.T) {
+	askers := make(chan permission.Asker, 1)
+	e := start(t, options{script: stall(), optIns: map[string]bool{"sessionUpdates": true},
+		seenAsker: func(a permission.Asker) { askers <- a }})
+	tr := e.prompt("take your time")
+	e.client.await(0, "the answer starting", func(n note) bool {
+		return n.Method == "darman/sessionUpdate" && n.update(t).Update["sessionUpdate"] == "agent_message_chunk"
+	})
+	notify := server.MCPNotices(<-askers)
+	notify("warning", "mcp server web failed: crashed: exit status 1")
+	n, _ := e.client.await(0, "the notice in the turn", func(n note) bool {
+		return n.Method == "darman/sessionUpdate" && n.update(t).Update["sessionUpdate"] == "notice"
+	})
+	u := n.update(t)
+	if u.SessionID != tr.SessionID || u.TurnID != tr.TurnID || u.Update["level"] != "warning" || u.Update["message"] != "mcp server web failed: crashed: exit status 1" {
+		t.Errorf("notice %+v; want the warning in session %s, turn %s", u, tr.SessionID, tr.TurnID)
+	}
+	e.client.mustCommand("darman.cancel", map[string]any{"sessionId": tr.SessionID}, nil)
+	e.client.await(0, "the turn cancelled", isState("cancelled"))
+	before := len(e.client.all("darman/sessionUpdate"))
+	notify("info", "mcp server gh is ready")
+	e.client.await(0, "the log line", func(n note) bool {
+		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "mcp server gh is ready")
+	})
+	if after := len(e.client.all("darman/sessionUpdate")); after != before {
+		t.Errorf("%d session updates after the turn ended; want none for an idle session", after-before)
+	}
+}
