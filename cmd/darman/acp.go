@@ -78,19 +78,12 @@ func (a *app) serveACP(ctx context.Context) error {
 func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (*acp.Agent, error) {
 	openStore := a.frontStore(log, "this directory's configuration stores sessions in %s, but darman acp already uses %s; start another darman acp for it")
 	return func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
-		loaded, err := a.frontConfig(log, config.Options{WorkspaceRoot: setup.Root})
+		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root},
+			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, tasks: true})
 		if err != nil {
 			return nil, err
 		}
 		cfg := loaded.Config
-		st, err := openStore(ctx, cfg.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		rt, err := startAgent(ctx, cfg, st, agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, tasks: true}, log)
-		if err != nil {
-			return nil, err
-		}
 		// The bash that runs background commands for a client whose
 		// terminal runs the others.
 		bashChildren := &child.Registry{}

@@ -83,3 +83,22 @@ func (m *models) stickyModel() func(context.Context) (string, error) {
 		return picked, nil
 	}
 }
+
+// frontAgent starts a front's agent for a workspace: its configuration
+// (opts names the workspace and any layer the front adds), the front's
+// store, and the agent wired as every front wires it.
+func (a *app) frontAgent(ctx context.Context, log *slog.Logger, openStore func(context.Context, string) (*store.Store, error), opts config.Options, w agentWiring) (*config.Loaded, *store.Store, *agentRuntime, error) {
+	loaded, err := a.frontConfig(log, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := openStore(ctx, loaded.Config.DataDir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rt, err := startAgent(ctx, loaded.Config, st, w, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return loaded, st, rt, nil
+}

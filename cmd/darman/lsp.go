@@ -147,19 +147,12 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 	// with the app.
 	openStore := a.frontStore(log, "dataDir changed to %s while darman lsp runs on %s; restart the language server to move")
 	return func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
-		loaded, err := a.frontConfig(log, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings)})
+		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings)},
+			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, tasks: true})
 		if err != nil {
 			return nil, err
 		}
 		cfg := loaded.Config
-		st, err := openStore(ctx, cfg.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		rt, err := startAgent(ctx, cfg, st, agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, tasks: true}, log)
-		if err != nil {
-			return nil, err
-		}
 		// The language servers' state changes reach the editor as the MCP
 		// servers' do: a failure or crash as a message, the rest in its log.
 		stopNotices := func() {}

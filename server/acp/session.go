@@ -456,20 +456,7 @@ func (o *questionOrder) told(callID string) {
 // stopped, or ctx ended: what is sent about the call directly (its
 // terminal) must not come before it.
 func (o *questionOrder) waitCall(ctx context.Context, callID string) {
-	for {
-		o.mu.Lock()
-		if o.calls[callID] || o.done {
-			o.mu.Unlock()
-			return
-		}
-		changed := o.changed
-		o.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-	}
+	o.waitUntil(ctx, func() bool { return o.calls[callID] })
 }
 
 // ask counts a question and returns its number.
@@ -499,9 +486,15 @@ func (o *questionOrder) finish() {
 // wait returns once question n was passed, the forwarder stopped, or ctx
 // ended.
 func (o *questionOrder) wait(ctx context.Context, n int) {
+	o.waitUntil(ctx, func() bool { return o.seen >= n })
+}
+
+// waitUntil returns once ok holds (called with o.mu held), the forwarder
+// stopped, or ctx ended.
+func (o *questionOrder) waitUntil(ctx context.Context, ok func() bool) {
 	for {
 		o.mu.Lock()
-		if o.seen >= n || o.done {
+		if ok() || o.done {
 			o.mu.Unlock()
 			return
 		}
