@@ -129,7 +129,7 @@ func TestFaultsAreClassifiedAndOthersKeepWorking(t *testing.T) {
 	}
 	find(t, tools, "flood_echo")
 	for _, s := range m.Status() {
-		if s.Name == "good" && (s.State != client.StateReady || s.Tools != 8) {
+		if s.Name == "good" && (s.State != client.StateReady || s.Tools != 9) {
 			t.Errorf("good status %+v", s)
 		}
 		if s.Name == "exits" && s.State == client.StateReady {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -96,6 +98,12 @@ func (b *binding) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elic
 		e.Schema = data
 		e.Fields = elicitFields(data)
 	}
+	if e.Mode == "url" && !webURL(e.URL) {
+		// The editor or the terminal would hand it to the system to
+		// open: a file, a command URI, a custom scheme.
+		b.log.Warn("mcp server asked to open something that is not a web page; declined", "url", scrubText(e.URL))
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
 	b.log.Info("mcp server asks the human", "mode", e.Mode, "fields", len(e.Fields))
 	ans, err := b.m.opts.Gate.Elicit(ctx, e)
 	switch {
@@ -111,6 +119,16 @@ func (b *binding) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elic
 	return &mcp.ElicitResult{Action: "accept", Content: ans.Content}, nil
 }
 
+// webURL says whether u is an http(s) address with a host and nothing
+// that could reach a terminal or a shell as a control character.
+func webURL(u string) bool {
+	if strings.IndexFunc(u, func(r rune) bool { return r <= ' ' || r == 0x7f || r >= 0x80 && r <= 0x9f }) >= 0 {
+		return false
+	}
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "https" || p.Scheme == "http") && p.Host != ""
+}
+
 // scrubText keeps a server's prompt printable and bounded.
 func scrubText(s string) string {
 	const max = 2000
@@ -119,7 +137,7 @@ func scrubText(s string) string {
 	}
 	out := []rune{}
 	for _, r := range s {
-		if r < ' ' && r != '\n' && r != '\t' || r == 0x7f {
+		if r < ' ' && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
 			r = ' '
 		}
 		out = append(out, r)
@@ -164,17 +182,17 @@ func elicitFields(schema []byte) []ElicitField {
 		f := ElicitField{Name: name, Title: scrubText(p.Title), Description: scrubText(p.Description), Type: p.Type, Required: required[name], Default: p.Default,
 			Minimum: p.Minimum, Maximum: p.Maximum, Format: p.Format}
 		for _, v := range p.Enum {
-			f.Enum = append(f.Enum, fmt.Sprint(v))
+			f.Enum = append(f.Enum, scrubText(fmt.Sprint(v)))
 		}
 		for _, o := range p.OneOf {
-			f.Enum = append(f.Enum, fmt.Sprint(o.Const))
+			f.Enum = append(f.Enum, scrubText(fmt.Sprint(o.Const)))
 		}
 		if p.Items != nil {
 			for _, v := range p.Items.Enum {
-				f.Enum = append(f.Enum, fmt.Sprint(v))
+				f.Enum = append(f.Enum, scrubText(fmt.Sprint(v)))
 			}
 			for _, o := range p.Items.AnyOf {
-				f.Enum = append(f.Enum, fmt.Sprint(o.Const))
+				f.Enum = append(f.Enum, scrubText(fmt.Sprint(o.Const)))
 			}
 		}
 		out = append(out, f)

@@ -126,6 +126,23 @@ func TestElicitationOpenURL(t *testing.T) {
 	}
 }
 
+// A URL that is not a web page (file:, command:, a custom scheme, control
+// characters) is declined before anyone is asked: an editor or a terminal
+// would hand it to the system to open.
+func TestElicitationRefusesURLsThatAreNotWebPages(t *testing.T) {
+	g := &gateFunc{f: func(context.Context, client.Elicitation) (client.ElicitAnswer, error) {
+		return client.ElicitAnswer{Action: "accept"}, nil
+	}}
+	m := client.New([]client.Definition{fake(t, "s", "ok")}, client.Options{Children: newRegistry(t), Gate: g})
+	defer m.Close()
+	if got := callText(t, m, "s_open_local"); got != "decline" {
+		t.Errorf("open_local = %q; want decline", got)
+	}
+	if len(g.seen) != 0 {
+		t.Errorf("the gate was asked to open %q", g.seen[0].URL)
+	}
+}
+
 // fakeSampler answers every request and records it.
 type fakeSampler struct {
 	mu   sync.Mutex

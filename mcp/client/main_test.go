@@ -147,6 +147,13 @@ func newFake() *mcp.Server {
 		data, _ := json.Marshal(r.Content)
 		return text(r.Action + " " + string(data)), nil
 	})
+	s.AddTool(&mcp.Tool{Name: "open_local", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r, ok := answer(req, "local").(*mcp.ElicitResult)
+		if !ok {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"local": &mcp.ElicitParams{Mode: "url", Message: "Open this", URL: "file:///etc/passwd", ElicitationID: "el-2"}}}, nil
+		}
+		return text(r.Action), nil
+	})
 	s.AddTool(&mcp.Tool{Name: "open_url", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		r, ok := answer(req, "login").(*mcp.ElicitResult)
 		if !ok {

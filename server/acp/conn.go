@@ -108,7 +108,7 @@ func (c *conn) run(ctx context.Context) error {
 	go func() {
 		br := bufio.NewReaderSize(c.r, 64<<10)
 		for {
-			line, err := readLine(br)
+			line, err := readLine(br, maxLine)
 			if len(line) > 0 {
 				select {
 				case lines <- line:
@@ -149,19 +149,25 @@ loop:
 	return err
 }
 
-// readLine returns the next line without its end, or a marker line for a
-// line longer than maxLine (whose rest is skipped).
-func readLine(br *bufio.Reader) ([]byte, error) {
+// readLine returns the next line without its end, or the tooLong marker
+// for a line longer than limit, whose rest is skipped without keeping it.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	var buf []byte
+	skipping := false
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) <= maxLine {
+		switch {
+		case skipping:
+		case len(buf)+len(chunk) > limit:
+			skipping, buf = true, nil
+		default:
 			buf = append(buf, chunk...)
-		} else if buf != nil {
-			buf = []byte(tooLong)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
+		}
+		if skipping {
+			return []byte(tooLong), err
 		}
 		return bytes.TrimSpace(buf), err
 	}

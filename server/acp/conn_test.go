@@ -153,3 +153,22 @@ func TestConnCallsTheClient(t *testing.T) {
 		t.Fatal("a call pending at EOF did not end")
 	}
 }
+
+// A line over the limit is reported as too long however many reads it
+// takes, keeps none of its bytes, and the next line reads whole.
+func TestReadLineSkipsALineOverTheLimit(t *testing.T) {
+	long := strings.Repeat("x", 100) // 6 reads through a 16-byte buffer
+	br := bufio.NewReaderSize(strings.NewReader(long+"\n"+`{"ok":1}`+"\n"), 16)
+	line, err := readLine(br, 40)
+	if err != nil || string(line) != tooLong {
+		t.Fatalf("the long line read as %q, %v; want the tooLong marker", line, err)
+	}
+	line, err = readLine(br, 40)
+	if err != nil || string(line) != `{"ok":1}` {
+		t.Fatalf("the next line read as %q, %v", line, err)
+	}
+	line, err = readLine(br, 40)
+	if len(line) != 0 || err != io.EOF {
+		t.Errorf("at the end: %q, %v; want nothing and EOF", line, err)
+	}
+}
