@@ -14,29 +14,15 @@ import (
 // each other.
 type terminalGate struct{ a *terminalAsker }
 
-// line reads one answer from the terminal, or gives up when ctx ends.
-func (g terminalGate) line(ctx context.Context) (string, error) {
-	ch := make(chan string, 1)
-	go func() {
-		s, _ := g.a.in.ReadString('\n')
-		ch <- strings.TrimSpace(s)
-	}()
-	select {
-	case <-ctx.Done():
-		return "", ctx.Err()
-	case s := <-ch:
-		return s, nil
-	}
-}
-
 func (g terminalGate) Elicit(ctx context.Context, e client.Elicitation) (client.ElicitAnswer, error) {
 	g.a.mu.Lock()
 	defer g.a.mu.Unlock()
+	g.a.fresh()
 	out := g.a.out
 	if e.Mode == "url" {
 		fmt.Fprintf(out, "\n? the MCP server %s asks you to open a URL: %s\n  %s\n", e.Server, e.Message, e.URL)
 		fmt.Fprint(out, "  [y] I will open it  [n] decline  [c] cancel\n> ")
-		s, err := g.line(ctx)
+		s, err := g.a.line(ctx)
 		if err != nil {
 			return client.ElicitAnswer{}, err
 		}
@@ -50,7 +36,7 @@ func (g terminalGate) Elicit(ctx context.Context, e client.Elicitation) (client.
 	}
 	fmt.Fprintf(out, "\n? the MCP server %s asks: %s\n", e.Server, e.Message)
 	fmt.Fprint(out, "  [a] answer  [n] decline  [c] cancel\n> ")
-	s, err := g.line(ctx)
+	s, err := g.a.line(ctx)
 	if err != nil {
 		return client.ElicitAnswer{}, err
 	}
@@ -65,7 +51,7 @@ func (g terminalGate) Elicit(ctx context.Context, e client.Elicitation) (client.
 	for _, f := range e.Fields {
 		for {
 			fmt.Fprintf(out, "  %s", fieldPrompt(f))
-			s, err := g.line(ctx)
+			s, err := g.a.line(ctx)
 			if err != nil {
 				return client.ElicitAnswer{}, err
 			}
