@@ -454,7 +454,7 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	mode := modeAsk
 	if old != nil {
 		// Loaded again on this connection: the client's mode holds.
-		if old.busy() {
+		if !old.retire() {
 			return nil, invalidParams("session/load: session %s is running a turn; cancel it first", id)
 		}
 		mode = old.currentMode()

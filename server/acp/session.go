@@ -46,9 +46,12 @@ type liveSession struct {
 	mcpTools []tool.Tool
 	mcpStop  func() error
 
-	mu        sync.Mutex
-	mode      string
-	running   bool
+	mu      sync.Mutex
+	mode    string
+	running bool
+	// retired is set when the session was loaded again on this
+	// connection: the new liveSession serves it from then on.
+	retired   bool
 	terminals map[string]string // tool call id → the client's terminal id
 	// order is the running turn's forwarding of updates; nil between turns.
 	order *questionOrder
@@ -98,10 +101,17 @@ func (ls *liveSession) stopMCP() error {
 	return stop()
 }
 
-func (ls *liveSession) busy() bool {
+// retire takes the session out of service for a load that replaces it,
+// unless a turn runs: the check and the retiring are one step, so a
+// prompt cannot start in between.
+func (ls *liveSession) retire() bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.running
+	if ls.running {
+		return false
+	}
+	ls.retired = true
+	return true
 }
 
 func (ls *liveSession) currentMode() string {
@@ -321,6 +331,10 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if ls.running {
 		ls.mu.Unlock()
 		return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
+	}
+	if ls.retired {
+		ls.mu.Unlock()
+		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
 	}
 	ls.running = true
 	ls.mu.Unlock()
