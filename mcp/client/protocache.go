@@ -81,8 +81,14 @@ func (c *protoCache) remember(d Definition, protocol string) {
 	if os.MkdirAll(filepath.Dir(c.path), 0o700) != nil {
 		return
 	}
-	tmp := c.path + ".tmp"
-	if os.WriteFile(tmp, data, 0o600) == nil {
-		os.Rename(tmp, c.path)
+	// Several darman processes may write it at once: each through a file
+	// of its own, renamed into place whole.
+	f, err := os.CreateTemp(filepath.Dir(c.path), filepath.Base(c.path)+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), c.path) != nil {
+		os.Remove(f.Name())
 	}
 }
