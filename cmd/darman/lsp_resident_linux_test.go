@@ -41,6 +41,9 @@ func residentExeKiB(t *testing.T) int {
 // come back from the page cache as they are used.
 func TestDropStartupPages(t *testing.T) {
 	before := residentExeKiB(t)
+	if before < 1024 {
+		t.Skipf("only %d KiB of the test binary is resident: nothing to measure the drop against", before)
+	}
 	if err := dropStartupPages(); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +51,8 @@ func TestDropStartupPages(t *testing.T) {
 	if after >= before/2 {
 		t.Errorf("resident pages of the executable: %d KiB before, %d KiB after; want them mostly given back", before, after)
 	}
-	// Code and read-only data the drop unmapped still work.
+	// Code and read-only data the drop unmapped still run: they fault
+	// back in from the page cache (a wrong drop would crash here).
 	if got := strings.Repeat(strconv.Itoa(42), 2); got != "4242" {
 		t.Errorf("after the drop: %q", got)
 	}
