@@ -10,38 +10,15 @@ import (
 )
 
 // conformanceShim lets the suite (which imports fs.globSync, Node 22) run
-// on Node 20: its `fs` import is answered by node:fs plus a globSync that
-// only its tier-check command calls.
+// on Node 20: scripts/node20-conformance answers its `fs` import with
+// node:fs plus a globSync that only its tier-check command calls.
 func conformanceShim(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
-		"fs.mjs": `import * as fs from 'node:fs';
-export * from 'node:fs';
-export default fs.default;
-export function globSync(...args) {
-  if (fs.globSync) return fs.globSync(...args);
-  throw new Error('fs.globSync needs Node 22');
-}
-`,
-		"hooks.mjs": `const shim = new URL('./fs.mjs', import.meta.url).href;
-export async function resolve(specifier, context, next) {
-  if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL?.includes('/conformance/dist/')) {
-    return { url: shim, shortCircuit: true };
-  }
-  return next(specifier, context);
-}
-`,
-		"register.mjs": `import { register } from 'node:module';
-register('./hooks.mjs', import.meta.url);
-`,
+	p, err := filepath.Abs(filepath.Join("..", "..", "scripts", "node20-conformance", "register.mjs"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "register.mjs")
+	return p
 }
 
 // TestConformanceClientScenarios runs the client side of the pinned MCP
