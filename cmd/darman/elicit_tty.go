@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,19 +119,23 @@ func fieldValue(f client.ElicitField, s string) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a whole number", s)
 		}
-		return n, nil
+		return n, inBounds(f, float64(n))
 	case "number":
 		n, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a number", s)
 		}
-		return n, nil
+		return n, inBounds(f, n)
 	case "array":
 		var items []any
 		for _, it := range strings.Split(s, ",") {
-			if it = strings.TrimSpace(it); it != "" {
-				items = append(items, it)
+			if it = strings.TrimSpace(it); it == "" {
+				continue
 			}
+			if len(f.Enum) > 0 && !slices.Contains(f.Enum, it) {
+				return nil, fmt.Errorf("%q is not a choice: choose from %s, separated by commas", it, strings.Join(f.Enum, ", "))
+			}
+			items = append(items, it)
 		}
 		return items, nil
 	}
@@ -143,4 +148,15 @@ func fieldValue(f client.ElicitField, s string) (any, error) {
 		return nil, fmt.Errorf("choose one of %s", strings.Join(f.Enum, ", "))
 	}
 	return s, nil
+}
+
+// inBounds says what is wrong with n for a field with bounds.
+func inBounds(f client.ElicitField, n float64) error {
+	switch {
+	case f.Minimum != nil && n < *f.Minimum:
+		return fmt.Errorf("%v is less than %v", n, *f.Minimum)
+	case f.Maximum != nil && n > *f.Maximum:
+		return fmt.Errorf("%v is more than %v", n, *f.Maximum)
+	}
+	return nil
 }
