@@ -135,7 +135,8 @@ func (ls *liveSession) updateOf(e agent.Event) (update, bool) {
 		if e.Kind == agent.EventToolCall {
 			kind = "tool_call"
 		}
-		return toolUpdate(kind, e.Tool, ls.terminalOf(e.Tool.CallID)), true
+		done := e.Tool.Status == agent.ToolCompleted || e.Tool.Status == agent.ToolFailed
+		return toolUpdate(kind, e.Tool, ls.terminalOf(e.Tool.CallID, done)), true
 	case agent.EventPlan:
 		return update{SessionUpdate: "plan", Entries: planOf(e.Plan)}, !sub
 	case agent.EventUsage:
@@ -148,13 +149,19 @@ func (ls *liveSession) updateOf(e agent.Event) (update, bool) {
 	return update{}, false
 }
 
-func (ls *liveSession) terminalOf(callID string) string {
+// terminalOf is the client's terminal a call's bash runs in, if any; a
+// call that is done is forgotten, since nothing is sent about it again.
+func (ls *liveSession) terminalOf(callID string, done bool) string {
 	if ls == nil {
 		return ""
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.terminals[callID]
+	id := ls.terminals[callID]
+	if done {
+		delete(ls.terminals, callID)
+	}
+	return id
 }
 
 func planOf(entries []agent.PlanEntry) []planEntry {
