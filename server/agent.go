@@ -83,6 +83,9 @@ type Agent struct {
 	// Status describes the agent for darman.status (provider, MCP bindings,
 	// language servers, …); nil reports only what the server knows.
 	Status func(ctx context.Context) map[string]any
+	// Deleted, when set, removes what others keep of a session that
+	// darman.session.delete removed from the store.
+	Deleted func(id agent.ID) error
 	// Close releases the agent once the server's turns have ended; nil
 	// does nothing.
 	Close func() error

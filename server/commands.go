@@ -333,6 +333,11 @@ func (s *Server) cmdSessionDelete(ctx context.Context, arg json.RawMessage) (any
 	if err := ag.Store.DeleteSession(ctx, id); err != nil {
 		return nil, err
 	}
+	if ag.Deleted != nil {
+		if err := ag.Deleted(id); err != nil {
+			s.log.Warn("lsp: what others keep of a deleted session stays", "session", id, "err", err)
+		}
+	}
 	return empty{}, nil
 }
 

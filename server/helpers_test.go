@@ -15,6 +15,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
@@ -214,6 +215,8 @@ type options struct {
 	startGate chan struct{}
 	// seenAsker, when set, is given the Setup's asker when the agent starts.
 	seenAsker func(permission.Asker)
+	// deleted is the Agent's Deleted.
+	deleted func(agent.ID) error
 }
 
 // env is a running server with its client.
@@ -296,7 +299,7 @@ func start(t testing.TB, o options) *env {
 			return nil, err
 		}
 		noEnv := func(string) (string, bool) { return "", false }
-		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions,
+		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions, Deleted: o.deleted,
 			Commands:     prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)),
 			LoadCommands: func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) }}, nil
 	}

@@ -201,9 +201,11 @@ func TestPanicInAHandler(t *testing.T) {
 }
 
 func TestSessionLoadAndDelete(t *testing.T) {
+	deleted := make(chan agent.ID, 1)
 	e := start(t, options{
-		script: llmtest.Script{Steps: []llmtest.Step{{Text: "Stored answer."}}},
-		optIns: map[string]bool{"sessionUpdates": true},
+		script:  llmtest.Script{Steps: []llmtest.Step{{Text: "Stored answer."}}},
+		optIns:  map[string]bool{"sessionUpdates": true},
+		deleted: func(id agent.ID) error { deleted <- id; return nil },
 	})
 	tr := e.prompt("remember this")
 	e.client.await(0, "the end", isState("idle"))
@@ -222,6 +224,15 @@ func TestSessionLoadAndDelete(t *testing.T) {
 	e.client.mustCommand("darman.session.delete", map[string]any{"sessionId": tr.SessionID}, nil)
 	if _, err := e.store.Session(t.Context(), agentID(tr.SessionID)); err == nil {
 		t.Error("the session is still stored")
+	}
+	// What others keep of it (the MCP client's records) is removed too.
+	select {
+	case id := <-deleted:
+		if string(id) != tr.SessionID {
+			t.Errorf("Deleted(%s); want %s", id, tr.SessionID)
+		}
+	default:
+		t.Error("darman.session.delete answered without calling the agent's Deleted")
 	}
 	var list struct {
 		Sessions []any `json:"sessions"`

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/server"
@@ -171,6 +172,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded),
 					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status()}
 			},
+			Deleted: func(id agent.ID) error { return forgetMCPSession(cfg, id) },
 			Close: func() error {
 				stopNotices()
 				return rt.close()

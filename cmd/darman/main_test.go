@@ -268,8 +268,16 @@ func TestSessionsLifecycle(t *testing.T) {
 	if _, errs, code := e.run("sessions", "import", file); code != 1 || !strings.Contains(errs, "already exists") {
 		t.Errorf("importing twice: exit %d, %s", code, errs)
 	}
+	// What the MCP client kept of the session goes with it.
+	mcpRecord := e.write(filepath.Join(e.dataDir(), "mcp", "sessions", string(fixture.Session.ID)+".json"), "[]")
+	mcpImage := e.write(filepath.Join(e.dataDir(), "mcp", "files", string(fixture.Session.ID), "shot.png"), "png")
 	if out := e.ok("sessions", "rm", short); !strings.Contains(out, "removed "+string(fixture.Session.ID)) {
 		t.Errorf("rm: %s", out)
+	}
+	for _, p := range []string{mcpRecord, filepath.Dir(mcpImage)} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after rm (%v)", p, err)
+		}
 	}
 	if out := e.ok("sessions", "list", "--json"); strings.TrimSpace(out) != "[]" {
 		t.Errorf("list after rm: %s", out)

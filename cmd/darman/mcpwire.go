@@ -104,6 +104,12 @@ func mcpSessionRecord(cfg config.Config) client.SessionRecord {
 	return client.SessionRecord{Dir: filepath.Join(cfg.DataDir, "mcp", "sessions")}
 }
 
+// forgetMCPSession removes what the MCP client kept of a deleted session
+// (its servers' identities, the images its tool calls returned).
+func forgetMCPSession(cfg config.Config, id agent.ID) error {
+	return client.ForgetSession(mcpSessionRecord(cfg), mcpFilesDir(cfg), string(id))
+}
+
 // startMCP makes the manager of the configured MCP servers and starts
 // them, concurrently. Without wait it returns at once: the editor fronts'
 // turns ask the manager for the tools of the servers ready then, and a

@@ -193,6 +193,9 @@ func (a *app) sessionsRm() *cobra.Command {
 					failed = append(failed, err)
 					continue
 				}
+				if err := forgetMCPSession(a.loaded.Config, id); err != nil {
+					failed = append(failed, fmt.Errorf("%s: removed, but not what its MCP servers left: %w", id, err))
+				}
 				fmt.Fprintf(a.stdout, "removed %s\n", id)
 			}
 			return errors.Join(failed...)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -235,6 +236,23 @@ type SessionRecord struct {
 
 func (r SessionRecord) path(session string) string {
 	return filepath.Join(r.Dir, sanitize(session)+".json")
+}
+
+// ForgetSession removes what the client keeps of a deleted session: the
+// identities it ran with (in r) and the images its tool calls returned
+// (under filesDir, as Options.FilesDir). Either may be empty; nothing kept
+// is not an error.
+func ForgetSession(r SessionRecord, filesDir, session string) error {
+	var errs []error
+	if r.Dir != "" {
+		if err := os.Remove(r.path(session)); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	if filesDir != "" {
+		errs = append(errs, os.RemoveAll(filepath.Join(filesDir, sanitize(session))))
+	}
+	return errors.Join(errs...)
 }
 
 // Load returns the identities session last ran with; none recorded is nil

@@ -123,3 +123,40 @@ func TestFirstCallOfAResumedSessionReportsDrift(t *testing.T) {
 		t.Errorf("second call's output %q; want the note only once", out[1])
 	}
 }
+
+// ForgetSession removes a deleted session's identity record and the
+// images its calls returned, and leaves other sessions' alone.
+func TestForgetSession(t *testing.T) {
+	dir := t.TempDir()
+	rec := client.SessionRecord{Dir: filepath.Join(dir, "sessions")}
+	files := filepath.Join(dir, "files")
+	for _, s := range []string{"ses_gone", "ses_kept"} {
+		if err := rec.Save(s, []client.BindingIdentity{{Name: "s"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(files, s), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(files, s, "shot.png"), []byte("png"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := client.ForgetSession(rec, files, "ses_gone"); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := rec.Load("ses_gone"); err != nil || ids != nil {
+		t.Errorf("the record is still there: %v, %v", ids, err)
+	}
+	if _, err := os.Stat(filepath.Join(files, "ses_gone")); !os.IsNotExist(err) {
+		t.Errorf("the images are still there: %v", err)
+	}
+	if ids, _ := rec.Load("ses_kept"); len(ids) != 1 {
+		t.Error("another session's record went too")
+	}
+	if _, err := os.Stat(filepath.Join(files, "ses_kept", "shot.png")); err != nil {
+		t.Errorf("another session's images went too: %v", err)
+	}
+	if err := client.ForgetSession(rec, files, "ses_gone"); err != nil {
+		t.Errorf("forgetting twice: %v", err)
+	}
+}
