@@ -22,9 +22,9 @@ const (
 	// project, so it cannot answer (its empty answers would read as
 	// "nothing found"); the text quotes it and says what to do.
 	CodeServerUnavailable Code = "MCP-LANGUAGE-SERVER-UNAVAILABLE"
-	CodeSymbolNotFound  Code = "MCP-SYMBOL-NOT-FOUND"
-	CodeTimeout         Code = "MCP-TIMEOUT"
-	CodeInternal        Code = "MCP-INTERNAL"
+	CodeSymbolNotFound    Code = "MCP-SYMBOL-NOT-FOUND"
+	CodeTimeout           Code = "MCP-TIMEOUT"
+	CodeInternal          Code = "MCP-INTERNAL"
 )
 
 // ToolError is a failure the client should see as a tool result: a code
