@@ -200,4 +200,3 @@ func errorKeys(items []lsp.Diagnostic) map[string]bool {
 
 // errorKey identifies an error across edits, which move its line.
 func errorKey(d lsp.Diagnostic) string { return string(d.Code) + "\x00" + d.Message }
-
