@@ -204,3 +204,26 @@ func TestGoplsWithoutGo(t *testing.T) {
 		t.Errorf("Status with go on PATH = %+v", st)
 	}
 }
+
+// TestProblems: what the agent's diagnostics tool reads of one file, every
+// severity, one line per problem, capped with a count of the rest.
+func TestProblems(t *testing.T) {
+	p, root := fakePool(t, Options{Wait: 10 * time.Second})
+	ctx := context.Background()
+	file := write(t, filepath.Join(root, "sub", "a.txt"), "fine\n"+strings.Repeat("ERROR\n", 101)+"WARN\n")
+	out, meta, err := p.Problems(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	if lines[0] != "sub/a.txt has 102 problem(s):" || lines[1] != "sub/a.txt: L2:1 error: found ERROR" || lines[len(lines)-1] != "... and 2 more" || len(lines) != 102 {
+		t.Errorf("Problems = %d lines:\n%s", len(lines), out)
+	}
+	if !strings.Contains(string(meta), `"severity":"warning"`) {
+		t.Errorf("the metadata lacks the warning past the cap: %s", meta)
+	}
+	clean := write(t, filepath.Join(root, "clean.txt"), "fine\n")
+	if out, _, err := p.Problems(ctx, clean); out != "" || err != nil {
+		t.Errorf("Problems of a clean file = %q, %v", out, err)
+	}
+}

@@ -31,6 +31,11 @@ func TestLSPNoticeWording(t *testing.T) {
 			"info", "language server python is not installed, so .py .pyi files get no diagnostics: pyright-langserver was not found on PATH (npm install pyright)"},
 		{diagnostics.ServerStatus{Name: "go", Root: "/w", State: diagnostics.StateIdle},
 			"info", "language server go was stopped after it went unused; it starts again when needed"},
+		{diagnostics.ServerStatus{Name: "go", Root: "/w", State: diagnostics.StateRunning, Extensions: []string{".go"}, Load: diagnostics.LoadFailed, LoadError: &diagnostics.LoadError{
+			Program: "gopls", Cause: "gopls cannot find the `go` command", Advice: "put Go on PATH for darman's environment", Said: "Error loading workspace folders", RetryAt: time.Now().Add(time.Second)}},
+			"warning", "language server go runs but cannot load the workspace, so .go files get no diagnostics and queries fail: gopls cannot find the `go` command: put Go on PATH for darman's environment (gopls said: \"Error loading workspace folders\")"},
+		{diagnostics.ServerStatus{Name: "go", Root: "/w", State: diagnostics.StateRunning, Extensions: []string{".go"}, Load: diagnostics.LoadLoaded},
+			"info", "language server go loaded the workspace: .go files get diagnostics again"},
 	} {
 		if level, text := lspNotice(tc.st, root); level != tc.level || text != tc.text {
 			t.Errorf("lspNotice(%s) = %s %q; want %s %q", tc.st.State, level, text, tc.level, tc.text)
