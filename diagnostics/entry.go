@@ -203,9 +203,10 @@ func (e *entry) start(done chan struct{}) {
 	st := e.statusLocked()
 	p.mu.Unlock()
 	p.log.Info("language server started", "server", e.srv.name, "root", e.root, "pid", proc.pid())
-	if !reprobe {
+	if !reprobe || st.Load == LoadFailed {
 		// A new instance of one that could not load is announced when
-		// its load is known, failed again or recovered.
+		// its load is known: failed again (told once by those who
+		// watch) or recovered.
 		p.notify(st)
 	}
 	p.wg.Add(1)

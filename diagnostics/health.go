@@ -196,17 +196,26 @@ func (h *health) answeredLocked() bool {
 func (e *entry) notice(h *health, n lsp.Notice) {
 	p := e.pool
 	p.mu.Lock()
+	if e.health != h {
+		// An instance being replaced: its words no longer count.
+		p.mu.Unlock()
+		return
+	}
 	changed := e.observeLocked(h, n)
-	current := changed && e.health == h && e.state == StateRunning
+	failed := h.fail != nil
+	running := e.state == StateRunning
 	var st ServerStatus
-	if current {
+	if changed && running {
 		st = e.statusLocked()
 	}
 	p.mu.Unlock()
-	if changed {
+	switch {
+	case changed && failed:
 		p.log.Warn("language server cannot load the workspace", "server", e.srv.name, "root", e.root, "message", n.Message)
+	case changed:
+		p.log.Info("language server loaded the workspace again", "server", e.srv.name, "root", e.root)
 	}
-	if current {
+	if changed && running {
 		p.notify(st)
 	}
 }
@@ -251,7 +260,8 @@ func (e *entry) observeLocked(h *health, n lsp.Notice) bool {
 			return false
 		}
 		shape := matchShape(n.Message)
-		if shape == nil && n.Type == lsp.MessageError && loading {
+		if shape == nil && n.Type == lsp.MessageError && (loading || len(h.reloads) > 0) {
+			// An error while it loads, or loads again.
 			shape = &genericShape
 		}
 		if shape == nil {

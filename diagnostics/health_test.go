@@ -88,6 +88,29 @@ func TestLoadErrorFromAMessage(t *testing.T) {
 	}
 }
 
+// TestLoadRecoversInPlace: a server that reloads the workspace when
+// files change, and this time loads it, serves again without being
+// restarted.
+func TestLoadRecoversInPlace(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "broken")
+	write(t, marker, "")
+	p, root := fakePool(t, Options{Backoff: time.Hour}, "-load-error", "fakels: the toolchain is missing", "-load-error-while", marker)
+	ctx := context.Background()
+	file := write(t, filepath.Join(root, "a.txt"), "ERROR\n")
+	if _, err := p.Diagnostics(ctx, file, 10*time.Second); !errors.Is(err, ErrCannotLoad) {
+		t.Fatalf("Diagnostics = %v; want ErrCannotLoad", err)
+	}
+	os.Remove(marker)
+	p.FilesChanged(ctx, FileChange{Path: file, Type: 2})
+	err := eventually(10*time.Second, func() error {
+		_, err := p.Diagnostics(ctx, file, 10*time.Second)
+		return err
+	})
+	if st := statusOf(p, "fake"); err != nil || st.Restarts != 0 || st.Load != LoadLoaded {
+		t.Errorf("after a clean reload: Diagnostics = %v, Status = %+v", err, st)
+	}
+}
+
 func waitStatus(ch chan ServerStatus, ok func(ServerStatus) bool) error {
 	timeout := time.After(10 * time.Second)
 	for {

@@ -289,6 +289,9 @@ func (s *server) handle(m *message) {
 		json.Unmarshal(m.Params, &p)
 		text := s.docs[p.TextDocument.URI]
 		s.reply(m.ID, map[string]any{"kind": "full", "resultId": strconv.Itoa(len(text)), "items": s.diagnose(p.TextDocument.URI, text, true)})
+	case "workspace/didChangeWatchedFiles":
+		// Files changed: load the workspace again.
+		s.load()
 	case "workspace/executeCommand":
 		s.executeCommand(m)
 	case "textDocument/documentSymbol":
@@ -304,8 +307,9 @@ func (s *server) handle(m *message) {
 	}
 }
 
-// load plays loading the workspace, wrapped in work-done progress, and
-// fails it as the flags say.
+// load plays loading the workspace (after initialized, and again when
+// watched files change), wrapped in work-done progress, and fails it as
+// the flags say.
 func (s *server) load() {
 	if *loadError == "" && !*loadHang {
 		return
