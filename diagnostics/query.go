@@ -258,11 +258,14 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 			continue
 		}
 		found, err := c.WorkspaceSymbols(ctx, query)
-		if err := p.answered(e, true, err); err != nil {
-			var le *LoadError
-			if !errors.As(err, &le) {
-				err = fmt.Errorf("%s: %w", e.srv.name, err)
-			}
+		if err != nil {
+			// Not taken for a load failure: a server with no file open
+			// may answer that it has no project (tsserver's "No
+			// Project.") without failing to load one.
+			errs = append(errs, fmt.Errorf("%s: %w", e.srv.name, err))
+			continue
+		}
+		if err := p.answered(e, true, nil); err != nil {
 			errs = append(errs, err)
 			continue
 		}
