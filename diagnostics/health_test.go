@@ -250,3 +250,34 @@ func TestProblems(t *testing.T) {
 		t.Errorf("Problems of a clean file = %q, %v", out, err)
 	}
 }
+
+// TestPyrightConfigurationError: real pyright with a pyrightconfig.json it
+// cannot parse is reported as unable to load the project, naming the file;
+// fixed, the next use after the backoff starts it again and it answers.
+func TestPyrightConfigurationError(t *testing.T) {
+	env := nodeServerEnv(t, "pyright-langserver")
+	root := t.TempDir()
+	config := write(t, filepath.Join(root, "pyrightconfig.json"), `{"include": ["."], `)
+	file := write(t, filepath.Join(root, "m.py"), "def f(a: int) -> str:\n    return a\n")
+	p, err := New(context.Background(), Options{Root: root, Env: env, Wait: 30 * time.Second, Backoff: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx := context.Background()
+	_, err = p.Diagnostics(ctx, file, 0)
+	var le *LoadError
+	if !errors.As(err, &le) || le.Cause != "pyright-langserver cannot read its configuration" || !strings.Contains(le.Said, config+`" could not be parsed`) {
+		t.Fatalf("Diagnostics = %v (%+v); want pyright's configuration error", err, le)
+	}
+	write(t, config, `{"include": ["."]}`)
+	var rep Report
+	err = eventually(60*time.Second, func() error {
+		var err error
+		rep, err = p.Diagnostics(ctx, file, 0)
+		return err
+	})
+	if err != nil || len(rep.Errors()) != 1 {
+		t.Errorf("with the configuration fixed, Diagnostics = %+v, %v", rep, err)
+	}
+}

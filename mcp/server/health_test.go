@@ -68,6 +68,12 @@ func TestPartialAnswerNamesTheMissingPart(t *testing.T) {
 		t.Errorf("lookup_symbol's text does not name the missing part:\n%s", text)
 	}
 
+	var refs FindReferencesOutput
+	text, isErr = call(t, cs, "find_references", map[string]any{"symbol": "a.Greet"}, &refs)
+	if isErr || refs.Total != 1 {
+		t.Errorf("find_references of a name gopls declares = %+v, %q (isError %v)", refs, text, isErr)
+	}
+
 	var diags DiagnosticsOutput
 	text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/a.go", "notes.txt"}}, &diags)
 	if isErr || diags.Checked != 2 || len(diags.Missing) != 1 || !strings.Contains(diags.Missing[0], "(1 file(s) not checked)") {
