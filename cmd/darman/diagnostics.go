@@ -53,8 +53,10 @@ func newLanguageServers(ctx context.Context, root string, cfg config.Config, fil
 func (l *languageServers) changed(st diagnostics.ServerStatus) {
 	key, state := [2]string{st.Name, st.Root}, string(st.State)+"\x00"+st.Reason+"\x00"+string(st.Load)
 	if le := st.LoadError; le != nil {
-		// Its retry time changes with each try; what it says does not.
-		state += "\x00" + le.Cause + "\x00" + le.Said
+		// Each new instance says it again, in words that may differ a
+		// little (gopls's progress report, then its message): the cause
+		// is what is told once.
+		state += "\x00" + le.Cause + "\x00" + le.Advice
 	}
 	l.mu.Lock()
 	if l.last[key] == state {
