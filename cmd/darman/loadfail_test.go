@@ -40,6 +40,11 @@ func (e *env) withoutGo(t *testing.T) (later, goBin string) {
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
 		e.vars = append(e.vars, v+"="+goEnv(t, v))
 	}
+	// gopls's telemetry starts a detached process (a session of its own,
+	// out of reach of the process group darman stops) that writes in
+	// the home a moment after darman is gone, racing the test's cleanup.
+	// A user's "telemetry off" keeps it from starting.
+	e.write(filepath.Join(e.home, ".config", "go", "telemetry", "mode"), "off")
 	return later, goBin
 }
 
