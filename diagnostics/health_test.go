@@ -111,6 +111,23 @@ func TestLoadRecoversInPlace(t *testing.T) {
 	}
 }
 
+// TestLoadErrorFromAQuery: a query's error in a known shape of a load
+// failure (tsserver's "No Project.") marks the server unable to load the
+// workspace, with that shape's advice.
+func TestLoadErrorFromAQuery(t *testing.T) {
+	p, root := fakePool(t, Options{Backoff: time.Hour}, "-query-error", "Error: No Project.")
+	ctx := context.Background()
+	file := write(t, filepath.Join(root, "a.txt"), "fine\n")
+	_, err := p.DocumentSymbols(ctx, file)
+	var le *LoadError
+	if !errors.As(err, &le) || le.Cause != "fakels has no TypeScript project for the file" || !strings.Contains(le.Said, "No Project.") {
+		t.Fatalf("DocumentSymbols = %v (%+v)", err, le)
+	}
+	if _, err := p.Diagnostics(ctx, file, 10*time.Second); !errors.Is(err, ErrCannotLoad) {
+		t.Errorf("Diagnostics after it = %v; want ErrCannotLoad", err)
+	}
+}
+
 func waitStatus(ch chan ServerStatus, ok func(ServerStatus) bool) error {
 	timeout := time.After(10 * time.Second)
 	for {

@@ -54,6 +54,7 @@ var (
 	delay      = flag.Duration("delay", 0, "wait this long before publishing after a change")
 	loadError  = flag.String("load-error", "", "while loading (after initialized), send this error-level window/showMessage")
 	loadWhile  = flag.String("load-error-while", "", "send -load-error only while this file exists")
+	queryError = flag.String("query-error", "", "answer textDocument/documentSymbol with an error with this message")
 	loadHang   = flag.Bool("load-hang", false, "begin a work-done progress \"Loading\" after initialized and never end it")
 	tsserver   = flag.String("tsserver", "", `offer typescript.tsserverRequest: "answer" answers tsserver's diagnostic requests, "other" answers something else`)
 )
@@ -295,6 +296,10 @@ func (s *server) handle(m *message) {
 	case "workspace/executeCommand":
 		s.executeCommand(m)
 	case "textDocument/documentSymbol":
+		if *queryError != "" {
+			s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": *queryError}})
+			return
+		}
 		s.reply(m.ID, []any{})
 	case "shutdown":
 		s.reply(m.ID, nil)
