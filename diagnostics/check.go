@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,10 +12,6 @@ import (
 )
 
 const (
-	// maxPerFile caps the error lines shown for one file.
-	maxPerFile = 20
-	// maxOtherFiles caps how many other files' errors are shown.
-	maxOtherFiles = 5
 	// batchQuiet is how long Check waits, after the edited files' sets
 	// arrived, for a server's sets for other files from the same pass
 	// (gopls sends them within a millisecond).
@@ -207,69 +200,3 @@ func errorKeys(items []lsp.Diagnostic) map[string]bool {
 
 // errorKey identifies an error across edits, which move its line.
 func errorKey(d lsp.Diagnostic) string { return string(d.Code) + "\x00" + d.Message }
-
-// FormatErrors renders the error-severity items for the model: for each
-// edited file with errors, "LSP errors detected in this file, please
-// fix:" and one "{file}: L{line}: {message}" line per error (at most 20,
-// then a count of the rest); then the same for other files, at most 5
-// files. Paths inside root are shown relative to it. Empty when there are
-// no errors.
-func FormatErrors(root string, files, others []Report) string {
-	var b strings.Builder
-	for _, r := range files {
-		errs := r.Errors()
-		if len(errs) == 0 {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("LSP errors detected in this file, please fix:\n")
-		writeErrors(&b, root, errs)
-	}
-	shown := 0
-	for i, r := range others {
-		errs := r.Errors()
-		if len(errs) == 0 {
-			continue
-		}
-		if shown == maxOtherFiles {
-			fmt.Fprintf(&b, "... and errors in %d more files\n", len(others)-i)
-			break
-		}
-		if shown == 0 {
-			if b.Len() > 0 {
-				b.WriteString("\n")
-			}
-			b.WriteString("LSP errors detected in other files, please fix:\n")
-		}
-		writeErrors(&b, root, errs)
-		shown++
-	}
-	return b.String()
-}
-
-func writeErrors(b *strings.Builder, root string, errs []Diagnostic) {
-	for i, d := range errs {
-		if i == maxPerFile {
-			fmt.Fprintf(b, "... and %d more\n", len(errs)-i)
-			return
-		}
-		fmt.Fprintf(b, "%s: L%d: %s\n", displayPath(root, d.Path), d.Line, oneLine(d.Message))
-	}
-}
-
-func displayPath(root, path string) string {
-	if root != "" && within(root, path) {
-		if rel, err := filepath.Rel(root, path); err == nil {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return path
-}
-
-// oneLine folds a multi-line message (gopls's "have (string)\n\twant
-// (string, int)") onto one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}

@@ -16,7 +16,11 @@
 // the configuration's lsp map. A server that crashes is restarted on its
 // next use after a backoff; one that fails to start is marked failed, with
 // the reason in Status and through Options.OnStatus, and nothing else is
-// affected. Each server runs in a process group of its own, killed on
+// affected. One that runs but cannot load the workspace (gopls without
+// the go command) answers its queries with a LoadError in its own words,
+// not with its empty answers, and is started again on next use after a
+// backoff (see health.go). Problems and FormatErrors are what the model
+// reads of it all (see format.go). Each server runs in a process group of its own, killed on
 // Close, when New's context ends, and (on Linux) when darman dies.
 //
 // The protocol itself is package lsp.

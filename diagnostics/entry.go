@@ -33,6 +33,14 @@ type entry struct {
 	retryAt      time.Time
 	lastUsed     time.Time
 	startedAt    time.Time
+	// health is the current (or last) instance's loading of the
+	// workspace; loadFailures counts the instances in a row that could
+	// not load it, for the backoff before the next try.
+	health       *health
+	loadFailures int
+	// reprobing says the start in progress replaces an instance that
+	// could not load the workspace: it is not announced as a new start.
+	reprobing bool
 }
 
 const maxBackoff = time.Minute
@@ -51,6 +59,13 @@ func (e *entry) acquire(ctx context.Context) (*lsp.Client, error) {
 		}
 		switch e.state {
 		case StateRunning:
+			if h := e.health; !started && h != nil && h.fail != nil && !h.fail.RetryAt.IsZero() && !time.Now().Before(h.fail.RetryAt) {
+				// It could not load the workspace and its retry is due:
+				// start it again, in case what it lacked is there now.
+				e.reprobeLocked()
+				started = true
+				continue
+			}
 			e.lastUsed = time.Now()
 			c := e.client
 			p.mu.Unlock()
@@ -91,6 +106,29 @@ func (e *entry) acquire(ctx context.Context) (*lsp.Client, error) {
 	}
 }
 
+// reprobeLocked replaces the running instance, which cannot load the
+// workspace, with a new one: the old one is shut down, then the new one
+// starts. The caller holds the pool's mu.
+func (e *entry) reprobeLocked() {
+	p := e.pool
+	old, oldProc := e.client, e.proc
+	e.client, e.proc = nil, nil
+	e.state, e.reason = StateStarting, ""
+	e.starting = make(chan struct{})
+	e.restarts++
+	e.reprobing = true
+	done := e.starting
+	p.log.Info("starting a language server again: it could not load the workspace", "server", e.srv.name, "root", e.root)
+	p.wg.Add(1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 2*time.Second)
+		old.Shutdown(ctx)
+		cancel()
+		oldProc.stop(2 * time.Second)
+		e.start(done)
+	}()
+}
+
 // start runs the server and the initialize handshake, then watches it.
 func (e *entry) start(done chan struct{}) {
 	p := e.pool
@@ -99,6 +137,10 @@ func (e *entry) start(done chan struct{}) {
 	argv, err := e.srv.resolve(e.root, p.lookPath)
 	var proc *process
 	var c *lsp.Client
+	h := newHealth()
+	p.mu.Lock()
+	e.argv, e.health = argv, h
+	p.mu.Unlock()
 	if err == nil {
 		log := p.log.With("server", e.srv.name, "root", e.root)
 		proc, err = startProcess(argv, e.root, e.env(), e.pool.opts.Children, log)
@@ -117,6 +159,7 @@ func (e *entry) start(done chan struct{}) {
 				InitializationOptions: e.srv.initOptions,
 				Settings:              e.srv.settings,
 				Logger:                log,
+				OnNotice:              func(n lsp.Notice) { e.notice(h, n) },
 			})
 			cancel()
 			if err != nil {
@@ -127,8 +170,9 @@ func (e *entry) start(done chan struct{}) {
 	}
 
 	p.mu.Lock()
-	e.argv = argv
 	e.exit, e.stderr = "", ""
+	reprobe := e.reprobing
+	e.reprobing = false
 	if err != nil {
 		if proc != nil {
 			e.exit, e.stderr = proc.ending, proc.stderrTail()
@@ -154,11 +198,17 @@ func (e *entry) start(done chan struct{}) {
 		return
 	}
 	e.state, e.client, e.proc = StateRunning, c, proc
+	h.client = c
 	e.startedAt, e.lastUsed = time.Now(), time.Now()
 	st := e.statusLocked()
 	p.mu.Unlock()
 	p.log.Info("language server started", "server", e.srv.name, "root", e.root, "pid", proc.pid())
-	p.notify(st)
+	if !reprobe || st.Load == LoadFailed {
+		// A new instance of one that could not load is announced when
+		// its load is known: failed again (told once by those who
+		// watch) or recovered.
+		p.notify(st)
+	}
 	p.wg.Add(1)
 	go e.watch(c, proc)
 }
@@ -295,6 +345,7 @@ func (e *entry) statusLocked() ServerStatus {
 		st.RetryAt = e.retryAt
 		st.Exit, st.Stderr = e.exit, e.stderr
 	}
+	st.Load, st.LoadError = e.loadStateLocked()
 	if e.proc != nil {
 		st.PID = e.proc.pid()
 	}

@@ -74,8 +74,18 @@ type Options struct {
 	WriteTimeout time.Duration
 	// Env is the servers' base environment; nil means darman's own.
 	Env []string
-	// OnStatus, if set, is called (on a goroutine of the pool's) each time
-	// a server changes state: started, failed, crashed, stopped.
+	// Process names the process whose environment the servers inherit,
+	// in advice such as "put Go on PATH for darman mcp's environment";
+	// empty means "darman".
+	Process string
+	// LoadTimeout is how long a server may report progress on loading the
+	// workspace before it is deemed stuck (its queries then fail with a
+	// LoadError until the progress ends); zero means 2 minutes.
+	LoadTimeout time.Duration
+	// OnStatus, if set, is called each time a server changes state
+	// (started, failed, crashed, stopped) or its loading of the workspace
+	// fails or recovers, on a goroutine of the pool's or of the server's
+	// connection; it must not block.
 	OnStatus func(ServerStatus)
 	// Children records the servers' process groups, so the composition
 	// root can stop any left at exit; nil records nothing.
@@ -157,6 +167,10 @@ type ServerStatus struct {
 	Server   string    `json:"server,omitempty"`
 	Restarts int       `json:"restarts,omitempty"`
 	RetryAt  time.Time `json:"retryAt,omitzero"`
+	// Load is how a running server's loading of the workspace stands:
+	// loading, loaded, or failed with LoadError saying why and what to do.
+	Load      LoadState  `json:"load,omitempty"`
+	LoadError *LoadError `json:"loadError,omitempty"`
 }
 
 // New makes a pool. No server starts until a file needs it. When ctx ends
@@ -183,6 +197,12 @@ func New(ctx context.Context, opts Options) (*Pool, error) {
 	}
 	if opts.Env == nil {
 		opts.Env = os.Environ()
+	}
+	if opts.Process == "" {
+		opts.Process = "darman"
+	}
+	if opts.LoadTimeout <= 0 {
+		opts.LoadTimeout = 2 * time.Minute
 	}
 	list, err := servers(opts.Servers)
 	if err != nil {
@@ -384,9 +404,11 @@ func (p *Pool) Status() []ServerStatus {
 
 // Probe starts, side by side, the server of every language that has a
 // file in the workspace (the shallowest one under Root, as for a
-// workspace symbol search) and returns Status once each has started or
-// failed, or ctx has ended (those still starting say so). Servers whose
-// language has no file in the workspace are not started.
+// workspace symbol search), opens that file in it and waits (at most the
+// server's diagnostics wait) for its diagnostics, so that a server that
+// runs but cannot load the workspace says so; it returns Status once each
+// has answered or failed, or ctx has ended (those still starting say so).
+// Servers whose language has no file in the workspace are not started.
 func (p *Pool) Probe(ctx context.Context) []ServerStatus {
 	var wg sync.WaitGroup
 	for _, s := range p.servers {
@@ -404,9 +426,15 @@ func (p *Pool) Probe(ctx context.Context) []ServerStatus {
 			if err != nil {
 				return
 			}
-			if _, err := e.acquire(ctx); err != nil {
+			c, err := e.acquire(ctx)
+			if err != nil {
 				p.log.Debug("probing a language server", "server", s.name, "err", err)
+				return
 			}
+			if exists, err := p.sync(ctx, c, file); err == nil && exists {
+				p.ready(ctx, e, c, lsp.URIFromPath(file))
+			}
+			p.verdict(e)
 		}()
 	}
 	wg.Wait()

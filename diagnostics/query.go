@@ -104,6 +104,9 @@ func (p *Pool) open(ctx context.Context, path string) (*entry, *lsp.Client, *lsp
 	}
 	uri := lsp.URIFromPath(path)
 	p.ready(ctx, e, c, uri)
+	if err := p.verdict(e); err != nil {
+		return nil, nil, nil, err
+	}
 	text, _, _ := c.Text(uri)
 	return e, c, lsp.NewMapper(text), nil
 }
@@ -250,9 +253,20 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 			continue
 		}
 		p.anchor(ctx, e, c)
+		if err := p.verdict(e); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		found, err := c.WorkspaceSymbols(ctx, query)
 		if err != nil {
+			// Not taken for a load failure: a server with no file open
+			// may answer that it has no project (tsserver's "No
+			// Project.") without failing to load one.
 			errs = append(errs, fmt.Errorf("%s: %w", e.srv.name, err))
+			continue
+		}
+		if err := p.answered(e, true, nil); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		ms := p.mappers(ctx, c)
@@ -262,14 +276,23 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 			}
 			out = append(out, Symbol{Name: s.Name, Kind: s.Kind.String(), Container: s.ContainerName, Location: ms.location(s.Location)})
 			if len(out) == limit {
-				return out, nil
+				return out, partial(errs)
 			}
 		}
 	}
 	if len(out) == 0 && len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return out, nil
+	return out, partial(errs)
+}
+
+// partial is a *PartialError for the servers that could not answer, nil
+// when all did.
+func partial(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return &PartialError{Missing: errs}
 }
 
 // workspaceEntries picks the servers a workspace-wide query goes to.
@@ -331,6 +354,8 @@ func (p *Pool) Resolve(ctx context.Context, name, file, language string) ([]Symb
 		qual, last = name[:i], name[i+1:]
 	}
 	var out []Symbol
+	// missing is the servers that could not answer the workspace search.
+	var missing *PartialError
 	if file != "" {
 		found, err := p.resolveInFile(ctx, file, name, qual, last)
 		if err != nil {
@@ -339,7 +364,7 @@ func (p *Pool) Resolve(ctx context.Context, name, file, language string) ([]Symb
 		out = found
 	} else {
 		syms, err := p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000})
-		if err != nil {
+		if err != nil && !errors.As(err, &missing) {
 			return nil, err
 		}
 		// Servers that leave the container out (typescript-language-server)
@@ -359,8 +384,15 @@ func (p *Pool) Resolve(ctx context.Context, name, file, language string) ([]Symb
 			}
 		}
 	}
+	if len(out) == 0 && missing != nil {
+		// Not found where it was searched, and not searched everywhere.
+		return nil, errors.Join(missing.Missing...)
+	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("resolve: no symbol named %q was found", name)
+	}
+	if missing != nil {
+		return out, missing
 	}
 	return out, nil
 }
@@ -421,13 +453,13 @@ func nameMatches(symName, container, full, qual, last string) bool {
 func (p *Pool) DocumentSymbols(ctx context.Context, path string) ([]Symbol, error) {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
-	_, c, m, err := p.open(ctx, path)
+	e, c, m, err := p.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	path = filepath.Clean(path)
 	syms, err := c.DocumentSymbols(ctx, lsp.URIFromPath(path))
-	if err != nil {
+	if err := p.answered(e, true, err); err != nil {
 		return nil, err
 	}
 	enc := c.Capabilities().PositionEncoding
@@ -452,7 +484,7 @@ func (p *Pool) DocumentSymbols(ctx context.Context, path string) ([]Symbol, erro
 func (p *Pool) References(ctx context.Context, path string, pos Position, includeDeclaration bool) ([]Location, error) {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
-	_, c, m, err := p.open(ctx, path)
+	e, c, m, err := p.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -461,7 +493,7 @@ func (p *Pool) References(ctx context.Context, path string, pos Position, includ
 		return nil, fmt.Errorf("references: %w", err)
 	}
 	locs, err := c.References(ctx, lsp.URIFromPath(filepath.Clean(path)), lp, includeDeclaration)
-	if err != nil {
+	if err := p.answered(e, true, err); err != nil {
 		return nil, err
 	}
 	return p.locations(ctx, c, locs), nil
@@ -471,7 +503,7 @@ func (p *Pool) References(ctx context.Context, path string, pos Position, includ
 func (p *Pool) Definition(ctx context.Context, path string, pos Position) ([]Location, error) {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
-	_, c, m, err := p.open(ctx, path)
+	e, c, m, err := p.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +512,7 @@ func (p *Pool) Definition(ctx context.Context, path string, pos Position) ([]Loc
 		return nil, fmt.Errorf("definition: %w", err)
 	}
 	locs, err := c.Definition(ctx, lsp.URIFromPath(filepath.Clean(path)), lp)
-	if err != nil {
+	if err := p.answered(e, true, err); err != nil {
 		return nil, err
 	}
 	return p.locations(ctx, c, locs), nil
@@ -500,7 +532,7 @@ func (p *Pool) locations(ctx context.Context, c *lsp.Client, locs []lsp.Location
 func (p *Pool) Hover(ctx context.Context, path string, pos Position) (string, error) {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
-	_, c, m, err := p.open(ctx, path)
+	e, c, m, err := p.open(ctx, path)
 	if err != nil {
 		return "", err
 	}
@@ -509,7 +541,7 @@ func (p *Pool) Hover(ctx context.Context, path string, pos Position) (string, er
 		return "", fmt.Errorf("hover: %w", err)
 	}
 	h, err := c.Hover(ctx, lsp.URIFromPath(filepath.Clean(path)), lp)
-	if err != nil || h == nil {
+	if err := p.answered(e, true, err); err != nil || h == nil {
 		return "", err
 	}
 	return h.Contents, nil
@@ -520,7 +552,7 @@ func (p *Pool) Hover(ctx context.Context, path string, pos Position) (string, er
 func (p *Pool) Rename(ctx context.Context, path string, pos Position, newName string) ([]FileEdit, error) {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
-	_, c, m, err := p.open(ctx, path)
+	e, c, m, err := p.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -530,7 +562,7 @@ func (p *Pool) Rename(ctx context.Context, path string, pos Position, newName st
 		return nil, fmt.Errorf("rename: %w", err)
 	}
 	we, err := c.Rename(ctx, lsp.URIFromPath(filepath.Clean(path)), lp, newName)
-	if err != nil {
+	if err := p.answered(e, true, err); err != nil {
 		return nil, err
 	}
 	if len(we.FileOps) > 0 {
@@ -598,12 +630,12 @@ func fileEdit(uri lsp.DocumentURI, m *lsp.Mapper, enc lsp.Encoding, edits []lsp.
 func (p *Pool) Format(ctx context.Context, path string) (string, error) {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
-	_, c, m, err := p.open(ctx, path)
+	e, c, m, err := p.open(ctx, path)
 	if err != nil {
 		return "", err
 	}
 	edits, err := c.Format(ctx, lsp.URIFromPath(filepath.Clean(path)), lsp.FormattingOptions{TabSize: 4, InsertSpaces: false})
-	if err != nil {
+	if err := p.answered(e, true, err); err != nil {
 		return "", err
 	}
 	out, err := m.ApplyEdits(edits, c.Capabilities().PositionEncoding)
@@ -642,6 +674,9 @@ func (p *Pool) DiagnoseText(ctx context.Context, path, text string, wait time.Du
 	}
 	if errors.Is(err, lsp.ErrClosed) {
 		return rep, fmt.Errorf("%w: %s stopped while darman waited for diagnostics: %v", ErrUnavailable, e.srv.name, err)
+	}
+	if err == nil {
+		err = p.verdict(e)
 	}
 	return rep, err
 }

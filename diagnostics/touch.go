@@ -146,6 +146,10 @@ func (p *Pool) Diagnostics(ctx context.Context, path string, wait time.Duration)
 	if errors.Is(err, lsp.ErrClosed) {
 		return rep, fmt.Errorf("%w: %s stopped while darman waited for diagnostics: %v", ErrUnavailable, e.srv.name, err)
 	}
+	if err == nil {
+		// The server's set says nothing of a workspace it could not load.
+		err = p.verdict(e)
+	}
 	return rep, err
 }
 

@@ -15,9 +15,10 @@ var diagnosticsDescription string
 
 // Diagnostics is what the workspace's language servers say about its files
 // (the diagnostics package's pool implements it). Both methods are safe for
-// concurrent use and return promptly when ctx is done; a language server
-// that fails is silent here: it is the editor's and doctor's business, not
-// the model's.
+// concurrent use and return promptly when ctx is done. After an edit
+// (Check) a language server that fails is silent: it is the editor's and
+// doctor's business, not the model's. Asked (Problems), it is an error
+// the model reads, never an empty list.
 type Diagnostics interface {
 	// Check tells the servers that paths changed, waits for their
 	// diagnostics, and returns the errors formatted for the model ("" when
@@ -25,7 +26,9 @@ type Diagnostics interface {
 	// severities, as JSON for the tool call's metadata.
 	Check(ctx context.Context, paths ...string) (output string, metadata json.RawMessage)
 	// Problems returns every diagnostic of one file, all severities,
-	// formatted for the model, and the same as JSON.
+	// formatted for the model ("" when there are none), and the same as
+	// JSON. The error says why they cannot be known: no server, or one
+	// that cannot load the workspace, in its own words.
 	Problems(ctx context.Context, path string) (output string, metadata json.RawMessage, err error)
 }
 
@@ -56,7 +59,7 @@ func newDiagnostics(d Diagnostics) Tool {
 		}
 		out, meta, err := d.Problems(ctx, abs)
 		if err != nil {
-			return failure("no diagnostics", "Cannot get diagnostics for %s: %v", shown, err), nil
+			return failure("no diagnostics", "Cannot get diagnostics for %s, so nothing is known about its problems: %v", shown, err), nil
 		}
 		if out == "" {
 			out = "No problems reported in " + shown + "."

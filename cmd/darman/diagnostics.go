@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/internal/child"
@@ -50,7 +51,13 @@ func newLanguageServers(ctx context.Context, root string, cfg config.Config, fil
 // changed passes a server's new state to the watchers, unless it is the
 // state they were last told of.
 func (l *languageServers) changed(st diagnostics.ServerStatus) {
-	key, state := [2]string{st.Name, st.Root}, string(st.State)+"\x00"+st.Reason
+	key, state := [2]string{st.Name, st.Root}, string(st.State)+"\x00"+st.Reason+"\x00"+string(st.Load)
+	if le := st.LoadError; le != nil {
+		// Each new instance says it again, in words that may differ a
+		// little (gopls's progress report, then its message): the cause
+		// is what is told once.
+		state += "\x00" + le.Cause + "\x00" + le.Advice
+	}
 	l.mu.Lock()
 	if l.last[key] == state {
 		l.mu.Unlock()
@@ -93,6 +100,14 @@ func lspNotice(st diagnostics.ServerStatus, root string) (level, text string) {
 		name += " (" + displayRoot(root, st.Root) + ")"
 	}
 	exts := strings.Join(st.Extensions, " ")
+	switch {
+	case st.State == diagnostics.StateRunning && st.Load == diagnostics.LoadFailed && st.LoadError != nil:
+		le := *st.LoadError
+		le.RetryAt = time.Time{}
+		return "warning", fmt.Sprintf("%s runs but cannot load the workspace, so %s files get no diagnostics and queries fail: %s", name, exts, le.Error())
+	case st.State == diagnostics.StateRunning && st.Load == diagnostics.LoadLoaded:
+		return "info", fmt.Sprintf("%s loaded the workspace: %s files get diagnostics again", name, exts)
+	}
 	switch st.State {
 	case diagnostics.StateRunning:
 		what := st.Server
@@ -127,38 +142,8 @@ func (l *languageServers) Check(ctx context.Context, paths ...string) (string, j
 	return l.pool.Check(ctx, paths...)
 }
 
-// maxProblems caps the problems of one file shown to the model.
-const maxProblems = 100
-
 func (l *languageServers) Problems(ctx context.Context, path string) (string, json.RawMessage, error) {
-	if err := l.pool.Touch(ctx, path); err != nil {
-		return "", nil, err
-	}
-	r, err := l.pool.Diagnostics(ctx, path, 0)
-	if err != nil {
-		return "", nil, err
-	}
-	meta, _ := json.Marshal(r)
-	if len(r.Items) == 0 {
-		return "", meta, nil
-	}
-	rel, err := filepath.Rel(l.root, path)
-	if err != nil {
-		rel = path
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s has %d problem(s):\n", rel, len(r.Items))
-	for i, d := range r.Items {
-		if i == maxProblems {
-			fmt.Fprintf(&b, "... and %d more\n", len(r.Items)-maxProblems)
-			break
-		}
-		fmt.Fprintf(&b, "%s: L%d:%d %s: %s\n", rel, d.Line, d.Column, d.Severity, d.Message)
-	}
-	if r.Stale {
-		b.WriteString("(the language server did not answer in time: these may be out of date)\n")
-	}
-	return strings.TrimRight(b.String(), "\n"), meta, nil
+	return l.pool.Problems(ctx, path)
 }
 
 // Status is each language server's live state, for darman.status: running

@@ -55,10 +55,12 @@ func (a *app) doctorCommand() *cobra.Command {
 directory and the health of the session store, which model providers have a
 key (keys are never printed) and which language servers are installed.
 With --check-lsp it starts the language server of each language the
-workspace has files of, and shows whether it runs or why it failed (its
-exit status and the last lines of its stderr).
+workspace has files of, opens one of those files in it, and shows whether
+it runs and loaded the workspace, or why not: its exit status and the last
+lines of its stderr, or what it said when it could not load the workspace.
 It exits with status 1 when something required is broken, or when a
-language server it was asked to start failed.`,
+language server it was asked to start failed or cannot load the
+workspace.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := a.diagnose(cmd.Context(), checkModel, checkLSP)
@@ -185,6 +187,10 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 // initialize handshakes.
 const lspCheckTimeout = 20 * time.Second
 
+// lspLoadWait bounds doctor --check-lsp's wait for each started server's
+// first diagnostics of a workspace file.
+const lspLoadWait = 10 * time.Second
+
 // diagnoseLanguageServers reports each language server as the diagnostics
 // pool resolves it for the workspace (a project's node_modules/.bin, then
 // PATH, with the built-in fallbacks such as basedpyright). With start, the
@@ -200,7 +206,9 @@ func diagnoseLanguageServers(ctx context.Context, r *report, c config.Config, ro
 	reg := &child.Registry{}
 	defer reg.Close(0)
 	pool, err := diagnostics.New(ctx, diagnostics.Options{
-		Root: root, Servers: c.LSP, StartTimeout: lspCheckTimeout,
+		// Probe waits up to Wait for a file's diagnostics, which say the
+		// server loaded the workspace (or it says why it cannot).
+		Root: root, Servers: c.LSP, StartTimeout: lspCheckTimeout, Wait: lspLoadWait,
 		Children: reg, ClientVersion: readBuildInfo().Version, Logger: log,
 	})
 	if err != nil {
@@ -242,11 +250,20 @@ func languageServerCheck(st diagnostics.ServerStatus, root string, started bool)
 		}
 		return "ok", detail
 	case diagnostics.StateRunning:
+		if st.Load == diagnostics.LoadFailed && st.LoadError != nil {
+			le := *st.LoadError
+			le.RetryAt = time.Time{}
+			return "fail", fmt.Sprintf("running%s but cannot load the workspace: %s", where, le.Error())
+		}
 		name := ""
 		if st.Server != "" {
 			name = st.Server + ", "
 		}
-		return "ok", fmt.Sprintf("running%s: %spid %d, %s", where, name, st.PID, strings.Join(st.Command, " "))
+		detail = fmt.Sprintf("running%s: %spid %d, %s", where, name, st.PID, strings.Join(st.Command, " "))
+		if started && st.Load == diagnostics.LoadLoading {
+			detail += " (still loading the workspace)"
+		}
+		return "ok", detail
 	case diagnostics.StateStarting:
 		return "warn", fmt.Sprintf("still starting%s after %v: %s", where, lspCheckTimeout, strings.Join(st.Command, " "))
 	case diagnostics.StateFailed, diagnostics.StateCrashed:

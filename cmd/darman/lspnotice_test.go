@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +32,11 @@ func TestLSPNoticeWording(t *testing.T) {
 			"info", "language server python is not installed, so .py .pyi files get no diagnostics: pyright-langserver was not found on PATH (npm install pyright)"},
 		{diagnostics.ServerStatus{Name: "go", Root: "/w", State: diagnostics.StateIdle},
 			"info", "language server go was stopped after it went unused; it starts again when needed"},
+		{diagnostics.ServerStatus{Name: "go", Root: "/w", State: diagnostics.StateRunning, Extensions: []string{".go"}, Load: diagnostics.LoadFailed, LoadError: &diagnostics.LoadError{
+			Program: "gopls", Cause: "gopls cannot find the `go` command", Advice: "put Go on PATH for darman's environment", Said: "Error loading workspace folders", RetryAt: time.Now().Add(time.Second)}},
+			"warning", "language server go runs but cannot load the workspace, so .go files get no diagnostics and queries fail: gopls cannot find the `go` command: put Go on PATH for darman's environment (gopls said: \"Error loading workspace folders\")"},
+		{diagnostics.ServerStatus{Name: "go", Root: "/w", State: diagnostics.StateRunning, Extensions: []string{".go"}, Load: diagnostics.LoadLoaded},
+			"info", "language server go loaded the workspace: .go files get diagnostics again"},
 	} {
 		if level, text := lspNotice(tc.st, root); level != tc.level || text != tc.text {
 			t.Errorf("lspNotice(%s) = %s %q; want %s %q", tc.st.State, level, text, tc.level, tc.text)
@@ -110,4 +116,91 @@ func hasState(list []diagnostics.ServerStatus, name string, state diagnostics.St
 		}
 	}
 	return false
+}
+
+// TestWatchALanguageServerThatCannotLoad: real gopls without the go
+// command on its PATH tells the editor once that it cannot load the
+// workspace, however many edits start it again, and darman.status's
+// languageServers say why; once go is there, the editor is told it loaded
+// the workspace.
+func TestWatchALanguageServerThatCannotLoad(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		out, _ := exec.Command(goBin, "env", "GOPATH").Output()
+		gopls = filepath.Join(strings.TrimSpace(string(out)), "bin", "gopls")
+		if _, err := os.Stat(gopls); err != nil {
+			t.Skip("gopls is not installed: run `make deps`")
+		}
+	}
+	later := t.TempDir()
+	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+later)
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	file := filepath.Join(root, "m.go")
+	os.WriteFile(file, []byte("package m\n"), 0o644)
+	reg := &child.Registry{}
+	defer reg.Close(0)
+	l, err := newLanguageServers(context.Background(), root, config.Config{}, nil, reg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan string, 100)
+	defer l.watch(func(level, text string) { got <- level + " " + text })()
+
+	goStatus := func() diagnostics.ServerStatus {
+		for _, s := range l.Status() {
+			if s.Name == "go" {
+				return s
+			}
+		}
+		return diagnostics.ServerStatus{}
+	}
+	// Edits until an edit past the backoff has started gopls again twice.
+	for deadline := time.Now().Add(60 * time.Second); goStatus().Restarts < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("gopls was not started again: %+v", goStatus())
+		}
+		l.Check(context.Background(), file)
+		<-time.After(100 * time.Millisecond) // a poll, not a hot loop
+	}
+	l.Check(context.Background(), file)
+	var notices []string
+	for len(got) > 0 {
+		notices = append(notices, <-got)
+	}
+	failed := 0
+	for _, n := range notices {
+		if strings.HasPrefix(n, "warning language server go runs but cannot load the workspace, so .go files get no diagnostics and queries fail: gopls cannot find the `go` command: put Go on PATH for darman's environment") {
+			failed++
+		}
+	}
+	if failed != 1 {
+		t.Errorf("notices = %q; want one saying gopls cannot load the workspace", notices)
+	}
+	if st := goStatus(); st.Load != diagnostics.LoadFailed || st.LoadError == nil || !strings.Contains(st.LoadError.Said, "go command required") {
+		t.Errorf("Status = %+v", st)
+	}
+
+	if err := os.Symlink(goBin, filepath.Join(later, "go")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(90 * time.Second)
+	for {
+		l.Check(context.Background(), file)
+		select {
+		case n := <-got:
+			if n == "info language server go loaded the workspace: .go files get diagnostics again" {
+				return
+			}
+			t.Logf("notice: %s", n)
+		case <-time.After(500 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("no notice that gopls loaded the workspace once go was on PATH")
+		}
+	}
 }

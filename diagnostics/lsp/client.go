@@ -51,7 +51,37 @@ type Options struct {
 	// Logger receives the server's log messages and protocol errors; nil
 	// discards.
 	Logger *slog.Logger
+	// OnNotice, if set, is called with each window/showMessage,
+	// window/logMessage and $/progress the server sends, in the order it
+	// sent them and before any message that follows them is handled (a
+	// publish after an error message is seen after it). It runs on the
+	// connection's read goroutine, may start before Connect returns, and
+	// must not block.
+	OnNotice func(Notice)
 }
+
+// Notice is a message or a progress report from the server.
+type Notice struct {
+	// Method is window/showMessage, window/logMessage or $/progress.
+	Method string
+	// Type is the message's type (MessageError ... MessageLog); zero for
+	// progress.
+	Type MessageType
+	// Message is the message's text, or the progress report's message.
+	Message string
+	// Token, Kind (begin, report or end) and Title describe progress.
+	Token, Kind, Title string
+}
+
+// MessageType is LSP's window message type.
+type MessageType int
+
+const (
+	MessageError   MessageType = 1
+	MessageWarning MessageType = 2
+	MessageInfo    MessageType = 3
+	MessageLog     MessageType = 4
+)
 
 // Client is one connection to a language server, from initialize to exit.
 // It keeps the documents it opened and the diagnostics the server

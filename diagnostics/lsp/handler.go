@@ -139,7 +139,9 @@ func (h handler) notification(method string, params json.RawMessage) {
 		var p struct {
 			Token json.RawMessage `json:"token"`
 			Value struct {
-				Kind string `json:"kind"`
+				Kind    string `json:"kind"`
+				Title   string `json:"title"`
+				Message string `json:"message"`
 			} `json:"value"`
 		}
 		if json.Unmarshal(params, &p) != nil {
@@ -155,6 +157,9 @@ func (h handler) notification(method string, params json.RawMessage) {
 		}
 		c.broadcastLocked()
 		c.mu.Unlock()
+		if c.opts.OnNotice != nil {
+			c.opts.OnNotice(Notice{Method: method, Message: p.Value.Message, Token: token, Kind: p.Value.Kind, Title: p.Value.Title})
+		}
 	case "window/logMessage", "window/showMessage":
 		var p struct {
 			Type    int    `json:"type"`
@@ -168,6 +173,9 @@ func (h handler) notification(method string, params json.RawMessage) {
 			level = slog.LevelDebug // a server's own log is detail to darman
 		}
 		c.log.Log(context.Background(), level, "language server: "+p.Message)
+		if c.opts.OnNotice != nil {
+			c.opts.OnNotice(Notice{Method: method, Type: MessageType(p.Type), Message: p.Message})
+		}
 	}
 }
 

@@ -15,8 +15,11 @@
 //     readable text rendering as the content;
 //   - diagnostics are data; a tool's failure is an isError result whose
 //     text starts with its code (MCP-INVALID-INPUT, MCP-PATH-OUTSIDE-PROJECT,
-//     MCP-NO-LANGUAGE-SERVER, MCP-SYMBOL-NOT-FOUND, MCP-TIMEOUT,
-//     MCP-INTERNAL, ...);
+//     MCP-NO-LANGUAGE-SERVER, MCP-LANGUAGE-SERVER-UNAVAILABLE,
+//     MCP-SYMBOL-NOT-FOUND, MCP-TIMEOUT, MCP-INTERNAL, ...), and a
+//     language server that runs but cannot load the project is such a
+//     failure (or, when other servers answered, the result's "missing"
+//     part), never an empty answer;
 //   - a panic in a handler answers JSON-RPC -32603 and the server keeps
 //     serving.
 //

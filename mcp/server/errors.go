@@ -18,9 +18,13 @@ const (
 	CodeProjectNotFound Code = "MCP-PROJECT-NOT-FOUND"
 	CodeOutsideProject  Code = "MCP-PATH-OUTSIDE-PROJECT"
 	CodeNoServer        Code = "MCP-NO-LANGUAGE-SERVER"
-	CodeSymbolNotFound  Code = "MCP-SYMBOL-NOT-FOUND"
-	CodeTimeout         Code = "MCP-TIMEOUT"
-	CodeInternal        Code = "MCP-INTERNAL"
+	// CodeServerUnavailable: the language server runs but cannot load the
+	// project, so it cannot answer (its empty answers would read as
+	// "nothing found"); the text quotes it and says what to do.
+	CodeServerUnavailable Code = "MCP-LANGUAGE-SERVER-UNAVAILABLE"
+	CodeSymbolNotFound    Code = "MCP-SYMBOL-NOT-FOUND"
+	CodeTimeout           Code = "MCP-TIMEOUT"
+	CodeInternal          Code = "MCP-INTERNAL"
 )
 
 // ToolError is a failure the client should see as a tool result: a code
@@ -42,6 +46,8 @@ func classify(ctx context.Context, err error) *ToolError {
 	switch {
 	case errors.As(err, &te):
 		return te
+	case errors.Is(err, diagnostics.ErrCannotLoad):
+		return toolErrorf(CodeServerUnavailable, "%v", err)
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded:
 		return toolErrorf(CodeTimeout, "the language server did not answer in time (%v); try again, or narrow the query", err)
 	case errors.Is(err, diagnostics.ErrNotInstalled), errors.Is(err, diagnostics.ErrNoServer):

@@ -84,6 +84,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Servers: opts.Servers,
 		Files:   ov,
 		Env:     opts.Env,
+		Process: "darman mcp",
 		Wait:    opts.Wait,
 		// A query on a server still loading the project (tsserver takes
 		// seconds) waits as long as the tool may.

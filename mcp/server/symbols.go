@@ -58,6 +58,12 @@ func (s *Server) resolve(ctx context.Context, symbol, path string) ([]diagnostic
 	if err != nil && file != "" && notFound(err) {
 		syms, err = s.pool.Resolve(ctx, symbol, "", "")
 	}
+	var partial *diagnostics.PartialError
+	if errors.As(err, &partial) && len(syms) > 0 {
+		// Found where it was searched; servers that could not answer
+		// would only have added other declarations of the name.
+		err = nil
+	}
 	if err == nil {
 		if len(syms) > maxDeclarations {
 			syms = syms[:maxDeclarations]
@@ -72,7 +78,7 @@ func (s *Server) resolve(ctx context.Context, symbol, path string) ([]diagnostic
 		last = symbol[i+1:]
 	}
 	var near []string
-	if found, err := s.pool.Symbols(ctx, last, diagnostics.SymbolQuery{Limit: 8}); err == nil {
+	if found, err := s.pool.Symbols(ctx, last, diagnostics.SymbolQuery{Limit: 8}); err == nil || errors.As(err, &partial) {
 		for _, f := range found {
 			n := f.Name
 			if f.Container != "" && !strings.Contains(n, ".") {

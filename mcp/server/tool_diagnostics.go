@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -96,7 +99,12 @@ type DiagnosticsOutput struct {
 	Counts  Counts         `json:"counts"`
 	// Unavailable says why files could not be checked.
 	Unavailable map[string]string `json:"unavailable,omitempty" jsonschema:"files that could not be checked, with the reason (no language server, ...)"`
-	Note        string            `json:"note,omitempty"`
+	// Missing says which language servers could not check their files.
+	Missing []string `json:"missing,omitempty" jsonschema:"language servers that cannot load the project, with what to do: their files were not checked, so their problems are not in this answer"`
+	Note    string   `json:"note,omitempty"`
+	// cannotLoad are the files (as in Unavailable) of the servers in
+	// Missing, which the text names once.
+	cannotLoad map[string]bool
 }
 
 // maxWorkspaceFiles caps a whole-project check.
@@ -150,16 +158,27 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 		return out, "", err
 	}
 	out.Checked = len(files)
-	for path, reason := range unavailable {
+	for path, err := range unavailable {
 		if out.Unavailable == nil {
-			out.Unavailable = map[string]string{}
+			out.Unavailable, out.cannotLoad = map[string]string{}, map[string]bool{}
 		}
-		out.Unavailable[s.root.Rel(path)] = reason
+		rel := s.root.Rel(path)
+		out.Unavailable[rel] = err.Error()
+		out.cannotLoad[rel] = errors.Is(err, diagnostics.ErrCannotLoad)
+	}
+	// A server that cannot load the project would call its files clean:
+	// say so, for the whole answer when no file was checked, else as the
+	// part that is missing.
+	if cannot := cannotLoad(unavailable); len(cannot) > 0 {
+		if len(reports) == 0 {
+			return out, "", toolErrorf(CodeServerUnavailable, "%s", strings.Join(cannot, "; "))
+		}
+		out.Missing = cannot
 	}
 	if len(files) > 0 && len(unavailable) == len(files) && len(in.Paths) > 0 {
 		// Nothing could be checked: that is a failure, not a clean bill.
-		for _, reason := range unavailable {
-			return out, "", toolErrorf(CodeNoServer, "%s", reason)
+		for _, err := range unavailable {
+			return out, "", toolErrorf(CodeNoServer, "%s", err)
 		}
 	}
 	var all []FileProblems
@@ -248,13 +267,32 @@ func (s *Server) fileProblems(r diagnostics.Report, minRank int) FileProblems {
 	return fp
 }
 
+// cannotLoad is, once per server and message, why the servers of some of
+// the files cannot check them because they cannot load the project,
+// each with how many files it left unchecked.
+func cannotLoad(unavailable map[string]error) []string {
+	count := map[string]int{}
+	for _, err := range unavailable {
+		var le *diagnostics.LoadError
+		if errors.As(err, &le) {
+			le.RetryAt = time.Time{} // the same words for each file
+			count[le.Error()]++
+		}
+	}
+	var out []string
+	for _, msg := range slices.Sorted(maps.Keys(count)) {
+		out = append(out, fmt.Sprintf("%s (%d file(s) not checked)", msg, count[msg]))
+	}
+	return out
+}
+
 // check touches every file and gathers their diagnostics, a few at a
 // time; files no server can check are returned with the reason.
-func (s *Server) check(ctx context.Context, files []string) ([]diagnostics.Report, map[string]string) {
+func (s *Server) check(ctx context.Context, files []string) ([]diagnostics.Report, map[string]error) {
 	var (
 		mu          sync.Mutex
 		reports     []diagnostics.Report
-		unavailable = map[string]string{}
+		unavailable = map[string]error{}
 		wg          sync.WaitGroup
 		sem         = make(chan struct{}, 8)
 	)
@@ -274,7 +312,7 @@ func (s *Server) check(ctx context.Context, files []string) ([]diagnostics.Repor
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				unavailable[f] = err.Error()
+				unavailable[f] = err
 				return
 			}
 			reports = append(reports, r)
@@ -347,11 +385,15 @@ func diagnosticsText(out DiagnosticsOutput) string {
 			fmt.Fprintf(&b, "%s: the language server did not answer in time; these may be out of date\n", f.Path)
 		}
 	}
-	for path, why := range out.Unavailable {
-		fmt.Fprintf(&b, "%s: not checked: %s\n", path, why)
+	for _, path := range slices.Sorted(maps.Keys(out.Unavailable)) {
+		if out.cannotLoad[path] {
+			continue // said once below, not once per file
+		}
+		fmt.Fprintf(&b, "%s: not checked: %s\n", path, out.Unavailable[path])
 	}
 	if out.Note != "" {
 		b.WriteString(out.Note + "\n")
 	}
+	writeMissing(&b, out.Missing)
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,7 +22,9 @@ type LookupSymbolInput struct {
 type LookupSymbolOutput struct {
 	envelope
 	Symbols []SymbolInfo `json:"symbols"`
-	Note    string       `json:"note,omitempty"`
+	// Missing says which language servers could not answer, and why.
+	Missing []string `json:"missing,omitempty" jsonschema:"language servers that could not answer (they cannot load the project), with what to do: their symbols are not in this answer"`
+	Note    string   `json:"note,omitempty"`
 }
 
 func (s *Server) addLookupSymbol() {
@@ -47,9 +50,11 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 		limit = 50
 	}
 	found, err := s.pool.Symbols(ctx, in.Query, diagnostics.SymbolQuery{Kinds: in.Kinds, Limit: limit + 1})
-	if err != nil {
+	var partial *diagnostics.PartialError
+	if err != nil && !errors.As(err, &partial) {
 		return out, "", err
 	}
+	out.Missing = missingParts(partial)
 	if len(found) > limit {
 		found = found[:limit]
 		out.Note = fmt.Sprintf("only the first %d matches are listed: refine the query or raise limit", limit)
@@ -62,10 +67,32 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 		fmt.Fprintln(&b, si)
 	}
 	if len(found) == 0 {
-		b.WriteString("no symbol matches " + fmt.Sprintf("%q", in.Query))
+		b.WriteString("no symbol matches " + fmt.Sprintf("%q", in.Query) + "\n")
 	}
 	if out.Note != "" {
-		b.WriteString(out.Note)
+		b.WriteString(out.Note + "\n")
 	}
+	writeMissing(&b, out.Missing)
 	return out, strings.TrimRight(b.String(), "\n"), nil
+}
+
+// missingParts says, one line each, which servers could not answer a
+// workspace-wide query and why.
+func missingParts(partial *diagnostics.PartialError) []string {
+	if partial == nil {
+		return nil
+	}
+	var out []string
+	for _, err := range partial.Missing {
+		out = append(out, err.Error())
+	}
+	return out
+}
+
+// writeMissing ends a text rendering with the parts of the answer that
+// are missing.
+func writeMissing(b *strings.Builder, missing []string) {
+	for _, m := range missing {
+		fmt.Fprintf(b, "not in this answer: %s: %s\n", CodeServerUnavailable, m)
+	}
 }

@@ -52,6 +52,10 @@ var (
 	logPath    = flag.String("log", "", "append received methods to this file")
 	progress   = flag.Duration("progress", 0, "wrap each change's diagnosis in work-done progress lasting this long before publishing")
 	delay      = flag.Duration("delay", 0, "wait this long before publishing after a change")
+	loadError  = flag.String("load-error", "", "while loading (after initialized), send this error-level window/showMessage")
+	loadWhile  = flag.String("load-error-while", "", "send -load-error only while this file exists")
+	queryError = flag.String("query-error", "", "answer textDocument/documentSymbol with an error with this message")
+	loadHang   = flag.Bool("load-hang", false, "begin a work-done progress \"Loading\" after initialized and never end it")
 	tsserver   = flag.String("tsserver", "", `offer typescript.tsserverRequest: "answer" answers tsserver's diagnostic requests, "other" answers something else`)
 )
 
@@ -239,6 +243,7 @@ func (s *server) handle(m *message) {
 		s.request("client/registerCapability", map[string]any{"registrations": regs})
 		s.request("workspace/unknownThing", nil)
 		s.notify("window/logMessage", map[string]any{"type": 3, "message": "fakels ready"})
+		s.load()
 	case "textDocument/didOpen":
 		var p struct {
 			TextDocument struct {
@@ -285,9 +290,16 @@ func (s *server) handle(m *message) {
 		json.Unmarshal(m.Params, &p)
 		text := s.docs[p.TextDocument.URI]
 		s.reply(m.ID, map[string]any{"kind": "full", "resultId": strconv.Itoa(len(text)), "items": s.diagnose(p.TextDocument.URI, text, true)})
+	case "workspace/didChangeWatchedFiles":
+		// Files changed: load the workspace again.
+		s.load()
 	case "workspace/executeCommand":
 		s.executeCommand(m)
 	case "textDocument/documentSymbol":
+		if *queryError != "" {
+			s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": *queryError}})
+			return
+		}
 		s.reply(m.ID, []any{})
 	case "shutdown":
 		s.reply(m.ID, nil)
@@ -298,6 +310,29 @@ func (s *server) handle(m *message) {
 			s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "fakels: no " + m.Method}})
 		}
 	}
+}
+
+// load plays loading the workspace (after initialized, and again when
+// watched files change), wrapped in work-done progress, and fails it as
+// the flags say.
+func (s *server) load() {
+	if *loadError == "" && !*loadHang {
+		return
+	}
+	s.notify("$/progress", map[string]any{"token": "load", "value": map[string]any{"kind": "begin", "title": "Loading", "message": "reading the workspace"}})
+	if *loadHang {
+		return
+	}
+	failing := *loadError != ""
+	if *loadWhile != "" {
+		if _, err := os.Stat(*loadWhile); err != nil {
+			failing = false
+		}
+	}
+	if failing {
+		s.notify("window/showMessage", map[string]any{"type": 1, "message": *loadError})
+	}
+	s.notify("$/progress", map[string]any{"token": "load", "value": map[string]any{"kind": "end"}})
 }
 
 // changed publishes the diagnostics of a changed document, in rounds.

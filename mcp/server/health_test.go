@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/internal/config"
+)
+
+// TestPartialAnswerNamesTheMissingPart: gopls answers, a second server
+// (the test language server, reporting an error-level showMessage while
+// loading) cannot load the project. A workspace-wide lookup answers with
+// gopls's symbols and says the other part is missing, with that server's
+// words; a query for the broken server's file alone fails with
+// MCP-LANGUAGE-SERVER-UNAVAILABLE.
+func TestPartialAnswerNamesTheMissingPart(t *testing.T) {
+	gopls := goplsPath(t)
+	fakels := filepath.Join(t.TempDir(), "fakels")
+	if out, err := exec.Command("go", "build", "-o", fakels, "github.com/darman-dev/darman/diagnostics/testdata/fakels").CombinedOutput(); err != nil {
+		t.Fatalf("build fakels: %v\n%s", err, out)
+	}
+	root := goModule(t)
+	writeFile(t, filepath.Join(root, "fake.marker"), "")
+	writeFile(t, filepath.Join(root, "notes.txt"), "fine\n")
+	env := append(os.Environ(), "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := New(ctx, Options{
+		Root: Root{Dir: root, Source: RootFromFlag}, Env: env, Wait: 30 * time.Second, Version: "test",
+		Servers: map[string]config.LSP{"fake": {
+			Command:     []string{fakels, "-load-error", "fakels: no toolchain for this project"},
+			Extensions:  []string{".txt"},
+			RootMarkers: []string{"fake.marker"},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-done
+		srv.Close()
+	})
+
+	var found LookupSymbolOutput
+	text, isErr := call(t, cs, "lookup_symbol", map[string]any{"query": "Greet"}, &found)
+	if isErr || len(found.Symbols) == 0 || found.Symbols[0].Name != "Greet" {
+		t.Fatalf("lookup_symbol = %+v, %q (isError %v)", found, text, isErr)
+	}
+	if len(found.Missing) != 1 || !strings.Contains(found.Missing[0], `fakels said: "fakels: no toolchain for this project"`) {
+		t.Errorf("lookup_symbol's missing part = %q", found.Missing)
+	}
+	if !strings.Contains(text, "not in this answer: MCP-LANGUAGE-SERVER-UNAVAILABLE: fakels reported an error while loading the workspace: fix what it says") {
+		t.Errorf("lookup_symbol's text does not name the missing part:\n%s", text)
+	}
+
+	var refs FindReferencesOutput
+	text, isErr = call(t, cs, "find_references", map[string]any{"symbol": "a.Greet"}, &refs)
+	if isErr || refs.Total != 1 {
+		t.Errorf("find_references of a name gopls declares = %+v, %q (isError %v)", refs, text, isErr)
+	}
+
+	var diags DiagnosticsOutput
+	text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/a.go", "notes.txt"}}, &diags)
+	if isErr || diags.Checked != 2 || len(diags.Missing) != 1 || !strings.Contains(diags.Missing[0], "(1 file(s) not checked)") {
+		t.Fatalf("diagnostics = %+v, %q (isError %v)", diags, text, isErr)
+	}
+	if strings.Contains(text, "notes.txt: not checked") || !strings.Contains(text, "not in this answer: MCP-LANGUAGE-SERVER-UNAVAILABLE: fakels") {
+		t.Errorf("diagnostics' text:\n%s", text)
+	}
+
+	text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"notes.txt"}}, nil)
+	if !isErr || !strings.HasPrefix(text, "MCP-LANGUAGE-SERVER-UNAVAILABLE: fakels reported an error while loading the workspace: fix what it says (fakels said: \"fakels: no toolchain for this project\")") {
+		t.Errorf("diagnostics of the broken server's file = %q (isError %v)", text, isErr)
+	}
+	text, isErr = call(t, cs, "outline", map[string]any{"path": "notes.txt"}, nil)
+	if !isErr || !strings.HasPrefix(text, "MCP-LANGUAGE-SERVER-UNAVAILABLE: ") {
+		t.Errorf("outline of the broken server's file = %q (isError %v)", text, isErr)
+	}
+}
