@@ -210,10 +210,15 @@ func (c *Checker) settle(call Call, checks []Check) (bool, error) {
 func (c *Checker) checks(call Call, dir string) []Check {
 	rules := c.snapshot()
 	var out []Check
+	var pl *place
 	for _, s := range call.Subjects {
 		switch {
 		case call.Permission == Bash:
-			cs, _ := bashChecks(rules, s, func(p string) []Check { return c.pathChecks(rules, Edit, p, dir) })
+			if pl == nil {
+				pl = newPlace(c.root, dir, nil)
+				pl.gits = gitDirs(pl.realRoot)
+			}
+			cs, _ := bashChecks(rules, s, pl, func(p string) []Check { return c.pathChecks(rules, Edit, p, dir) })
 			out = append(out, cs...)
 		case isPathPermission(call.Permission) && call.Permission != ExternalDirectory:
 			out = append(out, c.pathChecks(rules, call.Permission, s, dir)...)
@@ -240,9 +245,24 @@ func (c *Checker) pathChecks(rules []Rule, permission, p, dir string) []Check {
 		ext := decideOpaque(rules, ExternalDirectory, subject, "the path does not resolve: "+err.Error())
 		return []Check{ext, exact(rules, permission, subject)}
 	}
+	var protected []Check
+	if permission == Edit || permission == Write {
+		rel := ""
+		if within(realRoot, real) {
+			r, _ := filepath.Rel(realRoot, real)
+			rel = filepath.ToSlash(r)
+		}
+		if why := protectedWhy(rules, rel, real, gitDirs(realRoot)); why != "" {
+			subject := rel
+			if subject == "" {
+				subject = filepath.ToSlash(real)
+			}
+			protected = []Check{decideProtected(rules, subject, why)}
+		}
+	}
 	if within(realRoot, real) {
 		rel, _ := filepath.Rel(realRoot, real)
-		return []Check{exact(rules, permission, filepath.ToSlash(rel))}
+		return append(protected, exact(rules, permission, filepath.ToSlash(rel)))
 	}
 	subject := filepath.ToSlash(real)
 	ext := decide(rules, ExternalDirectory, subject)
@@ -251,7 +271,7 @@ func (c *Checker) pathChecks(rules []Rule, permission, p, dir string) []Check {
 		tree = filepath.Dir(real)
 	}
 	ext.Suggest = escapePattern(strings.TrimSuffix(filepath.ToSlash(tree), "/")) + "/**"
-	return []Check{ext, exact(rules, permission, subject)}
+	return append([]Check{ext, exact(rules, permission, subject)}, protected...)
 }
 
 // exact decides a subject whose "always" grant is the subject itself.

@@ -47,7 +47,7 @@ func FuzzBashSplit(f *testing.F) {
 			if c.Subject == "" {
 				t.Errorf("SplitBash(%q) returned a command with an empty subject: %+v", line, c)
 			}
-			if c.Reason == "" && len(c.Args) == 0 && len(c.Writes) == 0 {
+			if c.Reason == "" && len(c.Args) == 0 && len(c.Writes) == 0 && len(c.Paths) == 0 {
 				t.Errorf("SplitBash(%q) returned a command with nothing to decide: %+v", line, c)
 			}
 			for _, w := range c.Writes {
