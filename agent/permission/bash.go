@@ -116,7 +116,7 @@ func (s *splitter) cdDirs() []string {
 				break
 			}
 			next := t
-			if !path.IsAbs(t) {
+			if !path.IsAbs(t) && !strings.HasPrefix(t, "~") {
 				next = d + "/" + t
 			}
 			dirs = append(dirs, next)
@@ -293,6 +293,8 @@ func (s *splitter) cdTarget(c *Command, ws []word) {
 	case operands[0].lit && operands[0].text == "-":
 		c.Paths = append(c.Paths, Path{Text: "-", Expand: "cd - goes back to a directory only known at run time"})
 	case operands[0].lit && !operands[0].glob:
+		s.cdTargets = append(s.cdTargets, operands[0].text)
+	case operands[0].text == "~" || strings.HasPrefix(operands[0].text, "~/"):
 		s.cdTargets = append(s.cdTargets, operands[0].text)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,6 +59,8 @@ type Call struct {
 // meanwhile covers it without asking twice.
 type Checker struct {
 	root     string
+	realRoot string // root with symlinks resolved
+	home     string // the real home directory, "" when unknown
 	asker    Asker
 	store    GrantStore
 	fallback Action
@@ -80,7 +83,8 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("permission: make the workspace root absolute: %w", err)
 	}
-	if _, err := filepath.EvalSymlinks(root); err != nil {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
 		return nil, fmt.Errorf("permission: the workspace root must exist: %w", err)
 	}
 	for i, r := range opts.Rules {
@@ -102,6 +106,8 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 
 	c := &Checker{
 		root:     root,
+		realRoot: realRoot,
+		home:     realHome(),
 		asker:    opts.Asker,
 		store:    opts.Grants,
 		fallback: opts.Fallback,
@@ -215,10 +221,15 @@ func (c *Checker) checks(call Call, dir string) []Check {
 		switch {
 		case call.Permission == Bash:
 			if pl == nil {
-				pl = newPlace(c.root, dir, nil)
-				pl.gits = gitDirs(pl.realRoot)
+				pl = newPlace(c.root, c.realRoot, dir, c.home)
+				pl.gits = gitDirs(c.realRoot)
 			}
-			cs, _ := bashChecks(rules, s, pl, func(p string) []Check { return c.pathChecks(rules, Edit, p, dir) })
+			cs, _ := bashChecks(rules, s, pl, func(p string) []Check {
+				if path.IsAbs(p) {
+					return c.pathChecks(rules, Edit, p, dir)
+				}
+				return c.landedEdit(rules, pl.land(pl.realDir, p), pl.gits)
+			})
 			out = append(out, cs...)
 		case isPathPermission(call.Permission) && call.Permission != ExternalDirectory:
 			out = append(out, c.pathChecks(rules, call.Permission, s, dir)...)
@@ -229,6 +240,27 @@ func (c *Checker) checks(call Call, dir string) []Check {
 		}
 	}
 	return out
+}
+
+// landedEdit decides a bash redirection's write to a path already resolved,
+// as pathChecks does.
+func (c *Checker) landedEdit(rules []Rule, j judged, gits []string) []Check {
+	var out []Check
+	subject := j.rel
+	if j.outside() {
+		subject = filepath.ToSlash(j.real)
+		ext := decide(rules, ExternalDirectory, subject)
+		tree := j.real
+		if !isDir(tree) {
+			tree = filepath.Dir(tree)
+		}
+		ext.Suggest = escapePattern(strings.TrimSuffix(filepath.ToSlash(tree), "/")) + "/**"
+		out = append(out, ext)
+	}
+	if why := protectedWhy(rules, j.rel, j.real, gits); why != "" {
+		out = append(out, decideProtected(rules, subject, why))
+	}
+	return append(out, exact(rules, Edit, subject))
 }
 
 // pathChecks decides a path: inside the workspace its subject is the

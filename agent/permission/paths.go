@@ -73,9 +73,13 @@ func wordPaths(src string, w *syntax.Word, use PathUse) []Path {
 // candidates splits one word's text into the paths it may name (see Path).
 func candidates(text string, home, glob bool, use PathUse) []Path {
 	var out []Path
-	add := func(s string, h bool) {
-		if s == "" {
+	var add func(s string, h bool)
+	add = func(s string, h bool) {
+		if s == "" && !h {
 			return
+		}
+		if len(s) > 1 && s[0] == '@' {
+			add(s[1:], h) // curl -d @file, response files
 		}
 		if !h && (s == "~" || strings.HasPrefix(s, "~/")) {
 			// bash expands a tilde after '=' in a word that looks like an
@@ -96,16 +100,23 @@ func candidates(text string, home, glob bool, use PathUse) []Path {
 		add(value, false)
 	}
 	if isOption && text[1] != '-' {
-		// -f/x, -xf/x, -C../y: any letter may take the rest as its value.
-		// A long cluster is cut only where a path plainly starts.
-		for j := 2; j < len(text); j++ {
-			if len(text) <= 64 || strings.IndexByte("/~.", text[j]) >= 0 {
-				add(text[j:], false)
+		// -f/x, -xf/x, -C../y: any letter of the cluster may take the rest
+		// as its value, so each tail after a leading letter is a path.
+		for j := 2; j < len(text) && j <= maxCluster+1 && isLetter(text[j-1]); j++ {
+			if text[j] == '=' {
+				break // the value after '=' is a path already
 			}
+			add(text[j:], false)
 		}
 	}
 	return out
 }
+
+// maxCluster is the most option letters a cluster is read as before its
+// glued value ("-xvzf/tmp/a.tgz").
+const maxCluster = 5
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
 // pathText returns a word's text with quotes removed, and what kind of
 // path it is; why is set when the shell decides the word at run time. In a

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -20,21 +21,72 @@ type place struct {
 	home           string // the real home directory, "" when unknown
 	gits           []string
 	cache          map[string]string // absolute path → real path
+	dirs           map[string]map[string]fs.FileMode
 }
 
-// newPlace prepares to judge paths of a line run in dir under root; both
-// are absolute and clean, and root exists.
-func newPlace(root, dir string, gits []string) *place {
-	pl := &place{root: root, dir: dir, gits: gits, cache: map[string]string{}}
-	pl.realRoot = root
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		pl.realRoot = r
-	}
+// newPlace prepares to judge paths of a line run in dir under the real
+// root realRoot; home is the real home directory ("" when unknown).
+func newPlace(root, realRoot, dir, home string) *place {
+	pl := &place{root: root, realRoot: realRoot, dir: dir, home: home, cache: map[string]string{}}
 	pl.realDir = pl.resolveAbs(dir)
-	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
-		pl.home = pl.resolveAbs(filepath.Clean(h))
-	}
 	return pl
+}
+
+// realHome returns the real home directory, "" when there is none.
+func realHome() string {
+	h, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(h) {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(h); err == nil {
+		return r
+	}
+	return filepath.Clean(h)
+}
+
+// maxListed bounds the directories whose entries are read to look names
+// up; a bigger one is looked up name by name.
+const maxListed = 512
+
+// entry looks a name up in a directory: through one reading of the
+// directory, since a command line names many words that are no file at
+// all. ok is false when the name is not there.
+func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
+	list, read := pl.dirs[dir]
+	if !read {
+		list = pl.list(dir)
+		if pl.dirs == nil {
+			pl.dirs = map[string]map[string]fs.FileMode{}
+		}
+		pl.dirs[dir] = list
+	}
+	if list == nil {
+		info, err := os.Lstat(filepath.Join(dir, name))
+		if err != nil {
+			return 0, false
+		}
+		return info.Mode(), true
+	}
+	mode, ok = list[name]
+	return mode, ok
+}
+
+// list reads a directory's entries, nil when it is too big or unreadable.
+func (pl *place) list(dir string) map[string]fs.FileMode {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(maxListed + 1)
+	if (err != nil && len(ents) == 0 && !errors.Is(err, io.EOF)) || len(ents) > maxListed {
+		return nil
+	}
+	m := make(map[string]fs.FileMode, len(ents))
+	for _, e := range ents {
+		m[e.Name()] = e.Type()
+	}
+	return m
 }
 
 // lexical reports whether the place judges without a file system.
@@ -101,6 +153,25 @@ func (pl *place) judge(p Path, sub string) []judged {
 	if start := pl.land(base, strings.Join(prefix, "/")); start.outside() {
 		return append(out, start)
 	}
+	if len(comps) == 1 && !path.IsAbs(text) {
+		// The usual "*.go": match the entries already read.
+		if _, err := path.Match(text, ""); err != nil {
+			return append(out, judged{real: text, why: "the pattern is malformed: " + err.Error()})
+		}
+		pl.entry(base, ".")
+		if list := pl.dirs[base]; list != nil {
+			n := len(out)
+			for name := range list {
+				if ok, _ := path.Match(text, name); ok {
+					out = append(out, pl.land(base, name))
+				}
+			}
+			if len(out) == n {
+				out = append(out, pl.land(base, unescapeMeta(text)))
+			}
+			return out
+		}
+	}
 	full := text
 	if !path.IsAbs(text) {
 		full = base + "/" + text
@@ -125,10 +196,19 @@ func (pl *place) startDir(sub string) string {
 		if sub == "" {
 			return "."
 		}
+		if strings.HasPrefix(sub, "~") {
+			return "/"
+		}
 		return path.Clean(sub)
 	}
 	if sub == "" {
 		return pl.realDir
+	}
+	if rest, ok := strings.CutPrefix(sub, "~"); ok {
+		if pl.home == "" {
+			return "/"
+		}
+		return pl.land(pl.home, strings.TrimPrefix(rest, "/")).real
 	}
 	if path.IsAbs(sub) {
 		return pl.resolveAbs(sub)
@@ -180,13 +260,19 @@ func (pl *place) walk(cur, rel string) string {
 			continue
 		}
 		next := filepath.Join(cur, c)
-		info, err := os.Lstat(next)
-		if err != nil {
+		mode, ok := pl.entry(cur, c)
+		if !ok {
 			// Nothing there, so nothing below it is a link.
 			return filepath.Join(append([]string{next}, comps[i+1:]...)...)
 		}
-		if info.Mode()&fs.ModeSymlink != 0 {
-			return pl.resolveAbs(next + string(filepath.Separator) + strings.Join(comps[i+1:], string(filepath.Separator)))
+		if mode&fs.ModeSymlink != 0 {
+			real := pl.resolveAbs(next)
+			if rest := comps[i+1:]; len(rest) > 0 {
+				// What follows the link (.. included) is resolved from
+				// where it leads.
+				return pl.walk(real, strings.Join(rest, "/"))
+			}
+			return real
 		}
 		cur = next
 	}

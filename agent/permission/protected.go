@@ -2,6 +2,7 @@ package permission
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -124,7 +125,7 @@ func protectedWhy(rules []Rule, rel, real string, gits []string) string {
 	if subject == "" {
 		subject = filepath.ToSlash(real)
 	}
-	if rel != "" {
+	if rel != "" && mayBeProtected(rel) {
 		for _, p := range protectedList {
 			if match(p.pattern, rel, true) {
 				return p.why
@@ -138,6 +139,20 @@ func protectedWhy(rules []Rule, rel, real string, gits []string) string {
 		}
 	}
 	return ""
+}
+
+// mayBeProtected is a quick look at whether the list may match rel.
+func mayBeProtected(rel string) bool {
+	first, _, _ := strings.Cut(rel, "/")
+	switch first {
+	case ".git", ".darman", ".claude", ".vscode", "darman.json", ".mcp.json":
+		return true
+	}
+	switch path.Base(rel) {
+	case ".envrc", ".npmrc", ".yarnrc.yml":
+		return true
+	}
+	return false
 }
 
 // decideProtected decides a write to a protected path: only a rule whose
