@@ -110,6 +110,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	c := loaded.Config
 	a.diagnoseStore(ctx, r)
 	a.diagnoseModel(ctx, r, c, checkModel)
+	diagnoseChildEnv(r, c)
 	root, rootErr := a.workspaceRoot()
 	log, _ := a.logger()
 	if rootErr == nil {
