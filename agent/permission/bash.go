@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -78,7 +79,7 @@ func SplitBash(line string) ([]Command, error) {
 	if len(line) > maxBashLine {
 		return nil, fmt.Errorf("the command line is %d bytes, more than the %d this checker reads", len(line), maxBashLine)
 	}
-	s := &splitter{}
+	s := &splitter{cmds: make([]Command, 0, 4)}
 	if err := s.split(line, 0); err != nil {
 		return nil, err
 	}
@@ -125,8 +126,14 @@ func (s *splitter) cdDirs() []string {
 	return dirs[1:]
 }
 
+// parsers keeps bash parsers for reuse: making one allocates more than
+// parsing a short line does.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
 func (s *splitter) split(src string, depth int) error {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
 	if err != nil {
 		return fmt.Errorf("the command line does not parse as bash: %w", err)
 	}

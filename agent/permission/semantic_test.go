@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -203,5 +205,41 @@ func TestProtectedThroughGitdirFile(t *testing.T) {
 		if !errors.As(err, &d) || d.Permission != ProtectedPath {
 			t.Errorf("edit of %s: %v, want a protected_path question", p, err)
 		}
+	}
+}
+
+// A protected path is asked even with edit allowed, with the call's diff
+// and the reason; "always" grants that one path.
+func TestProtectedAskShowsWhyAndGrantsOnePath(t *testing.T) {
+	_, root := semanticWorld(t)
+	asker := &scriptedAsker{t: t, replies: []Reply{{Answer: AllowAlways}, {Answer: RejectOnce}}}
+	grants := &memGrants{}
+	c := newChecker(t, Options{Root: root, Rules: readmeRules(), Asker: asker, Grants: grants})
+	diff := map[string]any{"diff": "+fsmonitor = ./x"}
+	if err := c.Check(t.Context(), Call{Permission: Edit, Subjects: []string{filepath.Join(root, ".git/config")}, Metadata: diff}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := asker.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("asked %d times: %+v", len(reqs), reqs)
+	}
+	r := reqs[0]
+	if r.Permission != ProtectedPath || len(r.Reasons) != 1 || !strings.Contains(r.Reasons[0], "core.fsmonitor") ||
+		r.Metadata["diff"] == nil || !slices.Equal(r.Suggest, []string{".git/config"}) {
+		t.Errorf("request = %+v", r)
+	}
+	if got := grants.stored(root); !slices.Equal(got, []Rule{{Permission: ProtectedPath, Pattern: ".git/config", Action: Allow}}) {
+		t.Errorf("stored grants = %v", got)
+	}
+	// The grant covers .git/config only.
+	if err := c.Check(t.Context(), Call{Permission: Edit, Subjects: []string{filepath.Join(root, ".git/config")}}); err != nil {
+		t.Errorf("the granted path asks again: %v", err)
+	}
+	if err := c.Check(t.Context(), bash("echo x > .git/hooks/pre-commit")); !errors.Is(err, ErrDenied) {
+		t.Errorf("a hook was written after granting .git/config: %v", err)
+	}
+	// Reading stays allowed.
+	if err := c.Check(t.Context(), Call{Permission: Read, Subjects: []string{filepath.Join(root, ".git/config")}}); err != nil {
+		t.Errorf("reading .git/config: %v", err)
 	}
 }

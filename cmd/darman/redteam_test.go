@@ -510,3 +510,77 @@ func TestRunEnvironmentHasNoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// sandboxed reports whether this darman runs the model's commands in an
+// OS sandbox, as `darman doctor --json` says in its "sandbox" section.
+func sandboxed(t *testing.T, e *env) bool {
+	out, _, _ := e.run("doctor", "--json")
+	var r struct {
+		Checks []struct{ Section, Status string }
+	}
+	if json.Unmarshal([]byte(out), &r) != nil {
+		return false
+	}
+	return slices.ContainsFunc(r.Checks, func(c struct{ Section, Status string }) bool {
+		return c.Section == "sandbox" && c.Status == "ok"
+	})
+}
+
+// TestRedTeamSwaps: a directory swapped for a symlink to the home
+// directory while commands that read through it are checked and run. No
+// check made before a command starts can close that window; the kernel
+// sandbox does, so this runs where darman reports one.
+func TestRedTeamSwaps(t *testing.T) {
+	w := newRedteamWorld(t)
+	if !sandboxed(t, w.env) {
+		t.Skip("darman doctor reports no sandbox: a swap between the permission check and the command's run is the sandbox's to stop (issue 15, item 4)")
+	}
+	flip := filepath.Join(w.workspace, "flip")
+	os.MkdirAll(flip, 0o755)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	var calls []llmtest.ToolCall
+	for i := range 12 {
+		cmd, _ := json.Marshal(map[string]string{"command": "cat flip/.ssh/id_rsa flip/secret.txt; ls flip/"})
+		calls = append(calls, llmtest.ToolCall{ID: fmt.Sprintf("swap-%d", i), Name: "bash", Arguments: cmd})
+	}
+	srv := llmtest.Start(t, llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		if !strings.Contains(string(c.Body), `"tools"`) {
+			return llmtest.Step{Text: "title"}
+		}
+		if c.Step == 0 {
+			go func() {
+				defer close(done)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					os.RemoveAll(flip)
+					os.Symlink(w.home, flip)
+					os.Remove(flip)
+					os.MkdirAll(flip, 0o755)
+				}
+			}()
+			return llmtest.Step{ToolCalls: calls}
+		}
+		return llmtest.Step{Text: "done"}
+	}})
+	w.write("darman.json", fmt.Sprintf(`{
+		"model": "anthropic/claude-sonnet-4-5",
+		"provider": {"anthropic": {"baseURL": %q, "apiKey": "${env:ZZ_PROVIDER}"}},
+		"retry": {"maxAttempts": 2, "maxDelay": "10ms"},
+		"permission": %s
+	}`, srv.URL, redteamRules["readme"]))
+	out, errs, _ := w.run("run", "read the notes")
+	close(stop)
+	<-done
+	for _, c := range srv.ModelCalls() {
+		for _, s := range secrets {
+			if strings.Contains(string(c.Body)+out+errs, s) {
+				t.Errorf("%q leaked through the swapped directory", s)
+			}
+		}
+	}
+}
