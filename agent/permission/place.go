@@ -28,7 +28,11 @@ type place struct {
 // root realRoot; home is the real home directory ("" when unknown).
 func newPlace(root, realRoot, dir, home string) *place {
 	pl := &place{root: root, realRoot: realRoot, dir: dir, home: home, cache: map[string]string{}}
-	pl.realDir = pl.resolveAbs(dir)
+	if dir == root {
+		pl.realDir = realRoot
+	} else {
+		pl.realDir = pl.resolveAbs(dir)
+	}
 	return pl
 }
 

@@ -72,6 +72,13 @@ func gitDirs(realRoot string) []string {
 	}
 	var dir string
 	switch {
+	case info.IsDir():
+		// A real directory under the real root: its path is real. A
+		// worktree's common directory is named by a file in it.
+		dir = dotgit
+		if _, err := os.Lstat(filepath.Join(dir, "commondir")); err != nil {
+			return []string{dir}
+		}
 	case info.Mode().IsRegular():
 		b, err := os.ReadFile(dotgit)
 		if err != nil {

@@ -118,6 +118,14 @@ func TestSemanticPathsAreAsked(t *testing.T) {
 		`echo x > hooks/post-checkout`,
 		`echo '{}' > .claude/settings.json`,
 		`echo '{}' | tee .mcp.json`,
+		`git config core.hooksPath evil`,
+		`git -C . config alias.st '!sh'`,
+		`git config --global core.pager sh`,
+		`cp evil.sh .git/hooks/post-checkout`,
+		`mv x .envrc`,
+		`sed -i 's/a/b/' .git/config`,
+		`go build -o .git/hooks/pre-push ./cmd/x`,
+		`touch .vscode/tasks.json`,
 	}
 	for _, rules := range map[string][]Rule{
 		"readme":    readmeRules(),

@@ -202,7 +202,7 @@ func diagnoseLanguageServers(ctx context.Context, r *report, c config.Config, ro
 	defer reg.Close(0)
 	pool, err := diagnostics.New(ctx, diagnostics.Options{
 		Root: root, Servers: c.LSP, StartTimeout: lspCheckTimeout,
-		Children: reg, ClientVersion: readBuildInfo().Version, Logger: log,
+		Children: reg, ClientVersion: readBuildInfo().Version, Logger: log, Env: childEnviron(c),
 	})
 	if err != nil {
 		r.add(section, "configuration", "fail", err.Error())
