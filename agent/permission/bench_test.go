@@ -95,17 +95,21 @@ func BenchmarkBashPipeline(b *testing.B) {
 	if err := c.Check(b.Context(), call); err != nil {
 		b.Fatal(err)
 	}
+	cpu := startCPU()
 	for b.Loop() {
 		if err := c.Check(b.Context(), call); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.report(b)
 }
 
 func BenchmarkSplitBashPipeline(b *testing.B) {
+	cpu := startCPU()
 	for b.Loop() {
 		if _, err := SplitBash(pipeline20); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.report(b)
 }

@@ -2,7 +2,6 @@ package permission
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -20,8 +19,9 @@ type place struct {
 	dir, realDir   string
 	home           string // the real home directory, "" when unknown
 	gits           []string
-	cache          map[string]string // absolute path → real path
-	dirs           map[string]map[string]fs.FileMode
+	cache          map[string]string          // absolute path → real path
+	dirs           map[string]map[string]bool // a directory's names, nil when too big to list
+	modes          map[string]fs.FileMode     // lstat results by path
 }
 
 // newPlace prepares to judge paths of a line run in dir under the real
@@ -48,50 +48,43 @@ func realHome() string {
 	return filepath.Clean(h)
 }
 
-// maxListed bounds the directories whose entries are read to look names
-// up; a bigger one is looked up name by name.
+// maxListed bounds the directories whose names are read to look words
+// up; a bigger one is looked up word by word.
 const maxListed = 512
 
-// entry looks a name up in a directory: through one reading of the
-// directory, since a command line names many words that are no file at
-// all. ok is false when the name is not there.
+// entry looks a name up in a directory. A command line names many words
+// that are no file at all, so the directory's names are read once and only
+// a name it holds costs an lstat. ok is false when the name is not there.
 func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
-	list, read := pl.dirs[dir]
+	names, read := pl.dirs[dir]
 	if !read {
-		list = pl.list(dir)
+		names = listNames(dir, maxListed)
 		if pl.dirs == nil {
-			pl.dirs = map[string]map[string]fs.FileMode{}
+			pl.dirs = map[string]map[string]bool{}
 		}
-		pl.dirs[dir] = list
+		pl.dirs[dir] = names
 	}
-	if list == nil {
-		info, err := os.Lstat(filepath.Join(dir, name))
-		if err != nil {
-			return 0, false
-		}
-		return info.Mode(), true
+	if names != nil && !names[name] {
+		return 0, false
 	}
-	mode, ok = list[name]
-	return mode, ok
+	p := filepath.Join(dir, name)
+	if m, ok := pl.modes[p]; ok {
+		return m, m != modeMissing
+	}
+	if pl.modes == nil {
+		pl.modes = map[string]fs.FileMode{}
+	}
+	info, err := os.Lstat(p)
+	if err != nil {
+		pl.modes[p] = modeMissing
+		return 0, false
+	}
+	pl.modes[p] = info.Mode()
+	return info.Mode(), true
 }
 
-// list reads a directory's entries, nil when it is too big or unreadable.
-func (pl *place) list(dir string) map[string]fs.FileMode {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	ents, err := f.ReadDir(maxListed + 1)
-	if (err != nil && len(ents) == 0 && !errors.Is(err, io.EOF)) || len(ents) > maxListed {
-		return nil
-	}
-	m := make(map[string]fs.FileMode, len(ents))
-	for _, e := range ents {
-		m[e.Name()] = e.Type()
-	}
-	return m
-}
+// modeMissing marks a path lstat found nothing at.
+const modeMissing = fs.ModeIrregular | fs.ModeDevice | fs.ModeCharDevice
 
 // lexical reports whether the place judges without a file system.
 func (pl *place) lexical() bool { return pl.root == "" }
@@ -163,9 +156,9 @@ func (pl *place) judge(p Path, sub string) []judged {
 			return append(out, judged{real: text, why: "the pattern is malformed: " + err.Error()})
 		}
 		pl.entry(base, ".")
-		if list := pl.dirs[base]; list != nil {
+		if names := pl.dirs[base]; names != nil {
 			n := len(out)
-			for name := range list {
+			for name := range names {
 				if ok, _ := path.Match(text, name); ok {
 					out = append(out, pl.land(base, name))
 				}
