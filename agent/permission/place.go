@@ -57,6 +57,10 @@ const maxListed = 512
 // a name it holds costs an lstat. ok is false when the name is not there.
 func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
 	names, read := pl.dirs[dir]
+	if !read && dir != pl.realDir && name != "." {
+		// Deeper directories see a word or two: lstat them.
+		read = true
+	}
 	if !read {
 		names = listNames(dir, maxListed)
 		if pl.dirs == nil {
