@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -36,7 +37,8 @@ var protectedList = []protectedPattern{
 	{".git/modules/**/hooks/**", "git runs the hooks in it on commit, checkout, merge and push"},
 	{"darman.json", "it is darman's configuration: permission rules, MCP servers and language servers (which are commands)"},
 	{".darman/**", "it holds darman's configuration, commands (whose !`…` lines run in a shell) and skills"},
-	{".claude/settings*.json", "Claude Code runs the hooks and MCP servers it configures"},
+	{".claude/settings.json", "Claude Code runs the hooks and MCP servers it configures"},
+	{".claude/settings.local.json", "Claude Code runs the hooks and MCP servers it configures"},
 	{".claude/commands/**", "agents run the shell lines of these commands"},
 	{".claude/agents/**", "agents load these as sub-agents with their own tools and permissions"},
 	{".claude/hooks/**", "Claude Code runs these hooks"},
@@ -59,6 +61,33 @@ func ProtectedPatterns() []string {
 		out[i] = p.pattern
 	}
 	return out
+}
+
+// ProtectedPaths returns the absolute paths a sandbox should keep
+// read-only for the model's commands: the entries of the built-in list
+// that name one file or directory at the workspace root (whether or not
+// they exist yet), and the config and hooks of the repository's real git
+// directories (through a .git file's "gitdir:" and a worktree's common
+// directory). Patterns that match at any depth (**/.envrc) are left to
+// the permission checks.
+func ProtectedPaths(root string) []string {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		real = filepath.Clean(root)
+	}
+	var out []string
+	for _, p := range protectedList {
+		literal := strings.TrimSuffix(p.pattern, "/**")
+		if strings.ContainsAny(literal, "*?") {
+			continue
+		}
+		out = append(out, filepath.Join(real, filepath.FromSlash(literal)))
+	}
+	for _, g := range gitDirs(real) {
+		out = append(out, filepath.Join(g, "config"), filepath.Join(g, "hooks"))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // gitDirs returns the real git directories of the repository at root: its

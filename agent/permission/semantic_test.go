@@ -251,3 +251,23 @@ func TestProtectedAskShowsWhyAndGrantsOnePath(t *testing.T) {
 		t.Errorf("reading .git/config: %v", err)
 	}
 }
+
+func TestProtectedPathsForTheSandbox(t *testing.T) {
+	home, _ := semanticWorld(t)
+	gitdir := filepath.Join(home, "main.git", "worktrees", "w")
+	root := filepath.Join(home, "w")
+	os.MkdirAll(gitdir, 0o755)
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: "+gitdir+"\n"), 0o644)
+	os.WriteFile(filepath.Join(gitdir, "commondir"), []byte("../..\n"), 0o644)
+	got := ProtectedPaths(root)
+	for _, want := range []string{
+		filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".git", "config"), filepath.Join(root, ".mcp.json"),
+		filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".darman"), filepath.Join(root, ".vscode", "tasks.json"),
+		filepath.Join(gitdir, "config"), filepath.Join(home, "main.git", "hooks"), filepath.Join(home, "main.git", "config"),
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("ProtectedPaths lacks %s:\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+}
