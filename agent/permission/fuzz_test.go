@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -188,4 +190,85 @@ func FuzzMatch(f *testing.F) {
 			t.Errorf("escapePattern(%q) does not match itself (path=%v)", subject, path)
 		}
 	})
+}
+
+// FuzzBashChecker is the differential oracle on a real workspace, whose
+// links lead out: with every command allowed, a line any of whose words,
+// resolved by Outside (not the checker's own resolution), lands outside
+// the workspace must not run unasked.
+func FuzzBashChecker(f *testing.F) {
+	for _, s := range bashSeeds {
+		f.Add(s)
+	}
+	for _, s := range []string{"cat out/etc/passwd", "ls -la up/..", "cat -fout/x", "grep --file=up/y z", "cd in && cat ../../x", "cat in/../out"} {
+		f.Add(s)
+	}
+	root := f.TempDir()
+	os.MkdirAll(filepath.Join(root, "in"), 0o755)
+	os.Symlink("/", filepath.Join(root, "out"))
+	os.Symlink(filepath.Dir(root), filepath.Join(root, "up"))
+	c, err := New(f.Context(), Options{Root: root, Rules: append(allowAll, Rule{Permission: Edit, Pattern: "*", Action: Allow})})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		words := literalWords(line)
+		if words == nil {
+			return
+		}
+		why := ""
+		for _, w := range words {
+			for _, cand := range oracleCandidates(w) {
+				if cand == "" || strings.HasPrefix(cand, "~") || cand == "/dev/null" || cand == "/dev/stdout" || cand == "/dev/stderr" {
+					continue
+				}
+				if out, err := Outside(root, cand); err == nil && out {
+					why = cand
+				}
+			}
+		}
+		if why == "" {
+			return
+		}
+		if err := c.Check(t.Context(), Call{Permission: Bash, Subjects: []string{line}}); err == nil {
+			t.Errorf("%q names %q, outside the workspace once resolved, but ran unasked", line, why)
+		}
+	})
+}
+
+// literalWords returns the plain words of a line the way reachesOutside
+// reads them, nil when it does not parse.
+func literalWords(line string) []string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil {
+		return nil
+	}
+	words := []string{}
+	skip := map[*syntax.Word]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Redirect:
+			if n.Hdoc != nil {
+				skip[n.Hdoc] = true
+			}
+			if n.Op == syntax.WordHdoc || n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
+				skip[n.Word] = true
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 {
+				skip[n.Args[0]] = true
+			}
+		case *syntax.Assign:
+			return false
+		case *syntax.Word:
+			if skip[n] {
+				return false
+			}
+			if w, ok := oracleLit(n); ok {
+				words = append(words, w)
+			}
+		}
+		return true
+	})
+	return words
 }
