@@ -60,6 +60,9 @@ func wordPaths(src string, w *syntax.Word, use PathUse) []Path {
 	if w == nil || len(w.Parts) == 0 {
 		return nil
 	}
+	if _, ok := w.Parts[0].(*syntax.ProcSubst); ok && len(w.Parts) == 1 {
+		return nil // /dev/fd/N, a pipe; the commands inside are checked themselves
+	}
 	if hasBraces(w) {
 		return bracePaths(src, w, use)
 	}

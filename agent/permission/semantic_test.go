@@ -159,6 +159,7 @@ func TestSemanticPathsAllowOrdinaryCommands(t *testing.T) {
 		`head -n1 < go.mod`,
 		`echo "see /etc for details"`,
 		`git log --format=%H -n 3`,
+		`cat <(head -n1 go.mod) <(tail -n1 go.mod)`,
 	} {
 		if err := c.Check(t.Context(), bash(line)); err != nil {
 			t.Errorf("%q: %v", line, err)
