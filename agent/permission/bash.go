@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -53,6 +54,15 @@ type Command struct {
 	// Reason, when set, says why no rule may allow this command; it is
 	// asked unless a rule denies it.
 	Reason string
+	// Paths are the words that may name files (see Path), from the
+	// arguments after the command name and from the redirections. Each
+	// that resolves outside the workspace is an external_directory
+	// question of its own, whatever the bash rules say.
+	Paths []Path
+	// Dirs are the directories, relative to where the line starts, that
+	// cd and pushd in the same line may have moved to before this command
+	// ran; relative paths are judged from each of them too.
+	Dirs []string
 }
 
 // maxBashLine bounds the command lines SplitBash reads; longer ones are
@@ -69,13 +79,15 @@ func SplitBash(line string) ([]Command, error) {
 	if len(line) > maxBashLine {
 		return nil, fmt.Errorf("the command line is %d bytes, more than the %d this checker reads", len(line), maxBashLine)
 	}
-	s := &splitter{}
+	s := &splitter{cmds: make([]Command, 0, 4)}
 	if err := s.split(line, 0); err != nil {
 		return nil, err
 	}
 	if s.changesDir {
+		dirs := s.cdDirs()
 		for i := range s.cmds {
 			c := &s.cmds[i]
+			c.Dirs = dirs
 			for _, w := range c.Writes {
 				if c.Reason == "" && !path.IsAbs(w) {
 					c.Reason = "the line changes directory, so the file it writes (" + w + ") is relative to a directory only known at run time"
@@ -89,10 +101,39 @@ func SplitBash(line string) ([]Command, error) {
 type splitter struct {
 	cmds       []Command
 	changesDir bool
+	cdTargets  []string // the literal directories cd and pushd go to, in order
 }
 
+// maxCdDirs bounds the directories cd targets combine into.
+const maxCdDirs = 8
+
+// cdDirs combines the line's cd targets into the directories a command may
+// run in: each target taken from the start and from every earlier one.
+func (s *splitter) cdDirs() []string {
+	dirs := []string{"."}
+	for _, t := range s.cdTargets {
+		for _, d := range dirs {
+			if len(dirs) >= maxCdDirs {
+				break
+			}
+			next := t
+			if !path.IsAbs(t) && !strings.HasPrefix(t, "~") {
+				next = d + "/" + t
+			}
+			dirs = append(dirs, next)
+		}
+	}
+	return dirs[1:]
+}
+
+// parsers keeps bash parsers for reuse: making one allocates more than
+// parsing a short line does.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
 func (s *splitter) split(src string, depth int) error {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
 	if err != nil {
 		return fmt.Errorf("the command line does not parse as bash: %w", err)
 	}
@@ -114,10 +155,11 @@ func (s *splitter) visit(src string, n syntax.Node, depth int) {
 		case *syntax.DeclClause:
 			s.decl(src, cmd, n.Redirs)
 		default:
-			// A redirection alone ("> f") or on a compound command
-			// ("{ a; b; } > f") writes without a simple command of its own.
-			if text, writes, reason := redirects(src, n.Redirs); len(writes) > 0 || reason != "" {
-				s.add(Command{Subject: strings.Join(text, " "), Writes: writes, Reason: reason})
+			// A redirection alone ("> f", "$(< f)") or on a compound
+			// command ("{ a; b; } > f") reads or writes without a simple
+			// command of its own.
+			if text, writes, paths, reason := redirects(src, n.Redirs); len(writes) > 0 || len(paths) > 0 || reason != "" {
+				s.add(Command{Subject: strings.Join(text, " "), Writes: writes, Paths: paths, Reason: reason})
 			}
 		}
 	case *syntax.ArithmExp:
@@ -175,10 +217,10 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 			s.hazard(src, a, "sets "+a.Name.Value+", which changes what commands run or load")
 		}
 	}
-	text, writes, reason := redirects(src, redirs)
+	text, writes, rpaths, reason := redirects(src, redirs)
 	if len(ce.Args) == 0 {
-		if len(writes) > 0 || reason != "" {
-			s.add(Command{Subject: strings.Join(text, " "), Writes: writes, Reason: reason})
+		if len(writes) > 0 || len(rpaths) > 0 || reason != "" {
+			s.add(Command{Subject: strings.Join(text, " "), Writes: writes, Paths: rpaths, Reason: reason})
 		}
 		return
 	}
@@ -197,8 +239,8 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 	// The string of eval or sh -c is checked instead of the command itself;
 	// the redirections still apply to whatever it runs.
 	if script, what, ok := innerScript(ws); ok {
-		if len(writes) > 0 || reason != "" {
-			s.add(Command{Subject: strings.Join(text, " "), Writes: writes, Reason: reason})
+		if len(writes) > 0 || len(rpaths) > 0 || reason != "" {
+			s.add(Command{Subject: strings.Join(text, " "), Writes: writes, Paths: rpaths, Reason: reason})
 		}
 		subject := joinWords(ws, nil)
 		switch {
@@ -215,6 +257,17 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 	}
 
 	c := Command{Args: texts(ws), Subject: joinWords(ws, text), Writes: writes, Reason: reason}
+	args := ce.Args[len(ce.Args)-len(ws):]
+	writers := writeTargets(c.Args)
+	for i, a := range args[1:] {
+		use := UseOperand
+		if writers[i+1] {
+			use = UseWrite
+		}
+		c.Paths = append(c.Paths, wordPaths(src, a, use)...)
+	}
+	c.Paths = append(c.Paths, impliedWrites(c.Args)...)
+	c.Paths = append(c.Paths, rpaths...)
 	switch name := ws[0]; {
 	case !name.lit:
 		c.Reason = "the command name is only known at run time"
@@ -224,14 +277,39 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		c.Reason = "the command name is empty"
 	case name.text == "cd" || name.text == "pushd" || name.text == "popd":
 		s.changesDir = true
+		s.cdTarget(&c, ws)
 	}
 	s.add(c)
+}
+
+// cdTarget notes where cd or pushd goes; a bare cd goes home, and cd -
+// or popd to a directory only known at run time.
+func (s *splitter) cdTarget(c *Command, ws []word) {
+	var operands []word
+	for _, w := range ws[1:] {
+		if w.lit && strings.HasPrefix(w.text, "-") && w.text != "-" {
+			continue // -P, -L
+		}
+		operands = append(operands, w)
+	}
+	switch {
+	case ws[0].text == "popd":
+		return // back to a directory pushed earlier in the line
+	case len(operands) == 0:
+		c.Paths = append(c.Paths, Path{Text: "", Home: true})
+	case operands[0].lit && operands[0].text == "-":
+		c.Paths = append(c.Paths, Path{Text: "-", Expand: "cd - goes back to a directory only known at run time"})
+	case operands[0].lit && !operands[0].glob:
+		s.cdTargets = append(s.cdTargets, operands[0].text)
+	case operands[0].text == "~" || strings.HasPrefix(operands[0].text, "~/"):
+		s.cdTargets = append(s.cdTargets, operands[0].text)
+	}
 }
 
 // decl handles declare, local, export, readonly, typeset and nameref: a
 // command rules decide like any other, whose assignments are checked too.
 func (s *splitter) decl(src string, d *syntax.DeclClause, redirs []*syntax.Redirect) {
-	text, writes, reason := redirects(src, redirs)
+	text, writes, paths, reason := redirects(src, redirs)
 	ws := []word{{text: d.Variant.Value, lit: true}}
 	for _, a := range d.Args {
 		switch {
@@ -244,7 +322,7 @@ func (s *splitter) decl(src string, d *syntax.DeclClause, redirs []*syntax.Redir
 		}
 		ws = append(ws, word{text: source(src, a), lit: true})
 	}
-	s.add(Command{Args: texts(ws), Subject: joinWords(ws, text), Writes: writes, Reason: reason})
+	s.add(Command{Args: texts(ws), Subject: joinWords(ws, text), Writes: writes, Paths: paths, Reason: reason})
 }
 
 // arithm reports n when any of exprs reads a variable: bash evaluates a
@@ -331,9 +409,9 @@ func isName(s string) bool {
 }
 
 // redirects renders the redirections that matter to rules and lists the
-// files they write. reason is set when a write goes to a file only known at
-// run time.
-func redirects(src string, rs []*syntax.Redirect) (text, writes []string, reason string) {
+// files they write, and the paths they read and write. reason is set when a
+// write goes to a file only known at run time.
+func redirects(src string, rs []*syntax.Redirect) (text, writes []string, paths []Path, reason string) {
 	for _, r := range rs {
 		fd := ""
 		if r.N != nil {
@@ -341,11 +419,17 @@ func redirects(src string, rs []*syntax.Redirect) (text, writes []string, reason
 		}
 		target := wordOf(src, r.Word)
 		switch r.Op {
+		case syntax.RdrIn:
+			if target.lit && isNullDevice(target.text) {
+				continue
+			}
+			paths = append(paths, wordPaths(src, r.Word, UseRead)...)
 		case syntax.DplIn, syntax.DplOut:
 			if target.lit && isFD(target.text) {
 				continue // 2>&1, >&-: between descriptors
 			}
 			if r.Op == syntax.DplIn {
+				paths = append(paths, wordPaths(src, r.Word, UseRead)...)
 				break
 			}
 			fallthrough // >&file is &>file
@@ -361,10 +445,11 @@ func redirects(src string, rs []*syntax.Redirect) (text, writes []string, reason
 			default:
 				writes = append(writes, target.text)
 			}
+			paths = append(paths, wordPaths(src, r.Word, UseWrite)...)
 		}
 		text = append(text, fd+r.Op.String()+" "+target.text)
 	}
-	return text, writes, reason
+	return text, writes, paths, reason
 }
 
 func isFD(s string) bool {

@@ -46,7 +46,9 @@ func TestSplitBash(t *testing.T) {
 		{"if", "if git diff --quiet; then rm a; elif ls; then :; else rm b; fi", []cmd{
 			{subject: "git diff --quiet"}, {subject: "rm a"}, {subject: "ls"}, {subject: ":"}, {subject: "rm b"}}},
 		{"for", "for f in $(ls); do rm $f; done", []cmd{{subject: "ls"}, {subject: "rm $f"}}},
-		{"while", "while read l; do rm $l; done < list", []cmd{{subject: "read l"}, {subject: "rm $l"}}},
+		// The loop's read redirection reads list: a read of its own.
+		{"while", "while read l; do rm $l; done < list", []cmd{{subject: "< list"}, {subject: "read l"}, {subject: "rm $l"}}},
+		{"read redirection alone", "echo \"$(< ~/.ssh/id_rsa)\"", []cmd{{subject: "echo \"$(< ~/.ssh/id_rsa)\""}, {subject: "< ~/.ssh/id_rsa"}}},
 		{"until", "until false; do rm x; done", []cmd{{subject: "false"}, {subject: "rm x"}}},
 		{"case", "case $(uname) in Linux) rm x;; *) ls;; esac", []cmd{
 			{subject: "uname"}, {subject: "rm x"}, {subject: "ls"}}},

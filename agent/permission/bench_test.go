@@ -2,6 +2,9 @@ package permission
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +65,51 @@ func BenchmarkMatch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// pipeline20 is a 20-command pipeline with paths, options and redirections
+// of the kinds models write.
+var pipeline20 = func() string {
+	cmds := []string{
+		`cat src/a.go`, `grep -n 'func ' -`, `sed -e 's/a/b/'`, `sort -u`, `uniq -c`,
+		`head -n 50`, `tail -n +2`, `awk '{print $1}'`, `cut -d: -f1`, `tr a-z A-Z`,
+		`grep -v -f/dev/null`, `rg --no-heading x`, `wc -l`, `tee out/log.txt`, `cat -n`,
+		`grep --include=*.go -r x .`, `sort -k2 --field-separator=,`, `head -c 100`, `xxd -l 64`, `cat > out/final.txt`,
+	}
+	return strings.Join(cmds, " | ")
+}()
+
+// BenchmarkBashPipeline measures SplitBash and every path check of a
+// 20-command pipeline through the Checker, on a real workspace.
+func BenchmarkBashPipeline(b *testing.B) {
+	root := b.TempDir()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	os.MkdirAll(filepath.Join(root, "out"), 0o755)
+	os.WriteFile(filepath.Join(root, "src", "a.go"), []byte("package a"), 0o644)
+	rules := append(benchRules(), Rule{Permission: Bash, Pattern: "*", Action: Allow}, Rule{Permission: Edit, Pattern: "*", Action: Allow})
+	c, err := New(b.Context(), Options{Root: root, Rules: rules})
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := Call{Permission: Bash, Subjects: []string{pipeline20}}
+	if err := c.Check(b.Context(), call); err != nil {
+		b.Fatal(err)
+	}
+	cpu := startCPU()
+	for b.Loop() {
+		if err := c.Check(b.Context(), call); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu.report(b)
+}
+
+func BenchmarkSplitBashPipeline(b *testing.B) {
+	cpu := startCPU()
+	for b.Loop() {
+		if _, err := SplitBash(pipeline20); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu.report(b)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,6 +59,8 @@ type Call struct {
 // meanwhile covers it without asking twice.
 type Checker struct {
 	root     string
+	realRoot string // root with symlinks resolved
+	home     string // the real home directory, "" when unknown
 	asker    Asker
 	store    GrantStore
 	fallback Action
@@ -80,7 +83,8 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("permission: make the workspace root absolute: %w", err)
 	}
-	if _, err := filepath.EvalSymlinks(root); err != nil {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
 		return nil, fmt.Errorf("permission: the workspace root must exist: %w", err)
 	}
 	for i, r := range opts.Rules {
@@ -102,6 +106,8 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 
 	c := &Checker{
 		root:     root,
+		realRoot: realRoot,
+		home:     realHome(),
 		asker:    opts.Asker,
 		store:    opts.Grants,
 		fallback: opts.Fallback,
@@ -210,10 +216,20 @@ func (c *Checker) settle(call Call, checks []Check) (bool, error) {
 func (c *Checker) checks(call Call, dir string) []Check {
 	rules := c.snapshot()
 	var out []Check
+	var pl *place
 	for _, s := range call.Subjects {
 		switch {
 		case call.Permission == Bash:
-			cs, _ := bashChecks(rules, s, func(p string) []Check { return c.pathChecks(rules, Edit, p, dir) })
+			if pl == nil {
+				pl = newPlace(c.root, c.realRoot, dir, c.home)
+				pl.gits = gitDirs(c.realRoot)
+			}
+			cs, _ := bashChecks(rules, s, pl, func(p string) []Check {
+				if path.IsAbs(p) {
+					return c.pathChecks(rules, Edit, p, dir)
+				}
+				return c.landedEdit(rules, pl.land(pl.realDir, p), pl.gits)
+			})
 			out = append(out, cs...)
 		case isPathPermission(call.Permission) && call.Permission != ExternalDirectory:
 			out = append(out, c.pathChecks(rules, call.Permission, s, dir)...)
@@ -224,6 +240,27 @@ func (c *Checker) checks(call Call, dir string) []Check {
 		}
 	}
 	return out
+}
+
+// landedEdit decides a bash redirection's write to a path already resolved,
+// as pathChecks does.
+func (c *Checker) landedEdit(rules []Rule, j judged, gits []string) []Check {
+	var out []Check
+	subject := j.rel
+	if j.outside() {
+		subject = filepath.ToSlash(j.real)
+		ext := decide(rules, ExternalDirectory, subject)
+		tree := j.real
+		if !isDir(tree) {
+			tree = filepath.Dir(tree)
+		}
+		ext.Suggest = escapePattern(strings.TrimSuffix(filepath.ToSlash(tree), "/")) + "/**"
+		out = append(out, ext)
+	}
+	if why := protectedWhy(rules, j.rel, j.real, gits); why != "" {
+		out = append(out, decideProtected(rules, subject, why))
+	}
+	return append(out, exact(rules, Edit, subject))
 }
 
 // pathChecks decides a path: inside the workspace its subject is the
@@ -240,9 +277,24 @@ func (c *Checker) pathChecks(rules []Rule, permission, p, dir string) []Check {
 		ext := decideOpaque(rules, ExternalDirectory, subject, "the path does not resolve: "+err.Error())
 		return []Check{ext, exact(rules, permission, subject)}
 	}
+	var protected []Check
+	if permission == Edit || permission == Write {
+		rel := ""
+		if within(realRoot, real) {
+			r, _ := filepath.Rel(realRoot, real)
+			rel = filepath.ToSlash(r)
+		}
+		if why := protectedWhy(rules, rel, real, gitDirs(realRoot)); why != "" {
+			subject := rel
+			if subject == "" {
+				subject = filepath.ToSlash(real)
+			}
+			protected = []Check{decideProtected(rules, subject, why)}
+		}
+	}
 	if within(realRoot, real) {
 		rel, _ := filepath.Rel(realRoot, real)
-		return []Check{exact(rules, permission, filepath.ToSlash(rel))}
+		return append(protected, exact(rules, permission, filepath.ToSlash(rel)))
 	}
 	subject := filepath.ToSlash(real)
 	ext := decide(rules, ExternalDirectory, subject)
@@ -251,7 +303,7 @@ func (c *Checker) pathChecks(rules []Rule, permission, p, dir string) []Check {
 		tree = filepath.Dir(real)
 	}
 	ext.Suggest = escapePattern(strings.TrimSuffix(filepath.ToSlash(tree), "/")) + "/**"
-	return []Check{ext, exact(rules, permission, subject)}
+	return append([]Check{ext, exact(rules, permission, subject)}, protected...)
 }
 
 // exact decides a subject whose "always" grant is the subject itself.

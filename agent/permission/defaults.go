@@ -9,21 +9,24 @@ package permission
 // edit, write (the editor shows the diff), webfetch (a way to send data
 // out), mcp, and everything not listed. external_directory and doom_loop ask.
 //
-// bash asks, except for commands that only read and print, and then only
-// while nothing in them points outside the workspace:
+// bash asks, except for commands that only read and print:
 //
 //	ls, pwd, echo, cat, head, tail, wc, which   print files, the directory, text
 //	true, false                                 do nothing
-//	grep, rg                                    search; rg --pre runs a program: asked
-//	git status, git diff, git log, git show     read the repository; --output writes a file: asked
+//	grep, rg                                    search
+//	git status, git diff, git log, git show     read the repository
 //
-// and an argument that is absolute (/…), starts at home (~), climbs (../),
-// or is expanded by the shell ($…, `…`, {a,b}) asks again, since these
-// commands would read anything they are pointed at. Redirection to a file is
-// an edit (see Command), so "cat a > b" asks. Limits: the checks are
-// textual, so a symlink inside the workspace that leads out is not seen, and
-// a glob like .* is assumed not to match ".." (bash 5.2's globskipdots).
-// cd is not allowed: a bare "cd" goes home, and later reads would follow.
+// These rules cover the command only. Every path a command line names (its
+// operands, option values in every spelling, redirections, $(< f)) is
+// resolved, symlinks followed, and one that lands outside the workspace is
+// an external_directory question of its own, which no bash rule allows; a
+// word the shell expands at run time ($VAR, $(…)) is one too. Options that
+// run programs or write files (rg --pre, git -c, git --output, find -exec,
+// …: see Command.Dangers) are asked whatever rule allows the command, and
+// writes to protected paths (see ProtectedPath) are asked as
+// protected_path. Redirection to a file is an edit (see Command), so
+// "cat a > b" asks. cd is not allowed: a bare "cd" goes home, and later
+// reads would follow.
 func Defaults() []Rule {
 	rules := []Rule{
 		{Permission: "*", Pattern: "*", Action: Ask},
@@ -52,16 +55,6 @@ func Defaults() []Rule {
 		"git status *", "git diff *", "git log *", "git show *",
 	} {
 		rules = append(rules, Rule{Permission: Bash, Pattern: p, Action: Allow})
-	}
-	for _, p := range []string{
-		"rg *--pre*",
-		"git *--output*",
-		"* /*", "*=/*", // absolute paths
-		"* ~*", "*=~*", // home
-		"*../*", "* ..", "* .. *", "*=..", // parent directories
-		"*$*", "*`*", "*{*", // expansions the text does not show
-	} {
-		rules = append(rules, Rule{Permission: Bash, Pattern: p, Action: Ask})
 	}
 	return rules
 }

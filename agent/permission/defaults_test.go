@@ -96,7 +96,9 @@ func TestDefaultsYieldToConfiguration(t *testing.T) {
 		want                Action
 	}{
 		{Edit, "main.go", Allow},
-		{Bash, "cat /etc/hosts", Allow},
+		// A path outside is external_directory's to allow, never bash's.
+		{Bash, "cat /etc/hosts", Ask},
+		{Bash, "cat go.mod", Allow},
 		{Read, ".env", Deny},
 		{Read, "main.go", Allow},
 	} {

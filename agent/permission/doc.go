@@ -8,8 +8,12 @@
 // '*' within one directory, other permissions let it match anything. A bash
 // subject is a whole command line, cut into simple commands by SplitBash,
 // each decided on its own, so an allow rule for "git status *" does not let
-// "git status; rm -rf ~" run. Defaults are the rules configuration starts
-// from, and Outside tells whether a path leaves the workspace.
+// "git status; rm -rf ~" run. Paths a command names are decided apart, as
+// external_directory (see Path), dangerous options as bash that only a
+// rule naming them allows (see Command.Dangers), writes to files that make
+// other programs run as protected_path (see ProtectedPath). Defaults are
+// the rules configuration starts from, and Outside tells whether a path
+// leaves the workspace.
 //
 // Checker is the stateful part: one per session, it adds the workspace's
 // "always" grants (kept through a GrantStore) to the configured rules, asks

@@ -100,7 +100,13 @@ func (r Rule) Matches(permission, subject string) bool {
 //
 // A bash subject is a whole command line: every simple command in it is
 // decided on its own, as SplitBash finds them, and files it writes through
-// redirection are decided as edit subjects. Any deny denies, all allow
+// redirection are decided as edit subjects. Every path a command names
+// (see Path) that leaves the workspace is decided as external_directory,
+// which no bash rule can allow; options that run programs are decided as
+// bash, which no broad rule can allow (see Command.Dangers); writes to
+// protected paths are decided as protected_path. Without a file system,
+// Evaluate judges paths lexically: absolute ones, ~ and those that climb
+// above the working directory are outside. Any deny denies, all allow
 // allows, anything else asks. Explain says why.
 func Evaluate(rules []Rule, permission, subject string) Action {
 	if permission != Bash {
@@ -143,7 +149,7 @@ func Explain(rules []Rule, permission, subject string) Verdict {
 		c.Suggest = escapePattern(subject)
 		return Verdict{Action: c.Action, Checks: []Check{c}}
 	}
-	checks, err := bashChecks(rules, subject, func(path string) []Check {
+	checks, err := bashChecks(rules, subject, newLexicalPlace(), func(path string) []Check {
 		c := decide(rules, Edit, path)
 		c.Suggest = escapePattern(path)
 		return []Check{c}
@@ -176,30 +182,6 @@ func decideOpaque(rules []Rule, permission, subject, reason string) Check {
 	}
 	c.Reason = reason
 	return c
-}
-
-// bashChecks decides every simple command of a command line; writes decides
-// each file written through redirection.
-func bashChecks(rules []Rule, line string, writes func(path string) []Check) ([]Check, error) {
-	cmds, err := SplitBash(line)
-	if err != nil {
-		return []Check{decideOpaque(rules, Bash, line, err.Error())}, err
-	}
-	var checks []Check
-	for _, cmd := range cmds {
-		switch {
-		case cmd.Reason != "":
-			checks = append(checks, decideOpaque(rules, Bash, cmd.Subject, cmd.Reason))
-		case len(cmd.Args) > 0:
-			c := decide(rules, Bash, cmd.Subject)
-			c.Suggest = cmd.Suggest()
-			checks = append(checks, c)
-		}
-		for _, w := range cmd.Writes {
-			checks = append(checks, writes(w)...)
-		}
-	}
-	return checks, nil
 }
 
 // combine folds decisions: any deny denies, all allow allows, else ask.

@@ -45,12 +45,12 @@ type bashInput struct {
 
 // newBash returns the bash tool; maxTimeout (0 for ten minutes) bounds the
 // timeout a call may ask for.
-func newBash(maxTimeout time.Duration, reg *child.Registry) Tool {
+func newBash(maxTimeout time.Duration, reg *child.Registry, environ []string) Tool {
 	if maxTimeout <= 0 {
 		maxTimeout = bashMaxTimeout
 	}
 	return newBashTool(maxTimeout, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
-		return runBash(ctx, env, in, maxTimeout, reg)
+		return runBash(ctx, env, in, maxTimeout, reg, environ)
 	})
 }
 
@@ -165,17 +165,17 @@ func (e bashEnd) report(b *strings.Builder, output, stopped string) map[string]a
 // failed reports whether the model should see the call as failed.
 func (e bashEnd) failed() bool { return e.timedOut || e.signal != "" || e.code != 0 }
 
-func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, reg *child.Registry) (Result, error) {
+func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, reg *child.Registry, environ []string) (Result, error) {
 	c, answer, ok, err := prepareBash(ctx, env, in, maxTimeout)
 	if !ok {
 		return answer, err
 	}
 	if in.RunInBackground {
-		return startBackground(env, in.Command, c.dir, c.title, reg)
+		return startBackground(env, in.Command, c.dir, c.title, reg, environ)
 	}
 
 	out := newCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
-	p, err := startProc(in.Command, c.dir, out, reg)
+	p, err := startProc(in.Command, c.dir, out, reg, environ)
 	if err != nil {
 		return failure("could not start", "The command could not be started: %v", err), nil
 	}
@@ -253,11 +253,11 @@ func adoptLeftovers(env *Env, p *proc, command string) (*job, bool) {
 	return env.Jobs.adopt(p, command)
 }
 
-func startBackground(env *Env, command, dir, title string, reg *child.Registry) (Result, error) {
+func startBackground(env *Env, command, dir, title string, reg *child.Registry, environ []string) (Result, error) {
 	if env.Jobs == nil {
 		return failure("no background jobs", "Background jobs are not available in this session. Run the command without run_in_background, with a timeout."), nil
 	}
-	jb, err := env.Jobs.start(command, dir, reg)
+	jb, err := env.Jobs.start(command, dir, reg, environ)
 	if err != nil {
 		return failure("could not start", "The command could not be started in the background: %v", err), nil
 	}

@@ -25,6 +25,10 @@ type Options struct {
 	// Diagnostics gives the diagnostics tool the language servers' view;
 	// nil leaves the tool out.
 	Diagnostics Diagnostics
+	// Environ is the environment of the commands bash runs (NAME=value
+	// entries, secrets already filtered out: see internal/childenv); nil
+	// means darman's own.
+	Environ []string
 }
 
 // Builtins returns darman's built-in tools, configured by opts.
@@ -39,7 +43,7 @@ func Builtins(opts Options) []Tool {
 		newGlob(search),
 		newGrep(search),
 		newList(search),
-		newBash(opts.MaxBashTimeout, opts.Children),
+		newBash(opts.MaxBashTimeout, opts.Children, opts.Environ),
 		newBashOutput(),
 		newBashKill(),
 		newTodo(),

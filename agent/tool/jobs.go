@@ -93,14 +93,14 @@ func (o *jobOutput) take() ([]byte, int64) {
 }
 
 // start runs command in dir in the background.
-func (j *Jobs) start(command, dir string, reg *child.Registry) (*job, error) {
+func (j *Jobs) start(command, dir string, reg *child.Registry, environ []string) (*job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.roomLocked(); err != nil {
 		return nil, err
 	}
 	out := &jobOutput{}
-	p, err := startProc(command, dir, out, reg)
+	p, err := startProc(command, dir, out, reg, environ)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -57,9 +58,10 @@ func shell() (string, error) {
 	return "", errors.New("neither bash nor sh was found on PATH")
 }
 
-// startProc starts command with "bash -c" in dir, with stdin empty, and
-// records its group in reg (nil records nothing).
-func startProc(command, dir string, sink io.Writer, reg *child.Registry) (*proc, error) {
+// startProc starts command with "bash -c" in dir, with stdin empty and
+// the environment environ (nil: darman's own), and records its group in
+// reg (nil records nothing).
+func startProc(command, dir string, sink io.Writer, reg *child.Registry, environ []string) (*proc, error) {
 	sh, err := shell()
 	if err != nil {
 		return nil, err
@@ -72,7 +74,10 @@ func startProc(command, dir string, sink io.Writer, reg *child.Registry) (*proc,
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w
 	// Nothing may wait for a person at a terminal: no pagers, no prompts.
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	if environ == nil {
+		environ = os.Environ()
+	}
+	cmd.Env = append(slices.Clip(environ), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.SysProcAttr = child.SysProcAttr()
 	if err := cmd.Start(); err != nil {
 		r.Close()

@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/childenv"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/mcp/client"
 	"github.com/darman-dev/darman/server/acp"
@@ -88,7 +89,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 		// terminal runs the others.
 		bashChildren := &child.Registry{}
 		var bash tool.Tool
-		for _, t := range tool.Builtins(tool.Options{Children: bashChildren, NoRipgrep: true}) {
+		for _, t := range tool.Builtins(tool.Options{Children: bashChildren, NoRipgrep: true, Environ: childEnviron(cfg)}) {
 			if t.Info().Name == "bash" {
 				bash = t
 			}
@@ -137,7 +138,7 @@ func bindSessionMCP(log *slog.Logger) func(context.Context, string, []acp.MCPSer
 		defs := make([]client.Definition, len(servers))
 		for i, s := range servers {
 			defs[i] = client.Definition{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env,
-				URL: s.URL, Headers: s.Headers, SSE: s.SSE}
+				Environ: childenv.Filter(os.Environ(), childenv.Policy{}), URL: s.URL, Headers: s.Headers, SSE: s.SSE}
 			if s.URL == "" {
 				defs[i].Dir = root
 			}

@@ -85,6 +85,9 @@ func (a *terminalAsker) Ask(ctx context.Context, req permission.Request) (permis
 	defer a.mu.Unlock()
 	a.fresh()
 	fmt.Fprintf(a.out, "\n? darman asks to use %s: %s\n", req.Permission, req.Title)
+	for _, why := range req.Reasons {
+		fmt.Fprintf(a.out, "  ! %s\n", why)
+	}
 	always := "always"
 	if len(req.Suggest) > 0 {
 		always = "always allow " + strings.Join(req.Suggest, ", ")

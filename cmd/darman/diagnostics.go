@@ -37,6 +37,7 @@ func newLanguageServers(ctx context.Context, root string, cfg config.Config, fil
 		Servers:       cfg.LSP,
 		Files:         files,
 		Children:      children,
+		Env:           childEnviron(cfg),
 		ClientVersion: readBuildInfo().Version,
 		OnStatus:      l.changed,
 		Logger:        log,

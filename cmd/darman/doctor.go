@@ -112,6 +112,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	c := loaded.Config
 	a.diagnoseStore(ctx, r)
 	a.diagnoseModel(ctx, r, c, checkModel)
+	diagnoseChildEnv(r, c)
 	root, rootErr := a.workspaceRoot()
 	log, _ := a.logger()
 	if rootErr == nil {
@@ -209,7 +210,7 @@ func diagnoseLanguageServers(ctx context.Context, r *report, c config.Config, ro
 		// Probe waits up to Wait for a file's diagnostics, which say the
 		// server loaded the workspace (or it says why it cannot).
 		Root: root, Servers: c.LSP, StartTimeout: lspCheckTimeout, Wait: lspLoadWait,
-		Children: reg, ClientVersion: readBuildInfo().Version, Logger: log,
+		Children: reg, ClientVersion: readBuildInfo().Version, Logger: log, Env: childEnviron(c),
 	})
 	if err != nil {
 		r.add(section, "configuration", "fail", err.Error())

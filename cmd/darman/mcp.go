@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/config"
 	mcpserver "github.com/darman-dev/darman/mcp/server"
 )
 
@@ -94,8 +95,10 @@ func (a *app) serveMCP(ctx context.Context, projectRoot, httpAddr, tokenFile str
 		log.Warn("darman mcp: the configuration did not load; using the built-in language servers", "err", err)
 	}
 	opts := mcpserver.Options{Root: root, Version: readBuildInfo().Version, Logger: log}
+	opts.Env = childEnviron(config.Config{})
 	if a.loaded != nil {
 		opts.Servers = a.loaded.Config.LSP
+		opts.Env = childEnviron(a.loaded.Config)
 	}
 	children := &child.Registry{}
 	defer children.Close(2 * time.Second)

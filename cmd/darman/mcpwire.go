@@ -24,10 +24,11 @@ import (
 // definitions; a server without cwd runs in the workspace root.
 func mcpDefinitions(cfg config.Config, root string) []client.Definition {
 	defs := make([]client.Definition, 0, len(cfg.MCPServers))
+	environ := childEnviron(cfg)
 	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
 		s := cfg.MCPServers[name]
 		d := client.Definition{
-			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd,
+			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd, Environ: environ,
 			URL: s.URL, Headers: s.Headers,
 			Required: s.Required, Disabled: !s.IsEnabled(),
 			StartupTimeout: s.Timeout, CallTimeout: s.CallTimeout,

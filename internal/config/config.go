@@ -30,7 +30,35 @@ type Config struct {
 	Transcript  *bool                `json:"transcript,omitempty" jsonschema:"Whether darman lsp keeps a Markdown transcript of each session for editors that do not show session updates. Default true."`
 	LSP         map[string]LSP       `json:"lsp,omitempty" jsonschema:"Language servers by language. Entries merge over the built-in ones (go, rust, typescript, python, c)."`
 	MCPServers  map[string]MCPServer `json:"mcpServers,omitempty" jsonschema:"MCP servers whose tools the agent may call, by name, in the format of .mcp.json: command/args/env/cwd for a local server, url/headers for a remote one. Their tools reach the model as {server}_{tool}."`
+	Shell       Shell                `json:"shell,omitzero" jsonschema:"The processes darman starts for others: the commands the model runs, MCP stdio servers and language servers."`
 }
+
+// Shell configures the processes darman starts for others.
+type Shell struct {
+	Env ShellEnv `json:"env,omitzero" jsonschema:"Their environment: darman's own minus variables that look like secrets (names matching *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, and any holding a provider key)."`
+}
+
+// ShellEnv is the environment policy of child processes, applied in order:
+// inherit, then the secret filter and exclude (keep names the exceptions),
+// then set.
+type ShellEnv struct {
+	Inherit EnvInherit        `json:"inherit,omitempty" jsonschema:"Which of darman's variables to start from: all, core (HOME, PATH, SHELL, USER, TMPDIR, LANG and a few more) or none. Default all."`
+	Keep    []string          `json:"keep,omitempty" jsonschema:"Variables passed even though their names look secret or exclude names them; * and ? allowed, any case, e.g. GITHUB_TOKEN."`
+	Exclude []string          `json:"exclude,omitempty" jsonschema:"More variables to leave out; * and ? allowed, any case."`
+	Set     map[string]string `json:"set,omitempty" jsonschema:"Variables to set or replace after filtering."`
+}
+
+// EnvInherit names where a child's environment starts.
+type EnvInherit string
+
+// The starting points.
+const (
+	EnvInheritAll  EnvInherit = "all"
+	EnvInheritCore EnvInherit = "core"
+	EnvInheritNone EnvInherit = "none"
+)
+
+func (EnvInherit) values() []string { return []string{"all", "core", "none"} }
 
 // MCPServer configures one MCP server: a local one started as a child
 // process (command) or a remote one reached over streamable HTTP (url).

@@ -27,6 +27,7 @@ func Schema() ([]byte, error) {
 			reflect.TypeFor[Action]():       actions,
 			reflect.TypeFor[Level]():        enumSchema(Level("").values(), ""),
 			reflect.TypeFor[ProviderType](): enumSchema(ProviderType("").values(), ""),
+			reflect.TypeFor[EnvInherit]():   enumSchema(EnvInherit("").values(), ""),
 			rulesType: {
 				Type: "object",
 				AdditionalProperties: &jsonschema.Schema{AnyOf: []*jsonschema.Schema{

@@ -59,6 +59,11 @@ func (r *Redactor) Add(secrets ...string) {
 var (
 	// API keys: Anthropic's sk-ant-…, OpenAI's sk-… and sk-proj-….
 	apiKeyPattern = regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{16,}`)
+	// Service tokens by their documented prefixes: GitHub's ghp_, gho_,
+	// ghu_, ghs_, ghr_ and github_pat_, GitLab's glpat-, Slack's xoxb-,
+	// xoxp- (and xoxa-, xoxo-, xoxr-, xoxs-), AWS access key ids AKIA…
+	// and ASIA….
+	tokenPattern = regexp.MustCompile(`\b(gh[pousr]_|github_pat_|glpat-|xox[abposr]-)[A-Za-z0-9_\-]{10,}|\b(AKIA|ASIA)[A-Z0-9]{16}\b`)
 	// Bearer tokens, as in an Authorization header.
 	bearerPattern = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
 	// key=value, as in a URL query or an environment dump.
@@ -86,6 +91,16 @@ func (r *Redactor) Redact(s string) string {
 			return "sk-" + redacted
 		})
 	}
+	if hasTokenPrefix(s) {
+		s = tokenPattern.ReplaceAllStringFunc(s, func(m string) string {
+			for _, p := range tokenPrefixes {
+				if strings.HasPrefix(m, p) {
+					return p + redacted
+				}
+			}
+			return redacted
+		})
+	}
 	if containsFold(s, "bearer") {
 		s = bearerPattern.ReplaceAllString(s, "$1 "+redacted)
 	}
@@ -96,6 +111,16 @@ func (r *Redactor) Redact(s string) string {
 		s = jsonPattern.ReplaceAllString(s, `"$1"$2"`+redacted+`"`)
 	}
 	return s
+}
+
+// tokenPrefixes are what tokenPattern's matches start with; the prefix is
+// kept, so a log still says what kind of token was there.
+var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
+	"xoxa-", "xoxb-", "xoxo-", "xoxp-", "xoxr-", "xoxs-", "AKIA", "ASIA"}
+
+func hasTokenPrefix(s string) bool {
+	return strings.Contains(s, "gh") || strings.Contains(s, "glpat-") || strings.Contains(s, "xox") ||
+		strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA")
 }
 
 // secretKeySuffixes end the normalized names of attributes whose values are

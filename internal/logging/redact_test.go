@@ -80,6 +80,35 @@ func TestKeyLikeStringsAreMasked(t *testing.T) {
 	}
 }
 
+// TestServiceTokensAreMasked is finding 10: the tokens of GitHub, GitLab,
+// Slack and AWS, by their documented prefixes, in messages and values.
+func TestServiceTokensAreMasked(t *testing.T) {
+	var buf bytes.Buffer
+	log := newLogger(nil, &buf)
+	log.Info("cloning with ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+		"pat", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+		"oauth", "gho_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+		"gitlab", "remote: glpat-AbCdEf0123456789xyz_",
+		"slack", "xoxb-1234567890-0987654321-AbCdEfGhIjKl",
+		"user", "xoxp-1234567890-0987654321-AbCdEfGhIjKl",
+		"aws", "AWS_ACCESS_KEY_ID is AKIAIOSFODNN7EXAMPLE, session ASIAIOSFODNN7EXAMPLE",
+		"ordinary", "ghost_town xoxo AKIA gh_short",
+	)
+	out := buf.String()
+	for _, leak := range []string{"AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "11ABCDEFG0123456789", "AbCdEf0123456789xyz_",
+		"1234567890-0987654321", "IOSFODNN7EXAMPLE"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("%q was logged:\n%s", leak, out)
+		}
+	}
+	for _, kept := range []string{"ghp_[redacted]", "github_pat_[redacted]", "gho_[redacted]", "glpat-[redacted]",
+		"xoxb-[redacted]", "xoxp-[redacted]", "AKIA[redacted]", "ASIA[redacted]", `ordinary="ghost_town xoxo AKIA gh_short"`} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("the log lacks %q:\n%s", kept, out)
+		}
+	}
+}
+
 type request struct {
 	URL    string
 	Secret string

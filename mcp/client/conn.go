@@ -123,6 +123,9 @@ func spawn(d Definition, children *child.Registry, log *slog.Logger) (*conn, mcp
 	cmd := exec.Command(path, d.Args...)
 	cmd.Dir = d.Dir
 	cmd.Env = os.Environ()
+	if d.Environ != nil {
+		cmd.Env = append([]string(nil), d.Environ...)
+	}
 	for k, v := range d.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -22,6 +22,10 @@ type Definition struct {
 	Args    []string
 	Env     map[string]string
 	Dir     string
+	// Environ is the environment Env is added to (NAME=value entries,
+	// secrets already filtered out: see internal/childenv); nil means
+	// darman's own.
+	Environ []string
 	// URL and Headers reach a remote server.
 	URL     string
 	Headers map[string]string

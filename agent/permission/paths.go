@@ -1,0 +1,279 @@
+package permission
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Path is a word of a simple command that may name a file: an operand, an
+// option's value in any spelling, a redirection's file. Which words are
+// paths is decided without knowing the program, so every argument counts:
+//
+//   - the word itself, unless it is an option (-x, --long);
+//   - what follows the first '=' ("--file=/x", "if=/x", "X=~/y");
+//   - for a short option word ("-f/x", "-xf/x"), every tail after its
+//     first letter, since any letter may take the rest as its value.
+//
+// A word that is not a path at all ("-la", "status", a regex) resolves
+// inside the working directory and costs nothing. One that the shell
+// expands is judged by what it can expand to: ~ and ~/ are the home
+// directory, a brace list is each of its words, a glob is what it matches
+// now (or itself when it matches nothing); anything else ($VAR, $(…),
+// ~user) is only known at run time and has Expand set.
+type Path struct {
+	// Text is the path as the shell sees it after quote removal; for a
+	// glob, a pattern whose quoted metacharacters are escaped; with Expand
+	// set, the word's source text.
+	Text string
+	// Home is set when Text is relative to the home directory (it was
+	// "~" or "~/…").
+	Home bool
+	// Glob is set when Text is a pattern the shell expands.
+	Glob bool
+	// Expand, when set, says why the path is only known at run time.
+	Expand string
+	// Use is how the command uses the path.
+	Use PathUse
+}
+
+// PathUse is what a command does with a path, as far as the checker knows.
+type PathUse uint8
+
+const (
+	// UseOperand is any argument: read, written or not a path at all.
+	UseOperand PathUse = iota
+	// UseRead is the source of a read redirection (< f).
+	UseRead
+	// UseWrite is the target of a redirection, or of a known writer
+	// (tee, cp and mv targets, git config, …; see writeTargets).
+	UseWrite
+)
+
+// maxBraceWords bounds the words a brace list is expanded to; a bigger one
+// is asked about as expanded at run time.
+const maxBraceWords = 64
+
+// wordPaths returns the paths word w may name, used as use.
+func wordPaths(src string, w *syntax.Word, use PathUse) []Path {
+	if w == nil || len(w.Parts) == 0 {
+		return nil
+	}
+	if _, ok := w.Parts[0].(*syntax.ProcSubst); ok && len(w.Parts) == 1 {
+		return nil // /dev/fd/N, a pipe; the commands inside are checked themselves
+	}
+	if hasBraces(w) {
+		return bracePaths(src, w, use)
+	}
+	text, home, glob, why := pathText(w)
+	if why != "" {
+		return []Path{{Text: source(src, w), Expand: why, Use: use}}
+	}
+	return candidates(text, home, glob, use)
+}
+
+// candidates splits one word's text into the paths it may name (see Path).
+func candidates(text string, home, glob bool, use PathUse) []Path {
+	var out []Path
+	var add func(s string, h bool)
+	add = func(s string, h bool) {
+		if s == "" && !h {
+			return
+		}
+		if len(s) > 1 && s[0] == '@' {
+			add(s[1:], h) // curl -d @file, response files
+		}
+		if !h && (s == "~" || strings.HasPrefix(s, "~/")) {
+			// bash expands a tilde after '=' in a word that looks like an
+			// assignment; take it as home wherever it follows '='.
+			s, h = strings.TrimPrefix(s, "~"), true
+		}
+		out = append(out, Path{Text: s, Home: h, Glob: glob && hasMeta(s), Use: use})
+	}
+	if home {
+		add(text, true)
+		return out
+	}
+	isOption := len(text) > 1 && text[0] == '-'
+	if !isOption || use != UseOperand {
+		add(text, false)
+	}
+	if _, value, ok := strings.Cut(text, "="); ok {
+		add(value, false)
+	}
+	if isOption && text[1] != '-' {
+		// -f/x, -xf/x, -C../y: any letter of the cluster may take the rest
+		// as its value, so each tail after a leading letter is a path.
+		for j := 2; j < len(text) && j <= maxCluster+1 && isLetter(text[j-1]); j++ {
+			if text[j] == '=' {
+				break // the value after '=' is a path already
+			}
+			add(text[j:], false)
+		}
+	}
+	return out
+}
+
+// maxCluster is the most option letters a cluster is read as before its
+// glued value ("-xvzf/tmp/a.tgz").
+const maxCluster = 5
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// pathText returns a word's text with quotes removed, and what kind of
+// path it is; why is set when the shell decides the word at run time. In a
+// glob, quoted metacharacters are escaped so the pattern matches them
+// literally.
+func pathText(w *syntax.Word) (text string, home, glob bool, why string) {
+	var b strings.Builder
+	for i, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if i == 0 && strings.HasPrefix(v, "~") {
+				rest := v[1:]
+				if rest != "" && rest[0] != '/' {
+					return "", false, false, "~" + strings.SplitN(rest, "/", 2)[0] + " is a directory only known at run time"
+				}
+				if len(w.Parts) > 1 && rest == "" {
+					// ~"x": bash does not expand a tilde followed by a
+					// quote; the path is the literal "~x".
+					b.WriteString("~")
+					continue
+				}
+				home = true
+				v = rest
+			}
+			if hasMeta(v) {
+				glob = true
+				b.WriteString(v) // keeps its backslash escapes, as a pattern
+				continue
+			}
+			b.WriteString(unescape(v))
+		case *syntax.SglQuoted:
+			if p.Dollar && strings.Contains(p.Value, `\`) {
+				return "", false, false, "$'…' is only known after its escapes are decoded"
+			}
+			b.WriteString(escapeMeta(p.Value))
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", false, false, `$"…" is translated at run time`
+			}
+			for _, inner := range p.Parts {
+				switch q := inner.(type) {
+				case *syntax.Lit:
+					b.WriteString(escapeMeta(unescapeQuoted(q.Value)))
+				case *syntax.ParamExp:
+					if !safeParam(q) {
+						return "", false, false, "the shell expands it at run time"
+					}
+					b.WriteString("0")
+				default:
+					return "", false, false, "the shell expands it at run time"
+				}
+			}
+		case *syntax.ParamExp:
+			if !safeParam(p) {
+				return "", false, false, "the shell expands it at run time"
+			}
+			b.WriteString("0")
+		case *syntax.ArithmExp:
+			if !numericOnly(p.X) {
+				return "", false, false, "the shell expands it at run time"
+			}
+			b.WriteString("0")
+		default:
+			return "", false, false, "the shell expands it at run time"
+		}
+	}
+	text = b.String()
+	if !glob {
+		text = unescapeMeta(text)
+	}
+	return text, home, glob, ""
+}
+
+// safeParam reports whether a parameter expansion can only be a number or
+// a few flag letters: $?, $#, $$, $!, $-, with no operator.
+func safeParam(p *syntax.ParamExp) bool {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 || p.Exp != nil {
+		return false
+	}
+	switch p.Param.Value {
+	case "?", "#", "$", "!", "-":
+		return true
+	}
+	return false
+}
+
+// hasBraces reports whether an unquoted part of w holds a brace list.
+func hasBraces(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		if lit, ok := part.(*syntax.Lit); ok && strings.Contains(lit.Value, "{") {
+			return true
+		}
+	}
+	return false
+}
+
+// bracePaths expands a brace list and returns the paths of each word.
+func bracePaths(src string, w *syntax.Word, use PathUse) []Path {
+	copied := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	if !syntax.SplitBraces(copied) {
+		text, home, glob, why := pathText(w)
+		if why != "" {
+			return []Path{{Text: source(src, w), Expand: why, Use: use}}
+		}
+		return candidates(text, home, glob, use)
+	}
+	var out []Path
+	n := 0
+	for ew, err := range expand.BracesSeq(nil, copied) {
+		n++
+		if err != nil || n > maxBraceWords {
+			return append(out, Path{Text: source(src, w), Expand: "the brace list expands to too many words to check", Use: use})
+		}
+		text, home, glob, why := pathText(ew)
+		if why != "" {
+			out = append(out, Path{Text: source(src, w), Expand: why, Use: use})
+			continue
+		}
+		out = append(out, candidates(text, home, glob, use)...)
+	}
+	return out
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// escapeMeta escapes glob metacharacters (and backslashes) for text that
+// was quoted, so a pattern built around it matches it literally.
+func escapeMeta(s string) string {
+	if !strings.ContainsAny(s, `*?[\`) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// unescapeMeta undoes escapeMeta for a word that turned out not to be a
+// pattern.
+func unescapeMeta(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(`*?[\`, s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

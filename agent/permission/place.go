@@ -1,0 +1,320 @@
+package permission
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// place is where a command line runs, for judging the paths its commands
+// name. With an empty root it judges lexically, as Explain does without a
+// file system: absolute paths, the home directory and paths that climb
+// above the start are outside; nothing is resolved.
+type place struct {
+	root, realRoot string
+	dir, realDir   string
+	home           string // the real home directory, "" when unknown
+	gits           []string
+	cache          map[string]string          // absolute path → real path
+	dirs           map[string]map[string]bool // a directory's names, nil when too big to list
+	modes          map[string]fs.FileMode     // lstat results by path
+}
+
+// newPlace prepares to judge paths of a line run in dir under the real
+// root realRoot; home is the real home directory ("" when unknown).
+func newPlace(root, realRoot, dir, home string) *place {
+	pl := &place{root: root, realRoot: realRoot, dir: dir, home: home, cache: map[string]string{}}
+	if dir == root {
+		pl.realDir = realRoot
+	} else {
+		pl.realDir = pl.resolveAbs(dir)
+	}
+	return pl
+}
+
+// realHome returns the real home directory, "" when there is none.
+func realHome() string {
+	h, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(h) {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(h); err == nil {
+		return r
+	}
+	return filepath.Clean(h)
+}
+
+// maxListed bounds the directories whose names are read to look words
+// up; a bigger one is looked up word by word.
+const maxListed = 512
+
+// entry looks a name up in a directory. A command line names many words
+// that are no file at all, so the directory's names are read once and only
+// a name it holds costs an lstat. ok is false when the name is not there.
+func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
+	names, read := pl.dirs[dir]
+	if !read && dir != pl.realDir && name != "." {
+		// Deeper directories see a word or two: lstat them.
+		read = true
+	}
+	if !read {
+		names = listNames(dir, maxListed)
+		if pl.dirs == nil {
+			pl.dirs = map[string]map[string]bool{}
+		}
+		pl.dirs[dir] = names
+	}
+	if names != nil && !names[name] {
+		return 0, false
+	}
+	p := filepath.Join(dir, name)
+	if m, ok := pl.modes[p]; ok {
+		return m, m != modeMissing
+	}
+	if pl.modes == nil {
+		pl.modes = map[string]fs.FileMode{}
+	}
+	info, err := os.Lstat(p)
+	if err != nil {
+		pl.modes[p] = modeMissing
+		return 0, false
+	}
+	pl.modes[p] = info.Mode()
+	return info.Mode(), true
+}
+
+// modeMissing marks a path lstat found nothing at.
+const modeMissing = fs.ModeIrregular | fs.ModeDevice | fs.ModeCharDevice
+
+// lexical reports whether the place judges without a file system.
+func (pl *place) lexical() bool { return pl.root == "" }
+
+// judged is where one path lands.
+type judged struct {
+	// real is the resolved absolute path (lexically: the cleaned path).
+	real string
+	// rel is real relative to the workspace root, "" when outside.
+	rel string
+	// why is set when the path cannot be judged (a pattern too twisted to
+	// follow); it is then asked about as outside.
+	why string
+}
+
+func (j judged) outside() bool { return j.rel == "" }
+
+// judge resolves p, run from the directory sub (relative to the line's
+// start, "" for the start itself), to where it lands: one result, or one
+// per match of a glob.
+func (pl *place) judge(p Path, sub string) []judged {
+	text := p.Text
+	base := pl.startDir(sub)
+	if p.Home {
+		if pl.home == "" && !pl.lexical() {
+			return []judged{{real: "~/" + text, why: "the home directory is not known"}}
+		}
+		base = pl.home
+		if pl.lexical() {
+			return []judged{{real: path.Clean("~/" + text)}}
+		}
+	}
+	if !p.Glob {
+		return []judged{pl.land(base, text)}
+	}
+	// A pattern component that may match ".." (".*" in an older bash)
+	// is also judged as "..".
+	var out []judged
+	comps := strings.Split(text, "/")
+	seenMeta := false
+	for i, c := range comps {
+		if hasMeta(c) {
+			seenMeta = true
+			if ok, _ := path.Match(c, ".."); ok {
+				alt := append(append(append([]string(nil), comps[:i]...), ".."), comps[i+1:]...)
+				out = append(out, pl.land(base, unescapeMeta(strings.Join(alt, "/"))))
+			}
+		} else if c == ".." && seenMeta {
+			return append(out, judged{real: text, why: "a pattern followed by .. lands where the matches' links lead"})
+		}
+	}
+	if pl.lexical() {
+		return append(out, pl.land(base, unescapeMeta(text)))
+	}
+	// Judge where the pattern starts before listing anything there.
+	prefix := []string{}
+	for _, c := range comps {
+		if hasMeta(c) {
+			break
+		}
+		prefix = append(prefix, c)
+	}
+	if start := pl.land(base, strings.Join(prefix, "/")); start.outside() {
+		return append(out, start)
+	}
+	if len(comps) == 1 && !path.IsAbs(text) {
+		// The usual "*.go": match the entries already read.
+		if _, err := path.Match(text, ""); err != nil {
+			return append(out, judged{real: text, why: "the pattern is malformed: " + err.Error()})
+		}
+		pl.entry(base, ".")
+		if names := pl.dirs[base]; names != nil {
+			n := len(out)
+			for name := range names {
+				if ok, _ := path.Match(text, name); ok {
+					out = append(out, pl.land(base, name))
+				}
+			}
+			if len(out) == n {
+				out = append(out, pl.land(base, unescapeMeta(text)))
+			}
+			return out
+		}
+	}
+	full := text
+	if !path.IsAbs(text) {
+		full = base + "/" + text
+	}
+	matches, err := filepath.Glob(full)
+	if err != nil {
+		return append(out, judged{real: text, why: "the pattern is malformed: " + err.Error()})
+	}
+	if len(matches) == 0 {
+		return append(out, pl.land(base, unescapeMeta(text)))
+	}
+	for _, m := range matches {
+		out = append(out, pl.land("/", m))
+	}
+	return out
+}
+
+// startDir is the directory a command starts in: the line's own, or one
+// cd took it to.
+func (pl *place) startDir(sub string) string {
+	if pl.lexical() {
+		if sub == "" {
+			return "."
+		}
+		if strings.HasPrefix(sub, "~") {
+			return "/"
+		}
+		return path.Clean(sub)
+	}
+	if sub == "" {
+		return pl.realDir
+	}
+	if rest, ok := strings.CutPrefix(sub, "~"); ok {
+		if pl.home == "" {
+			return "/"
+		}
+		return pl.land(pl.home, strings.TrimPrefix(rest, "/")).real
+	}
+	if path.IsAbs(sub) {
+		return pl.resolveAbs(sub)
+	}
+	return pl.land(pl.realDir, sub).real
+}
+
+// land resolves text taken from base (a real directory, or "." lexically).
+func (pl *place) land(base, text string) judged {
+	if pl.lexical() {
+		var p string
+		switch {
+		case path.IsAbs(text):
+			p = path.Clean(text)
+		case strings.HasPrefix(base, "~"):
+			p = path.Clean(base + "/" + text)
+		default:
+			p = path.Clean(base + "/" + text)
+		}
+		if path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "~") {
+			return judged{real: p}
+		}
+		return judged{real: p, rel: p}
+	}
+	var real string
+	if filepath.IsAbs(text) {
+		real = pl.resolveAbs(filepath.Clean(text))
+	} else {
+		real = pl.walk(base, text)
+	}
+	j := judged{real: real}
+	if within(pl.realRoot, real) {
+		rel, _ := filepath.Rel(pl.realRoot, real)
+		j.rel = filepath.ToSlash(rel)
+	}
+	return j
+}
+
+// walk resolves a relative path from a real directory one component at a
+// time, so that a word that names nothing costs one lstat.
+func (pl *place) walk(cur, rel string) string {
+	comps := strings.Split(rel, "/")
+	for i, c := range comps {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		mode, ok := pl.entry(cur, c)
+		if !ok {
+			// Nothing there, so nothing below it is a link.
+			return filepath.Join(append([]string{next}, comps[i+1:]...)...)
+		}
+		if mode&fs.ModeSymlink != 0 {
+			real := pl.resolveAbs(next)
+			if rest := comps[i+1:]; len(rest) > 0 {
+				// What follows the link (.. included) is resolved from
+				// where it leads.
+				return pl.walk(real, strings.Join(rest, "/"))
+			}
+			return real
+		}
+		cur = next
+	}
+	return cur
+}
+
+// resolveAbs resolves the symlinks of an absolute path; the part that does
+// not exist is appended as it is.
+func (pl *place) resolveAbs(p string) string {
+	if r, ok := pl.cache[p]; ok {
+		return r
+	}
+	prefix, rest := p, ""
+	for {
+		real, err := filepath.EvalSymlinks(prefix)
+		if err == nil {
+			r := filepath.Join(real, rest)
+			pl.cache[p] = r
+			return r
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			r := filepath.Clean(p)
+			pl.cache[p] = r
+			return r
+		}
+		dir, base := splitLast(prefix)
+		if dir == prefix {
+			r := filepath.Clean(p)
+			pl.cache[p] = r
+			return r
+		}
+		prefix, rest = dir, filepath.Join(base, rest)
+	}
+}
+
+// harmless are the files outside the workspace that reading or writing
+// gives nothing away and changes nothing.
+func harmless(real string) bool {
+	switch real {
+	case "/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/urandom", "/dev/random":
+		return true
+	}
+	return false
+}
