@@ -10,34 +10,31 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/darman-dev/darman/internal/child"
 )
 
-// proc is a shell command running in a process group of its own, with its
-// stdout and stderr interleaved on one pipe that a goroutine copies into a
-// sink. Everything the command starts joins its group, so stopping the group
-// stops them too (a process that makes a new session or group of its own
-// escapes; nothing short of a container catches those).
+// proc is a shell command started with child.Start: a process group of
+// its own, with its stdout and stderr interleaved on one pipe that a
+// goroutine copies into a sink. Everything the command starts joins its
+// group, so stopping the group stops them too (a process that makes a new
+// session or group of its own escapes; nothing short of a container
+// catches those).
 //
-// The waiter goroutine reaps the main process as soon as it exits; the
-// reader goroutine ends when the last writer closes the pipe or when
+// The reader goroutine ends when the last writer closes the pipe or when
 // stopReading gives up on it. stop and release end both.
 type proc struct {
-	cmd    *exec.Cmd
+	child  *child.Process
 	pgid   int
 	out    *os.File
-	exited chan struct{} // closed once the main process has exited and been reaped
-	read   chan struct{} // closed once the reader is done
+	exited <-chan struct{} // closed once the main process has exited and been reaped
+	read   chan struct{}   // closed once the reader is done
 
 	mu   sync.Mutex
 	sink io.Writer
 
 	closeOnce sync.Once
-	// forget removes the group from the children registry.
-	forget func()
 }
 
 // closeOut closes the read end of the output pipe, once the reader is done
@@ -57,6 +54,16 @@ func shell() (string, error) {
 	return "", errors.New("neither bash nor sh was found on PATH")
 }
 
+// bashCommand is the program a command line runs as: sh -c command, in
+// dir, with an environment in which nothing waits for a person at a
+// terminal (no pagers, no prompts).
+func bashCommand(sh, command, dir string) *exec.Cmd {
+	cmd := exec.Command(sh, "-c", command)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	return cmd
+}
+
 // startProc starts command with "bash -c" in dir, with stdin empty, and
 // records its group in reg (nil records nothing).
 func startProc(command, dir string, sink io.Writer, reg *child.Registry) (*proc, error) {
@@ -64,33 +71,11 @@ func startProc(command, dir string, sink io.Writer, reg *child.Registry) (*proc,
 	if err != nil {
 		return nil, err
 	}
-	r, w, err := os.Pipe()
+	c, err := child.Start(bashCommand(sh, command, dir), child.Options{Name: "bash: " + command, Registry: reg, MergeStderr: true})
 	if err != nil {
-		return nil, fmt.Errorf("make the output pipe: %w", err)
-	}
-	cmd := exec.Command(sh, "-c", command)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = w, w
-	// Nothing may wait for a person at a terminal: no pagers, no prompts.
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.SysProcAttr = child.SysProcAttr()
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
 		return nil, fmt.Errorf("start %s: %w", filepath.Base(sh), err)
 	}
-	// Only the command's processes hold the write end now, so the pipe
-	// ends when the last of them exits.
-	w.Close()
-	p := &proc{cmd: cmd, pgid: cmd.Process.Pid, out: r, exited: make(chan struct{}), read: make(chan struct{}), sink: sink}
-	p.forget = reg.Add(p.pgid, "bash: "+command)
-	go func() {
-		cmd.Wait()
-		close(p.exited)
-		if !child.GroupAlive(p.pgid) {
-			p.forget()
-		}
-	}()
+	p := &proc{child: c, pgid: c.PID(), out: c.Stdout, exited: c.Exited(), read: make(chan struct{}), sink: sink}
 	go p.copy()
 	return p, nil
 }
@@ -120,16 +105,7 @@ func (p *proc) setSink(w io.Writer) {
 
 // exitCode is the main process's exit status once it has exited: its code,
 // or -1 and the signal that killed it.
-func (p *proc) exitCode() (int, string) {
-	st := p.cmd.ProcessState
-	if st == nil {
-		return -1, ""
-	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, ws.Signal().String()
-	}
-	return st.ExitCode(), ""
-}
+func (p *proc) exitCode() (int, string) { return p.child.ExitCode() }
 
 // waitRead waits up to d for the reader to finish, and reports whether it
 // did.
@@ -162,8 +138,7 @@ func (p *proc) stopReading() {
 // be killed, after a bounded wait), the main process has been reaped and
 // the reader is done.
 func (p *proc) stop(grace time.Duration) {
-	child.StopGroup(p.pgid, p.exited, grace)
-	p.forget()
+	p.child.Stop(grace)
 	if !p.waitRead(200 * time.Millisecond) {
 		// Something outside the group still holds the pipe.
 		p.stopReading()

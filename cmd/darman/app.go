@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/internal/logging"
 )
@@ -24,6 +26,11 @@ type app struct {
 	stdout, stderr io.Writer
 	flags          config.Flags
 	workspace      string
+
+	// children is the process's one registry of child processes: every
+	// command's tools, language servers and MCP servers record theirs in
+	// it, and close stops what their owners left, last of all.
+	children *child.Registry
 
 	loaded  *config.Loaded
 	log     *slog.Logger
@@ -45,7 +52,7 @@ func (e *exitError) Error() string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{stdout: stdout, stderr: stderr, children: &child.Registry{}}
 	defer a.close()
 	root := a.rootCommand()
 	root.SetArgs(args)
@@ -182,4 +189,5 @@ func (a *app) close() {
 		a.closers[i]()
 	}
 	a.closers = nil
+	a.children.Close(2 * time.Second)
 }

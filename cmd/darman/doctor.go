@@ -113,9 +113,9 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	root, rootErr := a.workspaceRoot()
 	log, _ := a.logger()
 	if rootErr == nil {
-		diagnoseMCPServers(ctx, r, c, root, log)
+		diagnoseMCPServers(ctx, r, c, root, a.children, log)
 	}
-	diagnoseLanguageServers(ctx, r, c, root, checkLSP, log)
+	diagnoseLanguageServers(ctx, r, c, root, checkLSP, a.children, log)
 	return r
 }
 
@@ -190,18 +190,16 @@ const lspCheckTimeout = 20 * time.Second
 // PATH, with the built-in fallbacks such as basedpyright). With start, the
 // servers of the languages the workspace has files of are started, so a
 // server that is installed but broken shows how it fails.
-func diagnoseLanguageServers(ctx context.Context, r *report, c config.Config, root string, start bool, log *slog.Logger) {
+func diagnoseLanguageServers(ctx context.Context, r *report, c config.Config, root string, start bool, children *child.Registry, log *slog.Logger) {
 	const section = "language servers"
 	if root == "" {
 		// No workspace (a bad --workspace, reported elsewhere): what is
 		// installed can still be told, not what the workspace needs.
 		root, start = "/", false
 	}
-	reg := &child.Registry{}
-	defer reg.Close(0)
 	pool, err := diagnostics.New(ctx, diagnostics.Options{
 		Root: root, Servers: c.LSP, StartTimeout: lspCheckTimeout,
-		Children: reg, ClientVersion: readBuildInfo().Version, Logger: log,
+		Children: children, ClientVersion: readBuildInfo().Version, Logger: log,
 	})
 	if err != nil {
 		r.add(section, "configuration", "fail", err.Error())

@@ -96,6 +96,7 @@ func (a *app) frontAgent(ctx context.Context, log *slog.Logger, openStore func(c
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	w.children = a.children
 	rt, err := startAgent(ctx, loaded.Config, st, w, log)
 	if err != nil {
 		return nil, nil, nil, err

@@ -18,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/darman-dev/darman/internal/child"
 	mcpserver "github.com/darman-dev/darman/mcp/server"
 )
 
@@ -97,9 +96,7 @@ func (a *app) serveMCP(ctx context.Context, projectRoot, httpAddr, tokenFile str
 	if a.loaded != nil {
 		opts.Servers = a.loaded.Config.LSP
 	}
-	children := &child.Registry{}
-	defer children.Close(2 * time.Second)
-	opts.Children = children
+	opts.Children = a.children
 	log.Info("darman mcp", "root", root.Dir, "rootSource", root.Source)
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

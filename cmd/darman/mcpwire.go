@@ -202,13 +202,11 @@ func (s *agentSource) Tools(ctx context.Context) ([]tool.Tool, error) {
 // diagnoseMCPServers starts every configured MCP server and reports its
 // state, protocol version and tool count in doctor's "mcp servers"
 // section.
-func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root string, log *slog.Logger) {
+func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root string, children *child.Registry, log *slog.Logger) {
 	if len(cfg.MCPServers) == 0 {
 		return
 	}
-	reg := &child.Registry{}
-	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: reg, Sampler: modelSampler(cfg, newModels(cfg, log)), Gate: client.DeclineGate{}})
-	defer reg.Close(0)
+	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: children, Sampler: modelSampler(cfg, newModels(cfg, log)), Gate: client.DeclineGate{}})
 	defer m.Close()
 	m.Start()
 	_ = m.Wait(ctx)

@@ -146,7 +146,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		}
 		command = &c
 	}
-	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules, tasks: true, waitMCP: true}, log)
+	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules, tasks: true, waitMCP: true, children: a.children}, log)
 	if err != nil {
 		return err
 	}
