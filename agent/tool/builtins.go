@@ -3,6 +3,7 @@ package tool
 import (
 	"time"
 
+	"github.com/darman-dev/darman/agent/tool/internal/search"
 	"github.com/darman-dev/darman/internal/child"
 )
 
@@ -29,16 +30,16 @@ type Options struct {
 
 // Builtins returns darman's built-in tools, configured by opts.
 func Builtins(opts Options) []Tool {
-	search := pickSearcher(opts)
+	s := search.Pick(opts.Ripgrep, opts.NoRipgrep)
 	tools := []Tool{
 		newRead(),
 		newWrite(),
 		newEdit(),
 		newMultiedit(),
 		newApplyPatch(),
-		newGlob(search),
-		newGrep(search),
-		newList(search),
+		newGlob(s),
+		newGrep(s),
+		newList(s),
 		newBash(opts.MaxBashTimeout, opts.Children),
 		newBashOutput(),
 		newBashKill(),
