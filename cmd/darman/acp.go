@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/startup"
 	"github.com/darman-dev/darman/mcp/client"
 	"github.com/darman-dev/darman/server/acp"
 )
@@ -52,12 +53,12 @@ func (a *app) serveACP(ctx context.Context) error {
 	srv, err := acp.New(acp.Options{
 		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
 			ag, err := start(ctx, setup)
-			releaseStartup(log, "darman acp")
+			startup.Release(log, "darman acp")
 			return ag, err
 		},
 		// An ACP client starts its agent with the window and may not
 		// open a session for a long time.
-		Initialized: func() { releaseStartup(log, "darman acp") },
+		Initialized: func() { startup.Release(log, "darman acp") },
 		BindMCP:     bindSessionMCP(log, a.children),
 		Version:     readBuildInfo().Version,
 		Logger:      log,
@@ -67,7 +68,7 @@ func (a *app) serveACP(ctx context.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return srv.Serve(ctx, os.Stdin, a.stdout)
+	return srv.Serve(ctx, a.stdin, a.stdout)
 }
 
 // startACPAgent builds the agent of a session's working directory: its

@@ -39,7 +39,7 @@ func (a *app) frontStore(log *slog.Logger, moved string) func(context.Context, s
 			return nil, err
 		}
 		st = s
-		a.closers = append(a.closers, s.Close)
+		a.cleanup(s.Close)
 		return s, nil
 	}
 }
