@@ -25,23 +25,13 @@ func prepare(cmd *exec.Cmd) {
 	setDeathSignal(cmd.SysProcAttr)
 }
 
-// SysProcAttr puts a child in a process group of its own and, on Linux,
-// has the kernel SIGKILL it when the thread that started it ends (darman
-// dying included). Start sets it; it is for the tests of packages that
-// start a peer by hand.
-func SysProcAttr() *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Setpgid: true}
-	setDeathSignal(a)
-	return a
-}
-
 // attach returns the group of a started child: the kernel made it when
 // the child started (Setpgid), so there is nothing to do.
 func attach(cmd *exec.Cmd) (group, error) { return group(cmd.Process.Pid), nil }
 
 func (g group) id() int                                          { return int(g) }
 func (g group) alive() bool                                      { return GroupAlive(int(g)) }
-func (g group) stop(exited <-chan struct{}, grace time.Duration) { StopGroup(int(g), exited, grace) }
+func (g group) stop(exited <-chan struct{}, grace time.Duration) { stopGroup(int(g), exited, grace) }
 
 // exitSignal names the signal that ended a process, "" when it exited.
 func exitSignal(st *os.ProcessState) string {
@@ -51,20 +41,20 @@ func exitSignal(st *os.ProcessState) string {
 	return ""
 }
 
-// StopGroup ends the process group pgid in steps: SIGTERM (and SIGCONT, so
+// stopGroup ends the process group pgid in steps: SIGTERM (and SIGCONT, so
 // a stopped process can act on it), grace to exit, then SIGKILL to what is
 // left. It returns once no process of the group is alive (or, if one cannot
 // be killed, after a bounded wait) and exited, the leader's reaper, is
 // closed (or two seconds have passed).
-func StopGroup(pgid int, exited <-chan struct{}, grace time.Duration) {
+func stopGroup(pgid int, exited <-chan struct{}, grace time.Duration) {
 	if GroupAlive(pgid) {
 		syscall.Kill(-pgid, syscall.SIGTERM)
 		syscall.Kill(-pgid, syscall.SIGCONT)
-		WaitGone(pgid, grace)
+		waitGone(pgid, grace)
 	}
 	if GroupAlive(pgid) {
 		syscall.Kill(-pgid, syscall.SIGKILL)
-		WaitGone(pgid, 2*time.Second)
+		waitGone(pgid, 2*time.Second)
 	}
 	if exited != nil {
 		select {
@@ -74,8 +64,8 @@ func StopGroup(pgid int, exited <-chan struct{}, grace time.Duration) {
 	}
 }
 
-// WaitGone waits up to d for the group to have no live process.
-func WaitGone(pgid int, d time.Duration) {
+// waitGone waits up to d for the group to have no live process.
+func waitGone(pgid int, d time.Duration) {
 	deadline := time.Now().Add(d)
 	for GroupAlive(pgid) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
