@@ -12,26 +12,23 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/darman-dev/darman/internal/child"
 )
 
-// process is a language server running as a child in a process group of
-// its own, so that stopping it stops whatever it started too. On Linux the
-// child also gets SIGKILL when darman dies (see sysProcAttr).
+// process is a language server started with child.Start: a process group
+// of its own, so that stopping it stops whatever it started too, reaped as
+// soon as it exits.
 //
 // Its stdin and stdout are the LSP stream; stderr goes to the log, and its
-// last lines are kept to explain a failure. A waiter goroutine reaps the
-// child as soon as it exits; a reader goroutine drains stderr until every
-// process of the group has closed it.
+// last lines are kept to explain a failure. A reader goroutine drains
+// stderr until every process of the group has closed it.
 type process struct {
-	cmd    *exec.Cmd
-	pgid   int
+	child  *child.Process
 	stdin  *os.File // write end
 	stdout *os.File // read end
-	exited chan struct{}
+	exited <-chan struct{}
 	// stderrDone is closed once the stderr reader has finished.
 	stderrDone chan struct{}
 
@@ -44,8 +41,6 @@ type process struct {
 	// ending is how the child ended on its own, when it did before darman
 	// stopped it (see entry.explain).
 	ending string
-	// forget removes the group from the children registry.
-	forget func()
 }
 
 const (
@@ -54,50 +49,15 @@ const (
 )
 
 func startProcess(argv []string, dir string, env []string, reg *child.Registry, log *slog.Logger) (*process, error) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("make a pipe: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, fmt.Errorf("make a pipe: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("make a pipe: %w", err)
-	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = child.SysProcAttr()
-	err = cmd.Start()
-	// The child holds its ends now; ours would keep the pipes open.
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	c, err := child.Start(cmd, child.Options{Name: "language server: " + strings.Join(argv, " "), Registry: reg, Stdin: true})
 	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
-	p.forget = reg.Add(p.pgid, "language server: "+strings.Join(argv, " "))
-	go func() {
-		cmd.Wait()
-		close(p.exited)
-		if !child.GroupAlive(p.pgid) {
-			p.forget()
-		}
-	}()
-	go p.readStderr(errR, log)
+	p := &process{child: c, stdin: c.Stdin, stdout: c.Stdout, exited: c.Exited(), stderrDone: make(chan struct{})}
+	go p.readStderr(c.Stderr, log)
 	return p, nil
 }
 
@@ -146,11 +106,11 @@ func (p *process) exitReason() string {
 	default:
 		return "still running"
 	}
-	st := p.cmd.ProcessState
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "killed by " + ws.Signal().String()
+	code, signal := p.child.ExitCode()
+	if signal != "" {
+		return "killed by " + signal
 	}
-	return "exited with status " + strconv.Itoa(st.ExitCode())
+	return "exited with status " + strconv.Itoa(code)
 }
 
 // rwc is the LSP stream: reads from the child's stdout, writes to its
@@ -201,13 +161,7 @@ func (s *stream) Close() error {
 // of the group is alive (or, if one cannot be killed, after a bounded
 // wait) and the child has been reaped.
 func (p *process) stop(grace time.Duration) {
-	p.stdin.Close()
-	select {
-	case <-p.exited:
-	case <-time.After(grace):
-	}
-	child.StopGroup(p.pgid, p.exited, grace)
-	p.forget()
+	p.child.Stop(grace)
 	select {
 	case <-p.stderrDone:
 	case <-time.After(200 * time.Millisecond):
@@ -216,4 +170,4 @@ func (p *process) stop(grace time.Duration) {
 }
 
 // pid is the child's process ID, also its group's ID.
-func (p *process) pid() int { return p.pgid }
+func (p *process) pid() int { return p.child.PID() }

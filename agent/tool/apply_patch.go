@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/tool/internal/textmatch"
 )
 
 //go:embed apply_patch.md
@@ -32,7 +33,7 @@ func runApplyPatch(ctx context.Context, env *Env, in applyPatchInput) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	ops, err := parsePatch(in.Input)
+	ops, err := textmatch.ParsePatch(in.Input)
 	if err != nil {
 		return failure("invalid patch", "The patch is not valid: %v. Nothing was changed.", err), nil
 	}
@@ -40,20 +41,20 @@ func runApplyPatch(ctx context.Context, env *Env, in applyPatchInput) (Result, e
 
 	// Resolve every path first, and refuse a patch that touches a file twice.
 	type target struct {
-		op       patchOp
+		op       textmatch.PatchOp
 		abs, dst string // dst: where an update moves to, else abs
 	}
 	targets := make([]target, len(ops))
 	var all []string
 	seen := map[string]bool{}
 	for i, op := range ops {
-		abs, err := resolvePath(ws, op.path)
+		abs, err := resolvePath(ws, op.Path)
 		if err != nil {
 			return failure("invalid path", "%v. Nothing was changed.", err), nil
 		}
 		t := target{op: op, abs: abs, dst: abs}
-		if op.moveTo != "" {
-			if t.dst, err = resolvePath(ws, op.moveTo); err != nil {
+		if op.MoveTo != "" {
+			if t.dst, err = resolvePath(ws, op.MoveTo); err != nil {
 				return failure("invalid path", "%v. Nothing was changed.", err), nil
 			}
 		}
@@ -89,31 +90,31 @@ func runApplyPatch(ctx context.Context, env *Env, in applyPatchInput) (Result, e
 			bad.Output += " Nothing was changed."
 			return *bad, nil
 		}
-		switch t.op.kind {
-		case opAdd:
+		switch t.op.Kind {
+		case textmatch.OpAdd:
 			if c.exists && env.Files != nil {
 				if err := env.Files.Check(t.abs, c.before); err != nil {
 					return failure("file exists", "Cannot add %s: %v; or use *** Update File to change it. Nothing was changed.", shown, err), nil
 				}
 			}
-			text := strings.Join(t.op.lines, "\n")
-			if len(t.op.lines) > 0 {
+			text := strings.Join(t.op.Lines, "\n")
+			if len(t.op.Lines) > 0 {
 				text += "\n"
 			}
 			c.after = []byte(text)
 			summary = append(summary, "A "+shown)
-		case opDelete:
+		case textmatch.OpDelete:
 			if !c.exists {
 				return failure("not found", "Cannot delete %s: it does not exist. Nothing was changed.", shown), nil
 			}
 			c.remove = true
 			summary = append(summary, "D "+shown)
-		case opUpdate:
+		case textmatch.OpUpdate:
 			if !c.exists {
 				return failure("not found", "Cannot update %s: it does not exist (use *** Add File to create it). Nothing was changed.", shown), nil
 			}
 			text, form := decodeText(c.before)
-			updated, err := applyChunks(text, t.op.chunks)
+			updated, err := textmatch.ApplyChunks(text, t.op.Chunks)
 			if err != nil {
 				return failure("patch does not apply", "The update of %s does not apply: %v\nRead the file and write the patch from what it holds now. Nothing was changed.", shown, err), nil
 			}

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool/internal/jobs"
 	"github.com/darman-dev/darman/internal/child"
 )
 
@@ -62,7 +65,7 @@ func newBashTool(maxTimeout time.Duration, run func(ctx context.Context, env *En
 		Description: bashDescription,
 		Kind:        agent.ToolKindExecute,
 		// The tool stops the command itself; this leaves room for that.
-		Timeout: maxTimeout + stopGrace + 5*time.Second,
+		Timeout: maxTimeout + jobs.StopGrace + 5*time.Second,
 	}, func(s *jsonschema.Schema) {
 		setMinimum(s, 0, "timeout")
 		max := float64(maxTimeout.Milliseconds())
@@ -174,8 +177,12 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 		return startBackground(env, in.Command, c.dir, c.title, reg, environ)
 	}
 
-	out := newCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
-	p, err := startProc(in.Command, c.dir, out, reg, environ)
+	out := jobs.NewCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
+	cmd, err := bashCommand(in.Command, c.dir, environ)
+	if err != nil {
+		return failure("could not start", "The command could not be started: %v", err), nil
+	}
+	p, err := jobs.StartProc(cmd, "bash: "+in.Command, out, reg)
 	if err != nil {
 		return failure("could not start", "The command could not be started: %v", err), nil
 	}
@@ -183,13 +190,13 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	defer timer.Stop()
 	timedOut := false
 	select {
-	case <-p.exited:
+	case <-p.Exited():
 	case <-timer.C:
 		timedOut = true
-		p.stop(stopGrace)
+		p.Stop(jobs.StopGrace)
 	case <-ctx.Done():
-		p.stop(cancelGrace)
-		out.finish()
+		p.Stop(cancelGrace)
+		out.Finish()
 		return Result{}, ctx.Err()
 	}
 
@@ -197,29 +204,29 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	// output (a server started with "&"), or not (one whose output goes to
 	// a file).
 	var notes []string
-	held := !p.waitRead(pipeGrace)
-	if held || child.GroupAlive(p.pgid) {
+	held := !p.WaitRead(pipeGrace)
+	if held || p.GroupAlive() {
 		if jb, ok := adoptLeftovers(env, p, in.Command); ok {
-			notes = append(notes, fmt.Sprintf("The command exited, but processes it started are still running; they are now background job %s. Read their output with bash_output, stop them with bash_kill.", jb.id))
+			notes = append(notes, fmt.Sprintf("The command exited, but processes it started are still running; they are now background job %s. Read their output with bash_output, stop them with bash_kill.", jb.ID()))
 		} else {
-			p.stop(stopGrace)
+			p.Stop(jobs.StopGrace)
 			notes = append(notes, "The command exited, leaving processes it started running; they were stopped. To keep a process running, start it with run_in_background: true.")
 		}
 	}
 	if !held {
-		p.closeOut()
+		p.CloseOut()
 	}
 	end := bashEnd{timedOut: timedOut, timeout: c.timeout}
-	end.code, end.signal = p.exitCode()
-	text := out.text()
-	saved, saveErr := out.finish()
+	end.code, end.signal = p.ExitCode()
+	text := out.Text()
+	saved, saveErr := out.Finish()
 
 	var b strings.Builder
 	meta := end.report(&b, text, ", with every process it started")
 	for _, n := range notes {
 		b.WriteString("\n" + n)
 	}
-	if out.truncated() {
+	if out.Truncated() {
 		switch {
 		case saved != "":
 			fmt.Fprintf(&b, "\nThe output was cut to its beginning and end; all of it is in %s (read it with offset and limit).", saved)
@@ -246,24 +253,58 @@ func saveFile(env *Env, tool string) (*os.File, error) {
 }
 
 // adoptLeftovers hands what a command left running to the session's jobs.
-func adoptLeftovers(env *Env, p *proc, command string) (*job, bool) {
-	if env.Jobs == nil || !child.GroupAlive(p.pgid) {
+func adoptLeftovers(env *Env, p *jobs.Proc, command string) (*jobs.Job, bool) {
+	if env.Jobs == nil || !p.GroupAlive() {
 		return nil, false
 	}
-	return env.Jobs.adopt(p, command)
+	return env.Jobs.Adopt(p, command)
 }
 
 func startBackground(env *Env, command, dir, title string, reg *child.Registry, environ []string) (Result, error) {
 	if env.Jobs == nil {
 		return failure("no background jobs", "Background jobs are not available in this session. Run the command without run_in_background, with a timeout."), nil
 	}
-	jb, err := env.Jobs.start(command, dir, reg, environ)
+	cmd, err := bashCommand(command, dir, environ)
+	if err != nil {
+		return failure("could not start", "The command could not be started in the background: %v", err), nil
+	}
+	jb, err := env.Jobs.Start(cmd, command, reg)
 	if err != nil {
 		return failure("could not start", "The command could not be started in the background: %v", err), nil
 	}
 	return Result{
-		Output:   fmt.Sprintf("Started background job %s. Read its output and status with bash_output (job_id %q); stop it with bash_kill. It is stopped when the session ends.", jb.id, jb.id),
+		Output:   fmt.Sprintf("Started background job %s. Read its output and status with bash_output (job_id %q); stop it with bash_kill. It is stopped when the session ends.", jb.ID(), jb.ID()),
 		Title:    title,
-		Metadata: metadata(map[string]any{"jobId": jb.id, "background": true}),
+		Metadata: metadata(map[string]any{"jobId": jb.ID(), "background": true}),
 	}, nil
+}
+
+// bashCommand is the program a command line runs as: bash (or sh) -c
+// command, in dir, with an environment in which nothing waits for a person
+// at a terminal (no pagers, no prompts). Every bash command, foreground or
+// background, is built here. environ is its environment (nil: darman's
+// own), secrets already filtered out (internal/childenv).
+func bashCommand(command, dir string, environ []string) (*exec.Cmd, error) {
+	sh, err := shell()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(sh, "-c", command)
+	cmd.Dir = dir
+	if environ == nil {
+		environ = os.Environ()
+	}
+	cmd.Env = append(slices.Clip(environ), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	return cmd, nil
+}
+
+// shell returns the shell commands run in: bash when there is one.
+func shell() (string, error) {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p, nil
+	}
+	if p, err := exec.LookPath("sh"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("neither bash nor sh was found on PATH")
 }

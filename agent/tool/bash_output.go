@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/tool/internal/jobs"
 )
 
 //go:embed bash_output.md
@@ -46,24 +47,24 @@ func newBashKill() Tool {
 		Name:        "bash_kill",
 		Description: bashKillDescription,
 		Kind:        agent.ToolKindExecute,
-		Timeout:     stopGrace + 10*time.Second,
+		Timeout:     jobs.StopGrace + 10*time.Second,
 	}, nil, func(ctx context.Context, env *Env, in jobInput) (Result, error) {
 		jb, res, ok := findJob(env, in.JobID)
 		if !ok {
 			return res, nil
 		}
-		if _, running, _ := jb.status(); running {
-			jb.kill()
+		if _, running, _ := jb.Status(); running {
+			jb.Kill()
 		}
 		return jobReport(env, jb, "bash_kill"), nil
 	})
 }
 
-func findJob(env *Env, id string) (*job, Result, bool) {
+func findJob(env *Env, id string) (*jobs.Job, Result, bool) {
 	if env.Jobs == nil {
 		return nil, failure("no background jobs", "This session has no background jobs."), false
 	}
-	jb, err := env.Jobs.get(id)
+	jb, err := env.Jobs.Get(id)
 	if err != nil {
 		return nil, failure("no such job", "%v.", err), false
 	}
@@ -71,23 +72,23 @@ func findJob(env *Env, id string) (*job, Result, bool) {
 }
 
 // jobReport tells the model a job's new output and status.
-func jobReport(env *Env, jb *job, tool string) Result {
-	status, running, code := jb.status()
-	data, dropped := jb.out.take()
+func jobReport(env *Env, jb *jobs.Job, tool string) Result {
+	status, running, code := jb.Status()
+	data, dropped := jb.Take()
 	var b strings.Builder
-	fmt.Fprintf(&b, "Job %s (%s) is %s; started %s ago.\n", jb.id, shorten(jb.command, 200), status, time.Since(jb.started).Round(time.Second))
-	meta := map[string]any{"jobId": jb.id, "running": running, "status": status}
+	fmt.Fprintf(&b, "Job %s (%s) is %s; started %s ago.\n", jb.ID(), shorten(jb.Command(), 200), status, time.Since(jb.Started()).Round(time.Second))
+	meta := map[string]any{"jobId": jb.ID(), "running": running, "status": status}
 	if !running {
 		meta["exitCode"] = code
 	}
 	if dropped > 0 {
-		fmt.Fprintf(&b, "(%d bytes of earlier output were dropped: only the last %d KiB unread are kept.)\n", dropped, jobBuffer>>10)
+		fmt.Fprintf(&b, "(%d bytes of earlier output were dropped: only the last %d KiB unread are kept.)\n", dropped, jobs.JobBuffer>>10)
 	}
 	if len(data) == 0 {
 		b.WriteString("No new output.")
-		return Result{Output: b.String(), Title: jb.id + ": " + status, Metadata: metadata(meta)}
+		return Result{Output: b.String(), Title: jb.ID() + ": " + status, Metadata: metadata(meta)}
 	}
-	text, cut := headTail(string(data), outputMax, outputHead)
+	text, cut := headTail(string(data), jobs.OutputMax, jobs.OutputHead)
 	fmt.Fprintf(&b, "New output (%d bytes):\n%s", len(data), strings.TrimRight(text, "\n"))
 	if cut {
 		if path, err := saveOutput(env, tool, data); err == nil {
@@ -95,5 +96,5 @@ func jobReport(env *Env, jb *job, tool string) Result {
 			meta["outputPath"] = path
 		}
 	}
-	return Result{Output: b.String(), Title: jb.id + ": " + status, Metadata: metadata(meta)}
+	return Result{Output: b.String(), Title: jb.ID() + ": " + status, Metadata: metadata(meta)}
 }

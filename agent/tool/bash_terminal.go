@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/darman-dev/darman/agent/tool/internal/jobs"
 )
 
 // Terminal runs a command line outside darman's own processes: in the
@@ -79,7 +81,7 @@ func runInTerminal(ctx context.Context, env *Env, in bashInput, term Terminal) (
 
 	end := bashEnd{code: res.ExitCode, signal: res.Signal, timedOut: res.TimedOut, timeout: c.timeout}
 	var b strings.Builder
-	text, cut := headTail(res.Output, outputMax, outputHead)
+	text, cut := headTail(res.Output, jobs.OutputMax, jobs.OutputHead)
 	meta := end.report(&b, text, "")
 	switch {
 	case res.Truncated:

@@ -255,12 +255,15 @@ func TestBashBackgroundJob(t *testing.T) {
 	var seen string
 	eventually(t, "the job's first lines", func() bool {
 		out := h.ok("bash_output", map[string]any{"job_id": "job-1"}).Output
+		// The lines may come in more than one read: keep each read's
+		// output, after its "New output (N bytes):" line.
 		if _, after, ok := strings.Cut(out, "New output"); ok {
-			seen += after
+			_, body, _ := strings.Cut(after, "\n")
+			seen += body + "\n"
 		}
 		return strings.Contains(seen, "one")
 	})
-	pgid := pidIn(t, seen[strings.Index(seen, "\n"):])
+	pgid := pidIn(t, seen)
 	if out := h.ok("bash_output", map[string]any{"job_id": "job-1"}).Output; !strings.Contains(out, "No new output") || !strings.Contains(out, "running") {
 		t.Errorf("second read: %q", out)
 	}

@@ -3,6 +3,7 @@ package tool
 import (
 	"time"
 
+	"github.com/darman-dev/darman/agent/tool/internal/search"
 	"github.com/darman-dev/darman/internal/child"
 )
 
@@ -22,27 +23,27 @@ type Options struct {
 	// Children records the process groups bash starts, so the composition
 	// root can stop any left at exit; nil records nothing.
 	Children *child.Registry
-	// Diagnostics gives the diagnostics tool the language servers' view;
-	// nil leaves the tool out.
-	Diagnostics Diagnostics
 	// Environ is the environment of the commands bash runs (NAME=value
 	// entries, secrets already filtered out: see internal/childenv); nil
 	// means darman's own.
 	Environ []string
+	// Diagnostics gives the diagnostics tool the language servers' view;
+	// nil leaves the tool out.
+	Diagnostics Diagnostics
 }
 
 // Builtins returns darman's built-in tools, configured by opts.
 func Builtins(opts Options) []Tool {
-	search := pickSearcher(opts)
+	s := search.Pick(opts.Ripgrep, opts.NoRipgrep)
 	tools := []Tool{
 		newRead(),
 		newWrite(),
 		newEdit(),
 		newMultiedit(),
 		newApplyPatch(),
-		newGlob(search),
-		newGrep(search),
-		newList(search),
+		newGlob(s),
+		newGrep(s),
+		newList(s),
 		newBash(opts.MaxBashTimeout, opts.Children, opts.Environ),
 		newBashOutput(),
 		newBashKill(),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool/internal/textmatch"
 )
 
 // fileChange is one file an editing tool changes: what it held, what it
@@ -120,8 +121,8 @@ func save(ctx context.Context, env *Env, ws Workspace, c fileChange) (*Result, e
 
 // changedSnippet shows the lines around the first replacement of an edit,
 // numbered, so the model sees the result without reading the file again.
-func changedSnippet(text string, a applied) (string, int) {
-	from, to := changedLines(text, a)
+func changedSnippet(text string, a textmatch.Applied) (string, int) {
+	from, to := textmatch.ChangedLines(text, a)
 	const most = 40
 	snippetTo := min(to+2, from+most)
 	s := numberedLines(text, from-2, snippetTo)
@@ -135,12 +136,12 @@ func changedSnippet(text string, a applied) (string, int) {
 // matched; for a missing one, the region most like oldString, if the
 // model may read the file.
 func matchFailure(ctx context.Context, env *Env, c fileChange, text, old string, err error, prefix string) (Result, error) {
-	var amb errAmbiguous
+	var amb textmatch.ErrAmbiguous
 	if errors.As(err, &amb) {
 		return failure("ambiguous", "%s%s in %s. No change was made.", prefix, amb.Error(), c.shown), nil
 	}
 	msg := fmt.Sprintf("%soldString was not found in %s. No change was made.", prefix, c.shown)
-	from, to, found := closestRegion(text, old)
+	from, to, found := textmatch.ClosestRegion(text, old)
 	if !found {
 		return failure("no match", "%s Read the file to see what it holds now, then retry with text copied from it.", msg), nil
 	}
@@ -154,4 +155,19 @@ func matchFailure(ctx context.Context, env *Env, c fileChange, text, old string,
 	region := numberedLines(text, from-2, to+2)
 	return failure("no match", "%s The part of the file most like it is:\n%s\nRetry with oldString copied from the file as it is (without the line numbers).",
 		msg, strings.TrimSuffix(region, "\n")), nil
+}
+
+// numberedLines renders lines [from, to] of text (0-based) with their
+// 1-based numbers, as read shows them.
+func numberedLines(text string, from, to int) string {
+	lines := strings.Split(text, "\n")
+	if len(text) > 0 && strings.HasSuffix(text, "\n") {
+		lines = lines[:len(lines)-1]
+	}
+	to = min(to, len(lines)-1)
+	var b strings.Builder
+	for i := max(0, from); i <= to; i++ {
+		fmt.Fprintf(&b, "%6d\t%s\n", i+1, truncateLine(strings.TrimSuffix(lines[i], "\r"), readMaxLineLen))
+	}
+	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/tool/internal/textmatch"
 )
 
 //go:embed edit.md
@@ -55,7 +56,7 @@ func runEdits(ctx context.Context, env *Env, path string, edits []editInput, too
 	}
 
 	text, form := decodeText(c.before)
-	var first applied
+	var first textmatch.Applied
 	var firstText string
 	var tolerant []string
 	replaced, created := 0, false
@@ -77,25 +78,25 @@ func runEdits(ctx context.Context, env *Env, path string, edits []editInput, too
 				return failure("file exists", "%s%s %s, and an empty oldString only creates a file. Give the text to replace as oldString, or replace the whole file with write. No change was made.", prefix, shown, what), nil
 			}
 			text = form.normalize(e.NewString)
-			first = applied{text: text, count: 1, inserted: text}
+			first = textmatch.Applied{Text: text, Count: 1, Inserted: text}
 			firstText, replaced, created = text, 1, true
 			continue
 		}
 		if !c.exists && !created {
 			return notFound(root, abs), nil
 		}
-		a, err := applyEdit(text, form.normalize(e.OldString), form.normalize(e.NewString), e.ReplaceAll)
+		a, err := textmatch.Apply(text, form.normalize(e.OldString), form.normalize(e.NewString), e.ReplaceAll)
 		if err != nil {
 			return matchFailure(ctx, env, c, text, form.normalize(e.OldString), err, prefix)
 		}
-		text = a.text
-		if a.how != "" {
-			tolerant = append(tolerant, prefix+"oldString was not found exactly; it was matched "+a.how+".")
+		text = a.Text
+		if a.How != "" {
+			tolerant = append(tolerant, prefix+"oldString was not found exactly; it was matched "+a.How+".")
 		}
 		if i == 0 {
-			first, firstText = a, a.text
+			first, firstText = a, a.Text
 		}
-		replaced += a.count
+		replaced += a.Count
 	}
 	c.after = form.encode(text)
 
@@ -115,8 +116,8 @@ func runEdits(ctx context.Context, env *Env, path string, edits []editInput, too
 		out = fmt.Sprintf("Created %s.", shown)
 	case len(edits) > 1:
 		out = fmt.Sprintf("Edited %s: %d edits, %d replacements.", shown, len(edits), replaced)
-	case first.count > 1:
-		out = fmt.Sprintf("Edited %s: replaced %d occurrences.", shown, first.count)
+	case first.Count > 1:
+		out = fmt.Sprintf("Edited %s: replaced %d occurrences.", shown, first.Count)
 	default:
 		out = fmt.Sprintf("Edited %s.", shown)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool/internal/search"
 )
 
 //go:embed glob.md
@@ -26,7 +27,7 @@ type globInput struct {
 }
 
 // newGlob returns the glob tool, searching with s.
-func newGlob(s searcher) Tool {
+func newGlob(s search.Searcher) Tool {
 	return newTyped(Info{
 		Name:        "glob",
 		Description: globDescription,
@@ -42,17 +43,17 @@ func newGlob(s searcher) Tool {
 		if res != nil || err != nil {
 			return deref(res), err
 		}
-		all, err := s.files(ctx, root, dir)
+		all, err := s.Files(ctx, root, dir)
 		if err != nil {
 			return searchFailed(ctx, err)
 		}
 		var found []string
 		for _, abs := range all {
-			if w.match(relUnder(dir, abs)) {
+			if w.Match(relUnder(dir, abs)) {
 				found = append(found, abs)
 			}
 		}
-		byNewest(found)
+		search.ByNewest(found)
 		shown := found[:min(len(found), globMax)]
 		var b strings.Builder
 		for _, abs := range shown {
@@ -67,14 +68,14 @@ func newGlob(s searcher) Tool {
 		return Result{
 			Output:   strings.TrimSuffix(b.String(), "\n"),
 			Title:    in.Pattern,
-			Metadata: metadata(map[string]any{"files": len(found), "shown": len(shown), "engine": s.name()}),
+			Metadata: metadata(map[string]any{"files": len(found), "shown": len(shown), "engine": s.Name()}),
 		}, nil
 	})
 }
 
 // compileInclude compiles a glob that, without a "/", matches file names
 // at any depth, and with one, paths from the searched directory.
-func compileInclude(pattern string) (*wildcard, error) {
+func compileInclude(pattern string) (*search.Wildcard, error) {
 	p := strings.TrimSpace(pattern)
 	if p == "" {
 		return nil, errors.New("it is empty")
@@ -83,7 +84,7 @@ func compileInclude(pattern string) (*wildcard, error) {
 	if !strings.Contains(p, "/") && !strings.HasPrefix(p, "**") {
 		p = "**/" + p
 	}
-	return compileWildcard(p)
+	return search.CompileWildcard(p)
 }
 
 // relUnder returns abs relative to dir, slash-separated.
@@ -128,7 +129,7 @@ func searchDir(ctx context.Context, env *Env, path, perm, title string, fileOK b
 	return root, dir, nil, nil
 }
 
-// searchFailed turns a searcher's error into the call's outcome.
+// searchFailed turns a search.Searcher's error into the call's outcome.
 func searchFailed(ctx context.Context, err error) (Result, error) {
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()

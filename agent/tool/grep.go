@@ -12,6 +12,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool/internal/search"
 )
 
 //go:embed grep.md
@@ -26,7 +27,7 @@ type grepInput struct {
 }
 
 // newGrep returns the grep tool, searching with s.
-func newGrep(s searcher) Tool {
+func newGrep(s search.Searcher) Tool {
 	return newTyped(Info{
 		Name:        "grep",
 		Description: grepDescription,
@@ -38,31 +39,31 @@ func newGrep(s searcher) Tool {
 	})
 }
 
-func runGrep(ctx context.Context, env *Env, in grepInput, s searcher) (Result, error) {
+func runGrep(ctx context.Context, env *Env, in grepInput, s search.Searcher) (Result, error) {
 	if _, err := syntax.Parse(in.Pattern, syntax.Perl); err != nil {
 		return failure("invalid pattern", "The pattern is not a valid regular expression (RE2 syntax): %v.", err), nil
 	}
-	q := &grepQuery{pattern: in.Pattern, perFile: grepMax, includeRaw: strings.TrimSpace(in.Include)}
-	if q.includeRaw != "" {
-		w, err := compileInclude(q.includeRaw)
+	q := &search.Query{Pattern: in.Pattern, PerFile: grepMax, IncludeRaw: strings.TrimSpace(in.Include)}
+	if q.IncludeRaw != "" {
+		w, err := compileInclude(q.IncludeRaw)
 		if err != nil {
 			return failure("invalid include", "include is not a valid glob: %v.", err), nil
 		}
-		q.include = w
+		q.Include = w
 	}
 	root, dir, res, err := searchDir(ctx, env, in.Path, permission.Grep, "Search for "+in.Pattern, true)
 	if res != nil || err != nil {
 		return deref(res), err
 	}
-	if info, err := os.Stat(dir); err == nil && !info.IsDir() && q.include != nil {
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() && q.Include != nil {
 		// A file named on its own: include decides whether to search it.
-		if !q.includes(filepath.Dir(dir), dir) {
-			return Result{Output: "No matches.", Title: in.Pattern, Metadata: metadata(map[string]any{"matches": 0, "files": 0, "shown": 0, "engine": s.name()})}, nil
+		if !q.Includes(filepath.Dir(dir), dir) {
+			return Result{Output: "No matches.", Title: in.Pattern, Metadata: metadata(map[string]any{"matches": 0, "files": 0, "shown": 0, "engine": s.Name()})}, nil
 		}
-		q.include, q.includeRaw = nil, ""
+		q.Include, q.IncludeRaw = nil, ""
 	}
-	engine := s.name()
-	hits, err := s.grep(ctx, root, dir, q)
+	engine := s.Name()
+	hits, err := s.Grep(ctx, root, dir, q)
 	if err != nil && ctx.Err() == nil && engine != "go" {
 		// ripgrep refused what Go accepts (a size limit, say): search
 		// the Go way, which gives the same results.
@@ -70,15 +71,15 @@ func runGrep(ctx context.Context, env *Env, in grepInput, s searcher) (Result, e
 			env.Logger.Debug("grep: rg failed, searching in Go", "error", err)
 		}
 		engine = "go"
-		hits, err = goSearcher{}.grep(ctx, root, dir, q)
+		hits, err = search.Go{}.Grep(ctx, root, dir, q)
 	}
 	if err != nil {
 		return searchFailed(ctx, err)
 	}
-	sortHits(hits)
+	search.SortHits(hits)
 	total := 0
 	for _, h := range hits {
-		total += h.count
+		total += h.Count
 	}
 	var b strings.Builder
 	shown := 0
@@ -86,12 +87,12 @@ func runGrep(ctx context.Context, env *Env, in grepInput, s searcher) (Result, e
 		if shown == grepMax {
 			break
 		}
-		p := displayPath(root, h.abs)
-		for _, l := range h.lines {
+		p := displayPath(root, h.Abs)
+		for _, l := range h.Lines {
 			if shown == grepMax {
 				break
 			}
-			fmt.Fprintf(&b, "%s:%d: %s\n", p, l.no, cutHitLine(l.text))
+			fmt.Fprintf(&b, "%s:%d: %s\n", p, l.No, cutHitLine(l.Text))
 			shown++
 		}
 	}
@@ -112,10 +113,10 @@ func runGrep(ctx context.Context, env *Env, in grepInput, s searcher) (Result, e
 // cutHitLine shows a matching line: without its CR, and cut when long.
 func cutHitLine(s string) string {
 	s = strings.TrimSuffix(s, "\r")
-	if len(s) <= hitLineMax {
+	if len(s) <= search.HitLineMax {
 		return s
 	}
-	n := hitLineMax
+	n := search.HitLineMax
 	for n > 0 && s[n]&0xC0 == 0x80 {
 		n--
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool/internal/search"
 )
 
 //go:embed list.md
@@ -25,7 +26,7 @@ type listInput struct {
 }
 
 // newList returns the list tool, searching with s.
-func newList(s searcher) Tool {
+func newList(s search.Searcher) Tool {
 	return newTyped(Info{
 		Name:        "list",
 		Description: listDescription,
@@ -33,7 +34,7 @@ func newList(s searcher) Tool {
 		ReadOnly:    true,
 		Timeout:     60 * time.Second,
 	}, nil, func(ctx context.Context, env *Env, in listInput) (Result, error) {
-		var ignore []*wildcard
+		var ignore []*search.Wildcard
 		for _, p := range in.Ignore {
 			w, err := compileInclude(strings.TrimSuffix(p, "/"))
 			if err != nil {
@@ -45,7 +46,7 @@ func newList(s searcher) Tool {
 		if res != nil || err != nil {
 			return deref(res), err
 		}
-		all, err := s.files(ctx, root, dir)
+		all, err := s.Files(ctx, root, dir)
 		if err != nil {
 			return searchFailed(ctx, err)
 		}
@@ -76,17 +77,17 @@ func newList(s searcher) Tool {
 		return Result{
 			Output:   strings.TrimSuffix(b.String(), "\n"),
 			Title:    displayPath(root, dir) + "/",
-			Metadata: metadata(map[string]any{"files": len(rels), "shown": len(shown), "engine": s.name()}),
+			Metadata: metadata(map[string]any{"files": len(rels), "shown": len(shown), "engine": s.Name()}),
 		}, nil
 	})
 }
 
 // ignoredByAny reports whether a pattern matches the path or one of the
 // directories it lies in.
-func ignoredByAny(patterns []*wildcard, rel string) bool {
+func ignoredByAny(patterns []*search.Wildcard, rel string) bool {
 	for _, w := range patterns {
 		for p := rel; ; {
-			if w.match(p) {
+			if w.Match(p) {
 				return true
 			}
 			i := strings.LastIndexByte(p, '/')

@@ -15,6 +15,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/tool/internal/textmatch"
 )
 
 //go:embed read.md
@@ -128,7 +129,7 @@ func readImage(env *Env, abs, shown string, content []byte, mime string, loc []a
 
 func readText(abs, shown string, content []byte, in readInput, loc []agent.Location) Result {
 	text, _ := decodeText(content)
-	lines := splitLines(text)
+	lines := textmatch.SplitLines(text)
 	total := len(lines)
 	if total == 0 {
 		return Result{Output: fmt.Sprintf("%s is empty.", shown), Title: shown, Locations: loc, Metadata: metadata(map[string]any{"lines": 0})}

@@ -110,16 +110,3 @@ func imageMIME(b []byte) string {
 
 // imageExts are the extensions read treats as images.
 var imageExts = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true}
-
-// splitLines splits text into lines without their ends. A final line end
-// does not start another line.
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := strings.Split(s, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/tool/internal/textmatch"
 )
 
 //go:embed write.md
@@ -62,7 +63,7 @@ func runWrite(ctx context.Context, env *Env, in writeInput) (Result, error) {
 	} else {
 		c.after = []byte(content)
 	}
-	n := len(splitLines(content))
+	n := len(textmatch.SplitLines(content))
 	if c.exists && string(c.after) == string(c.before) {
 		return Result{Output: fmt.Sprintf("%s already holds this content; nothing was written.", shown), Title: title,
 			Locations: []agent.Location{{Path: abs}}}, nil

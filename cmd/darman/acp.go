@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/childenv"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/startup"
 	"github.com/darman-dev/darman/mcp/client"
 	"github.com/darman-dev/darman/server/acp"
 )
@@ -54,13 +54,13 @@ func (a *app) serveACP(ctx context.Context) error {
 	srv, err := acp.New(acp.Options{
 		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
 			ag, err := start(ctx, setup)
-			releaseStartup(log, "darman acp")
+			startup.Release(log, "darman acp")
 			return ag, err
 		},
 		// An ACP client starts its agent with the window and may not
 		// open a session for a long time.
-		Initialized: func() { releaseStartup(log, "darman acp") },
-		BindMCP:     bindSessionMCP(log),
+		Initialized: func() { startup.Release(log, "darman acp") },
+		BindMCP:     bindSessionMCP(log, a.children),
 		Version:     readBuildInfo().Version,
 		Logger:      log,
 	})
@@ -69,7 +69,7 @@ func (a *app) serveACP(ctx context.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return srv.Serve(ctx, os.Stdin, a.stdout)
+	return srv.Serve(ctx, a.stdin, a.stdout)
 }
 
 // startACPAgent builds the agent of a session's working directory: its
@@ -87,9 +87,8 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 		cfg := loaded.Config
 		// The bash that runs background commands for a client whose
 		// terminal runs the others.
-		bashChildren := &child.Registry{}
 		var bash tool.Tool
-		for _, t := range tool.Builtins(tool.Options{Children: bashChildren, NoRipgrep: true, Environ: childEnviron(cfg)}) {
+		for _, t := range tool.Builtins(tool.Options{Children: a.children, NoRipgrep: true, Environ: childEnviron(cfg)}) {
 			if t.Info().Name == "bash" {
 				bash = t
 			}
@@ -103,11 +102,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
 			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
 			Bash:       bash,
-			Close: func() error {
-				err := rt.close()
-				bashChildren.Close(2 * time.Second)
-				return err
-			},
+			Close:      rt.close,
 		}, nil
 	}
 }
@@ -133,7 +128,7 @@ func configuredModels(cfg config.Config) []string {
 // with the MCP client darman uses for configured servers, and returns the
 // tools of those that started. A server that fails is logged and left out,
 // as an optional configured server would be.
-func bindSessionMCP(log *slog.Logger) func(context.Context, string, []acp.MCPServer) ([]tool.Tool, func() error, error) {
+func bindSessionMCP(log *slog.Logger, children *child.Registry) func(context.Context, string, []acp.MCPServer) ([]tool.Tool, func() error, error) {
 	return func(ctx context.Context, root string, servers []acp.MCPServer) ([]tool.Tool, func() error, error) {
 		defs := make([]client.Definition, len(servers))
 		for i, s := range servers {
@@ -143,11 +138,9 @@ func bindSessionMCP(log *slog.Logger) func(context.Context, string, []acp.MCPSer
 				defs[i].Dir = root
 			}
 		}
-		reg := &child.Registry{}
-		m := client.New(defs, client.Options{Logger: log, Children: reg, Version: readBuildInfo().Version})
+		m := client.New(defs, client.Options{Logger: log, Children: children, Version: readBuildInfo().Version})
 		stop := func() error {
 			m.Close()
-			reg.Close(2 * time.Second)
 			return nil
 		}
 		m.Start()

@@ -8,27 +8,51 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/internal/logging"
 )
 
-// app is the composition root: it holds what the global flags say and
-// builds config, logger and store on first use, so that commands which need
-// none of them (version, completion) start fast. close releases what was
-// built, in reverse order.
+// app is the composition root and the process's one runtime: what it is
+// given (the standard streams; the arguments go to cobra, which fills
+// flags and workspace) and what it builds on first use — config, logger,
+// store — so that commands which need none of them (version, completion)
+// start fast. Everything built registers its cleanup in one list, which
+// close runs in reverse order; the registry of child processes is first
+// in it, so it is stopped last.
 type app struct {
+	stdin          *os.File
 	stdout, stderr io.Writer
 	flags          config.Flags
 	workspace      string
+
+	// children is the process's one registry of child processes: every
+	// command's tools, language servers and MCP servers record theirs in
+	// it, and close stops what their owners left, last of all.
+	children *child.Registry
 
 	loaded  *config.Loaded
 	log     *slog.Logger
 	closers []func() error
 }
+
+// newApp is the runtime of one darman process over its standard streams.
+func newApp(stdin *os.File, stdout, stderr io.Writer) *app {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, children: &child.Registry{}}
+	a.cleanup(func() error {
+		a.children.Close(2 * time.Second)
+		return nil
+	})
+	return a
+}
+
+// cleanup adds f to what close runs, before everything added earlier.
+func (a *app) cleanup(f func() error) { a.closers = append(a.closers, f) }
 
 // exitError ends the process with a code, after its message (if any) is
 // printed.
@@ -44,8 +68,8 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	a := newApp(stdin, stdout, stderr)
 	defer a.close()
 	root := a.rootCommand()
 	root.SetArgs(args)
@@ -150,7 +174,7 @@ func (a *app) logger() (*slog.Logger, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, closer.Close)
+	a.cleanup(closer.Close)
 	a.log = log
 	return log, nil
 }
@@ -173,10 +197,11 @@ func (a *app) openStore(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, s.Close)
+	a.cleanup(s.Close)
 	return s, nil
 }
 
+// close runs the cleanup list, the last added first.
 func (a *app) close() {
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()

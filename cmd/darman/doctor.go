@@ -116,9 +116,9 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	root, rootErr := a.workspaceRoot()
 	log, _ := a.logger()
 	if rootErr == nil {
-		diagnoseMCPServers(ctx, r, c, root, log)
+		diagnoseMCPServers(ctx, r, c, root, a.children, log)
 	}
-	diagnoseLanguageServers(ctx, r, c, root, checkLSP, log)
+	diagnoseLanguageServers(ctx, r, c, root, checkLSP, a.children, log)
 	return r
 }
 
@@ -197,20 +197,18 @@ const lspLoadWait = 10 * time.Second
 // PATH, with the built-in fallbacks such as basedpyright). With start, the
 // servers of the languages the workspace has files of are started, so a
 // server that is installed but broken shows how it fails.
-func diagnoseLanguageServers(ctx context.Context, r *report, c config.Config, root string, start bool, log *slog.Logger) {
+func diagnoseLanguageServers(ctx context.Context, r *report, c config.Config, root string, start bool, children *child.Registry, log *slog.Logger) {
 	const section = "language servers"
 	if root == "" {
 		// No workspace (a bad --workspace, reported elsewhere): what is
 		// installed can still be told, not what the workspace needs.
 		root, start = "/", false
 	}
-	reg := &child.Registry{}
-	defer reg.Close(0)
 	pool, err := diagnostics.New(ctx, diagnostics.Options{
 		// Probe waits up to Wait for a file's diagnostics, which say the
 		// server loaded the workspace (or it says why it cannot).
 		Root: root, Servers: c.LSP, StartTimeout: lspCheckTimeout, Wait: lspLoadWait,
-		Children: reg, ClientVersion: readBuildInfo().Version, Logger: log, Env: childEnviron(c),
+		Children: children, ClientVersion: readBuildInfo().Version, Logger: log, Env: childEnviron(c),
 	})
 	if err != nil {
 		r.add(section, "configuration", "fail", err.Error())

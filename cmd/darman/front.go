@@ -39,7 +39,7 @@ func (a *app) frontStore(log *slog.Logger, moved string) func(context.Context, s
 			return nil, err
 		}
 		st = s
-		a.closers = append(a.closers, s.Close)
+		a.cleanup(s.Close)
 		return s, nil
 	}
 }
@@ -96,6 +96,7 @@ func (a *app) frontAgent(ctx context.Context, log *slog.Logger, openStore func(c
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	w.children = a.children
 	rt, err := startAgent(ctx, loaded.Config, st, w, log)
 	if err != nil {
 		return nil, nil, nil, err

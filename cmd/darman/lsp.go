@@ -17,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/startup"
 	"github.com/darman-dev/darman/server"
 )
 
@@ -72,7 +73,7 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 			ag, err := start(ctx, setup)
 			// The agent is up and the server waits for the editor.
-			releaseStartup(log, "darman lsp")
+			startup.Release(log, "darman lsp")
 			return ag, err
 		},
 		Models:  a.lspModels(log),

@@ -18,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	mcpserver "github.com/darman-dev/darman/mcp/server"
 )
@@ -100,9 +99,7 @@ func (a *app) serveMCP(ctx context.Context, projectRoot, httpAddr, tokenFile str
 		opts.Servers = a.loaded.Config.LSP
 		opts.Env = childEnviron(a.loaded.Config)
 	}
-	children := &child.Registry{}
-	defer children.Close(2 * time.Second)
-	opts.Children = children
+	opts.Children = a.children
 	log.Info("darman mcp", "root", root.Dir, "rootSource", root.Source)
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
@@ -78,37 +76,10 @@ func modelSampler(cfg config.Config, m *models) client.Sampler {
 	}}
 }
 
-// mcpProtocolCache is where the MCP client remembers which servers speak
-// only initialize.
-func mcpProtocolCache(cfg config.Config) string {
-	if cfg.DataDir == "" {
-		return ""
-	}
-	return filepath.Join(cfg.DataDir, "mcp", "protocols.json")
-}
-
-// mcpFilesDir is where images that MCP tools return are saved, by
-// session.
-func mcpFilesDir(cfg config.Config) string {
-	if cfg.DataDir == "" {
-		return ""
-	}
-	return filepath.Join(cfg.DataDir, "mcp", "files")
-}
-
-// mcpSessionRecord is where the MCP servers each session ran with are
-// recorded, for the drift report when it resumes.
-func mcpSessionRecord(cfg config.Config) client.SessionRecord {
-	if cfg.DataDir == "" {
-		return client.SessionRecord{}
-	}
-	return client.SessionRecord{Dir: filepath.Join(cfg.DataDir, "mcp", "sessions")}
-}
-
 // forgetMCPSession removes what the MCP client kept of a deleted session
 // (its servers' identities, the images its tool calls returned).
 func forgetMCPSession(cfg config.Config, id agent.ID) error {
-	return client.ForgetSession(mcpSessionRecord(cfg), mcpFilesDir(cfg), string(id))
+	return client.DataLayout(cfg.DataDir).ForgetSession(string(id))
 }
 
 // startMCP makes the manager of the configured MCP servers and starts
@@ -120,9 +91,9 @@ func forgetMCPSession(cfg config.Config, id agent.ID) error {
 // optional servers' tools too, and fails at once when a required server
 // failed; optional failures are logged. The caller closes the manager.
 func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime, wait bool, log *slog.Logger) (*client.Manager, error) {
+	data := client.DataLayout(cfg.DataDir)
 	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: rt.children, Gate: rt.gate, Sampler: rt.sampler,
-		Version: readBuildInfo().Version, ProtocolCache: mcpProtocolCache(cfg), FilesDir: mcpFilesDir(cfg),
-		Sessions: mcpSessionRecord(cfg),
+		Version: readBuildInfo().Version, ProtocolCache: data.ProtocolCache, FilesDir: data.FilesDir, Sessions: data.Sessions,
 		OnDrift: func(session string, drift []string) {
 			log.Warn("mcp servers changed since this session last ran", "session", session, "changes", strings.Join(drift, "; "))
 		}})
@@ -152,14 +123,22 @@ func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime
 }
 
 // mcpToolSource is the session service's ToolSource over the MCP
-// servers: each session sees the servers visible to it and to its agent
-// (a server's agents key), as they are when its turn asks. Nil when no
+// servers: each session's turn sees the servers visible to it and to its
+// agent (client.AudienceOf), as they are when the turn asks. Nil when no
 // server is configured.
 func mcpToolSource(cfg config.Config, m *client.Manager, sessions sessionReader) func(agent.ID) tool.Source {
 	if len(cfg.MCPServers) == 0 || m == nil {
 		return nil
 	}
-	return func(id agent.ID) tool.Source { return &agentSource{m: m, sessions: sessions, id: id} }
+	return func(id agent.ID) tool.Source {
+		return m.SessionSource(string(id), func(ctx context.Context) (string, error) {
+			sess, err := sessions.Session(ctx, id)
+			if err != nil {
+				return "", fmt.Errorf("reading session %s to know which agent runs it: %w", id, err)
+			}
+			return string(sess.ParentID), nil
+		})
+	}
 }
 
 // sessionReader reads a stored session; *store.Store is one.
@@ -167,49 +146,14 @@ type sessionReader interface {
 	Session(ctx context.Context, id agent.ID) (agent.Session, error)
 }
 
-// agentSource is one turn's source of MCP tools. Its audience names the
-// session and the agent running it: config.MCPAgentTask for a sub-agent's
-// session (one with a parent, which the task tool made), else
-// config.MCPAgentMain. A session's parent never changes, so the store is
-// read once, at the turn's first ask.
-type agentSource struct {
-	m        *client.Manager
-	sessions sessionReader
-	id       agent.ID
-
-	once     sync.Once
-	audience client.Audience
-	err      error
-}
-
-func (s *agentSource) Tools(ctx context.Context) ([]tool.Tool, error) {
-	s.once.Do(func() {
-		sess, err := s.sessions.Session(ctx, s.id)
-		if err != nil {
-			s.err = fmt.Errorf("reading session %s to know which agent runs it: %w", s.id, err)
-			return
-		}
-		s.audience = client.Audience{Session: string(s.id), Agent: config.MCPAgentMain}
-		if sess.ParentID != "" {
-			s.audience.Agent, s.audience.Parent = config.MCPAgentTask, string(sess.ParentID)
-		}
-	})
-	if s.err != nil {
-		return nil, s.err
-	}
-	return s.m.ToolsFor(ctx, s.audience)
-}
-
 // diagnoseMCPServers starts every configured MCP server and reports its
 // state, protocol version and tool count in doctor's "mcp servers"
 // section.
-func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root string, log *slog.Logger) {
+func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root string, children *child.Registry, log *slog.Logger) {
 	if len(cfg.MCPServers) == 0 {
 		return
 	}
-	reg := &child.Registry{}
-	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: reg, Sampler: modelSampler(cfg, newModels(cfg, log)), Gate: client.DeclineGate{}})
-	defer reg.Close(0)
+	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: children, Sampler: modelSampler(cfg, newModels(cfg, log)), Gate: client.DeclineGate{}})
 	defer m.Close()
 	m.Start()
 	_ = m.Wait(ctx)

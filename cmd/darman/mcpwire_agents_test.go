@@ -60,7 +60,7 @@ func TestMCPServerAgents(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	root := filepath.Join(dir, "ws")
 	os.MkdirAll(root, 0o755)
-	rt, err := startAgent(context.Background(), cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), tasks: true, waitMCP: true,
+	rt, err := startAgent(context.Background(), cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), tasks: true, waitMCP: true, children: testChildren(t),
 		rules: []permission.Rule{{Permission: "mcp", Pattern: "*", Action: permission.Allow}}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestMCPServerAgents(t *testing.T) {
 	}
 
 	r := &report{}
-	diagnoseMCPServers(context.Background(), r, cfg, root, slog.New(slog.DiscardHandler))
+	diagnoseMCPServers(context.Background(), r, cfg, root, testChildren(t), slog.New(slog.DiscardHandler))
 	for _, c := range r.Checks {
 		if c.Section != "mcp servers" {
 			continue

@@ -22,7 +22,7 @@ func TestDiagnoseMCPServers(t *testing.T) {
 		"off":   {Command: "x", Enabled: &off},
 	}}
 	r := &report{}
-	diagnoseMCPServers(context.Background(), r, cfg, t.TempDir(), slog.New(slog.DiscardHandler))
+	diagnoseMCPServers(context.Background(), r, cfg, t.TempDir(), testChildren(t), slog.New(slog.DiscardHandler))
 	got := map[string]check{}
 	for _, c := range r.Checks {
 		if c.Section == "mcp servers" {
@@ -62,7 +62,7 @@ func TestMCPNoticeWording(t *testing.T) {
 func TestStartMCPReportsStateChanges(t *testing.T) {
 	cfg := config.Config{MCPServers: map[string]config.MCPServer{"gone": {Command: "darman-no-such-mcp-server"}}}
 	got := make(chan string, 10)
-	m, err := startMCP(context.Background(), cfg, t.TempDir(), mcpRuntime{children: &child.Registry{},
+	m, err := startMCP(context.Background(), cfg, t.TempDir(), mcpRuntime{children: testChildren(t),
 		notify: func(level, text string) { got <- level + " " + text }}, false, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -146,4 +146,19 @@ func TestTerminalGate(t *testing.T) {
 	if ans.Action != "accept" || !strings.Contains(out, "https://auth.example.com/x") {
 		t.Errorf("url: %+v, %q", ans, out)
 	}
+}
+
+// testChildren is a registry of child processes for one test. At the end
+// of the test every child must have been stopped by its owner, as when
+// darman's one registry closes: what is left is reported, then stopped.
+func testChildren(t *testing.T) *child.Registry {
+	t.Helper()
+	reg := &child.Registry{}
+	t.Cleanup(func() {
+		if live := reg.Live(); len(live) > 0 {
+			t.Errorf("child processes left running by their owners: %+v", live)
+		}
+		reg.Close(0)
+	})
+	return reg
 }

@@ -84,7 +84,7 @@ func mcpAgent(t *testing.T, srv *llmtest.Server, late config.MCPServer) (*agentR
 	t.Cleanup(func() { st.Close() })
 	root := filepath.Join(dir, "ws")
 	os.MkdirAll(root, 0o755)
-	rt, err := startAgent(context.Background(), cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root),
+	rt, err := startAgent(context.Background(), cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), children: testChildren(t),
 		rules: []permission.Rule{{Permission: "mcp", Pattern: "*", Action: permission.Allow}}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"unicode"
 
@@ -146,7 +144,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		}
 		command = &c
 	}
-	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules, tasks: true, waitMCP: true}, log)
+	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules, tasks: true, waitMCP: true, children: a.children}, log)
 	if err != nil {
 		return err
 	}
@@ -267,31 +265,6 @@ func commandFailed(name string, err error) error {
 			name, strings.Join(denied.Subjects, ", "), strings.Join(flags, " "))
 	}
 	return err
-}
-
-// systemPrompt builds a session's system prompt once and keeps it, so the
-// provider's prompt cache holds from one step and turn to the next.
-func systemPrompt(root string, skills *prompt.Skills, log *slog.Logger) func(context.Context, agent.Session, []string) (string, error) {
-	var (
-		mu    sync.Mutex
-		built = map[agent.ID]string{}
-	)
-	return func(ctx context.Context, s agent.Session, tools []string) (string, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if text, ok := built[s.ID]; ok {
-			return text, nil
-		}
-		p, err := prompt.Build(ctx, prompt.Options{Root: root, Tools: tools, Model: s.Model, Skills: skills.List(), Logger: log})
-		if err != nil {
-			return "", err
-		}
-		for _, problem := range p.Problems {
-			log.Warn("instruction file skipped", "problem", fmt.Sprint(problem))
-		}
-		built[s.ID] = p.Text()
-		return built[s.ID], nil
-	}
 }
 
 // pickSession is --session's session, the workspace's latest with

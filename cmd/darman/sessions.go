@@ -148,7 +148,7 @@ func (a *app) sessionsImport() *cobra.Command {
 		Short: "Read a session exported as JSON back into the store (- reads stdin)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var in io.Reader = os.Stdin
+			var in io.Reader = a.stdin
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {

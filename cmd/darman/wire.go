@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
@@ -37,10 +36,13 @@ type agentWiring struct {
 	// when asker is the terminal's, the editor when it is the LSP front's,
 	// else every elicitation is declined (no human is reachable).
 	gate client.Gate
+	// children records every process the agent starts (the app's one
+	// registry, which stops what is left when darman exits); nil records
+	// nothing. Closing the agent stops its own children either way.
+	children *child.Registry
 
 	// Set by startAgent.
 	diagnostics tool.Diagnostics // the language servers' view after edits
-	children    *child.Registry  // the process groups the tools start
 	mcp         *client.Manager  // the MCP servers, asked for tools at every turn
 	models      *models          // shared with the MCP servers' sampling
 }
@@ -52,20 +54,18 @@ type agentRuntime struct {
 	mcp    *client.Manager
 	// lsp are the language servers, for a front's status and notices.
 	lsp *languageServers
-	// close stops the session service, the MCP servers, the language
-	// servers and, last, every child process still recorded.
+	// close stops the session service (and with it the sessions'
+	// commands), the MCP servers and the language servers.
 	close func() error
 }
 
-// startAgent builds a workspace's agent the same way for every front: one
-// registry of child processes, the language servers (reading files through
-// w.workspace, so an editor's unsaved buffers count), the configured MCP
-// servers, and the session service.
+// startAgent builds a workspace's agent the same way for every front: the
+// language servers (reading files through w.workspace, so an editor's
+// unsaved buffers count), the configured MCP servers, and the session
+// service, their children recorded in w.children.
 func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agentWiring, log *slog.Logger) (*agentRuntime, error) {
-	w.children = &child.Registry{}
 	servers, err := newLanguageServers(ctx, w.root, cfg, w.workspace, w.children, log)
 	if err != nil {
-		w.children.Close(0)
 		return nil, err
 	}
 	m := newModels(cfg, log)
@@ -83,9 +83,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		if mcpServers != nil {
 			mcpServers.Close()
 		}
-		err := servers.Close()
-		w.children.Close(2 * time.Second)
-		return err
+		return servers.Close()
 	}
 	if err != nil {
 		stopAround()

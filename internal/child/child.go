@@ -1,100 +1,220 @@
-//go:build unix
-
 // Package child is how darman runs other programs — shell commands,
-// language servers, MCP servers — so that none of them outlives it: each
-// child leads a process group of its own, so stopping the group stops what
-// the child started too; on Linux the child also gets SIGKILL if darman
-// dies (Pdeathsig); and a Registry holds every group still running so the
-// composition root can stop them all on the way out.
+// language servers, MCP servers — so that none of them outlives it. Start
+// is the one way to start one: it makes the pipes, starts the program as
+// the leader of a group of its own (so stopping the group stops what the
+// program started too; on Linux the child also gets SIGKILL if darman
+// dies), records the group in a Registry and reaps the leader as soon as it
+// exits. Process.Stop ends a child in steps: close its stdin, wait, SIGTERM
+// the group, wait, SIGKILL. The composition root makes one Registry and
+// closes it last, so a child whose owner forgot it is stopped on the way
+// out.
 //
 // A process that starts a session or group of its own escapes its group;
 // nothing short of a container catches those.
+//
+// What depends on the operating system is a small seam, in one file per
+// OS (group_unix.go): prepare sets up a command before it starts, attach
+// makes the group of a started one, and a group says whether it is alive
+// and stops itself. A Windows counterpart would hold the child in a Job
+// Object.
 package child
 
 import (
-	"bytes"
+	"fmt"
 	"os"
-	"strconv"
-	"syscall"
+	"os/exec"
+	"sync"
 	"time"
 )
 
-// StopGroup ends the process group pgid in steps: SIGTERM (and SIGCONT, so
-// a stopped process can act on it), grace to exit, then SIGKILL to what is
-// left. It returns once no process of the group is alive (or, if one cannot
-// be killed, after a bounded wait) and exited, the leader's reaper, is
-// closed (or two seconds have passed).
-func StopGroup(pgid int, exited <-chan struct{}, grace time.Duration) {
-	if GroupAlive(pgid) {
-		syscall.Kill(-pgid, syscall.SIGTERM)
-		syscall.Kill(-pgid, syscall.SIGCONT)
-		WaitGone(pgid, grace)
-	}
-	if GroupAlive(pgid) {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		WaitGone(pgid, 2*time.Second)
-	}
-	if exited != nil {
-		select {
-		case <-exited:
-		case <-time.After(2 * time.Second):
-		}
-	}
+// Options say how Start connects and records a child.
+type Options struct {
+	// Name is how the registry lists the child ("bash: go test ./...",
+	// "language server: gopls"); "" lists it by its program.
+	Name string
+	// Registry records the child's group until the child has been
+	// stopped or its whole group has exited; nil records nothing.
+	Registry *Registry
+	// Stdin gives the child a pipe for its standard input, written
+	// through Process.Stdin. False leaves it none: it reads end of file.
+	Stdin bool
+	// MergeStderr sends the child's standard error down the pipe of its
+	// standard output; false gives it a pipe of its own, Process.Stderr.
+	MergeStderr bool
 }
 
-// WaitGone waits up to d for the group to have no live process.
-func WaitGone(pgid int, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for GroupAlive(pgid) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+// Process is a started child and the group it leads. Its owner reads
+// Stdout (and Stderr) until they end and closes them; Stop closes Stdin.
+// The methods are safe for concurrent use.
+type Process struct {
+	// Stdin is the write end of the child's standard input; nil unless
+	// Options.Stdin.
+	Stdin *os.File
+	// Stdout is the read end of the child's standard output (and of its
+	// standard error with Options.MergeStderr). It ends once every
+	// process holding the other end has exited or closed it.
+	Stdout *os.File
+	// Stderr is the read end of the child's standard error; nil with
+	// Options.MergeStderr.
+	Stderr *os.File
+
+	cmd    *exec.Cmd
+	group  group
+	exited chan struct{} // closed once the leader has exited and been reaped
+	forget func()
+	once   sync.Once
 }
 
-// GroupAlive reports whether any process of the group is still running.
-// Zombies do not count: they are dead, waiting for a parent to reap them
-// (in containers whose init does not reap, they may wait forever).
-func GroupAlive(pgid int) bool {
-	if alive, ok := procGroupAlive(pgid); ok {
-		return alive
-	}
-	return syscall.Kill(-pgid, 0) == nil
-}
-
-// procGroupAlive answers GroupAlive from /proc; ok is false where there is
-// no /proc to read.
-func procGroupAlive(pgid int) (alive, ok bool) {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return false, false
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return false, false
-	}
-	want := []byte(strconv.Itoa(pgid))
-	for _, name := range names {
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + name + "/stat")
+// Start starts cmd as a child: cmd names the program, its arguments,
+// directory and environment, and must not have been started; Start sets
+// its standard streams and adds to its SysProcAttr. The child is recorded
+// in opts.Registry before Start returns. An error means nothing is left
+// running; it wraps what the system said, without naming the program, so
+// that callers can say it their way.
+func Start(cmd *exec.Cmd, opts Options) (*Process, error) {
+	var ends pipes
+	defer ends.closeChild()
+	p := &Process{cmd: cmd, exited: make(chan struct{})}
+	if opts.Stdin {
+		r, w, err := ends.make(true)
 		if err != nil {
-			continue
+			return nil, err
 		}
-		// "pid (comm) state ppid pgrp ...": comm may hold anything, so
-		// the fields start after its last ')'.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(stat[i+1:])
-		if len(f) < 3 || !bytes.Equal(f[2], want) {
-			continue
-		}
-		if s := f[0]; len(s) == 1 && (s[0] == 'Z' || s[0] == 'X') {
-			continue
-		}
-		return true, true
+		cmd.Stdin, p.Stdin = r, w
 	}
-	return false, true
+	w, r, err := ends.make(false)
+	if err != nil {
+		ends.closeOurs()
+		return nil, err
+	}
+	cmd.Stdout, p.Stdout = w, r
+	if opts.MergeStderr {
+		cmd.Stderr = w
+	} else {
+		w, r, err := ends.make(false)
+		if err != nil {
+			ends.closeOurs()
+			return nil, err
+		}
+		cmd.Stderr, p.Stderr = w, r
+	}
+	prepare(cmd)
+	if err := cmd.Start(); err != nil {
+		ends.closeOurs()
+		return nil, err
+	}
+	g, err := attach(cmd)
+	if err != nil {
+		ends.closeOurs()
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("put the child in a group of its own: %w", err)
+	}
+	p.group = g
+	name := opts.Name
+	if name == "" {
+		name = cmd.Path
+	}
+	p.forget = opts.Registry.add(g, name)
+	go func() {
+		cmd.Wait()
+		close(p.exited)
+		if !g.alive() {
+			p.forget()
+		}
+	}()
+	return p, nil
+}
+
+// pipes are the ends Start made: the child's ends, closed once it holds
+// them (or failed to start), and ours, closed on failure.
+type pipes struct{ child, ours []*os.File }
+
+// make makes a pipe and returns the child's end first: the read end when
+// childReads, else the write end.
+func (e *pipes) make(childReads bool) (childEnd, ourEnd *os.File, err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("make a pipe: %w", err)
+	}
+	if childReads {
+		childEnd, ourEnd = r, w
+	} else {
+		childEnd, ourEnd = w, r
+	}
+	e.child = append(e.child, childEnd)
+	e.ours = append(e.ours, ourEnd)
+	return childEnd, ourEnd, nil
+}
+
+func (e *pipes) closeChild() {
+	for _, f := range e.child {
+		f.Close()
+	}
+}
+
+func (e *pipes) closeOurs() {
+	for _, f := range e.ours {
+		f.Close()
+	}
+}
+
+// PID is the leader's process ID, which is also its group's ID on Unix.
+func (p *Process) PID() int { return p.group.id() }
+
+// Exited is closed once the leader has exited and been reaped. Processes
+// it started may still run (see GroupAlive).
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// GroupAlive reports whether any process of the child's group is still
+// running, the leader or what it started.
+func (p *Process) GroupAlive() bool { return p.group.alive() }
+
+// ExitCode is how the leader ended, once Exited is closed: its exit code,
+// or -1 and the signal that killed it. Before, it is -1 and "".
+func (p *Process) ExitCode() (code int, signal string) {
+	select {
+	case <-p.exited:
+	default:
+		return -1, ""
+	}
+	st := p.cmd.ProcessState
+	if sig := exitSignal(st); sig != "" {
+		return -1, sig
+	}
+	return st.ExitCode(), ""
+}
+
+// State is the leader's process state once Exited is closed, else nil.
+func (p *Process) State() *os.ProcessState {
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState
+	default:
+		return nil
+	}
+}
+
+// Stop ends the child and its group in steps: Stdin closed (a server's cue
+// to exit) and up to grace for the leader to go; SIGTERM to the group and
+// up to grace more; SIGKILL to what is left. It returns once no process of
+// the group is alive (or, if one cannot be killed, after a bounded wait)
+// and the leader has been reaped, and removes the child from the
+// registry. The read ends are the owner's to close. Stop may be called
+// more than once, concurrently too: later calls return once the first
+// has.
+func (p *Process) Stop(grace time.Duration) {
+	p.once.Do(func() {
+		if p.Stdin != nil {
+			p.Stdin.Close()
+			t := time.NewTimer(grace)
+			select {
+			case <-p.exited:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		p.group.stop(p.exited, grace)
+		p.forget()
+	})
 }

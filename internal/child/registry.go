@@ -1,5 +1,3 @@
-//go:build unix
-
 package child
 
 import (
@@ -9,43 +7,53 @@ import (
 )
 
 // Registry knows every child process group darman has running, whoever
-// started it. Its methods are safe for concurrent use. The composition root
-// makes one and closes it last, so nothing started by a tool, a language
-// server pool or an MCP binding survives darman's exit.
+// started it. Its methods are safe for concurrent use; the zero value is
+// ready. The composition root makes one and closes it last, so nothing
+// started by a tool, a language server pool or an MCP binding survives
+// darman's exit.
 type Registry struct {
 	mu     sync.Mutex
-	groups map[int]string
+	groups map[int]entry
 	closed bool
+}
+
+type entry struct {
+	g    group
+	name string
 }
 
 // Child is a running process group the registry knows.
 type Child struct {
+	// PGID is the group's ID (on Unix, its leader's PID).
 	PGID int
 	Name string
 }
 
-// Add records the group pgid, described by name ("bash: go test ./...",
-// "gopls"), and returns the function that forgets it once its owner has
-// stopped it. After Close, Add stops the group at once.
-func (r *Registry) Add(pgid int, name string) (remove func()) {
+// add records the group g, described by name, and returns the function
+// that forgets it once its owner has stopped it. After Close, add stops
+// the group at once. A nil registry records nothing.
+func (r *Registry) add(g group, name string) (forget func()) {
 	if r == nil {
 		return func() {}
 	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		StopGroup(pgid, nil, 0)
+		g.stop(nil, 0)
 		return func() {}
 	}
 	if r.groups == nil {
-		r.groups = map[int]string{}
+		r.groups = map[int]entry{}
 	}
-	r.groups[pgid] = name
+	r.groups[g.id()] = entry{g, name}
 	r.mu.Unlock()
+	var once sync.Once
 	return func() {
-		r.mu.Lock()
-		delete(r.groups, pgid)
-		r.mu.Unlock()
+		once.Do(func() {
+			r.mu.Lock()
+			delete(r.groups, g.id())
+			r.mu.Unlock()
+		})
 	}
 }
 
@@ -54,15 +62,15 @@ func (r *Registry) Live() []Child {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Child, 0, len(r.groups))
-	for pgid, name := range r.groups {
-		out = append(out, Child{pgid, name})
+	for id, e := range r.groups {
+		out = append(out, Child{id, e.name})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PGID < out[j].PGID })
 	return out
 }
 
 // Close stops every group still recorded — SIGTERM, up to grace for all of
-// them to exit, then SIGKILL — and makes later Adds stop their group at
+// them to exit, then SIGKILL — and makes later starts stop their group at
 // once.
 func (r *Registry) Close(grace time.Duration) {
 	r.mu.Lock()
@@ -71,11 +79,11 @@ func (r *Registry) Close(grace time.Duration) {
 	r.groups = nil
 	r.mu.Unlock()
 	var wg sync.WaitGroup
-	for pgid := range groups {
+	for _, e := range groups {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			StopGroup(pgid, nil, grace)
+			e.g.stop(nil, grace)
 		}()
 	}
 	wg.Wait()

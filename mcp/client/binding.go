@@ -222,7 +222,7 @@ func (b *binding) attempt(ctx context.Context, legacy bool) (*catalog, *Failure)
 	}
 	cs, err := client.Connect(ctx, tr, so)
 	if err != nil {
-		if c.cmd != nil {
+		if c.proc != nil {
 			// A server that died closes its stdout a moment before it is
 			// reaped; give the reaper that moment so the class is right.
 			select {

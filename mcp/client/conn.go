@@ -27,11 +27,9 @@ type conn struct {
 	started time.Time
 
 	// Local servers only.
-	cmd        *exec.Cmd
-	stdin      io.Closer
-	exited     chan struct{} // closed once the leader is reaped
-	unregister func()
-	stderr     *stderrLog
+	proc   *child.Process
+	exited <-chan struct{} // closed once the leader is reaped
+	stderr *stderrLog
 
 	closing atomic.Bool
 	dead    chan struct{} // closed when the session has ended
@@ -87,30 +85,22 @@ func (c *conn) close() {
 		if c.cs != nil {
 			c.cs.Close()
 		}
-		if c.cmd == nil {
+		if c.proc == nil {
 			return
 		}
-		c.stdin.Close()
-		select {
-		case <-c.exited:
-		case <-time.After(2 * time.Second):
-		}
-		child.StopGroup(c.cmd.Process.Pid, c.exited, 2*time.Second)
-		c.unregister()
+		c.proc.Stop(2 * time.Second)
 	})
 }
 
 // exitStatus describes how the leader ended, "" while it runs.
 func (c *conn) exitStatus() string {
-	if c.cmd == nil {
+	if c.proc == nil {
 		return ""
 	}
-	select {
-	case <-c.exited:
-		return c.cmd.ProcessState.String()
-	default:
-		return ""
+	if st := c.proc.State(); st != nil {
+		return st.String()
 	}
+	return ""
 }
 
 // spawn starts a local server in its own process group, recorded in the
@@ -129,48 +119,20 @@ func spawn(d Definition, children *child.Registry, log *slog.Logger) (*conn, mcp
 	for k, v := range d.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.SysProcAttr = child.SysProcAttr()
-	inR, inW, err := os.Pipe()
+	p, err := child.Start(cmd, child.Options{Name: "mcp: " + d.Name, Registry: children, Stdin: true})
 	if err != nil {
-		return nil, nil, &Failure{Class: FailureSpawn, Message: err.Error()}
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, nil, &Failure{Class: FailureSpawn, Message: err.Error()}
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, nil, &Failure{Class: FailureSpawn, Message: err.Error()}
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
 		return nil, nil, &Failure{Class: FailureSpawn, Message: fmt.Sprintf("starting %q: %v", d.Command, err)}
 	}
 	c := newConn()
-	c.cmd, c.stdin, c.exited = cmd, inW, make(chan struct{})
-	c.stderr = newStderrLog(errR, log, d.secrets())
-	c.unregister = children.Add(cmd.Process.Pid, "mcp: "+d.Name)
+	c.proc, c.exited = p, p.Exited()
+	c.stderr = newStderrLog(p.Stderr, log, d.secrets())
 	go func() {
-		cmd.Wait()
-		close(c.exited)
+		<-p.Exited()
 		// A leader that exits ends the session even if a grandchild
 		// still holds its stdout.
-		outR.Close()
+		p.Stdout.Close()
 	}()
-	return c, &mcp.IOTransport{Reader: outR, Writer: inW}, nil
+	return c, &mcp.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, nil
 }
 
 // remote prepares a connection to a remote server.
@@ -264,7 +226,7 @@ func classify(ctx context.Context, c *conn, err error) FailureClass {
 	case strings.Contains(msg, "invalid character") || strings.Contains(msg, "unmarshal") ||
 		strings.Contains(msg, "decod") || strings.Contains(msg, "JSON"):
 		return FailureProtocol
-	case c.cmd == nil:
+	case c.proc == nil:
 		return FailureUnreachable
 	default:
 		return FailureProtocol

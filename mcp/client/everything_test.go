@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -50,20 +51,15 @@ func everythingServe(t *testing.T, mode, path string) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	reg := &child.Registry{}
 	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = child.SysProcAttr()
-	if err := cmd.Start(); err != nil {
+	p, err := child.Start(cmd, child.Options{Name: "server-everything", MergeStderr: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	reg.Add(cmd.Process.Pid, "server-everything")
-	t.Cleanup(func() {
-		child.StopGroup(cmd.Process.Pid, exited, 2*time.Second)
-		reg.Close(0)
-	})
+	go func() { io.Copy(io.Discard, p.Stdout); p.Stdout.Close() }()
+	exited := p.Exited()
+	t.Cleanup(func() { p.Stop(2 * time.Second) })
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -125,11 +125,18 @@ func TestFirstCallOfAResumedSessionReportsDrift(t *testing.T) {
 }
 
 // ForgetSession removes a deleted session's identity record and the
-// images its calls returned, and leaves other sessions' alone.
+// images its calls returned, and leaves other sessions' alone; the layout
+// under darman's data directory keeps both below mcp/.
 func TestForgetSession(t *testing.T) {
 	dir := t.TempDir()
-	rec := client.SessionRecord{Dir: filepath.Join(dir, "sessions")}
-	files := filepath.Join(dir, "files")
+	layout := client.DataLayout(dir)
+	rec, files := layout.Sessions, layout.FilesDir
+	if rec.Dir != filepath.Join(dir, "mcp", "sessions") || files != filepath.Join(dir, "mcp", "files") || layout.ProtocolCache != filepath.Join(dir, "mcp", "protocols.json") {
+		t.Fatalf("layout = %+v", layout)
+	}
+	if (client.DataLayout("") != client.Layout{}) {
+		t.Error("no data directory still has a layout")
+	}
 	for _, s := range []string{"ses_gone", "ses_kept"} {
 		if err := rec.Save(s, []client.BindingIdentity{{Name: "s"}}); err != nil {
 			t.Fatal(err)
@@ -141,7 +148,7 @@ func TestForgetSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := client.ForgetSession(rec, files, "ses_gone"); err != nil {
+	if err := layout.ForgetSession("ses_gone"); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := rec.Load("ses_gone"); err != nil || ids != nil {

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -60,6 +61,31 @@ func TestAudiences(t *testing.T) {
 		if got := names(tools); !slices.Equal(got, tc.want) {
 			t.Errorf("%+v sees %q; want %q", tc.a, got, tc.want)
 		}
+	}
+	// A session's source works out its audience from its parent, once:
+	// a session with a parent is the task agent, any other the main one.
+	for _, tc := range []struct {
+		session, parent string
+		want            []string
+	}{
+		{"ses_a", "", []string{"lead_echo", "mine_echo", "shared_echo"}},
+		{"ses_child", "ses_a", []string{"helper_echo", "mine_echo", "shared_echo"}},
+	} {
+		asked := 0
+		src := m.SessionSource(tc.session, func(context.Context) (string, error) { asked++; return tc.parent, nil })
+		for range 2 {
+			tools, err := src.Tools(context.Background())
+			if got := names(tools); err != nil || !slices.Equal(got, tc.want) {
+				t.Errorf("session %s (parent %q) sees %q, %v; want %q", tc.session, tc.parent, got, err, tc.want)
+			}
+		}
+		if asked != 1 {
+			t.Errorf("session %s: its parent was asked %d times; want once", tc.session, asked)
+		}
+	}
+	unknown := m.SessionSource("ses_x", func(context.Context) (string, error) { return "", errors.New("no session ses_x") })
+	if _, err := unknown.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "no session ses_x") {
+		t.Errorf("a session whose parent cannot be read: %v; want that error", err)
 	}
 	if _, err := m.ToolsFor(context.Background(), client.Audience{Session: "ses_b"}); err == nil || !strings.Contains(err.Error(), "broken") {
 		t.Errorf("ses_b: %v; want its required server's failure", err)

@@ -142,7 +142,7 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	params := &mcp.CallToolParams{Name: t.raw.Name, Arguments: input}
 	params.SetProgressToken(token)
 	res, err := c.cs.CallTool(callCtx, params)
-	if err != nil && ctx.Err() == nil && callCtx.Err() == nil && c.cmd != nil {
+	if err != nil && ctx.Err() == nil && callCtx.Err() == nil && c.proc != nil {
 		// A crash shows first as EOF; the reaper confirms it.
 		select {
 		case <-c.exited:

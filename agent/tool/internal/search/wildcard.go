@@ -1,4 +1,4 @@
-package tool
+package search
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// wildcard is a compiled glob, matched against a slash-separated relative
+// Wildcard is a compiled glob, matched against a slash-separated relative
 // path. The syntax and meaning are those of gitignore patterns as ripgrep
 // reads them (its globset crate with literal separators): "*" and "?" stay
 // within one path element, "[…]" is a class ("[!…]" or "[^…]" negated),
@@ -16,7 +16,7 @@ import (
 // directories where it stands as a whole element ("**/x", "x/**", "x/**/y");
 // elsewhere it counts as "*". Sharing one matcher between the rg and Go
 // backends is what keeps their results the same.
-type wildcard struct {
+type Wildcard struct {
 	re *regexp.Regexp
 	// suffix, when set, is a fast form of "**/*<suffix>": any path whose
 	// last element ends with suffix.
@@ -26,16 +26,16 @@ type wildcard struct {
 	isLit   bool
 }
 
-// compileWildcard compiles a glob matched against whole relative paths.
-func compileWildcard(glob string) (*wildcard, error) {
+// CompileWildcard compiles a glob matched against whole relative paths.
+func CompileWildcard(glob string) (*Wildcard, error) {
 	if glob == "" {
 		return nil, errors.New("empty pattern")
 	}
 	if !strings.ContainsAny(glob, `*?[{\`) {
-		return &wildcard{literal: glob, isLit: true}, nil
+		return &Wildcard{literal: glob, isLit: true}, nil
 	}
 	if rest, ok := strings.CutPrefix(glob, "**/*"); ok && rest != "" && !strings.ContainsAny(rest, `*?[{\/`) {
-		return &wildcard{suffix: rest}, nil
+		return &Wildcard{suffix: rest}, nil
 	}
 	expr, err := globRegexp(glob)
 	if err != nil {
@@ -45,10 +45,11 @@ func compileWildcard(glob string) (*wildcard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q: %w", glob, err)
 	}
-	return &wildcard{re: re}, nil
+	return &Wildcard{re: re}, nil
 }
 
-func (w *wildcard) match(path string) bool {
+// Match reports whether the slash-separated relative path matches.
+func (w *Wildcard) Match(path string) bool {
 	switch {
 	case w.isLit:
 		return path == w.literal

@@ -1,4 +1,4 @@
-package tool
+package search
 
 import (
 	"bufio"
@@ -14,21 +14,21 @@ import (
 	"strings"
 )
 
-// ripgrep is the searcher that runs rg, with the flags that make it follow
+// rg is the Searcher that runs rg, with the flags that make it follow
 // the rules of ignore.go: hidden files searched, .git skipped, .gitignore
 // read with or without a repository, no global or per-repository excludes,
 // .darmanignore as an ignore file of the lowest precedence, no
 // configuration file, no transcoding.
-type ripgrep struct {
+type rg struct {
 	path string
 }
 
-func (ripgrep) name() string { return "rg" }
+func (rg) Name() string { return "rg" }
 
 // command prepares rg to search dir: from the root, with dir relative to
 // it, when dir is inside the workspace (so .darmanignore's patterns apply
 // relative to the root), else from dir itself.
-func (r ripgrep) command(ctx context.Context, root, dir string, args ...string) *exec.Cmd {
+func (r rg) command(ctx context.Context, root, dir string, args ...string) *exec.Cmd {
 	base := []string{"--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-exclude",
 		"--glob", "!.git", "--no-messages", "--encoding", "none"}
 	cwd := dir
@@ -77,7 +77,7 @@ func run(cmd *exec.Cmd, read func(io.Reader) error) error {
 	return nil
 }
 
-func (r ripgrep) files(ctx context.Context, root, dir string) ([]string, error) {
+func (r rg) Files(ctx context.Context, root, dir string) ([]string, error) {
 	cmd := r.command(ctx, root, dir, "--files", "--null")
 	var out []string
 	err := run(cmd, func(rd io.Reader) error {
@@ -101,22 +101,22 @@ func (r ripgrep) files(ctx context.Context, root, dir string) ([]string, error) 
 	return out, err
 }
 
-func (r ripgrep) grep(ctx context.Context, root, dir string, q *grepQuery) ([]fileHits, error) {
-	pattern, err := rustRegex(q.pattern)
+func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, error) {
+	pattern, err := rustRegex(q.Pattern)
 	if err != nil {
 		return nil, err
 	}
 	args := []string{"--line-number", "--with-filename", "--no-heading", "--null", "--color", "never", "--regexp", pattern}
-	postFilter := q.include != nil
-	if q.include != nil && !strings.Contains(q.includeRaw, "/") && !strings.Contains(q.includeRaw, ":") {
+	postFilter := q.Include != nil
+	if q.Include != nil && !strings.Contains(q.IncludeRaw, "/") && !strings.Contains(q.IncludeRaw, ":") {
 		// A name-only include is a file type: rg applies types after the
 		// ignore files, as Go does, where --glob would override them.
-		args = append(args, "--type-add", "darman:"+q.includeRaw, "--type", "darman")
+		args = append(args, "--type-add", "darman:"+q.IncludeRaw, "--type", "darman")
 		postFilter = false
 	}
 	cmd := r.command(ctx, root, dir, args...)
 	byFile := map[string]int{}
-	var hits []fileHits
+	var hits []FileHits
 	err = run(cmd, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 256<<10)
 		for {
@@ -151,10 +151,10 @@ func (r ripgrep) grep(ctx context.Context, root, dir string, q *grepQuery) ([]fi
 	// Agree with the latter.
 	kept := hits[:0]
 	for _, h := range hits {
-		if postFilter && !q.includes(dir, h.abs) {
+		if postFilter && !q.Includes(dir, h.Abs) {
 			continue
 		}
-		if hasNUL(h.abs) {
+		if hasNUL(h.Abs) {
 			continue
 		}
 		kept = append(kept, h)
@@ -163,7 +163,7 @@ func (r ripgrep) grep(ctx context.Context, root, dir string, q *grepQuery) ([]fi
 }
 
 // addRgLine records one line of rg's output: path NUL number ':' text.
-func addRgLine(cwd string, line []byte, q *grepQuery, byFile map[string]int, hits *[]fileHits) {
+func addRgLine(cwd string, line []byte, q *Query, byFile map[string]int, hits *[]FileHits) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	path, rest, ok := bytes.Cut(line, []byte{0})
 	num, text, ok2 := bytes.Cut(rest, []byte{':'})
@@ -178,12 +178,12 @@ func addRgLine(cwd string, line []byte, q *grepQuery, byFile map[string]int, hit
 	if !seen {
 		i = len(*hits)
 		byFile[abs] = i
-		*hits = append(*hits, fileHits{abs: abs})
+		*hits = append(*hits, FileHits{Abs: abs})
 	}
 	h := &(*hits)[i]
-	h.count++
-	if len(h.lines) < q.perFile {
-		h.lines = append(h.lines, hitLine{no: no, text: string(text[:min(len(text), hitLineMax+8)])})
+	h.Count++
+	if len(h.Lines) < q.PerFile {
+		h.Lines = append(h.Lines, HitLine{No: no, Text: string(text[:min(len(text), HitLineMax+8)])})
 	}
 }
 

@@ -1,4 +1,4 @@
-package tool
+package search
 
 import (
 	"bytes"
@@ -9,13 +9,13 @@ import (
 	"syscall"
 )
 
-// goSearcher is the searcher used where ripgrep is not installed: a walk
+// Go is the Searcher used where ripgrep is not installed: a walk
 // of the directory tree in Go, and a parallel search of the files it finds.
-type goSearcher struct{}
+type Go struct{}
 
-func (goSearcher) name() string { return "go" }
+func (Go) Name() string { return "go" }
 
-func (goSearcher) files(ctx context.Context, root, dir string) ([]string, error) {
+func (Go) Files(ctx context.Context, root, dir string) ([]string, error) {
 	var out []string
 	err := walkFiles(ctx, root, dir, func(abs string) error {
 		out = append(out, abs)
@@ -24,8 +24,8 @@ func (goSearcher) files(ctx context.Context, root, dir string) ([]string, error)
 	return out, err
 }
 
-func (goSearcher) grep(ctx context.Context, root, dir string, q *grepQuery) ([]fileHits, error) {
-	m, err := compileLineMatcher(q.pattern)
+func (Go) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, error) {
+	m, err := compileLineMatcher(q.Pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -33,14 +33,14 @@ func (goSearcher) grep(ctx context.Context, root, dir string, q *grepQuery) ([]f
 		// A file named on its own is searched whatever the ignore files say.
 		var buf []byte
 		if h, ok := searchFile(m, q, dir, &buf); ok {
-			return []fileHits{h}, nil
+			return []FileHits{h}, nil
 		}
 		return nil, nil
 	}
 	paths := make(chan string, 256)
 	var (
 		mu   sync.Mutex
-		hits []fileHits
+		hits []FileHits
 		wg   sync.WaitGroup
 	)
 	for range runtime.GOMAXPROCS(0) {
@@ -58,7 +58,7 @@ func (goSearcher) grep(ctx context.Context, root, dir string, q *grepQuery) ([]f
 		}()
 	}
 	err = walkFiles(ctx, root, dir, func(abs string) error {
-		if !q.includes(dir, abs) {
+		if !q.Includes(dir, abs) {
 			return nil
 		}
 		select {
@@ -75,18 +75,18 @@ func (goSearcher) grep(ctx context.Context, root, dir string, q *grepQuery) ([]f
 
 // searchFile searches one file, reading it into *buf (reused between
 // files). Binary files (any NUL byte) are skipped.
-func searchFile(m *lineMatcher, q *grepQuery, abs string, buf *[]byte) (fileHits, bool) {
+func searchFile(m *lineMatcher, q *Query, abs string, buf *[]byte) (FileHits, bool) {
 	data, err := readInto(abs, buf)
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
-		return fileHits{}, false
+		return FileHits{}, false
 	}
-	h := fileHits{abs: abs}
-	h.count = m.scan(data, func(no int, line []byte) {
-		if len(h.lines) < q.perFile {
-			h.lines = append(h.lines, hitLine{no: no, text: string(line[:min(len(line), hitLineMax+8)])})
+	h := FileHits{Abs: abs}
+	h.Count = m.scan(data, func(no int, line []byte) {
+		if len(h.Lines) < q.PerFile {
+			h.Lines = append(h.Lines, HitLine{No: no, Text: string(line[:min(len(line), HitLineMax+8)])})
 		}
 	})
-	return h, h.count > 0
+	return h, h.Count > 0
 }
 
 // readInto reads a whole file into *buf, growing it as needed. It uses

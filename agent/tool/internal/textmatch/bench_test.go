@@ -1,4 +1,4 @@
-package tool
+package textmatch
 
 import (
 	"fmt"
@@ -33,9 +33,9 @@ func BenchmarkEditMatch(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
-				_, err := applyEdit(text, c.old, "changed\n", false)
+				_, err := Apply(text, c.old, "changed\n", false)
 				if c.name == "not-found" {
-					if _, _, ok := closestRegion(text, c.old); !ok {
+					if _, _, ok := ClosestRegion(text, c.old); !ok {
 						b.Fatal("no closest region")
 					}
 				} else if err != nil {

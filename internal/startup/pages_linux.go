@@ -1,4 +1,4 @@
-package main
+package startup
 
 import (
 	"bufio"
@@ -11,8 +11,7 @@ import (
 
 // dropStartupPages gives back the pages of darman's own binary that
 // starting the process and the agent mapped, and that darman lsp does not
-// use while it waits for the editor. darman lsp calls it once the agent is
-// up.
+// use while it waits for the editor. Release calls it.
 //
 // A Go program runs the initializer of every package it links before
 // main, and darman links a few hundred (provider SDKs, the store, MCP);

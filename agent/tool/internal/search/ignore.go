@@ -1,4 +1,4 @@
-package tool
+package search
 
 import (
 	"bufio"
@@ -27,7 +27,7 @@ import (
 
 // ignoreRule is one line of an ignore file.
 type ignoreRule struct {
-	w       *wildcard
+	w       *Wildcard
 	negate  bool
 	dirOnly bool
 }
@@ -92,7 +92,7 @@ func parseIgnoreLine(line string) (ignoreRule, bool) {
 	if strings.HasSuffix(line, "/**") {
 		line += "/*"
 	}
-	w, err := compileWildcard(line)
+	w, err := CompileWildcard(line)
 	if err != nil {
 		return ignoreRule{}, false
 	}
@@ -108,7 +108,7 @@ func (f *ignoreFile) match(rel string, isDir bool) (matched, ignored bool) {
 		if r.dirOnly && !isDir {
 			continue
 		}
-		if r.w.match(rel) {
+		if r.w.Match(rel) {
 			return true, !r.negate
 		}
 	}

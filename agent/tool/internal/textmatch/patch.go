@@ -1,4 +1,4 @@
-package tool
+package textmatch
 
 import (
 	"fmt"
@@ -22,25 +22,25 @@ const (
 	patchEOF    = "*** End of File"
 )
 
-type patchOpKind int
+type PatchOpKind int
 
 const (
-	opAdd patchOpKind = iota
-	opDelete
-	opUpdate
+	OpAdd PatchOpKind = iota
+	OpDelete
+	OpUpdate
 )
 
-// patchOp is one file operation of a patch.
-type patchOp struct {
-	kind   patchOpKind
-	path   string
-	moveTo string   // for an update that also renames
-	lines  []string // an add's content
-	chunks []patchChunk
+// PatchOp is one file operation of a patch.
+type PatchOp struct {
+	Kind   PatchOpKind
+	Path   string
+	MoveTo string   // for an update that also renames
+	Lines  []string // an add's content
+	Chunks []PatchChunk
 }
 
-// patchChunk is one change inside an updated file.
-type patchChunk struct {
+// PatchChunk is one change inside an updated file.
+type PatchChunk struct {
 	context string   // the "@@ …" line to find first, "" for none
 	old     []string // context and removed lines, in order
 	new     []string // context and added lines, in order
@@ -54,8 +54,8 @@ type patchChunk struct {
 	blanks int
 }
 
-// parsePatch reads a patch. Errors say which line is wrong and how.
-func parsePatch(text string) ([]patchOp, error) {
+// ParsePatch reads a patch. Errors say which line is wrong and how.
+func ParsePatch(text string) ([]PatchOp, error) {
 	lines := strings.Split(strings.ReplaceAll(strings.TrimSpace(text), "\r\n", "\n"), "\n")
 	lines = stripHeredoc(lines)
 	if len(lines) == 0 || strings.TrimSpace(lines[0]) != patchBegin {
@@ -65,38 +65,38 @@ func parsePatch(text string) ([]patchOp, error) {
 		return nil, fmt.Errorf("the patch must end with a %q line", patchEnd)
 	}
 	lines = lines[1 : len(lines)-1]
-	var ops []patchOp
+	var ops []PatchOp
 	for i := 0; i < len(lines); {
 		line := strings.TrimRight(lines[i], " ")
 		n := i + 2 // the line's number in the patch, 1-based
 		switch {
 		case strings.HasPrefix(line, patchAdd):
-			op := patchOp{kind: opAdd, path: strings.TrimSpace(line[len(patchAdd):])}
+			op := PatchOp{Kind: OpAdd, Path: strings.TrimSpace(line[len(patchAdd):])}
 			i++
 			for ; i < len(lines) && !isOpHeader(lines[i]); i++ {
 				l, ok := strings.CutPrefix(lines[i], "+")
 				if !ok {
 					return nil, fmt.Errorf("line %d: every line of an added file starts with \"+\", got %q", i+2, lines[i])
 				}
-				op.lines = append(op.lines, l)
+				op.Lines = append(op.Lines, l)
 			}
 			ops = append(ops, op)
 		case strings.HasPrefix(line, patchDelete):
-			ops = append(ops, patchOp{kind: opDelete, path: strings.TrimSpace(line[len(patchDelete):])})
+			ops = append(ops, PatchOp{Kind: OpDelete, Path: strings.TrimSpace(line[len(patchDelete):])})
 			i++
 		case strings.HasPrefix(line, patchUpdate):
-			op := patchOp{kind: opUpdate, path: strings.TrimSpace(line[len(patchUpdate):])}
+			op := PatchOp{Kind: OpUpdate, Path: strings.TrimSpace(line[len(patchUpdate):])}
 			i++
 			if i < len(lines) && strings.HasPrefix(lines[i], patchMove) {
-				op.moveTo = strings.TrimSpace(lines[i][len(patchMove):])
+				op.MoveTo = strings.TrimSpace(lines[i][len(patchMove):])
 				i++
 			}
 			var err error
-			if op.chunks, i, err = parseChunks(lines, i); err != nil {
+			if op.Chunks, i, err = parseChunks(lines, i); err != nil {
 				return nil, err
 			}
-			if len(op.chunks) == 0 && op.moveTo == "" {
-				return nil, fmt.Errorf("line %d: the update of %s changes nothing", n, op.path)
+			if len(op.Chunks) == 0 && op.MoveTo == "" {
+				return nil, fmt.Errorf("line %d: the update of %s changes nothing", n, op.Path)
 			}
 			ops = append(ops, op)
 		case strings.TrimSpace(line) == "":
@@ -104,7 +104,7 @@ func parsePatch(text string) ([]patchOp, error) {
 		default:
 			return nil, fmt.Errorf("line %d: expected %q, %q or %q, got %q", n, strings.TrimSpace(patchAdd), strings.TrimSpace(patchUpdate), strings.TrimSpace(patchDelete), lines[i])
 		}
-		if len(ops) > 0 && ops[len(ops)-1].path == "" {
+		if len(ops) > 0 && ops[len(ops)-1].Path == "" {
 			return nil, fmt.Errorf("line %d: the file operation names no path", n)
 		}
 	}
@@ -116,11 +116,11 @@ func parsePatch(text string) ([]patchOp, error) {
 
 // parseChunks reads an update's chunks from lines[i:], up to the next file
 // operation, and returns where it stopped.
-func parseChunks(lines []string, i int) ([]patchChunk, int, error) {
-	var chunks []patchChunk
-	var cur *patchChunk
+func parseChunks(lines []string, i int) ([]PatchChunk, int, error) {
+	var chunks []PatchChunk
+	var cur *PatchChunk
 	start := func(context string, at int) {
-		chunks = append(chunks, patchChunk{context: context, line: at})
+		chunks = append(chunks, PatchChunk{context: context, line: at})
 		cur = &chunks[len(chunks)-1]
 	}
 	for ; i < len(lines) && !isOpHeader(lines[i]); i++ {
@@ -191,11 +191,11 @@ func stripHeredoc(lines []string) []string {
 	return lines[1 : len(lines)-1]
 }
 
-// applyChunks applies an update's chunks to a file's text (LF line ends),
+// ApplyChunks applies an update's chunks to a file's text (LF line ends),
 // in order, each found after the one before.
-func applyChunks(text string, chunks []patchChunk) (string, error) {
+func ApplyChunks(text string, chunks []PatchChunk) (string, error) {
 	hadEnd := strings.HasSuffix(text, "\n") || text == ""
-	lines := splitLines(text)
+	lines := SplitLines(text)
 	type repl struct {
 		at, n int
 		new   []string

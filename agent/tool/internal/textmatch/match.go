@@ -1,4 +1,4 @@
-package tool
+package textmatch
 
 import (
 	"fmt"
@@ -34,13 +34,13 @@ var matchers = []matcher{
 // model wrote for the block-anchor matcher to take it.
 const blockSimilarity = 0.8
 
-// applied is the outcome of an edit on a text.
-type applied struct {
-	text     string
-	how      string // the matcher's name
-	count    int    // spans replaced
-	first    int    // offset in text where the first replacement starts
-	inserted string // what the first span became
+// Applied is the outcome of an edit on a text.
+type Applied struct {
+	Text     string
+	How      string // how old was found, "" when exactly (see matchers)
+	Count    int    // spans replaced
+	First    int    // offset in text where the first replacement starts
+	Inserted string // what the first span became
 }
 
 // errNotFound: old is nowhere in the text, by any matcher.
@@ -48,13 +48,13 @@ type errNotFound struct{}
 
 func (errNotFound) Error() string { return "oldString was not found" }
 
-// errAmbiguous: old is found more than once and only one may be replaced.
-type errAmbiguous struct {
+// ErrAmbiguous: old is found more than once and only one may be replaced.
+type ErrAmbiguous struct {
 	how   string
 	lines []int // 1-based start lines of the matches
 }
 
-func (e errAmbiguous) Error() string {
+func (e ErrAmbiguous) Error() string {
 	how := ""
 	if e.how != "" {
 		how = " (" + e.how + ")"
@@ -75,10 +75,10 @@ func (e errAmbiguous) Error() string {
 		len(e.lines), how, strings.Join(ls, ", "), more)
 }
 
-// applyEdit replaces old with new in text.
-func applyEdit(text, old, new string, all bool) (applied, error) {
+// Apply replaces old with new in text.
+func Apply(text, old, new string, all bool) (Applied, error) {
 	if old == "" {
-		return applied{}, errNotFound{}
+		return Applied{}, errNotFound{}
 	}
 	for _, m := range matchers {
 		spans := m.find(text, old)
@@ -90,26 +90,26 @@ func applyEdit(text, old, new string, all bool) (applied, error) {
 			for i, s := range spans {
 				lines[i] = strings.Count(text[:s.start], "\n") + 1
 			}
-			return applied{}, errAmbiguous{how: m.name, lines: lines}
+			return Applied{}, ErrAmbiguous{how: m.name, lines: lines}
 		}
 		var b strings.Builder
 		b.Grow(len(text) + len(new)*len(spans))
 		prev := 0
-		res := applied{how: m.name, count: len(spans)}
+		res := Applied{How: m.name, Count: len(spans)}
 		for i, s := range spans {
 			b.WriteString(text[prev:s.start])
 			r := m.replacement(text, s, old, new)
 			if i == 0 {
-				res.first, res.inserted = b.Len(), r
+				res.First, res.Inserted = b.Len(), r
 			}
 			b.WriteString(r)
 			prev = s.end
 		}
 		b.WriteString(text[prev:])
-		res.text = b.String()
+		res.Text = b.String()
 		return res, nil
 	}
-	return applied{}, errNotFound{}
+	return Applied{}, errNotFound{}
 }
 
 func verbatim(_ string, _ span, _, new string) string { return new }
@@ -441,10 +441,10 @@ func lcs(a, b []string) int {
 	return prev[len(b)]
 }
 
-// closestRegion finds the lines of text most like old, for a failed edit to
+// ClosestRegion finds the lines of text most like old, for a failed edit to
 // show: it returns 0-based first and last lines, or ok false when nothing
 // in the text resembles old.
-func closestRegion(text, old string) (from, to int, ok bool) {
+func ClosestRegion(text, old string) (from, to int, ok bool) {
 	want, _ := oldLines(old)
 	x := indexLines(text)
 	if x.count() == 0 {
@@ -510,22 +510,23 @@ func closestRegion(text, old string) (from, to int, ok bool) {
 	return from, max(from, to), true
 }
 
-// numberedLines renders lines [from, to] of text (0-based) with their
-// 1-based numbers, as read shows them.
-func numberedLines(text string, from, to int) string {
-	x := indexLines(text)
-	to = min(to, x.count()-1)
-	var b strings.Builder
-	for i := max(0, from); i <= to; i++ {
-		fmt.Fprintf(&b, "%6d\t%s\n", i+1, truncateLine(strings.TrimSuffix(x.line(i), "\r"), readMaxLineLen))
-	}
-	return b.String()
+// ChangedLines returns the 0-based lines [from, to] the first replacement
+// of an edit occupies in the new text.
+func ChangedLines(text string, a Applied) (from, to int) {
+	from = strings.Count(text[:a.First], "\n")
+	to = from + strings.Count(strings.TrimSuffix(a.Inserted, "\n"), "\n")
+	return from, to
 }
 
-// changedLines returns the 0-based lines [from, to] the first replacement
-// of an edit occupies in the new text.
-func changedLines(text string, a applied) (from, to int) {
-	from = strings.Count(text[:a.first], "\n")
-	to = from + strings.Count(strings.TrimSuffix(a.inserted, "\n"), "\n")
-	return from, to
+// SplitLines splits text into lines without their ends. A final line end
+// does not start another line.
+func SplitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }

@@ -1,4 +1,4 @@
-package tool
+package jobs
 
 import (
 	"bytes"
@@ -11,20 +11,20 @@ import (
 // The cap on a command's output as the model sees it: the head and the
 // tail are kept, since errors and summaries come last.
 const (
-	outputMax  = 32 << 10
-	outputHead = 8 << 10
+	OutputMax  = 32 << 10
+	OutputHead = 8 << 10
 	// saveMax bounds the file the full output is saved to.
 	saveMax = 64 << 20
 )
 
-// capture collects a command's output as it streams: all of it while it
+// Capture collects a command's output as it streams: all of it while it
 // fits the cap, then its head and its tail, with everything written to a
 // file so the model can read what was cut. It is an io.Writer safe for
 // concurrent use.
-type capture struct {
+type Capture struct {
 	mu    sync.Mutex
 	head  []byte
-	tail  []byte // the last bytes after head; may hold up to twice outputMax before trimming
+	tail  []byte // the last bytes after head; may hold up to twice OutputMax before trimming
 	total int64
 	// save makes the file for the full output; nil keeps none.
 	save     func() (*os.File, error)
@@ -35,13 +35,16 @@ type capture struct {
 	progress func(string)
 }
 
-func newCapture(save func() (*os.File, error), progress func(string)) *capture {
-	return &capture{save: save, progress: progress}
+// NewCapture returns a capture that saves the full output to the file
+// save makes (nil: none) and passes each new piece of output to progress
+// (nil: nobody).
+func NewCapture(save func() (*os.File, error), progress func(string)) *Capture {
+	return &Capture{save: save, progress: progress}
 }
 
-func (c *capture) Write(p []byte) (int, error) {
+func (c *Capture) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	if c.total+int64(len(p)) > outputMax && c.file == nil && !c.finished && c.save != nil && c.saveErr == nil {
+	if c.total+int64(len(p)) > OutputMax && c.file == nil && !c.finished && c.save != nil && c.saveErr == nil {
 		// Nothing is dropped before this point, so head and tail are
 		// everything so far.
 		c.file, c.saveErr = c.save()
@@ -55,13 +58,13 @@ func (c *capture) Write(p []byte) (int, error) {
 	}
 	c.total += int64(len(p))
 	rest := p
-	if room := outputHead - len(c.head); room > 0 {
+	if room := OutputHead - len(c.head); room > 0 {
 		n := min(room, len(rest))
 		c.head = append(c.head, rest[:n]...)
 		rest = rest[n:]
 	}
 	c.tail = append(c.tail, rest...)
-	if keep := outputMax - outputHead; len(c.tail) > 2*keep {
+	if keep := OutputMax - OutputHead; len(c.tail) > 2*keep {
 		c.tail = append(c.tail[:0], c.tail[len(c.tail)-keep:]...)
 	}
 	progress := c.progress
@@ -76,7 +79,7 @@ func (c *capture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (c *capture) toFile(p []byte) {
+func (c *Capture) toFile(p []byte) {
 	if c.saved+int64(len(p)) > saveMax {
 		p = p[:max(0, saveMax-c.saved)]
 	}
@@ -87,18 +90,18 @@ func (c *capture) toFile(p []byte) {
 	}
 }
 
-// text is the output as the model sees it.
-func (c *capture) text() string {
+// Text is the output as the model sees it.
+func (c *Capture) Text() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.textLocked()
 }
 
-func (c *capture) textLocked() string {
-	if c.total <= outputMax {
+func (c *Capture) textLocked() string {
+	if c.total <= OutputMax {
 		return string(c.head) + string(c.tail)
 	}
-	keep := outputMax - outputHead
+	keep := OutputMax - OutputHead
 	tail := c.tail
 	if len(tail) > keep {
 		tail = tail[len(tail)-keep:]
@@ -140,16 +143,16 @@ func trimTail(b []byte) []byte {
 	return b[i:]
 }
 
-// truncated reports whether text cut anything.
-func (c *capture) truncated() bool {
+// Truncated reports whether text cut anything.
+func (c *Capture) Truncated() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.total > outputMax
+	return c.total > OutputMax
 }
 
-// finish closes the saved file and returns its path, or "" when nothing was
+// Finish closes the saved file and returns its path, or "" when nothing was
 // saved; err says why saving failed.
-func (c *capture) finish() (path string, err error) {
+func (c *Capture) Finish() (path string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.finished = true

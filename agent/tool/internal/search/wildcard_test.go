@@ -1,4 +1,4 @@
-package tool
+package search
 
 import "testing"
 
@@ -26,24 +26,24 @@ func TestWildcard(t *testing.T) {
 		{`a\[b`, []string{"a[b"}, nil},
 		{"main.go", []string{"main.go"}, []string{"x/main.go"}},
 	} {
-		w, err := compileWildcard(tt.glob)
+		w, err := CompileWildcard(tt.glob)
 		if err != nil {
 			t.Errorf("%q: %v", tt.glob, err)
 			continue
 		}
 		for _, p := range tt.yes {
-			if !w.match(p) {
+			if !w.Match(p) {
 				t.Errorf("%q does not match %q", tt.glob, p)
 			}
 		}
 		for _, p := range tt.no {
-			if w.match(p) {
+			if w.Match(p) {
 				t.Errorf("%q matches %q", tt.glob, p)
 			}
 		}
 	}
 	for _, bad := range []string{"[a", "{a,b", "a{b{c}}", `a\`, "[z-a]"} {
-		if _, err := compileWildcard(bad); err == nil {
+		if _, err := CompileWildcard(bad); err == nil {
 			t.Errorf("%q compiled", bad)
 		}
 	}

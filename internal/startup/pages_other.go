@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package startup
 
 // dropStartupPages does nothing outside Linux (see the Linux version).
 func dropStartupPages() error { return nil }
