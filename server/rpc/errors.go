@@ -99,3 +99,7 @@ func jsonKind(goKind string) string {
 	}
 	return "a " + goKind
 }
+
+// Error is a JSON-RPC error: a handler returns one to choose its answer's
+// code; Conn.Call returns one for the client's error answer.
+type Error = jsonrpc2.Error

@@ -17,27 +17,50 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// DefaultMaxBody is the largest message body a Stream accepts when
-// StreamOptions leave it zero: large enough for any source file an editor
-// opens, small enough that a corrupt length cannot exhaust memory.
-const DefaultMaxBody = 256 << 20
+// DefaultMaxBody is the largest message a Stream accepts when
+// StreamOptions leave it zero. Editors send whole documents (didOpen, a
+// full-text didChange), and a source file of tens of megabytes is already
+// far beyond what they open comfortably; a message over the limit is read
+// and thrown away in small pieces, never held, so a huge or corrupt frame
+// costs no memory.
+const DefaultMaxBody = 64 << 20
 
 // maxHeaderLine bounds one header line; real headers are a few dozen bytes.
 const maxHeaderLine = 4096
 
+// headSize is how much of a message over the size limit is kept, to find
+// its id and method for the error answer.
+const headSize = 4096
+
+// Framing is how messages are delimited on the byte stream.
+type Framing int
+
+const (
+	// ContentLength frames each message with "Content-Length: N" headers
+	// and a blank line, as the LSP base protocol does.
+	ContentLength Framing = iota
+	// Newline puts each message on one line, as ACP does: JSON never
+	// needs a raw newline, so a line end ends a message.
+	Newline
+)
+
 // StreamOptions configure a Stream.
 type StreamOptions struct {
-	// MaxBody is the largest body accepted, in bytes; a longer message is
-	// skipped and answered with an error. Zero means DefaultMaxBody.
+	// Framing delimits the messages; the zero value is ContentLength.
+	Framing Framing
+	// MaxBody is the largest message accepted, in bytes; a longer message
+	// is skipped and answered with an error. Zero means DefaultMaxBody.
 	MaxBody int64
+	// StrictVersion refuses a message without "jsonrpc": "2.0" (ACP
+	// does; LSP clients are read leniently).
+	StrictVersion bool
 	// Logger receives a line for every frame that is skipped; nil discards.
 	Logger *slog.Logger
 }
 
-// Stream reads and writes JSON-RPC messages framed by Content-Length
-// headers, as the LSP base protocol says, and implements
-// jsonrpc2.ObjectStream. Reads are meant for one goroutine (jsonrpc2's read
-// loop); writes are safe for concurrent use.
+// Stream reads and writes JSON-RPC messages in one of the Framings and
+// implements jsonrpc2.ObjectStream. Reads are meant for one goroutine
+// (jsonrpc2's read loop); writes are safe for concurrent use.
 //
 // A frame that cannot be used is answered (see the package documentation)
 // and skipped; ReadObject returns only a message, io.EOF at a clean end of
@@ -46,12 +69,17 @@ type StreamOptions struct {
 type Stream struct {
 	r       *bufio.Reader
 	closer  io.Closer
+	framing Framing
 	maxBody int64
+	strict  bool
 	log     *slog.Logger
 
 	// resync is set after an unusable header: input is skipped up to the
 	// next "Content-Length" header name.
 	resync bool
+	// readErr is the error that ended a last line read whole, returned
+	// by the next read (Newline framing).
+	readErr error
 
 	wmu sync.Mutex
 	w   *bufio.Writer
@@ -60,13 +88,13 @@ type Stream struct {
 // NewStream returns a Stream over rwc. Closing the Stream closes rwc.
 func NewStream(rwc io.ReadWriteCloser, opts *StreamOptions) *Stream {
 	s := &Stream{
-		r:       bufio.NewReaderSize(rwc, maxHeaderLine),
 		closer:  rwc,
 		w:       bufio.NewWriterSize(rwc, 64<<10),
 		maxBody: DefaultMaxBody,
 		log:     slog.New(slog.DiscardHandler),
 	}
 	if opts != nil {
+		s.framing, s.strict = opts.Framing, opts.StrictVersion
 		if opts.MaxBody > 0 {
 			s.maxBody = opts.MaxBody
 		}
@@ -74,6 +102,11 @@ func NewStream(rwc io.ReadWriteCloser, opts *StreamOptions) *Stream {
 			s.log = opts.Logger
 		}
 	}
+	size := maxHeaderLine
+	if s.framing == Newline {
+		size = 64 << 10
+	}
+	s.r = bufio.NewReaderSize(rwc, size)
 	return s
 }
 
@@ -98,15 +131,21 @@ func badFrame(code int64, format string, args ...any) *frameError {
 // as a pointer to its message type.
 func (s *Stream) ReadObject(v any) error {
 	for {
-		body, err := s.readFrame()
+		var body []byte
+		var err error
+		if s.framing == Newline {
+			body, err = s.readLineFrame()
+		} else {
+			body, err = s.readFrame()
+		}
 		if err == nil {
-			err = decodeMessage(body, v)
+			err = decodeMessage(body, v, s.strict)
 		}
 		var fe *frameError
 		if !errors.As(err, &fe) {
 			return err
 		}
-		s.log.Warn("lsp: skipped a malformed message from the client", "code", fe.code, "err", fe.msg)
+		s.log.Warn("rpc: skipped a malformed message from the client", "code", fe.code, "err", fe.msg)
 		if !fe.noReply {
 			if err := s.writeError(fe); err != nil {
 				return err
@@ -115,7 +154,7 @@ func (s *Stream) ReadObject(v any) error {
 	}
 }
 
-// readFrame reads one header block and its body.
+// readFrame reads one header block and its body (ContentLength framing).
 func (s *Stream) readFrame() ([]byte, error) {
 	length := int64(-1)
 	sawHeader := false
@@ -133,7 +172,7 @@ func (s *Stream) readFrame() ([]byte, error) {
 			}
 			s.resync = false
 		} else {
-			line, err = s.readLine()
+			line, err = s.readHeaderLine()
 		}
 		switch {
 		case errors.Is(err, io.EOF) && !sawHeader && line == "":
@@ -180,10 +219,15 @@ func (s *Stream) readFrame() ([]byte, error) {
 		return nil, badFrame(jsonrpc2.CodeParseError, "the message has no Content-Length header")
 	}
 	if length > s.maxBody {
-		if _, err := io.CopyN(io.Discard, s.r, length); err != nil {
+		head := make([]byte, min(length, headSize))
+		if _, err := io.ReadFull(s.r, head); err != nil {
 			return nil, io.ErrUnexpectedEOF
 		}
-		return nil, badFrame(jsonrpc2.CodeParseError, "the message has %d bytes, over the limit of %d", length, s.maxBody)
+		// The rest goes in the reader's buffer-sized pieces, kept nowhere.
+		if _, err := io.CopyN(io.Discard, s.r, length-int64(len(head))); err != nil {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, s.tooLong(head, length)
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.r, body); err != nil {
@@ -198,10 +242,126 @@ func (s *Stream) readFrame() ([]byte, error) {
 	return body, nil
 }
 
-// readLine reads a header line without its line end (CRLF, or a lone LF).
+// readLineFrame returns the next line that is not blank, without its
+// line end (Newline framing). A last line without a line end counts.
+func (s *Stream) readLineFrame() ([]byte, error) {
+	for {
+		if s.readErr != nil {
+			return nil, s.readErr
+		}
+		line, over, err := readLine(s.r, s.maxBody)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.EOF // a cut last line is still a line
+			}
+			s.readErr = err
+		}
+		if over != nil {
+			return nil, s.tooLong(over.head, over.size)
+		}
+		if len(line) > 0 {
+			return line, nil
+		}
+	}
+}
+
+// skipped is a line over the limit: its size and first headSize bytes.
+type skipped struct {
+	head []byte
+	size int64
+}
+
+// readLine returns the next line without its end and surrounding space.
+// A line longer than limit is not kept: it is read to its end in the
+// reader's buffer-sized pieces and reported as skipped, with its size and
+// first bytes, however many reads it takes.
+func readLine(br *bufio.Reader, limit int64) ([]byte, *skipped, error) {
+	var buf []byte
+	var over *skipped
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case over != nil:
+			over.size += int64(len(chunk))
+		case int64(len(buf)+len(chunk)) > limit:
+			over = &skipped{size: int64(len(buf) + len(chunk))}
+			if len(buf) < headSize {
+				buf = append(buf, chunk[:min(len(chunk), headSize-len(buf))]...)
+			}
+			over.head = bytes.Clone(buf[:min(len(buf), headSize)])
+			buf = nil
+		default:
+			buf = append(buf, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if over != nil {
+			return nil, over, err
+		}
+		return bytes.TrimSpace(buf), nil, err
+	}
+}
+
+// tooLong is the error for a message of size bytes over the limit, with
+// the id and method its head shows, so that a request is answered.
+func (s *Stream) tooLong(head []byte, size int64) *frameError {
+	id, method, isResponse := peekHead(head)
+	what := "the message"
+	if method != "" {
+		what = fmt.Sprintf("the message (%s)", clip(method))
+	}
+	limit := fmt.Sprintf("%d bytes", s.maxBody)
+	if s.maxBody%(1<<20) == 0 {
+		limit = fmt.Sprintf("%d MiB", s.maxBody>>20)
+	}
+	fe := badFrame(jsonrpc2.CodeInvalidRequest, "%s has %d bytes, over the limit of %s; darman skipped it", what, size, limit)
+	fe.id, fe.noReply = id, isResponse
+	return fe
+}
+
+// peekHead reads the id and method of a message from its first bytes,
+// as far as they go; the values it cannot see stay unset.
+func peekHead(head []byte) (id *jsonrpc2.ID, method string, isResponse bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, "", false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		key, _ := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if key == "result" || key == "error" {
+				isResponse = method == ""
+			}
+			break
+		}
+		switch key {
+		case "id":
+			var v jsonrpc2.ID
+			if v.UnmarshalJSON(raw) == nil {
+				id = &v
+			}
+		case "method":
+			json.Unmarshal(raw, &method)
+		case "result", "error":
+			isResponse = method == ""
+		}
+		if id != nil && method != "" {
+			break
+		}
+	}
+	return id, method, isResponse
+}
+
+// readHeaderLine reads a header line without its line end (CRLF, or a lone LF).
 // A line longer than the buffer returns bufio.ErrBufferFull; the rest of it
 // is left for skipToContentLength.
-func (s *Stream) readLine() (string, error) {
+func (s *Stream) readHeaderLine() (string, error) {
 	b, err := s.r.ReadSlice('\n')
 	if err != nil {
 		return string(b), err
@@ -234,7 +394,7 @@ func (s *Stream) skipToContentLength() (string, error) {
 			continue
 		}
 		matched = 0
-		rest, err := s.readLine()
+		rest, err := s.readHeaderLine()
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue // not a header after all: keep looking
@@ -278,13 +438,16 @@ func clip(s string) string {
 
 // decodeMessage decodes body into v (jsonrpc2's message type) through a
 // fresh value, so that a failed attempt leaves nothing behind in v.
-func decodeMessage(body []byte, v any) error {
+func decodeMessage(body []byte, v any, strict bool) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("rpc: ReadObject needs a non-nil pointer, got %T", v)
 	}
 	fresh := reflect.New(rv.Type().Elem())
 	err := json.Unmarshal(body, fresh.Interface())
+	if err == nil && strict {
+		err = checkVersion(body)
+	}
 	if err == nil {
 		rv.Elem().Set(fresh.Elem())
 		return nil
@@ -311,6 +474,17 @@ func decodeMessage(body []byte, v any) error {
 	return fe
 }
 
+// checkVersion reports a message without "jsonrpc": "2.0".
+func checkVersion(body []byte) error {
+	var v struct {
+		JSONRPC string `json:"jsonrpc"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.JSONRPC != "2.0" {
+		return errors.New(`the message lacks "jsonrpc": "2.0"`)
+	}
+	return nil
+}
+
 // errorReply is a response with an error, whose id may be null.
 type errorReply struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -322,7 +496,7 @@ func (s *Stream) writeError(fe *frameError) error {
 	return s.WriteObject(errorReply{JSONRPC: "2.0", ID: fe.id, Error: &jsonrpc2.Error{Code: fe.code, Message: fe.msg}})
 }
 
-// WriteObject writes one message with its Content-Length header.
+// WriteObject writes one message in the Stream's framing.
 func (s *Stream) WriteObject(v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -330,11 +504,9 @@ func (s *Stream) WriteObject(v any) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.w.WriteString("Content-Length: ")
-	s.w.WriteString(strconv.Itoa(len(data)))
-	s.w.WriteString("\r\n\r\n")
+	s.begin(len(data))
 	s.w.Write(data)
-	return s.w.Flush()
+	return s.end()
 }
 
 // writeResult writes a response whose result is already encoded.
@@ -347,14 +519,29 @@ func (s *Stream) writeResult(id jsonrpc2.ID, result []byte) error {
 	n := len(head) + len(idb) + len(mid) + len(result) + 1
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.w.WriteString("Content-Length: ")
-	s.w.WriteString(strconv.Itoa(n))
-	s.w.WriteString("\r\n\r\n")
+	s.begin(n)
 	s.w.WriteString(head)
 	s.w.Write(idb)
 	s.w.WriteString(mid)
 	s.w.Write(result)
 	s.w.WriteByte('}')
+	return s.end()
+}
+
+// begin starts a frame whose body has n bytes; end finishes and sends it.
+// Both run under wmu.
+func (s *Stream) begin(n int) {
+	if s.framing == ContentLength {
+		s.w.WriteString("Content-Length: ")
+		s.w.WriteString(strconv.Itoa(n))
+		s.w.WriteString("\r\n\r\n")
+	}
+}
+
+func (s *Stream) end() error {
+	if s.framing == Newline {
+		s.w.WriteByte('\n')
+	}
 	return s.w.Flush()
 }
 

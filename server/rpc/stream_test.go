@@ -75,7 +75,8 @@ func TestMalformedFrames(t *testing.T) {
 		{"garbage line", "hello there\r\n", "null", jsonrpc2.CodeParseError, "malformed header"},
 		{"header line too long", strings.Repeat("x", 5000) + "\r\n", "null", jsonrpc2.CodeParseError, "longer than"},
 		{"wrong charset", "Content-Length: 2\r\nContent-Type: application/json; charset=latin1\r\n\r\n{}", "null", jsonrpc2.CodeParseError, "charset"},
-		{"over the size limit", frame(`{"jsonrpc":"2.0","id":8,"method":"ping","params":"` + strings.Repeat("a", 2000) + `"}`), "null", jsonrpc2.CodeParseError, "over the limit"},
+		{"over the size limit", frame(`{"jsonrpc":"2.0","id":8,"method":"ping","params":"` + strings.Repeat("a", 2000) + `"}`), "8", jsonrpc2.CodeInvalidRequest, "(ping) has 2052 bytes, over the limit of 1024 bytes"},
+		{"over the size limit, params first", frame(`{"params":"` + strings.Repeat("a", 5000) + `","jsonrpc":"2.0","id":8,"method":"ping"}`), "null", jsonrpc2.CodeInvalidRequest, "over the limit"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
