@@ -28,8 +28,8 @@ type NotificationFunc func(ctx context.Context, params json.RawMessage) error
 
 // Handlers are the methods a server implements.
 type Handlers struct {
-	// Initialize answers initialize, on the read goroutine; required. The
-	// server counts as initialized once it returns without error.
+	// Initialize answers initialize, on the read goroutine; required for
+	// LSP. The server counts as initialized once it returns without error.
 	Initialize RequestFunc
 	// Shutdown stops the server's work when the client sends shutdown, on
 	// the read goroutine, before the reply; nil does nothing. Its error is
@@ -90,6 +90,9 @@ type Result struct {
 	// Exit is set when the client sent exit; otherwise the input ended
 	// (or the context given to Run was cancelled).
 	Exit bool
+	// Err is the read error that ended the connection, other than the
+	// end of the input (nil then).
+	Err error
 }
 
 // ExitCode is the process exit status LSP asks for: 0 after shutdown, 1
@@ -179,7 +182,7 @@ func (c *Conn) Run(ctx context.Context) Result {
 	c.closing = true
 	c.mu.Unlock()
 	c.wg.Wait()
-	return Result{Shutdown: state(c.state.Load()) == stateShutdown, Exit: c.exit.Load()}
+	return Result{Shutdown: state(c.state.Load()) == stateShutdown, Exit: c.exit.Load(), Err: c.stream.readFailure()}
 }
 
 // Initialized reports whether initialize has been answered and shutdown

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -80,6 +81,9 @@ type Stream struct {
 	// readErr is the error that ended a last line read whole, returned
 	// by the next read (Newline framing).
 	readErr error
+	// failed is the read error that ended the stream, other than the end
+	// of the input.
+	failed atomic.Pointer[error]
 
 	wmu sync.Mutex
 	w   *bufio.Writer
@@ -129,7 +133,12 @@ func badFrame(code int64, format string, args ...any) *frameError {
 
 // ReadObject reads the next usable message into v, which jsonrpc2 passes
 // as a pointer to its message type.
-func (s *Stream) ReadObject(v any) error {
+func (s *Stream) ReadObject(v any) (err error) {
+	defer func() {
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			s.failed.CompareAndSwap(nil, &err)
+		}
+	}()
 	for {
 		var body []byte
 		var err error
@@ -543,6 +552,15 @@ func (s *Stream) end() error {
 		s.w.WriteByte('\n')
 	}
 	return s.w.Flush()
+}
+
+// readFailure is the read error that ended the stream, other than the
+// end of the input; nil if none did.
+func (s *Stream) readFailure() error {
+	if p := s.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Close closes the underlying stream.
