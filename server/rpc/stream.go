@@ -292,6 +292,9 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, *skipped, error) {
 		switch {
 		case over != nil:
 			over.size += int64(len(chunk))
+			if n := len(over.head); n < headSize {
+				over.head = append(over.head, chunk[:min(len(chunk), headSize-n)]...)
+			}
 		case int64(len(buf)+len(chunk)) > limit:
 			over = &skipped{size: int64(len(buf) + len(chunk))}
 			if len(buf) < headSize {
