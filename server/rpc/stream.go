@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/darman-dev/darman/internal/jsonline"
 )
 
 // DefaultMaxBody is the largest message a Stream accepts when
@@ -28,10 +30,6 @@ const DefaultMaxBody = 64 << 20
 
 // maxHeaderLine bounds one header line; real headers are a few dozen bytes.
 const maxHeaderLine = 4096
-
-// headSize is how much of a message over the size limit is kept, to find
-// its id and method for the error answer.
-const headSize = 4096
 
 // Framing is how messages are delimited on the byte stream.
 type Framing int
@@ -228,7 +226,7 @@ func (s *Stream) readFrame() ([]byte, error) {
 		return nil, badFrame(jsonrpc2.CodeParseError, "the message has no Content-Length header")
 	}
 	if length > s.maxBody {
-		head := make([]byte, min(length, headSize))
+		head := make([]byte, min(length, jsonline.HeadSize))
 		if _, err := io.ReadFull(s.r, head); err != nil {
 			return nil, io.ErrUnexpectedEOF
 		}
@@ -258,7 +256,7 @@ func (s *Stream) readLineFrame() ([]byte, error) {
 		if s.readErr != nil {
 			return nil, s.readErr
 		}
-		line, over, err := readLine(s.r, s.maxBody)
+		line, over, err := jsonline.Read(s.r, s.maxBody)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.EOF // a cut last line is still a line
@@ -266,7 +264,7 @@ func (s *Stream) readLineFrame() ([]byte, error) {
 			s.readErr = err
 		}
 		if over != nil {
-			return nil, s.tooLong(over.head, over.size)
+			return nil, s.tooLong(over.Head, over.Size)
 		}
 		if len(line) > 0 {
 			return line, nil
@@ -274,100 +272,25 @@ func (s *Stream) readLineFrame() ([]byte, error) {
 	}
 }
 
-// skipped is a line over the limit: its size and first headSize bytes.
-type skipped struct {
-	head []byte
-	size int64
-}
-
-// readLine returns the next line without its end and surrounding space.
-// A line longer than limit is not kept: it is read to its end in the
-// reader's buffer-sized pieces and reported as skipped, with its size and
-// first bytes, however many reads it takes.
-func readLine(br *bufio.Reader, limit int64) ([]byte, *skipped, error) {
-	var buf []byte
-	var over *skipped
-	for {
-		chunk, err := br.ReadSlice('\n')
-		switch {
-		case over != nil:
-			over.size += int64(len(chunk))
-			if n := len(over.head); n < headSize {
-				over.head = append(over.head, chunk[:min(len(chunk), headSize-n)]...)
-			}
-		case int64(len(buf)+len(chunk)) > limit:
-			over = &skipped{size: int64(len(buf) + len(chunk))}
-			if len(buf) < headSize {
-				buf = append(buf, chunk[:min(len(chunk), headSize-len(buf))]...)
-			}
-			over.head = bytes.Clone(buf[:min(len(buf), headSize)])
-			buf = nil
-		default:
-			buf = append(buf, chunk...)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if over != nil {
-			return nil, over, err
-		}
-		return bytes.TrimSpace(buf), nil, err
-	}
-}
-
 // tooLong is the error for a message of size bytes over the limit, with
 // the id and method its head shows, so that a request is answered.
 func (s *Stream) tooLong(head []byte, size int64) *frameError {
-	id, method, isResponse := peekHead(head)
+	h := jsonline.Peek(head)
 	what := "the message"
-	if method != "" {
-		what = fmt.Sprintf("the message (%s)", clip(method))
+	if h.Method != "" {
+		what = fmt.Sprintf("the message (%s)", clip(h.Method))
 	}
 	limit := fmt.Sprintf("%d bytes", s.maxBody)
 	if s.maxBody%(1<<20) == 0 {
 		limit = fmt.Sprintf("%d MiB", s.maxBody>>20)
 	}
 	fe := badFrame(jsonrpc2.CodeInvalidRequest, "%s has %d bytes, over the limit of %s; darman skipped it", what, size, limit)
-	fe.id, fe.noReply = id, isResponse
+	var id jsonrpc2.ID
+	if h.ID != nil && id.UnmarshalJSON(h.ID) == nil {
+		fe.id = &id
+	}
+	fe.noReply = h.Response
 	return fe
-}
-
-// peekHead reads the id and method of a message from its first bytes,
-// as far as they go; the values it cannot see stay unset.
-func peekHead(head []byte) (id *jsonrpc2.ID, method string, isResponse bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, "", false
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			break
-		}
-		key, _ := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			if key == "result" || key == "error" {
-				isResponse = method == ""
-			}
-			break
-		}
-		switch key {
-		case "id":
-			var v jsonrpc2.ID
-			if v.UnmarshalJSON(raw) == nil {
-				id = &v
-			}
-		case "method":
-			json.Unmarshal(raw, &method)
-		case "result", "error":
-			isResponse = method == ""
-		}
-		if id != nil && method != "" {
-			break
-		}
-	}
-	return id, method, isResponse
 }
 
 // readHeaderLine reads a header line without its line end (CRLF, or a lone LF).
