@@ -54,7 +54,7 @@ func TestStdioRefusesWhatTheSDKCannotRead(t *testing.T) {
 	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send(`{"jsonrpc":"2.0","result":{}}`) // a broken response: not answered
-	send(`  `)                             // a blank line: nothing
+	send(`  `)                            // a blank line: nothing
 	send(`{"jsonrpc":"2.0","id":"x","method":"ping","params":{"a":` + strings.Repeat("b", 2<<20))
 	if m := next(); m["id"] != "x" || m["error"].(map[string]any)["code"] != -32600.0 {
 		t.Errorf("over the limit: %v", m)
