@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 )
 
 // HeadSize is how much of a line over the limit is kept, to find its id
@@ -98,4 +99,19 @@ func Peek(head []byte) Head {
 		}
 	}
 	return h
+}
+
+// Refusal is what a message over limit bytes shows of itself, and the
+// message of the error answer that refuses it.
+func (s *Skipped) Refusal(limit int64) (Head, string) {
+	h := Peek(s.Head)
+	what := "the message"
+	if h.Method != "" {
+		what = fmt.Sprintf("the message (%.60s)", h.Method)
+	}
+	lim := fmt.Sprintf("%d bytes", limit)
+	if limit%(1<<20) == 0 {
+		lim = fmt.Sprintf("%d MiB", limit>>20)
+	}
+	return h, fmt.Sprintf("%s has %d bytes, over the limit of %s; darman skipped it", what, s.Size, lim)
 }

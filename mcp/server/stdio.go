@@ -79,13 +79,8 @@ func (t *Stdio) pump(pw *io.PipeWriter) {
 		line, over, err := jsonline.Read(br, t.maxLine)
 		switch {
 		case over != nil:
-			h := jsonline.Peek(over.Head)
-			what := "the message"
-			if h.Method != "" {
-				what = fmt.Sprintf("the message (%.60s)", h.Method)
-			}
-			t.refuse(validID(h.ID), h.Response, jsonrpc.CodeInvalidRequest,
-				fmt.Sprintf("%s has %d bytes, over the limit of %d MiB; darman skipped it", what, over.Size, t.maxLine>>20))
+			h, msg := over.Refusal(t.maxLine)
+			t.refuse(validID(h.ID), h.Response, jsonrpc.CodeInvalidRequest, msg)
 		case len(line) > 0:
 			if !t.check(line) {
 				break

@@ -234,7 +234,7 @@ func (s *Stream) readFrame() ([]byte, error) {
 		if _, err := io.CopyN(io.Discard, s.r, length-int64(len(head))); err != nil {
 			return nil, io.ErrUnexpectedEOF
 		}
-		return nil, s.tooLong(head, length)
+		return nil, s.tooLong(&jsonline.Skipped{Head: head, Size: length})
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.r, body); err != nil {
@@ -258,13 +258,10 @@ func (s *Stream) readLineFrame() ([]byte, error) {
 		}
 		line, over, err := jsonline.Read(s.r, s.maxBody)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.EOF // a cut last line is still a line
-			}
-			s.readErr = err
+			s.readErr = err // after this line, which counts even if cut
 		}
 		if over != nil {
-			return nil, s.tooLong(over.Head, over.Size)
+			return nil, s.tooLong(over)
 		}
 		if len(line) > 0 {
 			return line, nil
@@ -272,19 +269,11 @@ func (s *Stream) readLineFrame() ([]byte, error) {
 	}
 }
 
-// tooLong is the error for a message of size bytes over the limit, with
-// the id and method its head shows, so that a request is answered.
-func (s *Stream) tooLong(head []byte, size int64) *frameError {
-	h := jsonline.Peek(head)
-	what := "the message"
-	if h.Method != "" {
-		what = fmt.Sprintf("the message (%s)", clip(h.Method))
-	}
-	limit := fmt.Sprintf("%d bytes", s.maxBody)
-	if s.maxBody%(1<<20) == 0 {
-		limit = fmt.Sprintf("%d MiB", s.maxBody>>20)
-	}
-	fe := badFrame(jsonrpc2.CodeInvalidRequest, "%s has %d bytes, over the limit of %s; darman skipped it", what, size, limit)
+// tooLong is the error for a message over the limit, with the id its
+// head shows, so that a request is answered.
+func (s *Stream) tooLong(over *jsonline.Skipped) *frameError {
+	h, msg := over.Refusal(s.maxBody)
+	fe := badFrame(jsonrpc2.CodeInvalidRequest, "%s", msg)
 	var id jsonrpc2.ID
 	if h.ID != nil && id.UnmarshalJSON(h.ID) == nil {
 		fe.id = &id
