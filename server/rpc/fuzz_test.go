@@ -178,12 +178,14 @@ func FuzzWriteRead(f *testing.F) {
 }
 
 // FuzzConn runs the whole dispatcher on arbitrary input after a valid
-// initialize: it must answer what it can and stop at the end of input.
+// initialize, for each protocol: it must answer what it can and stop at
+// the end of input.
 func FuzzConn(f *testing.F) {
 	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)))
 	f.Add([]byte(frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"x"}}`)))
 	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`) + frame(`{"jsonrpc":"2.0","method":"exit"}`)))
 	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":3,"method":"boom","params":[1]}`)))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":4}}` + "\nnot json\n"))
 	f.Fuzz(func(t *testing.T, input []byte) {
 		h := rpc.Handlers{
 			Initialize: echo,
@@ -198,18 +200,24 @@ func FuzzConn(f *testing.F) {
 				},
 			},
 		}
-		server, client := net.Pipe()
-		conn := rpc.NewConn(server, h, nil)
-		done := make(chan rpc.Result, 1)
-		go func() { done <- conn.Run(context.Background()) }()
-		go io.Copy(io.Discard, client)
-		client.Write([]byte(frame(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`)))
-		client.Write(input)
-		client.Close()
-		select {
-		case <-done:
-		case <-time.After(wait):
-			t.Fatal("Run did not return after the input ended")
+		for _, proto := range []rpc.Protocol{rpc.LSP, rpc.ACP} {
+			server, client := net.Pipe()
+			conn := rpc.NewConn(server, h, &rpc.Options{Protocol: proto})
+			done := make(chan rpc.Result, 1)
+			go func() { done <- conn.Run(context.Background()) }()
+			go io.Copy(io.Discard, client)
+			init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`
+			if proto == rpc.LSP {
+				init = frame(init)
+			}
+			client.Write([]byte(init + "\n"))
+			client.Write(input)
+			client.Close()
+			select {
+			case <-done:
+			case <-time.After(wait):
+				t.Fatalf("protocol %d: Run did not return after the input ended", proto)
+			}
 		}
 	})
 }
