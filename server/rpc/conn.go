@@ -128,6 +128,7 @@ type Conn struct {
 	exit atomic.Bool
 
 	ctx     context.Context // the connection's lifetime, set by Run
+	ready   chan struct{}   // closed once Run has set jc
 	mu      sync.Mutex
 	pending map[jsonrpc2.ID]*inflight
 	closing bool           // Run is waiting for the handlers: start no more
@@ -164,6 +165,11 @@ func NewConn(rwc io.ReadWriteCloser, handlers Handlers, opts *Options) *Conn {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	c.stream = NewStream(rwc, &StreamOptions{Framing: c.d.framing, MaxBody: c.opts.MaxBody, StrictVersion: c.d.strictVersion, Logger: c.log})
+	c.ready = make(chan struct{})
+	c.stream.handle = func(req *jsonrpc2.Request) {
+		<-c.ready // the read loop starts before Run has the jsonrpc2 connection
+		handler{c}.Handle(c.ctx, c.jc.Load(), req)
+	}
 	return c
 }
 
@@ -176,6 +182,7 @@ func (c *Conn) Run(ctx context.Context) Result {
 	c.ctx = ctx
 	jc := jsonrpc2.NewConn(ctx, c.stream, handler{c}, jsonrpc2.SetLogger(logAdapter{c.log}))
 	c.jc.Store(jc)
+	close(c.ready)
 	<-jc.DisconnectNotify()
 	cancel()
 	c.mu.Lock()

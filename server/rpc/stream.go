@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,6 +84,11 @@ type Stream struct {
 	// of the input.
 	failed atomic.Pointer[error]
 
+	// handle, when set (by the Conn that owns the stream), takes the
+	// requests and notifications leanRequest can read, on the read
+	// goroutine, as jsonrpc2's read loop would hand them over.
+	handle func(*jsonrpc2.Request)
+
 	wmu sync.Mutex
 	w   *bufio.Writer
 }
@@ -144,6 +150,12 @@ func (s *Stream) ReadObject(v any) (err error) {
 			body, err = s.readLineFrame()
 		} else {
 			body, err = s.readFrame()
+		}
+		if err == nil && s.handle != nil {
+			if req, ok := leanRequest(body); ok {
+				s.handle(req)
+				continue
+			}
 		}
 		if err == nil {
 			err = decodeMessage(body, v, s.strict)
@@ -396,6 +408,115 @@ func decodeMessage(body []byte, v any, strict bool) error {
 		}
 	}
 	return fe
+}
+
+// leanRequest reads the usual request or notification with one check
+// and one scan, its params a slice of body: an object of "jsonrpc":
+// "2.0", a string method, an id that is null, a string or a non-negative
+// integer, and params, each once, nothing else. jsonrpc2's own decoding
+// takes four passes more and copies of the params as Go values, which for
+// a document of tens of megabytes costs seconds and hundreds of
+// megabytes. Anything else (ok false) goes jsonrpc2's way, with its
+// errors.
+func leanRequest(body []byte) (_ *jsonrpc2.Request, ok bool) {
+	if !json.Valid(body) {
+		return nil, false
+	}
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return nil, false
+	}
+	req := &jsonrpc2.Request{Notif: true}
+	var seen [4]bool
+	for i = skipSpace(body, i+1); i < len(body) && body[i] != '}'; {
+		// A key: valid JSON, so a string; one with escapes goes the
+		// general way.
+		end := bytes.IndexByte(body[i+1:], '"') + i + 1
+		key := string(body[i+1 : end])
+		k := slices.Index([]string{"jsonrpc", "method", "id", "params"}, key)
+		if k < 0 || seen[k] || strings.IndexByte(key, '\\') >= 0 {
+			return nil, false
+		}
+		seen[k] = true
+		start := skipSpace(body, skipSpace(body, end+1)+1) // past the colon
+		stop := skipValue(body, start)
+		raw := json.RawMessage(body[start:stop])
+		switch key {
+		case "jsonrpc":
+			if string(raw) != `"2.0"` {
+				return nil, false
+			}
+		case "method":
+			if raw[0] != '"' || json.Unmarshal(raw, &req.Method) != nil {
+				return nil, false
+			}
+		case "id":
+			switch {
+			case string(raw) == "null":
+			case raw[0] == '"':
+				if json.Unmarshal(raw, &req.ID.Str) != nil {
+					return nil, false
+				}
+				req.ID.IsString, req.Notif = true, false
+			default:
+				n, err := strconv.ParseInt(string(raw), 10, 64)
+				if err != nil || n < 0 {
+					return nil, false
+				}
+				req.ID.Num, req.Notif = uint64(n), false
+			}
+		case "params":
+			req.Params = &raw
+		}
+		i = skipSpace(body, stop)
+		if i < len(body) && body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
+	}
+	if !seen[0] || !seen[1] {
+		return nil, false
+	}
+	return req, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the value that starts at b[i], in input
+// known to be valid JSON.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of the enclosing object
+			}
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
 }
 
 // checkVersion reports a message without "jsonrpc": "2.0".
