@@ -40,7 +40,7 @@ func (m message) String() string {
 // and reads the server's frames with its own, strict parser, of the
 // framing of the server's protocol.
 type rawClient struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *rpc.Conn
 	conn    net.Conn
 	newline bool // ACP's newline framing, not LSP's Content-Length
@@ -50,7 +50,7 @@ type rawClient struct {
 
 // serve starts a Conn with handlers on one end of a pipe and returns the
 // client for the other end.
-func serve(t *testing.T, h rpc.Handlers, opts *rpc.Options) *rawClient {
+func serve(t testing.TB, h rpc.Handlers, opts *rpc.Options) *rawClient {
 	t.Helper()
 	server, client := net.Pipe()
 	conn := rpc.NewConn(server, h, opts)
