@@ -110,7 +110,7 @@ func (a *app) serveMCP(ctx context.Context, projectRoot, httpAddr, tokenFile str
 	}
 	defer srv.Close()
 	if httpAddr == "" {
-		err := srv.Run(ctx, &mcp.StdioTransport{})
+		err := srv.Run(ctx, mcpserver.NewStdio(os.Stdin, a.stdout, 0, log))
 		if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 			return err
 		}

@@ -6,7 +6,11 @@
 // Start with New and Server.Serve. The server starts one agent per working
 // directory a client opens sessions in (Options.Start, the same wiring as
 // darman run and darman lsp) and drives it through Sessions and Store.
-// docs/acp.md describes the protocol as built.
+// docs/acp.md describes the protocol as built. The connection is
+// server/rpc's JSON-RPC engine run with rpc.ACP (newline framing,
+// $/cancel_request): handlers are registered in Server.handlers, and
+// conn.go holds the thin calls the rest of the package makes to the
+// client (notify, call).
 //
 // # A turn
 //

@@ -19,6 +19,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/rpc"
 )
 
 // ProtocolVersion is the ACP major version darman speaks.
@@ -154,27 +155,34 @@ func New(opts Options) (*Server, error) {
 // the error is a read error of r, or a failure to stop. When ctx ends
 // first, a Read of r still blocked returns only when r is closed.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	s.c = newConn(r, w, s.log)
-	s.register()
-	err := s.c.run(ctx)
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		err = nil
-	}
-	return errors.Join(err, s.close())
+	rc := rpc.NewConn(stdio{r, w}, s.handlers(), &rpc.Options{Protocol: rpc.ACP, Logger: s.log})
+	s.c = &conn{rc: rc, ctx: ctx}
+	res := rc.Run(ctx)
+	return errors.Join(res.Err, s.close())
 }
 
-func (s *Server) register() {
-	req := func(name string, f requestFunc) { s.c.requests[name] = f }
-	req("initialize", s.initialize)
-	s.c.inline["initialize"] = true
-	req("authenticate", s.authenticate)
-	req("session/new", s.newSession)
-	req("session/load", s.loadSession)
-	req("session/list", s.listSessions)
-	req("session/prompt", s.prompt)
-	req("session/set_mode", s.setMode)
-	req("session/set_config_option", s.setConfigOption)
-	s.c.notifications["session/cancel"] = s.cancel
+// handlers are the methods darman answers. initialize is answered on the
+// read loop, before anything that follows it: the capabilities it sets
+// apply to every later message.
+func (s *Server) handlers() rpc.Handlers {
+	return rpc.Handlers{
+		Initialize: s.initialize,
+		Requests: map[string]rpc.RequestFunc{
+			"authenticate":              s.authenticate,
+			"session/new":               s.newSession,
+			"session/load":              s.loadSession,
+			"session/list":              s.listSessions,
+			"session/prompt":            s.prompt,
+			"session/set_mode":          s.setMode,
+			"session/set_config_option": s.setConfigOption,
+		},
+		Notifications: map[string]rpc.NotificationFunc{
+			"session/cancel": func(ctx context.Context, params json.RawMessage) error {
+				s.cancel(ctx, params)
+				return nil
+			},
+		},
+	}
 }
 
 func (s *Server) close() error {

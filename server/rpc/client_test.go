@@ -37,22 +37,25 @@ func (m message) String() string {
 }
 
 // rawClient is the client end of a pipe: it writes bytes as they are given
-// and reads the server's frames with its own, strict parser.
+// and reads the server's frames with its own, strict parser, of the
+// framing of the server's protocol.
 type rawClient struct {
-	t    *testing.T
-	srv  *rpc.Conn
-	conn net.Conn
-	in   chan message
-	done chan rpc.Result
+	t       testing.TB
+	srv     *rpc.Conn
+	conn    net.Conn
+	newline bool // ACP's newline framing, not LSP's Content-Length
+	in      chan message
+	done    chan rpc.Result
 }
 
 // serve starts a Conn with handlers on one end of a pipe and returns the
 // client for the other end.
-func serve(t *testing.T, h rpc.Handlers, opts *rpc.Options) *rawClient {
+func serve(t testing.TB, h rpc.Handlers, opts *rpc.Options) *rawClient {
 	t.Helper()
 	server, client := net.Pipe()
 	conn := rpc.NewConn(server, h, opts)
 	c := &rawClient{t: t, conn: client, in: make(chan message, 1024), done: make(chan rpc.Result, 1)}
+	c.newline = opts != nil && opts.Protocol == rpc.ACP
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { c.done <- conn.Run(ctx) }()
 	go c.read()
@@ -71,6 +74,10 @@ func serve(t *testing.T, h rpc.Handlers, opts *rpc.Options) *rawClient {
 
 func (c *rawClient) read() {
 	defer close(c.in)
+	if c.newline {
+		c.readLines()
+		return
+	}
 	r := bufio.NewReader(c.conn)
 	for {
 		length := -1
@@ -111,6 +118,24 @@ func (c *rawClient) read() {
 	}
 }
 
+// readLines reads newline framing: every line one JSON object, LF only.
+func (c *rawClient) readLines() {
+	r := bufio.NewReader(c.conn)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		body := line[:len(line)-1]
+		var m message
+		if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &m) != nil {
+			c.t.Errorf("the server wrote a line that is not one JSON object: %q", line)
+			return
+		}
+		c.in <- m
+	}
+}
+
 func (c *rawClient) write(s string) {
 	c.t.Helper()
 	if _, err := io.WriteString(c.conn, s); err != nil {
@@ -127,6 +152,10 @@ func (c *rawClient) send(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		c.t.Fatal(err)
+	}
+	if c.newline {
+		c.write(string(b) + "\n")
+		return
 	}
 	c.write(frame(string(b)))
 }

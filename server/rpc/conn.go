@@ -28,8 +28,8 @@ type NotificationFunc func(ctx context.Context, params json.RawMessage) error
 
 // Handlers are the methods a server implements.
 type Handlers struct {
-	// Initialize answers initialize, on the read goroutine; required. The
-	// server counts as initialized once it returns without error.
+	// Initialize answers initialize, on the read goroutine; required for
+	// LSP. The server counts as initialized once it returns without error.
 	Initialize RequestFunc
 	// Shutdown stops the server's work when the client sends shutdown, on
 	// the read goroutine, before the reply; nil does nothing. Its error is
@@ -40,8 +40,41 @@ type Handlers struct {
 	Notifications map[string]NotificationFunc
 }
 
+// Protocol is the protocol a Conn speaks over JSON-RPC: it chooses the
+// framing and the few rules that differ.
+type Protocol int
+
+const (
+	// LSP: Content-Length framing; the initialize → shutdown → exit
+	// lifecycle; $/cancelRequest {id}; a handler's plain error answers
+	// RequestFailed (-32803).
+	LSP Protocol = iota
+	// ACP (the Agent Client Protocol): newline framing; no lifecycle
+	// (initialize is answered on the read goroutine, like LSP's, but
+	// gates nothing); $/cancel_request {requestId}; a handler's plain
+	// error answers InternalError (-32603); "jsonrpc": "2.0" required.
+	ACP
+)
+
+// dialect is what differs between the Protocols.
+type dialect struct {
+	name                      string // in log lines
+	framing                   Framing
+	lifecycle                 bool
+	cancelMethod, cancelField string
+	failedCode                int64
+	strictVersion             bool
+}
+
+var dialects = [...]dialect{
+	LSP: {name: "lsp", framing: ContentLength, lifecycle: true, cancelMethod: "$/cancelRequest", cancelField: "id", failedCode: CodeRequestFailed},
+	ACP: {name: "acp", framing: Newline, cancelMethod: "$/cancel_request", cancelField: "requestId", failedCode: jsonrpc2.CodeInternalError, strictVersion: true},
+}
+
 // Options configure a Conn.
 type Options struct {
+	// Protocol is LSP (the zero value) or ACP.
+	Protocol Protocol
 	// CallTimeout bounds a server→client Call; zero means 30 seconds.
 	CallTimeout time.Duration
 	// MaxBody is the largest message accepted (see StreamOptions).
@@ -57,6 +90,9 @@ type Result struct {
 	// Exit is set when the client sent exit; otherwise the input ended
 	// (or the context given to Run was cancelled).
 	Exit bool
+	// Err is the read error that ended the connection, other than the
+	// end of the input (nil then).
+	Err error
 }
 
 // ExitCode is the process exit status LSP asks for: 0 after shutdown, 1
@@ -82,6 +118,7 @@ const (
 type Conn struct {
 	handlers Handlers
 	opts     Options
+	d        dialect
 	log      *slog.Logger
 	stream   *Stream
 
@@ -91,6 +128,7 @@ type Conn struct {
 	exit atomic.Bool
 
 	ctx     context.Context // the connection's lifetime, set by Run
+	ready   chan struct{}   // closed once Run has set jc
 	mu      sync.Mutex
 	pending map[jsonrpc2.ID]*inflight
 	closing bool           // Run is waiting for the handlers: start no more
@@ -118,11 +156,20 @@ func NewConn(rwc io.ReadWriteCloser, handlers Handlers, opts *Options) *Conn {
 	if c.opts.CallTimeout <= 0 {
 		c.opts.CallTimeout = 30 * time.Second
 	}
+	if c.opts.Protocol < 0 || int(c.opts.Protocol) >= len(dialects) {
+		c.opts.Protocol = LSP
+	}
+	c.d = dialects[c.opts.Protocol]
 	c.log = c.opts.Logger
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	c.stream = NewStream(rwc, &StreamOptions{MaxBody: c.opts.MaxBody, Logger: c.log})
+	c.stream = NewStream(rwc, &StreamOptions{Framing: c.d.framing, MaxBody: c.opts.MaxBody, StrictVersion: c.d.strictVersion, Logger: c.log})
+	c.ready = make(chan struct{})
+	c.stream.handle = func(req *jsonrpc2.Request) {
+		<-c.ready // the read loop starts before Run has the jsonrpc2 connection
+		handler{c}.Handle(c.ctx, c.jc.Load(), req)
+	}
 	return c
 }
 
@@ -135,17 +182,18 @@ func (c *Conn) Run(ctx context.Context) Result {
 	c.ctx = ctx
 	jc := jsonrpc2.NewConn(ctx, c.stream, handler{c}, jsonrpc2.SetLogger(logAdapter{c.log}))
 	c.jc.Store(jc)
+	close(c.ready)
 	<-jc.DisconnectNotify()
 	cancel()
 	c.mu.Lock()
 	c.closing = true
 	c.mu.Unlock()
 	c.wg.Wait()
-	return Result{Shutdown: state(c.state.Load()) == stateShutdown, Exit: c.exit.Load()}
+	return Result{Shutdown: state(c.state.Load()) == stateShutdown, Exit: c.exit.Load(), Err: c.stream.readFailure()}
 }
 
 // Initialized reports whether initialize has been answered and shutdown
-// has not been asked.
+// has not been asked (for ACP: whether initialize has been answered).
 func (c *Conn) Initialized() bool { return state(c.state.Load()) == stateInitialized }
 
 // Notify sends a notification to the client.
@@ -162,21 +210,26 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 
 // Call sends a request to the client and decodes its answer into result
 // (which may be nil). It waits at most Options.CallTimeout; when ctx ends
-// or the time is up it sends $/cancelRequest and returns an error. A reply
-// with an error is returned as a *jsonrpc2.Error (see IsMethodNotFound).
+// or the time is up it tells the client to cancel ($/cancelRequest, ACP's
+// $/cancel_request) and returns an error. A reply with an error is
+// returned as a *jsonrpc2.Error (see IsMethodNotFound).
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	return c.CallWait(ctx, c.opts.CallTimeout, method, params, result)
 }
 
 // CallWait is Call with its own time limit instead of
 // Options.CallTimeout, for a request a person answers (a permission
-// question may take minutes).
+// question may take minutes) or that lasts as long as a command runs; a
+// timeout of zero or less sets none: only ctx ends the wait.
 func (c *Conn) CallWait(ctx context.Context, timeout time.Duration, method string, params, result any) error {
 	jc := c.jc.Load()
 	if jc == nil {
 		return fmt.Errorf("%s: the connection is not running", method)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	cancel := context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	}
 	defer cancel()
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
 	w, err := jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
@@ -189,7 +242,7 @@ func (c *Conn) CallWait(ctx context.Context, timeout time.Duration, method strin
 		return nil
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		// Tell the client to stop; the late answer, if any, is dropped.
-		jc.Notify(context.WithoutCancel(ctx), "$/cancelRequest", cancelParams{ID: id})
+		jc.Notify(context.WithoutCancel(ctx), c.d.cancelMethod, map[string]jsonrpc2.ID{c.d.cancelField: id})
 		if errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("%s: the editor did not answer within %s: %w", method, timeout, err)
 		}
@@ -202,10 +255,6 @@ func (c *Conn) CallWait(ctx context.Context, timeout time.Duration, method strin
 		return err
 	}
 	return fmt.Errorf("%s: cannot read the editor's answer: %w", method, err)
-}
-
-type cancelParams struct {
-	ID jsonrpc2.ID `json:"id"`
 }
 
 // handler adapts Conn to jsonrpc2.Handler; it runs on the read goroutine.
@@ -226,37 +275,41 @@ func (h handler) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Re
 }
 
 func (c *Conn) notification(ctx context.Context, jc *jsonrpc2.Conn, method string, params json.RawMessage) {
-	switch method {
-	case "exit":
+	switch {
+	case method == "exit" && c.d.lifecycle:
 		c.exit.Store(true)
 		jc.Close()
 		return
-	case "$/cancelRequest":
-		var p cancelParams
-		if err := Decode(params, &p); err != nil {
-			c.log.Warn("lsp: $/cancelRequest with unusable params", "err", err)
+	case method == c.d.cancelMethod:
+		var p map[string]jsonrpc2.ID
+		if err := Decode(params, &p); err != nil || p == nil {
+			c.log.Warn(c.d.name+": "+method+" with unusable params", "err", err)
 			return
 		}
-		c.cancelRequest(ctx, jc, p.ID)
+		if id, ok := p[c.d.cancelField]; ok {
+			c.cancelRequest(ctx, jc, id)
+		}
 		return
 	}
 	switch state(c.state.Load()) {
 	case stateNew:
-		c.log.Debug("lsp: notification before initialize dropped", "method", method)
-		return
+		if c.d.lifecycle {
+			c.log.Debug(c.d.name+": notification before initialize dropped", "method", method)
+			return
+		}
 	case stateShutdown:
-		c.log.Debug("lsp: notification after shutdown dropped", "method", method)
+		c.log.Debug(c.d.name+": notification after shutdown dropped", "method", method)
 		return
 	}
 	fn, ok := c.handlers.Notifications[method]
 	if !ok {
 		if !strings.HasPrefix(method, "$/") {
-			c.log.Debug("lsp: unhandled notification", "method", method)
+			c.log.Debug(c.d.name+": unhandled notification", "method", method)
 		}
 		return
 	}
 	if err := c.safely(method, func() (any, error) { return nil, fn(ctx, params) }); err != nil {
-		c.log.Warn("lsp: notification failed", "method", method, "err", err)
+		c.log.Warn(c.d.name+": notification failed", "method", method, "err", err)
 	}
 }
 
@@ -265,8 +318,8 @@ func (c *Conn) request(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Req
 		c.reply(ctx, jc, req.ID, req.Method, result, err)
 	}
 	switch st := state(c.state.Load()); {
-	case req.Method == "initialize":
-		if st != stateNew {
+	case req.Method == "initialize" && (c.d.lifecycle || c.handlers.Initialize != nil):
+		if st != stateNew && c.d.lifecycle {
 			reply(nil, Errorf(jsonrpc2.CodeInvalidRequest, "initialize was already called; it may be sent once"))
 			return
 		}
@@ -274,16 +327,22 @@ func (c *Conn) request(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Req
 			reply(nil, Errorf(jsonrpc2.CodeInternalError, "the server has no initialize handler"))
 			return
 		}
+		ictx, after := withAfter(ctx)
 		var result any
 		err := c.safely(req.Method, func() (r any, err error) {
-			result, err = c.handlers.Initialize(ctx, params)
+			result, err = c.handlers.Initialize(ictx, params)
 			return result, err
 		})
 		if err == nil {
 			c.state.Store(int32(stateInitialized))
 		}
 		reply(result, err)
+		if err == nil {
+			after.run()
+		}
 		return
+	case !c.d.lifecycle:
+		// ACP has no lifecycle: every other request is served.
 	case st == stateNew:
 		reply(nil, Errorf(CodeServerNotInitialized, "the server is not initialized: send initialize first"))
 		return
@@ -305,6 +364,7 @@ func (c *Conn) request(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Req
 		return
 	}
 	rctx, cancel := context.WithCancel(ctx)
+	rctx, after := withAfter(rctx)
 	f := &inflight{method: req.Method, cancel: cancel}
 	c.mu.Lock()
 	if c.closing {
@@ -337,8 +397,51 @@ func (c *Conn) request(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Req
 				err = Errorf(CodeRequestCancelled, "%s was cancelled", req.Method)
 			}
 			reply(result, err)
+			if err == nil {
+				after.run()
+			}
 		}
 	}()
+}
+
+type afterKey struct{}
+
+// afterFuncs are what a request's handler wants done once its answer is
+// written.
+type afterFuncs struct {
+	mu sync.Mutex
+	fs []func()
+}
+
+func withAfter(ctx context.Context) (context.Context, *afterFuncs) {
+	a := &afterFuncs{}
+	return context.WithValue(ctx, afterKey{}, a), a
+}
+
+func (a *afterFuncs) run() {
+	a.mu.Lock()
+	fs := a.fs
+	a.fs = nil
+	a.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// AfterReply runs f once the successful answer to the request that ctx
+// belongs to is written, on the goroutine that wrote it: what the client
+// must learn after the answer (a session's commands, once it knows the
+// session's id). An error answer, or a request cancelled first, drops f.
+// Outside a request it runs f at once.
+func AfterReply(ctx context.Context, f func()) {
+	a, ok := ctx.Value(afterKey{}).(*afterFuncs)
+	if !ok {
+		f()
+		return
+	}
+	a.mu.Lock()
+	a.fs = append(a.fs, f)
+	a.mu.Unlock()
 }
 
 // cancelRequest answers a running request with RequestCancelled at once and
@@ -374,7 +477,7 @@ func (e *panicError) Error() string {
 func (c *Conn) safely(method string, fn func() (any, error)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.log.Error("lsp: handler panicked; the server carries on", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			c.log.Error(c.d.name+": handler panicked; the server carries on", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			err = &panicError{method: method, value: r}
 		}
 	}()
@@ -398,16 +501,16 @@ func (c *Conn) reply(_ context.Context, jc *jsonrpc2.Conn, id jsonrpc2.ID, metho
 		}
 		err = fmt.Errorf("cannot encode the result of %s: %w", method, err)
 	}
-	if sendErr := c.stream.WriteObject(errorReply{JSONRPC: "2.0", ID: &id, Error: toRPCError(err)}); sendErr != nil {
+	if sendErr := c.stream.WriteObject(errorReply{JSONRPC: "2.0", ID: &id, Error: toRPCError(err, c.d.failedCode)}); sendErr != nil {
 		c.logSendError(method, sendErr)
 	}
 }
 
 func (c *Conn) logSendError(method string, err error) {
-	c.log.Debug("lsp: cannot send the reply", "method", method, "err", err)
+	c.log.Debug(c.d.name+": cannot send the reply", "method", method, "err", err)
 }
 
-func toRPCError(err error) *jsonrpc2.Error {
+func toRPCError(err error, failedCode int64) *jsonrpc2.Error {
 	var je *jsonrpc2.Error
 	var pe *panicError
 	switch {
@@ -416,7 +519,7 @@ func toRPCError(err error) *jsonrpc2.Error {
 	case errors.As(err, &pe):
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: pe.Error()}
 	}
-	return &jsonrpc2.Error{Code: CodeRequestFailed, Message: err.Error()}
+	return &jsonrpc2.Error{Code: failedCode, Message: err.Error()}
 }
 
 // logAdapter sends jsonrpc2's own log lines to slog.

@@ -57,11 +57,17 @@ func decode(params json.RawMessage, v any, strict bool) error {
 	if len(params) == 0 || string(params) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(params))
+	var err error
 	if strict {
+		dec := json.NewDecoder(bytes.NewReader(params))
 		dec.DisallowUnknownFields()
+		err = dec.Decode(v)
+	} else {
+		// Unmarshal decodes in place; a Decoder would first copy the
+		// params (a whole document, for didOpen) into its buffer.
+		err = json.Unmarshal(params, v)
 	}
-	if err := dec.Decode(v); err != nil {
+	if err != nil {
 		return InvalidParams("invalid params: %s", describeJSONError(err))
 	}
 	return nil
@@ -99,3 +105,7 @@ func jsonKind(goKind string) string {
 	}
 	return "a " + goKind
 }
+
+// Error is a JSON-RPC error: a handler returns one to choose its answer's
+// code; Conn.Call returns one for the client's error answer.
+type Error = jsonrpc2.Error

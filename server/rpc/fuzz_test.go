@@ -59,9 +59,29 @@ func readFrames(t *testing.T, out []byte) []json.RawMessage {
 	}
 }
 
-// FuzzStream feeds arbitrary bytes to the reader: it must end (no hang),
-// never panic, and every reply it writes must be a well-formed frame
-// holding an error response.
+// readLines parses what the server wrote in newline framing, strictly.
+func readLines(t *testing.T, out []byte) []json.RawMessage {
+	t.Helper()
+	var bodies []json.RawMessage
+	for len(out) > 0 {
+		i := bytes.IndexByte(out, '\n')
+		if i < 0 {
+			t.Fatalf("output %q does not end with a line end", out)
+		}
+		if !json.Valid(out[:i]) {
+			t.Fatalf("bad line %q", out[:i])
+		}
+		bodies = append(bodies, out[:i])
+		out = out[i+1:]
+	}
+	return bodies
+}
+
+var framings = []rpc.Framing{rpc.ContentLength, rpc.Newline}
+
+// FuzzStream feeds arbitrary bytes to the reader, in either framing: it
+// must end (no hang), never panic, and every reply it writes must be a
+// well-formed frame holding an error response.
 func FuzzStream(f *testing.F) {
 	for _, seed := range []string{
 		frame(`{"jsonrpc":"2.0","id":1,"method":"ping"}`),
@@ -72,39 +92,52 @@ func FuzzStream(f *testing.F) {
 		frame(`[{"jsonrpc":"2.0","id":1,"method":"a"}]`),
 		"Content-Length: 99999999999999999999\r\n\r\n",
 		"Content-Length: 10\r\n\r\n{\"id\":1}xxContent-Length: 2\r\n\r\n{}",
+		"not json\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\r\n\n{\"id\":{}}\n[]\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"params\":{\"a\":\n" + strings.Repeat("[", 20000) + "\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, input []byte) {
-		rwc := &memRWC{r: bytes.NewReader(input)}
-		s := rpc.NewStream(rwc, &rpc.StreamOptions{MaxBody: 1 << 16})
-		for i := 0; ; i++ {
-			if i > len(input)+1 {
-				t.Fatalf("read %d messages from %d bytes", i, len(input))
-			}
-			var req jsonrpc2.Request
-			err := s.ReadObject(&req)
-			if err != nil {
-				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-					t.Fatalf("ReadObject: %v", err)
-				}
-				break
-			}
-		}
-		for _, body := range readFrames(t, rwc.out.Bytes()) {
-			var reply struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Error   *jsonrpc2.Error `json:"error"`
-			}
-			if err := json.Unmarshal(body, &reply); err != nil || reply.JSONRPC != "2.0" || reply.Error == nil || reply.ID == nil {
-				t.Fatalf("the stream wrote %s, want an error response", body)
-			}
+		for _, framing := range framings {
+			fuzzStream(t, framing, input)
 		}
 	})
 }
 
-// FuzzWriteRead checks that what WriteObject writes, ReadObject reads back.
+func fuzzStream(t *testing.T, framing rpc.Framing, input []byte) {
+	rwc := &memRWC{r: bytes.NewReader(input)}
+	s := rpc.NewStream(rwc, &rpc.StreamOptions{Framing: framing, MaxBody: 1 << 16, StrictVersion: framing == rpc.Newline})
+	for i := 0; ; i++ {
+		if i > len(input)+1 {
+			t.Fatalf("read %d messages from %d bytes", i, len(input))
+		}
+		var req jsonrpc2.Request
+		err := s.ReadObject(&req)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("ReadObject: %v", err)
+			}
+			break
+		}
+	}
+	bodies := readLines
+	if framing == rpc.ContentLength {
+		bodies = readFrames
+	}
+	for _, body := range bodies(t, rwc.out.Bytes()) {
+		var reply struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   *jsonrpc2.Error `json:"error"`
+		}
+		if err := json.Unmarshal(body, &reply); err != nil || reply.JSONRPC != "2.0" || reply.Error == nil || reply.ID == nil {
+			t.Fatalf("the stream wrote %s, want an error response", body)
+		}
+	}
+}
+
+// FuzzWriteRead checks that what WriteObject writes, ReadObject reads
+// back, in both framings.
 func FuzzWriteRead(f *testing.F) {
 	f.Add("initialize", "{}", uint64(1))
 	f.Add("textDocument/didChange", `{"text":"é\r\n𝄞"}`, uint64(0))
@@ -114,31 +147,45 @@ func FuzzWriteRead(f *testing.F) {
 		}
 		raw := json.RawMessage(params)
 		sent := jsonrpc2.Request{Method: method, Params: &raw, ID: jsonrpc2.ID{Num: id}}
-		out := &memRWC{r: bytes.NewReader(nil)}
-		if err := rpc.NewStream(out, nil).WriteObject(sent); err != nil {
-			t.Fatalf("WriteObject: %v", err)
-		}
-		var got jsonrpc2.Request
-		if err := rpc.NewStream(&memRWC{r: bytes.NewReader(out.out.Bytes())}, nil).ReadObject(&got); err != nil {
-			t.Fatalf("reading back %q: %v", out.out.Bytes(), err)
-		}
-		// JSON carries text: invalid UTF-8 becomes U+FFFD, byte by byte.
-		var want string
-		b, _ := json.Marshal(method)
-		json.Unmarshal(b, &want)
-		if got.Method != want || got.ID != sent.ID || !sameJSON(*got.Params, raw) {
-			t.Fatalf("read back %+v, wrote %+v", got, sent)
+		for _, framing := range framings {
+			opts := &rpc.StreamOptions{Framing: framing, StrictVersion: framing == rpc.Newline}
+			out := &memRWC{r: bytes.NewReader(nil)}
+			if err := rpc.NewStream(out, opts).WriteObject(sent); err != nil {
+				t.Fatalf("WriteObject: %v", err)
+			}
+			// Two messages back to back: the framing must end the first.
+			wrote := bytes.Repeat(out.out.Bytes(), 2)
+			in := rpc.NewStream(&memRWC{r: bytes.NewReader(wrote)}, opts)
+			for range 2 {
+				var got jsonrpc2.Request
+				if err := in.ReadObject(&got); err != nil {
+					t.Fatalf("framing %d: reading back %q: %v", framing, wrote, err)
+				}
+				// JSON carries text: invalid UTF-8 becomes U+FFFD, byte by byte.
+				var want string
+				b, _ := json.Marshal(method)
+				json.Unmarshal(b, &want)
+				if got.Method != want || got.ID != sent.ID || !sameJSON(*got.Params, raw) {
+					t.Fatalf("framing %d: read back %+v, wrote %+v", framing, got, sent)
+				}
+			}
+			var end jsonrpc2.Request
+			if err := in.ReadObject(&end); !errors.Is(err, io.EOF) {
+				t.Fatalf("framing %d: after the messages: %v, want EOF", framing, err)
+			}
 		}
 	})
 }
 
 // FuzzConn runs the whole dispatcher on arbitrary input after a valid
-// initialize: it must answer what it can and stop at the end of input.
+// initialize, for each protocol: it must answer what it can and stop at
+// the end of input.
 func FuzzConn(f *testing.F) {
 	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)))
 	f.Add([]byte(frame(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"x"}}`)))
 	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`) + frame(`{"jsonrpc":"2.0","method":"exit"}`)))
 	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":3,"method":"boom","params":[1]}`)))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":4}}` + "\nnot json\n"))
 	f.Fuzz(func(t *testing.T, input []byte) {
 		h := rpc.Handlers{
 			Initialize: echo,
@@ -153,18 +200,24 @@ func FuzzConn(f *testing.F) {
 				},
 			},
 		}
-		server, client := net.Pipe()
-		conn := rpc.NewConn(server, h, nil)
-		done := make(chan rpc.Result, 1)
-		go func() { done <- conn.Run(context.Background()) }()
-		go io.Copy(io.Discard, client)
-		client.Write([]byte(frame(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`)))
-		client.Write(input)
-		client.Close()
-		select {
-		case <-done:
-		case <-time.After(wait):
-			t.Fatal("Run did not return after the input ended")
+		for _, proto := range []rpc.Protocol{rpc.LSP, rpc.ACP} {
+			server, client := net.Pipe()
+			conn := rpc.NewConn(server, h, &rpc.Options{Protocol: proto})
+			done := make(chan rpc.Result, 1)
+			go func() { done <- conn.Run(context.Background()) }()
+			go io.Copy(io.Discard, client)
+			init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`
+			if proto == rpc.LSP {
+				init = frame(init)
+			}
+			client.Write([]byte(init + "\n"))
+			client.Write(input)
+			client.Close()
+			select {
+			case <-done:
+			case <-time.After(wait):
+				t.Fatalf("protocol %d: Run did not return after the input ended", proto)
+			}
 		}
 	})
 }

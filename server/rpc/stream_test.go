@@ -1,8 +1,10 @@
 package rpc_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -75,7 +77,8 @@ func TestMalformedFrames(t *testing.T) {
 		{"garbage line", "hello there\r\n", "null", jsonrpc2.CodeParseError, "malformed header"},
 		{"header line too long", strings.Repeat("x", 5000) + "\r\n", "null", jsonrpc2.CodeParseError, "longer than"},
 		{"wrong charset", "Content-Length: 2\r\nContent-Type: application/json; charset=latin1\r\n\r\n{}", "null", jsonrpc2.CodeParseError, "charset"},
-		{"over the size limit", frame(`{"jsonrpc":"2.0","id":8,"method":"ping","params":"` + strings.Repeat("a", 2000) + `"}`), "null", jsonrpc2.CodeParseError, "over the limit"},
+		{"over the size limit", frame(`{"jsonrpc":"2.0","id":8,"method":"ping","params":"` + strings.Repeat("a", 2000) + `"}`), "8", jsonrpc2.CodeInvalidRequest, "(ping) has 2052 bytes, over the limit of 1024 bytes"},
+		{"over the size limit, params first", frame(`{"params":"` + strings.Repeat("a", 5000) + `","jsonrpc":"2.0","id":8,"method":"ping"}`), "null", jsonrpc2.CodeInvalidRequest, "over the limit"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,4 +130,40 @@ func TestTruncatedInputEnds(t *testing.T) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// TestOversizedMessageIsNotKept: a message over the size limit (the
+// default, 64 MiB) is answered with its id and method and skipped
+// without being held: the server allocates a fraction of it while reading
+// past it, and answers the next request.
+func TestOversizedMessageIsNotKept(t *testing.T) {
+	c := pingServer(t, nil)
+	const size = 100 << 20
+	head := `{"jsonrpc":"2.0","id":7,"method":"textDocument/didOpen","params":{"text":"`
+	tail := `"}}`
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c.write("Content-Length: " + itoa(size) + "\r\n\r\n" + head)
+	chunk := bytes.Repeat([]byte("a"), 64<<10) // written as is: the test allocates nothing per chunk
+	for left := size - len(head) - len(tail); left > 0; left -= len(chunk) {
+		if _, err := c.conn.Write(chunk[:min(left, len(chunk))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.write(tail)
+	m := c.reply("7")
+	runtime.ReadMemStats(&after)
+	if m.code(t) != jsonrpc2.CodeInvalidRequest || !strings.Contains(m.Error.Message, "(textDocument/didOpen) has 104857600 bytes, over the limit of 64 MiB") {
+		t.Errorf("got %s", m)
+	}
+	grew := after.TotalAlloc - before.TotalAlloc
+	t.Logf("skipping a %d-byte message allocated %d bytes", size, grew)
+	if grew > 8<<20 {
+		t.Errorf("that is too much: the message was kept")
+	}
+	c.request(8, "ping", nil)
+	if got := c.reply("8").result(t); got != `"pong"` {
+		t.Errorf("the next request: %s", got)
+	}
 }
