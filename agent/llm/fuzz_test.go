@@ -104,7 +104,7 @@ func FuzzStream(f *testing.F) {
 
 	real := map[llmtest.API]wire{
 		llmtest.APIAnthropic: newAnthropicWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
-		llmtest.APIChat:      newChatWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, false),
+		llmtest.APIChat:      newChatWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, chatOptions{}),
 		llmtest.APIResponses: newResponsesWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
