@@ -40,6 +40,9 @@ type Call struct {
 	Model string
 	// Stream is set when the request asked for SSE.
 	Stream bool
+	// Cloud is "bedrock" or "vertex" for Messages requests in those
+	// clouds' shapes (the model in the path), else "".
+	Cloud string
 	// Conversation is the text of the request's first user message.
 	Conversation string
 	// Step is the conversation's step the call got: the number of
@@ -218,9 +221,25 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var api API
+	var cloud, cloudModel string
+	cloudStream := false
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
 		api = APIAnthropic
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/model/") &&
+		(strings.HasSuffix(path, "/invoke-with-response-stream") || strings.HasSuffix(path, "/invoke")):
+		// Amazon Bedrock: /model/{model}/invoke[-with-response-stream].
+		api, cloud = APIAnthropic, "bedrock"
+		rest := strings.TrimPrefix(path, "/model/")
+		cloudModel = rest[:strings.LastIndex(rest, "/")]
+		cloudStream = strings.HasSuffix(path, "-stream")
+	case r.Method == http.MethodPost && strings.Contains(path, "/publishers/anthropic/models/") &&
+		(strings.HasSuffix(path, ":streamRawPredict") || strings.HasSuffix(path, ":rawPredict")):
+		// Vertex AI: .../publishers/anthropic/models/{model}:streamRawPredict.
+		api, cloud = APIAnthropic, "vertex"
+		rest := path[strings.Index(path, "/publishers/anthropic/models/")+len("/publishers/anthropic/models/"):]
+		cloudModel = rest[:strings.LastIndex(rest, ":")]
+		cloudStream = strings.HasSuffix(path, ":streamRawPredict")
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
 		api = APIChat
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
@@ -239,9 +258,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, api, http.StatusBadRequest, "", "llmtest: "+err.Error(), nil)
 		return
 	}
+	if cloud != "" {
+		conv.model = cloudModel
+		conv.stream = cloudStream
+	}
 	c := &Call{
 		API: api, Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body,
-		Model: conv.model, Stream: conv.stream, Conversation: conv.firstUser, Step: conv.step,
+		Model: conv.model, Stream: conv.stream, Cloud: cloud, Conversation: conv.firstUser, Step: conv.step,
 		gone: make(chan struct{}), done: make(chan struct{}),
 	}
 	defer close(c.done)
@@ -288,6 +311,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := newSSE(w, r, c, step, s.quit)
+	if len(step.Events) > 0 {
+		a.streamEvents(out)
+		out.end()
+		return
+	}
 	switch api {
 	case APIAnthropic:
 		a.streamAnthropic(out)
