@@ -310,6 +310,9 @@ func (c *Client) resolveBaseURL(configured string, p preset, lookup func(string)
 	if base == "" {
 		base = p.baseURL
 	}
+	if base == "" && p.baseURLEnv != "" {
+		return "", fmt.Errorf("provider %q: set its baseURL or %s (e.g. https://NAME.openai.azure.com)", c.name, p.baseURLEnv)
+	}
 	if base == "" {
 		return "", fmt.Errorf("provider %q: set its baseURL (the server's address, e.g. http://127.0.0.1:8000/v1)", c.name)
 	}

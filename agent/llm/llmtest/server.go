@@ -33,6 +33,8 @@ type Call struct {
 	API    API
 	Method string
 	Path   string
+	// Query is the URL's raw query ("api-version=2024-10-21").
+	Query  string
 	Header http.Header
 	// Body is the request body exactly as sent.
 	Body []byte
@@ -263,7 +265,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		conv.stream = cloudStream
 	}
 	c := &Call{
-		API: api, Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body,
+		API: api, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body,
 		Model: conv.model, Stream: conv.stream, Cloud: cloud, Conversation: conv.firstUser, Step: conv.step,
 		gone: make(chan struct{}), done: make(chan struct{}),
 	}
