@@ -23,10 +23,14 @@ func Schema() ([]byte, error) {
 				Pattern:  `^([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))*$`,
 				Examples: []any{"30s", "2m", "1h30m"},
 			},
-			rawType:                         {},
-			reflect.TypeFor[Action]():       actions,
-			reflect.TypeFor[Level]():        enumSchema(Level("").values(), ""),
-			reflect.TypeFor[ProviderType](): enumSchema(ProviderType("").values(), ""),
+			rawType:                           {},
+			reflect.TypeFor[Action]():         actions,
+			reflect.TypeFor[Level]():          enumSchema(Level("").values(), ""),
+			reflect.TypeFor[ProviderType]():   enumSchema(ProviderType("").values(), ""),
+			reflect.TypeFor[ProviderAPI]():    enumSchema(ProviderAPI("").values(), ""),
+			reflect.TypeFor[CachedTokens]():   enumSchema(CachedTokens("").values(), ""),
+			reflect.TypeFor[ReasoningField](): enumSchema(ReasoningField("").values(), ""),
+			reflect.TypeFor[ReasoningTurns](): enumSchema(ReasoningTurns("").values(), ""),
 			rulesType: {
 				Type: "object",
 				AdditionalProperties: &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
