@@ -156,6 +156,9 @@ type ToolCall struct {
 	// them. Empty when Input is already compact, and for calls stored
 	// before darman kept it.
 	RawInput string `json:"rawInput,omitempty"`
+	// Extra is what the provider sent with the call for it to go back
+	// with (Gemini's thought signature), as JSON; usually empty.
+	Extra string `json:"extra,omitempty"`
 	// Output is what the model is shown; Error is set instead when the call
 	// failed.
 	Output    string     `json:"output,omitempty"`

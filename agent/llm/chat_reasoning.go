@@ -96,9 +96,36 @@ func isGPTOSS(model string) bool { return strings.Contains(strings.ToLower(model
 // chatReasoningPatch is a field to set on one message of the request body.
 type chatReasoningPatch struct {
 	message int
-	field   string
+	// field is the path below the message: "reasoning_content",
+	// "tool_calls.0.extra_content".
+	field string
 	// raw is the field's JSON value.
 	raw []byte
+}
+
+// toolCallExtraPatches give each tool call its extra_content back:
+// Gemini's thought signatures (ai.google.dev/gemini-api/docs/thought-signatures:
+// Gemini 3 answers 4xx to function calls sent back without theirs; on the
+// OpenAI-compatible API they travel as tool_calls[i].extra_content).
+func toolCallExtraPatches(req *Request, index []int) []chatReasoningPatch {
+	var out []chatReasoningPatch
+	for i, m := range req.Messages {
+		if m.Role != RoleAssistant || index[i] < 0 {
+			continue
+		}
+		n := 0
+		for _, p := range m.Parts {
+			c, ok := p.(ToolCall)
+			if !ok {
+				continue
+			}
+			if c.Extra != "" && gjson.Valid(c.Extra) {
+				out = append(out, chatReasoningPatch{message: index[i], field: "tool_calls." + strconv.Itoa(n) + ".extra_content", raw: []byte(c.Extra)})
+			}
+			n++
+		}
+	}
+	return out
 }
 
 // chatReasoningPatches works out what each assistant message of the

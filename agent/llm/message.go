@@ -138,6 +138,10 @@ type ToolCall struct {
 	// wrote it: the adapters send these bytes back unchanged (prompt caches
 	// key on them), so keep them as they are.
 	Arguments json.RawMessage
+	// Extra is what the server sent with the call for it to come back
+	// with, as JSON: Gemini's extra_content, which holds its thought
+	// signature. Empty for other servers.
+	Extra string
 }
 
 // ToolResult answers a ToolCall.

@@ -40,6 +40,9 @@ type chatBehaviour struct {
 	// noStreamOptions leaves stream_options out, for servers that refuse
 	// fields they do not define and send the usage anyway.
 	noStreamOptions bool
+	// toolCallExtra sends each tool call's extra_content back with it
+	// (Gemini's thought signatures).
+	toolCallExtra bool
 }
 
 // chatOptions are what a Chat Completions server needs beyond the base
@@ -92,6 +95,9 @@ func (w *chatWire) body(req *Request) (rawBody, error) {
 		return nil, &Error{Kind: ErrBadRequest, Message: "encoding the request: " + err.Error()}
 	}
 	patches := chatReasoningPatches(w.behaviour.reasoning(req.Model), req, index)
+	if w.behaviour.toolCallExtra {
+		patches = append(patches, toolCallExtraPatches(req, index)...)
+	}
 	if len(patches) == 0 {
 		return b, nil
 	}
@@ -265,6 +271,8 @@ type chatToolCall struct {
 	id, name string
 	args     []byte
 	ended    bool
+	// extra is the call's extra_content (Gemini), as JSON.
+	extra string
 }
 
 // chatSource translates a Chat Completions stream: chunks whose
@@ -448,8 +456,18 @@ func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
 		}
 		calls.ForEach(func(_, tc gjson.Result) bool {
 			fn := tc.Get("function")
-			buf = s.toolCallDelta(buf, tc.Get("index").Int(), tc.Get("id").String(),
-				fn.Get("name").String(), textOf(fn.Get("arguments")))
+			id := tc.Get("id").String()
+			index := tc.Get("index")
+			i := index.Int()
+			if !index.Exists() {
+				// Gemini sends whole calls without an index.
+				i = s.indexOf(id)
+			}
+			buf = s.toolCallDelta(buf, i, id, fn.Get("name").String(), textOf(fn.Get("arguments")))
+			if extra := tc.Get("extra_content"); extra.Exists() {
+				// Gemini's thought signature travels with the call.
+				s.calls[i].extra = extra.Raw
+			}
 			return true
 		})
 		if f := finish.String(); f != "" {
@@ -459,6 +477,16 @@ func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
 		return true
 	})
 	return buf
+}
+
+// indexOf is the index of the call with this id, or the next free one.
+func (s *chatSource) indexOf(id string) int64 {
+	for i, tc := range s.calls {
+		if id != "" && tc.id == id {
+			return i
+		}
+	}
+	return int64(len(s.calls))
 }
 
 func (s *chatSource) toolCallDelta(buf []Event, index int64, id, name, a string) []Event {
@@ -501,7 +529,7 @@ func (s *chatSource) endCalls(buf []Event) []Event {
 		tc.ended = true
 		args, err := toolArguments(tc.name, tc.args)
 		buf = append(buf, Event{Kind: EventToolCallEnd, Index: tc.part, Err: err,
-			ToolCall: ToolCall{ID: tc.id, Name: tc.name, Arguments: args}})
+			ToolCall: ToolCall{ID: tc.id, Name: tc.name, Arguments: args, Extra: tc.extra}})
 	}
 	return buf
 }

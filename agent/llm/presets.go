@@ -36,6 +36,9 @@ type preset struct {
 	// streamOptions is false for servers that refuse stream_options (they
 	// send the usage chunk without being asked).
 	noStreamOptions bool
+	// toolCallExtra: tool calls carry extra_content back (Gemini's
+	// thought signatures).
+	toolCallExtra bool
 }
 
 var presets = map[string]preset{
@@ -139,6 +142,9 @@ var presets = map[string]preset{
 		display: "Google Gemini", typ: TypeOpenAICompatible,
 		baseURL: "https://generativelanguage.googleapis.com/v1beta/openai", keyEnv: "GEMINI_API_KEY", keyRequired: true,
 		model: "gemini-2.5-pro",
+		// ai.google.dev/gemini-api/docs/thought-signatures: pass the
+		// signatures back with the function calls (required by Gemini 3).
+		toolCallExtra: true,
 	},
 	"azure": {
 		display: "Azure OpenAI", typ: TypeOpenAI, api: APIChat,
@@ -217,6 +223,9 @@ func Presets() []PresetInfo {
 			info.Reasoning = "encrypted reasoning items sent back"
 		default:
 			info.Reasoning = p.reasoning.String()
+			if p.toolCallExtra {
+				info.Reasoning += "; thought signatures sent back with tool calls"
+			}
 			if p.openWeights {
 				info.Reasoning += "; gpt-oss models: " + gptOSSReturn(name).String()
 			}

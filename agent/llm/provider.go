@@ -275,6 +275,7 @@ func (c *Client) chatBehaviour(s Settings, p preset) chatBehaviour {
 		},
 		cachedApart:     s.CachedTokens == CachedSeparate || (s.CachedTokens == "" && p.cachedApart),
 		noStreamOptions: p.noStreamOptions,
+		toolCallExtra:   p.toolCallExtra,
 	}
 }
 

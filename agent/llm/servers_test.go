@@ -237,3 +237,27 @@ func TestReasoningReturnOverride(t *testing.T) {
 		t.Errorf("an unknown field is accepted: %v", err)
 	}
 }
+
+// Gemini's OpenAI-compatible API sends a thought signature with each
+// function call, as tool_calls[i].extra_content.google.thought_signature,
+// and Gemini 3 answers 4xx when a call comes back without it
+// (ai.google.dev/gemini-api/docs/thought-signatures, "OpenAI
+// compatibility"). Its calls arrive whole, without an index.
+func TestGeminiThoughtSignaturesGoBack(t *testing.T) {
+	const model = "gemini-3-pro-preview"
+	extraA := `{"google":{"thought_signature":"<Signature A>"}}`
+	_, mc := conversation(t, llm.Settings{Name: "gemini"}, model, []llmtest.Step{
+		{Events: []string{
+			`{"choices":[{"delta":{"role":"assistant","tool_calls":[{"extra_content":` + extraA + `,"function":{"arguments":"{\"path\":\"main.go\"}","name":"read"},"id":"function-call-f3b9ecb3","type":"function"}]},"index":0}],"created":1762000000,"id":"fixture","model":"` + model + `","object":"chat.completion.chunk"}`,
+			`{"choices":[{"delta":{"role":"assistant"},"finish_reason":"tool_calls","index":0}],"created":1762000000,"id":"fixture","model":"` + model + `","object":"chat.completion.chunk","usage":{"completion_tokens":20,"prompt_tokens":100,"total_tokens":120}}`,
+			"[DONE]",
+		}},
+		{Text: "Done."},
+		{Text: "Nothing more."},
+	})
+	for _, c := range mc[1:] {
+		if got := c.Get("messages.2.tool_calls.0.extra_content").Raw; got != extraA {
+			t.Errorf("call %d: extra_content = %s, want %s", c.Step+1, got, extraA)
+		}
+	}
+}

@@ -61,7 +61,7 @@ func history(msgs []agent.MessageWithParts) []llm.Message {
 					if p.Tool == nil {
 						continue
 					}
-					parts = append(parts, llm.ToolCall{ID: p.Tool.CallID, Name: p.Tool.Name, Arguments: argsOf(p.Tool)})
+					parts = append(parts, llm.ToolCall{ID: p.Tool.CallID, Name: p.Tool.Name, Arguments: argsOf(p.Tool), Extra: p.Tool.Extra})
 					results = append(results, resultOf(p.Tool))
 				}
 			}

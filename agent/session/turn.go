@@ -350,6 +350,7 @@ func (t *turn) stream(ctx context.Context, msg *agent.Message, req *llm.Request)
 			}
 			p.Tool.Input = ev.ToolCall.Arguments
 			p.Tool.RawInput = rawInput(ev.ToolCall.Arguments)
+			p.Tool.Extra = ev.ToolCall.Extra
 			if ev.Err != nil {
 				p.Tool.Status, p.Tool.Error = agent.ToolFailed, fmt.Sprintf("The arguments were not a JSON object (%v); call the tool again with valid JSON.", ev.Err)
 			}
