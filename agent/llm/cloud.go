@@ -85,7 +85,16 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 		cfg.BearerAuthTokenProvider = bedrock.NewStaticBearerTokenProvider(key)
 		cfg.AuthSchemePreference = []string{"httpBearerAuth"}
 	case cfg.Credentials != nil:
-		c.keySource = "the AWS credential chain"
+		// Which source answers is known only when the credentials are
+		// first retrieved (an instance role needs the network); name the
+		// explicit ones.
+		c.keySource = "the AWS credential chain (default profile, SSO or instance role)"
+		if v, ok := o.LookupEnv("AWS_PROFILE"); ok && v != "" {
+			c.keySource = "AWS profile " + v
+		}
+		if v, ok := o.LookupEnv("AWS_ACCESS_KEY_ID"); ok && v != "" {
+			c.keySource = "AWS_ACCESS_KEY_ID"
+		}
 	default:
 		return nil, &Error{Kind: ErrMissingKey, Provider: c.display,
 			KeySource: "AWS credentials (AWS_ACCESS_KEY_ID, a profile, SSO) or AWS_BEARER_TOKEN_BEDROCK"}
