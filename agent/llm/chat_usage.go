@@ -38,11 +38,27 @@ func chatUsage(u gjson.Result, cachedApart bool) Usage {
 	if !cachedApart {
 		input = max(prompt-cached-written, 0)
 	}
-	return Usage{
+	out := Usage{
 		Input:      input,
 		Output:     completion,
 		CacheRead:  cached,
 		CacheWrite: written,
 		Reasoning:  int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
 	}
+	// Gemini's OpenAI-compatible API leaves the thinking out of
+	// completion_tokens and counts it in total_tokens only
+	// (discuss.ai.google.dev/t/question-with-usage-in-openai-compatibility/98760:
+	// the total includes input, output and thinking). Output counts the
+	// thinking, as it is billed.
+	if total := u.Get("total_tokens"); total.Exists() && !u.Get("completion_tokens_details.reasoning_tokens").Exists() {
+		counted := prompt + completion
+		if cachedApart {
+			counted += cached + written
+		}
+		if extra := int(total.Int()) - counted; extra > 0 {
+			out.Output += extra
+			out.Reasoning = extra
+		}
+	}
+	return out
 }

@@ -43,6 +43,10 @@ func TestUsageCachedTokenConventions(t *testing.T) {
 		{"DeepSeek without the details object", llm.Settings{Name: "deepseek"},
 			`{"prompt_tokens":1500,"completion_tokens":200,"total_tokens":1700,"prompt_cache_hit_tokens":1024,"prompt_cache_miss_tokens":476}`,
 			llm.Usage{Input: 476, Output: 200, CacheRead: 1024}},
+		{"Gemini: thinking only in total_tokens", llm.Settings{Name: "gemini"},
+			// discuss.ai.google.dev/t/question-with-usage-in-openai-compatibility/98760
+			`{"completion_tokens":102,"prompt_tokens":758,"total_tokens":1725}`,
+			llm.Usage{Input: 758, Output: 102 + 865, Reasoning: 865}},
 		{"Moonshot", llm.Settings{Name: "moonshot"},
 			`{"prompt_tokens":900,"completion_tokens":50,"total_tokens":950,"cached_tokens":512}`,
 			llm.Usage{Input: 388, Output: 50, CacheRead: 512}},
