@@ -141,7 +141,7 @@ func TestReasoningSentBackPerServer(t *testing.T) {
 		{name: "grok on xAI Chat Completions", provider: "xai", model: "grok-3-mini", field: "reasoning_content",
 			doc: "docs.x.ai best practices: Chat Completions has no field for the reasoning (darman's xai preset uses Responses)"},
 		{name: "Groq", provider: "groq", model: "qwen/qwen3-32b", field: "reasoning",
-			doc: "console.groq.com/docs/reasoning: reasoning is returned in the message; not an input field"},
+			doc: "console.groq.com/docs/reasoning: reasoning comes back in the message; Groq answers 400 \"property 'reasoning_content' is unsupported\" to it as input"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := llm.Settings{Name: tc.provider}
