@@ -22,8 +22,10 @@ type preset struct {
 	// reasoning is what Chat Completions requests send back of earlier
 	// reasoning.
 	reasoning ReasoningReturn
-	// openWeights: the server runs models it did not make, so model
-	// families' own rules apply (gpt-oss's harmony convention).
+	// openWeights: a server that renders the models' own chat templates
+	// (the local servers), so model families' rules apply (gpt-oss's
+	// harmony convention). Hosted servers that document no input field for
+	// reasoning get none.
 	openWeights bool
 	// cachedApart: prompt_tokens leave the cached tokens out (used when a
 	// usage block has no total_tokens to tell).
@@ -123,13 +125,11 @@ var presets = map[string]preset{
 	"together": {
 		display: "Together AI", typ: TypeOpenAICompatible,
 		baseURL: "https://api.together.xyz/v1", keyEnv: "TOGETHER_API_KEY", keyRequired: true, model: "openai/gpt-oss-120b",
-		openWeights: true,
 	},
 	"fireworks": {
 		display: "Fireworks AI", typ: TypeOpenAICompatible,
 		baseURL: "https://api.fireworks.ai/inference/v1", keyEnv: "FIREWORKS_API_KEY", keyRequired: true,
-		model:       "accounts/fireworks/models/gpt-oss-120b",
-		openWeights: true,
+		model: "accounts/fireworks/models/gpt-oss-120b",
 	},
 	"xai": {
 		display: "xAI", typ: TypeOpenAI, api: APIResponses,
