@@ -99,9 +99,6 @@ var presets = map[string]preset{
 		// wants the thinking of tool-call turns returned with the tool
 		// results; preserved thinking keeps earlier turns' too.
 		reasoning: ReasoningReturn{Field: ReturnReasoningContent, Turns: TurnsAll},
-		// GLM's API does not take stream_options; its last chunk carries
-		// the usage unasked.
-		noStreamOptions: true,
 	},
 	"moonshot": {
 		display: "Moonshot (Kimi)", typ: TypeOpenAICompatible,
