@@ -44,12 +44,13 @@ const (
 )
 
 // Settings configure one provider. They mirror the provider section of
-// darman's config: {type, baseURL, apiKey, headers, timeout, models}.
+// darman's config: {type, baseURL, apiKey, headers, timeout, models, api,
+// apiVersion, region, project, cachedTokens}.
 type Settings struct {
 	// Name is the provider's name in the config and in model ids
 	// ("anthropic" in "anthropic/claude-sonnet-4-5"). The names of the
-	// presets (anthropic, openai, ollama, lmstudio, vllm, llamacpp,
-	// openrouter) bring their defaults.
+	// presets ([PresetNames]: anthropic, openai, deepseek, bedrock,
+	// ollama...) bring their defaults.
 	Name string
 	// Type is the wire API; empty means the preset's.
 	Type Type
