@@ -150,6 +150,15 @@ type ToolCall struct {
 	Kind   ToolKind        `json:"kind,omitempty"`
 	Title  string          `json:"title,omitempty"`
 	Input  json.RawMessage `json:"input,omitempty"`
+	// RawInput is Input byte for byte as the model wrote it, kept when
+	// storing Input as JSON would change its bytes (the spacing), because
+	// the call goes back to the model in those bytes: prompt caches key on
+	// them. Empty when Input is already compact, and for calls stored
+	// before darman kept it.
+	RawInput string `json:"rawInput,omitempty"`
+	// Extra is what the provider sent with the call for it to go back
+	// with (Gemini's thought signature), as JSON; usually empty.
+	Extra string `json:"extra,omitempty"`
 	// Output is what the model is shown; Error is set instead when the call
 	// failed.
 	Output    string     `json:"output,omitempty"`

@@ -21,7 +21,9 @@ type anthropicWire struct {
 	client anthropic.Client
 }
 
-func newAnthropicWire(t transport) *anthropicWire {
+// newAnthropicWire builds the SDK client. extra options come after
+// darman's own, closest to the wire (Bedrock's and Vertex's adaptations).
+func newAnthropicWire(t transport, extra ...option.RequestOption) *anthropicWire {
 	opts := []option.RequestOption{
 		// darman resolves keys and base URLs itself; the SDK must not read
 		// ANTHROPIC_* variables or profile files behind its back.
@@ -39,6 +41,7 @@ func newAnthropicWire(t transport) *anthropicWire {
 	for k, v := range t.headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
+	opts = append(opts, extra...)
 	return &anthropicWire{client: anthropic.NewClient(opts...)}
 }
 
@@ -235,18 +238,29 @@ func appendAnthropicBlock(blocks []anthropic.ContentBlockParamUnion, part Part) 
 }
 
 // anthropicInput is a tool call's input as the API wants it: a JSON
-// object. Arguments the model got wrong travel back wrapped, so that the
-// model sees what it sent beside the error its tool result reports.
-func anthropicInput(args json.RawMessage) json.RawMessage {
+// object, in the model's own bytes. Arguments the model got wrong travel
+// back wrapped, so that the model sees what it sent beside the error its
+// tool result reports.
+func anthropicInput(args json.RawMessage) verbatimJSON {
 	switch {
 	case len(bytes.TrimSpace(args)) == 0:
-		return json.RawMessage("{}")
+		return verbatimJSON("{}")
 	case isJSONObject(args):
-		return args
+		return verbatimJSON(bytes.TrimSpace(args))
 	}
 	wrapped, _ := json.Marshal(map[string]string{"invalid_arguments": string(args)})
-	return wrapped
+	return verbatimJSON(wrapped)
 }
+
+// verbatimJSON is JSON the SDK's encoder writes as it is. A
+// json.RawMessage would be compacted and HTML-escaped on the way (both
+// SDKs' encoders treat it as untrusted input), which changes the bytes a
+// prompt cache keys on; the encoders trust other Marshalers of their own
+// params to be compact already and copy their output.
+type verbatimJSON []byte
+
+// MarshalJSON returns the bytes unchanged.
+func (v verbatimJSON) MarshalJSON() ([]byte, error) { return v, nil }
 
 func anthropicFinish(r anthropic.StopReason) FinishReason {
 	switch r {

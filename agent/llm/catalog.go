@@ -60,6 +60,10 @@ type ModelOverride struct {
 	Reasoning *bool
 	Images    *bool
 	Tools     *bool
+	// ReasoningReturn replaces what Chat Completions requests send back of
+	// the model's earlier reasoning (see docs/providers.md); nil keeps the
+	// preset's rule.
+	ReasoningReturn *ReasoningReturn
 }
 
 func (o ModelOverride) apply(m ModelInfo) ModelInfo {
@@ -101,6 +105,9 @@ type catalogEntry struct {
 	Images           bool     `json:"images"`
 	Tools            bool     `json:"tools"`
 	AdaptiveThinking bool     `json:"adaptiveThinking"`
+	// SameAs is "family/id" of the entry this one is a copy of: a vendor's
+	// model under a host's id (a Bedrock id of a Claude model).
+	SameAs string `json:"sameAs"`
 }
 
 func (e catalogEntry) info(id string, known bool) ModelInfo {
@@ -121,7 +128,8 @@ type catalogFamily struct {
 	Models   map[string]catalogEntry `json:"models"`
 }
 
-// Catalog is the model data shipped in the binary, by provider type.
+// Catalog is the model data shipped in the binary, by provider type, and
+// for presets that serve their own models, by preset name.
 type Catalog struct {
 	families map[Type]catalogFamily
 	// byAlias maps every id and alias to its canonical id, per type.
@@ -201,8 +209,62 @@ func (c *Catalog) find(typ Type, id string) (ModelInfo, bool) {
 	if !ok {
 		return ModelInfo{}, false
 	}
-	m := c.families[typ].Models[canon].info(id, true)
-	return m, true
+	e := c.families[typ].Models[canon]
+	if fam, other, ok := strings.Cut(e.SameAs, "/"); ok {
+		if m, ok := c.find(Type(fam), other); ok {
+			m.ID = id
+			if e.Name != "" {
+				m.Name = e.Name
+			}
+			return m, true
+		}
+	}
+	return e.info(id, true), true
+}
+
+// LookupFor finds a model of a provider: the preset's own entries first
+// (DeepSeek's, Groq's...), the model's vendor behind a cloud's id (Claude
+// on Bedrock or Vertex), then what [Catalog.Lookup] finds for the type.
+func (c *Catalog) LookupFor(provider string, typ Type, id string) ModelInfo {
+	if _, ok := c.families[Type(provider)]; ok && Type(provider) != typ {
+		if m, ok := c.find(Type(provider), id); ok {
+			return m
+		}
+	}
+	if p, ok := presets[provider]; ok && (p.auth == "bedrock" || p.auth == "vertex") {
+		if m, ok := c.find(TypeAnthropic, cloudClaudeID(id)); ok {
+			m.ID = id
+			return m
+		}
+	}
+	return c.Lookup(typ, id)
+}
+
+// cloudClaudeID turns a Bedrock or Vertex id of a Claude model into
+// Anthropic's: "us.anthropic.claude-sonnet-4-5-20250929-v1:0" and
+// "claude-sonnet-4-5@20250929" are "claude-sonnet-4-5-20250929".
+func cloudClaudeID(id string) string {
+	if i := strings.Index(id, "anthropic."); i >= 0 {
+		id = id[i+len("anthropic."):]
+	}
+	if i := strings.LastIndex(id, "-v"); i > 0 && strings.Contains(id[i:], ":") {
+		id = id[:i]
+	}
+	return strings.Replace(id, "@", "-", 1)
+}
+
+// presetModels lists the catalog's own models of a preset.
+func (c *Catalog) presetModels(name string) []ModelInfo {
+	if _, ok := c.families[Type(name)]; !ok || Type(name) == presets[name].typ {
+		return nil
+	}
+	out := c.Models(Type(name))
+	for i, m := range out {
+		if full, ok := c.find(Type(name), m.ID); ok {
+			out[i] = full
+		}
+	}
+	return out
 }
 
 // Models lists the catalog's models of a provider type, sorted by id,

@@ -53,6 +53,18 @@
 // reflection-decoded union types, which cost ten times as much per
 // streamed chunk (docs/providers.md, "Performance").
 //
+// # What goes back to the model
+//
+// Each request carries the whole conversation, and each server wants the
+// model's earlier output back its own way. Tool-call arguments go back in
+// the bytes the model wrote ([ToolCall.Arguments]); Anthropic's thinking
+// with its signature, Responses reasoning as encrypted items; on Chat
+// Completions, the reasoning fields each preset's server documents
+// ([ReasoningReturn]: DeepSeek's reasoning_content on tool-call turns,
+// OpenRouter's reasoning_details unchanged, Gemini's thought signatures
+// with their calls). [Presets] describes every preset; docs/providers.md
+// says per server what is sent back and why.
+//
 // # Testing
 //
 // The model is the only fake in darman's tests, and it speaks the real wire

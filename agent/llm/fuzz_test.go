@@ -101,10 +101,13 @@ func FuzzStream(f *testing.F) {
 	f.Add(uint8(0), []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":99999999999}\n\n"))
 	f.Add(uint8(1), []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\ndata: [DONE]\n\n"))
 	f.Add(uint8(2), []byte("event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0}\n\n"))
+	// OpenRouter's reasoning_details fragments, Gemini's index-less calls.
+	f.Add(uint8(1), []byte(`data: {"choices":[{"index":0,"delta":{"reasoning":"a","reasoning_details":[{"type":"reasoning.text","text":"a","index":0},{"type":"reasoning.encrypted","data":null}]}}]}`+"\n\n"+
+		`data: {"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"s","index":0}],"tool_calls":[{"id":"x","extra_content":{"google":{}},"function":{"name":"read","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n"))
 
 	real := map[llmtest.API]wire{
 		llmtest.APIAnthropic: newAnthropicWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
-		llmtest.APIChat:      newChatWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, false),
+		llmtest.APIChat:      newChatWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, chatOptions{}),
 		llmtest.APIResponses: newResponsesWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {

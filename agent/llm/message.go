@@ -121,6 +121,12 @@ type Reasoning struct {
 	// Encrypted is the encrypted content of an OpenAI Responses reasoning
 	// item, which carries the reasoning across stateless turns.
 	Encrypted string
+	// Details is OpenRouter's reasoning_details array for this reasoning,
+	// as JSON: the entries the stream delivered, their fragments joined,
+	// each signature kept. It goes back byte for byte on the next call, as
+	// OpenRouter asks, so the provider behind it can continue the
+	// reasoning. Empty for every other server.
+	Details string
 }
 
 // ToolCall is the model asking to run a tool.
@@ -128,8 +134,14 @@ type ToolCall struct {
 	// ID links the call to its ToolResult.
 	ID   string
 	Name string
-	// Arguments is the input as a JSON object.
+	// Arguments is the input as a JSON object, byte for byte as the model
+	// wrote it: the adapters send these bytes back unchanged (prompt caches
+	// key on them), so keep them as they are.
 	Arguments json.RawMessage
+	// Extra is what the server sent with the call for it to come back
+	// with, as JSON: Gemini's extra_content, which holds its thought
+	// signature. Empty for other servers.
+	Extra string
 }
 
 // ToolResult answers a ToolCall.

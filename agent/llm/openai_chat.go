@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
@@ -23,33 +24,99 @@ type chatWire struct {
 	// (max_completion_tokens, prompt_cache_key) that other servers may
 	// refuse.
 	official bool
+	// behaviour is what the server does with reasoning and usage.
+	behaviour chatBehaviour
+	path      func(model string) string
 }
 
-func newChatWire(t transport, official bool) *chatWire {
-	opts := openAIOptions(t)
-	return &chatWire{client: openai.Client{Options: opts}, list: openai.NewModelService(opts...), official: official}
+// chatBehaviour is what a Chat Completions server asks for beyond the
+// API OpenAI documents.
+type chatBehaviour struct {
+	// reasoning is what goes back of earlier reasoning, by model.
+	reasoning func(model string) ReasoningReturn
+	// cachedApart is set for servers whose prompt_tokens leave the cached
+	// tokens out; a usage block with total_tokens says so by itself.
+	cachedApart bool
+	// noStreamOptions leaves stream_options out, for servers that refuse
+	// fields they do not define and send the usage anyway.
+	noStreamOptions bool
+	// toolCallExtra sends each tool call's extra_content back with it
+	// (Gemini's thought signatures).
+	toolCallExtra bool
+}
+
+// chatOptions are what a Chat Completions server needs beyond the base
+// URL and key.
+type chatOptions struct {
+	official  bool
+	behaviour chatBehaviour
+	// path is the request's path for a model, relative to the base URL;
+	// nil means chat/completions (Azure's deployments differ).
+	path func(model string) string
+	// extra are more SDK options (Azure's api-version and api-key).
+	extra []option.RequestOption
+}
+
+func newChatWire(t transport, o chatOptions) *chatWire {
+	opts := append(openAIOptions(t), o.extra...)
+	if o.behaviour.reasoning == nil {
+		o.behaviour.reasoning = func(string) ReasoningReturn { return ReasoningReturn{} }
+	}
+	if o.path == nil {
+		o.path = func(string) string { return "chat/completions" }
+	}
+	return &chatWire{client: openai.Client{Options: opts}, list: openai.NewModelService(opts...),
+		official: o.official, behaviour: o.behaviour, path: o.path}
 }
 
 func (w *chatWire) models(ctx context.Context) ([]string, error) { return openAIModels(ctx, w.list) }
 
 func (w *chatWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
-	params, err := w.params(req)
+	body, err := w.body(req)
 	if err != nil {
 		return nil, err
 	}
-	events, err := openAIStream(ctx, &w.client, "chat/completions", params)
+	events, err := openAIStream(ctx, &w.client, w.path(req.Model), body)
 	if err != nil {
 		return nil, err
 	}
-	return &chatSource{events: events, model: model, part: -1}, nil
+	return &chatSource{events: events, model: model, part: -1, cachedApart: w.behaviour.cachedApart}, nil
+}
+
+// body is the encoded request: the SDK's params with the reasoning the
+// server wants back added to its assistant messages.
+func (w *chatWire) body(req *Request) (rawBody, error) {
+	params, index, err := w.params(req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := params.MarshalJSON()
+	if err != nil {
+		return nil, &Error{Kind: ErrBadRequest, Message: "encoding the request: " + err.Error()}
+	}
+	patches := chatReasoningPatches(w.behaviour.reasoning(req.Model), req, index)
+	if w.behaviour.toolCallExtra {
+		patches = append(patches, toolCallExtraPatches(req, index)...)
+	}
+	if len(patches) == 0 {
+		return b, nil
+	}
+	b, err = applyPatches(b, patches)
+	if err != nil {
+		return nil, &Error{Kind: ErrBadRequest, Message: err.Error()}
+	}
+	return b, nil
 }
 
 func (w *chatWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
 
-func (w *chatWire) params(req *Request) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{
-		Model:         req.Model,
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
+// params builds the SDK's params. index maps each of req.Messages to the
+// position of its message in params.Messages, -1 when it produced none
+// (tool messages may produce several; only assistant positions are used).
+func (w *chatWire) params(req *Request) (p openai.ChatCompletionNewParams, index []int, err error) {
+	p = openai.ChatCompletionNewParams{Model: req.Model}
+	if !w.behaviour.noStreamOptions {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
 	}
 	if req.MaxOutputTokens > 0 {
 		if w.official {
@@ -70,7 +137,7 @@ func (w *chatWire) params(req *Request) (openai.ChatCompletionNewParams, error) 
 	for _, t := range req.Tools {
 		schema, err := schemaMap(t.Schema)
 		if err != nil {
-			return p, &Error{Kind: ErrBadRequest, Message: fmt.Sprintf("tool %q: schema: %v", t.Name, err)}
+			return p, nil, &Error{Kind: ErrBadRequest, Message: fmt.Sprintf("tool %q: schema: %v", t.Name, err)}
 		}
 		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
 		if t.Description != "" {
@@ -87,10 +154,16 @@ func (w *chatWire) params(req *Request) (openai.ChatCompletionNewParams, error) 
 			},
 		})
 	}
-	for _, m := range req.Messages {
+	index = make([]int, len(req.Messages))
+	for i, m := range req.Messages {
+		n := len(p.Messages)
 		p.Messages = appendChatMessages(p.Messages, m)
+		index[i] = -1
+		if len(p.Messages) > n {
+			index[i] = n
+		}
 	}
-	return p, nil
+	return p, index, nil
 }
 
 func appendChatMessages(out []openai.ChatCompletionMessageParamUnion, m Message) []openai.ChatCompletionMessageParamUnion {
@@ -126,8 +199,8 @@ func appendChatMessages(out []openai.ChatCompletionMessageParamUnion, m Message)
 					},
 				})
 			}
-			// Reasoning is not sent back: Chat Completions has no field
-			// for it, and servers that stream it ask not to.
+			// Reasoning goes back, where the server asks for it, in
+			// fields Chat Completions does not define: see body.
 		}
 		if text.Len() > 0 {
 			msg.Content.OfString = param.NewOpt(text.String())
@@ -198,6 +271,8 @@ type chatToolCall struct {
 	id, name string
 	args     []byte
 	ended    bool
+	// extra is the call's extra_content (Gemini), as JSON.
+	extra string
 }
 
 // chatSource translates a Chat Completions stream: chunks whose
@@ -211,10 +286,15 @@ type chatSource struct {
 	part      int
 	partKind  EventKind
 	reasoning strings.Builder
-	calls     map[int64]*chatToolCall
-	usage     Usage
-	finish    string
-	fail      error
+	// details gathers OpenRouter's reasoning_details until the reasoning
+	// part they belong to ends.
+	details detailsAccumulator
+	calls   map[int64]*chatToolCall
+	usage   Usage
+	finish  string
+	fail    error
+	// cachedApart: the server's prompt_tokens leave the cached tokens out.
+	cachedApart bool
 }
 
 // open returns the index of the text or reasoning part a delta of kind
@@ -233,10 +313,21 @@ func (s *chatSource) open(buf []Event, kind EventKind) ([]Event, int) {
 func (s *chatSource) closePart(buf []Event) []Event {
 	if s.part >= 0 && s.partKind == EventReasoningDelta {
 		buf = append(buf, Event{Kind: EventReasoningEnd, Index: s.part,
-			Reasoning: Reasoning{Origin: originChat, Text: s.reasoning.String()}})
+			Reasoning: Reasoning{Origin: originChat, Text: s.reasoning.String(), Details: s.details.take()}})
 		s.reasoning.Reset()
 	}
 	s.part = -1
+	return buf
+}
+
+// endDetails ends the message's reasoning details that no reasoning text
+// came with (encrypted reasoning, or a signature sent after the text had
+// started) as a reasoning part of their own, so that they go back too.
+func (s *chatSource) endDetails(buf []Event) []Event {
+	if d := s.details.take(); d != "" {
+		buf = append(buf, Event{Kind: EventReasoningEnd, Index: s.parts, Reasoning: Reasoning{Origin: originChat, Details: d}})
+		s.parts++
+	}
 	return buf
 }
 
@@ -309,15 +400,7 @@ func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
 		return true
 	})
 	if usage.IsObject() {
-		cached := int(usage.Get("prompt_tokens_details.cached_tokens").Int())
-		written := int(usage.Get("prompt_tokens_details.cache_write_tokens").Int())
-		s.usage = Usage{
-			Input:      max(int(usage.Get("prompt_tokens").Int())-cached-written, 0),
-			Output:     int(usage.Get("completion_tokens").Int()),
-			CacheRead:  cached,
-			CacheWrite: written,
-			Reasoning:  int(usage.Get("completion_tokens_details.reasoning_tokens").Int()),
-		}
+		s.usage = chatUsage(usage, s.cachedApart)
 	}
 	choices.ForEach(func(_, c gjson.Result) bool {
 		var index int64
@@ -336,11 +419,14 @@ func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
 		if index != 0 {
 			return true
 		}
-		var content, reasoning, calls gjson.Result
+		var content, reasoning, calls, details gjson.Result
 		delta.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "content":
 				content = v
+			case "reasoning_details":
+				// OpenRouter
+				details = v
 			case "reasoning_content":
 				// vLLM, DeepSeek, llama.cpp
 				reasoning = v
@@ -360,6 +446,9 @@ func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
 			s.reasoning.WriteString(r)
 			buf = append(buf, Event{Kind: EventReasoningDelta, Index: i, Text: r})
 		}
+		if details.IsArray() {
+			s.details.add(details)
+		}
 		if t := textOf(content); t != "" {
 			var i int
 			buf, i = s.open(buf, EventTextDelta)
@@ -367,8 +456,18 @@ func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
 		}
 		calls.ForEach(func(_, tc gjson.Result) bool {
 			fn := tc.Get("function")
-			buf = s.toolCallDelta(buf, tc.Get("index").Int(), tc.Get("id").String(),
-				fn.Get("name").String(), textOf(fn.Get("arguments")))
+			id := tc.Get("id").String()
+			index := tc.Get("index")
+			i := index.Int()
+			if !index.Exists() {
+				// Gemini sends whole calls without an index.
+				i = s.indexOf(id)
+			}
+			buf = s.toolCallDelta(buf, i, id, fn.Get("name").String(), textOf(fn.Get("arguments")))
+			if extra := tc.Get("extra_content"); extra.Exists() {
+				// Gemini's thought signature travels with the call.
+				s.calls[i].extra = extra.Raw
+			}
 			return true
 		})
 		if f := finish.String(); f != "" {
@@ -378,6 +477,16 @@ func (s *chatSource) translate(chunk gjson.Result, buf []Event) []Event {
 		return true
 	})
 	return buf
+}
+
+// indexOf is the index of the call with this id, or the next free one.
+func (s *chatSource) indexOf(id string) int64 {
+	for i, tc := range s.calls {
+		if id != "" && tc.id == id {
+			return i
+		}
+	}
+	return int64(len(s.calls))
 }
 
 func (s *chatSource) toolCallDelta(buf []Event, index int64, id, name, a string) []Event {
@@ -408,6 +517,7 @@ func (s *chatSource) toolCallDelta(buf []Event, index int64, id, name, a string)
 // in the order they started.
 func (s *chatSource) endCalls(buf []Event) []Event {
 	buf = s.closePart(buf)
+	buf = s.endDetails(buf)
 	var open []*chatToolCall
 	for _, tc := range s.calls {
 		if !tc.ended {
@@ -419,7 +529,7 @@ func (s *chatSource) endCalls(buf []Event) []Event {
 		tc.ended = true
 		args, err := toolArguments(tc.name, tc.args)
 		buf = append(buf, Event{Kind: EventToolCallEnd, Index: tc.part, Err: err,
-			ToolCall: ToolCall{ID: tc.id, Name: tc.name, Arguments: args}})
+			ToolCall: ToolCall{ID: tc.id, Name: tc.name, Arguments: args, Extra: tc.extra}})
 	}
 	return buf
 }

@@ -44,12 +44,13 @@ const (
 )
 
 // Settings configure one provider. They mirror the provider section of
-// darman's config: {type, baseURL, apiKey, headers, timeout, models}.
+// darman's config: {type, baseURL, apiKey, headers, timeout, models, api,
+// apiVersion, region, project, cachedTokens}.
 type Settings struct {
 	// Name is the provider's name in the config and in model ids
 	// ("anthropic" in "anthropic/claude-sonnet-4-5"). The names of the
-	// presets (anthropic, openai, ollama, lmstudio, vllm, llamacpp,
-	// openrouter) bring their defaults.
+	// presets ([PresetNames]: anthropic, openai, deepseek, bedrock,
+	// ollama...) bring their defaults.
 	Name string
 	// Type is the wire API; empty means the preset's.
 	Type Type
@@ -69,9 +70,30 @@ type Settings struct {
 	// Models adds to or changes the catalog's entries for this provider.
 	Models map[string]ModelOverride
 	// API chooses between "responses" and "chat" for Type openai; empty
-	// means responses. Other types ignore it.
+	// means the preset's, else responses. Other types ignore it.
 	API string
+	// APIVersion is Azure OpenAI's api-version; empty means
+	// AZURE_OPENAI_API_VERSION, else 2024-10-21. "v1" uses Azure's v1 API
+	// (/openai/v1, no deployments in the path).
+	APIVersion string
+	// Region is the cloud region of Bedrock (empty: the AWS configuration's,
+	// AWS_REGION) or Vertex AI (empty: CLOUD_ML_REGION, else "global").
+	Region string
+	// Project is the Google Cloud project of Vertex AI; empty means
+	// ANTHROPIC_VERTEX_PROJECT_ID, else GOOGLE_CLOUD_PROJECT.
+	Project string
+	// CachedTokens says how a Chat Completions server counts cached prompt
+	// tokens when its usage block has no total_tokens to tell: "included"
+	// in prompt_tokens (OpenAI's way) or "separate". Empty means the
+	// preset's, else included.
+	CachedTokens string
 }
+
+// The values of [Settings.CachedTokens].
+const (
+	CachedIncluded = "included"
+	CachedSeparate = "separate"
+)
 
 // Options are the environment every provider shares.
 type Options struct {
@@ -87,60 +109,6 @@ type Options struct {
 	Catalog *Catalog
 	// Logger receives debug lines and retries; nil discards them.
 	Logger *slog.Logger
-}
-
-// preset is what darman knows about a well-known provider.
-type preset struct {
-	display     string
-	typ         Type
-	baseURL     string
-	baseURLEnv  string
-	keyEnv      string
-	keyRequired bool
-	headers     map[string]string
-	// model is the model Select picks when only the key is known.
-	model string
-}
-
-var presets = map[string]preset{
-	"anthropic": {
-		display: "Anthropic", typ: TypeAnthropic,
-		baseURL: "https://api.anthropic.com", baseURLEnv: "ANTHROPIC_BASE_URL",
-		keyEnv: "ANTHROPIC_API_KEY", keyRequired: true, model: "claude-sonnet-4-6",
-	},
-	"openai": {
-		display: "OpenAI", typ: TypeOpenAI,
-		baseURL: "https://api.openai.com/v1", baseURLEnv: "OPENAI_BASE_URL",
-		keyEnv: "OPENAI_API_KEY", keyRequired: true, model: "gpt-5.1",
-	},
-	"openrouter": {
-		display: "OpenRouter", typ: TypeOpenAICompatible,
-		baseURL: "https://openrouter.ai/api/v1",
-		keyEnv:  "OPENROUTER_API_KEY", keyRequired: true, model: "anthropic/claude-sonnet-4.6",
-		// OpenRouter's app attribution headers.
-		headers: map[string]string{"HTTP-Referer": "https://github.com/darman-dev/darman", "X-Title": "darman"},
-	},
-	"ollama": {
-		display: "Ollama", typ: TypeOpenAICompatible,
-		baseURL: "http://127.0.0.1:11434/v1", baseURLEnv: "OLLAMA_HOST", keyEnv: "OLLAMA_API_KEY",
-	},
-	"lmstudio": {
-		display: "LM Studio", typ: TypeOpenAICompatible,
-		baseURL: "http://127.0.0.1:1234/v1", keyEnv: "LMSTUDIO_API_KEY",
-	},
-	"vllm": {
-		display: "vLLM", typ: TypeOpenAICompatible,
-		baseURL: "http://127.0.0.1:8000/v1", keyEnv: "VLLM_API_KEY",
-	},
-	"llamacpp": {
-		display: "llama.cpp", typ: TypeOpenAICompatible,
-		baseURL: "http://127.0.0.1:8080/v1", keyEnv: "LLAMA_API_KEY",
-	},
-}
-
-// PresetNames lists the providers darman knows by name.
-func PresetNames() []string {
-	return []string{"anthropic", "openai", "openrouter", "ollama", "lmstudio", "vllm", "llamacpp"}
 }
 
 // Client is a configured provider. It is safe for concurrent use and holds
@@ -203,6 +171,18 @@ func New(s Settings, opts *Options) (*Client, error) {
 		// A preset name used for another API keeps only its name.
 		p = preset{}
 	}
+	for id, m := range s.Models {
+		if m.ReasoningReturn != nil {
+			if err := m.ReasoningReturn.validate(); err != nil {
+				return nil, fmt.Errorf("provider %q, model %q: %w", s.Name, id, err)
+			}
+		}
+	}
+	switch s.CachedTokens {
+	case "", CachedIncluded, CachedSeparate:
+	default:
+		return nil, fmt.Errorf("provider %q: cachedTokens %q; use %q or %q", s.Name, s.CachedTokens, CachedIncluded, CachedSeparate)
+	}
 	c := &Client{
 		name: s.Name, display: p.display, typ: typ,
 		models: s.Models, catalog: o.Catalog, retry: o.Retry.withDefaults(),
@@ -212,6 +192,9 @@ func New(s Settings, opts *Options) (*Client, error) {
 		c.display = s.Name
 	}
 
+	if p.auth == "bedrock" || p.auth == "vertex" {
+		return c.newCloud(s, p, o)
+	}
 	base, err := c.resolveBaseURL(s.BaseURL, p, o.LookupEnv)
 	if err != nil {
 		return nil, err
@@ -248,20 +231,63 @@ func New(s Settings, opts *Options) (*Client, error) {
 		baseURL: base, key: key, headers: headers,
 		http: o.HTTPClient, idle: idleWatch{timeout: idle},
 	}
+	api := s.API
+	if api == "" {
+		api = p.api
+	}
+	var chat chatOptions
+	if p.auth == "azure" {
+		if chat, err = c.azure(&t, s, o.LookupEnv); err != nil {
+			return nil, err
+		}
+	}
+	chat.behaviour = c.chatBehaviour(s, p)
 	switch {
 	case typ == TypeAnthropic:
 		c.api = originAnthropic
 		c.wire = newAnthropicWire(t)
-	case typ == TypeOpenAI && (s.API == "" || s.API == APIResponses):
+	case typ == TypeOpenAI && (api == "" || api == APIResponses):
 		c.api = originResponses
 		c.wire = newResponsesWire(t)
-	case typ == TypeOpenAI && s.API == APIChat, typ == TypeOpenAICompatible:
+	case typ == TypeOpenAI && api == APIChat, typ == TypeOpenAICompatible:
 		c.api = originChat
-		c.wire = newChatWire(t, typ == TypeOpenAI)
+		chat.official = typ == TypeOpenAI
+		c.wire = newChatWire(t, chat)
 	default:
 		return nil, fmt.Errorf("provider %q: unknown api %q; use %q or %q", s.Name, s.API, APIResponses, APIChat)
 	}
 	return c, nil
+}
+
+// chatBehaviour resolves what the Chat Completions adapter sends back of
+// reasoning (the model's configuration, else the model family's rule on an
+// open-weights server, else the preset's) and how it reads usage.
+func (c *Client) chatBehaviour(s Settings, p preset) chatBehaviour {
+	models, name := s.Models, s.Name
+	return chatBehaviour{
+		reasoning: func(model string) ReasoningReturn {
+			if m, ok := models[model]; ok && m.ReasoningReturn != nil {
+				return *m.ReasoningReturn
+			}
+			if p.openWeights && isGPTOSS(model) {
+				return gptOSSReturn(name)
+			}
+			return p.reasoning
+		},
+		cachedApart:     s.CachedTokens == CachedSeparate || (s.CachedTokens == "" && p.cachedApart),
+		noStreamOptions: p.noStreamOptions,
+		toolCallExtra:   p.toolCallExtra,
+	}
+}
+
+// ReasoningReturn is what Chat Completions requests for the model send
+// back of earlier reasoning; other APIs send back all of it, in their own
+// fields.
+func (c *Client) ReasoningReturn(model string) ReasoningReturn {
+	if w, ok := c.wire.(*chatWire); ok {
+		return w.behaviour.reasoning(model)
+	}
+	return ReasoningReturn{}
 }
 
 // transport is what every adapter needs to build its SDK client.
@@ -285,6 +311,9 @@ func (c *Client) resolveBaseURL(configured string, p preset, lookup func(string)
 	}
 	if base == "" {
 		base = p.baseURL
+	}
+	if base == "" && p.baseURLEnv != "" {
+		return "", fmt.Errorf("provider %q: set its baseURL or %s (e.g. https://NAME.openai.azure.com)", c.name, p.baseURLEnv)
 	}
 	if base == "" {
 		return "", fmt.Errorf("provider %q: set its baseURL (the server's address, e.g. http://127.0.0.1:8000/v1)", c.name)
@@ -348,7 +377,7 @@ func (c *Client) KeySource() string { return c.keySource }
 // Model describes a model of this provider: the catalog's entry with the
 // configuration's changes, or conservative defaults.
 func (c *Client) Model(id string) ModelInfo {
-	m := c.catalog.Lookup(c.typ, id)
+	m := c.catalog.LookupFor(c.name, c.typ, id)
 	if o, ok := c.models[id]; ok {
 		m = o.apply(m)
 	}
@@ -375,7 +404,11 @@ func (c *Client) Models() []ModelInfo {
 		seen[id] = true
 		out = append(out, c.Model(id))
 	}
-	for _, m := range c.catalog.Models(c.typ) {
+	catalog := c.catalog.presetModels(c.name)
+	if len(catalog) == 0 {
+		catalog = c.catalog.Models(c.typ)
+	}
+	for _, m := range catalog {
 		if !seen[m.ID] {
 			out = append(out, c.Model(m.ID))
 		}

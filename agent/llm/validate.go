@@ -117,14 +117,15 @@ func isJSONObject(b []byte) bool {
 }
 
 // toolArguments makes a tool call's accumulated argument text into the
-// JSON object of EventToolCallEnd: empty becomes {}, anything that is not an
-// object is returned as is with an error.
+// JSON object of EventToolCallEnd, keeping the model's bytes as they are
+// (whitespace included): empty becomes {}, anything that is not an object
+// is returned as is with an error.
 func toolArguments(name string, raw []byte) (json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
 		return json.RawMessage("{}"), nil
 	}
-	out := json.RawMessage(bytes.Clone(trimmed))
+	out := json.RawMessage(bytes.Clone(raw))
 	if !isJSONObject(trimmed) {
 		return out, fmt.Errorf("the model called %s with arguments that are not a JSON object: %.200s", name, trimmed)
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -15,6 +16,9 @@ type reasoningMeta struct {
 	Redacted  string `json:"redacted,omitempty"`
 	ItemID    string `json:"itemId,omitempty"`
 	Encrypted string `json:"encrypted,omitempty"`
+	// Details is OpenRouter's reasoning_details, kept as a string so that
+	// it goes back byte for byte.
+	Details string `json:"details,omitempty"`
 }
 
 // history turns stored messages into the conversation the model is sent.
@@ -52,12 +56,12 @@ func history(msgs []agent.MessageWithParts) []llm.Message {
 					var meta reasoningMeta
 					json.Unmarshal(p.Metadata, &meta)
 					parts = append(parts, llm.Reasoning{Origin: meta.Origin, Text: p.Text, Signature: p.Signature,
-						Redacted: meta.Redacted, ItemID: meta.ItemID, Encrypted: meta.Encrypted})
+						Redacted: meta.Redacted, ItemID: meta.ItemID, Encrypted: meta.Encrypted, Details: meta.Details})
 				case agent.PartTool:
 					if p.Tool == nil {
 						continue
 					}
-					parts = append(parts, llm.ToolCall{ID: p.Tool.CallID, Name: p.Tool.Name, Arguments: argsOrEmpty(p.Tool.Input)})
+					parts = append(parts, llm.ToolCall{ID: p.Tool.CallID, Name: p.Tool.Name, Arguments: argsOf(p.Tool), Extra: p.Tool.Extra})
 					results = append(results, resultOf(p.Tool))
 				}
 			}
@@ -70,6 +74,25 @@ func history(msgs []agent.MessageWithParts) []llm.Message {
 		}
 	}
 	return out
+}
+
+// argsOf is a call's arguments as the model wrote them: RawInput when the
+// store kept it, else Input.
+func argsOf(t *agent.ToolCall) json.RawMessage {
+	if t.RawInput != "" && json.Valid([]byte(t.RawInput)) {
+		return json.RawMessage(t.RawInput)
+	}
+	return argsOrEmpty(t.Input)
+}
+
+// rawInput is what ToolCall.RawInput keeps of a call's arguments: their
+// bytes when the store's JSON encoding would change them, else nothing.
+func rawInput(args json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, args) != nil || bytes.Equal(b.Bytes(), args) {
+		return ""
+	}
+	return string(args)
 }
 
 func argsOrEmpty(raw json.RawMessage) json.RawMessage {

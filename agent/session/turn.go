@@ -334,7 +334,7 @@ func (t *turn) stream(ctx context.Context, msg *agent.Message, req *llm.Request)
 			}
 			r := ev.Reasoning
 			p.Signature = r.Signature
-			p.Metadata, _ = json.Marshal(reasoningMeta{Origin: r.Origin, Redacted: r.Redacted, ItemID: r.ItemID, Encrypted: r.Encrypted})
+			p.Metadata, _ = json.Marshal(reasoningMeta{Origin: r.Origin, Redacted: r.Redacted, ItemID: r.ItemID, Encrypted: r.Encrypted, Details: r.Details})
 			p.Ended = time.Now().UTC()
 			t.save(ctx, *p)
 		case llm.EventToolCallStart:
@@ -349,6 +349,8 @@ func (t *turn) stream(ctx context.Context, msg *agent.Message, req *llm.Request)
 				p.Tool = &agent.ToolCall{CallID: ev.ToolCall.ID, Name: ev.ToolCall.Name, Status: agent.ToolPending, Kind: t.kindOf(ev.ToolCall.Name)}
 			}
 			p.Tool.Input = ev.ToolCall.Arguments
+			p.Tool.RawInput = rawInput(ev.ToolCall.Arguments)
+			p.Tool.Extra = ev.ToolCall.Extra
 			if ev.Err != nil {
 				p.Tool.Status, p.Tool.Error = agent.ToolFailed, fmt.Sprintf("The arguments were not a JSON object (%v); call the tool again with valid JSON.", ev.Err)
 			}

@@ -160,18 +160,26 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 	for n := range c.Provider {
 		names[n] = true
 	}
+	behaviour := map[string]string{}
+	for _, p := range llm.Presets() {
+		behaviour[p.Name] = presetBehaviour(p)
+	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		_, configured := c.Provider[name]
 		client, err := m.client(name)
+		about := ""
+		if b := behaviour[name]; b != "" {
+			about = "; " + b
+		}
 		switch {
 		case err != nil && configured:
-			r.add("providers", name, "fail", err.Error())
+			r.add("providers", name, "fail", err.Error()+about)
 		case err != nil:
-			r.add("providers", name, "missing", err.Error())
+			r.add("providers", name, "missing", err.Error()+about)
 		case client.KeySource() != "":
-			r.add("providers", name, "ok", fmt.Sprintf("%s, key from %s", client.BaseURL(), client.KeySource()))
+			r.add("providers", name, "ok", fmt.Sprintf("%s, key from %s%s", client.BaseURL(), client.KeySource(), about))
 		default:
-			r.add("providers", name, "missing", client.BaseURL()+", no key")
+			r.add("providers", name, "missing", client.BaseURL()+", no key"+about)
 		}
 	}
 	if check && sel != nil {
@@ -182,6 +190,22 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 		}
 		r.add("model", "check", status, res.String())
 	}
+}
+
+// presetBehaviour says, for doctor, what a preset speaks and what it is
+// sent back: "openai-chat; reasoning_content sent back with tool-call
+// turns; prompt_tokens include cached tokens (checked against
+// total_tokens); 4 catalog models".
+func presetBehaviour(p llm.PresetInfo) string {
+	parts := []string{p.API}
+	if p.Auth != "API key" && p.Auth != "none" {
+		parts = append(parts, p.Auth)
+	}
+	parts = append(parts, "reasoning: "+p.Reasoning, "usage: "+p.Usage)
+	if n := len(p.Models); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d catalog model%s", n, map[bool]string{true: "s"}[n > 1]))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // lspCheckTimeout bounds doctor --check-lsp's wait for the servers'

@@ -71,18 +71,26 @@ func (m *models) client(name string) (*llm.Client, error) {
 // settings maps a provider's configuration onto the adapter's settings.
 func settings(name string, p config.Provider) llm.Settings {
 	s := llm.Settings{
-		Name:        name,
-		Type:        llm.Type(p.Type),
-		BaseURL:     p.BaseURL,
-		APIKey:      p.APIKey,
-		Headers:     p.Headers,
-		IdleTimeout: p.Timeout,
+		Name:         name,
+		Type:         llm.Type(p.Type),
+		BaseURL:      p.BaseURL,
+		APIKey:       p.APIKey,
+		Headers:      p.Headers,
+		IdleTimeout:  p.Timeout,
+		API:          string(p.API),
+		APIVersion:   p.APIVersion,
+		Region:       p.Region,
+		Project:      p.Project,
+		CachedTokens: string(p.CachedTokens),
 	}
 	if len(p.Models) > 0 {
 		s.Models = map[string]llm.ModelOverride{}
 		for id, cm := range p.Models {
 			o := llm.ModelOverride{Name: cm.Name, ContextWindow: cm.ContextWindow, MaxOutput: cm.MaxOutput,
 				Reasoning: cm.Reasoning, Images: cm.Images, Tools: cm.Tools}
+			if r := cm.ReasoningReturn; r != nil {
+				o.ReasoningReturn = &llm.ReasoningReturn{Field: string(r.Field), Turns: string(r.Turns)}
+			}
 			if cm.Cost != (config.Cost{}) {
 				o.Cost = &llm.Cost{Input: cm.Cost.Input, Output: cm.Cost.Output, CacheRead: cm.Cost.CacheRead, CacheWrite: cm.Cost.CacheWrite}
 			}

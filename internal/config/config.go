@@ -22,7 +22,7 @@ type Config struct {
 	SmallModel  string               `json:"smallModel,omitempty" config:"model" jsonschema:"A cheaper model for titles and summaries, as provider/model-id."`
 	DataDir     string               `json:"dataDir,omitempty" config:"path" jsonschema:"Where the session store lives. Relative to this file's directory; ~/ is the home directory. Default: $XDG_DATA_HOME/darman or the OS equivalent."`
 	Log         Log                  `json:"log,omitzero" jsonschema:"Logging."`
-	Provider    map[string]Provider  `json:"provider,omitempty" jsonschema:"Model providers by name. anthropic, openai, ollama, lmstudio, vllm, llamacpp and openrouter are built in; any other name needs a type."`
+	Provider    map[string]Provider  `json:"provider,omitempty" jsonschema:"Model providers by name. anthropic, openai, openrouter, deepseek, zai, moonshot, mistral, codestral, groq, together, fireworks, xai, gemini, azure, bedrock, vertex, ollama, lmstudio, vllm and llamacpp are built in; any other name needs a type."`
 	Retry       Retry                `json:"retry,omitzero" jsonschema:"Retries of failed model requests."`
 	Agent       Agent                `json:"agent,omitzero" jsonschema:"The agent loop."`
 	Permission  Rules                `json:"permission,omitempty" jsonschema:"Permission rules: a permission name mapped to an action, or to an object mapping patterns to actions. The last matching rule wins."`
@@ -145,6 +145,13 @@ type Provider struct {
 	Headers map[string]string `json:"headers,omitempty" jsonschema:"Extra HTTP headers sent with every request."`
 	Timeout time.Duration     `json:"timeout,omitempty" jsonschema:"How long a response stream may stay silent before it is abandoned, e.g. 30s."`
 	Models  map[string]Model  `json:"models,omitempty" jsonschema:"Per-model settings, by model id; override the built-in catalog."`
+	// API, APIVersion, Region, Project and CachedTokens are for the
+	// presets that need them; see docs/providers.md.
+	API          ProviderAPI  `json:"api,omitempty" jsonschema:"For type openai: responses (the default) or chat."`
+	APIVersion   string       `json:"apiVersion,omitempty" jsonschema:"Azure OpenAI's api-version, e.g. 2024-10-21 (the default), or v1 for Azure's v1 API."`
+	Region       string       `json:"region,omitempty" jsonschema:"The cloud region of bedrock (e.g. us-east-1) or vertex (e.g. us-east5, global)."`
+	Project      string       `json:"project,omitempty" jsonschema:"The Google Cloud project of vertex."`
+	CachedTokens CachedTokens `json:"cachedTokens,omitempty" jsonschema:"How a Chat Completions server counts cached prompt tokens when its usage has no total_tokens: included in prompt_tokens (OpenAI's way, the default) or separate."`
 }
 
 // Model describes one model of a provider. A zero field means "unknown":
@@ -157,7 +164,39 @@ type Model struct {
 	Reasoning     *bool  `json:"reasoning,omitempty" jsonschema:"Whether the model can think before answering."`
 	Images        *bool  `json:"images,omitempty" jsonschema:"Whether the model accepts images."`
 	Tools         *bool  `json:"tools,omitempty" jsonschema:"Whether the model can call tools."`
+	// ReasoningReturn replaces the preset's rule for what Chat Completions
+	// requests send back of the model's earlier reasoning.
+	ReasoningReturn *ReasoningReturn `json:"reasoningReturn,omitempty" jsonschema:"What Chat Completions requests send back of the model's earlier reasoning; replaces the provider's rule (docs/providers.md)."`
 }
+
+// ReasoningReturn says in which field, and with which assistant messages,
+// a model's reasoning goes back to a Chat Completions server.
+type ReasoningReturn struct {
+	Field ReasoningField `json:"field" jsonschema:"none, reasoning_content, reasoning or reasoning_details (OpenRouter's array, sent back as received)."`
+	Turns ReasoningTurns `json:"turns,omitempty" jsonschema:"all (the default), tool-calls (every turn that called tools) or current (the tool loop in progress)."`
+}
+
+// ReasoningField is the message field reasoning goes back in.
+type ReasoningField string
+
+func (ReasoningField) values() []string {
+	return []string{"none", "reasoning_content", "reasoning", "reasoning_details"}
+}
+
+// ReasoningTurns says which assistant messages carry their reasoning back.
+type ReasoningTurns string
+
+func (ReasoningTurns) values() []string { return []string{"all", "tool-calls", "current"} }
+
+// ProviderAPI is the wire API of an openai provider.
+type ProviderAPI string
+
+func (ProviderAPI) values() []string { return []string{"responses", "chat"} }
+
+// CachedTokens is how a server counts cached prompt tokens.
+type CachedTokens string
+
+func (CachedTokens) values() []string { return []string{"included", "separate"} }
 
 // Cost is a model's price in USD per million tokens.
 type Cost struct {
@@ -259,6 +298,19 @@ var builtinProviders = map[string]ProviderType{
 	"vllm":       OpenAICompatible,
 	"llamacpp":   OpenAICompatible,
 	"openrouter": OpenAICompatible,
+	"deepseek":   OpenAICompatible,
+	"zai":        OpenAICompatible,
+	"moonshot":   OpenAICompatible,
+	"mistral":    OpenAICompatible,
+	"codestral":  OpenAICompatible,
+	"groq":       OpenAICompatible,
+	"together":   OpenAICompatible,
+	"fireworks":  OpenAICompatible,
+	"gemini":     OpenAICompatible,
+	"xai":        OpenAI,
+	"azure":      OpenAI,
+	"bedrock":    Anthropic,
+	"vertex":     Anthropic,
 }
 
 // BuiltinProviders returns the provider names that need no "type", sorted.

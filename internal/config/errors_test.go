@@ -230,19 +230,25 @@ func TestErrorMessages(t *testing.T) {
 			name: "model with a misspelt provider",
 			file: "darman.json",
 			json: `{"model": "antropic/claude-sonnet-4-5"}`,
-			want: `darman.json: model: unknown provider "antropic" (did you mean "anthropic"?); use a built-in provider (anthropic, llamacpp, lmstudio, ollama, openai, openrouter, vllm) or configure it under "provider"`,
+			want: `darman.json: model: unknown provider "antropic" (did you mean "anthropic"?); use a built-in provider (anthropic, azure, bedrock, codestral, deepseek, fireworks, gemini, groq, llamacpp, lmstudio, mistral, moonshot, ollama, openai, openrouter, together, vertex, vllm, xai, zai) or configure it under "provider"`,
 		},
 		{
 			name: "custom provider without a type",
 			file: "darman.json",
 			json: `{"provider": {"corp": {"baseURL": "https://llm.corp.example/v1"}}}`,
-			want: `darman.json: provider.corp.type: required, since "corp" is not a built-in provider (anthropic, llamacpp, lmstudio, ollama, openai, openrouter, vllm); expected "anthropic", "openai" or "openai-compatible"`,
+			want: `darman.json: provider.corp.type: required, since "corp" is not a built-in provider (anthropic, azure, bedrock, codestral, deepseek, fireworks, gemini, groq, llamacpp, lmstudio, mistral, moonshot, ollama, openai, openrouter, together, vertex, vllm, xai, zai); expected "anthropic", "openai" or "openai-compatible"`,
 		},
 		{
 			name: "misspelt built-in provider",
 			file: "darman.json",
 			json: `{"provider": {"olama": {"baseURL": "http://localhost:11434/v1"}}}`,
 			want: `darman.json: provider.olama.type: required, since "olama" is not a built-in provider (did you mean "ollama"?); expected "anthropic", "openai" or "openai-compatible"`,
+		},
+		{
+			name: "unknown reasoning field",
+			file: "darman.json",
+			json: `{"provider": {"deepseek": {"models": {"deepseek-chat": {"reasoningReturn": {"field": "thoughts"}}}}}}`,
+			want: `darman.json: provider.deepseek.models.deepseek-chat.reasoningReturn.field: expected "none", "reasoning_content", "reasoning" or "reasoning_details", got "thoughts"`,
 		},
 		{
 			name: "$schema is allowed only at the top",

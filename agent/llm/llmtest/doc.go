@@ -9,6 +9,12 @@
 //	POST /v1/messages          Anthropic Messages, streamed (SSE) or not
 //	POST /v1/chat/completions  OpenAI Chat Completions, streamed or not
 //	POST /v1/responses         OpenAI Responses, streamed or not
+//	POST /model/{model}/invoke-with-response-stream
+//	                           Anthropic Messages as Amazon Bedrock serves it:
+//	                           the model in the path, the events in an AWS
+//	                           event stream (application/vnd.amazon.eventstream)
+//	POST .../publishers/anthropic/models/{model}:streamRawPredict
+//	                           Anthropic Messages as Google Vertex AI serves it
 //	GET  /v1/models            the script's Models, readable by both SDKs
 //	GET  /llmtest/calls        the calls received so far, as JSON
 //	PUT  /llmtest/script       replace the script (a JSON script body)
@@ -53,6 +59,11 @@
 // Conversations lets one script serve several conversations at once,
 // chosen by a substring of their first user message; Reply chooses answers
 // with Go code instead.
+//
+// A step with Events streams them as written instead: fixtures copied from
+// a server's documentation (DeepSeek's reasoning_content chunks,
+// OpenRouter's reasoning_details fragments, a usage block), so that a test
+// replays the exact shapes a server sends.
 //
 // A Step streams, in order, its Reasoning, its Text (split into words, into
 // Chunks pieces, or as TextChunks) and its ToolCalls (arguments in Chunks

@@ -61,6 +61,12 @@ type Step struct {
 	// Stop overrides the stop reason in the API's own words ("max_tokens",
 	// "length", "incomplete"...).
 	Stop string `json:"stop,omitempty"`
+	// Events, when set, are streamed instead of everything above, each as
+	// one event exactly as written: fixtures copied from a server's
+	// documentation. For Chat Completions each is the data of a chunk (end
+	// with "[DONE]" as servers do); for Anthropic each is an event's JSON,
+	// named by its "type".
+	Events []string `json:"events,omitempty"`
 	// Delay is the pause before each streamed event; zero streams as fast
 	// as the connection takes it.
 	Delay Duration `json:"delay,omitempty"`

@@ -33,6 +33,8 @@ type Call struct {
 	API    API
 	Method string
 	Path   string
+	// Query is the URL's raw query ("api-version=2024-10-21").
+	Query  string
 	Header http.Header
 	// Body is the request body exactly as sent.
 	Body []byte
@@ -40,6 +42,9 @@ type Call struct {
 	Model string
 	// Stream is set when the request asked for SSE.
 	Stream bool
+	// Cloud is "bedrock" or "vertex" for Messages requests in those
+	// clouds' shapes (the model in the path), else "".
+	Cloud string
 	// Conversation is the text of the request's first user message.
 	Conversation string
 	// Step is the conversation's step the call got: the number of
@@ -218,9 +223,25 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var api API
+	var cloud, cloudModel string
+	cloudStream := false
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
 		api = APIAnthropic
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "/model/") &&
+		(strings.HasSuffix(path, "/invoke-with-response-stream") || strings.HasSuffix(path, "/invoke")):
+		// Amazon Bedrock: /model/{model}/invoke[-with-response-stream].
+		api, cloud = APIAnthropic, "bedrock"
+		rest := strings.TrimPrefix(path, "/model/")
+		cloudModel = rest[:strings.LastIndex(rest, "/")]
+		cloudStream = strings.HasSuffix(path, "-stream")
+	case r.Method == http.MethodPost && strings.Contains(path, "/publishers/anthropic/models/") &&
+		(strings.HasSuffix(path, ":streamRawPredict") || strings.HasSuffix(path, ":rawPredict")):
+		// Vertex AI: .../publishers/anthropic/models/{model}:streamRawPredict.
+		api, cloud = APIAnthropic, "vertex"
+		rest := path[strings.Index(path, "/publishers/anthropic/models/")+len("/publishers/anthropic/models/"):]
+		cloudModel = rest[:strings.LastIndex(rest, ":")]
+		cloudStream = strings.HasSuffix(path, ":streamRawPredict")
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
 		api = APIChat
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
@@ -239,9 +260,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, api, http.StatusBadRequest, "", "llmtest: "+err.Error(), nil)
 		return
 	}
+	if cloud != "" {
+		conv.model = cloudModel
+		conv.stream = cloudStream
+	}
 	c := &Call{
-		API: api, Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body,
-		Model: conv.model, Stream: conv.stream, Conversation: conv.firstUser, Step: conv.step,
+		API: api, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body,
+		Model: conv.model, Stream: conv.stream, Cloud: cloud, Conversation: conv.firstUser, Step: conv.step,
 		gone: make(chan struct{}), done: make(chan struct{}),
 	}
 	defer close(c.done)
@@ -288,6 +313,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := newSSE(w, r, c, step, s.quit)
+	if len(step.Events) > 0 {
+		a.streamEvents(out)
+		out.end()
+		return
+	}
 	switch api {
 	case APIAnthropic:
 		a.streamAnthropic(out)

@@ -1,9 +1,13 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/tidwall/gjson"
 )
 
 // sse writes one server-sent-event stream and applies the step's fault.
@@ -74,12 +78,19 @@ func (s *sse) start() {
 	s.started = true
 	h := s.w.Header()
 	h.Set("Content-Type", "text/event-stream")
+	if s.call.Cloud == "bedrock" {
+		h.Set("Content-Type", "application/vnd.amazon.eventstream")
+	}
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Request-Id", "req_llmtest_"+strconv.Itoa(s.call.Step))
 	s.w.WriteHeader(http.StatusOK)
 }
 
 func (s *sse) write(name string, data []byte) {
+	if s.call.Cloud == "bedrock" {
+		s.writeAWS(data)
+		return
+	}
 	b := s.buf[:0]
 	if name != "" {
 		b = append(b, "event: "...)
@@ -92,6 +103,32 @@ func (s *sse) write(name string, data []byte) {
 	s.buf = b
 	if _, err := s.w.Write(b); err != nil {
 		s.leave()
+	}
+}
+
+// writeAWS sends an event as Bedrock does: an AWS event stream message of
+// type "chunk" whose JSON payload holds the Anthropic event in base64.
+func (s *sse) writeAWS(data []byte) {
+	payload := append(append([]byte(`{"bytes":"`), base64.StdEncoding.EncodeToString(data)...), `"}`...)
+	msg := eventstream.Message{Payload: payload}
+	msg.Headers.Set(":message-type", eventstream.StringValue("event"))
+	msg.Headers.Set(":event-type", eventstream.StringValue("chunk"))
+	msg.Headers.Set(":content-type", eventstream.StringValue("application/json"))
+	if err := eventstream.NewEncoder().Encode(s.w, msg); err != nil {
+		s.leave()
+	}
+}
+
+// streamEvents streams the step's Events as written.
+func (a answer) streamEvents(s *sse) {
+	for _, e := range a.step.Events {
+		name := ""
+		if a.call.API == APIAnthropic {
+			name = gjson.Get(e, "type").String()
+		}
+		if !s.event(name, []byte(e)) {
+			return
+		}
 	}
 }
 
