@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent"
@@ -73,7 +72,7 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 // args decodes a command's argument object, refusing unknown fields.
 func args(name string, arg json.RawMessage, v any) error {
 	err := rpc.DecodeStrict(arg, v)
-	var je *jsonrpc2.Error
+	var je *rpc.Error
 	if errors.As(err, &je) {
 		return rpc.InvalidParams("%s: %s", name, strings.TrimPrefix(je.Message, "invalid params: "))
 	}
