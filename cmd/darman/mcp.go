@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/internal/config"
@@ -110,11 +109,7 @@ func (a *app) serveMCP(ctx context.Context, projectRoot, httpAddr, tokenFile str
 	}
 	defer srv.Close()
 	if httpAddr == "" {
-		err := srv.Run(ctx, mcpserver.NewStdio(os.Stdin, a.stdout, 0, log))
-		if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
-			return err
-		}
-		return nil
+		return srv.RunStdio(ctx, os.Stdin, a.stdout, log)
 	}
 	return a.serveMCPHTTP(ctx, srv, httpAddr, tokenFile)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -115,6 +116,17 @@ func (s *Server) Root() Root { return s.root }
 // Run serves one client over t until it disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.mcp.Run(ctx, t)
+}
+
+// RunStdio serves one client over in and out (darman mcp's stdio, with
+// NewStdio's answers to lines the SDK cannot read) until the client closes
+// its side or ctx ends; either is a normal end, not an error.
+func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.Writer, log *slog.Logger) error {
+	err := s.Run(ctx, NewStdio(in, out, 0, log))
+	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return err
+	}
+	return nil
 }
 
 // Close stops every language server.
