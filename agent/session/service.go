@@ -27,6 +27,11 @@ type Store interface {
 	Session(ctx context.Context, id agent.ID) (agent.Session, error)
 	PutMessage(ctx context.Context, m agent.Message) error
 	PutPart(ctx context.Context, p agent.Part) error
+	// AppendPart adds text to the end of a stored part that grows as it
+	// streams (its Text; a tool call's Tool.Terminal): seq numbers the
+	// part's appends from 1. Readers see the part with its appends joined;
+	// putting the part whole replaces them.
+	AppendPart(ctx context.Context, p agent.Part, seq int, text string) error
 	Messages(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error)
 }
 

@@ -58,6 +58,9 @@ type Stats struct {
 	LSMBytes      int64  `json:"lsmBytes"`
 	ValueLogBytes int64  `json:"valueLogBytes"`
 	OwnerPID      int    `json:"ownerPid"`
+	// Written is the bytes of keys and values the owner has written since
+	// it opened the database (a deletion counts its key).
+	Written int64 `json:"writtenBytes"`
 }
 
 // op names one store call. Calls travel as values so that the owner can
@@ -79,13 +82,15 @@ const (
 	opImport
 	opStats
 	opCompact
+	opAppendPart
 )
 
 // request is one store call. Only the fields its op uses are set.
 type request struct {
 	Op      op
 	ID      agent.ID
-	Text    string // workspace for grants, ID prefix for resolve
+	Text    string // workspace for grants, ID prefix for resolve, appended text
+	Seq     int    // the number of an append
 	Session agent.Session
 	Message agent.Message
 	Part    agent.Part

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -35,6 +36,10 @@ type local struct {
 	db  *badger.DB
 	dir string
 	log *slog.Logger
+	// written counts the bytes of keys and values this process has put
+	// into badger since it opened it (a deletion counts its key): what
+	// Stats reports, and what the streaming benchmarks measure.
+	written atomic.Int64
 }
 
 func openLocal(dir string, log *slog.Logger) (l *local, err error) {
@@ -121,7 +126,7 @@ func (l *local) try(req *request) (resp response) {
 	var err error
 	switch req.Op {
 	case opPutSession:
-		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, sessionKey(req.Session.ID), req.Session) })
+		err = l.update(func(txn *badger.Txn) error { return l.putJSON(txn, sessionKey(req.Session.ID), req.Session) })
 	case opGetSession:
 		err = l.db.View(func(txn *badger.Txn) error {
 			return l.get(txn, sessionKey(req.ID), &resp.Session, "session", req.ID)
@@ -135,15 +140,17 @@ func (l *local) try(req *request) (resp response) {
 	case opPutMessage:
 		err = l.update(func(txn *badger.Txn) error { return l.putMessage(txn, req.Message) })
 	case opPutPart:
-		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, partKey(req.Part), req.Part) })
+		err = l.update(func(txn *badger.Txn) error { return l.putPart(txn, req.Part) })
+	case opAppendPart:
+		err = l.update(func(txn *badger.Txn) error { return l.set(txn, appendKey(req.Part, req.Seq), []byte(req.Text)) })
 	case opMessages:
 		resp.Messages, err = l.messages(req.ID)
 	case opPutGrant:
-		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, grantKey(req.Grant), req.Grant) })
+		err = l.update(func(txn *badger.Txn) error { return l.putJSON(txn, grantKey(req.Grant), req.Grant) })
 	case opGrants:
 		resp.Grants, err = l.grants(req.Text)
 	case opDeleteGrant:
-		err = l.update(func(txn *badger.Txn) error { return txn.Delete(grantKey(req.Grant)) })
+		err = l.update(func(txn *badger.Txn) error { return l.delete(txn, grantKey(req.Grant)) })
 	case opImport:
 		err = l.importSession(req.Export)
 	case opStats:
@@ -174,12 +181,51 @@ func (l *local) update(fn func(txn *badger.Txn) error) error {
 // Values are encoded with the JSON v2 encoder (the future encoding/json/v2):
 // the same JSON, decoded about three times faster, which is what loading a
 // long session costs.
-func putJSON(txn *badger.Txn, key []byte, v any) error {
+func (l *local) putJSON(txn *badger.Txn, key []byte, v any) error {
 	b, err := jsonv2.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return txn.Set(key, b)
+	return l.set(txn, key, b)
+}
+
+func (l *local) set(txn *badger.Txn, key, value []byte) error {
+	l.written.Add(int64(len(key) + len(value)))
+	return txn.Set(key, value)
+}
+
+func (l *local) delete(txn *badger.Txn, key []byte) error {
+	l.written.Add(int64(len(key)))
+	return txn.Delete(key)
+}
+
+// putPart writes a part whole: its record replaces what was appended to it
+// (see Store.AppendPart), which is folded into the record by its writer.
+func (l *local) putPart(txn *badger.Txn, p agent.Part) error {
+	if err := l.putJSON(txn, partKey(p), p); err != nil {
+		return err
+	}
+	if !mayGrow(p.Kind) {
+		return nil
+	}
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: appendsOf(p)})
+	var stale [][]byte
+	for it.Rewind(); it.Valid(); it.Next() {
+		stale = append(stale, it.Item().KeyCopy(nil))
+	}
+	it.Close()
+	for _, k := range stale {
+		if err := l.delete(txn, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mayGrow reports whether parts of kind k are written as they stream, and
+// so may have appends: text, reasoning and tool calls (a command's output).
+func mayGrow(k agent.PartKind) bool {
+	return k == agent.PartText || k == agent.PartReasoning || k == agent.PartTool
 }
 
 // get reads the JSON value at key into v, with errors a human can act on.
@@ -220,10 +266,10 @@ func (l *local) putMessage(txn *badger.Txn, m agent.Message) error {
 			s.Updated = t
 		}
 	}
-	if err := putJSON(txn, sessionKey(s.ID), s); err != nil {
+	if err := l.putJSON(txn, sessionKey(s.ID), s); err != nil {
 		return err
 	}
-	return putJSON(txn, key, m)
+	return l.putJSON(txn, key, m)
 }
 
 func (l *local) resolve(prefix string) (agent.ID, error) {
@@ -309,7 +355,7 @@ func (l *local) messages(session agent.ID) ([]agent.MessageWithParts, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts, err := decodeAll[agent.Part](l, partRaw)
+	parts, err := l.decodeParts(session, partRaw)
 	if err != nil {
 		return nil, err
 	}
@@ -328,6 +374,46 @@ func (l *local) messages(session agent.ID) ([]agent.MessageWithParts, error) {
 		}
 	}
 	return out, nil
+}
+
+// decodeParts decodes the records found under partsOf(session): parts, each
+// followed by what was appended to it while it streamed, which is added to
+// its text (a tool call's: to its terminal output). An append whose part
+// record is missing has nothing to join and is left out.
+func (l *local) decodeParts(session agent.ID, recs []record) ([]agent.Part, error) {
+	var whole []record
+	var appends [][][]byte // appends[i]: the values appended to whole[i]
+	for _, r := range recs {
+		if !isAppend(session, r.key) {
+			whole = append(whole, r)
+			appends = append(appends, nil)
+			continue
+		}
+		if n := len(whole); n > 0 && bytes.HasPrefix(r.key, whole[n-1].key) && r.key[len(whole[n-1].key)] == '/' {
+			appends[n-1] = append(appends[n-1], r.value)
+		}
+	}
+	parts, err := decodeAll[agent.Part](l, whole)
+	if err != nil {
+		return nil, err
+	}
+	for i, extra := range appends {
+		if len(extra) == 0 {
+			continue
+		}
+		p := &parts[i]
+		field := &p.Text
+		if p.Kind == agent.PartTool && p.Tool != nil {
+			field = &p.Tool.Terminal
+		}
+		var b strings.Builder
+		b.WriteString(*field)
+		for _, v := range extra {
+			b.Write(v)
+		}
+		*field = b.String()
+	}
+	return parts, nil
 }
 
 // record is a key and its value, copied out of a transaction.
@@ -415,7 +501,7 @@ func (l *local) deleteSession(id agent.ID) error {
 		return err
 	}
 	// The session record goes last: while it exists, a retry finds the rest.
-	return l.update(func(txn *badger.Txn) error { return txn.Delete(sessionKey(id)) })
+	return l.update(func(txn *badger.Txn) error { return l.delete(txn, sessionKey(id)) })
 }
 
 func (l *local) grants(workspace string) ([]Grant, error) {
@@ -463,6 +549,7 @@ func (l *local) importSession(e *Export) error {
 		if err != nil {
 			return err
 		}
+		l.written.Add(int64(len(key) + len(b)))
 		return wb.Set(key, b)
 	}
 	for _, m := range e.Messages {
@@ -490,7 +577,7 @@ func (l *local) importSession(e *Export) error {
 }
 
 func (l *local) stats() (Stats, error) {
-	st := Stats{Dir: l.dir, Schema: schemaVersion, OwnerPID: os.Getpid()}
+	st := Stats{Dir: l.dir, Schema: schemaVersion, OwnerPID: os.Getpid(), Written: l.written.Load()}
 	// Badger's own size figures are refreshed once a minute; the files are
 	// the truth.
 	files, err := os.ReadDir(l.dir)

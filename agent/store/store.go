@@ -259,9 +259,25 @@ func (s *Store) PutMessage(ctx context.Context, m agent.Message) error {
 	return err
 }
 
-// PutPart creates or replaces a part.
+// PutPart creates or replaces a part. The record is the whole part: what
+// was appended to it with AppendPart is dropped (the writer folds it into
+// the part it puts).
 func (s *Store) PutPart(ctx context.Context, p agent.Part) error {
 	_, err := s.do(ctx, &request{Op: opPutPart, Part: p})
+	return err
+}
+
+// AppendPart adds text to the end of a part that grows as it streams,
+// without writing the part again: to its Text (a text or reasoning part) or
+// to its Tool.Terminal (a tool call's output). p names the part (its IDs
+// and Kind; nothing else is sent), which must have been put first; seq
+// numbers its appends from 1, in the order they are to be read. Readers
+// (Messages, Export) see the part with the appends joined to it; the
+// writer puts the whole part when it stops growing, which replaces them.
+// Putting the same append twice is harmless.
+func (s *Store) AppendPart(ctx context.Context, p agent.Part, seq int, text string) error {
+	ref := agent.Part{ID: p.ID, MessageID: p.MessageID, SessionID: p.SessionID, Kind: p.Kind}
+	_, err := s.do(ctx, &request{Op: opAppendPart, Part: ref, Seq: seq, Text: text})
 	return err
 }
 
