@@ -19,6 +19,8 @@ require (
 	github.com/tliron/glsp v0.2.2
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/tools v0.49.0
+	google.golang.org/protobuf v1.36.7
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -53,6 +55,4 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.49.0 // indirect
-	google.golang.org/protobuf v1.36.7 // indirect
 )

@@ -57,12 +57,17 @@ func openLocal(dir string, log *slog.Logger) (l *local, err error) {
 		WithNumLevelZeroTablesStall(8).
 		WithValueThreshold(4 << 10).
 		WithValueLogFileSize(64 << 20)
-	// Badger panics on some kinds of damage; the user gets an error instead.
+	// Badger panics on some kinds of damage, some of them in goroutines of
+	// its own: those are looked for first (see checkTables); the others
+	// are recovered here. Either way the user gets an error.
+	if err := checkTables(dir); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrDamaged) {
 			err = fmt.Errorf("cannot open the session store in %s: %w\n"+
 				"The data may be damaged. Move the directory aside to start afresh "+
 				"(darman keeps nothing else there), or set dataDir to another directory", dir, err)

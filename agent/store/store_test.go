@@ -430,3 +430,42 @@ func TestCompactShrinksValueLog(t *testing.T) {
 		t.Fatalf("value log did not shrink after deleting everything: %d → %d bytes", before.ValueLogBytes, after.ValueLogBytes)
 	}
 }
+
+// truncatedTable writes a store with a table file (badger writes one when
+// it closes), then cuts that file to part of its length, and returns the
+// table's path.
+func truncatedTable(t *testing.T, dir string, keep float64) string {
+	t.Helper()
+	s, err := store.Open(context.Background(), dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conversation(t, s, "/w", 50)
+	s.Close()
+	tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if len(tables) == 0 {
+		t.Fatal("badger wrote no table")
+	}
+	info, err := os.Stat(tables[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(tables[0], int64(float64(info.Size())*keep)); err != nil {
+		t.Fatal(err)
+	}
+	return tables[0]
+}
+
+func TestTruncatedTableIsAnErrorNotACrash(t *testing.T) {
+	for _, keep := range []float64{0, 0.001, 0.5, 0.999} {
+		t.Run(fmt.Sprint(keep), func(t *testing.T) {
+			dir := t.TempDir()
+			table := truncatedTable(t, dir, keep)
+			_, err := store.Open(context.Background(), dir, store.Options{})
+			if !errors.Is(err, store.ErrDamaged) || !strings.Contains(err.Error(), dir) ||
+				!strings.Contains(err.Error(), filepath.Base(table)) || !strings.Contains(err.Error(), "darman doctor --repair") {
+				t.Fatalf("opening a store with a truncated table: %v", err)
+			}
+		})
+	}
+}
