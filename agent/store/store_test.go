@@ -469,3 +469,56 @@ func TestTruncatedTableIsAnErrorNotACrash(t *testing.T) {
 		})
 	}
 }
+
+func TestRepairMovesTheDamageAsideAndKeepsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	// Two sessions in two tables: badger writes a table each time it closes.
+	s := open(t, dir)
+	kept := conversation(t, s, "/w", 3)
+	s.Close()
+	first, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	s, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conversation(t, s, "/w", 3)
+	s.Close()
+	all, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if len(first) != 1 || len(all) != 2 {
+		t.Fatalf("tables: %v then %v", first, all)
+	}
+	var damaged string
+	for _, p := range all {
+		if p != first[0] {
+			damaged = p
+		}
+	}
+	os.Truncate(damaged, 100)
+	os.MkdirAll(filepath.Join(dir, "mcp"), 0o700)
+
+	got, err := store.Repair(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Damaged || len(got.Lost) != 1 || !strings.Contains(got.Lost[0], filepath.Base(damaged)) || got.Sessions != 1 || got.Unreadable != "" {
+		t.Fatalf("repair: %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(got.Aside, filepath.Base(damaged)+".damaged")); err != nil {
+		t.Fatalf("the damaged table was not kept aside: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcp")); err != nil {
+		t.Fatalf("the MCP records moved: %v", err)
+	}
+	s = open(t, dir)
+	e, err := s.Export(ctx, kept.Session.ID)
+	if err != nil || !reflect.DeepEqual(*e, kept) {
+		t.Fatalf("the readable session after repair: %v", err)
+	}
+	s.Close()
+
+	again, err := store.Repair(dir, nil)
+	if err != nil || again.Damaged {
+		t.Fatalf("repairing a sound store: %+v, %v", again, err)
+	}
+}
