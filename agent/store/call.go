@@ -38,6 +38,23 @@ type ListOptions struct {
 	Children bool
 }
 
+// PageOptions choose a page of a session's history for Store.Page.
+type PageOptions struct {
+	// Before, when set, is a message ID: the page ends just before it.
+	// Empty means the page ends with the session's last message.
+	Before agent.ID
+	// Limit is how many messages the page holds at most; zero means 100.
+	Limit int
+}
+
+// Page is a run of a session's messages, oldest first.
+type Page struct {
+	Messages []agent.MessageWithParts
+	// More says older messages come before the page: ask again with
+	// Before set to the page's first message.
+	More bool
+}
+
 // Export is a whole session as plain data: what `darman sessions export`
 // writes and Import reads back.
 type Export struct {
@@ -83,6 +100,7 @@ const (
 	opStats
 	opCompact
 	opAppendPart
+	opPage
 )
 
 // request is one store call. Only the fields its op uses are set.
@@ -96,6 +114,7 @@ type request struct {
 	Part    agent.Part
 	Grant   Grant
 	List    ListOptions
+	Page    PageOptions
 	Export  *Export
 }
 
@@ -105,6 +124,7 @@ type response struct {
 	Session  agent.Session
 	Sessions []agent.Session
 	Messages []agent.MessageWithParts
+	More     bool
 	Grants   []Grant
 	ID       agent.ID
 	Stats    Stats

@@ -150,6 +150,10 @@ func (l *local) try(req *request) (resp response) {
 		err = l.update(func(txn *badger.Txn) error { return l.set(txn, appendKey(req.Part, req.Seq), []byte(req.Text)) })
 	case opMessages:
 		resp.Messages, err = l.messages(req.ID)
+	case opPage:
+		var pg Page
+		pg, err = l.page(req.ID, req.Page)
+		resp.Messages, resp.More = pg.Messages, pg.More
 	case opPutGrant:
 		err = l.update(func(txn *badger.Txn) error { return l.putJSON(txn, grantKey(req.Grant), req.Grant) })
 	case opGrants:
@@ -356,6 +360,12 @@ func (l *local) messages(session agent.ID) ([]agent.MessageWithParts, error) {
 	if err != nil {
 		return nil, err
 	}
+	return l.join(session, msgRaw, partRaw)
+}
+
+// join decodes messages and the parts under them into messages with
+// parts.
+func (l *local) join(session agent.ID, msgRaw, partRaw []record) ([]agent.MessageWithParts, error) {
 	msgs, err := decodeAll[agent.Message](l, msgRaw)
 	if err != nil {
 		return nil, err
@@ -379,6 +389,73 @@ func (l *local) messages(session agent.ID) ([]agent.MessageWithParts, error) {
 		}
 	}
 	return out, nil
+}
+
+// page reads the messages of a page, walking the session's messages
+// backwards from its end (or from opts.Before), then the parts from the
+// page's first message on: the cost is the page's, not the session's.
+func (l *local) page(session agent.ID, opts PageOptions) (Page, error) {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var pg Page
+	var msgRaw, partRaw []record
+	err := l.db.View(func(txn *badger.Txn) error {
+		if _, err := txn.Get(sessionKey(session)); errors.Is(err, badger.ErrKeyNotFound) {
+			return notFound("session", session)
+		} else if err != nil {
+			return err
+		}
+		prefix := messagesOf(session)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true, PrefetchValues: true, PrefetchSize: min(limit+1, 256)})
+		defer it.Close()
+		seek := append(bytes.Clone(prefix), 0xff)
+		if opts.Before != "" {
+			seek = messageKey(session, opts.Before)
+		}
+		for it.Seek(seek); it.Valid(); it.Next() {
+			item := it.Item()
+			if opts.Before != "" && bytes.Equal(item.Key(), seek) {
+				continue
+			}
+			if len(msgRaw) == limit {
+				pg.More = true
+				break
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			msgRaw = append(msgRaw, record{item.KeyCopy(nil), v})
+		}
+		if len(msgRaw) == 0 {
+			return nil
+		}
+		slices.Reverse(msgRaw)
+		first := agent.ID(msgRaw[0].key[len(prefix):])
+		last := agent.ID(msgRaw[len(msgRaw)-1].key[len(prefix):])
+		end := append(partsOf(session), last+"/\xff"...)
+		pit := txn.NewIterator(badger.IteratorOptions{Prefix: partsOf(session), PrefetchValues: true, PrefetchSize: 256})
+		defer pit.Close()
+		for pit.Seek(append(partsOf(session), first+"/"...)); pit.Valid(); pit.Next() {
+			item := pit.Item()
+			if bytes.Compare(item.Key(), end) > 0 {
+				break
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			partRaw = append(partRaw, record{item.KeyCopy(nil), v})
+		}
+		return nil
+	})
+	if err != nil {
+		return Page{}, err
+	}
+	pg.Messages, err = l.join(session, msgRaw, partRaw)
+	return pg, err
 }
 
 // decodeParts decodes the records found under partsOf(session): parts, each

@@ -287,6 +287,15 @@ func (s *Store) Messages(ctx context.Context, session agent.ID) ([]agent.Message
 	return resp.Messages, err
 }
 
+// Page returns a page of a session's history with its parts: by default
+// its last 100 messages. A front shows a long session and continues it
+// from its last page, reading older pages only when they are asked for,
+// so that opening a session costs the same however long it is.
+func (s *Store) Page(ctx context.Context, session agent.ID, opts PageOptions) (Page, error) {
+	resp, err := s.do(ctx, &request{Op: opPage, ID: session, Page: opts})
+	return Page{Messages: resp.Messages, More: resp.More}, err
+}
+
 // PutGrant records an "always" answer for a workspace.
 func (s *Store) PutGrant(ctx context.Context, g Grant) error {
 	_, err := s.do(ctx, &request{Op: opPutGrant, Grant: g})

@@ -522,3 +522,39 @@ func TestRepairMovesTheDamageAsideAndKeepsTheRest(t *testing.T) {
 		t.Fatalf("repairing a sound store: %+v, %v", again, err)
 	}
 }
+
+func TestPagesWalkTheHistoryBackwards(t *testing.T) {
+	dir := t.TempDir()
+	open(t, dir)
+	s := open(t, dir) // a client: pages travel over the socket too
+	ctx := context.Background()
+	e := conversation(t, s, "/w", 25) // 50 messages
+	var got []agent.MessageWithParts
+	before := agent.ID("")
+	pages := 0
+	for {
+		pg, err := s.Page(ctx, e.Session.ID, store.PageOptions{Before: before, Limit: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		got = append(pg.Messages, got...)
+		if !pg.More {
+			break
+		}
+		if len(pg.Messages) != 7 {
+			t.Fatalf("a page with more before it has %d messages", len(pg.Messages))
+		}
+		before = pg.Messages[0].Message.ID
+	}
+	if pages != 8 || !reflect.DeepEqual(got, e.Messages) {
+		t.Fatalf("%d pages, %d messages; not the session's history", pages, len(got))
+	}
+	last, err := s.Page(ctx, e.Session.ID, store.PageOptions{})
+	if err != nil || last.More || !reflect.DeepEqual(last.Messages, e.Messages) {
+		t.Fatalf("the default page of 50 messages: more %v, %d messages, %v", last.More, len(last.Messages), err)
+	}
+	if _, err := s.Page(ctx, agent.NewSessionID(), store.PageOptions{}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a page of no session: %v", err)
+	}
+}
