@@ -122,12 +122,18 @@ func BenchmarkStepOverhead(b *testing.B) {
 	b.ReportMetric(ms(gaps[(len(gaps)-1)*99/100]), "ms-p99/step")
 }
 
-// BenchmarkStreamedAnswer streams answers of 100,000 chunks of 6 bytes from
-// the scripted model (no delay) through a turn, with the store and a
-// subscriber, and reports chunks/s, the store's bytes written per byte of
-// answer, and what those bytes are beyond twice the answer per turn.
+// BenchmarkStreamedAnswer streams answers of 3,000 and 100,000 chunks of 6
+// bytes from the scripted model (no delay) through a turn, with the store
+// and a subscriber, and reports chunks/s, the store's bytes written per
+// byte of answer, and what those bytes are beyond twice the answer per
+// turn.
 func BenchmarkStreamedAnswer(b *testing.B) {
-	const n = 100_000
+	for _, n := range []int{3000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchmarkStreamedAnswer(b, n) })
+	}
+}
+
+func benchmarkStreamedAnswer(b *testing.B, n int) {
 	chunks := make([]string, n)
 	for i := range chunks {
 		chunks[i] = fmt.Sprintf("%05d ", i%100_000)
