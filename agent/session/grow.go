@@ -100,14 +100,14 @@ func (g *growth) flush() {
 func (g *growth) flushLocked() {
 	gp := g.pending
 	g.pending = nil
-	g.last = time.Now()
 	if g.timer != nil {
 		g.timer.Stop()
 		g.timer = nil
 	}
 	if gp == nil || gp.text.Len() == gp.flushed {
-		return
+		return // nothing written: the next delta may go at once
 	}
+	g.last = time.Now()
 	all := gp.text.String()
 	delta := all[gp.flushed:]
 	gp.flushed = len(all)
