@@ -33,6 +33,10 @@ type Store interface {
 	// putting the part whole replaces them.
 	AppendPart(ctx context.Context, p agent.Part, seq int, text string) error
 	Messages(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error)
+	// Window returns the session's history from its latest compaction on
+	// (the message holding the compaction part, and every message after
+	// it), or all of it when nothing was compacted: what a turn sends.
+	Window(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error)
 }
 
 // Options configure a Service. Store, Models and Workspace are required.

@@ -264,7 +264,7 @@ func (t *turn) step(ctx context.Context, sess agent.Session) (agent.Message, []*
 // compaction on, fitted to the context window, with the system prompt and
 // the tools.
 func (t *turn) request(ctx context.Context, sess agent.Session, force compaction) (*llm.Request, error) {
-	msgs, err := t.svc.opts.Store.Messages(ctx, t.id)
+	msgs, err := t.svc.opts.Store.Window(ctx, t.id) // window(all), read from the end
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (t *turn) request(ctx context.Context, sess agent.Session, force compaction
 		req.System = defaultSystem
 	}
 	fixed += len(req.System)
-	send, err := t.fit(ctx, window(msgs), fixed, force)
+	send, err := t.fit(ctx, msgs, fixed, force)
 	if err != nil {
 		return nil, err
 	}

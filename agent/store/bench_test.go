@@ -87,6 +87,14 @@ func BenchmarkLoadSession(b *testing.B) {
 			}
 		}
 	})
+	b.Run("window", func(b *testing.B) { // never compacted: all of it, page by page
+		for range b.N {
+			msgs, err := s.Window(ctx, sess.ID)
+			if err != nil || len(msgs) != 10_000 {
+				b.Fatalf("%d messages, %v", len(msgs), err)
+			}
+		}
+	})
 	b.Run("open", func(b *testing.B) {
 		for range b.N {
 			if _, err := s.Session(ctx, sess.ID); err != nil {
@@ -95,6 +103,23 @@ func BenchmarkLoadSession(b *testing.B) {
 			pg, err := s.Page(ctx, sess.ID, store.PageOptions{})
 			if err != nil || len(pg.Messages) != 100 || !pg.More || len(pg.Messages[99].Parts) != 3 {
 				b.Fatalf("%d messages, %v", len(pg.Messages), err)
+			}
+		}
+	})
+	// Last, since it changes the session: compacted 200 messages before
+	// its end, what a turn reads is those 200.
+	var last []agent.ID
+	if pg, err := s.Page(ctx, sess.ID, store.PageOptions{Limit: 200}); err == nil {
+		for _, m := range pg.Messages {
+			last = append(last, m.Message.ID)
+		}
+	}
+	s.PutPart(ctx, agent.Part{ID: agent.NewPartID(), MessageID: last[0], SessionID: sess.ID, Kind: agent.PartCompaction, Text: "summary"})
+	b.Run("window-compacted", func(b *testing.B) {
+		for range b.N {
+			msgs, err := s.Window(ctx, sess.ID)
+			if err != nil || len(msgs) != 200 {
+				b.Fatalf("%d messages, %v", len(msgs), err)
 			}
 		}
 	})

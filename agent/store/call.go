@@ -101,6 +101,7 @@ const (
 	opCompact
 	opAppendPart
 	opPage
+	opWindow
 )
 
 // request is one store call. Only the fields its op uses are set.

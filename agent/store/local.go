@@ -150,6 +150,8 @@ func (l *local) try(req *request) (resp response) {
 		err = l.update(func(txn *badger.Txn) error { return l.set(txn, appendKey(req.Part, req.Seq), []byte(req.Text)) })
 	case opMessages:
 		resp.Messages, err = l.messages(req.ID)
+	case opWindow:
+		resp.Messages, err = l.window(req.ID)
 	case opPage:
 		var pg Page
 		pg, err = l.page(req.ID, req.Page)
@@ -456,6 +458,36 @@ func (l *local) page(session agent.ID, opts PageOptions) (Page, error) {
 	}
 	pg.Messages, err = l.join(session, msgRaw, partRaw)
 	return pg, err
+}
+
+// windowPage is how many messages window reads from the end before it
+// gives up on finding a compaction there and reads the whole history.
+const windowPage = 500
+
+// window reads the last page of a session; when no compaction is in it,
+// it reads the whole history in one pass, which costs little more than
+// reading it page by page would (see Store.Window).
+func (l *local) window(session agent.ID) ([]agent.MessageWithParts, error) {
+	pg, err := l.page(session, PageOptions{Limit: windowPage})
+	if err != nil {
+		return nil, err
+	}
+	msgs := pg.Messages
+	if pg.More && !slices.ContainsFunc(msgs, compacted) {
+		if msgs, err = l.messages(session); err != nil {
+			return nil, err
+		}
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if compacted(msgs[i]) {
+			return msgs[i:], nil
+		}
+	}
+	return msgs, nil
+}
+
+func compacted(m agent.MessageWithParts) bool {
+	return slices.ContainsFunc(m.Parts, func(p agent.Part) bool { return p.Kind == agent.PartCompaction })
 }
 
 // decodeParts decodes the records found under partsOf(session): parts, each

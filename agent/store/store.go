@@ -296,6 +296,16 @@ func (s *Store) Page(ctx context.Context, session agent.ID, opts PageOptions) (P
 	return Page{Messages: resp.Messages, More: resp.More}, err
 }
 
+// Window returns a session's history from its latest compaction on: the
+// last message holding a compaction part and every message after it, or
+// all of it when nothing was compacted. That is what a turn sends the
+// model; it is read page by page from the end, so a long session that was
+// compacted costs its window, not its whole history.
+func (s *Store) Window(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error) {
+	resp, err := s.do(ctx, &request{Op: opWindow, ID: session})
+	return resp.Messages, err
+}
+
 // PutGrant records an "always" answer for a workspace.
 func (s *Store) PutGrant(ctx context.Context, g Grant) error {
 	_, err := s.do(ctx, &request{Op: opPutGrant, Grant: g})

@@ -558,3 +558,38 @@ func TestPagesWalkTheHistoryBackwards(t *testing.T) {
 		t.Fatalf("a page of no session: %v", err)
 	}
 }
+
+func TestWindowIsTheHistoryFromTheLastCompaction(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	e := conversation(t, s, "/w", 600) // 1,200 messages: three pages
+	if got, err := s.Window(ctx, e.Session.ID); err != nil || !reflect.DeepEqual(got, e.Messages) {
+		t.Fatalf("the window of a session never compacted: %d messages, %v", len(got), err)
+	}
+	// A compaction two pages back from the end: the window spans pages.
+	compact := func(i int) {
+		m := e.Messages[i]
+		p := agent.Part{ID: agent.NewPartID(), MessageID: m.Message.ID, SessionID: e.Session.ID, Kind: agent.PartCompaction, Text: "summary"}
+		if err := s.PutPart(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		e.Messages[i].Parts = append(e.Messages[i].Parts, p)
+	}
+	compact(300)
+	if got, err := s.Window(ctx, e.Session.ID); err != nil || !reflect.DeepEqual(got, e.Messages[300:]) {
+		t.Fatalf("the window after a compaction two pages back: %d messages, %v", len(got), err)
+	}
+	// A later compaction, in the first page read, is where it starts.
+	for _, i := range []int{1100} {
+		m := e.Messages[i]
+		p := agent.Part{ID: agent.NewPartID(), MessageID: m.Message.ID, SessionID: e.Session.ID, Kind: agent.PartCompaction, Text: "summary"}
+		if err := s.PutPart(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		e.Messages[i].Parts = append(e.Messages[i].Parts, p)
+	}
+	got, err := s.Window(ctx, e.Session.ID)
+	if err != nil || !reflect.DeepEqual(got, e.Messages[1100:]) {
+		t.Fatalf("the window after compactions: %d messages, %v", len(got), err)
+	}
+}
