@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/tool"
 )
 
 // answerChunks is an answer of n chunks of 6 bytes, each different, so
@@ -92,5 +94,62 @@ func TestSlowStreamIsShownDeltaByDelta(t *testing.T) {
 	}
 	if strings.Join(shown, "|") != strings.Join(chunks, "|") {
 		t.Fatalf("shown %q, want each delta as it came: %q", shown, chunks)
+	}
+}
+
+// printer is a tool that prints two lines as a command would, 150 ms
+// apart (progress is shown at most every 100 ms), then waits for release.
+type printer struct{ printed, release chan struct{} }
+
+func (printer) Info() tool.Info {
+	return tool.Info{Name: "printer", Description: "prints", Schema: json.RawMessage(`{"type":"object"}`), Kind: agent.ToolKindExecute}
+}
+
+func (p printer) Run(ctx context.Context, env *tool.Env, _ json.RawMessage) (tool.Result, error) {
+	env.Progress("line 1\n")
+	time.Sleep(150 * time.Millisecond)
+	env.Progress("line 1\nline 2\n")
+	close(p.printed)
+	<-p.release
+	return tool.Result{Output: "line 1\nline 2\ndone\n", Title: "printer"}, nil
+}
+
+func TestRunningCommandOutputIsStoredAsItStreams(t *testing.T) {
+	pr := printer{printed: make(chan struct{}), release: make(chan struct{})}
+	f := setup(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{{Name: "printer"}}},
+		{Text: "Printed."},
+	}}, nil, pr)
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.svc.Prompt(ctx, f.sess.ID, "print")
+		done <- err
+	}()
+	<-pr.printed
+	toolPart := func() *agent.ToolCall {
+		msgs, err := f.store.Messages(ctx, f.sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			for _, p := range m.Parts {
+				if p.Kind == agent.PartTool {
+					return p.Tool
+				}
+			}
+		}
+		t.Fatal("no tool part stored")
+		return nil
+	}
+	if call := toolPart(); call.Status != agent.ToolRunning || call.Terminal != "line 1\nline 2\n" {
+		t.Fatalf("while it runs the stored call is %s with output %q", call.Status, call.Terminal)
+	}
+	close(pr.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if call := toolPart(); call.Status != agent.ToolCompleted || call.Terminal != "" || call.Output != "line 1\nline 2\ndone\n" {
+		t.Fatalf("once done the stored call is %s, terminal %q, output %q", call.Status, call.Terminal, call.Output)
 	}
 }
