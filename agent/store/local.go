@@ -69,8 +69,8 @@ func openLocal(dir string, log *slog.Logger) (l *local, err error) {
 		}
 		if err != nil && !errors.Is(err, ErrDamaged) {
 			err = fmt.Errorf("cannot open the session store in %s: %w\n"+
-				"The data may be damaged. Move the directory aside to start afresh "+
-				"(darman keeps nothing else there), or set dataDir to another directory", dir, err)
+				"The data may be damaged: run `darman doctor --repair` to move it aside and keep what can be read, "+
+				"or set dataDir to another directory", dir, err)
 		}
 	}()
 	db, err := badger.Open(opts)

@@ -368,9 +368,19 @@ func TestDamagedDatabaseIsAClearError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = store.Open(context.Background(), dir, store.Options{})
-	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "Move the directory aside") {
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "darman doctor --repair") {
 		t.Fatalf("opening a damaged store: %v", err)
 	}
+	// Nothing can be read without the manifest: repair says so, and the
+	// data directory works again.
+	got, err := store.Repair(dir, nil)
+	if err != nil || !got.Damaged || got.Unreadable == "" || got.Sessions != 0 {
+		t.Fatalf("repairing a store whose manifest is garbage: %+v, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(got.Aside, "MANIFEST")); err != nil {
+		t.Fatalf("the damaged manifest was not kept aside: %v", err)
+	}
+	open(t, dir)
 }
 
 func TestSecondHandleIsAClientAndTakesOver(t *testing.T) {
