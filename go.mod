@@ -24,6 +24,7 @@ require (
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/tools v0.49.0
+	google.golang.org/protobuf v1.36.7
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -70,5 +71,4 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	google.golang.org/protobuf v1.36.7 // indirect
 )

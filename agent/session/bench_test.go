@@ -121,3 +121,69 @@ func BenchmarkStepOverhead(b *testing.B) {
 	b.ReportMetric(ms(gaps[len(gaps)/2]), "ms-median/step")
 	b.ReportMetric(ms(gaps[(len(gaps)-1)*99/100]), "ms-p99/step")
 }
+
+// BenchmarkStreamedAnswer streams answers of 3,000 and 100,000 chunks of 6
+// bytes from the scripted model (no delay) through a turn, with the store
+// and a subscriber, and reports chunks/s, the store's bytes written per
+// byte of answer, and what those bytes are beyond twice the answer per
+// turn.
+func BenchmarkStreamedAnswer(b *testing.B) {
+	for _, n := range []int{3000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchmarkStreamedAnswer(b, n) })
+	}
+}
+
+func benchmarkStreamedAnswer(b *testing.B, n int) {
+	chunks := make([]string, n)
+	for i := range chunks {
+		chunks[i] = fmt.Sprintf("%05d ", i%100_000)
+	}
+	f := newFixture(b, fixtureOptions{script: llmtest.Script{Reply: func(*llmtest.Call) llmtest.Step {
+		return llmtest.Step{TextChunks: chunks}
+	}}})
+	ctx := context.Background()
+	before, _ := f.store.Stats(ctx)
+	var shown int
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		// A session each: three such answers would not fit the context
+		// window.
+		sess, err := f.svc.Create(ctx, session.CreateOptions{Model: "anthropic/claude-sonnet-4-5"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sub, err := f.svc.Subscribe(ctx, sess.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		done := make(chan int)
+		go func() {
+			got := 0
+			for d := range sub.C() {
+				if d.Event.Kind == agent.EventMessageChunk {
+					got += len(d.Event.Text)
+				}
+				if d.Event.Kind == agent.EventState && (d.Event.State == agent.StateIdle || d.Event.State == agent.StateFailed) {
+					break
+				}
+			}
+			done <- got
+		}()
+		if msg, err := f.svc.Prompt(ctx, sess.ID, "stream"); err != nil || msg.Finish != agent.FinishStop {
+			b.Fatalf("the turn ended %q (%s), %v", msg.Finish, msg.Error, err)
+		}
+		shown += <-done
+		sub.Unsubscribe()
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if shown != 6*n*b.N {
+		b.Fatalf("shown %d bytes of %d", shown, 6*n*b.N)
+	}
+	after, _ := f.store.Stats(ctx)
+	written := float64(after.Written - before.Written)
+	b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "chunks/s")
+	b.ReportMetric(written/float64(shown), "bytes-written/text-byte")
+	b.ReportMetric((written-2*float64(shown))/float64(b.N), "bytes-over-2x/turn")
+}

@@ -52,18 +52,6 @@ const (
 	requestCap = 8 << 10
 )
 
-// window is the part of a session's history the model is sent: everything
-// from the latest compaction message on. The messages before it stay in
-// the store, for people.
-func window(msgs []agent.MessageWithParts) []agent.MessageWithParts {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if compactionPart(msgs[i]) != nil {
-			return msgs[i:]
-		}
-	}
-	return msgs
-}
-
 func compactionPart(m agent.MessageWithParts) *agent.Part {
 	for i := range m.Parts {
 		if m.Parts[i].Kind == agent.PartCompaction {
@@ -116,11 +104,10 @@ func (t *turn) fit(ctx context.Context, msgs []agent.MessageWithParts, fixed int
 	if err := t.summarize(ctx, msgs, estimate(msgs, nil, fixed)); err != nil {
 		return nil, fmt.Errorf("compacting the conversation to fit the model's context window: %w", err)
 	}
-	all, err := t.svc.opts.Store.Messages(ctx, t.id)
+	win, err := t.svc.opts.Store.Window(ctx, t.id)
 	if err != nil {
 		return nil, err
 	}
-	win := window(all)
 	if over(win, nil) {
 		return nil, fmt.Errorf("the request does not fit %s's context window of %d tokens even after compacting the conversation: "+
 			"the system prompt, tool definitions and summary take about %d tokens; use a model with a larger context window, or fewer instruction files and tools",

@@ -27,7 +27,16 @@ type Store interface {
 	Session(ctx context.Context, id agent.ID) (agent.Session, error)
 	PutMessage(ctx context.Context, m agent.Message) error
 	PutPart(ctx context.Context, p agent.Part) error
+	// AppendPart adds text to the end of a stored part that grows as it
+	// streams (its Text; a tool call's Tool.Terminal): seq numbers the
+	// part's appends from 1. Readers see the part with its appends joined;
+	// putting the part whole replaces them.
+	AppendPart(ctx context.Context, p agent.Part, seq int, text string) error
 	Messages(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error)
+	// Window returns the session's history from its latest compaction on
+	// (the message holding the compaction part, and every message after
+	// it), or all of it when nothing was compacted: what a turn sends.
+	Window(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error)
 }
 
 // Options configure a Service. Store, Models and Workspace are required.

@@ -87,6 +87,7 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	defer cancel()
 	var progressMu sync.Mutex
 	lastProgress := time.Time{}
+	term := &terminal{t: t, ctx: ctx, p: *p}
 	env := &tool.Env{
 		SessionID: t.id,
 		CallID:    call.CallID,
@@ -107,6 +108,7 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 				return
 			}
 			lastProgress = time.Now()
+			term.write(output)
 			c := cloneTool(call)
 			c.Terminal = output
 			t.publish(agent.Event{Kind: agent.EventToolCallUpdate, MessageID: p.MessageID, PartID: p.ID, Tool: c})
@@ -124,6 +126,9 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Logger: t.svc.log.With("tool", call.Name, "call", call.CallID),
 	}
 	res, err := runSafely(runCtx, tl, env, call)
+	progressMu.Lock()
+	term.done = true // the part is put whole below, with the output
+	progressMu.Unlock()
 	p.Ended = time.Now().UTC()
 	switch {
 	case ctx.Err() != nil:

@@ -54,11 +54,7 @@ func (t *turn) publish(e agent.Event) {
 
 // save writes a part. The store is the record of the turn, so a failure to
 // write is logged loudly but does not stop the user's work mid-stream.
-func (t *turn) save(ctx context.Context, p agent.Part) {
-	if err := t.svc.opts.Store.PutPart(context.WithoutCancel(ctx), p); err != nil {
-		t.svc.log.Error("cannot store a part of the turn", "session", t.id, "part", p.ID, "err", err)
-	}
-}
+func (t *turn) save(ctx context.Context, p agent.Part) { t.putPart(ctx, p) }
 
 func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 	store := t.svc.opts.Store
@@ -268,7 +264,7 @@ func (t *turn) step(ctx context.Context, sess agent.Session) (agent.Message, []*
 // compaction on, fitted to the context window, with the system prompt and
 // the tools.
 func (t *turn) request(ctx context.Context, sess agent.Session, force compaction) (*llm.Request, error) {
-	msgs, err := t.svc.opts.Store.Messages(ctx, t.id)
+	msgs, err := t.svc.opts.Store.Window(ctx, t.id) // window(all), read from the end
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +285,7 @@ func (t *turn) request(ctx context.Context, sess agent.Session, force compaction
 		req.System = defaultSystem
 	}
 	fixed += len(req.System)
-	send, err := t.fit(ctx, window(msgs), fixed, force)
+	send, err := t.fit(ctx, msgs, fixed, force)
 	if err != nil {
 		return nil, err
 	}
@@ -312,8 +308,13 @@ func (t *turn) stream(ctx context.Context, msg *agent.Message, req *llm.Request)
 	}
 	stream := t.provider.Stream(ctx, req)
 	defer stream.Close()
+	grow := newGrowth(ctx, t) // streamed text: see grow.go
+	defer grow.close()
 	for stream.Next() {
 		ev := stream.Event()
+		if ev.Kind != llm.EventTextDelta && ev.Kind != llm.EventReasoningDelta {
+			grow.flush()
+		}
 		switch ev.Kind {
 		case llm.EventTextDelta, llm.EventReasoningDelta:
 			kind, evKind := agent.PartText, agent.EventMessageChunk
@@ -324,14 +325,13 @@ func (t *turn) stream(ctx context.Context, msg *agent.Message, req *llm.Request)
 			if p == nil {
 				p = newPart(ev.Index, kind)
 			}
-			p.Text += ev.Text
-			t.save(ctx, *p)
-			t.publish(agent.Event{Kind: evKind, MessageID: msg.ID, PartID: p.ID, Text: ev.Text})
+			grow.add(p, evKind, ev.Text)
 		case llm.EventReasoningEnd:
 			p := parts[ev.Index]
 			if p == nil {
 				p = newPart(ev.Index, agent.PartReasoning)
 			}
+			grow.end(p)
 			r := ev.Reasoning
 			p.Signature = r.Signature
 			p.Metadata, _ = json.Marshal(reasoningMeta{Origin: r.Origin, Redacted: r.Redacted, ItemID: r.ItemID, Encrypted: r.Encrypted, Details: r.Details})
@@ -371,9 +371,15 @@ func (t *turn) stream(ctx context.Context, msg *agent.Message, req *llm.Request)
 			t.publish(agent.Event{Kind: agent.EventRetry, Retry: &agent.RetryInfo{Attempt: ev.Retry.Attempt, Delay: ev.Retry.Delay, Reason: retryReason(ev.Retry)}})
 		}
 	}
+	grow.flush()
 	for _, p := range parts {
-		if p.Kind == agent.PartText && p.Ended.IsZero() {
+		switch {
+		case p.Kind == agent.PartText && p.Ended.IsZero():
+			grow.end(p)
 			p.Ended = time.Now().UTC()
+			t.save(ctx, *p)
+		case grow.grown(p): // reasoning cut off before its end
+			grow.end(p)
 			t.save(ctx, *p)
 		}
 	}

@@ -60,7 +60,10 @@ func BenchmarkPutPartClient(b *testing.B) {
 	benchmarkPutPart(b, client)
 }
 
-// BenchmarkLoadSession loads a session of 10,000 messages and 30,000 parts.
+// BenchmarkLoadSession reads a session of 10,000 messages and 30,000
+// parts: all of it (all: what a turn reads to build its request, and
+// `darman sessions export`), and what a front needs to open it, show it
+// and continue it (open: the session and the last page of its history).
 func BenchmarkLoadSession(b *testing.B) {
 	s := open(b, b.TempDir())
 	ctx := context.Background()
@@ -76,13 +79,50 @@ func BenchmarkLoadSession(b *testing.B) {
 			s.PutPart(ctx, agent.Part{ID: agent.NewPartID(), MessageID: m.ID, SessionID: sess.ID, Kind: agent.PartText, Text: text})
 		}
 	}
-	b.ResetTimer()
-	for range b.N {
-		msgs, err := s.Messages(ctx, sess.ID)
-		if err != nil || len(msgs) != 10_000 {
-			b.Fatalf("%d messages, %v", len(msgs), err)
+	b.Run("all", func(b *testing.B) {
+		for range b.N {
+			msgs, err := s.Messages(ctx, sess.ID)
+			if err != nil || len(msgs) != 10_000 {
+				b.Fatalf("%d messages, %v", len(msgs), err)
+			}
+		}
+	})
+	b.Run("window", func(b *testing.B) { // never compacted: all of it, page by page
+		for range b.N {
+			msgs, err := s.Window(ctx, sess.ID)
+			if err != nil || len(msgs) != 10_000 {
+				b.Fatalf("%d messages, %v", len(msgs), err)
+			}
+		}
+	})
+	b.Run("open", func(b *testing.B) {
+		for range b.N {
+			if _, err := s.Session(ctx, sess.ID); err != nil {
+				b.Fatal(err)
+			}
+			pg, err := s.Page(ctx, sess.ID, store.PageOptions{})
+			if err != nil || len(pg.Messages) != 100 || !pg.More || len(pg.Messages[99].Parts) != 3 {
+				b.Fatalf("%d messages, %v", len(pg.Messages), err)
+			}
+		}
+	})
+	// Last, since it changes the session: compacted 200 messages before
+	// its end, what a turn reads is those 200.
+	var last []agent.ID
+	if pg, err := s.Page(ctx, sess.ID, store.PageOptions{Limit: 200}); err == nil {
+		for _, m := range pg.Messages {
+			last = append(last, m.Message.ID)
 		}
 	}
+	s.PutPart(ctx, agent.Part{ID: agent.NewPartID(), MessageID: last[0], SessionID: sess.ID, Kind: agent.PartCompaction, Text: "summary"})
+	b.Run("window-compacted", func(b *testing.B) {
+		for range b.N {
+			msgs, err := s.Window(ctx, sess.ID)
+			if err != nil || len(msgs) != 200 {
+				b.Fatalf("%d messages, %v", len(msgs), err)
+			}
+		}
+	})
 }
 
 // BenchmarkListSessions lists 1,000 sessions of one workspace among 2,000.

@@ -38,6 +38,23 @@ type ListOptions struct {
 	Children bool
 }
 
+// PageOptions choose a page of a session's history for Store.Page.
+type PageOptions struct {
+	// Before, when set, is a message ID: the page ends just before it.
+	// Empty means the page ends with the session's last message.
+	Before agent.ID
+	// Limit is how many messages the page holds at most; zero means 100.
+	Limit int
+}
+
+// Page is a run of a session's messages, oldest first.
+type Page struct {
+	Messages []agent.MessageWithParts
+	// More says older messages come before the page: ask again with
+	// Before set to the page's first message.
+	More bool
+}
+
 // Export is a whole session as plain data: what `darman sessions export`
 // writes and Import reads back.
 type Export struct {
@@ -58,6 +75,9 @@ type Stats struct {
 	LSMBytes      int64  `json:"lsmBytes"`
 	ValueLogBytes int64  `json:"valueLogBytes"`
 	OwnerPID      int    `json:"ownerPid"`
+	// Written is the bytes of keys and values the owner has written since
+	// it opened the database (a deletion counts its key).
+	Written int64 `json:"writtenBytes"`
 }
 
 // op names one store call. Calls travel as values so that the owner can
@@ -79,18 +99,23 @@ const (
 	opImport
 	opStats
 	opCompact
+	opAppendPart
+	opPage
+	opWindow
 )
 
 // request is one store call. Only the fields its op uses are set.
 type request struct {
 	Op      op
 	ID      agent.ID
-	Text    string // workspace for grants, ID prefix for resolve
+	Text    string // workspace for grants, ID prefix for resolve, appended text
+	Seq     int    // the number of an append
 	Session agent.Session
 	Message agent.Message
 	Part    agent.Part
 	Grant   Grant
 	List    ListOptions
+	Page    PageOptions
 	Export  *Export
 }
 
@@ -100,6 +125,7 @@ type response struct {
 	Session  agent.Session
 	Sessions []agent.Session
 	Messages []agent.MessageWithParts
+	More     bool
 	Grants   []Grant
 	ID       agent.ID
 	Stats    Stats

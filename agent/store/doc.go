@@ -24,12 +24,25 @@
 // (the operating system still holds the page); it is flushed to the disk
 // within seconds, so a power loss may lose the last of them.
 //
+// A part that grows as it streams is written once, then appended to
+// (AppendPart), then put whole when it ends, which replaces the appends:
+// its bytes grow with its length, not with the square of it. Readers see
+// one part with the appends joined.
+//
+// # Damage
+//
+// Badger crashes, in goroutines of its own, on a table file shorter than
+// its footer says. Open checks every table's footer first and returns a
+// DamageError instead; Repair moves a damaged database aside and keeps
+// what can be read.
+//
 // # Keys
 //
 //	meta/schema                         schema version
 //	s/<sessionID>                       agent.Session
 //	m/<sessionID>/<messageID>           agent.Message
 //	p/<sessionID>/<messageID>/<partID>  agent.Part
+//	p/<sessionID>/<messageID>/<partID>/<seq>  text appended to it (raw)
 //	g/<workspace>\x00<perm>\x00<pattern> Grant
 //
 // IDs are ULIDs behind a kind prefix, so every prefix scan runs in creation

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -35,6 +36,10 @@ type local struct {
 	db  *badger.DB
 	dir string
 	log *slog.Logger
+	// written counts the bytes of keys and values this process has put
+	// into badger since it opened it (a deletion counts its key): what
+	// Stats reports, and what the streaming benchmarks measure.
+	written atomic.Int64
 }
 
 func openLocal(dir string, log *slog.Logger) (l *local, err error) {
@@ -52,15 +57,20 @@ func openLocal(dir string, log *slog.Logger) (l *local, err error) {
 		WithNumLevelZeroTablesStall(8).
 		WithValueThreshold(4 << 10).
 		WithValueLogFileSize(64 << 20)
-	// Badger panics on some kinds of damage; the user gets an error instead.
+	// Badger panics on some kinds of damage, some of them in goroutines of
+	// its own: those are looked for first (see checkTables); the others
+	// are recovered here. Either way the user gets an error.
+	if err := checkTables(dir); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrDamaged) {
 			err = fmt.Errorf("cannot open the session store in %s: %w\n"+
-				"The data may be damaged. Move the directory aside to start afresh "+
-				"(darman keeps nothing else there), or set dataDir to another directory", dir, err)
+				"The data may be damaged: run `darman doctor --repair` to move it aside and keep what can be read, "+
+				"or set dataDir to another directory", dir, err)
 		}
 	}()
 	db, err := badger.Open(opts)
@@ -121,7 +131,7 @@ func (l *local) try(req *request) (resp response) {
 	var err error
 	switch req.Op {
 	case opPutSession:
-		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, sessionKey(req.Session.ID), req.Session) })
+		err = l.update(func(txn *badger.Txn) error { return l.putJSON(txn, sessionKey(req.Session.ID), req.Session) })
 	case opGetSession:
 		err = l.db.View(func(txn *badger.Txn) error {
 			return l.get(txn, sessionKey(req.ID), &resp.Session, "session", req.ID)
@@ -135,15 +145,23 @@ func (l *local) try(req *request) (resp response) {
 	case opPutMessage:
 		err = l.update(func(txn *badger.Txn) error { return l.putMessage(txn, req.Message) })
 	case opPutPart:
-		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, partKey(req.Part), req.Part) })
+		err = l.update(func(txn *badger.Txn) error { return l.putPart(txn, req.Part) })
+	case opAppendPart:
+		err = l.update(func(txn *badger.Txn) error { return l.set(txn, appendKey(req.Part, req.Seq), []byte(req.Text)) })
 	case opMessages:
 		resp.Messages, err = l.messages(req.ID)
+	case opWindow:
+		resp.Messages, err = l.window(req.ID)
+	case opPage:
+		var pg Page
+		pg, err = l.page(req.ID, req.Page)
+		resp.Messages, resp.More = pg.Messages, pg.More
 	case opPutGrant:
-		err = l.update(func(txn *badger.Txn) error { return putJSON(txn, grantKey(req.Grant), req.Grant) })
+		err = l.update(func(txn *badger.Txn) error { return l.putJSON(txn, grantKey(req.Grant), req.Grant) })
 	case opGrants:
 		resp.Grants, err = l.grants(req.Text)
 	case opDeleteGrant:
-		err = l.update(func(txn *badger.Txn) error { return txn.Delete(grantKey(req.Grant)) })
+		err = l.update(func(txn *badger.Txn) error { return l.delete(txn, grantKey(req.Grant)) })
 	case opImport:
 		err = l.importSession(req.Export)
 	case opStats:
@@ -174,12 +192,51 @@ func (l *local) update(fn func(txn *badger.Txn) error) error {
 // Values are encoded with the JSON v2 encoder (the future encoding/json/v2):
 // the same JSON, decoded about three times faster, which is what loading a
 // long session costs.
-func putJSON(txn *badger.Txn, key []byte, v any) error {
+func (l *local) putJSON(txn *badger.Txn, key []byte, v any) error {
 	b, err := jsonv2.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return txn.Set(key, b)
+	return l.set(txn, key, b)
+}
+
+func (l *local) set(txn *badger.Txn, key, value []byte) error {
+	l.written.Add(int64(len(key) + len(value)))
+	return txn.Set(key, value)
+}
+
+func (l *local) delete(txn *badger.Txn, key []byte) error {
+	l.written.Add(int64(len(key)))
+	return txn.Delete(key)
+}
+
+// putPart writes a part whole: its record replaces what was appended to it
+// (see Store.AppendPart), which is folded into the record by its writer.
+func (l *local) putPart(txn *badger.Txn, p agent.Part) error {
+	if err := l.putJSON(txn, partKey(p), p); err != nil {
+		return err
+	}
+	if !mayGrow(p.Kind) {
+		return nil
+	}
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: appendsOf(p)})
+	var stale [][]byte
+	for it.Rewind(); it.Valid(); it.Next() {
+		stale = append(stale, it.Item().KeyCopy(nil))
+	}
+	it.Close()
+	for _, k := range stale {
+		if err := l.delete(txn, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mayGrow reports whether parts of kind k are written as they stream, and
+// so may have appends: text, reasoning and tool calls (a command's output).
+func mayGrow(k agent.PartKind) bool {
+	return k == agent.PartText || k == agent.PartReasoning || k == agent.PartTool
 }
 
 // get reads the JSON value at key into v, with errors a human can act on.
@@ -220,10 +277,10 @@ func (l *local) putMessage(txn *badger.Txn, m agent.Message) error {
 			s.Updated = t
 		}
 	}
-	if err := putJSON(txn, sessionKey(s.ID), s); err != nil {
+	if err := l.putJSON(txn, sessionKey(s.ID), s); err != nil {
 		return err
 	}
-	return putJSON(txn, key, m)
+	return l.putJSON(txn, key, m)
 }
 
 func (l *local) resolve(prefix string) (agent.ID, error) {
@@ -305,11 +362,17 @@ func (l *local) messages(session agent.ID) ([]agent.MessageWithParts, error) {
 	if err != nil {
 		return nil, err
 	}
+	return l.join(session, msgRaw, partRaw)
+}
+
+// join decodes messages and the parts under them into messages with
+// parts.
+func (l *local) join(session agent.ID, msgRaw, partRaw []record) ([]agent.MessageWithParts, error) {
 	msgs, err := decodeAll[agent.Message](l, msgRaw)
 	if err != nil {
 		return nil, err
 	}
-	parts, err := decodeAll[agent.Part](l, partRaw)
+	parts, err := l.decodeParts(session, partRaw)
 	if err != nil {
 		return nil, err
 	}
@@ -328,6 +391,143 @@ func (l *local) messages(session agent.ID) ([]agent.MessageWithParts, error) {
 		}
 	}
 	return out, nil
+}
+
+// page reads the messages of a page, walking the session's messages
+// backwards from its end (or from opts.Before), then the parts from the
+// page's first message on: the cost is the page's, not the session's.
+func (l *local) page(session agent.ID, opts PageOptions) (Page, error) {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var pg Page
+	var msgRaw, partRaw []record
+	err := l.db.View(func(txn *badger.Txn) error {
+		if _, err := txn.Get(sessionKey(session)); errors.Is(err, badger.ErrKeyNotFound) {
+			return notFound("session", session)
+		} else if err != nil {
+			return err
+		}
+		prefix := messagesOf(session)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true, PrefetchValues: true, PrefetchSize: min(limit+1, 256)})
+		defer it.Close()
+		seek := append(bytes.Clone(prefix), 0xff)
+		if opts.Before != "" {
+			seek = messageKey(session, opts.Before)
+		}
+		for it.Seek(seek); it.Valid(); it.Next() {
+			item := it.Item()
+			if opts.Before != "" && bytes.Equal(item.Key(), seek) {
+				continue
+			}
+			if len(msgRaw) == limit {
+				pg.More = true
+				break
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			msgRaw = append(msgRaw, record{item.KeyCopy(nil), v})
+		}
+		if len(msgRaw) == 0 {
+			return nil
+		}
+		slices.Reverse(msgRaw)
+		first := agent.ID(msgRaw[0].key[len(prefix):])
+		last := agent.ID(msgRaw[len(msgRaw)-1].key[len(prefix):])
+		end := append(partsOf(session), last+"/\xff"...)
+		pit := txn.NewIterator(badger.IteratorOptions{Prefix: partsOf(session), PrefetchValues: true, PrefetchSize: 256})
+		defer pit.Close()
+		for pit.Seek(append(partsOf(session), first+"/"...)); pit.Valid(); pit.Next() {
+			item := pit.Item()
+			if bytes.Compare(item.Key(), end) > 0 {
+				break
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			partRaw = append(partRaw, record{item.KeyCopy(nil), v})
+		}
+		return nil
+	})
+	if err != nil {
+		return Page{}, err
+	}
+	pg.Messages, err = l.join(session, msgRaw, partRaw)
+	return pg, err
+}
+
+// windowPage is how many messages window reads from the end before it
+// gives up on finding a compaction there and reads the whole history.
+const windowPage = 500
+
+// window reads the last page of a session; when no compaction is in it,
+// it reads the whole history in one pass, which costs little more than
+// reading it page by page would (see Store.Window).
+func (l *local) window(session agent.ID) ([]agent.MessageWithParts, error) {
+	pg, err := l.page(session, PageOptions{Limit: windowPage})
+	if err != nil {
+		return nil, err
+	}
+	msgs := pg.Messages
+	if pg.More && !slices.ContainsFunc(msgs, compacted) {
+		if msgs, err = l.messages(session); err != nil {
+			return nil, err
+		}
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if compacted(msgs[i]) {
+			return msgs[i:], nil
+		}
+	}
+	return msgs, nil
+}
+
+func compacted(m agent.MessageWithParts) bool {
+	return slices.ContainsFunc(m.Parts, func(p agent.Part) bool { return p.Kind == agent.PartCompaction })
+}
+
+// decodeParts decodes the records found under partsOf(session): parts, each
+// followed by what was appended to it while it streamed, which is added to
+// its text (a tool call's: to its terminal output). An append whose part
+// record is missing has nothing to join and is left out.
+func (l *local) decodeParts(session agent.ID, recs []record) ([]agent.Part, error) {
+	var whole []record
+	var appends [][][]byte // appends[i]: the values appended to whole[i]
+	for _, r := range recs {
+		if !isAppend(session, r.key) {
+			whole = append(whole, r)
+			appends = append(appends, nil)
+			continue
+		}
+		if n := len(whole); n > 0 && bytes.HasPrefix(r.key, whole[n-1].key) && r.key[len(whole[n-1].key)] == '/' {
+			appends[n-1] = append(appends[n-1], r.value)
+		}
+	}
+	parts, err := decodeAll[agent.Part](l, whole)
+	if err != nil {
+		return nil, err
+	}
+	for i, extra := range appends {
+		if len(extra) == 0 {
+			continue
+		}
+		p := &parts[i]
+		field := &p.Text
+		if p.Kind == agent.PartTool && p.Tool != nil {
+			field = &p.Tool.Terminal
+		}
+		var b strings.Builder
+		b.WriteString(*field)
+		for _, v := range extra {
+			b.Write(v)
+		}
+		*field = b.String()
+	}
+	return parts, nil
 }
 
 // record is a key and its value, copied out of a transaction.
@@ -415,7 +615,7 @@ func (l *local) deleteSession(id agent.ID) error {
 		return err
 	}
 	// The session record goes last: while it exists, a retry finds the rest.
-	return l.update(func(txn *badger.Txn) error { return txn.Delete(sessionKey(id)) })
+	return l.update(func(txn *badger.Txn) error { return l.delete(txn, sessionKey(id)) })
 }
 
 func (l *local) grants(workspace string) ([]Grant, error) {
@@ -463,6 +663,7 @@ func (l *local) importSession(e *Export) error {
 		if err != nil {
 			return err
 		}
+		l.written.Add(int64(len(key) + len(b)))
 		return wb.Set(key, b)
 	}
 	for _, m := range e.Messages {
@@ -490,7 +691,7 @@ func (l *local) importSession(e *Export) error {
 }
 
 func (l *local) stats() (Stats, error) {
-	st := Stats{Dir: l.dir, Schema: schemaVersion, OwnerPID: os.Getpid()}
+	st := Stats{Dir: l.dir, Schema: schemaVersion, OwnerPID: os.Getpid(), Written: l.written.Load()}
 	// Badger's own size figures are refreshed once a minute; the files are
 	// the truth.
 	files, err := os.ReadDir(l.dir)

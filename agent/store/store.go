@@ -259,15 +259,50 @@ func (s *Store) PutMessage(ctx context.Context, m agent.Message) error {
 	return err
 }
 
-// PutPart creates or replaces a part.
+// PutPart creates or replaces a part. The record is the whole part: what
+// was appended to it with AppendPart is dropped (the writer folds it into
+// the part it puts).
 func (s *Store) PutPart(ctx context.Context, p agent.Part) error {
 	_, err := s.do(ctx, &request{Op: opPutPart, Part: p})
+	return err
+}
+
+// AppendPart adds text to the end of a part that grows as it streams,
+// without writing the part again: to its Text (a text or reasoning part) or
+// to its Tool.Terminal (a tool call's output). p names the part (its IDs
+// and Kind; nothing else is sent), which must have been put first; seq
+// numbers its appends from 1, in the order they are to be read. Readers
+// (Messages, Export) see the part with the appends joined to it; the
+// writer puts the whole part when it stops growing, which replaces them.
+// Putting the same append twice is harmless.
+func (s *Store) AppendPart(ctx context.Context, p agent.Part, seq int, text string) error {
+	ref := agent.Part{ID: p.ID, MessageID: p.MessageID, SessionID: p.SessionID, Kind: p.Kind}
+	_, err := s.do(ctx, &request{Op: opAppendPart, Part: ref, Seq: seq, Text: text})
 	return err
 }
 
 // Messages returns a session's messages with their parts, in order.
 func (s *Store) Messages(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error) {
 	resp, err := s.do(ctx, &request{Op: opMessages, ID: session})
+	return resp.Messages, err
+}
+
+// Page returns a page of a session's history with its parts: by default
+// its last 100 messages. A front shows a long session and continues it
+// from its last page, reading older pages only when they are asked for,
+// so that opening a session costs the same however long it is.
+func (s *Store) Page(ctx context.Context, session agent.ID, opts PageOptions) (Page, error) {
+	resp, err := s.do(ctx, &request{Op: opPage, ID: session, Page: opts})
+	return Page{Messages: resp.Messages, More: resp.More}, err
+}
+
+// Window returns a session's history from its latest compaction on: the
+// last message holding a compaction part and every message after it, or
+// all of it when nothing was compacted. That is what a turn sends the
+// model; it is read page by page from the end, so a long session that was
+// compacted costs its window, not its whole history.
+func (s *Store) Window(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error) {
+	resp, err := s.do(ctx, &request{Op: opWindow, ID: session})
 	return resp.Messages, err
 }
 

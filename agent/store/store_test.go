@@ -368,9 +368,19 @@ func TestDamagedDatabaseIsAClearError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = store.Open(context.Background(), dir, store.Options{})
-	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "Move the directory aside") {
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "darman doctor --repair") {
 		t.Fatalf("opening a damaged store: %v", err)
 	}
+	// Nothing can be read without the manifest: repair says so, and the
+	// data directory works again.
+	got, err := store.Repair(dir, nil)
+	if err != nil || !got.Damaged || got.Unreadable == "" || got.Sessions != 0 {
+		t.Fatalf("repairing a store whose manifest is garbage: %+v, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(got.Aside, "MANIFEST")); err != nil {
+		t.Fatalf("the damaged manifest was not kept aside: %v", err)
+	}
+	open(t, dir)
 }
 
 func TestSecondHandleIsAClientAndTakesOver(t *testing.T) {
@@ -428,5 +438,168 @@ func TestCompactShrinksValueLog(t *testing.T) {
 	t.Logf("value log %d MB → %d MB", before.ValueLogBytes>>20, after.ValueLogBytes>>20)
 	if after.ValueLogBytes >= before.ValueLogBytes/2 {
 		t.Fatalf("value log did not shrink after deleting everything: %d → %d bytes", before.ValueLogBytes, after.ValueLogBytes)
+	}
+}
+
+// truncatedTable writes a store with a table file (badger writes one when
+// it closes), then cuts that file to part of its length, and returns the
+// table's path.
+func truncatedTable(t *testing.T, dir string, keep float64) string {
+	t.Helper()
+	s, err := store.Open(context.Background(), dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conversation(t, s, "/w", 50)
+	s.Close()
+	tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if len(tables) == 0 {
+		t.Fatal("badger wrote no table")
+	}
+	info, err := os.Stat(tables[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(tables[0], int64(float64(info.Size())*keep)); err != nil {
+		t.Fatal(err)
+	}
+	return tables[0]
+}
+
+func TestTruncatedTableIsAnErrorNotACrash(t *testing.T) {
+	for _, keep := range []float64{0, 0.001, 0.5, 0.999} {
+		t.Run(fmt.Sprint(keep), func(t *testing.T) {
+			dir := t.TempDir()
+			table := truncatedTable(t, dir, keep)
+			_, err := store.Open(context.Background(), dir, store.Options{})
+			if !errors.Is(err, store.ErrDamaged) || !strings.Contains(err.Error(), dir) ||
+				!strings.Contains(err.Error(), filepath.Base(table)) || !strings.Contains(err.Error(), "darman doctor --repair") {
+				t.Fatalf("opening a store with a truncated table: %v", err)
+			}
+		})
+	}
+}
+
+func TestRepairMovesTheDamageAsideAndKeepsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	// Two sessions in two tables: badger writes a table each time it closes.
+	s := open(t, dir)
+	kept := conversation(t, s, "/w", 3)
+	s.Close()
+	first, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	s, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conversation(t, s, "/w", 3)
+	s.Close()
+	all, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if len(first) != 1 || len(all) != 2 {
+		t.Fatalf("tables: %v then %v", first, all)
+	}
+	var damaged string
+	for _, p := range all {
+		if p != first[0] {
+			damaged = p
+		}
+	}
+	os.Truncate(damaged, 100)
+	os.MkdirAll(filepath.Join(dir, "mcp"), 0o700)
+
+	got, err := store.Repair(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Damaged || len(got.Lost) != 1 || !strings.Contains(got.Lost[0], filepath.Base(damaged)) || got.Sessions != 1 || got.Unreadable != "" {
+		t.Fatalf("repair: %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(got.Aside, filepath.Base(damaged)+".damaged")); err != nil {
+		t.Fatalf("the damaged table was not kept aside: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mcp")); err != nil {
+		t.Fatalf("the MCP records moved: %v", err)
+	}
+	s = open(t, dir)
+	e, err := s.Export(ctx, kept.Session.ID)
+	if err != nil || !reflect.DeepEqual(*e, kept) {
+		t.Fatalf("the readable session after repair: %v", err)
+	}
+	s.Close()
+
+	again, err := store.Repair(dir, nil)
+	if err != nil || again.Damaged {
+		t.Fatalf("repairing a sound store: %+v, %v", again, err)
+	}
+}
+
+func TestPagesWalkTheHistoryBackwards(t *testing.T) {
+	dir := t.TempDir()
+	open(t, dir)
+	s := open(t, dir) // a client: pages travel over the socket too
+	ctx := context.Background()
+	e := conversation(t, s, "/w", 25) // 50 messages
+	var got []agent.MessageWithParts
+	before := agent.ID("")
+	pages := 0
+	for {
+		pg, err := s.Page(ctx, e.Session.ID, store.PageOptions{Before: before, Limit: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		got = append(pg.Messages, got...)
+		if !pg.More {
+			break
+		}
+		if len(pg.Messages) != 7 {
+			t.Fatalf("a page with more before it has %d messages", len(pg.Messages))
+		}
+		before = pg.Messages[0].Message.ID
+	}
+	if pages != 8 || !reflect.DeepEqual(got, e.Messages) {
+		t.Fatalf("%d pages, %d messages; not the session's history", pages, len(got))
+	}
+	last, err := s.Page(ctx, e.Session.ID, store.PageOptions{})
+	if err != nil || last.More || !reflect.DeepEqual(last.Messages, e.Messages) {
+		t.Fatalf("the default page of 50 messages: more %v, %d messages, %v", last.More, len(last.Messages), err)
+	}
+	if _, err := s.Page(ctx, agent.NewSessionID(), store.PageOptions{}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a page of no session: %v", err)
+	}
+}
+
+func TestWindowIsTheHistoryFromTheLastCompaction(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	e := conversation(t, s, "/w", 600) // 1,200 messages: three pages
+	if got, err := s.Window(ctx, e.Session.ID); err != nil || !reflect.DeepEqual(got, e.Messages) {
+		t.Fatalf("the window of a session never compacted: %d messages, %v", len(got), err)
+	}
+	// A compaction two pages back from the end: the window spans pages.
+	compact := func(i int) {
+		m := e.Messages[i]
+		p := agent.Part{ID: agent.NewPartID(), MessageID: m.Message.ID, SessionID: e.Session.ID, Kind: agent.PartCompaction, Text: "summary"}
+		if err := s.PutPart(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		e.Messages[i].Parts = append(e.Messages[i].Parts, p)
+	}
+	compact(300)
+	if got, err := s.Window(ctx, e.Session.ID); err != nil || !reflect.DeepEqual(got, e.Messages[300:]) {
+		t.Fatalf("the window after a compaction two pages back: %d messages, %v", len(got), err)
+	}
+	// A later compaction, in the first page read, is where it starts.
+	for _, i := range []int{1100} {
+		m := e.Messages[i]
+		p := agent.Part{ID: agent.NewPartID(), MessageID: m.Message.ID, SessionID: e.Session.ID, Kind: agent.PartCompaction, Text: "summary"}
+		if err := s.PutPart(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		e.Messages[i].Parts = append(e.Messages[i].Parts, p)
+	}
+	got, err := s.Window(ctx, e.Session.ID)
+	if err != nil || !reflect.DeepEqual(got, e.Messages[1100:]) {
+		t.Fatalf("the window after compactions: %d messages, %v", len(got), err)
 	}
 }

@@ -93,7 +93,13 @@ func (p *printer) markdownPart(part agent.Part) {
 	case agent.PartTool:
 		if t := part.Tool; t != nil {
 			p.f("**Tool:** `%s`\n\n", toolLine(t))
-			if out := t.Output + t.Error; out != "" {
+			out := t.Output + t.Error
+			if out == "" {
+				// A command cut off while it ran: what it had printed
+				// (stored as it streamed).
+				out = t.Terminal
+			}
+			if out != "" {
 				p.f("%s\n\n", fence(out))
 			}
 		}

@@ -64,3 +64,20 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// A command cut off while it ran (darman was killed) has no output, only
+// what it printed as it streamed: the transcript shows that.
+func TestInterruptedCommandShowsWhatItPrinted(t *testing.T) {
+	s := transcript.Session{Session: agent.Session{ID: "ses_01M8N7S49CCAECGE1ZFM944X60", Title: "t"}, Messages: []agent.MessageWithParts{{
+		Message: agent.Message{Role: agent.RoleAssistant},
+		Parts: []agent.Part{{Kind: agent.PartTool, Tool: &agent.ToolCall{Name: "bash", Status: agent.ToolRunning,
+			Input: json.RawMessage(`{"command":"make"}`), Terminal: "building step 1\nbuilding step 2\n"}}},
+	}}}
+	var b bytes.Buffer
+	if err := transcript.Markdown(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte("building step 1\nbuilding step 2")) {
+		t.Fatalf("the transcript lacks the command's output:\n%s", b.String())
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
@@ -47,7 +49,7 @@ func (r *report) failed() bool {
 }
 
 func (a *app) doctorCommand() *cobra.Command {
-	var asJSON, checkModel, checkLSP bool
+	var asJSON, checkModel, checkLSP, repair bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the configuration, data directory, providers and language servers",
@@ -58,12 +60,20 @@ With --check-lsp it starts the language server of each language the
 workspace has files of, opens one of those files in it, and shows whether
 it runs and loaded the workspace, or why not: its exit status and the last
 lines of its stderr, or what it said when it could not load the workspace.
+With --repair, a damaged session store is moved aside (beside the data
+directory, named after it) and what can still be read of it is copied into
+a new one.
 It exits with status 1 when something required is broken, or when a
 language server it was asked to start failed or cannot load the
 workspace.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var repaired []check
+			if repair {
+				repaired = a.repairStore()
+			}
 			r := a.diagnose(cmd.Context(), checkModel, checkLSP)
+			r.insertBefore("data", repaired)
 			if asJSON {
 				if err := writeJSON(a.stdout, r); err != nil {
 					return err
@@ -79,6 +89,7 @@ workspace.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&checkModel, "check-model", false, "send the model one tiny request to check the provider, key and model")
+	cmd.Flags().BoolVar(&repair, "repair", false, "move a damaged session store aside and keep what can be read of it (close every darman first)")
 	cmd.Flags().BoolVar(&checkLSP, "check-lsp", false, "start the language servers of the workspace's languages and report how each one fares")
 	return cmd
 }
@@ -124,7 +135,12 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 
 func (a *app) diagnoseStore(ctx context.Context, r *report) {
 	s, err := a.openStore(ctx)
-	if err != nil {
+	var damage *store.DamageError
+	switch {
+	case errors.As(err, &damage):
+		r.add("data", damage.Dir, "fail", err.Error())
+		return
+	case err != nil:
 		r.add("data", "session store", "fail", err.Error())
 		return
 	}
@@ -139,6 +155,44 @@ func (a *app) diagnoseStore(ctx context.Context, r *report) {
 	}
 	r.add("data", s.Dir(), "ok", fmt.Sprintf("%d sessions, %s on disk, schema %d, %s",
 		st.Sessions, humanize.IBytes(uint64(st.LSMBytes+st.ValueLogBytes)), st.Schema, who))
+}
+
+// repairStore runs store.Repair on the data directory and says what it did,
+// as lines of the report's data section.
+func (a *app) repairStore() []check {
+	loaded, err := a.config()
+	if err != nil || loaded.Config.DataDir == "" {
+		return nil // diagnose reports the configuration
+	}
+	dir := loaded.Config.DataDir
+	log, _ := a.logger()
+	res, err := store.Repair(dir, log)
+	switch {
+	case err != nil:
+		return []check{{Section: "data", Name: "repair", Status: "fail", Detail: err.Error()}}
+	case !res.Damaged:
+		return []check{{Section: "data", Name: "repair", Status: "ok", Detail: "the session store is sound: nothing to repair"}}
+	}
+	detail := fmt.Sprintf("moved the damaged store to %s; ", res.Aside)
+	if res.Unreadable != "" {
+		detail += "nothing could be read back from it: " + res.Unreadable
+	} else {
+		detail += fmt.Sprintf("read back %d sessions (%d records)", res.Sessions, res.Records)
+	}
+	if len(res.Lost) > 0 {
+		detail += "; lost what was in " + strings.Join(res.Lost, ", ")
+	}
+	return []check{{Section: "data", Name: "repair", Status: "warn", Detail: detail}}
+}
+
+// insertBefore puts checks before the first check of section (at the end
+// when there is none).
+func (r *report) insertBefore(section string, checks []check) {
+	i := slices.IndexFunc(r.Checks, func(c check) bool { return c.Section == section })
+	if i < 0 {
+		i = len(r.Checks)
+	}
+	r.Checks = slices.Insert(r.Checks, i, checks...)
 }
 
 // diagnoseModel reports the model darman would use, how it was chosen, and
