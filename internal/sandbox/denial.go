@@ -1,0 +1,122 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// denialWords are what programs print when the kernel refused them:
+// EACCES, EPERM, EROFS, and the failures a closed network leads to.
+var denialWords = []string{
+	"permission denied", "operation not permitted", "read-only file system",
+	"could not resolve host", "temporary failure in name resolution", "name or service not known",
+	"network is unreachable", "socket: ", "dial tcp", "dial udp", "connect: ", "econnrefused", "eacces", "eperm", "erofs",
+}
+
+var netWords = []string{"could not resolve", "name resolution", "name or service", "network is unreachable", "socket", "dial tcp", "dial udp", "connect", "getaddrinfo", "econnrefused", "eai_again", "enotfound", "resolve host"}
+
+// pathRE finds absolute paths in error text.
+var pathRE = regexp.MustCompile(`(?:^|[\s'"‘“(:=])(/[^\s'"’”:)]+)`)
+
+// Explain looks at the output of a command that failed under the sandbox
+// for req and, when it looks like the sandbox refused something, returns a
+// note for the model naming the rule that refused it and how the user can
+// allow it; "" when nothing points at the sandbox.
+func (s *Sandbox) Explain(output string, req Request) string {
+	st := s.Status()
+	if !st.Active() {
+		return ""
+	}
+	low := strings.ToLower(output)
+	hit := false
+	for _, w := range denialWords {
+		if strings.Contains(low, w) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return ""
+	}
+	tmp := ""
+	s.mu.Lock()
+	tmp = s.temps[req.Session]
+	s.mu.Unlock()
+	pol := s.Policy(req, tmp)
+	var notes []string
+	seen := map[string]bool{}
+	note := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			notes = append(notes, n)
+		}
+	}
+	for _, line := range strings.Split(output, "\n") {
+		l := strings.ToLower(line)
+		denied := strings.Contains(l, "permission denied") || strings.Contains(l, "operation not permitted") || strings.Contains(l, "read-only file system") || strings.Contains(l, "eacces") || strings.Contains(l, "eperm") || strings.Contains(l, "erofs")
+		if !pol.Network && containsAny(l, netWords) && (denied || containsAny(l, []string{"resolve", "unreachable", "name or service", "eai_again", "enotfound"})) {
+			note("the network is off in the sandbox (rule: network). The user can turn it on with \"sandbox\": {\"network\": true} or for commands like this one with \"sandbox\": {\"networkCommands\": [\"<command> *\"]}")
+			continue
+		}
+		if !denied {
+			continue
+		}
+		found := false
+		for _, m := range pathRE.FindAllStringSubmatch(line, -1) {
+			if r := s.rule(pol, filepath.Clean(m[1])); r != "" {
+				note(r)
+				found = true
+			}
+		}
+		if !found && strings.Contains(l, "read-only file system") {
+			note("the file is a protected path, read-only for commands (rule: protected paths, such as .git/hooks, .git/config, .claude/settings.json, .mcp.json, .vscode/*.json, .envrc; they make other programs run: edit them with the edit tools, which ask the user)")
+		}
+		if strings.Contains(l, "socket") && !pol.UnixSockets {
+			note("Unix sockets are refused in the sandbox on this kernel (rule: unixSockets). The user can allow them with \"sandbox\": {\"unixSockets\": true}")
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "This looks refused by darman's sandbox: " + strings.Join(notes, "; ") + ". Work inside the workspace (or $TMPDIR) where you can; otherwise tell the user what needs allowing."
+}
+
+// rule names the rule that keeps path from a command under pol, or "".
+func (s *Sandbox) rule(pol Policy, path string) string {
+	for _, p := range pol.ReadOnly {
+		if under(path, p) {
+			return path + " is a protected path, read-only for commands (rule: protected paths; they make other programs run: edit them yourself with the edit tools, which ask the user)"
+		}
+	}
+	for _, d := range append(append([]string{}, pol.WriteDirs...), pol.WriteFiles...) {
+		if under(path, d) {
+			return ""
+		}
+	}
+	if pol.Home != "" && under(path, pol.Home) {
+		readable := false
+		for _, d := range pol.ReadDirs {
+			if under(path, d) {
+				readable = true
+			}
+		}
+		if !readable {
+			return path + " is in the home directory, which commands may not read outside the toolchains' directories (rule: reads; the user can add it with \"sandbox\": {\"readableDirs\": [...]}, never for secrets)"
+		}
+	}
+	return path + " is outside the directories commands may write: the workspace, $TMPDIR and the toolchain caches (rule: writes; the user can add a directory with \"sandbox\": {\"writableDirs\": [...]})"
+}
+
+func under(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
