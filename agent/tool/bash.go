@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -44,14 +45,21 @@ type bashInput struct {
 }
 
 // newBash returns the bash tool; maxTimeout (0 for ten minutes) bounds the
-// timeout a call may ask for.
-func newBash(maxTimeout time.Duration, reg *child.Registry) Tool {
+// timeout a call may ask for; sb (nil: none) confines its commands.
+func newBash(maxTimeout time.Duration, reg *child.Registry, sb *bashSandbox) Tool {
 	if maxTimeout <= 0 {
 		maxTimeout = bashMaxTimeout
 	}
-	return newBashTool(maxTimeout, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
-		return runBash(ctx, env, in, maxTimeout, reg)
-	})
+	return &bashTool{Tool: newBashTool(maxTimeout, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
+		return runBash(ctx, env, in, maxTimeout, reg, sb)
+	}), sb: sb}
+}
+
+// bashTool is the local bash tool, which knows its sandbox, so that the
+// editor-terminal variant (NewTerminalBash) confines its commands too.
+type bashTool struct {
+	Tool
+	sb *bashSandbox
 }
 
 // newBashTool is a bash tool, local or in the editor's terminal: the same
@@ -165,19 +173,44 @@ func (e bashEnd) report(b *strings.Builder, output, stopped string) map[string]a
 // failed reports whether the model should see the call as failed.
 func (e bashEnd) failed() bool { return e.timedOut || e.signal != "" || e.code != 0 }
 
-func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, reg *child.Registry) (Result, error) {
+func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, reg *child.Registry, sb *bashSandbox) (Result, error) {
 	c, answer, ok, err := prepareBash(ctx, env, in, maxTimeout)
 	if !ok {
 		return answer, err
 	}
-	if in.RunInBackground {
-		return startBackground(env, in.Command, c.dir, c.title, reg)
-	}
-
-	out := newCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
-	p, err := startProc(in.Command, c.dir, out, reg)
+	confine, notice, err := sb.prepare(env, in.Command)
 	if err != nil {
-		return failure("could not start", "The command could not be started: %v", err), nil
+		return failure("no sandbox", "The command was not run: %v. Tell the user; they can change sandbox.mode.", err), nil
+	}
+	if in.RunInBackground {
+		res, err := startBackground(env, in.Command, c.dir, c.title, reg, confine)
+		return withNotice(res, notice), err
+	}
+	res, output, err := runForeground(ctx, env, in, c, reg, confine)
+	if err != nil || !res.IsError || confine == nil {
+		return withNotice(res, notice), err
+	}
+	return sb.escape(ctx, env, in.Command, c.dir, output, res, func() (Result, error) {
+		res, _, err := runForeground(ctx, env, in, c, reg, nil)
+		return res, err
+	})
+}
+
+// withNotice adds the once-per-session note about the sandbox to res.
+func withNotice(res Result, notice string) Result {
+	if notice != "" {
+		res.Output += "\n" + notice
+	}
+	return res
+}
+
+// runForeground runs a checked call to its end, confined by confine (nil:
+// as it is), and returns its result and its output as captured.
+func runForeground(ctx context.Context, env *Env, in bashInput, c bashCall, reg *child.Registry, confine func(*exec.Cmd) error) (Result, string, error) {
+	out := newCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
+	p, err := startProc(in.Command, c.dir, out, reg, confine)
+	if err != nil {
+		return failure("could not start", "The command could not be started: %v", err), "", nil
 	}
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
@@ -190,7 +223,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	case <-ctx.Done():
 		p.stop(cancelGrace)
 		out.finish()
-		return Result{}, ctx.Err()
+		return Result{}, "", ctx.Err()
 	}
 
 	// The command has exited. What it started may live on: holding its
@@ -233,7 +266,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 		IsError:  end.failed(),
 		Title:    c.title,
 		Metadata: metadata(meta),
-	}, nil
+	}, text, nil
 }
 
 // saveFile makes the file a call's full output is saved to.
@@ -253,11 +286,11 @@ func adoptLeftovers(env *Env, p *proc, command string) (*job, bool) {
 	return env.Jobs.adopt(p, command)
 }
 
-func startBackground(env *Env, command, dir, title string, reg *child.Registry) (Result, error) {
+func startBackground(env *Env, command, dir, title string, reg *child.Registry, confine func(*exec.Cmd) error) (Result, error) {
 	if env.Jobs == nil {
 		return failure("no background jobs", "Background jobs are not available in this session. Run the command without run_in_background, with a timeout."), nil
 	}
-	jb, err := env.Jobs.start(command, dir, reg)
+	jb, err := env.Jobs.start(command, dir, reg, confine)
 	if err != nil {
 		return failure("could not start", "The command could not be started in the background: %v", err), nil
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/sandbox"
 )
 
 // Options configure the built-in tools.
@@ -25,6 +26,13 @@ type Options struct {
 	// Diagnostics gives the diagnostics tool the language servers' view;
 	// nil leaves the tool out.
 	Diagnostics Diagnostics
+	// Sandbox confines the commands bash runs (foreground and
+	// background); nil runs them unsandboxed, silently (tests).
+	Sandbox *sandbox.Sandbox
+	// Network says whether a command line may use the network inside the
+	// sandbox (sandbox.networkCommands); nil: only when the sandbox
+	// itself allows it.
+	Network func(command string) bool
 }
 
 // Builtins returns darman's built-in tools, configured by opts.
@@ -39,7 +47,7 @@ func Builtins(opts Options) []Tool {
 		newGlob(search),
 		newGrep(search),
 		newList(search),
-		newBash(opts.MaxBashTimeout, opts.Children),
+		newBash(opts.MaxBashTimeout, opts.Children, &bashSandbox{sb: opts.Sandbox, network: opts.Network}),
 		newBashOutput(),
 		newBashKill(),
 		newTodo(),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -92,15 +93,16 @@ func (o *jobOutput) take() ([]byte, int64) {
 	return out, dropped
 }
 
-// start runs command in dir in the background.
-func (j *Jobs) start(command, dir string, reg *child.Registry) (*job, error) {
+// start runs command in dir in the background, confined by confine (nil:
+// as it is).
+func (j *Jobs) start(command, dir string, reg *child.Registry, confine func(*exec.Cmd) error) (*job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.roomLocked(); err != nil {
 		return nil, err
 	}
 	out := &jobOutput{}
-	p, err := startProc(command, dir, out, reg)
+	p, err := startProc(command, dir, out, reg, confine)
 	if err != nil {
 		return nil, err
 	}

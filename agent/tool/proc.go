@@ -58,8 +58,9 @@ func shell() (string, error) {
 }
 
 // startProc starts command with "bash -c" in dir, with stdin empty, and
-// records its group in reg (nil records nothing).
-func startProc(command, dir string, sink io.Writer, reg *child.Registry) (*proc, error) {
+// records its group in reg (nil records nothing). confine, when not nil,
+// rewrites the command before it starts (the OS sandbox, see sandbox.go).
+func startProc(command, dir string, sink io.Writer, reg *child.Registry, confine func(*exec.Cmd) error) (*proc, error) {
 	sh, err := shell()
 	if err != nil {
 		return nil, err
@@ -74,6 +75,13 @@ func startProc(command, dir string, sink io.Writer, reg *child.Registry) (*proc,
 	// Nothing may wait for a person at a terminal: no pagers, no prompts.
 	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.SysProcAttr = child.SysProcAttr()
+	if confine != nil {
+		if err := confine(cmd); err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
