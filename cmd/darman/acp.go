@@ -88,7 +88,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 		// terminal runs the others.
 		bashChildren := &child.Registry{}
 		var bash tool.Tool
-		for _, t := range tool.Builtins(tool.Options{Children: bashChildren, NoRipgrep: true}) {
+		for _, t := range tool.Builtins(tool.Options{Children: bashChildren, NoRipgrep: true, Sandbox: rt.sandbox, Network: networkFor(cfg)}) {
 			if t.Info().Name == "bash" {
 				bash = t
 			}

@@ -45,6 +45,9 @@ func (e *exitError) Error() string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == sandboxExecCommand {
+		return sandboxExec(args[1:], stderr)
+	}
 	a := &app{stdout: stdout, stderr: stderr}
 	defer a.close()
 	root := a.rootCommand()

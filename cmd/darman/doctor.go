@@ -116,6 +116,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 		diagnoseMCPServers(ctx, r, c, root, log)
 	}
 	diagnoseLanguageServers(ctx, r, c, root, checkLSP, log)
+	diagnoseSandbox(r, c, root)
 	return r
 }
 

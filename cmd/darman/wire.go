@@ -13,6 +13,7 @@ import (
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/sandbox"
 	"github.com/darman-dev/darman/mcp/client"
 	"github.com/darman-dev/darman/server"
 )
@@ -43,6 +44,7 @@ type agentWiring struct {
 	children    *child.Registry  // the process groups the tools start
 	mcp         *client.Manager  // the MCP servers, asked for tools at every turn
 	models      *models          // shared with the MCP servers' sampling
+	sandbox     *sandbox.Sandbox // confines the commands bash runs
 }
 
 // agentRuntime is a workspace's agent and what runs beside it.
@@ -52,6 +54,8 @@ type agentRuntime struct {
 	mcp    *client.Manager
 	// lsp are the language servers, for a front's status and notices.
 	lsp *languageServers
+	// sandbox confines the model's commands; fronts report its status.
+	sandbox *sandbox.Sandbox
 	// close stops the session service, the MCP servers, the language
 	// servers and, last, every child process still recorded.
 	close func() error
@@ -63,9 +67,11 @@ type agentRuntime struct {
 // servers, and the session service.
 func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agentWiring, log *slog.Logger) (*agentRuntime, error) {
 	w.children = &child.Registry{}
+	w.sandbox = newSandbox(cfg)
 	servers, err := newLanguageServers(ctx, w.root, cfg, w.workspace, w.children, log)
 	if err != nil {
 		w.children.Close(0)
+		w.sandbox.Close()
 		return nil, err
 	}
 	m := newModels(cfg, log)
@@ -85,6 +91,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		}
 		err := servers.Close()
 		w.children.Close(2 * time.Second)
+		w.sandbox.Close()
 		return err
 	}
 	if err != nil {
@@ -98,7 +105,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		stopAround()
 		return nil, err
 	}
-	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers,
+	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers, sandbox: w.sandbox,
 		close: func() error { return errors.Join(svc.Close(), stopAround()) }}, nil
 }
 
@@ -116,7 +123,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Store:      st,
 		Models:     m.resolve,
 		Workspace:  w.workspace,
-		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children}),
+		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Sandbox: w.sandbox, Network: networkFor(cfg)}),
 		ToolSource: mcpToolSource(cfg, w.mcp, st),
 		System:     systemPrompt(w.root, skills, log),
 		Rules:      rules(cfg, w.rules),
