@@ -84,7 +84,7 @@ func (b *bashSandbox) commandLine(env *Env, command string) (argv []string, vars
 // sandbox_escape; rerun runs the command again outside the sandbox when
 // the user allows it.
 func (b *bashSandbox) escape(ctx context.Context, env *Env, command, dir, output string, res Result, rerun func() (Result, error)) (Result, error) {
-	note := b.sb.Explain(output, b.request(env, command))
+	note := b.sb.Explain(command, output, b.request(env, command))
 	if note == "" {
 		return res, nil
 	}

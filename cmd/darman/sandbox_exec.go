@@ -48,7 +48,8 @@ func tempRoot() string {
 
 // networkFor returns whether a command line may use the network by the
 // configured sandbox.networkCommands: every simple command of the line
-// must match one of the patterns (as bash permission rules match).
+// must match one of the patterns (as bash permission rules match the
+// subjects SplitBash finds).
 func networkFor(cfg config.Config) func(command string) bool {
 	patterns := cfg.Sandbox.NetworkCommands
 	if len(patterns) == 0 {
@@ -63,10 +64,17 @@ func networkFor(cfg config.Config) func(command string) bool {
 		if err != nil || len(cmds) == 0 {
 			return false
 		}
+	next:
 		for _, c := range cmds {
-			if c.Reason != "" || permission.Evaluate(rules, permission.Bash, c.Subject) != permission.Allow {
+			if c.Reason != "" {
 				return false
 			}
+			for _, r := range rules {
+				if r.Matches(permission.Bash, c.Subject) {
+					continue next
+				}
+			}
+			return false
 		}
 		return true
 	}

@@ -14,36 +14,39 @@ var denialWords = []string{
 	"network is unreachable", "socket: ", "dial tcp", "dial udp", "connect: ", "econnrefused", "eacces", "eperm", "erofs",
 }
 
-var netWords = []string{"could not resolve", "name resolution", "name or service", "network is unreachable", "socket", "dial tcp", "dial udp", "connect", "getaddrinfo", "econnrefused", "eai_again", "enotfound", "resolve host"}
+// deniedWords are the kernel's refusals as programs print them.
+var deniedWords = []string{"permission denied", "operation not permitted", "read-only file system", "eacces", "eperm", "erofs"}
+
+// netFailures are what a closed network leads to, whatever the command.
+var netFailures = []string{"could not resolve host", "temporary failure in name resolution", "name or service not known", "network is unreachable", "eai_again", "getaddrinfo enotfound", "dial tcp", "dial udp"}
+
+// netHints say a refused command was using the network.
+var netHints = []string{"/dev/tcp/", "/dev/udp/", "curl", "wget", "http://", "https://", "af_inet", "connect", "dial", "socket", "nc ", "ncat", "ssh ", "git fetch", "git push", "git clone", "npm install", "pip install", "go get", "go mod download"}
+
+// unixHints say a refused command was using a Unix socket.
+var unixHints = []string{"af_unix", "unix", ".sock", "nc -u", "socat", "ssh-add", "gpg", "docker"}
 
 // pathRE finds absolute paths in error text.
 var pathRE = regexp.MustCompile(`(?:^|[\s'"‘“(:=])(/[^\s'"’”:)]+)`)
 
-// Explain looks at the output of a command that failed under the sandbox
-// for req and, when it looks like the sandbox refused something, returns a
-// note for the model naming the rule that refused it and how the user can
-// allow it; "" when nothing points at the sandbox.
-func (s *Sandbox) Explain(output string, req Request) string {
+// Explain looks at what a command (the line command) that failed under
+// the sandbox for req printed and, when it looks like the sandbox refused
+// something, returns a note for the model naming the rule that refused it
+// and how the user can allow it; "" when nothing points at the sandbox.
+func (s *Sandbox) Explain(command, output string, req Request) string {
 	st := s.Status()
 	if !st.Active() {
 		return ""
 	}
 	low := strings.ToLower(output)
-	hit := false
-	for _, w := range denialWords {
-		if strings.Contains(low, w) {
-			hit = true
-			break
-		}
-	}
-	if !hit {
+	if !containsAny(low, denialWords) {
 		return ""
 	}
-	tmp := ""
 	s.mu.Lock()
-	tmp = s.temps[req.Session]
+	tmp := s.temps[req.Session]
 	s.mu.Unlock()
 	pol := s.Policy(req, tmp)
+	both := strings.ToLower(command) + "\n" + low
 	var notes []string
 	seen := map[string]bool{}
 	note := func(n string) {
@@ -52,28 +55,36 @@ func (s *Sandbox) Explain(output string, req Request) string {
 			notes = append(notes, n)
 		}
 	}
+	denied := containsAny(low, deniedWords)
+	if !pol.Network && (containsAny(low, netFailures) || denied && containsAny(both, netHints)) {
+		note("the network is off in the sandbox (rule: network). The user can turn it on with \"sandbox\": {\"network\": true}, or for commands like this one with \"sandbox\": {\"networkCommands\": [\"<command> *\"]}")
+	}
+	if !pol.UnixSockets && st.ABI < landlockPathUnixABI && denied && containsAny(both, unixHints) {
+		note("Unix domain sockets are refused in the sandbox on this kernel, so that commands cannot reach ssh-agent, gpg-agent or docker (rule: unixSockets). The user can allow them with \"sandbox\": {\"unixSockets\": true}")
+	}
 	for _, line := range strings.Split(output, "\n") {
 		l := strings.ToLower(line)
-		denied := strings.Contains(l, "permission denied") || strings.Contains(l, "operation not permitted") || strings.Contains(l, "read-only file system") || strings.Contains(l, "eacces") || strings.Contains(l, "eperm") || strings.Contains(l, "erofs")
-		if !pol.Network && containsAny(l, netWords) && (denied || containsAny(l, []string{"resolve", "unreachable", "name or service", "eai_again", "enotfound"})) {
-			note("the network is off in the sandbox (rule: network). The user can turn it on with \"sandbox\": {\"network\": true} or for commands like this one with \"sandbox\": {\"networkCommands\": [\"<command> *\"]}")
-			continue
-		}
-		if !denied {
+		if !containsAny(l, deniedWords) {
 			continue
 		}
 		found := false
-		for _, m := range pathRE.FindAllStringSubmatch(line, -1) {
-			if r := s.rule(pol, filepath.Clean(m[1])); r != "" {
+		for _, m := range pathRE.FindAllStringSubmatchIndex(line, -1) {
+			p := line[m[2]:m[3]]
+			// Not a program's name at the start of its message
+			// ("/usr/bin/bash: …"), nor bash's network pseudo-files.
+			if strings.TrimSpace(line[:m[2]]) == "" && strings.HasPrefix(line[m[3]:], ":") && !strings.HasPrefix(line[m[3]:], ": Permission") && !strings.HasPrefix(line[m[3]:], ": Read-only") {
+				continue
+			}
+			if strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/") {
+				continue
+			}
+			if r := s.rule(pol, filepath.Clean(p)); r != "" {
 				note(r)
 				found = true
 			}
 		}
 		if !found && strings.Contains(l, "read-only file system") {
 			note("the file is a protected path, read-only for commands (rule: protected paths, such as .git/hooks, .git/config, .claude/settings.json, .mcp.json, .vscode/*.json, .envrc; they make other programs run: edit them with the edit tools, which ask the user)")
-		}
-		if strings.Contains(l, "socket") && !pol.UnixSockets {
-			note("Unix sockets are refused in the sandbox on this kernel (rule: unixSockets). The user can allow them with \"sandbox\": {\"unixSockets\": true}")
 		}
 	}
 	if len(notes) == 0 {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"syscall"
 	"time"
@@ -90,10 +91,16 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	return attr
 }
 
-func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities) error {
+// wrapOS makes cmd run the helper. detached says darman does not start
+// cmd itself and so cannot give it a namespace: the helper then starts
+// itself again in one.
+func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool) error {
 	pol.NS = c.userns && len(pol.ReadOnly)+len(pol.Pin) > 0
 	if !pol.NS {
 		pol.ReadOnly, pol.Pin = nil, nil
+	}
+	if detached && pol.NS {
+		pol.NS, pol.Reexec = false, true
 	}
 	js, err := json.Marshal(pol)
 	if err != nil {
@@ -132,6 +139,9 @@ func Exec(args []string, stderr io.Writer) int {
 	if err := json.Unmarshal([]byte(args[0]), &pol); err != nil {
 		fmt.Fprintf(stderr, "darman sandbox-exec: bad policy: %v\n", err)
 		return 125
+	}
+	if pol.Reexec {
+		return reexec(pol, args[1:], stderr)
 	}
 	// Everything from here to execve happens on this thread: the
 	// restrictions are the thread's, and execve keeps them.
@@ -253,4 +263,53 @@ func protect(pol Policy) error {
 		}
 	}
 	return nil
+}
+
+// reexec runs the helper again in a user and mount namespace of its own,
+// for a caller that could not make one (the editor's terminal), passes
+// signals on, and ends as it ends. When no namespace can be made, the
+// command runs without the read-only paths, which it says on stderr.
+func reexec(pol Policy, rest []string, stderr io.Writer) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "darman sandbox-exec: %v\n", err)
+		return 125
+	}
+	pol.Reexec, pol.NS = false, true
+	start := func(pol Policy, ns bool) (*exec.Cmd, error) {
+		js, _ := json.Marshal(pol)
+		cmd := exec.Command(self, append([]string{"sandbox-exec", string(js)}, rest...)...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if ns {
+			cmd.SysProcAttr = nsAttr(nil)
+		}
+		return cmd, cmd.Start()
+	}
+	cmd, err := start(pol, true)
+	if err != nil {
+		fmt.Fprintf(stderr, "darman sandbox-exec: no user namespace here (%v): the protected paths are not read-only for this command\n", err)
+		pol.NS, pol.ReadOnly, pol.Pin = false, nil, nil
+		if cmd, err = start(pol, false); err != nil {
+			fmt.Fprintf(stderr, "darman sandbox-exec: %v\n", err)
+			return 125
+		}
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	err = cmd.Wait()
+	signal.Stop(sigs)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		signal.Reset(ws.Signal())
+		syscall.Kill(os.Getpid(), ws.Signal())
+		return 128 + int(ws.Signal())
+	}
+	if err != nil && cmd.ProcessState == nil {
+		return 125
+	}
+	return cmd.ProcessState.ExitCode()
 }

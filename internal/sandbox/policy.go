@@ -41,6 +41,9 @@ type Policy struct {
 	// NS says the helper runs in a user and mount namespace of its own, in
 	// which it may mount (set by the Linux wrapper, never by a caller).
 	NS bool `json:"ns,omitempty"`
+	// Reexec says the helper was started by someone who could not give it
+	// a namespace (the editor's terminal): it starts itself again in one.
+	Reexec bool `json:"reexec,omitempty"`
 }
 
 // DefaultProtected are the paths, relative to the workspace root, that
@@ -149,10 +152,26 @@ func (s *Sandbox) Policy(req Request, tmp string) Policy {
 			p.ReadOnly, p.Pin = protectedPaths(root, append(slices.Clip(DefaultProtected), s.opts.Protect...), git)
 		}
 	}
-	p.ReadDirs = existing(dedupe(p.ReadDirs))
-	p.WriteDirs = existing(dedupe(p.WriteDirs))
-	p.WriteFiles = existing(dedupe(p.WriteFiles))
+	// Landlock grants directory rights only on directories: the files
+	// among the listed paths get file rules.
+	var files []string
+	p.ReadDirs, files = splitFiles(existing(dedupe(p.ReadDirs)))
+	p.ReadFiles = dedupe(append(p.ReadFiles, files...))
+	p.WriteDirs, files = splitFiles(existing(dedupe(p.WriteDirs)))
+	p.WriteFiles = existing(dedupe(append(p.WriteFiles, files...)))
 	return p
+}
+
+// splitFiles parts paths into directories and the rest.
+func splitFiles(paths []string) (dirs, files []string) {
+	for _, p := range paths {
+		if isDir(p) {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	return dirs, files
 }
 
 // outsideHome lists what / holds except the way to home: every entry of

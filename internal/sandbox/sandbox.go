@@ -218,7 +218,43 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, req Request) error {
 		env = setEnv(env, "DARMAN_SANDBOX_NETWORK_DISABLED", "1")
 	}
 	cmd.Env = env
-	return wrapOS(cmd, pol, s.caps)
+	return wrapOS(cmd, pol, s.caps, false)
+}
+
+// CommandLine returns argv (a program found on PATH and its arguments)
+// wrapped to run confined by req's policy in a process darman does not
+// start itself, such as the editor's terminal, and the environment
+// variables to set for it. Without a sandbox it returns argv as it is and
+// no variables, or, in Required mode, an error wrapping ErrUnavailable.
+func (s *Sandbox) CommandLine(argv []string, req Request) ([]string, map[string]string, error) {
+	if len(argv) == 0 {
+		return nil, nil, errors.New("sandbox: empty command line")
+	}
+	st := s.Status()
+	if !st.Active() {
+		if s.opts.Mode == Required {
+			return nil, nil, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+		}
+		return argv, nil, nil
+	}
+	tmp, err := s.sessionTemp(req.Session)
+	if err != nil {
+		return nil, nil, fmt.Errorf("make the sandbox's temp dir: %w", err)
+	}
+	pol := s.Policy(req, tmp)
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := &exec.Cmd{Path: path, Args: argv}
+	if err := wrapOS(cmd, pol, s.caps, true); err != nil {
+		return nil, nil, err
+	}
+	env := map[string]string{"TMPDIR": tmp, "DARMAN_SANDBOX": st.Kind}
+	if !pol.Network {
+		env["DARMAN_SANDBOX_NETWORK_DISABLED"] = "1"
+	}
+	return append([]string{cmd.Path}, cmd.Args[1:]...), env, nil
 }
 
 // sessionTemp returns the session's temporary directory, made on first use.

@@ -181,7 +181,7 @@ func TestNetworkIsOffByDefault(t *testing.T) {
 	if err == nil || strings.Contains(out, "HELLO-FROM-LISTENER") {
 		t.Fatalf("connecting with the network off worked: %v: %s", err, out)
 	}
-	if note := f.sb.Explain(out, Request{Root: f.ws}); !strings.Contains(note, "network") {
+	if note := f.sb.Explain(script, out, Request{Root: f.ws}); !strings.Contains(note, "network") {
 		t.Errorf("Explain(%q) = %q, want a note about the network", out, note)
 	}
 	// Listening is refused too.
@@ -296,7 +296,7 @@ func TestProtectedPathsAreReadOnlyAndGitCommitWorks(t *testing.T) {
 	if !strings.HasSuffix(strings.TrimSpace(out), "2") {
 		t.Errorf("git log after two commits: %s", out)
 	}
-	if note := f.sb.Explain("bash: line 1: .git/config: Read-only file system\n", Request{Root: f.ws}); note == "" {
+	if note := f.sb.Explain("echo x > .git/config", "bash: line 1: .git/config: Read-only file system\n", Request{Root: f.ws}); note == "" {
 		t.Errorf("no note for a read-only protected path")
 	}
 }
