@@ -116,3 +116,14 @@ func diagnoseSandbox(r *report, c config.Config, root string) {
 	}
 	r.add(section, "network", "ok", net)
 }
+
+// sandboxStatus is the sandbox as the editors show it (darman.status's
+// agent.sandbox, ACP's session _meta): what it does, in a line too.
+func sandboxStatus(sb *sandbox.Sandbox) map[string]any {
+	if sb == nil {
+		return map[string]any{"active": false, "summary": "sandbox: none"}
+	}
+	st := sb.Status()
+	return map[string]any{"active": st.Active(), "kind": st.Kind, "mode": st.Mode, "abi": st.ABI,
+		"network": st.Network, "protectedReadOnly": st.ProtectedReadOnly, "reason": st.Reason, "summary": st.Summary()}
+}
