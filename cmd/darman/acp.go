@@ -102,6 +102,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
 			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
 			Bash:       bash,
+			Meta:       func() map[string]any { return map[string]any{"sandbox": sandboxStatus(rt.sandbox)} },
 			Close: func() error {
 				err := rt.close()
 				bashChildren.Close(2 * time.Second)
