@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Policy is what one command may do, as absolute paths. It is what the
@@ -113,52 +114,80 @@ func goCaches() []string { return goCachesOnce() }
 // devices are the device files every command may use.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", "/dev/fd"}
 
+// staticTTL is how long the part of the policy that does not depend on
+// the workspace (what / and home hold, the caches) is reused before it is
+// read from the disk again.
+const staticTTL = 2 * time.Second
+
+// static is the part of every policy that does not depend on the
+// workspace: reads outside and inside home, the configured writable
+// directories and the caches, checked against the disk.
+type static struct {
+	at                                       time.Time
+	readDirs, readFiles, writeDirs, writeFiles []string
+}
+
+func (s *Sandbox) static() static {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.cached; !st.at.IsZero() && time.Since(st.at) < staticTTL {
+		return st
+	}
+	home := s.opts.Home
+	var st static
+	st.readDirs, st.readFiles = outsideHome(home)
+	if home != "" {
+		for _, rel := range homeReadable {
+			st.readDirs = append(st.readDirs, filepath.Join(home, rel))
+		}
+	}
+	st.readDirs = append(st.readDirs, s.opts.ReadableDirs...)
+	st.writeDirs = append(slices.Clip(s.opts.WritableDirs), s.caches...)
+	// Landlock grants directory rights only on directories: the files
+	// among the listed paths get file rules.
+	var files []string
+	st.readDirs, files = splitFiles(existing(dedupe(st.readDirs)))
+	st.readFiles = dedupe(append(st.readFiles, files...))
+	st.writeDirs, st.writeFiles = splitFiles(existing(dedupe(st.writeDirs)))
+	st.at = time.Now()
+	s.cached = st
+	return st
+}
+
 // Policy builds the policy of one command run for req, with tmp its
-// session's temporary directory. It looks at the disk (the entries of /,
-// the workspace's .git) each time, so it sees what exists now.
+// session's temporary directory. It looks at the workspace (its .git, the
+// protected paths) each time, so it sees what exists now; what lies
+// outside the workspace is looked at again after staticTTL.
 func (s *Sandbox) Policy(req Request, tmp string) Policy {
 	s.probe()
-	home := s.opts.Home
+	st := s.static()
 	p := Policy{
 		Network:     s.opts.Network || req.Network,
 		UnixSockets: s.opts.UnixSockets,
-		Home:        home,
+		Home:        s.opts.Home,
 		Devices:     devices,
+		ReadDirs:    st.readDirs,
+		ReadFiles:   st.readFiles,
+		WriteFiles:  slices.Clip(st.writeFiles),
 	}
 	root := realOr(req.Root)
-
-	p.ReadDirs, p.ReadFiles = outsideHome(home)
-	if home != "" {
-		for _, rel := range homeReadable {
-			p.ReadDirs = append(p.ReadDirs, filepath.Join(home, rel))
-		}
-	}
-	p.ReadDirs = append(p.ReadDirs, s.opts.ReadableDirs...)
-
 	if root != "" {
 		p.WriteDirs = append(p.WriteDirs, root)
 	}
-	p.WriteDirs = append(p.WriteDirs, s.opts.WritableDirs...)
 	if tmp != "" {
 		p.WriteDirs = append(p.WriteDirs, tmp)
 	}
-	p.WriteDirs = append(p.WriteDirs, s.caches...)
-
+	p.WriteDirs = append(p.WriteDirs, st.writeDirs...)
 	if root != "" {
 		git := gitDirs(root)
-		p.WriteDirs = append(p.WriteDirs, git.write...)
-		p.WriteFiles = append(p.WriteFiles, git.writeFiles...)
+		p.WriteDirs = append(p.WriteDirs, existing(git.write)...)
+		p.WriteFiles = append(p.WriteFiles, existing(git.writeFiles)...)
 		if s.status.ProtectedReadOnly {
 			p.ReadOnly, p.Pin = protectedPaths(root, append(slices.Clip(DefaultProtected), s.opts.Protect...), git)
 		}
 	}
-	// Landlock grants directory rights only on directories: the files
-	// among the listed paths get file rules.
-	var files []string
-	p.ReadDirs, files = splitFiles(existing(dedupe(p.ReadDirs)))
-	p.ReadFiles = dedupe(append(p.ReadFiles, files...))
-	p.WriteDirs, files = splitFiles(existing(dedupe(p.WriteDirs)))
-	p.WriteFiles = existing(dedupe(append(p.WriteFiles, files...)))
+	p.WriteDirs = dedupe(p.WriteDirs)
+	p.WriteFiles = dedupe(p.WriteFiles)
 	return p
 }
 

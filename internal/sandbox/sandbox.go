@@ -134,6 +134,7 @@ type Sandbox struct {
 	mu      sync.Mutex
 	tempDir string            // the root of the per-session dirs, made on first use
 	temps   map[string]string // session → its temp dir
+	cached  static            // see Sandbox.static
 }
 
 // New returns a Sandbox configured by opts. It probes the OS on first use.

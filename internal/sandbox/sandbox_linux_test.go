@@ -318,3 +318,15 @@ func TestRequiredModeRefusesWithoutSandbox(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// BenchmarkPolicy is the parent's share of a command's start: building
+// its policy from the disk.
+func BenchmarkPolicy(b *testing.B) {
+	ws := b.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	sb := New(Options{})
+	sb.Status()
+	for b.Loop() {
+		sb.Policy(Request{Root: ws}, "")
+	}
+}
