@@ -123,7 +123,7 @@ const staticTTL = 2 * time.Second
 // workspace: reads outside and inside home, the configured writable
 // directories and the caches, checked against the disk.
 type static struct {
-	at                                       time.Time
+	at                                         time.Time
 	readDirs, readFiles, writeDirs, writeFiles []string
 }
 
