@@ -46,10 +46,13 @@ func probeOS(helper string) (capabilities, string) {
 	if abi < 4 {
 		reasons = append(reasons, fmt.Sprintf("Landlock ABI %d cannot refuse TCP; the seccomp filter refuses new sockets instead", abi))
 	}
+	if _, err := os.Stat(helper); err != nil {
+		return capabilities{}, "the sandbox helper (darman itself) cannot be run: " + err.Error()
+	}
 	cmd := exec.Command(helper, "sandbox-exec", "--probe")
 	cmd.SysProcAttr = nsAttr(nil)
 	done := make(chan error, 1)
-	if err := cmd.Start(); err == nil {
+	if err = cmd.Start(); err == nil {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err = <-done:
