@@ -330,3 +330,39 @@ func BenchmarkPolicy(b *testing.B) {
 		sb.Policy(Request{Root: ws}, "")
 	}
 }
+
+// TestGitWorktreeCommitWorksAndItsHooksStayReadOnly: a workspace that is
+// a git worktree (.git is a file naming a directory elsewhere) can commit
+// from the sandbox, and the common directory's hooks and config stay
+// read-only.
+func TestGitWorktreeCommitWorksAndItsHooksStayReadOnly(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	f := newFixture(t, Options{})
+	if !f.sb.Status().ProtectedReadOnly {
+		t.Skipf("protected paths are not read-only here: %s", f.sb.Status().Reason)
+	}
+	main := filepath.Join(f.outside, "main")
+	gitEnv := "export HOME=" + f.home + " GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; "
+	os.Remove(f.ws)
+	if out, err := exec.Command("bash", "-c", gitEnv+"git init -q "+main+" && cd "+main+" && git commit -q --allow-empty -m root && git worktree add -q "+f.ws+" -b wt").CombinedOutput(); err != nil {
+		t.Fatalf("making the worktree: %v: %s", err, out)
+	}
+	out, err := f.run(t, Request{}, gitEnv+"echo hi > a.txt && git add a.txt && git commit -q -m 'in the worktree' && git log --oneline | head -1")
+	if err != nil || !strings.Contains(out, "in the worktree") {
+		t.Fatalf("commit in the sandboxed worktree: %v: %s", err, out)
+	}
+	for _, script := range []string{
+		"echo evil > " + filepath.Join(main, ".git", "hooks", "pre-commit"),
+		"git config core.fsmonitor evil",
+		"echo x >> " + filepath.Join(main, ".git", "config"),
+	} {
+		if out, err := f.run(t, Request{}, gitEnv+script); err == nil {
+			t.Errorf("%s succeeded: %s", script, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(main, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the common directory's hook was written")
+	}
+}
