@@ -112,7 +112,7 @@ var goCachesOnce = sync.OnceValue(func() []string {
 func goCaches() []string { return goCachesOnce() }
 
 // devices are the device files every command may use.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", "/dev/fd"}
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
 
 // staticTTL is how long the part of the policy that does not depend on
 // the workspace (what / and home hold, the caches) is reused before it is
