@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,10 +19,6 @@ import (
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
-
-// landlockPathUnixABI is the first Landlock ABI that confines connect(2)
-// to pathname Unix sockets.
-const landlockPathUnixABI = 9
 
 func kindOf(c capabilities) string {
 	if c.abi > 0 {
@@ -97,7 +94,7 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 // wrapOS makes cmd run the helper. detached says darman does not start
 // cmd itself and so cannot give it a namespace: the helper then starts
 // itself again in one.
-func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool) error {
+func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string) error {
 	pol.NS = c.userns && len(pol.ReadOnly)+len(pol.Pin) > 0
 	if !pol.NS {
 		pol.ReadOnly, pol.Pin = nil, nil
@@ -105,7 +102,8 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool) error {
 	if detached && pol.NS {
 		pol.NS, pol.Reexec = false, true
 	}
-	js, err := json.Marshal(pol)
+	pol.PolicyDir = dir
+	arg, err := policyArg(pol)
 	if err != nil {
 		return err
 	}
@@ -113,7 +111,7 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool) error {
 	if path == "" && len(cmd.Args) > 0 {
 		path = cmd.Args[0]
 	}
-	cmd.Args = append([]string{c.helper, "sandbox-exec", string(js), path}, cmd.Args...)
+	cmd.Args = append([]string{c.helper, "sandbox-exec", arg, path}, cmd.Args...)
 	cmd.Path = c.helper
 	if pol.NS {
 		cmd.SysProcAttr = nsAttr(cmd.SysProcAttr)
@@ -139,7 +137,7 @@ func Exec(args []string, stderr io.Writer) int {
 		return 125
 	}
 	var pol Policy
-	if err := json.Unmarshal([]byte(args[0]), &pol); err != nil {
+	if err := readPolicyArg(args[0], &pol); err != nil {
 		fmt.Fprintf(stderr, "darman sandbox-exec: bad policy: %v\n", err)
 		return 125
 	}
@@ -280,8 +278,11 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 	}
 	pol.Reexec, pol.NS = false, true
 	start := func(pol Policy, ns bool) (*exec.Cmd, error) {
-		js, _ := json.Marshal(pol)
-		cmd := exec.Command(self, append([]string{"sandbox-exec", string(js)}, rest...)...)
+		arg, err := policyArg(pol)
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(self, append([]string{"sandbox-exec", arg}, rest...)...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 		if ns {
 			cmd.SysProcAttr = nsAttr(nil)
@@ -289,10 +290,10 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 		return cmd, cmd.Start()
 	}
 	cmd, err := start(pol, true)
-	if err != nil {
+	if err != nil || cmd == nil {
 		fmt.Fprintf(stderr, "darman sandbox-exec: no user namespace here (%v): the protected paths are not read-only for this command\n", err)
 		pol.NS, pol.ReadOnly, pol.Pin = false, nil, nil
-		if cmd, err = start(pol, false); err != nil {
+		if cmd, err = start(pol, false); err != nil || cmd == nil {
 			fmt.Fprintf(stderr, "darman sandbox-exec: %v\n", err)
 			return 125
 		}
@@ -315,4 +316,44 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 		return 125
 	}
 	return cmd.ProcessState.ExitCode()
+}
+
+// maxInlinePolicy is the largest policy passed as an argument; Linux
+// limits one argument to 128 KiB. A larger one (a home with many
+// siblings) goes through a file in the sandbox's own temporary directory,
+// which commands cannot write, named as "@PATH"; the helper removes it
+// once read.
+const maxInlinePolicy = 32 << 10
+
+func policyArg(pol Policy) (string, error) {
+	js, err := json.Marshal(pol)
+	if err != nil {
+		return "", err
+	}
+	if len(js) <= maxInlinePolicy || pol.PolicyDir == "" {
+		return string(js), nil
+	}
+	f, err := os.CreateTemp(pol.PolicyDir, "policy-*.json")
+	if err != nil {
+		return "", fmt.Errorf("write the sandbox policy: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(js); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("write the sandbox policy: %w", err)
+	}
+	return "@" + f.Name(), nil
+}
+
+func readPolicyArg(arg string, pol *Policy) error {
+	js := []byte(arg)
+	if path, ok := strings.CutPrefix(arg, "@"); ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		os.Remove(path)
+		js = b
+	}
+	return json.Unmarshal(js, pol)
 }

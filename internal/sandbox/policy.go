@@ -45,6 +45,9 @@ type Policy struct {
 	// Reexec says the helper was started by someone who could not give it
 	// a namespace (the editor's terminal): it starts itself again in one.
 	Reexec bool `json:"reexec,omitempty"`
+	// PolicyDir is where a policy too long for an argument is written
+	// (the sandbox's own temporary directory).
+	PolicyDir string `json:"pd,omitempty"`
 }
 
 // DefaultProtected are the paths, relative to the workspace root, that

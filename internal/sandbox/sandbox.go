@@ -23,6 +23,10 @@ const (
 	Off Mode = "off"
 )
 
+// landlockPathUnixABI is the first Landlock ABI that confines connect(2)
+// to pathname Unix sockets.
+const landlockPathUnixABI = 9
+
 // ErrUnavailable is what Wrap returns, wrapped, in Required mode when the
 // OS offers no sandbox.
 var ErrUnavailable = errors.New("no OS sandbox is available and sandbox.mode is \"required\"")
@@ -219,7 +223,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, req Request) error {
 		env = setEnv(env, "DARMAN_SANDBOX_NETWORK_DISABLED", "1")
 	}
 	cmd.Env = env
-	return wrapOS(cmd, pol, s.caps, false)
+	return wrapOS(cmd, pol, s.caps, false, s.root())
 }
 
 // CommandLine returns argv (a program found on PATH and its arguments)
@@ -248,7 +252,7 @@ func (s *Sandbox) CommandLine(argv []string, req Request) ([]string, map[string]
 		return nil, nil, err
 	}
 	cmd := &exec.Cmd{Path: path, Args: argv}
-	if err := wrapOS(cmd, pol, s.caps, true); err != nil {
+	if err := wrapOS(cmd, pol, s.caps, true, s.root()); err != nil {
 		return nil, nil, err
 	}
 	env := map[string]string{"TMPDIR": tmp, "DARMAN_SANDBOX": st.Kind}
@@ -288,6 +292,13 @@ func (s *Sandbox) sessionTemp(session string) (string, error) {
 	}
 	s.temps[session] = d
 	return d, nil
+}
+
+// root is the sandbox's own temporary directory (made by sessionTemp).
+func (s *Sandbox) root() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tempDir
 }
 
 // Close removes the temporary directories the sandbox made.
