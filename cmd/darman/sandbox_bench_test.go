@@ -27,7 +27,11 @@ func BenchmarkSandboxStart(b *testing.B) {
 	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644)
 	plainWS := b.TempDir()
-	sb := sandbox.New(sandbox.Options{Helper: darmanBin})
+	helper := darmanBin
+	if h := os.Getenv("DARMAN_BENCH_HELPER"); h != "" {
+		helper = h // to compare with another helper binary
+	}
+	sb := sandbox.New(sandbox.Options{Helper: helper})
 	defer sb.Close()
 	if st := sb.Status(); !st.Active() {
 		b.Skipf("no sandbox: %s", st.Reason)

@@ -102,6 +102,11 @@ func diagnoseSandbox(r *report, c config.Config, root string) {
 	if !st.Active() || root == "" {
 		return
 	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(root, home); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+			r.add(section, "home", "warn", "the workspace "+root+" contains your home directory, so commands can read and write everything in it, secrets included: open a project directory instead")
+		}
+	}
 	pol := sb.Policy(sandbox.Request{Root: root}, "")
 	r.add(section, "writable", "ok", strings.Join(pol.WriteDirs, ", ")+" and a temp dir per session ($TMPDIR)")
 	if len(pol.ReadOnly) > 0 {

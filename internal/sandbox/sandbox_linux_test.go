@@ -126,6 +126,10 @@ func TestSecretsInHomeAreUnreadable(t *testing.T) {
 		"ls " + filepath.Join(f.home, ".ssh"),
 		"cp " + key + " ./key && cat ./key",
 		"git status --untracked-files=\"$(< " + key + ")\"",
+		"ln " + key + " hard && cat hard",
+		"ln -s " + key + " soft && cat soft",
+		"cat /proc/$PPID/root" + key,
+		"cat /proc/self/root" + key,
 	} {
 		cmd := script
 		out, _ := f.run(t, Request{}, "HOME="+f.home+"; "+cmd)
