@@ -47,14 +47,32 @@ type bashInput struct {
 }
 
 // newBash returns the bash tool; maxTimeout (0 for ten minutes) bounds the
-// timeout a call may ask for.
-func newBash(maxTimeout time.Duration, reg *child.Registry, environ []string) Tool {
+// timeout a call may ask for; sp says how its commands start (their
+// registry, environment and sandbox).
+func newBash(maxTimeout time.Duration, sp bashSpawn) Tool {
 	if maxTimeout <= 0 {
 		maxTimeout = bashMaxTimeout
 	}
-	return newBashTool(maxTimeout, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
-		return runBash(ctx, env, in, maxTimeout, reg, environ)
-	})
+	return &bashTool{Tool: newBashTool(maxTimeout, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
+		return runBash(ctx, env, in, maxTimeout, sp)
+	}), sb: sp.sb}
+}
+
+// bashSpawn is how the local bash tool starts a command: the registry that
+// records its group (nil: none), its environment (nil: darman's own;
+// secrets already filtered out, see internal/childenv) and its sandbox
+// (nil: none).
+type bashSpawn struct {
+	reg     *child.Registry
+	environ []string
+	sb      *bashSandbox
+}
+
+// bashTool is the local bash tool, which knows its sandbox, so that the
+// editor-terminal variant (NewTerminalBash) confines its commands too.
+type bashTool struct {
+	Tool
+	sb *bashSandbox
 }
 
 // newBashTool is a bash tool, local or in the editor's terminal: the same
@@ -168,23 +186,48 @@ func (e bashEnd) report(b *strings.Builder, output, stopped string) map[string]a
 // failed reports whether the model should see the call as failed.
 func (e bashEnd) failed() bool { return e.timedOut || e.signal != "" || e.code != 0 }
 
-func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, reg *child.Registry, environ []string) (Result, error) {
+func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Duration, sp bashSpawn) (Result, error) {
 	c, answer, ok, err := prepareBash(ctx, env, in, maxTimeout)
 	if !ok {
 		return answer, err
 	}
+	confine, notice, err := sp.sb.prepare(env, in.Command)
+	if err != nil {
+		return failure("no sandbox", "The command was not run: %v. Tell the user; they can change sandbox.mode.", err), nil
+	}
 	if in.RunInBackground {
-		return startBackground(env, in.Command, c.dir, c.title, reg, environ)
+		res, err := startBackground(env, in.Command, c.dir, c.title, sp, confine)
+		return withNotice(res, notice), err
 	}
+	res, output, err := runForeground(ctx, env, in, c, sp, confine)
+	if err != nil || !res.IsError || confine == nil {
+		return withNotice(res, notice), err
+	}
+	return sp.sb.escape(ctx, env, in.Command, c.dir, output, res, func() (Result, error) {
+		res, _, err := runForeground(ctx, env, in, c, sp, nil)
+		return res, err
+	})
+}
 
-	out := jobs.NewCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
-	cmd, err := bashCommand(in.Command, c.dir, environ)
-	if err != nil {
-		return failure("could not start", "The command could not be started: %v", err), nil
+// withNotice adds the once-per-session note about the sandbox to res.
+func withNotice(res Result, notice string) Result {
+	if notice != "" {
+		res.Output += "\n" + notice
 	}
-	p, err := jobs.StartProc(cmd, "bash: "+in.Command, out, reg)
+	return res
+}
+
+// runForeground runs a checked call to its end, confined by confine (nil:
+// as it is), and returns its result and its output as captured.
+func runForeground(ctx context.Context, env *Env, in bashInput, c bashCall, sp bashSpawn, confine func(*exec.Cmd) error) (Result, string, error) {
+	out := jobs.NewCapture(func() (*os.File, error) { return saveFile(env, "bash") }, env.Progress)
+	cmd, err := bashCommand(in.Command, c.dir, sp.environ, confine)
 	if err != nil {
-		return failure("could not start", "The command could not be started: %v", err), nil
+		return failure("could not start", "The command could not be started: %v", err), "", nil
+	}
+	p, err := jobs.StartProc(cmd, "bash: "+in.Command, out, sp.reg)
+	if err != nil {
+		return failure("could not start", "The command could not be started: %v", err), "", nil
 	}
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
@@ -197,7 +240,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	case <-ctx.Done():
 		p.Stop(cancelGrace)
 		out.Finish()
-		return Result{}, ctx.Err()
+		return Result{}, "", ctx.Err()
 	}
 
 	// The command has exited. What it started may live on: holding its
@@ -240,7 +283,7 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 		IsError:  end.failed(),
 		Title:    c.title,
 		Metadata: metadata(meta),
-	}, nil
+	}, text, nil
 }
 
 // saveFile makes the file a call's full output is saved to.
@@ -260,15 +303,15 @@ func adoptLeftovers(env *Env, p *jobs.Proc, command string) (*jobs.Job, bool) {
 	return env.Jobs.Adopt(p, command)
 }
 
-func startBackground(env *Env, command, dir, title string, reg *child.Registry, environ []string) (Result, error) {
+func startBackground(env *Env, command, dir, title string, sp bashSpawn, confine func(*exec.Cmd) error) (Result, error) {
 	if env.Jobs == nil {
 		return failure("no background jobs", "Background jobs are not available in this session. Run the command without run_in_background, with a timeout."), nil
 	}
-	cmd, err := bashCommand(command, dir, environ)
+	cmd, err := bashCommand(command, dir, sp.environ, confine)
 	if err != nil {
 		return failure("could not start", "The command could not be started in the background: %v", err), nil
 	}
-	jb, err := env.Jobs.Start(cmd, command, reg)
+	jb, err := env.Jobs.Start(cmd, command, sp.reg)
 	if err != nil {
 		return failure("could not start", "The command could not be started in the background: %v", err), nil
 	}
@@ -283,8 +326,9 @@ func startBackground(env *Env, command, dir, title string, reg *child.Registry, 
 // command, in dir, with an environment in which nothing waits for a person
 // at a terminal (no pagers, no prompts). Every bash command, foreground or
 // background, is built here. environ is its environment (nil: darman's
-// own), secrets already filtered out (internal/childenv).
-func bashCommand(command, dir string, environ []string) (*exec.Cmd, error) {
+// own), secrets already filtered out (internal/childenv); confine, when not
+// nil, rewrites the command into its sandboxed form (see sandbox.go).
+func bashCommand(command, dir string, environ []string, confine func(*exec.Cmd) error) (*exec.Cmd, error) {
 	sh, err := shell()
 	if err != nil {
 		return nil, err
@@ -295,6 +339,11 @@ func bashCommand(command, dir string, environ []string) (*exec.Cmd, error) {
 		environ = os.Environ()
 	}
 	cmd.Env = append(slices.Clip(environ), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	if confine != nil {
+		if err := confine(cmd); err != nil {
+			return nil, err
+		}
+	}
 	return cmd, nil
 }
 

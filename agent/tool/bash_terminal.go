@@ -31,6 +31,11 @@ type TerminalCommand struct {
 	// OutputLimit is how many bytes of output the terminal keeps (its
 	// end).
 	OutputLimit int
+	// Argv, when set, is the command line to run instead of bash -c
+	// Command: the same command wrapped in darman's sandbox helper. Env
+	// are variables to set for it (TMPDIR).
+	Argv []string
+	Env  map[string]string
 }
 
 // TerminalResult is how a command ended and what it printed.
@@ -53,7 +58,15 @@ const terminalOutputLimit = 1 << 20
 // checks as bash, with a foreground command run by term. Background
 // commands (run_in_background) stay darman's: local, the usual bash tool,
 // runs them, so bash_output and bash_kill keep working.
+//
+// When local is darman's own bash tool with a sandbox, the command line
+// handed to the editor is wrapped in darman's sandbox helper ("darman
+// sandbox-exec …"), so the command is confined as a local one is.
 func NewTerminalBash(term Terminal, local Tool) Tool {
+	var sb *bashSandbox
+	if bt, ok := local.(*bashTool); ok {
+		sb = bt.sb
+	}
 	return newBashTool(bashMaxTimeout, func(ctx context.Context, env *Env, in bashInput) (Result, error) {
 		if in.RunInBackground {
 			raw, err := json.Marshal(in)
@@ -62,21 +75,41 @@ func NewTerminalBash(term Terminal, local Tool) Tool {
 			}
 			return local.Run(ctx, env, raw)
 		}
-		return runInTerminal(ctx, env, in, term)
+		return runInTerminal(ctx, env, in, term, sb)
 	})
 }
 
-func runInTerminal(ctx context.Context, env *Env, in bashInput, term Terminal) (Result, error) {
+func runInTerminal(ctx context.Context, env *Env, in bashInput, term Terminal, sb *bashSandbox) (Result, error) {
 	c, answer, ok, err := prepareBash(ctx, env, in, bashMaxTimeout)
 	if !ok {
 		return answer, err
 	}
-	res, err := term.Run(ctx, TerminalCommand{CallID: env.CallID, Command: in.Command, Dir: c.dir, Timeout: c.timeout, OutputLimit: terminalOutputLimit})
+	tc := TerminalCommand{CallID: env.CallID, Command: in.Command, Dir: c.dir, Timeout: c.timeout, OutputLimit: terminalOutputLimit}
+	argv, vars, notice, err := sb.commandLine(env, in.Command)
+	if err != nil {
+		return failure("no sandbox", "The command was not run: %v. Tell the user; they can change sandbox.mode.", err), nil
+	}
+	tc.Argv, tc.Env = argv, vars
+	res, output, err := runTerminalCommand(ctx, term, tc, c)
+	if err != nil || !res.IsError || argv == nil {
+		return withNotice(res, notice), err
+	}
+	return sb.escape(ctx, env, in.Command, c.dir, output, res, func() (Result, error) {
+		tc.Argv, tc.Env = nil, nil
+		res, _, err := runTerminalCommand(ctx, term, tc, c)
+		return res, err
+	})
+}
+
+// runTerminalCommand runs tc in the editor's terminal and returns its
+// result and its output.
+func runTerminalCommand(ctx context.Context, term Terminal, tc TerminalCommand, c bashCall) (Result, string, error) {
+	res, err := term.Run(ctx, tc)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
+			return Result{}, "", ctx.Err()
 		}
-		return failure("terminal failed", "The editor's terminal could not run the command: %v", err), nil
+		return failure("terminal failed", "The editor's terminal could not run the command: %v", err), "", nil
 	}
 
 	end := bashEnd{code: res.ExitCode, signal: res.Signal, timedOut: res.TimedOut, timeout: c.timeout}
@@ -95,5 +128,5 @@ func runInTerminal(ctx context.Context, env *Env, in bashInput, term Terminal) (
 		IsError:  end.failed(),
 		Title:    c.title,
 		Metadata: metadata(meta),
-	}, nil
+	}, res.Output, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/tool/internal/search"
 	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/sandbox"
 )
 
 // Options configure the built-in tools.
@@ -27,6 +28,13 @@ type Options struct {
 	// entries, secrets already filtered out: see internal/childenv); nil
 	// means darman's own.
 	Environ []string
+	// Sandbox confines the commands bash runs (foreground and
+	// background); nil runs them unsandboxed, silently (tests).
+	Sandbox *sandbox.Sandbox
+	// Network says whether a command line may use the network inside the
+	// sandbox (sandbox.networkCommands); nil: only when the sandbox
+	// itself allows it.
+	Network func(command string) bool
 	// Diagnostics gives the diagnostics tool the language servers' view;
 	// nil leaves the tool out.
 	Diagnostics Diagnostics
@@ -44,7 +52,7 @@ func Builtins(opts Options) []Tool {
 		newGlob(s),
 		newGrep(s),
 		newList(s),
-		newBash(opts.MaxBashTimeout, opts.Children, opts.Environ),
+		newBash(opts.MaxBashTimeout, bashSpawn{reg: opts.Children, environ: opts.Environ, sb: &bashSandbox{sb: opts.Sandbox, network: opts.Network}}),
 		newBashOutput(),
 		newBashKill(),
 		newTodo(),

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool/internal/textmatch"
+	"github.com/darman-dev/darman/internal/fsafe"
 )
 
 // fileChange is one file an editing tool changes: what it held, what it
@@ -92,6 +94,20 @@ func permitOutside(ctx context.Context, env *Env, root, title string, abs ...str
 // as seen by the model. A failure the model should hear of comes back as
 // the result.
 func save(ctx context.Context, env *Env, ws Workspace, c fileChange) (*Result, error) {
+	// Right before writing: a path inside the workspace whose real
+	// location is not (a link, maybe swapped in since the permission was
+	// asked) is refused.
+	if root := ws.Root(); fsafe.Within(root, c.abs) {
+		check := c.abs
+		if c.remove {
+			check = filepath.Dir(c.abs) // removing a link removes the link
+		}
+		var out *fsafe.OutsideError
+		if _, err := fsafe.Check(root, check); errors.As(err, &out) {
+			r := failure("outside the workspace", "%s was not changed: it leads to %s, outside the workspace, through a symbolic link. Work on files inside the workspace.", c.shown, out.Real)
+			return &r, nil
+		}
+	}
 	var err error
 	if c.remove {
 		if rm, ok := ws.(Remover); ok {

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/darman-dev/darman/internal/fsafe"
 )
 
 // Disk is the Workspace of the headless front: files are read from and
@@ -53,7 +55,16 @@ func (d *Disk) WriteFile(ctx context.Context, path string, content []byte) error
 		return err
 	}
 	target := d.abs(path)
-	// Write through a link, so the link stays a link.
+	if fsafe.Within(d.root, target) {
+		// Inside the workspace: never led out of it by a link, and a link
+		// inside it is written through (it stays a link).
+		if _, err := fsafe.WriteFile(d.root, target, content); err != nil {
+			return fmt.Errorf("write %s: %w", target, err)
+		}
+		return nil
+	}
+	// Outside (the tool asked for it): write through a link, so the link
+	// stays a link.
 	if real, err := filepath.EvalSymlinks(target); err == nil {
 		target = real
 	}

@@ -88,7 +88,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 		// The bash that runs background commands for a client whose
 		// terminal runs the others.
 		var bash tool.Tool
-		for _, t := range tool.Builtins(tool.Options{Children: a.children, NoRipgrep: true, Environ: childEnviron(cfg)}) {
+		for _, t := range tool.Builtins(tool.Options{Children: a.children, NoRipgrep: true, Environ: childEnviron(cfg), Sandbox: rt.sandbox, Network: networkFor(cfg)}) {
 			if t.Info().Name == "bash" {
 				bash = t
 			}
@@ -102,6 +102,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
 			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
 			Bash:       bash,
+			Meta:       func() map[string]any { return map[string]any{"sandbox": sandboxStatus(rt.sandbox)} },
 			Close:      rt.close,
 		}, nil
 	}

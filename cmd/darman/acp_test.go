@@ -237,10 +237,12 @@ func acpScript() llmtest.Script {
 // turn, which darman stores as cancelled before it exits.
 func TestACPScenario(t *testing.T) {
 	e := newEnv(t)
+	e.write(".git/config", "[core]\n")
 	srv := e.withModel(t, acpScript())
 	var mu sync.Mutex
 	written := map[string]string{}
 	var terminal map[string]any
+	var terminalOut string
 	answer := func(method string, params json.RawMessage) (any, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -260,11 +262,31 @@ func TestACPScenario(t *testing.T) {
 			return map[string]any{}, nil
 		case "terminal/create":
 			terminal = p
+			// Run the command line as a client's terminal would: the
+			// program and arguments darman handed over, with its env.
+			var args []string
+			for _, a := range p["args"].([]any) {
+				args = append(args, fmt.Sprint(a))
+			}
+			cmd := exec.Command(fmt.Sprint(p["command"]), args...)
+			cmd.Dir = fmt.Sprint(p["cwd"])
+			cmd.Env = e.vars
+			if env, ok := p["env"].([]any); ok {
+				for _, v := range env {
+					kv := v.(map[string]any)
+					cmd.Env = append(cmd.Env, fmt.Sprint(kv["name"])+"="+fmt.Sprint(kv["value"]))
+				}
+			}
+			out, err := cmd.CombinedOutput()
+			terminalOut = string(out)
+			if err != nil {
+				terminalOut += "\n" + err.Error()
+			}
 			return map[string]string{"terminalId": "t1"}, nil
 		case "terminal/wait_for_exit":
 			return map[string]any{"exitCode": 0}, nil
 		case "terminal/output":
-			return map[string]any{"output": "in-the-terminal\n", "truncated": false, "exitStatus": map[string]any{"exitCode": 0}}, nil
+			return map[string]any{"output": terminalOut, "truncated": false, "exitStatus": map[string]any{"exitCode": 0}}, nil
 		case "terminal/release", "terminal/kill":
 			return map[string]any{}, nil
 		}
@@ -288,8 +310,36 @@ func TestACPScenario(t *testing.T) {
 	if written[out] != "from darman\n" {
 		t.Errorf("fs/write_text_file: %v", written)
 	}
-	if terminal["command"] != "bash" || terminal["cwd"] != e.workspace {
-		t.Errorf("terminal/create: %v", terminal)
+	// The command line handed to the client's terminal is wrapped in
+	// darman's sandbox helper where there is a sandbox, and runs.
+	if terminal["cwd"] != e.workspace || terminalOut != "in-the-terminal\n" {
+		t.Errorf("terminal/create: %v; the client's run printed %q", terminal, terminalOut)
+	}
+	if args := fmt.Sprint(terminal["args"]); terminal["command"] != "bash" && (terminal["command"] != darmanBin || !strings.HasPrefix(args, "[sandbox-exec ")) {
+		t.Errorf("terminal/create runs %v %v, want bash or darman sandbox-exec", terminal["command"], args)
+	}
+	if terminal["command"] == darmanBin {
+		// The same wrapped command line confines what the client runs:
+		// nothing outside the workspace, nor the protected .git/config.
+		outside := filepath.Join(t.TempDir(), "marker")
+		args := terminal["args"].([]any)
+		for _, hostile := range []string{"echo pwned > " + outside, "echo '[core] fsmonitor = evil' >> .git/config"} {
+			argv := []string{}
+			for _, a := range args[:len(args)-1] {
+				argv = append(argv, fmt.Sprint(a))
+			}
+			cmd := exec.Command(darmanBin, append(argv, hostile)...)
+			cmd.Dir, cmd.Env = e.workspace, e.vars
+			if out, err := cmd.CombinedOutput(); err == nil {
+				t.Errorf("the client's terminal ran %q: %s", hostile, out)
+			}
+		}
+		if _, err := os.Stat(outside); err == nil {
+			t.Error("a command in the client's terminal wrote outside the workspace")
+		}
+		if b, _ := os.ReadFile(filepath.Join(e.workspace, ".git", "config")); string(b) != "[core]\n" {
+			t.Errorf(".git/config = %q", b)
+		}
 	}
 	mu.Unlock()
 	if _, err := os.Stat(out); err == nil {

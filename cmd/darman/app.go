@@ -69,6 +69,9 @@ func (e *exitError) Error() string {
 }
 
 func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == sandboxExecCommand {
+		return sandboxExec(args[1:], stderr)
+	}
 	a := newApp(stdin, stdout, stderr)
 	defer a.close()
 	root := a.rootCommand()

@@ -130,6 +130,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 		diagnoseMCPServers(ctx, r, c, root, a.children, log)
 	}
 	diagnoseLanguageServers(ctx, r, c, root, checkLSP, a.children, log)
+	diagnoseSandbox(r, c, root)
 	return r
 }
 

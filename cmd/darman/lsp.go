@@ -171,7 +171,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status: func(context.Context) map[string]any {
 				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded),
-					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status()}
+					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status(), "sandbox": sandboxStatus(rt.sandbox)}
 			},
 			Deleted: func(id agent.ID) error { return forgetMCPSession(cfg, id) },
 			Close: func() error {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/internal/sandbox"
 )
 
 // The tests run the real binary, built once, as a user would: in a fresh
@@ -25,6 +26,10 @@ import (
 var darmanBin string
 
 func TestMain(m *testing.M) {
+	// The in-process tests' sandbox re-executes this binary as its helper.
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+		os.Exit(sandbox.Exec(os.Args[2:], os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "darman-bin-")
 	if err != nil {
 		panic(err)

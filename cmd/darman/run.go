@@ -21,6 +21,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/sandbox"
 )
 
 func (a *app) runCommand() *cobra.Command {
@@ -150,6 +151,9 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	}
 	defer rt.close()
 	svc, m := rt.svc, rt.models
+	if st := rt.sandbox.Status(); !st.Active() && st.Mode != sandbox.Off {
+		fmt.Fprintln(a.stderr, "darman: "+st.Summary())
+	}
 
 	id, err := a.pickSession(ctx, st, svc, root, m, o)
 	if err != nil {

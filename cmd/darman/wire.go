@@ -12,6 +12,7 @@ import (
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/sandbox"
 	"github.com/darman-dev/darman/mcp/client"
 	"github.com/darman-dev/darman/server"
 )
@@ -45,6 +46,7 @@ type agentWiring struct {
 	diagnostics tool.Diagnostics // the language servers' view after edits
 	mcp         *client.Manager  // the MCP servers, asked for tools at every turn
 	models      *models          // shared with the MCP servers' sampling
+	sandbox     *sandbox.Sandbox // confines the commands bash runs
 }
 
 // agentRuntime is a workspace's agent and what runs beside it.
@@ -54,8 +56,10 @@ type agentRuntime struct {
 	mcp    *client.Manager
 	// lsp are the language servers, for a front's status and notices.
 	lsp *languageServers
+	// sandbox confines the model's commands; fronts report its status.
+	sandbox *sandbox.Sandbox
 	// close stops the session service (and with it the sessions'
-	// commands), the MCP servers and the language servers.
+	// commands), the MCP servers, the language servers and the sandbox.
 	close func() error
 }
 
@@ -64,8 +68,10 @@ type agentRuntime struct {
 // unsaved buffers count), the configured MCP servers, and the session
 // service, their children recorded in w.children.
 func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agentWiring, log *slog.Logger) (*agentRuntime, error) {
+	w.sandbox = newSandbox(cfg)
 	servers, err := newLanguageServers(ctx, w.root, cfg, w.workspace, w.children, log)
 	if err != nil {
+		w.sandbox.Close()
 		return nil, err
 	}
 	m := newModels(cfg, log)
@@ -83,7 +89,9 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		if mcpServers != nil {
 			mcpServers.Close()
 		}
-		return servers.Close()
+		err := servers.Close()
+		w.sandbox.Close()
+		return err
 	}
 	if err != nil {
 		stopAround()
@@ -96,7 +104,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		stopAround()
 		return nil, err
 	}
-	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers,
+	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers, sandbox: w.sandbox,
 		close: func() error { return errors.Join(svc.Close(), stopAround()) }}, nil
 }
 
@@ -114,7 +122,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Store:      st,
 		Models:     m.resolve,
 		Workspace:  w.workspace,
-		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg)}),
+		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg)}),
 		ToolSource: mcpToolSource(cfg, w.mcp, st),
 		System:     systemPrompt(w.root, skills, log),
 		Rules:      rules(cfg, w.rules),

@@ -31,6 +31,7 @@ type Config struct {
 	LSP         map[string]LSP       `json:"lsp,omitempty" jsonschema:"Language servers by language. Entries merge over the built-in ones (go, rust, typescript, python, c)."`
 	MCPServers  map[string]MCPServer `json:"mcpServers,omitempty" jsonschema:"MCP servers whose tools the agent may call, by name, in the format of .mcp.json: command/args/env/cwd for a local server, url/headers for a remote one. Their tools reach the model as {server}_{tool}."`
 	Shell       Shell                `json:"shell,omitzero" jsonschema:"The processes darman starts for others: the commands the model runs, MCP stdio servers and language servers."`
+	Sandbox     Sandbox              `json:"sandbox,omitzero" jsonschema:"The OS sandbox every bash command the model runs is confined by (Landlock on Linux, Seatbelt on macOS): writes only to the workspace, its temp dir and the toolchain caches; no reads of the secrets in home; no network."`
 }
 
 // Shell configures the processes darman starts for others.
@@ -130,6 +131,30 @@ func (s MCPServer) Transport() MCPTransport {
 		return MCPStdio
 	}
 }
+
+// Sandbox configures the OS sandbox of the model's commands.
+type Sandbox struct {
+	Mode            SandboxMode `json:"mode,omitempty" jsonschema:"auto: sandbox when the OS can, else run unsandboxed and say so; required: refuse to run commands without a sandbox; off: never sandbox. Default auto."`
+	Network         bool        `json:"network,omitempty" jsonschema:"Let every command use the network. Default false: no TCP connect or bind, no new internet sockets."`
+	NetworkCommands []string    `json:"networkCommands,omitempty" jsonschema:"Command patterns (as in permission.bash, e.g. npm install *) that may use the network; every simple command of the line must match one."`
+	WritableDirs    []string    `json:"writableDirs,omitempty" config:"path" jsonschema:"More directories commands may write, besides the workspace, its temp dir and the toolchain caches. Relative to this file's directory; ~/ is the home directory."`
+	ReadableDirs    []string    `json:"readableDirs,omitempty" config:"path" jsonschema:"More directories or files in the home directory commands may read (outside home everything is readable). Relative to this file's directory; ~/ is the home directory."`
+	Caches          []string    `json:"caches,omitempty" config:"path" jsonschema:"More cache directories commands may write, besides Go's build and module caches, npm, pnpm, yarn, pip and cargo's."`
+	Protect         []string    `json:"protect,omitempty" jsonschema:"More paths, relative to the workspace root (globs allowed), that stay read-only for commands, besides .git/hooks, .git/config, .claude/settings*.json, .mcp.json, .vscode/*.json, .envrc, .npmrc, .darman and darman.json."`
+	UnixSockets     bool        `json:"unixSockets,omitempty" jsonschema:"Let commands make Unix domain sockets on kernels whose Landlock cannot confine them (ABI below 9). Default false there: a command cannot talk to ssh-agent, gpg-agent or docker through their sockets."`
+}
+
+// SandboxMode is what happens without an OS sandbox.
+type SandboxMode string
+
+// The sandbox modes.
+const (
+	SandboxAuto     SandboxMode = "auto"
+	SandboxRequired SandboxMode = "required"
+	SandboxOff      SandboxMode = "off"
+)
+
+func (SandboxMode) values() []string { return []string{"auto", "required", "off"} }
 
 // Log configures darman's own logging.
 type Log struct {

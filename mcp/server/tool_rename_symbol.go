@@ -2,9 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/diagnostics/lsp"
+	"github.com/darman-dev/darman/internal/fsafe"
 )
 
 // RenameSymbolInput is the rename_symbol tool's input.
@@ -93,9 +93,24 @@ func (s *Server) renameSymbol(ctx context.Context, in RenameSymbolInput) (Rename
 	if err != nil {
 		return out, "", err
 	}
+	var links []string
 	for _, fe := range edits {
-		if !within(s.root.Dir, fe.Path) {
-			return out, "", toolErrorf(CodeOutsideProject, "the rename would edit %s, outside the project root %s; nothing was changed", fe.Path, s.root.Dir)
+		// The real location, links resolved: a file reached through a
+		// link that leads out of the project is outside it.
+		w, err := fsafe.Check(s.root.Dir, fe.Path)
+		if err != nil || !within(s.root.Dir, fe.Path) {
+			real := fe.Path
+			if w.Real != "" {
+				real = w.Real
+			}
+			var o *fsafe.OutsideError
+			if errors.As(err, &o) {
+				real = o.Real
+			}
+			return out, "", toolErrorf(CodeOutsideProject, "the rename would edit %s (%s), outside the project root %s; nothing was changed", s.root.Rel(fe.Path), real, s.root.Dir)
+		}
+		if w.Through {
+			links = append(links, fmt.Sprintf("%s is a symbolic link: its target %s is written, the link stays", s.root.Rel(fe.Path), s.root.Rel(w.Real)))
 		}
 	}
 	var diff strings.Builder
@@ -130,6 +145,9 @@ func (s *Server) renameSymbol(ctx context.Context, in RenameSymbolInput) (Rename
 	if listed < out.Edits || diffed < out.Files {
 		out.Note = fmt.Sprintf("a large rename: %d of %d edits listed and the diff of %d of %d files shown; apply: true writes all of them", listed, out.Edits, diffed, out.Files)
 	}
+	if len(links) > 0 {
+		out.Note = strings.TrimPrefix(out.Note+"; "+strings.Join(links, "; "), "; ")
+	}
 	if in.Apply {
 		if err := s.apply(ctx, edits); err != nil {
 			return out, "", err
@@ -152,13 +170,17 @@ func (s *Server) renameSymbol(ctx context.Context, in RenameSymbolInput) (Rename
 	return out, strings.TrimRight(b.String(), "\n"), nil
 }
 
-// apply writes each file's new text atomically (a temporary file in the
-// same directory renamed over it, keeping its mode), then tells the
-// language servers.
+// apply writes each file's new text atomically (a temporary file beside
+// it renamed over it, keeping its mode; through a link inside the project,
+// never out of it: see internal/fsafe), then tells the language servers.
 func (s *Server) apply(ctx context.Context, edits []diagnostics.FileEdit) error {
 	var changed []diagnostics.FileChange
 	for _, fe := range edits {
-		if err := writeAtomic(fe.Path, []byte(fe.NewText)); err != nil {
+		if _, err := fsafe.WriteFile(s.root.Dir, fe.Path, []byte(fe.NewText)); err != nil {
+			var o *fsafe.OutsideError
+			if errors.As(err, &o) {
+				return toolErrorf(CodeOutsideProject, "%s leads outside the project root (%s) and was not written (files before it in the list were written)", s.root.Rel(fe.Path), o.Real)
+			}
 			return toolErrorf(CodeInternal, "writing %s: %v (files before it in the list were written)", s.root.Rel(fe.Path), err)
 		}
 		changed = append(changed, diagnostics.FileChange{Path: fe.Path, Type: lsp.FileChanged})
@@ -170,31 +192,4 @@ func (s *Server) apply(ctx context.Context, edits []diagnostics.FileEdit) error 
 		}
 	}
 	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".darman-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), fi.Mode().Perm()); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

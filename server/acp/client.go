@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -197,13 +199,29 @@ type exitStatus struct {
 	Signal   string `json:"signal"`
 }
 
+// terminalCreate is the terminal/create request for c: bash -c, or the
+// command line wrapped in darman's sandbox helper when the tool gave one
+// (c.Argv, with c.Env).
+func terminalCreate(session agent.ID, c tool.TerminalCommand) map[string]any {
+	req := map[string]any{"sessionId": session, "command": "bash", "args": []string{"-c", c.Command},
+		"cwd": c.Dir, "outputByteLimit": c.OutputLimit}
+	if len(c.Argv) > 0 {
+		req["command"], req["args"] = c.Argv[0], c.Argv[1:]
+		env := make([]map[string]string, 0, len(c.Env))
+		for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+			env = append(env, map[string]string{"name": k, "value": c.Env[k]})
+		}
+		req["env"] = env
+	}
+	return req
+}
+
 func (t *terminal) Run(ctx context.Context, c tool.TerminalCommand) (tool.TerminalResult, error) {
 	ls, conn := t.ls, t.ls.s.c
 	var created struct {
 		TerminalID string `json:"terminalId"`
 	}
-	if err := conn.call(ctx, "terminal/create", map[string]any{"sessionId": ls.id, "command": "bash", "args": []string{"-c", c.Command},
-		"cwd": c.Dir, "outputByteLimit": c.OutputLimit}, &created); err != nil {
+	if err := conn.call(ctx, "terminal/create", terminalCreate(ls.id, c), &created); err != nil {
 		return tool.TerminalResult{}, err
 	}
 	if created.TerminalID == "" {

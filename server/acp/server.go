@@ -82,6 +82,18 @@ type Agent struct {
 	Bash tool.Tool
 	// Close releases the agent once its turns have ended; nil does nothing.
 	Close func() error
+	// Meta is darman's own state for a client to show (the OS sandbox of
+	// the model's commands), sent as _meta.darman in the answers to
+	// session/new and session/load; nil sends none.
+	Meta func() map[string]any
+}
+
+// withMeta adds the agent's _meta to a session/new or session/load answer.
+func withMeta(ag *Agent, res map[string]any) map[string]any {
+	if ag.Meta != nil {
+		res["_meta"] = map[string]any{"darman": ag.Meta()}
+	}
+	return res
 }
 
 // MCPServer is an MCP server a client names in session/new or
@@ -424,7 +436,7 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 		return nil, err
 	}
 	s.afterReply(ctx, ls)
-	return map[string]any{"sessionId": sess.ID, "modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}, nil
+	return withMeta(ag, map[string]any{"sessionId": sess.ID, "modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}), nil
 }
 
 func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, error) {
@@ -477,7 +489,7 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 		ls.send(u)
 	}
 	s.afterReply(ctx, ls)
-	return map[string]any{"modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}, nil
+	return withMeta(ag, map[string]any{"modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}), nil
 }
 
 // afterReply sends what a client learns about a session once it knows

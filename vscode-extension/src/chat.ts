@@ -35,7 +35,9 @@ export type PermissionOutcome =
   | { outcome: { outcome: "cancelled" } };
 
 /** What the status bar shows. */
-export type ChatState = { model: string; running: number; error?: string };
+export type ChatState = { model: string; running: number; error?: string; sandbox?: SandboxState };
+/** The OS sandbox of the model's commands, as darman.status reports it (agent.sandbox). */
+export type SandboxState = { active: boolean; summary: string };
 
 export type ControllerOptions = {
   server: Server;
@@ -113,7 +115,32 @@ export class ChatController {
   }
 
   private emitState(): void {
-    this.o.onState?.({ model: this.model, running: this.running.size, error: this.serverError?.type === "serverError" ? this.serverError.message : undefined });
+    this.o.onState?.({
+      model: this.model,
+      running: this.running.size,
+      error: this.serverError?.type === "serverError" ? this.serverError.message : undefined,
+      sandbox: this.sandbox,
+    });
+  }
+
+  private sandbox: SandboxState | undefined;
+
+  /** Asks darman.status for the sandbox once the agent is up (it starts after initialize). */
+  private async watchSandbox(): Promise<void> {
+    for (let i = 0; i < 20; i++) {
+      try {
+        const st = (await this.o.server.executeCommand("darman.status")) as { agent?: { state?: string; sandbox?: SandboxState } };
+        if (st?.agent?.sandbox) {
+          this.sandbox = st.agent.sandbox;
+          this.emitState();
+          return;
+        }
+        if (st?.agent?.state && st.agent.state !== "starting") return;
+      } catch {
+        return;
+      }
+      await new Promise<void>((resolve) => setTimeout(resolve, 500).unref?.());
+    }
   }
 
   // ---- from the server ----
@@ -136,6 +163,7 @@ export class ChatController {
     this.commands = await this.listCommands();
     this.emitState();
     this.sendReady();
+    void this.watchSandbox();
   }
 
   private async listCommands(): Promise<CommandInfo[]> {

@@ -1,11 +1,22 @@
 // The status bar item: the model new turns use, a spinner while a turn
-// runs, a warning when the server is not running. Clicking it opens the
-// chat panel.
+// runs, a warning when the server is not running, and (tooltip; an unlock
+// icon when commands run unsandboxed) the OS sandbox of the model's
+// commands. Clicking it opens the chat panel.
 
 import * as vscode from "vscode";
 import type { ChatState } from "./chat";
 
 export function statusText(s: ChatState): { text: string; tooltip: string; warning: boolean } {
+  const t = baseText(s);
+  if (s.sandbox && !s.error) {
+    // The model's commands run unsandboxed: say so where the user looks.
+    if (!s.sandbox.active) t.text = `$(unlock) ${t.text}`;
+    t.tooltip += `\n${s.sandbox.summary}`;
+  }
+  return t;
+}
+
+function baseText(s: ChatState): { text: string; tooltip: string; warning: boolean } {
   if (s.error) {
     return { text: "$(warning) darman", tooltip: `darman is not running: ${s.error}`, warning: true };
   }

@@ -53,6 +53,12 @@ test("the status bar shows the model, a spinner while turns run, and a warning w
     warning: false,
   });
   assert.equal(statusText({ model: "m", running: 2 }).text, "$(loading~spin) m");
+  const on = statusText({ model: "m", running: 0, sandbox: { active: true, summary: "sandbox: landlock (ABI 7): network off" } });
+  assert.equal(on.text, "$(comment-discussion) m");
+  assert.match(on.tooltip, /\nsandbox: landlock \(ABI 7\)/);
+  const off = statusText({ model: "m", running: 0, sandbox: { active: false, summary: "sandbox: off — commands run unsandboxed (no Landlock)" } });
+  assert.equal(off.text, "$(unlock) $(comment-discussion) m");
+  assert.match(off.tooltip, /run unsandboxed/);
   assert.match(statusText({ model: "m", running: 2 }).tooltip, /2 turns are running/);
   const bar = new StatusBar("darman.chat.focus");
   const item = record.statusItems[0];

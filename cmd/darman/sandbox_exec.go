@@ -1,0 +1,134 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/sandbox"
+)
+
+// sandboxExecCommand is the hidden subcommand the sandbox re-executes
+// darman as ("darman sandbox-exec POLICY PATH ARGV..."): it confines
+// itself and execve's the shell. It is handled before the command tree is
+// built, since it runs once per command the model runs.
+const sandboxExecCommand = "sandbox-exec"
+
+func sandboxExec(args []string, stderr io.Writer) int {
+	return sandbox.Exec(args, stderr)
+}
+
+// newSandbox builds the sandbox of a workspace's commands from the
+// configuration.
+func newSandbox(cfg config.Config) *sandbox.Sandbox {
+	c := cfg.Sandbox
+	return sandbox.New(sandbox.Options{
+		Mode:         sandbox.Mode(c.Mode),
+		Network:      c.Network,
+		UnixSockets:  c.UnixSockets,
+		WritableDirs: c.WritableDirs,
+		ReadableDirs: c.ReadableDirs,
+		Caches:       c.Caches,
+		Protect:      c.Protect,
+		// The temp dirs live in darman's own: an unrelated TMPDIR left by
+		// a parent sandbox is no place for them.
+		TempRoot: tempRoot(),
+	})
+}
+
+func tempRoot() string {
+	if d := os.Getenv("TMPDIR"); d != "" && filepath.IsAbs(d) {
+		return d
+	}
+	return os.TempDir()
+}
+
+// networkFor returns whether a command line may use the network by the
+// configured sandbox.networkCommands: every simple command of the line
+// must match one of the patterns (as bash permission rules match the
+// subjects SplitBash finds).
+func networkFor(cfg config.Config) func(command string) bool {
+	patterns := cfg.Sandbox.NetworkCommands
+	if len(patterns) == 0 {
+		return nil
+	}
+	rules := make([]permission.Rule, 0, len(patterns))
+	for _, p := range patterns {
+		rules = append(rules, permission.Rule{Permission: permission.Bash, Pattern: strings.TrimSpace(p), Action: permission.Allow})
+	}
+	return func(command string) bool {
+		cmds, err := permission.SplitBash(command)
+		if err != nil || len(cmds) == 0 {
+			return false
+		}
+	next:
+		for _, c := range cmds {
+			if c.Reason != "" {
+				return false
+			}
+			for _, r := range rules {
+				if r.Matches(permission.Bash, c.Subject) {
+					continue next
+				}
+			}
+			return false
+		}
+		return true
+	}
+}
+
+// diagnoseSandbox reports what the sandbox of the model's commands does
+// here: on (and how), or off and why.
+func diagnoseSandbox(r *report, c config.Config, root string) {
+	const section = "sandbox"
+	sb := newSandbox(c)
+	defer sb.Close()
+	st := sb.Status()
+	status := "ok"
+	switch {
+	case !st.Active() && st.Mode == sandbox.Required:
+		status = "fail"
+	case !st.Active() && st.Mode != sandbox.Off:
+		status = "warn"
+	case st.Active() && st.Reason != "":
+		status = "warn"
+	case !st.Active():
+		status = "missing" // turned off on purpose
+	}
+	r.add(section, "commands", status, st.Summary())
+	if !st.Active() || root == "" {
+		return
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(root, home); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+			r.add(section, "home", "warn", "the workspace "+root+" contains your home directory, so commands can read and write everything in it, secrets included: open a project directory instead")
+		}
+	}
+	pol := sb.Policy(sandbox.Request{Root: root}, "")
+	r.add(section, "writable", "ok", strings.Join(pol.WriteDirs, ", ")+" and a temp dir per session ($TMPDIR)")
+	if len(pol.ReadOnly) > 0 {
+		r.add(section, "read-only", "ok", strings.Join(pol.ReadOnly, ", "))
+	}
+	net := "off"
+	switch {
+	case pol.Network:
+		net = "on (sandbox.network)"
+	case len(c.Sandbox.NetworkCommands) > 0:
+		net = "off, except for " + strings.Join(c.Sandbox.NetworkCommands, ", ")
+	}
+	r.add(section, "network", "ok", net)
+}
+
+// sandboxStatus is the sandbox as the editors show it (darman.status's
+// agent.sandbox, ACP's session _meta): what it does, in a line too.
+func sandboxStatus(sb *sandbox.Sandbox) map[string]any {
+	if sb == nil {
+		return map[string]any{"active": false, "summary": "sandbox: none"}
+	}
+	st := sb.Status()
+	return map[string]any{"active": st.Active(), "kind": st.Kind, "mode": st.Mode, "abi": st.ABI,
+		"network": st.Network, "protectedReadOnly": st.ProtectedReadOnly, "reason": st.Reason, "summary": st.Summary()}
+}

@@ -1,0 +1,42 @@
+// Package sandbox confines the shell commands the model runs, with what the
+// operating system offers: Landlock (plus a small seccomp filter and, for
+// the protected paths, a private mount namespace) on Linux, Seatbelt's
+// sandbox-exec on macOS, nothing elsewhere, which [Status] then says.
+//
+// Start with [New]: a [Sandbox] is built once by the composition root and
+// shared by every session. [Sandbox.Wrap] rewrites an *exec.Cmd so that,
+// on Linux, it first runs darman itself as "darman sandbox-exec" (see
+// [Exec]): that small process sets no_new_privs, makes the protected paths
+// read-only in its own mount namespace, installs the seccomp filter and the
+// Landlock ruleset on itself, then execve's the shell. darman's own process
+// is never restricted.
+//
+// The policy ([Policy], built per command by [Sandbox.Policy]):
+//
+//   - Writes: the workspace, the configured writable directories, a
+//     per-session temporary directory (TMPDIR points there), and the
+//     toolchains' caches (Go's build and module caches, npm, pnpm, yarn,
+//     pip, cargo, plus Options.Caches).
+//   - Reads: everything outside the home directory, and inside it only the
+//     toolchains' directories, the workspace and Options.ReadableDirs.
+//     Landlock only allows, so "everything but home" is written as: every
+//     entry of / except the one leading to home, every sibling on the way
+//     down, and then the allowed directories inside home. The secret stores
+//     (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube,
+//     ~/.netrc, keychains, browser profiles, other projects) are simply not
+//     in the list.
+//   - Network: off unless Options.Network or the request asks for it: no
+//     TCP connect or bind (Landlock, ABI 4+) and no new AF_INET, AF_INET6
+//     or AF_VSOCK sockets (seccomp), which also covers UDP and multipath TCP
+//     that Landlock's ABI 7 does not see.
+//   - Unix sockets: abstract ones to processes outside the sandbox are
+//     refused by Landlock's scoping (ABI 6); pathname ones by Landlock from
+//     ABI 9, and below that by refusing new AF_UNIX sockets (seccomp),
+//     unless Options.UnixSockets.
+//   - Protected paths (.git/hooks, .git/config, .claude/settings*.json,
+//     .mcp.json, .vscode/*.json, .envrc, .npmrc, .darman, darman.json and
+//     Options.Protect) that exist when the command starts are bind-mounted
+//     read-only over themselves, and their directories pinned so they
+//     cannot be renamed away, while .git's index, objects, refs and logs
+//     stay writable, so git add and git commit work.
+package sandbox

@@ -1,0 +1,394 @@
+package sandbox
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Policy is what one command may do, as absolute paths. It is what the
+// helper receives (as JSON) and what the Seatbelt profile is generated
+// from.
+type Policy struct {
+	// ReadDirs are trees the command may read and execute from.
+	ReadDirs []string `json:"r,omitempty"`
+	// ReadFiles are single files it may read.
+	ReadFiles []string `json:"rf,omitempty"`
+	// WriteDirs are trees it may read, write, create in and remove from.
+	WriteDirs []string `json:"w,omitempty"`
+	// WriteFiles are single files it may read and write.
+	WriteFiles []string `json:"wf,omitempty"`
+	// Devices are device files it may read, write and ioctl.
+	Devices []string `json:"dev,omitempty"`
+	// ReadOnly are existing paths inside the write trees that stay
+	// read-only (bind-mounted read-only over themselves on Linux).
+	ReadOnly []string `json:"ro,omitempty"`
+	// Pin are existing directories that are made mount points so that
+	// they cannot be renamed away (and replaced by ones without the
+	// read-only paths).
+	Pin []string `json:"pin,omitempty"`
+	// Network lets the command use the network.
+	Network bool `json:"net,omitempty"`
+	// UnixSockets lets it create Unix domain sockets where Landlock cannot
+	// confine them.
+	UnixSockets bool `json:"unix,omitempty"`
+	// Home is the directory whose content is readable only where listed.
+	Home string `json:"home,omitempty"`
+	// NS says the helper runs in a user and mount namespace of its own, in
+	// which it may mount (set by the Linux wrapper, never by a caller).
+	NS bool `json:"ns,omitempty"`
+	// Reexec says the helper was started by someone who could not give it
+	// a namespace (the editor's terminal): it starts itself again in one.
+	Reexec bool `json:"reexec,omitempty"`
+	// PolicyDir is where a policy too long for an argument is written
+	// (the sandbox's own temporary directory).
+	PolicyDir string `json:"pd,omitempty"`
+}
+
+// DefaultProtected are the paths, relative to the workspace root, that
+// make other programs run and so stay read-only for the model's commands
+// (see also issue "protected paths"). .git's are resolved through gitdir:
+// files.
+var DefaultProtected = []string{
+	".git/hooks", ".git/config",
+	".claude/settings.json", ".claude/settings.local.json", ".claude/settings*.json",
+	".mcp.json",
+	".vscode/*.json",
+	".envrc", ".npmrc", ".yarnrc", ".yarnrc.yml",
+	".darman", "darman.json",
+}
+
+// homeReadable are the directories (and files) under home that commands
+// may read: toolchains and their settings, not credentials.
+var homeReadable = []string{
+	"go", ".cache/go-build", ".cache/pip", ".cache/pnpm", ".cache/yarn", ".cache/node", ".cache/ms-playwright",
+	".cargo/bin", ".cargo/registry", ".cargo/git", ".cargo/config.toml", ".rustup",
+	".npm", ".nvm", ".yarn", ".bun", ".deno", ".volta", ".pyenv", ".rbenv", ".sdkman", ".m2/repository", ".gradle/caches", ".gradle/wrapper",
+	".local/bin", ".local/lib", ".local/share/pnpm", ".local/share/virtualenvs", ".local/pipx",
+	".gitconfig", ".config/git", ".gitignore_global",
+}
+
+// DefaultCaches are the toolchains' caches under home that commands may
+// write: Go's build and module caches (from go env when go is on PATH),
+// npm, pnpm, yarn, pip and cargo.
+func DefaultCaches(home string) []string {
+	var out []string
+	if home != "" {
+		for _, rel := range []string{
+			".cache/go-build", "go/pkg/mod",
+			".npm", ".cache/pnpm", ".local/share/pnpm", ".cache/yarn", ".yarn/berry",
+			".cache/pip",
+			".cargo/registry", ".cargo/git",
+		} {
+			out = append(out, filepath.Join(home, rel))
+		}
+	}
+	out = append(out, goCaches()...)
+	return dedupe(out)
+}
+
+var goCachesOnce = sync.OnceValue(func() []string {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return nil
+	}
+	out, err := exec.Command(gobin, "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if l = strings.TrimSpace(l); filepath.IsAbs(l) {
+			// Go makes them on first use; a sandboxed first use could not.
+			os.MkdirAll(l, 0o755)
+			dirs = append(dirs, l)
+		}
+	}
+	return dirs
+})
+
+func goCaches() []string { return goCachesOnce() }
+
+// devices are the device files every command may use.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
+
+// staticTTL is how long the part of the policy that does not depend on
+// the workspace (what / and home hold, the caches) is reused before it is
+// read from the disk again.
+const staticTTL = 2 * time.Second
+
+// static is the part of every policy that does not depend on the
+// workspace: reads outside and inside home, the configured writable
+// directories and the caches, checked against the disk.
+type static struct {
+	at                                         time.Time
+	readDirs, readFiles, writeDirs, writeFiles []string
+}
+
+func (s *Sandbox) static() static {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.cached; !st.at.IsZero() && time.Since(st.at) < staticTTL {
+		return st
+	}
+	home := s.opts.Home
+	var st static
+	st.readDirs, st.readFiles = outsideHome(home)
+	if home != "" {
+		for _, rel := range homeReadable {
+			st.readDirs = append(st.readDirs, filepath.Join(home, rel))
+		}
+	}
+	st.readDirs = append(st.readDirs, s.opts.ReadableDirs...)
+	st.writeDirs = append(slices.Clip(s.opts.WritableDirs), s.caches...)
+	// Landlock grants directory rights only on directories: the files
+	// among the listed paths get file rules.
+	var files []string
+	st.readDirs, files = splitFiles(existing(dedupe(st.readDirs)))
+	st.readFiles = dedupe(append(st.readFiles, files...))
+	st.writeDirs, st.writeFiles = splitFiles(existing(dedupe(st.writeDirs)))
+	st.at = time.Now()
+	s.cached = st
+	return st
+}
+
+// Policy builds the policy of one command run for req, with tmp its
+// session's temporary directory. It looks at the workspace (its .git, the
+// protected paths) each time, so it sees what exists now; what lies
+// outside the workspace is looked at again after staticTTL.
+func (s *Sandbox) Policy(req Request, tmp string) Policy {
+	s.probe()
+	st := s.static()
+	p := Policy{
+		Network:     s.opts.Network || req.Network,
+		UnixSockets: s.opts.UnixSockets,
+		Home:        s.opts.Home,
+		Devices:     devices,
+		ReadDirs:    st.readDirs,
+		ReadFiles:   st.readFiles,
+		WriteFiles:  slices.Clip(st.writeFiles),
+	}
+	root := realOr(req.Root)
+	if root != "" {
+		p.WriteDirs = append(p.WriteDirs, root)
+	}
+	if tmp != "" {
+		p.WriteDirs = append(p.WriteDirs, tmp)
+	}
+	p.WriteDirs = append(p.WriteDirs, st.writeDirs...)
+	if root != "" {
+		git := gitDirs(root)
+		p.WriteDirs = append(p.WriteDirs, existing(git.write)...)
+		p.WriteFiles = append(p.WriteFiles, existing(git.writeFiles)...)
+		if s.status.ProtectedReadOnly {
+			p.ReadOnly, p.Pin = protectedPaths(root, append(slices.Clip(DefaultProtected), s.opts.Protect...), git)
+		}
+	}
+	p.WriteDirs = dedupe(p.WriteDirs)
+	p.WriteFiles = dedupe(p.WriteFiles)
+	return p
+}
+
+// splitFiles parts paths into directories and the rest.
+func splitFiles(paths []string) (dirs, files []string) {
+	for _, p := range paths {
+		if isDir(p) {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	return dirs, files
+}
+
+// outsideHome lists what / holds except the way to home: every entry of
+// / but the one home is under, then every sibling of each directory on the
+// way down to home. Directories and files apart, since Landlock grants
+// directory rights only on directories.
+func outsideHome(home string) (dirs, files []string) {
+	var way []string // the directories from / down to home, excluding /
+	if home != "" && home != "/" {
+		for d := home; d != "/" && d != "."; d = filepath.Dir(d) {
+			way = append([]string{d}, way...)
+		}
+	}
+	parent := "/"
+	for i := 0; ; i++ {
+		skip := ""
+		if i < len(way) {
+			skip = way[i]
+		}
+		entries, _ := os.ReadDir(parent)
+		for _, e := range entries {
+			p := filepath.Join(parent, e.Name())
+			if p == skip {
+				continue
+			}
+			if isDir(p) {
+				dirs = append(dirs, p)
+			} else {
+				files = append(files, p)
+			}
+		}
+		if skip == "" || i+1 >= len(way) {
+			break
+		}
+		parent = skip
+	}
+	if len(way) == 0 {
+		dirs = []string{"/"}
+		files = nil
+	}
+	return dirs, files
+}
+
+// gitInfo is the workspace's repository: where git writes when it adds and
+// commits, and what must not change.
+type gitInfo struct {
+	gitDir, commonDir string
+	write, writeFiles []string
+}
+
+// gitDirs finds the workspace's git directory. A .git directory is inside
+// the workspace already; a .git file (a worktree or submodule) points
+// elsewhere, and git add / commit then write that directory and the
+// common directory's objects, refs and logs.
+func gitDirs(root string) gitInfo {
+	dotgit := filepath.Join(root, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil {
+		return gitInfo{}
+	}
+	g := gitInfo{gitDir: realOr(dotgit), commonDir: realOr(dotgit)}
+	if fi.Mode().IsRegular() {
+		f, err := os.Open(dotgit)
+		if err != nil {
+			return gitInfo{}
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan()
+		f.Close()
+		line, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "gitdir:")
+		if !ok {
+			return gitInfo{}
+		}
+		dir := strings.TrimSpace(line)
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(root, dir)
+		}
+		g.gitDir, g.commonDir = realOr(dir), realOr(dir)
+		if b, err := os.ReadFile(filepath.Join(g.gitDir, "commondir")); err == nil {
+			c := strings.TrimSpace(string(b))
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(g.gitDir, c)
+			}
+			g.commonDir = realOr(c)
+		}
+		g.write = append(g.write, g.gitDir)
+		for _, sub := range []string{"objects", "refs", "logs", "worktrees/" + filepath.Base(g.gitDir)} {
+			g.write = append(g.write, filepath.Join(g.commonDir, sub))
+		}
+		g.writeFiles = append(g.writeFiles, filepath.Join(g.commonDir, "packed-refs"))
+	}
+	return g
+}
+
+// protectedPaths resolves the protected patterns under root (and in the
+// git directories) to the existing paths to make read-only, and the
+// directories between root and each of them to pin.
+func protectedPaths(root string, patterns []string, git gitInfo) (ro, pin []string) {
+	seen := map[string]bool{}
+	add := func(p string) {
+		real := realOr(p)
+		if seen[real] {
+			return
+		}
+		if _, err := os.Stat(real); err != nil {
+			return
+		}
+		seen[real] = true
+		ro = append(ro, real)
+		// Pin what lies between root and the path, so that the directory
+		// holding it cannot be renamed and replaced.
+		for d := filepath.Dir(p); d != root && strings.HasPrefix(d, root+string(filepath.Separator)); d = filepath.Dir(d) {
+			if rd := realOr(d); !seen["pin:"+rd] && isDir(rd) {
+				seen["pin:"+rd] = true
+				pin = append(pin, rd)
+			}
+		}
+	}
+	for _, pat := range patterns {
+		rel, ok := strings.CutPrefix(pat, ".git/")
+		if ok && git.gitDir != "" {
+			for _, dir := range []string{git.gitDir, git.commonDir} {
+				matches, _ := filepath.Glob(filepath.Join(dir, rel))
+				for _, m := range matches {
+					add(m)
+				}
+			}
+			if rel == "config" {
+				add(filepath.Join(git.gitDir, "config.worktree"))
+			}
+			continue
+		}
+		if !filepath.IsLocal(filepath.FromSlash(pat)) {
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
+		for _, m := range matches {
+			add(m)
+		}
+	}
+	// The .git directory itself, inside the workspace, is pinned too.
+	if dotgit := filepath.Join(root, ".git"); isDir(dotgit) && len(ro) > 0 && !seen["pin:"+realOr(dotgit)] {
+		pin = append(pin, realOr(dotgit))
+	}
+	slices.Sort(pin)
+	return ro, pin
+}
+
+func realOr(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func existing(paths []string) []string {
+	out := paths[:0]
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func dedupe(paths []string) []string {
+	seen := map[string]bool{}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}

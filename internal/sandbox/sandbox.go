@@ -1,0 +1,335 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Mode says what happens when the OS offers no sandbox.
+type Mode string
+
+const (
+	// Auto sandboxes when the OS can, and runs unsandboxed (saying so)
+	// when it cannot. The default.
+	Auto Mode = "auto"
+	// Required refuses to run commands without a sandbox.
+	Required Mode = "required"
+	// Off runs every command unsandboxed.
+	Off Mode = "off"
+)
+
+// landlockPathUnixABI is the first Landlock ABI that confines connect(2)
+// to pathname Unix sockets.
+const landlockPathUnixABI = 9
+
+// ErrUnavailable is what Wrap returns, wrapped, in Required mode when the
+// OS offers no sandbox.
+var ErrUnavailable = errors.New("no OS sandbox is available and sandbox.mode is \"required\"")
+
+// Options configure a Sandbox. The zero value is Auto mode with the network
+// off and the default caches and protected paths.
+type Options struct {
+	// Mode is Auto, Required or Off; "" means Auto.
+	Mode Mode
+	// Network lets every command use the network; false keeps it off
+	// unless a Request asks for it.
+	Network bool
+	// UnixSockets lets commands create Unix domain sockets on kernels
+	// whose Landlock cannot confine pathname sockets (ABI below 9); false
+	// refuses them there.
+	UnixSockets bool
+	// WritableDirs are more directories commands may write (and read),
+	// absolute.
+	WritableDirs []string
+	// ReadableDirs are more directories (or files) inside the home
+	// directory commands may read, absolute.
+	ReadableDirs []string
+	// Caches are more cache directories commands may write, besides the
+	// built-in ones (DefaultCaches).
+	Caches []string
+	// Protect are more paths, relative to the workspace root (globs
+	// allowed), kept read-only for commands.
+	Protect []string
+	// Home is the home directory whose secrets are kept unreadable; ""
+	// means $HOME.
+	Home string
+	// Helper is the executable that understands "sandbox-exec" (darman
+	// itself); "" means os.Executable().
+	Helper string
+	// TempRoot is where the per-session temporary directories are made; ""
+	// means os.TempDir().
+	TempRoot string
+}
+
+// Request is what Wrap needs to know about one command.
+type Request struct {
+	// Root is the workspace root, absolute.
+	Root string
+	// Session names the per-session temporary directory; "" shares one.
+	Session string
+	// Network turns the network on for this command.
+	Network bool
+}
+
+// Status is what the sandbox does on this machine, for doctor, the
+// editors and the once-per-session notice.
+type Status struct {
+	Mode Mode `json:"mode"`
+	// Kind is "landlock", "seatbelt", or "" when commands run unsandboxed.
+	Kind string `json:"kind,omitempty"`
+	// ABI is the kernel's Landlock ABI version (0 elsewhere).
+	ABI int `json:"abi,omitempty"`
+	// Network is whether commands may use the network by default.
+	Network bool `json:"network"`
+	// ProtectedReadOnly is whether the protected paths are made read-only
+	// for commands (Linux: needs user namespaces).
+	ProtectedReadOnly bool `json:"protectedReadOnly"`
+	// Reason says why commands run unsandboxed, or what part of the
+	// sandbox is missing; "" when everything is on.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Active reports whether commands run sandboxed.
+func (s Status) Active() bool { return s.Kind != "" }
+
+// Summary is the status in one line.
+func (s Status) Summary() string {
+	if !s.Active() {
+		if s.Mode == Required {
+			return "sandbox: unavailable (" + s.Reason + "); sandbox.mode is \"required\", so commands are refused"
+		}
+		return "sandbox: off — commands run unsandboxed (" + s.Reason + ")"
+	}
+	var b strings.Builder
+	b.WriteString("sandbox: " + s.Kind)
+	if s.ABI > 0 {
+		fmt.Fprintf(&b, " (ABI %d)", s.ABI)
+	}
+	b.WriteString(": writes to the workspace, its temp dir and the toolchain caches; secrets in home unreadable; network ")
+	if s.Network {
+		b.WriteString("on")
+	} else {
+		b.WriteString("off")
+	}
+	if s.ProtectedReadOnly {
+		b.WriteString("; protected paths read-only")
+	}
+	if s.Reason != "" {
+		b.WriteString(" (" + s.Reason + ")")
+	}
+	return b.String()
+}
+
+// Sandbox confines commands. It is safe for concurrent use; Close removes
+// the temporary directories it made.
+type Sandbox struct {
+	opts Options
+
+	once   sync.Once
+	status Status
+	caps   capabilities
+	caches []string
+
+	mu      sync.Mutex
+	tempDir string            // the root of the per-session dirs, made on first use
+	temps   map[string]string // session → its temp dir
+	cached  static            // see Sandbox.static
+}
+
+// New returns a Sandbox configured by opts. It probes the OS on first use.
+func New(opts Options) *Sandbox {
+	if opts.Mode == "" {
+		opts.Mode = Auto
+	}
+	if opts.Home == "" {
+		opts.Home, _ = os.UserHomeDir()
+	}
+	if opts.Home != "" {
+		opts.Home = filepath.Clean(opts.Home)
+	}
+	if opts.TempRoot == "" {
+		opts.TempRoot = os.TempDir()
+	}
+	return &Sandbox{opts: opts, temps: map[string]string{}}
+}
+
+// capabilities are what the probe found.
+type capabilities struct {
+	abi    int  // Landlock ABI, 0 when absent
+	userns bool // a user + mount namespace can be made
+	helper string
+}
+
+func (s *Sandbox) probe() {
+	s.once.Do(func() {
+		s.status = Status{Mode: s.opts.Mode, Network: s.opts.Network}
+		if s.opts.Mode == Off {
+			s.status.Reason = "sandbox.mode is \"off\""
+			return
+		}
+		helper := s.opts.Helper
+		if helper == "" {
+			exe, err := os.Executable()
+			if err != nil {
+				s.status.Reason = "cannot find darman's own executable: " + err.Error()
+				return
+			}
+			helper = exe
+		}
+		s.caps, s.status.Reason = probeOS(helper)
+		s.caps.helper = helper
+		s.status.Kind = kindOf(s.caps)
+		s.status.ABI = max(s.caps.abi, 0)
+		s.status.ProtectedReadOnly = s.status.Kind == "seatbelt" || (s.status.Kind == "landlock" && s.caps.userns)
+		s.caches = append(DefaultCaches(s.opts.Home), s.opts.Caches...)
+	})
+}
+
+// Status probes the OS (once) and says what the sandbox does.
+func (s *Sandbox) Status() Status {
+	s.probe()
+	return s.status
+}
+
+// Wrap rewrites cmd, not started yet, to run confined by req's policy:
+// cmd.Path and cmd.Args become the helper's, and TMPDIR in cmd.Env the
+// session's temporary directory. Without a sandbox it leaves cmd as it is,
+// or, in Required mode, returns an error wrapping ErrUnavailable.
+func (s *Sandbox) Wrap(cmd *exec.Cmd, req Request) error {
+	st := s.Status()
+	if !st.Active() {
+		if s.opts.Mode == Required {
+			return fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+		}
+		return nil
+	}
+	tmp, err := s.sessionTemp(req.Session)
+	if err != nil {
+		return fmt.Errorf("make the sandbox's temp dir: %w", err)
+	}
+	pol := s.Policy(req, tmp)
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = setEnv(env, "TMPDIR", tmp)
+	env = setEnv(env, "DARMAN_SANDBOX", st.Kind)
+	if !pol.Network {
+		env = setEnv(env, "DARMAN_SANDBOX_NETWORK_DISABLED", "1")
+	}
+	cmd.Env = env
+	return wrapOS(cmd, pol, s.caps, false, s.root())
+}
+
+// CommandLine returns argv (a program found on PATH and its arguments)
+// wrapped to run confined by req's policy in a process darman does not
+// start itself, such as the editor's terminal, and the environment
+// variables to set for it. Without a sandbox it returns argv as it is and
+// no variables, or, in Required mode, an error wrapping ErrUnavailable.
+func (s *Sandbox) CommandLine(argv []string, req Request) ([]string, map[string]string, error) {
+	if len(argv) == 0 {
+		return nil, nil, errors.New("sandbox: empty command line")
+	}
+	st := s.Status()
+	if !st.Active() {
+		if s.opts.Mode == Required {
+			return nil, nil, fmt.Errorf("%w: %s", ErrUnavailable, st.Reason)
+		}
+		return argv, nil, nil
+	}
+	tmp, err := s.sessionTemp(req.Session)
+	if err != nil {
+		return nil, nil, fmt.Errorf("make the sandbox's temp dir: %w", err)
+	}
+	pol := s.Policy(req, tmp)
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := &exec.Cmd{Path: path, Args: argv}
+	if err := wrapOS(cmd, pol, s.caps, true, s.root()); err != nil {
+		return nil, nil, err
+	}
+	env := map[string]string{"TMPDIR": tmp, "DARMAN_SANDBOX": st.Kind}
+	if !pol.Network {
+		env["DARMAN_SANDBOX_NETWORK_DISABLED"] = "1"
+	}
+	return append([]string{cmd.Path}, cmd.Args[1:]...), env, nil
+}
+
+// sessionTemp returns the session's temporary directory, made on first use.
+func (s *Sandbox) sessionTemp(session string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.temps[session]; ok {
+		if _, err := os.Stat(d); err == nil {
+			return d, nil
+		}
+	}
+	if s.tempDir == "" {
+		d, err := os.MkdirTemp(s.opts.TempRoot, "darman-sandbox-")
+		if err != nil {
+			return "", err
+		}
+		s.tempDir = d
+	}
+	name := "shared"
+	if session != "" {
+		name = sanitize(session)
+	}
+	d := filepath.Join(s.tempDir, name)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return "", err
+	}
+	// The real path, so that rules and TMPDIR agree through links.
+	if real, err := filepath.EvalSymlinks(d); err == nil {
+		d = real
+	}
+	s.temps[session] = d
+	return d, nil
+}
+
+// root is the sandbox's own temporary directory (made by sessionTemp).
+func (s *Sandbox) root() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tempDir
+}
+
+// Close removes the temporary directories the sandbox made.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tempDir == "" {
+		return nil
+	}
+	err := os.RemoveAll(s.tempDir)
+	s.tempDir, s.temps = "", map[string]string{}
+	return err
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// setEnv sets name=value in env, replacing earlier settings of name.
+func setEnv(env []string, name, value string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, name+"="+value)
+}

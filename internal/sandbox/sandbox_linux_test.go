@@ -1,0 +1,372 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary be the helper, as darman is: "sandbox-exec"
+// as the first argument runs Exec.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+		os.Exit(Exec(os.Args[2:], os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// fixture is a workspace, a directory outside it and a home with a fake
+// secret.
+type fixture struct {
+	ws, outside, home string
+	sb                *Sandbox
+}
+
+func newFixture(t *testing.T, opts Options) *fixture {
+	t.Helper()
+	base := t.TempDir()
+	f := &fixture{ws: filepath.Join(base, "ws"), outside: filepath.Join(base, "outside"), home: filepath.Join(base, "home")}
+	for _, d := range []string{f.ws, f.outside, filepath.Join(f.home, ".ssh"), filepath.Join(f.home, "go")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(f.home, ".ssh", "id_rsa"), "-----BEGIN FAKE KEY----- TOPSECRET")
+	write(t, filepath.Join(f.home, "go", "toolchain.txt"), "a toolchain file")
+	write(t, filepath.Join(f.outside, "existing.txt"), "outside")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Home, opts.Helper, opts.TempRoot = f.home, exe, base
+	f.sb = New(opts)
+	t.Cleanup(func() { f.sb.Close() })
+	st := f.sb.Status()
+	if !st.Active() {
+		t.Skipf("no sandbox on this machine: %s", st.Reason)
+	}
+	return f
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs script with bash in the workspace under the sandbox.
+func (f *fixture) run(t *testing.T, req Request, script string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("/bin/bash", "-c", script)
+	cmd.Dir = f.ws
+	if req.Root == "" {
+		req.Root = f.ws
+	}
+	if err := f.sb.Wrap(cmd, req); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestWritesOutsideTheWorkspaceFail(t *testing.T) {
+	f := newFixture(t, Options{})
+	marker := filepath.Join(f.outside, "marker")
+	out, err := f.run(t, Request{}, "echo pwned > "+marker)
+	if err == nil {
+		t.Fatalf("writing outside succeeded: %s", out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the marker outside was created")
+	}
+	if !strings.Contains(out, "Permission denied") {
+		t.Errorf("output = %q, want a permission error", out)
+	}
+	// Truncating, appending, removing and renaming an existing file
+	// outside fail too.
+	for _, script := range []string{
+		": > " + filepath.Join(f.outside, "existing.txt"),
+		"echo x >> " + filepath.Join(f.outside, "existing.txt"),
+		"rm -f " + filepath.Join(f.outside, "existing.txt"),
+		"mv " + filepath.Join(f.outside, "existing.txt") + " " + filepath.Join(f.ws, "stolen.txt"),
+		"ln -s /etc/passwd " + filepath.Join(f.outside, "link"),
+	} {
+		if out, err := f.run(t, Request{}, script); err == nil {
+			t.Errorf("%s succeeded: %s", script, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(f.outside, "existing.txt")); err != nil || string(b) != "outside" {
+		t.Errorf("the file outside changed: %q, %v", b, err)
+	}
+
+	// The same inside the workspace, and in $TMPDIR, works.
+	out, err = f.run(t, Request{Session: "s1"}, `echo ok > inside.txt && mkdir -p a/b && echo x > a/b/c && mv a/b/c a/d && rm -r a && echo t > "$TMPDIR/t" && cat "$TMPDIR/t"`)
+	if err != nil {
+		t.Fatalf("writing inside failed: %v: %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.ws, "inside.txt")); string(b) != "ok\n" {
+		t.Errorf("inside.txt = %q", b)
+	}
+}
+
+func TestSecretsInHomeAreUnreadable(t *testing.T) {
+	f := newFixture(t, Options{})
+	key := filepath.Join(f.home, ".ssh", "id_rsa")
+	for _, script := range []string{
+		"cat " + key,
+		"cat $HOME/.ssh/id_rsa",
+		"ls " + filepath.Join(f.home, ".ssh"),
+		"cp " + key + " ./key && cat ./key",
+		"git status --untracked-files=\"$(< " + key + ")\"",
+		"ln " + key + " hard && cat hard",
+		"ln -s " + key + " soft && cat soft",
+		"cat /proc/$PPID/root" + key,
+		"cat /proc/self/root" + key,
+	} {
+		cmd := script
+		out, _ := f.run(t, Request{}, "HOME="+f.home+"; "+cmd)
+		if strings.Contains(out, "TOPSECRET") || strings.Contains(out, "id_rsa\n") {
+			t.Errorf("%s printed the secret: %s", script, out)
+		}
+	}
+	// A toolchain directory in home is readable, and the system too.
+	out, err := f.run(t, Request{}, "cat "+filepath.Join(f.home, "go", "toolchain.txt")+" && head -c0 /etc/passwd && ls /usr/bin >/dev/null")
+	if err != nil || !strings.Contains(out, "a toolchain file") {
+		t.Errorf("reading the toolchain dir and the system failed: %v: %s", err, out)
+	}
+}
+
+func TestDarmansEnvironmentIsUnreadable(t *testing.T) {
+	f := newFixture(t, Options{})
+	t.Setenv("DARMAN_TEST_SECRET", "TOPSECRET-ENV")
+	cmd := exec.Command("/bin/bash", "-c", "cat /proc/$PPID/environ; tr '\\0' '\\n' < /proc/$PPID/environ")
+	cmd.Dir = f.ws
+	// The command itself does not get the variable; its parent (this
+	// test, as darman) has it.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	if err := f.sb.Wrap(cmd, Request{Root: f.ws}); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.CombinedOutput()
+	if bytes.Contains(out, []byte("TOPSECRET-ENV")) {
+		t.Fatalf("the sandboxed command read its parent's environment: %s", out)
+	}
+}
+
+func TestNetworkIsOffByDefault(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("HELLO-FROM-LISTENER\n"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	script := "exec 3<>/dev/tcp/127.0.0.1/" + itoa(port) + " && cat <&3"
+
+	f := newFixture(t, Options{})
+	out, err := f.run(t, Request{}, script)
+	if err == nil || strings.Contains(out, "HELLO-FROM-LISTENER") {
+		t.Fatalf("connecting with the network off worked: %v: %s", err, out)
+	}
+	if note := f.sb.Explain(script, out, Request{Root: f.ws}); !strings.Contains(note, "network") {
+		t.Errorf("Explain(%q) = %q, want a note about the network", out, note)
+	}
+	// Listening is refused too.
+	if out, err := f.run(t, Request{}, "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); print(\"LISTENING\")'"); err == nil || strings.Contains(out, "LISTENING") {
+		t.Errorf("listening with the network off worked: %s", out)
+	}
+
+	// A request for the network, or the option, opens it.
+	out, err = f.run(t, Request{Network: true}, script)
+	if err != nil || !strings.Contains(out, "HELLO-FROM-LISTENER") {
+		t.Fatalf("connecting with the network on failed: %v: %s", err, out)
+	}
+	g := newFixture(t, Options{Network: true})
+	if out, err := g.run(t, Request{}, script); err != nil || !strings.Contains(out, "HELLO-FROM-LISTENER") {
+		t.Fatalf("connecting with sandbox.network failed: %v: %s", err, out)
+	}
+}
+
+func TestUnixSocketsOutsideAreRefused(t *testing.T) {
+	f := newFixture(t, Options{})
+	sock := filepath.Join(f.outside, "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("AGENT-SECRET\n"))
+			c.Close()
+		}
+	}()
+	script := `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100).decode())' ` + sock
+	out, err := f.run(t, Request{}, script)
+	if err == nil || strings.Contains(out, "AGENT-SECRET") {
+		t.Fatalf("talking to a Unix socket outside worked: %v: %s", err, out)
+	}
+	// An abstract socket of a process outside the sandbox is refused by
+	// Landlock's scoping.
+	aln, err := net.Listen("unix", "@darman-sandbox-test-"+itoa(os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer aln.Close()
+	go func() {
+		for {
+			c, err := aln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("ABSTRACT-SECRET\n"))
+			c.Close()
+		}
+	}()
+	g := newFixture(t, Options{UnixSockets: true})
+	abs := `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect("\0darman-sandbox-test-` + itoa(os.Getpid()) + `"); print(s.recv(100).decode())'`
+	if out, err := g.run(t, Request{}, abs); err == nil || strings.Contains(out, "ABSTRACT-SECRET") {
+		t.Fatalf("talking to an abstract socket outside worked: %v: %s", err, out)
+	}
+}
+
+func TestProtectedPathsAreReadOnlyAndGitCommitWorks(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	f := newFixture(t, Options{})
+	if !f.sb.Status().ProtectedReadOnly {
+		t.Skipf("protected paths are not read-only here: %s", f.sb.Status().Reason)
+	}
+	gitEnv := "export HOME=" + f.home + " GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; "
+	if out, err := exec.Command("bash", "-c", "cd "+f.ws+" && git init -q && mkdir -p .claude .vscode && echo '{}' > .claude/settings.json && echo '{}' > .vscode/tasks.json && echo '{}' > .mcp.json").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	config, _ := os.ReadFile(filepath.Join(f.ws, ".git", "config"))
+	for _, script := range []string{
+		"echo evil > .git/hooks/pre-commit",
+		"printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config",
+		"git config core.hooksPath evil",
+		"echo '{\"hooks\":{}}' > .claude/settings.json",
+		"echo '{\"mcpServers\":{}}' > .mcp.json",
+		"echo '{}' > .vscode/tasks.json",
+		"rm -rf .git/hooks",
+		"mv .git/config .git/config.old",
+		"mv .git .git-old && git init -q",
+		"mv .claude .claude-old",
+		"ln -s ../../evil.sh .git/hooks/post-checkout",
+	} {
+		if out, err := f.run(t, Request{}, gitEnv+script); err == nil {
+			t.Errorf("%s succeeded: %s", script, out)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.ws, ".git", "config")); !bytes.Equal(b, config) {
+		t.Errorf(".git/config changed:\n%s", b)
+	}
+	for _, p := range []string{".git/hooks/pre-commit", ".git/hooks/post-checkout", ".git-old", ".claude-old"} {
+		if _, err := os.Lstat(filepath.Join(f.ws, p)); err == nil {
+			t.Errorf("%s exists", p)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.ws, ".claude", "settings.json")); string(b) != "{}\n" {
+		t.Errorf(".claude/settings.json = %q", b)
+	}
+
+	out, err := f.run(t, Request{}, gitEnv+"echo hello > main.txt && git add main.txt && git commit -q -m first && git log --oneline && echo more >> main.txt && git commit -qam second && git log --oneline | wc -l")
+	if err != nil {
+		t.Fatalf("git add/commit in the sandbox failed: %v: %s", err, out)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(out), "2") {
+		t.Errorf("git log after two commits: %s", out)
+	}
+	if note := f.sb.Explain("echo x > .git/config", "bash: line 1: .git/config: Read-only file system\n", Request{Root: f.ws}); note == "" {
+		t.Errorf("no note for a read-only protected path")
+	}
+}
+
+func TestRequiredModeRefusesWithoutSandbox(t *testing.T) {
+	sb := New(Options{Mode: Off})
+	cmd := exec.Command("/bin/true")
+	if err := sb.Wrap(cmd, Request{Root: t.TempDir()}); err != nil || cmd.Path != "/bin/true" {
+		t.Fatalf("off mode changed the command: %v %v", err, cmd.Args)
+	}
+	if st := sb.Status(); st.Active() || !strings.Contains(st.Summary(), "unsandboxed") {
+		t.Errorf("status = %+v, %s", st, st.Summary())
+	}
+	req := New(Options{Mode: Required, Helper: "/nonexistent/darman"})
+	req.once.Do(func() { req.status = Status{Mode: Required, Reason: "test: no sandbox"} })
+	if err := req.Wrap(exec.Command("/bin/true"), Request{}); err == nil {
+		t.Fatal("required mode without a sandbox did not refuse")
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// BenchmarkPolicy is the parent's share of a command's start: building
+// its policy from the disk.
+func BenchmarkPolicy(b *testing.B) {
+	ws := b.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	sb := New(Options{})
+	sb.Status()
+	for b.Loop() {
+		sb.Policy(Request{Root: ws}, "")
+	}
+}
+
+// TestGitWorktreeCommitWorksAndItsHooksStayReadOnly: a workspace that is
+// a git worktree (.git is a file naming a directory elsewhere) can commit
+// from the sandbox, and the common directory's hooks and config stay
+// read-only.
+func TestGitWorktreeCommitWorksAndItsHooksStayReadOnly(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	f := newFixture(t, Options{})
+	if !f.sb.Status().ProtectedReadOnly {
+		t.Skipf("protected paths are not read-only here: %s", f.sb.Status().Reason)
+	}
+	main := filepath.Join(f.outside, "main")
+	gitEnv := "export HOME=" + f.home + " GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; "
+	os.Remove(f.ws)
+	if out, err := exec.Command("bash", "-c", gitEnv+"git init -q "+main+" && cd "+main+" && git commit -q --allow-empty -m root && git worktree add -q "+f.ws+" -b wt").CombinedOutput(); err != nil {
+		t.Fatalf("making the worktree: %v: %s", err, out)
+	}
+	out, err := f.run(t, Request{}, gitEnv+"echo hi > a.txt && git add a.txt && git commit -q -m 'in the worktree' && git log --oneline | head -1")
+	if err != nil || !strings.Contains(out, "in the worktree") {
+		t.Fatalf("commit in the sandboxed worktree: %v: %s", err, out)
+	}
+	for _, script := range []string{
+		"echo evil > " + filepath.Join(main, ".git", "hooks", "pre-commit"),
+		"git config core.fsmonitor evil",
+		"echo x >> " + filepath.Join(main, ".git", "config"),
+	} {
+		if out, err := f.run(t, Request{}, gitEnv+script); err == nil {
+			t.Errorf("%s succeeded: %s", script, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(main, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the common directory's hook was written")
+	}
+}
