@@ -90,7 +90,7 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	env := &tool.Env{
 		SessionID: t.id,
 		CallID:    call.CallID,
-		Workspace: t.svc.opts.Workspace,
+		Workspace: t.ws,
 		Permit: func(ctx context.Context, c permission.Call) error {
 			c.CallID = call.CallID
 			return t.live.checker.Check(ctx, c)
