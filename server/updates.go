@@ -190,11 +190,6 @@ func errorOf(e agent.Event) *updateError {
 	return &updateError{Code: "turn_failed", Message: e.Reason}
 }
 
-// ends reports whether the event is the last of a turn.
-func ends(e agent.Event) bool {
-	return e.Kind == agent.EventState && (e.State == agent.StateIdle || e.State == agent.StateFailed)
-}
-
 func toolUpdate(kind string, t *agent.ToolCall) update {
 	f := acpupdate.Tool(t)
 	u := update{SessionUpdate: kind, ToolCallID: t.CallID, Title: f.Title, Kind: f.Kind, Status: f.Status, RawInput: f.RawInput}

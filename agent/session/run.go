@@ -96,9 +96,9 @@ func (p Part) String() string {
 	return fmt.Sprintf("(the file %s)", p.File)
 }
 
-// messageText is a prompt's parts as one message, a blank line between
-// them.
-func messageText(parts []Part) string {
+// MessageText is a prompt's parts as the one message the model reads, a
+// blank line between them.
+func MessageText(parts []Part) string {
 	s := make([]string, len(parts))
 	for i, p := range parts {
 		s[i] = p.String()
@@ -203,7 +203,7 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 	if tn.Agent != "" {
 		return nil, fmt.Errorf("agent %q: this darman has no named agents; leave the agent out", tn.Agent)
 	}
-	text := messageText(tn.Prompt)
+	text := MessageText(tn.Prompt)
 	if strings.TrimSpace(text) == "" && tn.Command == nil && expand == nil {
 		return nil, errors.New("the prompt is empty")
 	}
