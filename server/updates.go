@@ -229,8 +229,8 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 				out = append(out, u)
 			}
 		}
-		if m.Message.Role == agent.RoleAssistant && m.Message.Interrupted() {
-			out = append(out, update{SessionUpdate: "notice", Level: "warning", Message: "this answer was interrupted before it finished"})
+		if acpupdate.WasInterrupted(m) {
+			out = append(out, update{SessionUpdate: "notice", Level: "warning", Message: acpupdate.Interrupted})
 		}
 	}
 	return out

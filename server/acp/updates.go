@@ -223,6 +223,9 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 				out = append(out, update{SessionUpdate: kind, Content: text(p.Text)})
 			}
 		}
+		if acpupdate.WasInterrupted(m) {
+			out = append(out, update{SessionUpdate: acpupdate.AgentMessageChunk, Content: text("\n\n[" + acpupdate.Interrupted + "]")})
+		}
 	}
 	return out
 }
