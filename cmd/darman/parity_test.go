@@ -271,6 +271,19 @@ func (s *seen) add(e agent.Event) {
 	}
 }
 
+// addUpdate takes in an ACP-shaped update (darman/sessionUpdate's and
+// session/update's) as the user sees it.
+func (s *seen) addUpdate(u gjson.Result) {
+	switch u.Get("sessionUpdate").String() {
+	case "agent_message_chunk":
+		s.Text += u.Get("content.text").String()
+	case "tool_call_update":
+		if st := u.Get("status").String(); st == "completed" || st == "failed" {
+			s.Tools = append(s.Tools, u.Get("toolCallId").String()+" "+st)
+		}
+	}
+}
+
 func startRunJSON(t *testing.T, e *env, args ...string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
 	cmd := exec.Command(darmanBin, append([]string{"run"}, args...)...)
@@ -525,15 +538,7 @@ func lspSeen(p *rpcPeer, from, end int, turnID string) seen {
 		if n.Method != "darman/sessionUpdate" || gjson.Get(params(n), "turnId").String() != turnID {
 			continue
 		}
-		u := gjson.Get(params(n), "update")
-		switch u.Get("sessionUpdate").String() {
-		case "agent_message_chunk":
-			s.Text += u.Get("content.text").String()
-		case "tool_call_update":
-			if st := u.Get("status").String(); st == "completed" || st == "failed" {
-				s.Tools = append(s.Tools, u.Get("toolCallId").String()+" "+st)
-			}
-		}
+		s.addUpdate(gjson.Get(params(n), "update"))
 	}
 	return s
 }
@@ -641,15 +646,7 @@ func sentBuffer(t *testing.T, srv *llmtest.Server) {
 func acpSeen(p *rpcPeer, from int) seen {
 	var s seen
 	for _, n := range p.since(from, "session/update") {
-		u := gjson.Get(params(n), "update")
-		switch u.Get("sessionUpdate").String() {
-		case "agent_message_chunk":
-			s.Text += u.Get("content.text").String()
-		case "tool_call_update":
-			if st := u.Get("status").String(); st == "completed" || st == "failed" {
-				s.Tools = append(s.Tools, u.Get("toolCallId").String()+" "+st)
-			}
-		}
+		s.addUpdate(gjson.Get(params(n), "update"))
 	}
 	return s
 }
