@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/darman-dev/darman/agent"
-	"github.com/darman-dev/darman/agent/bus"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -25,8 +24,16 @@ type Setup struct {
 	// Workspace reads the editor's unsaved buffers and writes through the
 	// editor; the session service must use it for its tools.
 	Workspace tool.Workspace
-	// Asker asks the user through the editor.
+	// Asker asks the user through the editor; it finds the turn a
+	// question belongs to by the request's Session.
 	Asker permission.Asker
+	// Elicitor takes MCP servers' elicitations to the editor's user (see
+	// the Elicitor type's doc in mcp_elicit.go).
+	Elicitor permission.Elicitor
+	// Notices is where the agent sends the state changes of the MCP
+	// servers and of the language servers, for the editor (see
+	// notices).
+	Notices func(level, text string)
 	// Settings are the client's darman settings
 	// (initializationOptions.darman, or the darman section of
 	// workspace/didChangeConfiguration), same keys as the config file;
@@ -37,16 +44,12 @@ type Setup struct {
 // Sessions runs turns. *session.Service implements it.
 type Sessions interface {
 	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
-	Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error)
-	// PromptWith runs one turn and blocks until it ends; opts.Model, when
-	// set, runs that turn on another model than the session's.
-	PromptWith(ctx context.Context, id agent.ID, text string, opts session.PromptOptions) (agent.Message, error)
+	// Start begins a turn and returns while it runs; its events reach
+	// the server through tn.Events.
+	Start(ctx context.Context, tn session.Turn) (*session.Running, error)
 	Cancel(id agent.ID) bool
 	// Rename sets a session's title.
 	Rename(ctx context.Context, id agent.ID, title string) error
-	// Shell runs a command template's !`cmd` for the session under its
-	// bash permission (asked through the editor when the rules say ask).
-	Shell(ctx context.Context, id agent.ID, command string) (string, error)
 }
 
 // Store reads and deletes stored sessions. *store.Store implements it.

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent"
-	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
@@ -51,61 +52,57 @@ func BenchmarkPromptToFirstChunk(b *testing.B) {
 	}
 }
 
-// streamer is an event source for BenchmarkRelay: Prompt publishes a turn
-// of n text chunks on the session's bus as fast as it can, as a model
-// streaming at full speed would, so the benchmark measures the relay, the
-// encoding and the pipe alone.
-type streamer struct {
-	st  *store.Store
-	bus *bus.Bus[agent.Event]
-	n   int
+// partsInMemory is the session service's store for BenchmarkRelay: the
+// real store, which gets a part when it begins and when it ends but not
+// every delta between, so the benchmark measures the turn's events on
+// their way to the client and not the store's writes (agent/store's
+// BenchmarkPutPart measures those).
+type partsInMemory struct {
+	*store.Store
+	mu   sync.Mutex
+	seen map[agent.ID]bool
 }
 
-func (s *streamer) Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error) {
-	sess := agent.Session{ID: agent.NewSessionID(), Workspace: "/", Model: opts.Model, Created: time.Now(), Updated: time.Now()}
-	return sess, s.st.PutSession(ctx, sess)
-}
-
-func (s *streamer) Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error) {
-	return s.bus.Subscribe(ctx), nil
-}
-
-func (s *streamer) PromptWith(ctx context.Context, id agent.ID, text string, _ session.PromptOptions) (agent.Message, error) {
-	part := agent.NewPartID()
-	s.bus.Publish(agent.Event{Kind: agent.EventUserMessage, SessionID: id, Text: text})
-	s.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: id, State: agent.StateRunning})
-	for i := range s.n {
-		s.bus.Publish(agent.Event{Kind: agent.EventMessageChunk, SessionID: id, PartID: part, Text: fmt.Sprintf("chunk %d ", i)})
+func (m *partsInMemory) PutPart(ctx context.Context, p agent.Part) error {
+	m.mu.Lock()
+	first := !m.seen[p.ID]
+	m.seen[p.ID] = true
+	m.mu.Unlock()
+	if first || !p.Ended.IsZero() {
+		return m.Store.PutPart(ctx, p)
 	}
-	s.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: id, State: agent.StateIdle})
-	return agent.Message{}, nil
+	return nil
 }
 
-func (s *streamer) Cancel(agent.ID) bool { return false }
-
-func (s *streamer) Rename(context.Context, agent.ID, string) error {
-	return errors.New("the benchmark's sessions have no titles")
-}
-
-func (s *streamer) Shell(context.Context, agent.ID, string) (string, error) {
-	return "", errors.New("the benchmark runs no commands")
-}
-
-// BenchmarkRelay streams 100,000 chunks per turn to a client that opted
-// into session updates and reports chunks/s. Deltas the client cannot
-// take as fast as they come are merged (never other updates), so the
-// queue, and memory, stay bounded: the benchmark reports the notifications
-// actually sent and the heap in use after the turn.
+// BenchmarkRelay streams 20,000 chunks per turn, from the scripted model
+// through the session service, to a client that opted into session
+// updates and reports chunks/s. Deltas the client cannot take as fast as
+// they come are merged (never other updates), so the queue, and memory,
+// stay bounded: the benchmark reports the notifications actually sent and
+// the heap in use after the turn.
 func BenchmarkRelay(b *testing.B) {
-	const chunks = 100_000
+	const chunks = 20_000
 	st, err := store.Open(context.Background(), b.TempDir(), store.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	src := &streamer{st: st, bus: bus.New(bus.Options[agent.Event]{Coalesce: agent.CoalesceEvents}), n: chunks}
-	srv, err := server.New(server.Options{Start: func(context.Context, server.Setup) (*server.Agent, error) {
-		return &server.Agent{Sessions: src, Store: st, Model: func(context.Context) (string, error) { return "x/y", nil }}, nil
+	pieces := make([]string, chunks)
+	for i := range pieces {
+		pieces[i] = fmt.Sprintf("chunk %d ", i)
+	}
+	model := llmtest.Start(b, llmtest.Script{Steps: []llmtest.Step{{TextChunks: pieces}}})
+	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: model.URL, APIKey: "sk-ant-test-key-0000"}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Start: func(_ context.Context, setup server.Setup) (*server.Agent, error) {
+		svc, err := session.New(session.Options{Store: &partsInMemory{Store: st, seen: map[agent.ID]bool{}}, Workspace: setup.Workspace,
+			Models: func(string) (llm.Provider, string, error) { return provider, "claude-sonnet-4-5", nil }})
+		if err != nil {
+			return nil, err
+		}
+		return &server.Agent{Sessions: svc, Store: st, Close: svc.Close, Model: func(context.Context) (string, error) { return "anthropic/claude-sonnet-4-5", nil }}, nil
 	}})
 	if err != nil {
 		b.Fatal(err)
@@ -143,14 +140,13 @@ func BenchmarkRelay(b *testing.B) {
 	call("initialize", map[string]any{"rootUri": fileURI(b.TempDir()), "capabilities": map[string]any{
 		"experimental": map[string]any{"darman": map[string]bool{"sessionUpdates": true}}}}, nil)
 	c.Notify(ctx, "initialized", map[string]any{})
-	var tr turn
-	call("workspace/executeCommand", map[string]any{"command": "darman.session.new"}, &tr)
 	b.ResetTimer()
 	start := time.Now()
 	for b.Loop() {
 		notes.Store(0)
 		text.Store(0)
-		call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"sessionId": tr.SessionID, "prompt": "stream"}}}, nil)
+		// A new session each time: the script's first step is its answer.
+		call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "stream"}}}, nil)
 		<-ended
 		if text.Load() != chunks {
 			b.Fatalf("the client got %d chunks of %d", text.Load(), chunks)

@@ -109,25 +109,20 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 	if a.Agent != "" {
 		return nil, rpc.InvalidParams("darman.prompt: agent %q: this darman has no named agents; leave agent out", a.Agent)
 	}
-	text := a.Prompt
+	tn := session.Turn{Prompt: session.Text(a.Prompt), Model: a.Model}
 	if a.Context != nil {
 		c, err := s.contextText(a.Context)
 		if err != nil {
 			return nil, rpc.InvalidParams("darman.prompt: context: %v", err)
 		}
-		text += "\n\n" + c
+		tn.Context = c
 	}
-	return s.prompt(ctx, a.SessionID, a.Model, text, nil)
+	return s.prompt(ctx, a.SessionID, a.Model, tn, a.Prompt)
 }
 
-// expander makes the PromptOptions.Expand of a turn of session id: the
-// user's message made inside the turn.
-type expander func(id agent.ID) func(ctx context.Context, text string) (string, error)
-
-// prompt starts a turn in the session (a new one when id is empty). With
-// expand, text stands for the message (it titles the progress) and the
-// message is made inside the turn.
-func (s *Server) prompt(ctx context.Context, id, model, text string, expand expander) (any, error) {
+// prompt starts the turn tn in the session (a new one, on model, when id
+// is empty); title names the turn in progress and messages.
+func (s *Server) prompt(ctx context.Context, id, model string, tn session.Turn, title string) (any, error) {
 	ag, err := s.agent.get(ctx)
 	if err != nil {
 		return nil, err
@@ -145,13 +140,10 @@ func (s *Server) prompt(ctx context.Context, id, model, text string, expand expa
 			return nil, err
 		}
 	}
-	// With an existing session, model runs this turn on another model;
+	// With an existing session, tn.Model runs this turn on another model;
 	// the session keeps its own for the turns after.
-	opts := session.PromptOptions{Model: model}
-	if expand != nil {
-		opts.Expand = expand(sid)
-	}
-	t, err := s.startTurn(ctx, ag, sid, text, opts)
+	tn.Session = sid
+	t, err := s.startTurn(ctx, ag, tn, title)
 	if err != nil {
 		return nil, err
 	}
@@ -461,41 +453,21 @@ func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, e
 	if !ok {
 		return nil, rpc.InvalidParams("darman.command.run: there is no command %q (see .darman/command/*.md)", name)
 	}
-	suffix := ""
+	tn := session.Turn{Command: &cmd, Args: a.Arguments}
 	if a.Context != nil {
 		c, err := s.contextText(a.Context)
 		if err != nil {
 			return nil, rpc.InvalidParams("darman.command.run: context: %v", err)
 		}
-		suffix = "\n\n" + c
+		tn.Context = c
 	}
-	model := cmd.Model // a command's model picks the model of a new session only
+	// The command's model is a new session's model, and the model of the
+	// turn (session.Turn.Command).
+	model := cmd.Model
 	if a.SessionID != "" {
 		model = ""
 	}
-	// A template without !`cmd` expands here, so that a mistake in it
-	// (a missing @file) is the command's answer. One with !`cmd` expands
-	// inside the turn: its bash permission may need the user, and the
-	// command answers at once.
-	text, err := cmd.Expand(ctx, a.Arguments, prompt.ExpandOptions{Root: s.root,
-		Run: func(context.Context, string) (string, error) { return "", errShellInTurn }})
-	switch {
-	case errors.Is(err, errShellInTurn):
-		expand := func(id agent.ID) func(context.Context, string) (string, error) {
-			return func(ctx context.Context, _ string) (string, error) {
-				text, err := cmd.Expand(ctx, a.Arguments, prompt.ExpandOptions{Root: s.root,
-					Run: func(ctx context.Context, line string) (string, error) { return ag.Sessions.Shell(ctx, id, line) }})
-				if err != nil {
-					return "", err
-				}
-				return text + suffix, nil
-			}
-		}
-		return s.prompt(ctx, a.SessionID, model, strings.TrimSpace("/"+name+" "+a.Arguments), expand)
-	case err != nil:
-		return nil, err
-	}
-	return s.prompt(ctx, a.SessionID, model, text+suffix, nil)
+	return s.prompt(ctx, a.SessionID, model, tn, strings.TrimSpace("/"+name+" "+a.Arguments))
 }
 
 // loadCommands finds the workspace's commands again when the agent can,
@@ -516,10 +488,6 @@ func (s *Server) knownCommands(ag *Agent) *prompt.Commands {
 	}
 	return ag.Commands
 }
-
-// errShellInTurn stops a command's expansion at its first !`cmd`, which
-// runs inside the turn instead.
-var errShellInTurn = errors.New("the command runs a shell command")
 
 func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error) {
 	if err := args("darman.status", arg, &struct{}{}); err != nil {

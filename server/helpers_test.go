@@ -213,8 +213,8 @@ type options struct {
 	settings map[string]any
 	// startGate, when set, holds the agent's start until it is closed.
 	startGate chan struct{}
-	// seenAsker, when set, is given the Setup's asker when the agent starts.
-	seenAsker func(permission.Asker)
+	// seenSetup, when set, is given the Setup when the agent starts.
+	seenSetup func(server.Setup)
 	// deleted is the Agent's Deleted.
 	deleted func(agent.ID) error
 }
@@ -274,8 +274,8 @@ func start(t testing.TB, o options) *env {
 	opts.DataDir = e.data
 	opts.Version = "test"
 	opts.Start = func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
-		if o.seenAsker != nil {
-			o.seenAsker(setup.Asker)
+		if o.seenSetup != nil {
+			o.seenSetup(setup)
 		}
 		if o.startGate != nil {
 			select {

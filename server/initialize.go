@@ -201,7 +201,8 @@ func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
 	s.mu.Lock()
 	folders := slices.Clone(s.folders)
 	s.mu.Unlock()
-	a, err := s.opts.Start(s.ctx, Setup{Root: s.root, Folders: folders, Workspace: s.ws, Asker: &asker{s: s}, Settings: settings})
+	a, err := s.opts.Start(s.ctx, Setup{Root: s.root, Folders: folders, Workspace: s.ws, Asker: &asker{s: s},
+		Elicitor: editorGate{s}, Notices: s.notices, Settings: settings})
 	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Model == nil) {
 		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
 	}

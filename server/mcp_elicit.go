@@ -12,53 +12,8 @@ import (
 	"github.com/darman-dev/darman/server/rpc"
 )
 
-// Elicitation is an MCP server's request for input from the user, as the
-// front passes it on: server/ knows no MCP, so cmd/darman translates the
-// MCP client's request into this and the answer back.
-type Elicitation struct {
-	// Server names the MCP server that asks.
-	Server string
-	// Mode is "form" (answer Fields) or "url" (open URL).
-	Mode    string
-	Message string
-	Fields  []ElicitField
-	URL     string
-}
-
-// ElicitField is one field of a form, as darman/elicit sends it.
-type ElicitField struct {
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	// Type is the JSON type: string, number, integer, boolean or array
-	// (of Enum's choices).
-	Type     string   `json:"type"`
-	Required bool     `json:"required"`
-	Enum     []string `json:"enum,omitempty"`
-	// Default is the value the form starts with, when the server gave one.
-	Default any `json:"default,omitempty"`
-	// Minimum and Maximum bound a number or an integer.
-	Minimum *float64 `json:"minimum,omitempty"`
-	Maximum *float64 `json:"maximum,omitempty"`
-	// Format is a string's format (email, uri, date, date-time), a hint
-	// for the prompt.
-	Format string `json:"format,omitempty"`
-}
-
-// ElicitAnswer is the user's answer: Action "accept", "decline" or
-// "cancel"; Content a form's values.
-type ElicitAnswer struct {
-	Action  string
-	Content map[string]any
-}
-
-// ErrNoHuman is an elicitation nobody can answer through this editor: the
-// front declines it.
-var ErrNoHuman = errors.New("the editor cannot ask the user")
-
-// Elicitor returns what takes MCP servers' elicitations to the editor's
-// user, for the Asker of a Setup (the one this server made); nil for any
-// other asker.
+// editorGate takes MCP servers' elicitations to the editor's user: it is
+// the permission.Elicitor of the Setup.
 //
 // A client that opted in with capabilities.experimental.darman.elicitation
 // gets one darman/elicit request per elicitation and answers it with its
@@ -71,15 +26,9 @@ var ErrNoHuman = errors.New("the editor cannot ask the user")
 // is asked field by field
 // when every field is a choice (an enum, or yes/no for a boolean), and is
 // declined, with a message saying why, when a field wants typed text. A
-// client without showMessageRequest makes every elicitation ErrNoHuman.
-// Nothing of an elicitation is kept: after a restart it is gone.
-func Elicitor(a permission.Asker) func(context.Context, Elicitation) (ElicitAnswer, error) {
-	if as, ok := a.(*asker); ok {
-		return editorGate{as.s}.Elicit
-	}
-	return nil
-}
-
+// client without showMessageRequest makes every elicitation
+// permission.ErrNoHuman. Nothing of an elicitation is kept: after a
+// restart it is gone.
 type editorGate struct{ s *Server }
 
 // errDismissed is a question closed without a choice: the server is told
@@ -89,7 +38,7 @@ var errDismissed = errors.New("the user dismissed the question")
 // choose asks one question with buttons and returns the chosen title.
 func (g editorGate) choose(ctx context.Context, kind protocol.MessageType, msg string, titles ...string) (string, error) {
 	if g.s.questions.noShowMessageRequest.Load() {
-		return "", ErrNoHuman
+		return "", permission.ErrNoHuman
 	}
 	actions := make([]protocol.MessageActionItem, len(titles))
 	for i, t := range titles {
@@ -101,7 +50,7 @@ func (g editorGate) choose(ctx context.Context, kind protocol.MessageType, msg s
 	switch {
 	case err != nil && rpc.IsMethodNotFound(err):
 		g.s.questions.noShowMessageRequest.Store(true)
-		return "", ErrNoHuman
+		return "", permission.ErrNoHuman
 	case err != nil:
 		return "", err
 	case choice == nil:
@@ -110,7 +59,7 @@ func (g editorGate) choose(ctx context.Context, kind protocol.MessageType, msg s
 	return choice.Title, nil
 }
 
-func (g editorGate) Elicit(ctx context.Context, e Elicitation) (ElicitAnswer, error) {
+func (g editorGate) Elicit(ctx context.Context, e permission.Elicitation) (permission.ElicitAnswer, error) {
 	if g.s.client.opt.Elicitation {
 		ans, err := g.askElicit(ctx, e)
 		if err == nil || !rpc.IsMethodNotFound(err) {
@@ -125,15 +74,15 @@ func (g editorGate) Elicit(ctx context.Context, e Elicitation) (ElicitAnswer, er
 		if f.Type != "boolean" && len(f.Enum) == 0 {
 			g.s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf(
 				"The MCP server %s asked for %q, which needs typed text that this editor's prompts cannot take; darman declined.", e.Server, fieldName(f)))
-			return ElicitAnswer{}, ErrNoHuman
+			return permission.ElicitAnswer{}, permission.ErrNoHuman
 		}
 	}
 	choice, err := g.choose(ctx, protocol.MessageTypeInfo, fmt.Sprintf("The MCP server %s asks: %s", e.Server, e.Message), "Decline", "Answer")
 	if err != nil {
-		return ElicitAnswer{}, err
+		return permission.ElicitAnswer{}, err
 	}
 	if choice != "Answer" {
-		return ElicitAnswer{Action: "decline"}, nil
+		return permission.ElicitAnswer{Action: "decline"}, nil
 	}
 	content := map[string]any{}
 	for _, f := range e.Fields {
@@ -150,7 +99,7 @@ func (g editorGate) Elicit(ctx context.Context, e Elicitation) (ElicitAnswer, er
 		}
 		choice, err := g.choose(ctx, protocol.MessageTypeInfo, fmt.Sprintf("%s (for the MCP server %s)", msg, e.Server), choices...)
 		if err != nil {
-			return ElicitAnswer{}, err
+			return permission.ElicitAnswer{}, err
 		}
 		switch {
 		case choice == "Skip" && !f.Required:
@@ -162,10 +111,10 @@ func (g editorGate) Elicit(ctx context.Context, e Elicitation) (ElicitAnswer, er
 			content[f.Name] = choice
 		}
 	}
-	return ElicitAnswer{Action: "accept", Content: content}, nil
+	return permission.ElicitAnswer{Action: "accept", Content: content}, nil
 }
 
-func fieldName(f ElicitField) string {
+func fieldName(f permission.ElicitField) string {
 	if f.Title != "" {
 		return f.Title
 	}
@@ -174,22 +123,22 @@ func fieldName(f ElicitField) string {
 
 // openURL asks before opening: the URL is the server's, and may sign the
 // user in somewhere.
-func (g editorGate) openURL(ctx context.Context, e Elicitation) (ElicitAnswer, error) {
+func (g editorGate) openURL(ctx context.Context, e permission.Elicitation) (permission.ElicitAnswer, error) {
 	msg := fmt.Sprintf("The MCP server %s asks you to open %s", e.Server, e.URL)
 	if m := strings.TrimSpace(e.Message); m != "" {
 		msg += ": " + m
 	}
 	choice, err := g.choose(ctx, protocol.MessageTypeInfo, msg, "Decline", "Open")
 	if err != nil {
-		return ElicitAnswer{}, err
+		return permission.ElicitAnswer{}, err
 	}
 	if choice != "Open" {
-		return ElicitAnswer{Action: "decline"}, nil
+		return permission.ElicitAnswer{Action: "decline"}, nil
 	}
 	var res protocol.ShowDocumentResult
 	external := true
 	if err := g.s.call(ctx, 0, protocol.ServerWindowShowDocument, protocol.ShowDocumentParams{URI: protocol.URI(e.URL), External: &external}, &res); err != nil || !res.Success {
 		g.s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("darman could not open %s; open it yourself to continue with %s.", e.URL, e.Server))
 	}
-	return ElicitAnswer{Action: "accept"}, nil
+	return permission.ElicitAnswer{Action: "accept"}, nil
 }

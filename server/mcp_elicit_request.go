@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/darman-dev/darman/agent/permission"
 )
 
 // elicitParams are darman/elicit's params. The form goes as darman's flat
@@ -16,12 +18,12 @@ import (
 // field to one prompt and needs no JSON Schema reader, and darman checks
 // the answer against the same fields it sent.
 type elicitParams struct {
-	RequestID string        `json:"requestId"`
-	Server    string        `json:"server"`
-	Mode      string        `json:"mode"`
-	Message   string        `json:"message"`
-	Fields    []ElicitField `json:"fields"`
-	URL       string        `json:"url,omitempty"`
+	RequestID string                   `json:"requestId"`
+	Server    string                   `json:"server"`
+	Mode      string                   `json:"mode"`
+	Message   string                   `json:"message"`
+	Fields    []permission.ElicitField `json:"fields"`
+	URL       string                   `json:"url,omitempty"`
 }
 
 // elicitResult is darman/elicit's answer.
@@ -39,49 +41,49 @@ type elicitResult struct {
 // No answer in time is "cancel"; ctx ending cancels the request
 // ($/cancelRequest) and returns ctx's error. A MethodNotFound answer is
 // returned as is, for Elicit to fall back.
-func (g editorGate) askElicit(ctx context.Context, e Elicitation) (ElicitAnswer, error) {
+func (g editorGate) askElicit(ctx context.Context, e permission.Elicitation) (permission.ElicitAnswer, error) {
 	s := g.s
 	p := elicitParams{RequestID: "elicit_" + strconv.FormatUint(s.questions.n.Add(1), 10),
 		Server: e.Server, Mode: e.Mode, Message: e.Message, Fields: e.Fields, URL: e.URL}
 	if p.Fields == nil {
-		p.Fields = []ElicitField{}
+		p.Fields = []permission.ElicitField{}
 	}
 	var res elicitResult
 	err := s.call(ctx, s.opts.PermissionTimeout, "darman/elicit", p, &res)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return ElicitAnswer{}, ctx.Err()
+		return permission.ElicitAnswer{}, ctx.Err()
 	case err != nil && errors.Is(err, context.DeadlineExceeded):
 		s.log.Warn("lsp: no answer to darman/elicit in time; the MCP server is told cancel", "server", e.Server, "requestId", p.RequestID, "err", err)
-		return ElicitAnswer{Action: "cancel"}, nil
+		return permission.ElicitAnswer{Action: "cancel"}, nil
 	case err != nil:
-		return ElicitAnswer{}, err
+		return permission.ElicitAnswer{}, err
 	}
 	switch res.Action {
 	case "decline", "cancel":
-		return ElicitAnswer{Action: res.Action}, nil
+		return permission.ElicitAnswer{Action: res.Action}, nil
 	case "accept":
 	default:
 		s.log.Warn("lsp: darman/elicit answered with an unknown action; declined", "server", e.Server, "requestId", p.RequestID, "action", res.Action)
-		return ElicitAnswer{Action: "decline"}, nil
+		return permission.ElicitAnswer{Action: "decline"}, nil
 	}
 	if e.Mode == "url" {
-		return ElicitAnswer{Action: "accept"}, nil
+		return permission.ElicitAnswer{Action: "accept"}, nil
 	}
 	content, err := checkElicitContent(e.Fields, res.Content)
 	if err != nil {
 		s.log.Warn("lsp: darman/elicit's answer does not fit the form; declined", "server", e.Server, "requestId", p.RequestID, "err", err)
 		s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("darman declined the MCP server %s's question: the editor's answer %v.", e.Server, err))
-		return ElicitAnswer{Action: "decline"}, nil
+		return permission.ElicitAnswer{Action: "decline"}, nil
 	}
-	return ElicitAnswer{Action: "accept", Content: content}, nil
+	return permission.ElicitAnswer{Action: "accept", Content: content}, nil
 }
 
 // checkElicitContent checks a form's answer against its fields and returns
 // it without null values; the error says which field is wrong and how.
-func checkElicitContent(fields []ElicitField, content map[string]any) (map[string]any, error) {
+func checkElicitContent(fields []permission.ElicitField, content map[string]any) (map[string]any, error) {
 	out := make(map[string]any, len(content))
-	byName := make(map[string]ElicitField, len(fields))
+	byName := make(map[string]permission.ElicitField, len(fields))
 	for _, f := range fields {
 		byName[f.Name] = f
 	}
@@ -106,7 +108,7 @@ func checkElicitContent(fields []ElicitField, content map[string]any) (map[strin
 	return out, nil
 }
 
-func checkElicitValue(f ElicitField, v any) error {
+func checkElicitValue(f permission.ElicitField, v any) error {
 	switch f.Type {
 	case "string":
 		s, ok := v.(string)
@@ -154,7 +156,7 @@ func checkElicitValue(f ElicitField, v any) error {
 	return nil
 }
 
-func bounds(f ElicitField) string {
+func bounds(f permission.ElicitField) string {
 	lo, hi := "-∞", "∞"
 	if f.Minimum != nil {
 		lo = strconv.FormatFloat(*f.Minimum, 'f', -1, 64)

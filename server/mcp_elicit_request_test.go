@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/agent/permission"
 )
 
 var optInElicitation = map[string]any{"elicitation": true}
@@ -28,7 +28,7 @@ func answerElicit(result any) answerFunc {
 
 func ptr(f float64) *float64 { return &f }
 
-var profileForm = server.Elicitation{Server: "crm", Mode: "form", Message: "Who are you?", Fields: []server.ElicitField{
+var profileForm = permission.Elicitation{Server: "crm", Mode: "form", Message: "Who are you?", Fields: []permission.ElicitField{
 	{Name: "age", Type: "integer", Required: true, Minimum: ptr(0), Maximum: ptr(150)},
 	{Name: "name", Title: "Your name", Type: "string", Required: true, Default: "Ada"},
 	{Name: "newsletter", Type: "boolean"},
@@ -109,7 +109,7 @@ func TestElicitRequestWrongAnswersAreDeclined(t *testing.T) {
 
 func TestElicitRequestURL(t *testing.T) {
 	g, c := gateEnvCaps(t, answerElicit(map[string]any{"action": "accept"}), nil, optInElicitation, wait)
-	ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
+	ans, err := g.Elicit(context.Background(), permission.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
 	if err != nil || ans.Action != "accept" {
 		t.Fatalf("Elicit = %+v, %v", ans, err)
 	}
@@ -175,8 +175,8 @@ func TestElicitRequestOnlyWithOptIn(t *testing.T) {
 	for _, optIns := range []map[string]any{{}, optInElicitation} {
 		answer, _ := answerButtons("Answer", "blue")
 		g, c := gateEnvCaps(t, answer, nil, optIns, wait)
-		ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "paint", Mode: "form", Message: "Pick",
-			Fields: []server.ElicitField{{Name: "colour", Type: "string", Enum: []string{"red", "blue"}, Required: true}}})
+		ans, err := g.Elicit(context.Background(), permission.Elicitation{Server: "paint", Mode: "form", Message: "Pick",
+			Fields: []permission.ElicitField{{Name: "colour", Type: "string", Enum: []string{"red", "blue"}, Required: true}}})
 		if err != nil || ans.Action != "accept" || ans.Content["colour"] != "blue" {
 			t.Errorf("opt-ins %v: Elicit = %+v, %v", optIns, ans, err)
 		}

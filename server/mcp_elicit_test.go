@@ -22,9 +22,9 @@ import (
 // gateEnv starts a server whose agent only hands out the MCP gate made
 // from its Setup's asker, with a client that answers with answer.
 // elicit is the editor's elicitor.
-type elicit func(context.Context, server.Elicitation) (server.ElicitAnswer, error)
+type elicit func(context.Context, permission.Elicitation) (permission.ElicitAnswer, error)
 
-func (f elicit) Elicit(ctx context.Context, e server.Elicitation) (server.ElicitAnswer, error) {
+func (f elicit) Elicit(ctx context.Context, e permission.Elicitation) (permission.ElicitAnswer, error) {
 	return f(ctx, e)
 }
 
@@ -33,8 +33,8 @@ func gateEnv(t *testing.T, answer answerFunc) (elicit, *client) {
 	return gateEnvWith(t, answer, nil)
 }
 
-// gateEnvWith is gateEnv that also hands the Setup's asker to seen.
-func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (elicit, *client) {
+// gateEnvWith is gateEnv that also hands the Setup to seen.
+func gateEnvWith(t *testing.T, answer answerFunc, seen func(server.Setup)) (elicit, *client) {
 	t.Helper()
 	return gateEnvCaps(t, answer, seen, map[string]any{}, wait)
 }
@@ -42,7 +42,7 @@ func gateEnvWith(t *testing.T, answer answerFunc, seen func(permission.Asker)) (
 // gateEnvCaps is gateEnvWith for a client with these
 // capabilities.experimental.darman opt-ins, and a server that waits for
 // the user's answers for timeout.
-func gateEnvCaps(t *testing.T, answer answerFunc, seen func(permission.Asker), optIns map[string]any, timeout time.Duration) (elicit, *client) {
+func gateEnvCaps(t *testing.T, answer answerFunc, seen func(server.Setup), optIns map[string]any, timeout time.Duration) (elicit, *client) {
 	t.Helper()
 	root := t.TempDir()
 	st, err := store.Open(context.Background(), t.TempDir(), store.Options{})
@@ -54,9 +54,9 @@ func gateEnvCaps(t *testing.T, answer answerFunc, seen func(permission.Asker), o
 	srv, err := server.New(server.Options{DataDir: t.TempDir(), Version: "test", PermissionTimeout: timeout,
 		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 			if seen != nil {
-				seen(setup.Asker)
+				seen(setup)
 			}
-			gates <- server.Elicitor(setup.Asker)
+			gates <- setup.Elicitor.Elicit
 			svc, err := session.New(session.Options{Store: st, Workspace: setup.Workspace, Asker: setup.Asker,
 				Models: func(string) (llm.Provider, string, error) { return nil, "", errors.New("no model") }})
 			if err != nil {
@@ -131,8 +131,8 @@ func answerButtons(picks ...string) (answerFunc, chan string) {
 func TestElicitorForm(t *testing.T) {
 	answer, _ := answerButtons("Answer", "blue", "Yes", "Skip")
 	g, c := gateEnv(t, answer)
-	ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "paint", Mode: "form", Message: "Pick a colour",
-		Fields: []server.ElicitField{
+	ans, err := g.Elicit(context.Background(), permission.Elicitation{Server: "paint", Mode: "form", Message: "Pick a colour",
+		Fields: []permission.ElicitField{
 			{Name: "colour", Type: "string", Enum: []string{"red", "blue"}, Required: true},
 			{Name: "glossy", Type: "boolean", Required: true},
 			{Name: "size", Type: "string", Enum: []string{"S", "L"}},
@@ -149,9 +149,9 @@ func TestElicitorForm(t *testing.T) {
 func TestElicitorTextFieldIsDeclined(t *testing.T) {
 	answer, _ := answerButtons()
 	g, c := gateEnv(t, answer)
-	_, err := g.Elicit(context.Background(), server.Elicitation{Server: "gh", Mode: "form", Message: "Your name?",
-		Fields: []server.ElicitField{{Name: "name", Type: "string"}}})
-	if !errors.Is(err, server.ErrNoHuman) {
+	_, err := g.Elicit(context.Background(), permission.Elicitation{Server: "gh", Mode: "form", Message: "Your name?",
+		Fields: []permission.ElicitField{{Name: "name", Type: "string"}}})
+	if !errors.Is(err, permission.ErrNoHuman) {
 		t.Errorf("Elicit = %v; want ErrNoHuman (declined)", err)
 	}
 	msg, _ := c.await(0, "the explanation", isMethod("window/showMessage"))
@@ -163,7 +163,7 @@ func TestElicitorTextFieldIsDeclined(t *testing.T) {
 func TestElicitorOpenURL(t *testing.T) {
 	answer, opened := answerButtons("Open")
 	g, _ := gateEnv(t, answer)
-	ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
+	ans, err := g.Elicit(context.Background(), permission.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
 	if err != nil || ans.Action != "accept" {
 		t.Fatalf("Elicit = %+v, %v", ans, err)
 	}
@@ -177,25 +177,24 @@ func TestElicitorOpenURL(t *testing.T) {
 	}
 	answer, _ = answerButtons("Decline")
 	g, _ = gateEnv(t, answer)
-	if ans, err := g.Elicit(context.Background(), server.Elicitation{Server: "auth", Mode: "url", URL: "https://auth.example.com/x"}); err != nil || ans.Action != "decline" {
+	if ans, err := g.Elicit(context.Background(), permission.Elicitation{Server: "auth", Mode: "url", URL: "https://auth.example.com/x"}); err != nil || ans.Action != "decline" {
 		t.Errorf("declined: %+v, %v", ans, err)
 	}
 }
 
 func TestElicitorWithoutShowMessageRequest(t *testing.T) {
 	g, _ := gateEnv(t, defaultAnswer)
-	_, err := g.Elicit(context.Background(), server.Elicitation{Server: "s", Mode: "url", URL: "https://x.example.com"})
-	if !errors.Is(err, server.ErrNoHuman) {
+	_, err := g.Elicit(context.Background(), permission.Elicitation{Server: "s", Mode: "url", URL: "https://x.example.com"})
+	if !errors.Is(err, permission.ErrNoHuman) {
 		t.Errorf("Elicit = %v; want ErrNoHuman from a client that cannot ask", err)
 	}
 }
 
 func TestMCPNotices(t *testing.T) {
-	var asker permission.Asker
-	_, c := gateEnvWith(t, defaultAnswer, func(a permission.Asker) { asker = a })
-	notify := server.MCPNotices(asker)
+	var notify func(level, text string)
+	_, c := gateEnvWith(t, defaultAnswer, func(s server.Setup) { notify = s.Notices })
 	if notify == nil {
-		t.Fatal("MCPNotices returned nil for the server's own asker")
+		t.Fatal("the Setup has no Notices")
 	}
 	notify("warning", "mcp server web failed: crashed: exit status 1")
 	notify("info", "mcp server gh is ready")
@@ -206,23 +205,20 @@ func TestMCPNotices(t *testing.T) {
 	c.await(0, "the log line", func(n note) bool {
 		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "mcp server gh is ready")
 	})
-	if server.MCPNotices(nil) != nil {
-		t.Error("MCPNotices of another asker is not nil")
-	}
 }
 
 // A client that takes session updates also sees a server's state change
 // in the stream of every running turn, as a notice of that turn; idle
 // sessions get none.
 func TestMCPNoticesReachRunningTurns(t *testing.T) {
-	askers := make(chan permission.Asker, 1)
+	setups := make(chan server.Setup, 1)
 	e := start(t, options{script: stall(), optIns: map[string]bool{"sessionUpdates": true},
-		seenAsker: func(a permission.Asker) { askers <- a }})
+		seenSetup: func(s server.Setup) { setups <- s }})
 	tr := e.prompt("take your time")
 	e.client.await(0, "the answer starting", func(n note) bool {
 		return n.Method == "darman/sessionUpdate" && n.update(t).Update["sessionUpdate"] == "agent_message_chunk"
 	})
-	notify := server.MCPNotices(<-askers)
+	notify := (<-setups).Notices
 	notify("warning", "mcp server web failed: crashed: exit status 1")
 	n, _ := e.client.await(0, "the notice in the turn", func(n note) bool {
 		return n.Method == "darman/sessionUpdate" && n.update(t).Update["sessionUpdate"] == "notice"

@@ -2,13 +2,10 @@ package server
 
 import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
-
-	"github.com/darman-dev/darman/agent/permission"
 )
 
-// MCPNotices returns where the front sends the state changes of the MCP
-// servers, and of the language servers, for the editor of the Setup whose
-// Asker this is (nil for any other asker): warnings and errors (a server
+// notices takes the state changes of the MCP servers, and of the language
+// servers, to the editor (Setup.Notices): warnings and errors (a server
 // failed or crashed) are shown with window/showMessage, the rest
 // (starting, ready, retiring, not installed) go to the client's log with
 // window/logMessage. A client that takes session updates also gets each
@@ -16,26 +13,19 @@ import (
 // looking while the turn may need that server; a server's state belongs to
 // the workspace, not to one session, so idle sessions get none, and
 // darman.status lists the current state of each.
-func MCPNotices(a permission.Asker) func(level, text string) {
-	as, ok := a.(*asker)
-	if !ok {
-		return nil
+func (s *Server) notices(level, text string) {
+	if s.client.opt.SessionUpdates {
+		for _, t := range s.runningTurns() {
+			s.notifyUpdate(t.session, t.id, update{SessionUpdate: "notice", Level: level, Message: text})
+		}
 	}
-	s := as.s
-	return func(level, text string) {
-		if s.client.opt.SessionUpdates {
-			for _, t := range s.runningTurns() {
-				s.notifyUpdate(t.session, t.id, update{SessionUpdate: "notice", Level: level, Message: text})
-			}
-		}
-		switch level {
-		case "error":
-			s.showMessage(protocol.MessageTypeError, text)
-		case "warning":
-			s.showMessage(protocol.MessageTypeWarning, text)
-		default:
-			s.logMessage(protocol.MessageTypeInfo, text)
-		}
+	switch level {
+	case "error":
+		s.showMessage(protocol.MessageTypeError, text)
+	case "warning":
+		s.showMessage(protocol.MessageTypeWarning, text)
+	default:
+		s.logMessage(protocol.MessageTypeInfo, text)
 	}
 }
 

@@ -118,9 +118,9 @@ func (s *Server) ask(ctx context.Context, req permission.Request) (permission.Re
 		asked:  time.Now(),
 		answer: make(chan permission.Reply, 1),
 	}
-	t := turnOf(ctx)
-	if t != nil {
-		q.session, q.turnID = t.session, t.id
+	q.session = req.Session
+	if t := s.runningTurn(req.Session); t != nil {
+		q.turnID = t.id
 	}
 	s.questions.add(q)
 	defer s.questions.remove(q.id)
@@ -217,10 +217,10 @@ type requestPermissionResult struct {
 }
 
 func (s *Server) requestPermission(ctx context.Context, q *question) (permission.Reply, error) {
-	callID, _ := q.req.Metadata["callId"].(string)
-	tc := permissionToolCall{ToolCallID: callID, Title: describe(q.req), Permission: q.req.Permission,
+	tc := permissionToolCall{ToolCallID: q.req.CallID, Title: describe(q.req), Permission: q.req.Permission,
 		Subjects: q.req.Patterns, Always: q.req.Suggest, Reasons: q.req.Reasons}
-	if d, ok := q.req.Metadata["diff"].(agent.Diff); ok {
+	// Every file of a patch, so the user sees all it would change.
+	for _, d := range q.req.Diffs {
 		tc.Content = append(tc.Content, toolCallContent{Type: "diff", URI: pathToURI(d.Path), OldText: &d.OldText, NewText: &d.NewText})
 	}
 	params := requestPermissionParams{SessionID: string(q.session), TurnID: q.turnID, RequestID: q.id, ToolCall: tc}

@@ -2,22 +2,23 @@ package server
 
 import (
 	"context"
-	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent"
-	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/session"
 )
 
 // relay passes one session's events to the client: as darman/sessionUpdate
 // notifications to a client that opted in, and otherwise through the
-// fallbacks (progress, the transcript file, error messages). One relay
-// runs per session the client has used, from then until the server stops
-// or the session is deleted, so updates of a session arrive in the order
-// the session published them.
+// fallbacks (progress, the transcript file, error messages). The session
+// service hands it each turn's events in the session's order (see
+// session.Turn.Events); one relay serves a session the client has used,
+// from then until the server stops or the session is deleted, and keeps
+// its transcript current.
 type relay struct {
 	s       *Server
 	a       *Agent
@@ -25,10 +26,8 @@ type relay struct {
 	done    chan struct{} // closed when run returns
 	stop    context.CancelFunc
 
-	// Used by run's goroutine only.
-	sub     *bus.Subscription[agent.Event]
-	current *turn // the turn the events belong to; nil between turns
-	dirty   bool  // the transcript is behind the session
+	mu    sync.Mutex
+	dirty bool // the transcript is behind the session
 }
 
 // transcriptEvery is how often a transcript being watched is rewritten
@@ -47,23 +46,17 @@ func (s *Server) relayOf(ctx context.Context, a *Agent, id agent.ID) (*relay, er
 		return nil, err
 	}
 	rctx, stop := context.WithCancel(s.ctx)
-	sub, err := a.Sessions.Subscribe(rctx, id)
-	if err != nil {
-		stop()
-		return nil, err
-	}
 	s.mu.Lock()
 	l := s.liveOf(id)
 	if l.relay != nil && l.relay.a == a { // another request started one meanwhile
 		s.mu.Unlock()
 		stop()
-		sub.Unsubscribe()
 		return l.relay, nil
 	}
 	// A relay of an agent the settings replaced has no turn left to
 	// pass on (the session's turn would be running): it is retired.
 	old := l.relay
-	r := &relay{s: s, a: a, session: id, done: make(chan struct{}), stop: stop, sub: sub}
+	r := &relay{s: s, a: a, session: id, done: make(chan struct{}), stop: stop}
 	l.relay = r
 	s.mu.Unlock()
 	if old != nil {
@@ -73,6 +66,7 @@ func (s *Server) relayOf(ctx context.Context, a *Agent, id agent.ID) (*relay, er
 	return r, nil
 }
 
+// run rewrites the transcript while the session changes, until ctx ends.
 func (r *relay) run(ctx context.Context) {
 	defer close(r.done)
 	defer r.stop()
@@ -80,36 +74,23 @@ func (r *relay) run(ctx context.Context) {
 	defer tick.Stop()
 	for {
 		select {
-		case d, ok := <-r.sub.C():
-			if ok {
-				r.handle(d.Event)
-				continue
-			}
-			if errors.Is(r.sub.Err(), bus.ErrOverflow) && ctx.Err() == nil {
-				// The client fell behind by thousands of events: start
-				// again from now, and say what was lost.
-				r.s.log.Warn("lsp: the client fell behind a session's updates; some were dropped", "session", r.session)
-				if sub, err := r.a.Sessions.Subscribe(ctx, r.session); err == nil {
-					r.sub = sub
-					r.notice("warning", "some updates were dropped because the editor fell behind; reload the session to see all of it")
-					continue
-				}
-			}
-			if r.current != nil {
-				r.current.markEnded()
-			}
+		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if r.dirty {
-				r.dirty = false
+			r.mu.Lock()
+			dirty := r.dirty
+			r.dirty = false
+			r.mu.Unlock()
+			if dirty {
 				r.s.writeTranscript(ctx, r.a, r.session)
 			}
 		}
 	}
 }
 
-// handle passes one event on.
-func (r *relay) handle(e agent.Event) {
+// handle passes one event of turn t on.
+func (r *relay) handle(t *turn, u session.Update) {
+	e := u.Event
 	// A sub-task's events come with its parent's: they are shown as part
 	// of the parent's turn, but its own beginning and end are not the
 	// parent's.
@@ -117,18 +98,9 @@ func (r *relay) handle(e agent.Event) {
 	if !own && (e.Kind == agent.EventState || e.Kind == agent.EventUserMessage) {
 		return
 	}
-	// A turn begins with its user message, or with its running state when
-	// the message is expanded inside it (a command's !`cmd`).
-	if own && (e.Kind == agent.EventUserMessage || (e.Kind == agent.EventState && e.State == agent.StateRunning && r.current == nil)) {
-		r.current = r.s.runningTurn(r.session)
-	}
-	t := r.current
-	turnID := ""
-	if t != nil {
-		turnID = t.id
-	}
+	turnID := t.id
 	opted := r.s.client.opt.SessionUpdates
-	last := own && ends(e) && t != nil
+	last := u.Last
 	if last {
 		// The session may take its next prompt from now on, so free it
 		// before the client hears that the turn ended.
@@ -142,8 +114,12 @@ func (r *relay) handle(e agent.Event) {
 		r.s.openDiff(e.Tool)
 	}
 	if !opted {
-		r.dirty = r.s.transcriptOn()
-		if t != nil && t.progress != nil && e.Kind == agent.EventToolCallUpdate && e.Tool != nil && e.Tool.Status == agent.ToolRunning {
+		if r.s.transcriptOn() {
+			r.mu.Lock()
+			r.dirty = true
+			r.mu.Unlock()
+		}
+		if t.progress != nil && e.Kind == agent.EventToolCallUpdate && e.Tool != nil && e.Tool.Status == agent.ToolRunning {
 			title := e.Tool.Title
 			if title == "" {
 				title = e.Tool.Name
@@ -152,7 +128,7 @@ func (r *relay) handle(e agent.Event) {
 		}
 		// Reported here, in the session's order, rather than by the asker:
 		// the tool's "running" must not come after it.
-		if t != nil && t.progress != nil && e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
+		if t.progress != nil && e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
 			p := e.Permission
 			what := p.Title
 			if what == "" {
@@ -167,8 +143,11 @@ func (r *relay) handle(e agent.Event) {
 	state := stateOf(e)
 	if !opted {
 		// The transcript is complete before the client hears the end.
-		if r.dirty {
-			r.dirty = false
+		r.mu.Lock()
+		dirty := r.dirty
+		r.dirty = false
+		r.mu.Unlock()
+		if dirty {
 			r.s.writeTranscript(context.WithoutCancel(r.s.ctx), r.a, r.session)
 		}
 		msg := "done"
@@ -184,7 +163,6 @@ func (r *relay) handle(e agent.Event) {
 		}
 	}
 	t.markEnded()
-	r.current = nil
 }
 
 // notice sends a notice update to a client that takes updates, and a log

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	protocol "github.com/tliron/glsp/protocol_3_16"
-
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
 )
@@ -16,16 +14,15 @@ import (
 // errBusy is darman.prompt's answer while the session runs a turn.
 var errBusy = errors.New("a turn is already running in this session; cancel it (darman.cancel) or wait for it to finish")
 
-// turn is one darman.prompt or darman.command.run: a Prompt call on its own
-// goroutine, owned by the server.
+// turn is one darman.prompt or darman.command.run, which the agent's
+// session service runs (session.Service.Start); the server follows it
+// until its end.
 type turn struct {
 	id      string // the turnId, also the progress token
 	session agent.ID
 	agent   *Agent // the agent that runs it
 	title   string // the prompt's first line, for progress and messages
-	cancel  context.CancelFunc
-	// ended is closed by the session's relay once it has passed on the
-	// turn's last event.
+	// ended is closed once the turn's last event was passed on.
 	ended     chan struct{}
 	endedOnce sync.Once
 	progress  *progress // nil when the client gets no progress for it
@@ -33,26 +30,13 @@ type turn struct {
 
 func (t *turn) markEnded() { t.endedOnce.Do(func() { close(t.ended) }) }
 
+// cancel stops the turn; it ends as cancelled.
+func (t *turn) cancel() { t.agent.Sessions.Cancel(t.session) }
+
 // live is what the server holds for a session it relays.
 type live struct {
 	relay *relay
 	turn  *turn // the running turn; nil when idle
-	// prompting is closed when the last turn's Prompt call has returned.
-	// The relay ends a turn as soon as its last event is out, so the
-	// client may start the next one a moment before the agent's call
-	// returns; the next turn waits for it instead of being refused.
-	prompting chan struct{}
-}
-
-// turnKey carries the running turn in the context given to Prompt, so the
-// permission asker knows which session and turn a question comes from:
-// the agent's Asker interface does not say.
-type turnKey struct{}
-
-// turnOf returns the turn whose Prompt ctx belongs to, or nil.
-func turnOf(ctx context.Context) *turn {
-	t, _ := ctx.Value(turnKey{}).(*turn)
-	return t
 }
 
 // liveOf returns the server's state of a session, making it on first use.
@@ -79,16 +63,14 @@ func (s *Server) runningTurn(id agent.ID) *turn {
 	return nil
 }
 
-// startTurn starts a turn of session id with text as the user's message
-// and returns at once; the turn runs on.
-func (s *Server) startTurn(ctx context.Context, a *Agent, id agent.ID, text string, opts session.PromptOptions) (*turn, error) {
-	if strings.TrimSpace(text) == "" {
-		return nil, errors.New("the prompt is empty")
-	}
+// startTurn starts the turn tn of session tn.Session and returns once it
+// has begun; title names it in progress and messages.
+func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title string) (*turn, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, errors.New("the server is shutting down")
 	}
-	t := &turn{id: newTurnID(), session: id, agent: a, title: titleOf(text), ended: make(chan struct{})}
+	id := tn.Session
+	t := &turn{id: newTurnID(), session: id, agent: a, title: titleOf(title), ended: make(chan struct{})}
 	s.mu.Lock()
 	l := s.liveOf(id)
 	if l.turn != nil {
@@ -96,19 +78,13 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, id agent.ID, text stri
 		return nil, errBusy
 	}
 	l.turn = t
-	previous := l.prompting
-	prompting := make(chan struct{})
-	l.prompting = prompting
 	s.mu.Unlock()
 
 	r, err := s.relayOf(ctx, a, id)
 	if err != nil {
-		close(prompting)
 		s.endTurn(t)
 		return nil, err
 	}
-	turnCtx, cancel := context.WithCancel(context.WithValue(s.ctx, turnKey{}, t))
-	t.cancel = cancel
 	if !s.client.opt.SessionUpdates {
 		if s.client.progress() {
 			t.progress = s.startProgress(t)
@@ -117,24 +93,22 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, id agent.ID, text stri
 			s.goOwned(func() { s.openTranscript(s.ctx, a, id) })
 		}
 	}
+	tn.Events = func(u session.Update) { r.handle(t, u) }
+	tn.Dropped = func() {
+		// The client fell behind by thousands of events: say what was
+		// lost; the turn's updates go on from now.
+		s.log.Warn("lsp: the client fell behind a session's updates; some were dropped", "session", id)
+		r.notice("warning", "some updates were dropped because the editor fell behind; reload the session to see all of it")
+	}
+	// The turn belongs to the server, not to the request that started it.
+	running, err := a.Sessions.Start(s.ctx, tn)
+	if err != nil {
+		s.endTurn(t)
+		return nil, err
+	}
 	s.goOwned(func() {
-		defer cancel()
 		defer s.endTurn(t)
-		if previous != nil {
-			<-previous
-		}
-		_, err := a.Sessions.PromptWith(turnCtx, id, text, opts)
-		close(prompting)
-		if err != nil {
-			// The turn did not start, so the session published nothing:
-			// report its failure the way its last event would.
-			s.turnFailed(t, err)
-			return
-		}
-		select {
-		case <-t.ended:
-		case <-r.done:
-		}
+		running.Wait()
 	})
 	return t, nil
 }
@@ -151,24 +125,12 @@ func (s *Server) releaseTurn(t *turn) {
 // endTurn is the last thing a turn's goroutine does.
 func (s *Server) endTurn(t *turn) {
 	s.releaseTurn(t)
+	t.markEnded()
 	if t.progress != nil {
 		// The relay ended it with the turn's outcome already, unless the
 		// session's events stopped coming (the server is stopping).
 		t.progress.end("cancelled")
 	}
-}
-
-// turnFailed reports a turn that could not start.
-func (s *Server) turnFailed(t *turn, err error) {
-	s.log.Warn("lsp: the turn did not start", "session", t.session, "turn", t.id, "err", err)
-	if s.client.opt.SessionUpdates {
-		s.notifyUpdate(t.session, t.id, update{SessionUpdate: "state_update", State: stateFailed, Error: &updateError{Code: "turn_failed", Message: err.Error()}})
-		return
-	}
-	if t.progress != nil {
-		t.progress.end("failed: " + err.Error())
-	}
-	s.showMessage(protocol.MessageTypeError, "darman: the turn failed: "+err.Error())
 }
 
 // cancelTurn cancels the session's running turn and reports whether there

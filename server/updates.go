@@ -190,11 +190,6 @@ func errorOf(e agent.Event) *updateError {
 	return &updateError{Code: "turn_failed", Message: e.Reason}
 }
 
-// ends reports whether the event is the last of a turn.
-func ends(e agent.Event) bool {
-	return e.Kind == agent.EventState && (e.State == agent.StateIdle || e.State == agent.StateFailed)
-}
-
 func toolUpdate(kind string, t *agent.ToolCall) update {
 	f := acpupdate.Tool(t)
 	u := update{SessionUpdate: kind, ToolCallID: t.CallID, Title: f.Title, Kind: f.Kind, Status: f.Status, RawInput: f.RawInput}
@@ -234,8 +229,8 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 				out = append(out, u)
 			}
 		}
-		if m.Message.Role == agent.RoleAssistant && m.Message.Interrupted() {
-			out = append(out, update{SessionUpdate: "notice", Level: "warning", Message: "this answer was interrupted before it finished"})
+		if acpupdate.WasInterrupted(m) {
+			out = append(out, update{SessionUpdate: "notice", Level: "warning", Message: acpupdate.Interrupted})
 		}
 	}
 	return out

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/darman-dev/darman/agent"
 )
 
 // Request is what the human is asked: may the agent use Permission on these
@@ -20,8 +22,20 @@ type Request struct {
 	// the rules say: the line does not parse, a command name is only known
 	// at run time. Empty for most requests.
 	Reasons []string
+	// Session is the session whose checker asks: the top-level session
+	// a front shows (a sub-task asks in its parent's); set by the session
+	// service, "" for a checker used without one.
+	Session agent.ID
+	// CallID is the tool call the question is about, from Call; "" for a
+	// question that belongs to no call (a command template's !`cmd`).
+	CallID string
+	// Diffs are the changes the call would make, one per file, from Call:
+	// every file of a multi-file patch. Empty for calls that change no
+	// file.
+	Diffs []agent.Diff
 	// Metadata is passed through from Call for the front end to render
-	// (tool call id, diff, …); the Checker does not read it.
+	// what the fields above do not say (an MCP tool's server and input);
+	// the Checker does not read it.
 	Metadata map[string]any
 	// Suggest are the patterns an "always" answer grants, for the front end
 	// to show ("always allow git status *"). Empty when the subjects cannot

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/darman-dev/darman/agent"
 )
 
 // Options configure a Checker.
@@ -46,8 +48,11 @@ type Call struct {
 	// Dir is the directory relative paths and bash redirections start from;
 	// "" means the workspace root, and a relative Dir is taken from it.
 	Dir string
-	// Title and Metadata are passed to the Asker as they are.
+	// Title, CallID, Diffs and Metadata are passed to the Asker as they
+	// are (see Request).
 	Title    string
+	CallID   string
+	Diffs    []agent.Diff
 	Metadata map[string]any
 }
 
@@ -328,7 +333,7 @@ func requests(call Call, checks []Check) []Request {
 		i := slices.IndexFunc(reqs, func(r Request) bool { return r.Permission == ch.Permission })
 		if i < 0 {
 			i = len(reqs)
-			reqs = append(reqs, Request{Permission: ch.Permission, Title: title, Metadata: call.Metadata})
+			reqs = append(reqs, Request{Permission: ch.Permission, Title: title, CallID: call.CallID, Diffs: call.Diffs, Metadata: call.Metadata})
 		}
 		r := &reqs[i]
 		if !slices.Contains(r.Patterns, ch.Subject) {

@@ -23,10 +23,11 @@ type ExpandOptions struct {
 	// as output (failing tests are what a "fix the tests" command wants to
 	// show). Nil means commands cannot run: a template with !`cmd` fails.
 	Run func(ctx context.Context, command string) (string, error)
-	// ReadFile reads the file of an @path, given absolute and cleaned; the
-	// loop may route it through the editor's unsaved buffers and the
-	// external_directory permission. Nil reads from disk and refuses files
-	// that resolve, after symbolic links, outside Root.
+	// ReadFile reads the file of an @path, given absolute and cleaned:
+	// the session's workspace, so an editor's unsaved buffer is what is
+	// inlined. Nil reads from disk. Either way a file that resolves, after
+	// symbolic links, outside Root is refused (ErrOutsideWorkspace) before
+	// it is read.
 	ReadFile func(ctx context.Context, path string) ([]byte, error)
 }
 
@@ -39,7 +40,7 @@ const (
 )
 
 // ErrOutsideWorkspace is returned (wrapped) for an @path that leaves the
-// workspace when ExpandOptions.ReadFile is nil.
+// workspace.
 var ErrOutsideWorkspace = errors.New("outside the workspace")
 
 // Expand turns the command into the user message it stands for, given the
@@ -188,7 +189,9 @@ func inlineFile(ctx context.Context, ref string, opts ExpandOptions) (string, er
 	var data []byte
 	var err error
 	if opts.ReadFile != nil {
-		data, err = opts.ReadFile(ctx, path)
+		if err = checkInside(opts.Root, path); err == nil {
+			data, err = opts.ReadFile(ctx, path)
+		}
 		if err == nil && len(data) > maxInlineFile {
 			err = fmt.Errorf("%w: %d bytes, more than the %d inlined", errTooLarge, len(data), maxInlineFile)
 		}
@@ -209,27 +212,49 @@ func inlineFile(ctx context.Context, ref string, opts ExpandOptions) (string, er
 	return fenced(ref, string(data)), nil
 }
 
-// readWorkspaceFile reads path, which must resolve inside root.
+// readWorkspaceFile reads path from the disk; it must resolve inside
+// root.
 func readWorkspaceFile(root, path string) ([]byte, error) {
+	if err := checkInside(root, path); err != nil {
+		return nil, err
+	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil, err
-	}
-	if root == "" {
-		return nil, ErrOutsideWorkspace
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil, fmt.Errorf("the workspace root: %w", err)
-	}
-	if _, ok := within(realRoot, real); !ok {
-		return nil, fmt.Errorf("%w (it resolves to %s); only files inside the workspace may be inlined", ErrOutsideWorkspace, real)
 	}
 	text, err := readText(real, maxInlineFile)
 	if err != nil {
 		return nil, err
 	}
 	return []byte(text), nil
+}
+
+// checkInside fails unless path resolves, after symbolic links, inside
+// root. A file that does not exist on the disk (an editor's new, unsaved
+// buffer) is judged by its directory.
+func checkInside(root, path string) error {
+	if root == "" {
+		return ErrOutsideWorkspace
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
+		if derr != nil {
+			return err
+		}
+		real, err = filepath.Join(dir, filepath.Base(path)), nil
+	}
+	if err != nil {
+		return err
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("the workspace root: %w", err)
+	}
+	if _, ok := within(realRoot, real); !ok {
+		return fmt.Errorf("%w (it resolves to %s); only files inside the workspace may be inlined", ErrOutsideWorkspace, real)
+	}
+	return nil
 }
 
 // fenced puts a file's contents in a Markdown fence longer than any run of

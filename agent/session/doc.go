@@ -2,9 +2,17 @@
 // calls and tool calls, with every change stored as it happens and published
 // on the session's event bus.
 //
-// Start with New and Service.Prompt (Service.PromptWith runs a turn on
-// another model, as a command's front matter asks; Service.Shell runs a
-// command's !`cmd` under the session's bash permission). A session runs at
+// Start with New and Service.Run. A front describes a turn with a Turn (the
+// session, the prompt's parts, the editor's context, a command and its
+// arguments, the model, its own tools) and an Events callback, and calls
+// Service.Start, which returns once the turn has begun, or Service.Run,
+// which waits for its Result (stop reason, the answer's text, usage, cost,
+// duration, error). The service subscribes to the session's bus for the
+// front and passes it every event of the turn in order, the last one with
+// Update.Last set; that event is published only once the session is free,
+// so a front may start the next turn on it. Service.Prompt and PromptWith
+// are Run for callers that watch nothing; Service.Shell runs a command's
+// !`cmd` under the session's bash permission. A session runs at
 // most one turn at a time: a prompt sent while a turn runs is refused with
 // ErrBusy rather than queued, because a queued prompt was written against a conversation that
 // will have moved on by the time it runs; the editor shows the running turn

@@ -48,6 +48,13 @@ type Options struct {
 	// Workspace is the files the tools work on; its root is the sessions'
 	// workspace.
 	Workspace tool.Workspace
+	// WorkspaceFor, when set, gives the workspace a session's turns work
+	// on, for a front whose client has a view of its own per session
+	// (darman acp reads and writes through the client of each session). It
+	// is asked at the start of each top-level turn with its session's id
+	// (a sub-task works in its parent's); nil, or a nil answer, means
+	// Workspace. Its root must be Workspace's.
+	WorkspaceFor func(session agent.ID) tool.Workspace
 	// Tools are offered to the model; nil offers none.
 	Tools []tool.Tool
 	// ToolSource, when set, gives a session's tools that come and go while
@@ -72,6 +79,11 @@ type Options struct {
 	Grants   permission.GrantStore
 	Asker    permission.Asker
 	Fallback permission.Action
+	// AskerFor, when set, gives the Asker of a session's questions, asked
+	// once when the session is first used in this service (so the asker
+	// it returns must find what it needs by the session's id when it
+	// asks); nil, or a nil answer, means Asker.
+	AskerFor func(session agent.ID) permission.Asker
 	// MaxSteps caps the model calls of one turn; zero means 50.
 	MaxSteps int
 	// ToolTimeout bounds a tool call whose tool sets none; zero means 2
@@ -187,11 +199,17 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 	}
 	l := &live{bus: bus.New(bus.Options[agent.Event]{Coalesce: agent.CoalesceEvents, Logger: s.log}), files: &tool.FileTimes{}, jobs: tool.NewJobs(s.log),
 		instructed: map[string]bool{}}
+	inner := s.opts.Asker
+	if s.opts.AskerFor != nil {
+		if a := s.opts.AskerFor(id); a != nil {
+			inner = a
+		}
+	}
 	var asker permission.Asker
-	if s.opts.Asker != nil {
+	if inner != nil {
 		// Asking goes through the session, so that the question and its
 		// answer are events too.
-		asker = &eventAsker{inner: s.opts.Asker, bus: l.bus, session: id}
+		asker = &eventAsker{inner: inner, bus: l.bus, session: id}
 	}
 	checker, err := permission.New(ctx, permission.Options{
 		Root:     s.opts.Workspace.Root(),
@@ -243,42 +261,17 @@ type PromptOptions struct {
 	Tools []tool.Tool
 }
 
-// PromptWith is Prompt with options for this turn.
+// PromptWith is Prompt with options for this turn: Start with a Turn of
+// text, waiting for its end.
 func (s *Service) PromptWith(ctx context.Context, id agent.ID, text string, opts PromptOptions) (agent.Message, error) {
 	if strings.TrimSpace(text) == "" && opts.Expand == nil {
 		return agent.Message{}, errors.New("the prompt is empty")
 	}
-	if opts.Model != "" {
-		if _, _, err := s.opts.Models(opts.Model); err != nil {
-			return agent.Message{}, fmt.Errorf("the turn's model %q: %w", opts.Model, err)
-		}
-	}
-	l, err := s.get(ctx, id)
+	r, err := s.start(ctx, Turn{Session: id, Prompt: Text(text), Model: opts.Model, Tools: opts.Tools}, opts.Expand)
 	if err != nil {
 		return agent.Message{}, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.mu.Lock()
-	if l.cancel != nil {
-		s.mu.Unlock()
-		return agent.Message{}, ErrBusy
-	}
-	l.cancel = cancel
-	s.turns.Add(1)
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		l.cancel = nil
-		s.mu.Unlock()
-		s.turns.Done()
-	}()
-	t := &turn{svc: s, live: l, id: id, modelRef: opts.Model, own: opts.Tools, expand: opts.Expand}
-	if s.opts.ToolSource != nil {
-		t.source = s.opts.ToolSource(id)
-	}
-	t.tools = withTools(s.tools(nil), t.own)
-	return t.run(ctx, text)
+	return r.Wait().msg, nil
 }
 
 // tools are the tools a top-level turn offers: the service's, then those
@@ -342,8 +335,8 @@ func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permissio
 	a.n++
 	reqID := fmt.Sprintf("perm-%d", a.n)
 	a.mu.Unlock()
-	callID, _ := req.Metadata["callId"].(string)
-	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: callID}
+	req.Session = a.session
+	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: req.CallID}
 	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRequiresAction})
 	a.bus.Publish(agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &update})
 	reply, err := a.inner.Ask(ctx, req)

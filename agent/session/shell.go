@@ -23,6 +23,11 @@ import (
 // last line giving its exit status, since failing output is often what a
 // command wants to show. It fails when the service has no tool named bash.
 func (s *Service) Shell(ctx context.Context, id agent.ID, command string) (string, error) {
+	return s.shell(ctx, id, s.workspaceOf(id), command)
+}
+
+// shell is Shell in the workspace ws.
+func (s *Service) shell(ctx context.Context, id agent.ID, ws tool.Workspace, command string) (string, error) {
 	var bash tool.Tool
 	for _, tl := range s.opts.Tools {
 		if tl.Info().Name == "bash" {
@@ -43,7 +48,7 @@ func (s *Service) Shell(ctx context.Context, id agent.ID, command string) (strin
 	)
 	env := &tool.Env{
 		SessionID: id,
-		Workspace: s.opts.Workspace,
+		Workspace: ws,
 		Permit: func(ctx context.Context, c permission.Call) error {
 			err := l.checker.Check(ctx, c)
 			if err != nil {

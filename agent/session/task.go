@@ -113,24 +113,24 @@ func (s *Service) runTask(ctx context.Context, env *tool.Env, in taskInput) (too
 		return tool.Result{}, fmt.Errorf("task: creating the sub-task's session: %w", err)
 	}
 	l := &live{bus: parent.bus, checker: parent.checker, files: &tool.FileTimes{}, jobs: parent.jobs, instructed: map[string]bool{}}
-	t := &turn{svc: s, live: l, id: child.ID, modelRef: pt.modelRef, tools: tools, parentCall: env.CallID}
+	t := &turn{svc: s, live: l, id: child.ID, modelRef: pt.modelRef, tools: tools, parentCall: env.CallID, ws: pt.ws}
 	if s.opts.ToolSource != nil {
 		// The child asks the source as itself: a source may give a
 		// sub-agent other tools than its parent (an MCP server visible
 		// only to sub-agents, or only to the main agent).
 		t.source, t.task, t.only, t.own = s.opts.ToolSource(child.ID), true, in.Tools, pt.own
 	}
-	msg, err := t.run(ctx, in.Prompt)
-	if err != nil {
+	// The sub-task is a turn like a front's (see Start), whose events are
+	// already on the parent's bus.
+	if err := t.prepare(ctx); err != nil {
 		return tool.Result{}, fmt.Errorf("task: %w", err)
 	}
+	began := time.Now()
+	done := t.result(t.run(ctx, in.Prompt), time.Since(began))
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	answer, err := s.lastAnswer(ctx, child.ID)
-	if err != nil {
-		return tool.Result{}, fmt.Errorf("task: reading the sub-task's answer: %w", err)
-	}
+	msg, answer := done.msg, done.Text
 	meta, _ := json.Marshal(map[string]any{"sessionId": child.ID, "finish": msg.Finish})
 	res := tool.Result{Output: answer, Title: in.Description, Metadata: meta}
 	switch msg.Finish {
@@ -199,28 +199,4 @@ func (t *turn) taskTools(found []tool.Tool) []tool.Tool {
 		return all
 	}
 	return slices.DeleteFunc(all, func(tl tool.Tool) bool { return !slices.Contains(t.only, tl.Info().Name) })
-}
-
-// lastAnswer is the text of the session's last assistant message that has
-// any.
-func (s *Service) lastAnswer(ctx context.Context, id agent.ID) (string, error) {
-	msgs, err := s.opts.Store.Messages(context.WithoutCancel(ctx), id)
-	if err != nil {
-		return "", err
-	}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Message.Role != agent.RoleAssistant {
-			continue
-		}
-		var texts []string
-		for _, p := range msgs[i].Parts {
-			if p.Kind == agent.PartText && strings.TrimSpace(p.Text) != "" {
-				texts = append(texts, p.Text)
-			}
-		}
-		if len(texts) > 0 {
-			return strings.Join(texts, "\n\n"), nil
-		}
-	}
-	return "", nil
 }

@@ -91,12 +91,9 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	env := &tool.Env{
 		SessionID: t.id,
 		CallID:    call.CallID,
-		Workspace: t.svc.opts.Workspace,
+		Workspace: t.ws,
 		Permit: func(ctx context.Context, c permission.Call) error {
-			if c.Metadata == nil {
-				c.Metadata = map[string]any{}
-			}
-			c.Metadata["callId"] = call.CallID
+			c.CallID = call.CallID
 			return t.live.checker.Check(ctx, c)
 		},
 		Progress: func(output string) {
@@ -232,7 +229,7 @@ func (t *turn) doomLoop(ctx context.Context, call *agent.ToolCall) string {
 		Permission: permission.DoomLoop,
 		Subjects:   []string{call.Name},
 		Title:      fmt.Sprintf("%s was called %d times in a row with the same input", call.Name, doomLoopRepeats),
-		Metadata:   map[string]any{"callId": call.CallID},
+		CallID:     call.CallID,
 	})
 	if err == nil {
 		return ""

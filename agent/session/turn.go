@@ -41,43 +41,87 @@ type turn struct {
 	// (PromptOptions.Expand); nil sends the text as it is.
 	expand func(ctx context.Context, text string) (string, error)
 
+	// ws is the workspace the turn's tools work on (Options.WorkspaceFor).
+	ws tool.Workspace
+
 	provider llm.Provider
 	model    string
+	sess     agent.Session
 	index    map[string]int // tool name → index in tools
+
+	// answer follows what the turn publishes, for its Result.
+	answer answer
+	// final is the event that ended the turn; err why it failed.
+	final final
+	err   error
 }
 
 func (t *turn) publish(e agent.Event) {
 	e.SessionID = t.id
 	e.ParentCallID = t.parentCall
 	t.live.bus.Publish(e)
+	t.answer.see(e)
+}
+
+// end publishes the turn's last event, having let go of the session in
+// the same step: a front that hears of the end may start the next turn at
+// once, and that turn's subscription (taken under the same lock) cannot
+// see this one's end.
+func (t *turn) end(e agent.Event) {
+	e.SessionID = t.id
+	e.ParentCallID = t.parentCall
+	t.svc.mu.Lock()
+	t.releaseLocked()
+	seq := t.live.bus.Publish(e)
+	t.svc.mu.Unlock()
+	t.final = final{seq: seq, event: e}
+}
+
+// release lets go of the session, if the turn still holds it.
+func (t *turn) release() {
+	t.svc.mu.Lock()
+	t.releaseLocked()
+	t.svc.mu.Unlock()
+}
+
+func (t *turn) releaseLocked() {
+	if t.live.current == t {
+		t.live.current, t.live.cancel = nil, nil
+	}
 }
 
 // save writes a part. The store is the record of the turn, so a failure to
 // write is logged loudly but does not stop the user's work mid-stream.
 func (t *turn) save(ctx context.Context, p agent.Part) { t.putPart(ctx, p) }
 
-func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
-	store := t.svc.opts.Store
-	sess, err := store.Session(ctx, t.id)
+// prepare reads the session and finds the turn's model, before the turn
+// begins: a failure here is the caller's error, with nothing published.
+func (t *turn) prepare(ctx context.Context) error {
+	sess, err := t.svc.opts.Store.Session(ctx, t.id)
 	if err != nil {
-		return agent.Message{}, err
+		return err
 	}
+	t.sess = sess
 	if t.modelRef == "" {
 		t.modelRef = sess.Model
 	}
 	t.provider, t.model, err = t.svc.opts.Models(t.modelRef)
 	if err != nil {
-		return agent.Message{}, err
+		return err
+	}
+	if t.ws == nil {
+		t.ws = t.svc.opts.Workspace
 	}
 	t.setTools(t.tools)
-	t.svc.mu.Lock()
-	t.live.current = t
-	t.svc.mu.Unlock()
-	defer func() {
-		t.svc.mu.Lock()
-		t.live.current = nil
-		t.svc.mu.Unlock()
-	}()
+	return nil
+}
+
+// run runs the prepared turn with text as the user's message (or the
+// text expand makes of it) and returns the last assistant message. Its
+// last event is always published, by finish or endUnstarted.
+func (t *turn) run(ctx context.Context, text string) agent.Message {
+	store := t.svc.opts.Store
+	sess := t.sess
 
 	// Asking the source (a required MCP server may still be starting) and
 	// expanding a command happen inside the turn, before the user's
@@ -89,7 +133,7 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 	}
 	if t.source != nil {
 		if err := t.refreshTools(ctx); err != nil {
-			return t.endUnstarted(ctx, err), nil
+			return t.endUnstarted(ctx, err)
 		}
 	}
 	if t.expand != nil {
@@ -98,14 +142,14 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 			err = errors.New("the prompt is empty once expanded")
 		}
 		if err != nil || ctx.Err() != nil {
-			return t.endUnstarted(ctx, err), nil
+			return t.endUnstarted(ctx, err)
 		}
 		text = expanded
 	}
 	now := time.Now().UTC()
 	user := agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleUser, Created: now, Completed: now}
 	if err := store.PutMessage(ctx, user); err != nil {
-		return agent.Message{}, err
+		return t.endUnstarted(ctx, fmt.Errorf("storing the user's message: %w", err))
 	}
 	t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text})
 	if sess.Title == "" {
@@ -154,10 +198,11 @@ func (t *turn) run(ctx context.Context, text string) (agent.Message, error) {
 // user's message was stored, and returns the message Prompt returns.
 func (t *turn) endUnstarted(ctx context.Context, err error) agent.Message {
 	if ctx.Err() != nil {
-		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateIdle, Reason: string(agent.FinishCancelled)})
+		t.end(agent.Event{Kind: agent.EventState, State: agent.StateIdle, Reason: string(agent.FinishCancelled)})
 		return agent.Message{SessionID: t.id, Role: agent.RoleAssistant, Finish: agent.FinishCancelled}
 	}
-	t.publish(agent.Event{Kind: agent.EventState, State: agent.StateFailed, Reason: err.Error()})
+	t.err = err
+	t.end(agent.Event{Kind: agent.EventState, State: agent.StateFailed, Reason: err.Error()})
 	return agent.Message{SessionID: t.id, Role: agent.RoleAssistant, Finish: agent.FinishError, Error: err.Error()}
 }
 
@@ -187,7 +232,7 @@ func (t *turn) setTools(tools []tool.Tool) {
 }
 
 // finish records how the turn ended and publishes the final state.
-func (t *turn) finish(ctx context.Context, msg agent.Message, how agent.Finish, failure string) (agent.Message, error) {
+func (t *turn) finish(ctx context.Context, msg agent.Message, how agent.Finish, failure string) agent.Message {
 	if how == "" {
 		how = agent.FinishStop
 	}
@@ -199,11 +244,11 @@ func (t *turn) finish(ctx context.Context, msg agent.Message, how agent.Finish, 
 		t.svc.log.Error("cannot store the end of the turn", "session", t.id, "err", err)
 	}
 	if how == agent.FinishError {
-		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateFailed, Reason: failure})
+		t.end(agent.Event{Kind: agent.EventState, State: agent.StateFailed, Reason: failure})
 	} else {
-		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateIdle, Reason: string(how)})
+		t.end(agent.Event{Kind: agent.EventState, State: agent.StateIdle, Reason: string(how)})
 	}
-	return msg, nil
+	return msg
 }
 
 // updateSession applies fn to the stored session. The store keeps the

@@ -65,11 +65,7 @@ func permitEdit(ctx context.Context, env *Env, title string, changes ...fileChan
 		subjects[i] = c.abs
 		diffs[i] = *c.diff()
 	}
-	md := map[string]any{"diffs": diffs}
-	if len(diffs) == 1 {
-		md["diff"] = diffs[0]
-	}
-	return permit(ctx, env, permission.Call{Permission: permission.Edit, Subjects: subjects, Title: title, Metadata: md})
+	return permit(ctx, env, permission.Call{Permission: permission.Edit, Subjects: subjects, Title: title, Diffs: diffs})
 }
 
 // permitOutside asks for the edit permission up front for the paths that

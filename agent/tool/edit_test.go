@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -47,8 +46,8 @@ func TestEditExact(t *testing.T) {
 	if len(calls) != 1 || calls[0].Permission != permission.Edit || calls[0].Subjects[0] != h.path("main.go") {
 		t.Fatalf("permission calls %+v", calls)
 	}
-	if d, ok := calls[0].Metadata["diff"].(agent.Diff); !ok || d.NewText != want {
-		t.Errorf("the permission request does not carry the diff: %+v", calls[0].Metadata)
+	if len(calls[0].Diffs) != 1 || calls[0].Diffs[0].NewText != want {
+		t.Errorf("the permission request does not carry the diff: %+v", calls[0].Diffs)
 	}
 }
 

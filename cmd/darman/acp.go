@@ -80,7 +80,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 	openStore := a.frontStore(log, "this directory's configuration stores sessions in %s, but darman acp already uses %s; start another darman acp for it")
 	return func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
 		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root},
-			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, tasks: true})
+			agentWiring{root: setup.Root, workspace: setup.Workspace, workspaceFor: setup.WorkspaceFor, askerFor: setup.AskerFor, tasks: true})
 		if err != nil {
 			return nil, err
 		}

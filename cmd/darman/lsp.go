@@ -150,17 +150,11 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 	openStore := a.frontStore(log, "dataDir changed to %s while darman lsp runs on %s; restart the language server to move")
 	return func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings)},
-			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, tasks: true})
+			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, gate: setup.Elicitor, notices: setup.Notices, tasks: true})
 		if err != nil {
 			return nil, err
 		}
 		cfg := loaded.Config
-		// The language servers' state changes reach the editor as the MCP
-		// servers' do: a failure or crash as a message, the rest in its log.
-		stopNotices := func() {}
-		if notify := server.MCPNotices(setup.Asker); notify != nil {
-			stopNotices = rt.lsp.watch(notify)
-		}
 		return &server.Agent{
 			Sessions:      rt.svc,
 			Store:         st,
@@ -174,10 +168,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status(), "sandbox": sandboxStatus(rt.sandbox)}
 			},
 			Deleted: func(id agent.ID) error { return forgetMCPSession(cfg, id) },
-			Close: func() error {
-				stopNotices()
-				return rt.close()
-			},
+			Close:   rt.close,
 		}, nil
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/mcp/client"
-	"github.com/darman-dev/darman/server"
 )
 
 // mcpDefinitions turns the configured mcpServers into the client's
@@ -210,22 +209,4 @@ func mcpNotice(s client.Status) (level, text string) {
 		return level, fmt.Sprintf("mcp server %s failed", s.Name)
 	}
 	return "info", fmt.Sprintf("mcp server %s is %s", s.Name, s.State)
-}
-
-// editorGate is the MCP client's gate over the LSP front's elicitor:
-// server/ knows no MCP, so the request and the answer are translated here.
-type editorGate func(context.Context, server.Elicitation) (server.ElicitAnswer, error)
-
-func (f editorGate) Elicit(ctx context.Context, e client.Elicitation) (client.ElicitAnswer, error) {
-	se := server.Elicitation{Server: e.Server, Mode: e.Mode, Message: e.Message, URL: e.URL}
-	for _, fl := range e.Fields {
-		se.Fields = append(se.Fields, server.ElicitField{Name: fl.Name, Title: fl.Title, Description: fl.Description,
-			Type: fl.Type, Required: fl.Required, Enum: fl.Enum, Default: fl.Default,
-			Minimum: fl.Minimum, Maximum: fl.Maximum, Format: fl.Format})
-	}
-	ans, err := f(ctx, se)
-	if errors.Is(err, server.ErrNoHuman) {
-		return client.ElicitAnswer{}, client.ErrNoHuman
-	}
-	return client.ElicitAnswer{Action: ans.Action, Content: ans.Content}, err
 }

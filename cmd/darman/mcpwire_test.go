@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/mcp/client"
-	"github.com/darman-dev/darman/server"
 )
 
 func TestDiagnoseMCPServers(t *testing.T) {
@@ -75,79 +72,6 @@ func TestStartMCPReportsStateChanges(t *testing.T) {
 		t.Errorf("second notice %q; want the failure", s)
 	}
 }
-
-// The LSP front's elicitor sees the MCP request as server types, and its
-// "nobody can answer" becomes the MCP client's.
-func TestEditorGateTranslates(t *testing.T) {
-	one, nine := 1.0, 9.0
-	var seen server.Elicitation
-	g := editorGate(func(_ context.Context, e server.Elicitation) (server.ElicitAnswer, error) {
-		seen = e
-		if e.Mode == "url" {
-			return server.ElicitAnswer{}, server.ErrNoHuman
-		}
-		return server.ElicitAnswer{Action: "accept", Content: map[string]any{"colour": "red"}}, nil
-	})
-	ans, err := g.Elicit(context.Background(), client.Elicitation{Server: "paint", Mode: "form", Message: "Colour?",
-		Fields: []client.ElicitField{{Name: "colour", Type: "string", Enum: []string{"red"}, Required: true},
-			{Name: "count", Type: "integer", Default: 2.0, Minimum: &one, Maximum: &nine},
-			{Name: "email", Type: "string", Format: "email"}}})
-	if err != nil || ans.Action != "accept" || ans.Content["colour"] != "red" {
-		t.Errorf("form: %+v, %v", ans, err)
-	}
-	if seen.Server != "paint" || len(seen.Fields) != 3 || seen.Fields[0].Enum[0] != "red" || !seen.Fields[0].Required {
-		t.Errorf("the editor saw %+v", seen)
-	} else if c, m := seen.Fields[1], seen.Fields[2]; c.Default != 2.0 || *c.Minimum != 1 || *c.Maximum != 9 || m.Format != "email" {
-		t.Errorf("the editor saw count %+v, email %+v; want the default, the bounds and the format", c, m)
-	}
-	if _, err := g.Elicit(context.Background(), client.Elicitation{Mode: "url", URL: "https://x.example.com"}); !errors.Is(err, client.ErrNoHuman) {
-		t.Errorf("url: %v; want client.ErrNoHuman", err)
-	}
-}
-
-// The terminal gate asks field by field, says what to type when an answer
-// does not fit, and leaves optional fields empty for the server's default.
-func TestTerminalGate(t *testing.T) {
-	one, nine := 1.0, 9.0
-	ask := func(input string, e client.Elicitation) (client.ElicitAnswer, string) {
-		var out strings.Builder
-		g := terminalGate{&terminalAsker{in: bufio.NewReader(strings.NewReader(input)), out: &out}}
-		ans, err := g.Elicit(context.Background(), e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ans, out.String()
-	}
-	form := client.Elicitation{Server: "paint", Mode: "form", Message: "Details?", Fields: []client.ElicitField{
-		{Name: "colour", Type: "string", Enum: []string{"red", "blue"}, Required: true},
-		{Name: "count", Type: "integer", Required: true, Minimum: &one, Maximum: &nine},
-		{Name: "glossy", Type: "boolean"},
-		{Name: "note", Type: "string", Default: "none"},
-	}}
-	ans, out := ask("a\ngreen\nblue\nmany\n12\n3\nyes\n\n", form)
-	if ans.Action != "accept" || ans.Content["colour"] != "blue" || ans.Content["count"] != 3 || ans.Content["glossy"] != true || len(ans.Content) != 3 {
-		t.Errorf("answer %+v", ans)
-	}
-	for _, want := range []string{"the MCP server paint asks: Details?", "choose one of red, blue", `"many" is not a whole number`, "12 is more than 9", "[default none]"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the terminal shows %q; want %q", out, want)
-		}
-	}
-	tags := client.Elicitation{Server: "paint", Mode: "form", Fields: []client.ElicitField{
-		{Name: "tags", Type: "array", Enum: []string{"matte", "gloss"}, Required: true}}}
-	ans, out = ask("y\nmatte, shiny\nmatte, gloss\n", tags)
-	if got, _ := ans.Content["tags"].([]any); ans.Action != "accept" || len(got) != 2 || !strings.Contains(out, `"shiny" is not a choice`) {
-		t.Errorf("tags: %+v, %q; want shiny refused, then both choices", ans, out)
-	}
-	if ans, _ := ask("n\n", form); ans.Action != "decline" {
-		t.Errorf("n: %+v; want decline", ans)
-	}
-	ans, out = ask("y\n", client.Elicitation{Server: "auth", Mode: "url", Message: "Sign in", URL: "https://auth.example.com/x"})
-	if ans.Action != "accept" || !strings.Contains(out, "https://auth.example.com/x") {
-		t.Errorf("url: %+v, %q", ans, out)
-	}
-}
-
 // testChildren is a registry of child processes for one test. At the end
 // of the test every child must have been stopped by its owner, as when
 // darman's one registry closes: what is left is reported, then stopped.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,17 +9,16 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent"
-	"github.com/darman-dev/darman/agent/bus"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/cmd/darman/internal/terminal"
 	"github.com/darman-dev/darman/internal/sandbox"
 )
 
@@ -36,8 +34,10 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Run one turn of the agent in the current workspace, from the shell",
 		Long: `run sends a prompt to the agent in the current workspace and streams the
 answer to stdout (tool calls as one-line summaries on stderr), or every event
-as a JSON line with --format json. The prompt is the arguments, or stdin when
-there are none.
+as a JSON line with --format json, ending with one line
+{"type":"result", "sessionId", "result" (the answer's text), "stopReason",
+"isError", "error", "usage", "costUsd", "durationMs"}. The prompt is the
+arguments, or stdin when there are none.
 
 A prompt that starts with /name runs the command called name: a Markdown
 template in .darman/command/name.md (or the user's command/ directory, or
@@ -82,7 +82,7 @@ interrupted (the turn is saved as cancelled).`,
 	f := cmd.Flags()
 	f.StringVarP(&sessionArg, "session", "s", "", "continue this session")
 	f.BoolVarP(&continueLast, "continue", "c", false, "continue the workspace's most recent session")
-	f.StringVar(&format, "format", "text", "text or json (one event per line)")
+	f.StringVar(&format, "format", "text", "text, or json: one event per line, then one result line")
 	f.StringArrayVar(&allow, "allow", nil, `allow a permission for this run: "edit", "bash:go test *" (repeatable)`)
 	f.StringArrayVar(&deny, "deny", nil, `deny a permission for this run (repeatable)`)
 	return cmd
@@ -131,21 +131,23 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if err != nil {
 		return err
 	}
+	// The terminal asks permission questions and MCP servers'
+	// elicitations; without one, questions are refused and elicitations
+	// declined.
 	var asker permission.Asker
-	if ta := newTerminalAsker(a.stderr); ta != nil {
-		asker = ta
+	var gate permission.Elicitor
+	if ta := terminal.Open(a.stderr); ta != nil {
+		asker, gate = ta, ta
 	}
+	// An unknown command fails before anything is made.
 	var command *prompt.Command
-	name, cmdArgs, isCommand := commandRef(o.prompt)
-	if isCommand {
-		cmds := prompt.LoadCommands(prompt.LocateDirs(root, nil))
-		c, ok := cmds.Get(name)
-		if !ok {
-			return unknownCommand(name, cmds)
+	var cmdArgs string
+	if _, _, ok := prompt.ParseInvocation(o.prompt); ok {
+		if command, cmdArgs, err = prompt.LoadCommands(prompt.LocateDirs(root, nil)).Invocation(o.prompt); err != nil {
+			return err
 		}
-		command = &c
 	}
-	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, rules: o.rules, tasks: true, waitMCP: true, children: a.children}, log)
+	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, gate: gate, rules: o.rules, tasks: true, waitMCP: true, children: a.children}, log)
 	if err != nil {
 		return err
 	}
@@ -161,103 +163,34 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	text, turn := o.prompt, session.PromptOptions{}
-	if command != nil {
-		text, err = command.Expand(ctx, cmdArgs, prompt.ExpandOptions{
-			Root: root,
-			Run: func(ctx context.Context, line string) (string, error) {
-				return svc.Shell(ctx, id, line)
-			},
-		})
-		if err != nil {
+	r := &terminal.Renderer{Out: a.stdout, Err: a.stderr, JSON: o.json}
+	tn := session.Turn{Session: id, Prompt: session.Text(o.prompt), Command: command, Args: cmdArgs, Events: r.Render}
+	res, err := svc.Run(ctx, tn)
+	if err != nil {
+		if command != nil {
 			return commandFailed(command.Name, err)
 		}
-		turn.Model = command.Model
-	}
-	sub, err := svc.Subscribe(ctx, id)
-	if err != nil {
 		return err
 	}
-	rendered := make(chan struct{})
-	go func() {
-		defer close(rendered)
-		r := &renderer{out: a.stdout, errw: a.stderr, json: o.json}
-		for d := range sub.C() {
-			r.render(d)
-			// A sub-task's turn ends inside the parent's: only the
-			// parent's end ends the rendering.
-			if d.Event.Kind == agent.EventState && d.Event.ParentCallID == "" && (d.Event.State == agent.StateIdle || d.Event.State == agent.StateFailed) {
-				return
-			}
-		}
-	}()
-	msg, err := svc.PromptWith(ctx, id, text, turn)
-	if err != nil {
-		sub.Unsubscribe()
-		<-rendered
-		return err
-	}
-	<-rendered
-	sub.Unsubscribe()
+	r.Result(res)
 	switch {
-	case msg.Finish == agent.FinishCancelled:
+	case res.Finish == agent.FinishCancelled:
 		fmt.Fprintf(a.stderr, "darman: interrupted; the turn is saved in session %s\n", id)
 		return &exitError{code: 130}
-	case msg.Finish == agent.FinishError:
-		return &exitError{code: 1, err: fmt.Errorf("the turn failed: %s (session %s)", msg.Error, id)}
+	case res.Finish == agent.FinishError:
+		if command != nil && res.Err != nil {
+			if err := commandFailed(command.Name, res.Err); err != res.Err {
+				return &exitError{code: 1, err: err}
+			}
+		}
+		return &exitError{code: 1, err: fmt.Errorf("the turn failed: %s (session %s)", res.Error, id)}
 	}
 	return nil
 }
 
-// commandRef splits a prompt that names a command, "/name arguments...".
-// The slash must be the prompt's first character, and a first word with
-// another slash is a path ("/usr/bin/env fails"): such prompts are sent as
-// they are.
-func commandRef(text string) (name, args string, ok bool) {
-	text = strings.TrimRightFunc(text, unicode.IsSpace)
-	if !strings.HasPrefix(text, "/") {
-		return "", "", false
-	}
-	word, rest := text, ""
-	if i := strings.IndexFunc(text, unicode.IsSpace); i >= 0 {
-		word, rest = text[:i], strings.TrimSpace(text[i:])
-	}
-	name = word[1:]
-	if name == "" || strings.Contains(name, "/") {
-		return "", "", false
-	}
-	return name, rest, true
-}
-
-// unknownCommand says that /name is not a command, and which are.
-func unknownCommand(name string, cmds *prompt.Commands) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "unknown command /%s", name)
-	list := cmds.List()
-	if len(list) == 0 {
-		fmt.Fprintf(&b, ": no commands are defined here. A command is a Markdown file such as .darman/command/%s.md in the project; "+
-			"to send a prompt that starts with a slash, put a space before it", name)
-	} else {
-		b.WriteString("; the commands here are:")
-		for _, c := range list {
-			fmt.Fprintf(&b, "\n  /%s", c.Name)
-			if c.ArgumentHint != "" {
-				b.WriteString(" " + c.ArgumentHint)
-			}
-			if c.Description != "" {
-				b.WriteString("  — " + c.Description)
-			}
-		}
-	}
-	for _, p := range cmds.Problems {
-		fmt.Fprintf(&b, "\n(skipped %s)", p)
-	}
-	return errors.New(b.String())
-}
-
 // commandFailed explains a command that could not be expanded; a !`cmd`
 // that needed permission where no one could be asked gets the flag that
-// allows it.
+// allows it. Any other error is returned as it is.
 func commandFailed(name string, err error) error {
 	var denied *permission.DeniedError
 	if errors.As(err, &denied) && denied.Unattended {
@@ -293,74 +226,4 @@ func (a *app) pickSession(ctx context.Context, st *store.Store, svc *session.Ser
 	}
 	s, err := svc.Create(ctx, session.CreateOptions{Model: sel.Ref()})
 	return s.ID, err
-}
-
-// renderer prints a session's events for a shell.
-type renderer struct {
-	out, errw io.Writer
-	json      bool
-	midLine   bool // the answer text did not end with a newline yet
-}
-
-func (r *renderer) render(d bus.Delivery[agent.Event]) {
-	e := d.Event
-	if r.json {
-		b, _ := json.Marshal(struct {
-			Seq   uint64      `json:"seq"`
-			Event agent.Event `json:"event"`
-		}{d.Seq, e})
-		fmt.Fprintf(r.out, "%s\n", b)
-		return
-	}
-	// A sub-task's events are nested under its task call: its tool calls
-	// and failure are shown indented; its text is not, since the sub-agent
-	// answers the parent, which answers the user.
-	nest := ""
-	if e.ParentCallID != "" {
-		nest = "  ↳ "
-	}
-	switch e.Kind {
-	case agent.EventMessageChunk:
-		if nest != "" {
-			return
-		}
-		fmt.Fprint(r.out, e.Text)
-		r.midLine = !strings.HasSuffix(e.Text, "\n")
-	case agent.EventToolCallUpdate:
-		t := e.Tool
-		if t.Status != agent.ToolCompleted && t.Status != agent.ToolFailed {
-			return
-		}
-		r.endLine()
-		line := "✓ " + t.Name
-		if t.Title != "" {
-			line += " " + t.Title
-		}
-		if t.Status == agent.ToolFailed {
-			line = "✗ " + t.Name + " " + t.Title + ": " + firstLine(t.Error)
-		}
-		fmt.Fprintln(r.errw, nest+line)
-	case agent.EventRetry:
-		r.endLine()
-		fmt.Fprintf(r.errw, "%s… retrying in %s: %s\n", nest, e.Retry.Delay.Round(100_000_000), e.Retry.Reason)
-	case agent.EventState:
-		if e.State == agent.StateIdle || e.State == agent.StateFailed {
-			r.endLine()
-		}
-		if e.State == agent.StateFailed {
-			fmt.Fprintf(r.errw, "%s✗ %s\n", nest, e.Reason)
-		}
-	}
-}
-
-func (r *renderer) endLine() {
-	if r.midLine {
-		fmt.Fprintln(r.out)
-		r.midLine = false
-	}
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }

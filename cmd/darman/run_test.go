@@ -454,3 +454,46 @@ func TestRunCallsAnMCPServersTool(t *testing.T) {
 		t.Fatalf("the echo did not come back:\n%s", calls[1].Body)
 	}
 }
+
+// TestRunJSONEndsWithOneResult: --format json ends with one result line
+// holding the whole answer (the last message's, not the chunks to
+// stitch), how the turn ended, its usage and cost, how long it took and
+// the session; a failed turn's result says so.
+func TestRunJSONEndsWithOneResult(t *testing.T) {
+	e := newEnv(t)
+	e.write("notes.txt", "hello\n")
+	e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{Text: "Let me read.", ToolCalls: []llmtest.ToolCall{call("read", `{"path":"notes.txt"}`)}},
+		{Text: "It says hello, twice over.", Chunks: 5, Usage: &llmtest.Usage{Input: 120, Output: 7}},
+	}})
+	out := e.ok("run", "--format", "json", "what do the notes say?")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var res struct {
+		Type       string
+		SessionID  string
+		Result     string
+		StopReason string
+		IsError    bool
+		Usage      struct{ Input, Output int64 }
+		CostUSD    float64
+		DurationMS *int64
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+		t.Fatal(err)
+	}
+	results := strings.Count(out, `"type":"result"`)
+	if results != 1 || res.Type != "result" || res.Result != "It says hello, twice over." || res.StopReason != "stop" || res.IsError ||
+		res.Usage.Input < 120 || res.Usage.Output < 7 || res.CostUSD <= 0 || res.DurationMS == nil {
+		t.Errorf("%d result lines; the last line: %+v\n%s", results, res, lines[len(lines)-1])
+	}
+	var list []struct{ ID string }
+	json.Unmarshal([]byte(e.ok("sessions", "list", "--json")), &list)
+	if len(list) != 1 || list[0].ID != res.SessionID {
+		t.Errorf("result session %q, sessions %+v", res.SessionID, list)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(l, `{"seq":`) {
+			t.Errorf("an event line is not an event: %s", l)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -14,7 +15,6 @@ import (
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/internal/sandbox"
 	"github.com/darman-dev/darman/mcp/client"
-	"github.com/darman-dev/darman/server"
 )
 
 // agentWiring is what every front gives the session service besides the
@@ -24,7 +24,11 @@ type agentWiring struct {
 	root      string
 	workspace tool.Workspace
 	asker     permission.Asker
-	rules     []permission.Rule
+	// workspaceFor and askerFor, when set, choose a session's own
+	// (darman acp: its client's); see session.Options.
+	workspaceFor func(agent.ID) tool.Workspace
+	askerFor     func(agent.ID) permission.Asker
+	rules        []permission.Rule
 	// tasks offers the task tool (sub-agents); only fronts that render
 	// events with a ParentCallID nested set it.
 	tasks bool
@@ -33,10 +37,12 @@ type agentWiring struct {
 	// one turn. The editor fronts start at once; their turns see the
 	// servers as they come up.
 	waitMCP bool
-	// gate takes MCP servers' elicitations to a human. Nil: the terminal
-	// when asker is the terminal's, the editor when it is the LSP front's,
-	// else every elicitation is declined (no human is reachable).
-	gate client.Gate
+	// gate takes MCP servers' elicitations to a human (the terminal, the
+	// editor); nil declines every elicitation (no human is reachable).
+	gate permission.Elicitor
+	// notices, when set, hears the MCP and language servers' state
+	// changes (the editor's messages).
+	notices func(level, text string)
 	// children records every process the agent starts (the app's one
 	// registry, which stops what is left when darman exits); nil records
 	// nothing. Closing the agent stops its own children either way.
@@ -76,15 +82,10 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 	}
 	m := newModels(cfg, log)
 	if w.gate == nil {
-		w.gate = client.DeclineGate{}
-		if ta, ok := w.asker.(*terminalAsker); ok {
-			w.gate = terminalGate{ta}
-		} else if f := server.Elicitor(w.asker); f != nil {
-			w.gate = editorGate(f) // darman lsp: the editor's prompts
-		}
+		w.gate = permission.DeclineElicitor{}
 	}
 	mcpServers, err := startMCP(ctx, cfg, w.root, mcpRuntime{children: w.children, gate: w.gate, sampler: modelSampler(cfg, m),
-		notify: server.MCPNotices(w.asker)}, w.waitMCP, log)
+		notify: w.notices}, w.waitMCP, log)
 	stopAround := func() error {
 		if mcpServers != nil {
 			mcpServers.Close()
@@ -104,8 +105,17 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		stopAround()
 		return nil, err
 	}
+	// The language servers' state changes reach the front as the MCP
+	// servers' do.
+	stopNotices := func() {}
+	if w.notices != nil {
+		stopNotices = servers.watch(w.notices)
+	}
 	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers, sandbox: w.sandbox,
-		close: func() error { return errors.Join(svc.Close(), stopAround()) }}, nil
+		close: func() error {
+			stopNotices()
+			return errors.Join(svc.Close(), stopAround())
+		}}, nil
 }
 
 // newSessionService builds a workspace's session service the same way for
@@ -119,17 +129,19 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 	}
 	skills := prompt.LoadSkills(prompt.LocateDirs(w.root, nil), log)
 	svc, err := session.New(session.Options{
-		Store:      st,
-		Models:     m.resolve,
-		Workspace:  w.workspace,
-		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg)}),
-		ToolSource: mcpToolSource(cfg, w.mcp, st),
-		System:     systemPrompt(w.root, skills, log),
-		Rules:      rules(cfg, w.rules),
-		Grants:     grantStore{st},
-		Asker:      w.asker,
-		MaxSteps:   cfg.Agent.MaxSteps,
-		Logger:     log,
+		Store:        st,
+		Models:       m.resolve,
+		Workspace:    w.workspace,
+		WorkspaceFor: w.workspaceFor,
+		AskerFor:     w.askerFor,
+		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg)}),
+		ToolSource:   mcpToolSource(cfg, w.mcp, st),
+		System:       systemPrompt(w.root, skills, log),
+		Rules:        rules(cfg, w.rules),
+		Grants:       grantStore{st},
+		Asker:        w.asker,
+		MaxSteps:     cfg.Agent.MaxSteps,
+		Logger:       log,
 
 		Diagnostics: w.diagnostics,
 		Tasks:       w.tasks,

@@ -10,75 +10,28 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/agent/permission"
 )
 
-// Gate takes a server's elicitation to a human: the editor through the LSP
-// front, the terminal for darman run. A gate is never persisted: an
-// elicitation (and above all an open-URL one, whose target may carry a
-// one-time token) dies with the process and is never offered again after
-// a restart.
-type Gate interface {
-	// Elicit shows req to the human and returns their answer. It returns
-	// ErrNoHuman when nobody can answer (the server is told "decline"); any
-	// other error, or ctx ending, tells the server "cancel".
-	Elicit(ctx context.Context, req Elicitation) (ElicitAnswer, error)
-}
+// The elicitation vocabulary is the agent's (permission.Elicitor, beside
+// the permission Asker), so a front's elicitor serves as the manager's
+// Gate with no translation: the editor through the LSP front, the terminal
+// for darman run.
+type (
+	// Gate takes a server's elicitation to a human (see
+	// permission.Elicitor).
+	Gate         = permission.Elicitor
+	Elicitation  = permission.Elicitation
+	ElicitField  = permission.ElicitField
+	ElicitAnswer = permission.ElicitAnswer
+	// DeclineGate answers every elicitation with "decline": the gate of a
+	// front with no human behind it (CI, a pipe).
+	DeclineGate = permission.DeclineElicitor
+)
 
 // ErrNoHuman is what a Gate returns when nobody is there to answer.
-var ErrNoHuman = errors.New("no human is reachable to answer")
-
-// Elicitation is one request of a server for input from the human.
-type Elicitation struct {
-	// Server names the server that asks; show it, so the human knows who
-	// wants the answer.
-	Server string
-	// Mode is "form" (fill in Fields) or "url" (open URL in a browser).
-	Mode    string
-	Message string
-	// Fields are a form's fields, in name order, from the requested
-	// schema; Schema is that schema as the server sent it.
-	Fields []ElicitField
-	Schema json.RawMessage
-	// URL and ID are an open-URL request's target and elicitation id.
-	URL string
-	ID  string
-}
-
-// ElicitField is one field of a form elicitation.
-type ElicitField struct {
-	Name        string
-	Title       string
-	Description string
-	// Type is the JSON type: string, number, integer, boolean or array.
-	Type     string
-	Required bool
-	// Enum lists the allowed values of a choice, when the schema has them.
-	Enum    []string
-	Default any
-	// Minimum and Maximum bound a number or an integer, when the schema
-	// does.
-	Minimum, Maximum *float64
-	// Format is a string's format (email, uri, date, date-time).
-	Format string
-}
-
-// ElicitAnswer is the human's answer.
-type ElicitAnswer struct {
-	// Action is "accept", "decline" or "cancel".
-	Action string
-	// Content holds a form's values when Action is "accept"; they are
-	// checked against the requested schema before the server sees them.
-	Content map[string]any
-}
-
-// DeclineGate answers every elicitation with "decline": the gate of a
-// front with no human behind it (CI, a pipe).
-type DeclineGate struct{}
-
-// Elicit declines.
-func (DeclineGate) Elicit(context.Context, Elicitation) (ElicitAnswer, error) {
-	return ElicitAnswer{}, ErrNoHuman
-}
+var ErrNoHuman = permission.ErrNoHuman
 
 // elicit routes a server's elicitation/create to the manager's gate.
 func (b *binding) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

@@ -15,29 +15,45 @@ import (
 	"github.com/darman-dev/darman/agent/tool"
 )
 
-// workspace is the agent's tool.Workspace for one working directory. In a
-// turn of a client that offers fs/read_text_file, a text file is read
-// through the client, so the agent sees its unsaved buffers; with
-// fs/write_text_file, writes go through the client, which updates its
-// buffer and saves it, and darman does not write the file itself.
-// Otherwise, and outside turns (the language servers), it is the disk.
-// In a read-only session it refuses every write.
+// workspace is the agent's tool.Workspace for one working directory. The
+// directory's own (its language servers') is the disk; a session's
+// (Setup.WorkspaceFor) reads a text file through the session's client
+// when the client offers fs/read_text_file, so the agent sees its unsaved
+// buffers, and with fs/write_text_file writes go through the client,
+// which updates its buffer and saves it, and darman does not write the
+// file itself. In a read-only session it refuses every write.
 type workspace struct {
 	s    *Server
 	disk *tool.Disk
+	// id is the session whose client reads and writes; "" for the disk.
+	id agent.ID
 }
 
 func newWorkspace(s *Server, root string) *workspace {
 	return &workspace{s: s, disk: tool.NewDisk(root)}
 }
 
+// of is the workspace of session id.
+func (w *workspace) of(id agent.ID) *workspace { return &workspace{s: w.s, disk: w.disk, id: id} }
+
+// session is the open session the workspace reads and writes for; nil for
+// the directory's own, or once the client closed the connection.
+func (w *workspace) session() *liveSession {
+	if w.id == "" {
+		return nil
+	}
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	return w.s.sessions[w.id]
+}
+
 func (w *workspace) Root() string { return w.disk.Root() }
 
 // ReadFile asks the client for a text file's content; binary files, and
-// files of turns whose client does not read for darman, come from the
+// files of sessions whose client does not read for darman, come from the
 // disk.
 func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	ls := sessionOf(ctx)
+	ls := w.session()
 	if ls == nil || !w.s.caps().FS.ReadTextFile {
 		return w.disk.ReadFile(ctx, path)
 	}
@@ -74,7 +90,7 @@ var errReadOnly = errors.New("the session is in read-only mode: darman does not 
 // WriteFile writes through the client when it offers fs/write_text_file,
 // else to the disk.
 func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) error {
-	ls := sessionOf(ctx)
+	ls := w.session()
 	if ls != nil && ls.currentMode() == modeReadOnly {
 		return errReadOnly
 	}
@@ -94,15 +110,18 @@ func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) 
 // Remove deletes a file from the disk (ACP has no delete), unless the
 // session is read-only.
 func (w *workspace) Remove(ctx context.Context, path string) error {
-	if ls := sessionOf(ctx); ls != nil && ls.currentMode() == modeReadOnly {
+	if ls := w.session(); ls != nil && ls.currentMode() == modeReadOnly {
 		return errReadOnly
 	}
 	return w.disk.Remove(ctx, path)
 }
 
-// asker asks the user with session/request_permission, after the
-// session's mode had its say.
-type asker struct{ s *Server }
+// asker asks the user of one session with session/request_permission,
+// after the session's mode had its say (Setup.AskerFor).
+type asker struct {
+	s  *Server
+	id agent.ID
+}
 
 type permissionOption struct {
 	OptionID string `json:"optionId"`
@@ -111,7 +130,9 @@ type permissionOption struct {
 }
 
 func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
-	ls := sessionOf(ctx)
+	a.s.mu.Lock()
+	ls := a.s.sessions[a.id]
+	a.s.mu.Unlock()
 	if ls == nil {
 		return permission.Reply{Answer: permission.RejectOnce, Message: "no client session to ask in"}, nil
 	}
@@ -124,24 +145,17 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 			return permission.Reply{Answer: permission.AllowOnce}, nil
 		}
 	}
-	callID, _ := req.Metadata["callId"].(string)
 	title := req.Title
 	if title == "" {
 		title = req.Permission + " " + strings.Join(req.Patterns, ", ")
 	}
-	call := map[string]any{"toolCallId": callID, "title": title}
+	call := map[string]any{"toolCallId": req.CallID, "title": title}
 	var content []toolCallContent
 	add := func(d agent.Diff) {
 		old, updated := d.OldText, d.NewText
 		content = append(content, toolCallContent{Type: "diff", Path: d.Path, OldText: &old, NewText: &updated})
 	}
-	// "diffs" has every file's change; "diff", when set, repeats the
-	// first for askers that show one.
-	if ds, ok := req.Metadata["diffs"].([]agent.Diff); ok {
-		for _, d := range ds {
-			add(d)
-		}
-	} else if d, ok := req.Metadata["diff"].(agent.Diff); ok {
+	for _, d := range req.Diffs {
 		add(d)
 	}
 	if len(req.Reasons) > 0 {

@@ -270,10 +270,11 @@ func start(t testing.TB, o options) *env {
 					_, id, _ := strings.Cut(ref, "/")
 					return provider, id, nil
 				},
-				Workspace: setup.Workspace,
-				Tools:     tools,
-				Rules:     rules,
-				Asker:     setup.Asker,
+				Workspace:    setup.Workspace,
+				WorkspaceFor: setup.WorkspaceFor,
+				Tools:        tools,
+				Rules:        rules,
+				AskerFor:     setup.AskerFor,
 			})
 			if err != nil {
 				return nil, err

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
-	"github.com/darman-dev/darman/agent/bus"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -31,24 +30,25 @@ const ProtocolVersion = 1
 type Setup struct {
 	// Root is the session's cwd, absolute.
 	Root string
-	// Workspace reads through the client (its unsaved buffers) and writes
-	// through it when the client offers fs/*; the session service must use
-	// it for its tools.
+	// Workspace is the directory's files on the disk (what its language
+	// servers read).
 	Workspace tool.Workspace
-	// Asker asks the user with session/request_permission.
-	Asker permission.Asker
+	// WorkspaceFor is a session's view, the session service's
+	// Options.WorkspaceFor: it reads through the session's client (its
+	// unsaved buffers) and writes through it when the client offers fs/*.
+	WorkspaceFor func(session agent.ID) tool.Workspace
+	// AskerFor asks the user of a session with session/request_permission,
+	// the session service's Options.AskerFor.
+	AskerFor func(session agent.ID) permission.Asker
 }
 
 // Sessions runs turns. *session.Service implements it.
 type Sessions interface {
 	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
-	Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error)
-	// PromptWith runs one turn, with the session's own tools (its MCP
-	// servers, bash in the client's terminal) in opts.Tools besides the
-	// service's, and blocks until it ends.
-	PromptWith(ctx context.Context, id agent.ID, text string, opts session.PromptOptions) (agent.Message, error)
-	// Shell runs a command's !`cmd` under the session's bash permission.
-	Shell(ctx context.Context, id agent.ID, command string) (string, error)
+	// Run runs one turn, with the session's own tools (its MCP servers,
+	// bash in the client's terminal) in tn.Tools besides the service's,
+	// and returns once it has ended and tn.Events has had its last event.
+	Run(ctx context.Context, tn session.Turn) (session.Result, error)
 	Cancel(id agent.ID) bool
 }
 
@@ -322,7 +322,9 @@ func (s *Server) agentFor(ctx context.Context, method, cwd string) (*agentEntry,
 		return e, nil
 	}
 	// The agent outlives this request.
-	ag, err := s.opts.Start(context.WithoutCancel(ctx), Setup{Root: cwd, Workspace: e.ws, Asker: &asker{s: s}})
+	ag, err := s.opts.Start(context.WithoutCancel(ctx), Setup{Root: cwd, Workspace: e.ws,
+		WorkspaceFor: func(id agent.ID) tool.Workspace { return e.ws.of(id) },
+		AskerFor:     func(id agent.ID) permission.Asker { return &asker{s: s, id: id} }})
 	if err == nil && ag == nil {
 		err = errors.New("the agent did not start")
 	}

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/darman-dev/darman/agent"
-	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -299,18 +297,6 @@ func (s *Server) cancel(ctx context.Context, params json.RawMessage) {
 	}
 }
 
-type sessionKey struct{}
-
-// withSession marks ctx as a turn of ls, for the workspace and the asker.
-func withSession(ctx context.Context, ls *liveSession) context.Context {
-	return context.WithValue(ctx, sessionKey{}, ls)
-}
-
-func sessionOf(ctx context.Context) *liveSession {
-	ls, _ := ctx.Value(sessionKey{}).(*liveSession)
-	return ls
-}
-
 func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		SessionID string            `json:"sessionId"`
@@ -323,10 +309,18 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	text, err := promptText(p.Prompt)
+	parts, err := promptParts(p.Prompt)
 	if err != nil {
 		return nil, err
 	}
+	tn := session.Turn{Session: ls.id, Prompt: parts}
+	// A prompt that starts with /name runs the workspace's command, read
+	// as darman run reads it.
+	cmd, args, err := ls.agent.Commands.Invocation(session.MessageText(parts))
+	if err != nil {
+		return nil, invalidParams("session/prompt: %v", err)
+	}
+	tn.Command, tn.Args = cmd, args
 	ls.mu.Lock()
 	if ls.running {
 		ls.mu.Unlock()
@@ -337,71 +331,41 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
 	}
 	ls.running = true
-	ls.mu.Unlock()
-	defer func() {
-		ls.mu.Lock()
-		ls.running = false
-		ls.mu.Unlock()
-	}()
-	ctx = withSession(ctx, ls)
-	var opts session.PromptOptions
-	if cmd, args, ok := ls.command(text); ok {
-		if text, err = cmd.Expand(ctx, args, prompt.ExpandOptions{Root: ls.cwd,
-			Run: func(ctx context.Context, line string) (string, error) {
-				return ls.agent.Sessions.Shell(ctx, ls.id, line)
-			},
-			ReadFile: ls.ws.ReadFile}); err != nil {
-			return nil, fmt.Errorf("/%s: %w", cmd.Name, err)
-		}
-		opts.Model = cmd.Model
-	}
-
-	sub, err := ls.agent.Sessions.Subscribe(ctx, ls.id)
-	if err != nil {
-		return nil, err
-	}
-	defer sub.Unsubscribe()
 	order := &questionOrder{changed: make(chan struct{})}
-	ls.mu.Lock()
 	ls.order = order
 	ls.mu.Unlock()
 	defer func() {
 		ls.mu.Lock()
-		ls.order = nil
+		ls.running, ls.order = false, nil
 		ls.mu.Unlock()
 	}()
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		defer order.finish()
-		for d := range sub.C() {
-			e := d.Event
-			if e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
-				order.passed()
-			}
-			if e.Kind == agent.EventState && e.ParentCallID == "" && e.SessionID == ls.id &&
-				(e.State == agent.StateIdle || e.State == agent.StateFailed) {
-				return
-			}
-			if u, ok := ls.updateOf(e); ok {
-				ls.send(u)
-			}
-			if e.Kind == agent.EventToolCall && e.Tool != nil {
-				order.told(e.Tool.CallID)
-			}
+	tn.Tools = ls.tools()
+	tn.Events = func(u session.Update) {
+		e := u.Event
+		if u.Last {
+			order.finish()
+			return
 		}
-	}()
-	opts.Tools = ls.tools()
-	msg, err := ls.agent.Sessions.PromptWith(ctx, ls.id, text, opts)
+		if e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
+			order.passed()
+		}
+		if up, ok := ls.updateOf(e); ok {
+			ls.send(up)
+		}
+		if e.Kind == agent.EventToolCall && e.Tool != nil {
+			order.told(e.Tool.CallID)
+		}
+	}
+	res, err := ls.agent.Sessions.Run(ctx, tn)
 	if err != nil {
-		sub.Unsubscribe()
-		<-ended
+		if tn.Command != nil {
+			return nil, fmt.Errorf("/%s: %w", tn.Command.Name, err)
+		}
 		return nil, err
 	}
-	<-ended
-	switch msg.Finish {
+	switch res.Finish {
 	case agent.FinishError:
-		return nil, &Error{Code: codeInternalError, Message: "the turn failed: " + msg.Error}
+		return nil, &Error{Code: codeInternalError, Message: "the turn failed: " + res.Error}
 	case agent.FinishCancelled:
 		return map[string]string{"stopReason": "cancelled"}, nil
 	case agent.FinishLength, "context_window":
@@ -412,20 +376,6 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		return map[string]string{"stopReason": "refusal"}, nil
 	}
 	return map[string]string{"stopReason": "end_turn"}, nil
-}
-
-// command finds the workspace command a prompt starting with /name runs.
-func (ls *liveSession) command(text string) (prompt.Command, string, bool) {
-	if ls.agent.Commands == nil || !strings.HasPrefix(text, "/") {
-		return prompt.Command{}, "", false
-	}
-	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
-	name, _, _ = strings.Cut(name, "\n")
-	cmd, ok := ls.agent.Commands.Get(name)
-	if !ok {
-		return prompt.Command{}, "", false
-	}
-	return cmd, strings.TrimSpace(args), true
 }
 
 // tools are the session's own tools for a turn: its MCP servers', and

@@ -3,11 +3,11 @@ package acp
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/server/internal/acpupdate"
 )
 
@@ -223,19 +223,22 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 				out = append(out, update{SessionUpdate: kind, Content: text(p.Text)})
 			}
 		}
+		if acpupdate.WasInterrupted(m) {
+			out = append(out, update{SessionUpdate: acpupdate.AgentMessageChunk, Content: text("\n\n[" + acpupdate.Interrupted + "]")})
+		}
 	}
 	return out
 }
 
-// promptText turns a prompt's content blocks into the user's message:
-// text as it is, a resource link as a mention of the file (the model
-// reads it with its tools), an embedded resource inlined in a fence with
-// its path.
-func promptText(blocks []json.RawMessage) (string, error) {
+// promptParts reads a prompt's content blocks: text as it is, a resource
+// link as a mention of the file (the model reads it with its tools), an
+// embedded resource as the file's content (or, for a binary one, its size
+// and type).
+func promptParts(blocks []json.RawMessage) ([]session.Part, error) {
 	if len(blocks) == 0 {
-		return "", invalidParams("session/prompt: the prompt is empty")
+		return nil, invalidParams("session/prompt: the prompt is empty")
 	}
-	var parts []string
+	var parts []session.Part
 	for i, raw := range blocks {
 		var b struct {
 			Type     string `json:"type"`
@@ -250,42 +253,41 @@ func promptText(blocks []json.RawMessage) (string, error) {
 			} `json:"resource"`
 		}
 		if err := json.Unmarshal(raw, &b); err != nil {
-			return "", invalidParams("session/prompt: prompt[%d]: %v", i, err)
+			return nil, invalidParams("session/prompt: prompt[%d]: %v", i, err)
 		}
 		switch b.Type {
 		case "text":
-			parts = append(parts, b.Text)
+			parts = append(parts, session.Part{Text: b.Text})
 		case "resource_link":
 			if b.URI == "" {
-				return "", invalidParams("session/prompt: prompt[%d]: a resource_link needs a uri", i)
+				return nil, invalidParams("session/prompt: prompt[%d]: a resource_link needs a uri", i)
 			}
-			parts = append(parts, fmt.Sprintf("(the file %s)", pathOf(b.URI)))
+			parts = append(parts, session.Part{File: pathOf(b.URI)})
 		case "resource":
 			if b.Resource == nil || b.Resource.URI == "" {
-				return "", invalidParams("session/prompt: prompt[%d]: a resource needs resource.uri", i)
+				return nil, invalidParams("session/prompt: prompt[%d]: a resource needs resource.uri", i)
 			}
 			r := b.Resource
 			switch {
 			case r.Text != nil:
-				parts = append(parts, fence(pathOf(r.URI), *r.Text))
+				parts = append(parts, session.Part{File: pathOf(r.URI), Text: *r.Text, Embedded: true})
 			default:
 				data, err := base64.StdEncoding.DecodeString(r.Blob)
 				if err != nil {
-					return "", invalidParams("session/prompt: prompt[%d]: resource.blob is not base64: %v", i, err)
+					return nil, invalidParams("session/prompt: prompt[%d]: resource.blob is not base64: %v", i, err)
 				}
-				parts = append(parts, fmt.Sprintf("(%s: %d bytes of %s, not shown)", pathOf(r.URI), len(data), r.MimeType))
+				parts = append(parts, session.Part{File: pathOf(r.URI), Size: len(data), MIME: r.MimeType})
 			}
 		case "image", "audio":
-			return "", invalidParams("session/prompt: prompt[%d]: darman takes no %s in prompts (promptCapabilities says so); attach the file by path instead", i, b.Type)
+			return nil, invalidParams("session/prompt: prompt[%d]: darman takes no %s in prompts (promptCapabilities says so); attach the file by path instead", i, b.Type)
 		default:
-			return "", invalidParams("session/prompt: prompt[%d]: unknown content type %q", i, b.Type)
+			return nil, invalidParams("session/prompt: prompt[%d]: unknown content type %q", i, b.Type)
 		}
 	}
-	text := strings.Join(parts, "\n\n")
-	if strings.TrimSpace(text) == "" {
-		return "", invalidParams("session/prompt: the prompt has no text")
+	if strings.TrimSpace(session.MessageText(parts)) == "" {
+		return nil, invalidParams("session/prompt: the prompt has no text")
 	}
-	return text, nil
+	return parts, nil
 }
 
 // pathOf is a file URI's path, or the URI itself for another scheme.
@@ -295,15 +297,4 @@ func pathOf(uri string) string {
 		return uri
 	}
 	return u.Path
-}
-
-func fence(name, body string) string {
-	ticks := "```"
-	for strings.Contains(body, ticks) {
-		ticks += "`"
-	}
-	if !strings.HasSuffix(body, "\n") {
-		body += "\n"
-	}
-	return name + ":\n" + ticks + "\n" + body + ticks
 }

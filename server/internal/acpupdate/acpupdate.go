@@ -72,3 +72,14 @@ var toolStatus = map[agent.ToolStatus]string{
 	agent.ToolCompleted: "completed",
 	agent.ToolFailed:    "failed",
 }
+
+// Interrupted is what both fronts say, when a stored session is replayed,
+// after an assistant message that was never finished (its writer died
+// mid-answer: agent.Message.Interrupted): the LSP front as a warning
+// notice, the ACP front, which has no notices, as the answer's last text.
+const Interrupted = "this answer was interrupted before it finished"
+
+// WasInterrupted reports whether m is an answer that was never finished.
+func WasInterrupted(m agent.MessageWithParts) bool {
+	return m.Message.Role == agent.RoleAssistant && m.Message.Interrupted()
+}

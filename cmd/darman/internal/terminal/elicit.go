@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"context"
@@ -7,54 +7,51 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/darman-dev/darman/mcp/client"
+	"github.com/darman-dev/darman/agent/permission"
 )
 
-// terminalGate takes MCP servers' elicitations to the user's terminal,
-// through the permission asker's terminal so that the two never talk over
-// each other.
-type terminalGate struct{ a *terminalAsker }
-
-func (g terminalGate) Elicit(ctx context.Context, e client.Elicitation) (client.ElicitAnswer, error) {
-	g.a.mu.Lock()
-	defer g.a.mu.Unlock()
-	g.a.fresh()
-	out := g.a.out
+// Elicit takes an MCP server's elicitation to the user's terminal,
+// between permission questions, never over one.
+func (a *Asker) Elicit(ctx context.Context, e permission.Elicitation) (permission.ElicitAnswer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.fresh()
+	out := a.out
 	if e.Mode == "url" {
 		fmt.Fprintf(out, "\n? the MCP server %s asks you to open a URL: %s\n  %s\n", e.Server, e.Message, e.URL)
 		fmt.Fprint(out, "  [y] I will open it  [n] decline  [c] cancel\n> ")
-		s, err := g.a.line(ctx)
+		s, err := a.line(ctx)
 		if err != nil {
-			return client.ElicitAnswer{}, err
+			return permission.ElicitAnswer{}, err
 		}
 		switch strings.ToLower(s) {
 		case "y", "yes":
-			return client.ElicitAnswer{Action: "accept"}, nil
+			return permission.ElicitAnswer{Action: "accept"}, nil
 		case "c":
-			return client.ElicitAnswer{Action: "cancel"}, nil
+			return permission.ElicitAnswer{Action: "cancel"}, nil
 		}
-		return client.ElicitAnswer{Action: "decline"}, nil
+		return permission.ElicitAnswer{Action: "decline"}, nil
 	}
 	fmt.Fprintf(out, "\n? the MCP server %s asks: %s\n", e.Server, e.Message)
 	fmt.Fprint(out, "  [a] answer  [n] decline  [c] cancel\n> ")
-	s, err := g.a.line(ctx)
+	s, err := a.line(ctx)
 	if err != nil {
-		return client.ElicitAnswer{}, err
+		return permission.ElicitAnswer{}, err
 	}
 	switch strings.ToLower(s) {
 	case "a", "y", "yes":
 	case "c":
-		return client.ElicitAnswer{Action: "cancel"}, nil
+		return permission.ElicitAnswer{Action: "cancel"}, nil
 	default:
-		return client.ElicitAnswer{Action: "decline"}, nil
+		return permission.ElicitAnswer{Action: "decline"}, nil
 	}
 	content := map[string]any{}
 	for _, f := range e.Fields {
 		for {
 			fmt.Fprintf(out, "  %s", fieldPrompt(f))
-			s, err := g.a.line(ctx)
+			s, err := a.line(ctx)
 			if err != nil {
-				return client.ElicitAnswer{}, err
+				return permission.ElicitAnswer{}, err
 			}
 			if s == "" && !f.Required {
 				break // the server applies its default
@@ -68,12 +65,12 @@ func (g terminalGate) Elicit(ctx context.Context, e client.Elicitation) (client.
 			break
 		}
 	}
-	return client.ElicitAnswer{Action: "accept", Content: content}, nil
+	return permission.ElicitAnswer{Action: "accept", Content: content}, nil
 }
 
 // fieldPrompt renders one form field: its name or title, what it is, the
 // choices and the default.
-func fieldPrompt(f client.ElicitField) string {
+func fieldPrompt(f permission.ElicitField) string {
 	var b strings.Builder
 	name := f.Title
 	if name == "" {
@@ -104,7 +101,7 @@ func fieldPrompt(f client.ElicitField) string {
 
 // fieldValue converts what the user typed to the field's JSON type; the
 // error says what to type instead.
-func fieldValue(f client.ElicitField, s string) (any, error) {
+func fieldValue(f permission.ElicitField, s string) (any, error) {
 	switch f.Type {
 	case "boolean":
 		switch strings.ToLower(s) {
@@ -151,7 +148,7 @@ func fieldValue(f client.ElicitField, s string) (any, error) {
 }
 
 // inBounds says what is wrong with n for a field with bounds.
-func inBounds(f client.ElicitField, n float64) error {
+func inBounds(f permission.ElicitField, n float64) error {
 	switch {
 	case f.Minimum != nil && n < *f.Minimum:
 		return fmt.Errorf("%v is less than %v", n, *f.Minimum)

@@ -1,7 +1,6 @@
-package main
+package terminal
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"strings"
@@ -18,7 +17,7 @@ func TestTerminalAskerAfterAQuestionGivenUp(t *testing.T) {
 	r, w := io.Pipe()
 	defer w.Close()
 	var out strings.Builder
-	a := &terminalAsker{in: bufio.NewReader(r), out: &out}
+	a := New(r, &out)
 	req := permission.Request{Permission: "bash", Title: "rm -rf build"}
 
 	ctx, cancel := context.WithCancel(context.Background())

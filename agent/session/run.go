@@ -1,0 +1,460 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// Turn is one turn as a front asks for it (Service.Start, Service.Run):
+// every front — darman run, darman lsp, darman acp — and the task tool run
+// their turns through it, so what a turn is, when it ends and what it
+// came to are decided here once.
+type Turn struct {
+	// Session is the session the turn belongs to; required.
+	Session agent.ID
+	// Prompt is the user's message: typed text and the files the user
+	// attached, in order (see Part). It is the command's arguments'
+	// stand-in for the title when Command is set.
+	Prompt []Part
+	// Context describes where the user is (the editor's file and
+	// selection); it is added after the message, a command's expansion
+	// included. "" adds nothing.
+	Context string
+	// Command, when set, makes the message: the command's template
+	// expanded with Args (prompt.Command.Expand) through the session's
+	// workspace, so @file reads what the session reads (an editor's
+	// unsaved buffer), with the workspace check, and !`cmd` runs under the
+	// session's bash permission. A template without !`cmd` is expanded
+	// before the turn, so a mistake in it (a missing @file) is Start's
+	// error; one with !`cmd` is expanded inside the turn, so its
+	// permission question is the turn's, and a failure ends the turn
+	// (Result.Err says why). Find it with prompt.Commands.Invocation.
+	Command *prompt.Command
+	Args    string
+	// Model is the "provider/model-id" this turn talks to; "" means the
+	// command's model when it names one, else the session's. The session
+	// keeps its own model for later turns.
+	Model string
+	// Agent names an agent to run the turn; this darman has none, so
+	// anything but "" is refused.
+	Agent string
+	// Tools are this turn's own tools besides the service's (darman acp's:
+	// the MCP servers a client named for the session, bash in the
+	// client's terminal). One with a service tool's name takes its place;
+	// the others come after the service's, in order. Sub-tasks of the turn
+	// get them too.
+	Tools []tool.Tool
+	// Events, when set, receives every event the session publishes from
+	// the turn's start to its end, the sub-tasks' included, in the
+	// session's order, one at a time on a goroutine of the service's; the
+	// last one has Update.Last set. The turn does not wait for it, but the
+	// end of the turn (Running.Wait) does.
+	Events func(Update)
+	// Dropped, when set, is called when Events fell so far behind that
+	// the session dropped events of the turn (bus.ErrOverflow); Events
+	// goes on with the events from then on, and the turn's last event is
+	// still passed. A front says so and offers to reload from the store.
+	Dropped func()
+}
+
+// Part is one piece of a prompt.
+type Part struct {
+	// Text is typed text; with File and Embedded, the file's content as
+	// the client sent it.
+	Text string
+	// File is a file the part is about, absolute: mentioned only (the
+	// model reads it with its tools), embedded (Embedded), or a binary
+	// file that is not shown (Size and MIME).
+	File     string
+	Embedded bool
+	Size     int
+	MIME     string
+}
+
+// Text is a prompt of typed text.
+func Text(s string) []Part { return []Part{{Text: s}} }
+
+// String is the part as the model reads it.
+func (p Part) String() string {
+	switch {
+	case p.File == "":
+		return p.Text
+	case p.Embedded:
+		return fenceFile(p.File, p.Text)
+	case p.Size > 0 || p.MIME != "":
+		return fmt.Sprintf("(%s: %d bytes of %s, not shown)", p.File, p.Size, p.MIME)
+	}
+	return fmt.Sprintf("(the file %s)", p.File)
+}
+
+// MessageText is a prompt's parts as the one message the model reads, a
+// blank line between them.
+func MessageText(parts []Part) string {
+	s := make([]string, len(parts))
+	for i, p := range parts {
+		s[i] = p.String()
+	}
+	return strings.Join(s, "\n\n")
+}
+
+// fenceFile puts an attached file's content in a fence longer than any in
+// it, under its name.
+func fenceFile(name, body string) string {
+	ticks := "```"
+	for strings.Contains(body, ticks) {
+		ticks += "`"
+	}
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	return name + ":\n" + ticks + "\n" + body + ticks
+}
+
+// Update is one event of a turn as Turn.Events receives it.
+type Update struct {
+	bus.Delivery[agent.Event]
+	// Last is set on the event that ends the turn (its final state, idle
+	// or failed); it is the last Update of the turn.
+	Last bool
+}
+
+// Result is what a turn came to.
+type Result struct {
+	Session agent.ID
+	// Message is the turn's last assistant message; "" when the turn ended
+	// before the model answered.
+	Message agent.ID
+	// Finish is how the turn ended: stop, length, step_limit, cancelled,
+	// error, ….
+	Finish agent.Finish
+	// Error says why a turn that ended with FinishError failed; Err is the
+	// same as an error, for errors.As (a *permission.DeniedError of a
+	// command's !`cmd`).
+	Error string
+	Err   error
+	// Text is the answer: the text of the turn's last assistant message
+	// that has any (a sub-task's is its own), its parts a blank line
+	// apart.
+	Text string
+	// Usage and Cost add up every model call of the turn, its sub-tasks'
+	// included.
+	Usage agent.Usage
+	Cost  float64
+	// Duration is from Start to the turn's end.
+	Duration time.Duration
+
+	msg agent.Message
+}
+
+// Running is a turn that Start started.
+type Running struct {
+	// Session is the turn's session.
+	Session agent.ID
+	done    chan struct{}
+	res     Result
+}
+
+// Wait returns the turn's result once it has ended and Turn.Events (when
+// set) has received its last event.
+func (r *Running) Wait() Result {
+	<-r.done
+	return r.res
+}
+
+// Done is closed when Wait would return.
+func (r *Running) Done() <-chan struct{} { return r.done }
+
+// Run runs one turn and returns what it came to once it has ended: Start
+// then Wait.
+func (s *Service) Run(ctx context.Context, tn Turn) (Result, error) {
+	r, err := s.Start(ctx, tn)
+	if err != nil {
+		return Result{}, err
+	}
+	return r.Wait(), nil
+}
+
+// Start begins one turn of tn.Session and returns while it runs; the turn
+// runs under ctx and stops when ctx is done or Cancel is called, and is
+// then recorded as cancelled. Start fails, with nothing stored or
+// published, when the prompt is empty, its model or agent unknown, the
+// session already runs a turn (ErrBusy), or a command's template does not
+// expand.
+func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
+	return s.start(ctx, tn, nil)
+}
+
+// errShellInTurn stops a command's expansion before the turn at its first
+// !`cmd`, which runs inside the turn.
+var errShellInTurn = errors.New("the command runs a shell command")
+
+func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Context, string) (string, error)) (*Running, error) {
+	began := time.Now()
+	id := tn.Session
+	if tn.Agent != "" {
+		return nil, fmt.Errorf("agent %q: this darman has no named agents; leave the agent out", tn.Agent)
+	}
+	text := MessageText(tn.Prompt)
+	if strings.TrimSpace(text) == "" && tn.Command == nil && expand == nil {
+		return nil, errors.New("the prompt is empty")
+	}
+	model := tn.Model
+	if model == "" && tn.Command != nil {
+		model = tn.Command.Model
+	}
+	if model != "" {
+		if _, _, err := s.opts.Models(model); err != nil {
+			return nil, fmt.Errorf("the turn's model %q: %w", model, err)
+		}
+	}
+	l, err := s.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t := &turn{svc: s, live: l, id: id, modelRef: model, own: tn.Tools, expand: expand, ws: s.workspaceOf(id)}
+	if s.opts.ToolSource != nil {
+		t.source = s.opts.ToolSource(id)
+	}
+	t.tools = withTools(s.tools(nil), t.own)
+	if tn.Command != nil {
+		cmd, args, where := *tn.Command, tn.Args, tn.Context
+		opts := t.expandOptions(id)
+		run := opts.Run
+		opts.Run = func(context.Context, string) (string, error) { return "", errShellInTurn }
+		expanded, err := cmd.Expand(ctx, args, opts)
+		switch {
+		case errors.Is(err, errShellInTurn):
+			opts.Run = run
+			t.expand = func(ctx context.Context, _ string) (string, error) {
+				out, err := cmd.Expand(ctx, args, opts)
+				if err != nil {
+					return "", err
+				}
+				return withContext(out, where), nil
+			}
+			text = strings.TrimSpace("/" + cmd.Name + " " + args)
+		case err != nil:
+			return nil, err
+		default:
+			text = withContext(expanded, where)
+		}
+	} else {
+		text = withContext(text, tn.Context)
+	}
+	if err := t.prepare(ctx); err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	if l.cancel != nil {
+		s.mu.Unlock()
+		cancel()
+		return nil, ErrBusy
+	}
+	if s.closed {
+		s.mu.Unlock()
+		cancel()
+		return nil, errors.New("the session service is closed")
+	}
+	l.cancel, l.current = cancel, t
+	s.turns.Add(1)
+	// Subscribed while the session is taken: the previous turn published
+	// its last event before it let go (see turn.end), so nothing of it
+	// comes here.
+	var sub *bus.Subscription[agent.Event]
+	subCtx, stopSub := context.WithCancel(context.WithoutCancel(ctx))
+	if tn.Events != nil {
+		sub = l.bus.Subscribe(subCtx)
+	}
+	s.mu.Unlock()
+
+	r := &Running{Session: id, done: make(chan struct{})}
+	ended := make(chan final, 1)
+	forwarded := make(chan struct{})
+	if sub != nil {
+		go func() {
+			defer close(forwarded)
+			defer stopSub()
+			forward(subCtx, l.bus, sub, id, tn, ended)
+		}()
+	} else {
+		stopSub()
+		close(forwarded)
+	}
+	go func() {
+		defer s.turns.Done()
+		defer cancel()
+		msg := t.run(tctx, text)
+		t.release() // when the turn ended before it began
+		ended <- t.final
+		<-forwarded
+		r.res = t.result(msg, time.Since(began))
+		close(r.done)
+	}()
+	return r, nil
+}
+
+func withContext(text, context string) string {
+	if context == "" {
+		return text
+	}
+	return text + "\n\n" + context
+}
+
+// final is the event that ended a turn and its number on the bus.
+type final struct {
+	seq   uint64
+	event agent.Event
+}
+
+// endsTurn reports whether e is the end of the turn of session id: its
+// final state. A sub-task's turn ends inside its parent's, with its own
+// SessionID and ParentCallID set, and is not the end.
+func endsTurn(e agent.Event, id agent.ID) bool {
+	return e.Kind == agent.EventState && e.SessionID == id && e.ParentCallID == "" &&
+		(e.State == agent.StateIdle || e.State == agent.StateFailed)
+}
+
+// forward passes a turn's events to tn.Events until its last, which it
+// passes even when the subscription lost it (an overflow, the bus
+// closing as the service closes).
+func forward(ctx context.Context, b *bus.Bus[agent.Event], sub *bus.Subscription[agent.Event], id agent.ID, tn Turn, ended <-chan final) {
+	var fin *final
+	last := func() {
+		tn.Events(Update{Delivery: bus.Delivery[agent.Event]{Seq: fin.seq, Event: fin.event}, Last: true})
+	}
+	for {
+		endc := ended
+		if fin != nil {
+			endc = nil
+		}
+		select {
+		case d, ok := <-sub.C():
+			if !ok {
+				if errors.Is(sub.Err(), bus.ErrOverflow) && ctx.Err() == nil {
+					if tn.Dropped != nil {
+						tn.Dropped()
+					}
+					sub = b.Subscribe(ctx)
+					if fin != nil && (fin.seq == 0 || sub.Since() >= fin.seq) {
+						last()
+						return
+					}
+					continue
+				}
+				if fin == nil {
+					f := <-ended
+					fin = &f
+				}
+				last()
+				return
+			}
+			if endsTurn(d.Event, id) {
+				tn.Events(Update{Delivery: d, Last: true})
+				return
+			}
+			tn.Events(Update{Delivery: d})
+		case f := <-endc:
+			fin = &f
+			if f.seq == 0 || sub.Since() >= f.seq {
+				last()
+				return
+			}
+		}
+	}
+}
+
+// answer follows a turn's text as it streams, for Result.Text: the text
+// parts of the last assistant message that has any.
+type answer struct {
+	mu      sync.Mutex
+	message agent.ID
+	parts   []agent.ID
+	text    map[agent.ID]*strings.Builder
+	usage   agent.Usage
+	cost    float64
+}
+
+// see takes in an event the turn published.
+func (a *answer) see(e agent.Event) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch e.Kind {
+	case agent.EventUsage:
+		if e.Usage != nil {
+			a.usage, a.cost = a.usage.Add(*e.Usage), a.cost+e.Cost
+		}
+	case agent.EventMessageChunk:
+		if e.Text == "" {
+			return
+		}
+		if e.MessageID != a.message {
+			a.message, a.parts, a.text = e.MessageID, nil, map[agent.ID]*strings.Builder{}
+		}
+		b := a.text[e.PartID]
+		if b == nil {
+			b = &strings.Builder{}
+			a.text[e.PartID] = b
+			a.parts = append(a.parts, e.PartID)
+		}
+		b.WriteString(e.Text)
+	}
+}
+
+func (a *answer) String() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var texts []string
+	for _, p := range a.parts {
+		if s := a.text[p].String(); strings.TrimSpace(s) != "" {
+			texts = append(texts, s)
+		}
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// result is what the turn came to, once it returned msg.
+func (t *turn) result(msg agent.Message, took time.Duration) Result {
+	r := Result{Session: t.id, Message: msg.ID, Finish: msg.Finish, Error: msg.Error, Err: t.err,
+		Text: t.answer.String(), Duration: took, msg: msg}
+	t.answer.mu.Lock()
+	r.Usage, r.Cost = t.answer.usage, t.answer.cost
+	t.answer.mu.Unlock()
+	if r.Finish == agent.FinishError && r.Err == nil && r.Error != "" {
+		r.Err = errors.New(r.Error)
+	}
+	return r
+}
+
+// expandOptions are how a command's template expands in session id:
+// @file through the turn's workspace (an editor's unsaved buffer; the
+// workspace check applies to it as to the disk), !`cmd` under the
+// session's bash permission.
+func (t *turn) expandOptions(id agent.ID) prompt.ExpandOptions {
+	return prompt.ExpandOptions{
+		Root:     t.ws.Root(),
+		ReadFile: t.ws.ReadFile,
+		Run: func(ctx context.Context, line string) (string, error) {
+			return t.svc.shell(ctx, id, t.ws, line)
+		},
+	}
+}
+
+// workspaceOf is the workspace a session's turns work on.
+func (s *Service) workspaceOf(id agent.ID) tool.Workspace {
+	if s.opts.WorkspaceFor != nil {
+		if ws := s.opts.WorkspaceFor(id); ws != nil {
+			return ws
+		}
+	}
+	return s.opts.Workspace
+}
