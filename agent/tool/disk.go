@@ -2,11 +2,7 @@ package tool
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -64,54 +60,18 @@ func (d *Disk) WriteFile(ctx context.Context, path string, content []byte) error
 		return nil
 	}
 	// Outside (the tool asked for it): write through a link, so the link
-	// stays a link.
+	// stays a link, with the same atomic writer rooted at the file's own
+	// directory.
 	if real, err := filepath.EvalSymlinks(target); err == nil {
 		target = real
-	}
-	var mode fs.FileMode
-	exists := false
-	switch info, err := os.Stat(target); {
-	case err == nil && !info.Mode().IsRegular():
-		return fmt.Errorf("write %s: not a regular file", target)
-	case err == nil:
-		mode, exists = info.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), true
-	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("write %s: %w", target, err)
 	}
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("write %s: %w", target, err)
 	}
-	tmp, err := createTemp(dir, filepath.Base(target))
-	if err != nil {
+	if _, err := fsafe.WriteFile(dir, target, content); err != nil {
 		return fmt.Errorf("write %s: %w", target, err)
 	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(content); err != nil {
-		return fmt.Errorf("write %s: %w", target, err)
-	}
-	if exists {
-		if err := tmp.Chmod(mode); err != nil {
-			return fmt.Errorf("write %s: keep its mode: %w", target, err)
-		}
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", target, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", target, err)
-	}
-	if err := os.Rename(name, target); err != nil {
-		return fmt.Errorf("write %s: %w", target, err)
-	}
-	ok = true
 	return nil
 }
 
@@ -121,21 +81,4 @@ func (d *Disk) Remove(ctx context.Context, path string) error {
 		return err
 	}
 	return os.Remove(d.abs(path))
-}
-
-// createTemp makes a new, empty file in dir, named after base. It is
-// created with mode 0666 so that the process's umask decides a new file's
-// permissions, as it would for any other program writing it.
-func createTemp(dir, base string) (*os.File, error) {
-	for range 10 {
-		var b [6]byte
-		rand.Read(b[:])
-		name := filepath.Join(dir, "."+base+".darman-"+hex.EncodeToString(b[:])+".tmp")
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return f, err
-	}
-	return nil, errors.New("could not make a temporary file")
 }
