@@ -29,6 +29,9 @@ type Options struct {
 	// entries, secrets already filtered out: see internal/childenv); nil
 	// means darman's own.
 	Environ []string
+	// WebFetch is the webfetch tool's address policy; the zero value
+	// refuses private and local addresses.
+	WebFetch WebFetchOptions
 }
 
 // Builtins returns darman's built-in tools, configured by opts.
@@ -47,6 +50,7 @@ func Builtins(opts Options) []Tool {
 		newBashOutput(),
 		newBashKill(),
 		newTodo(),
+		newWebFetch(opts.WebFetch),
 	}
 	if opts.Skills != nil {
 		tools = append(tools, newSkill(opts.Skills))
