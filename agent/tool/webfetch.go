@@ -334,7 +334,7 @@ func newAddrPolicy(opts WebFetchOptions) addrPolicy {
 		p.resolver = net.DefaultResolver
 	}
 	for _, e := range opts.Allow {
-		e = strings.ToLower(strings.TrimSpace(e))
+		e = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(e)), ".")
 		if pr, err := netip.ParsePrefix(e); err == nil {
 			p.prefixes = append(p.prefixes, pr.Masked())
 		} else if a, err := netip.ParseAddr(e); err == nil {
@@ -371,7 +371,7 @@ func (p *addrPolicy) allowed(host string, ip netip.Addr, port uint16) (kind stri
 	if kind == "" || p.allowAll {
 		return kind, true
 	}
-	host = strings.ToLower(host)
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	if p.hosts[host] || p.hosts[net.JoinHostPort(host, strconv.Itoa(int(port)))] || p.addrPorts[netip.AddrPortFrom(ip, port)] {
 		return kind, true
 	}
