@@ -116,7 +116,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Store:      st,
 		Models:     m.resolve,
 		Workspace:  w.workspace,
-		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg)}),
+		Tools:      tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
 		ToolSource: mcpToolSource(cfg, w.mcp, st),
 		System:     systemPrompt(w.root, skills, log),
 		Rules:      rules(cfg, w.rules),
