@@ -2,6 +2,7 @@ package tool_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/net/dns/dnsmessage"
 
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -277,5 +280,72 @@ func TestWebFetchAllowPrivate(t *testing.T) {
 	res := h.ok("webfetch", map[string]any{"url": "http://localhost:" + port + "/data.json"})
 	if !strings.Contains(res.Output, `"darman"`) {
 		t.Errorf("output %q", res.Output)
+	}
+}
+
+// fakeDNS answers every A query with addrs, over UDP on 127.0.0.1, and is
+// the resolver the returned net.Resolver asks.
+func fakeDNS(t *testing.T, addrs ...[4]byte) *net.Resolver {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
+			b.StartQuestions()
+			b.Question(q)
+			b.StartAnswers()
+			if q.Type == dnsmessage.TypeA {
+				for _, a := range addrs {
+					b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: a})
+				}
+			}
+			msg, err := b.Finish()
+			if err == nil {
+				pc.WriteTo(msg, from)
+			}
+		}
+	}()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "udp", pc.LocalAddr().String())
+	}}
+}
+
+// TestWebFetchRefusesNamesResolvingLocal: a public-looking name whose DNS
+// answer holds a loopback or private address is refused before connecting,
+// even when another of its addresses is public.
+func TestWebFetchRefusesNamesResolvingLocal(t *testing.T) {
+	s := newSite(t, "tcp", "127.0.0.1:0", http.NewServeMux())
+	_, port, _ := net.SplitHostPort(s.hostPort())
+	for _, addrs := range [][][4]byte{{{127, 0, 0, 1}}, {{93, 184, 216, 34}, {10, 0, 0, 1}}} {
+		h := newHarness(t, tool.Options{WebFetch: tool.WebFetchOptions{Resolver: fakeDNS(t, addrs...)}})
+		h.fails("webfetch", map[string]any{"url": "http://docs.example.com:" + port + "/"}, "docs.example.com resolves to", "webfetch refused")
+	}
+	if got := s.requests(); len(got) != 0 {
+		t.Errorf("the loopback listener saw %v", got)
+	}
+	// With the name allowed, the same answer reaches the listener.
+	h := newHarness(t, tool.Options{WebFetch: tool.WebFetchOptions{Resolver: fakeDNS(t, [4]byte{127, 0, 0, 1}), Allow: []string{"docs.example.com"}}})
+	h.fails("webfetch", map[string]any{"url": "http://docs.example.com:" + port + "/"}, "404")
+	if got := s.requests(); len(got) != 1 {
+		t.Errorf("the listener saw %v, want one request", got)
 	}
 }
