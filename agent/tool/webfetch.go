@@ -19,6 +19,7 @@ import (
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/google/jsonschema-go/jsonschema"
+	"golang.org/x/net/html/charset"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
@@ -198,6 +199,9 @@ func (w *webfetch) run(ctx context.Context, env *Env, in webfetchInput) (Result,
 		}, nil
 	}
 
+	if mediaType == "" || isTextType(mediaType) || mediaType == "application/xhtml+xml" {
+		body = toUTF8(body, resp.Header.Get("Content-Type"))
+	}
 	var text string
 	switch {
 	case in.Format != "html" && (mediaType == "text/html" || mediaType == "application/xhtml+xml" || mediaType == "" && looksHTML(body)):
@@ -211,8 +215,8 @@ func (w *webfetch) run(ctx context.Context, env *Env, in webfetchInput) (Result,
 	default:
 		return failure("binary content", "%s is %s (%d bytes), which webfetch cannot show: it returns HTML as Markdown, text, JSON and images (PNG, JPEG, GIF, WebP).", final, mediaType, len(body)), nil
 	}
-	if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "utf8" && cs != "us-ascii" {
-		meta["charset"] = cs
+	if cs := params["charset"]; cs != "" {
+		meta["charset"] = strings.ToLower(cs)
 	}
 
 	var notes []string
@@ -261,6 +265,22 @@ func (w *webfetch) fetchFailure(ctx, fetchCtx context.Context, shown string, wai
 		err = uerr.Err
 	}
 	return failure("fetch failed", "Cannot fetch %s: %v", shown, err), nil
+}
+
+// toUTF8 decodes a body whose encoding is known for certain (a byte-order
+// mark, or a charset in its Content-Type) and is not UTF-8. Anything else is
+// taken as UTF-8: guessing from the first bytes would garble pages whose
+// first non-ASCII character comes late.
+func toUTF8(body []byte, contentType string) []byte {
+	e, name, certain := charset.DetermineEncoding(body, contentType)
+	if !certain || e == nil || name == "utf-8" {
+		return body
+	}
+	b, err := e.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return b
 }
 
 func isRedirect(code int) bool {

@@ -108,6 +108,10 @@ func testMux(t *testing.T, stop func() <-chan struct{}, other func() string) *ht
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(img)
 	})
+	mux.HandleFunc("/latin1", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+		w.Write([]byte("<p>caf\xe9 cr\xe8me</p>"))
+	})
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such page", http.StatusNotFound)
 	})
@@ -191,6 +195,12 @@ func TestWebFetch(t *testing.T) {
 		res := h.ok("webfetch", map[string]any{"url": s.URL + "/pic.png"})
 		if len(res.Attachments) != 1 || res.Attachments[0].MIME != "image/png" || !bytes.Equal(res.Attachments[0].Data, pngImage(t)) {
 			t.Fatalf("attachments %+v, want the PNG", res.Attachments)
+		}
+	})
+	t.Run("declared charset decoded", func(t *testing.T) {
+		res := h.ok("webfetch", map[string]any{"url": s.URL + "/latin1"})
+		if res.Output != "café crème" {
+			t.Errorf("output %q, want the Latin-1 page as UTF-8", res.Output)
 		}
 	})
 	t.Run("http error", func(t *testing.T) {
