@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"errors"
@@ -19,7 +20,9 @@ import (
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/google/jsonschema-go/jsonschema"
-	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
@@ -267,14 +270,33 @@ func (w *webfetch) fetchFailure(ctx, fetchCtx context.Context, shown string, wai
 	return failure("fetch failed", "Cannot fetch %s: %v", shown, err), nil
 }
 
-// toUTF8 decodes a body whose encoding is known for certain (a byte-order
-// mark, or a charset in its Content-Type) and is not UTF-8. Anything else is
-// taken as UTF-8: guessing from the first bytes would garble pages whose
-// first non-ASCII character comes late.
+// toUTF8 decodes a body declared (by a byte-order mark or the
+// Content-Type's charset) as UTF-16, Latin-1 or Windows-1252, the legacy
+// encodings still common on the web. Anything else is taken as UTF-8:
+// guessing from the first bytes would garble pages whose first non-ASCII
+// character comes late, and the full set of legacy tables would add most of
+// a megabyte to darman.
 func toUTF8(body []byte, contentType string) []byte {
-	e, name, certain := charset.DetermineEncoding(body, contentType)
-	if !certain || e == nil || name == "utf-8" {
+	var e encoding.Encoding
+	_, params, _ := mime.ParseMediaType(contentType)
+	switch {
+	case bytes.HasPrefix(body, []byte{0xff, 0xfe}), bytes.HasPrefix(body, []byte{0xfe, 0xff}):
+		e = unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
+	case bytes.HasPrefix(body, []byte(utf8BOM)):
 		return body
+	default:
+		switch strings.ToLower(strings.TrimSpace(params["charset"])) {
+		case "iso-8859-1", "latin1", "l1", "iso_8859-1", "windows-1252", "cp1252", "x-cp1252":
+			e = charmap.Windows1252 // as browsers do for ISO-8859-1
+		case "iso-8859-15", "latin-9":
+			e = charmap.ISO8859_15
+		case "utf-16", "utf-16le":
+			e = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+		case "utf-16be":
+			e = unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
+		default:
+			return body
+		}
 	}
 	b, err := e.NewDecoder().Bytes(body)
 	if err != nil {

@@ -112,6 +112,10 @@ func testMux(t *testing.T, stop func() <-chan struct{}, other func() string) *ht
 		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
 		w.Write([]byte("<p>caf\xe9 cr\xe8me</p>"))
 	})
+	mux.HandleFunc("/utf16.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte{0xff, 0xfe, 'h', 0, 0xe9, 0, 'l', 0, 'l', 0, 'o', 0})
+	})
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such page", http.StatusNotFound)
 	})
@@ -201,6 +205,12 @@ func TestWebFetch(t *testing.T) {
 		res := h.ok("webfetch", map[string]any{"url": s.URL + "/latin1"})
 		if res.Output != "café crème" {
 			t.Errorf("output %q, want the Latin-1 page as UTF-8", res.Output)
+		}
+	})
+	t.Run("utf-16 with a byte-order mark decoded", func(t *testing.T) {
+		res := h.ok("webfetch", map[string]any{"url": s.URL + "/utf16.txt"})
+		if res.Output != "héllo" {
+			t.Errorf("output %q, want the UTF-16 text as UTF-8", res.Output)
 		}
 	})
 	t.Run("http error", func(t *testing.T) {
