@@ -38,6 +38,9 @@ type Options struct {
 	// Diagnostics gives the diagnostics tool the language servers' view;
 	// nil leaves the tool out.
 	Diagnostics Diagnostics
+	// WebFetch is the webfetch tool's address policy; the zero value
+	// refuses private and local addresses.
+	WebFetch WebFetchOptions
 }
 
 // Builtins returns darman's built-in tools, configured by opts.
@@ -56,6 +59,7 @@ func Builtins(opts Options) []Tool {
 		newBashOutput(),
 		newBashKill(),
 		newTodo(),
+		newWebFetch(opts.WebFetch),
 	}
 	if opts.Skills != nil {
 		tools = append(tools, newSkill(opts.Skills))

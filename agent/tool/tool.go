@@ -4,7 +4,8 @@
 // embedded Markdown file.
 //
 // Start with Builtins: read, write, edit, multiedit, apply_patch, glob, grep,
-// list, bash, bash_output, bash_kill, todo, and skill when there are skills.
+// list, bash, bash_output, bash_kill, todo, webfetch, and skill when there are
+// skills.
 // A call runs with an Env the agent loop makes: the Workspace (Disk for the
 // headless front), Permit (a permission.Checker), and the session's FileTimes
 // and Jobs, which the loop creates per session; at the session's end it
@@ -12,8 +13,9 @@
 //
 // Every tool asks Permit before it acts: read, glob, grep and list with the
 // absolute path; edit, multiedit, write and apply_patch with the edit
-// permission, the path(s) as subjects and the diff in the metadata ("diff",
-// "diffs"); bash with the command line and its directory. The Checker adds
+// permission, the path(s) as subjects and every file's diff in the call's
+// Diffs; bash with the command line and its directory; webfetch with the
+// URL. The Checker adds
 // external_directory to a path permission for a path outside the root, so
 // tools do not ask it again; bash asks it for a workdir outside the root.
 // Edits of files outside the root are asked before the file is read, so a

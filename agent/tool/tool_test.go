@@ -58,7 +58,7 @@ func TestBuiltinsSchemas(t *testing.T) {
 			t.Errorf("%s: schema has a type union: %s", info.Name, info.Schema)
 		}
 	}
-	for _, want := range []string{"read", "write", "edit", "multiedit", "apply_patch", "glob", "grep", "list", "bash", "bash_output", "bash_kill", "todo", "skill"} {
+	for _, want := range []string{"read", "write", "edit", "multiedit", "apply_patch", "glob", "grep", "list", "bash", "bash_output", "bash_kill", "todo", "webfetch", "skill"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("Builtins lacks %s (has %v)", want, names)
 		}

@@ -134,7 +134,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Workspace:    w.workspace,
 		WorkspaceFor: w.workspaceFor,
 		AskerFor:     w.askerFor,
-		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg)}),
+		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
 		ToolSource:   mcpToolSource(cfg, w.mcp, st),
 		System:       systemPrompt(w.root, skills, log),
 		Rules:        rules(cfg, w.rules),

@@ -3,8 +3,11 @@ package config
 import (
 	"fmt"
 	"maps"
+	"net"
+	"net/netip"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -113,6 +116,12 @@ func (ld *loader) check(cfg *Config) {
 		}
 	}
 
+	for i, e := range cfg.WebFetch.Allow {
+		if msg := checkFetchAllow(e); msg != "" {
+			add("webfetch.allow", indexPath("webfetch.allow", i), msg)
+		}
+	}
+
 	if cfg.DataDir == "" {
 		msg := "must not be empty"
 		if _, set := ld.origins["dataDir"]; !set {
@@ -144,4 +153,31 @@ func checkAgentPattern(p string) string {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return msg + want
+}
+
+// checkFetchAllow says what is wrong with one entry of webfetch.allow, ""
+// when nothing: it must be a host name, host:port, address or CIDR range.
+func checkFetchAllow(e string) string {
+	const want = "; expected a host name, host:port, address or CIDR range, e.g. \"intranet.example\", \"localhost:8080\", \"10.0.0.0/8\""
+	e = strings.TrimSpace(e)
+	if _, err := netip.ParsePrefix(e); err == nil {
+		return ""
+	}
+	if _, err := netip.ParseAddr(e); err == nil {
+		return ""
+	}
+	if _, err := netip.ParseAddrPort(e); err == nil {
+		return ""
+	}
+	host := e
+	if h, p, err := net.SplitHostPort(e); err == nil {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Sprintf("%q has a bad port %q%s", e, p, want)
+		}
+		host = h
+	}
+	if host == "" || strings.ContainsAny(host, "/:@ ?#[]\\") || strings.Contains(e, "://") {
+		return fmt.Sprintf("%q is not a host%s", e, want)
+	}
+	return ""
 }

@@ -32,6 +32,17 @@ type Config struct {
 	MCPServers  map[string]MCPServer `json:"mcpServers,omitempty" jsonschema:"MCP servers whose tools the agent may call, by name, in the format of .mcp.json: command/args/env/cwd for a local server, url/headers for a remote one. Their tools reach the model as {server}_{tool}."`
 	Shell       Shell                `json:"shell,omitzero" jsonschema:"The processes darman starts for others: the commands the model runs, MCP stdio servers and language servers."`
 	Sandbox     Sandbox              `json:"sandbox,omitzero" jsonschema:"The OS sandbox every bash command the model runs is confined by (Landlock on Linux, Seatbelt on macOS): writes only to the workspace, its temp dir and the toolchain caches; no reads of the secrets in home; no network."`
+	WebFetch    WebFetch             `json:"webfetch,omitzero" jsonschema:"The webfetch tool: which addresses it may reach. Whether a fetch asks is the webfetch permission."`
+}
+
+// WebFetch configures the addresses the webfetch tool may reach. By
+// default it refuses loopback, private (RFC 1918, ULA, CGNAT), link-local,
+// unspecified and multicast addresses, checked after resolving the host and
+// again at connect time, so a fetched page cannot make darman probe the
+// user's own machine or network.
+type WebFetch struct {
+	AllowPrivate bool     `json:"allowPrivate,omitempty" jsonschema:"Let webfetch reach local and private addresses too (localhost, 10.x, 192.168.x, 169.254.x, ...). Default false."`
+	Allow        []string `json:"allow,omitempty" jsonschema:"Local or private places webfetch may reach although allowPrivate is off: a host name (intranet.example), a host and port (localhost:8080, [::1]:8080), an address (10.1.2.3) or a CIDR range (10.0.0.0/8)."`
 }
 
 // Shell configures the processes darman starts for others.
