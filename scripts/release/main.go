@@ -1,7 +1,7 @@
 // Command release builds darman's release files into one directory (`make
 // release` runs it): for each target a stripped binary in a reproducible
-// archive (.tar.gz, .zip for Windows), a CycloneDX SBOM of what the binary
-// links, the VS Code extension's platform VSIX with the binary inside and
+// archive (.tar.gz, .zip for Windows), a CycloneDX SBOM of the modules the
+// binary links, the VS Code extension's platform VSIX with the binary inside and
 // the universal VSIX, one SHA256SUMS over all of them, and a table of their
 // sizes.
 //
@@ -25,6 +25,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,8 +54,8 @@ var vscodePlatform = map[string]string{
 	"windows/arm64": "win32-arm64",
 }
 
-// sbomTool is the SBOM generator, pinned: `go run` fetches it through the
-// module proxy once and caches the build.
+// sbomTool is the SBOM generator, pinned: `go install` fetches it through
+// the module proxy once and caches the build.
 const sbomTool = "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0"
 
 type config struct {
@@ -77,7 +78,7 @@ func main() {
 	flag.StringVar(&c.commit, "commit", "", "the commit stamped into the binary (default: git rev-parse HEAD)")
 	flag.StringVar(&targets, "targets", strings.Join(allTargets, ","), "comma-separated GOOS/GOARCH targets")
 	flag.BoolVar(&c.vsix, "vsix", true, "also package the VS Code extension's VSIXes (needs npm ci)")
-	flag.BoolVar(&c.sbom, "sbom", true, "also write a CycloneDX SBOM per target (runs "+sbomTool+")")
+	flag.BoolVar(&c.sbom, "sbom", true, "also write a CycloneDX SBOM per target (with "+sbomTool+")")
 	flag.Parse()
 	c.targets = strings.Split(targets, ",")
 	c.log = os.Stdout
@@ -130,6 +131,10 @@ func (c *config) fill() error {
 	if !filepath.IsAbs(c.out) {
 		c.out = filepath.Join(c.repo, c.out)
 	}
+	// run empties c.out: never the checkout or a directory holding it.
+	if rel, err := filepath.Rel(c.out, c.repo); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+		return fmt.Errorf("-out %s holds the checkout, and it is emptied first: use a directory of its own, such as dist", c.out)
+	}
 	return nil
 }
 
@@ -162,7 +167,7 @@ func (c *config) run() ([]string, error) {
 		}
 		files = append(files, archive)
 		if c.sbom {
-			sbom, err := c.writeSBOM(goos, goarch)
+			sbom, err := c.writeSBOM(goos, goarch, exe)
 			if err != nil {
 				return nil, fmt.Errorf("%s: SBOM: %w", t, err)
 			}
@@ -294,19 +299,45 @@ func writeZip(w io.Writer, top string, entries []entry, epoch time.Time) error {
 	return zw.Close()
 }
 
-// writeSBOM writes the CycloneDX SBOM of the modules the target's binary
-// links, with their licenses.
-func (c *config) writeSBOM(goos, goarch string) (string, error) {
+// writeSBOM writes the CycloneDX SBOM of the target's binary: the modules
+// and the Go standard library it links, read from the build information Go
+// records in it (what `go version -m` prints), so it is what was built.
+// The document's time is the archives'. (The tool's `app` mode, which can
+// also detect licenses, cannot read the version of a git worktree's
+// checkout; licenses are left out rather than guessed.)
+func (c *config) writeSBOM(goos, goarch, exe string) (string, error) {
 	name := c.base(goos, goarch) + ".cdx.json"
-	cmd := exec.Command("go", "run", sbomTool, "app", "-json", "-licenses", "-noserial",
-		"-main", "cmd/darman", "-output", filepath.Join(c.out, name), ".")
-	cmd.Dir = c.repo
-	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0",
-		"SOURCE_DATE_EPOCH="+strconv.FormatInt(c.epoch.Unix(), 10))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%v\n%s", err, out)
+	// Built for this machine once, into the release's build directory.
+	tool := filepath.Join(c.out, "build", "tools", "cyclonedx-gomod")
+	if _, err := os.Stat(tool); err != nil {
+		install := exec.Command("go", "install", sbomTool)
+		install.Env = append(os.Environ(), "GOBIN="+filepath.Dir(tool), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+		if out, err := install.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go install %s: %v\n%s", sbomTool, err, out)
+		}
 	}
-	return name, nil
+	cmd := exec.Command(tool, "bin", "-json", "-std", "-noserial", "-notimestamp", "-version", c.version, "-output", "-", exe)
+	cmd.Dir = c.repo
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%v\n%s", err, stderr.Bytes())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		return "", fmt.Errorf("the SBOM is not JSON: %w", err)
+	}
+	meta, _ := doc["metadata"].(map[string]any)
+	if meta == nil {
+		return "", errors.New("the SBOM has no metadata")
+	}
+	meta["timestamp"] = c.epoch.Format(time.RFC3339)
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return name, os.WriteFile(filepath.Join(c.out, name), append(b, '\n'), 0o644)
 }
 
 // packageVSIX packages the extension for a VS Code platform with exe
