@@ -102,7 +102,7 @@ cross:
 	    GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
 	  done; \
 	else \
-	  echo "windows: not buildable yet (see issue 20): $$(echo "$$err" | grep -v '^#' | head -n 1)"; \
+	  echo "windows: not buildable yet (see issue 20): $$(echo "$$err" | grep -v -e '^#' -e '^package ' | head -n 1 | sed 's/^[[:space:]]*//')"; \
 	fi
 
 test: deps check cross

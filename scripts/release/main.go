@@ -410,7 +410,9 @@ func must(s string, _ error) string { return s }
 
 func firstLine(b []byte) string {
 	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+		// Not go's "# pkg" headers nor the "package ..." line of an
+		// import chain: the line after it says what failed.
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "package ") {
 			return l
 		}
 	}
