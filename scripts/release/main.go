@@ -387,6 +387,9 @@ func (c *config) report(files []string) {
 		if err != nil {
 			return "?"
 		}
+		if fi.Size() < 1<<20 {
+			return fmt.Sprintf("%6.1f KiB", float64(fi.Size())/(1<<10))
+		}
 		return fmt.Sprintf("%6.1f MiB", float64(fi.Size())/(1<<20))
 	}
 	for _, f := range append(files, "SHA256SUMS") {
