@@ -6,9 +6,11 @@
 //
 // TARGET is a VS Code platform (linux-x64, linux-arm64, darwin-x64,
 // darwin-arm64, win32-x64, win32-arm64, alpine-x64, alpine-arm64); the
-// default is this machine's. Writes darman-TARGET.vsix.
+// default is this machine's. Writes darman-TARGET.vsix, or VSIX_OUT.
+// With DARMAN_BINARY set (make release does), that binary goes in instead
+// of one built here; it must be the target's.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,22 +41,28 @@ const git = (...args) => {
     return "";
   }
 };
-const version = git("describe", "--tags", "--always", "--dirty") || "dev";
-const commit = git("rev-parse", "HEAD");
+const out = process.env.VSIX_OUT || `darman-${target}.vsix`;
 const bin = path.join(here, "bin");
 rmSync(bin, { recursive: true, force: true });
 mkdirSync(bin);
 const exe = path.join(bin, goos === "windows" ? "darman.exe" : "darman");
-execFileSync(
-  "go",
-  ["build", "-trimpath", "-ldflags", `-s -w -X main.version=${version} -X main.commit=${commit}`, "-o", exe, "./cmd/darman"],
-  { cwd: repo, stdio: "inherit", env: { ...process.env, GOOS: goos, GOARCH: goarch, CGO_ENABLED: "0" } },
-);
+if (process.env.DARMAN_BINARY) {
+  copyFileSync(process.env.DARMAN_BINARY, exe);
+  chmodSync(exe, 0o755);
+} else {
+  const version = git("describe", "--tags", "--always", "--dirty") || "dev";
+  const commit = git("rev-parse", "HEAD");
+  execFileSync(
+    "go",
+    ["build", "-trimpath", "-ldflags", `-s -w -X main.version=${version} -X main.commit=${commit}`, "-o", exe, "./cmd/darman"],
+    { cwd: repo, stdio: "inherit", env: { ...process.env, GOOS: goos, GOARCH: goarch, CGO_ENABLED: "0" } },
+  );
+}
 try {
   execFileSync("node", ["esbuild.mjs", "--minify"], { cwd: here, stdio: "inherit" });
   execFileSync(
     process.execPath,
-    [path.join(repo, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--skip-license", "--target", target, "--out", `darman-${target}.vsix`],
+    [path.join(repo, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--target", target, "--out", out],
     { cwd: here, stdio: "inherit" },
   );
 } finally {

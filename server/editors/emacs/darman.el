@@ -1,18 +1,39 @@
-;;; darman.el --- opt eglot into darman's custom messages  -*- lexical-binding: t -*-
+;;; darman.el --- Opt eglot into darman's custom messages  -*- lexical-binding: t -*-
 
-;; An optional snippet for Emacs 28+ with eglot 1.9+ (docs/protocol.md).
-;; With it, darman sends its edits as workspace/applyEdit, eglot applies
-;; them to the buffers (so they can be undone) and this file saves them
-;; before darman is answered, so darman never writes a file Emacs visits;
-;; the session's updates are kept in `darman-last-state' and a log buffer.
+;; Copyright 2026 The darman authors
+;; SPDX-License-Identifier: Apache-2.0
+
+;; Author: The darman authors
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (eglot "1.9"))
+;; URL: https://github.com/darman-dev/darman
+;; Keywords: tools, languages, convenience
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; An optional helper for Emacs 28+ with eglot 1.9+ and darman, the AI
+;; coding agent that speaks LSP (docs/protocol.md).  With it, darman sends
+;; its edits as workspace/applyEdit, eglot applies them to the buffers (so
+;; they can be undone) and this file saves them before darman is answered,
+;; so darman never writes a file Emacs visits; the session's updates are
+;; kept in `darman-last-state' and a log buffer.
 ;;
 ;; Without it darman still works with plain eglot: edits go to the disk
 ;; (turn on `global-auto-revert-mode' to see them), permissions are asked
 ;; with `completing-read', and the transcript's path is in the events
 ;; buffer.
 ;;
-;; Use: (load "darman") after eglot, and
+;; Install (Emacs 29+; darman itself is a binary on PATH):
+;;   (package-vc-install
+;;    '(darman :url "https://github.com/darman-dev/darman"
+;;             :lisp-dir "server/editors/emacs"))
+;; or put this directory on `load-path' and (require 'darman) after eglot.
+;; Then:
 ;;   (add-to-list 'eglot-server-programs '(go-mode . ("darman" "lsp")))
+
+;;; Code:
 
 (require 'eglot)
 (require 'cl-lib)
