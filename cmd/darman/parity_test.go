@@ -117,6 +117,7 @@ func TestFrontsAgree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three fronts as processes")
 	}
+	paritySDK(t)
 	type front struct {
 		name   string
 		stored []string
@@ -543,110 +544,142 @@ func lspSeen(p *rpcPeer, from, end int, turnID string) seen {
 	return s
 }
 
-// parityACP is the scenario through darman acp.
+// parityACP is the scenario through darman acp, with the official ACP
+// SDK's client (testdata/parity_acp.mjs) as the editor: one run of the
+// script up to the answer during which the test kills darman (kill -9),
+// and one that loads the session in a new darman acp and resumes it.
 func parityACP(t *testing.T) (agent.ID, *env, []seen) {
 	e, srv := parityEnv(t)
-	var mu sync.Mutex
-	buffer := false
-	answer := func(method string, raw json.RawMessage) (any, error) {
-		switch method {
-		case "session/request_permission":
-			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil
-		case "fs/read_text_file":
-			path := gjson.GetBytes(raw, "path").String()
-			mu.Lock()
-			b := buffer
-			mu.Unlock()
-			if b && filepath.Base(path) == "notes.txt" {
-				return map[string]string{"content": parityBuffer}, nil
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]string{"content": string(data)}, nil
+	steps := map[string]*seen{}
+	var (
+		id       agent.ID
+		diffs    []int
+		stops    = map[string]string{}
+		killed   bool
+		sentLook bool
+	)
+	take := func(line gjson.Result) {
+		s := steps[line.Get("step").String()]
+		if s == nil {
+			s = &seen{}
+			steps[line.Get("step").String()] = s
 		}
-		return nil, fmt.Errorf("unhandled %s", method)
+		switch line.Get("kind").String() {
+		case "session":
+			id = agent.ID(line.Get("sessionId").String())
+		case "update":
+			s.addUpdate(line.Get("update"))
+		case "permission":
+			if line.Get("step").String() == "tidy" {
+				diffs = append(diffs, int(line.Get("diffs").Int()))
+			}
+		case "result":
+			stops[line.Get("step").String()] = line.Get("stopReason").String()
+			if line.Get("step").String() == "look" {
+				sentBuffer(t, srv)
+				sentLook = true
+			}
+		case "streaming":
+			// Killed mid-answer, as a crash does.
+			if err := syscall.Kill(int(line.Get("pid").Int()), syscall.SIGKILL); err != nil {
+				t.Errorf("killing darman acp: %v", err)
+			}
+			killed = true
+		case "exited":
+			if sig := line.Get("signal").String(); sig != "SIGKILL" {
+				t.Errorf("darman acp ended by %q, not by the kill", sig)
+			}
+		}
 	}
-	start := func() *rpcPeer {
-		p := startPeer(t, e, jsonrpc2.PlainObjectCodec{}, answer, "acp")
-		p.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"fs": map[string]bool{"readTextFile": true}}}, nil)
-		return p
+	parityNode(t, e, take)
+	if id == "" || !killed || !sentLook {
+		t.Fatalf("the SDK client's first run ended early: session %q, killed %v, /look answered %v", id, killed, sentLook)
 	}
-	p := start()
-	var news struct{ SessionID agent.ID }
-	p.call("session/new", map[string]any{"cwd": e.workspace, "mcpServers": []any{}}, &news)
-	id := news.SessionID
-	prompt := func(text string) (string, seen) {
-		from := p.count()
-		var res struct{ StopReason string }
-		p.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": text}}}, &res)
-		return res.StopReason, acpSeen(p, from)
+	parityNode(t, e, take, "SESSION_ID="+string(id))
+	if !reflect.DeepEqual(diffs, []int{1, 2}) {
+		t.Errorf("the ACP permission questions carried %v diffs; want 1 for the edit and 2 for the patch", diffs)
 	}
-	var turns []seen
-	from := p.count()
-	_, s := prompt(parityTidy)
-	turns = append(turns, s)
-	if got := diffsAsked(p.since(from, "session/request_permission")); !reflect.DeepEqual(got, []int{1, 2}) {
-		t.Errorf("the ACP permission questions carried %v diffs; want 1 for the edit and 2 for the patch", got)
-	}
-	mu.Lock()
-	buffer = true
-	mu.Unlock()
-	_, s = prompt("/look")
-	turns = append(turns, s)
-	sentBuffer(t, srv)
-
-	done := make(chan string, 1)
-	go func() {
-		var res struct{ StopReason string }
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		p.conn.Call(ctx, "session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": parityCancel}}}, &res)
-		done <- res.StopReason
-	}()
-	from = p.count()
-	p.await(from, "the answer streaming", func(n jsonrpc2.Request) bool { return strings.Contains(params(n), `"agent_message_chunk"`) })
-	p.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": id})
-	if r := <-done; r != "cancelled" {
+	if r := stops["cancel"]; r != "cancelled" {
 		t.Errorf("the cancelled prompt's stop reason: %q", r)
 	}
-	turns = append(turns, seen{})
-
-	from = p.count()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		p.conn.Call(ctx, "session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": parityKilled}}}, nil)
-	}()
-	p.await(from, "the answer streaming", func(n jsonrpc2.Request) bool { return strings.Contains(params(n), `"agent_message_chunk"`) })
-	p.kill()
-	p = start()
-	from = p.count()
-	p.call("session/load", map[string]any{"sessionId": id, "cwd": e.workspace, "mcpServers": []any{}}, nil)
-	if replay := acpSeen(p, from); !strings.Contains(replay.Text, "[this answer was interrupted before it finished]") {
-		t.Errorf("session/load does not mark the interrupted answer: %q", replay.Text)
+	if replay := steps["load"]; replay == nil || !strings.Contains(replay.Text, "[this answer was interrupted before it finished]") {
+		t.Errorf("session/load does not mark the interrupted answer: %+v", replay)
 	}
-	_, s = prompt(parityResume)
-	turns = append(turns, s)
+	var turns []seen
+	for _, step := range []string{"tidy", "look", "", "resume"} {
+		switch {
+		case step == "":
+			turns = append(turns, seen{})
+		case steps[step] == nil:
+			t.Errorf("the SDK client saw nothing of the %s turn", step)
+			turns = append(turns, seen{})
+		default:
+			turns = append(turns, *steps[step])
+		}
+	}
 	return id, e, turns
 }
 
-// sentBuffer checks that the last model call had the editor's unsaved
-// buffer of notes.txt, not the disk's.
-func sentBuffer(t *testing.T, srv *llmtest.Server) {
+// parityNode runs testdata/parity_acp.mjs with the scenario and vars,
+// handing take every line it prints as it prints it.
+func parityNode(t *testing.T, e *env, take func(gjson.Result), vars ...string) {
 	t.Helper()
-	calls := srv.ModelCalls()
-	if got := calls[len(calls)-1].Get("messages.@reverse.0.content.0.text").String(); got != "Look at these:\nnotes.txt:\n```\n"+parityBuffer+"```\n" {
-		t.Errorf("/look did not inline the editor's buffer: %q", got)
+	sdk, node := paritySDK(t)
+	script, _ := filepath.Abs("testdata/parity_acp.mjs")
+	cmd := exec.Command(node, script)
+	cmd.Dir = e.workspace
+	cmd.Env = append(append(e.vars, "ACP_SDK="+sdk, "DARMAN_BIN="+darmanBin, "WORKSPACE="+e.workspace,
+		"TIDY="+parityTidy, "CANCEL="+parityCancel, "KILLED="+parityKilled, "RESUME="+parityResume, "BUFFER="+parityBuffer), vars...)
+	cmd.SysProcAttr = noTerminal()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(4*acpWait, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	var out strings.Builder
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<24)
+	for lines.Scan() {
+		out.WriteString(lines.Text() + "\n")
+		take(gjson.Parse(lines.Text()))
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the SDK client failed: %v\nstdout: %s\nstderr: %s", err, out.String(), stderr.String())
 	}
 }
 
-// acpSeen is what the ACP client's user saw from index from.
-func acpSeen(p *rpcPeer, from int) seen {
-	var s seen
-	for _, n := range p.since(from, "session/update") {
-		s.addUpdate(gjson.Get(params(n), "update"))
+// paritySDK finds the official ACP SDK and node, which make deps
+// installs.
+func paritySDK(t *testing.T) (sdk, node string) {
+	t.Helper()
+	sdk, _ = filepath.Abs("../../.cache/npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js")
+	if _, err := os.Stat(sdk); err != nil {
+		t.Skip("the ACP SDK is not installed: run `make deps` (npm install --prefix .cache/npm @agentclientprotocol/sdk@2.4.0)")
 	}
-	return s
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: run `make deps`")
+	}
+	return sdk, node
+}
+
+// sentBuffer checks that the last model call of the /look command had
+// the editor's unsaved buffer of notes.txt, not the disk's.
+func sentBuffer(t *testing.T, srv *llmtest.Server) {
+	t.Helper()
+	calls := srv.ModelCalls()
+	for i := len(calls) - 1; i >= 0; i-- {
+		got := calls[i].Get("messages.@reverse.0.content.0.text").String()
+		if !strings.HasPrefix(got, "Look at these:") {
+			continue
+		}
+		if got != "Look at these:\nnotes.txt:\n```\n"+parityBuffer+"```\n" {
+			t.Errorf("/look did not inline the editor's buffer: %q", got)
+		}
+		return
+	}
+	t.Errorf("no model call of the /look command")
 }
