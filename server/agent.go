@@ -57,6 +57,8 @@ type Store interface {
 	ListSessions(ctx context.Context, opts store.ListOptions) ([]agent.Session, error)
 	Session(ctx context.Context, id agent.ID) (agent.Session, error)
 	Messages(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error)
+	// Page is a page of a session's history (darman.session.load).
+	Page(ctx context.Context, id agent.ID, opts store.PageOptions) (store.Page, error)
 	DeleteSession(ctx context.Context, id agent.ID) error
 }
 

@@ -271,10 +271,47 @@ func (s *Server) cmdSessionList(ctx context.Context, arg json.RawMessage) (any, 
 	return map[string]any{"sessions": out}, nil
 }
 
+// historyPage is how many messages darman.session.load returns when the
+// client does not say: the store's page, enough to show a session and
+// continue it, and read in the same time however long the session is.
+const historyPage = 100
+
+// maxHistoryPage caps a page a client asks for, so that no request decodes
+// an unbounded history at once.
+const maxHistoryPage = 1000
+
+// cmdSessionLoad returns a page of a session's history, by default its
+// last: what a front needs to show the session and continue it. Older
+// pages come on request (before: the first message of the page shown).
 func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, error) {
-	id, err := s.sessionOf("darman.session.load", arg)
-	if err != nil {
+	const name = "darman.session.load"
+	var a struct {
+		SessionID string `json:"sessionId"`
+		Before    string `json:"before,omitempty"`
+		Limit     int    `json:"limit,omitempty"`
+	}
+	if err := args(name, arg, &a); err != nil {
 		return nil, err
+	}
+	if a.SessionID == "" {
+		return nil, rpc.InvalidParams("%s: sessionId is required", name)
+	}
+	id, err := sessionArg(a.SessionID)
+	if err != nil {
+		return nil, rpc.InvalidParams("%s: %v", name, err)
+	}
+	opts := store.PageOptions{Limit: historyPage}
+	if a.Before != "" {
+		if err := agent.ID(a.Before).Validate(agent.MessagePrefix); err != nil {
+			return nil, rpc.InvalidParams("%s: before: %v; pass the firstMessageId of the page you have", name, err)
+		}
+		opts.Before = agent.ID(a.Before)
+	}
+	switch {
+	case a.Limit < 0 || a.Limit > maxHistoryPage:
+		return nil, rpc.InvalidParams("%s: limit is %d; pass 1 to %d messages, or leave it out for %d", name, a.Limit, maxHistoryPage, historyPage)
+	case a.Limit > 0:
+		opts.Limit = a.Limit
 	}
 	ag, err := s.agent.get(ctx)
 	if err != nil {
@@ -284,16 +321,36 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := ag.Store.Messages(ctx, id)
+	page, err := ag.Store.Page(ctx, id, opts)
 	if err != nil {
 		return nil, err
 	}
-	updates := historyUpdates(msgs)
 	state := stateIdle
 	if s.runningTurn(id) != nil {
 		state = stateRunning
 	}
-	return map[string]any{"sessionId": string(id), "title": sess.Title, "model": sess.Model, "state": state, "updates": updates}, nil
+	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, State: state,
+		Updates: historyUpdates(page.Messages), More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
+}
+
+// loadResult is darman.session.load's answer. More says older messages
+// come before the page; FirstMessageID, the page's first message, is what
+// the client passes as before to get them.
+type loadResult struct {
+	SessionID      string   `json:"sessionId"`
+	Title          string   `json:"title"`
+	Model          string   `json:"model"`
+	State          string   `json:"state"`
+	Updates        []update `json:"updates"`
+	More           bool     `json:"more"`
+	FirstMessageID string   `json:"firstMessageId,omitempty"`
+}
+
+func firstMessage(msgs []agent.MessageWithParts) string {
+	if len(msgs) == 0 {
+		return ""
+	}
+	return string(msgs[0].Message.ID)
 }
 
 func (s *Server) cmdSessionDelete(ctx context.Context, arg json.RawMessage) (any, error) {

@@ -43,6 +43,13 @@ func (s *Server) writeTranscript(ctx context.Context, a *Agent, id agent.ID) (st
 	if err := transcript.Markdown(&buf, transcript.Session{Session: sess, Messages: msgs}); err != nil {
 		return "", err
 	}
+	// The disk's writes no longer make missing directories (they refuse
+	// to follow links out of the root), so the transcripts' own is made
+	// here, private like the store beside it.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		s.log.Warn("lsp: cannot make the transcripts' directory", "path", path, "err", err)
+		return "", err
+	}
 	if err := tool.NewDisk(filepath.Dir(path)).WriteFile(ctx, path, buf.Bytes()); err != nil {
 		s.log.Warn("lsp: cannot write the transcript", "path", path, "err", err)
 		return "", err

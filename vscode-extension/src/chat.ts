@@ -483,15 +483,29 @@ export class ChatController {
       model: string;
       state: string;
       updates: SessionUpdate[];
+      more?: boolean;
     };
     await this.o.memento.update(currentKey, s.sessionId);
-    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates: s.updates ?? [] });
+    // darman answers with the last page of a long session's history, what
+    // the panel needs to show it and continue it; the panel says so rather
+    // than show a history that seems to begin mid-way.
+    const updates: SessionUpdate[] = s.more ? [olderNotShown(s.sessionId), ...(s.updates ?? [])] : (s.updates ?? []);
+    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates });
   }
 
   private async listSessions(): Promise<void> {
     const res = (await this.o.server.executeCommand("darman.session.list")) as { sessions: SessionSummary[] };
     this.post({ type: "sessions", sessions: res.sessions ?? [], current: this.currentSession });
   }
+}
+
+/** The notice above a history that darman.session.load sent in part. */
+export function olderNotShown(sessionId: string): SessionUpdate {
+  return {
+    sessionUpdate: "notice",
+    level: "info",
+    message: `Only the latest messages of this long session are shown here; \`darman sessions export ${sessionId}\` prints all of it.`,
+  };
 }
 
 /** An LSP-shaped context for darman.prompt from a chip. */
