@@ -24,7 +24,7 @@ var fakeLS string
 // stopped reading.
 func TestMain(m *testing.M) {
 	var cleanup func()
-	fakeLS, cleanup = testenv.Build("github.com/darman-dev/darman/diagnostics/testdata/fakels")
+	fakeLS, cleanup = testenv.MainProgram("github.com/darman-dev/darman/diagnostics/testdata/fakels")
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		cleanup()
 		os.Exit(code)

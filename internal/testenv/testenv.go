@@ -187,20 +187,36 @@ func Eventually(t testing.TB, what string, within time.Duration, cond func() boo
 	}
 }
 
-// Build builds the main package pkg (an import path) into a fresh
-// directory for a TestMain, and returns the program's path and a cleanup
-// that removes it. It fails the whole test binary if the build does.
-func Build(pkg string) (path string, cleanup func()) {
-	dir, err := os.MkdirTemp("", "darman-testenv")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+// Build builds the main package pkg (an import path) into dir and
+// returns the program's path.
+func Build(pkg, dir string) (string, error) {
+	path := filepath.Join(dir, filepath.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s: %v\n%s", pkg, err, out)
 	}
-	path = filepath.Join(dir, filepath.Base(pkg))
-	out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput()
+	return path, nil
+}
+
+// Program is Build into a t.TempDir; a failed build fails the test.
+func Program(t testing.TB, pkg string) string {
+	t.Helper()
+	path, err := Build(pkg, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// MainProgram is Build for a TestMain, into a fresh directory that
+// cleanup removes; a failed build ends the test binary.
+func MainProgram(pkg string) (path string, cleanup func()) {
+	dir, err := os.MkdirTemp("", "darman-testenv")
+	if err == nil {
+		path, err = Build(pkg, dir)
+	}
 	if err != nil {
 		os.RemoveAll(dir)
-		fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	return path, func() { os.RemoveAll(dir) }
