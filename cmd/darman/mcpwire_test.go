@@ -72,6 +72,7 @@ func TestStartMCPReportsStateChanges(t *testing.T) {
 		t.Errorf("second notice %q; want the failure", s)
 	}
 }
+
 // testChildren is a registry of child processes for one test. At the end
 // of the test every child must have been stopped by its owner, as when
 // darman's one registry closes: what is left is reported, then stopped.

@@ -80,25 +80,30 @@ func TelemetryOff(t testing.TB, home string) {
 	WriteFile(t, filepath.Join(home, ".config", "go", "telemetry", "mode"), "off")
 }
 
-// GoplsEnv is an environment to start gopls in (directly, or through a
-// pool of language servers): the test's own, gopls's directory first on
-// PATH, HOME a fresh directory with telemetry off (XDG_CONFIG_HOME in
-// it), and the machine's Go and user caches kept. It returns the
-// environment and gopls's path; without gopls the test is skipped.
-func GoplsEnv(t testing.TB) (env []string, gopls string) {
+// GoplsHome makes a fresh home for gopls with telemetry off and returns
+// the variables that point it there, as NAME=value: HOME,
+// XDG_CONFIG_HOME in it, and the machine's Go and user caches kept
+// (GoCaches, XDG_CACHE_HOME), so gopls starts as warm as it would.
+func GoplsHome(t testing.TB) []string {
 	t.Helper()
-	gopls = Gopls(t)
 	home := t.TempDir()
 	TelemetryOff(t, home)
-	vars := []string{
-		"PATH=" + filepath.Dir(gopls) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-	}
+	vars := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
 	if cache, err := os.UserCacheDir(); err == nil {
 		vars = append(vars, "XDG_CACHE_HOME="+cache)
 	}
-	return SetEnv(os.Environ(), append(vars, GoCaches(t)...)...), gopls
+	return append(vars, GoCaches(t)...)
+}
+
+// GoplsEnv is an environment to start gopls in (directly, or through a
+// pool of language servers): the test's own with gopls's directory first
+// on PATH and GoplsHome's variables. It returns the environment and
+// gopls's path; without gopls the test is skipped.
+func GoplsEnv(t testing.TB) (env []string, gopls string) {
+	t.Helper()
+	gopls = Gopls(t)
+	path := "PATH=" + filepath.Dir(gopls) + string(os.PathListSeparator) + os.Getenv("PATH")
+	return SetEnv(os.Environ(), append([]string{path}, GoplsHome(t)...)...), gopls
 }
 
 // SetEnv returns env with each NAME=value of vars in place of env's
