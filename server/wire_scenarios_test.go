@@ -32,14 +32,14 @@ func (e *env) answered(t *testing.T, turnID, want string) {
 	t.Helper()
 	var got string
 	for from := 0; got != want; {
-		n, i := e.client.await(from, "the answer "+want, func(n note) bool {
+		n, i := e.client.Await(from, "the answer "+want, func(n note) bool {
 			if n.Method != "darman/sessionUpdate" {
 				return false
 			}
-			u := n.update(t)
+			u := updateOf(t, n)
 			return u.TurnID == turnID && u.Update["sessionUpdate"] == "agent_message_chunk"
 		})
-		got += n.update(t).Update["content"].(map[string]any)["text"].(string)
+		got += updateOf(t, n).Update["content"].(map[string]any)["text"].(string)
 		from = i + 1
 	}
 }
@@ -61,11 +61,11 @@ func TestWireLongTurn(t *testing.T) {
 	e.answered(t, tr.TurnID, "Let me think.")
 	e.wire.step("requests while the turn runs")
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 9), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 9), &actions)
 	e.client.mustCommand("darman.session.list", nil, nil)
 	e.wire.step("darman.cancel")
 	e.client.mustCommand("darman.cancel", map[string]any{"sessionId": tr.SessionID}, nil)
-	e.client.await(0, "the turn cancelled", isState("cancelled"))
+	e.client.Await(0, "the turn cancelled", isState("cancelled"))
 	e.checkTranscript(t, "long_turn", `
 A long turn does not delay other requests: while the model stalls, a code
 action and darman.session.list (which says the session is running) are
@@ -79,12 +79,12 @@ func TestWireCancelRequest(t *testing.T) {
 	e.wire.step("a request waiting for the agent, cancelled")
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	call, err := e.client.conn.DispatchCall(ctx, "workspace/executeCommand", map[string]any{"command": "darman.session.list"},
+	call, err := e.client.Conn.DispatchCall(ctx, "workspace/executeCommand", map[string]any{"command": "darman.session.list"},
 		jsonrpc2.PickID(jsonrpc2.ID{Num: 1000}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.client.notify("$/cancelRequest", map[string]any{"id": 1000})
+	e.client.Notify("$/cancelRequest", map[string]any{"id": 1000})
 	var je *jsonrpc2.Error
 	if err := call.Wait(ctx, nil); !errors.As(err, &je) || je.Code != -32800 {
 		t.Fatalf("the cancelled request answered %v, want -32800", err)
@@ -104,12 +104,12 @@ func TestWireProgressCancel(t *testing.T) {
 		settings: map[string]any{"transcript": false}})
 	e.wire.step("a prompt: progress begins")
 	tr := e.prompt("a long job")
-	e.client.await(0, "progress begin", func(n note) bool {
+	e.client.Await(0, "progress begin", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), `"kind":"begin"`)
 	})
 	e.wire.step("the editor cancels the progress")
-	e.client.notify("window/workDoneProgress/cancel", map[string]any{"token": tr.TurnID})
-	e.client.await(0, "progress end", progressEnd)
+	e.client.Notify("window/workDoneProgress/cancel", map[string]any{"token": tr.TurnID})
+	e.client.Await(0, "progress end", progressEnd)
 	e.checkTranscript(t, "progress_cancel", `
 A client without session updates but with work-done progress: the turn is
 a progress whose token is the turn id, and cancelling it cancels the
@@ -127,7 +127,7 @@ func TestWirePermissionShowMessageRequest(t *testing.T) {
 				settings: map[string]any{"transcript": false}})
 			e.wire.step("a prompt whose bash command needs permission")
 			e.prompt("make a file")
-			e.client.await(0, "the turn's end", progressEnd)
+			e.client.Await(0, "the turn's end", progressEnd)
 			e.checkTranscript(t, "permission_"+tc.name, `
 A bash command that needs permission, asked with window/showMessageRequest
 (Reject first), answered `+tc.name+`; the model is told the outcome. The
@@ -153,20 +153,20 @@ func TestWirePermissionMethodNotFound(t *testing.T) {
 	e.open("main.go", "package main\n")
 	e.wire.step("a prompt; showMessageRequest is not there")
 	e.prompt("make a file")
-	e.client.await(0, "the notice", isMethod("window/showMessage"))
-	e.client.await(0, "the progress saying so", func(n note) bool {
+	e.client.Await(0, "the notice", isMethod("window/showMessage"))
+	e.client.Await(0, "the progress saying so", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), "waiting for your permission")
 	})
 	e.wire.step("code actions offer the answer")
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
 	allow := findAction(actions, "darman: allow")
 	if allow == nil {
 		t.Fatalf("no allow action: %v", titles(actions))
 	}
 	e.wire.step("the allow action's command")
-	e.client.mustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
-	e.client.await(0, "progress end", progressEnd)
+	e.client.MustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
+	e.client.Await(0, "progress end", progressEnd)
 	if !e.made() {
 		t.Error("the command did not run")
 	}
@@ -192,7 +192,7 @@ func TestWirePermissionTimeout(t *testing.T) {
 		}})
 	e.wire.step("a prompt nobody answers the question of")
 	e.prompt("make a file")
-	e.client.await(0, "progress end", progressEnd)
+	e.client.Await(0, "progress end", progressEnd)
 	if e.made() || !e.modelSaw(1, "did not answer within 300ms") {
 		t.Errorf("made %v; the model was told:\n%s", e.made(), e.model.ModelCalls()[1].Body)
 	}
@@ -215,7 +215,7 @@ func TestWirePromptWithOptIns(t *testing.T) {
 		}})
 	e.wire.step("a prompt with a tool call that needs permission")
 	e.prompt("make a file")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	e.checkTranscript(t, "prompt_opt_ins", `
 A client that opted into sessionUpdates and requestPermission: the turn
 as darman/sessionUpdate notifications (the user's message, running, the
@@ -239,7 +239,7 @@ func TestWireCommandWithShell(t *testing.T) {
 	e.client.mustCommand("darman.command.list", nil, nil)
 	e.wire.step("run the command")
 	e.client.mustCommand("darman.command.run", map[string]any{"name": "status"}, nil)
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	e.checkTranscript(t, "command_with_shell", `
 darman.command.list, then darman.command.run of a template with !`+"`cmd`"+`:
 the command answers at once; the turn begins, the shell command's
@@ -268,7 +268,7 @@ func TestWireMalformed(t *testing.T) {
 		{"textDocument/codeAction", "not an object"},
 		{"textDocument/noSuchMethod", map[string]any{}},
 	} {
-		if err := e.client.call(c.method, c.params, nil); err == nil {
+		if err := e.client.Call(c.method, c.params, nil); err == nil {
 			t.Errorf("%s %v succeeded", c.method, c.params)
 		}
 	}
