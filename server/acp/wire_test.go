@@ -291,14 +291,14 @@ func TestWireTurn(t *testing.T) {
 	e.prompt(id, "write hello to out.txt")
 	w.step("options")
 	var r json.RawMessage
-	e.client.mustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "accept_edits"}, &r)
-	e.client.mustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "anthropic/claude-haiku-4-5"}, &r)
-	e.client.await(0, "the config_option_update", func(n note) bool {
+	e.client.MustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "accept_edits"}, &r)
+	e.client.MustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "anthropic/claude-haiku-4-5"}, &r)
+	e.client.Await(0, "the config_option_update", func(n note) bool {
 		return strings.Contains(string(n.Params), "config_option_update")
 	})
 	w.step("session/load")
-	e.client.mustCall("session/load", map[string]any{"sessionId": id, "cwd": e.root, "mcpServers": []any{}}, &r)
-	e.client.mustCall("session/list", map[string]any{"cwd": e.root}, &r)
+	e.client.MustCall("session/load", map[string]any{"sessionId": id, "cwd": e.root, "mcpServers": []any{}}, &r)
+	e.client.MustCall("session/list", map[string]any{"cwd": e.root}, &r)
 	golden(t, "turn", w.transcript(`
 A session's life over the wire, as a client offering fs/* sees it: the
 handshake, session/new, a turn whose write is asked about (allowed once) and
