@@ -53,17 +53,17 @@ func progressEnd(n note) bool {
 // answers that the session is running; darman.cancel ends the turn.
 func TestWireLongTurn(t *testing.T) {
 	e := start(t, options{record: true, script: stallAfterText("Let me think."), optIns: map[string]bool{"sessionUpdates": true}})
-	e.wire.step("open a document")
+	e.wire.Step("open a document")
 	e.write("a.go", "package a\n")
 	e.open("a.go", "package a\n")
-	e.wire.step("a prompt whose model stalls")
+	e.wire.Step("a prompt whose model stalls")
 	tr := e.prompt("take your time")
 	e.answered(t, tr.TurnID, "Let me think.")
-	e.wire.step("requests while the turn runs")
+	e.wire.Step("requests while the turn runs")
 	var actions []codeAction
 	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 9), &actions)
 	e.client.mustCommand("darman.session.list", nil, nil)
-	e.wire.step("darman.cancel")
+	e.wire.Step("darman.cancel")
 	e.client.mustCommand("darman.cancel", map[string]any{"sessionId": tr.SessionID}, nil)
 	e.client.Await(0, "the turn cancelled", isState("cancelled"))
 	e.checkTranscript(t, "long_turn", `
@@ -76,7 +76,7 @@ answered; darman.cancel ends the turn, stored as cancelled.`)
 func TestWireCancelRequest(t *testing.T) {
 	gate := make(chan struct{})
 	e := start(t, options{record: true, startGate: gate})
-	e.wire.step("a request waiting for the agent, cancelled")
+	e.wire.Step("a request waiting for the agent, cancelled")
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	call, err := e.client.Conn.DispatchCall(ctx, "workspace/executeCommand", map[string]any{"command": "darman.session.list"},
@@ -89,7 +89,7 @@ func TestWireCancelRequest(t *testing.T) {
 	if err := call.Wait(ctx, nil); !errors.As(err, &je) || je.Code != -32800 {
 		t.Fatalf("the cancelled request answered %v, want -32800", err)
 	}
-	e.wire.step("the agent started: the same request again")
+	e.wire.Step("the agent started: the same request again")
 	close(gate)
 	e.client.mustCommand("darman.session.list", nil, nil)
 	e.checkTranscript(t, "cancel_request", `
@@ -102,12 +102,12 @@ func TestWireProgressCancel(t *testing.T) {
 	e := start(t, options{record: true, script: stallAfterText("Working on it."),
 		caps:     map[string]any{"window": map[string]any{"workDoneProgress": true}},
 		settings: map[string]any{"transcript": false}})
-	e.wire.step("a prompt: progress begins")
+	e.wire.Step("a prompt: progress begins")
 	tr := e.prompt("a long job")
 	e.client.Await(0, "progress begin", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), `"kind":"begin"`)
 	})
-	e.wire.step("the editor cancels the progress")
+	e.wire.Step("the editor cancels the progress")
 	e.client.Notify("window/workDoneProgress/cancel", map[string]any{"token": tr.TurnID})
 	e.client.Await(0, "progress end", progressEnd)
 	e.checkTranscript(t, "progress_cancel", `
@@ -125,7 +125,7 @@ func TestWirePermissionShowMessageRequest(t *testing.T) {
 			e := start(t, options{record: true, script: touchScript(), answer: answerShowMessage(tc.choice),
 				caps:     map[string]any{"window": map[string]any{"workDoneProgress": true}},
 				settings: map[string]any{"transcript": false}})
-			e.wire.step("a prompt whose bash command needs permission")
+			e.wire.Step("a prompt whose bash command needs permission")
 			e.prompt("make a file")
 			e.client.Await(0, "the turn's end", progressEnd)
 			e.checkTranscript(t, "permission_"+tc.name, `
@@ -148,23 +148,23 @@ func TestWirePermissionMethodNotFound(t *testing.T) {
 			}
 			return defaultAnswer(method, params)
 		}})
-	e.wire.step("open a document")
+	e.wire.Step("open a document")
 	e.write("main.go", "package main\n")
 	e.open("main.go", "package main\n")
-	e.wire.step("a prompt; showMessageRequest is not there")
+	e.wire.Step("a prompt; showMessageRequest is not there")
 	e.prompt("make a file")
 	e.client.Await(0, "the notice", isMethod("window/showMessage"))
 	e.client.Await(0, "the progress saying so", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), "waiting for your permission")
 	})
-	e.wire.step("code actions offer the answer")
+	e.wire.Step("code actions offer the answer")
 	var actions []codeAction
 	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
 	allow := findAction(actions, "darman: allow")
 	if allow == nil {
 		t.Fatalf("no allow action: %v", titles(actions))
 	}
-	e.wire.step("the allow action's command")
+	e.wire.Step("the allow action's command")
 	e.client.MustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
 	e.client.Await(0, "progress end", progressEnd)
 	if !e.made() {
@@ -190,7 +190,7 @@ func TestWirePermissionTimeout(t *testing.T) {
 			}
 			return defaultAnswer(method, params)
 		}})
-	e.wire.step("a prompt nobody answers the question of")
+	e.wire.Step("a prompt nobody answers the question of")
 	e.prompt("make a file")
 	e.client.Await(0, "progress end", progressEnd)
 	if e.made() || !e.modelSaw(1, "did not answer within 300ms") {
@@ -213,7 +213,7 @@ func TestWirePromptWithOptIns(t *testing.T) {
 			}
 			return defaultAnswer(method, params)
 		}})
-	e.wire.step("a prompt with a tool call that needs permission")
+	e.wire.Step("a prompt with a tool call that needs permission")
 	e.prompt("make a file")
 	e.client.Await(0, "the end", isState("idle"))
 	e.checkTranscript(t, "prompt_opt_ins", `
@@ -235,9 +235,9 @@ func TestWireCommandWithShell(t *testing.T) {
 			}
 			return defaultAnswer(method, params)
 		}})
-	e.wire.step("the commands")
+	e.wire.Step("the commands")
 	e.client.mustCommand("darman.command.list", nil, nil)
-	e.wire.step("run the command")
+	e.wire.Step("run the command")
 	e.client.mustCommand("darman.command.run", map[string]any{"name": "status"}, nil)
 	e.client.Await(0, "the end", isState("idle"))
 	e.checkTranscript(t, "command_with_shell", `
@@ -251,13 +251,13 @@ message.`)
 // InvalidParams naming the field; the server carries on.
 func TestWireMalformed(t *testing.T) {
 	e := start(t, options{record: true})
-	e.wire.step("frames darman cannot read")
-	e.wire.writeRaw(t, "Content-Length: 9\r\n\r\nnot json!")
-	e.wire.writeRaw(t, "Content-Length: 41\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":[\"x\"]}  ")
-	e.wire.writeRaw(t, "this is no header\r\n\r\n")
-	e.wire.writeRaw(t, "Content-Length: 2\r\n\r\n[]")
+	e.wire.Step("frames darman cannot read")
+	e.wire.WriteRaw(t, "Content-Length: 9\r\n\r\nnot json!")
+	e.wire.WriteRaw(t, "Content-Length: 41\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":[\"x\"]}  ")
+	e.wire.WriteRaw(t, "this is no header\r\n\r\n")
+	e.wire.WriteRaw(t, "Content-Length: 2\r\n\r\n[]")
 	e.client.mustCommand("darman.session.list", nil, nil)
-	e.wire.step("params darman cannot use")
+	e.wire.Step("params darman cannot use")
 	for _, c := range []struct {
 		method string
 		params any
@@ -284,11 +284,11 @@ answers the next request as usual.`)
 // A panic in a handler answers InternalError; the server carries on.
 func TestWirePanic(t *testing.T) {
 	e := start(t, options{record: true, model: func(context.Context) (string, error) { panic("the model picker broke") }})
-	e.wire.step("a request whose handler panics")
+	e.wire.Step("a request whose handler panics")
 	if err := e.client.command("darman.prompt", map[string]any{"prompt": "hi"}, nil); err == nil {
 		t.Fatal("the panicking request succeeded")
 	}
-	e.wire.step("the next request")
+	e.wire.Step("the next request")
 	e.client.mustCommand("darman.session.list", nil, nil)
 	e.checkTranscript(t, "panic", `
 A handler that panics (here the model picker) answers InternalError with

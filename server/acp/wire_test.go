@@ -10,71 +10,25 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
 var updateGoldens = flag.Bool("update", false, "rewrite the wire transcripts in testdata/wire from this run")
 
 // wire records the lines crossing the client's end of the pipe, in the
 // order the client wrote and read them, split into the steps of a
-// scenario: the wire transcripts (testdata/wire/*.txtar) are made of it.
-type wire struct {
-	net.Conn
+// scenario (rpctest.Recorder): the wire transcripts (testdata/wire/*.txtar)
+// are made of it.
+type wire struct{ *rpctest.Recorder }
 
-	mu      sync.Mutex
-	lines   []wireLine
-	out, in bytes.Buffer // bytes written and read, not yet a whole line
-}
+type wireLine = rpctest.Frame
 
-type wireLine struct {
-	fromClient bool
-	body       []byte
-	step       string // a step begins here
-}
-
-func newWire(c net.Conn) *wire { return &wire{Conn: c, lines: []wireLine{{step: "initialize"}}} }
-
-func (w *wire) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	w.out.Write(p)
-	w.cut(&w.out, true)
-	w.mu.Unlock()
-	return w.Conn.Write(p)
-}
-
-func (w *wire) Read(p []byte) (int, error) {
-	n, err := w.Conn.Read(p)
-	w.mu.Lock()
-	w.in.Write(p[:n])
-	w.cut(&w.in, false)
-	w.mu.Unlock()
-	return n, err
-}
-
-func (w *wire) cut(buf *bytes.Buffer, fromClient bool) {
-	for {
-		i := bytes.IndexByte(buf.Bytes(), '\n')
-		if i < 0 {
-			return
-		}
-		line := bytes.TrimSpace(bytes.Clone(buf.Next(i + 1)))
-		if len(line) > 0 {
-			w.lines = append(w.lines, wireLine{fromClient: fromClient, body: line})
-		}
-	}
-}
-
-// step begins a step of the scenario.
-func (w *wire) step(name string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lines = append(w.lines, wireLine{step: name})
-}
+func newWire(c net.Conn) *wire { return &wire{rpctest.NewRecorder(c, rpctest.ACP, "initialize")} }
 
 // transcript renders the recorded lines, one archive file per step. In a
 // step, the client's messages come first, in the order sent, each request
@@ -86,16 +40,14 @@ func (w *wire) step(name string) {
 // order that matters, a question after the tool call it is about, is
 // asserted by the tests that drive each case).
 func (w *wire) transcript(comment string, norm func(string) string) []byte {
-	w.mu.Lock()
-	lines := append([]wireLine(nil), w.lines...)
-	w.mu.Unlock()
+	lines := w.Frames()
 	ar := &txtar.Archive{Comment: []byte(strings.TrimSpace(comment) + "\n")}
 	for len(lines) > 0 {
-		name := lines[0].step
+		name := lines[0].Step
 		lines = lines[1:]
 		end := len(lines)
 		for i, l := range lines {
-			if l.step != "" {
+			if l.Step != "" {
 				end = i
 				break
 			}
@@ -123,8 +75,8 @@ func renderLines(lines []wireLine, norm func(string) string) string {
 	answers := map[string]wireMessage{} // by the side that asked and id
 	for _, l := range lines {
 		var m msg
-		m.fromClient = l.fromClient
-		json.Unmarshal(l.body, &m.wireMessage)
+		m.fromClient = l.FromClient
+		json.Unmarshal(l.Body, &m.wireMessage)
 		if m.Method == "" {
 			answers[fmt.Sprint(!m.fromClient, string(m.ID))] = m.wireMessage
 			continue
@@ -285,18 +237,18 @@ func TestWireTurn(t *testing.T) {
 			return defaultAnswer(method, params)
 		},
 	})
-	w.step("session/new")
+	w.Step("session/new")
 	id := e.newSession()
-	w.step("session/prompt")
+	w.Step("session/prompt")
 	e.prompt(id, "write hello to out.txt")
-	w.step("options")
+	w.Step("options")
 	var r json.RawMessage
 	e.client.MustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "accept_edits"}, &r)
 	e.client.MustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "anthropic/claude-haiku-4-5"}, &r)
 	e.client.Await(0, "the config_option_update", func(n note) bool {
 		return strings.Contains(string(n.Params), "config_option_update")
 	})
-	w.step("session/load")
+	w.Step("session/load")
 	e.client.MustCall("session/load", map[string]any{"sessionId": id, "cwd": e.root, "mcpServers": []any{}}, &r)
 	e.client.MustCall("session/list", map[string]any{"cwd": e.root}, &r)
 	golden(t, "turn", w.transcript(`
