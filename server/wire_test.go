@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -309,41 +308,5 @@ func (n *normalizer) apply(s string) string {
 func (e *env) checkTranscript(t *testing.T, name, comment string) {
 	t.Helper()
 	got := e.wire.transcript(comment, newNormalizer(e))
-	path := filepath.Join("testdata", "wire", name+".txtar")
-	if *updateGoldens {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./server -run TestWire -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the wire transcript differs from %s (if the change is meant, rerun with -update and review the diff):\n%s",
-			path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff lists the lines of want and got that differ, by line number.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := range max(len(wl), len(gl)) {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			fmt.Fprintf(&b, "line %d\n  want: %s\n   got: %s\n", i+1, w, g)
-		}
-	}
-	return b.String()
+	rpctest.Golden(t, filepath.Join("testdata", "wire", name+".txtar"), got, *updateGoldens)
 }

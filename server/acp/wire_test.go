@@ -1,12 +1,10 @@
 package acp_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -195,23 +193,7 @@ func normalizer(root string) func(string) string {
 // with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "wire", name+".txtar")
-	if *updateGoldens {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from this run (run with -update to accept, then read the diff):\n%s", path, lineDiff(string(want), string(got)))
-	}
+	rpctest.Golden(t, filepath.Join("testdata", "wire", name+".txtar"), got, *updateGoldens)
 }
 
 // TestWireTurn is the transcript of a session's life: the handshake, a new
@@ -257,32 +239,4 @@ handshake, session/new, a turn whose write is asked about (allowed once) and
 sent to the client with fs/write_text_file, the mode and model options, and
 session/load replaying the turn before its answer. See wire_test.go for how
 the lines are ordered and normalized.`, normalizer(e.root)))
-}
-
-// lineDiff shows the lines only one side has, in order: enough to read a
-// transcript's change.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	inGot, inWant := map[string]int{}, map[string]int{}
-	for _, l := range gl {
-		inGot[l]++
-	}
-	for _, l := range wl {
-		inWant[l]++
-	}
-	var b strings.Builder
-	for _, l := range wl {
-		if inGot[l] == 0 {
-			b.WriteString("- " + l + "\n")
-		}
-	}
-	for _, l := range gl {
-		if inWant[l] == 0 {
-			b.WriteString("+ " + l + "\n")
-		}
-	}
-	if b.Len() == 0 {
-		return "(the same lines, in another order)\n" + got
-	}
-	return b.String()
 }
