@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/darman-dev/darman/diagnostics/lsp"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
@@ -27,12 +25,7 @@ var fakeLS string
 // the package's tests if a goroutine outlives them: Close stops every
 // server's connection and reaper.
 func TestMain(m *testing.M) {
-	var cleanup func()
-	fakeLS, cleanup = testenv.MainProgram("github.com/darman-dev/darman/diagnostics/testdata/fakels")
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		cleanup()
-		os.Exit(code)
-	}))
+	testenv.RunWithProgram(m, "github.com/darman-dev/darman/diagnostics/testdata/fakels", &fakeLS)
 }
 
 // fakePool makes a pool whose only server is fakels (for .txt files) with

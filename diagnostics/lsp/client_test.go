@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/darman-dev/darman/internal/testenv"
 )
 
@@ -23,12 +21,7 @@ var fakeLS string
 // the package's tests if a goroutine outlives them: a closed client has
 // stopped reading.
 func TestMain(m *testing.M) {
-	var cleanup func()
-	fakeLS, cleanup = testenv.MainProgram("github.com/darman-dev/darman/diagnostics/testdata/fakels")
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		cleanup()
-		os.Exit(code)
-	}))
+	testenv.RunWithProgram(m, "github.com/darman-dev/darman/diagnostics/testdata/fakels", &fakeLS)
 }
 
 type pipes struct {

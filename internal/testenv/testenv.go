@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // Gopls returns the path of gopls, on PATH or where `go install` puts it
@@ -225,4 +227,17 @@ func MainProgram(pkg string) (path string, cleanup func()) {
 		os.Exit(1)
 	}
 	return path, func() { os.RemoveAll(dir) }
+}
+
+// RunWithProgram is the body of a TestMain whose tests start a program
+// of the module: it builds pkg (MainProgram) into *path, runs the tests,
+// failing them if a goroutine outlives them (goleak), removes the program
+// and exits.
+func RunWithProgram(m *testing.M, pkg string, path *string) {
+	var cleanup func()
+	*path, cleanup = MainProgram(pkg)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		cleanup()
+		os.Exit(code)
+	}))
 }
