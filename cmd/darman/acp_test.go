@@ -19,6 +19,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
 	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
@@ -34,7 +35,7 @@ type acpClient struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	exited chan error
-	stderr *acpLog
+	stderr *testenv.Buffer
 }
 
 type acpNote = rpctest.Message
@@ -58,7 +59,7 @@ func startACP(t *testing.T, e *env, answer func(string, json.RawMessage) (any, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &acpClient{t: t, cmd: cmd, stdin: stdin, exited: make(chan error, 1), stderr: &acpLog{}}
+	c := &acpClient{t: t, cmd: cmd, stdin: stdin, exited: make(chan error, 1), stderr: &testenv.Buffer{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -83,24 +84,6 @@ func startACP(t *testing.T, e *env, answer func(string, json.RawMessage) (any, e
 		}
 	})
 	return c
-}
-
-// acpLog is darman's stderr, written and read concurrently.
-type acpLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *acpLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *acpLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func (c *acpClient) mustCall(method string, params, result any) {

@@ -20,6 +20,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // lspClient drives a darman lsp process the way an editor does.
@@ -101,7 +102,7 @@ type pipes struct {
 }
 
 // startLSP starts darman lsp --stdio in the workspace.
-func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.WriteCloser, *strings.Builder) {
+func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.WriteCloser, *testenv.Buffer) {
 	t.Helper()
 	cmd := exec.Command(darmanBin, append([]string{"lsp"}, args...)...)
 	cmd.Dir = e.workspace
@@ -114,8 +115,8 @@ func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.W
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &strings.Builder{}
-	cmd.Stderr = &lockedWriter{w: stderr}
+	stderr := &testenv.Buffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -124,17 +125,6 @@ func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.W
 		cmd.Wait()
 	})
 	return cmd, newLSPClient(t, pipes{stdin, stdout}), stdin, stderr
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func exitCode(t *testing.T, cmd *exec.Cmd) int {

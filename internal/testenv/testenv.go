@@ -241,3 +241,23 @@ func RunWithProgram(m *testing.M, pkg string, path *string) {
 		os.Exit(code)
 	}))
 }
+
+// Buffer collects what a program writes (its stderr, say) while the test
+// reads it: a strings.Builder safe for concurrent use.
+type Buffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is what was written so far.
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
