@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // checkLoop edits file into and out of an error b.N times, running Check
@@ -76,7 +77,7 @@ func BenchmarkGoplsWarm(b *testing.B) {
 func BenchmarkGoplsCold(b *testing.B) {
 	_, root := goModule(b)
 	a := filepath.Join(root, "a", "a.go")
-	env := append(os.Environ(), "PATH="+filepath.Dir(goplsPath(b))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env, _ := testenv.GoplsEnv(b)
 	for b.Loop() {
 		p, err := New(context.Background(), Options{Root: root, Wait: 30 * time.Second, Env: env})
 		if err != nil {

@@ -2,65 +2,25 @@ package diagnostics
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
-// goplsPath finds gopls on PATH or where `go install` puts it.
-func goplsPath(t testing.TB) string {
-	t.Helper()
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
-	}
-	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
-	if err == nil {
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		dirs := []string{lines[0]}
-		if len(lines) > 1 {
-			dirs = append(dirs, filepath.Join(lines[1], "bin"))
-		}
-		for _, d := range dirs {
-			if p := filepath.Join(d, "gopls"); d != "" && isExecutable(p) {
-				return p
-			}
-		}
-	}
-	t.Skip("gopls is not installed: run `make deps` (go install golang.org/x/tools/gopls@v0.23.0)")
-	return ""
-}
-
-const greetGo = `package a
-
-// Greet says hello.
-func Greet(name string) string {
-	return "hello " + name
-}
-`
-
-const useGo = `package b
-
-import "example.com/m/a"
-
-// Use greets x.
-func Use() string {
-	return a.Greet("x")
-}
-`
+const (
+	greetGo = testenv.GreetGo
+	useGo   = testenv.UseGo
+)
 
 // goModule writes a small two-package module and returns a pool for it
-// whose go server is gopls.
+// whose go server is gopls, started with testenv.GoplsEnv.
 func goModule(t testing.TB) (*Pool, string) {
 	t.Helper()
-	gopls := goplsPath(t)
-	root := t.TempDir()
-	write(t, filepath.Join(root, "go.mod"), "module example.com/m\n\ngo 1.22\n")
-	write(t, filepath.Join(root, "a", "a.go"), greetGo)
-	write(t, filepath.Join(root, "b", "b.go"), useGo)
-	env := append(os.Environ(), "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env, _ := testenv.GoplsEnv(t)
+	root := testenv.GoModule(t, t.TempDir())
 	p, err := New(context.Background(), Options{Root: root, Env: env, Wait: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // eventually retries f until it returns nil or d has passed, and returns
@@ -176,24 +178,16 @@ func TestLoadNeverFinishes(t *testing.T) {
 // load the module; every query says so in gopls's words, with what to do;
 // once go is on that PATH, the same pool answers.
 func TestGoplsWithoutGo(t *testing.T) {
-	gopls := goplsPath(t)
+	env, gopls := testenv.GoplsEnv(t)
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go is not on PATH")
 	}
-	root := t.TempDir()
-	write(t, filepath.Join(root, "go.mod"), "module example.com/m\n\ngo 1.22\n")
-	a := write(t, filepath.Join(root, "a", "a.go"), greetGo)
-	write(t, filepath.Join(root, "b", "b.go"), useGo)
+	root := testenv.GoModule(t, t.TempDir())
+	a := filepath.Join(root, "a", "a.go")
 	// A PATH with gopls, and a directory that has no go yet.
 	later := t.TempDir()
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+later)
+	env = testenv.SetEnv(env, "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+later)
 	p, err := New(context.Background(), Options{Root: root, Env: env, Wait: 30 * time.Second, Backoff: 100 * time.Millisecond, Process: "darman mcp"})
 	if err != nil {
 		t.Fatal(err)

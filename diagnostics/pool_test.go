@@ -16,25 +16,16 @@ import (
 	"github.com/darman-dev/darman/diagnostics/lsp"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 var fakeLS string
 
+// TestMain builds the fake language server the tests start, and fails
+// the package's tests if a goroutine outlives them: Close stops every
+// server's connection and reaper.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakels")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeLS = filepath.Join(dir, "fakels")
-	out, err := exec.Command("go", "build", "-o", fakeLS, "github.com/darman-dev/darman/diagnostics/testdata/fakels").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build fakels: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testenv.RunWithProgram(m, "github.com/darman-dev/darman/diagnostics/testdata/fakels", &fakeLS)
 }
 
 // fakePool makes a pool whose only server is fakels (for .txt files) with
@@ -90,16 +81,8 @@ func liveChildren() []string {
 	return out
 }
 
-func write(t testing.TB, path, content string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+// write writes a file, making its directories, and returns its path.
+var write = testenv.WriteFile
 
 func statusOf(p *Pool, name string) ServerStatus {
 	for _, st := range p.Status() {

@@ -36,16 +36,16 @@ func BenchmarkPromptToFirstChunk(b *testing.B) {
 		optIns: map[string]bool{"sessionUpdates": true},
 	})
 	for b.Loop() {
-		from := e.client.count()
+		from := e.client.Count()
 		var tr turn
 		if err := e.client.command("darman.prompt", map[string]any{"prompt": "go"}, &tr); err != nil {
 			b.Fatal(err)
 		}
-		e.client.await(from, "the first chunk", func(n note) bool {
+		e.client.Await(from, "the first chunk", func(n note) bool {
 			return n.Method == "darman/sessionUpdate" && strings.Contains(string(n.Params), `"agent_message_chunk"`)
 		})
 		b.StopTimer()
-		e.client.await(from, "the end", func(n note) bool {
+		e.client.Await(from, "the end", func(n note) bool {
 			return isState("idle")(n) && strings.Contains(string(n.Params), tr.TurnID)
 		})
 		b.StartTimer()
@@ -227,7 +227,7 @@ func BenchmarkCodeAction(b *testing.B) {
 	params, _ := json.Marshal(codeActionParams(e.uri("big.go"), 5000, 0, 5100, 0, diags...))
 	// Check the answer once through the real client.
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", json.RawMessage(params), &actions)
+	e.client.MustCall("textDocument/codeAction", json.RawMessage(params), &actions)
 	if len(actions) < 104 {
 		b.Fatalf("%d actions, want 100 fixes and the selection's", len(actions))
 	}

@@ -76,7 +76,7 @@ func TestFixThisProblem(t *testing.T) {
 	e.open("main.go", brokenGo)
 	diag := map[string]any{"range": rng(5, 1, 5, 2), "severity": 1, "source": "compiler", "code": "UnusedVar", "message": "declared and not used: x"}
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 5, 1, 5, 1, diag), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 5, 1, 5, 1, diag), &actions)
 	fix := findAction(actions, "darman: fix this problem")
 	if fix == nil || fix.Kind != "quickfix" || len(fix.Diagnostics) != 1 || fix.Command.Command != "darman.prompt" {
 		t.Fatalf("actions %v; want a quickfix running darman.prompt", titles(actions))
@@ -102,8 +102,8 @@ func TestFixThisProblem(t *testing.T) {
 		t.Errorf("no \"do it\" for the darman: comment on the line: %v", titles(actions))
 	}
 	var tr turn
-	e.client.mustCall("workspace/executeCommand", map[string]any{"command": fix.Command.Command, "arguments": fix.Command.Arguments}, &tr)
-	e.client.await(0, "the end", isState("idle"))
+	e.client.MustCall("workspace/executeCommand", map[string]any{"command": fix.Command.Command, "arguments": fix.Command.Arguments}, &tr)
+	e.client.Await(0, "the end", isState("idle"))
 	for _, want := range []string{"declared and not used: x", `6\t\tx := 1`, "fmt.Println"} {
 		if !e.modelSaw(0, want) {
 			t.Errorf("the model's prompt lacks %q:\n%s", want, e.model.ModelCalls()[0].Body)
@@ -119,7 +119,7 @@ func TestSelectionActionsAndSettings(t *testing.T) {
 	e.open("a.go", brokenGo)
 	get := func() []codeAction {
 		var actions []codeAction
-		e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 4, 0, 7, 1), &actions)
+		e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 4, 0, 7, 1), &actions)
 		return actions
 	}
 	for _, want := range []string{"darman: explain", "darman: improve", "darman: write tests", "darman: document"} {
@@ -127,19 +127,19 @@ func TestSelectionActionsAndSettings(t *testing.T) {
 			t.Errorf("no %q refactor.rewrite action: %v", want, titles(get()))
 		}
 	}
-	e.client.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{
+	e.client.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{
 		"codeActions": []map[string]string{{"title": "darman: translate", "prompt": "Translate the comments to French."}},
 	}}})
-	e.client.await(0, "settings applied", func(n note) bool {
+	e.client.Await(0, "settings applied", func(n note) bool {
 		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "settings applied")
 	})
 	if got := titles(get()); findAction(get(), "darman: translate") == nil || findAction(get(), "darman: explain") != nil {
 		t.Errorf("after the settings: %v", got)
 	}
-	e.client.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{
+	e.client.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{
 		"codeActions": []map[string]string{{"title": "darman: nothing", "prompt": ""}},
 	}}})
-	msg, _ := e.client.await(0, "the error", isMethod("window/showMessage"))
+	msg, _ := e.client.Await(0, "the error", isMethod("window/showMessage"))
 	if !strings.Contains(string(msg.Params), "codeActions[0].prompt") {
 		t.Errorf("showMessage %s does not name the key", msg.Params)
 	}
@@ -159,20 +159,20 @@ func TestCommandCodeActions(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "review.md"), []byte("---\ndescription: review\n---\nReview this carefully: $ARGUMENTS"), 0o644)
 	// The agent read the commands when it started; restart it by changing
 	// a configuration key.
-	e.client.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{"agent": map[string]any{"maxSteps": 5}}}})
-	e.client.await(0, "settings applied", func(n note) bool {
+	e.client.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{"agent": map[string]any{"maxSteps": 5}}}})
+	e.client.Await(0, "settings applied", func(n note) bool {
 		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "settings applied")
 	})
 	e.write("a.go", "package a\n")
 	e.open("a.go", "package a\n")
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 0), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 0), &actions)
 	review := findAction(actions, "darman: /review")
 	if review == nil || review.Command.Command != "darman.command.run" {
 		t.Fatalf("no command action: %v", titles(actions))
 	}
-	e.client.mustCall("workspace/executeCommand", map[string]any{"command": review.Command.Command, "arguments": review.Command.Arguments}, nil)
-	e.client.await(0, "the end", isState("idle"))
+	e.client.MustCall("workspace/executeCommand", map[string]any{"command": review.Command.Command, "arguments": review.Command.Arguments}, nil)
+	e.client.Await(0, "the end", isState("idle"))
 	if !e.modelSaw(0, "Review this carefully") {
 		t.Error("the model did not get the expanded command")
 	}
@@ -188,16 +188,16 @@ func TestConfiguredPromptActions(t *testing.T) {
 	e.write("a.go", "package a\n\nfunc A() {}\n")
 	e.open("a.go", "package a\n\nfunc A() {}\n")
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 2, 0, 2, 11), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 2, 0, 2, 11), &actions)
 	if findAction(actions, "darman: add logging") == nil || findAction(actions, "darman: explain") != nil {
 		t.Fatalf("with the config file's actions: %v", titles(actions))
 	}
-	e.client.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{
+	e.client.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"darman": map[string]any{
 		"codeActions": []map[string]string{{"title": "darman: from the editor", "prompt": "Do it."}}}}})
-	e.client.await(0, "settings applied", func(n note) bool {
+	e.client.Await(0, "settings applied", func(n note) bool {
 		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "settings applied")
 	})
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 2, 0, 2, 11), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 2, 0, 2, 11), &actions)
 	if findAction(actions, "darman: from the editor") == nil || findAction(actions, "darman: add logging") != nil {
 		t.Fatalf("with the editor's actions: %v", titles(actions))
 	}

@@ -45,7 +45,7 @@ func TestInitializeOffersModels(t *testing.T) {
 		},
 	}})
 	var raw json.RawMessage
-	e.client.mustCall("initialize", map[string]any{
+	e.client.MustCall("initialize", map[string]any{
 		"rootUri":               fileURI(e.root),
 		"capabilities":          map[string]any{},
 		"initializationOptions": map[string]any{"darman": map[string]any{"model": "anthropic/claude-sonnet-4-6"}},
@@ -80,11 +80,11 @@ func TestInitializeWithoutModels(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := start(t, options{noInitialize: true, serverOpts: server.Options{Models: models}})
 			var raw json.RawMessage
-			e.client.mustCall("initialize", map[string]any{"rootUri": fileURI(e.root), "capabilities": map[string]any{}}, &raw)
+			e.client.MustCall("initialize", map[string]any{"rootUri": fileURI(e.root), "capabilities": map[string]any{}}, &raw)
 			if !strings.Contains(string(raw), `"agents":[]`) || !strings.Contains(string(raw), `"model":""`) || !strings.Contains(string(raw), `"models":[]`) {
 				t.Errorf("initialize answered %s, want empty lists and model \"\"", raw)
 			}
-			e.client.notify("initialized", map[string]any{})
+			e.client.Notify("initialized", map[string]any{})
 			e.client.mustCommand("darman.session.list", nil, nil)
 		})
 	}
@@ -93,7 +93,7 @@ func TestInitializeWithoutModels(t *testing.T) {
 func TestSessionRename(t *testing.T) {
 	e := start(t, options{script: llmtest.Script{Steps: []llmtest.Step{{Text: "done"}}}, optIns: map[string]bool{"sessionUpdates": true}})
 	tr := e.prompt("refactor the parser")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	e.client.mustCommand("darman.session.rename", map[string]any{"sessionId": tr.SessionID, "title": "Parser refactor"}, nil)
 	var list struct {
 		Sessions []struct {
@@ -164,7 +164,7 @@ func TestCommandList(t *testing.T) {
 	e.write("a.go", "package a\n")
 	e.open("a.go", "package a\n")
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 0), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 0), &actions)
 	if findAction(actions, "darman: /late") == nil {
 		t.Errorf("no code action for the new command: %v", titles(actions))
 	}
@@ -207,9 +207,9 @@ func TestCommandWithShell(t *testing.T) {
 			if !tc.made {
 				end = isState("failed")
 			}
-			last, _ := e.client.await(0, "the end of the turn", end)
-			first, _ := e.client.await(0, "the turn's first update", isMethod("darman/sessionUpdate"))
-			if u := first.update(t); u.TurnID != tr.TurnID || u.Update["state"] != "running" {
+			last, _ := e.client.Await(0, "the end of the turn", end)
+			first, _ := e.client.Await(0, "the turn's first update", isMethod("darman/sessionUpdate"))
+			if u := updateOf(t, first); u.TurnID != tr.TurnID || u.Update["state"] != "running" {
 				t.Errorf("the turn's first update is %s, want running with the turn's id", first.Params)
 			}
 			var p struct{ TurnID, SessionID string }
@@ -226,7 +226,7 @@ func TestCommandWithShell(t *testing.T) {
 				}
 				return
 			}
-			if u := last.update(t); u.TurnID != tr.TurnID || !strings.Contains(fmt.Sprint(u.Update["error"]), "command /status") {
+			if u := updateOf(t, last); u.TurnID != tr.TurnID || !strings.Contains(fmt.Sprint(u.Update["error"]), "command /status") {
 				t.Errorf("the failure is %s, want the command named", last.Params)
 			}
 			if len(e.model.ModelCalls()) != 0 {

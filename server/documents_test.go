@@ -23,7 +23,7 @@ func TestReadSeesUnsavedBuffer(t *testing.T) {
 	})
 	e.write("main.go", "package main // on disk\n")
 	e.open("main.go", "package main // opened\n")
-	e.client.notify("textDocument/didChange", map[string]any{
+	e.client.Notify("textDocument/didChange", map[string]any{
 		"textDocument": map[string]any{"uri": e.uri("main.go"), "version": 2},
 		"contentChanges": []any{
 			map[string]any{"text": "package main\n\n// whole 𝄞 text\n"},
@@ -31,7 +31,7 @@ func TestReadSeesUnsavedBuffer(t *testing.T) {
 		},
 	})
 	e.prompt("read main.go")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if !e.modelSaw(1, "// whole EDITED text") {
 		t.Errorf("the read tool did not return the buffer; the model got:\n%s", e.model.ModelCalls()[1].Body)
 	}
@@ -46,18 +46,18 @@ func TestChangeOutOfRangeFallsBackToDisk(t *testing.T) {
 	})
 	e.write("main.go", "package main // on disk\n")
 	e.open("main.go", "package main // opened\n")
-	e.client.notify("textDocument/didChange", map[string]any{
+	e.client.Notify("textDocument/didChange", map[string]any{
 		"textDocument": map[string]any{"uri": e.uri("main.go"), "version": 2},
 		"contentChanges": []any{
 			map[string]any{"range": map[string]any{"start": map[string]int{"line": 7, "character": 0}, "end": map[string]int{"line": 7, "character": 0}}, "text": "x"},
 		},
 	})
-	msg, _ := e.client.await(0, "a log line", isMethod("window/logMessage"))
+	msg, _ := e.client.Await(0, "a log line", isMethod("window/logMessage"))
 	if !strings.Contains(string(msg.Params), "lost track") || !strings.Contains(string(msg.Params), "line 7") {
 		t.Errorf("logMessage %s", msg.Params)
 	}
 	e.prompt("read main.go")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if !e.modelSaw(1, "// on disk") {
 		t.Errorf("the read tool did not fall back to the disk:\n%s", e.model.ModelCalls()[1].Body)
 	}

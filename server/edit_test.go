@@ -51,11 +51,11 @@ func TestEditWritesDiskWhenBufferIsClean(t *testing.T) {
 	path := e.write("main.go", "package main\n")
 	e.open("main.go", "package main\n")
 	e.prompt("rewrite main.go")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if got := e.read("main.go"); got != "package main // by darman\n" {
 		t.Errorf("disk holds %q", got)
 	}
-	if len(e.client.all("workspace/applyEdit")) != 0 {
+	if len(e.client.All("workspace/applyEdit")) != 0 {
 		t.Error("applyEdit sent to a client that did not opt into applyEditAndSave")
 	}
 	if !e.modelSaw(2, "Wrote main.go") {
@@ -75,7 +75,7 @@ func TestEditRefusesDirtyBuffer(t *testing.T) {
 	e.write("main.go", "package main\n")
 	e.open("main.go", "package main // the user's unsaved work\n")
 	e.prompt("rewrite main.go")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if got := e.read("main.go"); got != "package main\n" {
 		t.Errorf("the disk was written over unsaved work: %q", got)
 	}
@@ -102,7 +102,7 @@ func TestSecondEditBeforeReload(t *testing.T) {
 	e.write("main.go", "package main\n")
 	e.open("main.go", "package main\n")
 	e.prompt("two edits")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if got := e.read("main.go"); got != "package main // two\n" {
 		t.Errorf("disk holds %q", got)
 	}
@@ -181,7 +181,7 @@ func TestEditThroughTheEditor(t *testing.T) {
 	path := e.write("main.go", "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n")
 	before := inode(t, path)
 	e.prompt("change the greeting")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if got := e.read("main.go"); !strings.Contains(got, "changed") {
 		t.Errorf("disk holds %q", got)
 	}
@@ -221,7 +221,7 @@ func TestEditRefusedByTheEditor(t *testing.T) {
 	})
 	e.write("main.go", "package main\n")
 	e.prompt("edit")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if got := e.read("main.go"); got != "package main\n" {
 		t.Errorf("disk holds %q", got)
 	}
@@ -244,8 +244,8 @@ func TestTranscriptFallback(t *testing.T) {
 		},
 	})
 	tr := e.prompt("write me a transcript")
-	shown, _ := e.client.await(0, "the transcript shown", isMethod("window/showDocument"))
-	e.client.await(0, "progress end", func(n note) bool {
+	shown, _ := e.client.Await(0, "the transcript shown", isMethod("window/showDocument"))
+	e.client.Await(0, "progress end", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), `"kind":"end"`)
 	})
 	path := filepath.Join(e.data, "transcripts", tr.SessionID+".md")
@@ -268,7 +268,7 @@ func TestTranscriptFallback(t *testing.T) {
 func TestTranscriptWithoutShowDocument(t *testing.T) {
 	e := start(t, options{script: llmtest.Script{Steps: []llmtest.Step{{Text: "a"}, {Text: "b"}}}})
 	tr := e.prompt("first")
-	msg, _ := e.client.await(0, "the transcript's path", func(n note) bool {
+	msg, _ := e.client.Await(0, "the transcript's path", func(n note) bool {
 		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "transcript")
 	})
 	if !strings.Contains(string(msg.Params), tr.SessionID+".md") {
@@ -292,8 +292,8 @@ func TestOpenDiff(t *testing.T) {
 		path := e.write("main.go", "package main\n")
 		e.open("main.go", "package main\n")
 		e.prompt("rewrite main.go")
-		e.client.await(0, "the end", isState("idle"))
-		diffs := e.client.all("darman/openDiff")
+		e.client.Await(0, "the end", isState("idle"))
+		diffs := e.client.All("darman/openDiff")
 		if !opted {
 			if len(diffs) != 0 {
 				t.Errorf("openDiff sent to a client that did not opt in: %d", len(diffs))

@@ -3,13 +3,11 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,149 +22,32 @@ import (
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
 // wait bounds every wait in these tests; it only guards against a hang.
 const wait = 20 * time.Second
 
 // note is a message the server sent to the client: a notification, or a
-// request (id set).
-type note struct {
-	Method string
-	Params json.RawMessage
-	ID     *jsonrpc2.ID
-}
+// request (ID set).
+type note = rpctest.Message
 
 // answerFunc answers the server's requests to the client: result, or an
 // error (a *jsonrpc2.Error for a JSON-RPC error reply).
-type answerFunc func(method string, params json.RawMessage) (any, error)
+type answerFunc = rpctest.Answer
 
-// client is a language client for the tests: jsonrpc2 with the VS Code
+// client is a language client for the tests: rpctest's, with the VS Code
 // codec (not darman's framing) over an in-memory pipe. It records every
 // message from the server in the order it came, and answers the server's
 // requests with answer.
 type client struct {
-	t      testing.TB
-	conn   *jsonrpc2.Conn
-	answer answerFunc
-
-	mu      sync.Mutex
-	notes   []note
-	changed chan struct{}
+	*rpctest.Client
+	t testing.TB
 }
 
-func (c *client) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
-	}
-	n := note{Method: req.Method, Params: params}
-	if !req.Notif {
-		id := req.ID
-		n.ID = &id
-	}
-	c.mu.Lock()
-	c.notes = append(c.notes, n)
-	close(c.changed)
-	c.changed = make(chan struct{})
-	c.mu.Unlock()
-	if req.Notif {
-		return
-	}
-	// Answer off the read goroutine, as editors do: an answer may take a
-	// person's time.
-	go func() {
-		result, err := c.answer(req.Method, params)
-		if err != nil {
-			je, ok := err.(*jsonrpc2.Error)
-			if !ok {
-				je = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
-			}
-			conn.ReplyWithError(ctx, req.ID, je)
-			return
-		}
-		conn.Reply(ctx, req.ID, result)
-	}()
-}
-
-// await returns the first message from the server, from index from on,
-// that match accepts, and its index; it fails the test at the deadline.
-func (c *client) await(from int, what string, match func(note) bool) (note, int) {
-	c.t.Helper()
-	deadline := time.After(wait)
-	for {
-		c.mu.Lock()
-		for i := from; i < len(c.notes); i++ {
-			if match(c.notes[i]) {
-				n := c.notes[i]
-				c.mu.Unlock()
-				return n, i
-			}
-		}
-		changed := c.changed
-		c.mu.Unlock()
-		select {
-		case <-changed:
-		case <-deadline:
-			c.t.Fatalf("no %s from the server; got:\n%s", what, c.dump())
-		}
-	}
-}
-
-func (c *client) dump() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var b strings.Builder
-	for i, n := range c.notes {
-		fmt.Fprintf(&b, "%3d %s %s\n", i, n.Method, clip(string(n.Params)))
-	}
-	return b.String()
-}
-
-func (c *client) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.notes)
-}
-
-// all returns the messages with the method so far.
-func (c *client) all(method string) []note {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []note
-	for _, n := range c.notes {
-		if n.Method == method {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "…"
-	}
-	return s
-}
-
-func (c *client) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	return c.conn.Call(ctx, method, params, result)
-}
-
-func (c *client) mustCall(method string, params, result any) {
-	c.t.Helper()
-	if err := c.call(method, params, result); err != nil {
-		c.t.Fatalf("%s: %v", method, err)
-	}
-}
-
-func (c *client) notify(method string, params any) {
-	c.t.Helper()
-	if err := c.conn.Notify(context.Background(), method, params); err != nil {
-		c.t.Fatalf("%s: %v", method, err)
-	}
+// newClient is a client on the test's end of the pipe.
+func newClient(ctx context.Context, t testing.TB, stream net.Conn, answer answerFunc) *client {
+	return &client{rpctest.New(ctx, t, stream, rpctest.Options{Codec: rpctest.LSP, Answer: answer, Wait: wait, Peer: "the server", Log: true}), t}
 }
 
 // command runs workspace/executeCommand with one argument object.
@@ -175,7 +56,7 @@ func (c *client) command(name string, arg any, result any) error {
 	if arg != nil {
 		params["arguments"] = []any{arg}
 	}
-	return c.call("workspace/executeCommand", params, result)
+	return c.Call("workspace/executeCommand", params, result)
 }
 
 func (c *client) mustCommand(name string, arg any, result any) {
@@ -320,13 +201,11 @@ func start(t testing.TB, o options) *env {
 	if answer == nil {
 		answer = defaultAnswer
 	}
-	c := &client{t: t, answer: answer, changed: make(chan struct{})}
-	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}),
-		c, jsonrpc2.SetLogger(testLogger{t}))
+	c := newClient(ctx, t, clientEnd, answer)
 	e.client = c
 	t.Cleanup(func() {
 		cancel()
-		c.conn.Close()
+		c.Conn.Close()
 		select {
 		case <-e.exit:
 		case <-time.After(wait):
@@ -351,21 +230,17 @@ func start(t testing.TB, o options) *env {
 		if o.settings != nil {
 			params["initializationOptions"] = map[string]any{"darman": o.settings}
 		}
-		c.mustCall("initialize", params, &res)
-		c.notify("initialized", map[string]any{})
+		c.MustCall("initialize", params, &res)
+		c.Notify("initialized", map[string]any{})
 	}
 	return e
 }
 
-type testLogger struct{ t testing.TB }
-
-func (l testLogger) Printf(format string, v ...any) { l.t.Logf("client jsonrpc2: "+format, v...) }
-
 // shutdown sends shutdown and exit and returns Serve's exit status.
 func (e *env) shutdown() int {
 	e.t.Helper()
-	e.client.mustCall("shutdown", nil, nil)
-	e.client.notify("exit", nil)
+	e.client.MustCall("shutdown", nil, nil)
+	e.client.Notify("exit", nil)
 	select {
 	case code := <-e.exit:
 		e.exit <- code
@@ -383,7 +258,8 @@ type update struct {
 	Update    map[string]any `json:"update"`
 }
 
-func (n note) update(t *testing.T) update {
+// updateOf decodes a darman/sessionUpdate.
+func updateOf(t *testing.T, n note) update {
 	t.Helper()
 	var u update
 	if err := json.Unmarshal(n.Params, &u); err != nil {
@@ -452,7 +328,7 @@ func fileURI(path string) string { return (&url.URL{Scheme: "file", Path: path})
 
 // open sends didOpen with text.
 func (e *env) open(rel, text string) {
-	e.client.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+	e.client.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": e.uri(rel), "languageId": "go", "version": 1, "text": text}})
 }
 

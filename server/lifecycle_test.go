@@ -42,7 +42,7 @@ func TestInitializeResult(t *testing.T) {
 	if err := c.command("darman.status", nil, nil); !errors.As(err, &jerr) || jerr.Code != -32002 {
 		t.Errorf("a command before initialize: %v, want code -32002", err)
 	}
-	c.mustCall("initialize", map[string]any{"rootUri": "file://" + e.root, "capabilities": map[string]any{}}, &res)
+	c.MustCall("initialize", map[string]any{"rootUri": "file://" + e.root, "capabilities": map[string]any{}}, &res)
 	caps := res.Capabilities
 	if !caps.TextDocumentSync.OpenClose || caps.TextDocumentSync.Change != 2 {
 		t.Errorf("textDocumentSync %+v, want open/close and incremental changes", caps.TextDocumentSync)
@@ -61,7 +61,7 @@ func TestInitializeResult(t *testing.T) {
 	if caps.Experimental.Darman.ProtocolVersion != 1 || res.ServerInfo.Name != "darman" || res.ServerInfo.Version != "test" {
 		t.Errorf("experimental %+v, serverInfo %+v", caps.Experimental, res.ServerInfo)
 	}
-	c.notify("initialized", map[string]any{})
+	c.Notify("initialized", map[string]any{})
 
 	var status struct {
 		Root  string `json:"root"`
@@ -84,7 +84,7 @@ func TestInitializeResult(t *testing.T) {
 
 func TestExitWithoutShutdown(t *testing.T) {
 	e := start(t, options{})
-	e.client.notify("exit", nil)
+	e.client.Notify("exit", nil)
 	select {
 	case code := <-e.exit:
 		e.exit <- code
@@ -104,7 +104,7 @@ func TestEndOfInputStopsTurns(t *testing.T) {
 		optIns: map[string]bool{"sessionUpdates": true},
 	})
 	tr := e.prompt("think for a long time")
-	e.client.await(0, "the turn running", isState("running"))
+	e.client.Await(0, "the turn running", isState("running"))
 	e.conn.Close()
 	select {
 	case code := <-e.exit:
@@ -128,7 +128,7 @@ func TestEndOfInputStopsTurns(t *testing.T) {
 func TestWorkspaceFolders(t *testing.T) {
 	e := start(t, options{})
 	other := t.TempDir()
-	e.client.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+	e.client.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
 		"added": []map[string]string{{"uri": "file://" + other, "name": "other"}}, "removed": []any{}}})
 	var status struct {
 		Folders []string `json:"folders"`

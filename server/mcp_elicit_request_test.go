@@ -43,7 +43,7 @@ func TestElicitRequestAcceptsTypedValues(t *testing.T) {
 	if err != nil || ans.Action != "accept" || !reflect.DeepEqual(ans.Content, want) {
 		t.Fatalf("Elicit = %+v, %v; want accept with %v (the null newsletter left out)", ans, err, want)
 	}
-	asked := c.all("darman/elicit")
+	asked := c.All("darman/elicit")
 	if len(asked) != 1 {
 		t.Fatalf("darman/elicit sent %d times", len(asked))
 	}
@@ -63,7 +63,7 @@ func TestElicitRequestAcceptsTypedValues(t *testing.T) {
 	if name := p.Fields[1]; name["title"] != "Your name" || name["default"] != "Ada" {
 		t.Errorf("name field %v; want its title and default", name)
 	}
-	if n := len(c.all("window/showMessageRequest")); n != 0 {
+	if n := len(c.All("window/showMessageRequest")); n != 0 {
 		t.Errorf("%d showMessageRequest sent to a client that opted in", n)
 	}
 }
@@ -96,7 +96,7 @@ func TestElicitRequestWrongAnswersAreDeclined(t *testing.T) {
 			t.Errorf("content %v: Elicit = %+v, %v; want decline", tc.content, ans, err)
 			continue
 		}
-		msg, _ := c.await(0, "the explanation", isMethod("window/showMessage"))
+		msg, _ := c.Await(0, "the explanation", isMethod("window/showMessage"))
 		if !strings.Contains(string(msg.Params), tc.why) || !strings.Contains(string(msg.Params), "crm") {
 			t.Errorf("content %v: showMessage %s; want it to say %s", tc.content, msg.Params, tc.why)
 		}
@@ -113,11 +113,11 @@ func TestElicitRequestURL(t *testing.T) {
 	if err != nil || ans.Action != "accept" {
 		t.Fatalf("Elicit = %+v, %v", ans, err)
 	}
-	asked := c.all("darman/elicit")
+	asked := c.All("darman/elicit")
 	if len(asked) != 1 || !strings.Contains(string(asked[0].Params), `"url":"https://auth.example.com/x"`) || !strings.Contains(string(asked[0].Params), `"mode":"url"`) {
 		t.Errorf("darman/elicit %v", asked)
 	}
-	if n := len(c.all("window/showDocument")); n != 0 {
+	if n := len(c.All("window/showDocument")); n != 0 {
 		t.Errorf("darman opened the URL itself (%d showDocument); the client that opted in opens it", n)
 	}
 }
@@ -139,12 +139,12 @@ func TestElicitRequestCancelled(t *testing.T) {
 		_, err := g.Elicit(ctx, profileForm)
 		done <- err
 	}()
-	req, _ := c.await(0, "darman/elicit", isMethod("darman/elicit"))
+	req, _ := c.Await(0, "darman/elicit", isMethod("darman/elicit"))
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Elicit = %v; want context.Canceled (the server is told cancel)", err)
 	}
-	n, _ := c.await(0, "$/cancelRequest", isMethod("$/cancelRequest"))
+	n, _ := c.Await(0, "$/cancelRequest", isMethod("$/cancelRequest"))
 	id, _ := json.Marshal(req.ID)
 	if !strings.Contains(string(n.Params), string(id)) {
 		t.Errorf("$/cancelRequest %s; want id %s", n.Params, id)
@@ -166,7 +166,7 @@ func TestElicitRequestTimesOut(t *testing.T) {
 	if err != nil || ans.Action != "cancel" {
 		t.Errorf("Elicit = %+v, %v; want cancel", ans, err)
 	}
-	c.await(0, "$/cancelRequest", isMethod("$/cancelRequest"))
+	c.Await(0, "$/cancelRequest", isMethod("$/cancelRequest"))
 }
 
 // A client that did not opt in is asked with showMessageRequest, and one
@@ -180,10 +180,10 @@ func TestElicitRequestOnlyWithOptIn(t *testing.T) {
 		if err != nil || ans.Action != "accept" || ans.Content["colour"] != "blue" {
 			t.Errorf("opt-ins %v: Elicit = %+v, %v", optIns, ans, err)
 		}
-		if n := len(c.all("window/showMessageRequest")); n != 2 {
+		if n := len(c.All("window/showMessageRequest")); n != 2 {
 			t.Errorf("opt-ins %v: %d showMessageRequest; want 2", optIns, n)
 		}
-		if n := len(c.all("darman/elicit")); n != len(optIns) {
+		if n := len(c.All("darman/elicit")); n != len(optIns) {
 			t.Errorf("opt-ins %v: %d darman/elicit", optIns, n)
 		}
 	}

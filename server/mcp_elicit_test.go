@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/session"
@@ -72,11 +70,10 @@ func gateEnvCaps(t *testing.T, answer answerFunc, seen func(server.Setup), optIn
 	ctx, cancel := context.WithCancel(context.Background())
 	exit := make(chan int, 1)
 	go func() { exit <- srv.Serve(ctx, serverEnd) }()
-	c := &client{t: t, answer: answer, changed: make(chan struct{})}
-	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(clientEnd, jsonrpc2.VSCodeObjectCodec{}), c)
+	c := newClient(ctx, t, clientEnd, answer)
 	t.Cleanup(func() {
 		cancel()
-		c.conn.Close()
+		c.Conn.Close()
 		select {
 		case <-exit:
 		case <-time.After(wait):
@@ -84,10 +81,10 @@ func gateEnvCaps(t *testing.T, answer answerFunc, seen func(server.Setup), optIn
 		}
 	})
 	var res json.RawMessage
-	c.mustCall("initialize", map[string]any{"processId": os.Getpid(), "rootUri": fileURI(root),
+	c.MustCall("initialize", map[string]any{"processId": os.Getpid(), "rootUri": fileURI(root),
 		"capabilities": map[string]any{"window": map[string]any{"showDocument": map[string]any{"support": true}},
 			"experimental": map[string]any{"darman": optIns}}}, &res)
-	c.notify("initialized", map[string]any{})
+	c.Notify("initialized", map[string]any{})
 	select {
 	case g := <-gates:
 		if g == nil {
@@ -140,7 +137,7 @@ func TestElicitorForm(t *testing.T) {
 	if err != nil || ans.Action != "accept" || ans.Content["colour"] != "blue" || ans.Content["glossy"] != true || len(ans.Content) != 2 {
 		t.Errorf("Elicit = %+v, %v; want colour blue, glossy true, size skipped", ans, err)
 	}
-	asks := c.all("window/showMessageRequest")
+	asks := c.All("window/showMessageRequest")
 	if len(asks) != 4 || !strings.Contains(string(asks[0].Params), "paint") || !strings.Contains(string(asks[0].Params), "Pick a colour") {
 		t.Errorf("questions asked: %d, first %s", len(asks), asks[0].Params)
 	}
@@ -154,7 +151,7 @@ func TestElicitorTextFieldIsDeclined(t *testing.T) {
 	if !errors.Is(err, permission.ErrNoHuman) {
 		t.Errorf("Elicit = %v; want ErrNoHuman (declined)", err)
 	}
-	msg, _ := c.await(0, "the explanation", isMethod("window/showMessage"))
+	msg, _ := c.Await(0, "the explanation", isMethod("window/showMessage"))
 	if !strings.Contains(string(msg.Params), "typed text") {
 		t.Errorf("showMessage %s; want why it was declined", msg.Params)
 	}
@@ -198,11 +195,11 @@ func TestMCPNotices(t *testing.T) {
 	}
 	notify("warning", "mcp server web failed: crashed: exit status 1")
 	notify("info", "mcp server gh is ready")
-	shown, _ := c.await(0, "the warning", isMethod("window/showMessage"))
+	shown, _ := c.Await(0, "the warning", isMethod("window/showMessage"))
 	if !strings.Contains(string(shown.Params), "mcp server web failed") || !strings.Contains(string(shown.Params), `"type":2`) {
 		t.Errorf("showMessage %s; want the failure as a warning", shown.Params)
 	}
-	c.await(0, "the log line", func(n note) bool {
+	c.Await(0, "the log line", func(n note) bool {
 		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "mcp server gh is ready")
 	})
 }
@@ -215,26 +212,26 @@ func TestMCPNoticesReachRunningTurns(t *testing.T) {
 	e := start(t, options{script: stall(), optIns: map[string]bool{"sessionUpdates": true},
 		seenSetup: func(s server.Setup) { setups <- s }})
 	tr := e.prompt("take your time")
-	e.client.await(0, "the answer starting", func(n note) bool {
-		return n.Method == "darman/sessionUpdate" && n.update(t).Update["sessionUpdate"] == "agent_message_chunk"
+	e.client.Await(0, "the answer starting", func(n note) bool {
+		return n.Method == "darman/sessionUpdate" && updateOf(t, n).Update["sessionUpdate"] == "agent_message_chunk"
 	})
 	notify := (<-setups).Notices
 	notify("warning", "mcp server web failed: crashed: exit status 1")
-	n, _ := e.client.await(0, "the notice in the turn", func(n note) bool {
-		return n.Method == "darman/sessionUpdate" && n.update(t).Update["sessionUpdate"] == "notice"
+	n, _ := e.client.Await(0, "the notice in the turn", func(n note) bool {
+		return n.Method == "darman/sessionUpdate" && updateOf(t, n).Update["sessionUpdate"] == "notice"
 	})
-	u := n.update(t)
+	u := updateOf(t, n)
 	if u.SessionID != tr.SessionID || u.TurnID != tr.TurnID || u.Update["level"] != "warning" || u.Update["message"] != "mcp server web failed: crashed: exit status 1" {
 		t.Errorf("notice %+v; want the warning in session %s, turn %s", u, tr.SessionID, tr.TurnID)
 	}
 	e.client.mustCommand("darman.cancel", map[string]any{"sessionId": tr.SessionID}, nil)
-	e.client.await(0, "the turn cancelled", isState("cancelled"))
-	before := len(e.client.all("darman/sessionUpdate"))
+	e.client.Await(0, "the turn cancelled", isState("cancelled"))
+	before := len(e.client.All("darman/sessionUpdate"))
 	notify("info", "mcp server gh is ready")
-	e.client.await(0, "the log line", func(n note) bool {
+	e.client.Await(0, "the log line", func(n note) bool {
 		return n.Method == "window/logMessage" && strings.Contains(string(n.Params), "mcp server gh is ready")
 	})
-	if after := len(e.client.all("darman/sessionUpdate")); after != before {
+	if after := len(e.client.All("darman/sessionUpdate")); after != before {
 		t.Errorf("%d session updates after the turn ended; want none for an idle session", after-before)
 	}
 }

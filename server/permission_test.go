@@ -69,7 +69,7 @@ func TestPermissionThroughShowMessageRequest(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := start(t, options{script: touchScript(), answer: answerShowMessage(tc.choice), optIns: map[string]bool{"sessionUpdates": true}})
 			e.prompt("make a file")
-			q, _ := e.client.await(0, "the question", isMethod("window/showMessageRequest"))
+			q, _ := e.client.Await(0, "the question", isMethod("window/showMessageRequest"))
 			var p struct {
 				Message string
 				Actions []struct{ Title string }
@@ -78,7 +78,7 @@ func TestPermissionThroughShowMessageRequest(t *testing.T) {
 			if !strings.Contains(p.Message, "touch made-by-bash") || len(p.Actions) != 3 || p.Actions[0].Title != "Reject" {
 				t.Errorf("showMessageRequest %s: want the command, and Reject first", q.Params)
 			}
-			e.client.await(0, "the end", isState("idle"))
+			e.client.Await(0, "the end", isState("idle"))
 			if e.made() != tc.made {
 				t.Errorf("the command ran: %v, want %v", e.made(), tc.made)
 			}
@@ -103,7 +103,7 @@ func TestPermissionThroughRequestPermission(t *testing.T) {
 		},
 	})
 	tr := e.prompt("make a file")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if !e.made() {
 		t.Error("the command did not run after allow_once")
 	}
@@ -117,11 +117,11 @@ func TestPermissionThroughRequestPermission(t *testing.T) {
 		p.ToolCall.Permission != "bash" || p.ToolCall.ToolCallID == "" || !strings.Contains(p.ToolCall.Title, "touch") || len(p.Options) != 4 {
 		t.Errorf("darman/requestPermission params %s", asked)
 	}
-	if len(e.client.all("window/showMessageRequest")) != 0 {
+	if len(e.client.All("window/showMessageRequest")) != 0 {
 		t.Error("the client that opted in was also asked with showMessageRequest")
 	}
 	// requires_action comes while the question is open.
-	e.client.await(0, "requires_action", isState("requires_action"))
+	e.client.Await(0, "requires_action", isState("requires_action"))
 }
 
 var requestIDRe = regexp.MustCompile(`"requestId": "(perm_\d+)"`)
@@ -139,7 +139,7 @@ func TestPermissionWithoutShowMessageRequest(t *testing.T) {
 	e.write("main.go", "package main\n")
 	e.open("main.go", "package main\n")
 	e.prompt("make a file")
-	msg, _ := e.client.await(0, "the notice", isMethod("window/showMessage"))
+	msg, _ := e.client.Await(0, "the notice", isMethod("window/showMessage"))
 	var p struct{ Message string }
 	json.Unmarshal(msg.Params, &p)
 	m := requestIDRe.FindStringSubmatch(p.Message)
@@ -147,13 +147,13 @@ func TestPermissionWithoutShowMessageRequest(t *testing.T) {
 		t.Fatalf("showMessage %q names no request id or code action", p.Message)
 	}
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
 	allow := findAction(actions, "darman: allow")
 	if allow == nil || allow.Command == nil || allow.Command.Command != "darman.permission.answer" {
 		t.Fatalf("no allow code action for the open question: %+v", actions)
 	}
-	e.client.mustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
-	e.client.await(0, "the end", isState("idle"))
+	e.client.MustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
+	e.client.Await(0, "the end", isState("idle"))
 	if !e.made() {
 		t.Error("the command did not run after the code action allowed it")
 	}
@@ -178,7 +178,7 @@ func TestPermissionTimesOut(t *testing.T) {
 		},
 	})
 	e.prompt("make a file")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	if e.made() {
 		t.Error("the command ran without an answer")
 	}
@@ -204,10 +204,10 @@ func TestCancelWhileAsking(t *testing.T) {
 		},
 	})
 	tr := e.prompt("make a file")
-	q, _ := e.client.await(0, "the question", isMethod("darman/requestPermission"))
+	q, _ := e.client.Await(0, "the question", isMethod("darman/requestPermission"))
 	e.client.mustCommand("darman.cancel", map[string]any{"sessionId": tr.SessionID}, nil)
-	e.client.await(0, "the turn cancelled", isState("cancelled"))
-	cancel, _ := e.client.await(0, "$/cancelRequest", isMethod("$/cancelRequest"))
+	e.client.Await(0, "the turn cancelled", isState("cancelled"))
+	cancel, _ := e.client.Await(0, "$/cancelRequest", isMethod("$/cancelRequest"))
 	idJSON, _ := json.Marshal(q.ID)
 	if string(cancel.Params) != `{"id":`+string(idJSON)+`}` {
 		t.Errorf("$/cancelRequest %s, want id %s", cancel.Params, idJSON)
@@ -238,21 +238,21 @@ func TestHelixLikeClient(t *testing.T) {
 	e.open("main.go", "package main\n")
 	// The command's result is not read, as Helix ignores it.
 	go e.client.command("darman.prompt", map[string]any{"prompt": "rewrite main.go"}, nil)
-	e.client.await(0, "the warning", isMethod("window/showMessage"))
+	e.client.Await(0, "the warning", isMethod("window/showMessage"))
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
 	allow := findAction(actions, "darman: allow")
 	if allow == nil {
 		t.Fatalf("no allow action: %v", titles(actions))
 	}
-	e.client.mustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
-	e.client.await(0, "progress end", func(n note) bool {
+	e.client.MustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
+	e.client.Await(0, "progress end", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), `"message":"done"`)
 	})
 	if got := e.read("main.go"); got != "package main // by darman\n" {
 		t.Errorf("disk holds %q", got)
 	}
-	if n := len(e.client.all("darman/sessionUpdate")) + len(e.client.all("darman/requestPermission")); n != 0 {
+	if n := len(e.client.All("darman/sessionUpdate")) + len(e.client.All("darman/requestPermission")); n != 0 {
 		t.Errorf("%d custom messages sent to a client that did not opt in", n)
 	}
 }

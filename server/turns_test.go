@@ -29,11 +29,11 @@ func TestPromptStreamsUpdates(t *testing.T) {
 		optIns: map[string]bool{"sessionUpdates": true},
 	})
 	tr := e.prompt("say hello")
-	_, end := e.client.await(0, "the turn's end", isState("idle"))
+	_, end := e.client.Await(0, "the turn's end", isState("idle"))
 	var kinds []string
 	var answer strings.Builder
-	for _, n := range e.client.all("darman/sessionUpdate")[:] {
-		u := n.update(t)
+	for _, n := range e.client.All("darman/sessionUpdate")[:] {
+		u := updateOf(t, n)
 		if u.SessionID != tr.SessionID || u.TurnID != tr.TurnID {
 			t.Errorf("update %s has session %s turn %s, want %s %s", n.Params, u.SessionID, u.TurnID, tr.SessionID, tr.TurnID)
 		}
@@ -57,8 +57,8 @@ func TestPromptStreamsUpdates(t *testing.T) {
 	if answer.String() != "Hello from the model." {
 		t.Errorf("the answer's chunks make %q", answer.String())
 	}
-	if end != e.client.count()-1 && len(e.client.all("darman/sessionUpdate")) > len(kinds)+10 {
-		t.Errorf("updates after the turn ended:\n%s", e.client.dump())
+	if end != e.client.Count()-1 && len(e.client.All("darman/sessionUpdate")) > len(kinds)+10 {
+		t.Errorf("updates after the turn ended:\n%s", e.client.Dump())
 	}
 	// A prompt in the same session continues it.
 	var second turn
@@ -66,7 +66,7 @@ func TestPromptStreamsUpdates(t *testing.T) {
 	if second.SessionID != tr.SessionID || second.TurnID == tr.TurnID {
 		t.Errorf("second prompt: %+v after %+v", second, tr)
 	}
-	e.client.await(end+1, "the second turn's end", isState("idle"))
+	e.client.Await(end+1, "the second turn's end", isState("idle"))
 }
 
 // A long turn does not hold up other requests: darman.session.list is
@@ -75,8 +75,8 @@ func TestPromptStreamsUpdates(t *testing.T) {
 func TestLongTurnDoesNotBlockRequests(t *testing.T) {
 	e := start(t, options{script: stall(), optIns: map[string]bool{"sessionUpdates": true}})
 	tr := e.prompt("take your time")
-	e.client.await(0, "the answer starting", func(n note) bool {
-		return n.Method == "darman/sessionUpdate" && n.update(t).Update["sessionUpdate"] == "agent_message_chunk"
+	e.client.Await(0, "the answer starting", func(n note) bool {
+		return n.Method == "darman/sessionUpdate" && updateOf(t, n).Update["sessionUpdate"] == "agent_message_chunk"
 	})
 	var list struct {
 		Sessions []struct {
@@ -89,7 +89,7 @@ func TestLongTurnDoesNotBlockRequests(t *testing.T) {
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != tr.SessionID || list.Sessions[0].State != "running" {
 		t.Fatalf("session list during the turn: %+v", list)
 	}
-	if got := e.client.all("darman/sessionUpdate"); len(got) > 0 && isState("idle")(got[len(got)-1]) {
+	if got := e.client.All("darman/sessionUpdate"); len(got) > 0 && isState("idle")(got[len(got)-1]) {
 		t.Fatal("the turn ended before the list was answered")
 	}
 	// The session is busy: a second prompt is refused at once.
@@ -98,9 +98,9 @@ func TestLongTurnDoesNotBlockRequests(t *testing.T) {
 		t.Errorf("a prompt during the turn: %v", err)
 	}
 	e.client.mustCommand("darman.cancel", map[string]any{"sessionId": tr.SessionID}, nil)
-	n, _ := e.client.await(0, "the turn cancelled", isState("cancelled"))
-	if n.update(t).TurnID != tr.TurnID {
-		t.Errorf("the cancelled state has turn %s, want %s", n.update(t).TurnID, tr.TurnID)
+	n, _ := e.client.Await(0, "the turn cancelled", isState("cancelled"))
+	if updateOf(t, n).TurnID != tr.TurnID {
+		t.Errorf("the cancelled state has turn %s, want %s", updateOf(t, n).TurnID, tr.TurnID)
 	}
 }
 
@@ -110,7 +110,7 @@ func TestLongTurnDoesNotBlockRequests(t *testing.T) {
 func TestProgressAndItsCancel(t *testing.T) {
 	e := start(t, options{script: stall(), caps: map[string]any{"window": map[string]any{"workDoneProgress": true}}})
 	tr := e.prompt("a long job")
-	create, _ := e.client.await(0, "progress create", isMethod("window/workDoneProgress/create"))
+	create, _ := e.client.Await(0, "progress create", isMethod("window/workDoneProgress/create"))
 	if string(create.Params) != `{"token":"`+tr.TurnID+`"}` {
 		t.Errorf("create %s, want the turn id as token", create.Params)
 	}
@@ -124,16 +124,16 @@ func TestProgressAndItsCancel(t *testing.T) {
 			return n.Method == "$/progress" && p.Token == tr.TurnID && p.Value["kind"] == kind
 		}
 	}
-	begin, _ := e.client.await(0, "progress begin", isProgress("begin"))
+	begin, _ := e.client.Await(0, "progress begin", isProgress("begin"))
 	if !strings.Contains(string(begin.Params), `"cancellable":true`) || !strings.Contains(string(begin.Params), "a long job") {
 		t.Errorf("begin %s", begin.Params)
 	}
-	e.client.notify("window/workDoneProgress/cancel", map[string]any{"token": tr.TurnID})
-	end, _ := e.client.await(0, "progress end", isProgress("end"))
+	e.client.Notify("window/workDoneProgress/cancel", map[string]any{"token": tr.TurnID})
+	end, _ := e.client.Await(0, "progress end", isProgress("end"))
 	if !strings.Contains(string(end.Params), `"message":"cancelled"`) {
 		t.Errorf("end %s, want cancelled", end.Params)
 	}
-	if len(e.client.all("darman/sessionUpdate")) != 0 {
+	if len(e.client.All("darman/sessionUpdate")) != 0 {
 		t.Error("session updates sent to a client that did not opt in")
 	}
 }
@@ -146,11 +146,11 @@ func TestFailedTurnFallbacks(t *testing.T) {
 		caps:   map[string]any{"window": map[string]any{"workDoneProgress": true}},
 	})
 	e.prompt("fail please")
-	msg, _ := e.client.await(0, "an error message", isMethod("window/showMessage"))
+	msg, _ := e.client.Await(0, "an error message", isMethod("window/showMessage"))
 	if !strings.Contains(string(msg.Params), "the turn failed") || !strings.Contains(string(msg.Params), `"type":1`) {
 		t.Errorf("showMessage %s", msg.Params)
 	}
-	end, _ := e.client.await(0, "progress end", func(n note) bool {
+	end, _ := e.client.Await(0, "progress end", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), `"kind":"end"`)
 	})
 	if !strings.Contains(string(end.Params), `"message":"failed: `) {
@@ -182,7 +182,7 @@ func TestCommandArguments(t *testing.T) {
 		}
 	}
 	// Two argument objects are refused too.
-	err := e.client.call("workspace/executeCommand", map[string]any{"command": "darman.status", "arguments": []any{1, 2}}, nil)
+	err := e.client.Call("workspace/executeCommand", map[string]any{"command": "darman.status", "arguments": []any{1, 2}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "one argument") {
 		t.Errorf("two arguments: %v", err)
 	}
@@ -208,7 +208,7 @@ func TestSessionLoadAndDelete(t *testing.T) {
 		deleted: func(id agent.ID) error { deleted <- id; return nil },
 	})
 	tr := e.prompt("remember this")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	var loaded struct {
 		SessionID string           `json:"sessionId"`
 		Updates   []map[string]any `json:"updates"`
@@ -251,12 +251,12 @@ func TestPromptWithAnotherModel(t *testing.T) {
 		optIns: map[string]bool{"sessionUpdates": true},
 	})
 	tr := e.prompt("hello")
-	_, end := e.client.await(0, "the first turn's end", isState("idle"))
+	_, end := e.client.Await(0, "the first turn's end", isState("idle"))
 	var second turn
 	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": tr.SessionID, "prompt": "again", "model": "anthropic/claude-haiku-4-5"}, &second)
-	_, end = e.client.await(end+1, "the second turn's end", isState("idle"))
+	_, end = e.client.Await(end+1, "the second turn's end", isState("idle"))
 	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": tr.SessionID, "prompt": "once more"}, &second)
-	e.client.await(end+1, "the third turn's end", isState("idle"))
+	e.client.Await(end+1, "the third turn's end", isState("idle"))
 	var models []string
 	for _, c := range e.model.ModelCalls() {
 		models = append(models, c.Model)

@@ -32,14 +32,14 @@ func (e *env) answered(t *testing.T, turnID, want string) {
 	t.Helper()
 	var got string
 	for from := 0; got != want; {
-		n, i := e.client.await(from, "the answer "+want, func(n note) bool {
+		n, i := e.client.Await(from, "the answer "+want, func(n note) bool {
 			if n.Method != "darman/sessionUpdate" {
 				return false
 			}
-			u := n.update(t)
+			u := updateOf(t, n)
 			return u.TurnID == turnID && u.Update["sessionUpdate"] == "agent_message_chunk"
 		})
-		got += n.update(t).Update["content"].(map[string]any)["text"].(string)
+		got += updateOf(t, n).Update["content"].(map[string]any)["text"].(string)
 		from = i + 1
 	}
 }
@@ -53,19 +53,19 @@ func progressEnd(n note) bool {
 // answers that the session is running; darman.cancel ends the turn.
 func TestWireLongTurn(t *testing.T) {
 	e := start(t, options{record: true, script: stallAfterText("Let me think."), optIns: map[string]bool{"sessionUpdates": true}})
-	e.wire.step("open a document")
+	e.wire.Step("open a document")
 	e.write("a.go", "package a\n")
 	e.open("a.go", "package a\n")
-	e.wire.step("a prompt whose model stalls")
+	e.wire.Step("a prompt whose model stalls")
 	tr := e.prompt("take your time")
 	e.answered(t, tr.TurnID, "Let me think.")
-	e.wire.step("requests while the turn runs")
+	e.wire.Step("requests while the turn runs")
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 9), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("a.go"), 0, 0, 0, 9), &actions)
 	e.client.mustCommand("darman.session.list", nil, nil)
-	e.wire.step("darman.cancel")
+	e.wire.Step("darman.cancel")
 	e.client.mustCommand("darman.cancel", map[string]any{"sessionId": tr.SessionID}, nil)
-	e.client.await(0, "the turn cancelled", isState("cancelled"))
+	e.client.Await(0, "the turn cancelled", isState("cancelled"))
 	e.checkTranscript(t, "long_turn", `
 A long turn does not delay other requests: while the model stalls, a code
 action and darman.session.list (which says the session is running) are
@@ -76,20 +76,20 @@ answered; darman.cancel ends the turn, stored as cancelled.`)
 func TestWireCancelRequest(t *testing.T) {
 	gate := make(chan struct{})
 	e := start(t, options{record: true, startGate: gate})
-	e.wire.step("a request waiting for the agent, cancelled")
+	e.wire.Step("a request waiting for the agent, cancelled")
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	call, err := e.client.conn.DispatchCall(ctx, "workspace/executeCommand", map[string]any{"command": "darman.session.list"},
+	call, err := e.client.Conn.DispatchCall(ctx, "workspace/executeCommand", map[string]any{"command": "darman.session.list"},
 		jsonrpc2.PickID(jsonrpc2.ID{Num: 1000}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.client.notify("$/cancelRequest", map[string]any{"id": 1000})
+	e.client.Notify("$/cancelRequest", map[string]any{"id": 1000})
 	var je *jsonrpc2.Error
 	if err := call.Wait(ctx, nil); !errors.As(err, &je) || je.Code != -32800 {
 		t.Fatalf("the cancelled request answered %v, want -32800", err)
 	}
-	e.wire.step("the agent started: the same request again")
+	e.wire.Step("the agent started: the same request again")
 	close(gate)
 	e.client.mustCommand("darman.session.list", nil, nil)
 	e.checkTranscript(t, "cancel_request", `
@@ -102,14 +102,14 @@ func TestWireProgressCancel(t *testing.T) {
 	e := start(t, options{record: true, script: stallAfterText("Working on it."),
 		caps:     map[string]any{"window": map[string]any{"workDoneProgress": true}},
 		settings: map[string]any{"transcript": false}})
-	e.wire.step("a prompt: progress begins")
+	e.wire.Step("a prompt: progress begins")
 	tr := e.prompt("a long job")
-	e.client.await(0, "progress begin", func(n note) bool {
+	e.client.Await(0, "progress begin", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), `"kind":"begin"`)
 	})
-	e.wire.step("the editor cancels the progress")
-	e.client.notify("window/workDoneProgress/cancel", map[string]any{"token": tr.TurnID})
-	e.client.await(0, "progress end", progressEnd)
+	e.wire.Step("the editor cancels the progress")
+	e.client.Notify("window/workDoneProgress/cancel", map[string]any{"token": tr.TurnID})
+	e.client.Await(0, "progress end", progressEnd)
 	e.checkTranscript(t, "progress_cancel", `
 A client without session updates but with work-done progress: the turn is
 a progress whose token is the turn id, and cancelling it cancels the
@@ -125,9 +125,9 @@ func TestWirePermissionShowMessageRequest(t *testing.T) {
 			e := start(t, options{record: true, script: touchScript(), answer: answerShowMessage(tc.choice),
 				caps:     map[string]any{"window": map[string]any{"workDoneProgress": true}},
 				settings: map[string]any{"transcript": false}})
-			e.wire.step("a prompt whose bash command needs permission")
+			e.wire.Step("a prompt whose bash command needs permission")
 			e.prompt("make a file")
-			e.client.await(0, "the turn's end", progressEnd)
+			e.client.Await(0, "the turn's end", progressEnd)
 			e.checkTranscript(t, "permission_"+tc.name, `
 A bash command that needs permission, asked with window/showMessageRequest
 (Reject first), answered `+tc.name+`; the model is told the outcome. The
@@ -148,25 +148,25 @@ func TestWirePermissionMethodNotFound(t *testing.T) {
 			}
 			return defaultAnswer(method, params)
 		}})
-	e.wire.step("open a document")
+	e.wire.Step("open a document")
 	e.write("main.go", "package main\n")
 	e.open("main.go", "package main\n")
-	e.wire.step("a prompt; showMessageRequest is not there")
+	e.wire.Step("a prompt; showMessageRequest is not there")
 	e.prompt("make a file")
-	e.client.await(0, "the notice", isMethod("window/showMessage"))
-	e.client.await(0, "the progress saying so", func(n note) bool {
+	e.client.Await(0, "the notice", isMethod("window/showMessage"))
+	e.client.Await(0, "the progress saying so", func(n note) bool {
 		return n.Method == "$/progress" && strings.Contains(string(n.Params), "waiting for your permission")
 	})
-	e.wire.step("code actions offer the answer")
+	e.wire.Step("code actions offer the answer")
 	var actions []codeAction
-	e.client.mustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
+	e.client.MustCall("textDocument/codeAction", codeActionParams(e.uri("main.go"), 0, 0, 0, 0), &actions)
 	allow := findAction(actions, "darman: allow")
 	if allow == nil {
 		t.Fatalf("no allow action: %v", titles(actions))
 	}
-	e.wire.step("the allow action's command")
-	e.client.mustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
-	e.client.await(0, "progress end", progressEnd)
+	e.wire.Step("the allow action's command")
+	e.client.MustCall("workspace/executeCommand", map[string]any{"command": allow.Command.Command, "arguments": allow.Command.Arguments}, nil)
+	e.client.Await(0, "progress end", progressEnd)
 	if !e.made() {
 		t.Error("the command did not run")
 	}
@@ -190,9 +190,9 @@ func TestWirePermissionTimeout(t *testing.T) {
 			}
 			return defaultAnswer(method, params)
 		}})
-	e.wire.step("a prompt nobody answers the question of")
+	e.wire.Step("a prompt nobody answers the question of")
 	e.prompt("make a file")
-	e.client.await(0, "progress end", progressEnd)
+	e.client.Await(0, "progress end", progressEnd)
 	if e.made() || !e.modelSaw(1, "did not answer within 300ms") {
 		t.Errorf("made %v; the model was told:\n%s", e.made(), e.model.ModelCalls()[1].Body)
 	}
@@ -213,9 +213,9 @@ func TestWirePromptWithOptIns(t *testing.T) {
 			}
 			return defaultAnswer(method, params)
 		}})
-	e.wire.step("a prompt with a tool call that needs permission")
+	e.wire.Step("a prompt with a tool call that needs permission")
 	e.prompt("make a file")
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	e.checkTranscript(t, "prompt_opt_ins", `
 A client that opted into sessionUpdates and requestPermission: the turn
 as darman/sessionUpdate notifications (the user's message, running, the
@@ -235,11 +235,11 @@ func TestWireCommandWithShell(t *testing.T) {
 			}
 			return defaultAnswer(method, params)
 		}})
-	e.wire.step("the commands")
+	e.wire.Step("the commands")
 	e.client.mustCommand("darman.command.list", nil, nil)
-	e.wire.step("run the command")
+	e.wire.Step("run the command")
 	e.client.mustCommand("darman.command.run", map[string]any{"name": "status"}, nil)
-	e.client.await(0, "the end", isState("idle"))
+	e.client.Await(0, "the end", isState("idle"))
 	e.checkTranscript(t, "command_with_shell", `
 darman.command.list, then darman.command.run of a template with !`+"`cmd`"+`:
 the command answers at once; the turn begins, the shell command's
@@ -251,13 +251,13 @@ message.`)
 // InvalidParams naming the field; the server carries on.
 func TestWireMalformed(t *testing.T) {
 	e := start(t, options{record: true})
-	e.wire.step("frames darman cannot read")
-	e.wire.writeRaw(t, "Content-Length: 9\r\n\r\nnot json!")
-	e.wire.writeRaw(t, "Content-Length: 41\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":[\"x\"]}  ")
-	e.wire.writeRaw(t, "this is no header\r\n\r\n")
-	e.wire.writeRaw(t, "Content-Length: 2\r\n\r\n[]")
+	e.wire.Step("frames darman cannot read")
+	e.wire.WriteRaw(t, "Content-Length: 9\r\n\r\nnot json!")
+	e.wire.WriteRaw(t, "Content-Length: 41\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":[\"x\"]}  ")
+	e.wire.WriteRaw(t, "this is no header\r\n\r\n")
+	e.wire.WriteRaw(t, "Content-Length: 2\r\n\r\n[]")
 	e.client.mustCommand("darman.session.list", nil, nil)
-	e.wire.step("params darman cannot use")
+	e.wire.Step("params darman cannot use")
 	for _, c := range []struct {
 		method string
 		params any
@@ -268,7 +268,7 @@ func TestWireMalformed(t *testing.T) {
 		{"textDocument/codeAction", "not an object"},
 		{"textDocument/noSuchMethod", map[string]any{}},
 	} {
-		if err := e.client.call(c.method, c.params, nil); err == nil {
+		if err := e.client.Call(c.method, c.params, nil); err == nil {
 			t.Errorf("%s %v succeeded", c.method, c.params)
 		}
 	}
@@ -284,11 +284,11 @@ answers the next request as usual.`)
 // A panic in a handler answers InternalError; the server carries on.
 func TestWirePanic(t *testing.T) {
 	e := start(t, options{record: true, model: func(context.Context) (string, error) { panic("the model picker broke") }})
-	e.wire.step("a request whose handler panics")
+	e.wire.Step("a request whose handler panics")
 	if err := e.client.command("darman.prompt", map[string]any{"prompt": "hi"}, nil); err == nil {
 		t.Fatal("the panicking request succeeded")
 	}
-	e.wire.step("the next request")
+	e.wire.Step("the next request")
 	e.client.mustCommand("darman.session.list", nil, nil)
 	e.checkTranscript(t, "panic", `
 A handler that panics (here the model picker) answers InternalError with

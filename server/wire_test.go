@@ -6,102 +6,30 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
 var updateGoldens = flag.Bool("update", false, "rewrite the wire transcripts in testdata/wire from this run")
 
 // wire records the LSP frames crossing the client's end of the pipe, in
 // the order the client wrote and read them, split into the steps of a
-// scenario. It is what the wire transcripts (testdata/wire/*.txtar) are
-// made of.
-type wire struct {
-	net.Conn
+// scenario (rpctest.Recorder). It is what the wire transcripts
+// (testdata/wire/*.txtar) are made of.
+type wire struct{ *rpctest.Recorder }
 
-	mu      sync.Mutex
-	frames  []frame
-	out, in bytes.Buffer // bytes written and read, not yet a whole frame
-}
+// frame is one message on the wire, or a step's beginning (Step set).
+type frame = rpctest.Frame
 
-// frame is one message on the wire, or a step's beginning (step set).
-type frame struct {
-	fromClient bool
-	body       []byte
-	raw        bool   // bytes the test wrote as they are (malformed frames)
-	step       string // a step begins here
-}
-
-func newWire(c net.Conn) *wire {
-	return &wire{Conn: c, frames: []frame{{step: "initialize"}}}
-}
-
-func (w *wire) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	w.out.Write(p)
-	w.cut(&w.out, true)
-	w.mu.Unlock()
-	return w.Conn.Write(p)
-}
-
-func (w *wire) Read(p []byte) (int, error) {
-	n, err := w.Conn.Read(p)
-	w.mu.Lock()
-	w.in.Write(p[:n])
-	w.cut(&w.in, false)
-	w.mu.Unlock()
-	return n, err
-}
-
-// writeRaw sends bytes as they are, recorded as they are.
-func (w *wire) writeRaw(t testing.TB, s string) {
-	t.Helper()
-	w.mu.Lock()
-	w.frames = append(w.frames, frame{fromClient: true, body: []byte(s), raw: true})
-	w.mu.Unlock()
-	if _, err := w.Conn.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// step begins a step of the scenario: what crosses the wire from now on
-// is shown under its name.
-func (w *wire) step(name string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.frames = append(w.frames, frame{step: name})
-}
-
-// cut moves the whole frames at the start of buf to w.frames. w.mu is held.
-func (w *wire) cut(buf *bytes.Buffer, fromClient bool) {
-	for {
-		b := buf.Bytes()
-		end := bytes.Index(b, []byte("\r\n\r\n"))
-		if end < 0 {
-			return
-		}
-		length := -1
-		for _, line := range strings.Split(string(b[:end]), "\r\n") {
-			if name, value, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-				length, _ = strconv.Atoi(strings.TrimSpace(value))
-			}
-		}
-		if length < 0 || len(b) < end+4+length {
-			return
-		}
-		body := slices.Clone(b[end+4 : end+4+length])
-		buf.Next(end + 4 + length)
-		w.frames = append(w.frames, frame{fromClient: fromClient, body: body})
-	}
-}
+func newWire(c net.Conn) *wire { return &wire{rpctest.NewRecorder(c, rpctest.LSP, "initialize")} }
 
 // message is a JSON-RPC message as the transcript reads it.
 type message struct {
@@ -132,15 +60,13 @@ type message struct {
 // and the permission tests check them) and the line darman logs every
 // second while it waits for the client.
 func (w *wire) transcript(comment string, n *normalizer) []byte {
-	w.mu.Lock()
-	frames := slices.Clone(w.frames)
-	w.mu.Unlock()
+	frames := w.Frames()
 
 	ar := &txtar.Archive{Comment: []byte(strings.TrimSpace(comment) + "\n")}
 	for len(frames) > 0 {
-		name := frames[0].step
+		name := frames[0].Step
 		frames = frames[1:]
-		i := slices.IndexFunc(frames, func(f frame) bool { return f.step != "" })
+		i := slices.IndexFunc(frames, func(f frame) bool { return f.Step != "" })
 		if i < 0 {
 			i = len(frames)
 		}
@@ -159,7 +85,7 @@ func renderStep(frames []frame, n *normalizer) string {
 	var msgs []parsed
 	for _, f := range frames {
 		p := parsed{frame: f}
-		p.ok = !f.raw && json.Unmarshal(f.body, &p.msg) == nil
+		p.ok = !f.Raw && json.Unmarshal(f.Body, &p.msg) == nil
 		msgs = append(msgs, p)
 	}
 	idOf := func(m message) string {
@@ -178,7 +104,7 @@ func renderStep(frames []frame, n *normalizer) string {
 		case p.msg.ID == nil || string(*p.msg.ID) == "null":
 			unread = append(unread, p.msg)
 		default:
-			answers[fmt.Sprint(!p.fromClient, idOf(p.msg))] = p.msg
+			answers[fmt.Sprint(!p.FromClient, idOf(p.msg))] = p.msg
 		}
 	}
 	answer := func(asker bool, m message) string {
@@ -196,12 +122,12 @@ func renderStep(frames []frame, n *normalizer) string {
 	asked := map[string]string{} // id → method of the client's requests
 	for _, p := range msgs {
 		switch {
-		case !p.fromClient && p.ok && p.msg.Method == "" && asked[idOf(p.msg)] != "":
+		case !p.FromClient && p.ok && p.msg.Method == "" && asked[idOf(p.msg)] != "":
 			fmt.Fprintf(&b, "  ← %s: %s\n", asked[idOf(p.msg)], answer(true, p.msg))
 			delete(asked, idOf(p.msg))
-		case !p.fromClient:
-		case p.raw || !p.ok:
-			fmt.Fprintf(&b, "→ raw %q\n", p.body)
+		case !p.FromClient:
+		case p.Raw || !p.ok:
+			fmt.Fprintf(&b, "→ raw %q\n", p.Body)
 		case p.msg.Method != "" && p.msg.ID != nil:
 			fmt.Fprintf(&b, "→ request %s %s\n", p.msg.Method, compact(p.msg.Params))
 			asked[idOf(p.msg)] = p.msg.Method
@@ -215,7 +141,7 @@ func renderStep(frames []frame, n *normalizer) string {
 	// The server's messages, grouped by method.
 	var server []message
 	for _, p := range msgs {
-		if !p.fromClient && p.ok && p.msg.Method != "" {
+		if !p.FromClient && p.ok && p.msg.Method != "" {
 			if p.msg.Method == "window/logMessage" && strings.Contains(string(p.msg.Params), "darman is waiting for the editor") {
 				continue
 			}
@@ -382,41 +308,5 @@ func (n *normalizer) apply(s string) string {
 func (e *env) checkTranscript(t *testing.T, name, comment string) {
 	t.Helper()
 	got := e.wire.transcript(comment, newNormalizer(e))
-	path := filepath.Join("testdata", "wire", name+".txtar")
-	if *updateGoldens {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./server -run TestWire -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the wire transcript differs from %s (if the change is meant, rerun with -update and review the diff):\n%s",
-			path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff lists the lines of want and got that differ, by line number.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := range max(len(wl), len(gl)) {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			fmt.Fprintf(&b, "line %d\n  want: %s\n   got: %s\n", i+1, w, g)
-		}
-	}
-	return b.String()
+	rpctest.Golden(t, filepath.Join("testdata", "wire", name+".txtar"), got, *updateGoldens)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // fixture is a temporary machine: a home directory with darman's user
@@ -60,13 +61,7 @@ func (f *fixture) write(path, content string) string {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(f.root, path)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-	return path
+	return testenv.WriteFile(f.t, path, content)
 }
 
 func (f *fixture) dirs() prompt.Dirs {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/store"
 )
@@ -23,11 +25,14 @@ import (
 
 const childEnv = "DARMAN_STORE_TEST_CHILD"
 
+// TestMain is a writer process (child) when childEnv says so; as the
+// tests, it fails them if a goroutine outlives them: a closed store has
+// stopped badger and its own writers.
 func TestMain(m *testing.M) {
 	if role := os.Getenv(childEnv); role != "" {
 		os.Exit(child(role, os.Args[len(os.Args)-2:]))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // child is a writer process: it opens the store in args[0], says whether it

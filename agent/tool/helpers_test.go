@@ -13,6 +13,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // harness runs the built-in tools against a Disk workspace in a temporary
@@ -190,13 +191,7 @@ func (h *harness) permissions() []permission.Call {
 // eventually waits up to 10 s for cond, failing with what.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, what, 10*time.Second, cond)
 }
 
 // setMtime gives a file a modification time some seconds in the past.

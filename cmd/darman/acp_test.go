@@ -19,32 +19,26 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
+	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
 // acpWait bounds every wait on darman acp; it only guards against a hang.
 const acpWait = 30 * time.Second
 
 // acpClient is an ACP client driving the real `darman acp` over its stdio,
-// with newline-delimited JSON-RPC: it records what darman sends and
-// answers darman's requests with answer.
+// with newline-delimited JSON-RPC (rpctest): it records what darman sends
+// and answers darman's requests with answer.
 type acpClient struct {
+	*rpctest.Client
 	t      *testing.T
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	conn   *jsonrpc2.Conn
 	exited chan error
-	stderr *acpLog
-	answer func(method string, params json.RawMessage) (any, error)
-
-	mu      sync.Mutex
-	notes   []acpNote
-	changed chan struct{}
+	stderr *testenv.Buffer
 }
 
-type acpNote struct {
-	Method string
-	Params json.RawMessage
-}
+type acpNote = rpctest.Message
 
 type stdio struct {
 	io.Reader
@@ -65,13 +59,21 @@ func startACP(t *testing.T, e *env, answer func(string, json.RawMessage) (any, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &acpClient{t: t, cmd: cmd, stdin: stdin, exited: make(chan error, 1), stderr: &acpLog{}, answer: answer, changed: make(chan struct{})}
+	c := &acpClient{t: t, cmd: cmd, stdin: stdin, exited: make(chan error, 1), stderr: &testenv.Buffer{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { c.exited <- cmd.Wait() }()
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(stdio{stdout, stdin}, jsonrpc2.PlainObjectCodec{}), c)
+	// Whatever the test does not answer is a method this client lacks.
+	notFound := func(method string, params json.RawMessage) (any, error) {
+		res, err := answer(method, params)
+		if err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: err.Error()}
+		}
+		return res, nil
+	}
+	c.Client = rpctest.New(context.Background(), t, stdio{stdout, stdin}, rpctest.Options{Codec: rpctest.ACP, Answer: notFound, Wait: acpWait, Peer: "darman acp"})
 	t.Cleanup(func() {
 		stdin.Close()
 		select {
@@ -84,98 +86,24 @@ func startACP(t *testing.T, e *env, answer func(string, json.RawMessage) (any, e
 	return c
 }
 
-// acpLog is darman's stderr, written and read concurrently.
-type acpLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *acpLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *acpLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (c *acpClient) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
-	}
-	c.mu.Lock()
-	c.notes = append(c.notes, acpNote{req.Method, params})
-	close(c.changed)
-	c.changed = make(chan struct{})
-	c.mu.Unlock()
-	if req.Notif {
-		return
-	}
-	go func() {
-		res, err := c.answer(req.Method, params)
-		if err != nil {
-			conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: err.Error()})
-			return
-		}
-		conn.Reply(ctx, req.ID, res)
-	}()
-}
-
-func (c *acpClient) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), acpWait)
-	defer cancel()
-	return c.conn.Call(ctx, method, params, result)
-}
-
 func (c *acpClient) mustCall(method string, params, result any) {
 	c.t.Helper()
-	if err := c.call(method, params, result); err != nil {
+	if err := c.Call(method, params, result); err != nil {
 		c.t.Fatalf("%s: %v\nstderr: %s", method, err, c.stderr)
 	}
-}
-
-func (c *acpClient) all(method string) []acpNote {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []acpNote
-	for _, n := range c.notes {
-		if n.Method == method {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // await waits for a message from darman that match accepts.
 func (c *acpClient) await(what string, match func(acpNote) bool) acpNote {
 	c.t.Helper()
-	deadline := time.After(acpWait)
-	for {
-		c.mu.Lock()
-		for _, n := range c.notes {
-			if match(n) {
-				c.mu.Unlock()
-				return n
-			}
-		}
-		changed := c.changed
-		c.mu.Unlock()
-		select {
-		case <-changed:
-		case <-deadline:
-			c.t.Fatalf("no %s from darman acp", what)
-		}
-	}
+	n, _ := c.Await(0, what, match)
+	return n
 }
 
 // updates are the session/update payloads of a kind.
 func (c *acpClient) updates(kind string) []string {
 	var out []string
-	for _, n := range c.all("session/update") {
+	for _, n := range c.All("session/update") {
 		var p struct {
 			Update json.RawMessage `json:"update"`
 		}
@@ -345,7 +273,7 @@ func TestACPScenario(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("darman wrote out.txt to the disk itself")
 	}
-	if n := len(c.all("session/request_permission")); n != 1 {
+	if n := len(c.All("session/request_permission")); n != 1 {
 		t.Errorf("%d permission requests, want 1 (the write; echo is allowed by the default rules)", n)
 	}
 	calls := srv.ModelCalls()
@@ -360,7 +288,7 @@ func TestACPScenario(t *testing.T) {
 		var res struct {
 			StopReason string `json:"stopReason"`
 		}
-		if err := c.call("session/prompt", map[string]any{"sessionId": stalled, "prompt": []map[string]any{{"type": "text", "text": "stall now"}}}, &res); err != nil {
+		if err := c.Call("session/prompt", map[string]any{"sessionId": stalled, "prompt": []map[string]any{{"type": "text", "text": "stall now"}}}, &res); err != nil {
 			done <- err.Error()
 			return
 		}
@@ -369,14 +297,14 @@ func TestACPScenario(t *testing.T) {
 	c.await("the stalled turn's first chunk", func(n acpNote) bool {
 		return n.Method == "session/update" && strings.Contains(string(n.Params), stalled) && strings.Contains(string(n.Params), "agent_message_chunk")
 	})
-	c.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": stalled})
+	c.Conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": stalled})
 	if got := <-done; got != "cancelled" {
 		t.Fatalf("cancelled turn: %q", got)
 	}
 
 	// A turn still running when the client goes away.
 	last := c.newSession(e.workspace)
-	go c.call("session/prompt", map[string]any{"sessionId": last, "prompt": []map[string]any{{"type": "text", "text": "stall at exit"}}}, nil)
+	go c.Call("session/prompt", map[string]any{"sessionId": last, "prompt": []map[string]any{{"type": "text", "text": "stall at exit"}}}, nil)
 	c.await("the last turn's first chunk", func(n acpNote) bool {
 		return n.Method == "session/update" && strings.Contains(string(n.Params), last) && strings.Contains(string(n.Params), "agent_message_chunk")
 	})
@@ -642,7 +570,7 @@ func TestACPStopsOnSIGTERM(t *testing.T) {
 	c := startACP(t, e, func(method string, _ json.RawMessage) (any, error) { return nil, fmt.Errorf("unexpected %s", method) })
 	c.mustCall("initialize", map[string]any{"protocolVersion": 1}, nil)
 	id := c.newSession(e.workspace)
-	go c.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "stall until stopped"}}}, nil)
+	go c.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "stall until stopped"}}}, nil)
 	c.await("the turn's first chunk", func(n acpNote) bool {
 		return n.Method == "session/update" && strings.Contains(string(n.Params), "agent_message_chunk")
 	})

@@ -180,11 +180,7 @@ func lastToolResult(t *testing.T, body []byte) string {
 // at start with its exit status and its last words, which fails doctor.
 func TestDoctorChecksLanguageServers(t *testing.T) {
 	e := newEnv(t)
-	gopls := goplsPath(t)
-	e.prependPath(filepath.Dir(gopls))
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		e.vars = append(e.vars, v+"="+goEnv(t, v))
-	}
+	gopls := e.withGopls(t, true)
 	broken := e.write(filepath.Join(e.home, "bin", "broken-ls"), "#!/bin/sh\necho 'broken-ls: no toolchain configured' >&2\nexit 7\n")
 	os.Chmod(broken, 0o755)
 	e.write("darman.json", `{"lsp": {"broken": {"command": ["`+broken+`"], "extensions": [".brk"]}}}`)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // withoutGo gives darman a PATH with gopls and a directory (returned) that
@@ -19,7 +20,7 @@ import (
 // machine of issue 21, where gopls runs but cannot load the module.
 func (e *env) withoutGo(t *testing.T) (later, goBin string) {
 	t.Helper()
-	gopls := goplsPath(t)
+	gopls := testenv.Gopls(t)
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go is not on PATH")
@@ -37,22 +38,13 @@ func (e *env) withoutGo(t *testing.T) (later, goBin string) {
 			e.vars[i] = "PATH=" + strings.Join(dirs, string(os.PathListSeparator))
 		}
 	}
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		e.vars = append(e.vars, v+"="+goEnv(t, v))
-	}
-	// gopls's telemetry starts a detached process (a session of its own,
-	// out of reach of the process group darman stops) that writes in
-	// the home a moment after darman is gone, racing the test's cleanup.
-	// A user's "telemetry off" keeps it from starting.
-	e.write(filepath.Join(e.home, ".config", "go", "telemetry", "mode"), "off")
+	e.vars = append(e.vars, testenv.GoCaches(t)...)
+	testenv.TelemetryOff(t, e.home)
 	return later, goBin
 }
 
-func (e *env) greetModule() {
-	e.write("go.mod", "module example.com/m\n\ngo 1.22\n")
-	e.write("a/a.go", "package a\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"hello \" + name\n}\n")
-	e.write("b/b.go", "package b\n\nimport \"example.com/m/a\"\n\n// Use greets x.\nfunc Use() string {\n\treturn a.Greet(\"x\")\n}\n")
-}
+// greetModule writes testenv.GoModule in the workspace.
+func (e *env) greetModule() { testenv.GoModule(e.t, e.workspace) }
 
 // TestMCPWhenGoplsCannotFindGo: through the real binary, with gopls on
 // PATH but not go, lookup_symbol, find_references, diagnostics and

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
@@ -31,18 +29,18 @@ func TestLSPShowsLanguageServers(t *testing.T) {
 	c.initialize(e.workspace, nil)
 
 	var tr struct{ SessionID, TurnID string }
-	if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "edit the notes"}}}, &tr); err != nil {
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "edit the notes"}}}, &tr); err != nil {
 		t.Fatalf("darman.prompt: %v\nstderr: %s", err, stderr)
 	}
-	isFailure := func(n jsonrpc2.Request) bool {
-		return n.Method == "window/showMessage" && n.Params != nil && strings.Contains(string(*n.Params), "language server broken")
+	isFailure := func(n lspNote) bool {
+		return n.Method == "window/showMessage" && n.Params != nil && strings.Contains(string(n.Params), "language server broken")
 	}
 	n := c.await("message about the broken language server", isFailure)
 	var msg struct {
 		Type    int    `json:"type"`
 		Message string `json:"message"`
 	}
-	json.Unmarshal(*n.Params, &msg)
+	json.Unmarshal(n.Params, &msg)
 	if msg.Type != 2 || !strings.HasPrefix(msg.Message, "language server broken failed to start, so .brk files get no diagnostics: ") ||
 		!strings.Contains(msg.Message, "exited with status 7") || !strings.Contains(msg.Message, "broken-ls: no toolchain configured") {
 		t.Errorf("message = %+v; want a warning naming the server, its files, its exit and its last words", msg)
@@ -57,7 +55,7 @@ func TestLSPShowsLanguageServers(t *testing.T) {
 			} `json:"languageServers"`
 		}
 	}
-	if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
 		t.Fatal(err)
 	}
 	var found bool
@@ -76,17 +74,15 @@ func TestLSPShowsLanguageServers(t *testing.T) {
 
 	// A second turn edits the file again: the server is still failed, and
 	// the editor is not told again.
-	if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.prompt",
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.prompt",
 		"arguments": []any{map[string]any{"prompt": "again", "sessionId": tr.SessionID}}}, &tr); err != nil {
 		t.Fatalf("darman.prompt: %v", err)
 	}
-	c.await("the end of the second turn", func(n jsonrpc2.Request) bool {
-		return isIdle(n) && strings.Contains(string(*n.Params), tr.TurnID)
+	c.await("the end of the second turn", func(n lspNote) bool {
+		return isIdle(n) && strings.Contains(string(n.Params), tr.TurnID)
 	})
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var count int
-	for _, n := range c.notes {
+	for _, n := range c.Since(0) {
 		if isFailure(n) {
 			count++
 		}

@@ -13,68 +13,38 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
+	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
-// lspClient drives a darman lsp process the way an editor does.
+// lspClient drives a darman lsp process the way an editor does
+// (rpctest): every request darman makes is answered null (progress
+// tokens accepted, documents not shown).
 type lspClient struct {
-	t    *testing.T
-	conn *jsonrpc2.Conn
-
-	mu    sync.Mutex
-	notes []jsonrpc2.Request
-	more  chan struct{}
+	*rpctest.Client
+	t *testing.T
 }
 
-func (c *lspClient) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	c.mu.Lock()
-	c.notes = append(c.notes, *req)
-	close(c.more)
-	c.more = make(chan struct{})
-	c.mu.Unlock()
-	if !req.Notif {
-		go conn.Reply(ctx, req.ID, nil) // null: progress tokens accepted, documents not shown
-	}
-}
+// lspNote is a message from darman lsp.
+type lspNote = rpctest.Message
 
 // await returns the first message from the server that match accepts.
-func (c *lspClient) await(what string, match func(jsonrpc2.Request) bool) jsonrpc2.Request {
+func (c *lspClient) await(what string, match func(lspNote) bool) lspNote {
 	c.t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		c.mu.Lock()
-		for _, n := range c.notes {
-			if match(n) {
-				c.mu.Unlock()
-				return n
-			}
-		}
-		more := c.more
-		c.mu.Unlock()
-		select {
-		case <-more:
-		case <-deadline:
-			c.t.Fatalf("no %s from darman lsp", what)
-		}
-	}
-}
-
-func (c *lspClient) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return c.conn.Call(ctx, method, params, result)
+	n, _ := c.Await(0, what, match)
+	return n
 }
 
 func newLSPClient(t *testing.T, rwc io.ReadWriteCloser) *lspClient {
-	c := &lspClient{t: t, more: make(chan struct{})}
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}), c)
-	t.Cleanup(func() { c.conn.Close() })
+	null := func(string, json.RawMessage) (any, error) { return nil, nil }
+	c := &lspClient{rpctest.New(context.Background(), t, rwc, rpctest.Options{Codec: rpctest.LSP, Answer: null, Wait: 30 * time.Second, Peer: "darman lsp"}), t}
+	t.Cleanup(func() { c.Conn.Close() })
 	return c
 }
 
@@ -88,10 +58,10 @@ func (c *lspClient) initialize(root string, initOptions any) {
 	if initOptions != nil {
 		params["initializationOptions"] = initOptions
 	}
-	if err := c.call("initialize", params, nil); err != nil {
+	if err := c.Call("initialize", params, nil); err != nil {
 		c.t.Fatalf("initialize: %v", err)
 	}
-	c.conn.Notify(context.Background(), "initialized", map[string]any{})
+	c.Conn.Notify(context.Background(), "initialized", map[string]any{})
 }
 
 // pipes is a process's stdin and stdout as one stream.
@@ -101,7 +71,7 @@ type pipes struct {
 }
 
 // startLSP starts darman lsp --stdio in the workspace.
-func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.WriteCloser, *strings.Builder) {
+func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.WriteCloser, *testenv.Buffer) {
 	t.Helper()
 	cmd := exec.Command(darmanBin, append([]string{"lsp"}, args...)...)
 	cmd.Dir = e.workspace
@@ -114,8 +84,8 @@ func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.W
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &strings.Builder{}
-	cmd.Stderr = &lockedWriter{w: stderr}
+	stderr := &testenv.Buffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -124,17 +94,6 @@ func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.W
 		cmd.Wait()
 	})
 	return cmd, newLSPClient(t, pipes{stdin, stdout}), stdin, stderr
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func exitCode(t *testing.T, cmd *exec.Cmd) int {
@@ -157,8 +116,8 @@ func exitCode(t *testing.T, cmd *exec.Cmd) int {
 	return -1
 }
 
-func isIdle(n jsonrpc2.Request) bool {
-	return n.Method == "darman/sessionUpdate" && n.Params != nil && strings.Contains(string(*n.Params), `"state":"idle"`)
+func isIdle(n lspNote) bool {
+	return n.Method == "darman/sessionUpdate" && n.Params != nil && strings.Contains(string(n.Params), `"state":"idle"`)
 }
 
 // An editor starts darman lsp --stdio, runs a prompt, sees the answer
@@ -169,32 +128,29 @@ func TestLSPPromptOverStdio(t *testing.T) {
 	cmd, c, _, stderr := startLSP(t, e, "--stdio")
 	c.initialize(e.workspace, nil)
 	var tr struct{ SessionID, TurnID string }
-	if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "hello"}}}, &tr); err != nil {
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "hello"}}}, &tr); err != nil {
 		t.Fatalf("darman.prompt: %v\nstderr: %s", err, stderr)
 	}
 	c.await("the end of the turn", isIdle)
 	var text strings.Builder
-	c.mu.Lock()
-	notes := append([]jsonrpc2.Request(nil), c.notes...)
-	c.mu.Unlock()
-	for _, n := range notes {
+	for _, n := range c.Since(0) {
 		var u struct {
 			Update struct {
 				SessionUpdate string `json:"sessionUpdate"`
 				Content       struct{ Text string }
 			} `json:"update"`
 		}
-		if n.Method == "darman/sessionUpdate" && json.Unmarshal(*n.Params, &u) == nil && u.Update.SessionUpdate == "agent_message_chunk" {
+		if n.Method == "darman/sessionUpdate" && json.Unmarshal(n.Params, &u) == nil && u.Update.SessionUpdate == "agent_message_chunk" {
 			text.WriteString(u.Update.Content.Text)
 		}
 	}
 	if text.String() != "Answer from the scripted model." {
 		t.Errorf("the streamed answer is %q", text.String())
 	}
-	if err := c.call("shutdown", nil, nil); err != nil {
+	if err := c.Call("shutdown", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	c.conn.Notify(context.Background(), "exit", nil)
+	c.Conn.Notify(context.Background(), "exit", nil)
 	if code := exitCode(t, cmd); code != 0 {
 		t.Errorf("exit status %d after shutdown and exit; stderr:\n%s", code, stderr)
 	}
@@ -222,9 +178,9 @@ func TestLSPBadSettingIsShown(t *testing.T) {
 	e.withModel(t, llmtest.Script{})
 	_, c, _, _ := startLSP(t, e)
 	c.initialize(e.workspace, map[string]any{"darman": map[string]any{"agent": map[string]any{"maxSteps": "many"}}})
-	msg := c.await("an error message", func(n jsonrpc2.Request) bool { return n.Method == "window/showMessage" })
-	if !strings.Contains(string(*msg.Params), "agent.maxSteps") {
-		t.Errorf("showMessage %s does not name the key", *msg.Params)
+	msg := c.await("an error message", func(n lspNote) bool { return n.Method == "window/showMessage" })
+	if !strings.Contains(string(msg.Params), "agent.maxSteps") {
+		t.Errorf("showMessage %s does not name the key", msg.Params)
 	}
 }
 
@@ -254,10 +210,10 @@ func TestLSPListen(t *testing.T) {
 	}
 	c := newLSPClient(t, conn)
 	c.initialize(e.workspace, nil)
-	if err := c.call("shutdown", nil, nil); err != nil {
+	if err := c.Call("shutdown", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	c.conn.Notify(context.Background(), "exit", nil)
+	c.Conn.Notify(context.Background(), "exit", nil)
 	if code := exitCode(t, cmd); code != 0 {
 		t.Errorf("exit status %d", code)
 	}
@@ -304,19 +260,19 @@ func benchLSPStart(b *testing.B, claudeJSON int) {
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		c := &lspClient{more: make(chan struct{})}
-		c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(pipes{stdin, stdout}, jsonrpc2.VSCodeObjectCodec{}), c)
-		if err := c.call("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
+		c := rpctest.New(context.Background(), b, pipes{stdin, stdout}, rpctest.Options{Codec: rpctest.LSP,
+			Answer: func(string, json.RawMessage) (any, error) { return nil, nil }, Wait: 30 * time.Second})
+		if err := c.Call("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
 			"workspaceFolders": []map[string]string{{"uri": "file://" + workspace, "name": "p"}}}, nil); err != nil {
 			b.Fatal(err)
 		}
 		times = append(times, time.Since(t0))
 		b.StopTimer()
-		c.conn.Notify(context.Background(), "initialized", map[string]any{})
+		c.Conn.Notify(context.Background(), "initialized", map[string]any{})
 		if rss == 0 {
 			for {
 				var st struct{ Agent struct{ State string } }
-				if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
+				if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
 					b.Fatal(err)
 				}
 				if st.Agent.State != "starting" {
@@ -325,10 +281,10 @@ func benchLSPStart(b *testing.B, claudeJSON int) {
 			}
 			rss, anon = residentMiB(b, cmd.Process.Pid)
 		}
-		c.call("shutdown", nil, nil)
-		c.conn.Notify(context.Background(), "exit", nil)
+		c.Call("shutdown", nil, nil)
+		c.Conn.Notify(context.Background(), "exit", nil)
 		cmd.Wait()
-		c.conn.Close()
+		c.Conn.Close()
 		b.StartTimer()
 	}
 	slices.Sort(times)
@@ -396,7 +352,7 @@ func TestLSPOffersModels(t *testing.T) {
 		if settings != nil {
 			params["initializationOptions"] = map[string]any{"darman": settings}
 		}
-		if err := c.call("initialize", params, &res); err != nil {
+		if err := c.Call("initialize", params, &res); err != nil {
 			t.Fatal(err)
 		}
 		d := res.Capabilities.Experimental.Darman

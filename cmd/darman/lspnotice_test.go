@@ -12,6 +12,7 @@ import (
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 func TestLSPNoticeWording(t *testing.T) {
@@ -128,13 +129,10 @@ func TestWatchALanguageServerThatCannotLoad(t *testing.T) {
 	if err != nil {
 		t.Skip("go is not on PATH")
 	}
-	gopls, err := exec.LookPath("gopls")
-	if err != nil {
-		out, _ := exec.Command(goBin, "env", "GOPATH").Output()
-		gopls = filepath.Join(strings.TrimSpace(string(out)), "bin", "gopls")
-		if _, err := os.Stat(gopls); err != nil {
-			t.Skip("gopls is not installed: run `make deps`")
-		}
+	gopls := testenv.Gopls(t)
+	for _, kv := range testenv.GoplsHome(t) {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
 	}
 	later := t.TempDir()
 	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+later)

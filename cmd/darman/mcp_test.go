@@ -22,40 +22,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// goplsDir is the directory gopls is in, or the test is skipped.
-func goplsDir(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return filepath.Dir(p)
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		dir := filepath.Join(strings.TrimSpace(string(out)), "bin")
-		if _, err := os.Stat(filepath.Join(dir, "gopls")); err == nil {
-			return dir
-		}
-	}
-	t.Skip("gopls is not installed: run `make deps` (go install golang.org/x/tools/gopls@v0.23.0)")
-	return ""
-}
-
 // mcpEnv is a user's machine with a small Go module as the workspace and
 // gopls on PATH.
 func mcpEnv(t *testing.T) *env {
 	e := newEnv(t)
-	dir := goplsDir(t)
-	for i, v := range e.vars {
-		if strings.HasPrefix(v, "PATH=") {
-			e.vars[i] = "PATH=" + dir + string(os.PathListSeparator) + strings.TrimPrefix(v, "PATH=")
-		}
-	}
-	e.vars = append(e.vars, "GOCACHE="+filepath.Join(e.home, ".cache", "go-build"))
-	if gp, err := exec.Command("go", "env", "GOPATH", "GOMODCACHE").Output(); err == nil {
-		l := strings.Split(strings.TrimSpace(string(gp)), "\n")
-		e.vars = append(e.vars, "GOPATH="+l[0], "GOMODCACHE="+l[1])
-	}
-	e.write("go.mod", "module example.com/m\n\ngo 1.22\n")
-	e.write("a/a.go", "package a\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"hello \" + name\n}\n")
-	e.write("b/b.go", "package b\n\nimport \"example.com/m/a\"\n\n// Use greets x.\nfunc Use() string {\n\treturn a.Greet(\"x\")\n}\n")
+	e.withGopls(t, true)
+	e.greetModule()
 	return e
 }
 

@@ -25,7 +25,7 @@ func TestMCPServerAgentsShown(t *testing.T) {
 	_, c, _, stderr := startLSP(t, e, "--stdio")
 	c.initialize(e.workspace, nil)
 	var tr struct{ SessionID, TurnID string }
-	if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "hello"}}}, &tr); err != nil {
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "hello"}}}, &tr); err != nil {
 		t.Fatalf("darman.prompt: %v\nstderr: %s", err, stderr)
 	}
 	c.await("the end of the turn", isIdle)
@@ -37,7 +37,7 @@ func TestMCPServerAgentsShown(t *testing.T) {
 			} `json:"mcpServers"`
 		}
 	}
-	if err := c.call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
 		t.Fatal(err)
 	}
 	if len(st.Agent.MCPServers) != 1 || st.Agent.MCPServers[0].Name != "self" || !slices.Equal(st.Agent.MCPServers[0].Visible, []string{"task"}) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // The red-team suite: a scripted model makes hostile tool calls through the
@@ -237,9 +238,7 @@ func newRedteamWorld(t *testing.T) *redteamWorld {
 	pwn := e.write("pwn.sh", "#!/bin/sh\ntouch \""+w.outside+"/pwned-$$\"\ncat \"$1\" 2>/dev/null\n")
 	os.Chmod(pwn, 0o755)
 	e.vars = append(e.vars, "SECRET_TOKEN="+envSecret, "ZZ_PROVIDER="+providerKey)
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		e.vars = append(e.vars, v+"="+goEnv(t, v))
-	}
+	e.vars = append(e.vars, testenv.GoCaches(t)...)
 	return w
 }
 

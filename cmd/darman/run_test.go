@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // withModel points the env's darman at a scripted model server speaking
@@ -47,9 +48,7 @@ func TestRunReadsEditsRunsTestsAndAnswers(t *testing.T) {
 		{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"go test ./...","description":"run the tests"}`)}},
 		{Text: "Fixed: Add subtracted; the tests pass now."},
 	}})
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		e.vars = append(e.vars, v+"="+goEnv(t, v))
-	}
+	e.vars = append(e.vars, testenv.GoCaches(t)...)
 
 	out, errs, code := e.run("run", "--allow", "edit", "--allow", "bash:go test *", "make TestAdd pass")
 	if code != 0 {
@@ -82,14 +81,6 @@ func TestRunReadsEditsRunsTestsAndAnswers(t *testing.T) {
 			t.Errorf("sessions show lacks %q:\n%s", want, show)
 		}
 	}
-}
-
-func goEnv(t *testing.T, name string) string {
-	out, err := exec.Command("go", "env", name).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 func firstSession(t *testing.T, e *env) string {
@@ -304,16 +295,24 @@ func TestRunUnknownCommandListsTheCommands(t *testing.T) {
 	}
 }
 
-// goplsPath finds gopls on PATH or where `make deps` installs it.
-func goplsPath(t *testing.T) string {
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
+// withGopls puts gopls on darman's PATH (after the rest, or first), keeps
+// the machine's Go caches and turns gopls's telemetry off in the test's
+// home (testenv); it returns gopls's path, or skips the test.
+func (e *env) withGopls(t *testing.T, first bool) string {
+	t.Helper()
+	gopls := testenv.Gopls(t)
+	for i, v := range e.vars {
+		if rest, ok := strings.CutPrefix(v, "PATH="); ok {
+			if first {
+				e.vars[i] = "PATH=" + filepath.Dir(gopls) + string(os.PathListSeparator) + rest
+			} else {
+				e.vars[i] = v + string(os.PathListSeparator) + filepath.Dir(gopls)
+			}
+		}
 	}
-	p := filepath.Join(goEnv(t, "GOPATH"), "bin", "gopls")
-	if _, err := os.Stat(p); err != nil {
-		t.Skip("gopls is not installed: run `make deps`")
-	}
-	return p
+	e.vars = testenv.SetEnv(e.vars, testenv.GoCaches(t)...)
+	testenv.TelemetryOff(t, e.home)
+	return gopls
 }
 
 // TestRunEditReportsLanguageServerErrors: an edit that breaks the build gets
@@ -321,7 +320,7 @@ func goplsPath(t *testing.T) string {
 // edit that fixes it gets none.
 func TestRunEditReportsLanguageServerErrors(t *testing.T) {
 	e := newEnv(t)
-	gopls := goplsPath(t)
+	e.withGopls(t, false)
 	e.write("go.mod", "module example.com/calc\n\ngo 1.22\n")
 	e.write("calc.go", "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n")
 	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
@@ -330,14 +329,6 @@ func TestRunEditReportsLanguageServerErrors(t *testing.T) {
 		{ToolCalls: []llmtest.ToolCall{call("edit", `{"path":"calc.go","oldString":"return a + \"b\"","newString":"return a + b"}`)}},
 		{Text: "Back to a clean build."},
 	}})
-	for i, v := range e.vars {
-		if strings.HasPrefix(v, "PATH=") {
-			e.vars[i] = v + string(os.PathListSeparator) + filepath.Dir(gopls)
-		}
-	}
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		e.vars = append(e.vars, v+"="+goEnv(t, v))
-	}
 	out, errs, code := e.run("run", "--allow", "edit", "break it and fix it")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)

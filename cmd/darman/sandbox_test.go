@@ -16,6 +16,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/internal/sandbox"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // requireSandbox skips when this kernel has no Landlock, saying why.
@@ -143,9 +144,7 @@ func TestSandboxKeepsToolchainsWorking(t *testing.T) {
 	e.write("main/main.go", "package main\n\nfunc main() { println(\"built\") }\n")
 	e.write("package.json", `{"name":"calc","version":"1.0.0","scripts":{"test":"node -e \"console.log('npm-test-ok')\""}}`)
 	e.write(filepath.Join(e.home, ".gitconfig"), "[user]\n\tname = Test\n\temail = test@example.com\n")
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
-		e.vars = append(e.vars, v+"="+goEnv(t, v))
-	}
+	e.vars = append(e.vars, testenv.GoCaches(t)...)
 	if out, err := exec.Command("git", "-C", e.workspace, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}

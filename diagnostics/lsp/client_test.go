@@ -11,25 +11,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 var fakeLS string
 
+// TestMain builds the fake language server the tests start, and fails
+// the package's tests if a goroutine outlives them: a closed client has
+// stopped reading.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakels")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeLS = filepath.Join(dir, "fakels")
-	out, err := exec.Command("go", "build", "-o", fakeLS, "github.com/darman-dev/darman/diagnostics/testdata/fakels").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build fakels: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testenv.RunWithProgram(m, "github.com/darman-dev/darman/diagnostics/testdata/fakels", &fakeLS)
 }
 
 type pipes struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // fixture is a workspace (a git repository root) in a temporary directory,
@@ -34,13 +35,7 @@ func (f *fixture) write(path, content string) string {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(f.root, path)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-	return path
+	return testenv.WriteFile(f.t, path, content)
 }
 
 func (f *fixture) writeUser(content string) string {

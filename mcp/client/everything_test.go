@@ -17,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/testenv"
 	"github.com/darman-dev/darman/mcp/client"
 )
 
@@ -82,13 +83,7 @@ func everythingServe(t *testing.T, mode, path string) string {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, what, 30*time.Second, cond)
 }
 
 func TestServerEverything(t *testing.T) {

@@ -13,16 +13,19 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
 )
 
 // TestMain doubles as a tiny MCP server with faults on demand, so the
-// tests run real processes: DARMAN_FAKE_MCP names the behaviour.
+// tests run real processes: DARMAN_FAKE_MCP names the behaviour. As the
+// tests, it fails them if a goroutine outlives them: a closed binding has
+// stopped its sessions, restarts and watchers.
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("DARMAN_FAKE_MCP"); mode != "" {
 		fakeServer(mode)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 type echoIn struct {

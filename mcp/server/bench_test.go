@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darman-dev/darman/diagnostics"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // midModule writes a module of 20 packages of 10 files each (200 files),
@@ -88,8 +89,9 @@ func toolText(res *mcp.CallToolResult) string {
 // goplsMCP starts `gopls mcp` (headless, stdio) in root, for comparison;
 // nil when this gopls has no mcp command.
 func goplsMCP(b *testing.B, root string) *mcp.ClientSession {
-	cmd := exec.Command(goplsPath(b), "mcp")
-	cmd.Dir = root
+	env, gopls := testenv.GoplsEnv(b)
+	cmd := exec.Command(gopls, "mcp")
+	cmd.Dir, cmd.Env = root, env
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		b.Logf("gopls mcp did not start (%v): no comparison", err)

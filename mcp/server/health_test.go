@@ -1,17 +1,12 @@
 package server
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // TestPartialAnswerNamesTheMissingPart: gopls answers, a second server
@@ -21,39 +16,17 @@ import (
 // words; a query for the broken server's file alone fails with
 // MCP-LANGUAGE-SERVER-UNAVAILABLE.
 func TestPartialAnswerNamesTheMissingPart(t *testing.T) {
-	gopls := goplsPath(t)
-	fakels := filepath.Join(t.TempDir(), "fakels")
-	if out, err := exec.Command("go", "build", "-o", fakels, "github.com/darman-dev/darman/diagnostics/testdata/fakels").CombinedOutput(); err != nil {
-		t.Fatalf("build fakels: %v\n%s", err, out)
-	}
+	fakels := testenv.Program(t, "github.com/darman-dev/darman/diagnostics/testdata/fakels")
 	root := goModule(t)
 	writeFile(t, filepath.Join(root, "fake.marker"), "")
 	writeFile(t, filepath.Join(root, "notes.txt"), "fine\n")
-	env := append(os.Environ(), "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := New(ctx, Options{
-		Root: Root{Dir: root, Source: RootFromFlag}, Env: env, Wait: 30 * time.Second, Version: "test",
+	_, cs := connectWith(t, Options{
+		Root: Root{Dir: root, Source: RootFromFlag},
 		Servers: map[string]config.LSP{"fake": {
 			Command:     []string{fakels, "-load-error", "fakels: no toolchain for this project"},
 			Extensions:  []string{".txt"},
 			RootMarkers: []string{"fake.marker"},
 		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := mcp.NewInMemoryTransports()
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		<-done
-		srv.Close()
 	})
 
 	var found LookupSymbolOutput

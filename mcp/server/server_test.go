@@ -4,81 +4,45 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
-// goplsPath finds gopls on PATH or where `go install` puts it.
-func goplsPath(t testing.TB) string {
-	t.Helper()
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
-	}
-	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		l := strings.Split(strings.TrimSpace(string(out)), "\n")
-		for _, d := range []string{l[0], filepath.Join(l[len(l)-1], "bin")} {
-			if p := filepath.Join(d, "gopls"); d != "" && d != "bin" {
-				if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-					return p
-				}
-			}
-		}
-	}
-	t.Skip("gopls is not installed: run `make deps` (go install golang.org/x/tools/gopls@v0.23.0)")
-	return ""
-}
+const (
+	greetGo = testenv.GreetGo
+	useGo   = testenv.UseGo
+)
 
-const greetGo = `package a
-
-// Greet says hello.
-func Greet(name string) string {
-	return "hello " + name
-}
-`
-
-const useGo = `package b
-
-import "example.com/m/a"
-
-// Use greets x.
-func Use() string {
-	return a.Greet("x")
-}
-`
-
-func writeFile(t testing.TB, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// writeFile writes a file, making its directories.
+var writeFile = testenv.WriteFile
 
 // goModule writes a two-package module and returns its root.
 func goModule(t testing.TB) string {
 	t.Helper()
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/m\n\ngo 1.22\n")
-	writeFile(t, filepath.Join(root, "a", "a.go"), greetGo)
-	writeFile(t, filepath.Join(root, "b", "b.go"), useGo)
-	return root
+	return testenv.GoModule(t, testenv.Dir(t))
 }
 
 // connect serves a Server for root over in-memory transports and
 // returns a client session to it.
 func connect(t testing.TB, root string) (*Server, *mcp.ClientSession) {
 	t.Helper()
-	gopls := goplsPath(t)
-	env := append(os.Environ(), "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return connectWith(t, Options{Root: Root{Dir: root, Source: RootFromFlag}})
+}
+
+// connectWith is connect with o's root and servers, gopls on PATH
+// (testenv.GoplsEnv).
+func connectWith(t testing.TB, o Options) (*Server, *mcp.ClientSession) {
+	t.Helper()
+	o.Env, _ = testenv.GoplsEnv(t)
+	o.Wait, o.Version = 30*time.Second, "test"
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := New(ctx, Options{Root: Root{Dir: root, Source: RootFromFlag}, Env: env, Wait: 30 * time.Second, Version: "test"})
+	srv, err := New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

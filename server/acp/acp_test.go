@@ -37,7 +37,7 @@ func TestInitializeSaysWhatDarmanDoes(t *testing.T) {
 		AuthMethods []any             `json:"authMethods"`
 		AgentInfo   map[string]string `json:"agentInfo"`
 	}
-	e.client.mustCall("initialize", map[string]any{"protocolVersion": 7}, &res)
+	e.client.MustCall("initialize", map[string]any{"protocolVersion": 7}, &res)
 	c := res.AgentCapabilities
 	if res.ProtocolVersion != 1 || !c.LoadSession || !c.PromptCapabilities["embeddedContext"] || c.PromptCapabilities["image"] ||
 		!c.MCPCapabilities["http"] || !c.MCPCapabilities["sse"] || c.SessionCaps["list"] == nil || res.AuthMethods == nil || len(res.AuthMethods) != 0 ||
@@ -45,7 +45,7 @@ func TestInitializeSaysWhatDarmanDoes(t *testing.T) {
 		t.Errorf("initialize: %+v", res)
 	}
 	var auth map[string]any
-	e.client.mustCall("authenticate", map[string]any{"methodId": "anything"}, &auth)
+	e.client.MustCall("authenticate", map[string]any{"methodId": "anything"}, &auth)
 }
 
 // TestPromptAsksPermissionAndGoesThroughTheClient is a turn with a client
@@ -89,7 +89,7 @@ func TestPromptAsksPermissionAndGoesThroughTheClient(t *testing.T) {
 	})
 	id := e.newSession()
 	if stop := e.prompt(id, "take notes"); stop != "end_turn" {
-		t.Fatalf("stopReason %q\n%s", stop, e.client.dump())
+		t.Fatalf("stopReason %q\n%s", stop, e.client.Dump())
 	}
 	out := filepath.Join(e.root, "out.txt")
 	mu.Lock()
@@ -106,9 +106,9 @@ func TestPromptAsksPermissionAndGoesThroughTheClient(t *testing.T) {
 		t.Errorf("the model did not read the editor's buffer (%d calls)", len(calls))
 	}
 
-	asks := e.client.all("session/request_permission")
+	asks := e.client.All("session/request_permission")
 	if len(asks) != 1 {
-		t.Fatalf("%d permission requests:\n%s", len(asks), e.client.dump())
+		t.Fatalf("%d permission requests:\n%s", len(asks), e.client.Dump())
 	}
 	var ask struct {
 		SessionID string `json:"sessionId"`
@@ -128,8 +128,8 @@ func TestPromptAsksPermissionAndGoesThroughTheClient(t *testing.T) {
 		t.Errorf("request_permission: %s", asks[0].Params)
 	}
 	// The client hears of the call before it is asked about it.
-	_, askedAt := e.client.await(0, "the permission request", func(n note) bool { return n.Method == "session/request_permission" })
-	_, toldAt := e.client.await(0, "the write's tool_call", func(n note) bool {
+	_, askedAt := e.client.Await(0, "the permission request", func(n note) bool { return n.Method == "session/request_permission" })
+	_, toldAt := e.client.Await(0, "the write's tool_call", func(n note) bool {
 		return n.Method == "session/update" && strings.Contains(string(n.Params), `"toolCallId":"`+ask.ToolCall.ToolCallID+`"`)
 	})
 	if toldAt > askedAt {
@@ -165,7 +165,7 @@ func TestPromptAsksPermissionAndGoesThroughTheClient(t *testing.T) {
 		}
 	}
 	if !sawWrite || !sawCompleted {
-		t.Errorf("tool_call %v, completed with a diff %v:\n%s", sawWrite, sawCompleted, e.client.dump())
+		t.Errorf("tool_call %v, completed with a diff %v:\n%s", sawWrite, sawCompleted, e.client.Dump())
 	}
 	// Locations are absolute paths.
 	for _, u := range e.client.updates(0, "tool_call_update") {
@@ -212,7 +212,7 @@ func TestBashRunsInTheClientsTerminal(t *testing.T) {
 	})
 	id := e.newSession()
 	if stop := e.prompt(id, "run the tests"); stop != "end_turn" {
-		t.Fatalf("stopReason %q\n%s", stop, e.client.dump())
+		t.Fatalf("stopReason %q\n%s", stop, e.client.Dump())
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -237,14 +237,14 @@ func TestBashRunsInTheClientsTerminal(t *testing.T) {
 		}
 	}
 	if !shown {
-		t.Errorf("no tool_call_update showed terminal term-1:\n%s", e.client.dump())
+		t.Errorf("no tool_call_update showed terminal term-1:\n%s", e.client.Dump())
 	}
-	_, toldAt := e.client.await(0, "the bash tool_call", func(n note) bool {
+	_, toldAt := e.client.Await(0, "the bash tool_call", func(n note) bool {
 		var p struct{ Update map[string]any }
 		json.Unmarshal(n.Params, &p)
 		return n.Method == "session/update" && p.Update["sessionUpdate"] == "tool_call" && p.Update["toolCallId"] == "call_bash"
 	})
-	_, shownAt := e.client.await(0, "the terminal in the call", func(n note) bool {
+	_, shownAt := e.client.Await(0, "the terminal in the call", func(n note) bool {
 		return n.Method == "session/update" && strings.Contains(string(n.Params), `"terminalId":"term-1"`)
 	})
 	if shownAt < toldAt {
@@ -264,17 +264,17 @@ func TestCancelMidTurn(t *testing.T) {
 		var res struct {
 			StopReason string `json:"stopReason"`
 		}
-		err := e.client.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "stall please"}}}, &res)
+		err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "stall please"}}}, &res)
 		if err != nil {
 			done <- "error: " + err.Error()
 			return
 		}
 		done <- res.StopReason
 	}()
-	e.client.await(0, "a message chunk", func(n note) bool {
+	e.client.Await(0, "a message chunk", func(n note) bool {
 		return n.Method == "session/update" && strings.Contains(string(n.Params), "agent_message_chunk")
 	})
-	if err := e.client.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": id}); err != nil {
+	if err := e.client.Conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": id}); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-done; got != "cancelled" {
@@ -282,7 +282,7 @@ func TestCancelMidTurn(t *testing.T) {
 	}
 	// The session is free again: a second prompt is not refused as busy.
 	var res json.RawMessage
-	err := e.client.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "and now?"}}}, &res)
+	err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "and now?"}}}, &res)
 	if err != nil && strings.Contains(err.Error(), "already running") {
 		t.Errorf("the session is still busy: %v", err)
 	}
@@ -311,7 +311,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 			Title     string `json:"title"`
 		} `json:"sessions"`
 	}
-	second.client.mustCall("session/list", map[string]any{"cwd": first.root}, &list)
+	second.client.MustCall("session/list", map[string]any{"cwd": first.root}, &list)
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id || list.Sessions[0].Cwd != first.root || list.Sessions[0].Title == "" {
 		t.Errorf("session/list: %+v", list)
 	}
@@ -320,7 +320,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 			CurrentModeID string `json:"currentModeId"`
 		} `json:"modes"`
 	}
-	second.client.mustCall("session/load", map[string]any{"sessionId": id, "cwd": first.root, "mcpServers": []any{}}, &loaded)
+	second.client.MustCall("session/load", map[string]any{"sessionId": id, "cwd": first.root, "mcpServers": []any{}}, &loaded)
 	user := second.client.updates(0, "user_message_chunk")
 	if len(user) != 1 || !strings.Contains(toJSON(user[0]), "what is here?") {
 		t.Errorf("user_message_chunk: %v", user)
@@ -335,7 +335,7 @@ func TestLoadReplaysHistory(t *testing.T) {
 		t.Errorf("modes: %+v", loaded)
 	}
 	var bad json.RawMessage
-	err := second.client.call("session/load", map[string]any{"sessionId": "ses_nope", "cwd": first.root, "mcpServers": []any{}}, &bad)
+	err := second.client.Call("session/load", map[string]any{"sessionId": "ses_nope", "cwd": first.root, "mcpServers": []any{}}, &bad)
 	if err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Errorf("loading an unknown session: %v", err)
 	}
@@ -419,7 +419,7 @@ func TestModesDecideOpenQuestions(t *testing.T) {
 	})
 	id := e.newSession()
 	var empty map[string]any
-	e.client.mustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "accept_edits"}, &empty)
+	e.client.MustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "accept_edits"}, &empty)
 	e.prompt(id, "edit freely")
 	if b, err := os.ReadFile(filepath.Join(e.root, "a.txt")); err != nil || string(b) != "a\n" {
 		t.Errorf("accept_edits: a.txt %q %v", b, err)
@@ -430,19 +430,19 @@ func TestModesDecideOpenQuestions(t *testing.T) {
 			CurrentValue string `json:"currentValue"`
 		} `json:"configOptions"`
 	}
-	e.client.mustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "mode", "value": "read_only"}, &set)
+	e.client.MustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "mode", "value": "read_only"}, &set)
 	e.prompt(id, "look only")
 	if _, err := os.Stat(filepath.Join(e.root, "b.txt")); err == nil {
 		t.Error("read_only: b.txt was written")
 	}
-	if asks := e.client.all("session/request_permission"); len(asks) != 0 {
+	if asks := e.client.All("session/request_permission"); len(asks) != 0 {
 		t.Errorf("modes asked %d questions", len(asks))
 	}
 	if calls := e.model.ModelCalls(); !strings.Contains(string(calls[len(calls)-1].Body), "read-only") {
 		t.Errorf("the model was not told why the write was refused")
 	}
 
-	e.client.mustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "anthropic/claude-haiku-4-5"}, &set)
+	e.client.MustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "anthropic/claude-haiku-4-5"}, &set)
 	got := map[string]string{}
 	for _, o := range set.ConfigOptions {
 		got[o.ID] = o.CurrentValue
@@ -459,11 +459,11 @@ func TestModesDecideOpenQuestions(t *testing.T) {
 		{"sessionId": id, "configId": "mode", "value": "yolo"},
 		{"sessionId": id, "configId": "temperature", "value": "hot"},
 	} {
-		if err := e.client.call("session/set_config_option", bad, &set); err == nil {
+		if err := e.client.Call("session/set_config_option", bad, &set); err == nil {
 			t.Errorf("set_config_option %v was accepted", bad)
 		}
 	}
-	if err := e.client.call("session/set_mode", map[string]any{"sessionId": id, "modeId": "yolo"}, &empty); err == nil {
+	if err := e.client.Call("session/set_mode", map[string]any{"sessionId": id, "modeId": "yolo"}, &empty); err == nil {
 		t.Error("set_mode yolo was accepted")
 	}
 }
@@ -476,7 +476,7 @@ func TestPromptContent(t *testing.T) {
 	var res struct {
 		StopReason string `json:"stopReason"`
 	}
-	e.client.mustCall("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{
+	e.client.MustCall("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{
 		{"type": "text", "text": "compare"},
 		{"type": "resource_link", "uri": "file://" + e.root + "/main.go", "name": "main.go"},
 		{"type": "resource", "resource": map[string]any{"uri": "file://" + e.root + "/util.go", "text": "package util // embedded", "mimeType": "text/x-go"}},
@@ -487,15 +487,15 @@ func TestPromptContent(t *testing.T) {
 			t.Errorf("the model's prompt lacks %q", want)
 		}
 	}
-	err := e.client.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "image", "data": "AAAA", "mimeType": "image/png"}}}, &res)
+	err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "image", "data": "AAAA", "mimeType": "image/png"}}}, &res)
 	if err == nil || !strings.Contains(err.Error(), "image") {
 		t.Errorf("an image prompt: %v", err)
 	}
-	err = e.client.call("session/prompt", map[string]any{"sessionId": "ses_unknown", "prompt": []map[string]any{{"type": "text", "text": "hi"}}}, &res)
+	err = e.client.Call("session/prompt", map[string]any{"sessionId": "ses_unknown", "prompt": []map[string]any{{"type": "text", "text": "hi"}}}, &res)
 	if err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Errorf("a prompt to an unknown session: %v", err)
 	}
-	err = e.client.call("session/new", map[string]any{"cwd": "relative/dir", "mcpServers": []any{}}, &res)
+	err = e.client.Call("session/new", map[string]any{"cwd": "relative/dir", "mcpServers": []any{}}, &res)
 	if err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("a relative cwd: %v", err)
 	}
@@ -537,11 +537,11 @@ func TestCancelKillsTheClientsTerminal(t *testing.T) {
 		var res struct {
 			StopReason string `json:"stopReason"`
 		}
-		e.client.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "sleep"}}}, &res)
+		e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "sleep"}}}, &res)
 		done <- res.StopReason
 	}()
-	e.client.await(0, "terminal/wait_for_exit", func(n note) bool { return n.Method == "terminal/wait_for_exit" })
-	e.client.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": id})
+	e.client.Await(0, "terminal/wait_for_exit", func(n note) bool { return n.Method == "terminal/wait_for_exit" })
+	e.client.Conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": id})
 	if got := <-done; got != "cancelled" {
 		t.Fatalf("stopReason %q", got)
 	}
@@ -560,7 +560,7 @@ func TestWorkspaceCommands(t *testing.T) {
 		script: llmtest.Script{Steps: []llmtest.Step{{Text: "Reviewed."}}},
 	})
 	id := e.newSession()
-	n, _ := e.client.await(0, "available_commands_update", func(n note) bool {
+	n, _ := e.client.Await(0, "available_commands_update", func(n note) bool {
 		return n.Method == "session/update" && strings.Contains(string(n.Params), "available_commands_update")
 	})
 	var p struct {
@@ -594,7 +594,7 @@ func TestReadOnlyRefusesWritesTheRulesAllow(t *testing.T) {
 	})
 	id := e.newSession()
 	var empty map[string]any
-	e.client.mustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "read_only"}, &empty)
+	e.client.MustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "read_only"}, &empty)
 	e.prompt(id, "write c")
 	if _, err := os.Stat(filepath.Join(e.root, "c.txt")); err == nil {
 		t.Error("c.txt was written in read_only mode")
@@ -669,8 +669,8 @@ func TestDismissedQuestionIsARejection(t *testing.T) {
 			failed = true
 		}
 	}
-	if !failed || len(e.client.all("session/request_permission")) != 1 {
-		t.Errorf("the write did not fail after one question:\n%s", e.client.dump())
+	if !failed || len(e.client.All("session/request_permission")) != 1 {
+		t.Errorf("the write did not fail after one question:\n%s", e.client.Dump())
 	}
 }
 
@@ -680,7 +680,7 @@ func TestDismissedQuestionIsARejection(t *testing.T) {
 func TestAFailedStartIsTriedAgain(t *testing.T) {
 	e := start(t, options{failStarts: 1, script: llmtest.Script{Steps: []llmtest.Step{{Text: "up"}}}})
 	var res json.RawMessage
-	err := e.client.call("session/new", map[string]any{"cwd": e.root, "mcpServers": []any{}}, &res)
+	err := e.client.Call("session/new", map[string]any{"cwd": e.root, "mcpServers": []any{}}, &res)
 	if err == nil || !strings.Contains(err.Error(), "is not a provider/model-id") {
 		t.Fatalf("the failed start: %v", err)
 	}
@@ -706,7 +706,7 @@ func TestInitializedRunsOnceAfterTheAnswer(t *testing.T) {
 		t.Fatal("Initialized did not run after initialize was answered")
 	}
 	var auth map[string]any
-	e.client.mustCall("authenticate", map[string]any{"methodId": "none"}, &auth)
+	e.client.MustCall("authenticate", map[string]any{"methodId": "none"}, &auth)
 	if n := calls.Load(); n != 1 {
 		t.Errorf("Initialized ran %d times; want once", n)
 	}
@@ -749,7 +749,7 @@ func TestCommandFileOutsideTheWorkspaceIsRefused(t *testing.T) {
 	})
 	id := e.newSession()
 	for _, ref := range []string{"@" + key, "@../" + filepath.Base(home) + "/.ssh/id_rsa"} {
-		err := e.client.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "/look " + ref}}}, nil)
+		err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "/look " + ref}}}, nil)
 		if err == nil || !strings.Contains(err.Error(), "outside the workspace") {
 			t.Errorf("/look %s: %v; want it refused as outside the workspace", ref, err)
 		}

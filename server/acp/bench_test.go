@@ -18,13 +18,13 @@ func BenchmarkPromptToFirstChunk(b *testing.B) {
 	var times []time.Duration
 	for b.Loop() {
 		id := e.newSession() // a fresh session: the history does not grow
-		from := e.client.count()
+		from := e.client.Count()
 		t0 := time.Now()
 		done := make(chan error, 1)
 		go func() {
-			done <- e.client.call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "hi"}}}, nil)
+			done <- e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "hi"}}}, nil)
 		}()
-		e.client.await(from, "the first chunk", func(n note) bool {
+		e.client.Await(from, "the first chunk", func(n note) bool {
 			return n.Method == "session/update" && strings.Contains(string(n.Params), "agent_message_chunk")
 		})
 		times = append(times, time.Since(t0))

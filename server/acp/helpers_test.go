@@ -22,6 +22,7 @@ import (
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/server/acp"
+	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
 // wait bounds every wait in these tests; it only guards against a hang.
@@ -31,123 +32,20 @@ const testModel = "anthropic/claude-sonnet-4-5"
 
 // note is a message darman sent the client: a notification, or a request
 // (ID set).
-type note struct {
-	Method string
-	Params json.RawMessage
-	ID     *jsonrpc2.ID
-}
+type note = rpctest.Message
 
 // answerFunc answers darman's requests to the client.
-type answerFunc func(method string, params json.RawMessage) (any, error)
+type answerFunc = rpctest.Answer
 
-// client is an ACP client for the tests: jsonrpc2 with newline-delimited
+// client is an ACP client for the tests: rpctest's, newline-delimited
 // JSON over an in-memory pipe. It records every message from darman in
 // order and answers darman's requests with answer, off its read loop.
-type client struct {
-	t      testing.TB
-	conn   *jsonrpc2.Conn
-	answer answerFunc
-
-	mu      sync.Mutex
-	notes   []note
-	changed chan struct{}
-}
-
-func (c *client) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
-	}
-	n := note{Method: req.Method, Params: params}
-	if !req.Notif {
-		id := req.ID
-		n.ID = &id
-	}
-	c.mu.Lock()
-	c.notes = append(c.notes, n)
-	close(c.changed)
-	c.changed = make(chan struct{})
-	c.mu.Unlock()
-	if req.Notif {
-		return
-	}
-	go func() {
-		result, err := c.answer(req.Method, params)
-		if err != nil {
-			je, ok := err.(*jsonrpc2.Error)
-			if !ok {
-				je = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
-			}
-			conn.ReplyWithError(ctx, req.ID, je)
-			return
-		}
-		conn.Reply(ctx, req.ID, result)
-	}()
-}
-
-// await returns the first message from index from on that match accepts,
-// and its index.
-func (c *client) await(from int, what string, match func(note) bool) (note, int) {
-	c.t.Helper()
-	deadline := time.After(wait)
-	for {
-		c.mu.Lock()
-		for i := from; i < len(c.notes); i++ {
-			if match(c.notes[i]) {
-				n := c.notes[i]
-				c.mu.Unlock()
-				return n, i
-			}
-		}
-		changed := c.changed
-		c.mu.Unlock()
-		select {
-		case <-changed:
-		case <-deadline:
-			c.t.Fatalf("no %s from darman; got:\n%s", what, c.dump())
-		}
-	}
-}
-
-func (c *client) dump() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var b strings.Builder
-	for i, n := range c.notes {
-		p := string(n.Params)
-		if len(p) > 300 {
-			p = p[:300] + "…"
-		}
-		fmt.Fprintf(&b, "%3d %s %s\n", i, n.Method, p)
-	}
-	return b.String()
-}
-
-func (c *client) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.notes)
-}
-
-// all returns the messages with the method so far.
-func (c *client) all(method string) []note {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []note
-	for _, n := range c.notes {
-		if n.Method == method {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+type client struct{ *rpctest.Client }
 
 // updates returns the session/update payloads of a kind, from index from.
 func (c *client) updates(from int, kind string) []map[string]any {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var out []map[string]any
-	for _, n := range c.notes[from:] {
+	for _, n := range c.Since(from) {
 		if n.Method != "session/update" {
 			continue
 		}
@@ -171,19 +69,6 @@ func (c *client) text(from int) string {
 		}
 	}
 	return b.String()
-}
-
-func (c *client) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	return c.conn.Call(ctx, method, params, result)
-}
-
-func (c *client) mustCall(method string, params, result any) {
-	c.t.Helper()
-	if err := c.call(method, params, result); err != nil {
-		c.t.Fatalf("%s: %v", method, err)
-	}
 }
 
 // options describe a test's darman and client.
@@ -314,17 +199,16 @@ func start(t testing.TB, o options) *env {
 	if answer == nil {
 		answer = defaultAnswer
 	}
-	c := &client{t: t, answer: answer, changed: make(chan struct{})}
 	var stream net.Conn = clientEnd
 	if o.wrap != nil {
 		stream = o.wrap(clientEnd)
 	}
-	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, jsonrpc2.PlainObjectCodec{}), c)
+	c := &client{rpctest.New(ctx, t, stream, rpctest.Options{Codec: rpctest.ACP, Answer: answer, Wait: wait})}
 	e.client = c
 	var once sync.Once
 	e.stop = func() {
 		once.Do(func() {
-			c.conn.Close()
+			c.Conn.Close()
 			select {
 			case <-e.served:
 			case <-time.After(wait):
@@ -339,7 +223,7 @@ func start(t testing.TB, o options) *env {
 		caps = map[string]any{}
 	}
 	var res json.RawMessage
-	c.mustCall("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps,
+	c.MustCall("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps,
 		"clientInfo": map[string]string{"name": "test", "version": "1"}}, &res)
 	return e
 }
@@ -364,7 +248,7 @@ func (e *env) newSession(mcpServers ...map[string]any) string {
 	var res struct {
 		SessionID string `json:"sessionId"`
 	}
-	e.client.mustCall("session/new", map[string]any{"cwd": e.root, "mcpServers": mcpServers}, &res)
+	e.client.MustCall("session/new", map[string]any{"cwd": e.root, "mcpServers": mcpServers}, &res)
 	if res.SessionID == "" {
 		e.t.Fatal("session/new answered without a sessionId")
 	}
@@ -377,7 +261,7 @@ func (e *env) prompt(id, text string) string {
 	var res struct {
 		StopReason string `json:"stopReason"`
 	}
-	e.client.mustCall("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": text}}}, &res)
+	e.client.MustCall("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": text}}}, &res)
 	return res.StopReason
 }
 

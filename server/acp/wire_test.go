@@ -1,80 +1,32 @@
 package acp_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
 var updateGoldens = flag.Bool("update", false, "rewrite the wire transcripts in testdata/wire from this run")
 
 // wire records the lines crossing the client's end of the pipe, in the
 // order the client wrote and read them, split into the steps of a
-// scenario: the wire transcripts (testdata/wire/*.txtar) are made of it.
-type wire struct {
-	net.Conn
+// scenario (rpctest.Recorder): the wire transcripts (testdata/wire/*.txtar)
+// are made of it.
+type wire struct{ *rpctest.Recorder }
 
-	mu      sync.Mutex
-	lines   []wireLine
-	out, in bytes.Buffer // bytes written and read, not yet a whole line
-}
+type wireLine = rpctest.Frame
 
-type wireLine struct {
-	fromClient bool
-	body       []byte
-	step       string // a step begins here
-}
-
-func newWire(c net.Conn) *wire { return &wire{Conn: c, lines: []wireLine{{step: "initialize"}}} }
-
-func (w *wire) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	w.out.Write(p)
-	w.cut(&w.out, true)
-	w.mu.Unlock()
-	return w.Conn.Write(p)
-}
-
-func (w *wire) Read(p []byte) (int, error) {
-	n, err := w.Conn.Read(p)
-	w.mu.Lock()
-	w.in.Write(p[:n])
-	w.cut(&w.in, false)
-	w.mu.Unlock()
-	return n, err
-}
-
-func (w *wire) cut(buf *bytes.Buffer, fromClient bool) {
-	for {
-		i := bytes.IndexByte(buf.Bytes(), '\n')
-		if i < 0 {
-			return
-		}
-		line := bytes.TrimSpace(bytes.Clone(buf.Next(i + 1)))
-		if len(line) > 0 {
-			w.lines = append(w.lines, wireLine{fromClient: fromClient, body: line})
-		}
-	}
-}
-
-// step begins a step of the scenario.
-func (w *wire) step(name string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lines = append(w.lines, wireLine{step: name})
-}
+func newWire(c net.Conn) *wire { return &wire{rpctest.NewRecorder(c, rpctest.ACP, "initialize")} }
 
 // transcript renders the recorded lines, one archive file per step. In a
 // step, the client's messages come first, in the order sent, each request
@@ -86,16 +38,14 @@ func (w *wire) step(name string) {
 // order that matters, a question after the tool call it is about, is
 // asserted by the tests that drive each case).
 func (w *wire) transcript(comment string, norm func(string) string) []byte {
-	w.mu.Lock()
-	lines := append([]wireLine(nil), w.lines...)
-	w.mu.Unlock()
+	lines := w.Frames()
 	ar := &txtar.Archive{Comment: []byte(strings.TrimSpace(comment) + "\n")}
 	for len(lines) > 0 {
-		name := lines[0].step
+		name := lines[0].Step
 		lines = lines[1:]
 		end := len(lines)
 		for i, l := range lines {
-			if l.step != "" {
+			if l.Step != "" {
 				end = i
 				break
 			}
@@ -123,8 +73,8 @@ func renderLines(lines []wireLine, norm func(string) string) string {
 	answers := map[string]wireMessage{} // by the side that asked and id
 	for _, l := range lines {
 		var m msg
-		m.fromClient = l.fromClient
-		json.Unmarshal(l.body, &m.wireMessage)
+		m.fromClient = l.FromClient
+		json.Unmarshal(l.Body, &m.wireMessage)
 		if m.Method == "" {
 			answers[fmt.Sprint(!m.fromClient, string(m.ID))] = m.wireMessage
 			continue
@@ -243,23 +193,7 @@ func normalizer(root string) func(string) string {
 // with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "wire", name+".txtar")
-	if *updateGoldens {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from this run (run with -update to accept, then read the diff):\n%s", path, lineDiff(string(want), string(got)))
-	}
+	rpctest.Golden(t, filepath.Join("testdata", "wire", name+".txtar"), got, *updateGoldens)
 }
 
 // TestWireTurn is the transcript of a session's life: the handshake, a new
@@ -285,52 +219,24 @@ func TestWireTurn(t *testing.T) {
 			return defaultAnswer(method, params)
 		},
 	})
-	w.step("session/new")
+	w.Step("session/new")
 	id := e.newSession()
-	w.step("session/prompt")
+	w.Step("session/prompt")
 	e.prompt(id, "write hello to out.txt")
-	w.step("options")
+	w.Step("options")
 	var r json.RawMessage
-	e.client.mustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "accept_edits"}, &r)
-	e.client.mustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "anthropic/claude-haiku-4-5"}, &r)
-	e.client.await(0, "the config_option_update", func(n note) bool {
+	e.client.MustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "accept_edits"}, &r)
+	e.client.MustCall("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "anthropic/claude-haiku-4-5"}, &r)
+	e.client.Await(0, "the config_option_update", func(n note) bool {
 		return strings.Contains(string(n.Params), "config_option_update")
 	})
-	w.step("session/load")
-	e.client.mustCall("session/load", map[string]any{"sessionId": id, "cwd": e.root, "mcpServers": []any{}}, &r)
-	e.client.mustCall("session/list", map[string]any{"cwd": e.root}, &r)
+	w.Step("session/load")
+	e.client.MustCall("session/load", map[string]any{"sessionId": id, "cwd": e.root, "mcpServers": []any{}}, &r)
+	e.client.MustCall("session/list", map[string]any{"cwd": e.root}, &r)
 	golden(t, "turn", w.transcript(`
 A session's life over the wire, as a client offering fs/* sees it: the
 handshake, session/new, a turn whose write is asked about (allowed once) and
 sent to the client with fs/write_text_file, the mode and model options, and
 session/load replaying the turn before its answer. See wire_test.go for how
 the lines are ordered and normalized.`, normalizer(e.root)))
-}
-
-// lineDiff shows the lines only one side has, in order: enough to read a
-// transcript's change.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	inGot, inWant := map[string]int{}, map[string]int{}
-	for _, l := range gl {
-		inGot[l]++
-	}
-	for _, l := range wl {
-		inWant[l]++
-	}
-	var b strings.Builder
-	for _, l := range wl {
-		if inGot[l] == 0 {
-			b.WriteString("- " + l + "\n")
-		}
-	}
-	for _, l := range gl {
-		if inWant[l] == 0 {
-			b.WriteString("+ " + l + "\n")
-		}
-	}
-	if b.Len() == 0 {
-		return "(the same lines, in another order)\n" + got
-	}
-	return b.String()
 }
