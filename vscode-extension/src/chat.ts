@@ -226,7 +226,14 @@ export class ChatController {
     void this.o.memento.update(currentKey, sessionId);
     const prompt = this.prompts.get(sessionId) ?? [];
     this.prompts.clear();
-    this.post({ type: "session", sessionId, title: "", model: this.model, state: "running", updates: prompt.map((p) => p.update) });
+    // The prompt kept from before the turn's running state is passed on
+    // as the turn's first update, as it would have been had the panel
+    // known the session already (darman may send it before it answers
+    // the prompt that made the session).
+    this.post({ type: "session", sessionId, title: "", model: this.model, state: "running", updates: [] });
+    for (const p of prompt) {
+      this.post({ type: "update", sessionId, turnId: p.turnId, update: p.update });
+    }
     void this.listSessions().catch((err) => this.o.log?.(`listing sessions: ${errorText(err)}`));
   }
 
