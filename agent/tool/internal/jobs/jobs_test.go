@@ -3,43 +3,24 @@
 package jobs_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/darman-dev/darman/agent/tool/internal/jobs"
 	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/testenv"
 )
-
-// syncBuffer is a sink the reader goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A command's stdout and stderr reach the sink in one stream, and its exit
 // code is kept; its group leaves the registry once it is over.
 func TestProcRunsToTheEnd(t *testing.T) {
 	reg := &child.Registry{}
-	out := &syncBuffer{}
+	out := &testenv.Buffer{}
 	p, err := jobs.StartProc(exec.Command("sh", "-c", "echo out; echo err >&2; exit 3"), "test", out, reg)
 	if err != nil {
 		t.Fatal(err)
