@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
@@ -40,41 +39,10 @@ func TestSandboxConfinesAllowedCommands(t *testing.T) {
 	marker := filepath.Join(outside, "marker")
 	e.write(filepath.Join(e.home, ".ssh", "id_rsa"), "-----BEGIN FAKE KEY----- TOPSECRET-KEY")
 
-	var connections atomic.Int32
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			connections.Add(1)
-			c.Write([]byte("LISTENER-SECRET\n"))
-			c.Close()
-		}
-	}()
+	addr, tcpConnections := testenv.Greeter(t, "tcp4", "127.0.0.1:0", "LISTENER-SECRET")
 	sock := filepath.Join(outside, "agent.sock")
-	uln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer uln.Close()
-	go func() {
-		for {
-			c, err := uln.Accept()
-			if err != nil {
-				return
-			}
-			connections.Add(1)
-			c.Write([]byte("AGENT-SECRET\n"))
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	_, unixConnections := testenv.Greeter(t, "unix", sock, "AGENT-SECRET")
+	port := strconv.Itoa(addr.(*net.TCPAddr).Port)
 	hostile := []string{
 		"echo pwned > " + marker,
 		"cat ~/.ssh/id_rsa",
@@ -97,7 +65,7 @@ func TestSandboxConfinesAllowedCommands(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the marker outside the workspace was written")
 	}
-	if n := connections.Load(); n != 0 {
+	if n := tcpConnections.Load() + unixConnections.Load(); n != 0 {
 		t.Errorf("%d connections reached the listeners", n)
 	}
 	everything := out + errs + e.ok("sessions", "show", firstSession(t, e))
@@ -207,22 +175,8 @@ func TestDoctorReportsTheSandbox(t *testing.T) {
 // commands all match sandbox.networkCommands may connect.
 func TestSandboxNetworkCommandsOpenTheNetwork(t *testing.T) {
 	requireSandbox(t)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("HELLO-NET\n"))
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	addr, _ := testenv.Greeter(t, "tcp4", "127.0.0.1:0", "HELLO-NET")
+	port := strconv.Itoa(addr.(*net.TCPAddr).Port)
 	e := newEnv(t)
 	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
 		{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"exec 3<>/dev/tcp/127.0.0.1/`+port+` && head -1 <&3"}`)}},

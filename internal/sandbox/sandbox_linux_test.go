@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // TestMain lets the test binary be the helper, as darman is: "sandbox-exec"
@@ -162,22 +164,8 @@ func TestDarmansEnvironmentIsUnreadable(t *testing.T) {
 }
 
 func TestNetworkIsOffByDefault(t *testing.T) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("HELLO-FROM-LISTENER\n"))
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	addr, _ := testenv.Greeter(t, "tcp4", "127.0.0.1:0", "HELLO-FROM-LISTENER")
+	port := addr.(*net.TCPAddr).Port
 	script := "exec 3<>/dev/tcp/127.0.0.1/" + itoa(port) + " && cat <&3"
 
 	f := newFixture(t, Options{})
@@ -207,21 +195,7 @@ func TestNetworkIsOffByDefault(t *testing.T) {
 func TestUnixSocketsOutsideAreRefused(t *testing.T) {
 	f := newFixture(t, Options{})
 	sock := filepath.Join(f.outside, "agent.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("AGENT-SECRET\n"))
-			c.Close()
-		}
-	}()
+	testenv.Greeter(t, "unix", sock, "AGENT-SECRET")
 	script := `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100).decode())' ` + sock
 	out, err := f.run(t, Request{}, script)
 	if err == nil || strings.Contains(out, "AGENT-SECRET") {
@@ -229,21 +203,7 @@ func TestUnixSocketsOutsideAreRefused(t *testing.T) {
 	}
 	// An abstract socket of a process outside the sandbox is refused by
 	// Landlock's scoping.
-	aln, err := net.Listen("unix", "@darman-sandbox-test-"+itoa(os.Getpid()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer aln.Close()
-	go func() {
-		for {
-			c, err := aln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("ABSTRACT-SECRET\n"))
-			c.Close()
-		}
-	}()
+	testenv.Greeter(t, "unix", "@darman-sandbox-test-"+itoa(os.Getpid()), "ABSTRACT-SECRET")
 	g := newFixture(t, Options{UnixSockets: true})
 	abs := `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect("\0darman-sandbox-test-` + itoa(os.Getpid()) + `"); print(s.recv(100).decode())'`
 	if out, err := g.run(t, Request{}, abs); err == nil || strings.Contains(out, "ABSTRACT-SECRET") {

@@ -7,11 +7,13 @@ package testenv
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -260,4 +262,30 @@ func (l *Buffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Greeter listens on network and address (a TCP port, a Unix socket path,
+// an abstract "@name") until the test ends, writes greeting and a newline
+// to every connection and closes it: a service a confined command must not
+// reach. It returns the address and how many connections were accepted.
+func Greeter(t testing.TB, network, address, greeting string) (net.Addr, *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen(network, address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	accepted := new(atomic.Int32)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Write([]byte(greeting + "\n"))
+			c.Close()
+		}
+	}()
+	return ln.Addr(), accepted
 }
