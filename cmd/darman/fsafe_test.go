@@ -1,33 +1,13 @@
 package main_test
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// connectMCP starts the real darman mcp in the workspace, as an MCP client
-// does.
-func connectMCP(t *testing.T, e *env) (*mcp.ClientSession, context.Context) {
-	t.Helper()
-	cmd := exec.Command(darmanBin, "mcp")
-	cmd.Dir = e.workspace
-	cmd.Env = e.vars
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, ctx
-}
 
 // TestMCPRenameNeverWritesThroughALinkOutside is finding 5: a package
 // directory that is a link to a directory outside the project
@@ -44,7 +24,7 @@ func TestMCPRenameNeverWritesThroughALinkOutside(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(outside, "l.go"))
 	useBefore, _ := os.ReadFile(filepath.Join(e.workspace, "c", "c.go"))
 
-	cs, ctx := connectMCP(t, e)
+	cs, ctx, _ := connectMCP(t, e, e.workspace)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "rename_symbol", Arguments: map[string]any{"symbol": "linkdir.Shout", "new_name": "Yell", "apply": true}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +53,7 @@ func TestMCPRenameKeepsASymlinkedFileALink(t *testing.T) {
 	if err := os.Symlink("../_shared/extra.go", link); err != nil {
 		t.Fatal(err)
 	}
-	cs, ctx := connectMCP(t, e)
+	cs, ctx, _ := connectMCP(t, e, e.workspace)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "rename_symbol", Arguments: map[string]any{"symbol": "a.Greet", "new_name": "Hello", "apply": true}})
 	if err != nil || res.IsError {
 		t.Fatalf("rename_symbol = %v, %v", toolText(res), err)

@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,18 +54,7 @@ func TestMCPWhenGoplsCannotFindGo(t *testing.T) {
 	e := newEnv(t)
 	later, goBin := e.withoutGo(t)
 	e.greetModule()
-	cmd := exec.Command(darmanBin, "mcp")
-	cmd.Dir = e.workspace
-	cmd.Env = e.vars
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, ctx, stderr := connectMCP(t, e, e.workspace)
 	callTool := func(name string, args map[string]any) (string, bool) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})

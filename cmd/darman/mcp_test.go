@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // mcpEnv is a user's machine with a small Go module as the workspace and
@@ -41,26 +43,35 @@ func toolText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
+// connectMCP starts the real darman mcp in dir, as an MCP client does,
+// and connects to it; the session closes when the test ends. stderr is
+// what darman printed, for failure messages.
+func connectMCP(t *testing.T, e *env, dir string) (cs *mcp.ClientSession, ctx context.Context, stderr *testenv.Buffer) {
+	t.Helper()
+	cmd := exec.Command(darmanBin, "mcp")
+	cmd.Dir = dir
+	cmd.Env = e.vars
+	stderr = new(testenv.Buffer)
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to darman mcp: %v; stderr: %s", err, stderr)
+	}
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil {
+			t.Logf("close: %v (stderr: %s)", err, stderr)
+		}
+	})
+	return cs, ctx, stderr
+}
+
 // TestMCPOverStdio runs the real binary as an MCP client starts it, from
 // a subdirectory of the project, and drives it with the go-sdk client.
 func TestMCPOverStdio(t *testing.T) {
 	e := mcpEnv(t)
-	cmd := exec.Command(darmanBin, "mcp")
-	cmd.Dir = filepath.Join(e.workspace, "b")
-	cmd.Env = e.vars
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := cs.Close(); err != nil {
-			t.Logf("close: %v (stderr: %s)", err, stderr.String())
-		}
-	}()
+	cs, ctx, stderr := connectMCP(t, e, filepath.Join(e.workspace, "b"))
 	if cs.InitializeResult() != nil && !strings.Contains(cs.InitializeResult().Instructions, "names, not cursor positions") {
 		t.Errorf("instructions = %q", cs.InitializeResult().Instructions)
 	}
@@ -489,18 +500,7 @@ func TestMCPTypeScript(t *testing.T) {
 	e.write("src/price.ts", "/** The price with tax. */\nexport function withTax(cents: number): number {\n  return Math.round(cents * 1.2);\n}\n")
 	e.write("src/cart.ts", "import { withTax } from \"./price\";\n\nexport function total(items: number[]): number {\n  return items.map(withTax).reduce((a, b) => a + b, 0);\n}\n")
 
-	cmd := exec.Command(darmanBin, "mcp")
-	cmd.Dir = e.workspace
-	cmd.Env = e.vars
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, ctx, stderr := connectMCP(t, e, e.workspace)
 	call := func(name string, args map[string]any) string {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
