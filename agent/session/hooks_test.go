@@ -1,0 +1,246 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/hook"
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/sandbox"
+	"github.com/darman-dev/darman/internal/testenv"
+)
+
+// hooked is a fixture whose service runs hooks with the real bash tool,
+// in a workspace of its own.
+type hooked struct {
+	*fixture
+	root string
+}
+
+func withHooks(t *testing.T, script llmtest.Script, hooks ...hook.Hook) *hooked {
+	t.Helper()
+	root := t.TempDir()
+	for i := range hooks {
+		hooks[i].Origin = "test"
+	}
+	engine, problems, err := hook.New(hook.Options{
+		Hooks: hooks, Root: root, Environ: os.Environ(),
+		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
+			return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+		},
+	})
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("hook.New: %v %v", err, problems)
+	}
+	t.Cleanup(func() { engine.Close() })
+	var bash []tool.Tool
+	for _, tl := range tool.Builtins(tool.Options{NoRipgrep: true}) {
+		if tl.Info().Name == "bash" {
+			bash = append(bash, tl)
+		}
+	}
+	f := newFixture(t, fixtureOptions{script: script, root: root, tools: bash, service: func(o *session.Options) { o.Hooks = engine }})
+	return &hooked{fixture: f, root: root}
+}
+
+func bashCall(id, command string) llmtest.ToolCall {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	return llmtest.ToolCall{ID: id, Name: "bash", Arguments: args}
+}
+
+func (h *hooked) run(t *testing.T, prompt string) (session.Result, []agent.Event) {
+	t.Helper()
+	var evs []agent.Event
+	res, err := h.svc.Run(context.Background(), session.Turn{Session: h.sess.ID, Prompt: session.Text(prompt),
+		Events: func(u session.Update) { evs = append(evs, u.Event) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, evs
+}
+
+func notices(evs []agent.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Kind == agent.EventNotice {
+			b.WriteString(e.Text + "\n")
+		}
+	}
+	return b.String()
+}
+
+// A PreToolUse hook that exits 2 stops a bash call before it runs, and
+// the model's next request carries the hook's standard error.
+func TestPreToolUseExit2BlocksBash(t *testing.T) {
+	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "touch marker")}},
+		{Text: "Understood."},
+	}}, hook.Hook{Event: hook.PreToolUse, Matcher: "Bash", Command: `echo "touching files is not allowed here" >&2; exit 2`})
+	res, _ := h.run(t, "make a marker")
+	if res.Finish != agent.FinishStop {
+		t.Fatalf("finish %s: %s", res.Finish, res.Error)
+	}
+	if _, err := os.Stat(filepath.Join(h.root, "marker")); err == nil {
+		t.Fatal("the blocked command ran: marker exists")
+	}
+	calls := h.srv.ModelCalls()
+	if len(calls) != 2 || !strings.Contains(string(calls[1].Body), "touching files is not allowed here") {
+		t.Fatalf("the hook's stderr did not reach the model (%d calls):\n%s", len(calls), calls[len(calls)-1].Body)
+	}
+}
+
+// A PreToolUse hook's JSON permissionDecision "deny" blocks the call with
+// its reason; a hook whose matcher names another tool does not run.
+func TestPreToolUseJSONDeny(t *testing.T) {
+	deny := `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"policy forbids markers"}}'`
+	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "touch marker")}},
+		{Text: "Understood."},
+	}},
+		hook.Hook{Event: hook.PreToolUse, Matcher: "Edit|Write", Command: "touch wrong-matcher-ran"},
+		hook.Hook{Event: hook.PreToolUse, Matcher: "bash", Command: deny})
+	h.run(t, "make a marker")
+	for _, f := range []string{"marker", "wrong-matcher-ran"} {
+		if _, err := os.Stat(filepath.Join(h.root, f)); err == nil {
+			t.Errorf("%s exists", f)
+		}
+	}
+	if calls := h.srv.ModelCalls(); !strings.Contains(string(calls[len(calls)-1].Body), "policy forbids markers") {
+		t.Fatalf("the reason did not reach the model:\n%s", calls[len(calls)-1].Body)
+	}
+}
+
+// A PostToolUse hook reads the call on its standard input, the tool's
+// output included, in Claude Code's keys.
+func TestPostToolUseReceivesTheOutput(t *testing.T) {
+	seen := filepath.Join(t.TempDir(), "post.json")
+	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "echo hello-from-bash")}},
+		{Text: "Done."},
+	}}, hook.Hook{Event: hook.PostToolUse, Matcher: "*", Command: "cat > " + strconv.Quote(seen)})
+	h.run(t, "say hello")
+	b, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in struct {
+		Session   string `json:"session_id"`
+		Event     string `json:"hook_event_name"`
+		Cwd       string `json:"cwd"`
+		Tool      string `json:"tool_name"`
+		ToolUseID string `json:"tool_use_id"`
+		Input     struct {
+			Command string `json:"command"`
+		} `json:"tool_input"`
+		Response struct {
+			Output string `json:"output"`
+			Stdout string `json:"stdout"`
+		} `json:"tool_response"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if in.Event != "PostToolUse" || in.Tool != "Bash" || in.Session != string(h.sess.ID) || in.Cwd != h.root ||
+		in.ToolUseID != "c1" || in.Input.Command != "echo hello-from-bash" ||
+		!strings.Contains(in.Response.Output, "hello-from-bash") || !strings.Contains(in.Response.Stdout, "hello-from-bash") {
+		t.Fatalf("the hook read:\n%s", b)
+	}
+}
+
+// A UserPromptSubmit hook's output is context the model's request holds,
+// besides the prompt; one that exits 2 ends the turn before the model is
+// called, its reason shown.
+func TestUserPromptSubmitAddsContextOrBlocks(t *testing.T) {
+	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Noted."}}},
+		hook.Hook{Event: hook.UserPromptSubmit, Command: `if grep -q forbidden; then echo "that prompt is forbidden" >&2; exit 2; fi; echo "the build runs with make ci (ctx-7731)"`})
+	h.run(t, "how do I build?")
+	calls := h.srv.ModelCalls()
+	if len(calls) != 1 || !strings.Contains(string(calls[0].Body), "ctx-7731") || !strings.Contains(string(calls[0].Body), "how do I build?") {
+		t.Fatalf("the hook's context is not in the request:\n%s", calls[0].Body)
+	}
+
+	res, _ := h.run(t, "something forbidden")
+	if res.Finish != agent.FinishError || !strings.Contains(res.Error, "that prompt is forbidden") {
+		t.Fatalf("finish %s, error %q", res.Finish, res.Error)
+	}
+	if n := len(h.srv.ModelCalls()); n != 1 {
+		t.Fatalf("the blocked prompt reached the model: %d calls", n)
+	}
+}
+
+// A hook that hangs is stopped at its timeout with every process it
+// started, the user is told, and the turn goes on: the call runs.
+func TestHangingHookIsKilledAtItsTimeout(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "touch marker")}},
+		{Text: "Done."},
+	}}, hook.Hook{Event: hook.PreToolUse, Matcher: "Bash", Timeout: time.Second,
+		Command: "sleep 300 & echo $! > " + strconv.Quote(pidFile) + "; wait"})
+	res, evs := h.run(t, "make a marker")
+	if res.Finish != agent.FinishStop {
+		t.Fatalf("finish %s: %s", res.Finish, res.Error)
+	}
+	if _, err := os.Stat(filepath.Join(h.root, "marker")); err != nil {
+		t.Fatalf("the call did not run after the hook timed out: %v", err)
+	}
+	if !strings.Contains(notices(evs), "did not finish within 1s") {
+		t.Fatalf("the user was not told; notices:\n%s", notices(evs))
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "the hook's sleep (pid "+strconv.Itoa(pid)+") to be gone", 5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil })
+}
+
+// A Stop hook that exits 2 keeps the turn going with its reason for the
+// model; told that it is active, it lets the turn end.
+func TestStopHookContinuesTheTurn(t *testing.T) {
+	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{{Text: "All done."}, {Text: "Tests run, all done."}}},
+		hook.Hook{Event: hook.Stop, Command: `if grep -q '"stop_hook_active":true'; then exit 0; fi; echo "run the tests before you stop" >&2; exit 2`})
+	res, evs := h.run(t, "finish up")
+	calls := h.srv.ModelCalls()
+	if len(calls) != 2 || !strings.Contains(string(calls[1].Body), "run the tests before you stop") {
+		t.Fatalf("%d model calls; the last:\n%s", len(calls), calls[len(calls)-1].Body)
+	}
+	if res.Finish != agent.FinishStop || res.Text != "Tests run, all done." {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.Contains(notices(evs), "kept the turn going") {
+		t.Errorf("notices:\n%s", notices(evs))
+	}
+}
+
+// A hook that fails (exit 1) is shown to the user and blocks nothing.
+func TestFailingHookIsShownNotFatal(t *testing.T) {
+	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "touch marker")}},
+		{Text: "Done."},
+	}}, hook.Hook{Event: hook.PreToolUse, Command: `echo "lint config missing" >&2; exit 1`})
+	res, evs := h.run(t, "make a marker")
+	if res.Finish != agent.FinishStop {
+		t.Fatalf("finish %s: %s", res.Finish, res.Error)
+	}
+	if _, err := os.Stat(filepath.Join(h.root, "marker")); err != nil {
+		t.Fatal("the call did not run")
+	}
+	if n := notices(evs); !strings.Contains(n, "exit code 1") || !strings.Contains(n, "lint config missing") {
+		t.Fatalf("notices:\n%s", n)
+	}
+}
