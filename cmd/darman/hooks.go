@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/darman-dev/darman/agent/hook"
@@ -57,4 +59,27 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		return nil, []string{err.Error()}
 	}
 	return e, problems
+}
+
+// diagnoseHooks lists the hooks that run, each with its file, and the
+// ones left out, for doctor.
+func diagnoseHooks(r *report, c config.Config, root string) {
+	const section = "hooks"
+	e, problems := newHooks(c, root, nil, nil, nil)
+	for _, p := range problems {
+		r.add(section, "hook", "warn", p)
+	}
+	if e == nil {
+		if len(problems) == 0 {
+			r.add(section, "hooks", "ok", "none configured (the hooks key of darman's config, .claude/settings.json, .claude/settings.local.json, ~/.claude/settings.json)")
+		}
+		return
+	}
+	for _, h := range e.Hooks() {
+		name := string(h.Event)
+		if m := strings.TrimSpace(h.Matcher); m != "" && m != "*" {
+			name += " " + m
+		}
+		r.add(section, name, "ok", fmt.Sprintf("%s (from %s; timeout %s; run like bash, in its sandbox)", h.Command, h.Origin, h.Timeout))
+	}
 }
