@@ -15,6 +15,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/sandbox"
@@ -29,6 +30,13 @@ type hooked struct {
 }
 
 func withHooks(t *testing.T, script llmtest.Script, hooks ...hook.Hook) *hooked {
+	t.Helper()
+	return withHooksAnd(t, script, nil, nil, hooks...)
+}
+
+// withHooksAnd is withHooks with the service's options changed by more
+// and questions answered by asker.
+func withHooksAnd(t *testing.T, script llmtest.Script, more func(*session.Options), asker permission.Asker, hooks ...hook.Hook) *hooked {
 	t.Helper()
 	root := t.TempDir()
 	for i := range hooks {
@@ -50,7 +58,12 @@ func withHooks(t *testing.T, script llmtest.Script, hooks ...hook.Hook) *hooked 
 			bash = append(bash, tl)
 		}
 	}
-	f := newFixture(t, fixtureOptions{script: script, root: root, tools: bash, service: func(o *session.Options) { o.Hooks = engine }})
+	f := newFixture(t, fixtureOptions{script: script, root: root, tools: bash, asker: asker, service: func(o *session.Options) {
+		o.Hooks = engine
+		if more != nil {
+			more(o)
+		}
+	}})
 	return &hooked{fixture: f, root: root}
 }
 
@@ -243,4 +256,75 @@ func TestFailingHookIsShownNotFatal(t *testing.T) {
 	if n := notices(evs); !strings.Contains(n, "exit code 1") || !strings.Contains(n, "lint config missing") {
 		t.Fatalf("notices:\n%s", n)
 	}
+}
+
+// SessionStart runs before a session's first turn in the service, its
+// output context for that turn; SessionEnd runs when the service closes.
+func TestSessionStartAndEnd(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{{Text: "one"}, {Text: "two"}}},
+		hook.Hook{Event: hook.SessionStart, Matcher: "startup", Command: `echo start >> ` + strconv.Quote(log) + `; echo "on branch feature-x (ctx-2291)"`},
+		hook.Hook{Event: hook.SessionEnd, Command: `grep -q '"reason":"other"' && echo end >> ` + strconv.Quote(log)})
+	h.run(t, "first")
+	h.run(t, "second")
+	calls := h.srv.ModelCalls()
+	if len(calls) != 2 || !strings.Contains(string(calls[0].Body), "ctx-2291") {
+		t.Fatalf("the SessionStart context is not in the first request:\n%s", calls[0].Body)
+	}
+	if strings.Count(string(calls[1].Body), "ctx-2291") != 1 {
+		t.Errorf("SessionStart ran again for the second turn:\n%s", calls[1].Body)
+	}
+	h.svc.Close()
+	if b, _ := os.ReadFile(log); string(b) != "start\nend\n" {
+		t.Fatalf("the hooks ran: %q", b)
+	}
+}
+
+// A sub-task's end runs SubagentStop, not Stop: a SubagentStop hook that
+// blocks keeps the sub-agent going with its reason, and the parent's
+// Stop runs once, for the parent.
+func TestSubagentStop(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	script := llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: "Count the files", Steps: []llmtest.Step{{Text: "Three files."}, {Text: "Three files, checked."}}},
+		{Match: "How many files?", Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{taskCall("call_task", "count files", "Count the files in the workspace.")}},
+			{Text: "There are three."},
+		}},
+	}}
+	h := withHooksAnd(t, script, withTasks, nil,
+		hook.Hook{Event: hook.SubagentStop, Command: `echo sub >> ` + strconv.Quote(log) + `; if grep -q '"stop_hook_active":true'; then exit 0; fi; echo "double-check the count" >&2; exit 2`},
+		hook.Hook{Event: hook.Stop, Command: `echo stop >> ` + strconv.Quote(log)})
+	res, _ := h.run(t, "How many files?")
+	if res.Text != "There are three." {
+		t.Fatalf("result %+v", res)
+	}
+	var child []string
+	for _, c := range h.srv.ModelCalls() {
+		if strings.Contains(c.Get("messages.0").Raw, "Count the files") {
+			child = append(child, string(c.Body))
+		}
+	}
+	if len(child) != 2 || !strings.Contains(child[1], "double-check the count") {
+		t.Fatalf("%d sub-agent calls; the SubagentStop reason did not reach the sub-agent", len(child))
+	}
+	if b, _ := os.ReadFile(log); string(b) != "sub\nsub\nstop\n" {
+		t.Fatalf("the hooks ran: %q", b)
+	}
+}
+
+// A permission question runs Notification beside it.
+func TestNotificationOnPermissionQuestion(t *testing.T) {
+	seen := filepath.Join(t.TempDir(), "note.json")
+	asker := &scriptedAsker{reply: permission.Reply{Answer: permission.AllowOnce}}
+	h := withHooksAnd(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "touch marker")}},
+		{Text: "Done."},
+	}}, func(o *session.Options) { o.Rules = []permission.Rule{{Permission: "*", Pattern: "*", Action: permission.Ask}} }, asker,
+		hook.Hook{Event: hook.Notification, Matcher: "permission_prompt", Command: "cat > " + strconv.Quote(seen)})
+	h.run(t, "make a marker")
+	testenv.Eventually(t, "the Notification hook's input", 5*time.Second, func() bool {
+		b, _ := os.ReadFile(seen)
+		return strings.Contains(string(b), `"notification_type":"permission_prompt"`) && strings.Contains(string(b), "touch marker")
+	})
 }
