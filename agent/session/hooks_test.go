@@ -320,7 +320,9 @@ func TestNotificationOnPermissionQuestion(t *testing.T) {
 	h := withHooksAnd(t, llmtest.Script{Steps: []llmtest.Step{
 		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "touch marker")}},
 		{Text: "Done."},
-	}}, func(o *session.Options) { o.Rules = []permission.Rule{{Permission: "*", Pattern: "*", Action: permission.Ask}} }, asker,
+	}}, func(o *session.Options) {
+		o.Rules = []permission.Rule{{Permission: "*", Pattern: "*", Action: permission.Ask}}
+	}, asker,
 		hook.Hook{Event: hook.Notification, Matcher: "permission_prompt", Command: "cat > " + strconv.Quote(seen)})
 	h.run(t, "make a marker")
 	testenv.Eventually(t, "the Notification hook's input", 5*time.Second, func() bool {
