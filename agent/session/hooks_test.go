@@ -330,3 +330,28 @@ func TestNotificationOnPermissionQuestion(t *testing.T) {
 		return strings.Contains(string(b), `"notification_type":"permission_prompt"`) && strings.Contains(string(b), "touch marker")
 	})
 }
+
+// A PreToolUse hook's "ask" asks the user (permission hook) even where
+// the rules allow the call itself; a rejection keeps it from running.
+func TestPreToolUseAskAsksTheUser(t *testing.T) {
+	asker := &scriptedAsker{reply: permission.Reply{Answer: permission.RejectOnce, Message: "not now"}}
+	h := withHooksAnd(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "touch marker")}},
+		{Text: "Done."},
+	}}, func(o *session.Options) {
+		o.Rules = []permission.Rule{{Permission: "*", Pattern: "*", Action: permission.Ask}, {Permission: permission.Bash, Pattern: "*", Action: permission.Allow}}
+	}, asker,
+		hook.Hook{Event: hook.PreToolUse, Command: `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"touching files needs a look"}}'`})
+	h.run(t, "make a marker")
+	if _, err := os.Stat(filepath.Join(h.root, "marker")); err == nil {
+		t.Fatal("the rejected call ran")
+	}
+	asker.mu.Lock()
+	defer asker.mu.Unlock()
+	if len(asker.asked) != 1 || asker.asked[0].Permission != "hook" || !strings.Contains(asker.asked[0].Title, "touching files needs a look") {
+		t.Fatalf("asked %+v", asker.asked)
+	}
+	if calls := h.srv.ModelCalls(); !strings.Contains(string(calls[len(calls)-1].Body), "not now") {
+		t.Fatal("the rejection did not reach the model")
+	}
+}
