@@ -3,11 +3,13 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -353,5 +355,43 @@ func TestPreToolUseAskAsksTheUser(t *testing.T) {
 	}
 	if calls := h.srv.ModelCalls(); !strings.Contains(string(calls[len(calls)-1].Body), "not now") {
 		t.Fatal("the rejection did not reach the model")
+	}
+}
+
+// PreCompact runs before the history is summarized, told the trigger.
+func TestPreCompactRunsBeforeSummarizing(t *testing.T) {
+	seen := filepath.Join(t.TempDir(), "compact.json")
+	root := t.TempDir()
+	engine, _, err := hook.New(hook.Options{
+		Hooks: []hook.Hook{{Event: hook.PreCompact, Matcher: "auto", Command: "cat > " + strconv.Quote(seen), Origin: "test"}},
+		Root:  root, Environ: os.Environ(),
+		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
+			return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { engine.Close() })
+	var steps atomic.Int32
+	f := newFixture(t, fixtureOptions{root: root, script: llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		if isSummaryCall(c) {
+			return llmtest.Step{Text: "Goal: read the logs. Remains: the rest."}
+		}
+		if k := int(steps.Add(1)); k <= 8 {
+			return llmtest.Step{ToolCalls: []llmtest.ToolCall{fetchLog(fmt.Sprintf("call_%d", k), fmt.Sprintf("t%d", k))}}
+		}
+		return llmtest.Step{Text: "All clean."}
+	}}, tools: []tool.Tool{logTool{size: 5000}}, models: tinyModel, service: func(o *session.Options) { o.Hooks = engine }})
+	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "Read the logs t1 to t8.")
+	if err != nil || msg.Finish != agent.FinishStop {
+		t.Fatalf("%+v %v", msg, err)
+	}
+	b, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatalf("the PreCompact hook did not run: %v", err)
+	}
+	if !strings.Contains(string(b), `"hook_event_name":"PreCompact"`) || !strings.Contains(string(b), `"trigger":"auto"`) {
+		t.Fatalf("the hook read %s", b)
 	}
 }
