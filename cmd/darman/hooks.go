@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent/hook"
+	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
@@ -59,6 +60,15 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		return nil, []string{err.Error()}
 	}
 	return e, problems
+}
+
+// sessionHooks is the engine as the session service takes it: no engine
+// is no Hooks, not a nil pointer in an interface.
+func sessionHooks(e *hook.Engine) session.Hooks {
+	if e == nil {
+		return nil
+	}
+	return e
 }
 
 // diagnoseHooks lists the hooks that run, each with its file, and the

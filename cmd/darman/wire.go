@@ -135,7 +135,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		m = newModels(cfg, log)
 	}
 	skills := prompt.LoadSkills(prompt.LocateDirs(w.root, nil), log)
-	opts := session.Options{
+	svc, err := session.New(session.Options{
 		Store:        st,
 		Models:       m.resolve,
 		Workspace:    w.workspace,
@@ -152,11 +152,8 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 
 		Diagnostics: w.diagnostics,
 		Tasks:       w.tasks,
-	}
-	if w.hooks != nil {
-		opts.Hooks = w.hooks
-	}
-	svc, err := session.New(opts)
+		Hooks:       sessionHooks(w.hooks),
+	})
 	if err != nil {
 		return nil, nil, err
 	}
