@@ -29,6 +29,10 @@ const (
 	EventState EventKind = "state"
 	// EventRetry: a model call failed and will be retried (Retry).
 	EventRetry EventKind = "retry"
+	// EventNotice: something the user should know that is neither the
+	// model's answer nor a failure of the turn (Text): a hook that failed,
+	// a hook's message for the user.
+	EventNotice EventKind = "notice"
 )
 
 // State is where a session is.

@@ -109,6 +109,9 @@ func (r *relay) handle(t *turn, u session.Update) {
 	if u, ok := updateOf(e); ok && opted {
 		r.s.notifyUpdate(r.session, turnID, u)
 	}
+	if e.Kind == agent.EventNotice {
+		r.s.showMessage(protocol.MessageTypeWarning, "darman: "+e.Text)
+	}
 	if r.s.client.opt.OpenDiff && e.Kind == agent.EventToolCallUpdate && e.Tool != nil &&
 		e.Tool.Status == agent.ToolCompleted && e.Tool.Diff != nil {
 		r.s.openDiff(e.Tool)

@@ -269,6 +269,7 @@ Remains: what is left to do, starting with the next step.`
 // said; people see it marked as a summary. before is the estimated size of
 // msgs, kept for the record.
 func (t *turn) summarize(ctx context.Context, msgs []agent.MessageWithParts, before int) error {
+	t.preCompact(ctx)
 	info := t.provider.Model(t.model)
 	out := summaryMaxOutput
 	if info.MaxOutput > 0 {

@@ -94,6 +94,9 @@ type Options struct {
 	Diagnostics tool.Diagnostics
 	// Logger receives the service's log lines; nil discards them.
 	Logger *slog.Logger
+	// Hooks runs the user's hooks on the turns' events (agent/hook);
+	// nil runs none.
+	Hooks Hooks
 }
 
 // Service runs the sessions of one workspace. It is safe for concurrent use.
@@ -133,6 +136,9 @@ type live struct {
 	// instructed holds the per-directory instruction files already added to
 	// a tool's output in this session (see dirInstructions).
 	instructed map[string]bool
+	// started is set once the session's first turn in this service ran
+	// its SessionStart hooks; SessionEnd runs for such sessions.
+	started bool
 }
 
 // New returns a service.
@@ -209,7 +215,7 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 	if inner != nil {
 		// Asking goes through the session, so that the question and its
 		// answer are events too.
-		asker = &eventAsker{inner: inner, bus: l.bus, session: id}
+		asker = &eventAsker{inner: inner, bus: l.bus, session: id, hooks: s.opts.Hooks, root: s.opts.Workspace.Root()}
 	}
 	checker, err := permission.New(ctx, permission.Options{
 		Root:     s.opts.Workspace.Root(),
@@ -309,6 +315,7 @@ func (s *Service) Close() error {
 	}
 	s.mu.Unlock()
 	s.turns.Wait()
+	s.endSessions()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
@@ -328,6 +335,9 @@ type eventAsker struct {
 	session agent.ID
 	n       int
 	mu      sync.Mutex
+	// hooks run Notification when a question is asked; nil runs none.
+	hooks Hooks
+	root  string
 }
 
 func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
@@ -339,6 +349,7 @@ func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permissio
 	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: req.CallID}
 	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRequiresAction})
 	a.bus.Publish(agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &update})
+	a.notify(ctx, req)
 	reply, err := a.inner.Ask(ctx, req)
 	if err == nil {
 		answered := update

@@ -77,6 +77,11 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	call.Status = agent.ToolRunning
 	p.Started = time.Now().UTC()
 	update()
+	denied, hookContext := t.preToolUse(ctx, call)
+	if denied != "" {
+		fail(denied)
+		return
+	}
 
 	info := tl.Info()
 	timeout := info.Timeout
@@ -143,6 +148,10 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	}
 	if !res.IsError && info.Kind == agent.ToolKindEdit {
 		res = t.checkEdit(ctx, res)
+	}
+	if !res.IsError {
+		res = t.postToolUse(ctx, call, info, res)
+		res.Output += hookContext
 	}
 	call.Title, call.Locations, call.Diff, call.Attachments, call.Metadata = res.Title, res.Locations, res.Diff, res.Attachments, res.Metadata
 	if res.IsError {

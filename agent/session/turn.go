@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -54,6 +55,10 @@ type turn struct {
 	// final is the event that ended the turn; err why it failed.
 	final final
 	err   error
+	// halted is set when a hook said the turn must not go on (its JSON's
+	// "continue": false); stops counts the Stop hooks that kept it going.
+	halted bool
+	stops  int
 }
 
 func (t *turn) publish(e agent.Event) {
@@ -127,7 +132,7 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 	// expanding a command happen inside the turn, before the user's
 	// message is stored: the turn has begun, and a failure ends it with
 	// nothing stored.
-	begun := t.source != nil || t.expand != nil
+	begun := t.source != nil || t.expand != nil || t.parentCall == "" && (t.hooked(hook.UserPromptSubmit) || t.hooked(hook.SessionStart))
 	if begun {
 		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
 	}
@@ -146,12 +151,19 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 		}
 		text = expanded
 	}
+	added, err := t.promptHooks(ctx, text)
+	if err != nil || ctx.Err() != nil {
+		return t.endUnstarted(ctx, err)
+	}
 	now := time.Now().UTC()
 	user := agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleUser, Created: now, Completed: now}
 	if err := store.PutMessage(ctx, user); err != nil {
 		return t.endUnstarted(ctx, fmt.Errorf("storing the user's message: %w", err))
 	}
 	t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text})
+	for _, c := range added {
+		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: c})
+	}
 	if sess.Title == "" {
 		t.updateSession(ctx, func(s *agent.Session) {
 			if s.Title == "" { // not renamed meanwhile
@@ -181,12 +193,15 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 			return t.finish(ctx, msg, agent.FinishCancelled, "")
 		case err != nil:
 			return t.finish(ctx, msg, agent.FinishError, err.Error())
-		case len(calls) == 0:
+		case len(calls) == 0 && !t.stopBlocked(ctx, msg):
 			return t.finish(ctx, msg, msg.Finish, "")
 		}
-		t.runTools(ctx, calls)
+		t.runTools(ctx, calls) // none when a Stop hook kept the turn going
 		if ctx.Err() != nil {
 			return t.finish(ctx, last, agent.FinishCancelled, "")
+		}
+		if t.isHalted() {
+			return t.finish(ctx, last, agent.FinishStop, "")
 		}
 		if step >= t.svc.opts.MaxSteps {
 			return t.finish(ctx, last, agent.FinishStepLimit, "")

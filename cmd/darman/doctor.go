@@ -131,6 +131,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	}
 	diagnoseLanguageServers(ctx, r, c, root, checkLSP, a.children, log)
 	diagnoseSandbox(r, c, root)
+	diagnoseHooks(r, c, root)
 	return r
 }
 

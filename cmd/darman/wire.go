@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -53,6 +54,7 @@ type agentWiring struct {
 	mcp         *client.Manager  // the MCP servers, asked for tools at every turn
 	models      *models          // shared with the MCP servers' sampling
 	sandbox     *sandbox.Sandbox // confines the commands bash runs
+	hooks       *hook.Engine     // the user's hooks; nil when none
 }
 
 // agentRuntime is a workspace's agent and what runs beside it.
@@ -100,6 +102,11 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 	}
 	w.diagnostics, w.mcp = servers, mcpServers
 	w.models = m
+	hooks, problems := newHooks(cfg, w.root, w.sandbox, w.children, log)
+	for _, p := range problems {
+		log.Warn("hooks", "problem", p)
+	}
+	w.hooks = hooks
 	svc, m, err := newSessionService(cfg, st, w, log)
 	if err != nil {
 		stopAround()
@@ -114,7 +121,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers, sandbox: w.sandbox,
 		close: func() error {
 			stopNotices()
-			return errors.Join(svc.Close(), stopAround())
+			return errors.Join(svc.Close(), hooks.Close(), stopAround())
 		}}, nil
 }
 
@@ -145,6 +152,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 
 		Diagnostics: w.diagnostics,
 		Tasks:       w.tasks,
+		Hooks:       sessionHooks(w.hooks),
 	})
 	if err != nil {
 		return nil, nil, err

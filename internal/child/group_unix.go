@@ -4,6 +4,7 @@ package child
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -76,6 +77,12 @@ func waitGone(pgid int, d time.Duration) {
 // Zombies do not count: they are dead, waiting for a parent to reap them
 // (in containers whose init does not reap, they may wait forever).
 func GroupAlive(pgid int) bool {
+	// A group with no process at all, zombies included, needs no scan of
+	// /proc, which costs milliseconds on a busy machine: the common case
+	// once a child and what it started have exited.
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
 	if alive, ok := procGroupAlive(pgid); ok {
 		return alive
 	}

@@ -33,6 +33,7 @@ type Config struct {
 	Shell       Shell                `json:"shell,omitzero" jsonschema:"The processes darman starts for others: the commands the model runs, MCP stdio servers and language servers."`
 	Sandbox     Sandbox              `json:"sandbox,omitzero" jsonschema:"The OS sandbox every bash command the model runs is confined by (Landlock on Linux, Seatbelt on macOS): writes only to the workspace, its temp dir and the toolchain caches; no reads of the secrets in home; no network."`
 	WebFetch    WebFetch             `json:"webfetch,omitzero" jsonschema:"The webfetch tool: which addresses it may reach. Whether a fetch asks is the webfetch permission."`
+	Hooks       Hooks                `json:"hooks,omitempty" jsonschema:"Commands run on the agent's events, in Claude Code's shape: an event name (PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionStart, SessionEnd, Notification) mapped to matchers, each with a list of command hooks. Claude Code's .claude/settings.json, .claude/settings.local.json and ~/.claude/settings.json hooks run too."`
 }
 
 // WebFetch configures the addresses the webfetch tool may reach. By

@@ -143,6 +143,8 @@ func Load(opts Options) (*Loaded, error) {
 	if ld.ps.err() == nil {
 		ld.check(&cfg)
 		ld.foreignMCP(&cfg)
+		ld.checkHooks(&cfg)
+		ld.foreignHooks(&cfg)
 	}
 	if err := ld.ps.err(); err != nil {
 		return nil, err

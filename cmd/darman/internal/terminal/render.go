@@ -11,7 +11,7 @@ import (
 )
 
 // Renderer prints a turn's events for a shell: the answer's text on Out
-// and one line per finished tool call, retry and failure on Err; or, with
+// and one line per finished tool call, notice, retry and failure on Err; or, with
 // JSON, every event as a JSON line on Out ({"seq":N,"event":{…}}) and, once
 // the turn is over, one result line (see Result). It is used from one
 // goroutine at a time (session.Turn.Events, then Result).
@@ -60,6 +60,9 @@ func (r *Renderer) Render(u session.Update) {
 			line = "✗ " + t.Name + " " + t.Title + ": " + firstLine(t.Error)
 		}
 		fmt.Fprintln(r.Err, nest+line)
+	case agent.EventNotice:
+		r.endLine()
+		fmt.Fprintf(r.Err, "%s! %s\n", nest, e.Text)
 	case agent.EventRetry:
 		r.endLine()
 		fmt.Fprintf(r.Err, "%s… retrying in %s: %s\n", nest, e.Retry.Delay.Round(100_000_000), e.Retry.Reason)

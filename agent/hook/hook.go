@@ -1,0 +1,363 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/darman-dev/darman/internal/child"
+)
+
+// Event names when hooks run; the names are Claude Code's.
+type Event string
+
+// The events, and where a turn runs them.
+const (
+	// PreToolUse: before a tool call runs (after its arguments parsed).
+	// Exit 2, decision "block" or permissionDecision "deny" stops the
+	// call, the reason being its result for the model; "ask" asks the
+	// user (permission hook).
+	PreToolUse Event = "PreToolUse"
+	// PostToolUse: after a tool call ran. Exit 2 or decision "block" adds
+	// the reason to what the model reads of the result; additionalContext
+	// is added too.
+	PostToolUse Event = "PostToolUse"
+	// UserPromptSubmit: before the user's message is stored and sent.
+	// Plain output and additionalContext are added to it for the model;
+	// exit 2 or decision "block" ends the turn with nothing sent, the
+	// reason shown to the user.
+	UserPromptSubmit Event = "UserPromptSubmit"
+	// Stop: the model answered without calling a tool. Exit 2 or decision
+	// "block" sends the reason to the model and the turn goes on (a few
+	// times at most; stop_hook_active tells the hook it is one of those).
+	Stop Event = "Stop"
+	// SubagentStop: Stop for a sub-task's turn (the task tool's child).
+	SubagentStop Event = "SubagentStop"
+	// PreCompact: before the history is summarized (trigger "auto").
+	PreCompact Event = "PreCompact"
+	// SessionStart: before a session's first turn in this process
+	// (source "startup" for a new session, "resume" for one with
+	// history). Its plain output and additionalContext are added to that
+	// turn's message.
+	SessionStart Event = "SessionStart"
+	// SessionEnd: when the session service closes, for each session
+	// that ran a turn (reason "other").
+	SessionEnd Event = "SessionEnd"
+	// Notification: when the user is asked a permission question
+	// (notification_type "permission_prompt").
+	Notification Event = "Notification"
+)
+
+// Events are every event, in the order the docs list them.
+func Events() []Event {
+	return []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionStart, SessionEnd, Notification}
+}
+
+// DefaultTimeout is how long a hook that sets none may run, as in Claude
+// Code.
+const DefaultTimeout = 60 * time.Second
+
+// Hook is one configured command hook.
+type Hook struct {
+	Event Event
+	// Matcher is as written: "" and "*" match everything, names
+	// separated by | match those names, anything else is a regular
+	// expression matched anywhere in the name.
+	Matcher string
+	// Command is the shell command line.
+	Command string
+	// Timeout bounds one run; zero means DefaultTimeout.
+	Timeout time.Duration
+	// Origin is the file the hook came from.
+	Origin string
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Hooks are the configured hooks, darman's before Claude Code's; a
+	// command given twice for the same event and matcher runs once, as
+	// the first one says.
+	Hooks []Hook
+	// Root is the workspace root: where hooks run, and their
+	// CLAUDE_PROJECT_DIR and DARMAN_PROJECT_DIR; required.
+	Root string
+	// Environ is the hooks' environment (NAME=value, secrets already
+	// filtered out: see internal/childenv); nil means none but what the
+	// engine sets.
+	Environ []string
+	// Command makes the process a command line runs as, in dir with
+	// environ: the bash tool's way, in the OS sandbox when there is one
+	// (tool.ShellCommand); required.
+	Command func(line, dir string, environ []string) (*exec.Cmd, error)
+	// Children records the hooks' process groups; nil records nothing.
+	Children *child.Registry
+	// Logger receives a line per hook run at debug level; nil discards.
+	Logger *slog.Logger
+}
+
+// Engine runs the configured hooks. Its methods are safe for concurrent
+// use.
+type Engine struct {
+	opts    Options
+	log     *slog.Logger
+	byEvent map[Event][]compiled
+	// async are the runs started by Go, waited for by Close.
+	async sync.WaitGroup
+}
+
+// compiled is a hook with its matcher made.
+type compiled struct {
+	Hook
+	match matcher
+}
+
+// New returns an engine for opts.Hooks. A hook whose event darman does
+// not know or whose matcher is not a valid regular expression is left
+// out, and said so in the returned problems (one line each, naming its
+// file); the others run.
+func New(opts Options) (*Engine, []string, error) {
+	if opts.Root == "" || opts.Command == nil {
+		return nil, nil, errors.New("hook.New: Root and Command are required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{opts: opts, log: log, byEvent: map[Event][]compiled{}}
+	var problems []string
+	type key struct {
+		event            Event
+		matcher, command string
+	}
+	seen := map[key]bool{}
+	for _, h := range opts.Hooks {
+		if !slices.Contains(Events(), h.Event) {
+			problems = append(problems, fmt.Sprintf("%s: hook event %q is not one darman runs; the hook is ignored", h.Origin, h.Event))
+			continue
+		}
+		m, err := compile(h.Matcher)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %s hook matcher %q: %v; the hook is ignored", h.Origin, h.Event, h.Matcher, err))
+			continue
+		}
+		k := key{h.Event, strings.TrimSpace(h.Matcher), strings.TrimSpace(h.Command)}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if h.Timeout <= 0 {
+			h.Timeout = DefaultTimeout
+		}
+		e.byEvent[h.Event] = append(e.byEvent[h.Event], compiled{Hook: h, match: m})
+	}
+	return e, problems, nil
+}
+
+// Hooks returns the hooks the engine runs, by event in the order of
+// Events, for doctor.
+func (e *Engine) Hooks() []Hook {
+	var out []Hook
+	for _, ev := range Events() {
+		for _, c := range e.byEvent[ev] {
+			out = append(out, c.Hook)
+		}
+	}
+	return out
+}
+
+// Has reports whether any hook is configured for ev: a caller skips
+// building an Input when none is.
+func (e *Engine) Has(ev Event) bool {
+	return e != nil && len(e.byEvent[ev]) > 0
+}
+
+// Input is what a hook is told of its event. Session, Cwd and Event are
+// always set; the rest as the event has them.
+type Input struct {
+	Event   Event
+	Session string
+	// Cwd is where the session works; "" means the engine's Root.
+	Cwd string
+	// Tool, ToolInput, ToolUseID and ToolResponse are the call of a tool
+	// event: darman's tool name (hooks read Claude Code's, see ToolName),
+	// its input, its id and, for PostToolUse, its result.
+	Tool         string
+	ToolInput    json.RawMessage
+	ToolUseID    string
+	ToolResponse any
+	// Prompt is UserPromptSubmit's message.
+	Prompt string
+	// StopHookActive is set on Stop and SubagentStop when the turn goes
+	// on because a Stop hook blocked it before.
+	StopHookActive bool
+	// LastMessage is the model's last answer, for Stop and SubagentStop.
+	LastMessage string
+	// Source is SessionStart's: startup or resume.
+	Source string
+	// Reason is SessionEnd's: other.
+	Reason string
+	// Trigger is PreCompact's: manual or auto.
+	Trigger string
+	// Message and NotificationType are Notification's.
+	Message          string
+	NotificationType string
+}
+
+// subject is what the event's matchers match, nil for events whose
+// matcher is not used.
+func (in Input) subject() []string {
+	switch in.Event {
+	case PreToolUse, PostToolUse:
+		return matchNames(in.Tool)
+	case SessionStart:
+		return []string{in.Source}
+	case SessionEnd:
+		return []string{in.Reason}
+	case PreCompact:
+		return []string{in.Trigger}
+	case Notification:
+		return []string{in.NotificationType}
+	}
+	return nil
+}
+
+// payload is the JSON a hook reads on its standard input, in Claude
+// Code's keys.
+func (in Input) payload(root string) []byte {
+	cwd := in.Cwd
+	if cwd == "" {
+		cwd = root
+	}
+	m := map[string]any{
+		"session_id":      in.Session,
+		"cwd":             cwd,
+		"hook_event_name": string(in.Event),
+		"permission_mode": "default",
+	}
+	switch in.Event {
+	case PreToolUse, PostToolUse:
+		m["tool_name"] = ToolName(in.Tool)
+		m["tool_input"] = toolInput(in.Tool, root, in.ToolInput)
+		m["tool_use_id"] = in.ToolUseID
+		if in.Event == PostToolUse {
+			m["tool_response"] = in.ToolResponse
+		}
+	case UserPromptSubmit:
+		m["prompt"] = in.Prompt
+	case Stop, SubagentStop:
+		m["stop_hook_active"] = in.StopHookActive
+		m["last_assistant_message"] = in.LastMessage
+	case SessionStart:
+		m["source"] = in.Source
+	case SessionEnd:
+		m["reason"] = in.Reason
+	case PreCompact:
+		m["trigger"] = in.Trigger
+		m["custom_instructions"] = ""
+	case Notification:
+		m["message"] = in.Message
+		m["notification_type"] = in.NotificationType
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		// Only ToolResponse could fail; the rest are strings.
+		delete(m, "tool_response")
+		b, _ = json.Marshal(m)
+	}
+	return b
+}
+
+// Result is what the hooks of one event came to.
+type Result struct {
+	// Ran is how many hooks ran.
+	Ran int
+	// Block is set when a hook blocked (exit code 2, decision "block", or
+	// for PreToolUse permissionDecision "deny"); Reason says why, each
+	// hook's on its own line.
+	Block  bool
+	Reason string
+	// Ask is set when a PreToolUse hook's permissionDecision is "ask"
+	// (and none denied); AskReason is its permissionDecisionReason.
+	Ask       bool
+	AskReason string
+	// Context is what the hooks add for the model: additionalContext, and
+	// for UserPromptSubmit and SessionStart plain standard output.
+	Context []string
+	// Stop is set when a hook's JSON said "continue": false: the turn
+	// ends after this step; StopReason is for the user.
+	Stop       bool
+	StopReason string
+	// Messages are for the user (systemMessage).
+	Messages []string
+	// Failures are hooks that failed without blocking (another exit code,
+	// a signal, a timeout, no start), one line each, for the user.
+	Failures []string
+}
+
+// Run runs the hooks of in.Event that match, at the same time, and
+// returns what they came to once all have ended. A hook is stopped when
+// ctx is done.
+func (e *Engine) Run(ctx context.Context, in Input) Result {
+	var res Result
+	if !e.Has(in.Event) {
+		return res
+	}
+	var run []compiled
+	subject := in.subject()
+	for _, c := range e.byEvent[in.Event] {
+		if subject == nil || c.match.matches(subject) {
+			run = append(run, c)
+		}
+	}
+	if len(run) == 0 {
+		return res
+	}
+	payload := in.payload(e.opts.Root)
+	outs := make([]outcome, len(run))
+	var wg sync.WaitGroup
+	for i, c := range run {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = e.runOne(ctx, c.Hook, payload)
+		}()
+	}
+	wg.Wait()
+	for i, o := range outs {
+		o.apply(in.Event, run[i].Hook, &res)
+	}
+	res.Ran = len(run)
+	return res
+}
+
+// Go runs the hooks of in.Event as Run does but without waiting, for
+// events nothing waits on (Notification); report, when set, gets the
+// result. Close waits for them.
+func (e *Engine) Go(ctx context.Context, in Input, report func(Result)) {
+	if !e.Has(in.Event) {
+		return
+	}
+	e.async.Add(1)
+	go func() {
+		defer e.async.Done()
+		res := e.Run(context.WithoutCancel(ctx), in)
+		if report != nil {
+			report(res)
+		}
+	}()
+}
+
+// Close waits for the runs Go started.
+func (e *Engine) Close() error {
+	if e != nil {
+		e.async.Wait()
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/darman-dev/darman/agent/hook"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/child"
+	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/internal/sandbox"
+)
+
+// configHooks are the configured hooks in the order they were read:
+// by event, darman's before Claude Code's (see config.Load).
+func configHooks(cfg config.Config) []hook.Hook {
+	var out []hook.Hook
+	events := slices.Concat(hook.Events(), nil)
+	for name := range cfg.Hooks {
+		if !slices.Contains(events, hook.Event(name)) {
+			events = append(events, hook.Event(name))
+		}
+	}
+	for _, ev := range events {
+		for _, m := range cfg.Hooks[string(ev)] {
+			for _, h := range m.Hooks {
+				out = append(out, hook.Hook{Event: ev, Matcher: m.Matcher, Command: h.Command,
+					Timeout: time.Duration(h.Timeout * float64(time.Second)), Origin: m.Origin})
+			}
+		}
+	}
+	return out
+}
+
+// newHooks builds a workspace's hook engine: the configured hooks, run as
+// the bash tool runs the model's commands (the OS sandbox sb, the
+// environment without secrets), their groups recorded in children. It
+// is nil when no hook is configured; problems are the hooks left out.
+func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, log *slog.Logger) (*hook.Engine, []string) {
+	hooks := configHooks(cfg)
+	if len(hooks) == 0 {
+		return nil, nil
+	}
+	e, problems, err := hook.New(hook.Options{
+		Hooks:   hooks,
+		Root:    root,
+		Environ: childEnviron(cfg),
+		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
+			return tool.ShellCommand(line, dir, environ, sb, sandbox.Request{Root: root})
+		},
+		Children: children,
+		Logger:   log,
+	})
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	return e, problems
+}
+
+// sessionHooks is the engine as the session service takes it: no engine
+// is no Hooks, not a nil pointer in an interface.
+func sessionHooks(e *hook.Engine) session.Hooks {
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+// diagnoseHooks lists the hooks that run, each with its file, and the
+// ones left out, for doctor.
+func diagnoseHooks(r *report, c config.Config, root string) {
+	const section = "hooks"
+	e, problems := newHooks(c, root, nil, nil, nil)
+	for _, p := range problems {
+		r.add(section, "hook", "warn", p)
+	}
+	if e == nil {
+		if len(problems) == 0 {
+			r.add(section, "hooks", "ok", "none configured (the hooks key of darman's config, .claude/settings.json, .claude/settings.local.json, ~/.claude/settings.json)")
+		}
+		return
+	}
+	for _, h := range e.Hooks() {
+		name := string(h.Event)
+		if m := strings.TrimSpace(h.Matcher); m != "" && m != "*" {
+			name += " " + m
+		}
+		r.add(section, name, "ok", fmt.Sprintf("%s (from %s; timeout %s; run like bash, in its sandbox)", h.Command, h.Origin, h.Timeout))
+	}
+}
