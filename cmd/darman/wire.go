@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -53,6 +54,9 @@ type agentWiring struct {
 	mcp         *client.Manager  // the MCP servers, asked for tools at every turn
 	models      *models          // shared with the MCP servers' sampling
 	sandbox     *sandbox.Sandbox // confines the commands bash runs
+
+	// checkpoints snapshots before steps; nil when off.
+	checkpoints *checkpoint.Keeper
 }
 
 // agentRuntime is a workspace's agent and what runs beside it.
@@ -64,6 +68,8 @@ type agentRuntime struct {
 	lsp *languageServers
 	// sandbox confines the model's commands; fronts report its status.
 	sandbox *sandbox.Sandbox
+	// checkpoints reverts turns; nil when checkpoints are off.
+	checkpoints *checkpoint.Keeper
 	// close stops the session service (and with it the sessions'
 	// commands), the MCP servers, the language servers and the sandbox.
 	close func() error
@@ -100,6 +106,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 	}
 	w.diagnostics, w.mcp = servers, mcpServers
 	w.models = m
+	w.checkpoints = newKeeper(cfg, st, log)
 	svc, m, err := newSessionService(cfg, st, w, log)
 	if err != nil {
 		stopAround()
@@ -111,7 +118,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 	if w.notices != nil {
 		stopNotices = servers.watch(w.notices)
 	}
-	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers, sandbox: w.sandbox,
+	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers, sandbox: w.sandbox, checkpoints: w.checkpoints,
 		close: func() error {
 			stopNotices()
 			return errors.Join(svc.Close(), stopAround())
@@ -145,6 +152,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 
 		Diagnostics: w.diagnostics,
 		Tasks:       w.tasks,
+		Checkpoints: sessionCheckpoints(w.checkpoints),
 	})
 	if err != nil {
 		return nil, nil, err
