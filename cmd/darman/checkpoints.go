@@ -10,6 +10,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/server"
 )
 
 // newKeeper is the checkpoint keeper of the data directory, nil when
@@ -30,6 +31,14 @@ func newKeeper(cfg config.Config, st *store.Store, log *slog.Logger) *checkpoint
 
 // sessionCheckpoints is k as the session service takes it: nil stays nil.
 func sessionCheckpoints(k *checkpoint.Keeper) session.Checkpoints {
+	if k == nil {
+		return nil
+	}
+	return k
+}
+
+// serverCheckpoints is k as darman lsp takes it: nil stays nil.
+func serverCheckpoints(k *checkpoint.Keeper) server.Checkpoints {
 	if k == nil {
 		return nil
 	}
