@@ -33,6 +33,8 @@ var isolation = []string{
 	"-c", "core.symlinks=true",
 	"-c", "core.quotePath=false",
 	"-c", "core.untrackedCache=true",
+	// A step rewrites a small index beside a shared one, not all of it.
+	"-c", "core.splitIndex=true",
 	"-c", "core.fsync=none",
 	"-c", "gc.auto=0",
 	"-c", "maintenance.auto=false",

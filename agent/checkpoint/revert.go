@@ -45,6 +45,8 @@ type RevertOptions struct {
 
 // Report is what a revert or redo did, or would do (Applied is false).
 type Report struct {
+	// Action is "revert" or "redo".
+	Action  string   `json:"action"`
 	Session agent.ID `json:"sessionId"`
 	// Turn is the turn reverted (or redone); Turns every turn undone or
 	// redone with it, in order (a revert takes back the turns after it
@@ -139,7 +141,7 @@ func (k *Keeper) Revert(ctx context.Context, o RevertOptions) (*Report, error) {
 		return nil, err
 	}
 	entries = slices.DeleteFunc(entries, func(e entry) bool { _, big := large[e.path]; return !touched[e.path] || big })
-	rep := &Report{Session: o.Session, Turn: t.MessageID, TurnName: t.Turn}
+	rep := &Report{Action: "revert", Session: o.Session, Turn: t.MessageID, TurnName: t.Turn}
 	for _, c := range covered {
 		rep.Turns = append(rep.Turns, c.MessageID)
 	}
@@ -199,7 +201,7 @@ func (k *Keeper) Redo(ctx context.Context, o RevertOptions) (*Report, error) {
 		return nil, err
 	}
 	entries = slices.DeleteFunc(entries, func(e entry) bool { return !slices.Contains(u.Files, e.path) })
-	rep := &Report{Session: o.Session, Turn: t.MessageID, TurnName: t.Turn, Turns: u.Turns}
+	rep := &Report{Action: "redo", Session: o.Session, Turn: t.MessageID, TurnName: t.Turn, Turns: u.Turns}
 	if _, err := k.apply(ctx, sh, o, entries, t.Before.Tree, u.Redo.Tree, rep); err != nil || o.Preview {
 		return rep, err
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -85,7 +83,7 @@ func (a *app) runCheckpoint(cmd *cobra.Command, arg string, f checkpointFlags, v
 	if f.asJSON {
 		err = writeJSON(a.stdout, rep)
 	} else {
-		printCheckpointReport(a.stdout, rep, verb)
+		fmt.Fprint(a.stdout, rep.Text())
 	}
 	if err == nil && len(rep.Conflicts) > 0 && !f.preview {
 		return &exitError{code: 1, err: fmt.Errorf("%d file(s) left alone; see above, and --force to restore them anyway", len(rep.Conflicts))}
@@ -108,44 +106,6 @@ func (a *app) keeper(s *store.Store) (*checkpoint.Keeper, error) {
 		return nil, errors.New("checkpoints are off (\"checkpoints\": {\"enabled\": false}) or git is not on PATH: there are no snapshots to restore")
 	}
 	return k, nil
-}
-
-// printReport writes a revert's or redo's report for a person.
-func printCheckpointReport(w io.Writer, r *checkpoint.Report, verb string) {
-	done := map[string]string{"revert": "reverted", "redo": "redid"}[verb]
-	if !r.Applied {
-		done = "would " + verb
-	}
-	others := ""
-	if n := len(r.Turns) - 1; n > 0 {
-		others = fmt.Sprintf(" and %d later turn(s)", n)
-	}
-	fmt.Fprintf(w, "%s turn %s%s of session %s: %d file(s)\n", done, r.Turn, others, r.Session, len(r.Files))
-	for _, f := range r.Files {
-		fmt.Fprintf(w, "  %-8s %s\n", f.Action, f.Path)
-	}
-	for _, c := range r.Conflicts {
-		fmt.Fprintf(w, "conflict %s: %s\n", c.Path, c.Reason)
-		if c.Diff != "" {
-			fmt.Fprint(w, indent(c.Diff))
-		}
-	}
-	for _, l := range r.NotRestorable {
-		fmt.Fprintf(w, "not restorable %s (%d bytes: over checkpoints.maxFileBytes, or unreadable)\n", l.Path, l.Size)
-	}
-	if !r.Applied && r.Diff != "" {
-		fmt.Fprint(w, r.Diff)
-	}
-}
-
-func indent(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "    " + l
-		}
-	}
-	return strings.Join(lines, "")
 }
 
 func (a *app) sessionsFork() *cobra.Command {
@@ -186,7 +146,7 @@ were before that prompt's turn (darman sessions revert --turn MESSAGE).`,
 			}
 			fmt.Fprintf(a.stdout, "forked %s as %s\n", id, sess.ID)
 			if rep, ok := out["revert"].(*checkpoint.Report); ok && rep != nil {
-				printCheckpointReport(a.stdout, rep, "revert")
+				fmt.Fprint(a.stdout, rep.Text())
 			}
 			fmt.Fprintf(a.stdout, "its prompt was:\n%s\n", prompt)
 			return nil
