@@ -11,6 +11,7 @@ import (
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/acp"
 )
 
 // newKeeper is the checkpoint keeper of the data directory, nil when
@@ -39,6 +40,14 @@ func sessionCheckpoints(k *checkpoint.Keeper) session.Checkpoints {
 
 // serverCheckpoints is k as darman lsp takes it: nil stays nil.
 func serverCheckpoints(k *checkpoint.Keeper) server.Checkpoints {
+	if k == nil {
+		return nil
+	}
+	return k
+}
+
+// acpCheckpoints is k as darman acp takes it: nil stays nil.
+func acpCheckpoints(k *checkpoint.Keeper) acp.Checkpoints {
 	if k == nil {
 		return nil
 	}
