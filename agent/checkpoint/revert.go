@@ -64,7 +64,7 @@ type Report struct {
 	// NotRestorable are files the turns changed that the snapshots could
 	// not keep (over checkpoints.maxFileBytes, or unreadable).
 	NotRestorable []agent.LargeFile `json:"notRestorable,omitempty"`
-	// Diff is the combined unified diff of Files.
+	// Diff is the combined unified diff of Files, in a preview.
 	Diff string `json:"diff"`
 }
 
@@ -116,29 +116,35 @@ func (k *Keeper) Revert(ctx context.Context, o RevertOptions) (*Report, error) {
 			covered[j].After = now
 		}
 	}
+	last := covered[len(covered)-1].After
+	entries, err := sh.diffTree(ctx, last.Tree, t.Before.Tree)
+	if err != nil {
+		return nil, err
+	}
 	touched := map[string]bool{}
 	large := map[string]agent.LargeFile{}
 	for _, c := range covered {
-		names, err := sh.changed(ctx, c.Before.Tree, c.After.Tree)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range names {
-			touched[n] = true
+		if len(covered) == 1 { // what the turn changed is the diff itself
+			for _, e := range entries {
+				touched[e.path] = true
+			}
+		} else {
+			names, err := sh.changed(ctx, c.Before.Tree, c.After.Tree)
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range names {
+				touched[n] = true
+			}
 		}
 		for _, f := range changedLarge(c.Before.Large, c.After.Large) {
 			touched[f.Path], large[f.Path] = true, f
 		}
 	}
-	last := covered[len(covered)-1].After
 	for _, f := range slices.Concat(t.Before.Large, last.Large) {
 		if touched[f.Path] {
 			large[f.Path] = f
 		}
-	}
-	entries, err := sh.diffTree(ctx, last.Tree, t.Before.Tree)
-	if err != nil {
-		return nil, err
 	}
 	entries = slices.DeleteFunc(entries, func(e entry) bool { _, big := large[e.path]; return !touched[e.path] || big })
 	rep := &Report{Action: "revert", Session: o.Session, Turn: t.MessageID, TurnName: t.Turn}
@@ -366,7 +372,7 @@ func (k *Keeper) apply(ctx context.Context, sh *shadow, o RevertOptions, entries
 		}
 		rep.Files = append(rep.Files, FileChange{Path: e.path, Action: action})
 	}
-	if len(paths) > 0 {
+	if len(paths) > 0 && o.Preview {
 		args := append([]string{"diff-tree", "-p", "-r", "--no-renames", "--no-color", from, to, "--"}, paths...)
 		d, err := sh.git.run(ctx, nil, args...)
 		if err != nil {
