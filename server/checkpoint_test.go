@@ -11,24 +11,8 @@ import (
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
-	"github.com/darman-dev/darman/agent/session"
-	"github.com/darman-dev/darman/server"
 	"github.com/darman-dev/darman/server/text"
 )
-
-func sessionCheckpoints(k *checkpoint.Keeper) session.Checkpoints {
-	if k == nil {
-		return nil
-	}
-	return k
-}
-
-func serverCheckpoints(k *checkpoint.Keeper) server.Checkpoints {
-	if k == nil {
-		return nil
-	}
-	return k
-}
 
 // bufferEditor is an editor with buffers that opted into applyEditAndSave:
 // workspace/applyEdit changes the open buffer (sending didChange, as an

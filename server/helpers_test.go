@@ -169,16 +169,19 @@ func start(t testing.TB, o options) *env {
 				return nil, ctx.Err()
 			}
 		}
-		var keeper *checkpoint.Keeper
+		var (
+			cps     session.Checkpoints
+			reverts server.Checkpoints
+		)
 		if o.checkpoints {
 			k, err := checkpoint.New(checkpoint.Options{Dir: filepath.Join(e.data, "checkpoints"), Store: st})
 			if err != nil {
 				return nil, err
 			}
-			keeper = k
+			cps, reverts = k, k
 		}
 		svc, err := session.New(session.Options{
-			Checkpoints: sessionCheckpoints(keeper),
+			Checkpoints: cps,
 			Store:       st,
 			Models: func(ref string) (llm.Provider, string, error) {
 				_, id, _ := strings.Cut(ref, "/")
@@ -194,7 +197,7 @@ func start(t testing.TB, o options) *env {
 		}
 		noEnv := func(string) (string, bool) { return "", false }
 		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions, Deleted: o.deleted,
-			Checkpoints:  serverCheckpoints(keeper),
+			Checkpoints:  reverts,
 			Commands:     prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)),
 			LoadCommands: func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) }}, nil
 	}

@@ -30,6 +30,18 @@ func bigRepo(b *testing.B, n int) string {
 	return root
 }
 
+// stepped is a keeper that took the first snapshot (which reads every
+// file) of a turn in a repository of n files.
+func stepped(b *testing.B, n int) (string, *checkpoint.Keeper, agent.TurnRef) {
+	root := bigRepo(b, n)
+	k, st := newKeeper(b)
+	ref := agent.TurnRef{SessionID: newSession(b, st, root), MessageID: agent.NewMessageID(), Workspace: root}
+	if err := k.Step(context.Background(), ref); err != nil {
+		b.Fatal(err)
+	}
+	return root, k, ref
+}
+
 // p50 reports the median of the durations as a metric.
 func p50(b *testing.B, ds []time.Duration) {
 	slices.Sort(ds)
@@ -40,14 +52,8 @@ func p50(b *testing.B, ds []time.Duration) {
 // step in a 10,000-file repository where one file changed since the last
 // one (the goal: at most 30 ms at the median).
 func BenchmarkSnapshotOneChangedFile(b *testing.B) {
-	root := bigRepo(b, 10_000)
-	k, st := newKeeper(b)
-	ses := newSession(b, st, root)
-	ref := agent.TurnRef{SessionID: ses, MessageID: agent.NewMessageID(), Workspace: root}
+	root, k, ref := stepped(b, 10_000)
 	ctx := context.Background()
-	if err := k.Step(ctx, ref); err != nil { // the first snapshot reads everything
-		b.Fatal(err)
-	}
 	var ds []time.Duration
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
@@ -80,14 +86,8 @@ func BenchmarkGitStatusBaseline(b *testing.B) {
 
 // BenchmarkSnapshotNothingChanged is the same with no change at all.
 func BenchmarkSnapshotNothingChanged(b *testing.B) {
-	root := bigRepo(b, 10_000)
-	k, st := newKeeper(b)
-	ses := newSession(b, st, root)
-	ref := agent.TurnRef{SessionID: ses, MessageID: agent.NewMessageID(), Workspace: root}
+	_, k, ref := stepped(b, 10_000)
 	ctx := context.Background()
-	if err := k.Step(ctx, ref); err != nil {
-		b.Fatal(err)
-	}
 	var ds []time.Duration
 	for b.Loop() {
 		began := time.Now()
@@ -104,14 +104,9 @@ func BenchmarkSnapshotNothingChanged(b *testing.B) {
 // the editor's time when it goes through one); redo, between the
 // iterations, is not counted.
 func BenchmarkRevertTwelveFiles(b *testing.B) {
-	root := bigRepo(b, 1_000)
-	k, st := newKeeper(b)
-	ses := newSession(b, st, root)
+	root, k, ref := stepped(b, 1_000)
+	ses := ref.SessionID
 	ctx := context.Background()
-	ref := agent.TurnRef{SessionID: ses, MessageID: agent.NewMessageID(), Workspace: root}
-	if err := k.Step(ctx, ref); err != nil {
-		b.Fatal(err)
-	}
 	for i := range 12 {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("d%02d", i), fmt.Sprintf("f%05d.go", i)), []byte("package d // changed by the turn\n"), 0o644)
 	}

@@ -7,26 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
-	"github.com/darman-dev/darman/agent/session"
-	"github.com/darman-dev/darman/server/acp"
 )
-
-func sessionCheckpoints(k *checkpoint.Keeper) session.Checkpoints {
-	if k == nil {
-		return nil
-	}
-	return k
-}
-
-func acpCheckpoints(k *checkpoint.Keeper) acp.Checkpoints {
-	if k == nil {
-		return nil
-	}
-	return k
-}
 
 // TestRevertSlashCommand: /revert and /redo, offered in
 // available_commands_update, take a turn's changes back and forth through

@@ -153,16 +153,19 @@ func start(t testing.TB, o options) *env {
 				return nil, fmt.Errorf("darman.json: model: %q is not a provider/model-id", "nonsense")
 			}
 			tools := tool.Builtins(tool.Options{NoRipgrep: true})
-			var keeper *checkpoint.Keeper
+			var (
+				cps     session.Checkpoints
+				reverts acp.Checkpoints
+			)
 			if o.checkpoints {
 				k, err := checkpoint.New(checkpoint.Options{Dir: filepath.Join(e.data, "checkpoints"), Store: st})
 				if err != nil {
 					return nil, err
 				}
-				keeper = k
+				cps, reverts = k, k
 			}
 			svc, err := session.New(session.Options{
-				Checkpoints: sessionCheckpoints(keeper),
+				Checkpoints: cps,
 				Store:       st,
 				Models: func(ref string) (llm.Provider, string, error) {
 					_, id, _ := strings.Cut(ref, "/")
@@ -183,7 +186,7 @@ func start(t testing.TB, o options) *env {
 					bash = tl
 				}
 			}
-			return &acp.Agent{Sessions: svc, Store: st, Bash: bash, Close: svc.Close, Checkpoints: acpCheckpoints(keeper),
+			return &acp.Agent{Sessions: svc, Store: st, Bash: bash, Close: svc.Close, Checkpoints: reverts,
 				Model:  func(context.Context) (string, error) { return testModel, nil },
 				Models: func(context.Context) []string { return []string{testModel, "anthropic/claude-haiku-4-5"} },
 				CheckModel: func(ref string) error {
