@@ -60,6 +60,10 @@ type Store interface {
 	// Page is a page of a session's history (darman.session.load).
 	Page(ctx context.Context, id agent.ID, opts store.PageOptions) (store.Page, error)
 	DeleteSession(ctx context.Context, id agent.ID) error
+	// Fork copies the conversation before a user message into a new
+	// session (darman.session.fork) and returns it with that message's
+	// text.
+	Fork(ctx context.Context, id, at agent.ID) (agent.Session, string, error)
 }
 
 // Agent is the agent core as the server drives it; Options.Start builds
@@ -91,6 +95,9 @@ type Agent struct {
 	// Deleted, when set, removes what others keep of a session that
 	// darman.session.delete removed from the store.
 	Deleted func(id agent.ID) error
+	// Checkpoints reverts and redoes turns (darman.turn.revert,
+	// darman.turn.redo); nil when checkpoints are off.
+	Checkpoints Checkpoints
 	// Close releases the agent once the server's turns have ended; nil
 	// does nothing.
 	Close func() error

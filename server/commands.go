@@ -36,6 +36,9 @@ var commands = map[string]command{
 	"darman.command.run":       (*Server).cmdCommandRun,
 	"darman.command.list":      (*Server).cmdCommandList,
 	"darman.status":            (*Server).cmdStatus,
+	"darman.turn.revert":       (*Server).cmdTurnRevert,
+	"darman.turn.redo":         (*Server).cmdTurnRedo,
+	"darman.session.fork":      (*Server).cmdSessionFork,
 }
 
 func commandNames() []string {

@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
@@ -98,6 +99,9 @@ type options struct {
 	seenSetup func(server.Setup)
 	// deleted is the Agent's Deleted.
 	deleted func(agent.ID) error
+	// checkpoints takes snapshots before the turns' steps (a real
+	// checkpoint.Keeper in the test's data directory), for revert.
+	checkpoints bool
 }
 
 // env is a running server with its client.
@@ -165,8 +169,20 @@ func start(t testing.TB, o options) *env {
 				return nil, ctx.Err()
 			}
 		}
+		var (
+			cps     session.Checkpoints
+			reverts server.Checkpoints
+		)
+		if o.checkpoints {
+			k, err := checkpoint.New(checkpoint.Options{Dir: filepath.Join(e.data, "checkpoints"), Store: st})
+			if err != nil {
+				return nil, err
+			}
+			cps, reverts = k, k
+		}
 		svc, err := session.New(session.Options{
-			Store: st,
+			Checkpoints: cps,
+			Store:       st,
 			Models: func(ref string) (llm.Provider, string, error) {
 				_, id, _ := strings.Cut(ref, "/")
 				return provider, id, nil
@@ -181,6 +197,7 @@ func start(t testing.TB, o options) *env {
 		}
 		noEnv := func(string) (string, bool) { return "", false }
 		return &server.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions, Deleted: o.deleted,
+			Checkpoints:  reverts,
 			Commands:     prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)),
 			LoadCommands: func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) }}, nil
 	}

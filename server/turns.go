@@ -93,6 +93,7 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 			s.goOwned(func() { s.openTranscript(s.ctx, a, id) })
 		}
 	}
+	tn.ID = t.id // the turn can be reverted by its turnId
 	tn.Events = func(u session.Update) { r.handle(t, u) }
 	tn.Dropped = func() {
 		// The client fell behind by thousands of events: say what was

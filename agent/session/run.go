@@ -59,6 +59,10 @@ type Turn struct {
 	// last one has Update.Last set. The turn does not wait for it, but the
 	// end of the turn (Running.Wait) does.
 	Events func(Update)
+	// ID is the front's own name of the turn (darman lsp's turnId),
+	// recorded with its checkpoint so the turn can be reverted by it; ""
+	// names it by its user message alone.
+	ID string
 	// Dropped, when set, is called when Events fell so far behind that
 	// the session dropped events of the turn (bus.ErrOverflow); Events
 	// goes on with the events from then on, and the turn's last event is
@@ -220,7 +224,7 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{svc: s, live: l, id: id, modelRef: model, own: tn.Tools, expand: expand, ws: s.workspaceOf(id)}
+	t := &turn{svc: s, live: l, id: id, modelRef: model, own: tn.Tools, expand: expand, ws: s.workspaceOf(id), label: tn.ID}
 	if s.opts.ToolSource != nil {
 		t.source = s.opts.ToolSource(id)
 	}

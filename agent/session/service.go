@@ -92,6 +92,9 @@ type Options struct {
 	// Diagnostics reports the language servers' errors after every edit;
 	// nil reports none.
 	Diagnostics tool.Diagnostics
+	// Checkpoints snapshots the workspace before steps that may change
+	// files, so a turn can be reverted; nil takes none.
+	Checkpoints Checkpoints
 	// Logger receives the service's log lines; nil discards them.
 	Logger *slog.Logger
 	// Hooks runs the user's hooks on the turns' events (agent/hook);

@@ -127,6 +127,7 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Jobs:   t.live.jobs,
 		Logger: t.svc.log.With("tool", call.Name, "call", call.CallID),
 	}
+	t.checkpoint(ctx, tl)
 	res, err := runSafely(runCtx, tl, env, call)
 	progressMu.Lock()
 	term.done = true // the part is put whole below, with the output

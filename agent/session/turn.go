@@ -45,6 +45,13 @@ type turn struct {
 	// ws is the workspace the turn's tools work on (Options.WorkspaceFor).
 	ws tool.Workspace
 
+	// userMsg is the turn's user message once stored; label the front's
+	// name of the turn (Turn.ID); checkpointed is set once a checkpoint
+	// was taken in the turn (see checkpoint.go).
+	userMsg      agent.ID
+	label        string
+	checkpointed bool
+
 	provider llm.Provider
 	model    string
 	sess     agent.Session
@@ -164,6 +171,7 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 	for _, c := range added {
 		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: c})
 	}
+	t.userMsg = user.ID
 	if sess.Title == "" {
 		t.updateSession(ctx, func(s *agent.Session) {
 			if s.Title == "" { // not renamed meanwhile
@@ -248,6 +256,7 @@ func (t *turn) setTools(tools []tool.Tool) {
 
 // finish records how the turn ended and publishes the final state.
 func (t *turn) finish(ctx context.Context, msg agent.Message, how agent.Finish, failure string) agent.Message {
+	t.checkpointEnd(ctx)
 	if how == "" {
 		how = agent.FinishStop
 	}

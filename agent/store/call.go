@@ -102,6 +102,8 @@ const (
 	opAppendPart
 	opPage
 	opWindow
+	opPutCheckpoint
+	opCheckpoints
 )
 
 // request is one store call. Only the fields its op uses are set.
@@ -117,6 +119,9 @@ type request struct {
 	List    ListOptions
 	Page    PageOptions
 	Export  *Export
+
+	// Checkpoint is what opPutCheckpoint writes.
+	Checkpoint agent.Checkpoint
 }
 
 // response is the answer to a request. Errors travel as a code and text so
@@ -131,6 +136,9 @@ type response struct {
 	Stats    Stats
 	Code     string
 	Err      string
+
+	// Checkpoints answers opCheckpoints.
+	Checkpoints []agent.Checkpoint
 }
 
 var errorCodes = map[string]error{

@@ -168,6 +168,8 @@ func (l *local) try(req *request) (resp response) {
 		resp.Stats, err = l.stats()
 	case opCompact:
 		err = l.compact()
+	case opPutCheckpoint, opCheckpoints:
+		resp.Checkpoints, err = l.checkpoints(req)
 	default:
 		err = fmt.Errorf("unknown store call %d (a newer darman owns the store? restart the editors that run darman)", req.Op)
 	}
@@ -611,7 +613,7 @@ func (l *local) deleteSession(id agent.ID) error {
 			return err
 		}
 	}
-	if err := l.db.DropPrefix(messagesOf(id), partsOf(id)); err != nil {
+	if err := l.db.DropPrefix(messagesOf(id), partsOf(id), checkpointsOf(id)); err != nil {
 		return err
 	}
 	// The session record goes last: while it exists, a retry finds the rest.

@@ -104,6 +104,8 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			Bash:       bash,
 			Meta:       func() map[string]any { return map[string]any{"sandbox": sandboxStatus(rt.sandbox)} },
 			Close:      rt.close,
+
+			Checkpoints: acpCheckpoints(rt.checkpoints),
 		}, nil
 	}
 }

@@ -167,8 +167,12 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded),
 					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status(), "sandbox": sandboxStatus(rt.sandbox)}
 			},
-			Deleted: func(id agent.ID) error { return forgetMCPSession(cfg, id) },
-			Close:   rt.close,
+			Deleted: func(id agent.ID) error {
+				collectCheckpoints(context.WithoutCancel(ctx), rt.checkpoints, setup.Root, id, log)
+				return forgetMCPSession(cfg, id)
+			},
+			Checkpoints: serverCheckpoints(rt.checkpoints),
+			Close:       rt.close,
 		}, nil
 	}
 }

@@ -26,7 +26,8 @@ func (a *app) sessionsCommand() *cobra.Command {
 process. A session ID may be shortened to any unique prefix, with or
 without its "ses_" start.`,
 	}
-	cmd.AddCommand(a.sessionsList(), a.sessionsShow(), a.sessionsExport(), a.sessionsImport(), a.sessionsRm())
+	cmd.AddCommand(a.sessionsList(), a.sessionsShow(), a.sessionsExport(), a.sessionsImport(), a.sessionsRm(),
+		a.sessionsRevert(), a.sessionsRedo(), a.sessionsFork())
 	return cmd
 }
 
@@ -186,7 +187,9 @@ func (a *app) sessionsRm() *cobra.Command {
 			var failed []error
 			for _, arg := range args {
 				s, id, err := a.resolve(cmd, arg)
+				var sess agent.Session
 				if err == nil {
+					sess, _ = s.Session(cmd.Context(), id)
 					err = s.DeleteSession(cmd.Context(), id)
 				}
 				if err != nil {
@@ -195,6 +198,9 @@ func (a *app) sessionsRm() *cobra.Command {
 				}
 				if err := forgetMCPSession(a.loaded.Config, id); err != nil {
 					failed = append(failed, fmt.Errorf("%s: removed, but not what its MCP servers left: %w", id, err))
+				}
+				if k := newKeeper(a.loaded.Config, s, a.log); k != nil {
+					collectCheckpoints(cmd.Context(), k, sess.Workspace, id, a.log)
 				}
 				fmt.Fprintf(a.stdout, "removed %s\n", id)
 			}

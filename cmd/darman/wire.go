@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
@@ -55,6 +56,9 @@ type agentWiring struct {
 	models      *models          // shared with the MCP servers' sampling
 	sandbox     *sandbox.Sandbox // confines the commands bash runs
 	hooks       *hook.Engine     // the user's hooks; nil when none
+
+	// checkpoints snapshots before steps; nil when off.
+	checkpoints *checkpoint.Keeper
 }
 
 // agentRuntime is a workspace's agent and what runs beside it.
@@ -66,6 +70,8 @@ type agentRuntime struct {
 	lsp *languageServers
 	// sandbox confines the model's commands; fronts report its status.
 	sandbox *sandbox.Sandbox
+	// checkpoints reverts turns; nil when checkpoints are off.
+	checkpoints *checkpoint.Keeper
 	// close stops the session service (and with it the sessions'
 	// commands), the MCP servers, the language servers and the sandbox.
 	close func() error
@@ -107,6 +113,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 		log.Warn("hooks", "problem", p)
 	}
 	w.hooks = hooks
+	w.checkpoints = newKeeper(cfg, st, log)
 	svc, m, err := newSessionService(cfg, st, w, log)
 	if err != nil {
 		stopAround()
@@ -118,7 +125,7 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 	if w.notices != nil {
 		stopNotices = servers.watch(w.notices)
 	}
-	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers, sandbox: w.sandbox,
+	return &agentRuntime{svc: svc, models: m, mcp: mcpServers, lsp: servers, sandbox: w.sandbox, checkpoints: w.checkpoints,
 		close: func() error {
 			stopNotices()
 			return errors.Join(svc.Close(), hooks.Close(), stopAround())
@@ -153,6 +160,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Diagnostics: w.diagnostics,
 		Tasks:       w.tasks,
 		Hooks:       sessionHooks(w.hooks),
+		Checkpoints: sessionCheckpoints(w.checkpoints),
 	})
 	if err != nil {
 		return nil, nil, err

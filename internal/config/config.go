@@ -34,7 +34,18 @@ type Config struct {
 	Sandbox     Sandbox              `json:"sandbox,omitzero" jsonschema:"The OS sandbox every bash command the model runs is confined by (Landlock on Linux, Seatbelt on macOS): writes only to the workspace, its temp dir and the toolchain caches; no reads of the secrets in home; no network."`
 	WebFetch    WebFetch             `json:"webfetch,omitzero" jsonschema:"The webfetch tool: which addresses it may reach. Whether a fetch asks is the webfetch permission."`
 	Hooks       Hooks                `json:"hooks,omitempty" jsonschema:"Commands run on the agent's events, in Claude Code's shape: an event name (PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionStart, SessionEnd, Notification) mapped to matchers, each with a list of command hooks. Claude Code's .claude/settings.json, .claude/settings.local.json and ~/.claude/settings.json hooks run too."`
+	Checkpoints Checkpoints          `json:"checkpoints,omitzero" jsonschema:"Snapshots of the workspace before each step that may change files, in a shadow git store in the data directory, so a turn can be reverted (darman sessions revert, darman.turn.revert)."`
 }
+
+// Checkpoints configures the snapshots a turn can be reverted to.
+type Checkpoints struct {
+	Enabled      *bool `json:"enabled,omitempty" jsonschema:"Whether turns take snapshots (they need git on PATH). Default true."`
+	MaxFileBytes int64 `json:"maxFileBytes,omitempty" config:"min=1" jsonschema:"The largest file a snapshot keeps, in bytes; larger files are named as not restorable when reverting. Default 2097152 (2 MiB)."`
+	MaxBytes     int64 `json:"maxBytes,omitempty" config:"min=1" jsonschema:"The most space a workspace's snapshots may take, in bytes; past it the oldest turns' snapshots are dropped, and said so. Default 2147483648 (2 GiB)."`
+}
+
+// On reports whether checkpoints are taken.
+func (c Checkpoints) On() bool { return c.Enabled == nil || *c.Enabled }
 
 // WebFetch configures the addresses the webfetch tool may reach. By
 // default it refuses loopback, private (RFC 1918, ULA, CGNAT), link-local,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
@@ -93,6 +94,9 @@ type options struct {
 	wrap func(net.Conn) net.Conn
 	// initialized is acp.Options.Initialized.
 	initialized func()
+	// checkpoints takes snapshots before the turns' steps (a real
+	// checkpoint.Keeper in the test's data directory), for /revert.
+	checkpoints bool
 }
 
 // env is a running darman with its client.
@@ -149,8 +153,20 @@ func start(t testing.TB, o options) *env {
 				return nil, fmt.Errorf("darman.json: model: %q is not a provider/model-id", "nonsense")
 			}
 			tools := tool.Builtins(tool.Options{NoRipgrep: true})
+			var (
+				cps     session.Checkpoints
+				reverts acp.Checkpoints
+			)
+			if o.checkpoints {
+				k, err := checkpoint.New(checkpoint.Options{Dir: filepath.Join(e.data, "checkpoints"), Store: st})
+				if err != nil {
+					return nil, err
+				}
+				cps, reverts = k, k
+			}
 			svc, err := session.New(session.Options{
-				Store: st,
+				Checkpoints: cps,
+				Store:       st,
 				Models: func(ref string) (llm.Provider, string, error) {
 					_, id, _ := strings.Cut(ref, "/")
 					return provider, id, nil
@@ -170,7 +186,7 @@ func start(t testing.TB, o options) *env {
 					bash = tl
 				}
 			}
-			return &acp.Agent{Sessions: svc, Store: st, Bash: bash, Close: svc.Close,
+			return &acp.Agent{Sessions: svc, Store: st, Bash: bash, Close: svc.Close, Checkpoints: reverts,
 				Model:  func(context.Context) (string, error) { return testModel, nil },
 				Models: func(context.Context) []string { return []string{testModel, "anthropic/claude-haiku-4-5"} },
 				CheckModel: func(ref string) error {

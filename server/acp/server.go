@@ -80,6 +80,9 @@ type Agent struct {
 	// commands of a client whose terminal runs the others; nil keeps bash
 	// in darman's process tree for such a client too.
 	Bash tool.Tool
+	// Checkpoints reverts and redoes turns (the /revert and /redo
+	// commands); nil offers neither.
+	Checkpoints Checkpoints
 	// Close releases the agent once its turns have ended; nil does nothing.
 	Close func() error
 	// Meta is darman's own state for a client to show (the OS sandbox of
@@ -497,15 +500,15 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 // afterReply sends what a client learns about a session once it knows
 // the session: the commands it may run.
 func (s *Server) afterReply(ctx context.Context, ls *liveSession) {
-	cmds := ls.agent.Commands
-	if cmds == nil {
+	var list []prompt.Command
+	if ls.agent.Commands != nil {
+		list = ls.agent.Commands.List()
+	}
+	builtin := ls.checkpointCommandsOf()
+	if len(list)+len(builtin) == 0 {
 		return
 	}
-	list := cmds.List()
-	if len(list) == 0 {
-		return
-	}
-	out := make([]availableCommand, 0, len(list))
+	out := make([]availableCommand, 0, len(list)+len(builtin))
 	for _, c := range list {
 		ac := availableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {
@@ -516,6 +519,7 @@ func (s *Server) afterReply(ctx context.Context, ls *liveSession) {
 		}
 		out = append(out, ac)
 	}
+	out = append(out, builtin...)
 	// After the answer: a client learns the session's id from it.
 	afterReply(ctx, func() {
 		ls.send(update{SessionUpdate: "available_commands_update", AvailableCommands: out})

@@ -313,6 +313,9 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
+	if res, ok, err := ls.checkpointCommand(ctx, session.MessageText(parts)); ok {
+		return res, err
+	}
 	tn := session.Turn{Session: ls.id, Prompt: parts}
 	// A prompt that starts with /name runs the workspace's command, read
 	// as darman run reads it.

@@ -1,0 +1,191 @@
+package checkpoint_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/checkpoint"
+	"github.com/darman-dev/darman/agent/store"
+)
+
+func userGit(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// newKeeper is a keeper on a real session store in a temporary data
+// directory.
+func newKeeper(t testing.TB, opts ...func(*checkpoint.Options)) (*checkpoint.Keeper, *store.Store) {
+	t.Helper()
+	data := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(data, "store"), store.Options{GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	o := checkpoint.Options{Dir: filepath.Join(data, "checkpoints"), Store: st}
+	for _, f := range opts {
+		f(&o)
+	}
+	k, err := checkpoint.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, st
+}
+
+func newSession(t testing.TB, st *store.Store, root string) agent.ID {
+	t.Helper()
+	s := agent.Session{ID: agent.NewSessionID(), Workspace: root, Created: time.Now(), Updated: time.Now()}
+	if err := st.PutSession(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return s.ID
+}
+
+func write(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, root, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		return "<missing>"
+	}
+	return string(b)
+}
+
+// turn runs fn as a turn of session ses: a snapshot before, one after.
+func turn(t *testing.T, k *checkpoint.Keeper, ses agent.ID, root string, fn func()) agent.ID {
+	t.Helper()
+	ctx := context.Background()
+	ref := agent.TurnRef{SessionID: ses, MessageID: agent.NewMessageID(), Workspace: root}
+	if err := k.Step(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	fn()
+	if err := k.End(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	return ref.MessageID
+}
+
+// A file over the size limit is named as not restorable and left as it
+// is; the small files beside it, an executable bit and a link are
+// restored.
+func TestLargeFilesAreNamedModesAndLinksRestored(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "small.txt", "small\n")
+	write(t, root, "big.bin", strings.Repeat("x", 50))
+	write(t, root, "run.sh", "#!/bin/sh\n")
+	os.Symlink("small.txt", filepath.Join(root, "link"))
+	k, st := newKeeper(t, func(o *checkpoint.Options) { o.MaxFileBytes = 100 })
+	ses := newSession(t, st, root)
+	turn(t, k, ses, root, func() {
+		write(t, root, "small.txt", "changed\n")
+		write(t, root, "big.bin", strings.Repeat("y", 500))
+		os.Chmod(filepath.Join(root, "run.sh"), 0o755)
+		os.Remove(filepath.Join(root, "link"))
+		os.Symlink("run.sh", filepath.Join(root, "link"))
+	})
+	rep, err := k.Revert(context.Background(), checkpoint.RevertOptions{Session: ses})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, root, "small.txt"); got != "small\n" {
+		t.Errorf("small.txt = %q", got)
+	}
+	if got := read(t, root, "big.bin"); got != strings.Repeat("y", 500) {
+		t.Errorf("big.bin was touched: %d bytes", len(got))
+	}
+	if len(rep.NotRestorable) != 1 || rep.NotRestorable[0].Path != "big.bin" || rep.NotRestorable[0].Size != 500 {
+		t.Errorf("not restorable: %+v", rep.NotRestorable)
+	}
+	if fi, _ := os.Stat(filepath.Join(root, "run.sh")); fi.Mode().Perm()&0o111 != 0 {
+		t.Errorf("run.sh kept its executable bit: %v", fi.Mode())
+	}
+	if target, err := os.Readlink(filepath.Join(root, "link")); target != "small.txt" {
+		t.Errorf("link -> %q, %v", target, err)
+	}
+}
+
+// Reverting an earlier turn takes the later ones back too; redo puts back
+// the latest revert first.
+func TestRevertEarlierTurnRewindsLaterOnes(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "f.txt", "0\n")
+	k, st := newKeeper(t)
+	ses := newSession(t, st, root)
+	first := turn(t, k, ses, root, func() { write(t, root, "f.txt", "1\n") })
+	turn(t, k, ses, root, func() { write(t, root, "g.txt", "2\n") })
+	ctx := context.Background()
+	rep, err := k.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(first)})
+	if err != nil || len(rep.Turns) != 2 {
+		t.Fatalf("revert: %v %+v", err, rep)
+	}
+	if read(t, root, "f.txt") != "0\n" || read(t, root, "g.txt") != "<missing>" {
+		t.Errorf("after revert: f=%q g=%q", read(t, root, "f.txt"), read(t, root, "g.txt"))
+	}
+	if _, err := k.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(first)}); err == nil || !strings.Contains(err.Error(), "reverted already") {
+		t.Errorf("reverting twice: %v", err)
+	}
+	if _, err := k.Redo(ctx, checkpoint.RevertOptions{Session: ses}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, "f.txt") != "1\n" || read(t, root, "g.txt") != "2\n" {
+		t.Errorf("after redo: f=%q g=%q", read(t, root, "f.txt"), read(t, root, "g.txt"))
+	}
+}
+
+// Past checkpoints.maxBytes the oldest turns are dropped, and a revert of
+// one says so; removing the session and collecting frees the snapshots.
+func TestSizeBoundDropsOldestAndCollectFrees(t *testing.T) {
+	root := t.TempDir()
+	var dir string
+	k, st := newKeeper(t, func(o *checkpoint.Options) { o.MaxBytes, dir = 1, o.Dir })
+	ses := newSession(t, st, root)
+	first := turn(t, k, ses, root, func() { write(t, root, "a.txt", strings.Repeat("a", 4000)) })
+	turn(t, k, ses, root, func() { write(t, root, "b.txt", strings.Repeat("b", 4000)) })
+	ctx := context.Background()
+	_, err := k.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(first)})
+	if err == nil || !strings.Contains(err.Error(), "dropped") {
+		t.Errorf("revert of a dropped turn: %v", err)
+	}
+	if err := st.DeleteSession(ctx, ses); err != nil {
+		t.Fatal(err)
+	}
+	if cps, _ := st.Checkpoints(ctx, ses); len(cps) != 0 {
+		t.Errorf("%d checkpoints outlived their session", len(cps))
+	}
+	if err := k.Collect(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	shadows, _ := filepath.Glob(filepath.Join(dir, "*", "HEAD"))
+	if len(shadows) != 1 {
+		t.Fatalf("shadow repositories: %v", shadows)
+	}
+	// Only the tree of the last snapshot (what the index holds) is kept.
+	refs := userGit(t, root, "--git-dir", filepath.Dir(shadows[0]), "for-each-ref", "refs/darman/")
+	if n := strings.Count(refs, "\n"); n != 1 {
+		t.Errorf("after collecting, the shadow keeps %d trees:\n%s", n, refs)
+	}
+}

@@ -1,0 +1,53 @@
+// Package checkpoint lets a turn's changes to the workspace be taken back,
+// all of them, whatever made them: the edit tools, a shell command, a
+// generator the model ran.
+//
+// Before each step of a turn that may change files (a tool that is not
+// read-only), the session calls Keeper.Step, which snapshots the workspace
+// into a shadow git repository under darman's data directory
+// (<data>/checkpoints/<hash of the workspace path>): the workspace's tracked
+// and untracked-but-not-ignored files (its .gitignore and info/exclude
+// honoured), as a tree. The real git binary does the work with GIT_DIR,
+// GIT_INDEX_FILE and GIT_WORK_TREE pointing at the shadow and the
+// workspace, neither the system nor the global configuration read, and
+// hooks, fsmonitor and automatic gc off, so the user's .git — refs, index,
+// stash, config — is never written; its object database is only read
+// (as the shadow's alternate), so files already committed are not stored
+// twice. The shadow's index is the stat cache: a snapshot runs git ls-files
+// (which stats every file but reads only those whose stat changed), then
+// update-index and write-tree for the files that did change, or nothing
+// more when none did. A file over Options.MaxFileBytes (or unreadable) is
+// left out and named in the snapshot as not restorable; a repository of its
+// own inside the workspace is left out.
+//
+// The turn's first snapshot is its Before, stored with the session at once
+// (agent.Checkpoint, through Store); End adds After when the turn ends.
+//
+// # Revert and redo
+//
+// Revert of a turn restores, to what they were in its Before, the files
+// that turn and every later turn not already reverted changed (so reverting
+// an earlier turn rewinds the workspace to that point, as a user expects of
+// undo). A file whose content now — the editor's unsaved buffer counts —
+// is not what the last of those turns left is a conflict: it is reported
+// with the diff from what it holds to what would be restored and left
+// alone, unless Force. Files are written through the given tool.Workspace
+// (the editor's, so a buffer's undo still works and unsaved work is never
+// clobbered), links, binary content and modes on the disk. A preview
+// reports the same without writing. Edits the user made between the
+// reverted turns to files those turns changed are taken back with them;
+// the preview shows it.
+//
+// A revert records an Undo on its turn: a snapshot taken just before it
+// and the files it wrote. Redo puts those files back to that snapshot,
+// with the same conflict rule (a file changed since the revert is left
+// alone). Reverts stack: redo takes back the latest first.
+//
+// # Space
+//
+// Removing a session removes its checkpoints with it; Collect then lets
+// git pack the shadow and prune what no stored checkpoint reaches. After
+// each turn the shadow's size is checked against Options.MaxBytes; past
+// it, the oldest turns' snapshots are dropped (marked Dropped, logged, and
+// named when someone tries to revert them) until it fits.
+package checkpoint

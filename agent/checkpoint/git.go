@@ -1,0 +1,103 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// git runs the real git binary on one shadow repository, isolated from
+// everything of the user's: GIT_DIR and GIT_INDEX_FILE are the shadow's,
+// the work tree is the workspace, no GIT_* variable of darman's own
+// environment gets through, neither the system nor the global
+// configuration is read, and hooks, fsmonitor, automatic gc and line-ending
+// conversion are off. Nothing it runs touches the workspace's own .git.
+type git struct {
+	bin     string
+	dir     string // the shadow repository (GIT_DIR)
+	work    string // the workspace (GIT_WORK_TREE)
+	environ []string
+}
+
+// isolation is the configuration every call runs with, over whatever the
+// shadow's own config file says.
+var isolation = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.autocrlf=false",
+	"-c", "core.safecrlf=false",
+	"-c", "core.symlinks=true",
+	"-c", "core.quotePath=false",
+	"-c", "core.untrackedCache=true",
+	// A step rewrites a small index beside a shared one, not all of it.
+	"-c", "core.splitIndex=true",
+	"-c", "core.fsync=none",
+	"-c", "gc.auto=0",
+	"-c", "maintenance.auto=false",
+	"-c", "commit.gpgSign=false",
+	"-c", "advice.detachedHead=false",
+}
+
+func newGit(bin, dir, work string) *git {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		"GIT_DIR="+dir,
+		"GIT_WORK_TREE="+work,
+		"GIT_INDEX_FILE="+dir+"/index",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_LITERAL_PATHSPECS=1",
+		"GIT_NO_REPLACE_OBJECTS=1",
+		"LC_ALL=C",
+	)
+	return &git{bin: bin, dir: dir, work: work, environ: env}
+}
+
+// run runs git with args in the workspace, stdin as its input, and returns
+// its output; a failure carries git's own words.
+func (g *git) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, g.bin, append(append([]string{}, isolation...), args...)...)
+	cmd.Dir = g.work
+	cmd.Env = g.environ
+	if args[0] == "init" {
+		// A bare repository is made without a work tree; the calls after
+		// give it the workspace.
+		cmd.Env = slices.DeleteFunc(slices.Clone(g.environ), func(kv string) bool { return strings.HasPrefix(kv, "GIT_WORK_TREE=") })
+		cmd.Dir = g.dir
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out.Bytes(), nil
+}
+
+// zsplit splits NUL-terminated output.
+func zsplit(b []byte) []string {
+	s := strings.TrimSuffix(string(b), "\x00")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\x00")
+}

@@ -1,0 +1,288 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/darman-dev/darman/agent"
+)
+
+// Store keeps the checkpoints with their sessions. agent/store implements
+// it; its methods are safe for concurrent use.
+type Store interface {
+	PutCheckpoint(ctx context.Context, c agent.Checkpoint) error
+	// Checkpoints returns a session's checkpoints in turn order; every
+	// session's when session is "".
+	Checkpoints(ctx context.Context, session agent.ID) ([]agent.Checkpoint, error)
+}
+
+// Options configure a Keeper. Dir and Store are required.
+type Options struct {
+	// Dir holds the shadow repositories, one per workspace
+	// (<data dir>/checkpoints).
+	Dir   string
+	Store Store
+	// Git is the git binary; "" finds git on PATH.
+	Git string
+	// MaxFileBytes is the largest file a snapshot keeps; larger ones are
+	// named as not restorable. Zero means 2 MiB.
+	MaxFileBytes int64
+	// MaxBytes bounds the shadow repository of a workspace: past it, the
+	// oldest turns' snapshots are dropped (and said so). Zero means 2 GiB.
+	MaxBytes int64
+	// Logger receives what was dropped and what failed; nil discards it.
+	Logger *slog.Logger
+}
+
+// Keeper takes the snapshots of the workspaces' turns and reverts them.
+// It is safe for concurrent use; a workspace's snapshots, reverts and
+// collections run one at a time, across darman processes too.
+type Keeper struct {
+	opts Options
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	shadows map[string]*shadow
+	// turns are the checkpoints of the turns running in this process, by
+	// their user message.
+	turns map[agent.ID]*agent.Checkpoint
+}
+
+// New returns a keeper; it fails when git cannot be found.
+func New(opts Options) (*Keeper, error) {
+	if opts.Dir == "" || opts.Store == nil {
+		return nil, errors.New("checkpoint.New: Dir and Store are required")
+	}
+	if opts.Git == "" {
+		bin, err := exec.LookPath("git")
+		if err != nil {
+			return nil, fmt.Errorf("checkpoints need git, which is not on PATH (%v); install git, or turn checkpoints off with \"checkpoints\": {\"enabled\": false}", err)
+		}
+		opts.Git = bin
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = 2 << 20
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = 2 << 30
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Keeper{opts: opts, log: opts.Logger.With("component", "checkpoint"), shadows: map[string]*shadow{}, turns: map[agent.ID]*agent.Checkpoint{}}, nil
+}
+
+func (k *Keeper) shadowOf(root string) *shadow {
+	root = filepath.Clean(root)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	sh := k.shadows[root]
+	if sh == nil {
+		dir := shadowDir(k.opts.Dir, root)
+		sh = &shadow{k: k, root: root, dir: dir, git: newGit(k.opts.Git, dir, root)}
+		k.shadows[root] = sh
+	}
+	return sh
+}
+
+// Step snapshots the workspace before a step of the turn ref that may
+// change files. The turn's first snapshot is its Before, stored at once,
+// so a turn whose process dies can still be reverted.
+func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
+	sh := k.shadowOf(ref.Workspace)
+	unlock, err := sh.lock(ctx)
+	if err != nil {
+		return err
+	}
+	snap, err := sh.snapshot(ctx)
+	unlock()
+	if err != nil {
+		return fmt.Errorf("snapshot of %s: %w", ref.Workspace, err)
+	}
+	k.mu.Lock()
+	cp := k.turns[ref.MessageID]
+	if cp == nil {
+		cp = &agent.Checkpoint{SessionID: ref.SessionID, MessageID: ref.MessageID, Turn: ref.Turn, Workspace: sh.root,
+			Before: snap, Created: time.Now().UTC()}
+		k.turns[ref.MessageID] = cp
+	}
+	cp.Steps++
+	c := *cp
+	k.mu.Unlock()
+	return k.opts.Store.PutCheckpoint(context.WithoutCancel(ctx), c)
+}
+
+// End snapshots the workspace once the turn ref has ended, when Step was
+// called in it, and keeps the store under its size limit.
+func (k *Keeper) End(ctx context.Context, ref agent.TurnRef) error {
+	k.mu.Lock()
+	cp := k.turns[ref.MessageID]
+	delete(k.turns, ref.MessageID)
+	k.mu.Unlock()
+	if cp == nil {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	sh := k.shadowOf(cp.Workspace)
+	unlock, err := sh.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	snap, err := sh.snapshot(ctx)
+	if err != nil {
+		return fmt.Errorf("snapshot of %s: %w", cp.Workspace, err)
+	}
+	cp.After, cp.Ended = snap, time.Now().UTC()
+	if err := k.opts.Store.PutCheckpoint(ctx, *cp); err != nil {
+		return err
+	}
+	_, err = k.bound(ctx, sh, cp.MessageID)
+	return err
+}
+
+// Collect gives back the space of the snapshots no stored checkpoint of
+// the workspace needs any more (a session was removed): call it after
+// removing the session.
+func (k *Keeper) Collect(ctx context.Context, workspace string) error {
+	sh := k.shadowOf(workspace)
+	if !sh.exists() {
+		return nil
+	}
+	unlock, err := sh.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return k.gc(ctx, sh)
+}
+
+// live returns the checkpoints of the shadow's workspace whose snapshots
+// are kept.
+func (k *Keeper) live(ctx context.Context, sh *shadow) ([]agent.Checkpoint, error) {
+	all, err := k.opts.Store.Checkpoints(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(c agent.Checkpoint) bool {
+		return filepath.Clean(c.Workspace) != sh.root || !c.Dropped.IsZero()
+	}), nil
+}
+
+// gc keeps the trees of the live checkpoints (as refs, which git's gc
+// keeps with everything they reach, beside what the index holds) and lets
+// git pack and prune the rest. The caller holds the lock.
+func (k *Keeper) gc(ctx context.Context, sh *shadow) error {
+	live, err := k.live(ctx, sh)
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, c := range live {
+		for _, t := range []string{c.Before.Tree, c.After.Tree} {
+			keep[t] = true
+		}
+		if c.Undo != nil {
+			keep[c.Undo.Redo.Tree] = true
+		}
+	}
+	if t := sh.cachedTree(); t != "" {
+		keep[t] = true
+	}
+	delete(keep, "")
+	out, err := sh.git.run(ctx, nil, "for-each-ref", "--format=%(refname)", "refs/darman/")
+	if err != nil {
+		return err
+	}
+	var cmds strings.Builder
+	for _, ref := range strings.Fields(string(out)) {
+		if !keep[strings.TrimPrefix(ref, "refs/darman/")] {
+			fmt.Fprintf(&cmds, "delete %s\n", ref)
+		}
+	}
+	for t := range keep {
+		fmt.Fprintf(&cmds, "update refs/darman/%s %s\n", t, t)
+	}
+	if cmds.Len() > 0 {
+		if _, err := sh.git.run(ctx, []byte(cmds.String()), "update-ref", "--stdin"); err != nil {
+			return err
+		}
+	}
+	_, err = sh.git.run(ctx, nil, "gc", "--prune=now", "--quiet")
+	return err
+}
+
+// size is the shadow repository's object database in bytes.
+func (sh *shadow) size(ctx context.Context) (int64, error) {
+	out, err := sh.git.run(ctx, nil, "count-objects", "-v")
+	if err != nil {
+		return 0, err
+	}
+	var kib int64
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		if k == "size" || k == "size-pack" || k == "size-garbage" {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			kib += n
+		}
+	}
+	return kib << 10, nil
+}
+
+// bound keeps the shadow repository under MaxBytes: it collects garbage,
+// then drops the oldest checkpoints (never keep's), a quarter at a time,
+// until it fits. It returns what it dropped, and logs it. The caller
+// holds the lock.
+func (k *Keeper) bound(ctx context.Context, sh *shadow, keep agent.ID) ([]agent.Checkpoint, error) {
+	size, err := sh.size(ctx)
+	if err != nil || size <= k.opts.MaxBytes {
+		return nil, err
+	}
+	if err := k.gc(ctx, sh); err != nil {
+		return nil, err
+	}
+	var dropped []agent.Checkpoint
+	for {
+		if size, err = sh.size(ctx); err != nil || size <= k.opts.MaxBytes {
+			break
+		}
+		live, err := k.live(ctx, sh)
+		if err != nil {
+			return dropped, err
+		}
+		live = slices.DeleteFunc(live, func(c agent.Checkpoint) bool { return c.MessageID == keep })
+		if len(live) == 0 {
+			break
+		}
+		slices.SortFunc(live, func(a, b agent.Checkpoint) int { return a.Created.Compare(b.Created) })
+		now := time.Now().UTC()
+		for _, c := range live[:max(1, len(live)/4)] {
+			c.Dropped = now
+			if err := k.opts.Store.PutCheckpoint(ctx, c); err != nil {
+				return dropped, err
+			}
+			dropped = append(dropped, c)
+		}
+		if err := k.gc(ctx, sh); err != nil {
+			return dropped, err
+		}
+	}
+	if len(dropped) > 0 {
+		var names []string
+		for _, c := range dropped {
+			names = append(names, string(c.SessionID)+"/"+string(c.MessageID))
+		}
+		k.log.Warn("checkpoints: dropped the oldest turns' snapshots to keep the store under checkpoints.maxBytes; those turns can no longer be reverted",
+			"workspace", sh.root, "maxBytes", k.opts.MaxBytes, "size", size, "dropped", names)
+	}
+	return dropped, err
+}

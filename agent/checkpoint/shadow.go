@@ -1,0 +1,248 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/darman-dev/darman/agent"
+)
+
+// shadow is the shadow git repository of one workspace: its own object
+// database, index and refs under the Keeper's directory, with the
+// workspace as its work tree. Its index is the stat cache that makes a
+// snapshot cost what changed since the last one. One process at a time
+// works on it (mu, and a lock file for the other darman processes).
+type shadow struct {
+	k    *Keeper
+	root string // the workspace, absolute and clean
+	dir  string // the shadow repository
+	git  *git
+
+	mu    sync.Mutex
+	ready bool
+}
+
+// shadowDir is where a workspace's shadow repository lives: a name made
+// from its path, so two workspaces never share one.
+func shadowDir(base, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(base, hex.EncodeToString(sum[:12]))
+}
+
+// lock takes the shadow for the caller: this process's goroutines and the
+// other darman processes wait. The repository is made on first use.
+func (s *shadow) lock(ctx context.Context) (func(), error) {
+	s.mu.Lock()
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("the checkpoint store %s: %w", s.dir, err)
+	}
+	unlockFile, err := lockFile(ctx, filepath.Join(s.dir, "darman.lock"))
+	if err != nil {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("locking the checkpoint store %s: %w", s.dir, err)
+	}
+	unlock := func() { unlockFile(); s.mu.Unlock() }
+	if err := s.init(ctx); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// init makes the repository when it is not there yet and points it at the
+// workspace's own objects, read only, so that a file already committed
+// there is not stored twice.
+func (s *shadow) init(ctx context.Context) error {
+	if s.ready {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); errors.Is(err, fs.ErrNotExist) {
+		if _, err := s.git.run(ctx, nil, "init", "--bare", "--quiet", "--object-format=sha1"); err != nil {
+			return fmt.Errorf("making the checkpoint store %s: %w", s.dir, err)
+		}
+		for _, kv := range [][2]string{{"core.bare", "false"}, {"core.logAllRefUpdates", "false"}, {"index.version", "4"}, {"gc.auto", "0"}} {
+			if _, err := s.git.run(ctx, nil, "config", kv[0], kv[1]); err != nil {
+				return fmt.Errorf("making the checkpoint store %s: %w", s.dir, err)
+			}
+		}
+		os.WriteFile(filepath.Join(s.dir, "workspace"), []byte(s.root+"\n"), 0o600)
+	}
+	alt := filepath.Join(s.dir, "objects", "info", "alternates")
+	if objects := s.userObjects(); objects != "" {
+		os.WriteFile(alt, []byte(objects+"\n"), 0o600)
+	} else {
+		os.Remove(alt)
+	}
+	s.ready = true
+	return nil
+}
+
+// userGitDir is the workspace's own git directory (its common directory
+// for a linked worktree), "" when it has none. Only read, never written.
+func (s *shadow) userGitDir() string {
+	dotgit := filepath.Join(s.root, ".git")
+	fi, err := os.Stat(dotgit)
+	switch {
+	case err != nil:
+		return ""
+	case fi.IsDir():
+		return dotgit
+	}
+	b, err := os.ReadFile(dotgit)
+	if err != nil {
+		return ""
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(s.root, dir)
+	}
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		return filepath.Clean(common)
+	}
+	return dir
+}
+
+func (s *shadow) userObjects() string {
+	gd := s.userGitDir()
+	if gd == "" {
+		return ""
+	}
+	objects := filepath.Join(gd, "objects")
+	if fi, err := os.Stat(objects); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return objects
+}
+
+// syncExclude gives the shadow the workspace's own info/exclude, so that
+// what the user keeps out of git is kept out of snapshots too.
+func (s *shadow) syncExclude() {
+	gd := s.userGitDir()
+	if gd == "" {
+		return
+	}
+	want, err := os.ReadFile(filepath.Join(gd, "info", "exclude"))
+	if err != nil {
+		return
+	}
+	path := filepath.Join(s.dir, "info", "exclude")
+	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, want) {
+		return
+	}
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	os.WriteFile(path, want, 0o600)
+}
+
+// snapshot records the workspace's tracked and untracked-but-not-ignored
+// files and returns the tree. Only what changed since the last snapshot is
+// read and written: git's index tells the rest by its stat cache. Files
+// over the size limit, and files that cannot be read, are named in Large
+// and left out. The caller holds the lock.
+func (s *shadow) snapshot(ctx context.Context) (agent.Snapshot, error) {
+	s.syncExclude()
+	out, err := s.git.run(ctx, nil, "ls-files", "-z", "--modified", "--others", "--exclude-standard")
+	if err != nil {
+		return agent.Snapshot{}, err
+	}
+	var (
+		update, drop []string
+		snap         agent.Snapshot
+	)
+	paths := zsplit(out)
+	slices.Sort(paths)
+	for _, p := range slices.Compact(paths) {
+		if strings.HasSuffix(p, "/") {
+			continue // a repository of its own inside the workspace
+		}
+		fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			update = append(update, p) // removed: --remove drops it
+		case err != nil:
+			snap.Large = append(snap.Large, agent.LargeFile{Path: p})
+			drop = append(drop, p)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			update = append(update, p)
+		case !fi.Mode().IsRegular():
+			continue
+		case fi.Size() > s.k.opts.MaxFileBytes || !readable(filepath.Join(s.root, filepath.FromSlash(p))):
+			snap.Large = append(snap.Large, agent.LargeFile{Path: p, Size: fi.Size(), Modified: fi.ModTime().UTC()})
+			drop = append(drop, p)
+		default:
+			update = append(update, p)
+		}
+	}
+	if len(update) > 0 {
+		if _, err := s.git.run(ctx, nulList(update), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+			return agent.Snapshot{}, err
+		}
+	}
+	if len(drop) > 0 {
+		if _, err := s.git.run(ctx, nulList(drop), "update-index", "--force-remove", "-z", "--stdin"); err != nil {
+			return agent.Snapshot{}, err
+		}
+	}
+	if t := s.cachedTree(); t != "" && len(update)+len(drop) == 0 {
+		snap.Tree = t
+		return snap, nil
+	}
+	tree, err := s.git.run(ctx, nil, "write-tree")
+	if err != nil {
+		return agent.Snapshot{}, err
+	}
+	snap.Tree = strings.TrimSpace(string(tree))
+	os.WriteFile(filepath.Join(s.dir, "darman-tree"), []byte(snap.Tree+"\n"), 0o600)
+	return snap, nil
+}
+
+func readable(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+func nulList(paths []string) []byte {
+	var b bytes.Buffer
+	for _, p := range paths {
+		b.WriteString(p)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
+}
+
+// exists reports whether the repository was made.
+func (s *shadow) exists() bool {
+	_, err := os.Stat(filepath.Join(s.dir, "HEAD"))
+	return err == nil
+}
+
+// cachedTree is the tree of the last snapshot, "" when there is none.
+func (s *shadow) cachedTree() string {
+	b, err := os.ReadFile(filepath.Join(s.dir, "darman-tree"))
+	if t := string(bytes.TrimSpace(b)); err == nil && len(t) == 40 {
+		return t
+	}
+	return ""
+}
