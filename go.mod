@@ -28,7 +28,7 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.42.0
 	golang.org/x/tools v0.49.0
-	google.golang.org/protobuf v1.36.7
+	google.golang.org/protobuf v1.36.12
 	mvdan.cc/sh/v3 v3.14.1
 )
 

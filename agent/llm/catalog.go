@@ -4,10 +4,11 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/darman-dev/darman/internal/lazyre"
 )
 
 // Cost is a model's price list in US dollars per million tokens.
@@ -169,7 +170,7 @@ func parseCatalog(data []byte) (*Catalog, error) {
 
 // datedSuffix matches the snapshot dates providers append to model ids:
 // "-20250929", "-2025-08-07".
-var datedSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+var datedSuffix = lazyre.New(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
 
 // Lookup finds a model of a provider type. A dated snapshot of a known
 // model ("gpt-4o-2024-11-20") gets the model's entry; on an

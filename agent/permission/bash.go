@@ -79,7 +79,7 @@ func SplitBash(line string) ([]Command, error) {
 	if len(line) > maxBashLine {
 		return nil, fmt.Errorf("the command line is %d bytes, more than the %d this checker reads", len(line), maxBashLine)
 	}
-	s := &splitter{cmds: make([]Command, 0, 4)}
+	s := &splitter{cmds: make([]Command, 0, estimateCommands(line))}
 	if err := s.split(line, 0); err != nil {
 		return nil, err
 	}
@@ -96,6 +96,19 @@ func SplitBash(line string) ([]Command, error) {
 		}
 	}
 	return s.cmds, nil
+}
+
+// estimateCommands guesses how many commands line holds, from its
+// separators, so the slice of them is allocated once for most lines.
+func estimateCommands(line string) int {
+	n := 1
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '|', ';', '&', '\n', '(', '`':
+			n++
+		}
+	}
+	return min(n, 64)
 }
 
 type splitter struct {
@@ -256,7 +269,8 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		return
 	}
 
-	c := Command{Args: texts(ws), Subject: joinWords(ws, text), Writes: writes, Reason: reason}
+	argTexts := texts(ws)
+	c := Command{Args: argTexts, Subject: joinSubject(argTexts, text), Writes: writes, Reason: reason}
 	args := ce.Args[len(ce.Args)-len(ws):]
 	writers := writeTargets(c.Args)
 	for i, a := range args[1:] {
@@ -264,7 +278,7 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		if writers[i+1] {
 			use = UseWrite
 		}
-		c.Paths = append(c.Paths, wordPaths(src, a, use)...)
+		c.Paths = appendWordPaths(c.Paths, src, a, use)
 	}
 	c.Paths = append(c.Paths, impliedWrites(c.Args)...)
 	c.Paths = append(c.Paths, rpaths...)
@@ -493,7 +507,27 @@ func texts(ws []word) []string {
 	return out
 }
 
-func joinWords(ws []word, redirs []string) string {
-	parts := texts(ws)
-	return strings.Join(append(parts, redirs...), " ")
+func joinWords(ws []word, redirs []string) string { return joinSubject(texts(ws), redirs) }
+
+// joinSubject joins a command's words and redirections with spaces.
+func joinSubject(args, redirs []string) string {
+	if len(redirs) == 0 {
+		return strings.Join(args, " ")
+	}
+	n := len(args) + len(redirs) - 1
+	for _, a := range args {
+		n += len(a)
+	}
+	for _, r := range redirs {
+		n += len(r)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, a := range append(args[:len(args):len(args)], redirs...) {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a)
+	}
+	return b.String()
 }

@@ -57,50 +57,43 @@ const maxBraceWords = 64
 
 // wordPaths returns the paths word w may name, used as use.
 func wordPaths(src string, w *syntax.Word, use PathUse) []Path {
+	return appendWordPaths(nil, src, w, use)
+}
+
+// appendWordPaths appends to out the paths word w may name, used as use.
+func appendWordPaths(out []Path, src string, w *syntax.Word, use PathUse) []Path {
 	if w == nil || len(w.Parts) == 0 {
-		return nil
+		return out
 	}
 	if _, ok := w.Parts[0].(*syntax.ProcSubst); ok && len(w.Parts) == 1 {
-		return nil // /dev/fd/N, a pipe; the commands inside are checked themselves
+		return out // /dev/fd/N, a pipe; the commands inside are checked themselves
 	}
 	if hasBraces(w) {
-		return bracePaths(src, w, use)
+		return append(out, bracePaths(src, w, use)...)
 	}
 	text, home, glob, why := pathText(w)
 	if why != "" {
-		return []Path{{Text: source(src, w), Expand: why, Use: use}}
+		return append(out, Path{Text: source(src, w), Expand: why, Use: use})
 	}
-	return candidates(text, home, glob, use)
+	return appendCandidates(out, text, home, glob, use)
 }
 
 // candidates splits one word's text into the paths it may name (see Path).
 func candidates(text string, home, glob bool, use PathUse) []Path {
-	var out []Path
-	var add func(s string, h bool)
-	add = func(s string, h bool) {
-		if s == "" && !h {
-			return
-		}
-		if len(s) > 1 && s[0] == '@' {
-			add(s[1:], h) // curl -d @file, response files
-		}
-		if !h && (s == "~" || strings.HasPrefix(s, "~/")) {
-			// bash expands a tilde after '=' in a word that looks like an
-			// assignment; take it as home wherever it follows '='.
-			s, h = strings.TrimPrefix(s, "~"), true
-		}
-		out = append(out, Path{Text: s, Home: h, Glob: glob && hasMeta(s), Use: use})
-	}
+	return appendCandidates(nil, text, home, glob, use)
+}
+
+// appendCandidates appends to out the paths text may name (see Path).
+func appendCandidates(out []Path, text string, home, glob bool, use PathUse) []Path {
 	if home {
-		add(text, true)
-		return out
+		return appendCandidate(out, text, true, glob, use)
 	}
 	isOption := len(text) > 1 && text[0] == '-'
 	if !isOption || use != UseOperand {
-		add(text, false)
+		out = appendCandidate(out, text, false, glob, use)
 	}
 	if _, value, ok := strings.Cut(text, "="); ok {
-		add(value, false)
+		out = appendCandidate(out, value, false, glob, use)
 	}
 	if isOption && text[1] != '-' {
 		// -f/x, -xf/x, -C../y: any letter of the cluster may take the rest
@@ -109,10 +102,26 @@ func candidates(text string, home, glob bool, use PathUse) []Path {
 			if text[j] == '=' {
 				break // the value after '=' is a path already
 			}
-			add(text[j:], false)
+			out = appendCandidate(out, text[j:], false, glob, use)
 		}
 	}
 	return out
+}
+
+// appendCandidate appends s, a path relative to the home directory when h.
+func appendCandidate(out []Path, s string, h, glob bool, use PathUse) []Path {
+	if s == "" && !h {
+		return out
+	}
+	if len(s) > 1 && s[0] == '@' {
+		out = appendCandidate(out, s[1:], h, glob, use) // curl -d @file, response files
+	}
+	if !h && (s == "~" || strings.HasPrefix(s, "~/")) {
+		// bash expands a tilde after '=' in a word that looks like an
+		// assignment; take it as home wherever it follows '='.
+		s, h = strings.TrimPrefix(s, "~"), true
+	}
+	return append(out, Path{Text: s, Home: h, Glob: glob && hasMeta(s), Use: use})
 }
 
 // maxCluster is the most option letters a cluster is read as before its
@@ -126,7 +135,7 @@ func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 // glob, quoted metacharacters are escaped so the pattern matches them
 // literally.
 func pathText(w *syntax.Word) (text string, home, glob bool, why string) {
-	var b strings.Builder
+	var b concat
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:

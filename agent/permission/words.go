@@ -22,7 +22,7 @@ func wordOf(src string, w *syntax.Word) word {
 	if w == nil || len(w.Parts) == 0 {
 		return word{lit: true}
 	}
-	var b strings.Builder
+	var b concat
 	out := word{lit: true}
 	for i, part := range w.Parts {
 		switch p := part.(type) {
@@ -61,6 +61,34 @@ func wordOf(src string, w *syntax.Word) word {
 	}
 	out.text = b.String()
 	return out
+}
+
+// concat joins strings like a strings.Builder, without copying when there
+// is only one: most words are a single literal, and SplitBash and the path
+// checks build the text of every word of a line.
+type concat struct {
+	s    string
+	b    []byte
+	used bool
+}
+
+func (c *concat) WriteString(s string) {
+	switch {
+	case !c.used:
+		c.s, c.used = s, true
+	case c.b == nil:
+		c.b = make([]byte, 0, len(c.s)+len(s)+8)
+		c.b = append(append(c.b, c.s...), s...)
+	default:
+		c.b = append(c.b, s...)
+	}
+}
+
+func (c *concat) String() string {
+	if c.b == nil {
+		return c.s
+	}
+	return string(c.b)
 }
 
 // unescape removes the backslashes of an unquoted literal.

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"text/template"
 	"time"
 
 	"github.com/darman-dev/darman/internal/config"
@@ -21,13 +20,11 @@ import (
 //go:embed system.md
 var systemMD string
 
-// system is darman's own instructions; the template mentions only the tools
-// a turn offers. It is parsed on first use rather than when any darman
-// command starts.
-var system = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("system.md").Funcs(template.FuncMap{
-		"has": func(string) bool { return false }, // replaced per Build
-	}).Parse(systemMD))
+// system is darman's own instructions; its sections mention only the tools
+// a turn offers (sections.go). It is parsed on first use rather than when
+// any darman command starts.
+var system = sync.OnceValues(func() ([]section, error) {
+	return parseSections("system.md", systemMD)
 })
 
 // Options is what Build assembles a system prompt from.
@@ -192,15 +189,12 @@ func Build(ctx context.Context, opts Options) (Prompt, error) {
 }
 
 func baseInstructions(tools []string) (string, error) {
-	t, err := system().Clone()
+	sections, err := system()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("darman's %w", err)
 	}
-	t.Funcs(template.FuncMap{"has": func(name string) bool { return slices.Contains(tools, name) }})
 	var sb strings.Builder
-	if err := t.Execute(&sb, nil); err != nil {
-		return "", fmt.Errorf("darman's system.md: %w", err)
-	}
+	render(&sb, sections, tools)
 	return strings.TrimSpace(sb.String()), nil
 }
 

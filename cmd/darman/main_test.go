@@ -35,10 +35,16 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	darmanBin = filepath.Join(dir, "darman")
-	build := exec.Command("go", "build", "-o", darmanBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic("building darman: " + err.Error())
+	if bin := os.Getenv("DARMAN_TEST_BIN"); bin != "" {
+		// A binary built elsewhere (an earlier commit's, a release build),
+		// to compare the start-up benchmarks in one run.
+		darmanBin = bin
+	} else {
+		build := exec.Command("go", "build", "-o", darmanBin, ".")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			panic("building darman: " + err.Error())
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

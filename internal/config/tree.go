@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/darman-dev/darman/internal/lazyre"
 )
 
 // node is one value of a parsed layer: an order-preserving JSON tree that
@@ -114,7 +115,7 @@ type syntaxError struct {
 	msg          string
 }
 
-var hujsonPosition = regexp.MustCompile(`(?s)^hujson: line (\d+), column (\d+): (.*)$`)
+var hujsonPosition = lazyre.New(`(?s)^hujson: line (\d+), column (\d+): (.*)$`)
 
 // parse reads JSON with comments and trailing commas. A document that holds
 // only white space and comments is an empty object.

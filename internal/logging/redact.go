@@ -5,11 +5,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/darman-dev/darman/internal/lazyre"
 )
 
 const redacted = "[redacted]"
@@ -58,18 +59,18 @@ func (r *Redactor) Add(secrets ...string) {
 
 var (
 	// API keys: Anthropic's sk-ant-…, OpenAI's sk-… and sk-proj-….
-	apiKeyPattern = regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{16,}`)
+	apiKeyPattern = lazyre.New(`\bsk-[A-Za-z0-9_\-]{16,}`)
 	// Service tokens by their documented prefixes: GitHub's ghp_, gho_,
 	// ghu_, ghs_, ghr_ and github_pat_, GitLab's glpat-, Slack's xoxb-,
 	// xoxp- (and xoxa-, xoxo-, xoxr-, xoxs-), AWS access key ids AKIA…
 	// and ASIA….
-	tokenPattern = regexp.MustCompile(`\b(gh[pousr]_|github_pat_|glpat-|xox[abposr]-)[A-Za-z0-9_\-]{10,}|\b(AKIA|ASIA)[A-Z0-9]{16}\b`)
+	tokenPattern = lazyre.New(`\b(gh[pousr]_|github_pat_|glpat-|xox[abposr]-)[A-Za-z0-9_\-]{10,}|\b(AKIA|ASIA)[A-Z0-9]{16}\b`)
 	// Bearer tokens, as in an Authorization header.
-	bearerPattern = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
+	bearerPattern = lazyre.New(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
 	// key=value, as in a URL query or an environment dump.
-	assignPattern = regexp.MustCompile(`(?i)\b((?:x-)?api[_-]?key|key|access[_-]?token|token|secret|password)=([^\s&"',;]+)`)
+	assignPattern = lazyre.New(`(?i)\b((?:x-)?api[_-]?key|key|access[_-]?token|token|secret|password)=([^\s&"',;]+)`)
 	// "key": "value", as in a logged JSON body.
-	jsonPattern = regexp.MustCompile(`(?i)"((?:x-)?api[_-]?key|access[_-]?token|token|secret|password|authorization)"(\s*:\s*)"[^"]*"`)
+	jsonPattern = lazyre.New(`(?i)"((?:x-)?api[_-]?key|access[_-]?token|token|secret|password|authorization)"(\s*:\s*)"[^"]*"`)
 )
 
 // Redact returns s with every secret it recognizes masked: the values

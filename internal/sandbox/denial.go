@@ -2,8 +2,9 @@ package sandbox
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/darman-dev/darman/internal/lazyre"
 )
 
 // denialWords are what programs print when the kernel refused them:
@@ -27,7 +28,7 @@ var netHints = []string{"/dev/tcp/", "/dev/udp/", "curl", "wget", "http://", "ht
 var unixHints = []string{"af_unix", "unix", ".sock", "nc -u", "socat", "ssh-add", "gpg", "docker"}
 
 // pathRE finds absolute paths in error text.
-var pathRE = regexp.MustCompile(`(?:^|[\s'"‘“(:=])(/[^\s'"’”:)]+)`)
+var pathRE = lazyre.New(`(?:^|[\s'"‘“(:=])(/[^\s'"’”:)]+)`)
 
 // Explain looks at what a command (the line command) that failed under
 // the sandbox for req printed and, when it looks like the sandbox refused

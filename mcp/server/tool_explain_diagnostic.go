@@ -3,10 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darman-dev/darman/internal/lazyre"
 )
 
 // ExplainDiagnosticInput is the explain_diagnostic tool's input.
@@ -49,10 +50,10 @@ func (s *Server) addExplainDiagnostic() {
 }
 
 var (
-	rustCode    = regexp.MustCompile(`^E\d{4}$`)
-	tsCode      = regexp.MustCompile(`^(?:TS)?\d{4,5}$`)
-	goTypesCode = regexp.MustCompile(`^[A-Z][A-Za-z]+$`)
-	goAnalyzer  = regexp.MustCompile(`^[a-z][a-z0-9]+$`)
+	rustCode    = lazyre.New(`^E\d{4}$`)
+	tsCode      = lazyre.New(`^(?:TS)?\d{4,5}$`)
+	goTypesCode = lazyre.New(`^[A-Z][A-Za-z]+$`)
+	goAnalyzer  = lazyre.New(`^[a-z][a-z0-9]+$`)
 )
 
 // describeCode says what darman knows of a code from its shape and the

@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darman-dev/darman/diagnostics"
+	"github.com/darman-dev/darman/internal/lazyre"
 )
 
 // ListImportsInput is the list_imports tool's input.
@@ -108,8 +108,8 @@ func (s *Server) listImports(ctx context.Context, in ListImportsInput) (ListImpo
 }
 
 var (
-	jsImport = regexp.MustCompile(`(?m)^\s*(?:import|export)\s[^'"]*?(?:from\s*)?(['"])([^'"\n]+)['"]|\brequire\(\s*(['"])([^'"\n]+)['"]\s*\)|\bimport\(\s*(['"])([^'"\n]+)['"]\s*\)`)
-	pyImport = regexp.MustCompile(`(?m)^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import\b|import[ \t]+([.\w]+(?:[ \t]*,[ \t]*[.\w]+)*))`)
+	jsImport = lazyre.New(`(?m)^\s*(?:import|export)\s[^'"]*?(?:from\s*)?(['"])([^'"\n]+)['"]|\brequire\(\s*(['"])([^'"\n]+)['"]\s*\)|\bimport\(\s*(['"])([^'"\n]+)['"]\s*\)`)
+	pyImport = lazyre.New(`(?m)^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import\b|import[ \t]+([.\w]+(?:[ \t]*,[ \t]*[.\w]+)*))`)
 )
 
 // parseImports finds a file's imports by its extension.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,6 +11,7 @@ import (
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/diagnostics/lsp"
 	"github.com/darman-dev/darman/internal/fsafe"
+	"github.com/darman-dev/darman/internal/lazyre"
 )
 
 // RenameSymbolInput is the rename_symbol tool's input.
@@ -59,7 +59,7 @@ const (
 	maxRenameDiff  = 30_000
 )
 
-var identifier = regexp.MustCompile(`^[\p{L}_$][\p{L}\p{N}_$]*$`)
+var identifier = lazyre.New(`^[\p{L}_$][\p{L}\p{N}_$]*$`)
 
 func (s *Server) addRenameSymbol() {
 	addTool(s, &mcp.Tool{
