@@ -62,6 +62,8 @@ type Export struct {
 	Version  int                      `json:"version"`
 	Session  agent.Session            `json:"session"`
 	Messages []agent.MessageWithParts `json:"messages"`
+	// Blobs are the blobs the parts refer to (agent.File.Blob), by key.
+	Blobs map[string][]byte `json:"blobs,omitempty"`
 }
 
 // ExportVersion is the version of the export format this darman writes.
@@ -102,6 +104,8 @@ const (
 	opAppendPart
 	opPage
 	opWindow
+	opPutBlob
+	opBlob
 )
 
 // request is one store call. Only the fields its op uses are set.
@@ -117,6 +121,7 @@ type request struct {
 	List    ListOptions
 	Page    PageOptions
 	Export  *Export
+	Data    []byte // a blob's bytes
 }
 
 // response is the answer to a request. Errors travel as a code and text so
@@ -129,6 +134,7 @@ type response struct {
 	Grants   []Grant
 	ID       agent.ID
 	Stats    Stats
+	Data     []byte
 	Code     string
 	Err      string
 }
