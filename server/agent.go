@@ -60,6 +60,9 @@ type Store interface {
 	// Page is a page of a session's history (darman.session.load).
 	Page(ctx context.Context, id agent.ID, opts store.PageOptions) (store.Page, error)
 	DeleteSession(ctx context.Context, id agent.ID) error
+	// Blob reads what a part refers to (a prompt's image,
+	// darman.session.image).
+	Blob(ctx context.Context, session agent.ID, key string) ([]byte, error)
 }
 
 // Agent is the agent core as the server drives it; Options.Start builds
