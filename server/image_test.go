@@ -4,34 +4,17 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"strings"
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
-func testImage(t *testing.T, w, h int) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetRGBA(x, y, color.RGBA{uint8(x), uint8(y), 40, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // darman.prompt's images reach the model; darman.session.load shows each
 // as a link without its bytes, and darman.session.image reads them.
 func TestPromptImageOverLSP(t *testing.T) {
 	e := start(t, options{script: llmtest.Script{Steps: []llmtest.Step{{Text: "A small picture."}}}, optIns: map[string]bool{"sessionUpdates": true}})
-	pic := testImage(t, 30, 20)
+	pic := llmtest.PNG(30, 20)
 	var tr turn
 	e.client.mustCommand("darman.prompt", map[string]any{"prompt": "what is this?", "images": []map[string]any{
 		{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString(pic), "name": "pasted.png"},

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"hash/crc32"
 	"image"
-	"image/color"
 	"image/jpeg"
 	gopng "image/png"
 	"strings"
@@ -16,27 +15,10 @@ import (
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
-// testPNG is a w×h PNG with a gradient, so that it compresses like a
-// picture rather than a flat colour.
-func testPNG(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetRGBA(x, y, color.RGBA{uint8(x * 255 / w), uint8(y * 255 / h), 128, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := gopng.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // An image in a user message reaches each API in its own wire format,
 // byte for byte when it is within the provider's limit.
 func TestPromptImageInEachAPI(t *testing.T) {
-	small := testPNG(t, 40, 30)
+	small := llmtest.PNG(40, 30)
 	for _, a := range apis {
 		t.Run(a.name, func(t *testing.T) {
 			srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "A gradient."}}})
@@ -66,7 +48,7 @@ func TestPromptImageInEachAPI(t *testing.T) {
 // An image over a provider's limit is scaled down to it on the way out,
 // keeping its aspect ratio; the caller's request is left as it was.
 func TestOversizedImageIsResizedPerProvider(t *testing.T) {
-	big := testPNG(t, 2200, 1100)
+	big := llmtest.PNG(2200, 1100)
 	for _, a := range apis {
 		t.Run(a.name, func(t *testing.T) {
 			srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Seen."}}})
@@ -99,7 +81,7 @@ func TestOversizedImageIsResizedPerProvider(t *testing.T) {
 func TestFitImage(t *testing.T) {
 	lim := llm.ImageLimit{MaxEdge: 100, MaxBytes: 40 << 10}
 	t.Run("within the limit is kept as it is, its type corrected", func(t *testing.T) {
-		data := testPNG(t, 50, 20)
+		data := llmtest.PNG(50, 20)
 		got, info, err := llm.FitImage(llm.Image{MediaType: "image/jpeg", Data: data}, lim)
 		if err != nil || got.MediaType != "image/png" || !bytes.Equal(got.Data, data) || info.Width != 50 || info.Height != 20 {
 			t.Errorf("%s %d bytes %+v, %v", got.MediaType, len(got.Data), info, err)
@@ -107,7 +89,7 @@ func TestFitImage(t *testing.T) {
 	})
 	t.Run("a big photo becomes a JPEG within the bytes", func(t *testing.T) {
 		var buf bytes.Buffer
-		src, _ := gopng.Decode(bytes.NewReader(testPNG(t, 400, 400)))
+		src, _ := gopng.Decode(bytes.NewReader(llmtest.PNG(400, 400)))
 		if err := jpeg.Encode(&buf, src, &jpeg.Options{Quality: 100}); err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +111,7 @@ func TestFitImage(t *testing.T) {
 	}{
 		{"not an image", []byte("hello, this is text"), "not a PNG, JPEG, GIF or WebP"},
 		{"empty", nil, "no bytes"},
-		{"a truncated PNG", testPNG(t, 300, 300)[:200], "damaged"},
+		{"a truncated PNG", llmtest.PNG(300, 300)[:200], "damaged"},
 		{"a bomb", bombPNG(t), "megapixels"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
@@ -143,7 +125,7 @@ func TestFitImage(t *testing.T) {
 
 // bombPNG is the header of a PNG that claims 40000×40000 pixels.
 func bombPNG(t *testing.T) []byte {
-	data := testPNG(t, 1, 1)
+	data := llmtest.PNG(1, 1)
 	// IHDR's width and height are bytes 16..23.
 	out := append([]byte(nil), data...)
 	for i, b := range []byte{0, 0, 0x9c, 0x40, 0, 0, 0x9c, 0x40} {
@@ -174,7 +156,7 @@ func TestUnusableImageRefusedBeforeSending(t *testing.T) {
 // BenchmarkFitImage scales a 2200×1100 screenshot-sized PNG down to
 // Anthropic's limit: what a pasted image costs once, when it is stored.
 func BenchmarkFitImage(b *testing.B) {
-	data := testPNG(b, 2200, 1100)
+	data := llmtest.PNG(2200, 1100)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, _, err := llm.FitImage(llm.Image{Data: data}, llm.AnthropicImageLimit); err != nil {

@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"image"
-	"image/color"
-	"image/png"
 	"strings"
 	"testing"
 
@@ -17,21 +14,6 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 )
-
-func pngOf(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetRGBA(x, y, color.RGBA{uint8(x), uint8(y), 200, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // imageParts are the stored file parts of a session's user messages.
 func imageParts(t *testing.T, f *fixture) []agent.Part {
@@ -56,7 +38,7 @@ func imageParts(t *testing.T, f *fixture) []agent.Part {
 // from there.
 func TestPromptImageReachesModelStoredOnce(t *testing.T) {
 	f := setup(t, llmtest.Script{Steps: []llmtest.Step{{Text: "A blue square."}, {Text: "Still blue."}}}, nil)
-	pic := pngOf(t, 40, 30)
+	pic := llmtest.PNG(40, 30)
 	for _, text := range []string{"What is this?", "And this one?"} {
 		res, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID,
 			Prompt: []session.Part{{Text: text}, session.Image("shot.png", "image/png", pic)}})
@@ -114,7 +96,7 @@ func TestPromptImageReachesModelStoredOnce(t *testing.T) {
 func TestPromptImageResizedWhenStored(t *testing.T) {
 	f := setup(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Wide."}}}, nil)
 	res, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID,
-		Prompt: []session.Part{session.Image("", "", pngOf(t, 2000, 1000))}})
+		Prompt: []session.Part{session.Image("", "", llmtest.PNG(2000, 1000))}})
 	if err != nil || res.Err != nil {
 		t.Fatalf("turn: %v %v", err, res.Err)
 	}
@@ -135,7 +117,7 @@ func TestPromptImageRefusedForTextOnlyModel(t *testing.T) {
 	f := newFixture(t, fixtureOptions{script: llmtest.Script{Steps: []llmtest.Step{{Text: "never"}}},
 		models: map[string]llm.ModelOverride{"claude-sonnet-4-5": {Images: &no}}})
 	_, err := f.svc.Start(context.Background(), session.Turn{Session: f.sess.ID,
-		Prompt: []session.Part{{Text: "look"}, session.Image("a.png", "image/png", pngOf(t, 4, 4))}})
+		Prompt: []session.Part{{Text: "look"}, session.Image("a.png", "image/png", llmtest.PNG(4, 4))}})
 	if !errors.Is(err, session.ErrNoImages) || !strings.Contains(err.Error(), "text only") {
 		t.Fatalf("err = %v", err)
 	}

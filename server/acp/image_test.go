@@ -3,29 +3,12 @@ package acp_test
 import (
 	"bytes"
 	"encoding/base64"
-	"image"
-	"image/color"
-	"image/png"
 	"strings"
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
-
-func pngBytes(t *testing.T, w, h int) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetRGBA(x, y, color.RGBA{uint8(x), uint8(y), 7, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // initialize advertises images when the model new sessions get takes
 // them; an image block then reaches the model's request.
@@ -41,7 +24,7 @@ func TestPromptImageBlock(t *testing.T) {
 		t.Errorf("promptCapabilities: %v", res.AgentCapabilities.PromptCapabilities)
 	}
 	id := e.newSession()
-	pic := pngBytes(t, 24, 12)
+	pic := llmtest.PNG(24, 12)
 	var out struct {
 		StopReason string `json:"stopReason"`
 	}
@@ -74,7 +57,7 @@ func TestPromptImageRefusedForTextOnlyModel(t *testing.T) {
 	id := e.newSession()
 	err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{
 		{"type": "text", "text": "look"},
-		{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString(pngBytes(t, 4, 4))},
+		{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString(llmtest.PNG(4, 4))},
 	}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "takes text only") {
 		t.Errorf("err = %v", err)

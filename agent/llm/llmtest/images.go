@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"image"
+	"image/color"
 	_ "image/gif" // registers GIF for image.DecodeConfig
 	_ "image/jpeg"
-	_ "image/png"
+	"image/png"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -104,4 +105,20 @@ func sized(img Image) Image {
 		img.Width, img.Height = cfg.Width, cfg.Height
 	}
 	return img
+}
+
+// PNG is a w×h test picture, a smooth gradient (it compresses as a
+// screenshot does), for tests that send images.
+func PNG(w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.SetRGBA(x, y, color.RGBA{uint8(x * 255 / w), uint8(y * 255 / h), 128, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		panic(err) // encoding an in-memory RGBA cannot fail
+	}
+	return buf.Bytes()
 }
