@@ -84,6 +84,25 @@ func TestPromptImageReachesModelStoredOnce(t *testing.T) {
 	if err != nil || len(exp.Blobs) != 1 || !bytes.Equal(exp.Blobs[parts[0].File.Blob], pic) {
 		t.Errorf("export blobs: %d, %v", len(exp.Blobs), err)
 	}
+	// Imported into another store, the session reads its image back.
+	other, err := store.Open(context.Background(), t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Import(context.Background(), exp); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := other.Blob(context.Background(), f.sess.ID, parts[0].File.Blob); err != nil || !bytes.Equal(data, pic) {
+		t.Errorf("the imported blob: %d bytes, %v", len(data), err)
+	}
+	tampered := *exp
+	tampered.Session.ID = agent.NewSessionID()
+	tampered.Messages = nil
+	tampered.Blobs = map[string][]byte{parts[0].File.Blob: []byte("other bytes")}
+	if err := other.Import(context.Background(), &tampered); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Errorf("a blob that is not its key's: %v", err)
+	}
 	if err := f.store.DeleteSession(context.Background(), f.sess.ID); err != nil {
 		t.Fatal(err)
 	}
