@@ -23,6 +23,7 @@ require (
 	github.com/tidwall/sjson v1.2.5
 	github.com/tliron/glsp v0.2.2
 	go.uber.org/goleak v1.3.0
+	golang.org/x/image v0.46.0
 	golang.org/x/net v0.60.0
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.50.0

@@ -194,6 +194,14 @@ type File struct {
 	// Path is set for a file in the workspace; Data for inline content.
 	Path string `json:"path,omitempty"`
 	Data []byte `json:"data,omitempty"`
+	// Blob is the store's key of content kept beside the part rather than
+	// in it (a prompt's image): the part refers to it, the store keeps it
+	// once per session. Data is empty then; Size is the blob's length.
+	Blob string `json:"blob,omitempty"`
+	Size int    `json:"size,omitempty"`
+	// Width and Height are an image's size in pixels, when known.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
 }
 
 // MessageWithParts is a message together with its parts in order.

@@ -64,6 +64,9 @@ type Store interface {
 	// session (darman.session.fork) and returns it with that message's
 	// text.
 	Fork(ctx context.Context, id, at agent.ID) (agent.Session, string, error)
+	// Blob reads what a part refers to (a prompt's image,
+	// darman.session.image).
+	Blob(ctx context.Context, session agent.ID, key string) ([]byte, error)
 }
 
 // Agent is the agent core as the server drives it; Options.Start builds

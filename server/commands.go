@@ -29,6 +29,7 @@ var commands = map[string]command{
 	"darman.session.new":       (*Server).cmdSessionNew,
 	"darman.session.list":      (*Server).cmdSessionList,
 	"darman.session.load":      (*Server).cmdSessionLoad,
+	"darman.session.image":     (*Server).cmdSessionImage,
 	"darman.session.delete":    (*Server).cmdSessionDelete,
 	"darman.session.rename":    (*Server).cmdSessionRename,
 	"darman.permission.answer": (*Server).cmdPermissionAnswer,
@@ -94,6 +95,8 @@ type promptArgs struct {
 	Context   *promptContext `json:"context,omitempty"`
 	Model     string         `json:"model,omitempty"`
 	Agent     string         `json:"agent,omitempty"`
+	// Images are attached to the prompt (image.go).
+	Images []promptImage `json:"images,omitempty"`
 }
 
 type turnResult struct {
@@ -106,13 +109,17 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 	if err := args("darman.prompt", arg, &a); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(a.Prompt) == "" {
+	if strings.TrimSpace(a.Prompt) == "" && len(a.Images) == 0 {
 		return nil, rpc.InvalidParams("darman.prompt: prompt is required: the text to send to the agent")
 	}
 	if a.Agent != "" {
 		return nil, rpc.InvalidParams("darman.prompt: agent %q: this darman has no named agents; leave agent out", a.Agent)
 	}
-	tn := session.Turn{Prompt: session.Text(a.Prompt), Model: a.Model}
+	imgs, err := imageParts("darman.prompt", a.Images)
+	if err != nil {
+		return nil, err
+	}
+	tn := session.Turn{Prompt: append(session.Text(a.Prompt), imgs...), Model: a.Model}
 	if a.Context != nil {
 		c, err := s.contextText(a.Context)
 		if err != nil {

@@ -86,6 +86,11 @@ func (u update) MarshalJSON() ([]byte, error) {
 type contentBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+	// A resource_link's (a stored image: image.go).
+	URI      string `json:"uri,omitempty"`
+	Name     string `json:"name,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	Size     int    `json:"size,omitempty"`
 }
 
 func textBlock(s string) *contentBlock { return &contentBlock{Type: "text", Text: s} }
@@ -222,6 +227,8 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 			switch kind := acpupdate.HistoryKind(m.Message.Role, p); {
 			case kind == acpupdate.ToolCall:
 				out = append(out, toolUpdate(kind, p.Tool))
+			case m.Message.Role == agent.RoleUser && p.Kind == agent.PartFile && p.File != nil && p.File.Blob != "":
+				out = append(out, update{SessionUpdate: acpupdate.UserMessageChunk, Content: imageBlock(m.Message.SessionID, p.File)})
 			case kind != "":
 				out = append(out, update{SessionUpdate: kind, Content: textBlock(p.Text)})
 			case p.Kind == agent.PartStepFinish && p.Usage != nil:

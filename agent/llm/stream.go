@@ -71,6 +71,12 @@ func (c *Client) Stream(ctx context.Context, req *Request) *Stream {
 		s.fail(err)
 		return s
 	}
+	fitted, err := fitImages(req, c.imageLimit())
+	if err != nil {
+		s.fail(&Error{Kind: ErrBadRequest, Provider: c.display, Message: err.Error()})
+		return s
+	}
+	s.req = fitted
 	s.model = c.Model(req.Model)
 	s.log = c.log.With("model", req.Model)
 	return s

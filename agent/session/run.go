@@ -82,6 +82,11 @@ type Part struct {
 	Embedded bool
 	Size     int
 	MIME     string
+	// Image is an image's bytes (PNG, JPEG, GIF or WebP; MIME may say
+	// which, File where it came from): sent to the model as an image,
+	// fitted to the providers' limits, kept in the store beside the
+	// message (see image.go).
+	Image []byte
 }
 
 // Text is a prompt of typed text.
@@ -103,9 +108,11 @@ func (p Part) String() string {
 // MessageText is a prompt's parts as the one message the model reads, a
 // blank line between them.
 func MessageText(parts []Part) string {
-	s := make([]string, len(parts))
-	for i, p := range parts {
-		s[i] = p.String()
+	s := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p.Image == nil {
+			s = append(s, p.String())
+		}
 	}
 	return strings.Join(s, "\n\n")
 }
@@ -208,7 +215,7 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 		return nil, fmt.Errorf("agent %q: this darman has no named agents; leave the agent out", tn.Agent)
 	}
 	text := MessageText(tn.Prompt)
-	if strings.TrimSpace(text) == "" && tn.Command == nil && expand == nil {
+	if strings.TrimSpace(text) == "" && tn.Command == nil && expand == nil && !hasImages(tn.Prompt) {
 		return nil, errors.New("the prompt is empty")
 	}
 	model := tn.Model
@@ -255,6 +262,9 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 		text = withContext(text, tn.Context)
 	}
 	if err := t.prepare(ctx); err != nil {
+		return nil, err
+	}
+	if err := t.takeImages(tn.Prompt); err != nil {
 		return nil, err
 	}
 	tctx, cancel := context.WithCancel(ctx)

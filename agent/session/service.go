@@ -37,6 +37,10 @@ type Store interface {
 	// (the message holding the compaction part, and every message after
 	// it), or all of it when nothing was compacted: what a turn sends.
 	Window(ctx context.Context, session agent.ID) ([]agent.MessageWithParts, error)
+	// PutBlob keeps data (a prompt's image) with the session, once
+	// however often it is put, and returns its key; Blob reads it back.
+	PutBlob(ctx context.Context, session agent.ID, data []byte) (string, error)
+	Blob(ctx context.Context, session agent.ID, key string) ([]byte, error)
 }
 
 // Options configure a Service. Store, Models and Workspace are required.

@@ -59,6 +59,9 @@ type turn struct {
 
 	// answer follows what the turn publishes, for its Result.
 	answer answer
+	// images are the prompt's images, fitted, until saveImages stores
+	// them.
+	images []promptImage
 	// final is the event that ended the turn; err why it failed.
 	final final
 	err   error
@@ -167,11 +170,17 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 	if err := store.PutMessage(ctx, user); err != nil {
 		return t.endUnstarted(ctx, fmt.Errorf("storing the user's message: %w", err))
 	}
-	t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text})
+	if strings.TrimSpace(text) != "" || len(t.images) == 0 {
+		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text})
+	}
 	for _, c := range added {
 		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: c})
 	}
 	t.userMsg = user.ID
+	if err := t.saveImages(ctx, user.ID); err != nil {
+		return t.finish(ctx, agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleAssistant, Created: now, Model: t.modelRef},
+			agent.FinishError, err.Error())
+	}
 	if sess.Title == "" {
 		t.updateSession(ctx, func(s *agent.Session) {
 			if s.Title == "" { // not renamed meanwhile
@@ -356,6 +365,9 @@ func (t *turn) request(ctx context.Context, sess agent.Session, force compaction
 	fixed += len(req.System)
 	send, err := t.fit(ctx, msgs, fixed, force)
 	if err != nil {
+		return nil, err
+	}
+	if send, err = t.withImages(ctx, send); err != nil {
 		return nil, err
 	}
 	req.Messages = history(send)

@@ -62,6 +62,8 @@ type Export struct {
 	Version  int                      `json:"version"`
 	Session  agent.Session            `json:"session"`
 	Messages []agent.MessageWithParts `json:"messages"`
+	// Blobs are the blobs the parts refer to (agent.File.Blob), by key.
+	Blobs map[string][]byte `json:"blobs,omitempty"`
 }
 
 // ExportVersion is the version of the export format this darman writes.
@@ -104,6 +106,8 @@ const (
 	opWindow
 	opPutCheckpoint
 	opCheckpoints
+	opPutBlob
+	opBlob
 )
 
 // request is one store call. Only the fields its op uses are set.
@@ -122,6 +126,7 @@ type request struct {
 
 	// Checkpoint is what opPutCheckpoint writes.
 	Checkpoint agent.Checkpoint
+	Data       []byte // a blob's bytes
 }
 
 // response is the answer to a request. Errors travel as a code and text so
@@ -134,6 +139,7 @@ type response struct {
 	Grants   []Grant
 	ID       agent.ID
 	Stats    Stats
+	Data     []byte
 	Code     string
 	Err      string
 

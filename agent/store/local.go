@@ -170,6 +170,10 @@ func (l *local) try(req *request) (resp response) {
 		err = l.compact()
 	case opPutCheckpoint, opCheckpoints:
 		resp.Checkpoints, err = l.checkpoints(req)
+	case opPutBlob:
+		err = l.putBlob(req.ID, req.Text, req.Data)
+	case opBlob:
+		resp.Data, err = l.blob(req.ID, req.Text)
 	default:
 		err = fmt.Errorf("unknown store call %d (a newer darman owns the store? restart the editors that run darman)", req.Op)
 	}
@@ -613,7 +617,7 @@ func (l *local) deleteSession(id agent.ID) error {
 			return err
 		}
 	}
-	if err := l.db.DropPrefix(messagesOf(id), partsOf(id), checkpointsOf(id)); err != nil {
+	if err := l.db.DropPrefix(messagesOf(id), partsOf(id), checkpointsOf(id), blobsOf(id)); err != nil {
 		return err
 	}
 	// The session record goes last: while it exists, a retry finds the rest.
@@ -682,6 +686,15 @@ func (l *local) importSession(e *Export) error {
 			if err := set(partKey(p), p); err != nil {
 				return err
 			}
+		}
+	}
+	for key, data := range e.Blobs {
+		if BlobKey(data) != key {
+			return fmt.Errorf("the export's blob %s is not the SHA-256 of its bytes", key)
+		}
+		l.written.Add(int64(len(key) + len(data)))
+		if err := wb.Set(blobKey(s.ID, key), data); err != nil {
+			return err
 		}
 	}
 	// The session record goes last, so a half-done import is invisible and

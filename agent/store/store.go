@@ -335,7 +335,11 @@ func (s *Store) Export(ctx context.Context, id agent.ID) (*Export, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Export{Version: ExportVersion, Session: sess, Messages: msgs}, nil
+	blobs, err := s.blobsOfExport(ctx, id, msgs)
+	if err != nil {
+		return nil, err
+	}
+	return &Export{Version: ExportVersion, Session: sess, Messages: msgs, Blobs: blobs}, nil
 }
 
 // Import writes an exported session into the store. It refuses to replace

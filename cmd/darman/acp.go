@@ -63,6 +63,7 @@ func (a *app) serveACP(ctx context.Context) error {
 		BindMCP:     bindSessionMCP(log, a.children),
 		Version:     readBuildInfo().Version,
 		Logger:      log,
+		Images:      a.defaultModelTakesImages(log),
 	})
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ func (a *app) runCommand() *cobra.Command {
 		continueLast bool
 		format       string
 		allow, deny  []string
+		images       []string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [prompt | /command [arguments]]",
@@ -76,7 +77,11 @@ interrupted (the turn is saved as cancelled).`,
 			if err != nil {
 				return err
 			}
-			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt})
+			imgs, err := readImages(images)
+			if err != nil {
+				return err
+			}
+			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt, images: imgs})
 		},
 	}
 	f := cmd.Flags()
@@ -85,6 +90,7 @@ interrupted (the turn is saved as cancelled).`,
 	f.StringVar(&format, "format", "text", "text, or json: one event per line, then one result line")
 	f.StringArrayVar(&allow, "allow", nil, `allow a permission for this run: "edit", "bash:go test *" (repeatable)`)
 	f.StringArrayVar(&deny, "deny", nil, `deny a permission for this run (repeatable)`)
+	f.StringArrayVar(&images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP) to the prompt (repeatable)")
 	return cmd
 }
 
@@ -94,6 +100,7 @@ type runOptions struct {
 	json         bool
 	rules        []permission.Rule
 	prompt       string
+	images       []session.Part
 }
 
 func readPrompt(args []string) (string, error) {
@@ -164,7 +171,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &terminal.Renderer{Out: a.stdout, Err: a.stderr, JSON: o.json}
-	tn := session.Turn{Session: id, Prompt: session.Text(o.prompt), Command: command, Args: cmdArgs, Events: r.Render}
+	tn := session.Turn{Session: id, Prompt: append(session.Text(o.prompt), o.images...), Command: command, Args: cmdArgs, Events: r.Render}
 	res, err := svc.Run(ctx, tn)
 	if err != nil {
 		if command != nil {

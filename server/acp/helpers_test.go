@@ -97,6 +97,10 @@ type options struct {
 	// checkpoints takes snapshots before the turns' steps (a real
 	// checkpoint.Keeper in the test's data directory), for /revert.
 	checkpoints bool
+	// images is acp.Options.Images.
+	images func() bool
+	// models change the catalog's entries (a text-only model).
+	models map[string]llm.ModelOverride
 }
 
 // env is a running darman with its client.
@@ -130,7 +134,7 @@ func start(t testing.TB, o options) *env {
 	for rel, content := range o.files {
 		e.write(rel, content)
 	}
-	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000"},
+	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000", Models: o.models},
 		&llm.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +149,7 @@ func start(t testing.TB, o options) *env {
 	}
 	srv, err := acp.New(acp.Options{
 		Version:     "test",
+		Images:      o.images,
 		BindMCP:     o.bindMCP,
 		Initialized: o.initialized,
 		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {

@@ -128,6 +128,10 @@ type Options struct {
 	Initialized func()
 	// Logger receives protocol problems; nil discards.
 	Logger *slog.Logger
+	// Images says whether the model new sessions get takes images, for
+	// initialize's promptCapabilities.image; nil says no. A session on a
+	// text-only model refuses an image whatever was advertised.
+	Images func() bool
 }
 
 // Server is darman's ACP agent: one client on one connection.
@@ -274,9 +278,7 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 		"agentCapabilities": map[string]any{
 			"loadSession": true,
 			"promptCapabilities": map[string]bool{
-				// The tools read images from the workspace; a pasted
-				// image has no place in darman's prompts yet.
-				"image": false, "audio": false, "embeddedContext": true,
+				"image": s.opts.Images != nil && s.opts.Images(), "audio": false, "embeddedContext": true,
 			},
 			"mcpCapabilities":     map[string]bool{"http": true, "sse": true},
 			"sessionCapabilities": map[string]any{"list": map[string]any{}},

@@ -233,7 +233,7 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 // promptParts reads a prompt's content blocks: text as it is, a resource
 // link as a mention of the file (the model reads it with its tools), an
 // embedded resource as the file's content (or, for a binary one, its size
-// and type).
+// and type), an image as an image (image.go).
 func promptParts(blocks []json.RawMessage) ([]session.Part, error) {
 	if len(blocks) == 0 {
 		return nil, invalidParams("session/prompt: the prompt is empty")
@@ -278,13 +278,19 @@ func promptParts(blocks []json.RawMessage) ([]session.Part, error) {
 				}
 				parts = append(parts, session.Part{File: pathOf(r.URI), Size: len(data), MIME: r.MimeType})
 			}
-		case "image", "audio":
+		case "image":
+			p, err := imagePart(i, raw)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, p)
+		case "audio":
 			return nil, invalidParams("session/prompt: prompt[%d]: darman takes no %s in prompts (promptCapabilities says so); attach the file by path instead", i, b.Type)
 		default:
 			return nil, invalidParams("session/prompt: prompt[%d]: unknown content type %q", i, b.Type)
 		}
 	}
-	if strings.TrimSpace(session.MessageText(parts)) == "" {
+	if strings.TrimSpace(session.MessageText(parts)) == "" && !hasImage(parts) {
 		return nil, invalidParams("session/prompt: the prompt has no text")
 	}
 	return parts, nil

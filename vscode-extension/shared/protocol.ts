@@ -125,6 +125,9 @@ export type ModelInfo = {
 
 export type CommandInfo = { name: string; description?: string; argumentHint?: string };
 
+// An image pasted or dropped on the prompt box: its bytes in base64.
+export type PromptImage = { mimeType: string; data: string; name?: string };
+
 // A file or selection the prompt carries; shown as a removable chip.
 export type ContextChip = {
   uri: string;
@@ -162,7 +165,7 @@ export type HostMessage =
 
 export type WebviewMessage =
   | { type: "webviewReady" } // the webview has loaded and wants the current state
-  | { type: "prompt"; text: string; context: ContextChip[]; model?: string; sessionId?: string }
+  | { type: "prompt"; text: string; context: ContextChip[]; model?: string; sessionId?: string; images?: PromptImage[] }
   | { type: "command"; name: string; arguments: string; context: ContextChip[]; sessionId?: string }
   | { type: "cancel"; sessionId: string }
   | { type: "answerPermission"; requestId: string; optionId: PermissionOptionId; message?: string }

@@ -18,6 +18,7 @@ import type {
   WebviewMessage,
 } from "../shared/protocol";
 import { DiffContent } from "./diff";
+import { imageArgs } from "./images";
 
 /** What the controller needs of the language client. */
 export interface Server {
@@ -340,6 +341,10 @@ export class ChatController {
         const model = m.model || this.model;
         if (model) {
           arg.model = model;
+        }
+        const images = imageArgs(m.images);
+        if (images) {
+          arg.images = images;
         }
         return this.started(await this.o.server.executeCommand("darman.prompt", arg), sessionId);
       }

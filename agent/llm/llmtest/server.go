@@ -55,6 +55,9 @@ type Call struct {
 	Attempt int
 	// Fault is the fault applied to this call, or nil.
 	Fault *Fault
+	// Images are the images the request carried, in order, read from
+	// its wire format (see Image).
+	Images []Image
 
 	gone chan struct{}
 	done chan struct{}
@@ -86,6 +89,7 @@ type callJSON struct {
 	Step         int             `json:"step"`
 	Attempt      int             `json:"attempt"`
 	Fault        *Fault          `json:"fault,omitempty"`
+	Images       []Image         `json:"images,omitempty"`
 }
 
 // Options configure a Server.
@@ -267,7 +271,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	c := &Call{
 		API: api, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body,
 		Model: conv.model, Stream: conv.stream, Cloud: cloud, Conversation: conv.firstUser, Step: conv.step,
-		gone: make(chan struct{}), done: make(chan struct{}),
+		Images: parseImages(api, body),
+		gone:   make(chan struct{}), done: make(chan struct{}),
 	}
 	defer close(c.done)
 
@@ -339,7 +344,7 @@ func (s *Server) listCalls(w http.ResponseWriter) {
 	var out []callJSON
 	for _, c := range s.Calls() {
 		cj := callJSON{API: c.API, Path: c.Path, Header: c.Header, Model: c.Model, Stream: c.Stream,
-			Conversation: c.Conversation, Step: c.Step, Attempt: c.Attempt, Fault: c.Fault}
+			Conversation: c.Conversation, Step: c.Step, Attempt: c.Attempt, Fault: c.Fault, Images: c.Images}
 		if json.Valid(c.Body) {
 			cj.Body = c.Body
 		}

@@ -9,6 +9,7 @@ import type { ContextChip, HostMessage, SessionSummary, SessionUpdate, WebviewMe
 import type { VsCodeApi } from "./api";
 import { button, h } from "./dom";
 import { Header } from "./header";
+import { ImageTray } from "./images";
 import { icon } from "./icons";
 import { Permissions } from "./permission";
 import { PromptBox } from "./prompt";
@@ -42,6 +43,7 @@ export class App {
   private stream: Stream;
   private permissions: Permissions;
   private prompt: PromptBox;
+  private images: ImageTray;
   private scroller: HTMLElement;
   private status: HTMLElement;
   private banner: HTMLElement;
@@ -78,7 +80,14 @@ export class App {
         this.save();
       },
       changed: () => this.save(),
+      hasAttachments: () => this.images.count > 0,
     });
+    this.images = new ImageTray(
+      () => this.save(),
+      (why) => this.showBanner(why),
+    );
+    this.prompt.el.prepend(this.images.el);
+    this.images.watch(this.prompt.el);
     this.banner = h("div", { class: "banner", hidden: true });
     this.status = h("div", { class: "turn-status", role: "status", "aria-live": "polite" });
     this.scroller = h("main", { class: "scroll" }, this.stream.el, this.permissions.el);
@@ -238,7 +247,8 @@ export class App {
     if (cmd && this.prompt.hasCommand(cmd[1])) {
       this.post(compact({ type: "command", name: cmd[1], arguments: (cmd[2] ?? "").trim(), context, sessionId }));
     } else {
-      this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId }));
+      const images = this.images.count > 0 ? this.images.take() : undefined;
+      this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId, images }));
     }
     this.pending = true;
     this.stick = true;

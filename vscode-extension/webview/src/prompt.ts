@@ -13,6 +13,8 @@ export type PromptHandlers = {
   cancel: () => void;
   removeChip: (chip: ContextChip) => void;
   changed: () => void;
+  // hasAttachments lets a prompt of images alone be sent.
+  hasAttachments?: () => boolean;
 };
 
 export class PromptBox {
@@ -128,9 +130,9 @@ export class PromptBox {
 
   submit(): void {
     const text = this.input.value.trim();
-    if (!text) return;
+    if (!text && !this.handlers.hasAttachments?.()) return;
     if (!this.handlers.submit(text)) return;
-    if (this.history[this.history.length - 1] !== text) this.history.push(text);
+    if (text && this.history[this.history.length - 1] !== text) this.history.push(text);
     if (this.history.length > historyLimit) this.history.splice(0, this.history.length - historyLimit);
     this.historyIndex = this.history.length;
     this.draft = "";
