@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -28,6 +29,7 @@ func (a *app) runCommand() *cobra.Command {
 		continueLast bool
 		format       string
 		allow, deny  []string
+		agentName    string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [prompt | /command [arguments]]",
@@ -50,6 +52,10 @@ front matter's model, when set, is the model of that turn:
 Permissions the rules leave open are asked on the terminal; without one they
 are rejected, and the model is told why. --allow and --deny add rules for
 this run: "edit", "bash:go test *".
+
+--agent runs the turn with a named agent (and makes it the session's): the
+built-in build (the default) or plan (reads and plans, never edits), or one
+of .darman/agent/*.md, .claude/agents/*.md and the configuration's agents.
 
 Exit status: 0 when the turn finished, 1 when it failed, 130 when it was
 interrupted (the turn is saved as cancelled).`,
@@ -76,7 +82,7 @@ interrupted (the turn is saved as cancelled).`,
 			if err != nil {
 				return err
 			}
-			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt})
+			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt, agent: agentName})
 		},
 	}
 	f := cmd.Flags()
@@ -85,6 +91,7 @@ interrupted (the turn is saved as cancelled).`,
 	f.StringVar(&format, "format", "text", "text, or json: one event per line, then one result line")
 	f.StringArrayVar(&allow, "allow", nil, `allow a permission for this run: "edit", "bash:go test *" (repeatable)`)
 	f.StringArrayVar(&deny, "deny", nil, `deny a permission for this run (repeatable)`)
+	f.StringVar(&agentName, "agent", "", "run the turn with this agent: build, plan, or one of the workspace's (darman doctor lists them)")
 	return cmd
 }
 
@@ -94,6 +101,7 @@ type runOptions struct {
 	json         bool
 	rules        []permission.Rule
 	prompt       string
+	agent        string
 }
 
 func readPrompt(args []string) (string, error) {
@@ -157,6 +165,12 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		fmt.Fprintln(a.stderr, "darman: "+st.Summary())
 	}
 
+	if o.agent != "" {
+		// An unknown agent fails before a session is made for it.
+		if a, ok := svc.Agents().Get(o.agent); !ok || !a.Runs() {
+			return fmt.Errorf("--agent %q: not an agent a session runs; the agents are %s", o.agent, strings.Join(svc.Agents().Names(agents.Agent.Runs), ", "))
+		}
+	}
 	id, err := a.pickSession(ctx, st, svc, root, m, o)
 	if err != nil {
 		return err
@@ -164,7 +178,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &terminal.Renderer{Out: a.stdout, Err: a.stderr, JSON: o.json}
-	tn := session.Turn{Session: id, Prompt: session.Text(o.prompt), Command: command, Args: cmdArgs, Events: r.Render}
+	tn := session.Turn{Session: id, Prompt: session.Text(o.prompt), Command: command, Args: cmdArgs, Events: r.Render, Agent: o.agent}
 	res, err := svc.Run(ctx, tn)
 	if err != nil {
 		if command != nil {
