@@ -106,10 +106,10 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 	if strings.TrimSpace(a.Prompt) == "" {
 		return nil, rpc.InvalidParams("darman.prompt: prompt is required: the text to send to the agent")
 	}
-	if a.Agent != "" {
-		return nil, rpc.InvalidParams("darman.prompt: agent %q: this darman has no named agents; leave agent out", a.Agent)
+	if err := s.checkPromptAgent(a.Agent); err != nil {
+		return nil, err
 	}
-	tn := session.Turn{Prompt: session.Text(a.Prompt), Model: a.Model}
+	tn := session.Turn{Prompt: session.Text(a.Prompt), Model: a.Model, Agent: a.Agent}
 	if a.Context != nil {
 		c, err := s.contextText(a.Context)
 		if err != nil {
@@ -147,6 +147,7 @@ func (s *Server) prompt(ctx context.Context, id, model string, tn session.Turn, 
 	if err != nil {
 		return nil, err
 	}
+	s.notePromptAgent(sid, tn.Agent)
 	return turnResult{SessionID: string(sid), TurnID: t.id}, nil
 }
 
@@ -547,7 +548,10 @@ func (s *Server) knownCommands(ag *Agent) *prompt.Commands {
 }
 
 func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error) {
-	if err := args("darman.status", arg, &struct{}{}); err != nil {
+	var a struct {
+		SessionID string `json:"sessionId,omitempty"`
+	}
+	if err := args("darman.status", arg, &a); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -573,7 +577,7 @@ func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error
 		status["agent"] = map[string]any{"state": "failed", "error": err.Error()}
 		return status, nil
 	}
-	agentStatus := map[string]any{"state": "ready"}
+	agentStatus := map[string]any{"state": "ready", "agents": agentInfos(s.catalog()), "currentAgent": agentOf(ctx, ag, a.SessionID)}
 	if m, err := ag.Model(ctx); err == nil {
 		agentStatus["model"] = m
 	} else {

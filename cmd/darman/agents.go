@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/server"
 )
 
 // loadAgents finds the workspace's named agents: the built-in build and
@@ -38,5 +40,23 @@ func diagnoseAgents(r *report, c config.Config, root string) {
 	}
 	for _, p := range cat.Problems() {
 		r.add("agents", prompt.ShortPath(d.Root, d.Home, p.Path), "warn", p.Err.Error()+" (the agent is left out)")
+	}
+}
+
+// lspAgents finds, for initialize, the agents of setup's workspace with
+// the configuration darman lsp loaded (or that workspace's), without
+// starting the agent.
+func (a *app) lspAgents(log *slog.Logger) func(context.Context, server.Setup) *agents.Catalog {
+	return func(_ context.Context, setup server.Setup) *agents.Catalog {
+		cfg, ok := a.startConfig(setup)
+		if !ok {
+			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
+			if err != nil {
+				// The agent's start reports the configuration's problem.
+				return nil
+			}
+			cfg = loaded.Config
+		}
+		return loadAgents(setup.Root, cfg, log)
 	}
 }
