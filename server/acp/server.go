@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -80,6 +81,10 @@ type Agent struct {
 	// commands of a client whose terminal runs the others; nil keeps bash
 	// in darman's process tree for such a client too.
 	Bash tool.Tool
+	// Agents are the named agents; its primary ones besides build are
+	// offered as session modes next to the permission modes (see
+	// agents.go). Nil offers the permission modes alone.
+	Agents *agents.Catalog
 	// Close releases the agent once its turns have ended; nil does nothing.
 	Close func() error
 	// Meta is darman's own state for a client to show (the OS sandbox of
