@@ -57,8 +57,7 @@ func Load(opts Options) *Catalog {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Catalog{opts: opts}
-	c.stamp = c.scan()
-	c.load()
+	c.stamp = c.load()
 	return c
 }
 
@@ -110,7 +109,7 @@ func (c *Catalog) Refresh() bool {
 		return false
 	}
 	before := c.List()
-	c.load()
+	stamp = c.load()
 	c.mu.Lock()
 	c.stamp = stamp
 	c.mu.Unlock()
@@ -146,35 +145,38 @@ func (c *Catalog) places() []place {
 	return out
 }
 
-// scan is what Refresh compares: every agent directory's state and its
+// scan is what Refresh compares (load makes the same while it reads): every agent directory's state and its
 // Markdown files' names, sizes and modification times.
 func (c *Catalog) scan() string {
 	var b strings.Builder
 	for _, p := range c.places() {
 		entries, err := os.ReadDir(p.dir)
-		if err != nil {
-			continue
-		}
-		b.WriteString(p.dir)
-		b.WriteByte('\n')
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".md") {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil {
-				continue
-			}
-			fmt.Fprintf(&b, "%s %d %d\n", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+		if err == nil {
+			stampDir(&b, p.dir, entries)
 		}
 	}
 	return b.String()
 }
 
+func stampDir(b *strings.Builder, dir string, entries []os.DirEntry) {
+	b.WriteString(dir)
+	b.WriteByte('\n')
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(b, "%s %d %d\n", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+	}
+}
+
 // load builds the list: built-ins, then files from the lowest precedence
 // up (each file of a name replaces what a lower place defined), then the
 // configuration.
-func (c *Catalog) load() {
+func (c *Catalog) load() (stamp string) {
 	list := builtins()
 	byName := map[string]int{}
 	for i, a := range list {
@@ -196,9 +198,15 @@ func (c *Catalog) load() {
 		list = append(list, a)
 	}
 	places := c.places()
+	stamps := make([]string, len(places))
 	for i := len(places) - 1; i >= 0; i-- {
 		p := places[i]
 		entries, err := os.ReadDir(p.dir)
+		if err == nil {
+			var b strings.Builder
+			stampDir(&b, p.dir, entries)
+			stamps[i] = b.String()
+		}
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 				problems = append(problems, Problem{Path: p.dir, Err: err})
@@ -261,6 +269,7 @@ func (c *Catalog) load() {
 	c.mu.Lock()
 	c.agents, c.byName, c.problems = list, reindex(list), problems
 	c.mu.Unlock()
+	return strings.Join(stamps, "")
 }
 
 func reindex(list []Agent) map[string]int {
