@@ -123,6 +123,9 @@ export type ModelInfo = {
   contextWindow?: number;
 };
 
+// A named agent (initialize's experimental.darman.agents, darman/agentsChanged).
+export type AgentInfo = { name: string; description?: string; mode?: string };
+
 export type CommandInfo = { name: string; description?: string; argumentHint?: string };
 
 // A file or selection the prompt carries; shown as a removable chip.
@@ -141,6 +144,7 @@ export type HostMessage =
       models: ModelInfo[];
       model: string; // the model new turns use
       commands: CommandInfo[];
+      agents?: AgentInfo[]; // the agents the picker offers (primary ones)
     }
   // The server could not be started or died; `action` names a button the webview shows.
   | { type: "serverError"; message: string; action?: { label: string; command: string } }
@@ -162,7 +166,7 @@ export type HostMessage =
 
 export type WebviewMessage =
   | { type: "webviewReady" } // the webview has loaded and wants the current state
-  | { type: "prompt"; text: string; context: ContextChip[]; model?: string; sessionId?: string }
+  | { type: "prompt"; text: string; context: ContextChip[]; model?: string; sessionId?: string; agent?: string }
   | { type: "command"; name: string; arguments: string; context: ContextChip[]; sessionId?: string }
   | { type: "cancel"; sessionId: string }
   | { type: "answerPermission"; requestId: string; optionId: PermissionOptionId; message?: string }

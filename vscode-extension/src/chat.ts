@@ -6,6 +6,7 @@
 
 import * as vscode from "vscode";
 import type {
+  AgentInfo,
   CommandInfo,
   ContextChip,
   HostMessage,
@@ -64,6 +65,7 @@ export class ChatController {
   private models: ModelInfo[] = [];
   private defaultModel = "";
   private commands: CommandInfo[] = [];
+  private agents: AgentInfo[] = [];
   private serverError: HostMessage | undefined;
   private pending = new Map<string, { request: PermissionRequest; resolve: (o: PermissionOutcome) => void }>();
   private running = new Set<string>();
@@ -146,8 +148,9 @@ export class ChatController {
   // ---- from the server ----
 
   /** The server answered initialize: its models, default model and commands. */
-  async serverStarted(init: { models?: ModelInfo[]; model?: string }): Promise<void> {
+  async serverStarted(init: { models?: ModelInfo[]; model?: string; agents?: AgentInfo[] }): Promise<void> {
     this.serverError = undefined;
+    this.agents = primaryAgents(init.agents);
     this.models = Array.isArray(init.models) ? init.models : [];
     this.defaultModel = typeof init.model === "string" ? init.model : "";
     if (this.defaultModel === "") {
@@ -177,6 +180,12 @@ export class ChatController {
     }
   }
 
+  /** darman/agentsChanged: the panel's agent picker follows the agent files. */
+  agentsChanged(agents: AgentInfo[] | undefined): void {
+    this.agents = primaryAgents(agents);
+    this.sendReady();
+  }
+
   /** darman.model changed: the status bar and the panel's picker follow it. */
   modelSettingChanged(): void {
     this.emitState();
@@ -197,7 +206,7 @@ export class ChatController {
   }
 
   private sendReady(): void {
-    this.post({ type: "ready", models: this.models, model: this.model, commands: this.commands });
+    this.post({ type: "ready", models: this.models, model: this.model, commands: this.commands, agents: this.agents });
   }
 
   /** darman/sessionUpdate. */
@@ -340,6 +349,9 @@ export class ChatController {
         const model = m.model || this.model;
         if (model) {
           arg.model = model;
+        }
+        if (m.agent) {
+          arg.agent = m.agent;
         }
         return this.started(await this.o.server.executeCommand("darman.prompt", arg), sessionId);
       }
@@ -563,4 +575,10 @@ export function errorText(err: unknown): string {
     return String((err as { message: unknown }).message);
   }
   return String(err);
+}
+
+/** The agents a session runs (mode primary or all), as the picker offers them. */
+export function primaryAgents(agents: AgentInfo[] | undefined): AgentInfo[] {
+  if (!Array.isArray(agents)) return [];
+  return agents.filter((a) => a && typeof a.name === "string" && a.mode !== "subagent");
 }
