@@ -98,3 +98,21 @@ func TestPlanCannotEditInAnyFront(t *testing.T) {
 		mainUnchanged(t, e, "darman acp")
 	})
 }
+
+// darman doctor lists the agents with the file each comes from, and a file
+// it leaves out with the reason.
+func TestDoctorListsAgents(t *testing.T) {
+	e := newEnv(t)
+	reviewer, err := os.ReadFile("../../agent/agents/testdata/reviewer.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write(".claude/agents/reviewer.md", string(reviewer))
+	e.write(".darman/agent/broken.md", "---\nname: broken\n---\nno description\n")
+	out, _, _ := e.run("doctor")
+	for _, want := range []string{"plan", "code-reviewer", "subagent, .claude/agents/reviewer.md", ".darman/agent/broken.md", "no description"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+}
