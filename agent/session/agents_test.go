@@ -235,3 +235,37 @@ func TestSubAgentQuestionCarriesTheChildSession(t *testing.T) {
 		t.Error("the permission event does not name the child session")
 	}
 }
+
+// A sub-task started by the plan agent keeps plan's lock: the general
+// sub-agent cannot write either.
+func TestPlanSubTaskCannotEdit(t *testing.T) {
+	root := agentWorkspace(t)
+	const childPrompt = "Write the file."
+	script := llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: childPrompt, Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{
+				call("c1", "write", `{"path":"made.go","content":"package main\n"}`),
+				call("c2", "bash", `{"command":"echo x > made.txt","description":"write"}`),
+			}},
+			{Text: "could not"},
+		}},
+		{Match: "Go", Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("t1", "task", `{"description":"write","prompt":"`+childPrompt+`"}`)}},
+			{Text: "ok"},
+		}},
+	}}
+	f := newFixture(t, fixtureOptions{script: script, root: root, tools: tool.Builtins(tool.Options{}), service: withAgents(root, nil)})
+	if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("Go"), Agent: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"made.go", "made.txt"} {
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			t.Errorf("%s was made by plan's sub-task", name)
+		}
+	}
+	for _, c := range f.srv.ModelCalls() {
+		if c.Conversation == childPrompt && slices.Contains(toolNames(c), "write") {
+			t.Errorf("plan's sub-task was offered write: %v", toolNames(c))
+		}
+	}
+}
