@@ -330,7 +330,7 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 	if s.runningTurn(id) != nil {
 		state = stateRunning
 	}
-	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, State: state,
+	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, Agent: sess.Agent, State: state,
 		Updates: historyUpdates(page.Messages), More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
 }
 
@@ -341,6 +341,7 @@ type loadResult struct {
 	SessionID      string   `json:"sessionId"`
 	Title          string   `json:"title"`
 	Model          string   `json:"model"`
+	Agent          string   `json:"agent,omitempty"` // the session's agent; absent for build
 	State          string   `json:"state"`
 	Updates        []update `json:"updates"`
 	More           bool     `json:"more"`

@@ -150,7 +150,7 @@ export type HostMessage =
   | { type: "serverError"; message: string; action?: { label: string; command: string } }
   | { type: "sessions"; sessions: SessionSummary[]; current?: string }
   // A session was opened or loaded: replace the stream with its history.
-  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[] }
+  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[]; agent?: string }
   // A live darman/sessionUpdate for the current session.
   | { type: "update"; sessionId: string; turnId?: string; update: SessionUpdate }
   | { type: "permission"; request: PermissionRequest }

@@ -500,6 +500,7 @@ export class ChatController {
       sessionId: string;
       title: string;
       model: string;
+      agent?: string;
       state: string;
       updates: SessionUpdate[];
       more?: boolean;
@@ -509,7 +510,8 @@ export class ChatController {
     // the panel needs to show it and continue it; the panel says so rather
     // than show a history that seems to begin mid-way.
     const updates: SessionUpdate[] = s.more ? [olderNotShown(s.sessionId), ...(s.updates ?? [])] : (s.updates ?? []);
-    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates });
+    // The session's agent (absent for build) is what the picker shows.
+    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates, ...(s.agent ? { agent: s.agent } : {}) });
   }
 
   private async listSessions(): Promise<void> {

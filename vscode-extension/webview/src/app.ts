@@ -205,6 +205,7 @@ export class App {
         this.title = m.title ?? "";
         this.header.setTitle(this.title);
         this.header.setCurrent(this.sessionId);
+        if (this.sessionId) this.header.agent = m.agent || "build";
         this.stream.reset(undefined, Array.isArray(m.updates) ? m.updates : []);
         if (m.state === "running" && !this.stream.transcript.running) this.stream.transcript.state = "running";
         this.stick = true;

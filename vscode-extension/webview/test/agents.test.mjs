@@ -52,5 +52,8 @@ describe("webview agent picker", { skip }, () => {
     assert.equal(handed.agent, "build");
     assert.match(handed.text, /Carry out the plan/);
     assert.equal(await picker.inputValue(), "build");
+    // Opening a session shows its agent.
+    await w.send({ type: "session", sessionId: "ses_other", title: "", model: "", state: "idle", updates: [], agent: "plan" });
+    await p.waitForFunction(() => document.querySelector(".agent-picker")?.value === "plan");
   });
 });
