@@ -85,6 +85,8 @@ type PermissionUpdate struct {
 	Subjects   []string `json:"subjects,omitempty"`
 	Title      string   `json:"title,omitempty"`
 	CallID     string   `json:"callId,omitempty"`
+	// ChildSessionID is the sub-task's session when a sub-agent asks.
+	ChildSessionID ID `json:"childSessionId,omitempty"`
 	// Answer is empty while the question is open; then once, always or reject.
 	Answer string `json:"answer,omitempty"`
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -34,6 +35,10 @@ type Setup struct {
 	// servers and of the language servers, for the editor (see
 	// notices).
 	Notices func(level, text string)
+	// Agents are the workspace's named agents as initialize listed them
+	// (Options.Agents); the session service must run these, so that a
+	// file change the server notices is the service's too.
+	Agents *agents.Catalog
 	// Settings are the client's darman settings
 	// (initializationOptions.darman, or the darman section of
 	// workspace/didChangeConfiguration), same keys as the config file;

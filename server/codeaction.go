@@ -128,6 +128,10 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 		}
 	}
 
+	for _, id := range s.handoffSessions() {
+		add(protocol.CodeActionKindSource, handoffTitle(id), handoffCommand(id))
+	}
+
 	if a, err := s.agent.peek(); err == nil && s.knownCommands(a) != nil {
 		r := p.Range
 		for _, c := range s.knownCommands(a).List() {

@@ -112,14 +112,14 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 	if strings.TrimSpace(a.Prompt) == "" && len(a.Images) == 0 {
 		return nil, rpc.InvalidParams("darman.prompt: prompt is required: the text to send to the agent")
 	}
-	if a.Agent != "" {
-		return nil, rpc.InvalidParams("darman.prompt: agent %q: this darman has no named agents; leave agent out", a.Agent)
+	if err := s.checkPromptAgent(a.Agent); err != nil {
+		return nil, err
 	}
 	imgs, err := imageParts("darman.prompt", a.Images)
 	if err != nil {
 		return nil, err
 	}
-	tn := session.Turn{Prompt: append(session.Text(a.Prompt), imgs...), Model: a.Model}
+	tn := session.Turn{Prompt: append(session.Text(a.Prompt), imgs...), Model: a.Model, Agent: a.Agent}
 	if a.Context != nil {
 		c, err := s.contextText(a.Context)
 		if err != nil {
@@ -157,6 +157,7 @@ func (s *Server) prompt(ctx context.Context, id, model string, tn session.Turn, 
 	if err != nil {
 		return nil, err
 	}
+	s.notePromptAgent(sid, tn.Agent)
 	return turnResult{SessionID: string(sid), TurnID: t.id}, nil
 }
 
@@ -339,7 +340,7 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 	if s.runningTurn(id) != nil {
 		state = stateRunning
 	}
-	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, State: state,
+	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, Agent: sess.Agent, State: state,
 		Updates: historyUpdates(page.Messages), More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
 }
 
@@ -350,6 +351,7 @@ type loadResult struct {
 	SessionID      string   `json:"sessionId"`
 	Title          string   `json:"title"`
 	Model          string   `json:"model"`
+	Agent          string   `json:"agent,omitempty"` // the session's agent; absent for build
 	State          string   `json:"state"`
 	Updates        []update `json:"updates"`
 	More           bool     `json:"more"`
@@ -557,7 +559,10 @@ func (s *Server) knownCommands(ag *Agent) *prompt.Commands {
 }
 
 func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error) {
-	if err := args("darman.status", arg, &struct{}{}); err != nil {
+	var a struct {
+		SessionID string `json:"sessionId,omitempty"`
+	}
+	if err := args("darman.status", arg, &a); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -583,7 +588,7 @@ func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error
 		status["agent"] = map[string]any{"state": "failed", "error": err.Error()}
 		return status, nil
 	}
-	agentStatus := map[string]any{"state": "ready"}
+	agentStatus := map[string]any{"state": "ready", "agents": agentInfos(s.catalog()), "currentAgent": agentOf(ctx, ag, a.SessionID)}
 	if m, err := ag.Model(ctx); err == nil {
 		agentStatus["model"] = m
 	} else {

@@ -56,7 +56,7 @@ func TestInitializeOffersModels(t *testing.T) {
 	}
 	d := res.Capabilities.Experimental.Darman
 	want := []server.ModelChoice{{ID: "anthropic/claude-sonnet-4-6", Name: "Claude Sonnet 4.6", ContextWindow: 200000}, {ID: "ollama/qwen3:8b"}}
-	if !slices.Equal(d.Models, want) || d.Model == nil || *d.Model != "anthropic/claude-sonnet-4-6" || d.Agents == nil || len(d.Agents) != 0 {
+	if !slices.Equal(d.Models, want) || d.Model == nil || *d.Model != "anthropic/claude-sonnet-4-6" || len(d.Agents) != 2 {
 		t.Errorf("experimental.darman = %s", raw)
 	}
 	// Optional fields are left out, not sent empty.
@@ -81,8 +81,8 @@ func TestInitializeWithoutModels(t *testing.T) {
 			e := start(t, options{noInitialize: true, serverOpts: server.Options{Models: models}})
 			var raw json.RawMessage
 			e.client.MustCall("initialize", map[string]any{"rootUri": fileURI(e.root), "capabilities": map[string]any{}}, &raw)
-			if !strings.Contains(string(raw), `"agents":[]`) || !strings.Contains(string(raw), `"model":""`) || !strings.Contains(string(raw), `"models":[]`) {
-				t.Errorf("initialize answered %s, want empty lists and model \"\"", raw)
+			if !strings.Contains(string(raw), `"agents":[{"name":"build"`) || !strings.Contains(string(raw), `"model":""`) || !strings.Contains(string(raw), `"models":[]`) {
+				t.Errorf("initialize answered %s, want the built-in agents, no models and model \"\"", raw)
 			}
 			e.client.Notify("initialized", map[string]any{})
 			e.client.mustCommand("darman.session.list", nil, nil)

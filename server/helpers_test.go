@@ -191,6 +191,7 @@ func start(t testing.TB, o options) *env {
 			Tools:     tool.Builtins(tool.Options{NoRipgrep: true}),
 			Rules:     rules,
 			Asker:     setup.Asker,
+			Agents:    setup.Agents,
 		})
 		if err != nil {
 			return nil, err

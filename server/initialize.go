@@ -98,6 +98,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	s.settings, s.agentSettings = ss, agentSettings
 	choices := s.modelChoices(ctx, Setup{Root: root, Folders: slices.Clone(folders), Settings: agentSettings})
+	s.loadAgents(ctx, Setup{Root: root, Folders: slices.Clone(folders), Settings: agentSettings})
 	s.startAgent(agentSettings)
 	return s.initializeResult(choices), nil
 }
@@ -129,8 +130,7 @@ func (s *Server) initializeResult(choices ModelChoices) protocol.InitializeResul
 				"protocolVersion": ProtocolVersion,
 				"models":          nonNil(choices.Models),
 				"model":           choices.Default,
-				// darman has no named agents.
-				"agents": []string{},
+				"agents":          agentInfos(s.catalog()),
 			}},
 		},
 		ServerInfo: &protocol.InitializeResultServerInfo{Name: "darman", Version: &version},
@@ -140,6 +140,7 @@ func (s *Server) initializeResult(choices ModelChoices) protocol.InitializeResul
 // initialized tells the user, once the client is ready to show it, why the
 // agent did not start if it did not.
 func (s *Server) initialized(context.Context, json.RawMessage) error {
+	s.watchAgents()
 	if s.settingsErr != nil {
 		s.showMessage(protocol.MessageTypeError, "darman: "+s.settingsErr.Error())
 	}
@@ -202,7 +203,7 @@ func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
 	folders := slices.Clone(s.folders)
 	s.mu.Unlock()
 	a, err := s.opts.Start(s.ctx, Setup{Root: s.root, Folders: folders, Workspace: s.ws, Asker: &asker{s: s},
-		Elicitor: editorGate{s}, Notices: s.notices, Settings: settings})
+		Elicitor: editorGate{s}, Notices: s.notices, Settings: settings, Agents: s.catalog()})
 	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Model == nil) {
 		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
 	}

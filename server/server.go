@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/server/rpc"
 )
@@ -29,6 +30,11 @@ type Options struct {
 	// setup.Asker are nil). It runs while initialize is answered, so it
 	// must not start the agent or wait for the network. Nil offers none.
 	Models func(ctx context.Context, setup Setup) (ModelChoices, error)
+	// Agents finds the workspace's named agents (files and configuration)
+	// while initialize is answered, as Models does; the agent Start builds
+	// must run the same catalog (Setup.Agents). Nil, or a nil answer,
+	// reads the agent files alone.
+	Agents func(ctx context.Context, setup Setup) *agents.Catalog
 	// Root is the workspace root when initialize names none; "" means the
 	// current directory.
 	Root string
@@ -78,6 +84,7 @@ type Server struct {
 	transcriptMu   sync.Mutex
 
 	agent    agentSlot
+	agents   agentsState
 	stopOnce sync.Once
 	// commands are the workspace's commands as last loaded by
 	// darman.command.list or .run (Agent.LoadCommands); nil until then.

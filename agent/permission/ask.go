@@ -29,6 +29,10 @@ type Request struct {
 	// CallID is the tool call the question is about, from Call; "" for a
 	// question that belongs to no call (a command template's !`cmd`).
 	CallID string
+	// Child is the sub-task's session when a sub-agent's call asks (the
+	// task tool's child session, whose events nest under the parent's
+	// task call); "" for the session's own calls.
+	Child agent.ID
 	// Diffs are the changes the call would make, one per file, from Call:
 	// every file of a multi-file patch. Empty for calls that change no
 	// file.

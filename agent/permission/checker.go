@@ -54,6 +54,13 @@ type Call struct {
 	CallID   string
 	Diffs    []agent.Diff
 	Metadata map[string]any
+	// Child is the sub-task's session when a sub-agent makes the call;
+	// it reaches the Asker as Request.Child. "" for the session's own.
+	Child agent.ID
+	// Rules are decided after the Checker's rules and grants, for this
+	// call alone: the running agent's (agent/agents), so its overrides
+	// and a locked agent's denials win over everything configured.
+	Rules []Rule
 }
 
 // Checker decides the tool calls of one session: the configured rules, then
@@ -179,6 +186,11 @@ func (c *Checker) Check(ctx context.Context, call Call) error {
 }
 
 func (c *Checker) validate(call Call) (dir string, err error) {
+	for i, r := range call.Rules {
+		if err := r.Validate(); err != nil {
+			return "", fmt.Errorf("permission: the agent's rule %d: %w", i+1, err)
+		}
+	}
 	if call.Permission == "" {
 		return "", errors.New("permission: the call names no permission")
 	}
@@ -220,6 +232,9 @@ func (c *Checker) settle(call Call, checks []Check) (bool, error) {
 // checks decides every subject of call against the rules in force.
 func (c *Checker) checks(call Call, dir string) []Check {
 	rules := c.snapshot()
+	if len(call.Rules) > 0 {
+		rules = slices.Concat(rules, call.Rules)
+	}
 	var out []Check
 	var pl *place
 	for _, s := range call.Subjects {
@@ -333,7 +348,7 @@ func requests(call Call, checks []Check) []Request {
 		i := slices.IndexFunc(reqs, func(r Request) bool { return r.Permission == ch.Permission })
 		if i < 0 {
 			i = len(reqs)
-			reqs = append(reqs, Request{Permission: ch.Permission, Title: title, CallID: call.CallID, Diffs: call.Diffs, Metadata: call.Metadata})
+			reqs = append(reqs, Request{Permission: ch.Permission, Title: title, CallID: call.CallID, Diffs: call.Diffs, Metadata: call.Metadata, Child: call.Child})
 		}
 		r := &reqs[i]
 		if !slices.Contains(r.Patterns, ch.Subject) {

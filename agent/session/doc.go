@@ -48,7 +48,21 @@
 // failed state for the end of the parent's turn. The child shares the
 // parent's permission checker and background jobs, keeps its own record of
 // files read, and runs under the task call's context: cancelling the
-// parent cancels it.
+// parent cancels it. Its usage and cost are added to the parent session
+// and to the parent turn's Result; its permission questions carry its
+// session as permission.Request.Child.
+//
+// # Agents
+//
+// Every turn runs a named agent (agent/agents, Options.Agents): Turn.Agent,
+// else the session's current one (agent.Session.Agent; build when unset).
+// The agent decides the tools offered (a call of another is refused with a
+// result naming the agent's tools), adds its rules to every permission
+// check after the configured ones and the grants (permission.Call.Rules),
+// adds its prompt to the system prompt, and may set the model, the
+// temperature and the step limit. The task tool's agent input names a
+// sub-agent; a sub-agent keeps its parent agent's lock, so a sub-task of
+// plan cannot edit either.
 //
 // # Compaction
 //

@@ -44,8 +44,11 @@ type Turn struct {
 	// command's model when it names one, else the session's. The session
 	// keeps its own model for later turns.
 	Model string
-	// Agent names an agent to run the turn; this darman has none, so
-	// anything but "" is refused.
+	// Agent names the agent that runs the turn (agent/agents: build,
+	// plan, the workspace's files); it becomes the session's current
+	// agent. "" is the session's current agent (build for a new session).
+	// An unknown agent, or one that runs only as a sub-agent, is Start's
+	// error.
 	Agent string
 	// Tools are this turn's own tools besides the service's (darman acp's:
 	// the MCP servers a client named for the session, bash in the
@@ -211,16 +214,20 @@ var errShellInTurn = errors.New("the command runs a shell command")
 func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Context, string) (string, error)) (*Running, error) {
 	began := time.Now()
 	id := tn.Session
-	if tn.Agent != "" {
-		return nil, fmt.Errorf("agent %q: this darman has no named agents; leave the agent out", tn.Agent)
-	}
 	text := MessageText(tn.Prompt)
 	if strings.TrimSpace(text) == "" && tn.Command == nil && expand == nil && !hasImages(tn.Prompt) {
 		return nil, errors.New("the prompt is empty")
 	}
+	ag, err := s.turnAgent(ctx, id, tn.Agent)
+	if err != nil {
+		return nil, err
+	}
 	model := tn.Model
 	if model == "" && tn.Command != nil {
 		model = tn.Command.Model
+	}
+	if model == "" {
+		model = ag.Model
 	}
 	if model != "" {
 		if _, _, err := s.opts.Models(model); err != nil {
@@ -231,7 +238,7 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{svc: s, live: l, id: id, modelRef: model, own: tn.Tools, expand: expand, ws: s.workspaceOf(id), label: tn.ID}
+	t := &turn{svc: s, live: l, id: id, modelRef: model, own: tn.Tools, expand: expand, ws: s.workspaceOf(id), label: tn.ID, agent: ag}
 	if s.opts.ToolSource != nil {
 		t.source = s.opts.ToolSource(id)
 	}
@@ -290,6 +297,11 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 		sub = l.bus.Subscribe(subCtx)
 	}
 	s.mu.Unlock()
+	if tn.Agent != "" {
+		if err := s.setSessionAgent(ctx, id, tn.Agent); err != nil {
+			s.log.Error("cannot store the session's agent", "session", id, "agent", tn.Agent, "err", err)
+		}
+	}
 
 	r := &Running{Session: id, done: make(chan struct{})}
 	ended := make(chan final, 1)

@@ -75,7 +75,7 @@ func TestNextTurnStartsOnTheLastEvent(t *testing.T) {
 }
 
 // Start refuses what cannot run, before anything is stored: a session
-// that runs a turn, an empty prompt, an agent this darman does not have.
+// that runs a turn, an empty prompt, an agent the workspace does not have.
 func TestStartRefuses(t *testing.T) {
 	f := setup(t, stallScript(), nil)
 	r, err := f.svc.Start(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("wait")})
@@ -92,7 +92,7 @@ func TestStartRefuses(t *testing.T) {
 	if _, err := f.svc.Start(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("  ")}); err == nil {
 		t.Error("an empty prompt started")
 	}
-	if _, err := f.svc.Start(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("hi"), Agent: "planner"}); err == nil || !strings.Contains(err.Error(), "no named agents") {
+	if _, err := f.svc.Start(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("hi"), Agent: "planner"}); err == nil || !strings.Contains(err.Error(), "the agents are build, plan") {
 		t.Errorf("an unknown agent: %v", err)
 	}
 }

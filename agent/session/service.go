@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/bus"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/permission"
@@ -104,13 +105,17 @@ type Options struct {
 	// Hooks runs the user's hooks on the turns' events (agent/hook);
 	// nil runs none.
 	Hooks Hooks
+	// Agents are the named agents turns and sub-tasks run (Turn.Agent,
+	// the task tool's agent); nil means the built-in build and plan.
+	Agents *agents.Catalog
 }
 
 // Service runs the sessions of one workspace. It is safe for concurrent use.
 // Close it to cancel running turns and end every subscription.
 type Service struct {
-	opts Options
-	log  *slog.Logger
+	opts    Options
+	log     *slog.Logger
+	catalog *agents.Catalog
 
 	mu     sync.Mutex
 	live   map[agent.ID]*live
@@ -162,7 +167,11 @@ func New(opts Options) (*Service, error) {
 	if opts.ToolTimeout <= 0 {
 		opts.ToolTimeout = 2 * time.Minute
 	}
-	return &Service{opts: opts, log: opts.Logger, live: map[agent.ID]*live{}}, nil
+	catalog := opts.Agents
+	if catalog == nil {
+		catalog = agents.Load(agents.Options{})
+	}
+	return &Service{opts: opts, log: opts.Logger, live: map[agent.ID]*live{}, catalog: catalog}, nil
 }
 
 // CreateOptions describe a new session.
@@ -172,6 +181,8 @@ type CreateOptions struct {
 	Title string
 	// ParentID makes the session a sub-task of another.
 	ParentID agent.ID
+	// Agent is the session's agent; "" is build.
+	Agent string
 }
 
 // Create stores a new session of the service's workspace.
@@ -184,7 +195,7 @@ func (s *Service) Create(ctx context.Context, opts CreateOptions) (agent.Session
 	}
 	now := time.Now().UTC()
 	sess := agent.Session{ID: agent.NewSessionID(), ParentID: opts.ParentID, Workspace: s.opts.Workspace.Root(),
-		Title: opts.Title, Model: opts.Model, Created: now, Updated: now}
+		Title: opts.Title, Model: opts.Model, Agent: opts.Agent, Created: now, Updated: now}
 	return sess, s.opts.Store.PutSession(ctx, sess)
 }
 
@@ -353,7 +364,8 @@ func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permissio
 	reqID := fmt.Sprintf("perm-%d", a.n)
 	a.mu.Unlock()
 	req.Session = a.session
-	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: req.CallID}
+	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: req.CallID,
+		ChildSessionID: req.Child}
 	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRequiresAction})
 	a.bus.Publish(agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &update})
 	a.notify(ctx, req)

@@ -25,6 +25,7 @@ type taskInput struct {
 	Description string   `json:"description" jsonschema:"the sub-task in three to five words, shown to the user"`
 	Prompt      string   `json:"prompt" jsonschema:"the whole task for the sub-agent, which sees nothing of this conversation: what to do, what is known, what to report"`
 	Tools       []string `json:"tools,omitempty" jsonschema:"names of the tools the sub-agent may use; omit for all of yours but task and todo"`
+	Agent       string   `json:"agent,omitempty" jsonschema:"the sub-agent to run, by name, from the list in this tool's description; omit for a general one"`
 }
 
 // taskTimeout bounds a sub-task's whole turn.
@@ -53,7 +54,7 @@ var taskSchema = sync.OnceValue(func() json.RawMessage {
 type taskTool struct{ svc *Service }
 
 func (tt *taskTool) Info() tool.Info {
-	return tool.Info{Name: "task", Description: taskDescription, Schema: taskSchema(), Kind: agent.ToolKindOther, Timeout: taskTimeout}
+	return tool.Info{Name: "task", Description: tt.svc.taskDescriptionFor(), Schema: taskSchema(), Kind: agent.ToolKindOther, Timeout: taskTimeout}
 }
 
 func (tt *taskTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
@@ -64,7 +65,7 @@ func (tt *taskTool) Run(ctx context.Context, env *tool.Env, input json.RawMessag
 	if err := json.Unmarshal(input, &in); err != nil {
 		return invalid("The input is not a JSON object of the task tool's schema: %v.", err)
 	}
-	in.Description, in.Prompt = strings.TrimSpace(in.Description), strings.TrimSpace(in.Prompt)
+	in.Description, in.Prompt, in.Agent = strings.TrimSpace(in.Description), strings.TrimSpace(in.Prompt), strings.TrimSpace(in.Agent)
 	switch {
 	case in.Prompt == "":
 		return invalid("The prompt is empty: it must hold the sub-agent's whole task.")
@@ -84,15 +85,18 @@ func (tt *taskTool) Run(ctx context.Context, env *tool.Env, input json.RawMessag
 }
 
 // runTask runs a sub-task for the turn running in env's session: a child
-// session (ParentID set, titled with the description) with the parent
-// turn's model and tools but task and todo, or the subset asked for (with
+// session (ParentID set, titled with the description) run by the named
+// sub-agent (its model, prompt and tool list; the parent agent's lock
+// kept) or a general one, with the parent turn's model and tools but task
+// and todo, or the subset asked for (with
 // a ToolSource, the source's tools are those it gives the child); one
 // turn of it on the prompt; and its final answer as the result. The
 // child's events go on the parent's bus with ParentCallID set to the task
 // call, under the child's SessionID. It shares the parent's permission
 // checker (the rules, and the answers given in the parent session) and
 // background jobs; it has its own record of files read. It runs under the
-// task call's context, so cancelling the parent's turn cancels it.
+// task call's context, so cancelling the parent's turn cancels it. What
+// it spent is added to the parent session and the parent turn's result.
 func (s *Service) runTask(ctx context.Context, env *tool.Env, in taskInput) (tool.Result, error) {
 	s.mu.Lock()
 	parent := s.live[env.SessionID]
@@ -104,16 +108,24 @@ func (s *Service) runTask(ctx context.Context, env *tool.Env, in taskInput) (too
 	if pt == nil {
 		return tool.Result{}, fmt.Errorf("task: session %s has no running turn to run a sub-task for", env.SessionID)
 	}
+	sub, problem := s.subAgent(in.Agent, pt.agent)
+	if problem != "" {
+		return tool.Result{Output: problem, IsError: true, Title: "unknown agent"}, nil
+	}
 	tools, problem := subTaskTools(pt.tools, in.Tools)
 	if problem != "" {
 		return tool.Result{Output: problem, IsError: true, Title: "invalid tools"}, nil
 	}
-	child, err := s.Create(ctx, CreateOptions{Model: pt.modelRef, Title: in.Description, ParentID: env.SessionID})
+	model := pt.modelRef
+	if sub.Model != "" {
+		model = sub.Model
+	}
+	child, err := s.Create(ctx, CreateOptions{Model: model, Title: in.Description, ParentID: env.SessionID, Agent: in.Agent})
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("task: creating the sub-task's session: %w", err)
 	}
 	l := &live{bus: parent.bus, checker: parent.checker, files: &tool.FileTimes{}, jobs: parent.jobs, instructed: map[string]bool{}}
-	t := &turn{svc: s, live: l, id: child.ID, modelRef: pt.modelRef, tools: tools, parentCall: env.CallID, ws: pt.ws}
+	t := &turn{svc: s, live: l, id: child.ID, modelRef: model, tools: tools, parentCall: env.CallID, ws: pt.ws, agent: sub}
 	if s.opts.ToolSource != nil {
 		// The child asks the source as itself: a source may give a
 		// sub-agent other tools than its parent (an MCP server visible
@@ -127,6 +139,7 @@ func (s *Service) runTask(ctx context.Context, env *tool.Env, in taskInput) (too
 	}
 	began := time.Now()
 	done := t.result(t.run(ctx, in.Prompt), time.Since(began))
+	pt.addChildCost(ctx, done.Usage, done.Cost)
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}

@@ -63,6 +63,10 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		p.Ended = time.Now().UTC()
 		update()
 	}
+	if why := t.refused(call.Name); why != "" {
+		fail(why)
+		return
+	}
 	i, ok := t.index[call.Name]
 	if !ok {
 		fail(fmt.Sprintf("There is no tool named %q. The tools are: %s.", call.Name, strings.Join(t.toolNames(), ", ")))
@@ -99,6 +103,10 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Workspace: t.ws,
 		Permit: func(ctx context.Context, c permission.Call) error {
 			c.CallID = call.CallID
+			c.Rules = t.agent.Rules()
+			if t.parentCall != "" {
+				c.Child = t.id
+			}
 			return t.live.checker.Check(ctx, c)
 		},
 		Progress: func(output string) {

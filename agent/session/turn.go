@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/tool"
@@ -44,6 +45,9 @@ type turn struct {
 
 	// ws is the workspace the turn's tools work on (Options.WorkspaceFor).
 	ws tool.Workspace
+	// agent runs the turn: its tools, rules, prompt and limits (see
+	// agents.go).
+	agent agents.Agent
 
 	// userMsg is the turn's user message once stored; label the front's
 	// name of the turn (Turn.ID); checkpointed is set once a checkpoint
@@ -220,7 +224,7 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 		if t.isHalted() {
 			return t.finish(ctx, last, agent.FinishStop, "")
 		}
-		if step >= t.svc.opts.MaxSteps {
+		if step >= t.maxSteps() {
 			return t.finish(ctx, last, agent.FinishStepLimit, "")
 		}
 	}
@@ -256,6 +260,7 @@ func (t *turn) refreshTools(ctx context.Context) error {
 
 // setTools makes tools what the turn offers, indexed by name.
 func (t *turn) setTools(tools []tool.Tool) {
+	tools = t.agentTools(tools)
 	t.tools = tools
 	t.index = make(map[string]int, len(tools))
 	for i, tl := range tools {
@@ -362,6 +367,7 @@ func (t *turn) request(ctx context.Context, sess agent.Session, force compaction
 	} else {
 		req.System = defaultSystem
 	}
+	req.System, req.Temperature = t.systemFor(req.System), t.agent.Temperature
 	fixed += len(req.System)
 	send, err := t.fit(ctx, msgs, fixed, force)
 	if err != nil {

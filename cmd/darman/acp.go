@@ -104,6 +104,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
 			Bash:       bash,
 			Meta:       func() map[string]any { return map[string]any{"sandbox": sandboxStatus(rt.sandbox)} },
+			Agents:     rt.svc.Agents(),
 			Close:      rt.close,
 
 			Checkpoints: acpCheckpoints(rt.checkpoints),

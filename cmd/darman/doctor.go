@@ -128,6 +128,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	log, _ := a.logger()
 	if rootErr == nil {
 		diagnoseMCPServers(ctx, r, c, root, a.children, log)
+		diagnoseAgents(r, c, root)
 	}
 	diagnoseLanguageServers(ctx, r, c, root, checkLSP, a.children, log)
 	diagnoseSandbox(r, c, root)

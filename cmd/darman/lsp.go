@@ -77,6 +77,7 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 			return ag, err
 		},
 		Models:  a.lspModels(log),
+		Agents:  a.lspAgents(log),
 		Root:    a.workspace,
 		Version: readBuildInfo().Version,
 		DataDir: dataDir,
@@ -150,7 +151,8 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 	openStore := a.frontStore(log, "dataDir changed to %s while darman lsp runs on %s; restart the language server to move")
 	return func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
 		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings)},
-			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, gate: setup.Elicitor, notices: setup.Notices, tasks: true})
+			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, gate: setup.Elicitor, notices: setup.Notices, tasks: true,
+				agents: setup.Agents})
 		if err != nil {
 			return nil, err
 		}

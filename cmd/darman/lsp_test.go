@@ -356,8 +356,8 @@ func TestLSPOffersModels(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := res.Capabilities.Experimental.Darman
-		if d.Agents == nil || len(d.Agents) != 0 {
-			t.Errorf("agents = %v, want []", d.Agents)
+		if len(d.Agents) != 2 {
+			t.Errorf("agents = %v, want the built-in build and plan", d.Agents)
 		}
 		models = map[string]choice{}
 		for _, m := range d.Models {

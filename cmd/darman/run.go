@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -29,6 +30,7 @@ func (a *app) runCommand() *cobra.Command {
 		format       string
 		allow, deny  []string
 		images       []string
+		agentName    string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [prompt | /command [arguments]]",
@@ -51,6 +53,10 @@ front matter's model, when set, is the model of that turn:
 Permissions the rules leave open are asked on the terminal; without one they
 are rejected, and the model is told why. --allow and --deny add rules for
 this run: "edit", "bash:go test *".
+
+--agent runs the turn with a named agent (and makes it the session's): the
+built-in build (the default) or plan (reads and plans, never edits), or one
+of .darman/agent/*.md, .claude/agents/*.md and the configuration's agents.
 
 Exit status: 0 when the turn finished, 1 when it failed, 130 when it was
 interrupted (the turn is saved as cancelled).`,
@@ -81,7 +87,7 @@ interrupted (the turn is saved as cancelled).`,
 			if err != nil {
 				return err
 			}
-			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt, images: imgs})
+			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt, images: imgs, agent: agentName})
 		},
 	}
 	f := cmd.Flags()
@@ -91,6 +97,7 @@ interrupted (the turn is saved as cancelled).`,
 	f.StringArrayVar(&allow, "allow", nil, `allow a permission for this run: "edit", "bash:go test *" (repeatable)`)
 	f.StringArrayVar(&deny, "deny", nil, `deny a permission for this run (repeatable)`)
 	f.StringArrayVar(&images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP) to the prompt (repeatable)")
+	f.StringVar(&agentName, "agent", "", "run the turn with this agent: build, plan, or one of the workspace's (darman doctor lists them)")
 	return cmd
 }
 
@@ -101,6 +108,7 @@ type runOptions struct {
 	rules        []permission.Rule
 	prompt       string
 	images       []session.Part
+	agent        string
 }
 
 func readPrompt(args []string) (string, error) {
@@ -164,6 +172,12 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		fmt.Fprintln(a.stderr, "darman: "+st.Summary())
 	}
 
+	if o.agent != "" {
+		// An unknown agent fails before a session is made for it.
+		if a, ok := svc.Agents().Get(o.agent); !ok || !a.Runs() {
+			return fmt.Errorf("--agent %q: not an agent a session runs; the agents are %s", o.agent, strings.Join(svc.Agents().Names(agents.Agent.Runs), ", "))
+		}
+	}
 	id, err := a.pickSession(ctx, st, svc, root, m, o)
 	if err != nil {
 		return err
@@ -171,7 +185,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &terminal.Renderer{Out: a.stdout, Err: a.stderr, JSON: o.json}
-	tn := session.Turn{Session: id, Prompt: append(session.Text(o.prompt), o.images...), Command: command, Args: cmdArgs, Events: r.Render}
+	tn := session.Turn{Session: id, Prompt: append(session.Text(o.prompt), o.images...), Command: command, Args: cmdArgs, Events: r.Render, Agent: o.agent}
 	res, err := svc.Run(ctx, tn)
 	if err != nil {
 		if command != nil {

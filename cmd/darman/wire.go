@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/permission"
@@ -49,6 +50,9 @@ type agentWiring struct {
 	// registry, which stops what is left when darman exits); nil records
 	// nothing. Closing the agent stops its own children either way.
 	children *child.Registry
+
+	// agents are the named agents turns run; nil loads the workspace's.
+	agents *agents.Catalog
 
 	// Set by startAgent.
 	diagnostics tool.Diagnostics // the language servers' view after edits
@@ -142,6 +146,9 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		m = newModels(cfg, log)
 	}
 	skills := prompt.LoadSkills(prompt.LocateDirs(w.root, nil), log)
+	if w.agents == nil {
+		w.agents = loadAgents(w.root, cfg, log)
+	}
 	svc, err := session.New(session.Options{
 		Store:        st,
 		Models:       m.resolve,
@@ -161,6 +168,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Tasks:       w.tasks,
 		Hooks:       sessionHooks(w.hooks),
 		Checkpoints: sessionCheckpoints(w.checkpoints),
+		Agents:      w.agents,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -93,6 +93,7 @@ func TestLayers(t *testing.T) {
 		{"agent/permission", []string{"agent/tool", "agent/session", "agent/prompt", "agent/store"}},
 		{"agent/tool", []string{"agent/session", "agent/store", "agent/prompt"}},
 		{"agent/hook", []string{"agent/tool", "agent/session", "agent/store", "agent/prompt", "agent/permission", "agent/llm"}},
+		{"agent/agents", []string{"agent/tool", "agent/session", "agent/store", "agent/llm"}},
 		{"internal", []string{"agent", "server", "mcp", "cmd", "diagnostics"}},
 		{"diagnostics", []string{"agent", "server", "mcp", "cmd"}},
 		{"mcp", []string{"server", "cmd"}},

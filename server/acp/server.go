@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -83,6 +84,10 @@ type Agent struct {
 	// Checkpoints reverts and redoes turns (the /revert and /redo
 	// commands); nil offers neither.
 	Checkpoints Checkpoints
+	// Agents are the named agents; its primary ones besides build are
+	// offered as session modes next to the permission modes (see
+	// agents.go). Nil offers the permission modes alone.
+	Agents *agents.Catalog
 	// Close releases the agent once its turns have ended; nil does nothing.
 	Close func() error
 	// Meta is darman's own state for a client to show (the OS sandbox of

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -44,9 +46,12 @@ type liveSession struct {
 	mcpTools []tool.Tool
 	mcpStop  func() error
 
-	mu      sync.Mutex
-	mode    string
-	running bool
+	mu   sync.Mutex
+	mode string
+	// agentName is the agent the session's turns run (build when a
+	// permission mode is chosen); see agents.go.
+	agentName string
+	running   bool
 	// retired is set when the session was loaded again on this
 	// connection: the new liveSession serves it from then on.
 	retired   bool
@@ -56,7 +61,8 @@ type liveSession struct {
 }
 
 func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer, mode string) (*liveSession, error) {
-	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, mode: mode, terminals: map[string]string{}}
+	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, mode: mode, terminals: map[string]string{},
+		agentName: sess.Agent}
 	if len(servers) > 0 {
 		if s.opts.BindMCP == nil {
 			return nil, invalidParams("%s: this darman does not bind MCP servers per session", method)
@@ -149,7 +155,8 @@ func (ls *liveSession) modeState() map[string]any {
 	for i, m := range modes {
 		avail[i] = sessionMode{m.id, m.name, m.description}
 	}
-	return map[string]any{"currentModeId": ls.currentMode(), "availableModes": avail}
+	avail = append(avail, ls.agentModes()...)
+	return map[string]any{"currentModeId": ls.currentModeID(), "availableModes": avail}
 }
 
 type selectOption struct {
@@ -188,9 +195,12 @@ func (ls *liveSession) configOptions(ctx context.Context) []configOption {
 	for _, r := range refs {
 		model.Options = append(model.Options, selectOption{Value: r, Name: r})
 	}
-	mode := configOption{ID: "mode", Name: "Permissions", Category: "mode", Type: "select", CurrentValue: ls.currentMode()}
+	mode := configOption{ID: "mode", Name: "Permissions", Category: "mode", Type: "select", CurrentValue: ls.currentModeID()}
 	for _, m := range modes {
 		mode.Options = append(mode.Options, selectOption{Value: m.id, Name: m.name, Description: m.description})
+	}
+	for _, m := range ls.agentModes() {
+		mode.Options = append(mode.Options, selectOption{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
 	return []configOption{model, mode}
 }
@@ -211,7 +221,7 @@ func (s *Server) setMode(ctx context.Context, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := ls.setMode("session/set_mode", p.ModeID); err != nil {
+	if err := ls.setMode(ctx, "session/set_mode", p.ModeID); err != nil {
 		return nil, err
 	}
 	// The options as this change left them, not as they are when the
@@ -223,9 +233,15 @@ func (s *Server) setMode(ctx context.Context, params json.RawMessage) (any, erro
 	return map[string]any{}, nil
 }
 
-func (ls *liveSession) setMode(method, id string) error {
+func (ls *liveSession) setMode(ctx context.Context, method, id string) error {
+	if ls.isAgentMode(id) {
+		return ls.setAgent(ctx, id)
+	}
 	if !validMode(id) {
-		return invalidParams("%s: mode %q is not one of %s, %s, %s", method, id, modeAsk, modeAcceptEdits, modeReadOnly)
+		return invalidParams("%s: mode %q is not one of %s", method, id, strings.Join(ls.modeIDs(), ", "))
+	}
+	if err := ls.setAgent(ctx, agents.Build); err != nil {
+		return err
 	}
 	ls.mu.Lock()
 	ls.mode = id
@@ -252,7 +268,7 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	}
 	switch p.ConfigID {
 	case "mode":
-		if err := ls.setMode("session/set_config_option", value); err != nil {
+		if err := ls.setMode(ctx, "session/set_config_option", value); err != nil {
 			return nil, err
 		}
 		afterReply(ctx, func() { ls.send(update{SessionUpdate: "current_mode_update", CurrentModeID: value}) })
@@ -316,7 +332,8 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if res, ok, err := ls.checkpointCommand(ctx, session.MessageText(parts)); ok {
 		return res, err
 	}
-	tn := session.Turn{Session: ls.id, Prompt: parts}
+	ls.refreshAgents(ctx)
+	tn := session.Turn{Session: ls.id, Prompt: parts, Agent: ls.turnAgent()}
 	// A prompt that starts with /name runs the workspace's command, read
 	// as darman run reads it.
 	cmd, args, err := ls.agent.Commands.Invocation(session.MessageText(parts))

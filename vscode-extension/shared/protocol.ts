@@ -123,6 +123,9 @@ export type ModelInfo = {
   contextWindow?: number;
 };
 
+// A named agent (initialize's experimental.darman.agents, darman/agentsChanged).
+export type AgentInfo = { name: string; description?: string; mode?: string };
+
 export type CommandInfo = { name: string; description?: string; argumentHint?: string };
 
 // An image pasted or dropped on the prompt box: its bytes in base64.
@@ -144,12 +147,13 @@ export type HostMessage =
       models: ModelInfo[];
       model: string; // the model new turns use
       commands: CommandInfo[];
+      agents?: AgentInfo[]; // the agents the picker offers (primary ones)
     }
   // The server could not be started or died; `action` names a button the webview shows.
   | { type: "serverError"; message: string; action?: { label: string; command: string } }
   | { type: "sessions"; sessions: SessionSummary[]; current?: string }
   // A session was opened or loaded: replace the stream with its history.
-  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[] }
+  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[]; agent?: string }
   // A live darman/sessionUpdate for the current session.
   | { type: "update"; sessionId: string; turnId?: string; update: SessionUpdate }
   | { type: "permission"; request: PermissionRequest }
@@ -165,7 +169,7 @@ export type HostMessage =
 
 export type WebviewMessage =
   | { type: "webviewReady" } // the webview has loaded and wants the current state
-  | { type: "prompt"; text: string; context: ContextChip[]; model?: string; sessionId?: string; images?: PromptImage[] }
+  | { type: "prompt"; text: string; context: ContextChip[]; model?: string; sessionId?: string; images?: PromptImage[]; agent?: string }
   | { type: "command"; name: string; arguments: string; context: ContextChip[]; sessionId?: string }
   | { type: "cancel"; sessionId: string }
   | { type: "answerPermission"; requestId: string; optionId: PermissionOptionId; message?: string }

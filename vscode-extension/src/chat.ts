@@ -6,6 +6,7 @@
 
 import * as vscode from "vscode";
 import type {
+  AgentInfo,
   CommandInfo,
   ContextChip,
   HostMessage,
@@ -65,6 +66,7 @@ export class ChatController {
   private models: ModelInfo[] = [];
   private defaultModel = "";
   private commands: CommandInfo[] = [];
+  private agents: AgentInfo[] = [];
   private serverError: HostMessage | undefined;
   private pending = new Map<string, { request: PermissionRequest; resolve: (o: PermissionOutcome) => void }>();
   private running = new Set<string>();
@@ -147,8 +149,9 @@ export class ChatController {
   // ---- from the server ----
 
   /** The server answered initialize: its models, default model and commands. */
-  async serverStarted(init: { models?: ModelInfo[]; model?: string }): Promise<void> {
+  async serverStarted(init: { models?: ModelInfo[]; model?: string; agents?: AgentInfo[] }): Promise<void> {
     this.serverError = undefined;
+    this.agents = primaryAgents(init.agents);
     this.models = Array.isArray(init.models) ? init.models : [];
     this.defaultModel = typeof init.model === "string" ? init.model : "";
     if (this.defaultModel === "") {
@@ -178,6 +181,12 @@ export class ChatController {
     }
   }
 
+  /** darman/agentsChanged: the panel's agent picker follows the agent files. */
+  agentsChanged(agents: AgentInfo[] | undefined): void {
+    this.agents = primaryAgents(agents);
+    this.sendReady();
+  }
+
   /** darman.model changed: the status bar and the panel's picker follow it. */
   modelSettingChanged(): void {
     this.emitState();
@@ -198,7 +207,7 @@ export class ChatController {
   }
 
   private sendReady(): void {
-    this.post({ type: "ready", models: this.models, model: this.model, commands: this.commands });
+    this.post({ type: "ready", models: this.models, model: this.model, commands: this.commands, agents: this.agents });
   }
 
   /** darman/sessionUpdate. */
@@ -345,6 +354,9 @@ export class ChatController {
         const images = imageArgs(m.images);
         if (images) {
           arg.images = images;
+        }
+        if (m.agent) {
+          arg.agent = m.agent;
         }
         return this.started(await this.o.server.executeCommand("darman.prompt", arg), sessionId);
       }
@@ -493,6 +505,7 @@ export class ChatController {
       sessionId: string;
       title: string;
       model: string;
+      agent?: string;
       state: string;
       updates: SessionUpdate[];
       more?: boolean;
@@ -502,7 +515,8 @@ export class ChatController {
     // the panel needs to show it and continue it; the panel says so rather
     // than show a history that seems to begin mid-way.
     const updates: SessionUpdate[] = s.more ? [olderNotShown(s.sessionId), ...(s.updates ?? [])] : (s.updates ?? []);
-    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates });
+    // The session's agent (absent for build) is what the picker shows.
+    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates, ...(s.agent ? { agent: s.agent } : {}) });
   }
 
   private async listSessions(): Promise<void> {
@@ -568,4 +582,10 @@ export function errorText(err: unknown): string {
     return String((err as { message: unknown }).message);
   }
   return String(err);
+}
+
+/** The agents a session runs (mode primary or all), as the picker offers them. */
+export function primaryAgents(agents: AgentInfo[] | undefined): AgentInfo[] {
+  if (!Array.isArray(agents)) return [];
+  return agents.filter((a) => a && typeof a.name === "string" && a.mode !== "subagent");
 }

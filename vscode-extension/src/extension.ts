@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 // start() loads it (dist/lsp.js) after activate() returns, so activation
 // stays short.
 import type { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
-import type { ModelInfo } from "../shared/protocol";
+import type { AgentInfo, ModelInfo } from "../shared/protocol";
 import { findDarman, NotFoundError } from "./binary";
 import { ChatController, errorText } from "./chat";
 import { configurationAnswer, DarmanOptIns } from "./client";
@@ -171,12 +171,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const c = new LanguageClient("darman", "darman", serverOptions, clientOptions);
     c.registerFeature(new DarmanOptIns());
     c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
+    c.onNotification("darman/agentsChanged", (p: { agents?: AgentInfo[] }) => chat.agentsChanged(p?.agents));
     c.onNotification("darman/openDiff", (p) => void chat.openDiff(p).catch((err) => output.appendLine(`openDiff: ${errorText(err)}`)));
     c.onRequest("darman/requestPermission", (p, token) => chat.requestPermission(p, token));
     c.onRequest("darman/elicit", (p: ElicitRequest, token) => answerElicit(p, token));
     c.onDidChangeState((e) => {
       if (e.newState === State.Running) {
-        const exp = (c.initializeResult?.capabilities.experimental as { darman?: { models?: ModelInfo[]; model?: string } } | undefined)?.darman ?? {};
+        const exp = (c.initializeResult?.capabilities.experimental as { darman?: { models?: ModelInfo[]; model?: string; agents?: AgentInfo[] } } | undefined)?.darman ?? {};
         void chat.serverStarted(exp);
       } else if (e.newState === State.Stopped && client === c) {
         chat.serverFailed("darman stopped. Its log is in the darman output channel.", { label: "Restart darman", command: "darman.restart" });

@@ -104,6 +104,30 @@ test("a panel hidden and shown again gets the current session's history and its 
   assert.ok(posted.length > 0);
 });
 
+test("the panel's agents are the primary ones, follow darman/agentsChanged, and the chosen one goes with the prompt", async () => {
+  const { chat, commands, posted } = controller({
+    "darman.session.list": { sessions: [] },
+    "darman.prompt": { sessionId: "s3", turnId: "t" },
+  });
+  await chat.serverStarted({
+    models: [{ id: "a/one" }],
+    model: "a/one",
+    agents: [
+      { name: "build", mode: "primary" },
+      { name: "plan", mode: "primary" },
+      { name: "code-reviewer", mode: "subagent" },
+    ],
+  });
+  await chat.handle({ type: "webviewReady" });
+  const ready = posted.filter((m) => m.type === "ready").at(-1) as { agents?: { name: string }[] };
+  assert.deepEqual(ready.agents?.map((a) => a.name), ["build", "plan"]);
+  chat.agentsChanged([{ name: "build", mode: "primary" }, { name: "docs", mode: "all" }]);
+  const again = posted.filter((m) => m.type === "ready").at(-1) as { agents?: { name: string }[] };
+  assert.deepEqual(again.agents?.map((a) => a.name), ["build", "docs"]);
+  await chat.handle({ type: "prompt", text: "plan it", context: [], agent: "plan" });
+  assert.equal((commands.find((c) => c.command === "darman.prompt")?.argument as { agent?: string }).agent, "plan");
+});
+
 test("the chosen model goes with new sessions and prompts, and survives the panel", async () => {
   const { chat, commands, posted } = controller({
     "darman.session.list": { sessions: [] },
@@ -117,6 +141,7 @@ test("the chosen model goes with new sessions and prompts, and survives the pane
     models: [{ id: "a/one" }, { id: "b/two", name: "Two" }],
     model: "a/one",
     commands: [],
+    agents: [],
   });
   await chat.handle({ type: "setModel", model: "b/two" });
   assert.equal(chat.model, "b/two");

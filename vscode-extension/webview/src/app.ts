@@ -69,7 +69,7 @@ export class App {
     private api: VsCodeApi,
   ) {
     const post = (m: WebviewMessage) => this.post(m);
-    this.header = new Header({ post, newSession: () => this.newSession(), modelChanged: (m) => ((this.model = m), this.save()) });
+    this.header = new Header({ post, newSession: () => this.newSession(), modelChanged: (m) => ((this.model = m), this.save()), handoff: () => this.handoff() });
     this.stream = new Stream({ post, retry: (text) => this.send(text) });
     this.permissions = new Permissions(post, () => (this.updateStatus(), this.save()), () => this.prompt.focus());
     this.prompt = new PromptBox({
@@ -189,6 +189,7 @@ export class App {
         this.model = m.model ?? "";
         this.commands = m.commands ?? [];
         this.header.setModels(this.models, this.model);
+        this.header.setAgents(m.agents);
         this.prompt.setCommands(this.commands);
         this.showBanner(null);
         break;
@@ -213,6 +214,7 @@ export class App {
         this.title = m.title ?? "";
         this.header.setTitle(this.title);
         this.header.setCurrent(this.sessionId);
+        if (this.sessionId) this.header.agent = m.agent || "build";
         this.stream.reset(undefined, Array.isArray(m.updates) ? m.updates : []);
         if (m.state === "running" && !this.stream.transcript.running) this.stream.transcript.state = "running";
         this.stick = true;
@@ -236,6 +238,13 @@ export class App {
 
   // ---- what the user does ----
 
+  /** The plan → build hand-off: build carries out the plan of the session's last answer. */
+  private handoff(): void {
+    if (!this.sessionId) return;
+    this.header.agent = "build";
+    this.send("Carry out the plan from your previous answer (written by the plan agent): make the changes it describes, in its order, and test them.");
+  }
+
   private send(text: string): boolean {
     if (this.pending || this.stream.transcript.running) {
       this.prompt.setRunning(true, "A turn is running: wait for it to finish or cancel it.");
@@ -248,7 +257,7 @@ export class App {
       this.post(compact({ type: "command", name: cmd[1], arguments: (cmd[2] ?? "").trim(), context, sessionId }));
     } else {
       const images = this.images.count > 0 ? this.images.take() : undefined;
-      this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId, images }));
+      this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId, images, agent: this.header.agent || undefined }));
     }
     this.pending = true;
     this.stick = true;

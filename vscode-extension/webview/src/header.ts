@@ -1,6 +1,7 @@
 // The bar above the stream: the current session (a button that opens the
-// session list: switch, rename, delete), the model picker and "new session".
-import type { ModelInfo, SessionSummary, WebviewMessage } from "../../shared/protocol";
+// session list: switch, rename, delete), the agent and model pickers, the
+// plan hand-off button and "new session".
+import type { AgentInfo, ModelInfo, SessionSummary, WebviewMessage } from "../../shared/protocol";
 import { button, h } from "./dom";
 import { icon } from "./icons";
 
@@ -10,6 +11,8 @@ export type HeaderHandlers = {
   post: Post;
   newSession: () => void;
   modelChanged: (model: string) => void;
+  /** The user asked build to carry out the plan agent's last answer. */
+  handoff: () => void;
 };
 
 export class Header {
@@ -18,6 +21,8 @@ export class Header {
   private toggle: HTMLButtonElement;
   private title: HTMLElement;
   private picker: HTMLSelectElement;
+  private agentPicker: HTMLSelectElement;
+  private handoffButton: HTMLButtonElement;
   private list: HTMLUListElement;
   private sessions: SessionSummary[] = [];
   private current?: string;
@@ -31,10 +36,15 @@ export class Header {
       handlers.post({ type: "setModel", model: this.picker.value });
       handlers.modelChanged(this.picker.value);
     });
+    this.agentPicker = h("select", { class: "agent-picker", "aria-label": "Agent", title: "Agent for the next turn", hidden: true });
+    this.agentPicker.addEventListener("change", () => this.showHandoff());
+    this.handoffButton = button("Build it", { class: "handoff", hidden: true, title: "Carry out the plan with the build agent" }, () => this.handlers.handoff());
     this.el = h(
       "header",
       { class: "bar" },
       this.toggle,
+      this.agentPicker,
+      this.handoffButton,
       this.picker,
       button("New session", { class: "icon-button" }, () => this.handlers.newSession(), icon("add")),
     );
@@ -75,6 +85,7 @@ export class Header {
 
   setCurrent(sessionId: string | undefined): void {
     this.current = sessionId;
+    this.showHandoff();
     this.render();
   }
 
@@ -88,6 +99,31 @@ export class Header {
 
   get model(): string {
     return this.picker.value;
+  }
+
+  /** The agents a session runs; the picker is shown once there is a choice. */
+  setAgents(agents: AgentInfo[] | undefined, current?: string): void {
+    const list = Array.isArray(agents) ? agents.filter((a) => a && typeof a.name === "string") : [];
+    const keep = current ?? this.agentPicker.value;
+    this.agentPicker.replaceChildren(...list.map((a) => h("option", { value: a.name, title: a.description ?? "" }, a.name)));
+    this.agentPicker.value = list.some((a) => a.name === keep) ? keep : (list[0]?.name ?? "");
+    this.agentPicker.hidden = list.length < 2;
+    this.showHandoff();
+  }
+
+  /** The agent for the next turn; "" when darman named none. */
+  get agent(): string {
+    return this.agentPicker.value;
+  }
+
+  set agent(name: string) {
+    if ([...this.agentPicker.options].some((o) => o.value === name)) this.agentPicker.value = name;
+    this.showHandoff();
+  }
+
+  /** The hand-off button shows while plan is picked and a session holds its answer. */
+  private showHandoff(): void {
+    this.handoffButton.hidden = this.agentPicker.value !== "plan" || !this.current;
   }
 
   private render(): void {

@@ -1,0 +1,118 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+const planMain = "package main\n\nfunc main() {}\n"
+
+// planWorkspace is a workspace whose configuration allows every edit and
+// command, and a model that tries to change main.go three ways before it
+// answers with a plan.
+func planWorkspace(t *testing.T) (*env, *llmtest.Server) {
+	e := newEnv(t)
+	e.write("main.go", planMain)
+	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{
+			{ID: "e1", Name: "edit", Arguments: json.RawMessage(`{"path":"main.go","oldString":"func main() {}","newString":"func main() { panic(1) }"}`)},
+			{ID: "w1", Name: "write", Arguments: json.RawMessage(`{"path":"main.go","content":"changed\n"}`)},
+			{ID: "b1", Name: "bash", Arguments: json.RawMessage(`{"command":"echo changed > main.go","description":"overwrite"}`)},
+		}},
+		{Text: "Plan: make main panic."},
+	}})
+	e.write("darman.json", fmt.Sprintf(`{
+		"model": "anthropic/claude-sonnet-4-5",
+		"provider": {"anthropic": {"baseURL": %q, "apiKey": "${env:ANTHROPIC_API_KEY}"}},
+		"retry": {"maxAttempts": 2, "maxDelay": "10ms"},
+		"sandbox": {"mode": "off"},
+		"permission": {"edit": "allow", "write": "allow", "bash": "allow"},
+		"agents": {"plan": {"permission": {"edit": "allow"}}}
+	}`, srv.URL))
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+	return e, srv
+}
+
+func mainUnchanged(t *testing.T, e *env, front string) {
+	t.Helper()
+	if b, _ := os.ReadFile(filepath.Join(e.workspace, "main.go")); string(b) != planMain {
+		t.Errorf("%s: main.go changed under the plan agent: %q", front, b)
+	}
+}
+
+// The plan agent changes nothing through any front, although the
+// configuration allows every edit, even in plan's own agents entry.
+func TestPlanCannotEditInAnyFront(t *testing.T) {
+	t.Run("run", func(t *testing.T) {
+		e, _ := planWorkspace(t)
+		out, errs, code := e.run("run", "--agent", "plan", "make main panic")
+		if code != 0 || !strings.Contains(out, "Plan: make main panic.") {
+			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+		}
+		mainUnchanged(t, e, "darman run")
+		if _, errs, code := e.run("run", "--agent", "nobody", "hi"); code == 0 || !strings.Contains(errs, "the agents are build, plan") {
+			t.Errorf("--agent nobody: exit %d, %s", code, errs)
+		}
+	})
+	t.Run("lsp", func(t *testing.T) {
+		e, _ := planWorkspace(t)
+		_, c, _, stderr := startLSP(t, e, "--stdio")
+		c.initialize(e.workspace, nil)
+		if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.prompt",
+			"arguments": []any{map[string]any{"prompt": "make main panic", "agent": "plan"}}}, nil); err != nil {
+			t.Fatalf("darman.prompt: %v\nstderr: %s", err, stderr)
+		}
+		c.await("the end of the turn", isIdle)
+		mainUnchanged(t, e, "darman lsp")
+	})
+	t.Run("acp", func(t *testing.T) {
+		e, _ := planWorkspace(t)
+		c := startACP(t, e, func(method string, _ json.RawMessage) (any, error) {
+			return nil, fmt.Errorf("no %s", method)
+		})
+		c.mustCall("initialize", map[string]any{"protocolVersion": 1}, nil)
+		var res struct {
+			SessionID string `json:"sessionId"`
+			Modes     struct {
+				AvailableModes []struct{ ID string } `json:"availableModes"`
+			} `json:"modes"`
+		}
+		c.mustCall("session/new", map[string]any{"cwd": e.workspace, "mcpServers": []any{}}, &res)
+		var ids []string
+		for _, m := range res.Modes.AvailableModes {
+			ids = append(ids, m.ID)
+		}
+		if strings.Join(ids, " ") != "default accept_edits read_only plan" {
+			t.Errorf("the session's modes are %v", ids)
+		}
+		c.mustCall("session/set_mode", map[string]any{"sessionId": res.SessionID, "modeId": "plan"}, nil)
+		if stop := c.prompt(res.SessionID, "make main panic"); stop != "end_turn" {
+			t.Errorf("stopReason %q", stop)
+		}
+		mainUnchanged(t, e, "darman acp")
+	})
+}
+
+// darman doctor lists the agents with the file each comes from, and a file
+// it leaves out with the reason.
+func TestDoctorListsAgents(t *testing.T) {
+	e := newEnv(t)
+	reviewer, err := os.ReadFile("../../agent/agents/testdata/reviewer.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write(".claude/agents/reviewer.md", string(reviewer))
+	e.write(".darman/agent/broken.md", "---\nname: broken\n---\nno description\n")
+	out, _, _ := e.run("doctor")
+	for _, want := range []string{"plan", "code-reviewer", "subagent, .claude/agents/reviewer.md", ".darman/agent/broken.md", "no description"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+}
