@@ -405,24 +405,7 @@ func (e *Engine) ask(ctx context.Context, req Request, prefixText string, start,
 		}
 	}
 
-	p := &Prompt{
-		Path: e.rel(req.Path), Language: req.Language,
-		Prefix: prefixText[pre:], Suffix: text[end:suf],
-		SingleLine: singleLine(rest), MaxTokens: e.o.MaxTokens, Temperature: e.o.Temperature,
-	}
-	if req.Path == "" {
-		p.Path = req.URI
-	}
-	p.Stop = append(p.Stop, e.o.Stop...)
-	if p.SingleLine {
-		p.Stop = append([]string{"\n"}, p.Stop...)
-	}
-	if !e.o.NoBuffers {
-		p.Files = e.snippets(req, p.Prefix)
-	}
-	if !e.o.NoDefinitions {
-		p.Files = append(p.Files, e.definitions(req, prefixText, p.Prefix, p.Suffix)...)
-	}
+	p := e.prompt(req, prefixText, pre, end, suf, rest)
 
 	select {
 	case e.sem <- struct{}{}:
@@ -464,6 +447,32 @@ func (e *Engine) ask(ctx context.Context, req Request, prefixText string, start,
 		e.mu.Unlock()
 	}
 	return Result{Text: lead + s, Start: start, End: end, Source: "model"}, nil
+}
+
+// prompt assembles what the model is asked: the windows pre..cursor and
+// end..suf, the stop rules, and the snippets and definitions.
+func (e *Engine) prompt(req Request, prefixText string, pre, end, suf int, rest string) *Prompt {
+	text := req.Text
+	p := &Prompt{
+		Path: e.rel(req.Path), Language: req.Language,
+		Prefix: prefixText[pre:], Suffix: text[end:suf],
+		SingleLine: singleLine(rest), MaxTokens: e.o.MaxTokens, Temperature: e.o.Temperature,
+	}
+	if req.Path == "" {
+		p.Path = req.URI
+	}
+	p.Stop = append(p.Stop, e.o.Stop...)
+	if p.SingleLine {
+		p.Stop = append([]string{"\n"}, p.Stop...)
+	}
+	if !e.o.NoBuffers {
+		p.Files = e.snippets(req, p.Prefix)
+	}
+	if !e.o.NoDefinitions {
+		p.Files = append(p.Files, e.definitions(req, prefixText, p.Prefix, p.Suffix)...)
+	}
+
+	return p
 }
 
 // Stats are the completions of a workspace since darman lsp started, for

@@ -70,8 +70,8 @@ var idSeed = maphash.MakeSeed()
 type idSet []uint32
 
 // identifiers appends the hashes of the identifiers of s (two bytes or
-// more, keywords included: they carry the shape of the code) to out and
-// returns it sorted and distinct.
+// more, not keywords: every file shares those) to out and returns it
+// sorted and distinct.
 func identifiers(s string, out idSet) idSet {
 	for i := 0; i < len(s); {
 		if !isIdentStart(s[i]) {
@@ -82,7 +82,7 @@ func identifiers(s string, out idSet) idSet {
 		for j < len(s) && isIdent(s[j]) {
 			j++
 		}
-		if j-i >= 2 {
+		if j-i >= 2 && !keywords[s[i:j]] {
 			out = append(out, uint32(maphash.String(idSeed, s[i:j])))
 		}
 		i = j
