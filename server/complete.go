@@ -111,9 +111,15 @@ func (s *Server) completionChanged(uri string) {
 }
 
 func (s *Server) completionClosed(uri string) {
-	if e := s.complete.engine; e != nil {
-		e.Closed(uri)
+	e := s.complete.engine
+	if e == nil {
+		return
 	}
+	var last complete.Buffer
+	if d := s.docs.get(uri); d != nil && d.lost == nil {
+		last = complete.Buffer{URI: d.uri, Path: d.path, Language: d.languageID, Version: d.version, Text: d.content.String()}
+	}
+	e.Closed(uri, last)
 }
 
 // inlineCompletionParams are LSP 3.18's InlineCompletionParams.

@@ -149,7 +149,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 	if err := rpc.Decode(raw, &p); err != nil {
 		return err
 	}
-	s.docs.remove(p.TextDocument.URI)
 	s.completionClosed(p.TextDocument.URI)
+	s.docs.remove(p.TextDocument.URI)
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -156,6 +157,7 @@ type Engine struct {
 	excluded map[string]bool // by path, memoized
 	indexes  map[string]*bufIndex
 	edited   map[string]time.Time
+	recent   []recentBuffer // closed buffers edited lately, oldest first
 	definer  Definer
 	defs     defCache
 	stats    Stats
@@ -277,13 +279,24 @@ func (e *Engine) Changed(uri string) {
 	}
 }
 
-// Closed forgets a document's cache and index.
-func (e *Engine) Closed(uri string) {
+// Closed forgets a document's cache and index. last is its text as it was
+// closed: a document edited in the last recentEdit stays a source of
+// snippets (one of the maxRecent last ones, of at most maxRecentSize
+// bytes); a zero Buffer keeps nothing.
+func (e *Engine) Closed(uri string, last Buffer) {
 	e.mu.Lock()
 	f := e.flights[uri]
 	delete(e.caches, uri)
 	delete(e.indexes, uri)
+	t, edited := e.edited[uri]
 	delete(e.edited, uri)
+	e.recent = slices.DeleteFunc(e.recent, func(b recentBuffer) bool { return b.URI == uri })
+	if edited && time.Since(t) < recentEdit && last.URI == uri && len(last.Text) <= maxRecentSize {
+		if len(e.recent) == maxRecent {
+			e.recent = e.recent[1:]
+		}
+		e.recent = append(e.recent, recentBuffer{Buffer: last, at: t})
+	}
 	e.mu.Unlock()
 	if f != nil {
 		f.cancel(errChanged)

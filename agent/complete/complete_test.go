@@ -218,3 +218,19 @@ func TestSnippetsPickTheMostSimilarBuffer(t *testing.T) {
 		t.Errorf("snippets %+v", files)
 	}
 }
+
+// TestRecentlyEditedClosedBufferStaysASource: a buffer edited and then
+// closed still gives snippets; one closed unedited does not.
+func TestRecentlyEditedClosedBufferStaysASource(t *testing.T) {
+	e, _ := engine(t, llmtest.Script{}, Options{Buffers: func() []Buffer { return nil }})
+	edited := Buffer{URI: "b", Path: "/ws/b.go", Version: 3, Text: "package b\n\nfunc parseConfig(path string) (Config, error) {\n\tdata, err := os.ReadFile(path)\n\treturn decodeConfig(data)\n}\n"}
+	untouched := Buffer{URI: "c", Path: "/ws/c.go", Version: 1, Text: strings.ReplaceAll(edited.Text, "parseConfig", "loadConfig")}
+	e.Changed("b")
+	e.Closed("b", edited)
+	e.Closed("c", untouched)
+	text := "package a\n\nfunc load(path string) {\n\tdata, err := os.ReadFile(path)\n\tcfg, err := decodeConfig("
+	files := e.snippets(Request{URI: "a", Path: "/ws/a.go", Text: text, Offset: len(text)}, text)
+	if len(files) != 1 || files[0].Path != "b.go" {
+		t.Errorf("snippets %+v, want the edited, closed b.go alone", files)
+	}
+}

@@ -16,7 +16,43 @@ const (
 	// and recentBoost how much that raises its snippets' scores.
 	recentEdit  = 10 * time.Minute
 	recentBoost = 1.25
+	// maxRecent closed buffers of at most maxRecentSize bytes stay
+	// sources of snippets.
+	maxRecent     = 5
+	maxRecentSize = 256 << 10
 )
+
+// recentBuffer is a closed buffer edited lately, as it was closed.
+type recentBuffer struct {
+	Buffer
+	at time.Time
+}
+
+// candidates are the open buffers and the recently edited closed ones
+// that are not open again.
+func (e *Engine) candidates(now time.Time) []Buffer {
+	var bufs []Buffer
+	if e.o.Buffers != nil {
+		bufs = e.o.Buffers()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.recent = slices.DeleteFunc(e.recent, func(r recentBuffer) bool {
+		if now.Sub(r.at) < recentEdit {
+			return false
+		}
+		delete(e.indexes, r.URI)
+		return true
+	})
+	for _, r := range e.recent {
+		if slices.ContainsFunc(bufs, func(b Buffer) bool { return b.URI == r.URI }) {
+			continue
+		}
+		bufs = append(bufs, r.Buffer)
+		e.edited[r.URI] = r.at // ranks as recently edited
+	}
+	return bufs
+}
 
 type scored struct {
 	buf   *Buffer
@@ -27,15 +63,12 @@ type scored struct {
 // snippets are the windows of the other open buffers most like the
 // cursor's neighbourhood, within the buffer budget, best first.
 func (e *Engine) snippets(req Request, prefix string) []llm.FIMFile {
-	if e.o.Buffers == nil {
-		return nil
-	}
 	query := identifiers(neighbourhood(prefix), make(idSet, 0, 64))
 	if len(query) == 0 {
 		return nil
 	}
-	bufs := e.o.Buffers()
 	now := time.Now()
+	bufs := e.candidates(now)
 	var best []scored
 	for i := range bufs {
 		b := &bufs[i]
