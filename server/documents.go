@@ -122,6 +122,7 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) error {
 		}
 	}
 	s.docs.put(&doc)
+	s.completionChanged(uri)
 	return nil
 }
 
@@ -148,6 +149,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 	if err := rpc.Decode(raw, &p); err != nil {
 		return err
 	}
+	s.completionClosed(p.TextDocument.URI)
 	s.docs.remove(p.TextDocument.URI)
 	return nil
 }

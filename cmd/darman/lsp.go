@@ -82,6 +82,8 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 		Version: readBuildInfo().Version,
 		DataDir: dataDir,
 		Logger:  log,
+
+		Completion: a.lspCompletion(log),
 	})
 	if err != nil {
 		return err
@@ -175,6 +177,8 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			},
 			Checkpoints: serverCheckpoints(rt.checkpoints),
 			Close:       rt.close,
+
+			Definitions: poolDefiner{rt.lsp.pool},
 		}, nil
 	}
 }

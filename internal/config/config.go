@@ -36,6 +36,7 @@ type Config struct {
 	Hooks       Hooks                `json:"hooks,omitempty" jsonschema:"Commands run on the agent's events, in Claude Code's shape: an event name (PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, PreCompact, SessionStart, SessionEnd, Notification) mapped to matchers, each with a list of command hooks. Claude Code's .claude/settings.json, .claude/settings.local.json and ~/.claude/settings.json hooks run too."`
 	Checkpoints Checkpoints          `json:"checkpoints,omitzero" jsonschema:"Snapshots of the workspace before each step that may change files, in a shadow git store in the data directory, so a turn can be reverted (darman sessions revert, darman.turn.revert)."`
 	Agents      Agents               `json:"agents,omitempty" jsonschema:"Named agents by name: new ones, or changes to the built-in build and plan and to those of agent files (.darman/agent/*.md, .claude/agents/*.md)."`
+	Completion  Completion           `json:"completion,omitzero" jsonschema:"Inline completions (ghost text) in darman lsp: the model, its wire format, the context and the limits on cost."`
 }
 
 // Checkpoints configures the snapshots a turn can be reverted to.
