@@ -44,7 +44,11 @@ local group = vim.api.nvim_create_augroup("darman_completion", { clear = true })
 -- The one suggestion on screen (insert mode is in one window at a time).
 -- items: { row, start (byte), text, extra (bytes replaced after the
 -- cursor), command } normalised when darman answered.
-local s = { timer = nil, pending = nil, items = {}, index = 1, buf = nil, shown = false, suppressed = nil, explicit = false }
+-- gen counts the scheduled requests: a debounce timer whose callback was
+-- already queued when a newer keystroke came sends nothing. suppressed is
+-- where (changedtick and cursor) dismiss or accept left the buffer: no
+-- request there until it changes.
+local s = { timer = nil, gen = 0, pending = nil, items = {}, index = 1, buf = nil, shown = false, suppressed = nil }
 
 M.stats = { requests = 0, cancelled = 0, shown = 0, accepted = 0 }
 
@@ -70,6 +74,7 @@ local function clear()
 end
 
 local function cancel()
+  s.gen = s.gen + 1
   if s.timer then
     s.timer:stop()
   end
@@ -93,6 +98,11 @@ end
 local function cursor()
   local pos = vim.api.nvim_win_get_cursor(0)
   return pos[1] - 1, pos[2]
+end
+
+local function here(buf)
+  local row, col = cursor()
+  return vim.api.nvim_buf_get_changedtick(buf) .. ":" .. row .. ":" .. col
 end
 
 -- byte_col converts an LSP character offset on line to a byte offset.
@@ -243,11 +253,12 @@ end
 
 local function schedule()
   local buf = vim.api.nvim_get_current_buf()
-  if s.suppressed == vim.api.nvim_buf_get_changedtick(buf) then
+  if s.suppressed == here(buf) then
     return
   end
   s.suppressed = nil
   cancel()
+  local gen = s.gen
   -- Typing through the suggestion keeps it on screen at once; darman's
   -- answer for the new position (from its cache) replaces it.
   if not render() then
@@ -257,7 +268,7 @@ local function schedule()
     s.timer = vim.loop.new_timer()
   end
   s.timer:start(M.config.debounce, 0, vim.schedule_wrap(function()
-    if vim.api.nvim_get_mode().mode:sub(1, 1) == "i" and vim.api.nvim_get_current_buf() == buf then
+    if gen == s.gen and vim.api.nvim_get_mode().mode:sub(1, 1) == "i" and vim.api.nvim_get_current_buf() == buf then
       request(false)
     end
   end))
@@ -284,7 +295,7 @@ function M.accept()
   vim.api.nvim_win_set_cursor(0, { row + 1, col })
   s.items, s.index = {}, 1
   -- No new request for the text just accepted until the next keystroke.
-  s.suppressed = vim.api.nvim_buf_get_changedtick(s.buf)
+  s.suppressed = here(s.buf)
   M.stats.accepted = M.stats.accepted + 1
   local c = client()
   if item.command and c then
@@ -314,7 +325,7 @@ end
 function M.dismiss()
   reset()
   if s.buf and vim.api.nvim_buf_is_valid(s.buf) then
-    s.suppressed = vim.api.nvim_buf_get_changedtick(s.buf)
+    s.suppressed = here(s.buf)
   end
 end
 
@@ -350,7 +361,14 @@ function M.attach(buf)
       end
     end,
   })
-  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, { group = group, buffer = buf, callback = reset })
+  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
+    group = group,
+    buffer = buf,
+    callback = function()
+      reset()
+      s.suppressed = nil
+    end,
+  })
   map(buf, "accept", M.accept, true)
   map(buf, "next", function() M.next() return true end)
   map(buf, "prev", function() M.prev() return true end)
