@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,8 +63,9 @@ type completionWorkspace struct {
 // newCompletionWorkspace writes a Go module whose darman.json sets a
 // completion model on the chat path (a chat model filling the hole, which
 // darman asks over the Anthropic Messages API) and, with items, the
-// completion-item path for editors without inline completions.
-func newCompletionWorkspace(t *testing.T, items bool) *completionWorkspace {
+// completion-item path for editors without inline completions. With
+// stall, the model's first call stalls until darman gives up on it.
+func newCompletionWorkspace(t *testing.T, items, stall bool) *completionWorkspace {
 	t.Helper()
 	home := t.TempDir()
 	root := filepath.Join(home, "hello")
@@ -72,7 +74,24 @@ func newCompletionWorkspace(t *testing.T, items bool) *completionWorkspace {
 	}
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/hello\n\ngo 1.22\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "main.go"), []byte(completionMain), 0o644)
-	model := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: suggestion}}})
+	// The first call stalls until darman gives up on it, writing "stalled"
+	// when it arrives and "gone" when darman closed its connection, for
+	// the editor's script to wait on; the others answer the suggestion.
+	var n atomic.Int32
+	model := llmtest.Start(t, llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		if !stall || n.Add(1) > 1 {
+			return llmtest.Step{Text: suggestion}
+		}
+		os.WriteFile(filepath.Join(home, "stalled"), nil, 0o644)
+		go func() {
+			select {
+			case <-c.ClientGone():
+				os.WriteFile(filepath.Join(home, "gone"), nil, 0o644)
+			case <-c.Done():
+			}
+		}()
+		return llmtest.Step{Text: suggestion, Faults: []llmtest.Fault{{Kind: llmtest.FaultStall}}}
+	}})
 	config := fmt.Sprintf(`{"model": "anthropic/claude-sonnet-4-5",
 		"provider": {"anthropic": {"baseURL": %q, "apiKey": "sk-ant-test-0123456789"}},
 		"retry": {"maxAttempts": 1},
@@ -101,7 +120,7 @@ func (w *completionWorkspace) run(t *testing.T, editor string, args ...string) m
 	cmd := exec.CommandContext(ctx, editor, args...)
 	cmd.Dir = w.root
 	cmd.Env = append(w.env, "DARMAN_BIN="+darman(t), "WORKSPACE="+w.root, "OUT="+out,
-		"HELPER_DIR="+filepath.Join(helper, "nvim"), "EMACS_HELPER_DIR="+filepath.Join(helper, "emacs"))
+		"MARKER_DIR="+w.home, "HELPER_DIR="+filepath.Join(helper, "nvim"), "EMACS_HELPER_DIR="+filepath.Join(helper, "emacs"))
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
@@ -132,8 +151,9 @@ func expect(t *testing.T, r map[string][]string, want map[string]string) {
 }
 
 // TestNeovimInlineCompletion: in a headless Neovim 0.7.2 with the helper
-// (darman.start{completion = true}), entering insert mode at the end of a
-// line shows darman's suggestion as an extmark at the cursor, typing its
+// (darman.start{completion = true}), a request the model stalls on is
+// cancelled by moving the cursor, and darman closes the model's
+// connection; then entering insert mode at the end of a line shows darman's suggestion as an extmark at the cursor, typing its
 // first letters keeps the rest on screen, <Tab> inserts it and puts the
 // cursor after it; in the middle of a line the suggestion covers the rest
 // of the line and <C-]> dismisses it without changing the text. The model
@@ -144,12 +164,14 @@ func TestNeovimInlineCompletion(t *testing.T) {
 		t.Skip("Neovim is not installed (apt-get install -y neovim): skipping the inline completion test")
 	}
 	script, _ := filepath.Abs("testdata/nvim/complete.lua")
-	w := newCompletionWorkspace(t, false)
+	w := newCompletionWorkspace(t, false, true)
 	r := w.run(t, nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+script)
 	t.Logf("Neovim saw: %v", r)
 	line7 := "\t_ = \"é\"; fmt."
 	expect(t, r, map[string]string{
-		"provider": "true",
+		"provider":                "true",
+		"model_connection_closed": "true",
+		"stall_ghost":             "none",
 		// row 6, byte column 15 (UTF-16 column 14): the end of line 7.
 		"ghost":         fmt.Sprintf("6:%d:%s", len(line7), suggestion),
 		"mode":          "i",
@@ -181,7 +203,7 @@ func TestEmacsCompletionItem(t *testing.T) {
 		t.Skip("Emacs is not installed (apt-get install -y emacs-nox elpa-eglot): skipping the completion item test")
 	}
 	script, _ := filepath.Abs("testdata/emacs/complete.el")
-	w := newCompletionWorkspace(t, true)
+	w := newCompletionWorkspace(t, true, false)
 	// Not emacs -Q: Debian's startup file is what loads eglot.
 	r := w.run(t, emacs, "--batch", "-l", script)
 	t.Logf("Emacs saw: %v", r)

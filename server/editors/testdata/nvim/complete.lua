@@ -68,6 +68,21 @@ co = coroutine.create(function()
   end
   local function line(n) return vim.api.nvim_buf_get_lines(buf, n - 1, n, false)[1] end
 
+  -- The model stalls on the first request (completion_test.go's script):
+  -- moving the cursor away cancels it ($/cancelRequest), and darman
+  -- closes the model's connection — the test writes "gone" when it sees
+  -- that. No text changed, so darman's own didChange rule played no part.
+  local marker = os.getenv("MARKER_DIR")
+  local function exists(name) return vim.loop.fs_stat(marker .. "/" .. name) ~= nil end
+  vim.api.nvim_win_set_cursor(0, { 7, 0 })
+  vim.api.nvim_input("A")
+  if not await(function() return exists("stalled") end) then error("the first completion request never reached the model") end
+  vim.api.nvim_input("<Left>")
+  record("model_connection_closed", await(function() return exists("gone") end, 10000))
+  record("stall_ghost", ghost() or "none")
+  vim.api.nvim_input("<Esc>")
+  if not await(function() return vim.api.nvim_get_mode().mode == "n" end) then error("still in insert mode") end
+
   -- Line 7 is `\t_ = "é"; fmt.` (UTF-16 columns are not bytes there); "A"
   -- appends at its end, and darman is asked.
   vim.api.nvim_win_set_cursor(0, { 7, 0 })

@@ -244,7 +244,7 @@ local function request(explicit)
     render()
   end, buf)
   if ok then
-    this = { client_id = c.id, id = id }
+    this = { client_id = c.id, id = id, row = row, col = col }
     s.pending = this
     s.buf = buf
     M.stats.requests = M.stats.requests + 1
@@ -352,10 +352,19 @@ function M.attach(buf)
   buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
   vim.api.nvim_clear_autocmds({ group = group, buffer = buf })
   vim.api.nvim_create_autocmd({ "InsertEnter", "TextChangedI", "TextChangedP" }, { group = group, buffer = buf, callback = schedule })
+  -- The cursor moved away (not by typing, which TextChangedI follows):
+  -- the request for the old place is cancelled, the suggestion hidden.
   vim.api.nvim_create_autocmd("CursorMovedI", {
     group = group,
     buffer = buf,
     callback = function()
+      local p = s.pending
+      if p then
+        local row, col = cursor()
+        if row ~= p.row or col ~= p.col then
+          cancel()
+        end
+      end
       if s.shown and not view(s.items[s.index]) then
         reset()
       end
