@@ -26,10 +26,15 @@ var (
 	buildErr  error
 )
 
-// darman builds the darman binary once for the package's tests.
+// darman builds the darman binary once for the package's tests
+// (DARMAN_TEST_BIN: a directory that already holds it).
 func darman(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if dir := os.Getenv("DARMAN_TEST_BIN"); dir != "" {
+			darmanBin = filepath.Join(dir, "darman")
+			return
+		}
 		dir, err := os.MkdirTemp("", "darman-editors-")
 		if err != nil {
 			buildErr = err
