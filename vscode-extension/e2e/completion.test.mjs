@@ -67,7 +67,9 @@ async function shot(name) {
   }
 }
 
-const ghost = () => page.locator('.monaco-editor [class*="ghost-text"]', { hasText: "intln(greeting)" }).first();
+// A line showing the suggestion as ghost text (its tokens are coloured
+// apart, so the text is the line's, the ghost class its parts').
+const ghost = () => page.locator(".monaco-editor .view-line", { has: page.locator('[class*="ghost-text"]'), hasText: suggestion }).first();
 
 async function completionCalls() {
   const calls = await (await fetch(`${modelURL}/llmtest/calls`)).json();
