@@ -59,6 +59,14 @@ const suggestion = "Println(greeting)"
 // columns differ from bytes there) and after it on line 6.
 const completionMain = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tgreeting := \"héllo\"\n\t_ = \"é\"; fmt.\n}\n"
 
+// otherMain is where the model suggests several lines (its requests hold
+// otherMarker), at the end of line 5, an indented empty line.
+const (
+	otherMarker = "several lines here"
+	otherMain   = "package main\n\nfunc other() {\n\t// " + otherMarker + "\n\t\n}\n"
+	multiline   = "a := 1\n\tb := a + 1\n\t_ = b"
+)
+
 type completionWorkspace struct {
 	root, home string
 	model      *llmtest.Server
@@ -79,11 +87,15 @@ func newCompletionWorkspace(t *testing.T, items, stall bool) *completionWorkspac
 	}
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/hello\n\ngo 1.22\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "main.go"), []byte(completionMain), 0o644)
+	os.WriteFile(filepath.Join(root, "other.go"), []byte(otherMain), 0o644)
 	// The first call stalls until darman gives up on it, writing "stalled"
 	// when it arrives and "gone" when darman closed its connection, for
 	// the editor's script to wait on; the others answer the suggestion.
 	var n atomic.Int32
 	model := llmtest.Start(t, llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		if strings.Contains(string(c.Body), otherMarker) {
+			return llmtest.Step{Text: multiline}
+		}
 		if !stall || n.Add(1) > 1 {
 			return llmtest.Step{Text: suggestion}
 		}
@@ -187,8 +199,12 @@ func TestNeovimInlineCompletion(t *testing.T) {
 		// After `greeting :=`, over ` "héllo"` (padded to cover it).
 		"mid_ghost": "5:12:" + suggestion + " \"héllo\"",
 		"dismissed": "\tgreeting := \"héllo\"",
-		"modified":  "true",
-		"stopped":   "true",
+		// row 4, column 1, then two virtual lines.
+		"multi_ghost":    "4:1:a := 1|\tb := a + 1|\t_ = b",
+		"multi_accepted": "\ta := 1|\tb := a + 1|\t_ = b",
+		"multi_cursor":   "7,6",
+		"modified":       "true",
+		"stopped":        "true",
 	})
 	calls := w.model.ModelCalls()
 	if len(calls) == 0 {

@@ -3,7 +3,8 @@
 -- darman lsp with completion = true, the person enters insert mode at the
 -- end of a line, the suggestion shows as an extmark, typing its first
 -- letters keeps the rest on screen, <Tab> inserts it; then, elsewhere, a
--- suggestion shown over the middle of a line, dismissed with <C-]>.
+-- suggestion shown over the middle of a line, dismissed with <C-]>; and
+-- one of several lines in another file, accepted whole.
 -- Keys go through nvim_input, so the steps run in a coroutine that yields
 -- to the main loop (which reads the keys) while it waits.
 -- It writes what it saw, key=value per line, to $OUT, and quits.
@@ -116,6 +117,26 @@ co = coroutine.create(function()
   await(function() return vim.api.nvim_get_mode().mode == "n" end)
   record("requests", completion.stats.requests)
   record("modified", vim.bo[buf].modified)
+
+  -- A suggestion of several lines (other.go's model answer), at the end of
+  -- an indented empty line: its first line at the cursor, the others as
+  -- virtual lines below; <Tab> inserts them all.
+  vim.cmd("write")
+  vim.cmd("edit " .. root .. "/other.go")
+  local other = vim.api.nvim_get_current_buf()
+  buf = other
+  vim.lsp.buf_attach_client(other, id)
+  if not await(function() return vim.lsp.buf_is_attached(other, id) end) then error("other.go not attached") end
+  vim.api.nvim_win_set_cursor(0, { 5, 0 })
+  vim.api.nvim_input("A")
+  if not await(function() return ghost() ~= nil end) then error("no ghost text in other.go: " .. tostring(completion.last_error)) end
+  record("multi_ghost", ghost())
+  vim.api.nvim_input("<Tab>")
+  if not await(function() return line(5) ~= "\t" end) then error("<Tab> inserted nothing in other.go") end
+  record("multi_accepted", table.concat(vim.api.nvim_buf_get_lines(other, 4, 7, false), "|"))
+  record("multi_cursor", table.concat(vim.api.nvim_win_get_cursor(0), ","))
+  vim.api.nvim_input("<Esc>")
+  await(function() return vim.api.nvim_get_mode().mode == "n" end)
 
   vim.lsp.stop_client(id)
   record("stopped", await(function() return vim.lsp.get_client_by_id(id) == nil end))
