@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -94,4 +95,8 @@ type Agent struct {
 	// Close releases the agent once the server's turns have ended; nil
 	// does nothing.
 	Close func() error
+	// Definitions answers definition lookups from the workspace's
+	// language servers, for the inline completions' context; nil means
+	// none.
+	Definitions complete.Definer
 }

@@ -122,6 +122,7 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) error {
 		}
 	}
 	s.docs.put(&doc)
+	s.completionChanged(uri)
 	return nil
 }
 
@@ -149,5 +150,6 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 		return err
 	}
 	s.docs.remove(p.TextDocument.URI)
+	s.completionClosed(p.TextDocument.URI)
 	return nil
 }

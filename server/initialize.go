@@ -98,8 +98,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	s.settings, s.agentSettings = ss, agentSettings
 	choices := s.modelChoices(ctx, Setup{Root: root, Folders: slices.Clone(folders), Settings: agentSettings})
+	s.setupCompletion(ctx, Setup{Root: root, Folders: slices.Clone(folders), Settings: agentSettings})
 	s.startAgent(agentSettings)
-	return s.initializeResult(choices), nil
+	return s.completionCapabilities(s.initializeResult(choices)), nil
 }
 
 func (s *Server) initializeResult(choices ModelChoices) protocol.InitializeResult {
@@ -142,6 +143,9 @@ func (s *Server) initializeResult(choices ModelChoices) protocol.InitializeResul
 func (s *Server) initialized(context.Context, json.RawMessage) error {
 	if s.settingsErr != nil {
 		s.showMessage(protocol.MessageTypeError, "darman: "+s.settingsErr.Error())
+	}
+	if err := s.complete.err; err != nil {
+		s.showMessage(protocol.MessageTypeWarning, "darman: inline completions are off: "+err.Error())
 	}
 	s.goOwned(func() {
 		if _, err := s.agent.get(s.ctx); err != nil && s.ctx.Err() == nil {
@@ -205,6 +209,9 @@ func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
 		Elicitor: editorGate{s}, Notices: s.notices, Settings: settings})
 	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Model == nil) {
 		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
+	}
+	if err == nil {
+		s.useAgentForCompletion(a)
 	}
 	return a, err
 }

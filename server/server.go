@@ -45,6 +45,10 @@ type Options struct {
 	PermissionTimeout time.Duration
 	// Logger receives the server's log lines; nil discards them.
 	Logger *slog.Logger
+	// Completion finds the inline completion setup of setup's workspace
+	// (server/complete.go) while initialize is answered, so it must not
+	// wait for the network; nil or a nil config means no completions.
+	Completion func(ctx context.Context, setup Setup) (*CompletionConfig, error)
 }
 
 // Server is darman's language server for one client connection. Make it
@@ -71,6 +75,7 @@ type Server struct {
 	live    map[agent.ID]*live // sessions the client has used
 
 	docs      *documents
+	complete  completion // set by initialize
 	ws        *workspace
 	questions questions
 	// noShowDocument is set once the client could not show a document.
@@ -138,6 +143,9 @@ func (s *Server) handlers() rpc.Handlers {
 			"workspace/executeCommand": s.executeCommand,
 			"textDocument/codeAction":  s.codeAction,
 			"codeAction/resolve":       s.resolveCodeAction,
+			// Inline completions (server/complete.go).
+			"textDocument/inlineCompletion": s.inlineCompletion,
+			"textDocument/completion":       s.completionItem,
 		},
 		Notifications: map[string]rpc.NotificationFunc{
 			"initialized":                         s.initialized,

@@ -125,6 +125,9 @@ type Client struct {
 	retry     RetryPolicy
 	log       *slog.Logger
 	wire      wire
+	// fim is the transport of the fill-in-the-middle calls (fim.go); nil
+	// for the cloud providers, which have none.
+	fim *transport
 }
 
 var _ Provider = (*Client)(nil)
@@ -231,6 +234,7 @@ func New(s Settings, opts *Options) (*Client, error) {
 		baseURL: base, key: key, headers: headers,
 		http: o.HTTPClient, idle: idleWatch{timeout: idle},
 	}
+	c.fim = &t
 	api := s.API
 	if api == "" {
 		api = p.api

@@ -81,6 +81,8 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 		Version: readBuildInfo().Version,
 		DataDir: dataDir,
 		Logger:  log,
+
+		Completion: a.lspCompletion(log),
 	})
 	if err != nil {
 		return err
@@ -169,6 +171,8 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			},
 			Deleted: func(id agent.ID) error { return forgetMCPSession(cfg, id) },
 			Close:   rt.close,
+
+			Definitions: poolDefiner{rt.lsp.pool},
 		}, nil
 	}
 }

@@ -90,6 +90,7 @@ func TestLayers(t *testing.T) {
 		{"agent/store", []string{"agent/tool", "agent/permission", "agent/session", "agent/prompt", "agent/llm"}},
 		{"agent/bus", []string{"agent/tool", "agent/permission", "agent/session", "agent/prompt", "agent/store"}},
 		{"agent/llm", []string{"agent/tool", "agent/permission", "agent/session", "agent/prompt", "agent/store"}},
+		{"agent/complete", []string{"agent/tool", "agent/permission", "agent/session", "agent/prompt", "agent/store"}},
 		{"agent/permission", []string{"agent/tool", "agent/session", "agent/prompt", "agent/store"}},
 		{"agent/tool", []string{"agent/session", "agent/store", "agent/prompt"}},
 		{"internal", []string{"agent", "server", "mcp", "cmd", "diagnostics"}},

@@ -33,6 +33,7 @@ type Config struct {
 	Shell       Shell                `json:"shell,omitzero" jsonschema:"The processes darman starts for others: the commands the model runs, MCP stdio servers and language servers."`
 	Sandbox     Sandbox              `json:"sandbox,omitzero" jsonschema:"The OS sandbox every bash command the model runs is confined by (Landlock on Linux, Seatbelt on macOS): writes only to the workspace, its temp dir and the toolchain caches; no reads of the secrets in home; no network."`
 	WebFetch    WebFetch             `json:"webfetch,omitzero" jsonschema:"The webfetch tool: which addresses it may reach. Whether a fetch asks is the webfetch permission."`
+	Completion  Completion           `json:"completion,omitzero" jsonschema:"Inline completions (ghost text) in darman lsp: the model, its wire format, the context and the limits on cost."`
 }
 
 // WebFetch configures the addresses the webfetch tool may reach. By

@@ -125,7 +125,7 @@ func (l *layer) decode(path string, n *node, v reflect.Value, opts fieldOpts) {
 	t := v.Type()
 	switch {
 	case t == durationType:
-		l.decodeDuration(path, n, v)
+		l.decodeDuration(path, n, v, opts)
 		return
 	case t == rulesType:
 		l.decodeRules(path, n, v)
@@ -273,7 +273,7 @@ func (l *layer) decodeFloat(path string, n *node, v reflect.Value, opts fieldOpt
 	v.SetFloat(f)
 }
 
-func (l *layer) decodeDuration(path string, n *node, v reflect.Value) {
+func (l *layer) decodeDuration(path string, n *node, v reflect.Value, opts fieldOpts) {
 	const want = `expected a duration such as "30s", "2m" or "1h30m", got `
 	if n.kind != kindString {
 		l.problem(path, want+n.describe(), nil)
@@ -284,7 +284,7 @@ func (l *layer) decodeDuration(path string, n *node, v reflect.Value) {
 		l.problem(path, want+n.describe(), nil)
 		return
 	}
-	if d <= 0 {
+	if zeroOK := opts.min != nil && *opts.min == 0; d < 0 || d == 0 && !zeroOK {
 		l.problem(path, "expected a positive duration, got "+n.describe(), nil)
 		return
 	}

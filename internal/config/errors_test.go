@@ -292,7 +292,7 @@ func TestErrorMessages(t *testing.T) {
 			json: `{"model": 1, "agent": {"maxSteps": "x"}, "bogus": true}`,
 			want: "darman.json: model: expected a string, got 1\n" +
 				"darman.json: agent.maxSteps: expected an integer, got \"x\"\n" +
-				`darman.json: bogus: unknown key (expected "model", "smallModel", "dataDir", "log", "provider", "retry", "agent", "permission", "codeActions", "transcript", "lsp", "mcpServers", "shell", "sandbox" or "webfetch")`,
+				`darman.json: bogus: unknown key (expected "model", "smallModel", "dataDir", "log", "provider", "retry", "agent", "permission", "codeActions", "transcript", "lsp", "mcpServers", "shell", "sandbox", "webfetch" or "completion")`,
 		},
 		{
 			name: "problems from several files",

@@ -117,6 +117,8 @@ func (a answer) writeJSON(w http.ResponseWriter, r *http.Request, quit <-chan st
 		v = a.chatCompletion()
 	case APIResponses:
 		v = a.response()
+	default:
+		v = a.fimJSON()
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(v)

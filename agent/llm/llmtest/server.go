@@ -222,6 +222,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.models(w)
 		return
 	}
+	if s.serveFIM(w, r, path) {
+		return
+	}
 	var api API
 	var cloud, cloudModel string
 	cloudStream := false

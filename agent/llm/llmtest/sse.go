@@ -81,6 +81,9 @@ func (s *sse) start() {
 	if s.call.Cloud == "bedrock" {
 		h.Set("Content-Type", "application/vnd.amazon.eventstream")
 	}
+	if s.call.API == APIGenerate {
+		h.Set("Content-Type", "application/x-ndjson") // Ollama's lines
+	}
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Request-Id", "req_llmtest_"+strconv.Itoa(s.call.Step))
 	s.w.WriteHeader(http.StatusOK)
@@ -92,6 +95,14 @@ func (s *sse) write(name string, data []byte) {
 		return
 	}
 	b := s.buf[:0]
+	if s.call.API == APIGenerate {
+		b = append(append(b, data...), '\n')
+		s.buf = b
+		if _, err := s.w.Write(b); err != nil {
+			s.leave()
+		}
+		return
+	}
 	if name != "" {
 		b = append(b, "event: "...)
 		b = append(b, name...)
