@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // The tests in this file run the real darman lsp, configured with a
@@ -36,15 +37,10 @@ func darman(t *testing.T) string {
 			return
 		}
 		dir, err := os.MkdirTemp("", "darman-editors-")
-		if err != nil {
-			buildErr = err
-			return
+		if err == nil {
+			darmanBin, err = testenv.Build("github.com/darman-dev/darman/cmd/darman", dir)
 		}
-		darmanBin = filepath.Join(dir, "darman")
-		out, err := exec.Command("go", "build", "-o", darmanBin, "../../cmd/darman").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ../../cmd/darman: %v\n%s", err, out)
-		}
+		buildErr = err
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

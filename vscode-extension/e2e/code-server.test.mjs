@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { artifacts, buildAll, closeCodeServer, ext, missing, openCodeServer, repo, runCommand as runCommandIn, startModel, until } from "./harness.mjs";
+import { artifacts, buildAll, closeCodeServer, ext, missing, openCodeServer, runCommand as runCommandIn, screenshot, startModel, until } from "./harness.mjs";
 
 const skip = missing();
 const brokenMain = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(undefinedGreeting)\n}\n';
@@ -23,15 +23,7 @@ const fixedMain = brokenMain.replace("undefinedGreeting", '"hello from darman"')
 
 let tmp, workspace, marks, cs, model, page;
 
-async function shot(name) {
-  fs.mkdirSync(artifacts, { recursive: true });
-  const file = path.join(artifacts, `${name}.png`);
-  await page.screenshot({ path: file });
-  if (process.env.DARMAN_E2E_UPDATE_IMAGES === "1") {
-    fs.mkdirSync(path.join(repo, "docs", "images"), { recursive: true });
-    fs.copyFileSync(file, path.join(repo, "docs", "images", `vscode-${name}.png`));
-  }
-}
+const shot = (name) => screenshot(page, name);
 
 before(async () => {
   if (skip) return;

@@ -153,6 +153,20 @@ export async function openCodeServer({ tmp, home, workspace, bin, settings = {},
   return { server, browser, page, log: () => serverLog };
 }
 
+/**
+ * Saves a screenshot of page as artifacts/name.png; with
+ * DARMAN_E2E_UPDATE_IMAGES=1 it also replaces docs/images/vscode-name.png.
+ */
+export async function screenshot(page, name) {
+  fs.mkdirSync(artifacts, { recursive: true });
+  const file = path.join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file });
+  if (process.env.DARMAN_E2E_UPDATE_IMAGES === "1") {
+    fs.mkdirSync(path.join(repo, "docs", "images"), { recursive: true });
+    fs.copyFileSync(file, path.join(repo, "docs", "images", `vscode-${name}.png`));
+  }
+}
+
 /** Closes the browser and code-server, keeping code-server's log in artifacts/name. */
 export async function closeCodeServer(cs, name) {
   await cs?.browser?.close().catch(() => {});
