@@ -107,8 +107,19 @@ async function scenario() {
 
   // Typing "." after fmt on line 7 asks darman; its answer is ghost text.
   await endOf(7);
-  await page.keyboard.type(".");
-  await ghost().waitFor({ timeout: 30_000 });
+  for (let i = 0; ; i++) {
+    await page.keyboard.type(".");
+    try {
+      await ghost().waitFor({ timeout: 30_000 });
+      break;
+    } catch (err) {
+      // Say what darman did; on a loaded machine, type the "." again once.
+      const asked = (await completionCalls()).length;
+      if (i === 1) throw new Error(`no ghost text after typing "." (the completion model was asked ${asked} times): ${err.message}`);
+      console.log(`# no ghost text after the first ".", the completion model was asked ${asked} times: typing it again`);
+      await page.keyboard.press("Backspace");
+    }
+  }
   await shot("inline-completion");
   const calls = await completionCalls();
   assert.ok(calls.length > 0, "the completion model was asked");
