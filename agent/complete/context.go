@@ -70,23 +70,14 @@ var idSeed = maphash.MakeSeed()
 type idSet []uint32
 
 // identifiers appends the hashes of the identifiers of s (two bytes or
-// more, keywords included: they carry the shape of the code) to out and
-// returns it sorted and distinct.
+// more, not keywords: every file shares those) to out and returns it
+// sorted and distinct.
 func identifiers(s string, out idSet) idSet {
-	for i := 0; i < len(s); {
-		if !isIdentStart(s[i]) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(s) && isIdent(s[j]) {
-			j++
-		}
-		if j-i >= 2 {
+	forIdents(s, func(i, j int) {
+		if j-i >= 2 && !keywords[s[i:j]] {
 			out = append(out, uint32(maphash.String(idSeed, s[i:j])))
 		}
-		i = j
-	}
+	})
 	slices.Sort(out)
 	return slices.Compact(out)
 }

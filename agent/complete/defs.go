@@ -183,22 +183,13 @@ func cursorIdents(prefix, text string, ls, offset int) []ident {
 		src += text[offset:to]
 	}
 	var found []ident
-	for i := 0; i < len(src); {
-		if !isIdentStart(src[i]) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(src) && isIdent(src[j]) {
-			j++
-		}
+	forIdents(src, func(i, j int) {
 		abs := from + i
 		touching := abs <= offset && from+j >= offset
 		if name := src[i:j]; len(name) >= 2 && !keywords[name] && !touching {
 			found = append(found, ident{name: name, offset: abs})
 		}
-		i = j
-	}
+	})
 	// Nearest to the cursor first, each name once.
 	var out []ident
 	seen := map[string]bool{}

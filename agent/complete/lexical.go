@@ -88,6 +88,22 @@ var keywords = map[string]bool{
 	"byte": true, "rune": true, "float64": true, "int64": true, "uint": true, "fallthrough": true, "goto": true,
 }
 
+// forIdents calls f with the start and end of each identifier of s.
+func forIdents(s string, f func(i, j int)) {
+	for i := 0; i < len(s); {
+		if !isIdentStart(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isIdent(s[j]) {
+			j++
+		}
+		f(i, j)
+		i = j
+	}
+}
+
 // ident is an identifier found in the text, at a byte offset.
 type ident struct {
 	name   string

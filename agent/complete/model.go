@@ -131,6 +131,9 @@ func (m *ChatModel) Complete(ctx context.Context, p *Prompt, yield func(string) 
 		b.WriteString("\n\nComplete the line at the marker only.")
 	}
 	req := &llm.Request{Model: m.Model, System: chatSystem, MaxOutputTokens: p.MaxTokens, Temperature: p.Temperature,
+		// A prompt that changes at every keystroke is not worth a cache
+		// write.
+		Cache:    llm.CacheOptions{Disabled: true},
 		Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{llm.Text{Text: b.String()}}}}}
 	s := m.Provider.Stream(ctx, req)
 	defer s.Close()

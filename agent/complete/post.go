@@ -58,17 +58,30 @@ func tidy(s, restOfLine, suffix string, single bool) string {
 	}
 	// Multi-line: the first line of the code after the cursor, if the
 	// suggestion writes it again, and everything after it.
-	next := firstLine(suffix)
-	if next != "" {
+	// Lines compare with their indentation: a "}" closing an inner block
+	// is not the suffix's "}".
+	next := strings.TrimRight(firstLineIndented(suffix), " \t\r")
+	if strings.TrimSpace(next) != "" {
 		lines := strings.Split(s, "\n")
 		for i, l := range lines {
-			if i > 0 && strings.TrimSpace(l) == next {
+			if i > 0 && strings.TrimRight(l, " \t\r") == next {
 				s = strings.TrimRight(strings.Join(lines[:i], "\n"), " \t\r\n")
 				break
 			}
 		}
 	}
 	return trimOverlap(s, strings.TrimSpace(restOfLine))
+}
+
+// firstLineIndented is the first non-blank line of text, with its
+// indentation.
+func firstLineIndented(text string) string {
+	for line := range strings.Lines(text) {
+		if strings.TrimSpace(line) != "" {
+			return strings.TrimRight(line, "\n")
+		}
+	}
+	return ""
 }
 
 // firstLine is the first non-blank line of text, trimmed.

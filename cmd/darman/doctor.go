@@ -50,6 +50,7 @@ func (r *report) failed() bool {
 
 func (a *app) doctorCommand() *cobra.Command {
 	var asJSON, checkModel, checkLSP, repair bool
+	var checkCompletion bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the configuration, data directory, providers and language servers",
@@ -60,6 +61,8 @@ With --check-lsp it starts the language server of each language the
 workspace has files of, opens one of those files in it, and shows whether
 it runs and loaded the workspace, or why not: its exit status and the last
 lines of its stderr, or what it said when it could not load the workspace.
+With --check-completion it asks the inline completion model
+(completion.model) for one completion and shows the answer and its time.
 With --repair, a damaged session store is moved aside (beside the data
 directory, named after it) and what can still be read of it is copied into
 a new one.
@@ -73,6 +76,7 @@ workspace.`,
 				repaired = a.repairStore()
 			}
 			r := a.diagnose(cmd.Context(), checkModel, checkLSP)
+			a.diagnoseCompletion(cmd.Context(), r, checkCompletion)
 			r.insertBefore("data", repaired)
 			if asJSON {
 				if err := writeJSON(a.stdout, r); err != nil {
@@ -91,6 +95,7 @@ workspace.`,
 	cmd.Flags().BoolVar(&checkModel, "check-model", false, "send the model one tiny request to check the provider, key and model")
 	cmd.Flags().BoolVar(&repair, "repair", false, "move a damaged session store aside and keep what can be read of it (close every darman first)")
 	cmd.Flags().BoolVar(&checkLSP, "check-lsp", false, "start the language servers of the workspace's languages and report how each one fares")
+	cmd.Flags().BoolVar(&checkCompletion, "check-completion", false, "ask the inline completion model for one completion")
 	return cmd
 }
 

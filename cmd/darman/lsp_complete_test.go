@@ -397,3 +397,104 @@ func TestCompletionContextHasBufferSnippetAndGoplsDefinition(t *testing.T) {
 		t.Errorf("the prompt does not end at the cursor:\n%s", prompt)
 	}
 }
+
+// TestCompletionEachWireFormat: darman lsp reaches each kind of completion
+// server in its own wire format, chosen by the provider (or
+// completion.api/template), and shows the scripted text: Ollama's
+// /api/generate, llama.cpp's /infill, Codestral's /v1/fim/completions,
+// OpenAI's /v1/completions, vLLM with the Qwen template, and a chat model
+// (Anthropic) with the hole-filling prompt.
+func TestCompletionEachWireFormat(t *testing.T) {
+	for _, tc := range []struct {
+		name, provider, completion string
+		api                        llmtest.API
+		path                       string
+		check                      func(t *testing.T, c *llmtest.Call)
+	}{
+		{"ollama", `"ollama": {"baseURL": "%s/v1"}`, `"model": "ollama/qwen2.5-coder:1.5b"`, llmtest.APIGenerate, "/api/generate",
+			func(t *testing.T, c *llmtest.Call) {
+				if !strings.HasSuffix(c.Get("prompt").String(), "return ") || c.Get("suffix").String() != "\n}\n" || c.Get("raw").Bool() {
+					t.Errorf("body %s", c.Body)
+				}
+			}},
+		{"llamacpp", `"llamacpp": {"baseURL": "%s/v1"}`, `"model": "llamacpp/default"`, llmtest.APIInfill, "/infill",
+			func(t *testing.T, c *llmtest.Call) {
+				if !strings.HasSuffix(c.Get("input_prefix").String(), "return ") || c.Get("input_suffix").String() != "\n}\n" {
+					t.Errorf("body %s", c.Body)
+				}
+			}},
+		{"codestral", `"codestral": {"baseURL": "%s/v1", "apiKey": "csk-test"}`, `"model": "codestral/codestral-latest"`, llmtest.APIFIM, "/v1/fim/completions",
+			func(t *testing.T, c *llmtest.Call) {
+				if c.Header.Get("Authorization") != "Bearer csk-test" || c.Get("suffix").String() != "\n}\n" {
+					t.Errorf("body %s headers %v", c.Body, c.Header)
+				}
+			}},
+		{"completions", `"local": {"type": "openai-compatible", "baseURL": "%s/v1"}`, `"model": "local/deepseek-coder", "api": "completions"`, llmtest.APICompletions, "/v1/completions",
+			func(t *testing.T, c *llmtest.Call) {
+				if c.Get("suffix").String() != "\n}\n" {
+					t.Errorf("body %s", c.Body)
+				}
+			}},
+		{"vllm-template", `"vllm": {"baseURL": "%s/v1"}`, `"model": "vllm/Qwen2.5-Coder-7B"`, llmtest.APICompletions, "/v1/completions",
+			func(t *testing.T, c *llmtest.Call) {
+				p := c.Get("prompt").String()
+				if !strings.HasPrefix(p, "<|fim_prefix|>") || !strings.HasSuffix(p, "<|fim_suffix|>\n}\n<|fim_middle|>") || c.Get("suffix").Exists() {
+					t.Errorf("prompt %q body %s", p, c.Body)
+				}
+			}},
+		{"chat", `"anthropic": {"baseURL": "%s", "apiKey": "sk-ant-test-0123456789"}`, `"model": "anthropic/claude-haiku-4-5"`, llmtest.APIAnthropic, "/v1/messages",
+			func(t *testing.T, c *llmtest.Call) {
+				if !strings.Contains(c.Get("system").Raw, "code completion engine") ||
+					!strings.Contains(c.Get("messages.0.content.0.text").String(), "return <|CURSOR|>\n}") || c.Get("system.0.cache_control").Exists() {
+					t.Errorf("body %s", c.Body)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "a + b"}}})
+			provider := strings.ReplaceAll(tc.provider, "%s", srv.URL)
+			e.write("darman.json", fmt.Sprintf(`{"model": "anthropic/claude-sonnet-4-5", "provider": {%s}, "completion": {%s, "debounce": "0s"}}`,
+				provider, tc.completion))
+			_, c, _, _ := startLSP(t, e)
+			c.initialize(e.workspace, nil)
+			ce := &completionEnv{e: e, srv: srv, c: c}
+			ce.open("add.go", "go", "package calc\n\nfunc add(a, b int) int {\n\treturn \n}\n")
+			res := ce.inline("add.go", 3, 8)
+			if len(res.Items) != 1 || res.Items[0].InsertText != "a + b" {
+				t.Fatalf("items %+v", res)
+			}
+			calls := srv.ModelCalls()
+			if len(calls) != 1 || calls[0].API != tc.api || calls[0].Path != tc.path {
+				for _, c := range calls {
+					t.Logf("call %s %s", c.API, c.Path)
+				}
+				t.Fatalf("want one %s call to %s", tc.api, tc.path)
+			}
+			tc.check(t, calls[0])
+		})
+	}
+}
+
+// TestDoctorShowsTheCompletionModel: doctor names the completion model
+// and how it is reached, says why there is none, and --check-completion
+// asks it for one completion.
+func TestDoctorShowsTheCompletionModel(t *testing.T) {
+	e := newEnv(t)
+	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "a + b"}}})
+	e.write("darman.json", fmt.Sprintf(`{"provider": {"ollama": {"baseURL": %q}}, "completion": {"model": "ollama/qwen2.5-coder:1.5b"}}`, srv.OpenAIURL()))
+	out, _, _ := e.run("doctor", "--check-completion")
+	for _, want := range []string{"completion\n", "✓ ollama/qwen2.5-coder:1.5b: ollama/qwen2.5-coder:1.5b over ollama: fill-in-the-middle, api \"ollama\" chosen for provider \"ollama\"",
+		"✓ check: \"a + b\" in "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := len(srv.ModelCalls()); n != 1 {
+		t.Errorf("%d model calls, want 1", n)
+	}
+	e.write("darman.json", `{"completion": {"maxTokens": 64}}`)
+	if out, _, _ := e.run("doctor"); !strings.Contains(out, "· model: inline completions are off: no completion.model is set") {
+		t.Errorf("doctor without a completion model:\n%s", out)
+	}
+}

@@ -13,7 +13,7 @@ type Completion struct {
 	Template string `json:"template,omitempty" jsonschema:"The model's FIM tokens for servers that take a raw prompt: qwen, deepseek, starcoder2, codellama, codestral, auto (from the model id) or none (the server does FIM). Default none (vllm: auto)."`
 	// Debounce is how long darman waits after an automatic trigger before
 	// asking the model; a newer request in that time replaces it.
-	Debounce    *time.Duration `json:"debounce,omitempty" config:"min=0" jsonschema:"How long to wait after a keystroke before asking the model (automatic triggers only), e.g. 75ms. Default 75ms."`
+	Debounce    *time.Duration `json:"debounce,omitempty" config:"min=0" jsonschema:"How long to wait after a keystroke before asking the model (automatic triggers only), e.g. 100ms; \"0s\" for none. Default 150ms."`
 	MaxTokens   int            `json:"maxTokens,omitempty" jsonschema:"The longest suggestion, in tokens. Default 128."`
 	Temperature *float64       `json:"temperature,omitempty" jsonschema:"The sampling temperature. Default 0.1."`
 	Stop        []string       `json:"stop,omitempty" jsonschema:"More stop sequences, after the template's and the single-line rule's."`

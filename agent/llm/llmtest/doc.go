@@ -15,6 +15,10 @@
 //	                           event stream (application/vnd.amazon.eventstream)
 //	POST .../publishers/anthropic/models/{model}:streamRawPredict
 //	                           Anthropic Messages as Google Vertex AI serves it
+//	POST /v1/completions       OpenAI's legacy completions with suffix (FIM)
+//	POST /api/generate         Ollama's native generate with suffix, NDJSON
+//	POST /infill, /completion  llama.cpp's infill and raw completion
+//	POST /v1/fim/completions   Mistral's FIM (Codestral), Chat Completions' shape
 //	GET  /v1/models            the script's Models, readable by both SDKs
 //	GET  /llmtest/calls        the calls received so far, as JSON
 //	PUT  /llmtest/script       replace the script (a JSON script body)
@@ -85,6 +89,16 @@
 // FaultErrorEvent sends the API's in-stream error (Anthropic's
 // overloaded_error event by default), and FaultNoStream answers a streaming
 // request with plain JSON, as servers that ignore "stream": true do.
+//
+// # Fill-in-the-middle
+//
+// The code completion APIs (fim.go: APICompletions, APIGenerate, APIInfill,
+// APIFIM) answer from the same steps, streamed (SSE; NDJSON for Ollama) or
+// not, with the same faults. A FIM call has no conversation: Reply chooses
+// its step when set, else the first step of the first conversation whose
+// Match is in the call's prompt or suffix, else Steps[k] for the k-th FIM
+// call (the last step once k is past the end). Call.Conversation is the
+// prompt (llama.cpp's input_prefix).
 //
 // # Asserting on what darman sent
 //
