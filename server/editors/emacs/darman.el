@@ -32,6 +32,12 @@
 ;; or put this directory on `load-path' and (require 'darman) after eglot.
 ;; Then:
 ;;   (add-to-list 'eglot-server-programs '(go-mode . ("darman" "lsp")))
+;;
+;; AI completions: eglot has no inline (ghost text) completions, so turn
+;; on darman's completion items in darman.json,
+;;   "completion": {"model": "ollama/qwen2.5-coder:1.5b", "items": true}
+;; and its suggestion comes through `completion-at-point' (and Company or
+;; Corfu on top of it) as an item marked "darman".
 
 ;;; Code:
 

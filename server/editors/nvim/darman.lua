@@ -17,6 +17,10 @@
 --   vim.lsp.buf_attach_client(0, id)
 --   darman.prompt("add a test for parse")       -- or :lua require("darman").prompt(...)
 --
+-- Inline completions (ghost text, when darman has a completion model): pass
+-- completion = true (or the options of lua/darman/completion.lua) to start;
+-- darman.completion() is that module.
+--
 -- Without this file darman still works with plain vim.lsp.start_client: edits
 -- go to the disk and reload through 'autoread', permissions through
 -- showMessageRequest, progress in the usual progress handler.
@@ -24,6 +28,20 @@
 local M = {}
 
 M.client_id = nil
+
+-- The directory of this file: lua/darman/completion.lua is found from it
+-- whether this file was loaded from 'runtimepath' or package.path.
+local dir = debug.getinfo(1, "S").source:sub(2):match("^(.*)[/\\][^/\\]*$") or "."
+
+-- completion returns the inline completion module (lua/darman/completion.lua).
+function M.completion()
+  local m = package.loaded["darman.completion"]
+  if not m then
+    m = dofile(dir .. "/lua/darman/completion.lua")
+    package.loaded["darman.completion"] = m
+  end
+  return m
+end
 
 -- capabilities returns client capabilities that opt into darman's messages.
 function M.capabilities(base)
@@ -274,20 +292,38 @@ M.handlers = {
 }
 
 -- start starts darman lsp with the opt-ins and returns the client id.
--- opts: cmd (default {"darman", "lsp"}), root_dir, init_options, on_init.
+-- opts: cmd (default {"darman", "lsp"}), root_dir, init_options, on_init,
+-- on_attach, completion (true or the inline completion options: ghost text
+-- in every buffer attached to darman).
 function M.start(opts)
   opts = opts or {}
   local root = opts.root_dir or vim.loop.cwd()
+  local caps = M.capabilities(opts.capabilities)
+  local completion = opts.completion and M.completion() or nil
+  if completion then
+    completion.capabilities(caps)
+  end
   M.client_id = vim.lsp.start_client({
     name = "darman",
     cmd = opts.cmd or { "darman", "lsp" },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    capabilities = M.capabilities(opts.capabilities),
+    capabilities = caps,
     handlers = vim.tbl_extend("force", M.handlers, opts.handlers or {}),
     init_options = opts.init_options,
     on_init = opts.on_init,
+    on_attach = function(client, buf)
+      if completion then
+        completion.attach(buf)
+      end
+      if opts.on_attach then
+        opts.on_attach(client, buf)
+      end
+    end,
   })
+  if completion then
+    completion.setup(vim.tbl_extend("force", type(opts.completion) == "table" and opts.completion or {}, { client_id = M.client_id }))
+  end
   return M.client_id
 end
 

@@ -73,6 +73,17 @@ export class ThemeColor {
   constructor(readonly id: string) {}
 }
 
+export enum InlineCompletionTriggerKind {
+  Invoke = 0,
+  Automatic = 1,
+}
+
+export enum ConfigurationTarget {
+  Global = 1,
+  Workspace = 2,
+  WorkspaceFolder = 3,
+}
+
 export enum StatusBarAlignment {
   Left = 1,
   Right = 2,
@@ -110,9 +121,13 @@ export class EventEmitter<T> {
   }
 }
 
+const languageIds: Record<string, string> = { ".go": "go", ".ts": "typescript", ".py": "python", ".md": "markdown", ".json": "json" };
+
 /** A text document backed by a file: edits change `text`, save() writes it. */
 export class TextDocument {
   isDirty = false;
+  /** From the file's extension, as VS Code's default language associations. */
+  languageId: string;
   /**
    * "fail": save() writes nothing and answers false; "answerFalse": it
    * writes, then answers false; "later": it answers false and writes 50 ms later.
@@ -121,7 +136,9 @@ export class TextDocument {
   constructor(
     readonly uri: Uri,
     public text: string,
-  ) {}
+  ) {
+    this.languageId = languageIds[nodePath.extname(uri.path)] ?? "plaintext";
+  }
   getText(): string {
     return this.text;
   }
@@ -239,6 +256,7 @@ class TextEditor {
 }
 
 const didSave = new EventEmitter<TextDocument>();
+const didChangeConfiguration = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
 const commandHandlers = new Map<string, (...args: unknown[]) => unknown>();
 const configuration: Record<string, { globalValue?: unknown; workspaceValue?: unknown; defaultValue?: unknown }> = {};
 const textDocuments: TextDocument[] = [];
@@ -313,6 +331,7 @@ export const window = {
 
 export const workspace = {
   onDidSaveTextDocument: didSave.event,
+  onDidChangeConfiguration: didChangeConfiguration.event,
   workspaceFolders: undefined as { uri: Uri }[] | undefined,
   get textDocuments(): TextDocument[] {
     return textDocuments;
@@ -340,7 +359,18 @@ export const workspace = {
       },
       has: (key: string) => prefix + key in configuration,
       inspect: (key: string) => configuration[prefix + key],
-      update: async () => {},
+      // A user's change: the value lands in the user settings (or the
+      // workspace's), and onDidChangeConfiguration fires.
+      update: async (key: string, value: unknown, target?: ConfigurationTarget) => {
+        const full = prefix + key;
+        const v = (configuration[full] ??= {});
+        if (target === ConfigurationTarget.Workspace || target === ConfigurationTarget.WorkspaceFolder) {
+          v.workspaceValue = value;
+        } else {
+          v.globalValue = value;
+        }
+        didChangeConfiguration.fire({ affectsConfiguration: (s: string) => full === s || full.startsWith(`${s}.`) });
+      },
     });
   },
 };

@@ -8,6 +8,9 @@
 --   :DarmanPrompt {text}  send a prompt, starting darman first if needed; the
 --                         answer streams into a split.
 --
+-- vim.g.darman_completion = true (or the options of lua/darman/completion.lua)
+-- turns on inline completions (ghost text) in the buffers darman attaches.
+--
 -- The rest is the module: require("darman") (lua/darman/init.lua).
 if vim.g.loaded_darman then
   return
@@ -32,6 +35,7 @@ local function start(after)
   end
   darman.start({
     cmd = vim.g.darman_cmd,
+    completion = vim.g.darman_completion,
     on_init = function()
       if after then
         vim.schedule(after)

@@ -1,0 +1,154 @@
+// Inline completions end to end in a real VS Code (code-server, see
+// harness.mjs): darman.json sets a completion model (the scripted model
+// server on the chat path), typing "." at the end of a line shows darman's
+// suggestion as ghost text, Tab accepts it (saved, it is on disk); the
+// status-bar item snoozes suggestions, after which typing shows none but
+// "Trigger Inline Suggestion" still asks. Screenshots go to
+// $DARMAN_ARTIFACTS_DIR (default vscode-extension/e2e-artifacts/); with
+// DARMAN_E2E_UPDATE_IMAGES=1 the ghost text's also replaces the README's
+// docs/images/vscode-inline-completion.png.
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { buildAll, closeCodeServer, missing, openCodeServer, quickOpen, runCommand, screenshot, startModel, until } from "./harness.mjs";
+
+const skip = missing();
+const suggestion = "Println(greeting)";
+const main = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tgreeting := "héllo"\n\tfmt\n}\n';
+
+let tmp, workspace, cs, model, modelURL, page;
+
+before(async () => {
+  if (skip) return;
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "darman-e2e-completion-"));
+  const bin = buildAll(tmp);
+  // A chat model fills the hole: every completion request is a new
+  // conversation, so each gets the first step.
+  ({ model, url: modelURL } = await startModel(bin, tmp, { steps: [{ text: suggestion }] }));
+  const home = path.join(tmp, "home");
+  workspace = path.join(home, "hello");
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.writeFileSync(path.join(workspace, "go.mod"), "module example.com/hello\n\ngo 1.22\n");
+  fs.writeFileSync(path.join(workspace, "main.go"), main);
+  fs.writeFileSync(
+    path.join(workspace, "darman.json"),
+    JSON.stringify({
+      model: "anthropic/claude-sonnet-4-5",
+      provider: { anthropic: { baseURL: modelURL, apiKey: "sk-ant-test-0123456789" } },
+      retry: { maxAttempts: 1 },
+      completion: { model: "anthropic/claude-haiku-4-5" },
+    }),
+  );
+  // No suggest widget: Tab must meet the ghost text alone.
+  const settings = {
+    "editor.quickSuggestions": { other: "off", comments: "off", strings: "off" },
+    "editor.suggestOnTriggerCharacters": false,
+    "editor.wordBasedSuggestions": "off",
+  };
+  cs = await openCodeServer({ tmp, home, workspace, bin, settings });
+  page = cs.page;
+});
+
+after(async () => {
+  await closeCodeServer(cs, "code-server-completion.log");
+  model?.stdin.end();
+});
+
+const shot = (name) => screenshot(page, name);
+
+// A line showing the suggestion as ghost text (its tokens are coloured
+// apart, so the text is the line's, the ghost class its parts').
+const ghost = () => page.locator(".monaco-editor .view-line", { has: page.locator('[class*="ghost-text"]'), hasText: suggestion }).first();
+
+async function completionCalls() {
+  const calls = await (await fetch(`${modelURL}/llmtest/calls`)).json();
+  return calls.filter((c) => JSON.stringify(c.body ?? "").includes("claude-haiku-4-5"));
+}
+
+/** Puts the cursor at the end of the line holding text (Ctrl+G, then End). */
+async function endOf(line) {
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor();
+  await input.fill(`:${line}`);
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("End");
+}
+
+test("in code-server: darman's suggestion shows as ghost text, Tab accepts it, the status bar snoozes them", { skip }, async () => {
+  try {
+    await scenario();
+  } catch (err) {
+    await shot("completion-failure").catch(() => {});
+    throw err;
+  }
+});
+
+async function scenario() {
+  // On a loaded machine the quick open's Enter can come before its list
+  // is ready: open again until the editor shows the file.
+  const editor = page.locator(".monaco-editor .view-lines", { hasText: "greeting" }).first();
+  for (let i = 0; ; i++) {
+    await quickOpen(page, "main.go");
+    try {
+      await editor.waitFor({ timeout: 20_000 });
+      break;
+    } catch (err) {
+      if (i === 2) throw err;
+      await page.keyboard.press("Escape");
+    }
+  }
+  // darman advertised inlineCompletionProvider: the status bar offers the toggle.
+  const item = page.locator(".statusbar-item", { hasText: "Completions" }).first();
+  await item.waitFor({ timeout: 60_000 });
+
+  // Typing "." after fmt on line 7 asks darman; its answer is ghost text.
+  await endOf(7);
+  for (let i = 0; ; i++) {
+    await page.keyboard.type(".");
+    try {
+      await ghost().waitFor({ timeout: 30_000 });
+      break;
+    } catch (err) {
+      // Say what darman did; on a loaded machine, type the "." again once.
+      const asked = (await completionCalls()).length;
+      if (i === 1) throw new Error(`no ghost text after typing "." (the completion model was asked ${asked} times): ${err.message}`);
+      console.log(`# no ghost text after the first ".", the completion model was asked ${asked} times: typing it again`);
+      await page.keyboard.press("Backspace");
+    }
+  }
+  await shot("inline-completion");
+  const calls = await completionCalls();
+  assert.ok(calls.length > 0, "the completion model was asked");
+  assert.ok(JSON.stringify(calls[0].body).includes("greeting := "), "the model saw the code before the cursor");
+
+  // Tab accepts it: in the editor, and on disk once saved.
+  await page.keyboard.press("Tab");
+  await page.locator(".monaco-editor .view-line", { hasText: `fmt.${suggestion}` }).first().waitFor({ timeout: 10_000 });
+  await ghost().waitFor({ state: "detached", timeout: 10_000 });
+  await page.keyboard.press("Control+S");
+  await until(() => fs.readFileSync(path.join(workspace, "main.go"), "utf8").includes(`\tfmt.${suggestion}\n`), "main.go to hold the accepted suggestion", 20_000);
+
+  // Snooze from the status bar item's menu: the item shows until when.
+  await item.click();
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Snooze for 5 minutes" }).first();
+  await row.waitFor();
+  await row.click();
+  await page.locator(".statusbar-item", { hasText: /Completions \d\d:\d\d/ }).first().waitFor({ timeout: 10_000 });
+
+  // Snoozed: a new line typed ends with "fmt." and shows nothing…
+  await page.locator(".monaco-editor .view-line", { hasText: `fmt.${suggestion}` }).first().click();
+  await page.keyboard.press("End");
+  const before = (await completionCalls()).length;
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("fmt.");
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(await ghost().count(), 0, "no ghost text while snoozed");
+  assert.equal((await completionCalls()).length, before, "no completion request while snoozed");
+  // …but asking for one explicitly still does.
+  await runCommand(page, "Trigger Inline Suggestion");
+  await ghost().waitFor({ timeout: 30_000 });
+}
