@@ -117,3 +117,11 @@ func shellNote() string {
 	}
 	return "\n\nOn this machine commands run in PowerShell (" + sh.path + "), not bash: Git for Windows' bash was not found. Write PowerShell command lines."
 }
+
+// Shell says which shell the bash tool runs commands in: its path and the
+// language its command lines are checked in ("" for bash,
+// permission.PowerShell), or why there is none (for darman doctor).
+func Shell() (path, language string, err error) {
+	sh, err := findShell()
+	return sh.path, sh.lang, err
+}

@@ -262,6 +262,7 @@ func (w *wine) testDoctor(t *testing.T) {
 		`\AppData\Local\darman: 0 sessions`,   // %LOCALAPPDATA%: the store opened
 		winPath(ws) + `\darman.json: project`,
 		"darman has no sandbox for windows", // said, not silently dropped
+		"the bash tool runs " + winPath(w.shell),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor does not say %q:\n%s", want, out)
