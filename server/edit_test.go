@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -29,15 +28,6 @@ func writeScript(path, content string) llmtest.Script {
 		toolStep("write", map[string]string{"path": path, "content": content}),
 		{Text: "written"},
 	}}
-}
-
-func inode(t *testing.T, path string) uint64 {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*syscall.Stat_t).Ino
 }
 
 // Without applyEditAndSave, a file whose buffer is clean is written to the

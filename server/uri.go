@@ -5,12 +5,21 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
-	"strings"
+
+	"github.com/darman-dev/darman/internal/winpath"
 )
 
 // uriToPath turns a file: URI into a clean absolute path. Other schemes
 // (untitled:, git:, …) are not files darman can work on.
 func uriToPath(uri string) (string, error) {
+	if runtime.GOOS == "windows" {
+		// file:///c%3A/…, file:///C:/…, file://server/share/…: see winpath.
+		p, err := winpath.FromURI(uri)
+		if err != nil {
+			return "", fmt.Errorf("%q is not a file: URI of an absolute path: %w", uri, err)
+		}
+		return p, nil
+	}
 	u, err := url.Parse(uri)
 	if err != nil {
 		return "", fmt.Errorf("%q is not a URI: %w", uri, err)
@@ -18,14 +27,7 @@ func uriToPath(uri string) (string, error) {
 	if u.Scheme != "file" {
 		return "", fmt.Errorf("%q is not a file: URI", uri)
 	}
-	p := u.Path
-	if runtime.GOOS == "windows" {
-		p = strings.TrimPrefix(p, "/")
-		if u.Host != "" {
-			p = `\\` + u.Host + `\` + p // UNC path
-		}
-	}
-	p = filepath.FromSlash(p)
+	p := filepath.FromSlash(u.Path)
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%q does not name an absolute path", uri)
 	}
@@ -35,9 +37,8 @@ func uriToPath(uri string) (string, error) {
 // pathToURI turns an absolute path into a file: URI, percent-encoding what
 // needs it as editors do.
 func pathToURI(path string) string {
-	p := filepath.ToSlash(path)
-	if runtime.GOOS == "windows" && !strings.HasPrefix(p, "/") {
-		p = "/" + p
+	if runtime.GOOS == "windows" {
+		return winpath.ToURI(path)
 	}
-	return (&url.URL{Scheme: "file", Path: p}).String()
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }

@@ -45,6 +45,9 @@ type Call struct {
 	// Subjects are what rules match: bash command lines; paths for path
 	// permissions (absolute, or relative to Dir); "{server}_{tool}" for MCP.
 	Subjects []string
+	// Shell is the language of a Bash call's command lines: "" for bash,
+	// PowerShell for PowerShell (see SplitPowerShell).
+	Shell string
 	// Dir is the directory relative paths and bash redirections start from;
 	// "" means the workspace root, and a relative Dir is taken from it.
 	Dir string
@@ -239,6 +242,8 @@ func (c *Checker) checks(call Call, dir string) []Check {
 	var pl *place
 	for _, s := range call.Subjects {
 		switch {
+		case call.Permission == Bash && call.Shell == PowerShell:
+			out = append(out, powershellChecks(rules, s, func(p string) []Check { return c.pathChecks(rules, Edit, p, dir) })...)
 		case call.Permission == Bash:
 			if pl == nil {
 				pl = newPlace(c.root, c.realRoot, dir, c.home)

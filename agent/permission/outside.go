@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
+
+	"github.com/darman-dev/darman/internal/winpath"
 )
 
 // Outside reports whether path lies outside the workspace root once symlinks
@@ -80,6 +83,10 @@ func splitLast(p string) (dir, base string) {
 // within reports whether path is root or below it; both are clean and
 // absolute.
 func within(root, path string) bool {
+	if runtime.GOOS == "windows" {
+		// Without case, \\?\ forms and all.
+		return winpath.Within(root, path)
+	}
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		return false

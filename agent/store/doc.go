@@ -9,8 +9,10 @@
 // owner: it takes an exclusive lock on DIR/owner.lock, opens badger and
 // serves every other darman process over a Unix socket (DIR/owner.sock, or a
 // hashed name in the temp directory when that path is too long for a
-// socket). The others open as clients and send each call to the owner. When
-// the owner exits — cleanly or by crash, since the kernel drops the lock with
+// socket; on Windows TCP loopback with a token in DIR\owner.addr, since
+// Wine has no AF_UNIX and no working overlapped named pipes: see
+// owner_windows.go). The others open as clients and send each call to the
+// owner. When the owner exits — cleanly or by crash, since the kernel drops the lock with
 // the process — a client whose call fails on the broken connection runs the
 // same race again: one of them takes the lock and becomes the new owner, the
 // rest connect to it, and the failed call is sent again. Every write is a

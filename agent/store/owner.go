@@ -1,8 +1,6 @@
 package store
 
 import (
-	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -32,18 +30,11 @@ func startOwner(dir, sock string, lock *os.File, opts Options, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	// A socket file left by an owner that crashed is stale: the lock says
-	// nobody serves it.
-	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
-		l.close()
-		return nil, fmt.Errorf("cannot remove the stale socket %s: %w", sock, err)
-	}
-	ln, err := net.Listen("unix", sock)
+	ln, err := listenOwner(sock)
 	if err != nil {
 		l.close()
-		return nil, fmt.Errorf("cannot serve the session store to other darman processes on %s: %w", sock, err)
+		return nil, err
 	}
-	os.Chmod(sock, 0o600)
 	o := &owner{local: l, lock: lock, ln: ln, log: log, stop: make(chan struct{}), conns: map[net.Conn]struct{}{}}
 	o.wg.Add(1)
 	go o.serve()

@@ -91,7 +91,7 @@ func isDatabaseFile(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, badger.ManifestFilename) || strings.HasPrefix(name, "KEYREGISTRY") ||
-		name == "DISCARD" || name == "LOCK" || name == "owner.sock"
+		name == "DISCARD" || name == "LOCK" || name == "owner.sock" || name == "owner.addr"
 }
 
 func moveDatabase(dir, aside string) error {

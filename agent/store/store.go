@@ -2,12 +2,9 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -112,7 +109,7 @@ func (s *Store) disconnect() error {
 // until opts.Wait has passed.
 func (s *Store) connect(ctx context.Context) error {
 	lockPath := filepath.Join(s.dir, "owner.lock")
-	sock := socketPath(s.dir)
+	sock := ownerAddress(s.dir)
 	deadline := time.Now().Add(s.opts.Wait)
 	delay := 2 * time.Millisecond
 	var lastErr error
@@ -131,7 +128,7 @@ func (s *Store) connect(ctx context.Context) error {
 			s.log.Debug("owner of the session store", "dir", s.dir)
 			return nil
 		}
-		conn, err := net.Dial("unix", sock)
+		conn, err := dialOwner(sock)
 		if err == nil {
 			s.client = newClient(conn)
 			s.log.Debug("client of the session store", "dir", s.dir)
@@ -150,17 +147,6 @@ func (s *Store) connect(ctx context.Context) error {
 		}
 		delay = min(delay*2, 100*time.Millisecond)
 	}
-}
-
-// socketPath is where the owner listens. Unix socket paths are limited to
-// about 100 bytes, so a long data directory gets a hashed name instead.
-func socketPath(dir string) string {
-	p := filepath.Join(dir, "owner.sock")
-	if len(p) < 100 {
-		return p
-	}
-	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(os.TempDir(), "darman-"+hex.EncodeToString(sum[:8])+".sock")
 }
 
 // errClosed is returned by calls on a closed Store.

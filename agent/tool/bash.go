@@ -1,5 +1,3 @@
-//go:build unix
-
 package tool
 
 import (
@@ -80,7 +78,7 @@ type bashTool struct {
 func newBashTool(maxTimeout time.Duration, run func(ctx context.Context, env *Env, in bashInput) (Result, error)) Tool {
 	return newTyped(Info{
 		Name:        "bash",
-		Description: bashDescription,
+		Description: bashDescription + shellNote(),
 		Kind:        agent.ToolKindExecute,
 		// The tool stops the command itself; this leaves room for that.
 		Timeout: maxTimeout + jobs.StopGrace + 5*time.Second,
@@ -139,7 +137,7 @@ func prepareBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Du
 	if c.title == "" {
 		c.title = shorten(strings.Join(strings.Fields(in.Command), " "), 80)
 	}
-	if denied, ok, err := permit(ctx, env, permission.Call{Permission: permission.Bash, Subjects: []string{in.Command}, Dir: c.dir, Title: in.Command}); !ok {
+	if denied, ok, err := permit(ctx, env, permission.Call{Permission: permission.Bash, Shell: shellLanguage(), Subjects: []string{in.Command}, Dir: c.dir, Title: in.Command}); !ok {
 		return c, denied, false, err
 	}
 	c.timeout = bashDefaultTimeout
@@ -329,11 +327,12 @@ func startBackground(env *Env, command, dir, title string, sp bashSpawn, confine
 // own), secrets already filtered out (internal/childenv); confine, when not
 // nil, rewrites the command into its sandboxed form (see sandbox.go).
 func bashCommand(command, dir string, environ []string, confine func(*exec.Cmd) error) (*exec.Cmd, error) {
-	sh, err := shell()
+	sh, err := findShell()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(sh, "-c", command)
+	argv := sh.argv(command)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	if environ == nil {
 		environ = os.Environ()
@@ -345,15 +344,4 @@ func bashCommand(command, dir string, environ []string, confine func(*exec.Cmd) 
 		}
 	}
 	return cmd, nil
-}
-
-// shell returns the shell commands run in: bash when there is one.
-func shell() (string, error) {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p, nil
-	}
-	if p, err := exec.LookPath("sh"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("neither bash nor sh was found on PATH")
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/darman-dev/darman/agent"
@@ -48,7 +47,7 @@ func saveOutput(env *Env, tool string, content []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("save the full output: %w", err)
 	}
-	if st, ok := info.Sys().(*syscall.Stat_t); !info.IsDir() || info.Mode().Perm()&0o077 != 0 || ok && int(st.Uid) != os.Getuid() {
+	if !privateDir(info) {
 		return "", fmt.Errorf("save the full output: %s is not a private directory of this user", base)
 	}
 	dir := OutputDir(env.SessionID)

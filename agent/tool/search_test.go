@@ -10,9 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
@@ -363,19 +361,6 @@ func BenchmarkGrepGOROOT(b *testing.B) {
 			})
 		}
 	}
-}
-
-// cpuTime is the user and system time of this process and its waited-for
-// children so far.
-func cpuTime() time.Duration {
-	var self, children syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
-	total := time.Duration(0)
-	for _, ru := range []syscall.Rusage{self, children} {
-		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	return total
 }
 
 // TestGrepSkipsLateBinary: a file whose NUL byte comes after ripgrep's

@@ -129,6 +129,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	a.diagnoseStore(ctx, r)
 	a.diagnoseModel(ctx, r, c, checkModel)
 	diagnoseChildEnv(r, c)
+	diagnoseShell(r)
 	root, rootErr := a.workspaceRoot()
 	log, _ := a.logger()
 	if rootErr == nil {

@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -72,11 +71,6 @@ func newEnv(t *testing.T) *env {
 	}
 	return e
 }
-
-// noTerminal starts darman in a session of its own, without a controlling
-// terminal, as CI and editors do: its permission questions then take the
-// non-interactive path even when the tests run in a terminal.
-func noTerminal() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 func (e *env) dataDir() string { return filepath.Join(e.home, ".local", "share", "darman") }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -66,7 +65,7 @@ func mcpAgent(t *testing.T, srv *llmtest.Server, late config.MCPServer) (*agentR
 	t.Helper()
 	dir := t.TempDir()
 	gate := filepath.Join(dir, "gate")
-	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+	if err := mkfifo(gate); err != nil {
 		t.Skipf("cannot make a FIFO here: %v", err)
 	}
 	late.Command = os.Args[0]

@@ -581,7 +581,7 @@ func parityACP(t *testing.T) (agent.ID, *env, []seen) {
 			}
 		case "streaming":
 			// Killed mid-answer, as a crash does.
-			if err := syscall.Kill(int(line.Get("pid").Int()), syscall.SIGKILL); err != nil {
+			if err := killPID(int(line.Get("pid").Int())); err != nil {
 				t.Errorf("killing darman acp: %v", err)
 			}
 			killed = true

@@ -13,10 +13,13 @@
 // nothing short of a container catches those.
 //
 // What depends on the operating system is a small seam, in one file per
-// OS (group_unix.go): prepare sets up a command before it starts, attach
-// makes the group of a started one, and a group says whether it is alive
-// and stops itself. A Windows counterpart would hold the child in a Job
-// Object.
+// OS (group_unix.go, group_windows.go): prepare sets up a command before it
+// starts, attach makes the group of a started one, and a group says
+// whether it is alive and stops itself. On Windows the group is a Job
+// Object with kill-on-close (the child starts suspended and joins it
+// before it runs), so the tree dies with darman however darman ends;
+// Windows has no SIGTERM, so Stop's second step terminates the job and
+// ExitCode reports "killed" for the exit code it gives (KilledExitCode).
 package child
 
 import (

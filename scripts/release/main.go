@@ -10,9 +10,7 @@
 // entries are sorted; gzip carries no name or time. Two runs on one commit
 // with one Go toolchain give the same archive bytes (release_test.go).
 //
-// A target whose binary does not build is fatal, except Windows: until
-// issue 20's Windows port lands it is reported and skipped, and it is built
-// as soon as `GOOS=windows go build ./cmd/darman` succeeds.
+// A target whose binary does not build is fatal.
 //
 //	go run ./scripts/release [-out dist] [-targets linux/amd64,...] [-vsix=false] [-sbom=false]
 package main
@@ -155,10 +153,6 @@ func (c *config) run() ([]string, error) {
 		}
 		fmt.Fprintf(c.log, "%s: building\n", t)
 		if out, err := c.build(goos, goarch, exe); err != nil {
-			if goos == "windows" {
-				fmt.Fprintf(c.log, "%s: skipped: not buildable yet (see issue 20): %s\n", t, firstLine(out))
-				continue
-			}
 			return nil, fmt.Errorf("%s: go build failed: %v\n%s", t, err, out)
 		}
 		archive, err := c.archive(goos, goarch, exe)
@@ -410,14 +404,3 @@ func git(dir string, args ...string) (string, error) {
 }
 
 func must(s string, _ error) string { return s }
-
-func firstLine(b []byte) string {
-	for _, l := range strings.Split(string(b), "\n") {
-		// Not go's "# pkg" headers nor the "package ..." line of an
-		// import chain: the line after it says what failed.
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "package ") {
-			return l
-		}
-	}
-	return strings.TrimSpace(string(b))
-}

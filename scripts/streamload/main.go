@@ -30,7 +30,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
@@ -449,11 +448,7 @@ func diskUsage(dir string) (int64, error) {
 		if err != nil {
 			return err
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			total += st.Blocks * 512
-		} else {
-			total += info.Size()
-		}
+		total += allocated(info)
 		return nil
 	})
 	return total, err

@@ -1,0 +1,49 @@
+// Command winshell stands in for Git for Windows' bash in the Wine tests
+// (cmd/darman/wine_test.go), which cannot install Git for Windows: darman
+// runs it as DARMAN_GIT_BASH_PATH, "winshell -c LINE", and it reads a
+// line of two commands:
+//
+//	echo WORDS     prints "winshell: WORDS"
+//	tree FILE      starts a grandchild that writes a counter to FILE every
+//	               50 ms until it is killed, prints "started", and exits,
+//	               leaving the grandchild running in darman's job
+//
+// "winshell beat FILE" is that grandchild.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	if len(os.Args) == 3 && os.Args[1] == "beat" {
+		for i := 0; ; i++ {
+			os.WriteFile(os.Args[2], []byte(strconv.Itoa(i)), 0o644)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if len(os.Args) != 3 || os.Args[1] != "-c" {
+		fmt.Fprintln(os.Stderr, "usage: winshell -c 'echo WORDS' | 'tree FILE'")
+		os.Exit(2)
+	}
+	name, arg, _ := strings.Cut(strings.TrimSpace(os.Args[2]), " ")
+	switch name {
+	case "echo":
+		fmt.Println("winshell: " + arg)
+	case "tree":
+		cmd := exec.Command(os.Args[0], "beat", arg)
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("started")
+	default:
+		fmt.Fprintf(os.Stderr, "winshell: %s: command not found\n", name)
+		os.Exit(127)
+	}
+}
