@@ -44,12 +44,9 @@ func (s *Server) turnCheckpoint(ctx context.Context, name string, arg json.RawMe
 	if err := args(name, arg, &a); err != nil {
 		return nil, err
 	}
-	if a.SessionID == "" {
-		return nil, rpc.InvalidParams("%s: sessionId is required", name)
-	}
-	id, err := sessionArg(a.SessionID)
+	id, err := requireSession(name, a.SessionID)
 	if err != nil {
-		return nil, rpc.InvalidParams("%s: %v", name, err)
+		return nil, err
 	}
 	ag, err := s.agent.get(ctx)
 	if err != nil {

@@ -211,14 +211,7 @@ func (s *Server) sessionOf(name string, arg json.RawMessage) (agent.ID, error) {
 	if err := args(name, arg, &a); err != nil {
 		return "", err
 	}
-	if a.SessionID == "" {
-		return "", rpc.InvalidParams("%s: sessionId is required", name)
-	}
-	id, err := sessionArg(a.SessionID)
-	if err != nil {
-		return "", rpc.InvalidParams("%s: %v", name, err)
-	}
-	return id, nil
+	return requireSession(name, a.SessionID)
 }
 
 type empty struct{}
@@ -304,12 +297,9 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 	if err := args(name, arg, &a); err != nil {
 		return nil, err
 	}
-	if a.SessionID == "" {
-		return nil, rpc.InvalidParams("%s: sessionId is required", name)
-	}
-	id, err := sessionArg(a.SessionID)
+	id, err := requireSession(name, a.SessionID)
 	if err != nil {
-		return nil, rpc.InvalidParams("%s: %v", name, err)
+		return nil, err
 	}
 	opts := store.PageOptions{Limit: historyPage}
 	if a.Before != "" {
@@ -409,12 +399,9 @@ func (s *Server) cmdSessionRename(ctx context.Context, arg json.RawMessage) (any
 	if err := args("darman.session.rename", arg, &a); err != nil {
 		return nil, err
 	}
-	if a.SessionID == "" {
-		return nil, rpc.InvalidParams("darman.session.rename: sessionId is required")
-	}
-	id, err := sessionArg(a.SessionID)
+	id, err := requireSession("darman.session.rename", a.SessionID)
 	if err != nil {
-		return nil, rpc.InvalidParams("darman.session.rename: %v", err)
+		return nil, err
 	}
 	ag, err := s.agent.get(ctx)
 	if err != nil {

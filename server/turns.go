@@ -9,6 +9,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/rpc"
 )
 
 // errBusy is darman.prompt's answer while the session runs a turn.
@@ -188,6 +189,19 @@ func titleOf(text string) string {
 }
 
 // sessionArg checks a sessionId argument.
+// requireSession is the session a command names in its sessionId, which it
+// requires: InvalidParams when it is missing or not a session id.
+func requireSession(command, id string) (agent.ID, error) {
+	if id == "" {
+		return "", rpc.InvalidParams("%s: sessionId is required", command)
+	}
+	sid, err := sessionArg(id)
+	if err != nil {
+		return "", rpc.InvalidParams("%s: %v", command, err)
+	}
+	return sid, nil
+}
+
 func sessionArg(id string) (agent.ID, error) {
 	if err := agent.ID(id).Validate(agent.SessionPrefix); err != nil {
 		return "", fmt.Errorf("sessionId: %w", err)
