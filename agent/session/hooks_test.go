@@ -221,7 +221,10 @@ func TestHangingHookIsKilledAtItsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, "the hook's sleep (pid "+strconv.Itoa(pid)+") to be gone", 5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil })
+	testenv.Eventually(t, "the hook's sleep (pid "+strconv.Itoa(pid)+") to be gone", 5*time.Second, func() bool {
+		p, err := os.FindProcess(pid)
+		return err != nil || p.Signal(syscall.Signal(0)) != nil
+	})
 }
 
 // A Stop hook that exits 2 keeps the turn going with its reason for the

@@ -76,6 +76,14 @@ func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.W
 	cmd := exec.Command(darmanBin, append([]string{"lsp"}, args...)...)
 	cmd.Dir = e.workspace
 	cmd.Env = e.vars
+	c, stdin, stderr := runLSP(t, cmd)
+	return cmd, c, stdin, stderr
+}
+
+// runLSP starts cmd, a darman lsp on its stdio, with a client on its pipes;
+// the process is killed when the test ends.
+func runLSP(t *testing.T, cmd *exec.Cmd) (*lspClient, io.WriteCloser, *testenv.Buffer) {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +101,7 @@ func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.W
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	return cmd, newLSPClient(t, pipes{stdin, stdout}), stdin, stderr
+	return newLSPClient(t, pipes{stdin, stdout}), stdin, stderr
 }
 
 func exitCode(t *testing.T, cmd *exec.Cmd) int {

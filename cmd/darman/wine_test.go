@@ -278,24 +278,7 @@ func (w *wine) testDoctor(t *testing.T) {
 func (w *wine) lspUnderWine(t *testing.T, ws string, environ []string) (*exec.Cmd, *lspClient, *testenv.Buffer) {
 	t.Helper()
 	cmd := w.command(ws, environ, "lsp", "--stdio")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &testenv.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	c := newLSPClient(t, pipes{stdin, stdout})
+	c, _, stderr := runLSP(t, cmd)
 	params := map[string]any{
 		"processId":        nil,
 		"rootUri":          winURI(ws),
