@@ -138,6 +138,20 @@ export type ContextChip = {
   range?: Location["range"];
 };
 
+// darman.turn.revert's and darman.turn.redo's answer (docs/protocol.md).
+export type RevertReport = {
+  action?: "revert" | "redo";
+  sessionId: string;
+  turnId: string; // the turn's user message id
+  turn?: string; // the turnId darman.prompt answered, when there is one
+  turns: string[];
+  applied: boolean;
+  files: { path: string; action: "restore" | "create" | "delete" }[];
+  conflicts?: { path: string; reason: string; diff?: string }[];
+  notRestorable?: { path: string; size: number; modified?: string }[];
+  diff: string;
+};
+
 // ---- host → webview ----
 
 export type HostMessage =
@@ -163,7 +177,15 @@ export type HostMessage =
   | { type: "context"; chip: ContextChip | null }
   // Put this text in the prompt box (palette commands like "ask about selection").
   | { type: "fillPrompt"; text: string; send?: boolean }
-  | { type: "error"; message: string };
+  | { type: "error"; message: string }
+  // A revert or redo darman previewed or applied (`request` is what was asked).
+  | { type: "revertReport"; request: RevertRequest; report: RevertReport }
+  // darman refused it (a running turn, nothing to revert): its message.
+  | { type: "revertFailed"; request: RevertRequest; message: string };
+
+// A revert or redo of the panel's session: its turn (none: the last one), a
+// preview or the real thing, over the user's conflicting changes or not.
+export type RevertRequest = { sessionId: string; redo?: boolean; turnId?: string; preview: boolean; force?: boolean };
 
 // ---- webview → host ----
 
@@ -184,4 +206,6 @@ export type WebviewMessage =
   | { type: "insertAtCursor"; text: string }
   | { type: "copy"; text: string }
   | { type: "removeContext"; uri: string }
-  | { type: "runCommand"; command: string }; // a VS Code command id, e.g. from serverError's action
+  | { type: "runCommand"; command: string } // a VS Code command id, e.g. from serverError's action
+  | ({ type: "revert" } & RevertRequest) // darman.turn.revert, or darman.turn.redo with redo
+  | { type: "openPatch"; text: string; title: string }; // a combined diff, opened as a document

@@ -20,6 +20,7 @@ import type {
 } from "../shared/protocol";
 import { DiffContent } from "./diff";
 import { imageArgs } from "./images";
+import { openPatch, runRevert } from "./revert";
 
 /** What the controller needs of the language client. */
 export interface Server {
@@ -321,6 +322,12 @@ export class ChatController {
     await this.handle({ type: "newSession" });
   }
 
+  /** darman.revertLastTurn / darman.redo from the palette: the panel previews it for the current session. */
+  async revertFromPalette(redo: boolean): Promise<void> {
+    await this.whenReady();
+    await this.handle({ type: "revert", sessionId: this.currentSession ?? "", preview: true, ...(redo ? { redo } : {}) });
+  }
+
   // ---- from the webview ----
 
   /** Routes one webview message; failures are shown in the panel. */
@@ -458,6 +465,11 @@ export class ChatController {
         }
         await vscode.commands.executeCommand(m.command);
         return;
+      case "revert":
+        this.post(await runRevert(this.o.server, m, errorText));
+        return;
+      case "openPatch":
+        return openPatch(this.o.diffs, m.text, m.title);
       default: {
         const never: never = m;
         throw new Error(`unknown message ${JSON.stringify(never)}`);

@@ -262,6 +262,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await chat.promptFromEditor(prompt, { uri: chip.uri, label: chip.label.split(":")[0] });
     }),
     vscode.commands.registerCommand("darman.newSession", () => chat.newSession()),
+    vscode.commands.registerCommand("darman.revertLastTurn", () => chat.revertFromPalette(false)),
+    vscode.commands.registerCommand("darman.redo", () => chat.revertFromPalette(true)),
     vscode.commands.registerCommand("darman.showOutput", () => output.show(true)),
     vscode.commands.registerCommand("darman.restart", restart),
     vscode.commands.registerCommand("darman.openInstallDocs", () => vscode.env.openExternal(vscode.Uri.parse(installDocs))),

@@ -13,10 +13,14 @@ import { ImageTray } from "./images";
 import { icon } from "./icons";
 import { Permissions } from "./permission";
 import { PromptBox } from "./prompt";
+import { Reverts } from "./revert";
 import { Stream } from "./stream";
 import type { Saved } from "./transcript";
 
 const stateVersion = 1;
+
+// The tool kinds whose calls may change files (what darman checkpoints before).
+const changingKinds = new Set(["edit", "delete", "move", "execute"]);
 
 type State = {
   v: number;
@@ -43,6 +47,9 @@ export class App {
   private stream: Stream;
   private permissions: Permissions;
   private prompt: PromptBox;
+  private reverts: Reverts;
+  // The live turns that ran a tool that may change files, by turnId.
+  private changing = new Set<string>();
   private images: ImageTray;
   private scroller: HTMLElement;
   private status: HTMLElement;
@@ -71,6 +78,7 @@ export class App {
     const post = (m: WebviewMessage) => this.post(m);
     this.header = new Header({ post, newSession: () => this.newSession(), modelChanged: (m) => ((this.model = m), this.save()), handoff: () => this.handoff() });
     this.stream = new Stream({ post, retry: (text) => this.send(text) });
+    this.reverts = new Reverts(post);
     this.permissions = new Permissions(post, () => (this.updateStatus(), this.save()), () => this.prompt.focus());
     this.prompt = new PromptBox({
       submit: (text) => this.send(text),
@@ -90,7 +98,7 @@ export class App {
     this.images.watch(this.prompt.el);
     this.banner = h("div", { class: "banner", hidden: true });
     this.status = h("div", { class: "turn-status", role: "status", "aria-live": "polite" });
-    this.scroller = h("main", { class: "scroll" }, this.stream.el, this.permissions.el);
+    this.scroller = h("main", { class: "scroll" }, this.stream.el, this.permissions.el, this.reverts.el);
     // Follow the end of the stream until the user scrolls up, and again once
     // they scroll back to the end. A scroll event may come after more text
     // arrived, so "not at the end" alone does not mean the user moved: only
@@ -155,6 +163,7 @@ export class App {
         // The turn we sent has started (or already ended): no longer pending.
         if (m.update.sessionUpdate === "state_update") this.pending = false;
         updates.push(m.update);
+        if (m.turnId) this.turnActions(m.turnId, m.update, applyUpdates);
         continue;
       }
       applyUpdates();
@@ -216,6 +225,7 @@ export class App {
         this.header.setCurrent(this.sessionId);
         if (this.sessionId) this.header.agent = m.agent || "build";
         this.stream.reset(undefined, Array.isArray(m.updates) ? m.updates : []);
+        this.changing.clear();
         if (m.state === "running" && !this.stream.transcript.running) this.stream.transcript.state = "running";
         this.stick = true;
         break;
@@ -228,11 +238,28 @@ export class App {
       case "context":
         this.prompt.setChips(m.chip ? [m.chip] : []);
         break;
+      case "revertReport":
+      case "revertFailed":
+        this.reverts.handle(m);
+        break;
       case "fillPrompt":
         this.prompt.setText(m.text ?? "");
         this.prompt.focus();
         if (m.send) this.prompt.submit();
         break;
+    }
+  }
+
+  /**
+   * A finished live turn that ran a tool that may change files gets its
+   * Revert action right under it (its updates are rendered first).
+   */
+  private turnActions(turnId: string, u: SessionUpdate, applyUpdates: () => void): void {
+    if ((u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && changingKinds.has(u.kind)) {
+      this.changing.add(turnId);
+    } else if (u.sessionUpdate === "state_update" && u.state !== "running" && u.state !== "requires_action" && this.changing.delete(turnId)) {
+      applyUpdates();
+      this.stream.el.append(this.reverts.turnAction(turnId));
     }
   }
 
@@ -290,6 +317,7 @@ export class App {
     const t = this.stream.transcript;
     const waiting = t.state === "requires_action" || this.permissions.requests().length > 0;
     const busy = this.pending || t.running;
+    this.reverts.setIdle(this.sessionId, !busy, t.entries.some((e) => e.kind === "user"));
     const label = !busy ? "" : waiting ? "Waiting for your answer" : this.pending ? "Sending…" : "Working…";
     // Called after every batch: touch the DOM only on a change, so the
     // spinner keeps turning and screen readers hear each state once.
