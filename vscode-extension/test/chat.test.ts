@@ -15,6 +15,7 @@ import { DiffContent } from "../src/diff";
 import { applyEditAndSave } from "../src/edits";
 import type { HostMessage, PermissionRequest } from "../shared/protocol";
 import { buildDarman, startDarman, type Darman } from "./darman";
+import { until, vscodeApplies } from "./applies";
 
 const brokenMain = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(undefinedGreeting)\n}\n';
 const args = (v: object) => v;
@@ -41,41 +42,11 @@ const script = {
   ],
 };
 
-/** Polls until pred holds; fails with `what` after the deadline. */
-async function until<T>(pred: () => T | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) {
-      return v;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 let darman: Darman | undefined;
 let skip: string | false = false;
 const posted: HostMessage[] = [];
 const states: ChatState[] = [];
 let chat: ChatController;
-
-/** Applies an LSP edit to the stub's documents as VS Code does: no save. */
-async function vscodeApplies(params: { edit: { documentChanges?: { textDocument: { uri: string }; edits: { range: never; newText: string }[] }[]; changes?: Record<string, { range: never; newText: string }[]> } }) {
-  const all = [
-    ...(params.edit.documentChanges ?? []).map((c) => [c.textDocument.uri, c.edits] as const),
-    ...Object.entries(params.edit.changes ?? {}),
-  ];
-  for (const [uri, edits] of all) {
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-    for (const e of [...edits].reverse()) {
-      doc.apply(e.range, e.newText);
-    }
-  }
-  return { applied: true };
-}
 
 before(async () => {
   testing.reset();
