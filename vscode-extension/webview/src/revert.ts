@@ -22,6 +22,7 @@ export class Reverts {
   private card: HTMLElement;
   private sessionId?: string;
   private redoable = false;
+  private offer = false; // no turn runs and the session has turns
 
   constructor(private post: Post) {
     this.bar = h("div", { class: "revert-bar", hidden: true });
@@ -36,8 +37,12 @@ export class Reverts {
       this.redoable = false;
       this.closeCard();
     }
-    const show = idle && hasTurns && !!this.sessionId && this.card.hidden;
-    if (!show) {
+    this.offer = idle && hasTurns;
+    this.renderBar();
+  }
+
+  private renderBar(): void {
+    if (!this.offer || !this.sessionId || !this.card.hidden) {
       this.bar.hidden = true;
       return;
     }
@@ -54,7 +59,7 @@ export class Reverts {
     return h(
       "div",
       { class: "entry turn-actions" },
-      button("Revert", { class: "link revert-turn", "data-turn": turnId, title: "Take back the file changes of this turn and the turns after it" }, () => this.start({ turnId }), icon("history"), h("span", null, "Revert")),
+      button("Revert", { class: "link revert-turn", "data-turn": turnId, "aria-label": "Revert this turn", title: "Take back the file changes of this turn and the turns after it" }, () => this.start({ turnId }), icon("history"), h("span", null, "Revert")),
     );
   }
 
@@ -168,6 +173,7 @@ export class Reverts {
     this.card.hidden = true;
     this.card.replaceChildren();
     this.bar.dataset.key = "";
+    this.renderBar();
   }
 }
 

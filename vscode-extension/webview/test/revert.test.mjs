@@ -1,0 +1,152 @@
+// Revert and redo in the panel: the Revert action under a live turn that
+// changed files, "Revert last turn" for a session loaded from history, the
+// preview card (files and actions, conflicts with their reason and diff,
+// files too large to keep), and the messages each button posts.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { launch, open, serve, skip } from "./harness.mjs";
+
+const S = "ses_revert";
+const T = "turn_01";
+
+// A live turn that edited main.go, as the host forwards darman's updates.
+function liveTurn(turnId, kind = "edit") {
+  return [
+    { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Greet louder" } },
+    { sessionUpdate: "state_update", state: "running" },
+    { sessionUpdate: "tool_call", toolCallId: `c-${turnId}`, title: "edit main.go", kind, status: "completed" },
+    { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } },
+    { sessionUpdate: "state_update", state: "idle" },
+  ].map((update) => ({ type: "update", sessionId: S, turnId, update }));
+}
+
+const preview = {
+  type: "revertReport",
+  request: { sessionId: S, turnId: T, preview: true },
+  report: {
+    action: "revert",
+    sessionId: S,
+    turnId: "msg_01",
+    turn: T,
+    turns: ["msg_01"],
+    applied: false,
+    files: [
+      { path: "main.go", action: "restore" },
+      { path: "gen.go", action: "delete" },
+    ],
+    conflicts: [{ path: "util.go", reason: "changed since the turn (unsaved in the editor)", diff: "--- util.go\n+++ util.go\n-mine\n+theirs\n" }],
+    notRestorable: [{ path: "big.bin", size: 5000000 }],
+    diff: "--- a/main.go\n+++ b/main.go\n-\tprintln(\"hello\")\n+\tprintln(\"hi\")\n",
+  },
+};
+
+describe("webview revert and redo", { skip }, () => {
+  let server, browser;
+  before(async () => {
+    server = await serve();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("a live turn that changed files gets Revert: preview, conflicts, Revert anyway, then Redo", async () => {
+    const w = await open(browser, server.origin);
+    const p = w.page;
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] }, ...liveTurn(T), ...liveTurn("turn_02", "read"));
+    await w.settle();
+    // Only the turn that ran an edit tool gets its own action.
+    assert.equal(await p.getByRole("button", { name: "Revert this turn" }).count(), 1);
+    assert.equal(await p.locator(".revert-turn").getAttribute("data-turn"), T);
+    await w.clearPosted();
+    await p.getByRole("button", { name: "Revert this turn" }).click();
+    assert.deepEqual(await w.waitPosted("revert"), { type: "revert", sessionId: S, turnId: T, preview: true });
+    await p.getByText("Asking darman what would change…").waitFor();
+
+    await w.send(preview);
+    const card = p.locator(".revert-card");
+    await card.getByText("Revert this turn? 2 files would change.").waitFor();
+    assert.deepEqual(await card.locator(".revert-file").allInnerTexts(), ["main.go restored", "gen.go deleted"]);
+    const conflict = card.getByRole("group", { name: "Conflicts" });
+    assert.match(await conflict.innerText(), /util\.go changed since the turn \(unsaved in the editor\)/);
+    await conflict.locator("summary").click();
+    assert.match(await conflict.locator(".revert-conflict-diff").innerText(), /\+theirs/);
+    assert.match(await card.locator(".revert-large").innerText(), /big\.bin/);
+
+    await card.getByRole("button", { name: "Show diff" }).click();
+    assert.deepEqual(await w.waitPosted("openPatch"), { type: "openPatch", text: preview.report.diff, title: "darman revert preview" });
+    await w.clearPosted();
+    await card.getByRole("button", { name: "Revert anyway" }).click();
+    assert.deepEqual(await w.waitPosted("revert"), { type: "revert", sessionId: S, preview: false, turnId: "msg_01", force: true });
+
+    await w.send({
+      type: "revertReport",
+      request: { sessionId: S, turnId: "msg_01", preview: false, force: true },
+      report: { ...preview.report, applied: true, conflicts: undefined, notRestorable: undefined, files: [{ path: "main.go", action: "restore" }], diff: "" },
+    });
+    await card.getByText("Reverted this turn: 1 file restored.").waitFor();
+    // Redo, in the card and in the bar once the card is closed.
+    await card.getByRole("button", { name: "Close" }).click();
+    const bar = p.locator(".revert-bar");
+    await bar.getByRole("button", { name: "Redo" }).waitFor();
+    await w.clearPosted();
+    await bar.getByRole("button", { name: "Redo" }).click();
+    assert.deepEqual(await w.waitPosted("revert"), { type: "revert", sessionId: S, preview: true, redo: true });
+    assert.deepEqual(w.errors, []);
+    await w.close();
+  });
+
+  test("the plain Revert applies without force and leaves the conflicts; darman's refusal is shown", async () => {
+    const w = await open(browser, server.origin);
+    const p = w.page;
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] }, ...liveTurn(T));
+    await p.getByRole("button", { name: "Revert this turn" }).click();
+    await w.send(preview);
+    await w.clearPosted();
+    await p.locator(".revert-card").getByRole("button", { name: "Revert", exact: true }).click();
+    assert.deepEqual(await w.waitPosted("revert"), { type: "revert", sessionId: S, preview: false, turnId: "msg_01" });
+    await w.send({
+      type: "revertReport",
+      request: { sessionId: S, turnId: "msg_01", preview: false },
+      report: { ...preview.report, applied: true, notRestorable: undefined, diff: "" },
+    });
+    const card = p.locator(".revert-card");
+    await card.getByText("Left alone, changed since:").waitFor();
+    assert.equal(await card.getByRole("button", { name: "Revert anyway" }).count(), 1);
+
+    await w.send({
+      type: "revertFailed",
+      request: { sessionId: S, preview: true },
+      message: "darman.turn.revert: the session is running a turn; cancel it (darman.cancel) or wait for it to end",
+    });
+    const alert = card.getByRole("alert");
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /darman could not revert: darman\.turn\.revert: the session is running a turn/);
+    // Another session's answer is not shown here.
+    await w.send({ type: "revertFailed", request: { sessionId: "other", preview: true }, message: "not ours" });
+    await w.settle();
+    assert.equal(await p.getByText("not ours").count(), 0);
+    await w.close();
+  });
+
+  test("a session loaded from history offers Revert last turn, hidden while a turn runs", async () => {
+    const w = await open(browser, server.origin);
+    const p = w.page;
+    const history = liveTurn(T).map((m) => m.update).filter((u) => u.sessionUpdate !== "state_update");
+    await w.send({ type: "session", sessionId: S, title: "Old", model: "", state: "idle", updates: history });
+    const last = p.getByRole("button", { name: "Revert last turn" });
+    await last.waitFor();
+    assert.equal(await p.getByRole("button", { name: "Revert this turn" }).count(), 0, "history has no turn ids");
+    await w.clearPosted();
+    await last.click();
+    assert.deepEqual(await w.waitPosted("revert"), { type: "revert", sessionId: S, preview: true });
+    await w.send({ type: "revertReport", request: { sessionId: S, preview: true }, report: { sessionId: S, turnId: "msg_01", turns: ["msg_01"], applied: false, files: [], diff: "" } });
+    await p.getByText("Nothing to revert: the files are as they would be.").waitFor();
+    await p.locator(".revert-card").getByRole("button", { name: "Close" }).click();
+    await w.update(S, { sessionUpdate: "state_update", state: "running" });
+    await w.settle();
+    assert.equal(await last.isVisible(), false, "not offered while a turn runs");
+    await w.close();
+  });
+});
