@@ -26,7 +26,7 @@ export class Reverts {
 
   constructor(private post: Post) {
     this.bar = h("div", { class: "revert-bar", hidden: true });
-    this.card = h("section", { class: "revert-card", hidden: true, tabindex: -1 });
+    this.card = h("section", { class: "revert-card", hidden: true, "aria-label": "Revert or redo" });
     this.el = h("div", { class: "reverts" }, this.card, this.bar);
   }
 
