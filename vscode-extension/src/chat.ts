@@ -584,6 +584,8 @@ function describe(m: WebviewMessage): string {
       return "Deleting the session";
     case "answerPermission":
       return "Answering the permission question";
+    case "openPatch":
+      return "Opening the diff";
     default:
       return m.type;
   }
