@@ -70,6 +70,9 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// owning orders goOwned's wg.Add before stop's cancel, so that stop's
+	// wg.Wait never runs beside an Add (see goOwned).
+	owning sync.Mutex
 
 	// Set by initialize, on the read goroutine, before any other handler
 	// runs; read-only afterwards.
@@ -173,7 +176,9 @@ func (s *Server) handlers() rpc.Handlers {
 // what shutdown does, and what the end of the input does without one.
 func (s *Server) stop() {
 	s.stopOnce.Do(func() {
+		s.owning.Lock()
 		s.cancel()
+		s.owning.Unlock()
 		s.wg.Wait()
 		if a, err := s.agent.peek(); err == nil && a.Close != nil {
 			if err := a.Close(); err != nil {
@@ -183,11 +188,20 @@ func (s *Server) stop() {
 	})
 }
 
-// goOwned runs fn on a goroutine that stop waits for.
+// goOwned runs fn on a goroutine that stop waits for. Once stop began, fn
+// still runs (under the cancelled context, so it ends soon) but is not
+// waited for: a WaitGroup must not be added to beside its Wait.
 func (s *Server) goOwned(fn func()) {
-	s.wg.Add(1)
+	s.owning.Lock()
+	owned := s.ctx.Err() == nil
+	if owned {
+		s.wg.Add(1)
+	}
+	s.owning.Unlock()
 	go func() {
-		defer s.wg.Done()
+		if owned {
+			defer s.wg.Done()
+		}
 		fn()
 	}()
 }
