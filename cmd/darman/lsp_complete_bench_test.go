@@ -182,20 +182,28 @@ func BenchmarkCompletionSupersededClose(b *testing.B) {
 		}()
 		var slow *llmtest.Call
 		for slow == nil {
-			if calls := srv.ModelCalls(); len(calls) > before {
-				slow = calls[before]
-			} else {
+			for _, call := range srv.ModelCalls()[before:] {
+				if strings.HasSuffix(call.Conversation, "slow") {
+					slow = call
+				}
+			}
+			if slow == nil {
 				time.Sleep(50 * time.Microsecond)
 			}
 		}
 		t0 := time.Now()
+		quick := make(chan struct{})
 		go func() {
 			var res json.RawMessage
 			c.Call("textDocument/inlineCompletion", params(4, 6), &res)
+			close(quick)
 		}()
 		<-slow.ClientGone()
 		d = append(d, time.Since(t0))
+		// Both answered before the next round, so that round's model
+		// calls are its own.
 		<-done
+		<-quick
 	}
 	b.StopTimer()
 	b.ReportMetric(pct(d, 0.5), "p50-µs")
