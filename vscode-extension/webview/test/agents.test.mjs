@@ -1,8 +1,8 @@
 // The agent picker next to the model picker: the agents a session runs,
 // the chosen one sent with the prompt, and the plan → build hand-off button.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, open, serve, skip } from "./harness.mjs";
+import { skip, webview } from "./harness.mjs";
 
 const S = "ses_agents";
 const ready = {
@@ -17,18 +17,10 @@ const ready = {
 };
 
 describe("webview agent picker", { skip }, () => {
-  let server, browser;
-  before(async () => {
-    server = await serve();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const page = webview();
 
   test("the picked agent goes with the prompt, and Build it hands the plan to build", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     const picker = p.getByRole("combobox", { name: "Agent" });

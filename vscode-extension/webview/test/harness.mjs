@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { buildWebview } from "../build.mjs";
 
@@ -166,3 +167,19 @@ export async function open(browser, origin, { theme } = {}) {
 }
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
+
+// webview, called in a describe, serves the webview and starts Chromium
+// before the suite's tests and closes both after them; it returns open for
+// those tests: a new page on the webview (options as open's).
+export function webview() {
+  let server, browser;
+  before(async () => {
+    server = await serve();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return (options) => open(browser, server.origin, options);
+}

@@ -1,9 +1,9 @@
 // Images on the prompt box: a pasted image and a dropped one show as
 // thumbnails, can be removed, and go with the prompt as {mimeType, data,
 // name}; a file of another type is refused with the reason.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, open, serve, skip } from "./harness.mjs";
+import { skip, webview } from "./harness.mjs";
 
 const S = "ses_img";
 const ready = { type: "ready", models: [{ id: "anthropic/claude-x" }], model: "anthropic/claude-x", commands: [] };
@@ -29,18 +29,10 @@ async function put(p, how, files) {
 }
 
 describe("webview images", { skip }, () => {
-  let server, browser;
-  before(async () => {
-    server = await serve();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const page = webview();
 
   test("pasted and dropped images show as thumbnails and go with the prompt", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     await put(p, "paste", [{ name: "shot.png", type: "image/png", b64: png }]);
@@ -65,7 +57,7 @@ describe("webview images", { skip }, () => {
   });
 
   test("an image alone is a prompt", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     await put(p, "paste", [{ name: "", type: "image/png", b64: png }]);
@@ -79,7 +71,7 @@ describe("webview images", { skip }, () => {
   });
 
   test("an image of another type is refused with the reason", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     await put(p, "paste", [{ name: "scan.tiff", type: "image/tiff", b64: btoa("II*") }]);

@@ -1,8 +1,8 @@
 // Permission cards: what they show, the answer each button posts, and
 // keyboard use (focus on arrival, Tab through the buttons, Enter, Escape).
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, open, serve, skip } from "./harness.mjs";
+import { skip, webview } from "./harness.mjs";
 
 const S = "ses_perm";
 const options = [
@@ -34,18 +34,10 @@ function request(id, extra = {}) {
 }
 
 describe("webview permission cards", { skip }, () => {
-  let server, browser;
-  before(async () => {
-    server = await serve();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const page = webview();
 
   async function start() {
-    const w = await open(browser, server.origin);
+    const w = await page();
     await w.send(
       { type: "session", sessionId: S, title: "", model: "", state: "running", updates: [] },
       { type: "update", sessionId: S, update: { sessionUpdate: "state_update", state: "requires_action" } },

@@ -1,9 +1,9 @@
 // The prompt box through the keyboard: Enter sends, Shift+Enter does not,
 // ↑/↓ walk the history, "/" completes commands, chips can be removed, the
 // host can fill the box, and Cancel appears while a turn runs.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, open, serve, skip } from "./harness.mjs";
+import { skip, webview } from "./harness.mjs";
 
 const S = "ses_p";
 const chip = {
@@ -23,15 +23,7 @@ const ready = {
 };
 
 describe("webview prompt box", { skip }, () => {
-  let server, browser;
-  before(async () => {
-    server = await serve();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const page = webview();
 
   // finishTurn plays the start and end of the turn a prompt started.
   async function finishTurn(w) {
@@ -40,7 +32,7 @@ describe("webview prompt box", { skip }, () => {
   }
 
   test("Enter sends, Shift+Enter adds a line, and the box clears", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     const box = p.getByRole("combobox", { name: "Message darman" });
@@ -79,7 +71,7 @@ describe("webview prompt box", { skip }, () => {
   });
 
   test("↑ and ↓ walk the history and keep the draft", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     const box = p.getByRole("combobox", { name: "Message darman" });
@@ -109,7 +101,7 @@ describe("webview prompt box", { skip }, () => {
   });
 
   test("/ completes the workspace's commands", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     const box = p.getByRole("combobox", { name: "Message darman" });
@@ -153,7 +145,7 @@ describe("webview prompt box", { skip }, () => {
   });
 
   test("context chips show and can be removed", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] }, { type: "context", chip });
     const chips = p.getByRole("list", { name: "Context sent with the prompt" });
@@ -176,7 +168,7 @@ describe("webview prompt box", { skip }, () => {
   });
 
   test("the host fills the prompt, and Cancel stops a running turn", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     await w.send({ type: "fillPrompt", text: "Explain this" });
@@ -197,7 +189,7 @@ describe("webview prompt box", { skip }, () => {
   });
 
   test("a prompt without a session adopts the session its updates name", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     const box = p.getByRole("combobox", { name: "Message darman" });
     await box.fill("hello");

@@ -1,26 +1,19 @@
 // Every session update kind renders; hostile markdown stays inert; code
 // blocks, locations and diffs post what the host needs; a loaded session
 // replaces the stream.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, open, serve, skip } from "./harness.mjs";
+import { skip, webview } from "./harness.mjs";
 
 const S = "ses_1";
 const text = (t) => ({ type: "text", text: t });
 
 describe("webview stream", { skip }, () => {
-  let server, browser, w;
-  before(async () => {
-    server = await serve();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const page = webview();
+  let w;
 
   test("every update kind renders", async () => {
-    w = await open(browser, server.origin);
+    w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "First", model: "m/one", state: "idle", updates: [] });
     await w.update(
@@ -162,7 +155,7 @@ describe("webview stream", { skip }, () => {
   });
 
   test("hostile markdown is inert", async () => {
-    w = await open(browser, server.origin);
+    w = await page();
     const p = w.page;
     const hostile = [
       "<img src=x onerror=\"window.__pwned='img'\">",
@@ -222,7 +215,7 @@ describe("webview stream", { skip }, () => {
   });
 
   test("malformed messages are dropped and the rest still shows", async () => {
-    w = await open(browser, server.origin);
+    w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     await w.send(null, "text", 42, { no: "type" }, { type: "update", sessionId: S }, { type: "update", sessionId: S, update: "x" });
@@ -250,7 +243,7 @@ describe("webview stream", { skip }, () => {
   });
 
   test("code blocks copy and insert", async () => {
-    w = await open(browser, server.origin);
+    w = await page();
     const p = w.page;
     await w.send({
       type: "session",
@@ -315,7 +308,7 @@ describe("webview stream", { skip }, () => {
       "",
       "Last line.",
     ].join("\n");
-    w = await open(browser, server.origin);
+    w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: text(doc) }] });
     await p.locator(".entry.agent").waitFor();
@@ -358,7 +351,7 @@ describe("webview stream", { skip }, () => {
   });
 
   test("a code block being written shows as code at once", async () => {
-    w = await open(browser, server.origin);
+    w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     await w.update(S, { sessionUpdate: "agent_message_chunk", content: text("Intro:\n```py\nprint(1)\nprint(") });
@@ -377,7 +370,7 @@ describe("webview stream", { skip }, () => {
   });
 
   test("a loaded session replaces the stream", async () => {
-    w = await open(browser, server.origin);
+    w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: "a", title: "A", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: text("from A") }] });
     await p.getByText("from A").waitFor();
@@ -408,7 +401,7 @@ describe("webview stream", { skip }, () => {
   });
 
   test("the stream follows its end until the user scrolls up", async () => {
-    w = await open(browser, server.origin);
+    w = await page();
     const p = w.page;
     await p.setViewportSize({ width: 400, height: 300 });
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
@@ -464,7 +457,7 @@ describe("webview stream", { skip }, () => {
   });
 
   test("dark theme variables are followed", async () => {
-    w = await open(browser, server.origin, { theme: "dark" });
+    w = await page({ theme: "dark" });
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: text("[link](https://example.com)") }] });
     await p.locator(".entry.agent a").waitFor();

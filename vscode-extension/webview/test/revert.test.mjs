@@ -2,9 +2,9 @@
 // changed files, "Revert last turn" for a session loaded from history, the
 // preview card (files and actions, conflicts with their reason and diff,
 // files too large to keep), and the messages each button posts.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, open, serve, skip } from "./harness.mjs";
+import { skip, webview } from "./harness.mjs";
 
 const S = "ses_revert";
 const T = "turn_01";
@@ -41,18 +41,10 @@ const preview = {
 };
 
 describe("webview revert and redo", { skip }, () => {
-  let server, browser;
-  before(async () => {
-    server = await serve();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const page = webview();
 
   test("a live turn that changed files gets Revert: preview, conflicts, Revert anyway, then Redo", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] }, ...liveTurn(T), ...liveTurn("turn_02", "read"));
     await w.settle();
@@ -98,7 +90,7 @@ describe("webview revert and redo", { skip }, () => {
   });
 
   test("the plain Revert applies without force and leaves the conflicts; darman's refusal is shown", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] }, ...liveTurn(T));
     await p.getByRole("button", { name: "Revert this turn" }).click();
@@ -131,7 +123,7 @@ describe("webview revert and redo", { skip }, () => {
   });
 
   test("a session loaded from history offers Revert last turn, hidden while a turn runs", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     const history = liveTurn(T).map((m) => m.update).filter((u) => u.sessionUpdate !== "state_update");
     await w.send({ type: "session", sessionId: S, title: "Old", model: "", state: "idle", updates: history });

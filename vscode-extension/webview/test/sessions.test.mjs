@@ -1,8 +1,8 @@
 // The session list (open, switch, rename, delete, new), the model picker,
 // and what survives a reload of the view through getState/setState.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launch, open, serve, skip } from "./harness.mjs";
+import { skip, webview } from "./harness.mjs";
 
 const now = new Date().toISOString();
 const sessions = [
@@ -17,18 +17,10 @@ const ready = {
 };
 
 describe("webview sessions and state", { skip }, () => {
-  let server, browser;
-  before(async () => {
-    server = await serve();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const page = webview();
 
   test("the session list posts open, rename, delete and new", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: "s1", title: "Fix the parser", model: "", state: "idle", updates: [] });
     const toggle = p.getByRole("button", { name: "Sessions: Fix the parser" });
@@ -87,7 +79,7 @@ describe("webview sessions and state", { skip }, () => {
   });
 
   test("the model picker lists the server's models and posts the choice", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: "s1", title: "", model: "", state: "idle", updates: [] });
     const picker = p.getByRole("combobox", { name: "Model" });
@@ -104,7 +96,7 @@ describe("webview sessions and state", { skip }, () => {
   });
 
   test("deleting the current session leaves an empty panel whose prompt starts a new one", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: "s1", title: "Old", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "old answer" } }] });
     await p.getByText("old answer").waitFor();
@@ -121,7 +113,7 @@ describe("webview sessions and state", { skip }, () => {
   });
 
   test("the saved stream keeps the last 200 entries", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send({ type: "session", sessionId: "s1", title: "", model: "", state: "idle", updates: [] });
     const notices = Array.from({ length: 250 }, (_, i) => ({ sessionUpdate: "notice", level: "info", message: `notice ${i}` }));
@@ -136,7 +128,7 @@ describe("webview sessions and state", { skip }, () => {
   });
 
   test("a server error says what to do and its button runs the host's command", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send({
       type: "serverError",
@@ -155,7 +147,7 @@ describe("webview sessions and state", { skip }, () => {
   });
 
   test("state comes back after a reload", async () => {
-    const w = await open(browser, server.origin);
+    const w = await page();
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: "s1", title: "Kept", model: "", state: "idle", updates: [] });
     const box = p.getByRole("combobox", { name: "Message darman" });
