@@ -64,7 +64,8 @@ const shot = (name) => screenshot(page, name);
 const ghost = () => page.locator(".monaco-editor .view-line", { has: page.locator('[class*="ghost-text"]'), hasText: suggestion }).first();
 
 async function completionCalls() {
-  const calls = await (await fetch(`${modelURL}/llmtest/calls`)).json();
+  // The scripted server answers null before its first call.
+  const calls = (await (await fetch(`${modelURL}/llmtest/calls`)).json()) ?? [];
   return calls.filter((c) => JSON.stringify(c.body ?? "").includes("claude-haiku-4-5"));
 }
 
