@@ -63,10 +63,16 @@ async function chatFrame() {
   }, "the darman panel's frame");
 }
 
+/**
+ * Shows the panel: a click on darman's activity bar item, unless the view
+ * is open already (a reloaded window restores it; a click would close it).
+ */
 async function openPanel() {
   const box = chat().getByLabel("Message darman");
-  if (!(await box.isVisible().catch(() => false))) {
-    await page.locator('.activitybar [aria-label^="darman"]').first().click();
+  const item = page.locator(".activitybar .action-item", { has: page.locator('[aria-label^="darman"]') }).first();
+  await item.waitFor({ timeout: 60_000 });
+  if (!(await item.evaluate((el) => el.classList.contains("checked")))) {
+    await item.click();
   }
   await box.waitFor({ timeout: 60_000 });
   return box;
@@ -160,6 +166,7 @@ async function scenario() {
   // image comes from darman's store (darman.session.image through the host).
   await page.reload();
   await page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
+  await page.locator(".statusbar-item", { hasText: "anthropic/claude-sonnet-4-5" }).first().waitFor({ timeout: 60_000 });
   await openPanel();
   await chat().getByText("A red rectangle, twice as wide as it is tall.").waitFor({ timeout: 60_000 });
   frame = await chatFrame();
