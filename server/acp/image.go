@@ -3,11 +3,11 @@ package acp
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/internal/acpupdate"
 )
 
 // imagePart reads an ACP image content block, {type: "image", data
@@ -72,7 +72,7 @@ func historyImage(role agent.Role, p agent.Part, blob func(key string) ([]byte, 
 	}
 	data, err := blob(p.File.Blob)
 	if err != nil {
-		return update{SessionUpdate: "user_message_chunk", Content: text(imageLabel(p.File) + " (its bytes are no longer in darman's store)")}, true
+		return update{SessionUpdate: "user_message_chunk", Content: text(acpupdate.ImageLabel(p.File) + " (its bytes are no longer in darman's store)")}, true
 	}
 	mime := p.File.MIME
 	if mime == "" {
@@ -81,16 +81,4 @@ func historyImage(role agent.Role, p agent.Part, blob func(key string) ([]byte, 
 		}
 	}
 	return update{SessionUpdate: "user_message_chunk", Image: &imageContent{Type: "image", MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)}}, true
-}
-
-// imageLabel names a stored image in text: "[image shot.png, 30×20]".
-func imageLabel(f *agent.File) string {
-	s := "[image"
-	if f.Name != "" {
-		s += " " + f.Name
-	}
-	if f.Width > 0 {
-		s += fmt.Sprintf(", %d×%d", f.Width, f.Height)
-	}
-	return s + "]"
 }
