@@ -1,7 +1,8 @@
 // End to end in a real VS Code (code-server, headless Chromium, the
-// packaged VSIX, the real darman against the scripted model): a PNG pasted
-// into the darman panel's prompt box is drawn as a thumbnail, goes with
-// the prompt, and reaches the model's request byte for byte; the sent
+// packaged VSIX, the real darman against the scripted model): a PNG put
+// on the clipboard and pasted with Ctrl+V into the darman panel's prompt
+// box is drawn as a thumbnail, goes with the prompt, and reaches the
+// model's request byte for byte (the bytes the panel holds); the sent
 // message shows it in the live turn, and again, fetched from darman's
 // store, when the window is reloaded and the panel reopens the session.
 // A model configured as text-only refuses the next pasted image with the
@@ -94,21 +95,27 @@ const drawPNG = (frame, w, h) =>
   );
 
 /**
- * Pastes a PNG into the prompt box: the clipboard event a paste of an
- * image delivers (a DataTransfer holding the file), dispatched in the
- * webview's own document.
+ * Pastes a PNG into the prompt box as a user does: the image goes on the
+ * system clipboard (the browser's async clipboard API, permission
+ * granted), then Ctrl+V in the prompt box, which code-server leaves to
+ * the browser's own paste.
  */
-const pastePNG = (frame, name, b64) =>
-  frame.evaluate(
-    ({ name, b64 }) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name, { type: "image/png" }));
-      const box = document.querySelector(".prompt-input");
-      box.focus();
-      box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
-    },
-    { name, b64 },
-  );
+async function pastePNG(b64) {
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.bringToFront();
+  const wrote = await page.evaluate(async (b64) => {
+    const blob = new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], { type: "image/png" });
+    try {
+      await navigator.clipboard.write([new ClipboardItem({ "image/png": blob })]);
+      return "";
+    } catch (err) {
+      return String(err);
+    }
+  }, b64);
+  assert.equal(wrote, "", "the PNG is on the clipboard");
+  await chat().getByLabel("Message darman").click();
+  await page.keyboard.press("Control+V");
+}
 
 /** The natural widths of the decoded images under selector, once there are n. */
 async function drawn(frame, selector, n) {
@@ -140,8 +147,11 @@ async function scenario() {
   let frame = await chatFrame();
   const pic = await drawPNG(frame, 64, 32);
 
-  await pastePNG(frame, "red.png", pic);
+  await pastePNG(pic);
   assert.deepEqual(await drawn(frame, ".image-thumb img", 1), [64], "the tray's thumbnail is drawn");
+  // What the panel holds: the clipboard's PNG (Chromium re-encodes an
+  // image put on the clipboard, so these are not the drawn bytes).
+  const held = (await frame.locator(".image-thumb img").getAttribute("src")).replace(/^data:image\/png;base64,/, "");
   await box.fill("What is in this picture?");
   await box.press("Enter");
 
@@ -152,7 +162,7 @@ async function scenario() {
   }, "the model's call");
   assert.equal(calls.length, 1);
   assert.deepEqual(
-    (calls[0].images ?? []).map((i) => [i.mediaType, i.width, i.height, i.data === pic]),
+    (calls[0].images ?? []).map((i) => [i.mediaType, i.width, i.height, i.data === held]),
     [["image/png", 64, 32, true]],
     "the model received the pasted PNG",
   );
@@ -172,9 +182,9 @@ async function scenario() {
   frame = await chatFrame();
   assert.deepEqual(await drawn(frame, ".entry.user .message-image img", 1), [64], "the reopened session's image is drawn");
   const src = await frame.locator(".entry.user .message-image img").getAttribute("src");
-  assert.ok(src.startsWith("data:image/png;base64,") && src.endsWith(pic), "the image's bytes came from darman's store");
+  assert.ok(src.startsWith("data:image/png;base64,") && src.endsWith(held), "the image's bytes came from darman's store");
   // Click: full size.
-  await chat().getByRole("button", { name: "Open red.png full size" }).click();
+  await chat().getByRole("button", { name: /^Open .* full size$/ }).click();
   assert.deepEqual(await drawn(frame, ".image-viewer img", 1), [64]);
   await page.keyboard.press("Escape");
   await chat().getByRole("dialog").waitFor({ state: "detached" });
@@ -182,7 +192,7 @@ async function scenario() {
   // A model that does not take images: the refusal is shown, the model is
   // not called, and the image is back in the tray to send elsewhere.
   await chat().getByLabel("Model").selectOption("anthropic/claude-haiku-4-5");
-  await pastePNG(frame, "again.png", pic);
+  await pastePNG(pic);
   await drawn(frame, ".image-thumb img", 1);
   const input = chat().getByLabel("Message darman");
   await input.fill("And this one?");
