@@ -153,9 +153,11 @@ export function imageRefOf(content: unknown): ImageRef | null {
   return ref;
 }
 
-// How many images' bytes the panel keeps at once; older ones are asked
-// for again when shown again.
+// How many images' bytes (as data: URLs) the panel keeps at once, and
+// how much of them; the least recently kept go first, and are asked for
+// again if shown again.
 const keptImages = 48;
+const keptChars = 64 << 20;
 
 type Post = (m: WebviewMessage) => void;
 
@@ -166,6 +168,7 @@ type Post = (m: WebviewMessage) => void;
 // size on click.
 export class Pictures {
   private urls = new Map<string, string>();
+  private chars = 0;
   private failed = new Map<string, string>();
   private asked = new Set<string>();
   private waiting = new Map<string, Set<HTMLImageElement>>();
@@ -235,13 +238,20 @@ export class Pictures {
   }
 
   private remember(uri: string, url: string): void {
-    this.urls.delete(uri);
+    this.forget(uri);
     this.urls.set(uri, url);
+    this.chars += url.length;
     this.failed.delete(uri);
-    while (this.urls.size > keptImages) {
-      const oldest = this.urls.keys().next().value as string;
-      this.urls.delete(oldest);
+    while (this.urls.size > 1 && (this.urls.size > keptImages || this.chars > keptChars)) {
+      this.forget(this.urls.keys().next().value as string);
     }
+  }
+
+  private forget(uri: string): void {
+    const url = this.urls.get(uri);
+    if (url === undefined) return;
+    this.chars -= url.length;
+    this.urls.delete(uri);
   }
 }
 

@@ -88,6 +88,11 @@ describe("webview images in the stream", { skip }, () => {
     const box = await p.locator(".entry.user .message-image img").boundingBox();
     assert.ok(box.width <= 160 && box.height <= 120 && box.width > 100, `message thumbnail ${box.width}×${box.height}`);
 
+    // The saved state refers to the image; its bytes stay out of it.
+    await p.waitForFunction(() => localStorage.getItem("vscode-state")?.includes("It is painted red."));
+    const saved = JSON.stringify(await w.state());
+    assert.ok(saved.includes('"sent:1"') && !saved.includes(wide.slice(0, 200)), "the saved state holds the image's reference, not its bytes");
+
     // A click opens it full size; Escape closes it.
     await p.getByRole("button", { name: "Open wide.png full size" }).click();
     const viewer = p.getByRole("dialog", { name: "wide.png" });
