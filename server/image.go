@@ -10,6 +10,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/internal/acpupdate"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -65,23 +66,12 @@ func imageBlock(session agent.ID, f *agent.File) *contentBlock {
 	if name == "" {
 		name = "image"
 	}
-	return &contentBlock{Type: "resource_link", Text: imageText(f), URI: imageURI(session, f.Blob), Name: name, MimeType: f.MIME, Size: f.Size}
+	return &contentBlock{Type: "resource_link", Text: acpupdate.ImageLabel(f), URI: imageURI(session, f.Blob), Name: name, MimeType: f.MIME, Size: f.Size}
 }
 
 // imageURI names a stored image: darman-image:<session>/<blob key>.
 func imageURI(session agent.ID, key string) string {
 	return "darman-image:" + string(session) + "/" + key
-}
-
-func imageText(f *agent.File) string {
-	s := "[image"
-	if f.Name != "" {
-		s += " " + f.Name
-	}
-	if f.Width > 0 {
-		s += fmt.Sprintf(", %d×%d", f.Width, f.Height)
-	}
-	return s + "]"
 }
 
 // cmdSessionImage answers darman.session.image {uri} (or {sessionId,

@@ -4,8 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/internal/acpupdate"
 )
 
 // imagePart reads an ACP image content block, {type: "image", data
@@ -49,4 +51,34 @@ func hasImage(parts []session.Part) bool {
 		}
 	}
 	return false
+}
+
+// imageContent is an ACP image content block: the image's bytes in
+// base64 and their type.
+type imageContent struct {
+	Type     string `json:"type"` // "image"
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+// historyImage replays a stored image of a user's message for
+// session/load as the block the client sent: a user_message_chunk of
+// type image with the stored bytes (blob reads them). ok is false for any
+// other part. An image whose bytes the store no longer has is replayed as
+// a line of text that says so, not dropped.
+func historyImage(role agent.Role, p agent.Part, blob func(key string) ([]byte, error)) (update, bool) {
+	if role != agent.RoleUser || p.Kind != agent.PartFile || p.File == nil || p.File.Blob == "" {
+		return update{}, false
+	}
+	data, err := blob(p.File.Blob)
+	if err != nil {
+		return update{SessionUpdate: "user_message_chunk", Content: text(acpupdate.ImageLabel(p.File) + " (its bytes are no longer in darman's store)")}, true
+	}
+	mime := p.File.MIME
+	if mime == "" {
+		if info, err := llm.InspectImage(data); err == nil {
+			mime = info.MediaType
+		}
+	}
+	return update{SessionUpdate: "user_message_chunk", Image: &imageContent{Type: "image", MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)}}, true
 }

@@ -59,6 +59,8 @@ type Store interface {
 	Session(ctx context.Context, id agent.ID) (agent.Session, error)
 	Messages(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error)
 	PutSession(ctx context.Context, s agent.Session) error
+	// Blob reads a blob of a session (a prompt's image), for session/load.
+	Blob(ctx context.Context, session agent.ID, key string) ([]byte, error)
 }
 
 // Agent is the agent core of one working directory as the server drives
@@ -497,7 +499,8 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 		return nil, err
 	}
 	// The history goes out before the answer, as the protocol asks.
-	for _, u := range historyUpdates(msgs) {
+	blob := func(key string) ([]byte, error) { return ag.Store.Blob(ctx, id, key) }
+	for _, u := range historyUpdates(msgs, blob) {
 		ls.send(u)
 	}
 	s.afterReply(ctx, ls)

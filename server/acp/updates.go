@@ -21,6 +21,8 @@ type update struct {
 	// content block; tool_call, tool_call_update: a list (ToolContent).
 	Content     *contentBlock     `json:"-"`
 	ToolContent []toolCallContent `json:"-"`
+	// user_message_chunk of a stored image, for session/load (image.go).
+	Image *imageContent `json:"-"`
 
 	// tool_call, tool_call_update
 	ToolCallID string          `json:"toolCallId,omitempty"`
@@ -62,6 +64,8 @@ func (u update) MarshalJSON() ([]byte, error) {
 		content = u.Content
 	case u.ToolContent != nil:
 		content = u.ToolContent
+	case u.Image != nil:
+		content = u.Image
 	default:
 		return b, nil
 	}
@@ -210,11 +214,15 @@ func toolUpdate(kind string, t *agent.ToolCall, terminalID string) update {
 }
 
 // historyUpdates renders a stored session as the updates its turns sent,
-// for session/load.
-func historyUpdates(msgs []agent.MessageWithParts) []update {
+// for session/load; blob reads a stored image's bytes (image.go).
+func historyUpdates(msgs []agent.MessageWithParts, blob func(key string) ([]byte, error)) []update {
 	var out []update
 	for _, m := range msgs {
 		for _, p := range m.Parts {
+			if u, ok := historyImage(m.Message.Role, p, blob); ok {
+				out = append(out, u)
+				continue
+			}
 			switch kind := acpupdate.HistoryKind(m.Message.Role, p); kind {
 			case "":
 			case acpupdate.ToolCall:

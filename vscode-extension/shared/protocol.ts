@@ -10,6 +10,12 @@
 
 export type TextContent = { type: "text"; text: string };
 
+// An image of a user's message. darman.session.load links to a stored one
+// (uri darman-image:<session>/<key>; darman.session.image reads its bytes);
+// an image block carries its bytes in base64.
+export type ImageLinkContent = { type: "resource_link"; uri: string; name?: string; mimeType?: string; size?: number; text?: string };
+export type ImageContent = { type: "image"; mimeType: string; data: string; uri?: string };
+
 export type Location = {
   uri: string;
   range: {
@@ -51,7 +57,7 @@ export type TurnState =
 
 // One darman/sessionUpdate `update`; `sessionUpdate` names the kind.
 export type SessionUpdate =
-  | { sessionUpdate: "user_message_chunk"; content: TextContent }
+  | { sessionUpdate: "user_message_chunk"; content: TextContent | ImageLinkContent | ImageContent }
   | { sessionUpdate: "agent_message_chunk"; content: TextContent }
   | { sessionUpdate: "agent_thought_chunk"; content: TextContent }
   | {
@@ -181,7 +187,9 @@ export type HostMessage =
   // A revert or redo darman previewed or applied (`request` is what was asked).
   | { type: "revertReport"; request: RevertRequest; report: RevertReport }
   // darman refused it (a running turn, nothing to revert): its message.
-  | { type: "revertFailed"; request: RevertRequest; message: string };
+  | { type: "revertFailed"; request: RevertRequest; message: string }
+  // The bytes of an image the webview asked for (fetchImage), or why not.
+  | { type: "image"; uri: string; mimeType?: string; data?: string; error?: string };
 
 // A revert or redo of the panel's session: its turn (none: the last one), a
 // preview or the real thing, over the user's conflicting changes or not.
@@ -208,4 +216,5 @@ export type WebviewMessage =
   | { type: "removeContext"; uri: string }
   | { type: "runCommand"; command: string } // a VS Code command id, e.g. from serverError's action
   | ({ type: "revert" } & RevertRequest) // darman.turn.revert, or darman.turn.redo with redo
-  | { type: "openPatch"; text: string; title: string }; // a combined diff, opened as a document
+  | { type: "openPatch"; text: string; title: string } // a combined diff, opened as a document
+  | { type: "fetchImage"; uri: string }; // a stored image's bytes (darman.session.image), answered with `image`

@@ -19,7 +19,7 @@ import type {
   WebviewMessage,
 } from "../shared/protocol";
 import { DiffContent } from "./diff";
-import { imageArgs } from "./images";
+import { fetchImage, imageArgs } from "./images";
 import { openPatch, runRevert } from "./revert";
 
 /** What the controller needs of the language client. */
@@ -470,6 +470,9 @@ export class ChatController {
         return;
       case "openPatch":
         return openPatch(this.o.diffs, m.text, m.title);
+      case "fetchImage":
+        this.post(await fetchImage(this.o.server, m.uri, errorText));
+        return;
       default: {
         const never: never = m;
         throw new Error(`unknown message ${JSON.stringify(never)}`);

@@ -47,8 +47,8 @@ export type Darman = {
   stop(): Promise<void>;
 };
 
-/** Starts the scripted model and darman lsp in a fresh workspace holding `files`. */
-export async function startDarman(bin: string, script: object, files: Record<string, string>): Promise<Darman> {
+/** Starts the scripted model and darman lsp in a fresh workspace holding `files`; `models` changes the catalog's entries (`{"claude-sonnet-4-5": {images: false}}`). */
+export async function startDarman(bin: string, script: object, files: Record<string, string>, models?: Record<string, object>): Promise<Darman> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "darman-vscode-home-"));
   const workspace = path.join(home, "project");
   fs.mkdirSync(workspace);
@@ -67,7 +67,7 @@ export async function startDarman(bin: string, script: object, files: Record<str
     path.join(workspace, "darman.json"),
     JSON.stringify({
       model: "anthropic/claude-sonnet-4-5",
-      provider: { anthropic: { baseURL: modelURL, apiKey: "sk-ant-test-0123456789" } },
+      provider: { anthropic: { baseURL: modelURL, apiKey: "sk-ant-test-0123456789", ...(models ? { models } : {}) } },
       retry: { maxAttempts: 1 },
     }),
   );

@@ -9,6 +9,7 @@ package acpupdate
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/darman-dev/darman/agent"
 )
@@ -82,4 +83,17 @@ const Interrupted = "this answer was interrupted before it finished"
 // WasInterrupted reports whether m is an answer that was never finished.
 func WasInterrupted(m agent.MessageWithParts) bool {
 	return m.Message.Role == agent.RoleAssistant && m.Message.Interrupted()
+}
+
+// ImageLabel names a stored image of a user's message in text, as both
+// fronts' replays say it: "[image shot.png, 30×20]".
+func ImageLabel(f *agent.File) string {
+	s := "[image"
+	if f.Name != "" {
+		s += " " + f.Name
+	}
+	if f.Width > 0 {
+		s += fmt.Sprintf(", %d×%d", f.Width, f.Height)
+	}
+	return s + "]"
 }

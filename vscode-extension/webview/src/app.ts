@@ -5,11 +5,11 @@
 // times a second. Open permission questions are not saved: the host asks
 // them again when the view comes back (webviewReady), and a saved one may
 // have been answered or cancelled meanwhile.
-import type { ContextChip, HostMessage, SessionSummary, SessionUpdate, WebviewMessage, CommandInfo, ModelInfo } from "../../shared/protocol";
+import type { ContextChip, HostMessage, SessionSummary, SessionUpdate, WebviewMessage, CommandInfo, ModelInfo, PromptImage } from "../../shared/protocol";
 import type { VsCodeApi } from "./api";
 import { button, h } from "./dom";
 import { Header } from "./header";
-import { ImageTray } from "./images";
+import { ImageTray, Pictures } from "./images";
 import { icon } from "./icons";
 import { Permissions } from "./permission";
 import { PromptBox } from "./prompt";
@@ -51,6 +51,10 @@ export class App {
   // The live turns that ran a tool that may change files, by turnId.
   private changing = new Set<string>();
   private images: ImageTray;
+  private pictures: Pictures;
+  // The images of the prompt just sent, shown with its user message when
+  // darman echoes it (the live update carries only the text).
+  private sentImages?: PromptImage[];
   private scroller: HTMLElement;
   private status: HTMLElement;
   private banner: HTMLElement;
@@ -77,7 +81,8 @@ export class App {
   ) {
     const post = (m: WebviewMessage) => this.post(m);
     this.header = new Header({ post, newSession: () => this.newSession(), modelChanged: (m) => ((this.model = m), this.save()), handoff: () => this.handoff() });
-    this.stream = new Stream({ post, retry: (text) => this.send(text) });
+    this.pictures = new Pictures(post);
+    this.stream = new Stream({ post, retry: (text) => this.send(text), pictures: this.pictures });
     this.reverts = new Reverts(post);
     this.permissions = new Permissions(post, () => (this.updateStatus(), this.save()), () => this.prompt.focus());
     this.prompt = new PromptBox({
@@ -163,6 +168,7 @@ export class App {
         // The turn we sent has started (or already ended): no longer pending.
         if (m.update.sessionUpdate === "state_update") this.pending = false;
         updates.push(m.update);
+        updates.push(...this.sentImagesFor(m.update));
         if (m.turnId) this.turnActions(m.turnId, m.update, applyUpdates);
         continue;
       }
@@ -208,6 +214,7 @@ export class App {
         break;
       case "error":
         this.pending = false;
+        this.unsend();
         this.showBanner(m.message, undefined, true);
         break;
       case "sessions":
@@ -238,6 +245,9 @@ export class App {
       case "context":
         this.prompt.setChips(m.chip ? [m.chip] : []);
         break;
+      case "image":
+        this.pictures.received(m);
+        break;
       case "revertReport":
       case "revertFailed":
         this.reverts.handle(m);
@@ -263,6 +273,28 @@ export class App {
     }
   }
 
+  // sentImagesFor returns the updates that show the sent prompt's images
+  // in its user message, once darman echoed the message; a turn that ended
+  // before it did gives them back to the tray.
+  private sentImagesFor(u: SessionUpdate): SessionUpdate[] {
+    const sent = this.sentImages;
+    if (!sent) return [];
+    if (u.sessionUpdate === "user_message_chunk") {
+      this.sentImages = undefined;
+      return sent.map((img) => this.pictures.keep(img));
+    }
+    if (u.sessionUpdate === "state_update" && u.state !== "running" && u.state !== "requires_action") this.unsend();
+    return [];
+  }
+
+  // unsend puts the images of a prompt darman did not take (a text-only
+  // model refuses them) back in the tray, to send again.
+  private unsend(): void {
+    if (!this.sentImages) return;
+    this.images.restore(this.sentImages);
+    this.sentImages = undefined;
+  }
+
   // ---- what the user does ----
 
   /** The plan → build hand-off: build carries out the plan of the session's last answer. */
@@ -284,6 +316,7 @@ export class App {
       this.post(compact({ type: "command", name: cmd[1], arguments: (cmd[2] ?? "").trim(), context, sessionId }));
     } else {
       const images = this.images.count > 0 ? this.images.take() : undefined;
+      this.sentImages = images;
       this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId, images, agent: this.header.agent || undefined }));
     }
     this.pending = true;

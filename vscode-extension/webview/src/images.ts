@@ -3,7 +3,7 @@
 // the prompt as {mimeType, data (base64), name}. darman checks, scales
 // and stores them; the panel only refuses what darman would never take
 // (another type, a file over maxBytes) and says so.
-import type { PromptImage } from "../../shared/protocol";
+import type { PromptImage, SessionUpdate, WebviewMessage } from "../../shared/protocol";
 import { button, h } from "./dom";
 import { icon } from "./icons";
 
@@ -53,6 +53,14 @@ export class ImageTray {
     return out;
   }
 
+  // restore puts images taken for a prompt darman did not take back,
+  // before any added since.
+  restore(images: PromptImage[]): void {
+    this.images = [...images, ...this.images].slice(0, maxImages);
+    this.render();
+    this.changed();
+  }
+
   async add(files: File[]): Promise<void> {
     for (const f of files) {
       if (!types.has(f.type)) {
@@ -86,10 +94,13 @@ export class ImageTray {
     this.el.replaceChildren(
       ...this.images.map((img, i) => {
         const label = img.name || `image ${i + 1}`;
+        const url = `data:${img.mimeType};base64,${img.data}`;
+        const pic = h("img", { src: url, alt: label });
+        pic.addEventListener("click", () => openViewer(url, label));
         return h(
           "span",
           { class: "image-thumb", role: "listitem", title: label },
-          h("img", { src: `data:${img.mimeType};base64,${img.data}`, alt: label }),
+          pic,
           button(`Remove ${label}`, { class: "chip-remove image-remove" }, () => this.remove(i), icon("close")),
         );
       }),
@@ -119,4 +130,161 @@ function dataURL(f: File): Promise<string> {
     r.onerror = () => reject(r.error);
     r.readAsDataURL(f);
   });
+}
+
+// ---- images of the user's messages in the stream ----
+
+// An image of a user's message as the transcript keeps it: a reference,
+// never the bytes (they would bloat the saved state). uri is darman's
+// link to the stored image (darman-image:…, from darman.session.load), or
+// sent:N for one this panel just sent, whose bytes Pictures holds.
+export type ImageRef = { uri: string; label: string; title?: string };
+
+// imageRefOf reads a user_message_chunk's content as an image reference:
+// a resource_link to an image. null for anything else.
+export function imageRefOf(content: unknown): ImageRef | null {
+  if (!content || typeof content !== "object") return null;
+  const c = content as { type?: unknown; uri?: unknown; name?: unknown; mimeType?: unknown; text?: unknown };
+  if (c.type !== "resource_link" || typeof c.uri !== "string" || !c.uri) return null;
+  const image = c.uri.startsWith("darman-image:") || (typeof c.mimeType === "string" && c.mimeType.startsWith("image/"));
+  if (!image) return null;
+  const ref: ImageRef = { uri: c.uri, label: typeof c.name === "string" && c.name ? c.name : "image" };
+  if (typeof c.text === "string" && c.text) ref.title = c.text;
+  return ref;
+}
+
+// How many images' bytes (as data: URLs) the panel keeps at once, and
+// how much of them; the least recently kept go first, and are asked for
+// again if shown again.
+const keptImages = 48;
+const keptChars = 64 << 20;
+
+type Post = (m: WebviewMessage) => void;
+
+// Pictures draws the images of the user's messages. It keeps their bytes
+// as data: URLs (the webview's CSP allows images from data: and nothing
+// remote), asks the host for a stored image's bytes the first time one is
+// shown (fetchImage, answered by an image message), and opens one full
+// size on click.
+export class Pictures {
+  private urls = new Map<string, string>();
+  private chars = 0;
+  private failed = new Map<string, string>();
+  private asked = new Set<string>();
+  private waiting = new Map<string, Set<HTMLImageElement>>();
+  private sent = 0;
+
+  constructor(private post: Post) {}
+
+  // keep holds the bytes of an image this panel sent and returns the
+  // update that shows it in the user's message.
+  keep(img: PromptImage): SessionUpdate {
+    const uri = `sent:${++this.sent}`;
+    this.remember(uri, `data:${img.mimeType};base64,${img.data}`);
+    return { sessionUpdate: "user_message_chunk", content: { type: "resource_link", uri, name: img.name, mimeType: img.mimeType } };
+  }
+
+  // received takes the host's answer to fetchImage.
+  received(m: { uri: string; mimeType?: string; data?: string; error?: string }): void {
+    if (typeof m.uri !== "string") return;
+    this.asked.delete(m.uri);
+    const imgs = this.waiting.get(m.uri) ?? new Set<HTMLImageElement>();
+    this.waiting.delete(m.uri);
+    if (typeof m.data !== "string" || !m.data || typeof m.mimeType !== "string" || !types.has(m.mimeType)) {
+      const why = m.error || "darman sent no image";
+      this.failed.set(m.uri, why);
+      for (const img of imgs) unavailable(img, why);
+      return;
+    }
+    const url = `data:${m.mimeType};base64,${m.data}`;
+    this.remember(m.uri, url);
+    for (const img of imgs) if (img.isConnected) img.src = url;
+  }
+
+  // strip renders a message's images as thumbnails, each a button that
+  // opens it full size.
+  strip(refs: ImageRef[]): HTMLElement {
+    return h("div", { class: "message-images" }, ...refs.map((r) => this.thumb(r)));
+  }
+
+  private thumb(ref: ImageRef): HTMLElement {
+    const img = h("img", { alt: ref.label, decoding: "async" });
+    const b = button(`Open ${ref.label} full size`, { class: "message-image" }, () => this.open(ref, img), img);
+    if (ref.title) b.title = ref.title;
+    const url = this.urls.get(ref.uri);
+    const why = this.failed.get(ref.uri);
+    if (url) {
+      img.src = url;
+    } else if (why) {
+      unavailable(img, why);
+    } else if (ref.uri.startsWith("darman-image:")) {
+      let w = this.waiting.get(ref.uri);
+      if (!w) this.waiting.set(ref.uri, (w = new Set()));
+      w.add(img);
+      if (!this.asked.has(ref.uri)) {
+        this.asked.add(ref.uri);
+        this.post({ type: "fetchImage", uri: ref.uri });
+      }
+    } else {
+      unavailable(img, "its bytes are no longer in the panel; open the session again to see it");
+    }
+    return b;
+  }
+
+  private open(ref: ImageRef, thumb: HTMLImageElement): void {
+    const url = this.urls.get(ref.uri) ?? (thumb.src.startsWith("data:") ? thumb.src : "");
+    if (!url) return;
+    openViewer(url, ref.label);
+  }
+
+  private remember(uri: string, url: string): void {
+    this.forget(uri);
+    this.urls.set(uri, url);
+    this.chars += url.length;
+    this.failed.delete(uri);
+    while (this.urls.size > 1 && (this.urls.size > keptImages || this.chars > keptChars)) {
+      this.forget(this.urls.keys().next().value as string);
+    }
+  }
+
+  private forget(uri: string): void {
+    const url = this.urls.get(uri);
+    if (url === undefined) return;
+    this.chars -= url.length;
+    this.urls.delete(uri);
+  }
+}
+
+function unavailable(img: HTMLImageElement, why: string): void {
+  img.removeAttribute("src");
+  const b = img.closest(".message-image");
+  b?.classList.add("unavailable");
+  b?.setAttribute("title", `${img.alt}: ${why}`);
+  b?.setAttribute("aria-label", `${img.alt}: ${why}`);
+}
+
+// openViewer shows an image full size over the panel; a click on it, the
+// close button or Escape closes it, and focus goes back where it was.
+export function openViewer(url: string, label: string): void {
+  document.querySelector(".image-viewer")?.remove();
+  const back = document.activeElement as HTMLElement | null;
+  const close = () => {
+    viewer.remove();
+    document.removeEventListener("keydown", onKey, true);
+    back?.focus?.();
+  };
+  const onKey = (ev: KeyboardEvent) => {
+    if (ev.key === "Escape") {
+      ev.stopPropagation();
+      close();
+    }
+  };
+  const shut = button(`Close ${label}`, { class: "icon-button image-viewer-close" }, close, icon("close"));
+  const viewer = h("div", { class: "image-viewer", role: "dialog", "aria-modal": "true", "aria-label": label }, shut, h("img", { src: url, alt: label }));
+  viewer.addEventListener("click", (ev) => {
+    if (ev.target === viewer || (ev.target as Element).tagName === "IMG") close();
+  });
+  document.addEventListener("keydown", onKey, true);
+  document.body.append(viewer);
+  shut.focus();
 }

@@ -6,6 +6,7 @@ import { button, formatCount, h } from "./dom";
 import { icon } from "./icons";
 import { codeOf, MarkdownView } from "./markdown";
 import { ToolCard } from "./toolcard";
+import type { Pictures } from "./images";
 import { Transcript, type Entry, type Saved, type Usage } from "./transcript";
 
 type Post = (m: WebviewMessage) => void;
@@ -18,6 +19,7 @@ interface View {
 export type StreamActions = {
   post: Post;
   retry: (text: string) => void;
+  pictures?: Pictures; // draws the user's images; without it they show as labels
 };
 
 export class Stream {
@@ -95,7 +97,7 @@ export class Stream {
   private create(e: Entry): View {
     switch (e.kind) {
       case "user":
-        return new UserView();
+        return new UserView(this.actions.pictures);
       case "agent":
         return new AgentView();
       case "thought":
@@ -140,9 +142,22 @@ export class Stream {
 
 class UserView implements View {
   private text = h("div", { class: "user-text" });
+  private images?: HTMLElement;
+  private shown = 0;
   el = h("div", { class: "entry user", "aria-label": "You" }, h("div", { class: "who" }, "You"), this.text);
+  constructor(private pictures?: Pictures) {}
   update(e: Entry): void {
-    if (e.kind === "user") this.text.textContent = e.text;
+    if (e.kind !== "user") return;
+    this.text.textContent = e.text;
+    const refs = e.images ?? [];
+    if (refs.length === this.shown) return;
+    this.shown = refs.length;
+    const strip = this.pictures
+      ? this.pictures.strip(refs)
+      : h("div", { class: "message-images" }, ...refs.map((r) => h("span", { class: "message-image unavailable" }, r.title ?? r.label)));
+    if (this.images) this.images.replaceWith(strip);
+    else this.el.append(strip);
+    this.images = strip;
   }
 }
 

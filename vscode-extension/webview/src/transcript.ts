@@ -4,6 +4,7 @@
 // plan and its usage into one total — so a long turn stays small enough to
 // keep in the webview's saved state and to render again after a reload.
 import type { PlanEntry, SessionUpdate, ToolContent, ToolKind, ToolStatus, Location, TurnState } from "../../shared/protocol";
+import { imageRefOf, type ImageRef } from "./images";
 
 export type ToolCall = {
   toolCallId: string;
@@ -27,7 +28,7 @@ export type Usage = {
 };
 
 export type Entry = { id: number } & (
-  | { kind: "user" | "agent" | "thought"; text: string }
+  | { kind: "user" | "agent" | "thought"; text: string; images?: ImageRef[] }
   | { kind: "tool"; call: ToolCall }
   | { kind: "plan"; entries: PlanEntry[] }
   | { kind: "usage"; usage: Usage }
@@ -91,6 +92,8 @@ export class Transcript {
       case "agent_message_chunk":
       case "agent_thought_chunk": {
         const kind = chunkKinds[u.sessionUpdate];
+        const image = kind === "user" ? imageRefOf(u.content) : null;
+        if (image) return this.addImage(image);
         const text = u.content?.type === "text" && typeof u.content.text === "string" ? u.content.text : "";
         if (!text) return null;
         const last = this.entries[this.entries.length - 1];
@@ -178,6 +181,18 @@ export class Transcript {
       if (e.kind === "user") return e.text;
     }
     return undefined;
+  }
+
+  // addImage adds an image to the user's message, which it begins when
+  // the message has no text (an image alone is a prompt).
+  private addImage(image: ImageRef): Entry {
+    const last = this.entries[this.entries.length - 1];
+    if (last?.kind === "user") {
+      last.images = [...(last.images ?? []), image];
+      return last;
+    }
+    this.beginTurn();
+    return this.add({ kind: "user", text: "", images: [image] });
   }
 
   private beginTurn(): void {
