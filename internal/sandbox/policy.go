@@ -11,45 +11,6 @@ import (
 	"time"
 )
 
-// Policy is what one command may do, as absolute paths. It is what the
-// helper receives (as JSON) and what the Seatbelt profile is generated
-// from.
-type Policy struct {
-	// ReadDirs are trees the command may read and execute from.
-	ReadDirs []string `json:"r,omitempty"`
-	// ReadFiles are single files it may read.
-	ReadFiles []string `json:"rf,omitempty"`
-	// WriteDirs are trees it may read, write, create in and remove from.
-	WriteDirs []string `json:"w,omitempty"`
-	// WriteFiles are single files it may read and write.
-	WriteFiles []string `json:"wf,omitempty"`
-	// Devices are device files it may read, write and ioctl.
-	Devices []string `json:"dev,omitempty"`
-	// ReadOnly are existing paths inside the write trees that stay
-	// read-only (bind-mounted read-only over themselves on Linux).
-	ReadOnly []string `json:"ro,omitempty"`
-	// Pin are existing directories that are made mount points so that
-	// they cannot be renamed away (and replaced by ones without the
-	// read-only paths).
-	Pin []string `json:"pin,omitempty"`
-	// Network lets the command use the network.
-	Network bool `json:"net,omitempty"`
-	// UnixSockets lets it create Unix domain sockets where Landlock cannot
-	// confine them.
-	UnixSockets bool `json:"unix,omitempty"`
-	// Home is the directory whose content is readable only where listed.
-	Home string `json:"home,omitempty"`
-	// NS says the helper runs in a user and mount namespace of its own, in
-	// which it may mount (set by the Linux wrapper, never by a caller).
-	NS bool `json:"ns,omitempty"`
-	// Reexec says the helper was started by someone who could not give it
-	// a namespace (the editor's terminal): it starts itself again in one.
-	Reexec bool `json:"reexec,omitempty"`
-	// PolicyDir is where a policy too long for an argument is written
-	// (the sandbox's own temporary directory).
-	PolicyDir string `json:"pd,omitempty"`
-}
-
 // DefaultProtected are the paths, relative to the workspace root, that
 // make other programs run and so stay read-only for the model's commands
 // (see also issue "protected paths"). .git's are resolved through gitdir:
