@@ -130,7 +130,7 @@ func Exec(args []string, stderr io.Writer) int {
 	if len(args) == 1 && args[0] == "--probe" {
 		return early.Probe()
 	}
-	pol, code, msg := early.Parse(args)
+	pol, code, msg := early.Parse(args, true)
 	if code != 0 {
 		io.WriteString(stderr, msg)
 		return code

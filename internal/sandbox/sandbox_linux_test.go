@@ -16,7 +16,9 @@ import (
 )
 
 // TestMain lets the test binary be the helper, as darman is: "sandbox-exec"
-// as the first argument runs Exec.
+// as the first argument runs the helper in internal/sandbox/early's
+// initializer, before this; what that leaves to darman (re-executing in a
+// namespace of its own) runs Exec here.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
 		os.Exit(Exec(os.Args[2:], os.Stderr))
@@ -409,5 +411,42 @@ func TestTheExecdProcessItsThreadsAndChildrenAreConfined(t *testing.T) {
 	}
 	if _, err := os.ReadFile(key); err != nil {
 		t.Errorf("the process that made the sandbox cannot read home: %v", err)
+	}
+}
+
+// TestCommandLineConfinesWhatAnotherProcessStarts: the command line for a
+// process darman does not start (the editor's terminal) re-executes the
+// helper in a namespace of its own (internal/sandbox's Exec, with
+// os/exec), which then confines as darman's own commands are: no write
+// outside, the protected paths read-only, the workspace writable.
+func TestCommandLineConfinesWhatAnotherProcessStarts(t *testing.T) {
+	f := newFixture(t, Options{})
+	if err := os.MkdirAll(filepath.Join(f.ws, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(f.ws, ".git", "config"), "[core]\n")
+	marker := filepath.Join(f.outside, "marker")
+	script := "echo x > " + marker + "; echo evil > .git/hooks/pre-commit; echo inside > inside.txt; cat inside.txt"
+	argv, env, err := f.sb.CommandLine([]string{"bash", "-c", script}, Request{Root: f.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = f.ws
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, _ := cmd.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the marker outside was written: %s", out)
+	}
+	if f.sb.Status().ProtectedReadOnly {
+		if _, err := os.Stat(filepath.Join(f.ws, ".git", "hooks", "pre-commit")); err == nil {
+			t.Errorf("a hook was written: %s", out)
+		}
+	}
+	if !strings.Contains(string(out), "inside\n") {
+		t.Errorf("the write inside the workspace failed: %s", out)
 	}
 }

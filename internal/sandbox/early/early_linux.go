@@ -29,13 +29,16 @@ func init() {
 	if len(args) == 1 && args[0] == "--probe" {
 		syscall.Exit(Probe())
 	}
-	pol, code, msg := Parse(args)
+	pol, code, msg := Parse(args, false)
 	if code != 0 {
 		fail(code, msg)
 	}
 	if pol.Reexec {
-		return // os/exec's work: internal/sandbox does it
+		// os/exec's work: internal/sandbox does it, reading the policy
+		// again (so a policy file stays until then).
+		return
 	}
+	removePolicyFile(args)
 	// The main goroutine runs the initializers locked to the main thread,
 	// so everything from here to execve happens on one thread, without
 	// runtime.LockOSThread (which would start one more thread for execve
@@ -141,9 +144,10 @@ const (
 const prefix = "darman sandbox-exec: "
 
 // Parse checks the helper's arguments, "POLICY PATH ARGV...", and reads
-// the policy, from the argument or, as "@FILE", from a file it then
-// removes. code is non-zero, with msg saying why, when it cannot.
-func Parse(args []string) (pol Policy, code int, msg string) {
+// the policy, from the argument or, as "@FILE", from a file, which it
+// removes once read when remove is true. code is non-zero, with msg saying
+// why, when it cannot.
+func Parse(args []string, remove bool) (pol Policy, code int, msg string) {
 	if len(args) < 3 {
 		return Policy{}, CodeSetup, prefix + "usage: darman sandbox-exec POLICY PATH ARGV... (darman runs this itself)\n"
 	}
@@ -153,7 +157,9 @@ func Parse(args []string) (pol Policy, code int, msg string) {
 		if err != nil {
 			return Policy{}, CodeSetup, prefix + "bad policy: " + js[1:] + ": " + err.Error() + "\n"
 		}
-		syscall.Unlink(js[1:])
+		if remove {
+			syscall.Unlink(js[1:])
+		}
 		js = string(b)
 	}
 	pol, err := Decode(js)
@@ -161,6 +167,14 @@ func Parse(args []string) (pol Policy, code int, msg string) {
 		return Policy{}, CodeSetup, prefix + "bad policy: " + err.Error() + "\n"
 	}
 	return pol, 0, ""
+}
+
+// removePolicyFile removes the policy file args name, if any: the
+// sandbox's own directory does not keep one per command.
+func removePolicyFile(args []string) {
+	if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '@' {
+		syscall.Unlink(args[0][1:])
+	}
 }
 
 func readFile(path string) ([]byte, error) {
