@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darman-dev/darman/internal/testenv"
 )
@@ -448,5 +449,39 @@ func TestCommandLineConfinesWhatAnotherProcessStarts(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "inside\n") {
 		t.Errorf("the write inside the workspace failed: %s", out)
+	}
+}
+
+// TestUDPIsRefusedWithTheNetworkOff: this kernel's Landlock (below ABI 10)
+// does not see UDP, so refusing it is the seccomp filter's alone: a
+// datagram to a local listener never arrives.
+func TestUDPIsRefusedWithTheNetworkOff(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not on PATH")
+	}
+	f := newFixture(t, Options{})
+	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	port := itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+	send := `python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"DATAGRAM", ("127.0.0.1", int(sys.argv[1]))); print("SENT")' ` + port
+	if out, err := f.run(t, Request{}, send); err == nil || strings.Contains(out, "SENT") {
+		t.Errorf("sending UDP with the network off worked: %s", out)
+	}
+	out, err := f.run(t, Request{Network: true}, send)
+	if err != nil || !strings.Contains(out, "SENT") {
+		t.Fatalf("sending UDP with the network on failed: %v: %s", err, out)
+	}
+	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 64)
+	n, _, err := pc.ReadFrom(buf)
+	if err != nil || string(buf[:n]) != "DATAGRAM" {
+		t.Errorf("the one datagram allowed: %q, %v", buf[:n], err)
+	}
+	pc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if n, _, err := pc.ReadFrom(buf); err == nil {
+		t.Errorf("a second datagram arrived: %q", buf[:n])
 	}
 }
