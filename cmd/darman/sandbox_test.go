@@ -201,3 +201,25 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestSandboxHelperRunsBeforeDarmanIsInitialized: "darman sandbox-exec"
+// is handled by internal/sandbox/early's initializer, right after
+// syscall's and before os's and every darman package's (which is what
+// keeps the sandbox's start cheap). GODEBUG=inittrace=1 lists each
+// initializer as it finishes.
+func TestSandboxHelperRunsBeforeDarmanIsInitialized(t *testing.T) {
+	cmd := exec.Command(darmanBin, "sandbox-exec")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 125 || !strings.Contains(string(out), "usage: darman sandbox-exec") {
+		t.Fatalf("exit %d (%v), want 125 and the usage:\n%s", code, err, out)
+	}
+	if !strings.Contains(string(out), "init syscall @") {
+		t.Skipf("no init trace from this Go:\n%s", out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "init os @") || strings.HasPrefix(line, "init github.com/darman-dev/darman/") {
+			t.Errorf("%s ran before the helper:\n%s", strings.Fields(line)[1], out)
+		}
+	}
+}

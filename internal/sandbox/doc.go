@@ -5,11 +5,14 @@
 //
 // Start with [New]: a [Sandbox] is built once by the composition root and
 // shared by every session. [Sandbox.Wrap] rewrites an *exec.Cmd so that,
-// on Linux, it first runs darman itself as "darman sandbox-exec" (see
-// [Exec]): that small process sets no_new_privs, makes the protected paths
-// read-only in its own mount namespace, installs the seccomp filter and the
-// Landlock ruleset on itself, then execve's the shell. darman's own process
-// is never restricted.
+// on Linux, it first runs darman itself as "darman sandbox-exec": that
+// small process makes the protected paths read-only in its own mount
+// namespace, sets no_new_privs, installs the seccomp filter and the
+// Landlock ruleset on its one thread, then execve's the shell. It does so
+// from the initializer of internal/sandbox/early, which imports only
+// syscall, so the rest of darman is never initialized in it ([Exec] is the
+// same helper for what that package leaves to darman). darman's own
+// process is never restricted.
 //
 // The policy ([Policy], built per command by [Sandbox.Policy]):
 //

@@ -4,20 +4,16 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
-	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
+	"github.com/darman-dev/darman/internal/sandbox/early"
 )
 
 func kindOf(c capabilities) string {
@@ -31,7 +27,7 @@ func kindOf(c capabilities) string {
 // started in a user and mount namespace of its own.
 func probeOS(helper string) (capabilities, string) {
 	var c capabilities
-	abi, err := llsys.LandlockGetABIVersion()
+	abi, err := early.ABI()
 	switch {
 	case err != nil:
 		return c, "the kernel offers no Landlock (" + err.Error() + "); Linux 5.13+ with lsm=landlock is needed"
@@ -124,22 +120,20 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string
 // returns only on failure, with the exit code to use (125 when the
 // sandbox could not be set up, 126/127 when PATH could not run); what
 // went wrong is written to stderr.
+//
+// darman seldom gets here: internal/sandbox/early runs the same helper
+// from its package initializer, before the rest of darman is initialized.
+// This is the way for what that one leaves to darman (a policy asking to
+// re-execute in a namespace of its own) and for a process started without
+// /proc.
 func Exec(args []string, stderr io.Writer) int {
 	if len(args) == 1 && args[0] == "--probe" {
-		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-			fmt.Fprintf(stderr, "darman sandbox-exec: %v\n", err)
-			return 1
-		}
-		return 0
+		return early.Probe()
 	}
-	if len(args) < 3 {
-		fmt.Fprintln(stderr, "darman sandbox-exec: usage: darman sandbox-exec POLICY PATH ARGV... (darman runs this itself)")
-		return 125
-	}
-	var pol Policy
-	if err := readPolicyArg(args[0], &pol); err != nil {
-		fmt.Fprintf(stderr, "darman sandbox-exec: bad policy: %v\n", err)
-		return 125
+	pol, code, msg := early.Parse(args, true)
+	if code != 0 {
+		io.WriteString(stderr, msg)
+		return code
 	}
 	if pol.Reexec {
 		return reexec(pol, args[1:], stderr)
@@ -147,123 +141,9 @@ func Exec(args []string, stderr io.Writer) int {
 	// Everything from here to execve happens on this thread: the
 	// restrictions are the thread's, and execve keeps them.
 	runtime.LockOSThread()
-	if err := confine(pol); err != nil {
-		fmt.Fprintf(stderr, "darman sandbox-exec: the sandbox could not be set up: %v\n", err)
-		return 125
-	}
-	err := syscall.Exec(args[1], args[2:], os.Environ())
-	fmt.Fprintf(stderr, "darman sandbox-exec: run %s: %v\n", args[1], err)
-	if errors.Is(err, syscall.ENOENT) {
-		return 127
-	}
-	return 126
-}
-
-// confine applies pol to the calling thread.
-func confine(pol Policy) error {
-	if pol.NS {
-		if err := protect(pol); err != nil {
-			return err
-		}
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	abi, err := llsys.LandlockGetABIVersion()
-	if err != nil || abi < 1 {
-		return fmt.Errorf("the kernel offers no Landlock: %v", err)
-	}
-	var families []uint32
-	if !pol.Network {
-		families = append(families, unix.AF_INET, unix.AF_INET6, unix.AF_VSOCK)
-	}
-	if !pol.UnixSockets && abi < landlockPathUnixABI {
-		families = append(families, unix.AF_UNIX)
-	}
-	if err := installSeccomp(socketFilter(families)); err != nil {
-		return fmt.Errorf("install the seccomp filter: %w", err)
-	}
-
-	cfg := landlock.V11
-	if pol.Network {
-		cfg.HandledAccessNet = 0
-	}
-	cfg = cfg.BestEffort()
-	rw := landlock.RWDirs(pol.WriteDirs...).IgnoreIfMissing()
-	if abi >= 2 {
-		rw = rw.WithRefer()
-	}
-	var devDirs, devFiles []string
-	for _, d := range pol.Devices {
-		if isDir(d) {
-			devDirs = append(devDirs, d)
-		} else {
-			devFiles = append(devFiles, d)
-		}
-	}
-	rules := []landlock.Rule{
-		landlock.RODirs(pol.ReadDirs...).IgnoreIfMissing(),
-		landlock.ROFiles(pol.ReadFiles...).IgnoreIfMissing(),
-		rw,
-		landlock.RWFiles(pol.WriteFiles...).IgnoreIfMissing(),
-		landlock.RWDirs(devDirs...).WithIoctlDev().IgnoreIfMissing(),
-		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
-	}
-	if pol.UnixSockets && abi >= landlockPathUnixABI {
-		rules = append(rules, landlock.PathAccess(llsys.AccessFSResolveUnix, pol.WriteDirs...).IgnoreIfMissing())
-	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
-	if err != nil {
-		return fmt.Errorf("build the Landlock ruleset: %w", err)
-	}
-	if fd < 0 {
-		return errors.New("Landlock had nothing to enforce")
-	}
-	defer unix.Close(fd)
-	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("enforce the Landlock ruleset: %w", err)
-	}
-	return nil
-}
-
-// protect makes pol's read-only paths read-only and pins its directories,
-// in the private mount namespace the helper was started in.
-func protect(pol Policy) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make the mounts private: %w", err)
-	}
-	for _, d := range pol.Pin {
-		if err := unix.Mount(d, d, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !errors.Is(err, unix.ENOENT) {
-			return fmt.Errorf("pin %s: %w", d, err)
-		}
-	}
-	for _, p := range pol.ReadOnly {
-		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				continue // gone since the policy was made
-			}
-			return fmt.Errorf("bind %s: %w", p, err)
-		}
-		var st unix.Statfs_t
-		if err := unix.Statfs(p, &st); err != nil {
-			return fmt.Errorf("statfs %s: %w", p, err)
-		}
-		// A remount in a user namespace must keep the flags it cannot
-		// change (nosuid, nodev, noexec, atime).
-		flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
-		for _, f := range [][2]int64{
-			{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
-			{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
-		} {
-			if st.Flags&f[0] != 0 {
-				flags |= uintptr(f[1])
-			}
-		}
-		if err := unix.Mount("", p, "", flags, ""); err != nil {
-			return fmt.Errorf("make %s read-only: %w", p, err)
-		}
-	}
-	return nil
+	code, msg = early.Run(pol, args[1], args[2:])
+	io.WriteString(stderr, msg)
+	return code
 }
 
 // reexec runs the helper again in a user and mount namespace of its own,
@@ -343,17 +223,4 @@ func policyArg(pol Policy) (string, error) {
 		return "", fmt.Errorf("write the sandbox policy: %w", err)
 	}
 	return "@" + f.Name(), nil
-}
-
-func readPolicyArg(arg string, pol *Policy) error {
-	js := []byte(arg)
-	if path, ok := strings.CutPrefix(arg, "@"); ok {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		os.Remove(path)
-		js = b
-	}
-	return json.Unmarshal(js, pol)
 }

@@ -11,45 +11,6 @@ import (
 	"time"
 )
 
-// Policy is what one command may do, as absolute paths. It is what the
-// helper receives (as JSON) and what the Seatbelt profile is generated
-// from.
-type Policy struct {
-	// ReadDirs are trees the command may read and execute from.
-	ReadDirs []string `json:"r,omitempty"`
-	// ReadFiles are single files it may read.
-	ReadFiles []string `json:"rf,omitempty"`
-	// WriteDirs are trees it may read, write, create in and remove from.
-	WriteDirs []string `json:"w,omitempty"`
-	// WriteFiles are single files it may read and write.
-	WriteFiles []string `json:"wf,omitempty"`
-	// Devices are device files it may read, write and ioctl.
-	Devices []string `json:"dev,omitempty"`
-	// ReadOnly are existing paths inside the write trees that stay
-	// read-only (bind-mounted read-only over themselves on Linux).
-	ReadOnly []string `json:"ro,omitempty"`
-	// Pin are existing directories that are made mount points so that
-	// they cannot be renamed away (and replaced by ones without the
-	// read-only paths).
-	Pin []string `json:"pin,omitempty"`
-	// Network lets the command use the network.
-	Network bool `json:"net,omitempty"`
-	// UnixSockets lets it create Unix domain sockets where Landlock cannot
-	// confine them.
-	UnixSockets bool `json:"unix,omitempty"`
-	// Home is the directory whose content is readable only where listed.
-	Home string `json:"home,omitempty"`
-	// NS says the helper runs in a user and mount namespace of its own, in
-	// which it may mount (set by the Linux wrapper, never by a caller).
-	NS bool `json:"ns,omitempty"`
-	// Reexec says the helper was started by someone who could not give it
-	// a namespace (the editor's terminal): it starts itself again in one.
-	Reexec bool `json:"reexec,omitempty"`
-	// PolicyDir is where a policy too long for an argument is written
-	// (the sandbox's own temporary directory).
-	PolicyDir string `json:"pd,omitempty"`
-}
-
 // DefaultProtected are the paths, relative to the workspace root, that
 // make other programs run and so stay read-only for the model's commands
 // (see also issue "protected paths"). .git's are resolved through gitdir:
@@ -182,11 +143,12 @@ func (s *Sandbox) Policy(req Request, tmp string) Policy {
 	}
 	p.WriteDirs = append(p.WriteDirs, st.writeDirs...)
 	if root != "" {
-		git := gitDirs(root)
+		r := newResolver(root)
+		git := gitDirs(root, r)
 		p.WriteDirs = append(p.WriteDirs, existing(git.write)...)
 		p.WriteFiles = append(p.WriteFiles, existing(git.writeFiles)...)
 		if s.status.ProtectedReadOnly {
-			p.ReadOnly, p.Pin = protectedPaths(root, append(slices.Clip(DefaultProtected), s.opts.Protect...), git)
+			p.ReadOnly, p.Pin = protectedPaths(root, append(slices.Clip(DefaultProtected), s.opts.Protect...), git, r)
 		}
 	}
 	p.WriteDirs = dedupe(p.WriteDirs)
@@ -258,13 +220,14 @@ type gitInfo struct {
 // the workspace already; a .git file (a worktree or submodule) points
 // elsewhere, and git add / commit then write that directory and the
 // common directory's objects, refs and logs.
-func gitDirs(root string) gitInfo {
+func gitDirs(root string, r *resolver) gitInfo {
 	dotgit := filepath.Join(root, ".git")
 	fi, err := os.Lstat(dotgit)
 	if err != nil {
 		return gitInfo{}
 	}
-	g := gitInfo{gitDir: realOr(dotgit), commonDir: realOr(dotgit)}
+	real, _, _ := r.resolve(dotgit)
+	g := gitInfo{gitDir: real, commonDir: real}
 	if fi.Mode().IsRegular() {
 		f, err := os.Open(dotgit)
 		if err != nil {
@@ -301,14 +264,11 @@ func gitDirs(root string) gitInfo {
 // protectedPaths resolves the protected patterns under root (and in the
 // git directories) to the existing paths to make read-only, and the
 // directories between root and each of them to pin.
-func protectedPaths(root string, patterns []string, git gitInfo) (ro, pin []string) {
+func protectedPaths(root string, patterns []string, git gitInfo, r *resolver) (ro, pin []string) {
 	seen := map[string]bool{}
 	add := func(p string) {
-		real := realOr(p)
-		if seen[real] {
-			return
-		}
-		if _, err := os.Stat(real); err != nil {
+		real, _, ok := r.resolve(p)
+		if !ok || seen[real] {
 			return
 		}
 		seen[real] = true
@@ -316,16 +276,20 @@ func protectedPaths(root string, patterns []string, git gitInfo) (ro, pin []stri
 		// Pin what lies between root and the path, so that the directory
 		// holding it cannot be renamed and replaced.
 		for d := filepath.Dir(p); d != root && strings.HasPrefix(d, root+string(filepath.Separator)); d = filepath.Dir(d) {
-			if rd := realOr(d); !seen["pin:"+rd] && isDir(rd) {
+			if rd, dir, _ := r.resolve(d); !seen["pin:"+rd] && dir {
 				seen["pin:"+rd] = true
 				pin = append(pin, rd)
 			}
 		}
 	}
+	gitDirs := []string{git.gitDir}
+	if git.commonDir != git.gitDir {
+		gitDirs = append(gitDirs, git.commonDir)
+	}
 	for _, pat := range patterns {
 		rel, ok := strings.CutPrefix(pat, ".git/")
 		if ok && git.gitDir != "" {
-			for _, dir := range []string{git.gitDir, git.commonDir} {
+			for _, dir := range gitDirs {
 				matches, _ := filepath.Glob(filepath.Join(dir, rel))
 				for _, m := range matches {
 					add(m)
@@ -345,11 +309,73 @@ func protectedPaths(root string, patterns []string, git gitInfo) (ro, pin []stri
 		}
 	}
 	// The .git directory itself, inside the workspace, is pinned too.
-	if dotgit := filepath.Join(root, ".git"); isDir(dotgit) && len(ro) > 0 && !seen["pin:"+realOr(dotgit)] {
-		pin = append(pin, realOr(dotgit))
+	if len(ro) > 0 {
+		if real, dir, _ := r.resolve(filepath.Join(root, ".git")); dir && !seen["pin:"+real] {
+			pin = append(pin, real)
+		}
 	}
 	slices.Sort(pin)
 	return ro, pin
+}
+
+// resolver finds the real paths of paths under a real directory (the
+// workspace root) with one lstat per component below it, each at most once
+// per policy, where realOr and a stat would look at every component from
+// / again for each path. A path with a link on the way is resolved by
+// realOr.
+type resolver struct {
+	dirs map[string]bool // real directories, no link on their way
+}
+
+func newResolver(root string) *resolver {
+	return &resolver{dirs: map[string]bool{root: true}}
+}
+
+// resolve returns p's real path, whether it is a directory and whether it
+// exists; p is absolute.
+func (r *resolver) resolve(p string) (real string, dir, exists bool) {
+	p = filepath.Clean(p)
+	base, n := p, 0
+	for !r.dirs[base] {
+		next := filepath.Dir(base)
+		if next == base {
+			return r.slow(p)
+		}
+		base, n = next, n+1
+	}
+	cur := base
+	rest := p[len(base):]
+	for i := 0; i < n; i++ {
+		rest = strings.TrimPrefix(rest, string(filepath.Separator))
+		name, after, _ := strings.Cut(rest, string(filepath.Separator))
+		cur, rest = filepath.Join(cur, name), after
+		if rest != "" {
+			rest = string(filepath.Separator) + rest
+		}
+		fi, err := os.Lstat(cur)
+		switch {
+		case err != nil:
+			return p, false, false
+		case fi.Mode()&os.ModeSymlink != 0:
+			return r.slow(p)
+		case fi.IsDir():
+			r.dirs[cur] = true
+		case i < n-1:
+			return p, false, false // a file on the way
+		default:
+			return cur, false, true
+		}
+	}
+	return cur, true, true
+}
+
+func (r *resolver) slow(p string) (string, bool, bool) {
+	real := realOr(p)
+	fi, err := os.Stat(real)
+	if err != nil {
+		return real, false, false
+	}
+	return real, fi.IsDir(), true
 }
 
 func realOr(p string) string {

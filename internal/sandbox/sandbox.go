@@ -23,10 +23,6 @@ const (
 	Off Mode = "off"
 )
 
-// landlockPathUnixABI is the first Landlock ABI that confines connect(2)
-// to pathname Unix sockets.
-const landlockPathUnixABI = 9
-
 // ErrUnavailable is what Wrap returns, wrapped, in Required mode when the
 // OS offers no sandbox.
 var ErrUnavailable = errors.New("no OS sandbox is available and sandbox.mode is \"required\"")

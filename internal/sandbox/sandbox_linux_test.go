@@ -11,12 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // TestMain lets the test binary be the helper, as darman is: "sandbox-exec"
-// as the first argument runs Exec.
+// as the first argument runs the helper in internal/sandbox/early's
+// initializer, before this; what that leaves to darman (re-executing in a
+// namespace of its own) runs Exec here.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
 		os.Exit(Exec(os.Args[2:], os.Stderr))
@@ -328,5 +331,157 @@ func TestGitWorktreeCommitWorksAndItsHooksStayReadOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(main, ".git", "hooks", "pre-commit")); err == nil {
 		t.Error("the common directory's hook was written")
+	}
+}
+
+// confinedScript is run by python3 inside the sandbox: in its own process,
+// in a thread it starts and in a child it forks, it tries to write outside,
+// read the key and connect to the listener, and prints what happened with
+// the thread's no_new_privs and seccomp state.
+const confinedScript = `
+import os, socket, sys, threading
+outside, key, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def attempt(who):
+    r = [who]
+    try:
+        with open(os.path.join(outside, who), "w") as f: f.write("x")
+        r.append("WROTE")
+    except OSError: r.append("write-refused")
+    try:
+        with open(key) as f: r.append("READ:" + f.read())
+    except OSError: r.append("read-refused")
+    try:
+        socket.create_connection(("127.0.0.1", port), 2).close(); r.append("CONNECTED")
+    except OSError: r.append("connect-refused")
+    with open("/proc/thread-self/status") as f:
+        for l in f:
+            if l.startswith(("NoNewPrivs:", "Seccomp:")): r.append(l.split()[0] + l.split()[1])
+    print(" ".join(r), flush=True)
+attempt("process")
+t = threading.Thread(target=attempt, args=("thread",)); t.start(); t.join()
+pid = os.fork()
+if pid == 0:
+    attempt("child")
+    t = threading.Thread(target=attempt, args=("childthread",)); t.start(); t.join()
+    os._exit(0)
+os.waitpid(pid, 0)
+`
+
+// TestTheExecdProcessItsThreadsAndChildrenAreConfined: the restrictions
+// the helper puts on its one thread hold for the shell it execs, for what
+// that starts, for a thread and a forked child of that, and a thread of
+// the child: no write outside, no read of the key, no TCP connect, and
+// no_new_privs and the seccomp filter on every one of those threads. The
+// test's own process, which made the policy, stays unrestricted.
+func TestTheExecdProcessItsThreadsAndChildrenAreConfined(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not on PATH")
+	}
+	f := newFixture(t, Options{})
+	addr, connections := testenv.Greeter(t, "tcp4", "127.0.0.1:0", "HELLO")
+	key := filepath.Join(f.home, ".ssh", "id_rsa")
+	script := filepath.Join(f.ws, "confined.py")
+	write(t, script, confinedScript)
+	port := itoa(addr.(*net.TCPAddr).Port)
+	out, err := f.run(t, Request{}, "echo shell > "+filepath.Join(f.outside, "shell")+"; python3 "+script+" "+f.outside+" "+key+" "+port)
+	if err != nil {
+		t.Fatalf("the script failed: %v\n%s", err, out)
+	}
+	for _, who := range []string{"process", "thread", "child", "childthread"} {
+		want := who + " write-refused read-refused connect-refused NoNewPrivs:1 Seccomp:2"
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("want the line %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "TOPSECRET") || connections.Load() != 0 {
+		t.Errorf("the key was read or the listener reached (%d connections):\n%s", connections.Load(), out)
+	}
+	entries, _ := os.ReadDir(f.outside)
+	for _, e := range entries {
+		if e.Name() != "existing.txt" {
+			t.Errorf("%s was written outside", e.Name())
+		}
+	}
+	// darman's side: not restricted at all.
+	status, _ := os.ReadFile("/proc/self/status")
+	if !bytes.Contains(status, []byte("NoNewPrivs:\t0")) {
+		t.Errorf("the process that made the sandbox has no_new_privs set:\n%s", status)
+	}
+	if err := os.WriteFile(filepath.Join(f.outside, "existing.txt"), []byte("outside"), 0o644); err != nil {
+		t.Errorf("the process that made the sandbox cannot write outside: %v", err)
+	}
+	if _, err := os.ReadFile(key); err != nil {
+		t.Errorf("the process that made the sandbox cannot read home: %v", err)
+	}
+}
+
+// TestCommandLineConfinesWhatAnotherProcessStarts: the command line for a
+// process darman does not start (the editor's terminal) re-executes the
+// helper in a namespace of its own (internal/sandbox's Exec, with
+// os/exec), which then confines as darman's own commands are: no write
+// outside, the protected paths read-only, the workspace writable.
+func TestCommandLineConfinesWhatAnotherProcessStarts(t *testing.T) {
+	f := newFixture(t, Options{})
+	if err := os.MkdirAll(filepath.Join(f.ws, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(f.ws, ".git", "config"), "[core]\n")
+	marker := filepath.Join(f.outside, "marker")
+	script := "echo x > " + marker + "; echo evil > .git/hooks/pre-commit; echo inside > inside.txt; cat inside.txt"
+	argv, env, err := f.sb.CommandLine([]string{"bash", "-c", script}, Request{Root: f.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = f.ws
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, _ := cmd.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the marker outside was written: %s", out)
+	}
+	if f.sb.Status().ProtectedReadOnly {
+		if _, err := os.Stat(filepath.Join(f.ws, ".git", "hooks", "pre-commit")); err == nil {
+			t.Errorf("a hook was written: %s", out)
+		}
+	}
+	if !strings.Contains(string(out), "inside\n") {
+		t.Errorf("the write inside the workspace failed: %s", out)
+	}
+}
+
+// TestUDPIsRefusedWithTheNetworkOff: this kernel's Landlock (below ABI 10)
+// does not see UDP, so refusing it is the seccomp filter's alone: a
+// datagram to a local listener never arrives.
+func TestUDPIsRefusedWithTheNetworkOff(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not on PATH")
+	}
+	f := newFixture(t, Options{})
+	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	port := itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+	send := `python3 -c 'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"DATAGRAM", ("127.0.0.1", int(sys.argv[1]))); print("SENT")' ` + port
+	if out, err := f.run(t, Request{}, send); err == nil || strings.Contains(out, "SENT") {
+		t.Errorf("sending UDP with the network off worked: %s", out)
+	}
+	out, err := f.run(t, Request{Network: true}, send)
+	if err != nil || !strings.Contains(out, "SENT") {
+		t.Fatalf("sending UDP with the network on failed: %v: %s", err, out)
+	}
+	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 64)
+	n, _, err := pc.ReadFrom(buf)
+	if err != nil || string(buf[:n]) != "DATAGRAM" {
+		t.Errorf("the one datagram allowed: %q, %v", buf[:n], err)
+	}
+	pc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if n, _, err := pc.ReadFrom(buf); err == nil {
+		t.Errorf("a second datagram arrived: %q", buf[:n])
 	}
 }

@@ -1,0 +1,338 @@
+//go:build linux
+
+package early
+
+import (
+	"errors"
+	"syscall"
+)
+
+// The helper runs when darman is started as "darman sandbox-exec …". Go
+// initializes every package a binary imports before main, in import-path
+// order among those whose own imports are done, and darman imports a lot
+// (the providers' SDKs alone take milliseconds). This package imports
+// only syscall and unicode/utf8, so its initializer runs right after
+// syscall's, before os and before the 130-odd initializers that sort
+// after it: when darman was started as its own sandbox helper, the helper
+// runs here and execve's the shell, and the rest of darman is never
+// initialized. Without os, it reads its arguments from /proc/self/cmdline.
+//
+// This is the one side effect of an init in darman, on purpose. Where it
+// cannot run (no /proc, a policy asking to re-execute in a namespace of
+// its own), it returns and darman's own "sandbox-exec" subcommand runs the
+// same helper through internal/sandbox.
+func init() {
+	args, ok := cmdlineArgs()
+	if !ok {
+		return
+	}
+	if len(args) == 1 && args[0] == "--probe" {
+		syscall.Exit(Probe())
+	}
+	pol, code, msg := Parse(args, false)
+	if code != 0 {
+		fail(code, msg)
+	}
+	if pol.Reexec {
+		// os/exec's work: internal/sandbox does it, reading the policy
+		// again (so a policy file stays until then).
+		return
+	}
+	removePolicyFile(args)
+	// The main goroutine runs the initializers locked to the main thread,
+	// so everything from here to execve happens on one thread, without
+	// runtime.LockOSThread (which would start one more thread for execve
+	// to stop).
+	code, msg = Run(pol, args[1], args[2:])
+	fail(code, msg)
+}
+
+func fail(code int, msg string) {
+	if msg != "" {
+		b := []byte(msg)
+		syscall.Write(2, b)
+	}
+	syscall.Exit(code)
+}
+
+// Subcommand is the word darman is re-executed with, before the policy.
+const Subcommand = "sandbox-exec"
+
+// cmdlineArgs returns the arguments after "sandbox-exec" when it is this
+// process's first argument, read from /proc/self/cmdline.
+func cmdlineArgs() ([]string, bool) {
+	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer syscall.Close(fd)
+	// The first read shows whether this is the helper; darman's other
+	// starts stop there.
+	buf := make([]byte, 0, 4096)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		buf = buf[:len(buf)+n]
+		if n == 0 {
+			break
+		}
+		if known, helper := isHelper(buf); known && !helper {
+			return nil, false
+		}
+	}
+	if _, helper := isHelper(buf); !helper {
+		return nil, false
+	}
+	// argv[0] NUL "sandbox-exec" NUL the rest, each NUL-terminated.
+	s := string(buf)
+	i := indexByte(s, 0) + 1 + len(Subcommand) + 1
+	var args []string
+	for i < len(s) {
+		j := indexByte(s[i:], 0)
+		if j < 0 {
+			j = len(s) - i
+		}
+		args = append(args, s[i:i+j])
+		i += j + 1
+	}
+	return args, true
+}
+
+// isHelper reports whether the start of a command line shows the helper:
+// known is false until enough of it was read to tell.
+func isHelper(b []byte) (known, helper bool) {
+	i := 0
+	for i < len(b) && b[i] != 0 {
+		i++
+	}
+	if i == len(b) {
+		return false, false
+	}
+	rest := b[i+1:]
+	word := Subcommand + "\x00"
+	if len(rest) < len(word) {
+		return string(rest) != word[:len(rest)], false
+	}
+	return true, string(rest[:len(word)]) == word
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// Exit codes of the helper when it cannot run the command: 125 when the
+// sandbox could not be set up, 126 and 127 as a shell has them.
+const (
+	CodeSetup    = 125
+	CodeNoExec   = 126
+	CodeNotFound = 127
+)
+
+const prefix = "darman sandbox-exec: "
+
+// Parse checks the helper's arguments, "POLICY PATH ARGV...", and reads
+// the policy, from the argument or, as "@FILE", from a file, which it
+// removes once read when remove is true. code is non-zero, with msg saying
+// why, when it cannot.
+func Parse(args []string, remove bool) (pol Policy, code int, msg string) {
+	if len(args) < 3 {
+		return Policy{}, CodeSetup, prefix + "usage: darman sandbox-exec POLICY PATH ARGV... (darman runs this itself)\n"
+	}
+	js := args[0]
+	if len(js) > 0 && js[0] == '@' {
+		b, err := readFile(js[1:])
+		if err != nil {
+			return Policy{}, CodeSetup, prefix + "bad policy: " + js[1:] + ": " + err.Error() + "\n"
+		}
+		if remove {
+			syscall.Unlink(js[1:])
+		}
+		js = string(b)
+	}
+	pol, err := Decode(js)
+	if err != nil {
+		return Policy{}, CodeSetup, prefix + "bad policy: " + err.Error() + "\n"
+	}
+	return pol, 0, ""
+}
+
+// removePolicyFile removes the policy file args name, if any: the
+// sandbox's own directory does not keep one per command.
+func removePolicyFile(args []string) {
+	if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '@' {
+		syscall.Unlink(args[0][1:])
+	}
+}
+
+func readFile(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, st.Size+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := syscall.Read(fd, b[len(b):cap(b)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return b, nil
+		}
+		b = b[:len(b)+n]
+	}
+}
+
+// Run confines the calling thread by pol and execve's path with argv and
+// the process's environment. It returns only on failure, with the exit
+// code and what went wrong. The caller must be locked to its thread: the
+// restrictions are the thread's, and execve keeps them (after execve only
+// that thread is left, and what it starts inherits them).
+func Run(pol Policy, path string, argv []string) (code int, msg string) {
+	if err := Confine(pol); err != nil {
+		return CodeSetup, prefix + "the sandbox could not be set up: " + err.Error() + "\n"
+	}
+	err := syscall.Exec(path, argv, syscall.Environ())
+	msg = prefix + "run " + path + ": " + err.Error() + "\n"
+	if errors.Is(err, syscall.ENOENT) {
+		return CodeNotFound, msg
+	}
+	return CodeNoExec, msg
+}
+
+// Probe is "darman sandbox-exec --probe", started in a user and mount
+// namespace of its own: it exits 0 when it can mount there.
+func Probe() int {
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		syscall.Write(2, []byte(prefix+err.Error()+"\n"))
+		return 1
+	}
+	return 0
+}
+
+// Confine applies pol to the calling thread: the read-only paths (in the
+// helper's own mount namespace, when pol.NS), no_new_privs, the seccomp
+// filter, then the Landlock ruleset.
+func Confine(pol Policy) error {
+	if pol.NS {
+		if err := protect(pol); err != nil {
+			return err
+		}
+	}
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); e != 0 {
+		return wrap("set no_new_privs", e)
+	}
+	abi, err := ABI()
+	if err != nil || abi < 1 {
+		return wrap("the kernel offers no Landlock", err)
+	}
+	var families []uint32
+	if !pol.Network {
+		families = append(families, syscall.AF_INET, syscall.AF_INET6, afVsock)
+	}
+	if !pol.UnixSockets && abi < PathUnixABI {
+		families = append(families, syscall.AF_UNIX)
+	}
+	if err := installSeccomp(socketFilter(families)); err != nil {
+		return wrap("install the seccomp filter", err)
+	}
+	return landlock(pol, abi)
+}
+
+// protect makes pol's read-only paths read-only and pins its directories,
+// in the private mount namespace the helper was started in.
+func protect(pol Policy) error {
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return wrap("make the mounts private", err)
+	}
+	for _, d := range pol.Pin {
+		if err := syscall.Mount(d, d, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil && err != syscall.ENOENT {
+			return wrap("pin "+d, err)
+		}
+	}
+	for _, p := range pol.ReadOnly {
+		if err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+			if err == syscall.ENOENT {
+				continue // gone since the policy was made
+			}
+			return wrap("bind "+p, err)
+		}
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(p, &st); err != nil {
+			return wrap("statfs "+p, err)
+		}
+		// A remount in a user namespace must keep the flags it cannot
+		// change (nosuid, nodev, noexec, atime).
+		flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY)
+		for _, f := range [...][2]int64{
+			{stNosuid, syscall.MS_NOSUID}, {stNodev, syscall.MS_NODEV}, {stNoexec, syscall.MS_NOEXEC},
+			{stNoatime, syscall.MS_NOATIME}, {stNodiratime, syscall.MS_NODIRATIME}, {stRelatime, syscall.MS_RELATIME},
+		} {
+			if int64(st.Flags)&f[0] != 0 {
+				flags |= uintptr(f[1])
+			}
+		}
+		if err := syscall.Mount("", p, "", flags, ""); err != nil {
+			return wrap("make "+p+" read-only", err)
+		}
+	}
+	return nil
+}
+
+// wrapped is an error with what was being done.
+type wrapped struct {
+	what string
+	err  error
+}
+
+func (w *wrapped) Error() string {
+	if w.err == nil {
+		return w.what
+	}
+	return w.what + ": " + w.err.Error()
+}
+func (w *wrapped) Unwrap() error { return w.err }
+
+func wrap(what string, err error) error {
+	if e, ok := err.(syscall.Errno); ok && e == 0 {
+		err = nil
+	}
+	return &wrapped{what, err}
+}
+
+// Linux's constants the syscall package lacks on some architectures.
+const (
+	prSetNoNewPrivs = 38
+	afVsock         = 40
+	oPath           = 0x200000
+
+	stNosuid     = 0x2
+	stNodev      = 0x4
+	stNoexec     = 0x8
+	stNoatime    = 0x400
+	stNodiratime = 0x800
+	stRelatime   = 0x1000
+)
