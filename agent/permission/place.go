@@ -22,12 +22,13 @@ type place struct {
 	cache          map[string]string          // absolute path → real path
 	dirs           map[string]map[string]bool // a directory's names, nil when too big to list
 	modes          map[string]fs.FileMode     // lstat results by path
+	judged         []judged                   // reused by each path's judge
 }
 
 // newPlace prepares to judge paths of a line run in dir under the real
 // root realRoot; home is the real home directory ("" when unknown).
 func newPlace(root, realRoot, dir, home string) *place {
-	pl := &place{root: root, realRoot: realRoot, dir: dir, home: home, cache: map[string]string{}}
+	pl := &place{root: root, realRoot: filepath.Clean(realRoot), dir: dir, home: home, cache: map[string]string{}}
 	if dir == root {
 		pl.realDir = realRoot
 	} else {
@@ -71,7 +72,7 @@ func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
 	if names != nil && !names[name] {
 		return 0, false
 	}
-	p := filepath.Join(dir, name)
+	p := joinName(dir, name)
 	if m, ok := pl.modes[p]; ok {
 		return m, m != modeMissing
 	}
@@ -107,26 +108,25 @@ type judged struct {
 func (j judged) outside() bool { return j.rel == "" }
 
 // judge resolves p, run from the directory sub (relative to the line's
-// start, "" for the start itself), to where it lands: one result, or one
-// per match of a glob.
-func (pl *place) judge(p Path, sub string) []judged {
+// start, "" for the start itself), to where it lands, appended to out: one
+// result, or one per match of a glob.
+func (pl *place) judge(out []judged, p Path, sub string) []judged {
 	text := p.Text
 	base := pl.startDir(sub)
 	if p.Home {
 		if pl.home == "" && !pl.lexical() {
-			return []judged{{real: "~/" + text, why: "the home directory is not known"}}
+			return append(out, judged{real: "~/" + text, why: "the home directory is not known"})
 		}
 		base = pl.home
 		if pl.lexical() {
-			return []judged{{real: path.Clean("~/" + text)}}
+			return append(out, judged{real: path.Clean("~/" + text)})
 		}
 	}
 	if !p.Glob {
-		return []judged{pl.land(base, text)}
+		return append(out, pl.land(base, text))
 	}
 	// A pattern component that may match ".." (".*" in an older bash)
 	// is also judged as "..".
-	var out []judged
 	comps := strings.Split(text, "/")
 	seenMeta := false
 	for i, c := range comps {
@@ -241,9 +241,8 @@ func (pl *place) land(base, text string) judged {
 		real = pl.walk(base, text)
 	}
 	j := judged{real: real}
-	if within(pl.realRoot, real) {
-		rel, _ := filepath.Rel(pl.realRoot, real)
-		j.rel = filepath.ToSlash(rel)
+	if rel, ok := relWithin(pl.realRoot, real); ok {
+		j.rel = rel
 	}
 	return j
 }
@@ -251,8 +250,9 @@ func (pl *place) land(base, text string) judged {
 // walk resolves a relative path from a real directory one component at a
 // time, so that a word that names nothing costs one lstat.
 func (pl *place) walk(cur, rel string) string {
-	comps := strings.Split(rel, "/")
-	for i, c := range comps {
+	for rest := rel; rest != ""; {
+		c, after, more := strings.Cut(rest, "/")
+		rest = after
 		switch c {
 		case "", ".":
 			continue
@@ -260,24 +260,62 @@ func (pl *place) walk(cur, rel string) string {
 			cur = filepath.Dir(cur)
 			continue
 		}
-		next := filepath.Join(cur, c)
+		next := joinName(cur, c)
 		mode, ok := pl.entry(cur, c)
 		if !ok {
 			// Nothing there, so nothing below it is a link.
-			return filepath.Join(append([]string{next}, comps[i+1:]...)...)
+			if !more {
+				return next
+			}
+			return filepath.Join(next, rest)
 		}
 		if mode&fs.ModeSymlink != 0 {
 			real := pl.resolveAbs(next)
-			if rest := comps[i+1:]; len(rest) > 0 {
+			if more {
 				// What follows the link (.. included) is resolved from
 				// where it leads.
-				return pl.walk(real, strings.Join(rest, "/"))
+				return pl.walk(real, rest)
 			}
 			return real
 		}
 		cur = next
 	}
 	return cur
+}
+
+// joinName is filepath.Join(dir, name) for a clean directory, without
+// cleaning again when name is a plain name in it, as the names of a path
+// split at '/' mostly are.
+func joinName(dir, name string) string {
+	if filepath.Separator != '/' || name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return filepath.Join(dir, name)
+	}
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+// relWithin returns the slash-separated path of p relative to the clean
+// root and whether p is within root (see within); a clean absolute p,
+// as resolving yields, is judged by its prefix.
+func relWithin(root, p string) (string, bool) {
+	if filepath.Separator != '/' || !filepath.IsAbs(p) || filepath.Clean(p) != p {
+		if !within(root, p) {
+			return "", false
+		}
+		rel, _ := filepath.Rel(root, p)
+		return filepath.ToSlash(rel), true
+	}
+	switch {
+	case p == root:
+		return ".", true
+	case root == "/":
+		return p[1:], true
+	case len(p) > len(root) && p[len(root)] == '/' && strings.HasPrefix(p, root):
+		return p[len(root)+1:], true
+	}
+	return "", false
 }
 
 // resolveAbs resolves the symlinks of an absolute path; the part that does
