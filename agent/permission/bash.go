@@ -79,7 +79,7 @@ func SplitBash(line string) ([]Command, error) {
 	if len(line) > maxBashLine {
 		return nil, fmt.Errorf("the command line is %d bytes, more than the %d this checker reads", len(line), maxBashLine)
 	}
-	s := &splitter{cmds: make([]Command, 0, estimateCommands(line))}
+	s := &splitter{cmds: make([]Command, 0, estimateCommands(line)), slabSize: slabSize(line)}
 	if err := s.split(line, 0); err != nil {
 		return nil, err
 	}
@@ -111,10 +111,66 @@ func estimateCommands(line string) int {
 	return min(n, 64)
 }
 
+// slabSize is how many words, arguments or paths a splitter's slab holds:
+// one per blank of the line, bounded for long lines; a line that needs
+// more gets another slab.
+func slabSize(line string) int {
+	n := 1
+	for i := 0; i < len(line); i++ {
+		if line[i] == ' ' || line[i] == '\t' || line[i] == '\n' {
+			n++
+		}
+	}
+	return min(n, 256)
+}
+
 type splitter struct {
 	cmds       []Command
 	changesDir bool
 	cdTargets  []string // the literal directories cd and pushd go to, in order
+
+	// Slabs the commands' words, arguments and paths are cut from, so a
+	// line costs a few allocations rather than a few per command; each
+	// piece is capped at its length, so appending to one copies it.
+	wordSlab []word
+	strSlab  []string
+	pathSlab []Path
+	pathBuf  []Path // a command's paths as they are found, before copying
+	slabSize int    // the size of a new slab, from the line's length
+}
+
+// words returns n words cut from the slab.
+func (s *splitter) words(n int) []word {
+	if cap(s.wordSlab)-len(s.wordSlab) < n {
+		s.wordSlab = make([]word, 0, max(n, s.slabSize))
+	}
+	i := len(s.wordSlab)
+	s.wordSlab = s.wordSlab[:i+n]
+	return s.wordSlab[i : i+n : i+n]
+}
+
+// strings returns n strings cut from the slab.
+func (s *splitter) strings(n int) []string {
+	if cap(s.strSlab)-len(s.strSlab) < n {
+		s.strSlab = make([]string, 0, max(n, s.slabSize))
+	}
+	i := len(s.strSlab)
+	s.strSlab = s.strSlab[:i+n]
+	return s.strSlab[i : i+n : i+n]
+}
+
+// paths returns a copy of ps cut from the slab; nil when ps is empty.
+func (s *splitter) paths(ps []Path) []Path {
+	n := len(ps)
+	if n == 0 {
+		return nil
+	}
+	if cap(s.pathSlab)-len(s.pathSlab) < n {
+		s.pathSlab = make([]Path, 0, max(n, s.slabSize))
+	}
+	i := len(s.pathSlab)
+	s.pathSlab = append(s.pathSlab, ps...)
+	return s.pathSlab[i : i+n : i+n]
 }
 
 // maxCdDirs bounds the directories cd targets combine into.
@@ -238,7 +294,7 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		return
 	}
 
-	ws := make([]word, len(ce.Args))
+	ws := s.words(len(ce.Args))
 	for i, a := range ce.Args {
 		ws[i] = wordOf(src, a)
 	}
@@ -269,19 +325,25 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		return
 	}
 
-	argTexts := texts(ws)
+	argTexts := s.strings(len(ws))
+	for i, w := range ws {
+		argTexts[i] = w.text
+	}
 	c := Command{Args: argTexts, Subject: joinSubject(argTexts, text), Writes: writes, Reason: reason}
 	args := ce.Args[len(ce.Args)-len(ws):]
 	writers := writeTargets(c.Args)
+	paths := s.pathBuf[:0]
 	for i, a := range args[1:] {
 		use := UseOperand
 		if writers[i+1] {
 			use = UseWrite
 		}
-		c.Paths = appendWordPaths(c.Paths, src, a, use)
+		paths = appendWordPaths(paths, src, a, use)
 	}
-	c.Paths = append(c.Paths, impliedWrites(c.Args)...)
-	c.Paths = append(c.Paths, rpaths...)
+	paths = append(paths, impliedWrites(c.Args)...)
+	paths = append(paths, rpaths...)
+	s.pathBuf = paths
+	c.Paths = s.paths(paths)
 	switch name := ws[0]; {
 	case !name.lit:
 		c.Reason = "the command name is only known at run time"

@@ -119,6 +119,8 @@ func pathWordChecks(set *checkSet, rules []Rule, pl *place, p Path, dirs []strin
 		sub := ""
 		if i >= 0 {
 			sub = dirs[i]
+		} else if p.Use == UseOperand && !p.Home && !p.Glob && pl.unnamed(p.Text) {
+			continue // lands inside the workspace, where an operand needs no check
 		}
 		pl.judged = pl.judge(pl.judged[:0], p, sub)
 		for _, j := range pl.judged {

@@ -218,7 +218,10 @@ func (c *Checker) validate(call Call) (dir string, err error) {
 // settle reports whether checks decide the call without asking, and how.
 func (c *Checker) settle(call Call, checks []Check) (bool, error) {
 	action := combine(checks)
-	c.log.Debug("permission", "permission", call.Permission, "subjects", call.Subjects, "action", action)
+	if c.log.Enabled(context.Background(), slog.LevelDebug) {
+		// Checked first: the arguments alone cost more than a short check.
+		c.log.Debug("permission", "permission", call.Permission, "subjects", call.Subjects, "action", action)
+	}
 	switch action {
 	case Allow:
 		return true, nil

@@ -23,6 +23,7 @@ type place struct {
 	dirs           map[string]map[string]bool // a directory's names, nil when too big to list
 	modes          map[string]fs.FileMode     // lstat results by path
 	judged         []judged                   // reused by each path's judge
+	dirInside      bool                       // realDir is within realRoot
 }
 
 // newPlace prepares to judge paths of a line run in dir under the real
@@ -34,6 +35,7 @@ func newPlace(root, realRoot, dir, home string) *place {
 	} else {
 		pl.realDir = pl.resolveAbs(dir)
 	}
+	_, pl.dirInside = relWithin(pl.realRoot, pl.realDir)
 	return pl
 }
 
@@ -86,6 +88,34 @@ func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
 	}
 	pl.modes[p] = info.Mode()
 	return info.Mode(), true
+}
+
+// unnamed reports whether the relative path text, taken from the line's
+// own directory inside the workspace, starts with a name that directory
+// does not hold and never climbs with "..": nothing there is a link, so it
+// lands below that directory, inside the workspace. Most words of a command
+// line ("-n", "50", a regex) are such paths, and are settled by the one
+// listing of the directory without building where they would land.
+func (pl *place) unnamed(text string) bool {
+	if pl.lexical() || !pl.dirInside || text == "" || text[0] == '/' || filepath.Separator != '/' {
+		return false
+	}
+	first := ""
+	for rest := text; rest != ""; {
+		c, after, _ := strings.Cut(rest, "/")
+		rest = after
+		switch {
+		case c == "..":
+			return false
+		case first == "" && c != "" && c != ".":
+			first = c
+		}
+	}
+	if first == "" {
+		return false
+	}
+	_, found := pl.entry(pl.realDir, first)
+	return !found
 }
 
 // modeMissing marks a path lstat found nothing at.
