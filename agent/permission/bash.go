@@ -335,7 +335,7 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 	paths := s.pathBuf[:0]
 	for i, a := range args[1:] {
 		use := UseOperand
-		if writers[i+1] {
+		if writers != nil && writers[i+1] {
 			use = UseWrite
 		}
 		paths = appendWordPaths(paths, src, a, use)

@@ -17,7 +17,7 @@ func bashChecks(rules []Rule, line string, pl *place, writes func(path string) [
 	if err != nil {
 		return []Check{decideOpaque(rules, Bash, line, err.Error())}, err
 	}
-	var set checkSet
+	set := checkSet{checks: make([]Check, 0, len(cmds)+len(cmds)/2+4)}
 	for _, cmd := range cmds {
 		switch {
 		case cmd.Reason != "":

@@ -258,7 +258,11 @@ func (c *Checker) checks(call Call, dir string) []Check {
 				}
 				return c.landedEdit(rules, pl.land(pl.realDir, p), pl.gits)
 			})
-			out = append(out, cs...)
+			if out == nil {
+				out = cs // the usual one command line: no copy
+			} else {
+				out = append(out, cs...)
+			}
 		case isPathPermission(call.Permission) && call.Permission != ExternalDirectory:
 			out = append(out, c.pathChecks(rules, call.Permission, s, dir)...)
 		default:

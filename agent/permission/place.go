@@ -57,8 +57,9 @@ const maxListed = 512
 
 // entry looks a name up in a directory. A command line names many words
 // that are no file at all, so the directory's names are read once and only
-// a name it holds costs an lstat. ok is false when the name is not there.
-func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
+// a name it holds costs an lstat. ok is false when the name is not there;
+// when it is, p is its path.
+func (pl *place) entry(dir, name string) (p string, mode fs.FileMode, ok bool) {
 	names, read := pl.dirs[dir]
 	if !read && dir != pl.realDir && name != "." {
 		// Deeper directories see a word or two: lstat them.
@@ -72,11 +73,11 @@ func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
 		pl.dirs[dir] = names
 	}
 	if names != nil && !names[name] {
-		return 0, false
+		return "", 0, false
 	}
-	p := joinName(dir, name)
+	p = joinName(dir, name)
 	if m, ok := pl.modes[p]; ok {
-		return m, m != modeMissing
+		return p, m, m != modeMissing
 	}
 	if pl.modes == nil {
 		pl.modes = map[string]fs.FileMode{}
@@ -84,10 +85,10 @@ func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
 	info, err := os.Lstat(p)
 	if err != nil {
 		pl.modes[p] = modeMissing
-		return 0, false
+		return "", 0, false
 	}
 	pl.modes[p] = info.Mode()
-	return info.Mode(), true
+	return p, info.Mode(), true
 }
 
 // unnamed reports whether the relative path text, taken from the line's
@@ -114,7 +115,7 @@ func (pl *place) unnamed(text string) bool {
 	if first == "" {
 		return false
 	}
-	_, found := pl.entry(pl.realDir, first)
+	_, _, found := pl.entry(pl.realDir, first)
 	return !found
 }
 
@@ -290,14 +291,13 @@ func (pl *place) walk(cur, rel string) string {
 			cur = filepath.Dir(cur)
 			continue
 		}
-		next := joinName(cur, c)
-		mode, ok := pl.entry(cur, c)
+		next, mode, ok := pl.entry(cur, c)
 		if !ok {
 			// Nothing there, so nothing below it is a link.
 			if !more {
-				return next
+				return joinName(cur, c)
 			}
-			return filepath.Join(next, rest)
+			return filepath.Join(cur, c, rest)
 		}
 		if mode&fs.ModeSymlink != 0 {
 			real := pl.resolveAbs(next)
