@@ -155,7 +155,7 @@ func landedChecks(set *checkSet, rules []Rule, pl *place, p Path, j judged) {
 		set.add(exact(rules, Read, subject))
 	}
 	if p.Use == UseWrite {
-		if why := protectedWhy(rules, j.rel, j.real, pl.gits); why != "" {
+		if why := protectedWhy(rules, j.rel, j.real, pl.gitDirs()); why != "" {
 			set.add(decideProtected(rules, subject, why))
 		}
 	}

@@ -250,13 +250,12 @@ func (c *Checker) checks(call Call, dir string) []Check {
 		case call.Permission == Bash:
 			if pl == nil {
 				pl = newPlace(c.root, c.realRoot, dir, c.home)
-				pl.gits = gitDirs(c.realRoot)
 			}
 			cs, _ := bashChecks(rules, s, pl, func(p string) []Check {
 				if path.IsAbs(p) {
 					return c.pathChecks(rules, Edit, p, dir)
 				}
-				return c.landedEdit(rules, pl.land(pl.realDir, p), pl.gits)
+				return c.landedEdit(rules, pl.land(pl.realDir, p), pl.gitDirs())
 			})
 			if out == nil {
 				out = cs // the usual one command line: no copy

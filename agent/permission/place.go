@@ -18,12 +18,13 @@ type place struct {
 	root, realRoot string
 	dir, realDir   string
 	home           string // the real home directory, "" when unknown
-	gits           []string
-	cache          map[string]string          // absolute path → real path
-	dirs           map[string]map[string]bool // a directory's names, nil when too big to list
-	modes          map[string]fs.FileMode     // lstat results by path
-	judged         []judged                   // reused by each path's judge
-	dirInside      bool                       // realDir is within realRoot
+	gits           []string // see gitDirs
+	gitsFound      bool
+	cache          map[string]string                 // absolute path → real path
+	dirs           map[string]map[string]fs.FileMode // a directory's names and their types, nil when too big to list
+	modes          map[string]fs.FileMode            // lstat results by path
+	judged         []judged                          // reused by each path's judge
+	dirInside      bool                              // realDir is within realRoot
 }
 
 // newPlace prepares to judge paths of a line run in dir under the real
@@ -37,6 +38,23 @@ func newPlace(root, realRoot, dir, home string) *place {
 	}
 	_, pl.dirInside = relWithin(pl.realRoot, pl.realDir)
 	return pl
+}
+
+// gitDirs returns the workspace's real git directories (see gitDirs),
+// found the first time a write needs them; none when judging lexically.
+// From the workspace root, its listing tells that there is no .git.
+func (pl *place) gitDirs() []string {
+	if pl.lexical() || pl.gitsFound {
+		return pl.gits
+	}
+	pl.gitsFound = true
+	if pl.realDir == pl.realRoot {
+		if _, _, ok := pl.entry(pl.realRoot, ".git"); !ok {
+			return nil
+		}
+	}
+	pl.gits = gitDirs(pl.realRoot)
+	return pl.gits
 }
 
 // realHome returns the real home directory, "" when there is none.
@@ -68,12 +86,18 @@ func (pl *place) entry(dir, name string) (p string, mode fs.FileMode, ok bool) {
 	if !read {
 		names = listNames(dir, maxListed)
 		if pl.dirs == nil {
-			pl.dirs = map[string]map[string]bool{}
+			pl.dirs = map[string]map[string]fs.FileMode{}
 		}
 		pl.dirs[dir] = names
 	}
-	if names != nil && !names[name] {
-		return "", 0, false
+	if names != nil {
+		t, listed := names[name]
+		if !listed {
+			return "", 0, false
+		}
+		if t != typeUnknown {
+			return joinName(dir, name), t, true
+		}
 	}
 	p = joinName(dir, name)
 	if m, ok := pl.modes[p]; ok {
@@ -121,6 +145,10 @@ func (pl *place) unnamed(text string) bool {
 
 // modeMissing marks a path lstat found nothing at.
 const modeMissing = fs.ModeIrregular | fs.ModeDevice | fs.ModeCharDevice
+
+// typeUnknown marks a listed name whose type the listing did not give:
+// it is lstat'ed when a path goes through it.
+const typeUnknown = fs.ModeIrregular
 
 // lexical reports whether the place judges without a file system.
 func (pl *place) lexical() bool { return pl.root == "" }
