@@ -17,7 +17,7 @@ import (
 type place struct {
 	root, realRoot string
 	dir, realDir   string
-	home           string // the real home directory, "" when unknown
+	home           string   // the real home directory, "" when unknown
 	gits           []string // see gitDirs
 	gitsFound      bool
 	cache          map[string]string                 // absolute path → real path
