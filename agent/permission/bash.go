@@ -166,7 +166,12 @@ func (s *splitter) paths(ps []Path) []Path {
 		return nil
 	}
 	if cap(s.pathSlab)-len(s.pathSlab) < n {
-		s.pathSlab = make([]Path, 0, max(n, s.slabSize))
+		// Fewer words are paths than are words: half a slab first.
+		size := s.slabSize
+		if s.pathSlab == nil {
+			size = size/2 + 1
+		}
+		s.pathSlab = make([]Path, 0, max(n, size))
 	}
 	i := len(s.pathSlab)
 	s.pathSlab = append(s.pathSlab, ps...)
@@ -207,10 +212,26 @@ func (s *splitter) split(src string, depth int) error {
 		return fmt.Errorf("the command line does not parse as bash: %w", err)
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok && leafWord(w) {
+			return false // nothing in it for visit, which skips words
+		}
 		s.visit(src, n, depth)
 		return true
 	})
 	return nil
+}
+
+// leafWord reports whether w is only literal text and single quotes,
+// which hold no node of their own.
+func leafWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // visit handles one node; Walk goes on into its children, so commands nested

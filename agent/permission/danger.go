@@ -62,6 +62,15 @@ var dangers = []danger{
 	{command: "xargs", why: "it runs a program on its input, which no rule sees"},
 }
 
+// dangersOf is the table by command, in the table's order.
+var dangersOf = func() map[string][]danger {
+	m := map[string][]danger{}
+	for _, d := range dangers {
+		m[d.command] = append(m[d.command], d)
+	}
+	return m
+}()
+
 // wrappers run the program in their arguments. SplitBash drops the ones
 // it understands (see unwrap); one left as the command was used in a way
 // it did not follow, so what it runs is not seen by any rule.
@@ -89,10 +98,7 @@ func (c Command) Dangers() []Danger {
 	if len(args) > 1 && slices.Contains(wrappers, name) {
 		out = append(out, Danger{Flag: name, Why: "it runs the program named in its arguments, which no rule sees"})
 	}
-	for _, d := range dangers {
-		if d.command != name {
-			continue
-		}
+	for _, d := range dangersOf[name] {
 		if d.flags == nil {
 			out = append(out, Danger{Flag: name, Why: d.why})
 			continue

@@ -27,13 +27,13 @@ type Path struct {
 	// glob, a pattern whose quoted metacharacters are escaped; with Expand
 	// set, the word's source text.
 	Text string
+	// Expand, when set, says why the path is only known at run time.
+	Expand string
 	// Home is set when Text is relative to the home directory (it was
 	// "~" or "~/…").
 	Home bool
 	// Glob is set when Text is a pattern the shell expands.
 	Glob bool
-	// Expand, when set, says why the path is only known at run time.
-	Expand string
 	// Use is how the command uses the path.
 	Use PathUse
 }
