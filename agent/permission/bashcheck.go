@@ -106,7 +106,7 @@ func pathWordChecks(set *checkSet, rules []Rule, pl *place, p Path, dirs []strin
 		set.add(c)
 		return
 	}
-	if !p.Home && !p.Glob && harmless(path.Clean(p.Text)) {
+	if !p.Home && !p.Glob && path.IsAbs(p.Text) && harmless(path.Clean(p.Text)) {
 		return
 	}
 	// Judged from where the line starts, then from every directory cd

@@ -62,6 +62,15 @@ var dangers = []danger{
 	{command: "xargs", why: "it runs a program on its input, which no rule sees"},
 }
 
+// isWrapper is the set of wrappers.
+var isWrapper = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range wrappers {
+		m[w] = true
+	}
+	return m
+}()
+
 // dangersOf is the table by command, in the table's order.
 var dangersOf = func() map[string][]danger {
 	m := map[string][]danger{}
@@ -95,7 +104,7 @@ func (c Command) Dangers() []Danger {
 	}
 	var out []Danger
 	name := args[0]
-	if len(args) > 1 && slices.Contains(wrappers, name) {
+	if len(args) > 1 && isWrapper[name] {
 		out = append(out, Danger{Flag: name, Why: "it runs the program named in its arguments, which no rule sees"})
 	}
 	for _, d := range dangersOf[name] {

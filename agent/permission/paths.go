@@ -253,12 +253,26 @@ func bracePaths(src string, w *syntax.Word, use PathUse) []Path {
 	return out
 }
 
-func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+func hasMeta(s string) bool { return hasByte(s, "*?[") }
+
+// hasByte reports whether s holds any of the bytes of set, a few ASCII
+// characters: strings.ContainsAny, without its per-character rune search,
+// for the short words every command line is made of.
+func hasByte(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		for j := 0; j < len(set); j++ {
+			if s[i] == set[j] {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // escapeMeta escapes glob metacharacters (and backslashes) for text that
 // was quoted, so a pattern built around it matches it literally.
 func escapeMeta(s string) string {
-	if !strings.ContainsAny(s, `*?[\`) {
+	if !hasByte(s, `*?[\`) {
 		return s
 	}
 	var b strings.Builder

@@ -354,11 +354,35 @@ func joinName(dir, name string) string {
 	return dir + "/" + name
 }
 
+// isCleanAbs reports whether p is an absolute slash-separated path that
+// filepath.Clean leaves as it is: no empty, "." or ".." element and no
+// trailing slash.
+func isCleanAbs(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	if p == "/" {
+		return true
+	}
+	start := 1
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch p[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
 // relWithin returns the slash-separated path of p relative to the clean
 // root and whether p is within root (see within); a clean absolute p,
 // as resolving yields, is judged by its prefix.
 func relWithin(root, p string) (string, bool) {
-	if filepath.Separator != '/' || !filepath.IsAbs(p) || filepath.Clean(p) != p {
+	if filepath.Separator != '/' || !isCleanAbs(p) {
 		if !within(root, p) {
 			return "", false
 		}

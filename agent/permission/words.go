@@ -30,7 +30,7 @@ func wordOf(src string, w *syntax.Word) word {
 			if i == 0 && strings.HasPrefix(p.Value, "~") {
 				out.lit = false
 			}
-			if strings.ContainsAny(p.Value, "*?[{") {
+			if hasByte(p.Value, "*?[{") {
 				out.glob = true
 			}
 			b.WriteString(unescape(p.Value))

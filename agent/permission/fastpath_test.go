@@ -1,0 +1,65 @@
+package permission
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// The shortcuts the path checks take must agree with the standard library
+// they stand in for.
+func TestPathShortcutsAgree(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the shortcuts are taken only where the separator is '/'")
+	}
+	paths := []string{"", "/", "//", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/b/..", "/a/b/.", "/.", "/..",
+		"/a/.b", "/a/..b", "/a/b.", "/a/b..", "a", "a/b", "./a", "/ws", "/ws/x", "/wsx", "/ws/x/../y", "/ws/.git/hooks"}
+	for _, p := range paths {
+		if got, want := isCleanAbs(p), filepath.IsAbs(p) && filepath.Clean(p) == p; got != want {
+			t.Errorf("isCleanAbs(%q) = %v, filepath says %v", p, got, want)
+		}
+		for _, root := range []string{"/", "/ws", "/ws/x"} {
+			rel, ok := relWithin(root, p)
+			wantOK := filepath.IsAbs(p) && within(root, filepath.Clean(p))
+			if ok != wantOK {
+				t.Errorf("relWithin(%q, %q) within = %v, want %v", root, p, ok, wantOK)
+				continue
+			}
+			if ok {
+				want, _ := filepath.Rel(root, p)
+				if rel != filepath.ToSlash(want) {
+					t.Errorf("relWithin(%q, %q) = %q, want %q", root, p, rel, want)
+				}
+			}
+		}
+		for _, name := range []string{"x", ".x", "..x", ".", "..", "", "a/b"} {
+			if p == "" || !isCleanAbs(p) {
+				continue
+			}
+			if got, want := joinName(p, name), filepath.Join(p, name); got != want {
+				t.Errorf("joinName(%q, %q) = %q, want %q", p, name, got, want)
+			}
+		}
+	}
+}
+
+func TestHasByte(t *testing.T) {
+	for _, s := range []string{"", "a", "*", "ab?", "[x", "plain-word_1", "a\\b", "{a,b}", "é*"} {
+		for _, set := range []string{"*?[", "*?[{", `*?[\`, `*?\`} {
+			if got, want := hasByte(s, set), containsAnyASCII(s, set); got != want {
+				t.Errorf("hasByte(%q, %q) = %v, want %v", s, set, got, want)
+			}
+		}
+	}
+}
+
+func containsAnyASCII(s, set string) bool {
+	for _, r := range s {
+		for _, c := range set {
+			if r == c {
+				return true
+			}
+		}
+	}
+	return false
+}
