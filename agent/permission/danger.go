@@ -156,7 +156,7 @@ func findFlag(words, flags []string, exact bool) (string, bool) {
 				}
 				continue
 			}
-			if strings.HasPrefix(w, f+"=") {
+			if len(w) > len(f) && w[len(f)] == '=' && strings.HasPrefix(w, f) {
 				return f, true
 			}
 			if len(f) == 2 && f[0] == '-' && len(w) > 1 && w[0] == '-' && w[1] != '-' {

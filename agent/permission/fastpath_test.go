@@ -43,11 +43,11 @@ func TestPathShortcutsAgree(t *testing.T) {
 	}
 }
 
-func TestHasByte(t *testing.T) {
-	for _, s := range []string{"", "a", "*", "ab?", "[x", "plain-word_1", "a\\b", "{a,b}", "é*"} {
+func TestByteSet(t *testing.T) {
+	for _, s := range []string{"", "a", "*", "ab?", "[x", "plain-word_1", "a\\b", "{a,b}", "é*", "\xff"} {
 		for _, set := range []string{"*?[", "*?[{", `*?[\`, `*?\`} {
-			if got, want := hasByte(s, set), containsAnyASCII(s, set); got != want {
-				t.Errorf("hasByte(%q, %q) = %v, want %v", s, set, got, want)
+			if got, want := newByteSet(set).in(s), containsAnyASCII(s, set); got != want {
+				t.Errorf("newByteSet(%q).in(%q) = %v, want %v", set, s, got, want)
 			}
 		}
 	}

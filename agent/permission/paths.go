@@ -253,26 +253,42 @@ func bracePaths(src string, w *syntax.Word, use PathUse) []Path {
 	return out
 }
 
-func hasMeta(s string) bool { return hasByte(s, "*?[") }
+func hasMeta(s string) bool { return globMeta.in(s) }
 
-// hasByte reports whether s holds any of the bytes of set, a few ASCII
-// characters: strings.ContainsAny, without its per-character rune search,
-// for the short words every command line is made of.
-func hasByte(s, set string) bool {
+// byteSet is a set of bytes: strings.ContainsAny for a fixed set of ASCII
+// characters, by table instead of a rune search per character, for the
+// short words every command line is made of.
+type byteSet [256]bool
+
+func newByteSet(chars string) *byteSet {
+	var b byteSet
+	for i := 0; i < len(chars); i++ {
+		b[chars[i]] = true
+	}
+	return &b
+}
+
+// in reports whether s holds a byte of the set.
+func (b *byteSet) in(s string) bool {
 	for i := 0; i < len(s); i++ {
-		for j := 0; j < len(set); j++ {
-			if s[i] == set[j] {
-				return true
-			}
+		if b[s[i]] {
+			return true
 		}
 	}
 	return false
 }
 
+var (
+	globMeta    = newByteSet("*?[")
+	globOrBrace = newByteSet("*?[{")
+	quotedMeta  = newByteSet(`*?[\`)
+	patternMeta = newByteSet(`*?\`)
+)
+
 // escapeMeta escapes glob metacharacters (and backslashes) for text that
 // was quoted, so a pattern built around it matches it literally.
 func escapeMeta(s string) string {
-	if !hasByte(s, `*?[\`) {
+	if !quotedMeta.in(s) {
 		return s
 	}
 	var b strings.Builder

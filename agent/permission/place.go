@@ -49,7 +49,7 @@ func (pl *place) gitDirs() []string {
 	}
 	pl.gitsFound = true
 	if pl.realDir == pl.realRoot {
-		if _, _, ok := pl.entry(pl.realRoot, ".git"); !ok {
+		if _, ok := pl.entry(pl.realRoot, ".git"); !ok {
 			return nil
 		}
 	}
@@ -75,9 +75,9 @@ const maxListed = 512
 
 // entry looks a name up in a directory. A command line names many words
 // that are no file at all, so the directory's names are read once and only
-// a name it holds costs an lstat. ok is false when the name is not there;
-// when it is, p is its path.
-func (pl *place) entry(dir, name string) (p string, mode fs.FileMode, ok bool) {
+// a name it holds costs an lstat, unless the listing gave its type. ok is
+// false when the name is not there.
+func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
 	names, read := pl.dirs[dir]
 	if !read && dir != pl.realDir && name != "." {
 		// Deeper directories see a word or two: lstat them.
@@ -93,15 +93,15 @@ func (pl *place) entry(dir, name string) (p string, mode fs.FileMode, ok bool) {
 	if names != nil {
 		t, listed := names[name]
 		if !listed {
-			return "", 0, false
+			return 0, false
 		}
 		if t != typeUnknown {
-			return joinName(dir, name), t, true
+			return t, true
 		}
 	}
-	p = joinName(dir, name)
+	p := joinName(dir, name)
 	if m, ok := pl.modes[p]; ok {
-		return p, m, m != modeMissing
+		return m, m != modeMissing
 	}
 	if pl.modes == nil {
 		pl.modes = map[string]fs.FileMode{}
@@ -109,10 +109,10 @@ func (pl *place) entry(dir, name string) (p string, mode fs.FileMode, ok bool) {
 	info, err := os.Lstat(p)
 	if err != nil {
 		pl.modes[p] = modeMissing
-		return "", 0, false
+		return 0, false
 	}
 	pl.modes[p] = info.Mode()
-	return p, info.Mode(), true
+	return info.Mode(), true
 }
 
 // unnamed reports whether the relative path text, taken from the line's
@@ -139,7 +139,7 @@ func (pl *place) unnamed(text string) bool {
 	if first == "" {
 		return false
 	}
-	_, _, found := pl.entry(pl.realDir, first)
+	_, found := pl.entry(pl.realDir, first)
 	return !found
 }
 
@@ -319,7 +319,7 @@ func (pl *place) walk(cur, rel string) string {
 			cur = filepath.Dir(cur)
 			continue
 		}
-		next, mode, ok := pl.entry(cur, c)
+		mode, ok := pl.entry(cur, c)
 		if !ok {
 			// Nothing there, so nothing below it is a link.
 			if !more {
@@ -327,6 +327,7 @@ func (pl *place) walk(cur, rel string) string {
 			}
 			return filepath.Join(cur, c, rest)
 		}
+		next := joinName(cur, c)
 		if mode&fs.ModeSymlink != 0 {
 			real := pl.resolveAbs(next)
 			if more {

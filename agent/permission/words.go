@@ -30,7 +30,7 @@ func wordOf(src string, w *syntax.Word) word {
 			if i == 0 && strings.HasPrefix(p.Value, "~") {
 				out.lit = false
 			}
-			if hasByte(p.Value, "*?[{") {
+			if globOrBrace.in(p.Value) {
 				out.glob = true
 			}
 			b.WriteString(unescape(p.Value))
