@@ -75,11 +75,16 @@ const maxShellDepth = 8
 // SplitBash finds every simple command in a bash command line. It fails only
 // when the line does not parse; the error says where. An empty line, or one
 // with only comments or assignments, has no commands.
-func SplitBash(line string) ([]Command, error) {
+func SplitBash(line string) ([]Command, error) { return splitBash(line, false) }
+
+// splitBash is SplitBash; walkAll leaves the whole walk to syntax.Walk
+// (see splitter.walk).
+func splitBash(line string, walkAll bool) ([]Command, error) {
 	if len(line) > maxBashLine {
 		return nil, fmt.Errorf("the command line is %d bytes, more than the %d this checker reads", len(line), maxBashLine)
 	}
-	s := &splitter{cmds: make([]Command, 0, estimateCommands(line)), slabSize: slabSize(line)}
+	s := &splitter{cmds: make([]Command, 0, estimateCommands(line)), slabSize: slabSize(line), walkAll: walkAll}
+	s.visitFn = s.visitor
 	if err := s.split(line, 0); err != nil {
 		return nil, err
 	}
@@ -137,6 +142,17 @@ type splitter struct {
 	pathSlab []Path
 	pathBuf  []Path // a command's paths as they are found, before copying
 	slabSize int    // the size of a new slab, from the line's length
+
+	// src and depth are the script being walked and its eval / sh -c
+	// nesting.
+	src   string
+	depth int
+	// walkAll makes walk leave every node to syntax.Walk, for the test
+	// that holds the two to the same result.
+	walkAll bool
+	// visitFn is s.visitor, made once: a method value handed to
+	// syntax.Walk is allocated each time.
+	visitFn func(syntax.Node) bool
 }
 
 // words returns n words cut from the slab.
@@ -211,26 +227,20 @@ func (s *splitter) split(src string, depth int) error {
 	if err != nil {
 		return fmt.Errorf("the command line does not parse as bash: %w", err)
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if w, ok := n.(*syntax.Word); ok && leafWord(w) {
-			return false // nothing in it for visit, which skips words
-		}
-		s.visit(src, n, depth)
-		return true
-	})
+	outerSrc, outerDepth := s.src, s.depth
+	s.src, s.depth = src, depth
+	s.walk(f)
+	s.src, s.depth = outerSrc, outerDepth
 	return nil
 }
 
-// leafWord reports whether w is only literal text and single quotes,
-// which hold no node of their own.
-func leafWord(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		switch p.(type) {
-		case *syntax.Lit, *syntax.SglQuoted:
-		default:
-			return false
-		}
+// visitor is what syntax.Walk calls for the nodes walk hands it: visit,
+// but not into plain words, which hold nothing for it.
+func (s *splitter) visitor(n syntax.Node) bool {
+	if w, ok := n.(*syntax.Word); ok && leafWord(w) {
+		return false
 	}
+	s.visit(s.src, n, s.depth)
 	return true
 }
 
