@@ -83,7 +83,8 @@ func splitBash(line string, walkAll bool) ([]Command, error) {
 	if len(line) > maxBashLine {
 		return nil, fmt.Errorf("the command line is %d bytes, more than the %d this checker reads", len(line), maxBashLine)
 	}
-	s := &splitter{cmds: make([]Command, 0, estimateCommands(line)), slabSize: slabSize(line), walkAll: walkAll}
+	commands, words := estimate(line)
+	s := &splitter{cmds: make([]Command, 0, commands), slabSize: words, walkAll: walkAll}
 	s.visitFn = s.visitor
 	if err := s.split(line, 0); err != nil {
 		return nil, err
@@ -103,41 +104,53 @@ func splitBash(line string, walkAll bool) ([]Command, error) {
 	return s.cmds, nil
 }
 
-// estimateCommands guesses how many commands line holds, from its
-// separators, so the slice of them is allocated once for most lines.
-func estimateCommands(line string) int {
-	n := 1
+// estimate guesses, in one pass over the line, how many commands it holds
+// (from its separators), so the slice of them is allocated once for most
+// lines, and how many words (from its blanks), the size of the slabs
+// arguments and paths are cut from; a line that needs more gets another.
+func estimate(line string) (commands, words int) {
+	commands, words = 1, 1
 	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '|', ';', '&', '\n', '(', '`':
-			n++
+		switch lineClass[line[i]] {
+		case sepClass:
+			commands++
+		case blankClass:
+			words++
+		case bothClass:
+			commands++
+			words++
 		}
 	}
-	return min(n, 64)
+	return min(commands, 64), min(words, 256)
 }
 
-// slabSize is how many words, arguments or paths a splitter's slab holds:
-// one per blank of the line, bounded for long lines; a line that needs
-// more gets another slab.
-func slabSize(line string) int {
-	n := 1
-	for i := 0; i < len(line); i++ {
-		if line[i] == ' ' || line[i] == '\t' || line[i] == '\n' {
-			n++
-		}
+// lineClass sorts bytes for estimate.
+var lineClass = func() (t [256]uint8) {
+	for _, c := range "|;&(`" {
+		t[c] = sepClass
 	}
-	return min(n, 256)
-}
+	t[' '], t['\t'] = blankClass, blankClass
+	t['\n'] = bothClass
+	return t
+}()
+
+const (
+	sepClass = 1 + iota
+	blankClass
+	bothClass
+)
 
 type splitter struct {
 	cmds       []Command
 	changesDir bool
 	cdTargets  []string // the literal directories cd and pushd go to, in order
 
-	// Slabs the commands' words, arguments and paths are cut from, so a
-	// line costs a few allocations rather than a few per command; each
-	// piece is capped at its length, so appending to one copies it.
-	wordSlab []word
+	// wordBuf holds the words of the command being split. A nested split
+	// (eval, sh -c) reuses it, so a command's words are not read after one.
+	wordBuf []word
+	// Slabs the commands' arguments and paths are cut from, so a line
+	// costs a few allocations rather than a few per command; each piece is
+	// capped at its length, so appending to one copies it.
 	strSlab  []string
 	pathSlab []Path
 	pathBuf  []Path // a command's paths as they are found, before copying
@@ -155,14 +168,12 @@ type splitter struct {
 	visitFn func(syntax.Node) bool
 }
 
-// words returns n words cut from the slab.
+// words returns wordBuf holding n words.
 func (s *splitter) words(n int) []word {
-	if cap(s.wordSlab)-len(s.wordSlab) < n {
-		s.wordSlab = make([]word, 0, max(n, s.slabSize))
+	if cap(s.wordBuf) < n {
+		s.wordBuf = make([]word, max(n, 16))
 	}
-	i := len(s.wordSlab)
-	s.wordSlab = s.wordSlab[:i+n]
-	return s.wordSlab[i : i+n : i+n]
+	return s.wordBuf[:n]
 }
 
 // strings returns n strings cut from the slab.
@@ -342,15 +353,17 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		if len(writes) > 0 || len(rpaths) > 0 || reason != "" {
 			s.add(Command{Subject: strings.Join(text, " "), Writes: writes, Paths: rpaths, Reason: reason})
 		}
-		subject := joinWords(ws, nil)
+		// Taken before the nested split, which reuses the words' buffer.
+		args := texts(ws)
+		subject := joinSubject(args, nil)
 		switch {
 		case script == nil:
-			s.add(Command{Args: texts(ws), Subject: subject, Reason: what + " runs a string that is only known at run time"})
+			s.add(Command{Args: args, Subject: subject, Reason: what + " runs a string that is only known at run time"})
 		case depth+1 > maxShellDepth:
-			s.add(Command{Args: texts(ws), Subject: subject, Reason: fmt.Sprintf("%s nests shells more than %d deep", what, maxShellDepth)})
+			s.add(Command{Args: args, Subject: subject, Reason: fmt.Sprintf("%s nests shells more than %d deep", what, maxShellDepth)})
 		default:
 			if err := s.split(*script, depth+1); err != nil {
-				s.add(Command{Args: texts(ws), Subject: subject, Reason: what + " runs a string that " + strings.TrimPrefix(err.Error(), "the command line ")})
+				s.add(Command{Args: args, Subject: subject, Reason: what + " runs a string that " + strings.TrimPrefix(err.Error(), "the command line ")})
 			}
 		}
 		return

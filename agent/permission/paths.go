@@ -161,7 +161,7 @@ func pathText(w *syntax.Word) (text string, home, glob bool, why string) {
 			}
 			b.WriteString(unescape(v))
 		case *syntax.SglQuoted:
-			if p.Dollar && strings.Contains(p.Value, `\`) {
+			if p.Dollar && strings.IndexByte(p.Value, '\\') >= 0 {
 				return "", false, false, "$'…' is only known after its escapes are decoded"
 			}
 			b.WriteString(escapeMeta(p.Value))
@@ -219,7 +219,7 @@ func safeParam(p *syntax.ParamExp) bool {
 // hasBraces reports whether an unquoted part of w holds a brace list.
 func hasBraces(w *syntax.Word) bool {
 	for _, part := range w.Parts {
-		if lit, ok := part.(*syntax.Lit); ok && strings.Contains(lit.Value, "{") {
+		if lit, ok := part.(*syntax.Lit); ok && strings.IndexByte(lit.Value, '{') >= 0 {
 			return true
 		}
 	}
@@ -304,7 +304,7 @@ func escapeMeta(s string) string {
 // unescapeMeta undoes escapeMeta for a word that turned out not to be a
 // pattern.
 func unescapeMeta(s string) string {
-	if !strings.Contains(s, `\`) {
+	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder
