@@ -63,3 +63,18 @@ func containsAnyASCII(s, set string) bool {
 	}
 	return false
 }
+
+// FuzzIsCleanAbs holds isCleanAbs to filepath.Clean on any path.
+func FuzzIsCleanAbs(f *testing.F) {
+	for _, p := range []string{"/", "/a/b", "/a/./b", "/a/../b", "//a", "/a/", "/.x", "/..x", "/x.."} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if runtime.GOOS == "windows" {
+			t.Skip()
+		}
+		if got, want := isCleanAbs(p), filepath.IsAbs(p) && filepath.Clean(p) == p; got != want {
+			t.Errorf("isCleanAbs(%q) = %v, filepath says %v", p, got, want)
+		}
+	})
+}

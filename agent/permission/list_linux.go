@@ -3,8 +3,13 @@ package permission
 import (
 	"encoding/binary"
 	"io/fs"
+	"sync"
 	"syscall"
 )
+
+// direntBufs keeps the buffers directories are read into: one on the
+// stack would be cleared on every listing.
+var direntBufs = sync.Pool{New: func() any { return new([8 << 10]byte) }}
 
 // listNames returns the names in dir with the type each entry has (see
 // direntType), nil when it holds more than max or cannot be read. It
@@ -18,7 +23,8 @@ func listNames(dir string, max int) map[string]fs.FileMode {
 		return nil
 	}
 	defer syscall.Close(fd)
-	var buf [8 << 10]byte
+	buf := direntBufs.Get().(*[8 << 10]byte)
+	defer direntBufs.Put(buf)
 	names := map[string]fs.FileMode{}
 	for {
 		n, err := syscall.ReadDirent(fd, buf[:])

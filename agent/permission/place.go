@@ -365,16 +365,22 @@ func isCleanAbs(p string) bool {
 	if p == "/" {
 		return true
 	}
-	start := 1
-	for i := 1; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
+	if p[len(p)-1] == '/' {
+		return false
+	}
+	// Every element starts after a '/': it must not be empty, "." or "..".
+	for i := 0; i < len(p)-1; i++ {
+		if p[i] != '/' {
 			continue
 		}
-		switch p[start:i] {
-		case "", ".", "..":
+		switch next := p[i+1:]; {
+		case next[0] == '/':
+			return false
+		case next[0] == '.' && (len(next) == 1 || next[1] == '/'):
+			return false
+		case next[0] == '.' && next[1] == '.' && (len(next) == 2 || next[2] == '/'):
 			return false
 		}
-		start = i + 1
 	}
 	return true
 }
