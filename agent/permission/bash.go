@@ -373,8 +373,15 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 	for i, w := range ws {
 		argTexts[i] = w.text
 	}
-	c := Command{Args: argTexts, Subject: joinSubject(argTexts, text), Writes: writes, Reason: reason}
 	args := ce.Args[len(ce.Args)-len(ws):]
+	subject, ok := "", false
+	if len(text) == 0 {
+		subject, ok = spelled(src, args, argTexts)
+	}
+	if !ok {
+		subject = joinSubject(argTexts, text)
+	}
+	c := Command{Args: argTexts, Subject: subject, Writes: writes, Reason: reason}
 	writers := writeTargets(c.Args)
 	paths := s.pathBuf[:0]
 	for i, a := range args[1:] {
@@ -614,6 +621,35 @@ func texts(ws []word) []string {
 }
 
 func joinWords(ws []word, redirs []string) string { return joinSubject(texts(ws), redirs) }
+
+// spelled returns the source text of the words ws, when it is their texts
+// joined by single spaces, as it is for most commands (no quotes, escapes
+// or extra blanks): the subject joinSubject would build, without building
+// it.
+func spelled(src string, ws []*syntax.Word, texts []string) (string, bool) {
+	if len(ws) == 0 {
+		return "", false
+	}
+	start, end := ws[0].Pos().Offset(), ws[len(ws)-1].End().Offset()
+	if start >= end || end > uint(len(src)) {
+		return "", false
+	}
+	span := src[start:end]
+	rest := span
+	for i, t := range texts {
+		if i > 0 {
+			if rest == "" || rest[0] != ' ' {
+				return "", false
+			}
+			rest = rest[1:]
+		}
+		if !strings.HasPrefix(rest, t) {
+			return "", false
+		}
+		rest = rest[len(t):]
+	}
+	return span, rest == ""
+}
 
 // joinSubject joins a command's words and redirections with spaces.
 func joinSubject(args, redirs []string) string {

@@ -3,7 +3,10 @@ package permission
 import (
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // The shortcuts the path checks take must agree with the standard library
@@ -76,5 +79,35 @@ func FuzzIsCleanAbs(f *testing.F) {
 		if got, want := isCleanAbs(p), filepath.IsAbs(p) && filepath.Clean(p) == p; got != want {
 			t.Errorf("isCleanAbs(%q) = %v, filepath says %v", p, got, want)
 		}
+	})
+}
+
+// FuzzSpelled holds spelled to the subject it stands in for: where it
+// takes a command's source text, that text is its words joined by spaces.
+func FuzzSpelled(f *testing.F) {
+	for _, s := range append(append([]string(nil), bashSeeds...), walkLines...) {
+		f.Add(s)
+	}
+	f.Add(`a  b`)
+	f.Add(`a 'b' "c" d\ e`)
+	f.Fuzz(func(t *testing.T, line string) {
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+		if err != nil {
+			return
+		}
+		syntax.Walk(file, func(n syntax.Node) bool {
+			ce, ok := n.(*syntax.CallExpr)
+			if !ok || len(ce.Args) == 0 {
+				return true
+			}
+			texts := make([]string, len(ce.Args))
+			for i, a := range ce.Args {
+				texts[i] = wordOf(line, a).text
+			}
+			if got, ok := spelled(line, ce.Args, texts); ok && got != strings.Join(texts, " ") {
+				t.Errorf("%q: spelled %q, the words join to %q", line, got, strings.Join(texts, " "))
+			}
+			return true
+		})
 	})
 }

@@ -4,6 +4,7 @@ package permission
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -36,4 +37,14 @@ func listNames(dir string, max int) map[string]fs.FileMode {
 			return nil
 		}
 	}
+}
+
+// lstatType returns the type bits of the file at p, not following a
+// final link.
+func lstatType(p string) (fs.FileMode, error) {
+	info, err := os.Lstat(p)
+	if err != nil {
+		return 0, err
+	}
+	return info.Mode().Type(), nil
 }

@@ -40,6 +40,40 @@ func listNames(dir string, max int) map[string]fs.FileMode {
 	}
 }
 
+// lstatType returns the type bits of the file at p, not following a
+// final link, as os.Lstat's Mode().Type() would, without building a
+// FileInfo.
+func lstatType(p string) (fs.FileMode, error) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(p, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		break
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		return 0, nil
+	case syscall.S_IFDIR:
+		return fs.ModeDir, nil
+	case syscall.S_IFLNK:
+		return fs.ModeSymlink, nil
+	case syscall.S_IFIFO:
+		return fs.ModeNamedPipe, nil
+	case syscall.S_IFSOCK:
+		return fs.ModeSocket, nil
+	case syscall.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice, nil
+	case syscall.S_IFBLK:
+		return fs.ModeDevice, nil
+	}
+	return fs.ModeIrregular, nil
+}
+
 // The layout of struct linux_dirent64: d_ino, d_off, d_reclen, d_type,
 // then the name, NUL-terminated.
 const (

@@ -49,7 +49,7 @@ func (pl *place) gitDirs() []string {
 	}
 	pl.gitsFound = true
 	if pl.realDir == pl.realRoot {
-		if _, ok := pl.entry(pl.realRoot, ".git"); !ok {
+		if _, _, ok := pl.entry(pl.realRoot, ".git"); !ok {
 			return nil
 		}
 	}
@@ -76,8 +76,9 @@ const maxListed = 512
 // entry looks a name up in a directory. A command line names many words
 // that are no file at all, so the directory's names are read once and only
 // a name it holds costs an lstat, unless the listing gave its type. ok is
-// false when the name is not there.
-func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
+// false when the name is not there. p is the name's path when it was
+// built for the lstat, "" otherwise.
+func (pl *place) entry(dir, name string) (p string, mode fs.FileMode, ok bool) {
 	names, read := pl.dirs[dir]
 	if !read && dir != pl.realDir && name != "." {
 		// Deeper directories see a word or two: lstat them.
@@ -93,26 +94,26 @@ func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
 	if names != nil {
 		t, listed := names[name]
 		if !listed {
-			return 0, false
+			return "", 0, false
 		}
 		if t != typeUnknown {
-			return t, true
+			return "", t, true
 		}
 	}
-	p := joinName(dir, name)
+	p = joinName(dir, name)
 	if m, ok := pl.modes[p]; ok {
-		return m, m != modeMissing
+		return p, m, m != modeMissing
 	}
 	if pl.modes == nil {
 		pl.modes = map[string]fs.FileMode{}
 	}
-	info, err := os.Lstat(p)
+	m, err := lstatType(p)
 	if err != nil {
 		pl.modes[p] = modeMissing
-		return 0, false
+		return p, 0, false
 	}
-	pl.modes[p] = info.Mode()
-	return info.Mode(), true
+	pl.modes[p] = m
+	return p, m, true
 }
 
 // unnamed reports whether the relative path text, taken from the line's
@@ -139,7 +140,7 @@ func (pl *place) unnamed(text string) bool {
 	if first == "" {
 		return false
 	}
-	_, found := pl.entry(pl.realDir, first)
+	_, _, found := pl.entry(pl.realDir, first)
 	return !found
 }
 
@@ -319,15 +320,20 @@ func (pl *place) walk(cur, rel string) string {
 			cur = filepath.Dir(cur)
 			continue
 		}
-		mode, ok := pl.entry(cur, c)
+		next, mode, ok := pl.entry(cur, c)
 		if !ok {
 			// Nothing there, so nothing below it is a link.
-			if !more {
-				return joinName(cur, c)
+			switch {
+			case more:
+				return filepath.Join(cur, c, rest)
+			case next != "":
+				return next
 			}
-			return filepath.Join(cur, c, rest)
+			return joinName(cur, c)
 		}
-		next := joinName(cur, c)
+		if next == "" {
+			next = joinName(cur, c)
+		}
 		if mode&fs.ModeSymlink != 0 {
 			real := pl.resolveAbs(next)
 			if more {
