@@ -3,42 +3,8 @@ package permission
 import (
 	"encoding/binary"
 	"io/fs"
-	"sync"
 	"syscall"
 )
-
-// direntBufs keeps the buffers directories are read into: one on the
-// stack would be cleared on every listing.
-var direntBufs = sync.Pool{New: func() any { return new([8 << 10]byte) }}
-
-// listNames returns the names in dir with the type each entry has (see
-// direntType), nil when it holds more than max or cannot be read. It
-// reads the directory with plain system calls: os.Open would register the
-// descriptor with the poller, which costs more than reading a small
-// directory does. The type comes with the name, so an entry needs no
-// lstat of its own to tell a link from a file.
-func listNames(dir string, max int) map[string]fs.FileMode {
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil
-	}
-	defer syscall.Close(fd)
-	buf := direntBufs.Get().(*[8 << 10]byte)
-	defer direntBufs.Put(buf)
-	names := map[string]fs.FileMode{}
-	for {
-		n, err := syscall.ReadDirent(fd, buf[:])
-		if err != nil {
-			return nil
-		}
-		if n <= 0 {
-			return names
-		}
-		if !parseDirents(buf[:n], names) || len(names) > max {
-			return nil
-		}
-	}
-}
 
 // lstatType returns the type bits of the file at p, not following a
 // final link, as os.Lstat's Mode().Type() would, without building a
@@ -83,9 +49,11 @@ const (
 	direntName   = 19
 )
 
-// parseDirents adds the entries in buf, as getdents64 fills it, to names,
-// leaving out "." and ".." and deleted entries as syscall.ParseDirent
-// does. It reports false when buf is malformed.
+// parseDirents adds the entries in buf, as getdents64 fills it, to names
+// with the type each has (see direntMode): the type comes with the name,
+// so an entry needs no lstat of its own to tell a link from a file. It
+// leaves out "." and ".." and deleted entries as syscall.ParseDirent
+// does, and reports false when buf is malformed.
 func parseDirents(buf []byte, names map[string]fs.FileMode) bool {
 	for len(buf) > 0 {
 		if len(buf) < direntName {

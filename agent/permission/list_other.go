@@ -25,13 +25,3 @@ func listNames(dir string, max int) map[string]fs.FileMode {
 	}
 	return names
 }
-
-// lstatType returns the type bits of the file at p, not following a
-// final link.
-func lstatType(p string) (fs.FileMode, error) {
-	info, err := os.Lstat(p)
-	if err != nil {
-		return 0, err
-	}
-	return info.Mode().Type(), nil
-}
