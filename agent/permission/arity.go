@@ -35,6 +35,17 @@ var arity = map[string]int{
 	"aws": 3, "gcloud": 3,
 }
 
+// arityPairs are the first words of arity's two-word keys.
+var arityPairs = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range arity {
+		if first, _, ok := strings.Cut(k, " "); ok {
+			m[first] = true
+		}
+	}
+	return m
+}()
+
 // Suggest returns the pattern an "always" answer to this command grants: its
 // first words by arity followed by " *". When those words run out, or one
 // of them is an option, it is the exact command instead, which never grants
@@ -47,7 +58,7 @@ func (c Command) Suggest() string {
 	if k, ok := arity[c.Args[0]]; ok {
 		n = k
 	}
-	if len(c.Args) > 1 {
+	if len(c.Args) > 1 && arityPairs[c.Args[0]] {
 		if k, ok := arity[c.Args[0]+" "+c.Args[1]]; ok {
 			n = k
 		}

@@ -75,11 +75,17 @@ const maxShellDepth = 8
 // SplitBash finds every simple command in a bash command line. It fails only
 // when the line does not parse; the error says where. An empty line, or one
 // with only comments or assignments, has no commands.
-func SplitBash(line string) ([]Command, error) {
+func SplitBash(line string) ([]Command, error) { return splitBash(line, false) }
+
+// splitBash is SplitBash; walkAll leaves the whole walk to syntax.Walk
+// (see splitter.walk).
+func splitBash(line string, walkAll bool) ([]Command, error) {
 	if len(line) > maxBashLine {
 		return nil, fmt.Errorf("the command line is %d bytes, more than the %d this checker reads", len(line), maxBashLine)
 	}
-	s := &splitter{cmds: make([]Command, 0, estimateCommands(line))}
+	commands, words := estimate(line)
+	s := &splitter{cmds: make([]Command, 0, commands), slabSize: words, walkAll: walkAll}
+	s.visitFn = s.visitor
 	if err := s.split(line, 0); err != nil {
 		return nil, err
 	}
@@ -98,23 +104,105 @@ func SplitBash(line string) ([]Command, error) {
 	return s.cmds, nil
 }
 
-// estimateCommands guesses how many commands line holds, from its
-// separators, so the slice of them is allocated once for most lines.
-func estimateCommands(line string) int {
-	n := 1
+// estimate guesses, in one pass over the line, how many commands it holds
+// (from its separators), so the slice of them is allocated once for most
+// lines, and how many words (from its blanks), the size of the slabs
+// arguments and paths are cut from; a line that needs more gets another.
+func estimate(line string) (commands, words int) {
+	commands, words = 1, 1
 	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '|', ';', '&', '\n', '(', '`':
-			n++
+		switch lineClass[line[i]] {
+		case sepClass:
+			commands++
+		case blankClass:
+			words++
+		case bothClass:
+			commands++
+			words++
 		}
 	}
-	return min(n, 64)
+	return min(commands, 64), min(words, 256)
 }
+
+// lineClass sorts bytes for estimate.
+var lineClass = func() (t [256]uint8) {
+	for _, c := range "|;&(`" {
+		t[c] = sepClass
+	}
+	t[' '], t['\t'] = blankClass, blankClass
+	t['\n'] = bothClass
+	return t
+}()
+
+const (
+	sepClass = 1 + iota
+	blankClass
+	bothClass
+)
 
 type splitter struct {
 	cmds       []Command
 	changesDir bool
 	cdTargets  []string // the literal directories cd and pushd go to, in order
+
+	// wordBuf holds the words of the command being split. A nested split
+	// (eval, sh -c) reuses it, so a command's words are not read after one.
+	wordBuf []word
+	// Slabs the commands' arguments and paths are cut from, so a line
+	// costs a few allocations rather than a few per command; each piece is
+	// capped at its length, so appending to one copies it.
+	strSlab  []string
+	pathSlab []Path
+	pathBuf  []Path // a command's paths as they are found, before copying
+	slabSize int    // the size of a new slab, from the line's length
+
+	// src and depth are the script being walked and its eval / sh -c
+	// nesting.
+	src   string
+	depth int
+	// walkAll makes walk leave every node to syntax.Walk, for the test
+	// that holds the two to the same result.
+	walkAll bool
+	// visitFn is s.visitor, made once: a method value handed to
+	// syntax.Walk is allocated each time.
+	visitFn func(syntax.Node) bool
+}
+
+// words returns wordBuf holding n words.
+func (s *splitter) words(n int) []word {
+	if cap(s.wordBuf) < n {
+		s.wordBuf = make([]word, max(n, 16))
+	}
+	return s.wordBuf[:n]
+}
+
+// strings returns n strings cut from the slab.
+func (s *splitter) strings(n int) []string {
+	if cap(s.strSlab)-len(s.strSlab) < n {
+		s.strSlab = make([]string, 0, max(n, s.slabSize))
+	}
+	i := len(s.strSlab)
+	s.strSlab = s.strSlab[:i+n]
+	return s.strSlab[i : i+n : i+n]
+}
+
+// paths returns a copy of ps cut from the slab; nil when ps is empty.
+func (s *splitter) paths(ps []Path) []Path {
+	n := len(ps)
+	if n == 0 {
+		return nil
+	}
+	if cap(s.pathSlab)-len(s.pathSlab) < n {
+		// Fewer words are paths than are words: half a slab first.
+		size := s.slabSize
+		if s.pathSlab == nil {
+			size = size/2 + 1
+		}
+		s.pathSlab = make([]Path, 0, max(n, size))
+	}
+	i := len(s.pathSlab)
+	s.pathSlab = append(s.pathSlab, ps...)
+	return s.pathSlab[i : i+n : i+n]
 }
 
 // maxCdDirs bounds the directories cd targets combine into.
@@ -150,11 +238,21 @@ func (s *splitter) split(src string, depth int) error {
 	if err != nil {
 		return fmt.Errorf("the command line does not parse as bash: %w", err)
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		s.visit(src, n, depth)
-		return true
-	})
+	outerSrc, outerDepth := s.src, s.depth
+	s.src, s.depth = src, depth
+	s.walk(f)
+	s.src, s.depth = outerSrc, outerDepth
 	return nil
+}
+
+// visitor is what syntax.Walk calls for the nodes walk hands it: visit,
+// but not into plain words, which hold nothing for it.
+func (s *splitter) visitor(n syntax.Node) bool {
+	if w, ok := n.(*syntax.Word); ok && leafWord(w) {
+		return false
+	}
+	s.visit(s.src, n, s.depth)
+	return true
 }
 
 // visit handles one node; Walk goes on into its children, so commands nested
@@ -238,7 +336,7 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		return
 	}
 
-	ws := make([]word, len(ce.Args))
+	ws := s.words(len(ce.Args))
 	for i, a := range ce.Args {
 		ws[i] = wordOf(src, a)
 	}
@@ -255,33 +353,48 @@ func (s *splitter) call(src string, ce *syntax.CallExpr, redirs []*syntax.Redire
 		if len(writes) > 0 || len(rpaths) > 0 || reason != "" {
 			s.add(Command{Subject: strings.Join(text, " "), Writes: writes, Paths: rpaths, Reason: reason})
 		}
-		subject := joinWords(ws, nil)
+		// Taken before the nested split, which reuses the words' buffer.
+		args := texts(ws)
+		subject := joinSubject(args, nil)
 		switch {
 		case script == nil:
-			s.add(Command{Args: texts(ws), Subject: subject, Reason: what + " runs a string that is only known at run time"})
+			s.add(Command{Args: args, Subject: subject, Reason: what + " runs a string that is only known at run time"})
 		case depth+1 > maxShellDepth:
-			s.add(Command{Args: texts(ws), Subject: subject, Reason: fmt.Sprintf("%s nests shells more than %d deep", what, maxShellDepth)})
+			s.add(Command{Args: args, Subject: subject, Reason: fmt.Sprintf("%s nests shells more than %d deep", what, maxShellDepth)})
 		default:
 			if err := s.split(*script, depth+1); err != nil {
-				s.add(Command{Args: texts(ws), Subject: subject, Reason: what + " runs a string that " + strings.TrimPrefix(err.Error(), "the command line ")})
+				s.add(Command{Args: args, Subject: subject, Reason: what + " runs a string that " + strings.TrimPrefix(err.Error(), "the command line ")})
 			}
 		}
 		return
 	}
 
-	argTexts := texts(ws)
-	c := Command{Args: argTexts, Subject: joinSubject(argTexts, text), Writes: writes, Reason: reason}
+	argTexts := s.strings(len(ws))
+	for i, w := range ws {
+		argTexts[i] = w.text
+	}
 	args := ce.Args[len(ce.Args)-len(ws):]
+	subject, ok := "", false
+	if len(text) == 0 {
+		subject, ok = spelled(src, args, argTexts)
+	}
+	if !ok {
+		subject = joinSubject(argTexts, text)
+	}
+	c := Command{Args: argTexts, Subject: subject, Writes: writes, Reason: reason}
 	writers := writeTargets(c.Args)
+	paths := s.pathBuf[:0]
 	for i, a := range args[1:] {
 		use := UseOperand
-		if writers[i+1] {
+		if writers != nil && writers[i+1] {
 			use = UseWrite
 		}
-		c.Paths = appendWordPaths(c.Paths, src, a, use)
+		paths = appendWordPaths(paths, src, a, use)
 	}
-	c.Paths = append(c.Paths, impliedWrites(c.Args)...)
-	c.Paths = append(c.Paths, rpaths...)
+	paths = append(paths, impliedWrites(c.Args)...)
+	paths = append(paths, rpaths...)
+	s.pathBuf = paths
+	c.Paths = s.paths(paths)
 	switch name := ws[0]; {
 	case !name.lit:
 		c.Reason = "the command name is only known at run time"
@@ -508,6 +621,35 @@ func texts(ws []word) []string {
 }
 
 func joinWords(ws []word, redirs []string) string { return joinSubject(texts(ws), redirs) }
+
+// spelled returns the source text of the words ws, when it is their texts
+// joined by single spaces, as it is for most commands (no quotes, escapes
+// or extra blanks): the subject joinSubject would build, without building
+// it.
+func spelled(src string, ws []*syntax.Word, texts []string) (string, bool) {
+	if len(ws) == 0 {
+		return "", false
+	}
+	start, end := ws[0].Pos().Offset(), ws[len(ws)-1].End().Offset()
+	if start >= end || end > uint(len(src)) {
+		return "", false
+	}
+	span := src[start:end]
+	rest := span
+	for i, t := range texts {
+		if i > 0 {
+			if rest == "" || rest[0] != ' ' {
+				return "", false
+			}
+			rest = rest[1:]
+		}
+		if !strings.HasPrefix(rest, t) {
+			return "", false
+		}
+		rest = rest[len(t):]
+	}
+	return span, rest == ""
+}
 
 // joinSubject joins a command's words and redirections with spaces.
 func joinSubject(args, redirs []string) string {

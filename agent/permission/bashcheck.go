@@ -17,37 +17,68 @@ func bashChecks(rules []Rule, line string, pl *place, writes func(path string) [
 	if err != nil {
 		return []Check{decideOpaque(rules, Bash, line, err.Error())}, err
 	}
-	var checks []Check
-	seen := map[checkKey]bool{}
-	add := func(cs ...Check) {
-		for _, c := range cs {
-			k := checkKey{c.Permission, c.Subject, c.Reason}
-			if !seen[k] {
-				seen[k] = true
-				checks = append(checks, c)
-			}
-		}
-	}
+	set := checkSet{checks: make([]Check, 0, len(cmds)+len(cmds)/2+4)}
 	for _, cmd := range cmds {
 		switch {
 		case cmd.Reason != "":
-			add(decideOpaque(rules, Bash, cmd.Subject, cmd.Reason))
+			set.add(decideOpaque(rules, Bash, cmd.Subject, cmd.Reason))
 		case len(cmd.Args) > 0:
 			c := decide(rules, Bash, cmd.Subject)
 			c.Suggest = cmd.Suggest()
-			add(c)
+			set.add(c)
 			for _, d := range cmd.Dangers() {
-				add(decideDanger(rules, cmd.Subject, d))
+				set.add(decideDanger(rules, cmd.Subject, d))
 			}
 		}
 		for _, w := range cmd.Writes {
-			add(writes(w)...)
+			set.addAll(writes(w))
 		}
 		for _, p := range cmd.Paths {
-			add(pathWordChecks(rules, pl, p, cmd.Dirs)...)
+			pathWordChecks(&set, rules, pl, p, cmd.Dirs)
 		}
 	}
-	return checks, nil
+	return set.checks, nil
+}
+
+// checkSet collects checks, each (permission, subject, reason) once: a
+// line names the same file or command many times over.
+type checkSet struct {
+	checks []Check
+	// seen indexes checks once they are too many to scan; most lines
+	// have a few dozen, which a scan compares faster than a map hashes.
+	seen map[checkKey]struct{}
+}
+
+// maxScanned is how many checks a checkSet scans before it indexes them.
+const maxScanned = 32
+
+func (s *checkSet) add(c Check) {
+	k := checkKey{c.Permission, c.Subject, c.Reason}
+	if s.seen == nil {
+		for i := range s.checks {
+			if o := &s.checks[i]; o.Subject == c.Subject && o.Permission == c.Permission && o.Reason == c.Reason {
+				return
+			}
+		}
+		if len(s.checks) < maxScanned {
+			s.checks = append(s.checks, c)
+			return
+		}
+		s.seen = make(map[checkKey]struct{}, 2*maxScanned)
+		for _, o := range s.checks {
+			s.seen[checkKey{o.Permission, o.Subject, o.Reason}] = struct{}{}
+		}
+	} else if _, dup := s.seen[k]; dup {
+		return
+	}
+	s.seen[k] = struct{}{}
+	s.checks = append(s.checks, c)
+}
+
+func (s *checkSet) addAll(cs []Check) {
+	for _, c := range cs {
+		s.add(c)
+	}
 }
 
 type checkKey struct{ permission, subject, reason string }
@@ -68,39 +99,47 @@ func decideDanger(rules []Rule, subject string, d Danger) Check {
 // where it lands outside the workspace (or cannot be known before the
 // command runs), read for a read redirection, protected_path for a write
 // to a protected file.
-func pathWordChecks(rules []Rule, pl *place, p Path, dirs []string) []Check {
+func pathWordChecks(set *checkSet, rules []Rule, pl *place, p Path, dirs []string) {
 	if p.Expand != "" {
 		c := decide(rules, ExternalDirectory, p.Text)
 		c.Reason = p.Expand + ", so where it points is not known before it runs"
-		return []Check{c}
+		set.add(c)
+		return
 	}
-	if !p.Home && !p.Glob && harmless(path.Clean(p.Text)) {
-		return nil
+	if !p.Home && !p.Glob && path.IsAbs(p.Text) && harmless(path.Clean(p.Text)) {
+		return
 	}
-	subs := []string{""}
-	if !p.Home && !path.IsAbs(p.Text) {
-		subs = append(subs, dirs...)
+	// Judged from where the line starts, then from every directory cd
+	// may have moved to (an absolute or home path lands the same from all).
+	n := len(dirs)
+	if p.Home || path.IsAbs(p.Text) {
+		n = 0
 	}
-	var out []Check
-	for _, sub := range subs {
-		for _, j := range pl.judge(p, sub) {
-			out = append(out, landedChecks(rules, pl, p, j)...)
+	for i := -1; i < n; i++ {
+		sub := ""
+		if i >= 0 {
+			sub = dirs[i]
+		} else if p.Use == UseOperand && !p.Home && !p.Glob && pl.unnamed(p.Text) {
+			continue // lands inside the workspace, where an operand needs no check
+		}
+		pl.judged = pl.judge(pl.judged[:0], p, sub)
+		for _, j := range pl.judged {
+			landedChecks(set, rules, pl, p, j)
 		}
 	}
-	return out
 }
 
-func landedChecks(rules []Rule, pl *place, p Path, j judged) []Check {
-	var out []Check
+func landedChecks(set *checkSet, rules []Rule, pl *place, p Path, j judged) {
 	subject := filepath.ToSlash(j.real)
 	switch {
 	case j.why != "":
 		c := decide(rules, ExternalDirectory, subject)
 		c.Reason = j.why
-		return []Check{c}
+		set.add(c)
+		return
 	case j.outside():
 		if harmless(j.real) {
-			return nil
+			return
 		}
 		c := decide(rules, ExternalDirectory, subject)
 		tree := j.real
@@ -108,17 +147,16 @@ func landedChecks(rules []Rule, pl *place, p Path, j judged) []Check {
 			tree = filepath.Dir(tree)
 		}
 		c.Suggest = escapePattern(strings.TrimSuffix(filepath.ToSlash(tree), "/")) + "/**"
-		out = append(out, c)
+		set.add(c)
 	default:
 		subject = j.rel
 	}
 	if p.Use == UseRead {
-		out = append(out, exact(rules, Read, subject))
+		set.add(exact(rules, Read, subject))
 	}
 	if p.Use == UseWrite {
-		if why := protectedWhy(rules, j.rel, j.real, pl.gits); why != "" {
-			out = append(out, decideProtected(rules, subject, why))
+		if why := protectedWhy(rules, j.rel, j.real, pl.gitDirs()); why != "" {
+			set.add(decideProtected(rules, subject, why))
 		}
 	}
-	return out
 }

@@ -218,7 +218,10 @@ func (c *Checker) validate(call Call) (dir string, err error) {
 // settle reports whether checks decide the call without asking, and how.
 func (c *Checker) settle(call Call, checks []Check) (bool, error) {
 	action := combine(checks)
-	c.log.Debug("permission", "permission", call.Permission, "subjects", call.Subjects, "action", action)
+	if c.log.Enabled(context.Background(), slog.LevelDebug) {
+		// Checked first: the arguments alone cost more than a short check.
+		c.log.Debug("permission", "permission", call.Permission, "subjects", call.Subjects, "action", action)
+	}
 	switch action {
 	case Allow:
 		return true, nil
@@ -247,15 +250,18 @@ func (c *Checker) checks(call Call, dir string) []Check {
 		case call.Permission == Bash:
 			if pl == nil {
 				pl = newPlace(c.root, c.realRoot, dir, c.home)
-				pl.gits = gitDirs(c.realRoot)
 			}
 			cs, _ := bashChecks(rules, s, pl, func(p string) []Check {
 				if path.IsAbs(p) {
 					return c.pathChecks(rules, Edit, p, dir)
 				}
-				return c.landedEdit(rules, pl.land(pl.realDir, p), pl.gits)
+				return c.landedEdit(rules, pl.land(pl.realDir, p), pl.gitDirs())
 			})
-			out = append(out, cs...)
+			if out == nil {
+				out = cs // the usual one command line: no copy
+			} else {
+				out = append(out, cs...)
+			}
 		case isPathPermission(call.Permission) && call.Permission != ExternalDirectory:
 			out = append(out, c.pathChecks(rules, call.Permission, s, dir)...)
 		default:

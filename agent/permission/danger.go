@@ -62,6 +62,24 @@ var dangers = []danger{
 	{command: "xargs", why: "it runs a program on its input, which no rule sees"},
 }
 
+// isWrapper is the set of wrappers.
+var isWrapper = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range wrappers {
+		m[w] = true
+	}
+	return m
+}()
+
+// dangersOf is the table by command, in the table's order.
+var dangersOf = func() map[string][]danger {
+	m := map[string][]danger{}
+	for _, d := range dangers {
+		m[d.command] = append(m[d.command], d)
+	}
+	return m
+}()
+
 // wrappers run the program in their arguments. SplitBash drops the ones
 // it understands (see unwrap); one left as the command was used in a way
 // it did not follow, so what it runs is not seen by any rule.
@@ -86,13 +104,10 @@ func (c Command) Dangers() []Danger {
 	}
 	var out []Danger
 	name := args[0]
-	if len(args) > 1 && slices.Contains(wrappers, name) {
+	if len(args) > 1 && isWrapper[name] {
 		out = append(out, Danger{Flag: name, Why: "it runs the program named in its arguments, which no rule sees"})
 	}
-	for _, d := range dangers {
-		if d.command != name {
-			continue
-		}
+	for _, d := range dangersOf[name] {
 		if d.flags == nil {
 			out = append(out, Danger{Flag: name, Why: d.why})
 			continue
@@ -141,7 +156,7 @@ func findFlag(words, flags []string, exact bool) (string, bool) {
 				}
 				continue
 			}
-			if strings.HasPrefix(w, f+"=") {
+			if len(w) > len(f) && w[len(f)] == '=' && strings.HasPrefix(w, f) {
 				return f, true
 			}
 			if len(f) == 2 && f[0] == '-' && len(w) > 1 && w[0] == '-' && w[1] != '-' {

@@ -2,11 +2,14 @@
 
 package permission
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
-// listNames returns the names in dir, nil when it holds more than max or
-// cannot be read.
-func listNames(dir string, max int) map[string]bool {
+// listNames returns the names in dir, each with typeUnknown, nil when it
+// holds more than max or cannot be read.
+func listNames(dir string, max int) map[string]fs.FileMode {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil
@@ -16,9 +19,9 @@ func listNames(dir string, max int) map[string]bool {
 	if (err != nil && len(list) == 0) || len(list) > max {
 		return nil
 	}
-	names := make(map[string]bool, len(list))
+	names := make(map[string]fs.FileMode, len(list))
 	for _, n := range list {
-		names[n] = true
+		names[n] = typeUnknown
 	}
 	return names
 }

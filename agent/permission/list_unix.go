@@ -2,21 +2,30 @@
 
 package permission
 
-import "syscall"
+import (
+	"io/fs"
+	"sync"
+	"syscall"
+)
 
-// listNames returns the names in dir, nil when it holds more than max or
-// cannot be read. It reads the directory with plain system calls: os.Open
-// would register the descriptor with the poller, which costs more than
-// reading a small directory does.
-func listNames(dir string, max int) map[string]bool {
+// direntBufs keeps the buffers directories are read into: one on the
+// stack would be cleared on every listing.
+var direntBufs = sync.Pool{New: func() any { return new([8 << 10]byte) }}
+
+// listNames returns the names in dir with their types where the system
+// gives them (see parseDirents), nil when it holds more than max or cannot
+// be read. It reads the directory with plain system calls: os.Open would
+// register the descriptor with the poller, which costs more than reading a
+// small directory does.
+func listNames(dir string, max int) map[string]fs.FileMode {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
 	defer syscall.Close(fd)
-	var buf [8 << 10]byte
-	names := map[string]bool{}
-	var list []string
+	buf := direntBufs.Get().(*[8 << 10]byte)
+	defer direntBufs.Put(buf)
+	names := map[string]fs.FileMode{}
 	for {
 		n, err := syscall.ReadDirent(fd, buf[:])
 		if err != nil {
@@ -25,11 +34,7 @@ func listNames(dir string, max int) map[string]bool {
 		if n <= 0 {
 			return names
 		}
-		_, _, list = syscall.ParseDirent(buf[:n], -1, list[:0])
-		for _, name := range list {
-			names[name] = true
-		}
-		if len(names) > max {
+		if !parseDirents(buf[:n], names) || len(names) > max {
 			return nil
 		}
 	}

@@ -27,13 +27,13 @@ type Path struct {
 	// glob, a pattern whose quoted metacharacters are escaped; with Expand
 	// set, the word's source text.
 	Text string
+	// Expand, when set, says why the path is only known at run time.
+	Expand string
 	// Home is set when Text is relative to the home directory (it was
 	// "~" or "~/…").
 	Home bool
 	// Glob is set when Text is a pattern the shell expands.
 	Glob bool
-	// Expand, when set, says why the path is only known at run time.
-	Expand string
 	// Use is how the command uses the path.
 	Use PathUse
 }
@@ -161,7 +161,7 @@ func pathText(w *syntax.Word) (text string, home, glob bool, why string) {
 			}
 			b.WriteString(unescape(v))
 		case *syntax.SglQuoted:
-			if p.Dollar && strings.Contains(p.Value, `\`) {
+			if p.Dollar && strings.IndexByte(p.Value, '\\') >= 0 {
 				return "", false, false, "$'…' is only known after its escapes are decoded"
 			}
 			b.WriteString(escapeMeta(p.Value))
@@ -219,7 +219,7 @@ func safeParam(p *syntax.ParamExp) bool {
 // hasBraces reports whether an unquoted part of w holds a brace list.
 func hasBraces(w *syntax.Word) bool {
 	for _, part := range w.Parts {
-		if lit, ok := part.(*syntax.Lit); ok && strings.Contains(lit.Value, "{") {
+		if lit, ok := part.(*syntax.Lit); ok && strings.IndexByte(lit.Value, '{') >= 0 {
 			return true
 		}
 	}
@@ -253,12 +253,42 @@ func bracePaths(src string, w *syntax.Word, use PathUse) []Path {
 	return out
 }
 
-func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+func hasMeta(s string) bool { return globMeta.in(s) }
+
+// byteSet is a set of bytes: strings.ContainsAny for a fixed set of ASCII
+// characters, by table instead of a rune search per character, for the
+// short words every command line is made of.
+type byteSet [256]bool
+
+func newByteSet(chars string) *byteSet {
+	var b byteSet
+	for i := 0; i < len(chars); i++ {
+		b[chars[i]] = true
+	}
+	return &b
+}
+
+// in reports whether s holds a byte of the set.
+func (b *byteSet) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	globMeta    = newByteSet("*?[")
+	globOrBrace = newByteSet("*?[{")
+	quotedMeta  = newByteSet(`*?[\`)
+	patternMeta = newByteSet(`*?\`)
+)
 
 // escapeMeta escapes glob metacharacters (and backslashes) for text that
 // was quoted, so a pattern built around it matches it literally.
 func escapeMeta(s string) string {
-	if !strings.ContainsAny(s, `*?[\`) {
+	if !quotedMeta.in(s) {
 		return s
 	}
 	var b strings.Builder
@@ -274,7 +304,7 @@ func escapeMeta(s string) string {
 // unescapeMeta undoes escapeMeta for a word that turned out not to be a
 // pattern.
 func unescapeMeta(s string) string {
-	if !strings.Contains(s, `\`) {
+	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder

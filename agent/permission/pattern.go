@@ -219,7 +219,7 @@ func has(s []uint64, i int) bool { return s[uint(i)>>6]&(1<<(uint(i)&63)) != 0 }
 
 // escapePattern returns a pattern that matches exactly s.
 func escapePattern(s string) string {
-	if strings.IndexAny(s, `*?\`) < 0 {
+	if !patternMeta.in(s) {
 		return s
 	}
 	var b strings.Builder

@@ -17,23 +17,44 @@ import (
 type place struct {
 	root, realRoot string
 	dir, realDir   string
-	home           string // the real home directory, "" when unknown
-	gits           []string
-	cache          map[string]string          // absolute path → real path
-	dirs           map[string]map[string]bool // a directory's names, nil when too big to list
-	modes          map[string]fs.FileMode     // lstat results by path
+	home           string   // the real home directory, "" when unknown
+	gits           []string // see gitDirs
+	gitsFound      bool
+	cache          map[string]string                 // absolute path → real path
+	dirs           map[string]map[string]fs.FileMode // a directory's names and their types, nil when too big to list
+	modes          map[string]fs.FileMode            // lstat results by path
+	judged         []judged                          // reused by each path's judge
+	dirInside      bool                              // realDir is within realRoot
 }
 
 // newPlace prepares to judge paths of a line run in dir under the real
 // root realRoot; home is the real home directory ("" when unknown).
 func newPlace(root, realRoot, dir, home string) *place {
-	pl := &place{root: root, realRoot: realRoot, dir: dir, home: home, cache: map[string]string{}}
+	pl := &place{root: root, realRoot: filepath.Clean(realRoot), dir: dir, home: home, cache: map[string]string{}}
 	if dir == root {
 		pl.realDir = realRoot
 	} else {
 		pl.realDir = pl.resolveAbs(dir)
 	}
+	_, pl.dirInside = relWithin(pl.realRoot, pl.realDir)
 	return pl
+}
+
+// gitDirs returns the workspace's real git directories (see gitDirs),
+// found the first time a write needs them; none when judging lexically.
+// From the workspace root, its listing tells that there is no .git.
+func (pl *place) gitDirs() []string {
+	if pl.lexical() || pl.gitsFound {
+		return pl.gits
+	}
+	pl.gitsFound = true
+	if pl.realDir == pl.realRoot {
+		if _, _, ok := pl.entry(pl.realRoot, ".git"); !ok {
+			return nil
+		}
+	}
+	pl.gits = gitDirs(pl.realRoot)
+	return pl.gits
 }
 
 // realHome returns the real home directory, "" when there is none.
@@ -54,8 +75,10 @@ const maxListed = 512
 
 // entry looks a name up in a directory. A command line names many words
 // that are no file at all, so the directory's names are read once and only
-// a name it holds costs an lstat. ok is false when the name is not there.
-func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
+// a name it holds costs an lstat, unless the listing gave its type. ok is
+// false when the name is not there. p is the name's path when it was
+// built for the lstat, "" otherwise.
+func (pl *place) entry(dir, name string) (p string, mode fs.FileMode, ok bool) {
 	names, read := pl.dirs[dir]
 	if !read && dir != pl.realDir && name != "." {
 		// Deeper directories see a word or two: lstat them.
@@ -64,31 +87,69 @@ func (pl *place) entry(dir, name string) (mode fs.FileMode, ok bool) {
 	if !read {
 		names = listNames(dir, maxListed)
 		if pl.dirs == nil {
-			pl.dirs = map[string]map[string]bool{}
+			pl.dirs = map[string]map[string]fs.FileMode{}
 		}
 		pl.dirs[dir] = names
 	}
-	if names != nil && !names[name] {
-		return 0, false
+	if names != nil {
+		t, listed := names[name]
+		if !listed {
+			return "", 0, false
+		}
+		if t != typeUnknown {
+			return "", t, true
+		}
 	}
-	p := filepath.Join(dir, name)
+	p = joinName(dir, name)
 	if m, ok := pl.modes[p]; ok {
-		return m, m != modeMissing
+		return p, m, m != modeMissing
 	}
 	if pl.modes == nil {
 		pl.modes = map[string]fs.FileMode{}
 	}
-	info, err := os.Lstat(p)
+	m, err := lstatType(p)
 	if err != nil {
 		pl.modes[p] = modeMissing
-		return 0, false
+		return p, 0, false
 	}
-	pl.modes[p] = info.Mode()
-	return info.Mode(), true
+	pl.modes[p] = m
+	return p, m, true
+}
+
+// unnamed reports whether the relative path text, taken from the line's
+// own directory inside the workspace, starts with a name that directory
+// does not hold and never climbs with "..": nothing there is a link, so it
+// lands below that directory, inside the workspace. Most words of a command
+// line ("-n", "50", a regex) are such paths, and are settled by the one
+// listing of the directory without building where they would land.
+func (pl *place) unnamed(text string) bool {
+	if pl.lexical() || !pl.dirInside || text == "" || text[0] == '/' || filepath.Separator != '/' {
+		return false
+	}
+	first := ""
+	for rest := text; rest != ""; {
+		c, after, _ := strings.Cut(rest, "/")
+		rest = after
+		switch {
+		case c == "..":
+			return false
+		case first == "" && c != "" && c != ".":
+			first = c
+		}
+	}
+	if first == "" {
+		return false
+	}
+	_, _, found := pl.entry(pl.realDir, first)
+	return !found
 }
 
 // modeMissing marks a path lstat found nothing at.
 const modeMissing = fs.ModeIrregular | fs.ModeDevice | fs.ModeCharDevice
+
+// typeUnknown marks a listed name whose type the listing did not give:
+// it is lstat'ed when a path goes through it.
+const typeUnknown = fs.ModeIrregular
 
 // lexical reports whether the place judges without a file system.
 func (pl *place) lexical() bool { return pl.root == "" }
@@ -107,26 +168,25 @@ type judged struct {
 func (j judged) outside() bool { return j.rel == "" }
 
 // judge resolves p, run from the directory sub (relative to the line's
-// start, "" for the start itself), to where it lands: one result, or one
-// per match of a glob.
-func (pl *place) judge(p Path, sub string) []judged {
+// start, "" for the start itself), to where it lands, appended to out: one
+// result, or one per match of a glob.
+func (pl *place) judge(out []judged, p Path, sub string) []judged {
 	text := p.Text
 	base := pl.startDir(sub)
 	if p.Home {
 		if pl.home == "" && !pl.lexical() {
-			return []judged{{real: "~/" + text, why: "the home directory is not known"}}
+			return append(out, judged{real: "~/" + text, why: "the home directory is not known"})
 		}
 		base = pl.home
 		if pl.lexical() {
-			return []judged{{real: path.Clean("~/" + text)}}
+			return append(out, judged{real: path.Clean("~/" + text)})
 		}
 	}
 	if !p.Glob {
-		return []judged{pl.land(base, text)}
+		return append(out, pl.land(base, text))
 	}
 	// A pattern component that may match ".." (".*" in an older bash)
 	// is also judged as "..".
-	var out []judged
 	comps := strings.Split(text, "/")
 	seenMeta := false
 	for i, c := range comps {
@@ -241,9 +301,8 @@ func (pl *place) land(base, text string) judged {
 		real = pl.walk(base, text)
 	}
 	j := judged{real: real}
-	if within(pl.realRoot, real) {
-		rel, _ := filepath.Rel(pl.realRoot, real)
-		j.rel = filepath.ToSlash(rel)
+	if rel, ok := relWithin(pl.realRoot, real); ok {
+		j.rel = rel
 	}
 	return j
 }
@@ -251,8 +310,9 @@ func (pl *place) land(base, text string) judged {
 // walk resolves a relative path from a real directory one component at a
 // time, so that a word that names nothing costs one lstat.
 func (pl *place) walk(cur, rel string) string {
-	comps := strings.Split(rel, "/")
-	for i, c := range comps {
+	for rest := rel; rest != ""; {
+		c, after, more := strings.Cut(rest, "/")
+		rest = after
 		switch c {
 		case "", ".":
 			continue
@@ -260,24 +320,97 @@ func (pl *place) walk(cur, rel string) string {
 			cur = filepath.Dir(cur)
 			continue
 		}
-		next := filepath.Join(cur, c)
-		mode, ok := pl.entry(cur, c)
+		next, mode, ok := pl.entry(cur, c)
 		if !ok {
 			// Nothing there, so nothing below it is a link.
-			return filepath.Join(append([]string{next}, comps[i+1:]...)...)
+			switch {
+			case more:
+				return filepath.Join(cur, c, rest)
+			case next != "":
+				return next
+			}
+			return joinName(cur, c)
+		}
+		if next == "" {
+			next = joinName(cur, c)
 		}
 		if mode&fs.ModeSymlink != 0 {
 			real := pl.resolveAbs(next)
-			if rest := comps[i+1:]; len(rest) > 0 {
+			if more {
 				// What follows the link (.. included) is resolved from
 				// where it leads.
-				return pl.walk(real, strings.Join(rest, "/"))
+				return pl.walk(real, rest)
 			}
 			return real
 		}
 		cur = next
 	}
 	return cur
+}
+
+// joinName is filepath.Join(dir, name) for a clean directory, without
+// cleaning again when name is a plain name in it, as the names of a path
+// split at '/' mostly are.
+func joinName(dir, name string) string {
+	if filepath.Separator != '/' || name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return filepath.Join(dir, name)
+	}
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+// isCleanAbs reports whether p is an absolute slash-separated path that
+// filepath.Clean leaves as it is: no empty, "." or ".." element and no
+// trailing slash.
+func isCleanAbs(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	if p == "/" {
+		return true
+	}
+	if p[len(p)-1] == '/' {
+		return false
+	}
+	// Every element starts after a '/': it must not be empty, "." or "..".
+	for i := 0; i < len(p)-1; i++ {
+		if p[i] != '/' {
+			continue
+		}
+		switch next := p[i+1:]; {
+		case next[0] == '/':
+			return false
+		case next[0] == '.' && (len(next) == 1 || next[1] == '/'):
+			return false
+		case next[0] == '.' && next[1] == '.' && (len(next) == 2 || next[2] == '/'):
+			return false
+		}
+	}
+	return true
+}
+
+// relWithin returns the slash-separated path of p relative to the clean
+// root and whether p is within root (see within); a clean absolute p,
+// as resolving yields, is judged by its prefix.
+func relWithin(root, p string) (string, bool) {
+	if filepath.Separator != '/' || !isCleanAbs(p) {
+		if !within(root, p) {
+			return "", false
+		}
+		rel, _ := filepath.Rel(root, p)
+		return filepath.ToSlash(rel), true
+	}
+	switch {
+	case p == root:
+		return ".", true
+	case root == "/":
+		return p[1:], true
+	case len(p) > len(root) && p[len(root)] == '/' && strings.HasPrefix(p, root):
+		return p[len(root)+1:], true
+	}
+	return "", false
 }
 
 // resolveAbs resolves the symlinks of an absolute path; the part that does

@@ -169,7 +169,7 @@ func protectedWhy(rules []Rule, rel, real string, gits []string) string {
 		}
 	}
 	for i := len(rules) - 1; i >= 0; i-- {
-		r := rules[i]
+		r := &rules[i]
 		if r.Permission == ProtectedPath && r.Action != Allow && r.Pattern != "*" && match(r.Pattern, subject, true) {
 			return "the configuration protects it (rule " + r.String() + ")"
 		}

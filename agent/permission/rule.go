@@ -131,7 +131,9 @@ type Check struct {
 	Permission string
 	Subject    string
 	Action     Action
-	// Rule is the last rule that matched, nil when none did.
+	// Rule is the last rule that matched, nil when none did. It points
+	// into the rules the check was decided with, which the Checker never
+	// changes in place.
 	Rule *Rule
 	// Reason is set when no rule may allow the subject, saying why (see
 	// Command.Reason); such a check is asked unless a rule denies it.
@@ -161,9 +163,8 @@ func Explain(rules []Rule, permission, subject string) Verdict {
 func decide(rules []Rule, permission, subject string) Check {
 	c := Check{Permission: permission, Subject: subject, Action: Ask}
 	for i := len(rules) - 1; i >= 0; i-- {
-		if rules[i].Matches(permission, subject) {
-			r := rules[i]
-			c.Rule = &r
+		if r := &rules[i]; r.Matches(permission, subject) {
+			c.Rule = r
 			c.Action = r.Action
 			if c.Action != Allow && c.Action != Deny {
 				c.Action = Ask

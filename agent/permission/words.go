@@ -30,12 +30,12 @@ func wordOf(src string, w *syntax.Word) word {
 			if i == 0 && strings.HasPrefix(p.Value, "~") {
 				out.lit = false
 			}
-			if strings.ContainsAny(p.Value, "*?[{") {
+			if globOrBrace.in(p.Value) {
 				out.glob = true
 			}
 			b.WriteString(unescape(p.Value))
 		case *syntax.SglQuoted:
-			if p.Dollar && strings.Contains(p.Value, `\`) {
+			if p.Dollar && strings.IndexByte(p.Value, '\\') >= 0 {
 				out.lit = false // $'\x72m' is only known after decoding escapes
 			}
 			b.WriteString(p.Value)
@@ -93,7 +93,7 @@ func (c *concat) String() string {
 
 // unescape removes the backslashes of an unquoted literal.
 func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
+	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder
@@ -109,7 +109,7 @@ func unescape(s string) string {
 // unescapeQuoted removes the backslashes that are escapes inside double
 // quotes; the others stay.
 func unescapeQuoted(s string) string {
-	if !strings.Contains(s, `\`) {
+	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder

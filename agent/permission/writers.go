@@ -17,10 +17,19 @@ import (
 //
 // It is a best effort for the usual tools; any other command's arguments
 // are plain operands, still checked for leaving the workspace.
+//
+// It returns nil, not a slice of false, for a command that writes none:
+// most commands are not writers.
 func writeTargets(args []string) []bool {
-	out := make([]bool, len(args))
 	if len(args) < 2 {
-		return out
+		return nil
+	}
+	var out []bool
+	mark := func(i int) {
+		if out == nil {
+			out = make([]bool, len(args))
+		}
+		out[i] = true
 	}
 	operands := func(from int) []int {
 		var idx []int
@@ -41,10 +50,10 @@ func writeTargets(args []string) []bool {
 		for i, a := range args {
 			for _, f := range flags {
 				if a == f && i+1 < len(args) {
-					out[i+1] = true
+					mark(i + 1)
 				}
 				if strings.HasPrefix(a, f) && a != f {
-					out[i] = true // -ofile, --output=file
+					mark(i) // -ofile, --output=file
 				}
 			}
 		}
@@ -52,12 +61,12 @@ func writeTargets(args []string) []bool {
 	switch args[0] {
 	case "tee", "touch", "truncate":
 		for _, i := range operands(1) {
-			out[i] = true
+			mark(i)
 		}
 	case "cp", "mv", "install", "ln", "rsync":
 		valueOf("-t", "--target-directory")
 		if idx := operands(1); len(idx) > 0 {
-			out[idx[len(idx)-1]] = true
+			mark(idx[len(idx)-1])
 		}
 	case "sed", "perl":
 		inPlace := slices.ContainsFunc(args[1:], func(a string) bool {
@@ -66,7 +75,7 @@ func writeTargets(args []string) []bool {
 		})
 		if idx := operands(1); inPlace && len(idx) > 1 {
 			for _, i := range idx[1:] {
-				out[i] = true
+				mark(i)
 			}
 		}
 	case "sort":
