@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -505,40 +504,15 @@ func (c *Client) fimMistral(ctx context.Context, req *FIMRequest) (*FIMStream, e
 	return s, nil
 }
 
-// fimPost sends a native FIM request with the provider's key and headers,
-// and turns an error status into an *Error.
+// fimPost sends a native FIM request (an absolute URL on the server) with
+// the provider's key and headers; fimError classifies an error status.
 func (c *Client) fimPost(ctx context.Context, url string, body any) (*http.Response, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	r.Header.Set("Content-Type", "application/json")
-	if c.fim.key != "" {
-		r.Header.Set("Authorization", "Bearer "+c.fim.key)
-	}
-	for k, v := range c.fim.headers {
-		r.Header.Set(k, v)
-	}
-	res, err := c.fim.idle.do(r, c.fim.http.Do)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode >= 300 {
-		defer res.Body.Close()
-		msg, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-		text := errorMessageFromBody(string(msg))
-		kind := kindForStatus(res.StatusCode)
-		if (res.StatusCode == 404 || res.StatusCode == 400) && mentionsUnknownModel(text) {
-			kind = ErrUnknownModel
-		}
-		return nil, &Error{Kind: kind, Status: res.StatusCode, Message: text, URL: url,
-			RetryAfter: retryAfter(res.Header, time.Now())}
-	}
-	return res, nil
+	client := openAIClient{t: *c.fim}
+	return client.doURL(ctx, http.MethodPost, url, b, false)
 }
 
 func isJSON(res *http.Response) bool {

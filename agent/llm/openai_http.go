@@ -63,10 +63,15 @@ func encodeJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// do sends one request; path is relative to the base URL. A status of 400
-// or more is returned as an *openAIAPIError with the body read and closed.
+// do sends one request; path is relative to the base URL.
 func (c *openAIClient) do(ctx context.Context, method, path string, body []byte, stream bool) (*http.Response, error) {
-	u := c.t.baseURL + "/" + strings.TrimPrefix(path, "/")
+	return c.doURL(ctx, method, c.t.baseURL+"/"+strings.TrimPrefix(path, "/"), body, stream)
+}
+
+// doURL sends one request to u. A status other than 2xx (redirects are
+// followed before) is returned as an *openAIAPIError with the body read
+// and closed.
+func (c *openAIClient) doURL(ctx context.Context, method, u string, body []byte, stream bool) (*http.Response, error) {
 	if len(c.query) > 0 {
 		sep := "?"
 		if strings.Contains(u, "?") {
@@ -103,7 +108,7 @@ func (c *openAIClient) do(ctx context.Context, method, path string, body []byte,
 	if err != nil {
 		return nil, err
 	}
-	if res.StatusCode < 400 {
+	if res.StatusCode < 300 {
 		return res, nil
 	}
 	defer res.Body.Close()
