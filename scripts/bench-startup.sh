@@ -39,14 +39,15 @@ lsp_once() {
   local t0 t1 line
   t0=$(now)
   coproc LSPI { cd "$ws" && HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data exec "$1" lsp --stdio 2>/dev/null; }
-  local pid=$LSPI_PID out=${LSPI[0]} in=${LSPI[1]}
+  local pid=${LSPI_PID:-} out=${LSPI[0]:-} in=${LSPI[1]:-}
+  [ -n "$out" ] || { echo "$1 lsp exited at once" >&2; exit 1; }
   send "$in" "$initialize"
   IFS= read -r line <&"$out"
   t1=$(now)
   send "$in" '{"jsonrpc":"2.0","id":2,"method":"shutdown"}'
   send "$in" '{"jsonrpc":"2.0","method":"exit"}'
   cat <&"$out" >/dev/null
-  wait "$pid" 2>/dev/null || true
+  wait $pid 2>/dev/null || true
   case $line in Content-Length:*) ;; *) echo "darman lsp did not answer initialize: $line" >&2; exit 1 ;; esac
   echo $(( (t1 - t0) / 1000 ))
 }
@@ -60,7 +61,8 @@ for _ in $(seq "$runs"); do
   base_walls+=( $(( (end - start) / 1000 )) )
   start=$(now)
   coproc TRUE { exec /bin/true; }
-  wait "$TRUE_PID" 2>/dev/null || true
+  # bash unsets TRUE_PID once it has reaped the process.
+  wait ${TRUE_PID:-} 2>/dev/null || true
   end=$(now)
   base_lsp+=( $(( (end - start) / 1000 )) )
 done
