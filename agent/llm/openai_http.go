@@ -129,7 +129,10 @@ func (c *openAIClient) doURL(ctx context.Context, method, u string, body []byte,
 // host drops the headers that carry the key: Go drops Authorization by
 // itself, not Azure's api-key or a configured header.
 func (c *openAIClient) client() *http.Client {
-	hc := *c.t.http
+	hc := http.Client{}
+	if c.t.http != nil {
+		hc = *c.t.http
+	}
 	next := hc.CheckRedirect
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
