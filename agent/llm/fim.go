@@ -263,7 +263,9 @@ func (c *Client) fimCompletions(ctx context.Context, req *FIMRequest) (*FIMStrea
 			return "", false, nil
 		}
 		for {
-			if !events.Next() {
+			more := events.Next()
+			data := events.Event().Data
+			if !more || bytes.HasPrefix(data, []byte("[DONE]")) {
 				done = true
 				if err := events.Err(); err != nil {
 					return "", false, err
@@ -271,11 +273,6 @@ func (c *Client) fimCompletions(ctx context.Context, req *FIMRequest) (*FIMStrea
 				if s.stop == "" {
 					return "", false, &Error{Kind: ErrStreamCut, Message: "the stream ended before its finish_reason"}
 				}
-				return "", false, nil
-			}
-			data := events.Event().Data
-			if bytes.HasPrefix(data, []byte("[DONE]")) {
-				done = true
 				return "", false, nil
 			}
 			chunk, ok, bad := eventJSON(events.Event().Type, data)
