@@ -1,62 +1,117 @@
 #!/usr/bin/env bash
-# Measures `darman version`: wall time and peak RSS over N runs (default 50),
-# printing the median and the 90th percentile of each. Usage:
-#   scripts/bench-startup.sh [path/to/darman] [runs] [--lsp-idle SECONDS]
+# Measures darman's start: `darman version` (wall time and peak RSS) and
+# `darman lsp` from its start to the answer to initialize, over N runs
+# (default 50), printing the median and the 90th percentile of each.
+# Usage:
+#   scripts/bench-startup.sh [path/to/darman] [runs] [--against OTHER] [--lsp-idle SECONDS]
+# --against OTHER measures a second binary (an older build) in the same
+# loop, one run of each in turn, so that both see the same machine load.
 set -euo pipefail
 bin=${1:-bin/darman}
 runs=${2:-50}
-[ -x "$bin" ] || { echo "no darman binary at $bin: run make build first" >&2; exit 1; }
+shift $(( $# < 2 ? $# : 2 ))
+other="" idle=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --against) other=$2; shift 2 ;;
+    --lsp-idle) idle=${2:-250}; shift $(( $# < 2 ? 1 : 2 )) ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+for b in "$bin" $other; do
+  [ -x "$b" ] || { echo "no darman binary at $b: run make build first" >&2; exit 1; }
+done
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install -y time" >&2; exit 1; }
 pick() { sort -n | awk -v q="$1" '{a[NR]=$1} END {i=int(q*NR); if (i<1) i=1; print a[i]}'; }
-# measure CMD...: fills walls (µs) and rss (KiB), one entry per run.
-measure() {
-  walls=() rss=()
-  for _ in $(seq "$runs"); do
-    start=$(date +%s%N)
-    kb=$( { /usr/bin/time -f '%M' "$@" >/dev/null; } 2>&1 )
-    end=$(date +%s%N)
-    walls+=( $(( (end - start) / 1000 )) )
-    rss+=( "$kb" )
-  done
-}
-ms() { printf '%s\n' "${walls[@]}" | pick "$1" | awk '{printf "%.2f", $1/1000}'; }
-# The same loop around /bin/true is the cost of measuring; it is subtracted.
-measure /bin/true
-base=$(ms 0.5)
-measure "$bin" version
-printf 'darman version, %d runs (measuring overhead %s ms subtracted)\n' "$runs" "$base"
-printf '  wall  median %6.2f ms   p90 %6.2f ms\n' \
-  "$(awk -v a="$(ms 0.5)" -v b="$base" 'BEGIN {print a-b}')" \
-  "$(awk -v a="$(ms 0.9)" -v b="$base" 'BEGIN {print a-b}')"
-printf '  RSS   median %6.2f MiB  p90 %6.2f MiB\n' \
-  "$(printf '%s\n' "${rss[@]}" | pick 0.5 | awk '{print $1/1024}')" \
-  "$(printf '%s\n' "${rss[@]}" | pick 0.9 | awk '{print $1/1024}')"
+now() { date +%s%N; }
 
-# With --lsp-idle SECONDS after the runs: darman lsp's resident memory while
-# it sits idle, sampled from 1 s after initialized (the agent is up by
-# then) to SECONDS, so the Go runtime's forced GC every two minutes is
-# included. The model is configured but never called.
-[ "${3:-}" = "--lsp-idle" ] || exit 0
-secs=${4:-250}
 home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
 ws=$home/project
 mkdir -p "$ws/.git"
 printf '{"model": "anthropic/claude-sonnet-4-5", "provider": {"anthropic": {"baseURL": "http://127.0.0.1:9", "apiKey": "sk-ant-test-0123456789"}}}' >"$ws/darman.json"
+send() { printf 'Content-Length: %d\r\n\r\n%s' "${#2}" "$2" >&"$1"; }
+initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"capabilities":{},"workspaceFolders":[{"uri":"file://'"$ws"'","name":"p"}]}}'
+
+# One start of darman lsp, to its answer to initialize, in µs. The answer
+# is written at once, so its first line's arrival is the answer's.
+lsp_once() {
+  local t0 t1 line
+  t0=$(now)
+  coproc LSPI { cd "$ws" && HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data exec "$1" lsp --stdio 2>/dev/null; }
+  local pid=${LSPI_PID:-} out=${LSPI[0]:-} in=${LSPI[1]:-}
+  [ -n "$out" ] || { echo "$1 lsp exited at once" >&2; exit 1; }
+  send "$in" "$initialize"
+  IFS= read -r line <&"$out"
+  t1=$(now)
+  send "$in" '{"jsonrpc":"2.0","id":2,"method":"shutdown"}'
+  send "$in" '{"jsonrpc":"2.0","method":"exit"}'
+  cat <&"$out" >/dev/null
+  wait $pid 2>/dev/null || true
+  case $line in Content-Length:*) ;; *) echo "darman lsp did not answer initialize: $line" >&2; exit 1 ;; esac
+  echo $(( (t1 - t0) / 1000 ))
+}
+
+# The cost of measuring: the same loops around /bin/true (a process start
+# and, for lsp, a coprocess), subtracted from every figure.
+declare -A walls rss inits
+base_walls=() base_lsp=()
+for _ in $(seq "$runs"); do
+  start=$(now); /usr/bin/time -f '%M' /bin/true 2>/dev/null; end=$(now)
+  base_walls+=( $(( (end - start) / 1000 )) )
+  start=$(now)
+  coproc TRUE { exec /bin/true; }
+  # bash unsets TRUE_PID once it has reaped the process.
+  wait ${TRUE_PID:-} 2>/dev/null || true
+  end=$(now)
+  base_lsp+=( $(( (end - start) / 1000 )) )
+done
+med() { printf '%s\n' "$@" | pick 0.5; }
+base=$(med "${base_walls[@]}")
+lbase=$(med "${base_lsp[@]}")
+
+for _ in $(seq "$runs"); do
+  for b in "$bin" $other; do
+    start=$(now)
+    kb=$( { /usr/bin/time -f '%M' "$b" version >/dev/null; } 2>&1 )
+    end=$(now)
+    walls[$b]+="$(( (end - start) / 1000 )) "
+    rss[$b]+="$kb "
+    inits[$b]+="$(lsp_once "$b") "
+  done
+done
+ms() { tr ' ' '\n' | grep . | pick "$1" | awk -v b="$2" '{printf "%.2f", ($1-b)/1000}'; }
+for b in "$bin" $other; do
+  printf '%s, %d runs (measuring overhead %.2f ms, %.2f ms for lsp, subtracted)\n' "$b" "$runs" \
+    "$(awk -v a="$base" 'BEGIN {print a/1000}')" "$(awk -v a="$lbase" 'BEGIN {print a/1000}')"
+  printf '  version     median %6.2f ms   p90 %6.2f ms\n' \
+    "$(ms 0.5 "$base" <<<"${walls[$b]}")" "$(ms 0.9 "$base" <<<"${walls[$b]}")"
+  printf '  version RSS median %6.2f MiB  p90 %6.2f MiB\n' \
+    "$(tr ' ' '\n' <<<"${rss[$b]}" | grep . | pick 0.5 | awk '{print $1/1024}')" \
+    "$(tr ' ' '\n' <<<"${rss[$b]}" | grep . | pick 0.9 | awk '{print $1/1024}')"
+  printf '  initialize  median %6.2f ms   p90 %6.2f ms\n' \
+    "$(ms 0.5 "$lbase" <<<"${inits[$b]}")" "$(ms 0.9 "$lbase" <<<"${inits[$b]}")"
+done
+
+# With --lsp-idle SECONDS after the runs: darman lsp's resident memory while
+# it sits idle, sampled from 1 s after initialized (the agent is up by
+# then) to SECONDS, so the Go runtime's forced GC every two minutes is
+# included. The model is configured but never called.
+[ -n "$idle" ] || exit 0
 coproc LSP { cd "$ws" && HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data exec "$bin" lsp 2>/dev/null; }
 pid=$LSP_PID
-send() { printf 'Content-Length: %d\r\n\r\n%s' "${#1}" "$1" >&"${LSP[1]}"; }
+exec {to_lsp}>&"${LSP[1]}"
 exec {from_lsp}<&"${LSP[0]}"
 cat <&"$from_lsp" >/dev/null &
-send '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"capabilities":{},"rootUri":"file://'"$ws"'"}}'
-send '{"jsonrpc":"2.0","method":"initialized","params":{}}'
+send "$to_lsp" '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"capabilities":{},"rootUri":"file://'"$ws"'"}}'
+send "$to_lsp" '{"jsonrpc":"2.0","method":"initialized","params":{}}'
 t0=$(date +%s)
 printf 'darman lsp idle (the agent started, no prompt)\n'
-for at in 1 30 125 "$secs"; do
+for at in 1 30 125 "$idle"; do
   while [ $(( $(date +%s) - t0 )) -lt "$at" ]; do sleep 0.2; done
   awk -v at="$at" '/^VmRSS|^RssAnon|^RssFile/ {v[$1]=$2/1024}
     END {printf "  t+%4ds  RSS %6.1f MiB  anonymous %5.1f  file %5.1f\n", at, v["VmRSS:"], v["RssAnon:"], v["RssFile:"]}' "/proc/$pid/status"
 done
-send '{"jsonrpc":"2.0","id":2,"method":"shutdown"}'
-send '{"jsonrpc":"2.0","method":"exit"}'
+send "$to_lsp" '{"jsonrpc":"2.0","id":2,"method":"shutdown"}'
+send "$to_lsp" '{"jsonrpc":"2.0","method":"exit"}'
 wait "$pid" 2>/dev/null || true

@@ -3,8 +3,6 @@ package llm
 import (
 	"net/url"
 	"strings"
-
-	"github.com/openai/openai-go/v3/option"
 )
 
 // azureAPIVersion is the api-version darman sends Azure OpenAI when none
@@ -30,7 +28,7 @@ func (c *Client) azure(t *transport, s Settings, lookup func(string) (string, bo
 	endpoint := strings.TrimSuffix(strings.TrimSuffix(t.baseURL, "/openai/v1"), "/openai")
 	var o chatOptions
 	if t.key != "" {
-		o.extra = append(o.extra, option.WithHeader("api-key", t.key))
+		o.header = map[string]string{"api-key": t.key}
 	}
 	// The key travels as api-key only, never as a bearer token.
 	t.key = ""
@@ -40,7 +38,7 @@ func (c *Client) azure(t *transport, s Settings, lookup func(string) (string, bo
 		return o, nil
 	}
 	t.baseURL = endpoint + "/openai"
-	o.extra = append(o.extra, option.WithQuery("api-version", version))
+	o.query = url.Values{"api-version": {version}}
 	o.path = func(model string) string {
 		return "deployments/" + url.PathEscape(model) + "/chat/completions"
 	}

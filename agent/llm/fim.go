@@ -11,12 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/tidwall/gjson"
 )
 
@@ -27,8 +22,7 @@ type FIMAPI string
 const (
 	// FIMCompletions is OpenAI's legacy POST {baseURL}/completions with
 	// "suffix" (DeepSeek's beta endpoint, Ollama, llama.cpp, LM Studio; a
-	// server that ignores the suffix needs a Template). Sent with the
-	// official openai-go SDK.
+	// server that ignores the suffix needs a Template).
 	FIMCompletions FIMAPI = "completions"
 	// FIMOllama is Ollama's native POST /api/generate with "suffix" (or a
 	// raw templated prompt), answered in NDJSON.
@@ -215,84 +209,127 @@ func (c *Client) fimCompletions(ctx context.Context, req *FIMRequest) (*FIMStrea
 		t.baseURL = strings.TrimSuffix(t.baseURL, "/v1") + "/beta"
 	}
 	prompt, stop := req.prompt()
-	p := openai.CompletionNewParams{
-		Model:  openai.CompletionNewParamsModel(req.Model),
-		Prompt: openai.CompletionNewParamsPromptUnion{OfString: param.NewOpt(prompt)},
-	}
+	p := completionParams{Model: req.Model, Prompt: prompt, MaxTokens: req.MaxTokens, Temperature: req.Temperature}
 	if req.Template == nil {
-		p.Suffix = param.NewOpt(req.Suffix)
-	}
-	if req.MaxTokens > 0 {
-		p.MaxTokens = param.NewOpt(int64(req.MaxTokens))
-	}
-	if req.Temperature != nil {
-		p.Temperature = param.NewOpt(*req.Temperature)
+		p.Suffix = &req.Suffix
 	}
 	if len(stop) > 0 {
-		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: capStop(stop, 4)}
+		p.Stop = capStop(stop, 4)
 	}
+	client := openAIClient{t: t}
 	if req.NoStream {
-		svc := openai.NewCompletionService(openAIOptions(t)...)
-		res, err := svc.New(ctx, p)
+		body, err := encodeJSON(p)
 		if err != nil {
 			return nil, err
 		}
-		text, reason := "", ""
-		if len(res.Choices) > 0 {
-			text, reason = res.Choices[0].Text, string(res.Choices[0].FinishReason)
+		res, err := client.do(ctx, http.MethodPost, "completions", body, false)
+		if err != nil {
+			return nil, err
 		}
-		s := &FIMStream{usage: Usage{Input: int(res.Usage.PromptTokens), Output: int(res.Usage.CompletionTokens)}, stop: reason}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			return nil, err
+		}
+		s := &FIMStream{}
+		text, _, err := s.completion(b)
+		if err != nil {
+			return nil, err
+		}
 		s.next = once(text)
 		return s, nil
 	}
-	p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
-	client := openai.Client{Options: openAIOptions(t)}
-	var raw *http.Response
-	if err := client.Post(ctx, "completions", p, &raw, option.WithJSONSet("stream", true)); err != nil {
+	p.Stream = true
+	p.StreamOptions = &chatStreamOptions{IncludeUsage: true}
+	body, err := encodeJSON(p)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := client.do(ctx, http.MethodPost, "completions", body, true)
+	if err != nil {
 		return nil, err
 	}
 	s := &FIMStream{close: raw.Body.Close}
 	if isJSON(raw) {
 		// A server that ignores "stream": true.
-		s.next = whole(raw.Body, func(b []byte) (string, bool, error) {
-			var res openai.Completion
-			if err := json.Unmarshal(b, &res); err != nil {
-				return "", false, err
-			}
-			s.usage = Usage{Input: int(res.Usage.PromptTokens), Output: int(res.Usage.CompletionTokens)}
-			if len(res.Choices) == 0 {
-				return "", false, nil
-			}
-			s.stop = string(res.Choices[0].FinishReason)
-			return res.Choices[0].Text, false, nil
-		})
+		s.next = whole(raw.Body, s.completion)
 		return s, nil
 	}
-	st := ssestream.NewStream[openai.Completion](ssestream.NewDecoder(raw), nil)
-	s.close = st.Close
+	events := newSSEDecoder(raw.Body)
+	s.close = events.Close
+	done := false
 	s.next = func() (string, bool, error) {
-		if !st.Next() {
-			if err := st.Err(); err != nil {
-				return "", false, err
-			}
-			if s.stop == "" {
-				return "", false, &Error{Kind: ErrStreamCut, Message: "the stream ended before its finish_reason"}
-			}
+		if done {
 			return "", false, nil
 		}
-		chunk := st.Current()
-		if chunk.Usage.PromptTokens > 0 || chunk.Usage.CompletionTokens > 0 {
-			s.usage = Usage{Input: int(chunk.Usage.PromptTokens), Output: int(chunk.Usage.CompletionTokens)}
+		for {
+			more := events.Next()
+			data := events.Event().Data
+			if !more || bytes.HasPrefix(data, []byte("[DONE]")) {
+				done = true
+				if err := events.Err(); err != nil {
+					return "", false, err
+				}
+				if s.stop == "" {
+					return "", false, &Error{Kind: ErrStreamCut, Message: "the stream ended before its finish_reason"}
+				}
+				return "", false, nil
+			}
+			chunk, ok, bad := eventJSON(events.Event().Type, data)
+			if bad != nil {
+				done = true
+				return "", false, bad
+			}
+			if !ok {
+				continue
+			}
+			if e := chunk.Get("error"); e.Exists() {
+				done = true
+				return "", false, chatStreamError(e)
+			}
+			text, reason := s.chunk(chunk)
+			if reason != "" {
+				s.stop = reason
+			}
+			return text, true, nil
 		}
-		if len(chunk.Choices) == 0 {
-			return "", true, nil
-		}
-		if r := chunk.Choices[0].FinishReason; r != "" {
-			s.stop = string(r)
-		}
-		return chunk.Choices[0].Text, true, nil
 	}
 	return s, nil
+}
+
+// completionParams is a request of the legacy completions API.
+type completionParams struct {
+	Model         string             `json:"model"`
+	Prompt        string             `json:"prompt"`
+	Suffix        *string            `json:"suffix,omitempty"`
+	MaxTokens     int                `json:"max_tokens,omitempty"`
+	Temperature   *float64           `json:"temperature,omitempty"`
+	Stop          []string           `json:"stop,omitempty"`
+	Stream        bool               `json:"stream,omitempty"`
+	StreamOptions *chatStreamOptions `json:"stream_options,omitempty"`
+}
+
+// chunk reads the text and finish reason of a completion or a chunk of
+// one, and its usage where it has some.
+func (s *FIMStream) chunk(r gjson.Result) (text, reason string) {
+	if u := r.Get("usage"); u.IsObject() {
+		in, out := int(u.Get("prompt_tokens").Int()), int(u.Get("completion_tokens").Int())
+		if in > 0 || out > 0 {
+			s.usage = Usage{Input: in, Output: out}
+		}
+	}
+	c := r.Get("choices.0")
+	return c.Get("text").String(), c.Get("finish_reason").String()
+}
+
+// completion reads a whole (not streamed) completion.
+func (s *FIMStream) completion(b []byte) (string, bool, error) {
+	if !gjson.ValidBytes(b) {
+		return "", false, &json.SyntaxError{}
+	}
+	text, reason := s.chunk(gjson.ParseBytes(b))
+	s.stop = reason
+	return text, false, nil
 }
 
 // capStop keeps at most n stop sequences: OpenAI's API takes four.
@@ -464,40 +501,15 @@ func (c *Client) fimMistral(ctx context.Context, req *FIMRequest) (*FIMStream, e
 	return s, nil
 }
 
-// fimPost sends a native FIM request with the provider's key and headers,
-// and turns an error status into an *Error.
+// fimPost sends a native FIM request (an absolute URL on the server) with
+// the provider's key and headers; fimError classifies an error status.
 func (c *Client) fimPost(ctx context.Context, url string, body any) (*http.Response, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	r.Header.Set("Content-Type", "application/json")
-	if c.fim.key != "" {
-		r.Header.Set("Authorization", "Bearer "+c.fim.key)
-	}
-	for k, v := range c.fim.headers {
-		r.Header.Set(k, v)
-	}
-	res, err := c.fim.idle.do(r, c.fim.http.Do)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode >= 300 {
-		defer res.Body.Close()
-		msg, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-		text := errorMessageFromBody(string(msg))
-		kind := kindForStatus(res.StatusCode)
-		if (res.StatusCode == 404 || res.StatusCode == 400) && mentionsUnknownModel(text) {
-			kind = ErrUnknownModel
-		}
-		return nil, &Error{Kind: kind, Status: res.StatusCode, Message: text, URL: url,
-			RetryAfter: retryAfter(res.Header, time.Now())}
-	}
-	return res, nil
+	client := openAIClient{t: *c.fim}
+	return client.doURL(ctx, http.MethodPost, url, b, false)
 }
 
 func isJSON(res *http.Response) bool {

@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	anthropicsse "github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
-	openaisse "github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
 // replayWire answers every call with the same recorded SSE body, through
-// the SDKs' SSE decoders and darman's translation of the given API.
+// the SSE decoders (Anthropic's SDK's, darman's own for OpenAI's APIs) and
+// darman's translation of the given API.
 type replayWire struct {
 	api  llmtest.API
 	body []byte
@@ -35,9 +35,9 @@ func (w replayWire) open(ctx context.Context, req *Request, model ModelInfo) (so
 	case llmtest.APIAnthropic:
 		return &anthropicSource{events: anthropicsse.NewDecoder(res), model: model}, nil
 	case llmtest.APIChat:
-		return &chatSource{events: openaisse.NewDecoder(res), model: model, part: -1}, nil
+		return &chatSource{events: newSSEDecoder(res.Body), model: model, part: -1}, nil
 	}
-	return &responsesSource{events: openaisse.NewDecoder(res), model: model}, nil
+	return &responsesSource{events: newSSEDecoder(res.Body), model: model}, nil
 }
 
 func (w replayWire) classify(err error, e *Error) bool        { return w.real.classify(err, e) }

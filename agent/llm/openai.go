@@ -1,70 +1,16 @@
 package llm
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/tidwall/gjson"
 )
 
-// openAIStream posts a streamed request with the SDK, which sends it,
-// reports API errors and frames the SSE stream; darman reads the events
-// itself (see sse.go for why).
-func openAIStream(ctx context.Context, client *openai.Client, path string, params any) (ssestream.Decoder, error) {
-	var raw *http.Response
-	if err := client.Post(ctx, path, params, &raw, option.WithJSONSet("stream", true)); err != nil {
-		return nil, err
-	}
-	if err := checkEventStream(raw); err != nil {
-		return nil, err
-	}
-	return ssestream.NewDecoder(raw), nil
-}
-
-// openAIOptions configure the OpenAI SDK for one provider. The services
-// are built from these options alone, not through openai.NewClient, so that
-// OPENAI_* variables meant for OpenAI never leak into requests to another
-// server.
-func openAIOptions(t transport) []option.RequestOption {
-	opts := []option.RequestOption{
-		option.WithBaseURL(t.baseURL + "/"),
-		option.WithHTTPClient(t.http),
-		option.WithMaxRetries(0),
-		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			return t.idle.do(r, next)
-		}),
-	}
-	if t.key != "" {
-		opts = append(opts, option.WithAPIKey(t.key))
-	}
-	for k, v := range t.headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	return opts
-}
-
-// openAIModels lists the models of an OpenAI or compatible server.
-func openAIModels(ctx context.Context, list openai.ModelService) ([]string, error) {
-	page, err := list.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(page.Data))
-	for i, m := range page.Data {
-		ids[i] = m.ID
-	}
-	return ids, nil
-}
-
-// schemaMap turns a tool's JSON Schema into the map the OpenAI SDK wants,
+// schemaMap turns a tool's JSON Schema into the object a request carries,
 // keeping each value as raw JSON so that nothing is re-encoded.
 func schemaMap(schema json.RawMessage) (map[string]any, error) {
 	if len(schema) == 0 {
@@ -85,32 +31,27 @@ func dataURL(img Image) string {
 	return "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
 }
 
-// classifyOpenAI fills in e from the OpenAI SDK's error for an API error
-// response.
+// classifyOpenAI fills in e from an error status of an OpenAI-compatible
+// server.
 func classifyOpenAI(err error, e *Error) bool {
-	var aerr *openai.Error
-	switch {
-	case errors.As(err, &aerr):
-		e.Err = nil
-		e.Status = aerr.StatusCode
-		e.Type = aerr.Code
-		if e.Type == "" {
-			e.Type = aerr.Type
-		}
-		e.Message = aerr.Message
-		if e.Message == "" {
-			e.Message = errorMessageFromBody(aerr.RawJSON())
-		}
-		if aerr.Request != nil {
-			e.URL = aerr.Request.URL.String()
-		}
-		if aerr.Response != nil {
-			e.RetryAfter = retryAfter(aerr.Response.Header, time.Now())
-		}
-		e.Kind = openAIKind(e.Status, aerr.Code, aerr.Type, e.Message)
-		return true
+	var aerr *openAIAPIError
+	if !errors.As(err, &aerr) {
+		return false
 	}
-	return false
+	e.Err = nil
+	e.Status = aerr.Status
+	e.Type = aerr.Code
+	if e.Type == "" {
+		e.Type = aerr.Type
+	}
+	e.Message = aerr.Message
+	if e.Message == "" {
+		e.Message = errorMessageFromBody(aerr.Body)
+	}
+	e.URL = aerr.URL
+	e.RetryAfter = retryAfter(aerr.Header, time.Now())
+	e.Kind = openAIKind(e.Status, aerr.Code, aerr.Type, e.Message)
+	return true
 }
 
 // errorMessageFromBody digs a message out of error bodies that are not

@@ -4,22 +4,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 	"github.com/tidwall/gjson"
 )
 
 // chatWire speaks Chat Completions, the API every OpenAI-compatible server
-// offers, through the official OpenAI SDK.
+// offers.
 type chatWire struct {
-	client openai.Client
-	list   openai.ModelService
+	client openAIClient
 	// official is set for OpenAI's own API, which takes fields
 	// (max_completion_tokens, prompt_cache_key) that other servers may
 	// refuse.
@@ -53,44 +48,45 @@ type chatOptions struct {
 	// path is the request's path for a model, relative to the base URL;
 	// nil means chat/completions (Azure's deployments differ).
 	path func(model string) string
-	// extra are more SDK options (Azure's api-version and api-key).
-	extra []option.RequestOption
+	// header and query go with every request (Azure's api-key and
+	// api-version).
+	header map[string]string
+	query  url.Values
 }
 
 func newChatWire(t transport, o chatOptions) *chatWire {
-	opts := append(openAIOptions(t), o.extra...)
 	if o.behaviour.reasoning == nil {
 		o.behaviour.reasoning = func(string) ReasoningReturn { return ReasoningReturn{} }
 	}
 	if o.path == nil {
 		o.path = func(string) string { return "chat/completions" }
 	}
-	return &chatWire{client: openai.Client{Options: opts}, list: openai.NewModelService(opts...),
+	return &chatWire{client: openAIClient{t: t, header: o.header, query: o.query},
 		official: o.official, behaviour: o.behaviour, path: o.path}
 }
 
-func (w *chatWire) models(ctx context.Context) ([]string, error) { return openAIModels(ctx, w.list) }
+func (w *chatWire) models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }
 
 func (w *chatWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
 	body, err := w.body(req)
 	if err != nil {
 		return nil, err
 	}
-	events, err := openAIStream(ctx, &w.client, w.path(req.Model), body)
+	events, err := w.client.streamBody(ctx, w.path(req.Model), body)
 	if err != nil {
 		return nil, err
 	}
 	return &chatSource{events: events, model: model, part: -1, cachedApart: w.behaviour.cachedApart}, nil
 }
 
-// body is the encoded request: the SDK's params with the reasoning the
-// server wants back added to its assistant messages.
+// body is the encoded request: the params with the reasoning the server
+// wants back added to its assistant messages.
 func (w *chatWire) body(req *Request) (rawBody, error) {
 	params, index, err := w.params(req)
 	if err != nil {
 		return nil, err
 	}
-	b, err := params.MarshalJSON()
+	b, err := encodeJSON(params)
 	if err != nil {
 		return nil, &Error{Kind: ErrBadRequest, Message: "encoding the request: " + err.Error()}
 	}
@@ -110,49 +106,100 @@ func (w *chatWire) body(req *Request) (rawBody, error) {
 
 func (w *chatWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
 
-// params builds the SDK's params. index maps each of req.Messages to the
+// chatParams is a Chat Completions request, with the fields darman sends.
+type chatParams struct {
+	Model               string             `json:"model"`
+	Messages            []chatMessage      `json:"messages"`
+	Stream              bool               `json:"stream"`
+	StreamOptions       *chatStreamOptions `json:"stream_options,omitempty"`
+	MaxCompletionTokens int                `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int                `json:"max_tokens,omitempty"`
+	Temperature         *float64           `json:"temperature,omitempty"`
+	ReasoningEffort     string             `json:"reasoning_effort,omitempty"`
+	PromptCacheKey      string             `json:"prompt_cache_key,omitempty"`
+	Tools               []chatTool         `json:"tools,omitempty"`
+}
+
+type chatStreamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatTool struct {
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// chatMessage is a message of any role. Content is a string or a list of
+// chatTextPart and chatImagePart; nil leaves it out (an assistant message
+// of tool calls only).
+type chatMessage struct {
+	Role       string             `json:"role"`
+	Content    any                `json:"content,omitempty"`
+	ToolCalls  []chatToolCallItem `json:"tool_calls,omitempty"`
+	ToolCallID string             `json:"tool_call_id,omitempty"`
+}
+
+type chatToolCallItem struct {
+	ID       string           `json:"id"`
+	Type     string           `json:"type"`
+	Function chatCallFunction `json:"function"`
+}
+
+type chatCallFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chatTextPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type chatImagePart struct {
+	Type     string       `json:"type"`
+	ImageURL chatImageURL `json:"image_url"`
+}
+
+type chatImageURL struct {
+	URL string `json:"url"`
+}
+
+// params builds the request. index maps each of req.Messages to the
 // position of its message in params.Messages, -1 when it produced none
 // (tool messages may produce several; only assistant positions are used).
-func (w *chatWire) params(req *Request) (p openai.ChatCompletionNewParams, index []int, err error) {
-	p = openai.ChatCompletionNewParams{Model: req.Model}
+func (w *chatWire) params(req *Request) (p chatParams, index []int, err error) {
+	p = chatParams{Model: req.Model, Stream: true, Messages: []chatMessage{}}
 	if !w.behaviour.noStreamOptions {
-		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
+		p.StreamOptions = &chatStreamOptions{IncludeUsage: true}
 	}
 	if req.MaxOutputTokens > 0 {
 		if w.official {
-			p.MaxCompletionTokens = param.NewOpt(int64(req.MaxOutputTokens))
+			p.MaxCompletionTokens = req.MaxOutputTokens
 		} else {
-			p.MaxTokens = param.NewOpt(int64(req.MaxOutputTokens))
+			p.MaxTokens = req.MaxOutputTokens
 		}
 	}
-	if req.Temperature != nil {
-		p.Temperature = param.NewOpt(*req.Temperature)
-	}
-	if req.Reasoning.Effort != "" {
-		p.ReasoningEffort = shared.ReasoningEffort(req.Reasoning.Effort)
-	}
+	p.Temperature = req.Temperature
+	p.ReasoningEffort = req.Reasoning.Effort
 	if w.official && req.Cache.Key != "" && !req.Cache.Disabled {
-		p.PromptCacheKey = param.NewOpt(req.Cache.Key)
+		p.PromptCacheKey = req.Cache.Key
 	}
 	for _, t := range req.Tools {
 		schema, err := schemaMap(t.Schema)
 		if err != nil {
 			return p, nil, &Error{Kind: ErrBadRequest, Message: fmt.Sprintf("tool %q: schema: %v", t.Name, err)}
 		}
-		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
-		if t.Description != "" {
-			fn.Description = param.NewOpt(t.Description)
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionToolUnionParam{
-			OfFunction: &openai.ChatCompletionFunctionToolParam{Function: fn},
-		})
+		p.Tools = append(p.Tools, chatTool{Type: "function",
+			Function: chatFunction{Name: t.Name, Description: t.Description, Parameters: schema}})
 	}
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{
-			OfSystem: &openai.ChatCompletionSystemMessageParam{
-				Content: openai.ChatCompletionSystemMessageParamContentUnion{OfString: param.NewOpt(req.System)},
-			},
-		})
+		p.Messages = append(p.Messages, chatMessage{Role: "system", Content: req.System})
 	}
 	index = make([]int, len(req.Messages))
 	for i, m := range req.Messages {
@@ -166,22 +213,20 @@ func (w *chatWire) params(req *Request) (p openai.ChatCompletionNewParams, index
 	return p, index, nil
 }
 
-func appendChatMessages(out []openai.ChatCompletionMessageParamUnion, m Message) []openai.ChatCompletionMessageParamUnion {
+func appendChatMessages(out []chatMessage, m Message) []chatMessage {
 	switch m.Role {
 	case RoleUser:
 		parts := chatUserParts(m.Parts)
 		if len(parts) == 0 {
 			return out
 		}
-		msg := &openai.ChatCompletionUserMessageParam{}
-		if len(parts) == 1 && parts[0].OfText != nil {
-			msg.Content.OfString = param.NewOpt(parts[0].OfText.Text)
-		} else {
-			msg.Content.OfArrayOfContentParts = parts
+		msg := chatMessage{Role: "user", Content: parts}
+		if t, ok := parts[0].(chatTextPart); ok && len(parts) == 1 {
+			msg.Content = t.Text
 		}
-		return append(out, openai.ChatCompletionMessageParamUnion{OfUser: msg})
+		return append(out, msg)
 	case RoleAssistant:
-		msg := &openai.ChatCompletionAssistantMessageParam{}
+		msg := chatMessage{Role: "assistant"}
 		var text strings.Builder
 		for _, part := range m.Parts {
 			switch p := part.(type) {
@@ -192,27 +237,23 @@ func appendChatMessages(out []openai.ChatCompletionMessageParamUnion, m Message)
 				if args == "" {
 					args = "{}"
 				}
-				msg.ToolCalls = append(msg.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       p.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: p.Name, Arguments: args},
-					},
-				})
+				msg.ToolCalls = append(msg.ToolCalls, chatToolCallItem{ID: p.ID, Type: "function",
+					Function: chatCallFunction{Name: p.Name, Arguments: args}})
 			}
 			// Reasoning goes back, where the server asks for it, in
 			// fields Chat Completions does not define: see body.
 		}
 		if text.Len() > 0 {
-			msg.Content.OfString = param.NewOpt(text.String())
+			msg.Content = text.String()
 		}
 		if text.Len() == 0 && len(msg.ToolCalls) == 0 {
 			return out
 		}
-		return append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: msg})
+		return append(out, msg)
 	case RoleTool:
 		// Chat Completions' tool messages hold text only: the images of
 		// the results follow in one user message.
-		var images []openai.ChatCompletionContentPartUnionParam
+		var images []any
 		for _, part := range m.Parts {
 			r, ok := part.(ToolResult)
 			if !ok {
@@ -222,47 +263,36 @@ func appendChatMessages(out []openai.ChatCompletionMessageParamUnion, m Message)
 			if r.IsError {
 				text = "Error: " + text
 			}
-			out = append(out, openai.ChatCompletionMessageParamUnion{OfTool: &openai.ChatCompletionToolMessageParam{
-				ToolCallID: r.CallID,
-				Content:    openai.ChatCompletionToolMessageParamContentUnion{OfString: param.NewOpt(text)},
-			}})
+			out = append(out, chatMessage{Role: "tool", ToolCallID: r.CallID, Content: text})
 			if len(r.Images) > 0 {
-				images = append(images, openai.ChatCompletionContentPartUnionParam{
-					OfText: &openai.ChatCompletionContentPartTextParam{Text: "Images from the result of tool call " + r.CallID + ":"},
-				})
+				images = append(images, chatTextPart{Type: "text", Text: "Images from the result of tool call " + r.CallID + ":"})
 				for _, img := range r.Images {
-					images = append(images, chatImagePart(img))
+					images = append(images, chatImage(img))
 				}
 			}
 		}
 		if len(images) > 0 {
-			out = append(out, openai.ChatCompletionMessageParamUnion{OfUser: &openai.ChatCompletionUserMessageParam{
-				Content: openai.ChatCompletionUserMessageParamContentUnion{OfArrayOfContentParts: images},
-			}})
+			out = append(out, chatMessage{Role: "user", Content: images})
 		}
 	}
 	return out
 }
 
-func chatUserParts(parts []Part) []openai.ChatCompletionContentPartUnionParam {
-	var out []openai.ChatCompletionContentPartUnionParam
+func chatUserParts(parts []Part) []any {
+	var out []any
 	for _, part := range parts {
 		switch p := part.(type) {
 		case Text:
-			out = append(out, openai.ChatCompletionContentPartUnionParam{
-				OfText: &openai.ChatCompletionContentPartTextParam{Text: p.Text},
-			})
+			out = append(out, chatTextPart{Type: "text", Text: p.Text})
 		case Image:
-			out = append(out, chatImagePart(p))
+			out = append(out, chatImage(p))
 		}
 	}
 	return out
 }
 
-func chatImagePart(img Image) openai.ChatCompletionContentPartUnionParam {
-	return openai.ChatCompletionContentPartUnionParam{OfImageURL: &openai.ChatCompletionContentPartImageParam{
-		ImageURL: openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(img)},
-	}}
+func chatImage(img Image) chatImagePart {
+	return chatImagePart{Type: "image_url", ImageURL: chatImageURL{URL: dataURL(img)}}
 }
 
 // chatToolCall is one tool call being streamed.
@@ -279,7 +309,7 @@ type chatToolCall struct {
 // choices[0].delta holds content, reasoning and tool_calls[i] fragments,
 // then a finish_reason, a usage chunk and [DONE].
 type chatSource struct {
-	events ssestream.Decoder
+	events *sseDecoder
 	model  ModelInfo
 	parts  int
 	// part and partKind are the open text or reasoning part; -1 when none.

@@ -6,30 +6,21 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
 	"github.com/tidwall/gjson"
 )
 
-// responsesWire speaks OpenAI's Responses API through the official SDK.
-// Requests are stateless (store=false): the whole conversation is sent
-// each time, and reasoning travels between turns as encrypted items.
+// responsesWire speaks OpenAI's Responses API. Requests are stateless
+// (store=false): the whole conversation is sent each time, and reasoning
+// travels between turns as encrypted items.
 type responsesWire struct {
-	client openai.Client
-	list   openai.ModelService
+	client openAIClient
 }
 
 func newResponsesWire(t transport) *responsesWire {
-	opts := openAIOptions(t)
-	return &responsesWire{client: openai.Client{Options: opts}, list: openai.NewModelService(opts...)}
+	return &responsesWire{client: openAIClient{t: t}}
 }
 
-func (w *responsesWire) models(ctx context.Context) ([]string, error) {
-	return openAIModels(ctx, w.list)
-}
+func (w *responsesWire) models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }
 
 func (w *responsesWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
 
@@ -38,80 +29,135 @@ func (w *responsesWire) open(ctx context.Context, req *Request, model ModelInfo)
 	if err != nil {
 		return nil, err
 	}
-	events, err := openAIStream(ctx, &w.client, "responses", params)
+	events, err := w.client.stream(ctx, "responses", params)
 	if err != nil {
 		return nil, err
 	}
 	return &responsesSource{events: events, model: model}, nil
 }
 
-func responsesParams(req *Request, model ModelInfo) (responses.ResponseNewParams, error) {
-	p := responses.ResponseNewParams{
-		Model: req.Model,
-		Store: param.NewOpt(false),
-	}
-	if req.System != "" {
-		p.Instructions = param.NewOpt(req.System)
-	}
+// responsesRequest is a Responses API request, with the fields darman
+// sends.
+type responsesRequest struct {
+	Model           string              `json:"model"`
+	Input           []any               `json:"input"`
+	Instructions    string              `json:"instructions,omitempty"`
+	MaxOutputTokens int                 `json:"max_output_tokens,omitempty"`
+	Reasoning       *responsesReasoning `json:"reasoning,omitempty"`
+	Include         []string            `json:"include,omitempty"`
+	Temperature     *float64            `json:"temperature,omitempty"`
+	PromptCacheKey  string              `json:"prompt_cache_key,omitempty"`
+	Store           bool                `json:"store"`
+	Stream          bool                `json:"stream"`
+	Tools           []responsesTool     `json:"tools,omitempty"`
+}
+
+type responsesReasoning struct {
+	Effort  string `json:"effort,omitempty"`
+	Summary string `json:"summary"`
+}
+
+type responsesTool struct {
+	Type        string         `json:"type"`
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters"`
+	Strict      bool           `json:"strict"`
+}
+
+// responsesMessage is an input message; Content is a string or a list of
+// responsesText and responsesImage.
+type responsesMessage struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"`
+}
+
+type responsesText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type responsesImage struct {
+	Type     string `json:"type"`
+	ImageURL string `json:"image_url"`
+	Detail   string `json:"detail"`
+}
+
+type responsesReasoningItem struct {
+	Type             string             `json:"type"`
+	ID               string             `json:"id"`
+	Summary          []responsesSummary `json:"summary"`
+	EncryptedContent string             `json:"encrypted_content,omitempty"`
+}
+
+type responsesSummary struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type responsesFunctionCall struct {
+	Type      string `json:"type"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// responsesCallOutput's Output is a string or a list of responsesText and
+// responsesImage.
+type responsesCallOutput struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Output any    `json:"output"`
+}
+
+func responsesParams(req *Request, model ModelInfo) (responsesRequest, error) {
+	p := responsesRequest{Model: req.Model, Instructions: req.System, Stream: true}
 	if req.MaxOutputTokens > 0 {
-		p.MaxOutputTokens = param.NewOpt(int64(req.MaxOutputTokens))
+		p.MaxOutputTokens = req.MaxOutputTokens
 	}
 	reasoning := model.Reasoning || req.Reasoning.enabled()
 	if reasoning {
-		p.Reasoning = shared.ReasoningParam{
-			Effort:  shared.ReasoningEffort(req.Reasoning.Effort),
-			Summary: shared.ReasoningSummaryAuto,
-		}
-		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
+		p.Reasoning = &responsesReasoning{Effort: req.Reasoning.Effort, Summary: "auto"}
+		p.Include = []string{"reasoning.encrypted_content"}
 	} else if req.Temperature != nil {
 		// Reasoning models refuse a temperature.
-		p.Temperature = param.NewOpt(*req.Temperature)
+		p.Temperature = req.Temperature
 	}
 	if req.Cache.Key != "" && !req.Cache.Disabled {
-		p.PromptCacheKey = param.NewOpt(req.Cache.Key)
+		p.PromptCacheKey = req.Cache.Key
 	}
 	for _, t := range req.Tools {
 		schema, err := schemaMap(t.Schema)
 		if err != nil {
 			return p, &Error{Kind: ErrBadRequest, Message: fmt.Sprintf("tool %q: schema: %v", t.Name, err)}
 		}
-		fn := &responses.FunctionToolParam{Name: t.Name, Parameters: schema, Strict: param.NewOpt(false)}
-		if t.Description != "" {
-			fn.Description = param.NewOpt(t.Description)
-		}
-		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: fn})
+		p.Tools = append(p.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema})
 	}
-	var items responses.ResponseInputParam
+	p.Input = []any{}
 	for _, m := range req.Messages {
-		items = appendResponsesItems(items, m)
+		p.Input = appendResponsesItems(p.Input, m)
 	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
 	return p, nil
 }
 
-func appendResponsesItems(out responses.ResponseInputParam, m Message) responses.ResponseInputParam {
+func responsesImagePart(img Image) responsesImage {
+	return responsesImage{Type: "input_image", ImageURL: dataURL(img), Detail: "auto"}
+}
+
+func appendResponsesItems(out []any, m Message) []any {
 	switch m.Role {
 	case RoleUser:
-		var content responses.ResponseInputMessageContentListParam
+		var content []any
 		for _, part := range m.Parts {
 			switch p := part.(type) {
 			case Text:
-				content = append(content, responses.ResponseInputContentUnionParam{
-					OfInputText: &responses.ResponseInputTextParam{Text: p.Text},
-				})
+				content = append(content, responsesText{Type: "input_text", Text: p.Text})
 			case Image:
-				content = append(content, responses.ResponseInputContentUnionParam{
-					OfInputImage: &responses.ResponseInputImageParam{
-						ImageURL: param.NewOpt(dataURL(p)), Detail: responses.ResponseInputImageDetailAuto,
-					},
-				})
+				content = append(content, responsesImagePart(p))
 			}
 		}
 		if len(content) > 0 {
-			out = append(out, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-				Role:    responses.EasyInputMessageRoleUser,
-				Content: responses.EasyInputMessageContentUnionParam{OfInputItemContentList: content},
-			}})
+			out = append(out, responsesMessage{Role: "user", Content: content})
 		}
 	case RoleAssistant:
 		var text strings.Builder
@@ -119,10 +165,7 @@ func appendResponsesItems(out responses.ResponseInputParam, m Message) responses
 			if text.Len() == 0 {
 				return
 			}
-			out = append(out, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-				Role:    responses.EasyInputMessageRoleAssistant,
-				Content: responses.EasyInputMessageContentUnionParam{OfString: param.NewOpt(text.String())},
-			}})
+			out = append(out, responsesMessage{Role: "assistant", Content: text.String()})
 			text.Reset()
 		}
 		for _, part := range m.Parts {
@@ -134,23 +177,18 @@ func appendResponsesItems(out responses.ResponseInputParam, m Message) responses
 					continue
 				}
 				flush()
-				item := &responses.ResponseReasoningItemParam{ID: p.ItemID, Summary: []responses.ResponseReasoningItemSummaryParam{}}
+				item := responsesReasoningItem{Type: "reasoning", ID: p.ItemID, Summary: []responsesSummary{}, EncryptedContent: p.Encrypted}
 				if p.Text != "" {
-					item.Summary = append(item.Summary, responses.ResponseReasoningItemSummaryParam{Text: p.Text})
+					item.Summary = append(item.Summary, responsesSummary{Type: "summary_text", Text: p.Text})
 				}
-				if p.Encrypted != "" {
-					item.EncryptedContent = param.NewOpt(p.Encrypted)
-				}
-				out = append(out, responses.ResponseInputItemUnionParam{OfReasoning: item})
+				out = append(out, item)
 			case ToolCall:
 				flush()
 				args := string(p.Arguments)
 				if args == "" {
 					args = "{}"
 				}
-				out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
-					CallID: p.ID, Name: p.Name, Arguments: args,
-				}})
+				out = append(out, responsesFunctionCall{Type: "function_call", CallID: p.ID, Name: p.Name, Arguments: args})
 			}
 		}
 		flush()
@@ -164,23 +202,15 @@ func appendResponsesItems(out responses.ResponseInputParam, m Message) responses
 			if r.IsError {
 				text = "Error: " + text
 			}
-			item := &responses.ResponseInputItemFunctionCallOutputParam{CallID: param.NewOpt(r.CallID)}
-			if len(r.Images) == 0 {
-				item.Output.OfString = param.NewOpt(text)
-			} else {
-				list := responses.ResponseFunctionCallOutputItemListParam{{
-					OfInputText: &responses.ResponseInputTextContentParam{Text: text},
-				}}
+			item := responsesCallOutput{Type: "function_call_output", CallID: r.CallID, Output: text}
+			if len(r.Images) > 0 {
+				list := []any{responsesText{Type: "input_text", Text: text}}
 				for _, img := range r.Images {
-					list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{
-						OfInputImage: &responses.ResponseInputImageContentParam{
-							ImageURL: param.NewOpt(dataURL(img)), Detail: responses.ResponseInputImageContentDetailAuto,
-						},
-					})
+					list = append(list, responsesImagePart(img))
 				}
-				item.Output.OfResponseFunctionCallOutputItemArray = list
+				item.Output = list
 			}
-			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: item})
+			out = append(out, item)
 		}
 	}
 	return out
@@ -205,7 +235,7 @@ type responsesItem struct {
 // deltas, response.output_item.done, then response.completed with the
 // usage; or response.failed / error.
 type responsesSource struct {
-	events ssestream.Decoder
+	events *sseDecoder
 	model  ModelInfo
 	items  map[int64]*responsesItem
 	parts  int

@@ -10,9 +10,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The adapters let the SDKs build each request, send it, turn error
-// responses into their error types and frame the SSE stream; they read the
-// events themselves. The SDKs decode an event into their own types by
+// The adapters let Anthropic's SDK (and darman's own OpenAI client, see
+// openai_http.go) build each request, send it, turn error responses into
+// error types and frame the SSE stream; they read the events themselves.
+// The SDKs decode an event into their own types by
 // reflection (encoding/json scanning it twice more), which cost several
 // times as much per streamed chunk as everything else on the path (see
 // "Performance" in docs/providers.md). darman needs a handful of fields
