@@ -77,6 +77,10 @@ type Hook struct {
 	Timeout time.Duration
 	// Origin is the file the hook came from.
 	Origin string
+	// Type is the hook's kind as configured: "" and "command" run;
+	// another (Claude Code's "prompt", "agent", "http") is reported by New
+	// as unsupported and does not run.
+	Type string
 }
 
 // Options configure an Engine.
@@ -98,8 +102,15 @@ type Options struct {
 	Command func(line, dir string, environ []string) (*exec.Cmd, error)
 	// Children records the hooks' process groups; nil records nothing.
 	Children *child.Registry
-	// Logger receives a line per hook run at debug level; nil discards.
+	// Logger receives a line per hook run at debug level, with the
+	// hook's standard output unless its JSON says suppressOutput; nil
+	// discards.
 	Logger *slog.Logger
+	// Transcript returns the path of the session's transcript, written
+	// or brought up to date for the hooks about to run (transcript_path
+	// in their input, see WriteTranscript); nil, or "" returned, leaves
+	// transcript_path empty.
+	Transcript func(ctx context.Context, session string) string
 }
 
 // Engine runs the configured hooks. Its methods are safe for concurrent
@@ -138,6 +149,10 @@ func New(opts Options) (*Engine, []string, error) {
 	}
 	seen := map[key]bool{}
 	for _, h := range opts.Hooks {
+		if h.Type != "" && h.Type != "command" {
+			problems = append(problems, fmt.Sprintf("%s: a %s hook of type %q is not supported: darman runs only command hooks; this hook does not run (write it as a command hook)", h.Origin, h.Event, h.Type))
+			continue
+		}
 		if !slices.Contains(Events(), h.Event) {
 			problems = append(problems, fmt.Sprintf("%s: hook event %q is not one darman runs; the hook is ignored", h.Origin, h.Event))
 			continue
@@ -203,6 +218,9 @@ type Input struct {
 	Source string
 	// Reason is SessionEnd's: other.
 	Reason string
+	// TranscriptPath is the session's transcript file; "" means the
+	// engine's Options.Transcript says.
+	TranscriptPath string
 	// Trigger is PreCompact's: manual or auto.
 	Trigger string
 	// Message and NotificationType are Notification's.
@@ -240,6 +258,7 @@ func (in Input) payload(root string) []byte {
 		"cwd":             cwd,
 		"hook_event_name": string(in.Event),
 		"permission_mode": "default",
+		"transcript_path": in.TranscriptPath,
 	}
 	switch in.Event {
 	case PreToolUse, PostToolUse:
@@ -287,6 +306,17 @@ type Result struct {
 	// (and none denied); AskReason is its permissionDecisionReason.
 	Ask       bool
 	AskReason string
+	// Allow is set when a PreToolUse hook's permissionDecision is
+	// "allow" (and none denied or asked); AllowReason is its reason, for
+	// the user. It answers the call's permission questions, never a
+	// rule's denial.
+	Allow       bool
+	AllowReason string
+	// UpdatedInput is a PreToolUse hook's hookSpecificOutput.updatedInput
+	// in darman's keys (see ToolInput): the input the call runs with
+	// instead of the model's. The first hook's, in configured order, when
+	// several give one; nil when none does.
+	UpdatedInput json.RawMessage
 	// Context is what the hooks add for the model: additionalContext, and
 	// for UserPromptSubmit and SessionStart plain standard output.
 	Context []string
@@ -297,8 +327,12 @@ type Result struct {
 	// Messages are for the user (systemMessage).
 	Messages []string
 	// Failures are hooks that failed without blocking (another exit code,
-	// a signal, a timeout, no start), one line each, for the user.
+	// a signal, a timeout, no start, output that starts as JSON but is
+	// not), one line each, for the user.
 	Failures []string
+
+	// updated is the first updatedInput as the hook wrote it.
+	updated json.RawMessage
 }
 
 // Run runs the hooks of in.Event that match, at the same time, and
@@ -319,6 +353,9 @@ func (e *Engine) Run(ctx context.Context, in Input) Result {
 	if len(run) == 0 {
 		return res
 	}
+	if in.TranscriptPath == "" && e.opts.Transcript != nil {
+		in.TranscriptPath = e.opts.Transcript(ctx, in.Session)
+	}
 	payload := in.payload(e.opts.Root)
 	outs := make([]outcome, len(run))
 	var wg sync.WaitGroup
@@ -332,6 +369,14 @@ func (e *Engine) Run(ctx context.Context, in Input) Result {
 	wg.Wait()
 	for i, o := range outs {
 		o.apply(in.Event, run[i].Hook, &res)
+		e.logRun(run[i].Hook, o)
+	}
+	if res.updated != nil {
+		res.UpdatedInput = darmanInput(in.Tool, e.opts.Root, toolInput(in.Tool, e.opts.Root, in.ToolInput), res.updated)
+		res.updated = nil
+	}
+	if res.Block || res.Ask {
+		res.Allow, res.AllowReason = false, ""
 	}
 	res.Ran = len(run)
 	return res

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
@@ -29,7 +31,7 @@ func configHooks(cfg config.Config) []hook.Hook {
 	for _, ev := range events {
 		for _, m := range cfg.Hooks[string(ev)] {
 			for _, h := range m.Hooks {
-				out = append(out, hook.Hook{Event: ev, Matcher: m.Matcher, Command: h.Command,
+				out = append(out, hook.Hook{Event: ev, Matcher: m.Matcher, Command: h.Command, Type: h.Type,
 					Timeout: time.Duration(h.Timeout * float64(time.Second)), Origin: m.Origin})
 			}
 		}
@@ -39,14 +41,15 @@ func configHooks(cfg config.Config) []hook.Hook {
 
 // newHooks builds a workspace's hook engine: the configured hooks, run as
 // the bash tool runs the model's commands (the OS sandbox sb, the
-// environment without secrets), their groups recorded in children. It
+// environment without secrets), their groups recorded in children, the
+// session's transcript written for them from st (nil writes none). It
 // is nil when no hook is configured; problems are the hooks left out.
-func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, log *slog.Logger) (*hook.Engine, []string) {
+func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, st *store.Store, log *slog.Logger) (*hook.Engine, []string) {
 	hooks := configHooks(cfg)
 	if len(hooks) == 0 {
 		return nil, nil
 	}
-	e, problems, err := hook.New(hook.Options{
+	opts := hook.Options{
 		Hooks:   hooks,
 		Root:    root,
 		Environ: childEnviron(cfg),
@@ -55,7 +58,15 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		},
 		Children: children,
 		Logger:   log,
-	})
+	}
+	if st != nil && cfg.DataDir != "" {
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
+		}
+		t := &hookTranscripts{store: st, dir: filepath.Join(cfg.DataDir, "transcripts"), root: root, log: log}
+		opts.Transcript = t.path
+	}
+	e, problems, err := hook.New(opts)
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -75,7 +86,7 @@ func sessionHooks(e *hook.Engine) session.Hooks {
 // ones left out, for doctor.
 func diagnoseHooks(r *report, c config.Config, root string) {
 	const section = "hooks"
-	e, problems := newHooks(c, root, nil, nil, nil)
+	e, problems := newHooks(c, root, nil, nil, nil, nil)
 	for _, p := range problems {
 		r.add(section, "hook", "warn", p)
 	}

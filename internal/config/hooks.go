@@ -123,12 +123,18 @@ func (ld *loader) foreignHooks(cfg *Config) {
 			}
 			for _, m := range matchers {
 				m.Origin = path
+				// A hook of another type stays in the list, for the hook
+				// engine and doctor to report as unsupported; it never runs.
 				m.Hooks = slices.DeleteFunc(slices.Clone(m.Hooks), func(h HookCommand) bool {
-					if h.Type == "command" && h.Command != "" {
+					switch {
+					case (h.Type == "command" || h.Type == "") && h.Command != "":
 						return false
+					case h.Type == "command" || h.Type == "":
+						ld.ps.warnings = append(ld.ps.warnings, fmt.Sprintf("%s: a %s hook has no command; ignored", path, event))
+						return true
 					}
-					ld.ps.warnings = append(ld.ps.warnings, fmt.Sprintf("%s: a %s hook of type %q is not one darman runs (only command hooks); ignored", path, event, h.Type))
-					return true
+					ld.ps.warnings = append(ld.ps.warnings, fmt.Sprintf("%s: a %s hook of type %q is not supported: darman runs only command hooks; this hook does not run", path, event, h.Type))
+					return false
 				})
 				if len(m.Hooks) > 0 {
 					found[event] = append(found[event], m)

@@ -26,14 +26,14 @@ func TestHooksFromDarmanAndClaude(t *testing.T) {
 	l := f.mustLoad()
 	pre := l.Config.Hooks["PreToolUse"]
 	if len(pre) != 3 || pre[0].Hooks[0].Command != "darman-guard" || pre[0].Hooks[0].Timeout != 5 || pre[0].Origin != "darman.json" ||
-		pre[1].Origin != local || pre[2].Origin != project || len(pre[2].Hooks) != 1 || pre[2].Hooks[0].Command != "claude-guard" {
+		pre[1].Origin != local || pre[2].Origin != project || len(pre[2].Hooks) != 2 || pre[2].Hooks[0].Command != "claude-guard" || pre[2].Hooks[1].Type != "prompt" {
 		t.Fatalf("PreToolUse: %+v", pre)
 	}
 	if stop := l.Config.Hooks["Stop"]; len(stop) != 1 || stop[0].Origin != user {
 		t.Fatalf("Stop: %+v", stop)
 	}
 	warnings := strings.Join(l.Warnings, "\n")
-	for _, want := range []string{`"prompt" is not one darman runs`, `"PostToolUseFailure" is not one darman runs`} {
+	for _, want := range []string{`a PreToolUse hook of type "prompt" is not supported: darman runs only command hooks`, `"PostToolUseFailure" is not one darman runs`} {
 		if !strings.Contains(warnings, want) {
 			t.Errorf("warnings lack %q:\n%s", want, warnings)
 		}
