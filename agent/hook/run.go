@@ -155,8 +155,8 @@ type output struct {
 	Decision      string `json:"decision"`
 	Reason        string `json:"reason"`
 	Specific      struct {
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		PermissionDecision       string          `json:"permissionDecision"`
+		PermissionDecisionReason string          `json:"permissionDecisionReason"`
 		AdditionalContext        string          `json:"additionalContext"`
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
 	} `json:"hookSpecificOutput"`
