@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,6 +112,9 @@ type Options struct {
 	// in their input, see WriteTranscript); nil, or "" returned, leaves
 	// transcript_path empty.
 	Transcript func(ctx context.Context, session string) string
+	// Close releases what Command runs in (a sandbox of the hooks' own),
+	// once the engine's runs have ended; nil releases nothing.
+	Close func() error
 }
 
 // Engine runs the configured hooks. Its methods are safe for concurrent
@@ -284,13 +288,25 @@ func (in Input) payload(root string) []byte {
 		m["message"] = in.Message
 		m["notification_type"] = in.NotificationType
 	}
-	b, err := json.Marshal(m)
+	b, err := marshal(m)
 	if err != nil {
 		// Only ToolResponse could fail; the rest are strings.
 		delete(m, "tool_response")
-		b, _ = json.Marshal(m)
+		b, _ = marshal(m)
 	}
 	return b
+}
+
+// marshal is json.Marshal without HTML escaping: a hook that greps its
+// input for "a > b" finds it, as it does in Claude Code's.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Result is what the hooks of one event came to.
@@ -399,10 +415,14 @@ func (e *Engine) Go(ctx context.Context, in Input, report func(Result)) {
 	}()
 }
 
-// Close waits for the runs Go started.
+// Close waits for the runs Go started, then calls Options.Close.
 func (e *Engine) Close() error {
-	if e != nil {
-		e.async.Wait()
+	if e == nil {
+		return nil
+	}
+	e.async.Wait()
+	if e.opts.Close != nil {
+		return e.opts.Close()
 	}
 	return nil
 }

@@ -108,7 +108,7 @@ func toolInput(name, root string, input json.RawMessage) json.RawMessage {
 			}
 		}
 	}
-	b, err := json.Marshal(m)
+	b, err := marshal(m)
 	if err != nil {
 		return input
 	}

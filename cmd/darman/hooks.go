@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -50,12 +50,9 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		return nil, nil
 	}
 	opts := hook.Options{
-		Hooks:   hooks,
-		Root:    root,
-		Environ: childEnviron(cfg),
-		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
-			return tool.ShellCommand(line, dir, environ, sb, sandbox.Request{Root: root})
-		},
+		Hooks:    hooks,
+		Root:     root,
+		Environ:  childEnviron(cfg),
 		Children: children,
 		Logger:   log,
 	}
@@ -63,8 +60,21 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		if log == nil {
 			log = slog.New(slog.DiscardHandler)
 		}
-		t := &hookTranscripts{store: st, dir: filepath.Join(cfg.DataDir, "transcripts"), root: root, log: log}
+		t := &hookTranscripts{store: st, dir: transcriptDir(cfg.DataDir, root), root: root, log: log}
 		opts.Transcript = t.path
+		// Made now: the sandbox's rules name existing paths only.
+		if err := os.MkdirAll(t.dir, 0o700); err != nil {
+			log.Warn("hook transcripts: cannot make their directory", "dir", t.dir, "err", err)
+		}
+		if sb != nil {
+			// The hooks' own sandbox: bash's, and the workspace's
+			// transcripts readable, which the model's commands are not.
+			sb = newSandbox(withReadable(cfg, t.dir))
+			opts.Close = sb.Close
+		}
+	}
+	opts.Command = func(line, dir string, environ []string) (*exec.Cmd, error) {
+		return tool.ShellCommand(line, dir, environ, sb, sandbox.Request{Root: root})
 	}
 	e, problems, err := hook.New(opts)
 	if err != nil {

@@ -2,14 +2,32 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/internal/config"
 )
+
+// transcriptDir is where a workspace's hook transcripts are: a directory
+// of its own under the data directory, so that its hooks' sandbox may read
+// it and no other workspace's.
+func transcriptDir(dataDir, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(dataDir, "transcripts", filepath.Base(root)+"-"+hex.EncodeToString(sum[:8]))
+}
+
+// withReadable is cfg with dir readable by the sandbox's commands.
+func withReadable(cfg config.Config, dir string) config.Config {
+	cfg.Sandbox.ReadableDirs = append(slices.Clip(cfg.Sandbox.ReadableDirs), dir)
+	return cfg
+}
 
 // hookTranscripts writes the transcripts hooks read at transcript_path:
 // one JSONL file per session under the data directory, in Claude Code's
