@@ -192,3 +192,41 @@ func TestRunHookContinueFalseEndsTheTurn(t *testing.T) {
 		t.Errorf("the stopReason was not shown:\nstdout: %s\nstderr: %s", out, errs)
 	}
 }
+
+// A Claude Code hook of a type darman does not run (a prompt hook) is
+// reported by doctor in its hooks section, and when darman loads the
+// settings (darman run's log on stderr; an editor's warning), as
+// unsupported; the command hooks beside it still run.
+func TestUnsupportedHookTypesAreReported(t *testing.T) {
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Stopped."}}})
+	e.write(".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [
+		{"type": "prompt", "prompt": "Is the task complete? $ARGUMENTS"},
+		{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR\"/stop-ran"}
+	]}]}}`)
+	doctor, _, _ := e.run("doctor")
+	i := strings.Index(doctor, "\nhooks\n")
+	if i < 0 {
+		t.Fatalf("doctor has no hooks section:\n%s", doctor)
+	}
+	section := doctor[i:]
+	if j := strings.Index(section[1:], "\n\n"); j >= 0 {
+		section = section[:j+1]
+	}
+	if !strings.Contains(section, `a Stop hook of type "prompt" is not supported: darman runs only command hooks`) || !strings.Contains(section, "stop-ran") {
+		t.Errorf("doctor's hooks section does not report the prompt hook and list the command hook:\n%s", section)
+	}
+	out, errs, code := e.run("run", "stop")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if !strings.Contains(errs, `is not supported: darman runs only command hooks`) {
+		t.Errorf("darman run does not say the prompt hook is unsupported:\n%s", errs)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "stop-ran")); err != nil {
+		t.Error("the command hook beside the prompt hook did not run")
+	}
+	if len(srv.ModelCalls()) != 1 {
+		t.Errorf("%d model calls", len(srv.ModelCalls()))
+	}
+}

@@ -115,6 +115,9 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 	hooks, problems := newHooks(cfg, w.root, w.sandbox, w.children, st, log)
 	for _, p := range problems {
 		log.Warn("hooks", "problem", p)
+		if w.notices != nil {
+			w.notices("warning", p)
+		}
 	}
 	w.hooks = hooks
 	w.checkpoints = newKeeper(cfg, st, log)
