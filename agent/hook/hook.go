@@ -65,6 +65,10 @@ func Events() []Event {
 // Code.
 const DefaultTimeout = 60 * time.Second
 
+// PromptTimeout is how long a prompt hook that sets none waits for the
+// model, as in Claude Code.
+const PromptTimeout = 30 * time.Second
+
 // Hook is one configured command hook.
 type Hook struct {
 	Event Event
@@ -78,10 +82,22 @@ type Hook struct {
 	Timeout time.Duration
 	// Origin is the file the hook came from.
 	Origin string
-	// Type is the hook's kind as configured: "" and "command" run;
-	// another (Claude Code's "prompt", "agent", "http") is reported by New
-	// as unsupported and does not run.
+	// Type is the hook's kind as configured: "" and "command" run
+	// Command; "prompt" asks the model Prompt (Options.Ask); another
+	// (Claude Code's "agent", "http") is reported by New as unsupported
+	// and does not run.
 	Type string
+	// Prompt is a prompt hook's question; $ARGUMENTS in it is replaced
+	// by the event's JSON (which is appended when it has none).
+	Prompt string
+}
+
+// label names the hook in messages: its command, or its prompt.
+func (h Hook) label() string {
+	if h.Type == "prompt" {
+		return "prompt " + clip(h.Prompt, 60)
+	}
+	return h.Command
 }
 
 // Options configure an Engine.
@@ -112,6 +128,10 @@ type Options struct {
 	// in their input, see WriteTranscript); nil, or "" returned, leaves
 	// transcript_path empty.
 	Transcript func(ctx context.Context, session string) string
+	// Ask puts a prompt hook's question to the small model, with system
+	// as its instructions, and returns the answer's text; nil leaves
+	// prompt hooks out (reported by New).
+	Ask func(ctx context.Context, system, prompt string) (string, error)
 	// Close releases what Command runs in (a sandbox of the hooks' own),
 	// once the engine's runs have ended; nil releases nothing.
 	Close func() error
@@ -153,8 +173,12 @@ func New(opts Options) (*Engine, []string, error) {
 	}
 	seen := map[key]bool{}
 	for _, h := range opts.Hooks {
-		if h.Type != "" && h.Type != "command" {
-			problems = append(problems, fmt.Sprintf("%s: a %s hook of type %q is not supported: darman runs only command hooks; this hook does not run (write it as a command hook)", h.Origin, h.Event, h.Type))
+		switch {
+		case h.Type == "prompt" && opts.Ask == nil:
+			problems = append(problems, fmt.Sprintf("%s: a %s prompt hook cannot run: no model is configured to answer it (smallModel or model); this hook does not run", h.Origin, h.Event))
+			continue
+		case h.Type != "" && h.Type != "command" && h.Type != "prompt":
+			problems = append(problems, fmt.Sprintf("%s: a %s hook of type %q is not supported: darman runs command and prompt hooks; this hook does not run (write it as a command hook)", h.Origin, h.Event, h.Type))
 			continue
 		}
 		if !slices.Contains(Events(), h.Event) {
@@ -166,13 +190,16 @@ func New(opts Options) (*Engine, []string, error) {
 			problems = append(problems, fmt.Sprintf("%s: %s hook matcher %q: %v; the hook is ignored", h.Origin, h.Event, h.Matcher, err))
 			continue
 		}
-		k := key{h.Event, strings.TrimSpace(h.Matcher), strings.TrimSpace(h.Command)}
+		k := key{h.Event, strings.TrimSpace(h.Matcher), strings.TrimSpace(h.Command) + "\x00" + strings.TrimSpace(h.Prompt)}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
 		if h.Timeout <= 0 {
 			h.Timeout = DefaultTimeout
+			if h.Type == "prompt" {
+				h.Timeout = PromptTimeout
+			}
 		}
 		e.byEvent[h.Event] = append(e.byEvent[h.Event], compiled{Hook: h, match: m})
 	}

@@ -3,6 +3,7 @@ package hook_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,13 +230,13 @@ func TestTranscriptPathAndUnsupportedTypes(t *testing.T) {
 	e, problems, err := hook.New(hook.Options{Root: root, Environ: os.Environ(),
 		Hooks: []hook.Hook{
 			{Event: hook.Stop, Command: `cat > "` + out + `"`, Origin: "a.json"},
-			{Event: hook.Stop, Type: "prompt", Command: "", Origin: "b.json"},
+			{Event: hook.Stop, Type: "agent", Command: "", Origin: "b.json"},
 		},
 		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
 			return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
 		},
 		Transcript: func(_ context.Context, session string) string { return filepath.Join(root, session+".jsonl") }})
-	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], `b.json: a Stop hook of type "prompt" is not supported`) {
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], `b.json: a Stop hook of type "agent" is not supported`) {
 		t.Fatalf("%v %q", err, problems)
 	}
 	if r := e.Run(context.Background(), hook.Input{Event: hook.Stop, Session: "ses_1", StopHookActive: true}); r.Ran != 1 {
@@ -245,5 +246,41 @@ func TestTranscriptPathAndUnsupportedTypes(t *testing.T) {
 	b, _ := os.ReadFile(out)
 	if err := json.Unmarshal(b, &in); err != nil || in["transcript_path"] != transcript || in["stop_hook_active"] != true {
 		t.Fatalf("the hook read %s (%v)", b, err)
+	}
+}
+
+// A prompt hook's question goes to Ask with the event's JSON for
+// $ARGUMENTS; {"ok": false} blocks with its reason, an answer that is
+// not JSON is a failure, and without Ask the hook is reported, not run.
+func TestPromptHooks(t *testing.T) {
+	root := t.TempDir()
+	var asked string
+	answer := `{"ok": false, "reason": "not yet"}`
+	opts := hook.Options{Root: root,
+		Hooks:   []hook.Hook{{Event: hook.Stop, Type: "prompt", Prompt: "Done? $ARGUMENTS", Origin: "a.json"}},
+		Command: func(string, string, []string) (*exec.Cmd, error) { return nil, errors.New("no commands here") },
+		Ask: func(_ context.Context, system, prompt string) (string, error) {
+			asked = prompt
+			return answer, nil
+		}}
+	e, problems, err := hook.New(opts)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("%v %q", err, problems)
+	}
+	in := hook.Input{Event: hook.Stop, Session: "ses_1", LastMessage: "all good"}
+	if r := e.Run(context.Background(), in); !r.Block || r.Reason != "not yet" || !strings.Contains(asked, `"last_assistant_message":"all good"`) || strings.Contains(asked, "$ARGUMENTS") {
+		t.Fatalf("%+v, asked %q", r, asked)
+	}
+	answer = "Sure, looks done to me."
+	if r := e.Run(context.Background(), in); r.Block || len(r.Failures) != 1 || !strings.Contains(r.Failures[0], "not a JSON object") {
+		t.Fatalf("%+v", r)
+	}
+	answer = `{"ok": true}`
+	if r := e.Run(context.Background(), in); r.Block || len(r.Failures) != 0 {
+		t.Fatalf("%+v", r)
+	}
+	opts.Ask = nil
+	if _, problems, _ := hook.New(opts); len(problems) != 1 || !strings.Contains(problems[0], "no model is configured") {
+		t.Fatalf("without a model: %q", problems)
 	}
 }

@@ -41,6 +41,9 @@ type outcome struct {
 
 // runOne runs one hook with payload on its standard input.
 func (e *Engine) runOne(ctx context.Context, h Hook, payload []byte) outcome {
+	if h.Type == "prompt" {
+		return e.askOne(ctx, h, payload)
+	}
 	began := time.Now()
 	root := e.opts.Root
 	env := append(slices.Clip(e.opts.Environ), "CLAUDE_PROJECT_DIR="+root, "DARMAN_PROJECT_DIR="+root, "DARMAN_HOOK_EVENT="+string(h.Event))
@@ -101,7 +104,7 @@ func (e *Engine) runOne(ctx context.Context, h Hook, payload []byte) outcome {
 // hook's JSON says suppressOutput (Claude Code keeps such output out of
 // its transcript view; darman's debug log is that view), what it wrote.
 func (e *Engine) logRun(h Hook, o outcome) {
-	attrs := []any{"event", h.Event, "command", h.Command, "code", o.code, "signal", o.signal, "timedOut", o.timedOut, "took", o.took}
+	attrs := []any{"event", h.Event, "hook", h.label(), "code", o.code, "signal", o.signal, "timedOut", o.timedOut, "took", o.took}
 	if !o.suppressed() {
 		attrs = append(attrs, "stdout", o.stdout, "stderr", o.stderr)
 	}
@@ -177,7 +180,7 @@ func plainContext(ev Event) bool { return ev == UserPromptSubmit || ev == Sessio
 
 // apply adds what one hook's run came to to res.
 func (o outcome) apply(ev Event, h Hook, res *Result) {
-	name := fmt.Sprintf("%s hook %q (%s)", ev, h.Command, h.Origin)
+	name := fmt.Sprintf("%s hook %q (%s)", ev, h.label(), h.Origin)
 	fail := func(format string, a ...any) {
 		res.Failures = append(res.Failures, name+" "+fmt.Sprintf(format, a...))
 	}
@@ -269,6 +272,13 @@ func (o outcome) apply(ev Event, h Hook, res *Result) {
 	if js.Decision == "block" && blocks(ev) {
 		block(js.Reason)
 	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 func detail(stderr string) string {

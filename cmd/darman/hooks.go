@@ -31,7 +31,7 @@ func configHooks(cfg config.Config) []hook.Hook {
 	for _, ev := range events {
 		for _, m := range cfg.Hooks[string(ev)] {
 			for _, h := range m.Hooks {
-				out = append(out, hook.Hook{Event: ev, Matcher: m.Matcher, Command: h.Command, Type: h.Type,
+				out = append(out, hook.Hook{Event: ev, Matcher: m.Matcher, Command: h.Command, Type: h.Type, Prompt: h.Prompt,
 					Timeout: time.Duration(h.Timeout * float64(time.Second)), Origin: m.Origin})
 			}
 		}
@@ -42,9 +42,10 @@ func configHooks(cfg config.Config) []hook.Hook {
 // newHooks builds a workspace's hook engine: the configured hooks, run as
 // the bash tool runs the model's commands (the OS sandbox sb, the
 // environment without secrets), their groups recorded in children, the
-// session's transcript written for them from st (nil writes none). It
-// is nil when no hook is configured; problems are the hooks left out.
-func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, st *store.Store, log *slog.Logger) (*hook.Engine, []string) {
+// session's transcript written for them from st (nil writes none), the
+// prompt hooks' questions put to m's small model (nil: they cannot run).
+// It is nil when no hook is configured; problems are the hooks left out.
+func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, st *store.Store, m *models, log *slog.Logger) (*hook.Engine, []string) {
 	hooks := configHooks(cfg)
 	if len(hooks) == 0 {
 		return nil, nil
@@ -55,6 +56,7 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		Environ:  childEnviron(cfg),
 		Children: children,
 		Logger:   log,
+		Ask:      hookAsker(cfg, m),
 	}
 	if st != nil && cfg.DataDir != "" {
 		if log == nil {
@@ -96,7 +98,7 @@ func sessionHooks(e *hook.Engine) session.Hooks {
 // ones left out, for doctor.
 func diagnoseHooks(r *report, c config.Config, root string) {
 	const section = "hooks"
-	e, problems := newHooks(c, root, nil, nil, nil, nil)
+	e, problems := newHooks(c, root, nil, nil, nil, newModels(c, slog.New(slog.DiscardHandler)), nil)
 	for _, p := range problems {
 		r.add(section, "hook", "warn", p)
 	}

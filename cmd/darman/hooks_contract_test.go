@@ -193,7 +193,7 @@ func TestRunHookContinueFalseEndsTheTurn(t *testing.T) {
 	}
 }
 
-// A Claude Code hook of a type darman does not run (a prompt hook) is
+// A Claude Code hook of a type darman does not run (an http hook) is
 // reported by doctor in its hooks section, and when darman loads the
 // settings (darman run's log on stderr; an editor's warning), as
 // unsupported; the command hooks beside it still run.
@@ -201,7 +201,7 @@ func TestUnsupportedHookTypesAreReported(t *testing.T) {
 	e := newEnv(t)
 	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Stopped."}}})
 	e.write(".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [
-		{"type": "prompt", "prompt": "Is the task complete? $ARGUMENTS"},
+		{"type": "http", "url": "http://127.0.0.1:9/hook"},
 		{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR\"/stop-ran"}
 	]}]}}`)
 	doctor, _, _ := e.run("doctor")
@@ -213,20 +213,62 @@ func TestUnsupportedHookTypesAreReported(t *testing.T) {
 	if j := strings.Index(section[1:], "\n\n"); j >= 0 {
 		section = section[:j+1]
 	}
-	if !strings.Contains(section, `a Stop hook of type "prompt" is not supported: darman runs only command hooks`) || !strings.Contains(section, "stop-ran") {
-		t.Errorf("doctor's hooks section does not report the prompt hook and list the command hook:\n%s", section)
+	if !strings.Contains(section, `a Stop hook of type "http" is not supported: darman runs command and prompt hooks`) || !strings.Contains(section, "stop-ran") {
+		t.Errorf("doctor's hooks section does not report the http hook and list the command hook:\n%s", section)
 	}
 	out, errs, code := e.run("run", "stop")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
-	if !strings.Contains(errs, `is not supported: darman runs only command hooks`) {
-		t.Errorf("darman run does not say the prompt hook is unsupported:\n%s", errs)
+	if !strings.Contains(errs, `is not supported: darman runs command and prompt hooks`) {
+		t.Errorf("darman run does not say the http hook is unsupported:\n%s", errs)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "stop-ran")); err != nil {
-		t.Error("the command hook beside the prompt hook did not run")
+		t.Error("the command hook beside the http hook did not run")
 	}
 	if len(srv.ModelCalls()) != 1 {
 		t.Errorf("%d model calls", len(srv.ModelCalls()))
+	}
+}
+
+// A prompt hook in Claude Code's shape asks the model, with the event's
+// JSON in place of $ARGUMENTS: a Stop hook answered {"ok": false} keeps
+// the turn going with its reason for the model, and {"ok": true} the
+// second time (stop_hook_active) lets it end.
+func TestRunRunsPromptHooks(t *testing.T) {
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{
+		Conversations: []llmtest.Conversation{
+			{Match: `"stop_hook_active":false`, Steps: []llmtest.Step{{Text: "```json\n{\"ok\": false, \"reason\": \"the tests were not run\"}\n```"}}},
+			{Match: `"stop_hook_active":true`, Steps: []llmtest.Step{{Text: `{"ok": true}`}}},
+		},
+		Steps: []llmtest.Step{{Text: "Done."}, {Text: "Tests ran."}},
+	})
+	e.write(".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [
+		{"type": "prompt", "prompt": "Did the agent finish, tests included? $ARGUMENTS", "timeout": 20}
+	]}]}}`)
+	out, errs, code := e.run("run", "finish the job")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if !strings.Contains(out, "Tests ran.") {
+		t.Errorf("the turn did not go on after the hook blocked its end:\n%s", out)
+	}
+	var main, hooks []string
+	for _, c := range srv.ModelCalls() {
+		if strings.Contains(string(c.Body), "Did the agent finish, tests included?") {
+			hooks = append(hooks, string(c.Body))
+		} else {
+			main = append(main, string(c.Body))
+		}
+	}
+	if len(hooks) != 2 || len(main) != 2 {
+		t.Fatalf("%d hook questions and %d turn calls\nstderr: %s", len(hooks), len(main), errs)
+	}
+	if !strings.Contains(hooks[0], "You are a hook of a coding agent") || !strings.Contains(hooks[0], `\"last_assistant_message\":\"Done.\"`) || strings.Contains(hooks[0], "$ARGUMENTS") {
+		t.Errorf("the hook's question: %s", hooks[0])
+	}
+	if !strings.Contains(main[1], "the tests were not run") {
+		t.Errorf("the hook's reason did not reach the model: %s", main[1])
 	}
 }
