@@ -56,66 +56,95 @@ var stopReasons = map[agent.Finish]string{
 // calls that ended.
 func WriteTranscript(w io.Writer, root string, sess agent.Session, msgs []agent.MessageWithParts) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	var parent *string
-	put := func(uuid, kind string, at time.Time, m transcriptMessage) error {
-		line := transcriptLine{Type: kind, UUID: uuid, ParentUUID: parent, SessionID: string(sess.ID),
-			Timestamp: at.UTC().Format(time.RFC3339Nano), Cwd: sess.Workspace, Message: m}
-		id := uuid
-		parent = &id
-		return enc.Encode(line)
-	}
+	tw := NewTranscriptWriter(bw, root, sess, "")
 	for _, m := range msgs {
-		msg := m.Message
-		if msg.Role == agent.RoleUser {
-			blocks := []contentBlock{}
-			for _, p := range m.Parts {
-				if p.Kind == agent.PartText && p.Text != "" {
-					blocks = append(blocks, contentBlock{Type: "text", Text: p.Text})
-				}
-			}
-			if err := put(string(msg.ID), "user", msg.Created, transcriptMessage{Role: "user", Content: blocks}); err != nil {
-				return err
-			}
-			continue
-		}
-		var blocks, results []contentBlock
-		for _, p := range m.Parts {
-			switch {
-			case p.Kind == agent.PartText && p.Text != "":
-				blocks = append(blocks, contentBlock{Type: "text", Text: p.Text})
-			case p.Kind == agent.PartReasoning && p.Text != "":
-				blocks = append(blocks, contentBlock{Type: "thinking", Thinking: p.Text})
-			case p.Kind == agent.PartTool && p.Tool != nil:
-				t := p.Tool
-				blocks = append(blocks, contentBlock{Type: "tool_use", ID: t.CallID, Name: ToolName(t.Name), Input: toolInput(t.Name, root, t.Input)})
-				switch t.Status {
-				case agent.ToolCompleted:
-					out := t.Output
-					results = append(results, contentBlock{Type: "tool_result", ToolUseID: t.CallID, Content: &out})
-				case agent.ToolFailed:
-					out := t.Error
-					results = append(results, contentBlock{Type: "tool_result", ToolUseID: t.CallID, Content: &out, IsError: true})
-				}
-			}
-		}
-		if blocks == nil {
-			blocks = []contentBlock{}
-		}
-		if err := put(string(msg.ID), "assistant", msg.Created, transcriptMessage{Role: "assistant", Model: msg.Model, Content: blocks,
-			StopReason: stopReasons[msg.Finish]}); err != nil {
+		if err := tw.Message(m); err != nil {
 			return err
-		}
-		if len(results) > 0 {
-			at := msg.Completed
-			if at.IsZero() {
-				at = msg.Created
-			}
-			if err := put(string(msg.ID)+"-results", "user", at, transcriptMessage{Role: "user", Content: results}); err != nil {
-				return err
-			}
 		}
 	}
 	return bw.Flush()
+}
+
+// TranscriptWriter writes a transcript message by message, so that a
+// transcript can be extended: start one after the lines already written
+// with the uuid of the last of them.
+type TranscriptWriter struct {
+	enc    *json.Encoder
+	root   string
+	sess   agent.Session
+	parent *string
+}
+
+// NewTranscriptWriter writes sess's lines to w; after is the uuid of the
+// line they follow, "" for the first.
+func NewTranscriptWriter(w io.Writer, root string, sess agent.Session, after string) *TranscriptWriter {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	tw := &TranscriptWriter{enc: enc, root: root, sess: sess}
+	if after != "" {
+		tw.parent = &after
+	}
+	return tw
+}
+
+// Last is the uuid of the last line written, "" before any.
+func (tw *TranscriptWriter) Last() string {
+	if tw.parent == nil {
+		return ""
+	}
+	return *tw.parent
+}
+
+func (tw *TranscriptWriter) put(uuid, kind string, at time.Time, m transcriptMessage) error {
+	line := transcriptLine{Type: kind, UUID: uuid, ParentUUID: tw.parent, SessionID: string(tw.sess.ID),
+		Timestamp: at.UTC().Format(time.RFC3339Nano), Cwd: tw.sess.Workspace, Message: m}
+	id := uuid
+	tw.parent = &id
+	return tw.enc.Encode(line)
+}
+
+// Message writes one message's lines.
+func (tw *TranscriptWriter) Message(m agent.MessageWithParts) error {
+	msg := m.Message
+	if msg.Role == agent.RoleUser {
+		blocks := []contentBlock{}
+		for _, p := range m.Parts {
+			if p.Kind == agent.PartText && p.Text != "" {
+				blocks = append(blocks, contentBlock{Type: "text", Text: p.Text})
+			}
+		}
+		return tw.put(string(msg.ID), "user", msg.Created, transcriptMessage{Role: "user", Content: blocks})
+	}
+	blocks, results := []contentBlock{}, []contentBlock{}
+	for _, p := range m.Parts {
+		switch {
+		case p.Kind == agent.PartText && p.Text != "":
+			blocks = append(blocks, contentBlock{Type: "text", Text: p.Text})
+		case p.Kind == agent.PartReasoning && p.Text != "":
+			blocks = append(blocks, contentBlock{Type: "thinking", Thinking: p.Text})
+		case p.Kind == agent.PartTool && p.Tool != nil:
+			t := p.Tool
+			blocks = append(blocks, contentBlock{Type: "tool_use", ID: t.CallID, Name: ToolName(t.Name), Input: toolInput(t.Name, tw.root, t.Input)})
+			switch t.Status {
+			case agent.ToolCompleted:
+				out := t.Output
+				results = append(results, contentBlock{Type: "tool_result", ToolUseID: t.CallID, Content: &out})
+			case agent.ToolFailed:
+				out := t.Error
+				results = append(results, contentBlock{Type: "tool_result", ToolUseID: t.CallID, Content: &out, IsError: true})
+			}
+		}
+	}
+	if err := tw.put(string(msg.ID), "assistant", msg.Created, transcriptMessage{Role: "assistant", Model: msg.Model, Content: blocks,
+		StopReason: stopReasons[msg.Finish]}); err != nil {
+		return err
+	}
+	if len(results) == 0 {
+		return nil
+	}
+	at := msg.Completed
+	if at.IsZero() {
+		at = msg.Created
+	}
+	return tw.put(string(msg.ID)+"-results", "user", at, transcriptMessage{Role: "user", Content: results})
 }
