@@ -122,14 +122,12 @@ func (ls *liveSession) switchAgent(ctx context.Context, name string) error {
 // watchAgents looks at the agent files of e's directory every agentsPoll
 // until the server closes, and tells its sessions when they changed.
 func (s *Server) watchAgents(e *agentEntry) {
-	if e.agent == nil || e.agent.Agents == nil {
-		return
-	}
 	s.mu.Lock()
+	ag := e.agent // set under s.mu
 	if s.watching == nil {
 		s.watching = map[*agentEntry]bool{}
 	}
-	if s.watching[e] || s.closing {
+	if ag == nil || ag.Agents == nil || s.watching[e] || s.closing {
 		s.mu.Unlock()
 		return
 	}
@@ -146,7 +144,7 @@ func (s *Server) watchAgents(e *agentEntry) {
 			case <-stop:
 				return
 			case <-tick.C:
-				s.refreshAgents(context.WithoutCancel(s.c.ctx), e.agent)
+				s.refreshAgents(context.WithoutCancel(s.c.ctx), ag)
 			}
 		}
 	}()
