@@ -1,9 +1,11 @@
 package hook_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -282,5 +284,39 @@ func TestPromptHooks(t *testing.T) {
 	opts.Ask = nil
 	if _, problems, _ := hook.New(opts); len(problems) != 1 || !strings.Contains(problems[0], "no model is configured") {
 		t.Fatalf("without a model: %q", problems)
+	}
+}
+
+// darman's debug log holds what a hook wrote, unless its JSON says
+// suppressOutput, as Claude Code keeps such output out of its transcript
+// view.
+func TestSuppressOutput(t *testing.T) {
+	for _, c := range []struct {
+		command string
+		shown   bool
+	}{
+		// The number is made by the shell: the command's text, which
+		// the log holds, does not have it.
+		{`echo "{\"systemMessage\":\"visible-$((7000+731))\"}"`, true},
+		{`echo "{\"suppressOutput\":true,\"systemMessage\":\"hidden-$((7000+731))\"}"`, false},
+	} {
+		var log bytes.Buffer
+		root := t.TempDir()
+		e, _, err := hook.New(hook.Options{Root: root, Environ: os.Environ(),
+			Hooks:  []hook.Hook{{Event: hook.PostToolUse, Command: c.command, Origin: "a.json"}},
+			Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+			Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
+				return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.Run(context.Background(), hook.Input{Event: hook.PostToolUse, Tool: "bash"})
+		if len(r.Messages) != 1 {
+			t.Fatalf("%+v", r)
+		}
+		if got := strings.Contains(log.String(), "7731"); got != c.shown {
+			t.Errorf("%s: the log shows the output: %v, want %v\n%s", c.command, got, c.shown, log.String())
+		}
 	}
 }
