@@ -113,6 +113,10 @@ func diagnoseHooks(r *report, c config.Config, root string) {
 		if m := strings.TrimSpace(h.Matcher); m != "" && m != "*" {
 			name += " " + m
 		}
+		if h.Type == "prompt" {
+			r.add(section, name, "ok", fmt.Sprintf("prompt %q (from %s; timeout %s; asked of the small model)", h.Prompt, h.Origin, h.Timeout))
+			continue
+		}
 		r.add(section, name, "ok", fmt.Sprintf("%s (from %s; timeout %s; run like bash, in its sandbox)", h.Command, h.Origin, h.Timeout))
 	}
 }

@@ -247,6 +247,9 @@ func TestRunRunsPromptHooks(t *testing.T) {
 	e.write(".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [
 		{"type": "prompt", "prompt": "Did the agent finish, tests included? $ARGUMENTS", "timeout": 20}
 	]}]}}`)
+	if doctor := e.ok("doctor"); !strings.Contains(doctor, `prompt "Did the agent finish, tests included? $ARGUMENTS"`) {
+		t.Errorf("doctor does not list the prompt hook:\n%s", doctor)
+	}
 	out, errs, code := e.run("run", "finish the job")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
