@@ -98,6 +98,12 @@ func (ls *liveSession) agentCommand(ctx context.Context, text string) (rewritten
 		return "", false, false, nil
 	}
 	if a.Runs() {
+		ls.mu.Lock()
+		running := ls.running
+		ls.mu.Unlock()
+		if running {
+			return "", true, false, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
+		}
 		if err := ls.switchAgent(ctx, a.Name); err != nil {
 			return "", true, false, err
 		}
