@@ -28,6 +28,11 @@ type agentsState struct {
 	// last is the agent each session's latest prompt named, for the plan
 	// → build hand-off code action.
 	last map[agent.ID]string
+	// stored is what the last look at the store found of the
+	// workspace's recent sessions (handoff.go): true for a session whose
+	// plan can be handed to build, false for one whose cannot (another
+	// connection ran build in it since, or runs a turn in it now).
+	stored map[agent.ID]bool
 }
 
 // agentInfo is one agent as initialize and darman/agentsChanged list it.
@@ -88,6 +93,7 @@ func (s *Server) watchAgents() {
 				return
 			case <-tick.C:
 				s.refreshAgents()
+				s.refreshHandoffs(s.ctx)
 			}
 		}
 	})
@@ -113,6 +119,8 @@ func (s *Server) notePromptAgent(id agent.ID, name string) {
 		s.agents.last = map[agent.ID]string{}
 	}
 	s.agents.last[id] = name
+	// Newer than what the store said at the last look.
+	delete(s.agents.stored, id)
 }
 
 // handoffPrompt is what the plan → build hand-off sends to build, in the
@@ -120,7 +128,9 @@ func (s *Server) notePromptAgent(id agent.ID, name string) {
 const handoffPrompt = "Carry out the plan from your previous answer (written by the plan agent): make the changes it describes, in its order, and test them."
 
 // handoffSessions are the sessions whose latest prompt ran the plan agent
-// and that run no turn now: the plan is there to hand to build.
+// and that run no turn now: the plan is there to hand to build. They are
+// this connection's, and those any connection to the same store planned
+// (handoff.go).
 func (s *Server) handoffSessions() []agent.ID {
 	running := map[agent.ID]bool{}
 	for _, t := range s.runningTurns() {
@@ -130,7 +140,12 @@ func (s *Server) handoffSessions() []agent.ID {
 	defer s.agents.mu.Unlock()
 	var out []agent.ID
 	for id, name := range s.agents.last {
-		if name == agents.Plan && !running[id] {
+		if ok, seen := s.agents.stored[id]; name == agents.Plan && !running[id] && (ok || !seen) {
+			out = append(out, id)
+		}
+	}
+	for id, ok := range s.agents.stored {
+		if ok && !running[id] && !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,6 +65,10 @@ func Events() []Event {
 // Code.
 const DefaultTimeout = 60 * time.Second
 
+// PromptTimeout is how long a prompt hook that sets none waits for the
+// model, as in Claude Code.
+const PromptTimeout = 30 * time.Second
+
 // Hook is one configured command hook.
 type Hook struct {
 	Event Event
@@ -77,6 +82,22 @@ type Hook struct {
 	Timeout time.Duration
 	// Origin is the file the hook came from.
 	Origin string
+	// Type is the hook's kind as configured: "" and "command" run
+	// Command; "prompt" asks the model Prompt (Options.Ask); another
+	// (Claude Code's "agent", "http") is reported by New as unsupported
+	// and does not run.
+	Type string
+	// Prompt is a prompt hook's question; $ARGUMENTS in it is replaced
+	// by the event's JSON (which is appended when it has none).
+	Prompt string
+}
+
+// label names the hook in messages: its command, or its prompt.
+func (h Hook) label() string {
+	if h.Type == "prompt" {
+		return "prompt " + clip(h.Prompt, 60)
+	}
+	return h.Command
 }
 
 // Options configure an Engine.
@@ -98,8 +119,22 @@ type Options struct {
 	Command func(line, dir string, environ []string) (*exec.Cmd, error)
 	// Children records the hooks' process groups; nil records nothing.
 	Children *child.Registry
-	// Logger receives a line per hook run at debug level; nil discards.
+	// Logger receives a line per hook run at debug level, with the
+	// hook's standard output unless its JSON says suppressOutput; nil
+	// discards.
 	Logger *slog.Logger
+	// Transcript returns the path of the session's transcript, written
+	// or brought up to date for the hooks about to run (transcript_path
+	// in their input, see WriteTranscript); nil, or "" returned, leaves
+	// transcript_path empty.
+	Transcript func(ctx context.Context, session string) string
+	// Ask puts a prompt hook's question to the small model, with system
+	// as its instructions, and returns the answer's text; nil leaves
+	// prompt hooks out (reported by New).
+	Ask func(ctx context.Context, system, prompt string) (string, error)
+	// Close releases what Command runs in (a sandbox of the hooks' own),
+	// once the engine's runs have ended; nil releases nothing.
+	Close func() error
 }
 
 // Engine runs the configured hooks. Its methods are safe for concurrent
@@ -138,6 +173,14 @@ func New(opts Options) (*Engine, []string, error) {
 	}
 	seen := map[key]bool{}
 	for _, h := range opts.Hooks {
+		switch {
+		case h.Type == "prompt" && opts.Ask == nil:
+			problems = append(problems, fmt.Sprintf("%s: a %s prompt hook cannot run: no model is configured to answer it (smallModel or model); this hook does not run", h.Origin, h.Event))
+			continue
+		case h.Type != "" && h.Type != "command" && h.Type != "prompt":
+			problems = append(problems, fmt.Sprintf("%s: a %s hook of type %q is not supported: darman runs command and prompt hooks; this hook does not run (write it as a command hook)", h.Origin, h.Event, h.Type))
+			continue
+		}
 		if !slices.Contains(Events(), h.Event) {
 			problems = append(problems, fmt.Sprintf("%s: hook event %q is not one darman runs; the hook is ignored", h.Origin, h.Event))
 			continue
@@ -147,13 +190,16 @@ func New(opts Options) (*Engine, []string, error) {
 			problems = append(problems, fmt.Sprintf("%s: %s hook matcher %q: %v; the hook is ignored", h.Origin, h.Event, h.Matcher, err))
 			continue
 		}
-		k := key{h.Event, strings.TrimSpace(h.Matcher), strings.TrimSpace(h.Command)}
+		k := key{h.Event, strings.TrimSpace(h.Matcher), strings.TrimSpace(h.Command) + "\x00" + strings.TrimSpace(h.Prompt)}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
 		if h.Timeout <= 0 {
 			h.Timeout = DefaultTimeout
+			if h.Type == "prompt" {
+				h.Timeout = PromptTimeout
+			}
 		}
 		e.byEvent[h.Event] = append(e.byEvent[h.Event], compiled{Hook: h, match: m})
 	}
@@ -203,6 +249,9 @@ type Input struct {
 	Source string
 	// Reason is SessionEnd's: other.
 	Reason string
+	// TranscriptPath is the session's transcript file; "" means the
+	// engine's Options.Transcript says.
+	TranscriptPath string
 	// Trigger is PreCompact's: manual or auto.
 	Trigger string
 	// Message and NotificationType are Notification's.
@@ -240,6 +289,7 @@ func (in Input) payload(root string) []byte {
 		"cwd":             cwd,
 		"hook_event_name": string(in.Event),
 		"permission_mode": "default",
+		"transcript_path": in.TranscriptPath,
 	}
 	switch in.Event {
 	case PreToolUse, PostToolUse:
@@ -265,13 +315,25 @@ func (in Input) payload(root string) []byte {
 		m["message"] = in.Message
 		m["notification_type"] = in.NotificationType
 	}
-	b, err := json.Marshal(m)
+	b, err := marshal(m)
 	if err != nil {
 		// Only ToolResponse could fail; the rest are strings.
 		delete(m, "tool_response")
-		b, _ = json.Marshal(m)
+		b, _ = marshal(m)
 	}
 	return b
+}
+
+// marshal is json.Marshal without HTML escaping: a hook that greps its
+// input for "a > b" finds it, as it does in Claude Code's.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Result is what the hooks of one event came to.
@@ -287,6 +349,17 @@ type Result struct {
 	// (and none denied); AskReason is its permissionDecisionReason.
 	Ask       bool
 	AskReason string
+	// Allow is set when a PreToolUse hook's permissionDecision is
+	// "allow" (and none denied or asked); AllowReason is its reason, for
+	// the user. It answers the call's permission questions, never a
+	// rule's denial.
+	Allow       bool
+	AllowReason string
+	// UpdatedInput is a PreToolUse hook's hookSpecificOutput.updatedInput
+	// in darman's keys (see ToolInput): the input the call runs with
+	// instead of the model's. The first hook's, in configured order, when
+	// several give one; nil when none does.
+	UpdatedInput json.RawMessage
 	// Context is what the hooks add for the model: additionalContext, and
 	// for UserPromptSubmit and SessionStart plain standard output.
 	Context []string
@@ -297,8 +370,12 @@ type Result struct {
 	// Messages are for the user (systemMessage).
 	Messages []string
 	// Failures are hooks that failed without blocking (another exit code,
-	// a signal, a timeout, no start), one line each, for the user.
+	// a signal, a timeout, no start, output that starts as JSON but is
+	// not), one line each, for the user.
 	Failures []string
+
+	// updated is the first updatedInput as the hook wrote it.
+	updated json.RawMessage
 }
 
 // Run runs the hooks of in.Event that match, at the same time, and
@@ -319,6 +396,9 @@ func (e *Engine) Run(ctx context.Context, in Input) Result {
 	if len(run) == 0 {
 		return res
 	}
+	if in.TranscriptPath == "" && e.opts.Transcript != nil {
+		in.TranscriptPath = e.opts.Transcript(ctx, in.Session)
+	}
 	payload := in.payload(e.opts.Root)
 	outs := make([]outcome, len(run))
 	var wg sync.WaitGroup
@@ -332,6 +412,14 @@ func (e *Engine) Run(ctx context.Context, in Input) Result {
 	wg.Wait()
 	for i, o := range outs {
 		o.apply(in.Event, run[i].Hook, &res)
+		e.logRun(run[i].Hook, o)
+	}
+	if res.updated != nil {
+		res.UpdatedInput = darmanInput(in.Tool, e.opts.Root, toolInput(in.Tool, e.opts.Root, in.ToolInput), res.updated)
+		res.updated = nil
+	}
+	if res.Block || res.Ask {
+		res.Allow, res.AllowReason = false, ""
 	}
 	res.Ran = len(run)
 	return res
@@ -354,10 +442,14 @@ func (e *Engine) Go(ctx context.Context, in Input, report func(Result)) {
 	}()
 }
 
-// Close waits for the runs Go started.
+// Close waits for the runs Go started, then calls Options.Close.
 func (e *Engine) Close() error {
-	if e != nil {
-		e.async.Wait()
+	if e == nil {
+		return nil
+	}
+	e.async.Wait()
+	if e.opts.Close != nil {
+		return e.opts.Close()
 	}
 	return nil
 }

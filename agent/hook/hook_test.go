@@ -1,8 +1,11 @@
 package hook_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,7 +101,15 @@ func TestOutputContract(t *testing.T) {
 		{"exit 2 ignores JSON", pre("bash"), `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'; echo stop >&2; exit 2`, func(r hook.Result) bool { return r.Block && r.Reason == "stop" }},
 		{"deny", pre("bash"), `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'`, func(r hook.Result) bool { return r.Block && r.Reason == "no" }},
 		{"ask", pre("bash"), `echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"check it"}}'`, func(r hook.Result) bool { return !r.Block && r.Ask && r.AskReason == "check it" }},
-		{"allow", pre("bash"), `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`, func(r hook.Result) bool { return !r.Block && !r.Ask }},
+		{"allow", pre("bash"), `echo '{"hookSpecificOutput":{"permissionDecision":"allow","permissionDecisionReason":"trusted"}}'`, func(r hook.Result) bool {
+			return !r.Block && !r.Ask && r.Allow && r.AllowReason == "trusted"
+		}},
+		{"bad JSON is a failure", pre("bash"), `echo '{"decision": "block",'`, func(r hook.Result) bool {
+			return !r.Block && len(r.Failures) == 1 && strings.Contains(r.Failures[0], "not valid JSON")
+		}},
+		{"unknown decision is a failure", pre("bash"), `echo '{"hookSpecificOutput":{"permissionDecision":"maybe"}}'`, func(r hook.Result) bool {
+			return !r.Block && !r.Allow && len(r.Failures) == 1 && strings.Contains(r.Failures[0], `"maybe"`)
+		}},
 		{"older block", pre("bash"), `echo '{"decision":"block","reason":"old style"}'`, func(r hook.Result) bool { return r.Block && r.Reason == "old style" }},
 		{"continue false", pre("bash"), `echo '{"continue":false,"stopReason":"enough","systemMessage":"bye"}'`, func(r hook.Result) bool {
 			return r.Stop && r.StopReason == "enough" && len(r.Messages) == 1 && r.Messages[0] == "bye"
@@ -189,5 +200,123 @@ func TestCancelStopsTheHook(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the hook was not stopped on cancel")
+	}
+}
+
+// A PreToolUse hook's updatedInput comes back in darman's keys: a Claude
+// key the hook changed (file_path, new_string) takes the place of
+// darman's, and Claude's keys are dropped.
+func TestUpdatedInput(t *testing.T) {
+	e, root := engine(t, hook.Hook{Event: hook.PreToolUse, Command: `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"path":"a.go","file_path":"'"$CLAUDE_PROJECT_DIR"'/b.go","oldString":"x","old_string":"x","new_string":"z"}}}'`})
+	r := e.Run(context.Background(), pre("edit"))
+	var got map[string]any
+	if err := json.Unmarshal(r.UpdatedInput, &got); err != nil {
+		t.Fatalf("%+v: %v", r, err)
+	}
+	want := map[string]any{"path": filepath.Join(root, "b.go"), "oldString": "x", "newString": "z"}
+	if len(got) != len(want) || got["path"] != want["path"] || got["oldString"] != "x" || got["newString"] != "z" {
+		t.Fatalf("updated input %s, want %v", r.UpdatedInput, want)
+	}
+	bad, _ := engine(t, hook.Hook{Event: hook.PreToolUse, Command: `echo '{"hookSpecificOutput":{"updatedInput":"rm -rf /"}}'`})
+	if r := bad.Run(context.Background(), pre("bash")); r.UpdatedInput != nil || len(r.Failures) != 1 {
+		t.Fatalf("a string updatedInput: %+v", r)
+	}
+}
+
+// Every hook reads transcript_path, the file the engine's Transcript
+// names; a hook of a type darman does not run is reported, not run.
+func TestTranscriptPathAndUnsupportedTypes(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "in.json")
+	transcript := filepath.Join(root, "ses_1.jsonl")
+	e, problems, err := hook.New(hook.Options{Root: root, Environ: os.Environ(),
+		Hooks: []hook.Hook{
+			{Event: hook.Stop, Command: `cat > "` + out + `"`, Origin: "a.json"},
+			{Event: hook.Stop, Type: "agent", Command: "", Origin: "b.json"},
+		},
+		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
+			return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+		},
+		Transcript: func(_ context.Context, session string) string { return filepath.Join(root, session+".jsonl") }})
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], `b.json: a Stop hook of type "agent" is not supported`) {
+		t.Fatalf("%v %q", err, problems)
+	}
+	if r := e.Run(context.Background(), hook.Input{Event: hook.Stop, Session: "ses_1", StopHookActive: true}); r.Ran != 1 {
+		t.Fatalf("%+v", r)
+	}
+	var in map[string]any
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &in); err != nil || in["transcript_path"] != transcript || in["stop_hook_active"] != true {
+		t.Fatalf("the hook read %s (%v)", b, err)
+	}
+}
+
+// A prompt hook's question goes to Ask with the event's JSON for
+// $ARGUMENTS; {"ok": false} blocks with its reason, an answer that is
+// not JSON is a failure, and without Ask the hook is reported, not run.
+func TestPromptHooks(t *testing.T) {
+	root := t.TempDir()
+	var asked string
+	answer := `{"ok": false, "reason": "not yet"}`
+	opts := hook.Options{Root: root,
+		Hooks:   []hook.Hook{{Event: hook.Stop, Type: "prompt", Prompt: "Done? $ARGUMENTS", Origin: "a.json"}},
+		Command: func(string, string, []string) (*exec.Cmd, error) { return nil, errors.New("no commands here") },
+		Ask: func(_ context.Context, system, prompt string) (string, error) {
+			asked = prompt
+			return answer, nil
+		}}
+	e, problems, err := hook.New(opts)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("%v %q", err, problems)
+	}
+	in := hook.Input{Event: hook.Stop, Session: "ses_1", LastMessage: "all good"}
+	if r := e.Run(context.Background(), in); !r.Block || r.Reason != "not yet" || !strings.Contains(asked, `"last_assistant_message":"all good"`) || strings.Contains(asked, "$ARGUMENTS") {
+		t.Fatalf("%+v, asked %q", r, asked)
+	}
+	answer = "Sure, looks done to me."
+	if r := e.Run(context.Background(), in); r.Block || len(r.Failures) != 1 || !strings.Contains(r.Failures[0], "not a JSON object") {
+		t.Fatalf("%+v", r)
+	}
+	answer = `{"ok": true}`
+	if r := e.Run(context.Background(), in); r.Block || len(r.Failures) != 0 {
+		t.Fatalf("%+v", r)
+	}
+	opts.Ask = nil
+	if _, problems, _ := hook.New(opts); len(problems) != 1 || !strings.Contains(problems[0], "no model is configured") {
+		t.Fatalf("without a model: %q", problems)
+	}
+}
+
+// darman's debug log holds what a hook wrote, unless its JSON says
+// suppressOutput, as Claude Code keeps such output out of its transcript
+// view.
+func TestSuppressOutput(t *testing.T) {
+	for _, c := range []struct {
+		command string
+		shown   bool
+	}{
+		// The number is made by the shell: the command's text, which
+		// the log holds, does not have it.
+		{`echo "{\"systemMessage\":\"visible-$((7000+731))\"}"`, true},
+		{`echo "{\"suppressOutput\":true,\"systemMessage\":\"hidden-$((7000+731))\"}"`, false},
+	} {
+		var log bytes.Buffer
+		root := t.TempDir()
+		e, _, err := hook.New(hook.Options{Root: root, Environ: os.Environ(),
+			Hooks:  []hook.Hook{{Event: hook.PostToolUse, Command: c.command, Origin: "a.json"}},
+			Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+			Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
+				return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.Run(context.Background(), hook.Input{Event: hook.PostToolUse, Tool: "bash"})
+		if len(r.Messages) != 1 {
+			t.Fatalf("%+v", r)
+		}
+		if got := strings.Contains(log.String(), "7731"); got != c.shown {
+			t.Errorf("%s: the log shows the output: %v, want %v\n%s", c.command, got, c.shown, log.String())
+		}
 	}
 }

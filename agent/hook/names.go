@@ -2,7 +2,9 @@ package hook
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
+	"reflect"
 )
 
 // toolName is one of darman's tools as hooks see it: the name Claude Code
@@ -106,7 +108,7 @@ func toolInput(name, root string, input json.RawMessage) json.RawMessage {
 			}
 		}
 	}
-	b, err := json.Marshal(m)
+	b, err := marshal(m)
 	if err != nil {
 		return input
 	}
@@ -120,5 +122,60 @@ func addClaudeKeys(m map[string]any) {
 				m[to] = v
 			}
 		}
+	}
+}
+
+// darmanInput is a hook's updatedInput in darman's keys. shown is the
+// input as the hook read it (toolInput): a Claude Code key whose value the
+// hook changed, or that the hook gave alone, takes the place of darman's
+// key (file_path becomes path), and Claude's keys are then dropped, as
+// darman's tools do not read them. Input that is not a JSON object is
+// returned as it is.
+func darmanInput(name, root string, shown, updated json.RawMessage) json.RawMessage {
+	var m, before map[string]any
+	if json.Unmarshal(updated, &m) != nil || m == nil {
+		return updated
+	}
+	json.Unmarshal(shown, &before)
+	pairs := maps.Clone(claudeKeys)
+	if fileTools[name] {
+		pairs["path"] = "file_path"
+	}
+	translate(m, before, pairs)
+	if edits, ok := m["edits"].([]any); ok {
+		prior, _ := before["edits"].([]any)
+		for i, e := range edits {
+			em, ok := e.(map[string]any)
+			if !ok {
+				continue
+			}
+			var pm map[string]any
+			if i < len(prior) {
+				pm, _ = prior[i].(map[string]any)
+			}
+			translate(em, pm, claudeKeys)
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return updated
+	}
+	return b
+}
+
+// translate moves m's Claude Code keys to darman's (pairs: darman's key →
+// Claude's), the Claude key winning where the hook changed it from
+// before or gave it without darman's.
+func translate(m, before map[string]any, pairs map[string]string) {
+	for ours, theirs := range pairs {
+		v, ok := m[theirs]
+		if !ok {
+			continue
+		}
+		_, hasOurs := m[ours]
+		if !hasOurs || !reflect.DeepEqual(v, before[theirs]) {
+			m[ours] = v
+		}
+		delete(m, theirs)
 	}
 }

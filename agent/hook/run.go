@@ -41,6 +41,9 @@ type outcome struct {
 
 // runOne runs one hook with payload on its standard input.
 func (e *Engine) runOne(ctx context.Context, h Hook, payload []byte) outcome {
+	if h.Type == "prompt" {
+		return e.askOne(ctx, h, payload)
+	}
 	began := time.Now()
 	root := e.opts.Root
 	env := append(slices.Clip(e.opts.Environ), "CLAUDE_PROJECT_DIR="+root, "DARMAN_PROJECT_DIR="+root, "DARMAN_HOOK_EVENT="+string(h.Event))
@@ -94,9 +97,28 @@ func (e *Engine) runOne(ctx context.Context, h Hook, payload []byte) outcome {
 	o.code, o.signal = p.ExitCode()
 	o.stdout, o.stderr = stdout.String(), stderr.String()
 	o.took = time.Since(began)
-	e.log.Debug("hook ran", "event", h.Event, "command", h.Command, "code", o.code, "signal", o.signal,
-		"timedOut", o.timedOut, "took", o.took)
 	return o
+}
+
+// logRun logs one run at debug level: how it ended and, unless the
+// hook's JSON says suppressOutput (Claude Code keeps such output out of
+// its transcript view; darman's debug log is that view), what it wrote.
+func (e *Engine) logRun(h Hook, o outcome) {
+	attrs := []any{"event", h.Event, "hook", h.label(), "code", o.code, "signal", o.signal, "timedOut", o.timedOut, "took", o.took}
+	if !o.suppressed() {
+		attrs = append(attrs, "stdout", o.stdout, "stderr", o.stderr)
+	}
+	e.log.Debug("hook ran", attrs...)
+}
+
+// suppressed reports whether the hook's JSON output asks for its output
+// to be kept out of view.
+func (o outcome) suppressed() bool {
+	var js struct {
+		SuppressOutput bool `json:"suppressOutput"`
+	}
+	out := strings.TrimSpace(o.stdout)
+	return strings.HasPrefix(out, "{") && json.Unmarshal([]byte(out), &js) == nil && js.SuppressOutput
 }
 
 // capped keeps the first outputMax bytes written to it.
@@ -136,9 +158,10 @@ type output struct {
 	Decision      string `json:"decision"`
 	Reason        string `json:"reason"`
 	Specific      struct {
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-		AdditionalContext        string `json:"additionalContext"`
+		PermissionDecision       string          `json:"permissionDecision"`
+		PermissionDecisionReason string          `json:"permissionDecisionReason"`
+		AdditionalContext        string          `json:"additionalContext"`
+		UpdatedInput             json.RawMessage `json:"updatedInput"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -157,7 +180,7 @@ func plainContext(ev Event) bool { return ev == UserPromptSubmit || ev == Sessio
 
 // apply adds what one hook's run came to to res.
 func (o outcome) apply(ev Event, h Hook, res *Result) {
-	name := fmt.Sprintf("%s hook %q (%s)", ev, h.Command, h.Origin)
+	name := fmt.Sprintf("%s hook %q (%s)", ev, h.label(), h.Origin)
 	fail := func(format string, a ...any) {
 		res.Failures = append(res.Failures, name+" "+fmt.Sprintf(format, a...))
 	}
@@ -193,10 +216,14 @@ func (o outcome) apply(ev Event, h Hook, res *Result) {
 	}
 	out := strings.TrimSpace(o.stdout)
 	var js output
-	if !strings.HasPrefix(out, "{") || json.Unmarshal([]byte(out), &js) != nil {
+	if !strings.HasPrefix(out, "{") {
 		if out != "" && plainContext(ev) {
 			res.Context = append(res.Context, out)
 		}
+		return
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil {
+		fail("wrote output that starts as JSON but is not valid JSON (%v); it is ignored", err)
 		return
 	}
 	if js.Continue != nil && !*js.Continue {
@@ -226,12 +253,32 @@ func (o outcome) apply(ev Event, h Hook, res *Result) {
 		case "ask":
 			res.Ask = true
 			res.AskReason = joinLine(res.AskReason, reason)
+		case "allow":
+			res.Allow = true
+			res.AllowReason = joinLine(res.AllowReason, reason)
+		case "", "defer":
+		default:
+			fail("gave permissionDecision %q, which is not allow, deny or ask; it is ignored", decision)
+		}
+		if u := js.Specific.UpdatedInput; len(u) > 0 && string(u) != "null" && res.updated == nil {
+			if !strings.HasPrefix(strings.TrimSpace(string(u)), "{") {
+				fail("gave an updatedInput that is not a JSON object; the call runs with its own input")
+			} else {
+				res.updated = u
+			}
 		}
 		return
 	}
 	if js.Decision == "block" && blocks(ev) {
 		block(js.Reason)
 	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 func detail(stderr string) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -126,16 +128,20 @@ func (t *turn) promptHooks(ctx context.Context, text string) ([]string, error) {
 
 // preToolUse runs PreToolUse for a call about to run. It returns, when
 // the call must not run, what the model reads instead (denied), else the
-// context the hooks add to the call's output.
-func (t *turn) preToolUse(ctx context.Context, call *agent.ToolCall) (denied, added string) {
+// context the hooks add to the call's output. A hook's updatedInput
+// becomes the call's input; its "allow" holds until done is called.
+func (t *turn) preToolUse(ctx context.Context, call *agent.ToolCall) (denied, added string, done func()) {
+	done = func() {}
 	if !t.hooked(hook.PreToolUse) {
-		return "", ""
+		return "", "", done
 	}
 	res := t.runHooks(ctx, hook.Input{Event: hook.PreToolUse, Tool: call.Name, ToolInput: argsOrEmpty(call.Input), ToolUseID: call.CallID})
 	t.halt(res)
+	if res.Block {
+		return "Not run: a PreToolUse hook blocked the call:\n" + res.Reason, "", done
+	}
+	changed := t.updateInput(call, res.UpdatedInput)
 	switch {
-	case res.Block:
-		return "Not run: a PreToolUse hook blocked the call:\n" + res.Reason, ""
 	case res.Ask:
 		title := "A hook asks before " + call.Name + " runs"
 		if res.AskReason != "" {
@@ -143,13 +149,77 @@ func (t *turn) preToolUse(ctx context.Context, call *agent.ToolCall) (denied, ad
 		}
 		err := t.live.checker.Check(ctx, permission.Call{Permission: "hook", Subjects: []string{call.Name}, Title: title, CallID: call.CallID})
 		if err != nil {
-			return "Not run: " + err.Error(), ""
+			return "Not run: " + err.Error(), "", done
 		}
+	case res.Allow && !changed:
+		// The hook answers the call's permission questions; the rules'
+		// denials still hold. Not for an input the hook rewrote: the
+		// user is asked about what runs, as the rules say.
+		done = t.allowCall(call.CallID, res.AllowReason)
 	}
 	for _, c := range res.Context {
 		added += "\n\n" + fmt.Sprintf(hookHeader, hook.PreToolUse) + c
 	}
-	return "", added
+	return "", added, done
+}
+
+// updateInput makes a PreToolUse hook's updatedInput the call's input
+// (stored, so the user sees what ran); the permission checks that follow
+// are made on it. It reports whether the input changed.
+func (t *turn) updateInput(call *agent.ToolCall, updated json.RawMessage) bool {
+	if len(updated) == 0 || !json.Valid(updated) || jsonEqual(updated, argsOrEmpty(call.Input)) {
+		return false
+	}
+	call.Input = slices.Clone(updated)
+	t.publish(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("A PreToolUse hook changed the input of %s: %s", call.Name, clipNotice(string(updated)))})
+	return true
+}
+
+// allowCall records a PreToolUse hook's "allow" for the call until it
+// ends: its permission questions are answered yes without asking
+// (eventAsker.hookAnswer).
+func (t *turn) allowCall(callID, reason string) (forget func()) {
+	key := allowedCall{t.live.checker, callID}
+	t.svc.mu.Lock()
+	if t.svc.hookAllowed == nil {
+		t.svc.hookAllowed = map[allowedCall]string{}
+	}
+	t.svc.hookAllowed[key] = reason
+	t.svc.mu.Unlock()
+	return func() {
+		t.svc.mu.Lock()
+		delete(t.svc.hookAllowed, key)
+		t.svc.mu.Unlock()
+	}
+}
+
+// allowedByHook reports whether a PreToolUse hook allowed the running
+// call of checker's session, and why.
+func (s *Service) allowedByHook(checker *permission.Checker, callID string) (string, bool) {
+	if callID == "" || checker == nil {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	reason, ok := s.hookAllowed[allowedCall{checker, callID}]
+	return reason, ok
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// clipNotice keeps a notice's quoted input short.
+func clipNotice(s string) string {
+	const max = 300
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "…"
 }
 
 // postToolUse runs PostToolUse for a call that completed, and returns its
@@ -267,4 +337,23 @@ func (a *eventAsker) notify(ctx context.Context, req permission.Request) {
 			a.bus.Publish(agent.Event{Kind: agent.EventNotice, SessionID: a.session, Text: f})
 		}
 	})
+}
+
+// hookAnswer answers, yes for this once, a question about a call that a
+// PreToolUse hook allowed; the user is told, as a notice, instead of
+// asked.
+func (a *eventAsker) hookAnswer(req permission.Request) (permission.Reply, bool) {
+	if a.allowed == nil {
+		return permission.Reply{}, false
+	}
+	reason, ok := a.allowed(req.CallID)
+	if !ok {
+		return permission.Reply{}, false
+	}
+	text := "A PreToolUse hook allowed " + req.Permission + " " + strings.Join(req.Patterns, ", ")
+	if reason != "" {
+		text += ": " + reason
+	}
+	a.bus.Publish(agent.Event{Kind: agent.EventNotice, SessionID: a.session, Text: text})
+	return permission.Reply{Answer: permission.AllowOnce}, true
 }

@@ -125,6 +125,17 @@ type Service struct {
 	// session record (a turn's title and time, Rename), so that one change
 	// does not undo another.
 	records sync.Mutex
+	// hookAllowed are the running calls a PreToolUse hook allowed, by
+	// the session's checker (a sub-task shares its parent's) and call id,
+	// with the hook's reason: their questions are answered without
+	// asking. Under mu.
+	hookAllowed map[allowedCall]string
+}
+
+// allowedCall names a call a hook allowed.
+type allowedCall struct {
+	checker *permission.Checker
+	call    string
 }
 
 // live is what the service holds for a session while it is in use.
@@ -233,7 +244,8 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 	if inner != nil {
 		// Asking goes through the session, so that the question and its
 		// answer are events too.
-		asker = &eventAsker{inner: inner, bus: l.bus, session: id, hooks: s.opts.Hooks, root: s.opts.Workspace.Root()}
+		asker = &eventAsker{inner: inner, bus: l.bus, session: id, hooks: s.opts.Hooks, root: s.opts.Workspace.Root(),
+			allowed: func(callID string) (string, bool) { return s.allowedByHook(l.checker, callID) }}
 	}
 	checker, err := permission.New(ctx, permission.Options{
 		Root:     s.opts.Workspace.Root(),
@@ -356,6 +368,8 @@ type eventAsker struct {
 	// hooks run Notification when a question is asked; nil runs none.
 	hooks Hooks
 	root  string
+	// allowed reports the calls a PreToolUse hook allowed; nil, none.
+	allowed func(callID string) (reason string, ok bool)
 }
 
 func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
@@ -366,6 +380,9 @@ func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permissio
 	req.Session = a.session
 	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: req.CallID,
 		ChildSessionID: req.Child}
+	if reply, ok := a.hookAnswer(req); ok {
+		return reply, nil
+	}
 	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRequiresAction})
 	a.bus.Publish(agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &update})
 	a.notify(ctx, req)

@@ -81,7 +81,8 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	call.Status = agent.ToolRunning
 	p.Started = time.Now().UTC()
 	update()
-	denied, hookContext := t.preToolUse(ctx, call)
+	denied, hookContext, hookDone := t.preToolUse(ctx, call)
+	defer hookDone()
 	if denied != "" {
 		fail(denied)
 		return

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
@@ -29,7 +31,7 @@ func configHooks(cfg config.Config) []hook.Hook {
 	for _, ev := range events {
 		for _, m := range cfg.Hooks[string(ev)] {
 			for _, h := range m.Hooks {
-				out = append(out, hook.Hook{Event: ev, Matcher: m.Matcher, Command: h.Command,
+				out = append(out, hook.Hook{Event: ev, Matcher: m.Matcher, Command: h.Command, Type: h.Type, Prompt: h.Prompt,
 					Timeout: time.Duration(h.Timeout * float64(time.Second)), Origin: m.Origin})
 			}
 		}
@@ -39,23 +41,44 @@ func configHooks(cfg config.Config) []hook.Hook {
 
 // newHooks builds a workspace's hook engine: the configured hooks, run as
 // the bash tool runs the model's commands (the OS sandbox sb, the
-// environment without secrets), their groups recorded in children. It
-// is nil when no hook is configured; problems are the hooks left out.
-func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, log *slog.Logger) (*hook.Engine, []string) {
+// environment without secrets), their groups recorded in children, the
+// session's transcript written for them from st (nil writes none), the
+// prompt hooks' questions put to m's small model (nil: they cannot run).
+// It is nil when no hook is configured; problems are the hooks left out.
+func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, st *store.Store, m *models, log *slog.Logger) (*hook.Engine, []string) {
 	hooks := configHooks(cfg)
 	if len(hooks) == 0 {
 		return nil, nil
 	}
-	e, problems, err := hook.New(hook.Options{
-		Hooks:   hooks,
-		Root:    root,
-		Environ: childEnviron(cfg),
-		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
-			return tool.ShellCommand(line, dir, environ, sb, sandbox.Request{Root: root})
-		},
+	opts := hook.Options{
+		Hooks:    hooks,
+		Root:     root,
+		Environ:  childEnviron(cfg),
 		Children: children,
 		Logger:   log,
-	})
+		Ask:      hookAsker(cfg, m),
+	}
+	if st != nil && cfg.DataDir != "" {
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
+		}
+		t := &hookTranscripts{store: st, dir: transcriptDir(cfg.DataDir, root), root: root, log: log}
+		opts.Transcript = t.path
+		// Made now: the sandbox's rules name existing paths only.
+		if err := os.MkdirAll(t.dir, 0o700); err != nil {
+			log.Warn("hook transcripts: cannot make their directory", "dir", t.dir, "err", err)
+		}
+		if sb != nil {
+			// The hooks' own sandbox: bash's, and the workspace's
+			// transcripts readable, which the model's commands are not.
+			sb = newSandbox(withReadable(cfg, t.dir))
+			opts.Close = sb.Close
+		}
+	}
+	opts.Command = func(line, dir string, environ []string) (*exec.Cmd, error) {
+		return tool.ShellCommand(line, dir, environ, sb, sandbox.Request{Root: root})
+	}
+	e, problems, err := hook.New(opts)
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -75,7 +98,7 @@ func sessionHooks(e *hook.Engine) session.Hooks {
 // ones left out, for doctor.
 func diagnoseHooks(r *report, c config.Config, root string) {
 	const section = "hooks"
-	e, problems := newHooks(c, root, nil, nil, nil)
+	e, problems := newHooks(c, root, nil, nil, nil, newModels(c, slog.New(slog.DiscardHandler)), nil)
 	for _, p := range problems {
 		r.add(section, "hook", "warn", p)
 	}
@@ -89,6 +112,10 @@ func diagnoseHooks(r *report, c config.Config, root string) {
 		name := string(h.Event)
 		if m := strings.TrimSpace(h.Matcher); m != "" && m != "*" {
 			name += " " + m
+		}
+		if h.Type == "prompt" {
+			r.add(section, name, "ok", fmt.Sprintf("prompt %q (from %s; timeout %s; asked of the small model)", h.Prompt, h.Origin, h.Timeout))
+			continue
 		}
 		r.add(section, name, "ok", fmt.Sprintf("%s (from %s; timeout %s; run like bash, in its sandbox)", h.Command, h.Origin, h.Timeout))
 	}

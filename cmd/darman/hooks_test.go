@@ -104,7 +104,8 @@ func TestRunRunsClaudeCodeHooks(t *testing.T) {
 // Through darman lsp, darman's own hooks key: a UserPromptSubmit hook's
 // output reaches the model with the prompt, a PreToolUse hook exiting 2
 // keeps a bash call from running and the model reads why, and a hook
-// that fails is shown to the user as a warning.
+// that fails is shown to the user as a warning, as is a Claude Code hook
+// of a type darman does not run (agent).
 func TestLSPRunsHooks(t *testing.T) {
 	e := newEnv(t)
 	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
@@ -118,6 +119,7 @@ func TestLSPRunsHooks(t *testing.T) {
 			{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo 'audit log unreachable' >&2; exit 1", "timeout": 5}]}
 		]
 	}}`)
+	e.write(".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "Is it done?"}]}]}}`)
 	_, c, _, stderr := startLSP(t, e, "--stdio")
 	c.initialize(e.workspace, nil)
 	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.prompt", "arguments": []any{map[string]any{"prompt": "make a marker"}}}, nil); err != nil {
@@ -139,5 +141,8 @@ func TestLSPRunsHooks(t *testing.T) {
 	}
 	c.await("the failing hook shown as a warning", func(n lspNote) bool {
 		return n.Method == "window/showMessage" && strings.Contains(string(n.Params), "audit log unreachable")
+	})
+	c.await("the agent hook shown as unsupported", func(n lspNote) bool {
+		return n.Method == "window/showMessage" && strings.Contains(string(n.Params), `is not supported: darman runs command and prompt hooks`)
 	})
 }

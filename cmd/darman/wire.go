@@ -112,9 +112,12 @@ func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agent
 	}
 	w.diagnostics, w.mcp = servers, mcpServers
 	w.models = m
-	hooks, problems := newHooks(cfg, w.root, w.sandbox, w.children, log)
+	hooks, problems := newHooks(cfg, w.root, w.sandbox, w.children, st, m, log)
 	for _, p := range problems {
 		log.Warn("hooks", "problem", p)
+		if w.notices != nil {
+			w.notices("warning", p)
+		}
 	}
 	w.hooks = hooks
 	w.checkpoints = newKeeper(cfg, st, log)

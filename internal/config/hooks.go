@@ -22,11 +22,12 @@ type HookMatcher struct {
 	Origin string `json:"-"`
 }
 
-// HookCommand is one command hook.
+// HookCommand is one hook: a command, or a prompt for the small model.
 type HookCommand struct {
-	Type    string  `json:"type" jsonschema:"command: the only kind darman runs."`
-	Command string  `json:"command" jsonschema:"The shell command, run with bash -c in the workspace root with the event's JSON on its standard input; $CLAUDE_PROJECT_DIR and $DARMAN_PROJECT_DIR are the workspace root."`
-	Timeout float64 `json:"timeout,omitempty" config:"min=0" jsonschema:"Seconds before the hook is stopped, with every process it started. Default 60."`
+	Type    string  `json:"type" jsonschema:"command (a shell command) or prompt (a question to the small model, as Claude Code's prompt hooks)."`
+	Command string  `json:"command,omitempty" jsonschema:"For type command: the shell command, run with bash -c in the workspace root with the event's JSON on its standard input; $CLAUDE_PROJECT_DIR and $DARMAN_PROJECT_DIR are the workspace root."`
+	Prompt  string  `json:"prompt,omitempty" jsonschema:"For type prompt: what the small model (smallModel, else model) is asked; $ARGUMENTS is replaced by the event's JSON (appended when absent). It answers {\"ok\": true} or {\"ok\": false, \"reason\": ...}."`
+	Timeout float64 `json:"timeout,omitempty" config:"min=0" jsonschema:"Seconds before the hook is stopped, with every process it started. Default 60 for a command, 30 for a prompt."`
 }
 
 // HookEvents are the events hooks may name.
@@ -68,8 +69,11 @@ func (ld *loader) checkHooks(cfg *Config) {
 			for j, h := range m.Hooks {
 				path := indexPath(keyPath(indexPath(entry, i), "hooks"), j)
 				switch {
+				case h.Type == "prompt" && h.Prompt == "":
+					ld.ps.add(Problem{Source: src, Path: keyPath(path, "prompt"), Message: "required: what the model is asked"})
+				case h.Type == "prompt":
 				case h.Type != "command":
-					ld.ps.add(Problem{Source: src, Path: keyPath(path, "type"), Message: fmt.Sprintf(`%q: darman runs only "command" hooks`, h.Type)})
+					ld.ps.add(Problem{Source: src, Path: keyPath(path, "type"), Message: fmt.Sprintf(`%q: darman runs "command" and "prompt" hooks`, h.Type)})
 				case h.Command == "":
 					ld.ps.add(Problem{Source: src, Path: keyPath(path, "command"), Message: "required: the shell command to run"})
 				}
@@ -123,12 +127,18 @@ func (ld *loader) foreignHooks(cfg *Config) {
 			}
 			for _, m := range matchers {
 				m.Origin = path
+				// A hook of another type stays in the list, for the hook
+				// engine and doctor to report as unsupported; it never runs.
 				m.Hooks = slices.DeleteFunc(slices.Clone(m.Hooks), func(h HookCommand) bool {
-					if h.Type == "command" && h.Command != "" {
+					switch {
+					case (h.Type == "command" || h.Type == "") && h.Command != "", h.Type == "prompt" && h.Prompt != "":
 						return false
+					case h.Type == "command" || h.Type == "" || h.Type == "prompt":
+						ld.ps.warnings = append(ld.ps.warnings, fmt.Sprintf("%s: a %s hook has no %s; ignored", path, event, map[bool]string{true: "prompt", false: "command"}[h.Type == "prompt"]))
+						return true
 					}
-					ld.ps.warnings = append(ld.ps.warnings, fmt.Sprintf("%s: a %s hook of type %q is not one darman runs (only command hooks); ignored", path, event, h.Type))
-					return true
+					ld.ps.warnings = append(ld.ps.warnings, fmt.Sprintf("%s: a %s hook of type %q is not supported: darman runs command and prompt hooks; this hook does not run", path, event, h.Type))
+					return false
 				})
 				if len(m.Hooks) > 0 {
 					found[event] = append(found[event], m)

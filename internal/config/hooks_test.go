@@ -17,7 +17,7 @@ func TestHooksFromDarmanAndClaude(t *testing.T) {
 	project := f.write(".claude/settings.json", `{
 		"permissions": {"allow": ["Bash(npm test)"]},
 		"hooks": {
-			"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "claude-guard"}, {"type": "prompt", "prompt": "is it safe?"}]}],
+			"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "claude-guard"}, {"type": "prompt", "prompt": "is it safe?"}, {"type": "http", "url": "http://localhost:9"}]}],
 			"PostToolUseFailure": [{"hooks": [{"type": "command", "command": "x"}]}]
 		}
 	}`)
@@ -26,14 +26,14 @@ func TestHooksFromDarmanAndClaude(t *testing.T) {
 	l := f.mustLoad()
 	pre := l.Config.Hooks["PreToolUse"]
 	if len(pre) != 3 || pre[0].Hooks[0].Command != "darman-guard" || pre[0].Hooks[0].Timeout != 5 || pre[0].Origin != "darman.json" ||
-		pre[1].Origin != local || pre[2].Origin != project || len(pre[2].Hooks) != 1 || pre[2].Hooks[0].Command != "claude-guard" {
+		pre[1].Origin != local || pre[2].Origin != project || len(pre[2].Hooks) != 3 || pre[2].Hooks[0].Command != "claude-guard" || pre[2].Hooks[1].Prompt != "is it safe?" || pre[2].Hooks[2].Type != "http" {
 		t.Fatalf("PreToolUse: %+v", pre)
 	}
 	if stop := l.Config.Hooks["Stop"]; len(stop) != 1 || stop[0].Origin != user {
 		t.Fatalf("Stop: %+v", stop)
 	}
 	warnings := strings.Join(l.Warnings, "\n")
-	for _, want := range []string{`"prompt" is not one darman runs`, `"PostToolUseFailure" is not one darman runs`} {
+	for _, want := range []string{`a PreToolUse hook of type "http" is not supported: darman runs command and prompt hooks`, `"PostToolUseFailure" is not one darman runs`} {
 		if !strings.Contains(warnings, want) {
 			t.Errorf("warnings lack %q:\n%s", want, warnings)
 		}
@@ -65,7 +65,7 @@ func TestDarmanHookProblems(t *testing.T) {
 	if err == nil {
 		t.Fatal("loaded")
 	}
-	for _, want := range []string{`hooks.PreTooluse: unknown hook event (did you mean "PreToolUse"?)`, `hooks.Stop[0].hooks[0].type: "http": darman runs only "command" hooks`,
+	for _, want := range []string{`hooks.PreTooluse: unknown hook event (did you mean "PreToolUse"?)`, `hooks.Stop[0].hooks[0].type: "http": darman runs "command" and "prompt" hooks`,
 		`hooks.Stop[0].hooks[1].command: required`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error lacks %q:\n%v", want, err)

@@ -91,12 +91,3 @@ func (ls *liveSession) setAgent(ctx context.Context, name string) error {
 	ls.mu.Unlock()
 	return nil
 }
-
-// refreshAgents looks at the agent files again before a turn; when the
-// agents changed, the client gets the session's new modes.
-func (ls *liveSession) refreshAgents(ctx context.Context) {
-	if ls.agent.Agents == nil || !ls.agent.Agents.Refresh() {
-		return
-	}
-	ls.send(update{SessionUpdate: "config_option_update", ConfigOptions: ls.configOptions(ctx)})
-}

@@ -152,6 +152,11 @@ type Server struct {
 	agents   map[string]*agentEntry // by cwd
 	sessions map[agent.ID]*liveSession
 	closing  bool
+	// watching are the directories whose agent files are watched
+	// (agentcmds.go); stopWatch ends the watchers, which watchers counts.
+	watching  map[*agentEntry]bool
+	stopWatch chan struct{}
+	watchers  sync.WaitGroup
 }
 
 // agentEntry is a directory's agent. A start that failed (a broken
@@ -172,7 +177,7 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{opts: opts, log: log, agents: map[string]*agentEntry{}, sessions: map[agent.ID]*liveSession{}}, nil
+	return &Server{opts: opts, log: log, agents: map[string]*agentEntry{}, sessions: map[agent.ID]*liveSession{}, stopWatch: make(chan struct{})}, nil
 }
 
 // Serve speaks ACP on r and w until r ends or ctx is done. It then cancels
@@ -213,6 +218,9 @@ func (s *Server) handlers() rpc.Handlers {
 
 func (s *Server) close() error {
 	s.mu.Lock()
+	if !s.closing {
+		close(s.stopWatch)
+	}
 	s.closing = true
 	sessions := s.sessions
 	s.sessions = map[agent.ID]*liveSession{}
@@ -223,6 +231,7 @@ func (s *Server) close() error {
 		}
 	}
 	s.mu.Unlock()
+	s.watchers.Wait()
 	for id, ls := range sessions {
 		ls.agent.Sessions.Cancel(id)
 	}
@@ -510,26 +519,11 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 // afterReply sends what a client learns about a session once it knows
 // the session: the commands it may run.
 func (s *Server) afterReply(ctx context.Context, ls *liveSession) {
-	var list []prompt.Command
-	if ls.agent.Commands != nil {
-		list = ls.agent.Commands.List()
-	}
-	builtin := ls.checkpointCommandsOf()
-	if len(list)+len(builtin) == 0 {
+	s.watchAgents(ls.entry)
+	out := ls.commands()
+	if len(out) == 0 {
 		return
 	}
-	out := make([]availableCommand, 0, len(list)+len(builtin))
-	for _, c := range list {
-		ac := availableCommand{Name: c.Name, Description: c.Description}
-		if ac.Description == "" {
-			ac.Description = "the workspace's /" + c.Name + " command"
-		}
-		if c.ArgumentHint != "" {
-			ac.Input = &commandInput{Hint: c.ArgumentHint}
-		}
-		out = append(out, ac)
-	}
-	out = append(out, builtin...)
 	// After the answer: a client learns the session's id from it.
 	afterReply(ctx, func() {
 		ls.send(update{SessionUpdate: "available_commands_update", AvailableCommands: out})

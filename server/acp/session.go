@@ -42,6 +42,8 @@ type liveSession struct {
 	cwd   string
 	agent *Agent
 	ws    *workspace
+	// entry is the directory's agent the session runs in.
+	entry *agentEntry
 
 	mcpTools []tool.Tool
 	mcpStop  func() error
@@ -61,7 +63,7 @@ type liveSession struct {
 }
 
 func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer, mode string) (*liveSession, error) {
-	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, mode: mode, terminals: map[string]string{},
+	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, entry: e, mode: mode, terminals: map[string]string{},
 		agentName: sess.Agent}
 	if len(servers) > 0 {
 		if s.opts.BindMCP == nil {
@@ -332,7 +334,14 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if res, ok, err := ls.checkpointCommand(ctx, session.MessageText(parts)); ok {
 		return res, err
 	}
-	ls.refreshAgents(ctx)
+	s.refreshAgents(ctx, ls.agent)
+	parts, done, err := ls.agentPrompt(ctx, parts)
+	switch {
+	case err != nil:
+		return nil, err
+	case done:
+		return map[string]string{"stopReason": "end_turn"}, nil
+	}
 	tn := session.Turn{Session: ls.id, Prompt: parts, Agent: ls.turnAgent()}
 	// A prompt that starts with /name runs the workspace's command, read
 	// as darman run reads it.

@@ -143,6 +143,11 @@ func (ls *liveSession) updateOf(e agent.Event) (update, bool) {
 		return toolUpdate(kind, e.Tool, ls.terminalOf(e.Tool.CallID, done)), true
 	case agent.EventPlan:
 		return update{SessionUpdate: "plan", Entries: planOf(e.Plan)}, !sub
+	case agent.EventNotice:
+		// ACP has no notice in its stable updates: darman's notices (a
+		// hook that failed, its message for the user) are a line of the
+		// answer, as the LSP front shows them as warnings.
+		return update{SessionUpdate: acpupdate.AgentMessageChunk, Content: text(noticeText(e.Text))}, e.Text != ""
 	case agent.EventUsage:
 		if e.Usage == nil || e.ContextWindow == 0 || sub {
 			return update{}, false
@@ -152,6 +157,10 @@ func (ls *liveSession) updateOf(e agent.Event) (update, bool) {
 	}
 	return update{}, false
 }
+
+// noticeText is a notice as the answer's text shows it: a paragraph of
+// its own, marked as darman's.
+func noticeText(s string) string { return "\n\n[darman: " + s + "]\n\n" }
 
 // terminalOf is the client's terminal a call's bash runs in, if any; a
 // call that is done is forgotten, since nothing is sent about it again.
