@@ -32,9 +32,6 @@ var isolation = []string{
 	"-c", "core.safecrlf=false",
 	"-c", "core.symlinks=true",
 	"-c", "core.quotePath=false",
-	"-c", "core.untrackedCache=true",
-	// A step rewrites a small index beside a shared one, not all of it.
-	"-c", "core.splitIndex=true",
 	"-c", "core.fsync=none",
 	"-c", "gc.auto=0",
 	"-c", "maintenance.auto=false",

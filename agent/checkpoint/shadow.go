@@ -18,9 +18,9 @@ import (
 )
 
 // shadow is the shadow git repository of one workspace: its own object
-// database, index and refs under the Keeper's directory, with the
-// workspace as its work tree. Its index is the stat cache that makes a
-// snapshot cost what changed since the last one. One process at a time
+// database and refs under the Keeper's directory, with the
+// workspace as its work tree. Its stat cache (walk.go) makes a snapshot
+// cost what changed since the last one. One process at a time
 // works on it (mu, and a lock file for the other darman processes).
 type shadow struct {
 	k    *Keeper
@@ -165,7 +165,8 @@ func (s *shadow) snapshot(ctx context.Context) (agent.Snapshot, error) {
 	s.syncExclude()
 	w := &walker{s: s, ctx: ctx, start: time.Now(), skip: s.inside(s.k.opts.Dir)}
 	c := s.loadCache()
-	if c == nil {
+	first := c == nil
+	if first {
 		// The first snapshot, or one after a damaged cache: every file is
 		// read once. (A git index of an earlier darman goes; it kept
 		// objects alive.)
@@ -184,6 +185,9 @@ func (s *shadow) snapshot(ctx context.Context) (agent.Snapshot, error) {
 	if err != nil {
 		s.cache = nil // half brought up to date: read again from the shadow
 		return agent.Snapshot{}, err
+	}
+	if !first && !reignore && !w.changed.Load() && snap.Tree == s.cachedTree() {
+		return snap, nil
 	}
 	if err := s.saveCache(c, snap.Tree); err != nil {
 		s.cache = nil

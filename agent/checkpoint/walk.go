@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/darman-dev/darman/agent"
@@ -113,6 +114,8 @@ type walker struct {
 	skip  string // the checkpoint store, when it lies inside the workspace
 	sem   chan struct{}
 	wg    sync.WaitGroup
+	// changed: the cache is not what it was; it is written back.
+	changed atomic.Bool
 
 	mu      sync.Mutex
 	visited []visited
@@ -169,6 +172,7 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 	if errors.Is(err, fs.ErrNotExist) {
 		*n = *newNode()
 		n.dirty = true
+		w.changed.Store(true)
 		return
 	}
 	if err != nil {
@@ -185,8 +189,9 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 			gi, _ = statAt(f, abs, ".gitignore")
 		}
 	}
+	changed := false
 	if gi != n.ignore {
-		reignore, n.ignore = true, gi
+		reignore, n.ignore, changed = true, gi, true
 	}
 	seen := make(map[string]bool, len(es)) // name: whether a directory
 	for _, e := range es {
@@ -250,12 +255,13 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 	for name := range n.files {
 		if dir, ok := seen[name]; !ok || dir {
 			delete(n.files, name)
-			n.dirty = true
+			n.dirty, changed = true, true
 		}
 	}
 	for name, sub := range n.subs {
 		if dir, ok := seen[name]; !ok || !dir {
 			delete(n.subs, name)
+			changed = true
 			if !sub.tree.isZero() {
 				n.dirty = true
 			}
@@ -264,7 +270,11 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 	for name, o := range n.others {
 		if dir, ok := seen[name]; !ok || dir != o.dir {
 			delete(n.others, name)
+			changed = true
 		}
+	}
+	if changed || len(n.fresh) > 0 || len(n.cands) > 0 {
+		w.changed.Store(true)
 	}
 }
 
@@ -376,15 +386,23 @@ func (w *walker) racy(st fstat) bool {
 	return st.mtime >= edge || st.ctime >= edge
 }
 
-// read records the candidates of the visited directories: links and files
-// whose content is unchanged here, the rest stored by one git
+// inlineBlobs is how many new contents a snapshot writes itself, as loose
+// objects; more (a first snapshot, a checkout) go to one git hash-object,
+// which writes only what neither the shadow nor the workspace's own object
+// database (packs included) has, so that committed files are not stored
+// twice. A few new contents, a step's edits, are seldom committed ones.
+const inlineBlobs = 16
+
+// read records the candidates of the visited directories: links, files
+// whose content is unchanged, and a few new contents here, more by one git
 // hash-object for all.
 func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 	type job struct {
-		n    *node
-		rel  string
-		c    cand
-		mode uint32
+		n       *node
+		rel     string
+		c       cand
+		mode    uint32
+		content []byte // when read already
 	}
 	var store []job
 	max := w.s.k.opts.MaxFileBytes
@@ -417,18 +435,41 @@ func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 				n.others[c.name] = &other{kind: kindLarge, st: c.st}
 				n.large = append(n.large, largeFile(p, c.st))
 			default:
+				var b []byte
 				if c.prev != nil {
-					if b, err := os.ReadFile(abs); err == nil && objectID("blob", b) == c.prev.id {
+					var err error
+					if b, err = os.ReadFile(abs); err == nil && objectID("blob", b) == c.prev.id {
 						n.record(c.name, &tracked{st: c.st, mode: gitMode(m), id: c.prev.id, racy: w.racy(c.st)})
 						continue
 					}
 				}
-				store = append(store, job{n, p, c, gitMode(m)})
+				store = append(store, job{n, p, c, gitMode(m), b})
 			}
 		}
 		n.cands = nil
 	}
 	if len(store) == 0 {
+		return nil
+	}
+	if len(store) <= inlineBlobs {
+		for _, j := range store {
+			b := j.content
+			if b == nil {
+				var err error
+				if b, err = os.ReadFile(w.abs(j.rel)); err != nil {
+					j.n.drop(j.c.name)
+					if _, err := os.Lstat(w.abs(j.rel)); err == nil {
+						j.n.large = append(j.n.large, agent.LargeFile{Path: j.rel})
+					}
+					continue
+				}
+			}
+			id, err := w.s.writeObject("blob", b)
+			if err != nil {
+				return err
+			}
+			j.n.record(j.c.name, &tracked{st: j.c.st, mode: j.mode, id: id, racy: w.racy(j.c.st)})
+		}
 		return nil
 	}
 	paths := make([]string, len(store))

@@ -2,6 +2,7 @@ package checkpoint_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +140,9 @@ func TestSnapshotHoldsWhatGitDoesNotIgnore(t *testing.T) {
 	write(t, root, "nested/own.txt", "another repository\n")
 	userGit(t, filepath.Join(root, "nested"), "init", "-q")
 	os.MkdirAll(filepath.Join(root, "empty/dir"), 0o755)
+	for i := range 20 { // enough for the first snapshot to go to git hash-object
+		write(t, root, fmt.Sprintf("many/f%02d", i), fmt.Sprint(i))
+	}
 
 	s := newSnapper(t, root)
 	check := func(when string) {
@@ -282,5 +286,19 @@ func TestStatCacheSharedAndDamaged(t *testing.T) {
 	write(t, root, "b.txt", "b2\n")
 	if got := s.files(s.snap()); got["a.txt"] != "100644 a2\n" || got["b.txt"] != "100644 b2\n" || len(got) != 2 {
 		t.Errorf("after damaging the cache: %q", got)
+	}
+}
+
+// The checkpoint store, when darman's data directory lies inside the
+// workspace (a workspace that is the home directory), is not snapshotted
+// into itself.
+func TestStoreInsideWorkspaceLeftOut(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.txt", "a\n")
+	s := newSnapper(t, root, func(o *checkpoint.Options) { o.Dir = filepath.Join(root, ".local", "darman", "checkpoints") })
+	s.snap()
+	write(t, root, "b.txt", "b\n")
+	if got := s.paths(s.snap()); !slices.Equal(got, []string{"a.txt", "b.txt"}) {
+		t.Errorf("the snapshot holds %q", got)
 	}
 }
