@@ -21,9 +21,9 @@ const statMagic = "darman-stat\x00\x01"
 
 func (s *shadow) statPath() string { return filepath.Join(s.dir, "darman-stat") }
 
-// encodeCache writes c, and the tree its root stands for.
-func encodeCache(c *statCache) []byte {
-	b := []byte(statMagic)
+// encodeCache writes c, in a buffer of size bytes to begin with.
+func encodeCache(c *statCache, size int) []byte {
+	b := append(make([]byte, 0, size), statMagic...)
 	b = appendString(b, c.excludes)
 	var put func(n *node)
 	put = func(n *node) {
@@ -194,7 +194,8 @@ func (s *shadow) saveCache(c *statCache, tree string) error {
 		return fmt.Errorf("the checkpoint store %s: %w", s.dir, err)
 	}
 	tmp := s.statPath() + ".tmp"
-	if err := os.WriteFile(tmp, encodeCache(c), 0o600); err != nil {
+	b := encodeCache(c, int(s.cacheStat.size+s.cacheStat.size/8)+4096)
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("the checkpoint store %s: %w", s.dir, err)
 	}
