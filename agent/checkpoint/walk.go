@@ -243,6 +243,7 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 				continue
 			}
 			delete(n.others, name)
+			changed = true
 			if err == nil { // known not to be ignored: read it again
 				n.cands = append(n.cands, cand{name, st, nil})
 				continue
@@ -273,7 +274,7 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 			changed = true
 		}
 	}
-	if changed || len(n.fresh) > 0 || len(n.cands) > 0 {
+	if changed || len(n.fresh) > 0 { // (read tells whether a candidate changed it)
 		w.changed.Store(true)
 	}
 }
@@ -416,7 +417,7 @@ func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 			case m&fs.ModeSymlink != 0:
 				target, err := os.Readlink(abs)
 				if err != nil {
-					n.drop(c.name)
+					w.drop(n, c.name, nil)
 					n.large = append(n.large, agent.LargeFile{Path: p})
 					continue
 				}
@@ -424,22 +425,20 @@ func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 				if err != nil {
 					return err
 				}
-				n.record(c.name, &tracked{st: c.st, mode: gitMode(m), id: id, racy: w.racy(c.st)})
+				w.record(n, c.name, &tracked{st: c.st, mode: gitMode(m), id: id, racy: w.racy(c.st)})
 			case m.IsDir():
-				n.drop(c.name) // became a directory since: the next snapshot takes it
+				w.drop(n, c.name, nil) // became a directory since: the next snapshot takes it
 			case !m.IsRegular():
-				n.drop(c.name)
-				n.others[c.name] = &other{kind: kindSpecial, st: c.st}
+				w.drop(n, c.name, &other{kind: kindSpecial, st: c.st})
 			case c.st.size > max || !readable(abs):
-				n.drop(c.name)
-				n.others[c.name] = &other{kind: kindLarge, st: c.st}
+				w.drop(n, c.name, &other{kind: kindLarge, st: c.st})
 				n.large = append(n.large, largeFile(p, c.st))
 			default:
 				var b []byte
 				if c.prev != nil {
 					var err error
 					if b, err = os.ReadFile(abs); err == nil && objectID("blob", b) == c.prev.id {
-						n.record(c.name, &tracked{st: c.st, mode: gitMode(m), id: c.prev.id, racy: w.racy(c.st)})
+						w.record(n, c.name, &tracked{st: c.st, mode: gitMode(m), id: c.prev.id, racy: w.racy(c.st)})
 						continue
 					}
 				}
@@ -457,7 +456,7 @@ func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 			if b == nil {
 				var err error
 				if b, err = os.ReadFile(w.abs(j.rel)); err != nil {
-					j.n.drop(j.c.name)
+					w.drop(j.n, j.c.name, nil)
 					if _, err := os.Lstat(w.abs(j.rel)); err == nil {
 						j.n.large = append(j.n.large, agent.LargeFile{Path: j.rel})
 					}
@@ -468,7 +467,7 @@ func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 			if err != nil {
 				return err
 			}
-			j.n.record(j.c.name, &tracked{st: j.c.st, mode: j.mode, id: id, racy: w.racy(j.c.st)})
+			w.record(j.n, j.c.name, &tracked{st: j.c.st, mode: j.mode, id: id, racy: w.racy(j.c.st)})
 		}
 		return nil
 	}
@@ -493,31 +492,41 @@ func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 	}
 	for i, j := range store {
 		if ids[i].isZero() {
-			j.n.drop(j.c.name)
+			w.drop(j.n, j.c.name, nil)
 			if _, err := os.Lstat(w.abs(j.rel)); err == nil {
 				j.n.large = append(j.n.large, agent.LargeFile{Path: j.rel})
 			}
 			continue
 		}
-		j.n.record(j.c.name, &tracked{st: j.c.st, mode: j.mode, id: ids[i], racy: w.racy(j.c.st)})
+		w.record(j.n, j.c.name, &tracked{st: j.c.st, mode: j.mode, id: ids[i], racy: w.racy(j.c.st)})
 	}
 	return nil
 }
 
 // record puts a file in the snapshot; its directory's tree is written
-// again when that changes it.
-func (n *node) record(name string, t *tracked) {
-	if prev := n.files[name]; prev == nil || prev.id != t.id || prev.mode != t.mode {
+// again when that changes it, the cache when anything of it changed.
+func (w *walker) record(n *node, name string, t *tracked) {
+	prev := n.files[name]
+	if prev == nil || prev.id != t.id || prev.mode != t.mode {
 		n.dirty = true
+	}
+	if prev == nil || *prev != *t {
+		w.changed.Store(true)
 	}
 	n.files[name] = t
 }
 
-func (n *node) drop(name string) {
+// drop takes a file out of the snapshot, to be remembered as o (nil: not
+// at all).
+func (w *walker) drop(n *node, name string, o *other) {
 	if n.files[name] != nil {
 		delete(n.files, name)
 		n.dirty = true
 	}
+	if o != nil {
+		n.others[name] = o
+	}
+	w.changed.Store(true)
 }
 
 // writeTrees writes the trees of the directories beneath n whose entries
