@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // oid is the name of a git object; the zero one names none.
@@ -40,6 +41,13 @@ func objectID(kind string, content []byte) oid {
 	return o
 }
 
+// zwriters keep zlib's compressors (a large allocation each) from one
+// object to the next.
+var zwriters = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return zw
+}}
+
 // writeObject stores an object as a loose one in the shadow's object
 // database, the way git does (zlib of "kind size\0content", written beside
 // and renamed into place), unless it is there already.
@@ -55,7 +63,9 @@ func (s *shadow) writeObject(kind string, content []byte) (oid, error) {
 		return id, err
 	}
 	var b bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
+	zw := zwriters.Get().(*zlib.Writer)
+	defer zwriters.Put(zw)
+	zw.Reset(&b)
 	zw.Write(strconv.AppendInt([]byte(kind+" "), int64(len(content)), 10))
 	zw.Write([]byte{0})
 	zw.Write(content)
