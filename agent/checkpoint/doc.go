@@ -13,12 +13,26 @@
 // hooks, fsmonitor and automatic gc off, so the user's .git — refs, index,
 // stash, config — is never written; its object database is only read
 // (as the shadow's alternate), so files already committed are not stored
-// twice. The shadow's index is the stat cache: a snapshot runs git ls-files
-// (which stats every file but reads only those whose stat changed), then
-// update-index and write-tree for the files that did change, or nothing
-// more when none did. A file over Options.MaxFileBytes (or unreadable) is
-// left out and named in the snapshot as not restorable; a repository of its
-// own inside the workspace is left out.
+// twice. The stat cache is darman's own (walk.go, statcache.go): a
+// snapshot lists the directories and lstats the recorded files in parallel,
+// each relative to its directory's descriptor, against what the last
+// snapshot saw (size, times, inode, mode), and hands git only what changed:
+// the new contents, stored as they are by one git hash-object for all
+// (--no-filters: a revert writes back the bytes), and the names it has not
+// seen before, which git check-ignore classifies (so the workspace's
+// .gitignore files, info/exclude and git's global exclude file are read by
+// git itself). What it leaves out (an ignored directory, a file over the
+// limit) is remembered and not asked about again until a .gitignore on the
+// way to it, or an exclude file, changes. The trees of the directories that
+// changed are written as loose objects by darman; nothing changed, no git
+// process runs at all. A file whose times lie within two seconds of the
+// snapshot that read it is read again by the next one, so a change made in
+// the same tick of the file system's clock, to the same size, is not
+// missed. Recorded files stay recorded while they exist, as git's tracked
+// files do, when a .gitignore comes to match them. A file over
+// Options.MaxFileBytes (or unreadable) is left out and named in the
+// snapshot as not restorable; a repository of its own inside the workspace
+// is left out, and so is the checkpoint store when it lies inside.
 //
 // The turn's first snapshot is its Before, stored with the session at once
 // (agent.Checkpoint, through Store); End adds After when the turn ends.

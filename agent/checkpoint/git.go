@@ -32,9 +32,6 @@ var isolation = []string{
 	"-c", "core.safecrlf=false",
 	"-c", "core.symlinks=true",
 	"-c", "core.quotePath=false",
-	"-c", "core.untrackedCache=true",
-	// A step rewrites a small index beside a shared one, not all of it.
-	"-c", "core.splitIndex=true",
 	"-c", "core.fsync=none",
 	"-c", "gc.auto=0",
 	"-c", "maintenance.auto=false",
@@ -66,6 +63,12 @@ func newGit(bin, dir, work string) *git {
 // run runs git with args in the workspace, stdin as its input, and returns
 // its output; a failure carries git's own words.
 func (g *git) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return g.runExit(ctx, stdin, 0, args...)
+}
+
+// runExit is run for a command whose exit status ok (besides 0) is an
+// answer rather than a failure; 0 for none.
+func (g *git) runExit(ctx context.Context, stdin []byte, ok int, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, g.bin, append(append([]string{}, isolation...), args...)...)
 	cmd.Dir = g.work
 	cmd.Env = g.environ
@@ -75,12 +78,20 @@ func (g *git) run(ctx context.Context, stdin []byte, args ...string) ([]byte, er
 		cmd.Env = slices.DeleteFunc(slices.Clone(g.environ), func(kv string) bool { return strings.HasPrefix(kv, "GIT_WORK_TREE=") })
 		cmd.Dir = g.dir
 	}
+	if args[0] == "check-ignore" {
+		// It takes paths, not pathspecs, and refuses the literal magic;
+		// a path beginning with ':' comes to it as "./:..." instead.
+		cmd.Env = slices.DeleteFunc(slices.Clone(g.environ), func(kv string) bool { return strings.HasPrefix(kv, "GIT_LITERAL_PATHSPECS=") })
+	}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
+		if ee, is := err.(*exec.ExitError); is && ok != 0 && ee.ExitCode() == ok {
+			return out.Bytes(), nil
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

@@ -179,7 +179,7 @@ func (k *Keeper) live(ctx context.Context, sh *shadow) ([]agent.Checkpoint, erro
 }
 
 // gc keeps the trees of the live checkpoints (as refs, which git's gc
-// keeps with everything they reach, beside what the index holds) and lets
+// keeps with everything they reach) and lets
 // git pack and prune the rest. The caller holds the lock.
 func (k *Keeper) gc(ctx context.Context, sh *shadow) error {
 	live, err := k.live(ctx, sh)

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -494,10 +492,7 @@ func (s *shadow) removeEmptyDirs(ctx context.Context, root *os.Root, tree string
 
 // blobSHA is git's name of a blob with this content.
 func blobSHA(b []byte) string {
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", len(b))
-	h.Write(b)
-	return hex.EncodeToString(h.Sum(nil))
+	return objectID("blob", b).String()
 }
 
 // blobs reads blobs by name (one git process for all).

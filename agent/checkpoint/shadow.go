@@ -10,17 +10,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/darman-dev/darman/agent"
 )
 
 // shadow is the shadow git repository of one workspace: its own object
-// database, index and refs under the Keeper's directory, with the
-// workspace as its work tree. Its index is the stat cache that makes a
-// snapshot cost what changed since the last one. One process at a time
+// database and refs under the Keeper's directory, with the
+// workspace as its work tree. Its stat cache (walk.go) makes a snapshot
+// cost what changed since the last one. One process at a time
 // works on it (mu, and a lock file for the other darman processes).
 type shadow struct {
 	k    *Keeper
@@ -30,6 +30,10 @@ type shadow struct {
 
 	mu    sync.Mutex
 	ready bool
+	// cache is the stat cache as this process last read or wrote it;
+	// cacheStat, the lstat of its file then.
+	cache     *statCache
+	cacheStat fstat
 }
 
 // shadowDir is where a workspace's shadow repository lives: a name made
@@ -154,64 +158,59 @@ func (s *shadow) syncExclude() {
 
 // snapshot records the workspace's tracked and untracked-but-not-ignored
 // files and returns the tree. Only what changed since the last snapshot is
-// read and written: git's index tells the rest by its stat cache. Files
-// over the size limit, and files that cannot be read, are named in Large
-// and left out. The caller holds the lock.
+// read and written: the stat cache tells the rest (walk.go). Files over the
+// size limit, and files that cannot be read, are named in Large and left
+// out. The caller holds the lock.
 func (s *shadow) snapshot(ctx context.Context) (agent.Snapshot, error) {
 	s.syncExclude()
-	out, err := s.git.run(ctx, nil, "ls-files", "-z", "--modified", "--others", "--exclude-standard")
+	w := &walker{s: s, ctx: ctx, start: time.Now(), skip: s.inside(s.k.opts.Dir)}
+	c := s.loadCache()
+	first := c == nil
+	if first {
+		// The first snapshot, or one after a damaged cache: every file is
+		// read once. (A git index of an earlier darman goes; it kept
+		// objects alive.)
+		os.Remove(filepath.Join(s.dir, "index"))
+		if shared, _ := filepath.Glob(filepath.Join(s.dir, "sharedindex.*")); len(shared) > 0 {
+			for _, f := range shared {
+				os.Remove(f)
+			}
+		}
+		c = &statCache{root: newNode()}
+	}
+	excludes := s.excludesPrint()
+	reignore := excludes != c.excludes
+	c.excludes = excludes
+	snap, err := w.walk(c, reignore)
 	if err != nil {
+		s.cache = nil // half brought up to date: read again from the shadow
 		return agent.Snapshot{}, err
 	}
-	var (
-		update, drop []string
-		snap         agent.Snapshot
-	)
-	paths := zsplit(out)
-	slices.Sort(paths)
-	for _, p := range slices.Compact(paths) {
-		if strings.HasSuffix(p, "/") {
-			continue // a repository of its own inside the workspace
-		}
-		fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			update = append(update, p) // removed: --remove drops it
-		case err != nil:
-			snap.Large = append(snap.Large, agent.LargeFile{Path: p})
-			drop = append(drop, p)
-		case fi.Mode()&fs.ModeSymlink != 0:
-			update = append(update, p)
-		case !fi.Mode().IsRegular():
-			continue
-		case fi.Size() > s.k.opts.MaxFileBytes || !readable(filepath.Join(s.root, filepath.FromSlash(p))):
-			snap.Large = append(snap.Large, agent.LargeFile{Path: p, Size: fi.Size(), Modified: fi.ModTime().UTC()})
-			drop = append(drop, p)
-		default:
-			update = append(update, p)
-		}
-	}
-	if len(update) > 0 {
-		if _, err := s.git.run(ctx, nulList(update), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
-			return agent.Snapshot{}, err
-		}
-	}
-	if len(drop) > 0 {
-		if _, err := s.git.run(ctx, nulList(drop), "update-index", "--force-remove", "-z", "--stdin"); err != nil {
-			return agent.Snapshot{}, err
-		}
-	}
-	if t := s.cachedTree(); t != "" && len(update)+len(drop) == 0 {
-		snap.Tree = t
+	if !first && !reignore && !w.changed.Load() && snap.Tree == s.cachedTree() {
 		return snap, nil
 	}
-	tree, err := s.git.run(ctx, nil, "write-tree")
-	if err != nil {
+	if err := s.saveCache(c, snap.Tree); err != nil {
+		s.cache = nil
 		return agent.Snapshot{}, err
 	}
-	snap.Tree = strings.TrimSpace(string(tree))
-	os.WriteFile(filepath.Join(s.dir, "darman-tree"), []byte(snap.Tree+"\n"), 0o600)
 	return snap, nil
+}
+
+// inside is path relative to the workspace when it lies in it, "" when
+// not.
+func (s *shadow) inside(path string) string {
+	if path == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(s.root, abs)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 func readable(path string) bool {
