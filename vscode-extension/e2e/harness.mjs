@@ -65,7 +65,13 @@ export async function until(fn, what, ms = 60_000) {
  */
 export function buildAll(tmp) {
   const bin = process.env.DARMAN_TEST_BIN || path.join(tmp, "bin");
-  if (!process.env.DARMAN_TEST_BIN) {
+  if (process.env.DARMAN_TEST_BIN) {
+    for (const name of ["darman", "scripted-model"]) {
+      if (!fs.statSync(path.join(bin, name), { throwIfNoEntry: false })?.isFile()) {
+        throw new Error(`DARMAN_TEST_BIN=${bin} must be a directory holding darman and scripted-model (go build -o <dir>/ ./cmd/darman ./cmd/scripted-model); ${name} is not there`);
+      }
+    }
+  } else {
     execFileSync("go", ["build", "-o", bin + "/", "./cmd/darman", "./cmd/scripted-model"], { cwd: repo, stdio: "inherit" });
   }
   execFileSync("npm", ["run", "--silent", "package"], { cwd: ext, stdio: "inherit" });
@@ -150,7 +156,7 @@ export async function openCodeServer({ tmp, home, workspace, bin, settings = {},
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
   await page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
-  return { server, browser, page, log: () => serverLog };
+  return { server, browser, page, userData, log: () => serverLog };
 }
 
 /**
@@ -167,13 +173,19 @@ export async function screenshot(page, name) {
   }
 }
 
-/** Closes the browser and code-server, keeping code-server's log in artifacts/name. */
+/**
+ * Closes the browser and code-server, keeping code-server's output in
+ * artifacts/name and its logs directory (the extension host's, with the
+ * darman output channel) in artifacts/name without .log, plus -logs.
+ */
 export async function closeCodeServer(cs, name) {
   await cs?.browser?.close().catch(() => {});
   cs?.server?.kill();
   if (cs?.server) {
     fs.mkdirSync(artifacts, { recursive: true });
     fs.writeFileSync(path.join(artifacts, name), cs.log());
+    const logs = path.join(cs.userData, "logs");
+    if (fs.existsSync(logs)) fs.cpSync(logs, path.join(artifacts, name.replace(/\.log$/, "") + "-logs"), { recursive: true, force: true });
   }
 }
 
