@@ -140,23 +140,33 @@ export async function openCodeServer({ tmp, home, workspace, bin, settings = {},
   const server = spawn(node24, [...common, workspace], { env });
   server.stdout.on("data", (d) => (serverLog += d));
   server.stderr.on("data", (d) => (serverLog += d));
-  await until(async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-    } catch {
-      return false;
-    }
-  }, "code-server to listen");
+  const cs = { server, browser: undefined, page: undefined, userData, log: () => serverLog };
+  try {
+    await until(async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+      } catch {
+        return false;
+      }
+    }, "code-server to listen");
 
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
-  return { server, browser, page, userData, log: () => serverLog };
+    const { chromium } = await import("playwright-core");
+    cs.browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+    cs.page = await cs.browser.newPage({ viewport: { width: 1400, height: 860 } });
+    // On a loaded machine the page's load event alone can take longer
+    // than playwright's default 30 s: the same deadline as the workbench's.
+    await cs.page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { timeout: 120_000 });
+    await cs.page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
+  } catch (err) {
+    // The test gets no handle to close: stop code-server and Chromium
+    // here, or the test process never exits.
+    await closeCodeServer(cs, `code-server-${path.basename(tmp)}.log`);
+    throw err;
+  }
+  return cs;
 }
 
 /**
