@@ -66,8 +66,15 @@ export async function until(fn, what, ms = 60_000) {
 export function buildAll(tmp) {
   const bin = process.env.DARMAN_TEST_BIN || path.join(tmp, "bin");
   if (process.env.DARMAN_TEST_BIN) {
+    const isFile = (f) => {
+      try {
+        return fs.statSync(f).isFile();
+      } catch {
+        return false; // missing, or bin is a file (ENOTDIR)
+      }
+    };
     for (const name of ["darman", "scripted-model"]) {
-      if (!fs.statSync(path.join(bin, name), { throwIfNoEntry: false })?.isFile()) {
+      if (!isFile(path.join(bin, name))) {
         throw new Error(`DARMAN_TEST_BIN=${bin} must be a directory holding darman and scripted-model (go build -o <dir>/ ./cmd/darman ./cmd/scripted-model); ${name} is not there`);
       }
     }
