@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -167,7 +168,10 @@ func (s *Server) inlineCompletion(ctx context.Context, raw json.RawMessage) (any
 			}
 		}
 	}
+	began := time.Now()
 	r, doc, err := s.completeAt(ctx, p.TextDocument.URI, p.Position, p.Context.TriggerKind == 1, sel)
+	s.log.Debug("lsp: inline completion", "uri", p.TextDocument.URI, "line", p.Position.Line, "character", p.Position.Character,
+		"invoked", p.Context.TriggerKind == 1, "source", r.Source, "reason", r.Reason, "chars", len(r.Text), "err", err, "took", time.Since(began))
 	if err != nil || r.Text == "" {
 		return inlineCompletionList{Items: []inlineCompletionItem{}}, err
 	}

@@ -65,7 +65,20 @@ export async function until(fn, what, ms = 60_000) {
  */
 export function buildAll(tmp) {
   const bin = process.env.DARMAN_TEST_BIN || path.join(tmp, "bin");
-  if (!process.env.DARMAN_TEST_BIN) {
+  if (process.env.DARMAN_TEST_BIN) {
+    const isFile = (f) => {
+      try {
+        return fs.statSync(f).isFile();
+      } catch {
+        return false; // missing, or bin is a file (ENOTDIR)
+      }
+    };
+    for (const name of ["darman", "scripted-model"]) {
+      if (!isFile(path.join(bin, name))) {
+        throw new Error(`DARMAN_TEST_BIN=${bin} must be a directory holding darman and scripted-model (go build -o <dir>/ ./cmd/darman ./cmd/scripted-model); ${name} is not there`);
+      }
+    }
+  } else {
     execFileSync("go", ["build", "-o", bin + "/", "./cmd/darman", "./cmd/scripted-model"], { cwd: repo, stdio: "inherit" });
   }
   execFileSync("npm", ["run", "--silent", "package"], { cwd: ext, stdio: "inherit" });
@@ -134,23 +147,33 @@ export async function openCodeServer({ tmp, home, workspace, bin, settings = {},
   const server = spawn(node24, [...common, workspace], { env });
   server.stdout.on("data", (d) => (serverLog += d));
   server.stderr.on("data", (d) => (serverLog += d));
-  await until(async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-    } catch {
-      return false;
-    }
-  }, "code-server to listen");
+  const cs = { server, browser: undefined, page: undefined, userData, log: () => serverLog };
+  try {
+    await until(async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+      } catch {
+        return false;
+      }
+    }, "code-server to listen");
 
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
-  return { server, browser, page, log: () => serverLog };
+    const { chromium } = await import("playwright-core");
+    cs.browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+    cs.page = await cs.browser.newPage({ viewport: { width: 1400, height: 860 } });
+    // On a loaded machine the page's load event alone can take longer
+    // than playwright's default 30 s: the same deadline as the workbench's.
+    await cs.page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { timeout: 120_000 });
+    await cs.page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
+  } catch (err) {
+    // The test gets no handle to close: stop code-server and Chromium
+    // here, or the test process never exits.
+    await closeCodeServer(cs, `code-server-${path.basename(tmp)}.log`);
+    throw err;
+  }
+  return cs;
 }
 
 /**
@@ -167,13 +190,19 @@ export async function screenshot(page, name) {
   }
 }
 
-/** Closes the browser and code-server, keeping code-server's log in artifacts/name. */
+/**
+ * Closes the browser and code-server, keeping code-server's output in
+ * artifacts/name and its logs directory (the extension host's, with the
+ * darman output channel) in artifacts/name without .log, plus -logs.
+ */
 export async function closeCodeServer(cs, name) {
   await cs?.browser?.close().catch(() => {});
   cs?.server?.kill();
   if (cs?.server) {
     fs.mkdirSync(artifacts, { recursive: true });
     fs.writeFileSync(path.join(artifacts, name), cs.log());
+    const logs = path.join(cs.userData, "logs");
+    if (fs.existsSync(logs)) fs.cpSync(logs, path.join(artifacts, name.replace(/\.log$/, "") + "-logs"), { recursive: true, force: true });
   }
 }
 

@@ -135,18 +135,30 @@ type Middleware = (
 export type CompletionClient = {
   initializeResult?: { capabilities: { inlineCompletionProvider?: unknown } };
   getFeature?(method: "textDocument/inlineCompletion"): { getState(): unknown } | undefined;
+  /**
+   * vscode-languageclient's: on a client that is starting or running it
+   * starts nothing and returns the start under way, which ends once every
+   * feature is initialized.
+   */
+  start?(): Promise<void>;
+  isRunning?(): boolean;
 };
 
-/** available says whether darman offers inline completions, statically or by a registration. */
+/**
+ * available says whether darman's inline completions are registered with
+ * VS Code, statically or by a registration. The client's inline
+ * completion feature says so; a client without one (the unit tests')
+ * answers from initialize's capabilities.
+ */
 export function available(c: CompletionClient | undefined): boolean {
   if (!c) {
     return false;
   }
-  if (c.initializeResult?.capabilities.inlineCompletionProvider) {
-    return true;
+  const feature = c.getFeature?.("textDocument/inlineCompletion");
+  if (!feature) {
+    return Boolean(c.initializeResult?.capabilities.inlineCompletionProvider);
   }
-  const state = c.getFeature?.("textDocument/inlineCompletion")?.getState() as { registrations?: boolean } | undefined;
-  return state?.registrations === true;
+  return (feature.getState() as { registrations?: boolean } | undefined)?.registrations === true;
 }
 
 /**
@@ -200,10 +212,22 @@ export class InlineCompletions implements vscode.Disposable {
     return next(document, position, context, token);
   };
 
-  /** Call when the client is running (or stopped: undefined). */
+  /**
+   * Call when the client is running (or stopped: undefined). The client
+   * says it runs as soon as initialize is answered, before it registers
+   * its features: the item shows once the start has ended, when the
+   * provider is registered, since a keystroke before that asks nobody
+   * (VS Code does not ask a provider registered after the keystroke).
+   */
   setClient(c: CompletionClient | undefined): void {
     this.client = c;
     this.refresh();
+    if (c?.start && c.isRunning?.()) {
+      c.start().then(
+        () => this.client === c && this.refresh(),
+        () => undefined,
+      );
+    }
   }
 
   refresh(): void {

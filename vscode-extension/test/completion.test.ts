@@ -162,3 +162,43 @@ test("a snooze kept from before a reload still holds, and ends by itself", async
   assert.equal(store.get(snoozeKey), undefined);
   assert.equal(await asks(c, editor.document, automatic), true);
 });
+
+test("the status item waits for the provider: vscode-languageclient runs before it registers its features", async (t) => {
+  testing.reset();
+  const c = new InlineCompletions(new MemoryMemento());
+  t.after(() => c.dispose());
+  const item = record.statusItems.at(-1)!;
+  // Like LanguageClient: Running is told while start() is still
+  // registering the features, and start() on a running client returns
+  // that start instead of starting again.
+  let registered = false;
+  let finish!: () => void;
+  const started = new Promise<void>((r) => (finish = r));
+  let starts = 0;
+  const client = {
+    initializeResult: offering.initializeResult,
+    getFeature: () => ({ getState: () => ({ kind: "document", registrations: registered }) }),
+    isRunning: () => true,
+    start: () => {
+      starts++;
+      return started;
+    },
+  };
+  c.setClient(client);
+  assert.equal(item.visible, false, "no item before the provider is registered: a keystroke now asks nobody");
+  registered = true;
+  finish();
+  await started;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(item.visible, true, "the item shows once the start has ended");
+  assert.equal(starts, 1);
+
+  // A client stopped meanwhile: its late start shows nothing.
+  let finishOld!: () => void;
+  const old = { ...client, start: () => new Promise<void>((r) => (finishOld = r)) };
+  c.setClient(old);
+  c.setClient(undefined);
+  finishOld();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(item.visible, false, "darman stopped: no item");
+});
