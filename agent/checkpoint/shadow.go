@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/darman-dev/darman/agent"
@@ -34,6 +35,9 @@ type shadow struct {
 	// cacheStat, the lstat of its file then.
 	cache     *statCache
 	cacheStat fstat
+	// listings counts the directories the walks listed (the others were
+	// known unchanged by their stat).
+	listings atomic.Int64
 }
 
 // shadowDir is where a workspace's shadow repository lives: a name made

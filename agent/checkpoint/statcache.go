@@ -17,7 +17,7 @@ import (
 // bytes; one it cannot read is thrown away and the next snapshot reads
 // every file once (what a first snapshot does).
 
-const statMagic = "darman-stat\x00\x01"
+const statMagic = "darman-stat\x00\x02"
 
 func (s *shadow) statPath() string { return filepath.Join(s.dir, "darman-stat") }
 
@@ -28,6 +28,7 @@ func encodeCache(c *statCache, size int) []byte {
 	var put func(n *node)
 	put = func(n *node) {
 		b = appendStat(b, n.ignore)
+		b = appendStat(b, n.listed)
 		b = append(b, n.tree[:]...)
 		b = binary.AppendUvarint(b, uint64(len(n.files)))
 		for name, t := range n.files {
@@ -139,6 +140,7 @@ func decodeCache(b []byte) (c *statCache, err error) {
 		}
 		n := newNode()
 		n.ignore = d.stat()
+		n.listed = d.stat()
 		n.tree = d.oid()
 		for range d.uvarint() {
 			name := d.string()
