@@ -25,33 +25,36 @@ func (s *shadow) statPath() string { return filepath.Join(s.dir, "darman-stat") 
 func encodeCache(c *statCache, size int) []byte {
 	b := append(make([]byte, 0, size), statMagic...)
 	b = appendString(b, c.excludes)
-	var put func(n *node)
-	put = func(n *node) {
-		b = appendStat(b, n.ignore)
-		b = appendStat(b, n.listed)
-		b = append(b, n.tree[:]...)
-		b = binary.AppendUvarint(b, uint64(len(n.files)))
-		for name, t := range n.files {
-			b = appendString(b, name)
-			b = appendStat(b, t.st)
-			b = binary.AppendUvarint(b, uint64(t.mode))
-			b = append(b, t.id[:]...)
-			b = appendBool(b, t.racy)
-		}
-		b = binary.AppendUvarint(b, uint64(len(n.others)))
-		for name, o := range n.others {
-			b = appendString(b, name)
-			b = append(b, byte(o.kind))
-			b = appendBool(b, o.dir)
-			b = appendStat(b, o.st)
-		}
-		b = binary.AppendUvarint(b, uint64(len(n.subs)))
-		for name, sub := range n.subs {
-			b = appendString(b, name)
-			put(sub)
-		}
+	return appendNode(b, c.root)
+}
+
+// appendNode appends n and all beneath it. (A function of its own, not a
+// closure over b: a captured b lives on the heap, and each of its
+// thousands of appends then paid a write barrier while the collector ran.)
+func appendNode(b []byte, n *node) []byte {
+	b = appendStat(b, n.ignore)
+	b = appendStat(b, n.listed)
+	b = append(b, n.tree[:]...)
+	b = binary.AppendUvarint(b, uint64(len(n.files)))
+	for name, t := range n.files {
+		b = appendString(b, name)
+		b = appendStat(b, t.st)
+		b = binary.AppendUvarint(b, uint64(t.mode))
+		b = append(b, t.id[:]...)
+		b = appendBool(b, t.racy)
 	}
-	put(c.root)
+	b = binary.AppendUvarint(b, uint64(len(n.others)))
+	for name, o := range n.others {
+		b = appendString(b, name)
+		b = append(b, byte(o.kind))
+		b = appendBool(b, o.dir)
+		b = appendStat(b, o.st)
+	}
+	b = binary.AppendUvarint(b, uint64(len(n.subs)))
+	for name, sub := range n.subs {
+		b = appendString(b, name)
+		b = appendNode(b, sub)
+	}
 	return b
 }
 
