@@ -176,9 +176,14 @@ func (s *shadow) loadCache() *statCache {
 		return nil
 	}
 	if s.cache != nil && fi == s.cacheStat {
-		return s.cache
+		if s.behind == 0 {
+			return s.cache
+		}
+		if gm, _ := statPath(s.gcMarkPath()); gm == s.gcMark {
+			return s.cache
+		}
 	}
-	s.cache = nil
+	s.cache, s.behind = nil, 0
 	b, err := os.ReadFile(s.statPath())
 	if err != nil {
 		return nil
@@ -188,6 +193,7 @@ func (s *shadow) loadCache() *statCache {
 		return nil
 	}
 	s.cache, s.cacheStat = c, fi
+	s.gcMark, _ = statPath(s.gcMarkPath())
 	return c
 }
 
@@ -211,7 +217,8 @@ func (s *shadow) saveCache(c *statCache, tree string) error {
 	if err != nil {
 		return err
 	}
-	s.cache, s.cacheStat = c, fi
+	s.cache, s.cacheStat, s.behind = c, fi, 0
+	s.gcMark, _ = statPath(s.gcMarkPath())
 	return nil
 }
 

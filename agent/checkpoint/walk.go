@@ -121,6 +121,10 @@ type walker struct {
 	wg    sync.WaitGroup
 	// changed: the cache is not what it was; it is written back.
 	changed atomic.Bool
+	// updated: how many recorded files got a new stat or content, and
+	// nothing else (a change the next process finds by the stat alone,
+	// so the write of the cache may wait: see shadow.snapshot).
+	updated atomic.Int32
 
 	mu      sync.Mutex
 	visited []visited
@@ -586,8 +590,11 @@ func (w *walker) record(n *node, name string, t *tracked) {
 	if prev == nil || prev.id != t.id || prev.mode != t.mode {
 		n.dirty = true
 	}
-	if prev == nil || *prev != *t {
+	switch {
+	case prev == nil || prev.mode != t.mode:
 		w.changed.Store(true)
+	case *prev != *t:
+		w.updated.Add(1)
 	}
 	n.files[name] = t
 }
