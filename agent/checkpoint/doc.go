@@ -14,7 +14,9 @@
 // stash, config — is never written; its object database is only read
 // (as the shadow's alternate), so files already committed are not stored
 // twice. The stat cache is darman's own (walk.go, statcache.go): a
-// snapshot lists the directories and lstats the recorded files in parallel,
+// snapshot lists the directories (those whose own stat changed since their
+// last listing: a new, deleted or renamed name changes it) and lstats the
+// recorded files in parallel,
 // each relative to its directory's descriptor, against what the last
 // snapshot saw (size, times, inode, mode), and hands git only what changed:
 // the new contents, stored as they are by one git hash-object for all

@@ -198,6 +198,9 @@ func (k *Keeper) gc(ctx context.Context, sh *shadow) error {
 	if t := sh.cachedTree(); t != "" {
 		keep[t] = true
 	}
+	if sh.cache != nil && !sh.cache.root.tree.isZero() {
+		keep[sh.cache.root.tree.String()] = true // newer than darman-tree when behind
+	}
 	delete(keep, "")
 	out, err := sh.git.run(ctx, nil, "for-each-ref", "--format=%(refname)", "refs/darman/")
 	if err != nil {
@@ -217,8 +220,10 @@ func (k *Keeper) gc(ctx context.Context, sh *shadow) error {
 			return err
 		}
 	}
-	_, err = sh.git.run(ctx, nil, "gc", "--prune=now", "--quiet")
-	return err
+	if _, err := sh.git.run(ctx, nil, "gc", "--prune=now", "--quiet"); err != nil {
+		return err
+	}
+	return sh.markGC()
 }
 
 // size is the shadow repository's object database in bytes.

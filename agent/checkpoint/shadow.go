@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/darman-dev/darman/agent"
@@ -34,7 +35,25 @@ type shadow struct {
 	// cacheStat, the lstat of its file then.
 	cache     *statCache
 	cacheStat fstat
+	// listings counts the directories the walks listed (the others were
+	// known unchanged by their stat).
+	listings atomic.Int64
+	// behind: how many files the cache in memory has newer than the one
+	// on disk (whose tree is still darman-tree); gcMark, the stat of the
+	// gc mark (gcMarkPath) when the cache in memory was last known good.
+	behind int
+	gcMark fstat
 }
+
+// maxBehind is how many files' changes the stat cache on disk may lag the
+// one in memory: what the next darman process reads again.
+const maxBehind = 64
+
+// gcMarkPath is a file every gc rewrites: a gc of another process, which
+// keeps only the trees it knows, makes a cache in memory that is behind
+// the disk's suspect (its trees may be gone), so it is read from disk
+// again.
+func (s *shadow) gcMarkPath() string { return filepath.Join(s.dir, "darman-gc") }
 
 // shadowDir is where a workspace's shadow repository lives: a name made
 // from its path, so two workspaces never share one.
@@ -186,8 +205,21 @@ func (s *shadow) snapshot(ctx context.Context) (agent.Snapshot, error) {
 		s.cache = nil // half brought up to date: read again from the shadow
 		return agent.Snapshot{}, err
 	}
-	if !first && !reignore && !w.changed.Load() && snap.Tree == s.cachedTree() {
-		return snap, nil
+	if !first && !reignore && !w.changed.Load() {
+		updated := int(w.updated.Load())
+		if updated == 0 && (s.behind > 0 || snap.Tree == s.cachedTree()) {
+			return snap, nil
+		}
+		// Only the stat or content of files the cache knows changed: the
+		// cache on disk, with the tree it goes with (which every gc
+		// keeps), still tells the next process the truth of all else,
+		// and that process finds these files by their stat and reads
+		// them again. A few such files of lag cost it little; writing
+		// out the whole cache for each costs every snapshot.
+		if s.behind+updated <= maxBehind {
+			s.behind += updated
+			return snap, nil
+		}
 	}
 	if err := s.saveCache(c, snap.Tree); err != nil {
 		s.cache = nil
@@ -244,4 +276,23 @@ func (s *shadow) cachedTree() string {
 		return t
 	}
 	return ""
+}
+
+// markGC rewrites the gc mark after a gc (a new file each time: its inode
+// tells the change even within one tick of the clock). This process's
+// cache in memory stays good, its tree kept; another's, when behind, is
+// read from disk again.
+func (s *shadow) markGC() error {
+	before, _ := statPath(s.gcMarkPath())
+	tmp := s.gcMarkPath() + ".tmp"
+	if err := os.WriteFile(tmp, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o600); err != nil {
+		return fmt.Errorf("the checkpoint store %s: %w", s.dir, err)
+	}
+	if err := os.Rename(tmp, s.gcMarkPath()); err != nil {
+		return fmt.Errorf("the checkpoint store %s: %w", s.dir, err)
+	}
+	if before == s.gcMark {
+		s.gcMark, _ = statPath(s.gcMarkPath())
+	}
+	return nil
 }

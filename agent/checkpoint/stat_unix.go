@@ -24,6 +24,19 @@ func statAt(dir *os.File, dirPath, name string) (fstat, error) {
 	return fstatOf(&st), nil
 }
 
+// statDir is the stat of the open directory dir.
+func statDir(dir *os.File) (fstat, error) {
+	var st unix.Stat_t
+	err := unix.Fstat(int(dir.Fd()), &st)
+	for err == unix.EINTR {
+		err = unix.Fstat(int(dir.Fd()), &st)
+	}
+	if err != nil {
+		return fstat{}, err
+	}
+	return fstatOf(&st), nil
+}
+
 // statPath is the lstat of path.
 func statPath(path string) (fstat, error) {
 	var st unix.Stat_t

@@ -17,7 +17,7 @@ import (
 // bytes; one it cannot read is thrown away and the next snapshot reads
 // every file once (what a first snapshot does).
 
-const statMagic = "darman-stat\x00\x01"
+const statMagic = "darman-stat\x00\x02"
 
 func (s *shadow) statPath() string { return filepath.Join(s.dir, "darman-stat") }
 
@@ -25,32 +25,36 @@ func (s *shadow) statPath() string { return filepath.Join(s.dir, "darman-stat") 
 func encodeCache(c *statCache, size int) []byte {
 	b := append(make([]byte, 0, size), statMagic...)
 	b = appendString(b, c.excludes)
-	var put func(n *node)
-	put = func(n *node) {
-		b = appendStat(b, n.ignore)
-		b = append(b, n.tree[:]...)
-		b = binary.AppendUvarint(b, uint64(len(n.files)))
-		for name, t := range n.files {
-			b = appendString(b, name)
-			b = appendStat(b, t.st)
-			b = binary.AppendUvarint(b, uint64(t.mode))
-			b = append(b, t.id[:]...)
-			b = appendBool(b, t.racy)
-		}
-		b = binary.AppendUvarint(b, uint64(len(n.others)))
-		for name, o := range n.others {
-			b = appendString(b, name)
-			b = append(b, byte(o.kind))
-			b = appendBool(b, o.dir)
-			b = appendStat(b, o.st)
-		}
-		b = binary.AppendUvarint(b, uint64(len(n.subs)))
-		for name, sub := range n.subs {
-			b = appendString(b, name)
-			put(sub)
-		}
+	return appendNode(b, c.root)
+}
+
+// appendNode appends n and all beneath it. (A function of its own, not a
+// closure over b: a captured b lives on the heap, and each of its
+// thousands of appends then paid a write barrier while the collector ran.)
+func appendNode(b []byte, n *node) []byte {
+	b = appendStat(b, n.ignore)
+	b = appendStat(b, n.listed)
+	b = append(b, n.tree[:]...)
+	b = binary.AppendUvarint(b, uint64(len(n.files)))
+	for name, t := range n.files {
+		b = appendString(b, name)
+		b = appendStat(b, t.st)
+		b = binary.AppendUvarint(b, uint64(t.mode))
+		b = append(b, t.id[:]...)
+		b = appendBool(b, t.racy)
 	}
-	put(c.root)
+	b = binary.AppendUvarint(b, uint64(len(n.others)))
+	for name, o := range n.others {
+		b = appendString(b, name)
+		b = append(b, byte(o.kind))
+		b = appendBool(b, o.dir)
+		b = appendStat(b, o.st)
+	}
+	b = binary.AppendUvarint(b, uint64(len(n.subs)))
+	for name, sub := range n.subs {
+		b = appendString(b, name)
+		b = appendNode(b, sub)
+	}
 	return b
 }
 
@@ -139,6 +143,7 @@ func decodeCache(b []byte) (c *statCache, err error) {
 		}
 		n := newNode()
 		n.ignore = d.stat()
+		n.listed = d.stat()
 		n.tree = d.oid()
 		for range d.uvarint() {
 			name := d.string()
@@ -171,9 +176,14 @@ func (s *shadow) loadCache() *statCache {
 		return nil
 	}
 	if s.cache != nil && fi == s.cacheStat {
-		return s.cache
+		if s.behind == 0 {
+			return s.cache
+		}
+		if gm, _ := statPath(s.gcMarkPath()); gm == s.gcMark {
+			return s.cache
+		}
 	}
-	s.cache = nil
+	s.cache, s.behind = nil, 0
 	b, err := os.ReadFile(s.statPath())
 	if err != nil {
 		return nil
@@ -183,6 +193,7 @@ func (s *shadow) loadCache() *statCache {
 		return nil
 	}
 	s.cache, s.cacheStat = c, fi
+	s.gcMark, _ = statPath(s.gcMarkPath())
 	return c
 }
 
@@ -206,7 +217,8 @@ func (s *shadow) saveCache(c *statCache, tree string) error {
 	if err != nil {
 		return err
 	}
-	s.cache, s.cacheStat = c, fi
+	s.cache, s.cacheStat, s.behind = c, fi, 0
+	s.gcMark, _ = statPath(s.gcMarkPath())
 	return nil
 }
 

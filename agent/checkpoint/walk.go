@@ -74,7 +74,12 @@ type node struct {
 	subs   map[string]*node
 	others map[string]*other
 	ignore fstat // its .gitignore's, when last walked; zero when none
-	tree   oid   // the tree of what is recorded beneath it; zero: nothing
+	// listed: the directory's own stat when it was last listed, zero when
+	// that was too close to the snapshot for a later change to show in it
+	// (or the system gives no such stat). While it stays the same, no
+	// name in it was added, removed or renamed, and it is not listed.
+	listed fstat
+	tree   oid // the tree of what is recorded beneath it; zero: nothing
 
 	// One snapshot's:
 	dirty bool       // its own entries changed: its tree is written again
@@ -116,6 +121,10 @@ type walker struct {
 	wg    sync.WaitGroup
 	// changed: the cache is not what it was; it is written back.
 	changed atomic.Bool
+	// updated: how many recorded files got a new stat or content, and
+	// nothing else (a change the next process finds by the stat alone,
+	// so the write of the cache may wait: see shadow.snapshot).
+	updated atomic.Int32
 
 	mu      sync.Mutex
 	visited []visited
@@ -179,9 +188,22 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 		return // unreadable: kept as the last snapshot saw it
 	}
 	defer f.Close()
+	// The stat before the listing: a change after it shows next time.
+	dst, _ := statDir(f)
+	if !reignore && dst != (fstat{}) && dst == n.listed && w.unlisted(n, f, abs, rel) {
+		return
+	}
+	w.s.listings.Add(1)
 	es, err := f.ReadDir(-1)
 	if err != nil {
 		return
+	}
+	if w.racy(dst) {
+		dst = fstat{}
+	}
+	if dst != n.listed {
+		n.listed = dst
+		w.changed.Store(true)
 	}
 	var gi fstat
 	for _, e := range es {
@@ -277,6 +299,64 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 	if changed || len(n.fresh) > 0 { // (read tells whether a candidate changed it)
 		w.changed.Store(true)
 	}
+}
+
+// unlisted visits n by the names the cache knows, without listing the
+// directory: its stat says none was added, removed or renamed since the
+// last listing (as git's untracked cache does). It reports false, having
+// done nothing, when the directory must be listed after all: its
+// .gitignore changed, or a nested repository is one no more.
+func (w *walker) unlisted(n *node, f *os.File, abs, rel string) bool {
+	if n.ignore != (fstat{}) {
+		if gi, err := statAt(f, abs, ".gitignore"); err != nil || gi != n.ignore {
+			return false
+		}
+	}
+	for name, o := range n.others {
+		if o.kind == kindNested && !isRepo(filepath.Join(abs, name)) {
+			return false
+		}
+	}
+	for name, sub := range n.subs {
+		w.spawn(sub, join(rel, name), false)
+	}
+	for name, t := range n.files {
+		st, err := statAt(f, abs, name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist): // gone since the directory's stat
+			delete(n.files, name)
+			n.dirty = true
+			w.changed.Store(true)
+		case err != nil:
+			delete(n.files, name)
+			n.dirty = true
+			w.changed.Store(true)
+			n.large = append(n.large, agent.LargeFile{Path: join(rel, name)})
+		case st != t.st || t.racy:
+			n.cands = append(n.cands, cand{name, st, t})
+		}
+	}
+	for name, o := range n.others {
+		if o.dir || o.kind == kindIgnored {
+			continue
+		}
+		st, err := statAt(f, abs, name)
+		if err == nil && st == o.st {
+			if o.kind == kindLarge {
+				n.large = append(n.large, largeFile(join(rel, name), st))
+			}
+			continue
+		}
+		delete(n.others, name)
+		w.changed.Store(true)
+		switch {
+		case err == nil: // known not to be ignored: read it again
+			n.cands = append(n.cands, cand{name, st, nil})
+		case !errors.Is(err, fs.ErrNotExist):
+			n.fresh = append(n.fresh, freshEnt{name, false})
+		}
+	}
+	return true
 }
 
 func largeFile(path string, st fstat) agent.LargeFile {
@@ -510,8 +590,11 @@ func (w *walker) record(n *node, name string, t *tracked) {
 	if prev == nil || prev.id != t.id || prev.mode != t.mode {
 		n.dirty = true
 	}
-	if prev == nil || *prev != *t {
+	switch {
+	case prev == nil || prev.mode != t.mode:
 		w.changed.Store(true)
+	case *prev != *t:
+		w.updated.Add(1)
 	}
 	n.files[name] = t
 }

@@ -302,3 +302,54 @@ func TestStoreInsideWorkspaceLeftOut(t *testing.T) {
 		t.Errorf("the snapshot holds %q", got)
 	}
 }
+
+// A snapshot in which only files the stat cache knows changed leaves the
+// cache on disk as it was (the next process finds those files by their
+// stat); a second process, and its gc, between such snapshots cost no
+// wrong tree.
+func TestStatCacheWriteWaits(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write(t, root, "a.txt", "a\n")
+	write(t, root, "d/b.txt", "b\n")
+	s := newSnapper(t, root)
+	s.snap()
+	trees, _ := filepath.Glob(filepath.Join(s.dir, "*", "darman-tree"))
+	if len(trees) != 1 {
+		t.Fatalf("darman-tree: %v", trees)
+	}
+	first, _ := os.ReadFile(trees[0])
+	write(t, root, "a.txt", "a2\n")
+	if got := s.files(s.snap()); got["a.txt"] != "100644 a2\n" {
+		t.Errorf("after a change of content: %q", got)
+	}
+	if now, _ := os.ReadFile(trees[0]); string(now) != string(first) {
+		t.Error("the stat cache was written out for one file's new content")
+	}
+
+	other := &snapper{t: t, root: root, dir: s.dir, st: s.st, ses: s.ses}
+	var err error
+	if other.k, err = checkpoint.New(checkpoint.Options{Dir: s.dir, Store: s.st}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "d/b.txt", "b2\n")
+	if got := other.files(other.snap()); got["a.txt"] != "100644 a2\n" || got["d/b.txt"] != "100644 b2\n" {
+		t.Errorf("another process, from the cache on disk: %q", got)
+	}
+
+	// The first process's newest trees are in no checkpoint once the
+	// session goes; the other's gc does not know them.
+	write(t, root, "d/b.txt", "b3\n")
+	s.snap()
+	if err := s.st.DeleteSession(ctx, s.ses); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.k.Collect(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	s.ses = newSession(t, s.st, root)
+	write(t, root, "a.txt", "a4\n")
+	if got := s.files(s.snap()); got["a.txt"] != "100644 a4\n" || got["d/b.txt"] != "100644 b3\n" || len(got) != 2 {
+		t.Errorf("after the other process's gc: %q", got)
+	}
+}
