@@ -31,6 +31,11 @@ type completionEnv struct {
 func startCompletion(t *testing.T, script llmtest.Script, keys string, initOptions any, files map[string]string) *completionEnv {
 	t.Helper()
 	e := newEnv(t)
+	// The document is Go: darman's gopls (the definitions around the
+	// cursor) runs go list, which would fill a build cache in the test's
+	// home and could still be writing there when the test removes it.
+	e.vars = append(e.vars, testenv.GoCaches(t)...)
+	testenv.TelemetryOff(t, e.home)
 	srv := llmtest.Start(t, script)
 	for rel, content := range files {
 		e.write(rel, content)
