@@ -15,12 +15,6 @@ import (
 	"github.com/darman-dev/darman/server/rpc"
 )
 
-// agentsPoll is how often the server looks for changed agent files. A
-// look is a stat of the few agent directories (about 15 µs), so polling
-// costs nothing worth a file-watching dependency, and it works the same
-// on every OS and file system.
-const agentsPoll = 2 * time.Second
-
 // agentsState is the workspace's named agents as the server knows them.
 type agentsState struct {
 	mu      sync.Mutex
@@ -85,7 +79,7 @@ func agentInfos(c *agents.Catalog) []agentInfo {
 // server stops.
 func (s *Server) watchAgents() {
 	s.goOwned(func() {
-		tick := time.NewTicker(agentsPoll)
+		tick := time.NewTicker(agents.RefreshInterval)
 		defer tick.Stop()
 		for {
 			select {

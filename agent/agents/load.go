@@ -12,10 +12,17 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/internal/config"
 )
+
+// RefreshInterval is how often a front calls Refresh to follow the agent
+// files: a look is a stat of the few agent directories (about 15 µs), so
+// polling costs nothing worth a file-watching dependency, and it works the
+// same on every OS and file system.
+const RefreshInterval = 2 * time.Second
 
 // Options say where a Catalog looks.
 type Options struct {

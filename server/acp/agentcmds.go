@@ -12,10 +12,6 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 )
 
-// agentsPoll is how often the server looks for changed agent files, as the
-// LSP front does: a look is a stat of the few agent directories.
-const agentsPoll = 2 * time.Second
-
 // The agents are slash commands too, for clients that show commands and
 // not modes: /NAME of an agent a session runs switches the session to it
 // (its mode) and sends the rest of the line, if any, as the prompt;
@@ -125,7 +121,7 @@ func (ls *liveSession) switchAgent(ctx context.Context, name string) error {
 	return nil
 }
 
-// watchAgents looks at the agent files of e's directory every agentsPoll
+// watchAgents looks at the agent files of e's directory every agents.RefreshInterval
 // until the server closes, and tells its sessions when they changed.
 func (s *Server) watchAgents(e *agentEntry) {
 	s.mu.Lock()
@@ -143,7 +139,7 @@ func (s *Server) watchAgents(e *agentEntry) {
 	s.mu.Unlock()
 	go func() {
 		defer s.watchers.Done()
-		tick := time.NewTicker(agentsPoll)
+		tick := time.NewTicker(agents.RefreshInterval)
 		defer tick.Stop()
 		for {
 			select {
