@@ -18,16 +18,7 @@ import (
 // that read it marked it racy, so the next one reads it anyway.
 func TestRacyFileIsReadAgain(t *testing.T) {
 	ctx := context.Background()
-	data, root := t.TempDir(), t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(data, "store"), store.Options{GCInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	k, err := New(Options{Dir: filepath.Join(data, "checkpoints"), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, root := testKeeper(t)
 	f := filepath.Join(root, "f")
 	os.WriteFile(f, []byte("aaaa"), 0o644)
 	sh := k.shadowOf(root)
@@ -50,6 +41,7 @@ func TestRacyFileIsReadAgain(t *testing.T) {
 		t.Fatalf("a file written just before the snapshot: %+v", e)
 	}
 	os.WriteFile(f, []byte("bbbb"), 0o644)
+	var err error
 	if e.st, err = statPath(f); err != nil { // as if the clock had not ticked
 		t.Fatal(err)
 	}
@@ -104,16 +96,7 @@ func FuzzDecodeStatCache(f *testing.F) {
 // created in it right after a snapshot is caught either way.
 func TestUnchangedDirectoryIsNotListed(t *testing.T) {
 	ctx := context.Background()
-	data, root := t.TempDir(), t.TempDir()
-	st, err := store.Open(ctx, filepath.Join(data, "store"), store.Options{GCInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	k, err := New(Options{Dir: filepath.Join(data, "checkpoints"), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, root := testKeeper(t)
 	d := filepath.Join(root, "d")
 	os.MkdirAll(filepath.Join(d, "e"), 0o755)
 	os.WriteFile(filepath.Join(d, "a"), []byte("a"), 0o644)
@@ -203,4 +186,20 @@ func BenchmarkEncodeStatCache(b *testing.B) {
 		encodeCache(c, size+4096)
 	}
 	b.ReportMetric(float64(size), "bytes")
+}
+
+// testKeeper is a Keeper over a store of its own, and an empty workspace.
+func testKeeper(t *testing.T) (*Keeper, string) {
+	t.Helper()
+	data := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(data, "store"), store.Options{GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	k, err := New(Options{Dir: filepath.Join(data, "checkpoints"), Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, t.TempDir()
 }
