@@ -391,7 +391,7 @@ func (w *walker) walk(c *statCache, reignore bool) (agent.Snapshot, error) {
 	w.spawn(c.root, "", reignore)
 	w.wg.Wait()
 	all := w.visited
-	for todo := w.visited; ; {
+	for pending := w.visited; ; {
 		var paths []string
 		type at struct {
 			n   *node
@@ -399,7 +399,7 @@ func (w *walker) walk(c *statCache, reignore bool) (agent.Snapshot, error) {
 			freshEnt
 		}
 		var ats []at
-		for _, v := range todo {
+		for _, v := range pending {
 			for _, e := range v.n.fresh {
 				paths = append(paths, join(v.rel, e.name))
 				ats = append(ats, at{v.n, v.rel, e})
@@ -435,7 +435,7 @@ func (w *walker) walk(c *statCache, reignore bool) (agent.Snapshot, error) {
 		}
 		w.wg.Wait()
 		all = append(all, w.visited...)
-		todo = w.visited
+		pending = w.visited
 	}
 	var snap agent.Snapshot
 	if err := w.read(all, &snap); err != nil {
