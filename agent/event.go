@@ -9,7 +9,8 @@ type EventKind string
 
 // The kinds of event.
 const (
-	// EventUserMessage: the user's prompt was recorded (Message, Text).
+	// EventUserMessage: the user's prompt was recorded (MessageID, Text,
+	// Images).
 	EventUserMessage EventKind = "user_message"
 	// EventMessageChunk: more answer text (MessageID, PartID, Text is the delta).
 	EventMessageChunk EventKind = "agent_message_chunk"
@@ -69,6 +70,10 @@ type Event struct {
 	// Reason says why the state is what it is (a failure's cause).
 	Reason string     `json:"reason,omitempty"`
 	Retry  *RetryInfo `json:"retry,omitempty"`
+	// Images are the images stored with a user's message, in order: the
+	// File of each of its file parts as the store keeps it, which refers
+	// to the session's blob (Blob) and never holds the bytes.
+	Images []File `json:"images,omitempty"`
 }
 
 // PlanEntry is one item of the agent's plan.

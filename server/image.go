@@ -58,15 +58,32 @@ func imageParts(name string, imgs []promptImage) ([]session.Part, error) {
 	return out, nil
 }
 
-// imageBlock is how a stored image shows in darman.session.load's
-// user_message_chunk: a resource_link to the image, without its bytes;
+// imageUpdate is how a stored image of a user's message shows, in the
+// live turn and in darman.session.load alike: a user_message_chunk whose
+// content is a resource_link to the image, without its bytes;
 // darman.session.image reads them.
-func imageBlock(session agent.ID, f *agent.File) *contentBlock {
+func imageUpdate(session agent.ID, f *agent.File) update {
 	name := f.Name
 	if name == "" {
 		name = "image"
 	}
-	return &contentBlock{Type: "resource_link", Text: acpupdate.ImageLabel(f), URI: imageURI(session, f.Blob), Name: name, MimeType: f.MIME, Size: f.Size}
+	return update{SessionUpdate: acpupdate.UserMessageChunk, Content: &contentBlock{Type: "resource_link", Text: acpupdate.ImageLabel(f),
+		URI: imageURI(session, f.Blob), Name: name, MimeType: f.MIME, Size: f.Size}}
+}
+
+// userMessageUpdates are a live turn's user message (agent.EventUserMessage)
+// as darman.session.load replays it once stored: its text, unless it is
+// blank beside images (the turn stores no text then), and then each image
+// the turn stored.
+func userMessageUpdates(e agent.Event) []update {
+	var out []update
+	if strings.TrimSpace(e.Text) != "" || len(e.Images) == 0 {
+		out = append(out, update{SessionUpdate: acpupdate.UserMessageChunk, Content: textBlock(e.Text)})
+	}
+	for i := range e.Images {
+		out = append(out, imageUpdate(e.SessionID, &e.Images[i]))
+	}
+	return out
 }
 
 // imageURI names a stored image: darman-image:<session>/<blob key>.

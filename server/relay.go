@@ -106,8 +106,10 @@ func (r *relay) handle(t *turn, u session.Update) {
 		// before the client hears that the turn ended.
 		r.s.releaseTurn(t)
 	}
-	if u, ok := updateOf(e); ok && opted {
-		r.s.notifyUpdate(r.session, turnID, u)
+	if opted {
+		for _, u := range updatesOf(e) {
+			r.s.notifyUpdate(r.session, turnID, u)
+		}
 	}
 	if e.Kind == agent.EventNotice {
 		r.s.showMessage(protocol.MessageTypeWarning, "darman: "+e.Text)

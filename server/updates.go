@@ -134,13 +134,24 @@ const (
 	stateCancelled      = "cancelled"
 )
 
-// updateOf converts an agent event to the update sent to clients; ok is
-// false for events clients are not sent (a permission's question and
-// answer travel as darman/requestPermission).
+// updatesOf converts an agent event to the updates sent to clients: one
+// for most, none for events clients are not sent (updateOf), a user's
+// message as its text and its images (userMessageUpdates).
+func updatesOf(e agent.Event) []update {
+	if e.Kind == agent.EventUserMessage {
+		return userMessageUpdates(e)
+	}
+	if u, ok := updateOf(e); ok {
+		return []update{u}
+	}
+	return nil
+}
+
+// updateOf converts an agent event other than a user's message to the
+// update sent to clients; ok is false for events clients are not sent (a
+// permission's question and answer travel as darman/requestPermission).
 func updateOf(e agent.Event) (u update, ok bool) {
 	switch e.Kind {
-	case agent.EventUserMessage:
-		return update{SessionUpdate: "user_message_chunk", Content: textBlock(e.Text)}, true
 	case agent.EventMessageChunk:
 		return update{SessionUpdate: "agent_message_chunk", Content: textBlock(e.Text)}, true
 	case agent.EventThoughtChunk:
@@ -227,8 +238,8 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 			switch kind := acpupdate.HistoryKind(m.Message.Role, p); {
 			case kind == acpupdate.ToolCall:
 				out = append(out, toolUpdate(kind, p.Tool))
-			case m.Message.Role == agent.RoleUser && p.Kind == agent.PartFile && p.File != nil && p.File.Blob != "":
-				out = append(out, update{SessionUpdate: acpupdate.UserMessageChunk, Content: imageBlock(m.Message.SessionID, p.File)})
+			case acpupdate.StoredImage(m.Message.Role, p) != nil:
+				out = append(out, imageUpdate(m.Message.SessionID, p.File))
 			case kind != "":
 				out = append(out, update{SessionUpdate: kind, Content: textBlock(p.Text)})
 			case p.Kind == agent.PartStepFinish && p.Usage != nil:

@@ -78,22 +78,24 @@ func (t *turn) takeImages(parts []Part) error {
 }
 
 // saveImages stores the turn's images as file parts of the user's
-// message.
-func (t *turn) saveImages(ctx context.Context, message agent.ID) error {
+// message and returns their files, as stored.
+func (t *turn) saveImages(ctx context.Context, message agent.ID) ([]agent.File, error) {
 	if len(t.images) == 0 {
-		return nil
+		return nil, nil
 	}
 	blobs := t.svc.opts.Store
+	var files []agent.File
 	for _, pi := range t.images {
 		key, err := blobs.PutBlob(ctx, t.id, pi.img.Data)
 		if err != nil {
-			return fmt.Errorf("storing the prompt's image: %w", err)
+			return nil, fmt.Errorf("storing the prompt's image: %w", err)
 		}
-		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: message, SessionID: t.id, Kind: agent.PartFile,
-			File: &agent.File{Name: pi.name, MIME: pi.img.MediaType, Blob: key, Size: len(pi.img.Data), Width: pi.info.Width, Height: pi.info.Height}})
+		f := agent.File{Name: pi.name, MIME: pi.img.MediaType, Blob: key, Size: len(pi.img.Data), Width: pi.info.Width, Height: pi.info.Height}
+		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: message, SessionID: t.id, Kind: agent.PartFile, File: &f})
+		files = append(files, f)
 	}
 	t.images = nil
-	return nil
+	return files, nil
 }
 
 // withImages reads back the images the user's messages of msgs refer to,

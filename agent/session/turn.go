@@ -181,7 +181,8 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: c})
 	}
 	t.userMsg = user.ID
-	if err := t.saveImages(ctx, user.ID); err != nil {
+	images, err := t.saveImages(ctx, user.ID)
+	if err != nil {
 		return t.finish(ctx, agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleAssistant, Created: now, Model: t.modelRef},
 			agent.FinishError, err.Error())
 	}
@@ -192,7 +193,7 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 			}
 		})
 	}
-	t.publish(agent.Event{Kind: agent.EventUserMessage, MessageID: user.ID, Text: text})
+	t.publish(agent.Event{Kind: agent.EventUserMessage, MessageID: user.ID, Text: text, Images: images})
 	if !begun {
 		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
 	}

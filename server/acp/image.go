@@ -67,7 +67,7 @@ type imageContent struct {
 // other part. An image whose bytes the store no longer has is replayed as
 // a line of text that says so, not dropped.
 func historyImage(role agent.Role, p agent.Part, blob func(key string) ([]byte, error)) (update, bool) {
-	if role != agent.RoleUser || p.Kind != agent.PartFile || p.File == nil || p.File.Blob == "" {
+	if acpupdate.StoredImage(role, p) == nil {
 		return update{}, false
 	}
 	data, err := blob(p.File.Blob)

@@ -127,6 +127,13 @@ type cost struct {
 func (ls *liveSession) updateOf(e agent.Event) (update, bool) {
 	sub := e.ParentCallID != ""
 	switch e.Kind {
+	case agent.EventUserMessage:
+		// Not sent: the client shows the prompt it sent, images included.
+		// ACP's user_message_chunk is session/load's replay of a stored
+		// message (historyUpdates, which shows the images the event names
+		// as the store keeps them); a client such as Zed adds a live one
+		// to the user's message it shows, which would show it twice.
+		return update{}, false
 	case agent.EventMessageChunk:
 		return update{SessionUpdate: "agent_message_chunk", Content: text(e.Text)}, !sub && e.Text != ""
 	case agent.EventThoughtChunk:

@@ -85,6 +85,17 @@ func WasInterrupted(m agent.MessageWithParts) bool {
 	return m.Message.Role == agent.RoleAssistant && m.Message.Interrupted()
 }
 
+// StoredImage is the image a stored part of a user's message refers to
+// (a prompt's image, kept as a blob of the session), or nil for any other
+// part. A live turn's user message carries the same files
+// (agent.Event.Images), so both fronts render the two alike.
+func StoredImage(role agent.Role, p agent.Part) *agent.File {
+	if role != agent.RoleUser || p.Kind != agent.PartFile || p.File == nil || p.File.Blob == "" {
+		return nil
+	}
+	return p.File
+}
+
 // ImageLabel names a stored image of a user's message in text, as both
 // fronts' replays say it: "[image shot.png, 30×20]".
 func ImageLabel(f *agent.File) string {
