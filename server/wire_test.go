@@ -205,7 +205,8 @@ func describeAnswer(a message) string {
 	return "result " + compact(a.Result)
 }
 
-// mergeRuns merges runs of text chunks of one kind and turn into one.
+// mergeRuns merges runs of text chunks of one kind and turn into one; a
+// chunk of other content (a user's image) stands alone.
 func mergeRuns(ms []message) []message {
 	type chunk struct {
 		SessionID string `json:"sessionId"`
@@ -225,7 +226,7 @@ func mergeRuns(ms []message) []message {
 		}
 		switch c.Update.SessionUpdate {
 		case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
-			return c, true
+			return c, c.Update.Content.Type == "text"
 		}
 		return c, false
 	}

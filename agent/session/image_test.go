@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -111,11 +112,18 @@ func TestPromptImageReachesModelStoredOnce(t *testing.T) {
 	}
 }
 
-// An image over the providers' limits is stored, and sent, scaled down.
+// An image over the providers' limits is stored, and sent, scaled down;
+// the user's message event names the image as stored, not as uploaded.
 func TestPromptImageResizedWhenStored(t *testing.T) {
 	f := setup(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Wide."}}}, nil)
+	var user []agent.Event
 	res, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID,
-		Prompt: []session.Part{session.Image("", "", llmtest.PNG(2000, 1000))}})
+		Prompt: []session.Part{session.Image("", "", llmtest.PNG(2000, 1000))},
+		Events: func(u session.Update) {
+			if u.Event.Kind == agent.EventUserMessage {
+				user = append(user, u.Event)
+			}
+		}})
 	if err != nil || res.Err != nil {
 		t.Fatalf("turn: %v %v", err, res.Err)
 	}
@@ -124,8 +132,12 @@ func TestPromptImageResizedWhenStored(t *testing.T) {
 	if len(imgs) != 1 || imgs[0].Width != lim.MaxEdge || imgs[0].Height != lim.MaxEdge/2 || len(imgs[0].Data) > lim.MaxBytes {
 		t.Fatalf("sent: %+v", imgs)
 	}
-	if p := imageParts(t, f); len(p) != 1 || p[0].File.Width != lim.MaxEdge {
-		t.Errorf("stored: %+v", p)
+	p := imageParts(t, f)
+	if len(p) != 1 || p[0].File.Width != lim.MaxEdge {
+		t.Fatalf("stored: %+v", p)
+	}
+	if len(user) != 1 || !reflect.DeepEqual(user[0].Images, []agent.File{*p[0].File}) || len(user[0].Images[0].Data) != 0 {
+		t.Errorf("the user's message event names %+v; the store keeps %+v", user, *p[0].File)
 	}
 }
 

@@ -12,8 +12,10 @@ import (
 
 // TestACPImageRoundTrip drives the real darman acp: initialize says the
 // configured model takes images, an image block reaches the model's
-// request, and a second darman acp loading the session replays it as an
-// image block holding the same bytes, after the prompt's text.
+// request, the turn sends no user_message_chunk of it (the client shows
+// the prompt it sent; one sent too would show it twice), and a second
+// darman acp loading the session replays it as an image block holding
+// the same bytes, after the prompt's text.
 func TestACPImageRoundTrip(t *testing.T) {
 	e := newEnv(t)
 	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "A wide picture."}}})
@@ -43,6 +45,10 @@ func TestACPImageRoundTrip(t *testing.T) {
 	calls := srv.ModelCalls()
 	if res.StopReason != "end_turn" || len(calls) != 1 || len(calls[0].Images) != 1 || !bytes.Equal(calls[0].Images[0].Data, pic) {
 		t.Fatalf("stop %q; the model's request carried %+v\nstderr: %s", res.StopReason, calls, c.stderr)
+	}
+
+	if echoed := c.updates("user_message_chunk"); len(echoed) != 0 {
+		t.Errorf("the prompting client was sent its own prompt back: %v", echoed)
 	}
 
 	d := startACP(t, e, none)

@@ -17,7 +17,9 @@ import (
 )
 
 // initialize advertises images when the model new sessions get takes
-// them; an image block then reaches the model's request.
+// them; an image block then reaches the model's request, and the prompt
+// is not sent back to the client that sent it (agent.EventUserMessage
+// carries the stored images; ACP replays them on session/load only).
 func TestPromptImageBlock(t *testing.T) {
 	e := start(t, options{script: llmtest.Script{Steps: []llmtest.Step{{Text: "seen"}}}, images: func() bool { return true }})
 	var res struct {
@@ -42,6 +44,9 @@ func TestPromptImageBlock(t *testing.T) {
 	if out.StopReason != "end_turn" || len(calls) != 1 || len(calls[0].Images) != 1 || !bytes.Equal(calls[0].Images[0].Data, pic) ||
 		calls[0].Images[0].Width != 24 {
 		t.Fatalf("stop %q; the model's request carried %+v", out.StopReason, calls)
+	}
+	if echoed := e.client.updates(0, "user_message_chunk"); len(echoed) != 0 {
+		t.Errorf("the prompt was sent back to its client: %v", echoed)
 	}
 }
 
