@@ -1,4 +1,6 @@
-// The host side of the panel's images, against the real darman lsp: a
+// The host side of the panel's images, against the real darman lsp: the
+// live turn's user message passes the prompt's image on to the webview
+// as the link a load replays (once, with no copy of the panel's own); a
 // loaded session's image links are answered with their bytes
 // (fetchImage → darman.session.image → an image message holding what was
 // sent); a link darman does not know, or one that is not darman's,
@@ -57,12 +59,16 @@ describe("the panel's images, host side", () => {
   let p: Panel | undefined;
   after(async () => p?.darman.stop());
 
-  test("a loaded session's image is fetched with its bytes", async (t) => {
+  test("the live turn's image, then a loaded session's image, fetched with its bytes", async (t) => {
     if (!bin) return t.skip("go is not installed (make deps installs the toolchain the tests need)");
     p = await panel(bin, { steps: [{ text: "Two pixels." }] });
     await p.chat.handle({ type: "prompt", text: "what is it?", context: [], images: [{ mimeType: "image/png", data: png, name: "two.png" }] });
     await until(() => p!.posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"), "the turn's end");
     const sessionId = p.chat.currentSession!;
+    const live = p.posted.flatMap((m) => (m.type === "update" && m.update.sessionUpdate === "user_message_chunk" ? [m.update.content] : []));
+    assert.equal(live.length, 2, `the live user message: ${JSON.stringify(live)}`);
+    assert.deepEqual(live[0], { type: "text", text: "what is it?" });
+    assert.ok(live[1].type === "resource_link" && live[1].uri.startsWith(`darman-image:${sessionId}/`) && live[1].name === "two.png", JSON.stringify(live[1]));
 
     p.posted.length = 0;
     await p.chat.handle({ type: "loadSession", sessionId });
@@ -70,7 +76,7 @@ describe("the panel's images, host side", () => {
     assert.ok(loaded && loaded.type === "session");
     const links = loaded.updates.flatMap((u) => (u.sessionUpdate === "user_message_chunk" && u.content.type === "resource_link" ? [u.content] : []));
     assert.equal(links.length, 1, `one image link in ${JSON.stringify(loaded.updates)}`);
-    assert.ok(links[0].uri.startsWith(`darman-image:${sessionId}/`));
+    assert.deepEqual(links[0], live[1], "the load replays the link the live turn sent");
 
     p.posted.length = 0;
     await p.chat.handle({ type: "fetchImage", uri: links[0].uri });

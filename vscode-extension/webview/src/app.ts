@@ -52,8 +52,9 @@ export class App {
   private changing = new Set<string>();
   private images: ImageTray;
   private pictures: Pictures;
-  // The images of the prompt just sent, shown with its user message when
-  // darman echoes it (the live update carries only the text).
+  // The images of the prompt just sent, until darman takes it (its user
+  // message comes, with the images as darman stored them), to give back
+  // to the tray if darman refuses it.
   private sentImages?: PromptImage[];
   private scroller: HTMLElement;
   private status: HTMLElement;
@@ -168,7 +169,7 @@ export class App {
         // The turn we sent has started (or already ended): no longer pending.
         if (m.update.sessionUpdate === "state_update") this.pending = false;
         updates.push(m.update);
-        updates.push(...this.sentImagesFor(m.update));
+        this.settleSent(m.update);
         if (m.turnId) this.turnActions(m.turnId, m.update, applyUpdates);
         continue;
       }
@@ -273,18 +274,13 @@ export class App {
     }
   }
 
-  // sentImagesFor returns the updates that show the sent prompt's images
-  // in its user message, once darman echoed the message; a turn that ended
-  // before it did gives them back to the tray.
-  private sentImagesFor(u: SessionUpdate): SessionUpdate[] {
-    const sent = this.sentImages;
-    if (!sent) return [];
-    if (u.sessionUpdate === "user_message_chunk") {
-      this.sentImages = undefined;
-      return sent.map((img) => this.pictures.keep(img));
-    }
-    if (u.sessionUpdate === "state_update" && u.state !== "running" && u.state !== "requires_action") this.unsend();
-    return [];
+  // settleSent forgets the sent prompt's images once darman took the
+  // prompt (its user message came: the message's own updates show the
+  // images); a turn that ended before it did gives them back to the tray.
+  private settleSent(u: SessionUpdate): void {
+    if (!this.sentImages) return;
+    if (u.sessionUpdate === "user_message_chunk") this.sentImages = undefined;
+    else if (u.sessionUpdate === "state_update" && u.state !== "running" && u.state !== "requires_action") this.unsend();
   }
 
   // unsend puts the images of a prompt darman did not take (a text-only

@@ -3,7 +3,7 @@
 // the prompt as {mimeType, data (base64), name}. darman checks, scales
 // and stores them; the panel only refuses what darman would never take
 // (another type, a file over maxBytes) and says so.
-import type { PromptImage, SessionUpdate, WebviewMessage } from "../../shared/protocol";
+import type { PromptImage, WebviewMessage } from "../../shared/protocol";
 import { button, h } from "./dom";
 import { icon } from "./icons";
 
@@ -136,8 +136,8 @@ function dataURL(f: File): Promise<string> {
 
 // An image of a user's message as the transcript keeps it: a reference,
 // never the bytes (they would bloat the saved state). uri is darman's
-// link to the stored image (darman-image:…, from darman.session.load), or
-// sent:N for one this panel just sent, whose bytes Pictures holds.
+// link to the stored image (darman-image:…), which the live turn's user
+// message and darman.session.load's replay both send.
 export type ImageRef = { uri: string; label: string; title?: string };
 
 // imageRefOf reads a user_message_chunk's content as an image reference:
@@ -161,28 +161,19 @@ const keptChars = 64 << 20;
 
 type Post = (m: WebviewMessage) => void;
 
-// Pictures draws the images of the user's messages. It keeps their bytes
-// as data: URLs (the webview's CSP allows images from data: and nothing
-// remote), asks the host for a stored image's bytes the first time one is
-// shown (fetchImage, answered by an image message), and opens one full
-// size on click.
+// Pictures draws the images of the user's messages, live or replayed
+// alike. It keeps their bytes as data: URLs (the webview's CSP allows
+// images from data: and nothing remote), asks the host for a stored
+// image's bytes the first time one is shown (fetchImage, answered by an
+// image message), and opens one full size on click.
 export class Pictures {
   private urls = new Map<string, string>();
   private chars = 0;
   private failed = new Map<string, string>();
   private asked = new Set<string>();
   private waiting = new Map<string, Set<HTMLImageElement>>();
-  private sent = 0;
 
   constructor(private post: Post) {}
-
-  // keep holds the bytes of an image this panel sent and returns the
-  // update that shows it in the user's message.
-  keep(img: PromptImage): SessionUpdate {
-    const uri = `sent:${++this.sent}`;
-    this.remember(uri, `data:${img.mimeType};base64,${img.data}`);
-    return { sessionUpdate: "user_message_chunk", content: { type: "resource_link", uri, name: img.name, mimeType: img.mimeType } };
-  }
 
   // received takes the host's answer to fetchImage.
   received(m: { uri: string; mimeType?: string; data?: string; error?: string }): void {

@@ -1,9 +1,11 @@
 // The images of the user's messages drawn in the stream: the tray's
-// thumbnails before sending, the sent prompt's images in its live turn,
-// and a loaded session's images, whose bytes the webview asks the host
-// for (fetchImage) — each a real decoded <img> (naturalWidth > 0) under
-// the page's CSP, opening full size on click. A prompt darman refuses
-// (a text-only model) shows the reason and gives the images back.
+// thumbnails before sending, then the images of darman's user message —
+// in the live turn (the panel that sent the prompt and one that only
+// watches it alike, each image once) and in a loaded session — whose
+// bytes the webview asks the host for (fetchImage): each a real decoded
+// <img> (naturalWidth > 0) under the page's CSP, opening full size on
+// click. A prompt darman refuses (a text-only model) shows the reason and
+// gives the images back.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { skip, webview } from "./harness.mjs";
@@ -52,6 +54,17 @@ async function drawn(p, selector, n) {
   return p.evaluate((selector) => [...document.querySelectorAll(selector)].map((i) => i.naturalWidth), selector);
 }
 
+// stored is darman's link to an image it stored; link is the user
+// message's update that shows it (as the live turn and a load send it).
+const stored = `darman-image:${S}/${"ab".repeat(32)}`;
+const link = (uri, name, w, h) => ({
+  sessionUpdate: "user_message_chunk",
+  content: { type: "resource_link", uri, name, mimeType: "image/png", size: 100, text: `[image ${name}, ${w}×${h}]` },
+});
+
+// fetched are the images the webview asked the host for.
+const fetched = async (w) => (await w.posted()).filter((m) => m.type === "fetchImage").map((m) => m.uri);
+
 async function sendPrompt(p, text) {
   await p.getByRole("combobox", { name: "Message darman" }).click();
   if (text) await p.keyboard.type(text);
@@ -75,15 +88,23 @@ describe("webview images in the stream", { skip }, () => {
     await sendPrompt(p, "why is it red?");
     const sent = await w.waitPosted("prompt");
     assert.equal(sent.images[0].data, wide);
-    // darman echoes the prompt (the text only) and starts the turn.
+    await w.clearPosted();
+    // darman sends the prompt as it stored it, the image as a link to the
+    // stored bytes, and starts the turn.
     await w.update(
       S,
-      { sessionUpdate: "state_update", state: "running" },
       { sessionUpdate: "user_message_chunk", content: { type: "text", text: "why is it red?" } },
+      link(stored, "wide.png", 400, 100),
+      { sessionUpdate: "state_update", state: "running" },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "It is painted red." } },
     );
     const user = p.locator(".entry.user");
     await user.getByText("why is it red?").waitFor();
+    await p.waitForFunction(() => document.querySelectorAll(".entry.user .message-image").length === 1);
+    await w.settle();
+    assert.deepEqual(await fetched(w), [stored], "the stored image is asked for once");
+    await w.send({ type: "image", uri: stored, mimeType: "image/png", data: wide });
+    // Drawn once: the panel keeps no copy of its own beside darman's.
     assert.deepEqual(await drawn(p, ".entry.user .message-image img", 1), [400]);
     const box = await p.locator(".entry.user .message-image img").boundingBox();
     assert.ok(box.width <= 160 && box.height <= 120 && box.width > 100, `message thumbnail ${box.width}×${box.height}`);
@@ -91,7 +112,7 @@ describe("webview images in the stream", { skip }, () => {
     // The saved state refers to the image; its bytes stay out of it.
     await p.waitForFunction(() => localStorage.getItem("vscode-state")?.includes("It is painted red."));
     const saved = JSON.stringify(await w.state());
-    assert.ok(saved.includes('"sent:1"') && !saved.includes(wide.slice(0, 200)), "the saved state holds the image's reference, not its bytes");
+    assert.ok(saved.includes(stored) && !saved.includes(wide.slice(0, 200)), "the saved state holds the image's reference, not its bytes");
 
     // A click opens it full size; Escape closes it.
     await p.getByRole("button", { name: "Open wide.png full size" }).click();
@@ -120,12 +141,37 @@ describe("webview images in the stream", { skip }, () => {
     const w = await page();
     const p = w.page;
     await w.send(ready, session);
-    await paste(p, "", await png(p, 30, 20));
+    const pic = await png(p, 30, 20);
+    await paste(p, "", pic);
     await drawn(p, ".image-thumb img", 1);
     await sendPrompt(p, "");
     await w.waitPosted("prompt");
-    await w.update(S, { sessionUpdate: "user_message_chunk", content: { type: "text", text: "" } }, { sessionUpdate: "state_update", state: "running" });
+    // darman stores no text for it: the message is the image alone.
+    await w.update(S, link(stored, "image", 30, 20), { sessionUpdate: "state_update", state: "running" });
+    await w.send({ type: "image", uri: stored, mimeType: "image/png", data: pic });
     assert.deepEqual(await drawn(p, ".entry.user .message-image img", 1), [30]);
+    assert.equal(await p.locator(".image-thumb").count(), 0, "the tray stays empty: darman took the prompt");
+  });
+
+  test("a panel that only watches the turn (it sent nothing) shows its images live, as the one that sent it does", async () => {
+    const w = await page();
+    const p = w.page;
+    await w.send(ready, session);
+    const pic = await png(p, 50, 25);
+    await w.update(
+      S,
+      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "from elsewhere" } },
+      link(stored, "shot.png", 50, 25),
+      { sessionUpdate: "state_update", state: "running" },
+    );
+    await p.getByText("from elsewhere").waitFor();
+    await p.waitForFunction(() => document.querySelectorAll(".entry.user .message-image").length === 1);
+    await w.settle();
+    assert.deepEqual(await fetched(w), [stored]);
+    await w.send({ type: "image", uri: stored, mimeType: "image/png", data: pic });
+    assert.deepEqual(await drawn(p, ".entry.user .message-image img", 1), [50]);
+    await p.getByRole("button", { name: "Open shot.png full size" }).waitFor();
+    assert.deepEqual(await w.csp(), []);
   });
 
   test("a loaded session's images: asked of the host once, drawn when the bytes come; one darman cannot send says why", async () => {
@@ -134,16 +180,16 @@ describe("webview images in the stream", { skip }, () => {
     const pic = await png(p, 48, 32);
     const a = `darman-image:${S}/aaaa`;
     const gone = `darman-image:${S}/bbbb`;
-    const link = (uri, name) => ({ sessionUpdate: "user_message_chunk", content: { type: "resource_link", uri, name, mimeType: "image/png", size: 100, text: `[image ${name}, 48×32]` } });
+    const at = (uri, name) => link(uri, name, 48, 32);
     await w.send(ready, {
       ...session,
       updates: [
         { sessionUpdate: "user_message_chunk", content: { type: "text", text: "compare" } },
-        link(a, "first.png"),
-        link(gone, "second.png"),
+        at(a, "first.png"),
+        at(gone, "second.png"),
         { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Same." } },
         { sessionUpdate: "user_message_chunk", content: { type: "text", text: "the first again" } },
-        link(a, "first.png"),
+        at(a, "first.png"),
       ],
     });
     await p.getByText("Same.").waitFor();
@@ -159,7 +205,7 @@ describe("webview images in the stream", { skip }, () => {
     // Opened again (the host sends the history once more): the bytes are
     // kept, not asked for again.
     await w.clearPosted();
-    await w.send({ ...session, updates: [link(a, "first.png")] });
+    await w.send({ ...session, updates: [at(a, "first.png")] });
     assert.deepEqual(await drawn(p, ".message-image img", 1), [48]);
     assert.deepEqual((await w.posted()).filter((m) => m.type === "fetchImage"), []);
     assert.deepEqual(await w.csp(), []);
