@@ -3,8 +3,9 @@
 // on the clipboard and pasted with Ctrl+V into the darman panel's prompt
 // box is drawn as a thumbnail, goes with the prompt, and reaches the
 // model's request byte for byte (the bytes the panel holds); the sent
-// message shows it in the live turn, and again, fetched from darman's
-// store, when the window is reloaded and the panel reopens the session.
+// message shows it once, fetched from darman's store, in the live turn
+// (darman's user message links to it) and again when the window is
+// reloaded and the panel reopens the session.
 // A model configured as text-only refuses the next pasted image with the
 // reason in the panel, and the image goes back to the tray.
 // DARMAN_TEST_BIN names a directory with darman and scripted-model built.
@@ -167,8 +168,11 @@ async function scenario() {
     "the model received the pasted PNG",
   );
   await chat().getByText("A red rectangle, twice as wide as it is tall.").waitFor({ timeout: 60_000 });
-  // The live turn's message shows the image, not only a label.
-  assert.deepEqual(await drawn(frame, ".entry.user .message-image img", 1), [64], "the sent message's image is drawn");
+  // The live turn's message shows the image once, not only a label: the
+  // one darman's user message links to, its bytes from darman's store.
+  assert.deepEqual(await drawn(frame, ".entry.user .message-image img", 1), [64], "the sent message's image is drawn, once");
+  const liveSrc = await frame.locator(".entry.user .message-image img").getAttribute("src");
+  assert.ok(liveSrc.startsWith("data:image/png;base64,") && liveSrc.endsWith(held), "the live image's bytes came from darman's store");
   assert.equal(await frame.locator(".image-thumb").count(), 0, "the tray is empty once sent");
   await screenshot(page, "images");
 
