@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
+	"fmt"
 	"log"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -421,18 +422,13 @@ func TestMCPConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(target)
-			r.Out.URL.Path = target.Path
-			r.Out.Host = r.In.Host
-			r.Out.Header.Set("Authorization", "Bearer s3cret")
-		},
-		FlushInterval: -1,
-		// The suite drops streams it has read enough of: not news.
-		ErrorLog: log.New(io.Discard, "", 0),
-	})
+	proxy, trace := tracingProxy(target)
 	defer proxy.Close()
+	defer func() {
+		if t.Failed() {
+			t.Logf("what went through the proxy:\n%s", trace)
+		}
+	}()
 
 	out := t.TempDir()
 	cmd := exec.Command("node", "--import", conformanceShim(t), bin, "server", "--url", proxy.URL+"/mcp", "--suite", "all", "-o", out)
@@ -550,3 +546,58 @@ func TestMCPTypeScript(t *testing.T) {
 		t.Errorf("lookup_symbol through the inspector = %s (isError %v)", text, isErr)
 	}
 }
+
+// tracingProxy is the conformance suite's way to darman mcp: it adds the
+// bearer token the suite cannot send, and keeps a line per request (its
+// session, Last-Event-ID, status, time) and every copy error, for a
+// failure to show which side of a connection broke.
+func tracingProxy(target *neturl.URL) (*httptest.Server, *proxyTrace) {
+	tr := &proxyTrace{start: time.Now()}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.URL.Path = target.Path
+			r.Out.Host = r.In.Host
+			r.Out.Header.Set("Authorization", "Bearer s3cret")
+		},
+		FlushInterval: -1,
+		ErrorLog:      log.New(tr, "proxy: ", 0),
+	}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		begin := time.Now()
+		fmt.Fprintf(tr, "-> %s session=%q last-event-id=%q", r.Method, r.Header.Get("Mcp-Session-Id"), r.Header.Get("Last-Event-ID"))
+		defer func() {
+			// A copy error after the headers aborts the handler by panic.
+			fmt.Fprintf(tr, "<- %s session=%q: %d after %v, client's context: %v", r.Method, r.Header.Get("Mcp-Session-Id"), sw.code, time.Since(begin), context.Cause(r.Context()))
+		}()
+		rp.ServeHTTP(sw, r)
+	})), tr
+}
+
+type proxyTrace struct {
+	mu    sync.Mutex
+	start time.Time
+	lines []string
+}
+
+func (p *proxyTrace) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lines = append(p.lines, fmt.Sprintf("%8.3fs %s", time.Since(p.start).Seconds(), strings.TrimSpace(string(b))))
+	return len(b), nil
+}
+
+func (p *proxyTrace) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.WriteHeader(code) }
+func (w *statusWriter) Flush()               { w.ResponseWriter.(http.Flusher).Flush() }

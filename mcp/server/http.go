@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
@@ -80,13 +81,35 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 				Method string `json:"method"`
 			}
 			if json.Unmarshal(body, &msg) == nil && msg.Method == "initialize" {
-				sessions.ServeHTTP(w, r)
+				serveInitialize(sessions, w, r)
 				return
 			}
 		}
 		stateless.ServeHTTP(w, r)
 	})
 	return checkOrigin(checkToken(opts.Token, route))
+}
+
+// initializeGrace is how long an initialize POST whose client went away
+// still waits for the server's answer.
+const initializeGrace = 10 * time.Second
+
+// serveInitialize serves an initialize POST without ending it when its
+// client goes away. The SDK closes a session whose initialize POST ends
+// before initialize was handled, but the client was sent the stream's
+// priming event and resumes it with Last-Event-ID (2025-11-25): it
+// would find no session, and wait for its answer for ever. Held to the
+// answer (or initializeGrace), the answer goes to the event store and
+// the resumed stream replays it.
+func serveInitialize(sessions http.Handler, w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	stop := context.AfterFunc(r.Context(), func() {
+		t := time.AfterFunc(initializeGrace, cancel)
+		context.AfterFunc(ctx, func() { t.Stop() })
+	})
+	defer stop()
+	sessions.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // checkOrigin answers 403 to a request whose Origin header is present
