@@ -2,6 +2,8 @@ package main_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,5 +62,50 @@ Read, then report.
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &result); err != nil || result.StopReason != "step_limit" {
 		t.Errorf("the result line %q: %v, want stopReason step_limit", lines[len(lines)-1], err)
+	}
+}
+
+// An agent file's permission key overrides the configuration both ways in
+// darman run: it allows a command the defaults would ask about (and no
+// one can be asked here), and denies a write the configuration allows.
+func TestRunAppliesAnAgentsPermissions(t *testing.T) {
+	e := newEnv(t)
+	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{
+			call("bash", `{"command":"touch made","description":"make"}`),
+			call("write", `{"path":"written.txt","content":"x\n"}`),
+		}},
+		{Text: "One of two."},
+	}})
+	e.write("darman.json", `{
+		"model": "anthropic/claude-sonnet-4-5",
+		"provider": {"anthropic": {"baseURL": "`+srv.URL+`", "apiKey": "${env:ANTHROPIC_API_KEY}"}},
+		"retry": {"maxAttempts": 1},
+		"permission": {"write": "allow", "edit": "allow"}
+	}`)
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+	e.write(".darman/agent/maker.md", `---
+description: Makes files, never writes them
+mode: primary
+permission:
+  write: deny
+  edit: deny
+  bash:
+    "touch *": allow
+---
+Make what is asked.
+`)
+	out, errs, code := e.run("run", "--agent", "maker", "make and write")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "made")); err != nil {
+		t.Errorf("the command the agent allows did not run: %v\nstderr: %s", err, errs)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "written.txt")); err == nil {
+		t.Error("the write the agent denies ran: written.txt exists")
+	}
+	if calls := srv.ModelCalls(); len(calls) != 2 || !strings.Contains(string(calls[1].Body), "denied") {
+		t.Errorf("the model does not read that the write was denied (%d calls)", len(calls))
 	}
 }
