@@ -73,3 +73,37 @@ func TestRunHookAllowAnswersWithoutATerminal(t *testing.T) {
 		})
 	}
 }
+
+// A hook's "allow" does not answer a protected path's question: without a
+// terminal, a write to .vscode/tasks.json (which VS Code runs) is refused
+// although the hook allowed every call, while the same hook's allow of an
+// ordinary write holds.
+func TestRunHookAllowLeavesProtectedPathsToTheRules(t *testing.T) {
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{
+			call("write", `{"path":"notes.txt","content":"fine\n"}`),
+			call("write", `{"path":".vscode/tasks.json","content":"{\"tasks\": []}\n"}`),
+		}},
+		{Text: "One of two."},
+	}})
+	e.write(".claude/settings.json", `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command",
+		"command": "echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\"}}'"}]}]}}`)
+	out, errs, code := e.run("run", "write both")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.workspace, "notes.txt")); err != nil || string(b) != "fine\n" {
+		t.Errorf("the write the hook allowed did not run: %q %v\nstderr: %s", b, err, errs)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, ".vscode", "tasks.json")); err == nil {
+		t.Error("the hook's allow wrote a protected path: .vscode/tasks.json exists")
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 2 || !strings.Contains(string(calls[1].Body), `protected_path \".vscode/tasks.json\"`) {
+		t.Errorf("the model does not read the protected path's refusal (%d calls)", len(calls))
+	}
+	if !strings.Contains(errs, `--allow "protected_path:.vscode/tasks.json"`) {
+		t.Errorf("darman run does not say how to allow the protected path:\n%s", errs)
+	}
+}
