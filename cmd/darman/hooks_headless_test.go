@@ -51,7 +51,6 @@ func TestRunHookAllowAnswersWithoutATerminal(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 			}
-			t.Logf("stderr:\n%s", errs)
 			_, err := os.Stat(filepath.Join(e.workspace, "marker"))
 			if ran := err == nil; ran != c.ran {
 				t.Fatalf("marker made: %v, want %v\nstderr: %s", ran, c.ran, errs)
@@ -105,5 +104,40 @@ func TestRunHookAllowLeavesProtectedPathsToTheRules(t *testing.T) {
 	}
 	if !strings.Contains(errs, `--allow "protected_path:.vscode/tasks.json"`) {
 		t.Errorf("darman run does not say how to allow the protected path:\n%s", errs)
+	}
+}
+
+// Every file hooks are read from runs its hooks in darman run: darman's
+// config, the project's .claude/settings.json and settings.local.json,
+// and the user's ~/.claude/settings.json.
+func TestRunRunsHooksFromEveryFile(t *testing.T) {
+	e := newEnv(t)
+	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Noted."}}})
+	hooks := func(word string) string {
+		return `"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo 'context from ` + word + `'"}]}]}`
+	}
+	says := func(word string) string { return "{" + hooks(word) + "}" }
+	e.write("darman.json", `{
+		"model": "anthropic/claude-sonnet-4-5",
+		"provider": {"anthropic": {"baseURL": "`+srv.URL+`", "apiKey": "${env:ANTHROPIC_API_KEY}"}},
+		"retry": {"maxAttempts": 1},
+		`+hooks("darman.json")+`
+	}`)
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+	e.write(".claude/settings.json", says("the project settings"))
+	e.write(".claude/settings.local.json", says("the local settings"))
+	e.write(filepath.Join(e.home, ".claude", "settings.json"), says("the user settings"))
+	out, errs, code := e.run("run", "hello")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 1 {
+		t.Fatalf("%d model calls\nstderr: %s", len(calls), errs)
+	}
+	for _, from := range []string{"darman.json", "the project settings", "the local settings", "the user settings"} {
+		if !strings.Contains(string(calls[0].Body), "context from "+from) {
+			t.Errorf("the hook of %s did not run: its context is not in the request", from)
+		}
 	}
 }
