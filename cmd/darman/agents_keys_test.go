@@ -70,20 +70,14 @@ Read, then report.
 // one can be asked here), and denies a write the configuration allows.
 func TestRunAppliesAnAgentsPermissions(t *testing.T) {
 	e := newEnv(t)
-	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
 		{ToolCalls: []llmtest.ToolCall{
 			call("bash", `{"command":"touch made","description":"make"}`),
 			call("write", `{"path":"written.txt","content":"x\n"}`),
 		}},
 		{Text: "One of two."},
 	}})
-	e.write("darman.json", `{
-		"model": "anthropic/claude-sonnet-4-5",
-		"provider": {"anthropic": {"baseURL": "`+srv.URL+`", "apiKey": "${env:ANTHROPIC_API_KEY}"}},
-		"retry": {"maxAttempts": 1},
-		"permission": {"write": "allow", "edit": "allow"}
-	}`)
-	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+	e.configure(`"permission": {"write": "allow", "edit": "allow"}`)
 	e.write(".darman/agent/maker.md", `---
 description: Makes files, never writes them
 mode: primary

@@ -112,18 +112,12 @@ func TestRunHookAllowLeavesProtectedPathsToTheRules(t *testing.T) {
 // and the user's ~/.claude/settings.json.
 func TestRunRunsHooksFromEveryFile(t *testing.T) {
 	e := newEnv(t)
-	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Noted."}}})
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Noted."}}})
 	hooks := func(word string) string {
 		return `"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo 'context from ` + word + `'"}]}]}`
 	}
 	says := func(word string) string { return "{" + hooks(word) + "}" }
-	e.write("darman.json", `{
-		"model": "anthropic/claude-sonnet-4-5",
-		"provider": {"anthropic": {"baseURL": "`+srv.URL+`", "apiKey": "${env:ANTHROPIC_API_KEY}"}},
-		"retry": {"maxAttempts": 1},
-		`+hooks("darman.json")+`
-	}`)
-	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+	e.configure(hooks("darman.json"))
 	e.write(".claude/settings.json", says("the project settings"))
 	e.write(".claude/settings.local.json", says("the local settings"))
 	e.write(filepath.Join(e.home, ".claude", "settings.json"), says("the user settings"))
