@@ -18,8 +18,8 @@ const allowTouch = `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"ty
 // PreToolUse hook's "allow" answers the call's permission question as it
 // does in the interactive fronts and in Claude Code's headless mode: the
 // call the defaults would ask about runs. A deny rule still wins over the
-// hook, and without a hook the question is refused, as before, saying
-// why and how to allow it.
+// hook, and without a hook, or with one that says nothing, the question
+// is refused, as before, saying why and how to allow it.
 func TestRunHookAllowAnswersWithoutATerminal(t *testing.T) {
 	script := llmtest.Script{Steps: []llmtest.Step{
 		{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"touch marker","description":"make the marker"}`)}},
@@ -39,6 +39,8 @@ func TestRunHookAllowAnswersWithoutATerminal(t *testing.T) {
 			model: []string{"is denied by the rule", "touch *"}},
 		{name: "no hook", model: []string{"no one can be asked in this non-interactive session"},
 			user: []string{`--allow "bash:touch marker"`}},
+		{name: "a hook that says nothing", settings: `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat > /dev/null"}]}]}}`,
+			model: []string{"no one can be asked in this non-interactive session"}, user: []string{`--allow "bash:touch marker"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
