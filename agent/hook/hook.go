@@ -24,7 +24,9 @@ const (
 	// PreToolUse: before a tool call runs (after its arguments parsed).
 	// Exit 2, decision "block" or permissionDecision "deny" stops the
 	// call, the reason being its result for the model; "ask" asks the
-	// user (permission hook).
+	// user (permission hook); "allow" answers the call's permission
+	// questions, where no one can be asked too, but never a rule's denial
+	// nor a protected path's question (agent/session).
 	PreToolUse Event = "PreToolUse"
 	// PostToolUse: after a tool call ran. Exit 2 or decision "block" adds
 	// the reason to what the model reads of the result; additionalContext

@@ -76,6 +76,12 @@ type Asker interface {
 	Ask(ctx context.Context, req Request) (Reply, error)
 }
 
+// ErrUnattended is what an Asker returns, wrapped or not, when no one can
+// answer the question (a non-interactive run whose session answers some
+// questions itself): the Checker then decides it as Options.Fallback says,
+// as it does when there is no Asker.
+var ErrUnattended = errors.New("no one can be asked")
+
 // GrantStore keeps a workspace's "always" answers across sessions. The store
 // package implements it; the Checker only appends.
 type GrantStore interface {

@@ -26,7 +26,8 @@ type Options struct {
 	// them for this Checker only.
 	Grants GrantStore
 	// Asker asks the human; nil means no one can be asked and Fallback
-	// decides.
+	// decides, as it does for a question the Asker answers with
+	// ErrUnattended.
 	Asker Asker
 	// Fallback is what a call that needs an answer becomes when Asker is
 	// nil: Deny (the zero value) rejects it with a message telling the model
@@ -381,13 +382,12 @@ func requests(call Call, checks []Check) []Request {
 // answer.
 func (c *Checker) ask(ctx context.Context, req Request) error {
 	if c.asker == nil {
-		if c.fallback == Allow {
-			c.log.Info("permission: allowed without asking (unattended)", "permission", req.Permission, "subjects", req.Patterns)
-			return nil
-		}
-		return &DeniedError{Permission: req.Permission, Subjects: req.Patterns, Unattended: true}
+		return c.unattended(req)
 	}
 	reply, err := c.asker.Ask(ctx, req)
+	if errors.Is(err, ErrUnattended) {
+		return c.unattended(req)
+	}
 	if err != nil {
 		return fmt.Errorf("ask the user for %s permission: %w", req.Permission, err)
 	}
@@ -406,6 +406,15 @@ func (c *Checker) ask(ctx context.Context, req Request) error {
 	}
 	return fmt.Errorf("permission: the asker answered %q; want %s, %s, %s or %s",
 		reply.Answer, AllowOnce, AllowAlways, RejectOnce, RejectAlways)
+}
+
+// unattended decides a request no one can answer, as Fallback says.
+func (c *Checker) unattended(req Request) error {
+	if c.fallback == Allow {
+		c.log.Info("permission: allowed without asking (unattended)", "permission", req.Permission, "subjects", req.Patterns)
+		return nil
+	}
+	return &DeniedError{Permission: req.Permission, Subjects: req.Patterns, Unattended: true}
 }
 
 // grant turns an "always" answer into rules: in force at once for this

@@ -341,9 +341,12 @@ func (a *eventAsker) notify(ctx context.Context, req permission.Request) {
 
 // hookAnswer answers, yes for this once, a question about a call that a
 // PreToolUse hook allowed; the user is told, as a notice, instead of
-// asked.
+// asked. A protected path's question is not the hook's to answer: only a
+// protected_path rule or the user allows writing the files that make
+// programs run later (the hooks' own settings among them), as Claude
+// Code keeps its critical paths from a hook's allow.
 func (a *eventAsker) hookAnswer(req permission.Request) (permission.Reply, bool) {
-	if a.allowed == nil {
+	if a.allowed == nil || req.Permission == permission.ProtectedPath {
 		return permission.Reply{}, false
 	}
 	reason, ok := a.allowed(req.CallID)

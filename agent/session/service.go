@@ -89,6 +89,11 @@ type Options struct {
 	// it returns must find what it needs by the session's id when it
 	// asks); nil, or a nil answer, means Asker.
 	AskerFor func(session agent.ID) permission.Asker
+	// Refused, when set, hears each question refused because no one could
+	// be asked (no Asker, no hook's "allow", Fallback deny), so that the
+	// front can tell its user how to allow it. It is called on the turn's
+	// goroutine, from sessions' turns at the same time, and must not block.
+	Refused func(session agent.ID, req permission.Request)
 	// MaxSteps caps the model calls of one turn; zero means 50.
 	MaxSteps int
 	// ToolTimeout bounds a tool call whose tool sets none; zero means 2
@@ -240,12 +245,13 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 			inner = a
 		}
 	}
-	var asker permission.Asker
-	if inner != nil {
-		// Asking goes through the session, so that the question and its
-		// answer are events too.
-		asker = &eventAsker{inner: inner, bus: l.bus, session: id, hooks: s.opts.Hooks, root: s.opts.Workspace.Root(),
-			allowed: func(callID string) (string, bool) { return s.allowedByHook(l.checker, callID) }}
+	// Asking goes through the session, so that the question and its
+	// answer are events too, and so that a PreToolUse hook's "allow"
+	// answers it even where no one can be asked (inner is nil).
+	asker := &eventAsker{inner: inner, bus: l.bus, session: id, hooks: s.opts.Hooks, root: s.opts.Workspace.Root(),
+		allowed: func(callID string) (string, bool) { return s.allowedByHook(l.checker, callID) }}
+	if s.opts.Refused != nil && s.opts.Fallback != permission.Allow {
+		asker.refused = func(req permission.Request) { s.opts.Refused(id, req) }
 	}
 	checker, err := permission.New(ctx, permission.Options{
 		Root:     s.opts.Workspace.Root(),
@@ -360,6 +366,8 @@ func (s *Service) Close() error {
 // eventAsker publishes a permission question and its answer around asking
 // the human.
 type eventAsker struct {
+	// inner asks the human; nil when no one can be asked: a question no
+	// hook answered is then the Checker's Fallback's (ErrUnattended).
 	inner   permission.Asker
 	bus     *bus.Bus[agent.Event]
 	session agent.ID
@@ -370,19 +378,27 @@ type eventAsker struct {
 	root  string
 	// allowed reports the calls a PreToolUse hook allowed; nil, none.
 	allowed func(callID string) (reason string, ok bool)
+	// refused hears the questions refused for want of inner; nil, none.
+	refused func(permission.Request)
 }
 
 func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
+	req.Session = a.session
+	if reply, ok := a.hookAnswer(req); ok {
+		return reply, nil
+	}
+	if a.inner == nil {
+		if a.refused != nil {
+			a.refused(req)
+		}
+		return permission.Reply{}, permission.ErrUnattended
+	}
 	a.mu.Lock()
 	a.n++
 	reqID := fmt.Sprintf("perm-%d", a.n)
 	a.mu.Unlock()
-	req.Session = a.session
 	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: req.CallID,
 		ChildSessionID: req.Child}
-	if reply, ok := a.hookAnswer(req); ok {
-		return reply, nil
-	}
 	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRequiresAction})
 	a.bus.Publish(agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &update})
 	a.notify(ctx, req)

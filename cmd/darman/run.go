@@ -51,8 +51,9 @@ front matter's model, when set, is the model of that turn:
   darman run /review internal/config/load.go
 
 Permissions the rules leave open are asked on the terminal; without one they
-are rejected, and the model is told why. --allow and --deny add rules for
-this run: "edit", "bash:go test *".
+are rejected (unless a PreToolUse hook allowed the call), the model is told
+why, and darman says which flags would allow them. --allow and --deny add
+rules for this run: "edit", "bash:go test *".
 
 --agent runs the turn with a named agent (and makes it the session's): the
 built-in build (the default) or plan (reads and plans, never edits), or one
@@ -151,6 +152,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	// declined.
 	var asker permission.Asker
 	var gate permission.Elicitor
+	refused := &refusals{}
 	if ta := terminal.Open(a.stderr); ta != nil {
 		asker, gate = ta, ta
 	}
@@ -162,7 +164,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 			return err
 		}
 	}
-	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, gate: gate, rules: o.rules, tasks: true, waitMCP: true, children: a.children}, log)
+	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules, tasks: true, waitMCP: true, children: a.children}, log)
 	if err != nil {
 		return err
 	}
@@ -194,6 +196,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		return err
 	}
 	r.Result(res)
+	refused.tell(a.stderr)
 	switch {
 	case res.Finish == agent.FinishCancelled:
 		fmt.Fprintf(a.stderr, "darman: interrupted; the turn is saved in session %s\n", id)
@@ -217,7 +220,7 @@ func commandFailed(name string, err error) error {
 	if errors.As(err, &denied) && denied.Unattended {
 		var flags []string
 		for _, s := range denied.Subjects {
-			flags = append(flags, fmt.Sprintf("--allow %q", denied.Permission+":"+s))
+			flags = append(flags, allowFlag(denied.Permission, s))
 		}
 		return fmt.Errorf("command /%s runs %s, which needs your permission, and there is no terminal to ask: allow it for this run with %s",
 			name, strings.Join(denied.Subjects, ", "), strings.Join(flags, " "))

@@ -43,6 +43,9 @@ type agentWiring struct {
 	// gate takes MCP servers' elicitations to a human (the terminal, the
 	// editor); nil declines every elicitation (no human is reachable).
 	gate permission.Elicitor
+	// refused hears the questions refused for want of an asker (darman
+	// run without a terminal); see session.Options.Refused.
+	refused func(agent.ID, permission.Request)
 	// notices, when set, hears the MCP and language servers' state
 	// changes (the editor's messages).
 	notices func(level, text string)
@@ -158,6 +161,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Workspace:    w.workspace,
 		WorkspaceFor: w.workspaceFor,
 		AskerFor:     w.askerFor,
+		Refused:      w.refused,
 		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
 		ToolSource:   mcpToolSource(cfg, w.mcp, st),
 		System:       systemPrompt(w.root, skills, log),
