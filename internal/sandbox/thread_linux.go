@@ -3,12 +3,10 @@
 package sandbox
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -43,10 +41,10 @@ import (
 // lets the command reach it where the domain otherwise keeps darman out:
 // ptrace access (/proc/PID/task/TID/environ and mem, process_vm_readv,
 // pidfd_getfd) and signals. darman makes itself non-dumpable before the
-// first such start, which refuses the ptrace access to a process of the
-// same user without CAP_SYS_PTRACE whatever Landlock says; a darman with
-// capabilities (root) keeps the helper. Signals to that thread stay
-// possible: a command can kill darman (not read or write anything more).
+// first such start, which refuses the ptrace access to a process without
+// CAP_SYS_PTRACE whatever Landlock says, and keeps that capability from
+// the command (shedCapabilities). Signals to that thread stay possible: a
+// command can kill darman (not read or write anything more).
 
 // inThread is what Wrap leaves in cmd.Err for a command to be started on a
 // confined thread: cmd.Start refuses it, so a caller that did not go
@@ -58,17 +56,22 @@ func (*inThread) Error() string {
 }
 
 // inThreadOK says whether commands can be confined on a thread of
-// darman's here, or why not: with capabilities (root) the ptrace access
-// a confined thread opens would not be refused, and a kernel whose
-// Landlock signal scope keeps a confined thread from signalling the
-// others would break the Go runtime's preemption.
+// darman's here, or why not: where darman runs as root, the thread must be
+// able to keep CAP_SYS_PTRACE from the command (see shedCapabilities), and
+// a kernel whose Landlock signal scope keeps a confined thread from
+// signalling the others would break the Go runtime's preemption.
 func inThreadOK() (bool, string) {
-	if os.Geteuid() == 0 || hasCapabilities() {
-		return false, "darman has capabilities"
-	}
+	var shed error
 	var works bool
-	onDisposableThread(func() { works = early.ThreadSignals() })
-	if !works {
+	onDisposableThread(func() {
+		if shed = shedCapabilities(); shed == nil {
+			works = early.ThreadSignals()
+		}
+	})
+	switch {
+	case shed != nil:
+		return false, "darman runs as root and cannot drop CAP_SYS_PTRACE from a thread's bounding set: " + shed.Error()
+	case !works:
 		return false, "the kernel's Landlock keeps a confined thread from signalling its process's other threads"
 	}
 	// Go decides once whether pidfds work, trying one on itself: here, on
@@ -80,21 +83,23 @@ func inThreadOK() (bool, string) {
 	return true, ""
 }
 
-// hasCapabilities reports whether darman's effective capability set is
-// not empty.
-func hasCapabilities() bool {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return true
+// shedCapabilities keeps the capabilities of the calling thread, which is
+// to be confined and start a command, from that command: a command of
+// root (or one given ambient capabilities) would otherwise have
+// CAP_SYS_PTRACE, which passes over darman being non-dumpable and so
+// reaches darman through the thread that shares its Landlock domain. The
+// ambient set is cleared; for root, CAP_SYS_PTRACE leaves the bounding set
+// the command's capabilities are drawn from at execve (no_new_privs keeps
+// it from file capabilities).
+func shedCapabilities() error {
+	syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
+	if syscall.Getuid() != 0 && syscall.Geteuid() != 0 {
+		return nil
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "CapEff:"); ok {
-			return strings.Trim(strings.TrimSpace(v), "0") != ""
-		}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prCapbsetDrop, capSysPtrace, 0); e != 0 {
+		return e
 	}
-	return true
+	return nil
 }
 
 // onDisposableThread runs fn on a thread of its own that ends with it, and
@@ -172,6 +177,10 @@ func startOS(cmd *exec.Cmd) error {
 	}
 	started := make(chan error, 1)
 	go disposable(func() {
+		if err := shedCapabilities(); err != nil {
+			started <- fmt.Errorf("the sandbox could not be set up: drop CAP_SYS_PTRACE: %w", err)
+			return
+		}
 		if err := early.Confine(c.pol); err != nil {
 			started <- fmt.Errorf("the sandbox could not be set up: %w", err)
 			return
@@ -220,9 +229,13 @@ func dupFD(fd int) int {
 
 // Linux's constants the syscall package lacks.
 const (
-	prSetDumpable = 4
-	pPID          = 1
-	pPIDFD        = 3
-	wExited       = 4
-	wNoWait       = 0x1000000
+	prCapbsetDrop        = 24
+	prCapAmbient         = 47
+	prCapAmbientClearAll = 4
+	capSysPtrace         = 19
+	prSetDumpable        = 4
+	pPID                 = 1
+	pPIDFD               = 3
+	wExited              = 4
+	wNoWait              = 0x1000000
 )
