@@ -61,6 +61,7 @@ func probeOS(helper string) (capabilities, string) {
 	}
 	// Not a reason: the helper confines as well, only slower.
 	c.inThread, _ = inThreadOK()
+	c.threadNS = c.inThread && threadMountNS()
 	return c, joinReasons(reasons)
 }
 
@@ -99,7 +100,7 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string
 	if !pol.NS {
 		pol.ReadOnly, pol.Pin = nil, nil
 	}
-	if c.inThread && !detached && !pol.NS {
+	if c.inThread && !detached && (!pol.NS || c.threadNS) {
 		if cmd.Err == nil { // else cmd.Start fails with it, running nothing
 			cmd.Err = &inThread{pol: pol}
 		}

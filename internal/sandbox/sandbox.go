@@ -161,6 +161,9 @@ type capabilities struct {
 	// inThread: commands needing no namespace can be confined on a thread
 	// of darman's rather than through the helper (Linux).
 	inThread bool
+	// threadNS: such a thread may also take a mount namespace of its own
+	// for the protected paths (darman has CAP_SYS_ADMIN).
+	threadNS bool
 	helper   string
 }
 

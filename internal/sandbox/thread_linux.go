@@ -55,6 +55,23 @@ func (*inThread) Error() string {
 	return "sandbox: this command is confined on a thread of darman's; start it with sandbox.Start (child.Start does), not with cmd.Start"
 }
 
+// threadMountNS reports whether a thread of darman's may take a mount
+// namespace of its own and mount there (darman has CAP_SYS_ADMIN, as root
+// has): then a command with protected paths is confined in-thread too,
+// the thread making the read-only mounts in its own namespace. Without
+// that capability a user namespace would be needed, which a
+// multi-threaded process cannot make, so those go through the helper.
+func threadMountNS() bool {
+	var ok bool
+	onDisposableThread(func() {
+		if syscall.Unshare(syscall.CLONE_NEWNS) != nil {
+			return
+		}
+		ok = syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, "") == nil
+	})
+	return ok
+}
+
 // inThreadOK says whether commands can be confined on a thread of
 // darman's here, or why not: where darman runs as root, the thread must be
 // able to keep CAP_SYS_PTRACE from the command (see shedCapabilities), and
@@ -180,6 +197,14 @@ func startOS(cmd *exec.Cmd) error {
 		if err := shedCapabilities(); err != nil {
 			started <- fmt.Errorf("the sandbox could not be set up: drop CAP_SYS_PTRACE: %w", err)
 			return
+		}
+		if c.pol.NS {
+			// A mount namespace of the thread's own (CLONE_FS with it),
+			// which the command inherits and where Confine mounts.
+			if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+				started <- fmt.Errorf("the sandbox could not be set up: a mount namespace: %w", err)
+				return
+			}
 		}
 		if err := early.Confine(c.pol); err != nil {
 			started <- fmt.Errorf("the sandbox could not be set up: %w", err)

@@ -270,3 +270,45 @@ func waitUnconfined(t *testing.T) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestProtectedPathsInThread: where darman may mount (CAP_SYS_ADMIN, as
+// root has), a command with protected paths is confined in-thread too,
+// its thread making the read-only mounts in a mount namespace of its own:
+// the command cannot change .git/config or add a hook, git commit works,
+// and the mounts stay in the command's namespace: the test's own process
+// still writes .git/config, and its mount table is unchanged.
+func TestProtectedPathsInThread(t *testing.T) {
+	f := newFixture(t, Options{})
+	if !f.sb.caps.threadNS {
+		t.Skip("darman may not mount here: commands with protected paths go through the helper")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	if out, err := exec.Command("git", "init", "-q", f.ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	mounts, _ := os.ReadFile("/proc/self/mountinfo")
+	config := filepath.Join(f.ws, ".git", "config")
+	before, _ := os.ReadFile(config)
+	var out bytes.Buffer
+	script := "echo '[alias] x = !touch " + filepath.Join(f.outside, "pwned") + "' >> .git/config; echo evil > .git/hooks/pre-commit; " +
+		"git -c user.name=t -c user.email=t@t add -A && git -c user.name=t -c user.email=t@t commit -qm first --allow-empty && echo COMMITTED"
+	f.startInThread(t, Request{}, script, &out).Wait()
+	if after, _ := os.ReadFile(config); !bytes.Equal(after, before) {
+		t.Errorf(".git/config changed:\n%s\n%s", after, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, ".git", "hooks", "pre-commit")); err == nil {
+		t.Errorf("a hook was written: %s", out.String())
+	}
+	if !strings.Contains(out.String(), "COMMITTED") {
+		t.Errorf("git commit failed: %s", out.String())
+	}
+	waitUnconfined(t)
+	if now, _ := os.ReadFile("/proc/self/mountinfo"); !bytes.Equal(now, mounts) {
+		t.Errorf("the process's mount table changed:\n%s", now)
+	}
+	if err := os.WriteFile(config, append(before, "# darman\n"...), 0o644); err != nil {
+		t.Errorf("the process cannot write .git/config after the command: %v", err)
+	}
+}
