@@ -6,11 +6,13 @@
 // Start with [New]: a [Sandbox] is built once by the composition root and
 // shared by every session. [Sandbox.Wrap] prepares an *exec.Cmd and
 // [Start] starts it (internal/child's Start calls it). On Linux a command
-// that needs no namespace is started from a thread of darman's that
-// confines itself first (no_new_privs, the seccomp filter, the Landlock
-// ruleset, all per thread) and is thrown away after the command (see
-// thread_linux.go). One that needs the protected paths' mount namespace
-// first runs darman itself as "darman sandbox-exec": that small process
+// is started from a thread of darman's that confines itself first
+// (no_new_privs, the seccomp filter, the Landlock ruleset, all per thread;
+// for the protected paths, where darman may mount, a mount namespace of
+// the thread's own) and is thrown away after the command (see
+// thread_linux.go). Where darman may not mount, one that needs the
+// protected paths' mount namespace first runs darman itself as "darman
+// sandbox-exec": that small process
 // makes the protected paths read-only in its own mount namespace, confines
 // its one thread the same way, then execve's the shell. It does so from
 // the initializer of internal/sandbox/early, which imports only syscall,
