@@ -312,3 +312,31 @@ func TestProtectedPathsInThread(t *testing.T) {
 		t.Errorf("the process cannot write .git/config after the command: %v", err)
 	}
 }
+
+// onMainThread is where disposable ran fn when called on the runtime's
+// main thread (package initializers run there), which cannot end.
+var onMainThread struct{ caller, fn int }
+
+func init() {
+	onMainThread.caller = syscall.Gettid()
+	disposable(func() { onMainThread.fn = syscall.Gettid() })
+}
+
+// TestDisposableLeavesTheMainThread: called on the main thread, which
+// the runtime never ends (a goroutine ending locked there wedges it),
+// disposable runs fn on another thread and gives the main one back.
+func TestDisposableLeavesTheMainThread(t *testing.T) {
+	pid := syscall.Getpid()
+	if onMainThread.caller != pid {
+		t.Skipf("the initializers ran on thread %d, not the main thread %d", onMainThread.caller, pid)
+	}
+	if onMainThread.fn == 0 || onMainThread.fn == pid {
+		t.Errorf("fn ran on thread %d (the main thread is %d)", onMainThread.fn, pid)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", onMainThread.fn)); err == nil {
+		time.Sleep(100 * time.Millisecond)
+		if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", onMainThread.fn)); err == nil {
+			t.Errorf("fn's thread %d is still alive", onMainThread.fn)
+		}
+	}
+}
