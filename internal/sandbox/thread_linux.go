@@ -14,10 +14,13 @@ import (
 	"github.com/darman-dev/darman/internal/sandbox/early"
 )
 
-// A command darman starts itself that needs no namespace of its own is not
-// started through the helper (a second darman process, whose Go runtime
-// costs milliseconds to start): a thread of darman's is confined instead
-// and starts the command. Landlock, seccomp and no_new_privs are the
+// A command darman starts itself is not started through the helper (a
+// second darman process, whose Go runtime costs milliseconds to start): a
+// thread of darman's is confined instead and starts the command. (One that
+// needs a mount namespace for the protected paths still takes the helper
+// unless darman may mount: a thread may unshare its mount namespace, but
+// only with CAP_SYS_ADMIN; an unprivileged darman would need a user
+// namespace, which a multi-threaded process cannot make.) Landlock, seccomp and no_new_privs are the
 // calling thread's alone (no TSYNC), and os/exec forks from the calling
 // thread, so the command inherits them while every other thread of darman
 // stays as it was. The thread is thrown away afterwards:
@@ -28,7 +31,7 @@ import (
 //     goroutine ever runs there;
 //   - the runtime's main thread cannot end that way (mexit wedges m0
 //     instead), so a goroutine that finds itself there hands the work to
-//     one it starts while it holds the main thread (see onDisposableThread);
+//     one it starts while it holds the main thread (see disposable);
 //   - a thread the runtime starts while a locked goroutine runs is cloned
 //     by the template thread, not by the locked one (runtime.newm), so the
 //     confinement reaches no new thread;
@@ -39,7 +42,7 @@ import (
 //
 // While the thread lives it shares the command's Landlock domain, which
 // lets the command reach it where the domain otherwise keeps darman out:
-// ptrace access (/proc/PID/task/TID/environ and mem, process_vm_readv,
+// ptrace access (/proc/PID/task/TID/mem and fd, process_vm_readv,
 // pidfd_getfd) and signals. darman makes itself non-dumpable before the
 // first such start, which refuses the ptrace access to a process without
 // CAP_SYS_PTRACE whatever Landlock says, and keeps that capability from
