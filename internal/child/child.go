@@ -28,6 +28,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/darman-dev/darman/internal/sandbox"
 )
 
 // Options say how Start connects and records a child.
@@ -102,7 +104,9 @@ func Start(cmd *exec.Cmd, opts Options) (*Process, error) {
 		cmd.Stderr, p.Stderr = w, r
 	}
 	prepare(cmd)
-	if err := cmd.Start(); err != nil {
+	// sandbox.Start is cmd.Start, or starts cmd on the thread the sandbox
+	// confines (see sandbox.Wrap).
+	if err := sandbox.Start(cmd); err != nil {
 		ends.closeOurs()
 		return nil, err
 	}

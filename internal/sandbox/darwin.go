@@ -42,3 +42,5 @@ func Exec(args []string, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "darman sandbox-exec: on macOS darman runs /usr/bin/sandbox-exec instead")
 	return 125
 }
+
+func startOS(cmd *exec.Cmd) error { return cmd.Start() }

@@ -4,14 +4,20 @@
 // sandbox-exec on macOS, nothing elsewhere, which [Status] then says.
 //
 // Start with [New]: a [Sandbox] is built once by the composition root and
-// shared by every session. [Sandbox.Wrap] rewrites an *exec.Cmd so that,
-// on Linux, it first runs darman itself as "darman sandbox-exec": that
-// small process makes the protected paths read-only in its own mount
-// namespace, sets no_new_privs, installs the seccomp filter and the
-// Landlock ruleset on its one thread, then execve's the shell. It does so
-// from the initializer of internal/sandbox/early, which imports only
-// syscall, so the rest of darman is never initialized in it ([Exec] is the
-// same helper for what that package leaves to darman). darman's own
+// shared by every session. [Sandbox.Wrap] prepares an *exec.Cmd and
+// [Start] starts it (internal/child's Start calls it). On Linux a command
+// is started from a thread of darman's that confines itself first
+// (no_new_privs, the seccomp filter, the Landlock ruleset, all per thread;
+// for the protected paths, where darman may mount, a mount namespace of
+// the thread's own) and is thrown away after the command (see
+// thread_linux.go). Where darman may not mount, one that needs the
+// protected paths' mount namespace first runs darman itself as "darman
+// sandbox-exec": that small process
+// makes the protected paths read-only in its own mount namespace, confines
+// its one thread the same way, then execve's the shell. It does so from
+// the initializer of internal/sandbox/early, which imports only syscall,
+// so the rest of darman is never initialized in it ([Exec] is the same
+// helper for what that package leaves to darman). The rest of darman's
 // process is never restricted.
 //
 // The policy ([Policy], built per command by [Sandbox.Policy]):

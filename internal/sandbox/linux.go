@@ -59,6 +59,9 @@ func probeOS(helper string) (capabilities, string) {
 	} else {
 		reasons = append(reasons, "protected paths are not read-only: no user namespace ("+err.Error()+")")
 	}
+	// Not a reason: the helper confines as well, only slower.
+	c.inThread, _ = inThreadOK()
+	c.threadNS = c.inThread && threadMountNS()
 	return c, joinReasons(reasons)
 }
 
@@ -87,13 +90,21 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	return attr
 }
 
-// wrapOS makes cmd run the helper. detached says darman does not start
-// cmd itself and so cannot give it a namespace: the helper then starts
-// itself again in one.
+// wrapOS makes cmd run confined: on a thread of darman's (see
+// thread_linux.go) when darman starts it itself and it needs no namespace,
+// else through the helper. detached says darman does not start cmd itself
+// and so cannot give it a namespace: the helper then starts itself again
+// in one.
 func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string) error {
 	pol.NS = c.userns && len(pol.ReadOnly)+len(pol.Pin) > 0
 	if !pol.NS {
 		pol.ReadOnly, pol.Pin = nil, nil
+	}
+	if c.inThread && !detached && (!pol.NS || c.threadNS) {
+		if cmd.Err == nil { // else cmd.Start fails with it, running nothing
+			cmd.Err = &inThread{pol: pol}
+		}
+		return nil
 	}
 	if detached && pol.NS {
 		pol.NS, pol.Reexec = false, true

@@ -22,3 +22,5 @@ func Exec(args []string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "darman sandbox-exec: there is no sandbox on %s\n", runtime.GOOS)
 	return 125
 }
+
+func startOS(cmd *exec.Cmd) error { return cmd.Start() }

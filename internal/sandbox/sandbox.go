@@ -158,7 +158,13 @@ func New(opts Options) *Sandbox {
 type capabilities struct {
 	abi    int  // Landlock ABI, 0 when absent
 	userns bool // a user + mount namespace can be made
-	helper string
+	// inThread: commands needing no namespace can be confined on a thread
+	// of darman's rather than through the helper (Linux).
+	inThread bool
+	// threadNS: such a thread may also take a mount namespace of its own
+	// for the protected paths (darman has CAP_SYS_ADMIN).
+	threadNS bool
+	helper   string
 }
 
 func (s *Sandbox) probe() {
@@ -192,9 +198,14 @@ func (s *Sandbox) Status() Status {
 	return s.status
 }
 
-// Wrap rewrites cmd, not started yet, to run confined by req's policy:
-// cmd.Path and cmd.Args become the helper's, and TMPDIR in cmd.Env the
-// session's temporary directory. Without a sandbox it leaves cmd as it is,
+// Wrap prepares cmd, not started yet, to run confined by req's policy, and
+// sets TMPDIR in cmd.Env to the session's temporary directory; start it
+// with Start. Where the command is confined through a helper (macOS's
+// sandbox-exec; on Linux darman's "sandbox-exec", for a command that
+// needs a namespace of its own), cmd.Path and cmd.Args become the
+// helper's. Where darman confines the thread that starts it instead (the
+// common case on Linux), cmd.Err holds what Start needs, and cmd.Start
+// refuses to run it unconfined. Without a sandbox it leaves cmd as it is,
 // or, in Required mode, returns an error wrapping ErrUnavailable.
 func (s *Sandbox) Wrap(cmd *exec.Cmd, req Request) error {
 	st := s.Status()
@@ -221,6 +232,14 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, req Request) error {
 	cmd.Env = env
 	return wrapOS(cmd, pol, s.caps, false, s.root())
 }
+
+// Start starts cmd, prepared by Wrap (or not: then it is cmd.Start). A
+// command confined in darman's process is started from a thread of its
+// own that is confined first and thrown away afterwards; with a
+// parent-death signal set (SysProcAttr.Pdeathsig), that thread lives until
+// the command has exited, since the kernel sends the signal when the
+// thread that started it ends.
+func Start(cmd *exec.Cmd) error { return startOS(cmd) }
 
 // CommandLine returns argv (a program found on PATH and its arguments)
 // wrapped to run confined by req's policy in a process darman does not

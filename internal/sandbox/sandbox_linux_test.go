@@ -78,8 +78,20 @@ func (f *fixture) run(t *testing.T, req Request, script string) (string, error) 
 	if err := f.sb.Wrap(cmd, req); err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.CombinedOutput()
+	out, err := combinedOutput(cmd)
 	return string(out), err
+}
+
+// combinedOutput is cmd.CombinedOutput for a command Wrap prepared: Start
+// starts it.
+func combinedOutput(cmd *exec.Cmd) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := Start(cmd); err != nil {
+		return out.Bytes(), err
+	}
+	err := cmd.Wait()
+	return out.Bytes(), err
 }
 
 func TestWritesOutsideTheWorkspaceFail(t *testing.T) {
@@ -160,7 +172,7 @@ func TestDarmansEnvironmentIsUnreadable(t *testing.T) {
 	if err := f.sb.Wrap(cmd, Request{Root: f.ws}); err != nil {
 		t.Fatal(err)
 	}
-	out, _ := cmd.CombinedOutput()
+	out, _ := combinedOutput(cmd)
 	if bytes.Contains(out, []byte("TOPSECRET-ENV")) {
 		t.Fatalf("the sandboxed command read its parent's environment: %s", out)
 	}

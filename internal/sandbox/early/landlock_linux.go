@@ -110,6 +110,9 @@ func landlock(pol Policy, abi int) error {
 		return wrap("create the Landlock ruleset", e)
 	}
 	rs := int(fd)
+	// Closed here rather than left to execve: a thread of darman's
+	// confined in place (internal/sandbox's Start) does not execve.
+	defer syscall.Close(rs)
 	fs := attr.handledFS
 	rw := uint64(fsRead | fsWrite)
 	if abi >= 2 {
@@ -142,14 +145,12 @@ func landlock(pol Policy, abi int) error {
 	if _, _, e := syscall.RawSyscall(sysLandlockRestrictSelf, fd, 0, 0); e != 0 {
 		return wrap("enforce the Landlock ruleset", e)
 	}
-	// The ruleset's descriptor, like the paths', is closed on execve.
 	return nil
 }
 
 // addPath allows access beneath path, skipping a path that does not
 // exist. A path that is not a directory gets the file rights among
-// access, as Landlock wants. The descriptors opened are closed by execve
-// (O_CLOEXEC), not one by one.
+// access, as Landlock wants.
 func addPath(rs int, path string, access uint64) error {
 	p, err := syscall.BytePtrFromString(path)
 	if err != nil {
@@ -162,6 +163,7 @@ func addPath(rs int, path string, access uint64) error {
 	if e != 0 {
 		return wrap("open "+path, e)
 	}
+	defer syscall.Close(int(fd))
 	attr := pathBeneathAttr{allowed: access, parentFD: int32(fd)}
 	_, _, e = syscall.RawSyscall6(sysLandlockAddRule, uintptr(rs), rulePathBeneath, uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
 	if e == syscall.EINVAL && access&^fsFile != 0 {
@@ -178,3 +180,34 @@ func addPath(rs int, path string, access uint64) error {
 
 // atFdcwd is AT_FDCWD (-100).
 const atFdcwd = ^uintptr(99)
+
+// scopeSignal is LANDLOCK_SCOPE_SIGNAL (ABI 6).
+const scopeSignal = 1 << 1
+
+// ThreadSignals reports whether a thread restricted by Landlock's signal
+// scope may still signal the other threads of its process (kernels from
+// 6.15 allow it; 6.12 to 6.14 may not): Go's runtime signals other threads
+// to preempt their goroutines, also from a confined thread. It restricts
+// the calling thread, which the caller must throw away (lock it and never
+// unlock it), and is true where the kernel has no signal scope at all.
+func ThreadSignals() bool {
+	abi, err := ABI()
+	if err != nil || abi < 6 {
+		return true
+	}
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); e != 0 {
+		return false
+	}
+	attr := rulesetAttr{scoped: scopeSignal}
+	fd, _, e := syscall.RawSyscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if e != 0 {
+		return false
+	}
+	defer syscall.Close(int(fd))
+	if _, _, e := syscall.RawSyscall(sysLandlockRestrictSelf, fd, 0, 0); e != 0 {
+		return false
+	}
+	// Signal 0 to the main thread: the permission check without a signal.
+	pid := syscall.Getpid()
+	return syscall.Tgkill(pid, pid, 0) == nil
+}
