@@ -58,17 +58,10 @@ var goCachesOnce = sync.OnceValue(func() []string {
 	if err != nil {
 		return nil
 	}
-	out, err := exec.Command(gobin, "env", "GOCACHE", "GOMODCACHE").Output()
-	if err != nil {
-		return nil
-	}
-	var dirs []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if l = strings.TrimSpace(l); filepath.IsAbs(l) {
-			// Go makes them on first use; a sandboxed first use could not.
-			os.MkdirAll(l, 0o755)
-			dirs = append(dirs, l)
-		}
+	dirs := goCacheDirs(gobin)
+	for _, d := range dirs {
+		// Go makes them on first use; a sandboxed first use could not.
+		os.MkdirAll(d, 0o755)
 	}
 	return dirs
 })
