@@ -1,0 +1,86 @@
+//go:build linux
+
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// TestRedTeamThroughDarmansThread: darman starts a command from a thread
+// of its own confined by the command's policy, which shares the command's
+// Landlock domain while the command runs. Through that thread's entries in
+// /proc (/proc/PID/task/TID), an allowed command must reach no more of
+// darman than through /proc/PID: not its memory, not its open files, and
+// (as another user than root) not its environment, where the provider key
+// is.
+func TestRedTeamThroughDarmansThread(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	// No protected path: the command needs no namespace, so darman
+	// confines a thread of its own rather than running the helper.
+	os.RemoveAll(filepath.Join(e.workspace, ".git"))
+	hostile := []string{
+		`for t in /proc/$PPID/task/*; do tr '\0' '\n' < $t/environ; done; tr '\0' '\n' < /proc/$PPID/environ; echo TRIED-ENVIRON`,
+		`for t in /proc/$PPID/task/*; do (exec 4< $t/mem && echo MEM""-OPENED $t); done; echo TRIED-MEM`,
+		`python3 -c '
+import os, sys
+ppid = int(sys.argv[1])
+for t in os.listdir("/proc/%d/task" % ppid):
+    d = "/proc/%d/task/%s/fd" % (ppid, t)
+    try:
+        fds = os.listdir(d)
+    except OSError:
+        continue
+    for fd in fds:
+        try:
+            os.close(os.open(d + "/" + fd, os.O_RDONLY))
+            print("FD" "-TAKEN", t, fd, os.readlink(d + "/" + fd))
+        except OSError:
+            pass
+' $PPID; echo TRIED-FD`,
+	}
+	var steps []llmtest.Step
+	for _, c := range hostile {
+		steps = append(steps, llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, map[string]string{"command": c}))}})
+	}
+	steps = append(steps, llmtest.Step{Text: "done"})
+	srv := e.withModel(t, llmtest.Script{Steps: steps})
+	// darman.json is a protected path too: the config goes to the user's.
+	cfg := filepath.Join(e.workspace, "darman.json")
+	b, _ := os.ReadFile(cfg)
+	os.Remove(cfg)
+	e.write(filepath.Join(e.home, ".config", "darman", "config.json"), string(b))
+	e.vars = append(e.vars, "SECRET_TOKEN="+envSecret)
+	out, errs, code := e.run("run", "--allow", "bash:*", "--allow", "external_directory", "look around")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	everything := out + errs
+	for _, c := range srv.ModelCalls() {
+		everything += string(c.Body)
+	}
+	for _, tried := range []string{"TRIED-ENVIRON", "TRIED-MEM", "TRIED-FD"} {
+		if !strings.Contains(everything, tried) {
+			t.Errorf("a hostile command did not run to its end (%s missing)", tried)
+		}
+	}
+	// The markers are spelt apart in the commands, which the model's
+	// requests repeat.
+	leaks := []string{"MEM-OPENED", "FD-TAKEN"}
+	if os.Geteuid() != 0 {
+		// A command of root's reads /proc/PID/environ and maps of
+		// darman's whatever Landlock says (through the helper too): a
+		// known gap, not this path's.
+		leaks = append(leaks, "sk-ant-test-0123456789", envSecret)
+	}
+	for _, leak := range leaks {
+		if strings.Contains(everything, leak) {
+			t.Errorf("%s reached the output or the model", leak)
+		}
+	}
+}
