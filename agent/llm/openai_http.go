@@ -31,6 +31,9 @@ type openAIClient struct {
 	// (Azure's api-key and api-version).
 	header map[string]string
 	query  url.Values
+	// sign, when set, authorises each request last, with its final
+	// headers and body (Bedrock's SigV4, Vertex's access token).
+	sign func(req *http.Request, body []byte) error
 }
 
 // openAIAPIError is an error status from an OpenAI-compatible server,
@@ -103,6 +106,11 @@ func (c *openAIClient) doURL(ctx context.Context, method, u string, body []byte,
 	}
 	for k, v := range c.header {
 		req.Header.Set(k, v)
+	}
+	if c.sign != nil {
+		if err := c.sign(req, body); err != nil {
+			return nil, err
+		}
 	}
 	res, err := c.t.idle.do(req, c.client().Do)
 	if err != nil {
@@ -186,7 +194,12 @@ func (c *openAIClient) streamBody(ctx context.Context, path string, body []byte)
 
 // models lists the models of the server (GET models).
 func (c *openAIClient) models(ctx context.Context) ([]string, error) {
-	res, err := c.do(ctx, http.MethodGet, "models", nil, false)
+	return c.modelList(ctx, "models")
+}
+
+// modelList reads the ids of a models list at path ({"data": [{"id"}]}).
+func (c *openAIClient) modelList(ctx context.Context, path string) ([]string, error) {
+	res, err := c.do(ctx, http.MethodGet, path, nil, false)
 	if err != nil {
 		return nil, err
 	}
