@@ -1,8 +1,8 @@
 // Package llm is darman's conversation with a language model: one streaming
-// interface, and adapters that speak it: over the official
-// github.com/anthropics/anthropic-sdk-go for Anthropic's Messages API, and
-// with darman's own small HTTP client (openai_http.go) for OpenAI's
-// Responses API and for Chat Completions on OpenAI-compatible servers such
+// interface, and adapters that speak it with darman's own small HTTP
+// client (openai_http.go): Anthropic's Messages API (anthropic.go, and
+// Claude on Amazon Bedrock and Google Vertex AI, cloud.go), OpenAI's
+// Responses API, and Chat Completions on OpenAI-compatible servers such
 // as Ollama, LM Studio, vLLM, llama.cpp's server and OpenRouter.
 //
 // # Where to start
