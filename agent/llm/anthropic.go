@@ -44,12 +44,38 @@ type anthropicCloud interface {
 	stream(res *http.Response) (eventSource, error)
 }
 
+// newAnthropicWire builds the client. Anthropic's API gets the
+// anthropic-version header unless the provider's headers set one; the
+// clouds take the version in the body (newCloud moves it there).
 func newAnthropicWire(t transport, cloud anthropicCloud) *anthropicWire {
 	api := &openAIClient{t: t}
-	if cloud == nil {
+	if _, ok := headerValue(t.headers, "anthropic-version"); cloud == nil && !ok {
 		api.header = map[string]string{"anthropic-version": anthropicVersion}
 	}
 	return &anthropicWire{api: api, cloud: cloud}
+}
+
+// headerValue is the value of a header in a map of configured headers,
+// whatever the case of its name.
+func headerValue(headers map[string]string, name string) (string, bool) {
+	for k, v := range headers {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// takeHeader removes a header from a map of configured headers and
+// returns its value.
+func takeHeader(headers map[string]string, name string) (string, bool) {
+	for k, v := range headers {
+		if strings.EqualFold(k, name) {
+			delete(headers, k)
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func (w *anthropicWire) models(ctx context.Context) ([]string, error) {

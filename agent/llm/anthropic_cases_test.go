@@ -97,5 +97,16 @@ func anthropicCases() []anthropicCase {
 			req: withModel("eu.anthropic.claude-sonnet-4-5-20250929-v1:0", nil)},
 		{name: "vertex", settings: Settings{Name: "vertex", APIKey: "ya29.token", Region: "us-east5", Project: "my-project"},
 			req: withModel("claude-sonnet-4-5@20250929", nil)},
+		// Configured headers: a version of the user's own, and headers the
+		// clouds move into the body or drop.
+		{name: "headers", settings: Settings{Name: "anthropic", APIKey: "sk-ant-test",
+			Headers: map[string]string{"Anthropic-Version": "2023-06-01", "anthropic-beta": "x-1,y-2"}},
+			req: withModel("claude-haiku-4-5", nil)},
+		{name: "bedrock-headers", settings: Settings{Name: "bedrock", APIKey: "br-key", Region: "us-west-2",
+			Headers: map[string]string{"anthropic-version": "bedrock-2023-05-31"}},
+			req: withModel("anthropic.claude-haiku-4-5-20251001-v1:0", nil)},
+		{name: "vertex-headers", settings: Settings{Name: "vertex", APIKey: "ya29.token", Region: "global", Project: "p",
+			Headers: map[string]string{"anthropic-version": "2023-06-01", "X-Api-Key": "not-for-google"}},
+			req: withModel("claude-haiku-4-5@20251001", nil)},
 	}
 }

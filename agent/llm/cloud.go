@@ -106,14 +106,15 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 		c.baseURL = t.baseURL
 	}
 	t.baseURL = c.baseURL
-	// Bedrock takes the betas in the body.
-	for k, v := range t.headers {
-		if strings.EqualFold(k, "anthropic-beta") {
-			delete(t.headers, k)
-			for _, beta := range strings.Split(v, ",") {
-				if beta = strings.TrimSpace(beta); beta != "" {
-					b.betas = append(b.betas, beta)
-				}
+	// Bedrock takes the API version and the betas in the body.
+	b.version = anthropicVersion
+	if v, ok := takeHeader(t.headers, "anthropic-version"); ok && v != "" {
+		b.version = v
+	}
+	if v, ok := takeHeader(t.headers, "anthropic-beta"); ok {
+		for _, beta := range strings.Split(v, ",") {
+			if beta = strings.TrimSpace(beta); beta != "" {
+				b.betas = append(b.betas, beta)
 			}
 		}
 	}
@@ -133,7 +134,10 @@ type bedrockCloud struct {
 	credentials aws.CredentialsProvider
 	region      string
 	signer      *v4.Signer
-	betas       []string
+	// version and betas go in the body as anthropic_version and
+	// anthropic_beta.
+	version string
+	betas   []string
 }
 
 func (b *bedrockCloud) path(model string) string {
@@ -142,7 +146,7 @@ func (b *bedrockCloud) path(model string) string {
 
 func (b *bedrockCloud) body(w *jsonWriter) {
 	w.field("anthropic_version")
-	w.value(anthropicVersion)
+	w.value(b.version)
 	if len(b.betas) > 0 {
 		w.field("anthropic_beta")
 		w.value(b.betas)
@@ -224,6 +228,8 @@ func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
 		c.baseURL = t.baseURL
 	}
 	t.baseURL = c.baseURL
+	// Vertex takes its own API version, in the body.
+	takeHeader(t.headers, "anthropic-version")
 	v := &vertexCloud{project: project, region: region, tokens: tokens}
 	w := newAnthropicWire(t, v)
 	w.api.sign = v.sign
@@ -257,6 +263,7 @@ func (v *vertexCloud) sign(req *http.Request, _ []byte) error {
 		return &Error{Kind: ErrAuth, Message: "getting a Google access token: " + err.Error()}
 	}
 	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Del("X-Api-Key")
 	return nil
 }
 
