@@ -26,7 +26,7 @@ const anthropicVersion = "2026-10-21"
 
 // anthropicWire speaks Anthropic's Messages API.
 type anthropicWire struct {
-	api *openAIClient
+	api *apiClient
 	// cloud adapts the request to Bedrock or Vertex; nil for Anthropic's
 	// own API.
 	cloud anthropicCloud
@@ -48,7 +48,7 @@ type anthropicCloud interface {
 // anthropic-version header unless the provider's headers set one; the
 // clouds take the version in the body (newCloud moves it there).
 func newAnthropicWire(t transport, cloud anthropicCloud) *anthropicWire {
-	api := &openAIClient{t: t}
+	api := &apiClient{t: t}
 	if _, ok := headerValue(t.headers, "anthropic-version"); cloud == nil && !ok {
 		api.header = map[string]string{"anthropic-version": anthropicVersion}
 	}
@@ -345,7 +345,7 @@ func anthropicFinish(r string) FinishReason {
 }
 
 func (w *anthropicWire) classify(err error, e *Error) bool {
-	var aerr *openAIAPIError
+	var aerr *apiStatusError
 	if !errors.As(err, &aerr) {
 		return false
 	}
