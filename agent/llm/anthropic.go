@@ -48,9 +48,10 @@ type anthropicCloud interface {
 // anthropic-version header unless the provider's headers set one; the
 // clouds take the version in the body (newCloud moves it there).
 func newAnthropicWire(t transport, cloud anthropicCloud) *anthropicWire {
-	api := &apiClient{t: t}
+	// The Accept the SDK sent, streams included: Bedrock signs it.
+	api := &apiClient{t: t, header: map[string]string{"Accept": "application/json"}}
 	if _, ok := headerValue(t.headers, "anthropic-version"); cloud == nil && !ok {
-		api.header = map[string]string{"anthropic-version": anthropicVersion}
+		api.header["anthropic-version"] = anthropicVersion
 	}
 	return &anthropicWire{api: api, cloud: cloud}
 }

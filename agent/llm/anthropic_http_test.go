@@ -94,7 +94,7 @@ func TestAnthropicBodiesAsTheSDKBuiltThem(t *testing.T) {
 			if strings.Contains(string(got.body), `\u003c`) {
 				t.Errorf("the prompt's HTML characters were escaped: %s", got.body)
 			}
-			for _, h := range []string{"Anthropic-Version", "Anthropic-Beta", "Content-Type", "X-Api-Key"} {
+			for _, h := range []string{"Accept", "Anthropic-Version", "Anthropic-Beta", "Content-Type", "X-Api-Key"} {
 				if g, w := got.Header.Values(h), want.Header.Values(h); strings.Join(g, ",") != strings.Join(w, ",") {
 					t.Errorf("header %s: %q, want %q", h, g, w)
 				}
