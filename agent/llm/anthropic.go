@@ -40,6 +40,8 @@ type anthropicCloud interface {
 	// body finishes the body the API would get, as a JSON object without
 	// its closing brace: w has the fields so far.
 	body(w *jsonWriter)
+	// sign authorises a request with its final headers and body.
+	sign(req *http.Request, body []byte) error
 	// stream reads a successful answer's events.
 	stream(res *http.Response) (eventSource, error)
 }
@@ -52,6 +54,9 @@ func newAnthropicWire(t transport, cloud anthropicCloud) *anthropicWire {
 	api := &apiClient{t: t, header: map[string]string{"Accept": "application/json"}}
 	if _, ok := headerValue(t.headers, "anthropic-version"); cloud == nil && !ok {
 		api.header["anthropic-version"] = anthropicVersion
+	}
+	if cloud != nil {
+		api.sign = cloud.sign
 	}
 	return &anthropicWire{api: api, cloud: cloud}
 }

@@ -118,9 +118,7 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 			}
 		}
 	}
-	w := newAnthropicWire(t, b)
-	w.api.sign = b.sign
-	c.wire = w
+	c.wire = newAnthropicWire(t, b)
 	return c, nil
 }
 
@@ -230,10 +228,7 @@ func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
 	t.baseURL = c.baseURL
 	// Vertex takes its own API version, in the body.
 	takeHeader(t.headers, "anthropic-version")
-	v := &vertexCloud{project: project, region: region, tokens: tokens}
-	w := newAnthropicWire(t, v)
-	w.api.sign = v.sign
-	c.wire = w
+	c.wire = newAnthropicWire(t, &vertexCloud{project: project, region: region, tokens: tokens})
 	return c, nil
 }
 
