@@ -51,12 +51,12 @@
 // (openai_http.go; retries and timeouts are darman's), maps error
 // responses itself, and splits the SSE stream into events. The official
 // SDKs did that before: openai-go cost 8 MB of the binary and 1.6 ms of
-// every start for four endpoints, anthropic-sdk-go 7.9 MB and 20 initializers for
-// one; the requests are the ones they built (TestOpenAIBodiesAsTheSDKBuiltThem,
-// TestAnthropicBodiesAsTheSDKBuiltThem). darman reads each event's few
-// fields itself instead of the SDKs' reflection-decoded union types, which
-// cost ten times as much per streamed chunk (docs/providers.md,
-// "Performance").
+// every start for four endpoints, anthropic-sdk-go 7.9 MB and 20 package
+// initializers for one; the requests are the ones they built
+// (TestOpenAIBodiesAsTheSDKBuiltThem, TestAnthropicBodiesAsTheSDKBuiltThem).
+// darman reads each event's few fields itself instead of the SDKs'
+// reflection-decoded union types, which cost ten times as much per
+// streamed chunk (docs/providers.md, "Performance").
 //
 // # What goes back to the model
 //
