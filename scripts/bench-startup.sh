@@ -5,7 +5,8 @@
 # Usage:
 #   scripts/bench-startup.sh [path/to/darman] [runs] [--against OTHER] [--lsp-idle SECONDS]
 # --against OTHER measures a second binary (an older build) in the same
-# loop, one run of each in turn, so that both see the same machine load.
+# loop, one run of each in turn (each going first every other time), so
+# that both see the same machine load.
 set -euo pipefail
 bin=${1:-bin/darman}
 runs=${2:-50}
@@ -33,10 +34,13 @@ printf '{"model": "anthropic/claude-sonnet-4-5", "provider": {"anthropic": {"bas
 send() { printf 'Content-Length: %d\r\n\r\n%s' "${#2}" "$2" >&"$1"; }
 initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"capabilities":{},"workspaceFolders":[{"uri":"file://'"$ws"'","name":"p"}]}}'
 
-# One start of darman lsp, to its answer to initialize, in µs. The answer
-# is written at once, so its first line's arrival is the answer's.
+# One start of darman lsp, to its answer to initialize, in µs, and the
+# processor time its threads had used by then (from
+# /proc/PID/task/*/schedstat), in µs: a figure that load moves much less
+# than the wall time. The answer is written at once, so its first line's
+# arrival is the answer's.
 lsp_once() {
-  local t0 t1 line
+  local t0 t1 line cpu
   t0=$(now)
   coproc LSPI { cd "$ws" && HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data exec "$1" lsp --stdio 2>/dev/null; }
   local pid=${LSPI_PID:-} out=${LSPI[0]:-} in=${LSPI[1]:-}
@@ -44,17 +48,18 @@ lsp_once() {
   send "$in" "$initialize"
   IFS= read -r line <&"$out"
   t1=$(now)
+  cpu=$(cat /proc/"$pid"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print int(s / 1000)}')
   send "$in" '{"jsonrpc":"2.0","id":2,"method":"shutdown"}'
   send "$in" '{"jsonrpc":"2.0","method":"exit"}'
   cat <&"$out" >/dev/null
   wait $pid 2>/dev/null || true
   case $line in Content-Length:*) ;; *) echo "darman lsp did not answer initialize: $line" >&2; exit 1 ;; esac
-  echo $(( (t1 - t0) / 1000 ))
+  echo "$(( (t1 - t0) / 1000 )) ${cpu:-0}"
 }
 
 # The cost of measuring: the same loops around /bin/true (a process start
 # and, for lsp, a coprocess), subtracted from every figure.
-declare -A walls rss inits
+declare -A walls rss inits cpus
 base_walls=() base_lsp=()
 for _ in $(seq "$runs"); do
   start=$(now); /usr/bin/time -f '%M' /bin/true 2>/dev/null; end=$(now)
@@ -70,14 +75,20 @@ med() { printf '%s\n' "$@" | pick 0.5; }
 base=$(med "${base_walls[@]}")
 lbase=$(med "${base_lsp[@]}")
 
-for _ in $(seq "$runs"); do
-  for b in "$bin" $other; do
+# The binaries take turns going first: a start right after another
+# darman's exit (its store's writes still going to disk) is slower.
+for i in $(seq "$runs"); do
+  order="$bin $other"
+  if [ -n "$other" ] && [ $(( i % 2 )) -eq 0 ]; then order="$other $bin"; fi
+  for b in $order; do
     start=$(now)
     kb=$( { /usr/bin/time -f '%M' "$b" version >/dev/null; } 2>&1 )
     end=$(now)
     walls[$b]+="$(( (end - start) / 1000 )) "
     rss[$b]+="$kb "
-    inits[$b]+="$(lsp_once "$b") "
+    read -r wall cpu < <(lsp_once "$b")
+    inits[$b]+="$wall "
+    cpus[$b]+="$cpu "
   done
 done
 ms() { tr ' ' '\n' | grep . | pick "$1" | awk -v b="$2" '{printf "%.2f", ($1-b)/1000}'; }
@@ -91,6 +102,8 @@ for b in "$bin" $other; do
     "$(tr ' ' '\n' <<<"${rss[$b]}" | grep . | pick 0.9 | awk '{print $1/1024}')"
   printf '  initialize  median %6.2f ms   p90 %6.2f ms\n' \
     "$(ms 0.5 "$lbase" <<<"${inits[$b]}")" "$(ms 0.9 "$lbase" <<<"${inits[$b]}")"
+  printf '  initialize  CPU time median %6.2f ms   p90 %6.2f ms (all threads, at the answer)\n' \
+    "$(ms 0.5 0 <<<"${cpus[$b]}")" "$(ms 0.9 0 <<<"${cpus[$b]}")"
 done
 
 # With --lsp-idle SECONDS after the runs: darman lsp's resident memory while

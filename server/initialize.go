@@ -101,7 +101,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	setup := Setup{Root: root, Folders: slices.Clone(folders), Settings: agentSettings}
 	s.loadAgents(ctx, setup)
 	s.setupCompletion(ctx, setup)
-	s.startAgent(agentSettings)
+	// Building the agent (the store, its tools) takes the processor from
+	// the answer: start it once the answer is written.
+	rpc.AfterReply(ctx, func() { s.startAgent(agentSettings) })
 	return s.completionCapabilities(s.initializeResult(choices)), nil
 }
 

@@ -6,73 +6,111 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 )
 
-// anthropicWire speaks Anthropic's Messages API through the official SDK.
+// darman speaks Anthropic's Messages API (and Claude on Bedrock and Vertex,
+// see cloud.go) with its own client, as it does OpenAI's (openai_http.go).
+// anthropic-sdk-go cost 7.9 MB of the stripped binary and 20 package
+// initializers at every start (its own, and those of the JSON-schema and
+// YAML packages it brought) for one endpoint whose request darman built
+// from its own types and whose stream it already read itself. The request bodies are
+// the ones the SDK built (TestAnthropicBodiesAsTheSDKBuiltThem).
+
+// anthropicVersion is the API version darman asks for, the one the SDK
+// (v2.15.0) sent.
+const anthropicVersion = "2026-10-21"
+
+// anthropicWire speaks Anthropic's Messages API.
 type anthropicWire struct {
-	client anthropic.Client
+	api *apiClient
+	// cloud adapts the request to Bedrock or Vertex; nil for Anthropic's
+	// own API.
+	cloud anthropicCloud
 }
 
-// newAnthropicWire builds the SDK client. extra options come after
-// darman's own, closest to the wire (Bedrock's and Vertex's adaptations).
-func newAnthropicWire(t transport, extra ...option.RequestOption) *anthropicWire {
-	opts := []option.RequestOption{
-		// darman resolves keys and base URLs itself; the SDK must not read
-		// ANTHROPIC_* variables or profile files behind its back.
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(t.baseURL + "/"),
-		option.WithHTTPClient(t.http),
-		option.WithMaxRetries(0),
-		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			return t.idle.do(r, next)
-		}),
+// anthropicCloud is what Bedrock and Vertex change of a Messages
+// exchange. Its methods are called from the goroutine of the request.
+type anthropicCloud interface {
+	// path is the request path for the model, relative to the base URL.
+	path(model string) string
+	// body finishes the body the API would get, as a JSON object without
+	// its closing brace: w has the fields so far.
+	body(w *jsonWriter)
+	// sign authorises a request with its final headers and body.
+	sign(req *http.Request, body []byte) error
+	// stream reads a successful answer's events.
+	stream(res *http.Response) (eventSource, error)
+}
+
+// newAnthropicWire builds the client. Anthropic's API gets the
+// anthropic-version header unless the provider's headers set one; the
+// clouds take the version in the body (newCloud moves it there).
+func newAnthropicWire(t transport, cloud anthropicCloud) *anthropicWire {
+	// The Accept the SDK sent, streams included: Bedrock signs it.
+	api := &apiClient{t: t, header: map[string]string{"Accept": "application/json"}}
+	if _, ok := headerValue(t.headers, "anthropic-version"); cloud == nil && !ok {
+		api.header["anthropic-version"] = anthropicVersion
 	}
-	if t.key != "" {
-		opts = append(opts, option.WithAPIKey(t.key))
+	if cloud != nil {
+		api.sign = cloud.sign
 	}
-	for k, v := range t.headers {
-		opts = append(opts, option.WithHeader(k, v))
+	return &anthropicWire{api: api, cloud: cloud}
+}
+
+// headerValue is the value of a header in a map of configured headers,
+// whatever the case of its name.
+func headerValue(headers map[string]string, name string) (string, bool) {
+	for k, v := range headers {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
 	}
-	opts = append(opts, extra...)
-	return &anthropicWire{client: anthropic.NewClient(opts...)}
+	return "", false
+}
+
+// takeHeader removes a header from a map of configured headers and
+// returns its value.
+func takeHeader(headers map[string]string, name string) (string, bool) {
+	for k, v := range headers {
+		if strings.EqualFold(k, name) {
+			delete(headers, k)
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func (w *anthropicWire) models(ctx context.Context) ([]string, error) {
-	page, err := w.client.Models.List(ctx, anthropic.ModelListParams{Limit: param.NewOpt(int64(1000))})
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(page.Data))
-	for i, m := range page.Data {
-		ids[i] = m.ID
-	}
-	return ids, nil
+	return w.api.modelList(ctx, "v1/models?limit=1000")
 }
 
 func (w *anthropicWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
-	params, opts, err := anthropicParams(req, model)
+	body, err := anthropicBody(req, model, w.cloud)
 	if err != nil {
 		return nil, err
 	}
-	// The SDK sends the request, reports API errors and frames the SSE
-	// stream; darman reads the events (see sseEvents for why).
-	var raw *http.Response
-	opts = append(opts, option.WithJSONSet("stream", true))
-	if err := w.client.Post(ctx, "v1/messages", params, &raw, opts...); err != nil {
+	path := "v1/messages"
+	if w.cloud != nil {
+		path = w.cloud.path(req.Model)
+	}
+	res, err := w.api.do(ctx, http.MethodPost, path, body, true)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkEventStream(raw); err != nil {
+	var events eventSource
+	if w.cloud != nil {
+		events, err = w.cloud.stream(res)
+	} else if err = checkEventStream(res); err == nil {
+		events = newSSEDecoder(res.Body)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return &anthropicSource{events: ssestream.NewDecoder(raw), model: model}, nil
+	return &anthropicSource{events: events, model: model}, nil
 }
 
 // thinkingBudgets turns an effort into a budget for models that think
@@ -81,99 +119,143 @@ var thinkingBudgets = map[string]int{
 	"minimal": 1024, "low": 4096, "medium": 10000, "high": 24000, "xhigh": 32000, "max": 48000,
 }
 
-func anthropicParams(req *Request, model ModelInfo) (anthropic.MessageNewParams, []option.RequestOption, error) {
-	var opts []option.RequestOption
-	p := anthropic.MessageNewParams{Model: req.Model}
-
+// anthropicBody is the JSON body of a streamed Messages request.
+func anthropicBody(req *Request, model ModelInfo, cloud anthropicCloud) ([]byte, error) {
 	maxTokens := req.MaxOutputTokens
 	if maxTokens == 0 {
 		maxTokens = model.MaxOutput
 	}
-	cache := anthropic.CacheControlEphemeralParam{}
+	var cache *anthropicCache
 	if !req.Cache.Disabled {
-		cache = anthropic.NewCacheControlEphemeralParam()
-		if req.Cache.LongTTL {
-			cache.TTL = anthropic.CacheControlEphemeralTTLTTL1h
-		}
+		cache = &anthropicCache{long: req.Cache.LongTTL}
 	}
 
 	thinking := req.Reasoning.enabled() && (model.Reasoning || !model.Known)
-	if thinking {
-		if model.AdaptiveThinking && req.Reasoning.BudgetTokens == 0 {
-			p.Thinking.OfAdaptive = &anthropic.ThinkingConfigAdaptiveParam{}
-			if req.Reasoning.Effort != "" {
-				p.OutputConfig.Effort = anthropic.OutputConfigEffort(req.Reasoning.Effort)
-			}
-		} else {
-			budget := req.Reasoning.BudgetTokens
-			if budget == 0 {
-				budget = thinkingBudgets[req.Reasoning.Effort]
-			}
-			budget = max(budget, 1024)
-			// The budget counts toward max_tokens and must stay below it.
-			if maxTokens <= budget {
-				maxTokens = budget + 4096
-			}
-			p.Thinking.OfEnabled = &anthropic.ThinkingConfigEnabledParam{BudgetTokens: int64(budget)}
+	adaptive := thinking && model.AdaptiveThinking && req.Reasoning.BudgetTokens == 0
+	budget := 0
+	if thinking && !adaptive {
+		budget = req.Reasoning.BudgetTokens
+		if budget == 0 {
+			budget = thinkingBudgets[req.Reasoning.Effort]
 		}
-	} else if req.Temperature != nil {
-		// The Messages params in this SDK have no temperature field; the
-		// API still takes it.
-		opts = append(opts, option.WithJSONSet("temperature", *req.Temperature))
-	}
-	p.MaxTokens = int64(maxTokens)
-
-	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: cache}}
-	}
-	for _, t := range req.Tools {
-		tool := anthropic.ToolParam{Name: t.Name}
-		if t.Description != "" {
-			tool.Description = param.NewOpt(t.Description)
+		budget = max(budget, 1024)
+		// The budget counts toward max_tokens and must stay below it.
+		if maxTokens <= budget {
+			maxTokens = budget + 4096
 		}
-		schema := t.Schema
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		tool.InputSchema = param.Override[anthropic.ToolInputSchemaParam](schema)
-		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &tool})
-	}
-	if n := len(p.Tools); n > 0 {
-		p.Tools[n-1].OfTool.CacheControl = cache
 	}
 
 	turns := anthropicTurns(req.Messages)
 	if len(turns) == 0 {
-		return p, nil, &Error{Kind: ErrBadRequest, Message: "every message of the request is empty"}
+		return nil, &Error{Kind: ErrBadRequest, Message: "every message of the request is empty"}
 	}
 	// Cache breakpoints on the last two turns: the newest for this call,
 	// the one before it so that the previous call's cache entry is read.
 	marked := 0
-	for i := len(turns) - 1; i >= 0 && marked < 2 && !req.Cache.Disabled; i-- {
+	for i := len(turns) - 1; i >= 0 && marked < 2 && cache != nil; i-- {
 		blocks := turns[i].blocks
 		for j := len(blocks) - 1; j >= 0; j-- {
-			if cc := blocks[j].GetCacheControl(); cc != nil {
-				*cc = cache
+			if blocks[j].cacheable() {
+				blocks[j].cache = cache
 				marked++
 				break
 			}
 		}
 	}
-	p.Messages = make([]anthropic.MessageParam, len(turns))
+
+	w := newJSONWriter()
+	w.b.WriteString(`{"max_tokens":`)
+	w.value(maxTokens)
+	w.b.WriteString(`,"messages":[`)
 	for i, t := range turns {
+		if i > 0 {
+			w.b.WriteByte(',')
+		}
+		w.b.WriteString(`{"content":[`)
+		for j := range t.blocks {
+			if j > 0 {
+				w.b.WriteByte(',')
+			}
+			t.blocks[j].write(w)
+		}
+		w.b.WriteString(`],"role":`)
 		if t.assistant {
-			p.Messages[i] = anthropic.NewAssistantMessage(t.blocks...)
+			w.b.WriteString(`"assistant"}`)
 		} else {
-			p.Messages[i] = anthropic.NewUserMessage(t.blocks...)
+			w.b.WriteString(`"user"}`)
 		}
 	}
-	return p, opts, nil
+	w.b.WriteByte(']')
+	if cloud == nil {
+		w.field("model")
+		w.value(req.Model)
+	}
+	if adaptive && req.Reasoning.Effort != "" {
+		w.b.WriteString(`,"output_config":{"effort":`)
+		w.value(req.Reasoning.Effort)
+		w.b.WriteByte('}')
+	}
+	if req.System != "" {
+		w.b.WriteString(`,"system":[`)
+		(&anthropicContent{typ: "text", text: req.System, cache: cache}).write(w)
+		w.b.WriteByte(']')
+	}
+	switch {
+	case adaptive:
+		w.b.WriteString(`,"thinking":{"type":"adaptive"}`)
+	case thinking:
+		w.b.WriteString(`,"thinking":{"budget_tokens":`)
+		w.value(budget)
+		w.b.WriteString(`,"type":"enabled"}`)
+	}
+	if len(req.Tools) > 0 {
+		w.b.WriteString(`,"tools":[`)
+		for i, t := range req.Tools {
+			if i > 0 {
+				w.b.WriteByte(',')
+			}
+			schema := bytes.TrimSpace(t.Schema)
+			if len(schema) == 0 {
+				schema = []byte(`{"type":"object","properties":{}}`)
+			}
+			if !json.Valid(schema) {
+				return nil, &Error{Kind: ErrBadRequest, Message: fmt.Sprintf("the input schema of tool %q is not JSON", t.Name)}
+			}
+			w.b.WriteString(`{"input_schema":`)
+			w.b.Write(schema)
+			w.field("name")
+			w.value(t.Name)
+			if t.Description != "" {
+				w.field("description")
+				w.value(t.Description)
+			}
+			if i == len(req.Tools)-1 && cache != nil {
+				cache.write(w)
+			}
+			w.b.WriteByte('}')
+		}
+		w.b.WriteByte(']')
+	}
+	if !thinking && req.Temperature != nil {
+		w.field("temperature")
+		w.value(*req.Temperature)
+	}
+	if cloud != nil {
+		cloud.body(w)
+	} else {
+		w.b.WriteString(`,"stream":true`)
+	}
+	w.b.WriteByte('}')
+	if w.err != nil {
+		return nil, &Error{Kind: ErrBadRequest, Message: "encoding the request: " + w.err.Error()}
+	}
+	return w.b.Bytes(), nil
 }
 
 // anthropicTurn is one message of the API: a user or an assistant turn.
 type anthropicTurn struct {
 	assistant bool
-	blocks    []anthropic.ContentBlockParamUnion
+	blocks    []anthropicContent
 }
 
 // anthropicTurns maps darman's messages to the API's alternating user and
@@ -183,7 +265,7 @@ func anthropicTurns(msgs []Message) []anthropicTurn {
 	var out []anthropicTurn
 	for _, m := range msgs {
 		assistant := m.Role == RoleAssistant
-		var blocks []anthropic.ContentBlockParamUnion
+		var blocks []anthropicContent
 		for _, part := range m.Parts {
 			blocks = appendAnthropicBlock(blocks, part)
 		}
@@ -199,104 +281,88 @@ func anthropicTurns(msgs []Message) []anthropicTurn {
 	return out
 }
 
-func appendAnthropicBlock(blocks []anthropic.ContentBlockParamUnion, part Part) []anthropic.ContentBlockParamUnion {
+func appendAnthropicBlock(blocks []anthropicContent, part Part) []anthropicContent {
 	switch p := part.(type) {
 	case Text:
 		// The API rejects empty text blocks.
 		if strings.TrimSpace(p.Text) != "" {
-			blocks = append(blocks, anthropic.NewTextBlock(p.Text))
+			blocks = append(blocks, anthropicContent{typ: "text", text: p.Text})
 		}
 	case Image:
-		blocks = append(blocks, anthropic.NewImageBlockBase64(p.MediaType, base64.StdEncoding.EncodeToString(p.Data)))
+		blocks = append(blocks, anthropicImage(p))
 	case Reasoning:
 		switch {
 		case p.Origin != originAnthropic:
 		case p.Redacted != "":
-			blocks = append(blocks, anthropic.NewRedactedThinkingBlock(p.Redacted))
+			blocks = append(blocks, anthropicContent{typ: "redacted_thinking", data: p.Redacted})
 		case p.Signature != "":
-			blocks = append(blocks, anthropic.NewThinkingBlock(p.Signature, p.Text))
+			blocks = append(blocks, anthropicContent{typ: "thinking", text: p.Text, signature: p.Signature})
 		}
 	case ToolCall:
-		blocks = append(blocks, anthropic.NewToolUseBlock(p.ID, anthropicInput(p.Arguments), p.Name))
+		blocks = append(blocks, anthropicContent{typ: "tool_use", id: p.ID, name: p.Name, input: anthropicInput(p.Arguments)})
 	case ToolResult:
-		res := anthropic.ToolResultBlockParam{ToolUseID: p.CallID}
-		if p.IsError {
-			res.IsError = param.NewOpt(true)
-		}
+		res := anthropicContent{typ: "tool_result", id: p.CallID, isError: p.IsError}
 		if p.Text != "" || len(p.Images) == 0 {
-			res.Content = append(res.Content, anthropic.ToolResultBlockParamContentUnion{
-				OfText: &anthropic.TextBlockParam{Text: p.Text},
-			})
+			res.content = append(res.content, anthropicContent{typ: "text", text: p.Text})
 		}
 		for _, img := range p.Images {
-			b := anthropic.NewImageBlockBase64(img.MediaType, base64.StdEncoding.EncodeToString(img.Data))
-			res.Content = append(res.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: b.OfImage})
+			res.content = append(res.content, anthropicImage(img))
 		}
-		blocks = append(blocks, anthropic.ContentBlockParamUnion{OfToolResult: &res})
+		blocks = append(blocks, res)
 	}
 	return blocks
 }
 
-// anthropicInput is a tool call's input as the API wants it: a JSON
-// object, in the model's own bytes. Arguments the model got wrong travel
-// back wrapped, so that the model sees what it sent beside the error its
-// tool result reports.
-func anthropicInput(args json.RawMessage) verbatimJSON {
-	switch {
-	case len(bytes.TrimSpace(args)) == 0:
-		return verbatimJSON("{}")
-	case isJSONObject(args):
-		return verbatimJSON(bytes.TrimSpace(args))
-	}
-	wrapped, _ := json.Marshal(map[string]string{"invalid_arguments": string(args)})
-	return verbatimJSON(wrapped)
+func anthropicImage(img Image) anthropicContent {
+	return anthropicContent{typ: "image", mediaType: img.MediaType, data: base64.StdEncoding.EncodeToString(img.Data)}
 }
 
-// verbatimJSON is JSON the SDK's encoder writes as it is. A
-// json.RawMessage would be compacted and HTML-escaped on the way (both
-// SDKs' encoders treat it as untrusted input), which changes the bytes a
-// prompt cache keys on; the encoders trust other Marshalers of their own
-// params to be compact already and copy their output.
-type verbatimJSON []byte
+// anthropicInput is a tool call's input as the API wants it: a JSON
+// object, in the model's own bytes (prompt caches key on them). Arguments
+// the model got wrong travel back wrapped, so that the model sees what it
+// sent beside the error its tool result reports.
+func anthropicInput(args json.RawMessage) []byte {
+	switch {
+	case len(bytes.TrimSpace(args)) == 0:
+		return []byte("{}")
+	case isJSONObject(args):
+		return bytes.TrimSpace(args)
+	}
+	wrapped, _ := json.Marshal(map[string]string{"invalid_arguments": string(args)})
+	return wrapped
+}
 
-// MarshalJSON returns the bytes unchanged.
-func (v verbatimJSON) MarshalJSON() ([]byte, error) { return v, nil }
-
-func anthropicFinish(r anthropic.StopReason) FinishReason {
+func anthropicFinish(r string) FinishReason {
 	switch r {
-	case anthropic.StopReasonEndTurn, anthropic.StopReasonStopSequence:
+	case "end_turn", "stop_sequence":
 		return FinishStop
-	case anthropic.StopReasonToolUse:
+	case "tool_use":
 		return FinishToolUse
-	case anthropic.StopReasonMaxTokens:
+	case "max_tokens":
 		return FinishLength
-	case anthropic.StopReasonModelContextWindowExceeded:
+	case "model_context_window_exceeded":
 		return FinishContextWindow
-	case anthropic.StopReasonRefusal:
+	case "refusal":
 		return FinishRefusal
-	case anthropic.StopReasonPauseTurn:
+	case "pause_turn":
 		return FinishPause
 	}
 	return FinishOther
 }
 
 func (w *anthropicWire) classify(err error, e *Error) bool {
-	var aerr *anthropic.Error
+	var aerr *apiStatusError
 	if !errors.As(err, &aerr) {
 		return false
 	}
 	e.Err = nil
-	e.Status = aerr.StatusCode
-	e.Type = string(aerr.Type())
+	e.Status = aerr.Status
+	e.Type = aerr.Type
 	e.Message = aerr.Message
-	if aerr.Request != nil {
-		e.URL = aerr.Request.URL.String()
-	}
-	if aerr.Response != nil {
-		e.RetryAfter = retryAfter(aerr.Response.Header, time.Now())
-	}
+	e.URL = aerr.URL
+	e.RetryAfter = retryAfter(aerr.Header, time.Now())
 	if e.Message == "" {
-		e.Message = truncate(strings.TrimSpace(aerr.RawJSON()), 300)
+		e.Message = truncate(strings.TrimSpace(aerr.Body), 300)
 	}
 	e.Kind = anthropicKind(e.Type, e.Status, e.Message)
 	return true

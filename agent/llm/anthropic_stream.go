@@ -4,10 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 	"github.com/tidwall/gjson"
 )
+
+// eventSource is a stream of server-sent events: an SSE body, or Bedrock's
+// event stream read as one.
+type eventSource interface {
+	// Next reads the next event; false at the end or on an error (Err).
+	Next() bool
+	Event() sseEvent
+	Err() error
+	Close() error
+}
 
 // anthropicBlock is the state of one content block of the answer.
 type anthropicBlock struct {
@@ -24,12 +32,12 @@ type anthropicBlock struct {
 // content_block_start/delta/stop for text, thinking and tool_use blocks,
 // message_delta, message_stop, with ping and error events between them.
 type anthropicSource struct {
-	events  ssestream.Decoder
+	events  eventSource
 	model   ModelInfo
 	blocks  []*anthropicBlock
 	parts   int
 	usage   Usage
-	stop    anthropic.StopReason
+	stop    string
 	stopped bool
 	fail    error
 }
@@ -204,7 +212,7 @@ func (s *anthropicSource) translate(data gjson.Result, buf []Event) []Event {
 		s.blocks[ev.index] = nil
 	case "message_delta":
 		if r := ev.delta.Get("stop_reason").String(); r != "" {
-			s.stop = anthropic.StopReason(r)
+			s.stop = r
 		}
 		// message_delta's counts are cumulative; input counts appear when
 		// they changed, such as after server tools ran.

@@ -1,20 +1,19 @@
 package llm
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
-	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/anthropics/anthropic-sdk-go/v2/bedrock"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 )
@@ -22,12 +21,14 @@ import (
 // Claude on Amazon Bedrock and Google Vertex AI speaks Anthropic's Messages
 // API behind a cloud's own addresses and credentials.
 //
-// Bedrock goes through the Anthropic SDK's bedrock package: it signs with
-// the AWS credential chain (environment, profiles, SSO, instance roles),
-// which is large to get right, for about 3 MB of binary. The SDK's vertex
-// package is not used: it pulls Google's API transport (gRPC, OpenCensus,
-// OpenTelemetry), 35 MB of binary for an OAuth token and a URL. darman does
-// what Vertex needs itself, with golang.org/x/oauth2/google for the
+// darman's Messages client (anthropic.go) adapts its requests to both, as
+// the Anthropic SDK's bedrock middleware did: for Bedrock it signs with
+// aws-sdk-go-v2's SigV4 signer and the AWS credential chain of
+// aws-sdk-go-v2/config (environment, profiles, SSO, instance roles), which
+// is large to get right, and reads the AWS event stream framing with
+// aws-sdk-go-v2's decoder. The SDK's vertex package was never used: it pulls
+// Google's API transport (gRPC, OpenCensus, OpenTelemetry), 35 MB of binary
+// for an OAuth token and a URL; golang.org/x/oauth2/google gives the
 // credentials (0.1 MB).
 
 // vertexAnthropicVersion is the API version Vertex AI wants in the body.
@@ -79,11 +80,10 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 			key, c.keySource = v, "AWS_BEARER_TOKEN_BEDROCK"
 		}
 	}
+	b := &bedrockCloud{bearer: key, credentials: cfg.Credentials, region: cfg.Region, signer: v4.NewSigner()}
 	switch {
 	case key != "":
 		// A Bedrock API key is a bearer token.
-		cfg.BearerAuthTokenProvider = bedrock.NewStaticBearerTokenProvider(key)
-		cfg.AuthSchemePreference = []string{"httpBearerAuth"}
 	case cfg.Credentials != nil:
 		// Which source answers is known only when the credentials are
 		// first retrieved (an instance role needs the network); name the
@@ -100,16 +100,79 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 			KeySource: "AWS credentials (AWS_ACCESS_KEY_ID, a profile, SSO) or AWS_BEARER_TOKEN_BEDROCK"}
 	}
 	c.baseURL = "https://bedrock-runtime." + cfg.Region + ".amazonaws.com"
-	extra := []option.RequestOption{bedrock.WithConfig(cfg)}
 	if t.baseURL != "" {
 		// A configured address (a VPC endpoint, a test server) replaces
-		// the region's; it must come after the Bedrock option that sets it.
+		// the region's.
 		c.baseURL = t.baseURL
-		extra = append(extra, option.WithBaseURL(t.baseURL+"/"))
 	}
 	t.baseURL = c.baseURL
-	c.wire = newAnthropicWire(t, extra...)
+	// Bedrock takes the API version and the betas in the body.
+	b.version = anthropicVersion
+	if v, ok := takeHeader(t.headers, "anthropic-version"); ok && v != "" {
+		b.version = v
+	}
+	if v, ok := takeHeader(t.headers, "anthropic-beta"); ok {
+		for _, beta := range strings.Split(v, ",") {
+			if beta = strings.TrimSpace(beta); beta != "" {
+				b.betas = append(b.betas, beta)
+			}
+		}
+	}
+	c.wire = newAnthropicWire(t, b)
 	return c, nil
+}
+
+// bedrockCloud is Amazon Bedrock's Messages API: the model in the path
+// (/model/M/invoke-with-response-stream), the API version and the betas in
+// the body, a bearer token or a SigV4 signature, and the answer in AWS's
+// event stream framing (bedrock_stream.go).
+type bedrockCloud struct {
+	// bearer is a Bedrock API key; empty signs with credentials.
+	bearer      string
+	credentials aws.CredentialsProvider
+	region      string
+	signer      *v4.Signer
+	// version and betas go in the body as anthropic_version and
+	// anthropic_beta.
+	version string
+	betas   []string
+}
+
+func (b *bedrockCloud) path(model string) string {
+	return "model/" + url.PathEscape(model) + "/invoke-with-response-stream"
+}
+
+func (b *bedrockCloud) body(w *jsonWriter) {
+	w.field("anthropic_version")
+	w.value(b.version)
+	if len(b.betas) > 0 {
+		w.field("anthropic_beta")
+		w.value(b.betas)
+	}
+}
+
+func (b *bedrockCloud) sign(req *http.Request, body []byte) error {
+	if b.bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+b.bearer)
+		return nil
+	}
+	ctx := req.Context()
+	creds, err := b.credentials.Retrieve(ctx)
+	if err != nil {
+		return err
+	}
+	hash := sha256.Sum256(body)
+	return b.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(hash[:]), "bedrock", b.region, time.Now())
+}
+
+func (b *bedrockCloud) stream(res *http.Response) (eventSource, error) {
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/vnd.amazon.eventstream" {
+		return newBedrockEvents(res.Body), nil
+	}
+	if err := checkEventStream(res); err != nil {
+		return nil, err
+	}
+	return newSSEDecoder(res.Body), nil
 }
 
 func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
@@ -163,50 +226,45 @@ func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
 		c.baseURL = t.baseURL
 	}
 	t.baseURL = c.baseURL
-	c.wire = newAnthropicWire(t, option.WithMiddleware(vertexMiddleware(project, region, tokens)))
+	// Vertex takes its own API version, in the body.
+	takeHeader(t.headers, "anthropic-version")
+	c.wire = newAnthropicWire(t, &vertexCloud{project: project, region: region, tokens: tokens})
 	return c, nil
 }
 
-// vertexMiddleware turns a Messages request into Vertex AI's: the model
-// moves from the body into the path
+// vertexCloud is Vertex AI's Messages API: the model in the path
 // (/v1/projects/P/locations/R/publishers/anthropic/models/M:streamRawPredict),
-// the API version into the body as anthropic_version, and the request is
-// authorised with a Google access token.
-func vertexMiddleware(project, region string, tokens oauth2.TokenSource) option.Middleware {
-	return func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages") && r.Body != nil {
-			body, err := io.ReadAll(r.Body)
-			r.Body.Close()
-			if err != nil {
-				return nil, err
-			}
-			model := gjson.GetBytes(body, "model").String()
-			if model == "" {
-				return nil, fmt.Errorf("vertex: the request names no model")
-			}
-			method := "rawPredict"
-			if gjson.GetBytes(body, "stream").Bool() {
-				method = "streamRawPredict"
-			}
-			body, _ = sjson.DeleteBytes(body, "model")
-			if !gjson.GetBytes(body, "anthropic_version").Exists() {
-				body, _ = sjson.SetBytes(body, "anthropic_version", vertexAnthropicVersion)
-			}
-			r.Header.Del("anthropic-version")
-			prefix := strings.TrimSuffix(r.URL.Path, "/v1/messages")
-			tail := "/v1/projects/%s/locations/%s/publishers/anthropic/models/%s:" + method
-			r.URL.Path = prefix + fmt.Sprintf(tail, project, region, model)
-			r.URL.RawPath = prefix + fmt.Sprintf(tail, url.PathEscape(project), url.PathEscape(region), url.PathEscape(model))
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-			r.ContentLength = int64(len(body))
-		}
-		tok, err := tokens.Token()
-		if err != nil {
-			return nil, &Error{Kind: ErrAuth, Message: "getting a Google access token: " + err.Error()}
-		}
-		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-		r.Header.Del("X-Api-Key")
-		return next(r)
+// the API version in the body as anthropic_version, and a Google access
+// token.
+type vertexCloud struct {
+	project, region string
+	tokens          oauth2.TokenSource
+}
+
+func (v *vertexCloud) path(model string) string {
+	return fmt.Sprintf("v1/projects/%s/locations/%s/publishers/anthropic/models/%s:streamRawPredict",
+		url.PathEscape(v.project), url.PathEscape(v.region), url.PathEscape(model))
+}
+
+func (v *vertexCloud) body(w *jsonWriter) {
+	w.b.WriteString(`,"stream":true`)
+	w.field("anthropic_version")
+	w.value(vertexAnthropicVersion)
+}
+
+func (v *vertexCloud) sign(req *http.Request, _ []byte) error {
+	tok, err := v.tokens.Token()
+	if err != nil {
+		return &Error{Kind: ErrAuth, Message: "getting a Google access token: " + err.Error()}
 	}
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Del("X-Api-Key")
+	return nil
+}
+
+func (v *vertexCloud) stream(res *http.Response) (eventSource, error) {
+	if err := checkEventStream(res); err != nil {
+		return nil, err
+	}
+	return newSSEDecoder(res.Body), nil
 }

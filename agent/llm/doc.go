@@ -1,8 +1,8 @@
 // Package llm is darman's conversation with a language model: one streaming
-// interface, and adapters that speak it: over the official
-// github.com/anthropics/anthropic-sdk-go for Anthropic's Messages API, and
-// with darman's own small HTTP client (openai_http.go) for OpenAI's
-// Responses API and for Chat Completions on OpenAI-compatible servers such
+// interface, and adapters that speak it with darman's own small HTTP
+// client (openai_http.go): Anthropic's Messages API (anthropic.go, and
+// Claude on Amazon Bedrock and Google Vertex AI, cloud.go), OpenAI's
+// Responses API, and Chat Completions on OpenAI-compatible servers such
 // as Ollama, LM Studio, vLLM, llama.cpp's server and OpenRouter.
 //
 // # Where to start
@@ -44,16 +44,19 @@
 // the HTTP request at once. A stream that receives no bytes for the idle
 // timeout fails with [ErrStalled].
 //
-// # What the SDKs do, and what darman does
+// # Why no SDK
 //
-// Anthropic's SDK builds its requests from its parameter types, sends them
-// (its own retries turned off: darman's are the visible ones), turns error
-// responses into its error type, and splits the SSE stream into events.
-// For OpenAI's APIs darman does the same with a few structs of its own
-// (openai_http.go): the openai-go SDK cost 8 MB of the binary and 1.6 ms of
-// every start for four endpoints. darman reads each event's few fields
-// itself instead of the SDKs' reflection-decoded union types, which cost
-// ten times as much per streamed chunk (docs/providers.md, "Performance").
+// darman builds each request from a few structs of its own (for Anthropic,
+// a small JSON writer: anthropic_body.go), sends it with its own client
+// (openai_http.go; retries and timeouts are darman's), maps error
+// responses itself, and splits the SSE stream into events. The official
+// SDKs did that before: openai-go cost 8 MB of the binary and 1.6 ms of
+// every start for four endpoints, anthropic-sdk-go 7.9 MB and 20 package
+// initializers for one; the requests are the ones they built
+// (TestOpenAIBodiesAsTheSDKBuiltThem, TestAnthropicBodiesAsTheSDKBuiltThem).
+// darman reads each event's few fields itself instead of the SDKs'
+// reflection-decoded union types, which cost ten times as much per
+// streamed chunk (docs/providers.md, "Performance").
 //
 // # What goes back to the model
 //
@@ -70,6 +73,6 @@
 // # Testing
 //
 // The model is the only fake in darman's tests, and it speaks the real wire
-// formats: package llmtest runs a scripted server on 127.0.0.1 that the real
-// SDK code talks to.
+// formats: package llmtest runs a scripted server on 127.0.0.1 that darman's
+// clients talk to (and llmtest's own tests drive it with the official SDKs).
 package llm

@@ -216,7 +216,7 @@ func (c *Client) fimCompletions(ctx context.Context, req *FIMRequest) (*FIMStrea
 	if len(stop) > 0 {
 		p.Stop = capStop(stop, 4)
 	}
-	client := openAIClient{t: t}
+	client := apiClient{t: t}
 	if req.NoStream {
 		body, err := encodeJSON(p)
 		if err != nil {
@@ -508,7 +508,7 @@ func (c *Client) fimPost(ctx context.Context, url string, body any) (*http.Respo
 	if err != nil {
 		return nil, err
 	}
-	client := openAIClient{t: *c.fim}
+	client := apiClient{t: *c.fim}
 	return client.doURL(ctx, http.MethodPost, url, b, false)
 }
 

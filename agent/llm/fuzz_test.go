@@ -11,13 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	anthropicsse "github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
-
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
 // replayWire answers every call with the same recorded SSE body, through
-// the SSE decoders (Anthropic's SDK's, darman's own for OpenAI's APIs) and
+// darman's SSE decoder and
 // darman's translation of the given API.
 type replayWire struct {
 	api  llmtest.API
@@ -33,7 +31,7 @@ func (w replayWire) open(ctx context.Context, req *Request, model ModelInfo) (so
 	}
 	switch w.api {
 	case llmtest.APIAnthropic:
-		return &anthropicSource{events: anthropicsse.NewDecoder(res), model: model}, nil
+		return &anthropicSource{events: newSSEDecoder(res.Body), model: model}, nil
 	case llmtest.APIChat:
 		return &chatSource{events: newSSEDecoder(res.Body), model: model, part: -1}, nil
 	}
@@ -106,7 +104,7 @@ func FuzzStream(f *testing.F) {
 		`data: {"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"s","index":0}],"tool_calls":[{"id":"x","extra_content":{"google":{}},"function":{"name":"read","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n"))
 
 	real := map[llmtest.API]wire{
-		llmtest.APIAnthropic: newAnthropicWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
+		llmtest.APIAnthropic: newAnthropicWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, nil),
 		llmtest.APIChat:      newChatWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, chatOptions{}),
 		llmtest.APIResponses: newResponsesWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
 	}

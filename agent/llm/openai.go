@@ -34,7 +34,7 @@ func dataURL(img Image) string {
 // classifyOpenAI fills in e from an error status of an OpenAI-compatible
 // server.
 func classifyOpenAI(err error, e *Error) bool {
-	var aerr *openAIAPIError
+	var aerr *apiStatusError
 	if !errors.As(err, &aerr) {
 		return false
 	}

@@ -14,7 +14,7 @@ import (
 // chatWire speaks Chat Completions, the API every OpenAI-compatible server
 // offers.
 type chatWire struct {
-	client openAIClient
+	client apiClient
 	// official is set for OpenAI's own API, which takes fields
 	// (max_completion_tokens, prompt_cache_key) that other servers may
 	// refuse.
@@ -61,7 +61,7 @@ func newChatWire(t transport, o chatOptions) *chatWire {
 	if o.path == nil {
 		o.path = func(string) string { return "chat/completions" }
 	}
-	return &chatWire{client: openAIClient{t: t, header: o.header, query: o.query},
+	return &chatWire{client: apiClient{t: t, header: o.header, query: o.query},
 		official: o.official, behaviour: o.behaviour, path: o.path}
 }
 

@@ -24,18 +24,23 @@ import (
 // and the mapping of errors were darman's with the SDK too (it ran with
 // no retries of its own).
 
-// openAIClient sends requests to one OpenAI-compatible server.
-type openAIClient struct {
+// apiClient sends requests to one model server: an OpenAI-compatible one,
+// or Anthropic's (anthropic.go, cloud.go), whose error bodies carry the same
+// {"error": {"type", "message"}} object.
+type apiClient struct {
 	t transport
 	// header and query are added to every request after the transport's
 	// (Azure's api-key and api-version).
 	header map[string]string
 	query  url.Values
+	// sign, when set, authorises each request last, with its final
+	// headers and body (Bedrock's SigV4, Vertex's access token).
+	sign func(req *http.Request, body []byte) error
 }
 
-// openAIAPIError is an error status from an OpenAI-compatible server,
+// apiStatusError is an error status from a model server,
 // with the fields of the body's {"error": {...}} object where it has one.
-type openAIAPIError struct {
+type apiStatusError struct {
 	Status              int
 	Code, Type, Message string
 	// Body is the response body (its first MiB).
@@ -44,11 +49,11 @@ type openAIAPIError struct {
 	Header http.Header
 }
 
-func (e *openAIAPIError) Error() string {
+func (e *apiStatusError) Error() string {
 	if text := http.StatusText(e.Status); text != "" {
-		return fmt.Sprintf("OpenAI API error: %d %s", e.Status, text)
+		return fmt.Sprintf("API error: %d %s", e.Status, text)
 	}
-	return fmt.Sprintf("OpenAI API error: %d", e.Status)
+	return fmt.Sprintf("API error: %d", e.Status)
 }
 
 // encodeJSON encodes v as the body of a request, HTML characters as they
@@ -64,14 +69,14 @@ func encodeJSON(v any) ([]byte, error) {
 }
 
 // do sends one request; path is relative to the base URL.
-func (c *openAIClient) do(ctx context.Context, method, path string, body []byte, stream bool) (*http.Response, error) {
+func (c *apiClient) do(ctx context.Context, method, path string, body []byte, stream bool) (*http.Response, error) {
 	return c.doURL(ctx, method, c.t.baseURL+"/"+strings.TrimPrefix(path, "/"), body, stream)
 }
 
 // doURL sends one request to u. A status other than 2xx (redirects are
-// followed before) is returned as an *openAIAPIError with the body read
+// followed before) is returned as an *apiStatusError with the body read
 // and closed.
-func (c *openAIClient) doURL(ctx context.Context, method, u string, body []byte, stream bool) (*http.Response, error) {
+func (c *apiClient) doURL(ctx context.Context, method, u string, body []byte, stream bool) (*http.Response, error) {
 	if len(c.query) > 0 {
 		sep := "?"
 		if strings.Contains(u, "?") {
@@ -104,6 +109,11 @@ func (c *openAIClient) doURL(ctx context.Context, method, u string, body []byte,
 	for k, v := range c.header {
 		req.Header.Set(k, v)
 	}
+	if c.sign != nil {
+		if err := c.sign(req, body); err != nil {
+			return nil, err
+		}
+	}
 	res, err := c.t.idle.do(req, c.client().Do)
 	if err != nil {
 		return nil, err
@@ -116,7 +126,7 @@ func (c *openAIClient) doURL(ctx context.Context, method, u string, body []byte,
 	if err != nil {
 		return nil, err
 	}
-	e := &openAIAPIError{Status: res.StatusCode, Body: string(raw), URL: req.URL.String(), Header: res.Header}
+	e := &apiStatusError{Status: res.StatusCode, Body: string(raw), URL: req.URL.String(), Header: res.Header}
 	if obj := gjson.GetBytes(raw, "error"); obj.IsObject() {
 		e.Code = jsonText(obj.Get("code"))
 		e.Type = jsonText(obj.Get("type"))
@@ -128,7 +138,7 @@ func (c *openAIClient) doURL(ctx context.Context, method, u string, body []byte,
 // client is the transport's HTTP client, which on a redirect to another
 // host drops the headers that carry the key: Go drops Authorization by
 // itself, not Azure's api-key or a configured header.
-func (c *openAIClient) client() *http.Client {
+func (c *apiClient) client() *http.Client {
 	hc := http.Client{}
 	if c.t.http != nil {
 		hc = *c.t.http
@@ -165,7 +175,7 @@ func jsonText(r gjson.Result) string {
 
 // stream posts a streamed request (the body gets "stream": true from its
 // params) and returns the decoder of its event stream.
-func (c *openAIClient) stream(ctx context.Context, path string, params any) (*sseDecoder, error) {
+func (c *apiClient) stream(ctx context.Context, path string, params any) (*sseDecoder, error) {
 	body, err := encodeJSON(params)
 	if err != nil {
 		return nil, &Error{Kind: ErrBadRequest, Message: "encoding the request: " + err.Error()}
@@ -173,7 +183,7 @@ func (c *openAIClient) stream(ctx context.Context, path string, params any) (*ss
 	return c.streamBody(ctx, path, body)
 }
 
-func (c *openAIClient) streamBody(ctx context.Context, path string, body []byte) (*sseDecoder, error) {
+func (c *apiClient) streamBody(ctx context.Context, path string, body []byte) (*sseDecoder, error) {
 	res, err := c.do(ctx, http.MethodPost, path, body, true)
 	if err != nil {
 		return nil, err
@@ -185,8 +195,13 @@ func (c *openAIClient) streamBody(ctx context.Context, path string, body []byte)
 }
 
 // models lists the models of the server (GET models).
-func (c *openAIClient) models(ctx context.Context) ([]string, error) {
-	res, err := c.do(ctx, http.MethodGet, "models", nil, false)
+func (c *apiClient) models(ctx context.Context) ([]string, error) {
+	return c.modelList(ctx, "models")
+}
+
+// modelList reads the ids of a models list at path ({"data": [{"id"}]}).
+func (c *apiClient) modelList(ctx context.Context, path string) ([]string, error) {
+	res, err := c.do(ctx, http.MethodGet, path, nil, false)
 	if err != nil {
 		return nil, err
 	}

@@ -165,7 +165,7 @@ func TestOpenAIErrorBodies(t *testing.T) {
 			w.WriteHeader(tc.status)
 			io.WriteString(w, tc.body)
 		}))
-		c := openAIClient{t: transport{baseURL: srv.URL + "/v1", http: srv.Client()}}
+		c := apiClient{t: transport{baseURL: srv.URL + "/v1", http: srv.Client()}}
 		_, err := c.stream(context.Background(), "chat/completions", map[string]any{"model": "x"})
 		srv.Close()
 		var e Error
@@ -195,7 +195,7 @@ func TestOpenAIRedirectDropsKeys(t *testing.T) {
 		http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/models", http.StatusFound)
 	}))
 	defer first.Close()
-	c := openAIClient{t: transport{baseURL: first.URL, key: "sk-bearer", headers: map[string]string{"X-Team": "core"}, http: http.DefaultClient},
+	c := apiClient{t: transport{baseURL: first.URL, key: "sk-bearer", headers: map[string]string{"X-Team": "core"}, http: http.DefaultClient},
 		header: map[string]string{"api-key": "azure-key"}}
 	ids, err := c.models(context.Background())
 	if err != nil {

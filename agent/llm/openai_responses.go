@@ -13,11 +13,11 @@ import (
 // (store=false): the whole conversation is sent each time, and reasoning
 // travels between turns as encrypted items.
 type responsesWire struct {
-	client openAIClient
+	client apiClient
 }
 
 func newResponsesWire(t transport) *responsesWire {
-	return &responsesWire{client: openAIClient{t: t}}
+	return &responsesWire{client: apiClient{t: t}}
 }
 
 func (w *responsesWire) models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }

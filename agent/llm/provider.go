@@ -249,7 +249,7 @@ func New(s Settings, opts *Options) (*Client, error) {
 	switch {
 	case typ == TypeAnthropic:
 		c.api = originAnthropic
-		c.wire = newAnthropicWire(t)
+		c.wire = newAnthropicWire(t, nil)
 	case typ == TypeOpenAI && (api == "" || api == APIResponses):
 		c.api = originResponses
 		c.wire = newResponsesWire(t)

@@ -10,14 +10,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The adapters let Anthropic's SDK (and darman's own OpenAI client, see
-// openai_http.go) build each request, send it, turn error responses into
-// error types and frame the SSE stream; they read the events themselves.
-// The SDKs decode an event into their own types by
-// reflection (encoding/json scanning it twice more), which cost several
-// times as much per streamed chunk as everything else on the path (see
-// "Performance" in docs/providers.md). darman needs a handful of fields
-// per event, so it validates the event with gjson and picks them out.
+// The adapters read the events of a stream themselves. The SDKs darman
+// used before decoded an event into their own types by reflection
+// (encoding/json scanning it twice more), which cost several times as much
+// per streamed chunk as everything else on the path (see "Performance" in
+// docs/providers.md). darman needs a handful of fields per event, so it
+// validates the event with gjson and picks them out.
 
 // checkEventStream refuses a successful answer that is not an event
 // stream: some compatible servers ignore "stream": true and answer with one
