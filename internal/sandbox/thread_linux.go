@@ -209,7 +209,7 @@ func startOS(cmd *exec.Cmd) error {
 				return
 			}
 		}
-		if err := early.Confine(c.pol); err != nil {
+		if err := early.ConfineThread(c.pol); err != nil {
 			started <- fmt.Errorf("the sandbox could not be set up: %w", err)
 			return
 		}

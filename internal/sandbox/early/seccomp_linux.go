@@ -10,8 +10,21 @@ import (
 
 // The seccomp filter refuses to make sockets of the families the policy
 // keeps closed, with EACCES, and io_uring (which can make sockets without
-// the socket system call). Everything else is allowed: Landlock does the
-// rest.
+// the socket system call); it refuses to set another process's resource
+// limits (prlimit64 with a pid and new limits: RLIMIT_CPU would have the
+// kernel kill darman, RLIMIT_NOFILE starve it, and Landlock does not look
+// at prlimit). On a thread of darman's confined in place it also keeps
+// the command from signalling darman through that thread (see guard).
+// Everything else is allowed: Landlock does the rest.
+//
+// Every argument compared is a pid_t, an int or an unsigned int, which the
+// kernel truncates to its low 32 bits (SYSCALL_DEFINE casts the register
+// to the parameter's type): the filter compares the low half, which is
+// what the kernel uses, and ignores the high half (comparing both would
+// let a command set the high half and pass). prlimit64's new limits are a
+// pointer, whose both halves are compared with NULL. seccomp_data holds
+// the arguments as 64-bit values in the machine's order: the low half is
+// first on the little-endian machines the filter knows.
 
 const (
 	bpfLd   = syscall.BPF_LD | syscall.BPF_W | syscall.BPF_ABS
@@ -19,10 +32,13 @@ const (
 	bpfRet  = syscall.BPF_RET | syscall.BPF_K
 	offNr   = 0
 	offArch = 4
-	offArg0 = 16 // the low half of args[0] on little-endian machines
+	offArgs = 16 // args[0]; args[i] is 8 bytes further each
 
-	retAllow = 0x7fff0000                          // SECCOMP_RET_ALLOW
-	retDeny  = 0x00050000 | uint32(syscall.EACCES) // SECCOMP_RET_ERRNO
+	retAllow  = 0x7fff0000 // SECCOMP_RET_ALLOW
+	retErrno  = 0x00050000 // SECCOMP_RET_ERRNO, the errno in the low bits
+	retDeny   = retErrno | uint32(syscall.EACCES)
+	retEperm  = retErrno | uint32(syscall.EPERM)
+	retEnosys = retErrno | uint32(syscall.ENOSYS)
 
 	prSetSeccomp      = 22
 	seccompModeFilter = 2
@@ -33,15 +49,35 @@ const (
 	auditArchArm     = 0x40000028
 
 	x32Bit = 0x40000000
+
+	fSetown   = 8      // F_SETOWN
+	fSetownEx = 15     // F_SETOWN_EX
+	fioSetown = 0x8901 // FIOSETOWN
+	siocSpgrp = 0x8902 // SIOCSPGRP
+	ioUringNr = 425    // io_uring_setup, the same on every architecture
+	pidfdOpen = 434    // the same on every architecture
+	pidfdSend = 424    // pidfd_send_signal, the same on every architecture
 )
+
+// argLo is the offset of the low half of args[i], argHi of its high half.
+func argLo(i uint32) uint32 { return offArgs + 8*i }
+func argHi(i uint32) uint32 { return offArgs + 8*i + 4 }
 
 // The filter's jump targets.
 const (
 	next = iota // the next instruction
 	lCompat
 	lSock
+	lPrlimit
+	lPid0  // args[0] is darman's pid or the guarded thread's tid
+	lTid0  // args[0] is the guarded thread's tid
+	lTid1  // args[1] is the guarded thread's tid
+	lFcntl // F_SETOWN to darman, F_SETOWN_EX
+	lIoctl // FIOSETOWN, SIOCSPGRP
 	lAllow
 	lDeny
+	lEperm
+	lEnosys
 	nLabels
 )
 
@@ -65,77 +101,221 @@ func (a *asm) jeq(k uint32, jt, jf int) {
 	a.ins = append(a.ins, syscall.SockFilter{Code: bpfJeq, K: k})
 }
 
+// dispatch jumps to each rule's label when the system call is its
+// number, and allows the call when none is.
+func (a *asm) dispatch(rules []rule) {
+	for _, r := range rules {
+		a.jeq(r.nr, r.to, next)
+	}
+	a.ret(retAllow)
+}
+
 func (a *asm) done() []syscall.SockFilter {
 	for _, f := range a.fix {
 		off := func(l int) uint8 {
 			if l == next {
 				return 0
 			}
-			return uint8(a.labels[l] - f.at - 1)
+			d := a.labels[l] - f.at - 1
+			if d < 0 || d > 255 {
+				// The tables make a program of about 90 instructions:
+				// only an edit of them can get here, and a test would.
+				panic("early: a seccomp jump out of range")
+			}
+			return uint8(d)
 		}
 		a.ins[f.at].Jt, a.ins[f.at].Jf = off(f.jt), off(f.jf)
 	}
 	return a.ins
 }
 
-// socketFilter returns the program refusing sockets of families, or nil
-// when there is nothing to refuse or the architecture is not one it knows.
-func socketFilter(families []uint32) []syscall.SockFilter {
-	if len(families) == 0 {
-		return nil
+// rule sends a system call number to a label.
+type rule struct {
+	nr uint32
+	to int
+}
+
+// guard names a thread of darman's confined in place and darman's own
+// process, which the command must not signal. While the thread lives (it
+// waits for the command: the parent-death signal would kill the command
+// when it ended), it shares the command's Landlock domain, so Landlock's
+// signal scope lets the command signal it, and a fatal signal to one
+// thread of a process (SIGKILL, SIGSTOP, or any the runtime does not
+// handle) takes the whole process. The other threads of darman are
+// outside the domain, and the scope refuses signals to them (kernels from
+// 6.15; inThreadOK sends older ones with a signal scope to the helper).
+// The filter refuses, with EPERM:
+//
+//   - the process-directed calls naming the thread or darman: kill,
+//     rt_sigqueueinfo and pidfd_open whose pid is either (kill(tid) signals
+//     the whole process, and the permission is checked on the thread);
+//   - the thread-directed ones aimed at the thread: tkill(tid),
+//     tgkill(any, tid), rt_tgsigqueueinfo(any, tid). tgkill(pid, tid) of
+//     darman's other threads is let through: the filter also applies to
+//     the confined thread's own Go code until it has forked the command,
+//     and the Go runtime there preempts goroutines on the other threads
+//     with tgkill(pid, theirs, SIGURG) (it never signals its own thread
+//     but to die); for the command, the scope refuses those;
+//   - the asynchronous-I/O owner, which has the kernel signal the owner
+//     when a file is ready (with F_SETSIG, any signal, SIGKILL too; the
+//     scope lets the owner be a thread of the domain): F_SETOWN naming
+//     the thread or darman, and F_SETOWN_EX, FIOSETOWN and SIOCSPGRP,
+//     whose owner is behind a pointer the filter cannot read.
+//
+// pidfd_send_signal is refused whole, with ENOSYS (as a kernel without it
+// answers, which every program using it must handle; Go's os package then
+// signals its children with kill): the file it signals cannot be read by
+// the filter, and a pidfd of the thread is not only pidfd_open's: a
+// directory /proc/TID of the thread serves as one (it signals the whole
+// process), and so does a pidfs file handle opened by open_by_handle_at.
+//
+// Signals to a process group reach darman only through its group leader,
+// which is outside the domain: the scope refuses them (the commands are
+// in groups of their own). The thread's memory, files and environment in
+// /proc need ptrace access, which darman being non-dumpable refuses.
+type guard struct{ pid, tid uint32 }
+
+// arch is what the filter knows of one architecture's system calls.
+type arch struct {
+	audit                 uint32
+	socket, socketcall    uint32 // 0 when it has none
+	kill, tkill, tgkill   uint32
+	sigqueue, tgsigqueue  uint32 // rt_sigqueueinfo, rt_tgsigqueueinfo
+	fcntl, fcntl64, ioctl uint32 // fcntl64: 0 when it has none
+	prlimit               uint32
+	or                    uint32 // x32: ORed into every number
+}
+
+var (
+	archX86_64 = arch{audit: auditArchX86_64, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 129, tgsigqueue: 297, fcntl: 72, ioctl: 16, prlimit: 302}
+	// x32 shares the x86_64 audit arch, numbers ORed with x32Bit; a few
+	// calls have x32 numbers of their own (512 and up).
+	archX32   = arch{audit: auditArchX86_64, or: x32Bit, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 524, tgsigqueue: 536, fcntl: 72, ioctl: 514, prlimit: 302}
+	archI386  = arch{audit: auditArchI386, socket: 359, socketcall: 102, kill: 37, tkill: 238, tgkill: 270, sigqueue: 178, tgsigqueue: 335, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 340}
+	archArm64 = arch{audit: auditArchAarch64, socket: 198, kill: 129, tkill: 130, tgkill: 131, sigqueue: 138, tgsigqueue: 240, fcntl: 25, ioctl: 29, prlimit: 261}
+	archArm   = arch{audit: auditArchArm, socket: 281, kill: 37, tkill: 238, tgkill: 268, sigqueue: 178, tgsigqueue: 363, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 369}
+)
+
+// rules are the system calls of ar the filter looks into.
+func (ar arch) rules(families []uint32, g guard) []rule {
+	or := ar.or
+	var rs []rule
+	add := func(nr uint32, to int) {
+		if nr != 0 {
+			rs = append(rs, rule{nr | or, to})
+		}
 	}
-	var native, socketNr uint32
+	if len(families) > 0 {
+		add(ar.socket, lSock)
+		add(ar.socketcall, lDeny) // its arguments cannot be looked into
+		add(ioUringNr, lDeny)
+	}
+	add(ar.prlimit, lPrlimit)
+	if g.tid != 0 {
+		add(ar.kill, lPid0)
+		add(ar.sigqueue, lPid0)
+		add(pidfdOpen, lPid0)
+		add(ar.tkill, lTid0)
+		add(ar.tgkill, lTid1)
+		add(ar.tgsigqueue, lTid1)
+		add(pidfdSend, lEnosys)
+		add(ar.fcntl, lFcntl)
+		add(ar.fcntl64, lFcntl)
+		add(ar.ioctl, lIoctl)
+	}
+	return rs
+}
+
+// filter returns the program, or nil when the architecture is not one it
+// knows.
+func filter(families []uint32, g guard) []syscall.SockFilter {
+	var native, compat arch
 	switch runtime.GOARCH {
 	case "amd64":
-		native, socketNr = auditArchX86_64, 41
+		native, compat = archX86_64, archI386
 	case "arm64":
-		native, socketNr = auditArchAarch64, 198
+		native, compat = archArm64, archArm
 	default:
 		return nil
 	}
-	const ioUringSetup = 425
-	a := asm{ins: make([]syscall.SockFilter, 0, 24), fix: make([]fixup, 0, 16)}
+	a := asm{ins: make([]syscall.SockFilter, 0, 96), fix: make([]fixup, 0, 64)}
 	a.ld(offArch)
-	a.jeq(native, next, lCompat)
+	a.jeq(native.audit, next, lCompat)
 	a.ld(offNr)
-	a.jeq(socketNr, lSock, next)
 	if runtime.GOARCH == "amd64" {
-		a.jeq(socketNr|x32Bit, lSock, next)
-		a.jeq(ioUringSetup|x32Bit, lDeny, next)
+		// x32 before the 64-bit calls, whose numbers it ORs.
+		a.dispatchX32(archX32.rules(families, g))
 	}
-	a.jeq(ioUringSetup, lDeny, lAllow)
+	a.dispatch(native.rules(families, g))
 
-	// 32-bit system calls from a 64-bit process: socketcall cannot be
-	// looked into, so it is refused whole.
+	// 32-bit system calls from a 64-bit process.
 	a.label(lCompat)
-	switch runtime.GOARCH {
-	case "amd64":
-		a.jeq(auditArchI386, next, lAllow)
-		a.ld(offNr)
-		a.jeq(102, lDeny, next) // socketcall
-		a.jeq(359, lSock, next) // socket
-		a.jeq(ioUringSetup, lDeny, lAllow)
-	case "arm64":
-		a.jeq(auditArchArm, next, lAllow)
-		a.ld(offNr)
-		a.jeq(281, lSock, next) // socket
-		a.jeq(ioUringSetup, lDeny, lAllow)
-	}
+	a.jeq(compat.audit, next, lAllow)
+	a.ld(offNr)
+	a.dispatch(compat.rules(families, g))
 
 	a.label(lSock)
-	a.ld(offArg0)
-	for i, f := range families {
-		to := next
-		if i == len(families)-1 {
-			to = lAllow
-		}
-		a.jeq(f, lDeny, to)
+	a.ld(argLo(0))
+	for _, f := range families {
+		a.jeq(f, lDeny, next)
 	}
+	a.ret(retAllow)
+
+	// prlimit64(pid, resource, new, old): a pid other than 0 (the caller)
+	// with new limits.
+	a.label(lPrlimit)
+	a.ld(argLo(0))
+	a.jeq(0, lAllow, next)
+	a.ld(argLo(2))
+	a.jeq(0, next, lEperm)
+	a.ld(argHi(2))
+	a.jeq(0, lAllow, lEperm)
+
+	if g.tid != 0 {
+		a.label(lPid0)
+		a.ld(argLo(0))
+		a.jeq(g.tid, lEperm, next)
+		a.jeq(g.pid, lEperm, lAllow)
+
+		a.label(lTid0)
+		a.ld(argLo(0))
+		a.jeq(g.tid, lEperm, lAllow)
+
+		a.label(lTid1)
+		a.ld(argLo(1))
+		a.jeq(g.tid, lEperm, lAllow)
+
+		a.label(lFcntl)
+		a.ld(argLo(1))
+		a.jeq(fSetownEx, lEperm, next)
+		a.jeq(fSetown, next, lAllow)
+		a.ld(argLo(2))
+		a.jeq(g.tid, lEperm, next)
+		a.jeq(g.pid, lEperm, lAllow)
+
+		a.label(lIoctl)
+		a.ld(argLo(1))
+		a.jeq(fioSetown, lEperm, next)
+		a.jeq(siocSpgrp, lEperm, lAllow)
+	}
+
 	a.label(lAllow)
 	a.ret(retAllow)
 	a.label(lDeny)
 	a.ret(retDeny)
+	a.label(lEperm)
+	a.ret(retEperm)
+	a.label(lEnosys)
+	a.ret(retEnosys)
 	return a.done()
+}
+
+// dispatchX32 is dispatch for x32's numbers, falling through (rather
+// than allowing) when none matches, to the 64-bit calls.
+func (a *asm) dispatchX32(rules []rule) {
+	for _, r := range rules {
+		a.jeq(r.nr, r.to, next)
+	}
 }
 
 // installSeccomp installs prog on the calling thread; no_new_privs must be
