@@ -29,6 +29,7 @@ import (
 const (
 	bpfLd   = syscall.BPF_LD | syscall.BPF_W | syscall.BPF_ABS
 	bpfJeq  = syscall.BPF_JMP | syscall.BPF_JEQ | syscall.BPF_K
+	bpfJset = syscall.BPF_JMP | syscall.BPF_JSET | syscall.BPF_K
 	bpfRet  = syscall.BPF_RET | syscall.BPF_K
 	offNr   = 0
 	offArch = 4
@@ -66,6 +67,7 @@ func argHi(i uint32) uint32 { return offArgs + 8*i + 4 }
 // The filter's jump targets.
 const (
 	next = iota // the next instruction
+	lX32
 	lCompat
 	lSock
 	lPrlimit
@@ -93,12 +95,17 @@ type fixup struct {
 	jt, jf int
 }
 
-func (a *asm) ld(off uint32) { a.ins = append(a.ins, syscall.SockFilter{Code: bpfLd, K: off}) }
-func (a *asm) ret(k uint32)  { a.ins = append(a.ins, syscall.SockFilter{Code: bpfRet, K: k}) }
-func (a *asm) label(l int)   { a.labels[l] = len(a.ins) }
-func (a *asm) jeq(k uint32, jt, jf int) {
+func (a *asm) ld(off uint32)            { a.ins = append(a.ins, syscall.SockFilter{Code: bpfLd, K: off}) }
+func (a *asm) ret(k uint32)             { a.ins = append(a.ins, syscall.SockFilter{Code: bpfRet, K: k}) }
+func (a *asm) label(l int)              { a.labels[l] = len(a.ins) }
+func (a *asm) jeq(k uint32, jt, jf int) { a.jump(bpfJeq, k, jt, jf) }
+
+// jset jumps to jt when the accumulator has any of k's bits.
+func (a *asm) jset(k uint32, jt, jf int) { a.jump(bpfJset, k, jt, jf) }
+
+func (a *asm) jump(code uint16, k uint32, jt, jf int) {
 	a.fix = append(a.fix, fixup{at: len(a.ins), jt: jt, jf: jf})
-	a.ins = append(a.ins, syscall.SockFilter{Code: bpfJeq, K: k})
+	a.ins = append(a.ins, syscall.SockFilter{Code: code, K: k})
 }
 
 // dispatch jumps to each rule's label when the system call is its
@@ -243,10 +250,13 @@ func filter(families []uint32, g guard) []syscall.SockFilter {
 	a.jeq(native.audit, next, lCompat)
 	a.ld(offNr)
 	if runtime.GOARCH == "amd64" {
-		// x32 before the 64-bit calls, whose numbers it ORs.
-		a.dispatchX32(archX32.rules(families, g))
+		a.jset(x32Bit, lX32, next)
 	}
 	a.dispatch(native.rules(families, g))
+	if runtime.GOARCH == "amd64" {
+		a.label(lX32)
+		a.dispatch(archX32.rules(families, g))
+	}
 
 	// 32-bit system calls from a 64-bit process.
 	a.label(lCompat)
@@ -308,14 +318,6 @@ func filter(families []uint32, g guard) []syscall.SockFilter {
 	a.label(lEnosys)
 	a.ret(retEnosys)
 	return a.done()
-}
-
-// dispatchX32 is dispatch for x32's numbers, falling through (rather
-// than allowing) when none matches, to the 64-bit calls.
-func (a *asm) dispatchX32(rules []rule) {
-	for _, r := range rules {
-		a.jeq(r.nr, r.to, next)
-	}
 }
 
 // installSeccomp installs prog on the calling thread; no_new_privs must be
