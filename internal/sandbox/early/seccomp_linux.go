@@ -13,8 +13,13 @@ import (
 // the socket system call); it refuses to set another process's resource
 // limits (prlimit64 with a pid and new limits: RLIMIT_CPU would have the
 // kernel kill darman, RLIMIT_NOFILE starve it, and Landlock does not look
-// at prlimit). On a thread of darman's confined in place it also keeps
-// the command from signalling darman through that thread (see guard).
+// at prlimit); and to type into a terminal (TIOCSTI, and TIOCLINUX's
+// selection paste on a console): the command shares darman's controlling
+// terminal, and what it typed there would be read by the user's shell
+// once darman exits, outside the sandbox (the kernel allows it to root,
+// and to anyone where dev.tty.legacy_tiocsti is 1). On a thread of
+// darman's confined in place it also keeps the command from signalling
+// darman through that thread (see guard).
 // Everything else is allowed: Landlock does the rest.
 //
 // Every argument compared is a pid_t, an int or an unsigned int, which the
@@ -53,6 +58,8 @@ const (
 
 	fSetown   = 8      // F_SETOWN
 	fSetownEx = 15     // F_SETOWN_EX
+	tiocsti   = 0x5412 // TIOCSTI
+	tioclinux = 0x541c // TIOCLINUX
 	fioSetown = 0x8901 // FIOSETOWN
 	siocSpgrp = 0x8902 // SIOCSPGRP
 	ioUringNr = 425    // io_uring_setup, the same on every architecture
@@ -75,7 +82,7 @@ const (
 	lTid0  // args[0] is the guarded thread's tid
 	lTid1  // args[1] is the guarded thread's tid
 	lFcntl // F_SETOWN to darman, F_SETOWN_EX
-	lIoctl // FIOSETOWN, SIOCSPGRP
+	lIoctl // TIOCSTI, TIOCLINUX; FIOSETOWN, SIOCSPGRP
 	lAllow
 	lDeny
 	lEperm
@@ -218,6 +225,7 @@ func (ar arch) rules(families []uint32, g guard) []rule {
 		add(ioUringNr, lDeny)
 	}
 	add(ar.prlimit, lPrlimit)
+	add(ar.ioctl, lIoctl)
 	if g.tid != 0 {
 		add(ar.kill, lPid0)
 		add(ar.sigqueue, lPid0)
@@ -228,7 +236,6 @@ func (ar arch) rules(families []uint32, g guard) []rule {
 		add(pidfdSend, lEnosys)
 		add(ar.fcntl, lFcntl)
 		add(ar.fcntl64, lFcntl)
-		add(ar.ioctl, lIoctl)
 	}
 	return rs
 }
@@ -303,11 +310,19 @@ func filter(families []uint32, g guard) []syscall.SockFilter {
 		a.jeq(g.tid, lEperm, next)
 		a.jeq(g.pid, lEperm, lAllow)
 
-		a.label(lIoctl)
-		a.ld(argLo(1))
-		a.jeq(fioSetown, lEperm, next)
-		a.jeq(siocSpgrp, lEperm, lAllow)
 	}
+
+	// ioctl(fd, request): typing into the terminal, and with a guard the
+	// socket owner.
+	a.label(lIoctl)
+	a.ld(argLo(1))
+	a.jeq(tiocsti, lEperm, next)
+	a.jeq(tioclinux, lEperm, next)
+	if g.tid != 0 {
+		a.jeq(fioSetown, lEperm, next)
+		a.jeq(siocSpgrp, lEperm, next)
+	}
+	a.ret(retAllow)
 
 	a.label(lAllow)
 	a.ret(retAllow)
