@@ -20,9 +20,11 @@ const ttyVictimEnv = "DARMAN_TEST_TTY_VICTIM"
 // TestCommandCannotTypeIntoItsTerminal: a command shares darman's
 // controlling terminal (its own process group, the same session), and a
 // line it typed there with TIOCSTI would be read by the user's shell once
-// darman exits, outside the sandbox. Confined in-thread and through the
-// helper's command line, the command types nothing: the terminal's input
-// queue stays empty.
+// darman exits, outside the sandbox; a vhangup of it would have the
+// kernel send SIGHUP to darman. Confined in-thread and through the
+// helper's command line, the command types nothing (the terminal's input
+// queue stays empty) and hangs nothing up (the process whose terminal it
+// is lives).
 func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not on PATH")
@@ -61,6 +63,9 @@ func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
 			var queued int32
 			if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, slave.Fd(), syscall.TIOCINQ, uintptr(unsafe.Pointer(&queued))); e != 0 {
 				t.Fatal(e)
+			}
+			if strings.Contains(out.String(), "HUNG-UP\n") && !strings.Contains(out.String(), "NOT-HUNG-UP") {
+				t.Errorf("the command hung its terminal up:\n%s", out.String())
 			}
 			if queued != 0 || strings.Contains(out.String(), "TYPED-A-LINE") {
 				t.Errorf("the command typed %d bytes into its terminal:\n%s", queued, out.String())

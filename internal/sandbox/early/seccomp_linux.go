@@ -17,7 +17,9 @@ import (
 // selection paste on a console): the command shares darman's controlling
 // terminal, and what it typed there would be read by the user's shell
 // once darman exits, outside the sandbox (the kernel allows it to root,
-// and to anyone where dev.tty.legacy_tiocsti is 1). On a thread of
+// and to anyone where dev.tty.legacy_tiocsti is 1); and to hang that
+// terminal up (vhangup, root's: the kernel sends SIGHUP to the session's
+// leader and its foreground group, darman among them). On a thread of
 // darman's confined in place it also keeps the command from signalling
 // darman through that thread (see guard).
 // Everything else is allowed: Landlock does the rest.
@@ -196,18 +198,18 @@ type arch struct {
 	kill, tkill, tgkill   uint32
 	sigqueue, tgsigqueue  uint32 // rt_sigqueueinfo, rt_tgsigqueueinfo
 	fcntl, fcntl64, ioctl uint32 // fcntl64: 0 when it has none
-	prlimit               uint32
+	prlimit, vhangup      uint32
 	or                    uint32 // x32: ORed into every number
 }
 
 var (
-	archX86_64 = arch{audit: auditArchX86_64, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 129, tgsigqueue: 297, fcntl: 72, ioctl: 16, prlimit: 302}
+	archX86_64 = arch{audit: auditArchX86_64, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 129, tgsigqueue: 297, fcntl: 72, ioctl: 16, prlimit: 302, vhangup: 153}
 	// x32 shares the x86_64 audit arch, numbers ORed with x32Bit; a few
 	// calls have x32 numbers of their own (512 and up).
-	archX32   = arch{audit: auditArchX86_64, or: x32Bit, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 524, tgsigqueue: 536, fcntl: 72, ioctl: 514, prlimit: 302}
-	archI386  = arch{audit: auditArchI386, socket: 359, socketcall: 102, kill: 37, tkill: 238, tgkill: 270, sigqueue: 178, tgsigqueue: 335, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 340}
-	archArm64 = arch{audit: auditArchAarch64, socket: 198, kill: 129, tkill: 130, tgkill: 131, sigqueue: 138, tgsigqueue: 240, fcntl: 25, ioctl: 29, prlimit: 261}
-	archArm   = arch{audit: auditArchArm, socket: 281, kill: 37, tkill: 238, tgkill: 268, sigqueue: 178, tgsigqueue: 363, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 369}
+	archX32   = arch{audit: auditArchX86_64, or: x32Bit, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 524, tgsigqueue: 536, fcntl: 72, ioctl: 514, prlimit: 302, vhangup: 153}
+	archI386  = arch{audit: auditArchI386, socket: 359, socketcall: 102, kill: 37, tkill: 238, tgkill: 270, sigqueue: 178, tgsigqueue: 335, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 340, vhangup: 111}
+	archArm64 = arch{audit: auditArchAarch64, socket: 198, kill: 129, tkill: 130, tgkill: 131, sigqueue: 138, tgsigqueue: 240, fcntl: 25, ioctl: 29, prlimit: 261, vhangup: 58}
+	archArm   = arch{audit: auditArchArm, socket: 281, kill: 37, tkill: 238, tgkill: 268, sigqueue: 178, tgsigqueue: 363, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 369, vhangup: 111}
 )
 
 // rules are the system calls of ar the filter looks into.
@@ -226,6 +228,7 @@ func (ar arch) rules(families []uint32, g guard) []rule {
 	}
 	add(ar.prlimit, lPrlimit)
 	add(ar.ioctl, lIoctl)
+	add(ar.vhangup, lEperm)
 	if g.tid != 0 {
 		add(ar.kill, lPid0)
 		add(ar.sigqueue, lPid0)

@@ -16,3 +16,10 @@ for c in b"echo TYP" b"ED-LINE\n":
         break
 else:
     print("TYPED-A-LINE")
+# Then hang the terminal up (vhangup, root's): the kernel sends SIGHUP to
+# the session's leader and foreground group, darman among them.
+libc = __import__("ctypes").CDLL(None, use_errno=True)
+if libc.vhangup() == 0:
+    print("HUNG-UP", flush=True)
+else:
+    print("NOT-HUNG-UP", os.strerror(__import__("ctypes").get_errno()), flush=True)
