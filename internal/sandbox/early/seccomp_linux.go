@@ -8,21 +8,27 @@ import (
 	"unsafe"
 )
 
-// The seccomp filter refuses to make sockets of the families the policy
-// keeps closed, with EACCES, and io_uring (which can make sockets without
-// the socket system call); it refuses to set another process's resource
-// limits (prlimit64 with a pid and new limits: RLIMIT_CPU would have the
-// kernel kill darman, RLIMIT_NOFILE starve it, and Landlock does not look
-// at prlimit); and to type into a terminal (TIOCSTI, and TIOCLINUX's
-// selection paste on a console): the command shares darman's controlling
-// terminal, and what it typed there would be read by the user's shell
-// once darman exits, outside the sandbox (the kernel allows it to root,
-// and to anyone where dev.tty.legacy_tiocsti is 1); and to hang that
-// terminal up (vhangup, root's: the kernel sends SIGHUP to the session's
-// leader and its foreground group, darman among them). On a thread of
-// darman's confined in place it also keeps the command from signalling
-// darman through that thread (see guard).
-// Everything else is allowed: Landlock does the rest.
+// The seccomp filter refuses, on both paths (the helper's command and the
+// one started from a confined thread of darman's):
+//
+//   - to make sockets of the families the policy keeps closed, with
+//     EACCES, and io_uring (which can make sockets without the socket
+//     system call);
+//   - to set another process's resource limits (prlimit64 with a pid and
+//     new limits: RLIMIT_CPU 0 has the kernel kill darman, RLIMIT_NOFILE
+//     starves it, and Landlock does not look at prlimit), with EPERM;
+//   - to type into a terminal (TIOCSTI, and TIOCLINUX's selection paste
+//     on a console), with EPERM: the command shares darman's controlling
+//     terminal, and a line typed there is read by the user's shell once
+//     darman exits, outside the sandbox (the kernel allows it to root,
+//     and to anyone where dev.tty.legacy_tiocsti is 1);
+//   - to hang that terminal up (vhangup, root's: the kernel sends SIGHUP
+//     to the session's leader and its foreground group, darman among
+//     them), with EPERM.
+//
+// On a thread of darman's confined in place it also keeps the command
+// from signalling darman through that thread (see guard). Everything
+// else is allowed: Landlock does the rest.
 //
 // Every argument compared is a pid_t, an int or an unsigned int, which the
 // kernel truncates to its low 32 bits (SYSCALL_DEFINE casts the register
@@ -159,7 +165,9 @@ type rule struct {
 // thread of a process (SIGKILL, SIGSTOP, or any the runtime does not
 // handle) takes the whole process. The other threads of darman are
 // outside the domain, and the scope refuses signals to them (kernels from
-// 6.15; inThreadOK sends older ones with a signal scope to the helper).
+// 6.15; inThreadOK sends 6.12 to 6.14 to the helper; before 6.12 there is
+// no scope, and a command may signal darman by its pid as any process of
+// the user's may, on either path).
 // The filter refuses, with EPERM:
 //
 //   - the process-directed calls naming the thread or darman: kill,
@@ -183,7 +191,8 @@ type rule struct {
 // signals its children with kill): the file it signals cannot be read by
 // the filter, and a pidfd of the thread is not only pidfd_open's: a
 // directory /proc/TID of the thread serves as one (it signals the whole
-// process), and so does a pidfs file handle opened by open_by_handle_at.
+// process: tested), and on kernels with pidfs file handles, so could one
+// opened by open_by_handle_at.
 //
 // Signals to a process group reach darman only through its group leader,
 // which is outside the domain: the scope refuses them (the commands are
