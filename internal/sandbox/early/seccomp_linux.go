@@ -252,11 +252,16 @@ func (ar arch) rules(families []uint32, g guard) []rule {
 	return rs
 }
 
-// filter returns the program, or nil when the architecture is not one it
-// knows.
+// filter returns the program for this machine, or nil when its
+// architecture is not one the filter knows.
 func filter(families []uint32, g guard) []syscall.SockFilter {
+	return program(runtime.GOARCH, families, g)
+}
+
+// program is filter for a Go architecture.
+func program(goarch string, families []uint32, g guard) []syscall.SockFilter {
 	var native, compat arch
-	switch runtime.GOARCH {
+	switch goarch {
 	case "amd64":
 		native, compat = archX86_64, archI386
 	case "arm64":
@@ -268,11 +273,11 @@ func filter(families []uint32, g guard) []syscall.SockFilter {
 	a.ld(offArch)
 	a.jeq(native.audit, next, lCompat)
 	a.ld(offNr)
-	if runtime.GOARCH == "amd64" {
+	if goarch == "amd64" {
 		a.jset(x32Bit, lX32, next)
 	}
 	a.dispatch(native.rules(families, g))
-	if runtime.GOARCH == "amd64" {
+	if goarch == "amd64" {
 		a.label(lX32)
 		a.dispatch(archX32.rules(families, g))
 	}

@@ -4,7 +4,6 @@ package early
 
 import (
 	"encoding/binary"
-	"runtime"
 	"syscall"
 	"testing"
 
@@ -32,14 +31,11 @@ func (c seccompCall) data() []byte {
 	return b
 }
 
-// TestFilterDecides runs the program the filter makes in a BPF VM over
-// the system calls of every architecture it knows of the x86_64 machine
-// (native, x32, i386), the ones a test cannot make here by effect:
+// TestFilterDecides runs the program the filter makes for x86_64 in a
+// BPF VM over the system calls of every architecture it knows there
+// (native, x32, i386), most of which a test cannot make here by effect:
 // darman's pid 1000, its confined thread 1003, another thread 1001.
 func TestFilterDecides(t *testing.T) {
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the table is x86_64's")
-	}
 	const (
 		pid, tid, other = 1000, 1003, 1001
 		allow           = retAllow
@@ -51,15 +47,10 @@ func TestFilterDecides(t *testing.T) {
 		native, i386    = auditArchX86_64, auditArchI386
 	)
 	inet := uint64(syscall.AF_INET)
-	guarded := filter([]uint32{syscall.AF_INET, syscall.AF_INET6, afVsock}, guard{pid: pid, tid: tid})
-	plain := filter([]uint32{syscall.AF_INET}, guard{})
-	open := filter(nil, guard{})
-	cases := []struct {
-		name string
-		prog []syscall.SockFilter
-		call seccompCall
-		want uint32
-	}{
+	guarded := program("amd64", []uint32{syscall.AF_INET, syscall.AF_INET6, afVsock}, guard{pid: pid, tid: tid})
+	plain := program("amd64", []uint32{syscall.AF_INET}, guard{})
+	open := program("amd64", nil, guard{})
+	checkFilter(t, []filterCase{
 		{"kill(tid)", guarded, seccompCall{native, 62, [6]uint64{tid, 9}}, eperm},
 		{"kill(pid)", guarded, seccompCall{native, 62, [6]uint64{pid, 9}}, eperm},
 		{"kill(tid | high half)", guarded, seccompCall{native, 62, [6]uint64{high | tid, 9}}, eperm},
@@ -137,31 +128,84 @@ func TestFilterDecides(t *testing.T) {
 		{"helper: socket(AF_INET)", plain, seccompCall{native, 41, [6]uint64{inet}}, eacces},
 		{"network on: socket(AF_INET)", open, seccompCall{native, 41, [6]uint64{inet}}, allow},
 		{"network on: prlimit64(another, new)", open, seccompCall{native, 302, [6]uint64{2000, 0, 0x7ffd0000}}, eperm},
-	}
-	vms := map[*syscall.SockFilter]*bpf.VM{}
+	})
+}
+
+// TestFilterDecidesOnArm64 is TestFilterDecides for aarch64 and the
+// 32-bit arm calls an arm64 process can make.
+func TestFilterDecidesOnArm64(t *testing.T) {
+	const (
+		pid, tid, other = 1000, 1003, 1001
+		native, arm     = auditArchAarch64, auditArchArm
+	)
+	inet := uint64(syscall.AF_INET)
+	guarded := program("arm64", []uint32{syscall.AF_INET, syscall.AF_INET6, afVsock}, guard{pid: pid, tid: tid})
+	plain := program("arm64", []uint32{syscall.AF_INET}, guard{})
+	checkFilter(t, []filterCase{
+		{"kill(tid)", guarded, seccompCall{native, 129, [6]uint64{tid, 9}}, retEperm},
+		{"kill(pid)", guarded, seccompCall{native, 129, [6]uint64{pid, 9}}, retEperm},
+		{"kill(another)", guarded, seccompCall{native, 129, [6]uint64{2000, 9}}, retAllow},
+		{"tkill(tid)", guarded, seccompCall{native, 130, [6]uint64{tid, 9}}, retEperm},
+		{"tgkill(pid, tid)", guarded, seccompCall{native, 131, [6]uint64{pid, tid, 9}}, retEperm},
+		{"tgkill(pid, other)", guarded, seccompCall{native, 131, [6]uint64{pid, other, 23}}, retAllow},
+		{"rt_sigqueueinfo(tid)", guarded, seccompCall{native, 138, [6]uint64{tid, 9}}, retEperm},
+		{"rt_tgsigqueueinfo(pid, tid)", guarded, seccompCall{native, 240, [6]uint64{pid, tid, 9}}, retEperm},
+		{"pidfd_open(tid)", guarded, seccompCall{native, 434, [6]uint64{tid, syscall.O_EXCL}}, retEperm},
+		{"pidfd_send_signal", guarded, seccompCall{native, 424, [6]uint64{3, 9}}, retEnosys},
+		{"fcntl(F_SETOWN, tid)", guarded, seccompCall{native, 25, [6]uint64{3, fSetown, tid}}, retEperm},
+		{"ioctl(TIOCSTI)", guarded, seccompCall{native, 29, [6]uint64{0, tiocsti}}, retEperm},
+		{"prlimit64(another, new)", guarded, seccompCall{native, 261, [6]uint64{2000, 0, 0x7ffd0000}}, retEperm},
+		{"vhangup", guarded, seccompCall{native, 58, [6]uint64{}}, retEperm},
+		{"socket(AF_INET)", guarded, seccompCall{native, 198, [6]uint64{inet}}, retDeny},
+		{"read", guarded, seccompCall{native, 63, [6]uint64{0}}, retAllow},
+		{"arm kill(tid)", guarded, seccompCall{arm, 37, [6]uint64{tid, 9}}, retEperm},
+		{"arm tgkill(pid, tid)", guarded, seccompCall{arm, 268, [6]uint64{pid, tid, 9}}, retEperm},
+		{"arm tgkill(pid, other)", guarded, seccompCall{arm, 268, [6]uint64{pid, other, 23}}, retAllow},
+		{"arm rt_tgsigqueueinfo(pid, tid)", guarded, seccompCall{arm, 363, [6]uint64{pid, tid, 9}}, retEperm},
+		{"arm fcntl64(F_SETOWN_EX)", guarded, seccompCall{arm, 221, [6]uint64{3, fSetownEx, 0x10000}}, retEperm},
+		{"arm prlimit64(another, new)", guarded, seccompCall{arm, 369, [6]uint64{2000, 0, 0x10000}}, retEperm},
+		{"arm vhangup", guarded, seccompCall{arm, 111, [6]uint64{}}, retEperm},
+		{"arm socket(AF_INET)", guarded, seccompCall{arm, 281, [6]uint64{inet}}, retDeny},
+		{"helper: kill(tid)", plain, seccompCall{native, 129, [6]uint64{tid, 9}}, retAllow},
+		{"helper: ioctl(TIOCSTI)", plain, seccompCall{native, 29, [6]uint64{0, tiocsti}}, retEperm},
+	})
+}
+
+// filterCase is a system call and what a program must answer it.
+type filterCase struct {
+	name string
+	prog []syscall.SockFilter
+	call seccompCall
+	want uint32
+}
+
+func checkFilter(t *testing.T, cases []filterCase) {
+	t.Helper()
 	for _, c := range cases {
-		vm := vms[&c.prog[0]]
-		if vm == nil {
-			raw := make([]bpf.RawInstruction, len(c.prog))
-			for i, in := range c.prog {
-				raw[i] = bpf.RawInstruction{Op: in.Code, Jt: in.Jt, Jf: in.Jf, K: in.K}
-			}
-			ins, ok := bpf.Disassemble(raw)
-			if !ok {
-				t.Fatalf("the program does not disassemble: %v", raw)
-			}
-			var err error
-			if vm, err = bpf.NewVM(ins); err != nil {
-				t.Fatalf("the program is not valid BPF: %v", err)
-			}
-			vms[&c.prog[0]] = vm
-		}
-		got, err := vm.Run(c.call.data())
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if uint32(got) != c.want {
-			t.Errorf("%s = %#x, want %#x", c.name, uint32(got), c.want)
+		if got := run(t, c.prog, c.call); got != c.want {
+			t.Errorf("%s = %#x, want %#x", c.name, got, c.want)
 		}
 	}
+}
+
+// run runs prog over call in a BPF VM and returns its answer.
+func run(t *testing.T, prog []syscall.SockFilter, call seccompCall) uint32 {
+	t.Helper()
+	raw := make([]bpf.RawInstruction, len(prog))
+	for i, in := range prog {
+		raw[i] = bpf.RawInstruction{Op: in.Code, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	ins, ok := bpf.Disassemble(raw)
+	if !ok {
+		t.Fatalf("the program does not disassemble: %v", raw)
+	}
+	vm, err := bpf.NewVM(ins)
+	if err != nil {
+		t.Fatalf("the program is not valid BPF: %v", err)
+	}
+	got, err := vm.Run(call.data())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uint32(got)
 }
