@@ -46,8 +46,14 @@ import (
 // pidfd_getfd) and signals. darman makes itself non-dumpable before the
 // first such start, which refuses the ptrace access to a process without
 // CAP_SYS_PTRACE whatever Landlock says, and keeps that capability from
-// the command (shedCapabilities). Signals to that thread stay possible: a
-// command can kill darman (not read or write anything more).
+// the command (shedCapabilities). Landlock's signal scope does not keep
+// the command from signalling the thread either, and a fatal signal to
+// one thread (kill -9 TID) ends all of darman: the thread's seccomp
+// filter, built for this thread (early.ConfineThread), refuses the system
+// calls that signal it or darman's process by number, and those whose
+// target it cannot see (pidfd_send_signal, F_SETOWN_EX; see early's guard
+// for the list, and for why the Go runtime's own tgkill of darman's other
+// threads, which the thread makes until it forks, is let through).
 
 // inThread is what Wrap leaves in cmd.Err for a command to be started on a
 // confined thread: cmd.Start refuses it, so a caller that did not go
@@ -209,7 +215,7 @@ func startOS(cmd *exec.Cmd) error {
 				return
 			}
 		}
-		if err := early.Confine(c.pol); err != nil {
+		if err := early.ConfineThread(c.pol); err != nil {
 			started <- fmt.Errorf("the sandbox could not be set up: %w", err)
 			return
 		}

@@ -236,7 +236,17 @@ func Probe() int {
 // Confine applies pol to the calling thread: the read-only paths (in the
 // helper's own mount namespace, when pol.NS), no_new_privs, the seccomp
 // filter, then the Landlock ruleset.
-func Confine(pol Policy) error {
+func Confine(pol Policy) error { return confine(pol, guard{}) }
+
+// ConfineThread is Confine for a thread of a process that goes on (darman
+// confining one of its threads to start a command from it): the seccomp
+// filter also keeps what the thread starts from signalling the thread or
+// its process (see guard).
+func ConfineThread(pol Policy) error {
+	return confine(pol, guard{pid: uint32(syscall.Getpid()), tid: uint32(syscall.Gettid())})
+}
+
+func confine(pol Policy, g guard) error {
 	if pol.NS {
 		if err := protect(pol); err != nil {
 			return err
@@ -256,7 +266,7 @@ func Confine(pol Policy) error {
 	if !pol.UnixSockets && abi < PathUnixABI {
 		families = append(families, syscall.AF_UNIX)
 	}
-	if err := installSeccomp(socketFilter(families)); err != nil {
+	if err := installSeccomp(filter(families, g)); err != nil {
 		return wrap("install the seccomp filter", err)
 	}
 	return landlock(pol, abi)

@@ -8,21 +8,51 @@ import (
 	"unsafe"
 )
 
-// The seccomp filter refuses to make sockets of the families the policy
-// keeps closed, with EACCES, and io_uring (which can make sockets without
-// the socket system call). Everything else is allowed: Landlock does the
-// rest.
+// The seccomp filter refuses, on both paths (the helper's command and the
+// one started from a confined thread of darman's):
+//
+//   - to make sockets of the families the policy keeps closed, with
+//     EACCES, and io_uring (which can make sockets without the socket
+//     system call);
+//   - to set another process's resource limits (prlimit64 with a pid and
+//     new limits: RLIMIT_CPU 0 has the kernel kill darman, RLIMIT_NOFILE
+//     starves it, and Landlock does not look at prlimit), with EPERM;
+//   - to type into a terminal (TIOCSTI, and TIOCLINUX's selection paste
+//     on a console), with EPERM: the command shares darman's controlling
+//     terminal, and a line typed there is read by the user's shell once
+//     darman exits, outside the sandbox (the kernel allows it to root,
+//     and to anyone where dev.tty.legacy_tiocsti is 1);
+//   - to hang that terminal up (vhangup, root's: the kernel sends SIGHUP
+//     to the session's leader and its foreground group, darman among
+//     them), with EPERM.
+//
+// On a thread of darman's confined in place it also keeps the command
+// from signalling darman through that thread (see guard). Everything
+// else is allowed: Landlock does the rest.
+//
+// Every argument compared is a pid_t, an int or an unsigned int, which the
+// kernel truncates to its low 32 bits (SYSCALL_DEFINE casts the register
+// to the parameter's type): the filter compares the low half, which is
+// what the kernel uses, and ignores the high half (comparing both would
+// let a command set the high half and pass). prlimit64's new limits are a
+// pointer, whose both halves are compared with NULL. seccomp_data holds
+// the arguments as 64-bit values in the machine's order: the low half is
+// first on the little-endian machines the filter knows.
 
 const (
 	bpfLd   = syscall.BPF_LD | syscall.BPF_W | syscall.BPF_ABS
 	bpfJeq  = syscall.BPF_JMP | syscall.BPF_JEQ | syscall.BPF_K
+	bpfJset = syscall.BPF_JMP | syscall.BPF_JSET | syscall.BPF_K
 	bpfRet  = syscall.BPF_RET | syscall.BPF_K
 	offNr   = 0
 	offArch = 4
-	offArg0 = 16 // the low half of args[0] on little-endian machines
+	offArgs = 16 // args[0]; args[i] is 8 bytes further each
 
-	retAllow = 0x7fff0000                          // SECCOMP_RET_ALLOW
-	retDeny  = 0x00050000 | uint32(syscall.EACCES) // SECCOMP_RET_ERRNO
+	retAllow  = 0x7fff0000 // SECCOMP_RET_ALLOW
+	retErrno  = 0x00050000 // SECCOMP_RET_ERRNO, the errno in the low bits
+	retDeny   = retErrno | uint32(syscall.EACCES)
+	retEperm  = retErrno | uint32(syscall.EPERM)
+	retEnosys = retErrno | uint32(syscall.ENOSYS)
 
 	prSetSeccomp      = 22
 	seccompModeFilter = 2
@@ -33,15 +63,38 @@ const (
 	auditArchArm     = 0x40000028
 
 	x32Bit = 0x40000000
+
+	fSetown   = 8      // F_SETOWN
+	fSetownEx = 15     // F_SETOWN_EX
+	tiocsti   = 0x5412 // TIOCSTI
+	tioclinux = 0x541c // TIOCLINUX
+	fioSetown = 0x8901 // FIOSETOWN
+	siocSpgrp = 0x8902 // SIOCSPGRP
+	ioUringNr = 425    // io_uring_setup, the same on every architecture
+	pidfdOpen = 434    // the same on every architecture
+	pidfdSend = 424    // pidfd_send_signal, the same on every architecture
 )
+
+// argLo is the offset of the low half of args[i], argHi of its high half.
+func argLo(i uint32) uint32 { return offArgs + 8*i }
+func argHi(i uint32) uint32 { return offArgs + 8*i + 4 }
 
 // The filter's jump targets.
 const (
 	next = iota // the next instruction
+	lX32
 	lCompat
 	lSock
+	lPrlimit
+	lPid0  // args[0] is darman's pid or the guarded thread's tid
+	lTid0  // args[0] is the guarded thread's tid
+	lTid1  // args[1] is the guarded thread's tid
+	lFcntl // F_SETOWN to darman, F_SETOWN_EX
+	lIoctl // TIOCSTI, TIOCLINUX; FIOSETOWN, SIOCSPGRP
 	lAllow
 	lDeny
+	lEperm
+	lEnosys
 	nLabels
 )
 
@@ -57,12 +110,26 @@ type fixup struct {
 	jt, jf int
 }
 
-func (a *asm) ld(off uint32) { a.ins = append(a.ins, syscall.SockFilter{Code: bpfLd, K: off}) }
-func (a *asm) ret(k uint32)  { a.ins = append(a.ins, syscall.SockFilter{Code: bpfRet, K: k}) }
-func (a *asm) label(l int)   { a.labels[l] = len(a.ins) }
-func (a *asm) jeq(k uint32, jt, jf int) {
+func (a *asm) ld(off uint32)            { a.ins = append(a.ins, syscall.SockFilter{Code: bpfLd, K: off}) }
+func (a *asm) ret(k uint32)             { a.ins = append(a.ins, syscall.SockFilter{Code: bpfRet, K: k}) }
+func (a *asm) label(l int)              { a.labels[l] = len(a.ins) }
+func (a *asm) jeq(k uint32, jt, jf int) { a.jump(bpfJeq, k, jt, jf) }
+
+// jset jumps to jt when the accumulator has any of k's bits.
+func (a *asm) jset(k uint32, jt, jf int) { a.jump(bpfJset, k, jt, jf) }
+
+func (a *asm) jump(code uint16, k uint32, jt, jf int) {
 	a.fix = append(a.fix, fixup{at: len(a.ins), jt: jt, jf: jf})
-	a.ins = append(a.ins, syscall.SockFilter{Code: bpfJeq, K: k})
+	a.ins = append(a.ins, syscall.SockFilter{Code: code, K: k})
+}
+
+// dispatch jumps to each rule's label when the system call is its
+// number, and allows the call when none is.
+func (a *asm) dispatch(rules []rule) {
+	for _, r := range rules {
+		a.jeq(r.nr, r.to, next)
+	}
+	a.ret(retAllow)
 }
 
 func (a *asm) done() []syscall.SockFilter {
@@ -71,70 +138,217 @@ func (a *asm) done() []syscall.SockFilter {
 			if l == next {
 				return 0
 			}
-			return uint8(a.labels[l] - f.at - 1)
+			d := a.labels[l] - f.at - 1
+			if d < 0 || d > 255 {
+				// The tables make a program of about 90 instructions:
+				// only an edit of them can get here, and a test would.
+				panic("early: a seccomp jump out of range")
+			}
+			return uint8(d)
 		}
 		a.ins[f.at].Jt, a.ins[f.at].Jf = off(f.jt), off(f.jf)
 	}
 	return a.ins
 }
 
-// socketFilter returns the program refusing sockets of families, or nil
-// when there is nothing to refuse or the architecture is not one it knows.
-func socketFilter(families []uint32) []syscall.SockFilter {
-	if len(families) == 0 {
-		return nil
+// rule sends a system call number to a label.
+type rule struct {
+	nr uint32
+	to int
+}
+
+// guard names a thread of darman's confined in place and darman's own
+// process, which the command must not signal. While the thread lives (it
+// waits for the command: the parent-death signal would kill the command
+// when it ended), it shares the command's Landlock domain, so Landlock's
+// signal scope lets the command signal it, and a fatal signal to one
+// thread of a process (SIGKILL, SIGSTOP, or any the runtime does not
+// handle) takes the whole process. The other threads of darman are
+// outside the domain, and the scope refuses signals to them (kernels from
+// 6.15; inThreadOK sends 6.12 to 6.14 to the helper; before 6.12 there is
+// no scope, and a command may signal darman by its pid as any process of
+// the user's may, on either path).
+// The filter refuses, with EPERM:
+//
+//   - the process-directed calls naming the thread or darman: kill,
+//     rt_sigqueueinfo and pidfd_open whose pid is either (kill(tid) signals
+//     the whole process, and the permission is checked on the thread);
+//   - the thread-directed ones aimed at the thread: tkill(tid),
+//     tgkill(any, tid), rt_tgsigqueueinfo(any, tid). tgkill(pid, tid) of
+//     darman's other threads is let through: the filter also applies to
+//     the confined thread's own Go code until it has forked the command,
+//     and the Go runtime there preempts goroutines on the other threads
+//     with tgkill(pid, theirs, SIGURG) (it never signals its own thread
+//     but to die); for the command, the scope refuses those;
+//   - the asynchronous-I/O owner, which has the kernel signal the owner
+//     when a file is ready (with F_SETSIG, any signal, SIGKILL too; the
+//     scope lets the owner be a thread of the domain): F_SETOWN naming
+//     the thread or darman, and F_SETOWN_EX, FIOSETOWN and SIOCSPGRP,
+//     whose owner is behind a pointer the filter cannot read.
+//
+// pidfd_send_signal is refused whole, with ENOSYS (as a kernel without it
+// answers, which every program using it must handle; Go's os package then
+// signals its children with kill): the file it signals cannot be read by
+// the filter, and a pidfd of the thread is not only pidfd_open's: a
+// directory /proc/TID of the thread serves as one (it signals the whole
+// process: tested), and on kernels with pidfs file handles, so could one
+// opened by open_by_handle_at.
+//
+// Signals to a process group reach darman only through its group leader,
+// which is outside the domain: the scope refuses them (the commands are
+// in groups of their own). The thread's memory, files and environment in
+// /proc need ptrace access, which darman being non-dumpable refuses.
+type guard struct{ pid, tid uint32 }
+
+// arch is what the filter knows of one architecture's system calls.
+type arch struct {
+	audit                 uint32
+	socket, socketcall    uint32 // 0 when it has none
+	kill, tkill, tgkill   uint32
+	sigqueue, tgsigqueue  uint32 // rt_sigqueueinfo, rt_tgsigqueueinfo
+	fcntl, fcntl64, ioctl uint32 // fcntl64: 0 when it has none
+	prlimit, vhangup      uint32
+	or                    uint32 // x32: ORed into every number
+}
+
+var (
+	archX86_64 = arch{audit: auditArchX86_64, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 129, tgsigqueue: 297, fcntl: 72, ioctl: 16, prlimit: 302, vhangup: 153}
+	// x32 shares the x86_64 audit arch, numbers ORed with x32Bit; a few
+	// calls have x32 numbers of their own (512 and up).
+	archX32   = arch{audit: auditArchX86_64, or: x32Bit, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 524, tgsigqueue: 536, fcntl: 72, ioctl: 514, prlimit: 302, vhangup: 153}
+	archI386  = arch{audit: auditArchI386, socket: 359, socketcall: 102, kill: 37, tkill: 238, tgkill: 270, sigqueue: 178, tgsigqueue: 335, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 340, vhangup: 111}
+	archArm64 = arch{audit: auditArchAarch64, socket: 198, kill: 129, tkill: 130, tgkill: 131, sigqueue: 138, tgsigqueue: 240, fcntl: 25, ioctl: 29, prlimit: 261, vhangup: 58}
+	archArm   = arch{audit: auditArchArm, socket: 281, kill: 37, tkill: 238, tgkill: 268, sigqueue: 178, tgsigqueue: 363, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 369, vhangup: 111}
+)
+
+// rules are the system calls of ar the filter looks into.
+func (ar arch) rules(families []uint32, g guard) []rule {
+	or := ar.or
+	var rs []rule
+	add := func(nr uint32, to int) {
+		if nr != 0 {
+			rs = append(rs, rule{nr | or, to})
+		}
 	}
-	var native, socketNr uint32
-	switch runtime.GOARCH {
+	if len(families) > 0 {
+		add(ar.socket, lSock)
+		add(ar.socketcall, lDeny) // its arguments cannot be looked into
+		add(ioUringNr, lDeny)
+	}
+	add(ar.prlimit, lPrlimit)
+	add(ar.ioctl, lIoctl)
+	add(ar.vhangup, lEperm)
+	if g.tid != 0 {
+		add(ar.kill, lPid0)
+		add(ar.sigqueue, lPid0)
+		add(pidfdOpen, lPid0)
+		add(ar.tkill, lTid0)
+		add(ar.tgkill, lTid1)
+		add(ar.tgsigqueue, lTid1)
+		add(pidfdSend, lEnosys)
+		add(ar.fcntl, lFcntl)
+		add(ar.fcntl64, lFcntl)
+	}
+	return rs
+}
+
+// filter returns the program for this machine, or nil when its
+// architecture is not one the filter knows.
+func filter(families []uint32, g guard) []syscall.SockFilter {
+	return program(runtime.GOARCH, families, g)
+}
+
+// program is filter for a Go architecture.
+func program(goarch string, families []uint32, g guard) []syscall.SockFilter {
+	var native, compat arch
+	switch goarch {
 	case "amd64":
-		native, socketNr = auditArchX86_64, 41
+		native, compat = archX86_64, archI386
 	case "arm64":
-		native, socketNr = auditArchAarch64, 198
+		native, compat = archArm64, archArm
 	default:
 		return nil
 	}
-	const ioUringSetup = 425
-	a := asm{ins: make([]syscall.SockFilter, 0, 24), fix: make([]fixup, 0, 16)}
+	a := asm{ins: make([]syscall.SockFilter, 0, 96), fix: make([]fixup, 0, 64)}
 	a.ld(offArch)
-	a.jeq(native, next, lCompat)
+	a.jeq(native.audit, next, lCompat)
 	a.ld(offNr)
-	a.jeq(socketNr, lSock, next)
-	if runtime.GOARCH == "amd64" {
-		a.jeq(socketNr|x32Bit, lSock, next)
-		a.jeq(ioUringSetup|x32Bit, lDeny, next)
+	if goarch == "amd64" {
+		a.jset(x32Bit, lX32, next)
 	}
-	a.jeq(ioUringSetup, lDeny, lAllow)
+	a.dispatch(native.rules(families, g))
+	if goarch == "amd64" {
+		a.label(lX32)
+		a.dispatch(archX32.rules(families, g))
+	}
 
-	// 32-bit system calls from a 64-bit process: socketcall cannot be
-	// looked into, so it is refused whole.
+	// 32-bit system calls from a 64-bit process.
 	a.label(lCompat)
-	switch runtime.GOARCH {
-	case "amd64":
-		a.jeq(auditArchI386, next, lAllow)
-		a.ld(offNr)
-		a.jeq(102, lDeny, next) // socketcall
-		a.jeq(359, lSock, next) // socket
-		a.jeq(ioUringSetup, lDeny, lAllow)
-	case "arm64":
-		a.jeq(auditArchArm, next, lAllow)
-		a.ld(offNr)
-		a.jeq(281, lSock, next) // socket
-		a.jeq(ioUringSetup, lDeny, lAllow)
-	}
+	a.jeq(compat.audit, next, lAllow)
+	a.ld(offNr)
+	a.dispatch(compat.rules(families, g))
 
 	a.label(lSock)
-	a.ld(offArg0)
-	for i, f := range families {
-		to := next
-		if i == len(families)-1 {
-			to = lAllow
-		}
-		a.jeq(f, lDeny, to)
+	a.ld(argLo(0))
+	for _, f := range families {
+		a.jeq(f, lDeny, next)
 	}
+	a.ret(retAllow)
+
+	// prlimit64(pid, resource, new, old): a pid other than 0 (the caller)
+	// with new limits.
+	a.label(lPrlimit)
+	a.ld(argLo(0))
+	a.jeq(0, lAllow, next)
+	a.ld(argLo(2))
+	a.jeq(0, next, lEperm)
+	a.ld(argHi(2))
+	a.jeq(0, lAllow, lEperm)
+
+	if g.tid != 0 {
+		a.label(lPid0)
+		a.ld(argLo(0))
+		a.jeq(g.tid, lEperm, next)
+		a.jeq(g.pid, lEperm, lAllow)
+
+		a.label(lTid0)
+		a.ld(argLo(0))
+		a.jeq(g.tid, lEperm, lAllow)
+
+		a.label(lTid1)
+		a.ld(argLo(1))
+		a.jeq(g.tid, lEperm, lAllow)
+
+		a.label(lFcntl)
+		a.ld(argLo(1))
+		a.jeq(fSetownEx, lEperm, next)
+		a.jeq(fSetown, next, lAllow)
+		a.ld(argLo(2))
+		a.jeq(g.tid, lEperm, next)
+		a.jeq(g.pid, lEperm, lAllow)
+
+	}
+
+	// ioctl(fd, request): typing into the terminal, and with a guard the
+	// socket owner.
+	a.label(lIoctl)
+	a.ld(argLo(1))
+	a.jeq(tiocsti, lEperm, next)
+	a.jeq(tioclinux, lEperm, next)
+	if g.tid != 0 {
+		a.jeq(fioSetown, lEperm, next)
+		a.jeq(siocSpgrp, lEperm, next)
+	}
+	a.ret(retAllow)
+
 	a.label(lAllow)
 	a.ret(retAllow)
 	a.label(lDeny)
 	a.ret(retDeny)
+	a.label(lEperm)
+	a.ret(retEperm)
+	a.label(lEnosys)
+	a.ret(retEnosys)
 	return a.done()
 }
 

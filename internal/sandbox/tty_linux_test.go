@@ -1,0 +1,113 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// ttyVictimEnv, set to the script's path, makes the test binary a process
+// with a controlling terminal that starts the hostile command in-thread.
+const ttyVictimEnv = "DARMAN_TEST_TTY_VICTIM"
+
+// TestCommandCannotTypeIntoItsTerminal: a command shares darman's
+// controlling terminal (its own process group, the same session), and a
+// line it typed there with TIOCSTI would be read by the user's shell once
+// darman exits, outside the sandbox; a vhangup of it would have the
+// kernel send SIGHUP to darman. Confined in-thread and through the
+// helper's command line, the command types nothing (the terminal's input
+// queue stays empty) and hangs nothing up (the process whose terminal it
+// is lives).
+func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not on PATH")
+	}
+	f := newFixture(t, Options{})
+	script, err := filepath.Abs(filepath.Join("testdata", "type_into_tty.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env, err := f.sb.CommandLine([]string{"python3", script}, Request{Root: f.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper := exec.Command(argv[0], argv[1:]...)
+	helper.Env = os.Environ()
+	for k, v := range env {
+		helper.Env = append(helper.Env, k+"="+v)
+	}
+	victim := exec.Command(os.Args[0], "-test.run=^TestTTYVictim$", "-test.v")
+	victim.Env = append(os.Environ(), ttyVictimEnv+"="+script)
+	for _, c := range []struct {
+		name string
+		cmd  *exec.Cmd
+	}{{"in-thread", victim}, {"helper", helper}} {
+		t.Run(c.name, func(t *testing.T) {
+			slave := openPTY(t)
+			var out bytes.Buffer
+			c.cmd.Stdin, c.cmd.Stdout, c.cmd.Stderr = slave, &out, &out
+			c.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			if err := c.cmd.Run(); err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			if !strings.Contains(out.String(), "TYPED-") {
+				t.Fatalf("the command did not run:\n%s", out.String())
+			}
+			var queued int32
+			if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, slave.Fd(), syscall.TIOCINQ, uintptr(unsafe.Pointer(&queued))); e != 0 {
+				t.Fatal(e)
+			}
+			if strings.Contains(out.String(), "HUNG-UP\n") && !strings.Contains(out.String(), "NOT-HUNG-UP") {
+				t.Errorf("the command hung its terminal up:\n%s", out.String())
+			}
+			if queued != 0 || strings.Contains(out.String(), "TYPED-A-LINE") {
+				t.Errorf("the command typed %d bytes into its terminal:\n%s", queued, out.String())
+			}
+		})
+	}
+}
+
+// TestTTYVictim is the process of TestCommandCannotTypeIntoItsTerminal
+// whose terminal the command shares.
+func TestTTYVictim(t *testing.T) {
+	script := os.Getenv(ttyVictimEnv)
+	if script == "" {
+		t.Skip("run by TestCommandCannotTypeIntoItsTerminal")
+	}
+	f := newFixture(t, Options{ReadableDirs: []string{filepath.Dir(script)}})
+	var out bytes.Buffer
+	f.startInThread(t, Request{}, "python3 "+script, &out).Wait()
+	os.Stdout.Write(out.Bytes())
+}
+
+// openPTY opens a new pseudo-terminal and returns its slave side; the
+// master is closed with the test.
+func openPTY(t *testing.T) *os.File {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { master.Close() })
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Fatal(e)
+	}
+	var n uint32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		t.Fatal(e)
+	}
+	slave, err := os.OpenFile("/dev/pts/"+itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { slave.Close() })
+	return slave
+}
