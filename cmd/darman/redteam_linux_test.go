@@ -21,9 +21,6 @@ import (
 func TestRedTeamThroughDarmansThread(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
-	// No protected path: the command needs no namespace, so darman
-	// confines a thread of its own rather than running the helper.
-	os.RemoveAll(filepath.Join(e.workspace, ".git"))
 	hostile := []string{
 		`for t in /proc/$PPID/task/*; do tr '\0' '\n' < $t/environ; done; tr '\0' '\n' < /proc/$PPID/environ; echo TRIED-ENVIRON`,
 		`for t in /proc/$PPID/task/*; do (exec 4< $t/mem && echo MEM""-OPENED $t); done; echo TRIED-MEM`,
@@ -44,19 +41,8 @@ for t in os.listdir("/proc/%d/task" % ppid):
             pass
 ' $PPID; echo TRIED-FD`,
 	}
-	var steps []llmtest.Step
-	for _, c := range hostile {
-		steps = append(steps, llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, map[string]string{"command": c}))}})
-	}
-	steps = append(steps, llmtest.Step{Text: "done"})
-	srv := e.withModel(t, llmtest.Script{Steps: steps})
-	// darman.json is a protected path too: the config goes to the user's.
-	cfg := filepath.Join(e.workspace, "darman.json")
-	b, _ := os.ReadFile(cfg)
-	os.Remove(cfg)
-	e.write(filepath.Join(e.home, ".config", "darman", "config.json"), string(b))
 	e.vars = append(e.vars, "SECRET_TOKEN="+envSecret)
-	out, errs, code := e.run("run", "--allow", "bash:*", "--allow", "external_directory", "look around")
+	srv, out, errs, code := runHostile(t, e, hostile, "done")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
@@ -83,4 +69,26 @@ for t in os.listdir("/proc/%d/task" % ppid):
 			t.Errorf("%s reached the output or the model", leak)
 		}
 	}
+}
+
+// runHostile runs one `darman run` turn in the workspace, without its
+// .git (no protected path, so darman confines a thread of its own rather
+// than running the helper), in which the scripted model calls bash once
+// for each of hostile, every call allowed, and then says final.
+func runHostile(t *testing.T, e *env, hostile []string, final string) (srv *llmtest.Server, stdout, stderr string, code int) {
+	t.Helper()
+	os.RemoveAll(filepath.Join(e.workspace, ".git"))
+	var steps []llmtest.Step
+	for _, c := range hostile {
+		steps = append(steps, llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, map[string]string{"command": c}))}})
+	}
+	steps = append(steps, llmtest.Step{Text: final})
+	srv = e.withModel(t, llmtest.Script{Steps: steps})
+	// darman.json is a protected path too: the config goes to the user's.
+	cfg := filepath.Join(e.workspace, "darman.json")
+	b, _ := os.ReadFile(cfg)
+	os.Remove(cfg)
+	e.write(filepath.Join(e.home, ".config", "darman", "config.json"), string(b))
+	stdout, stderr, code = e.run("run", "--allow", "bash:*", "--allow", "external_directory", "look around")
+	return srv, stdout, stderr, code
 }

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
 // TestRedTeamCannotKillDarmanThroughItsThread: darman starts a command
@@ -27,9 +25,6 @@ func TestRedTeamCannotKillDarmanThroughItsThread(t *testing.T) {
 		t.Skip("python3 is not on PATH: the raw system calls need it")
 	}
 	e := newEnv(t)
-	// No protected path: the command needs no namespace, so darman
-	// confines a thread of its own rather than running the helper.
-	os.RemoveAll(filepath.Join(e.workspace, ".git"))
 	script, err := os.ReadFile(filepath.Join("..", "..", "internal", "sandbox", "testdata", "signal_darman.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,18 +35,7 @@ func TestRedTeamCannotKillDarmanThroughItsThread(t *testing.T) {
 		`for t in /proc/$PPID/task/*; do kill -9 ${t##*/}; done; kill -9 -$PPID; kill -STOP $PPID; echo TRIED-BASH-KILL`,
 		`sleep 100 & kill -9 $!; wait $!; echo CHILD-KILLED $?; timeout 1 sleep 5; echo TIMEOUT $?`,
 	}
-	var steps []llmtest.Step
-	for _, c := range hostile {
-		steps = append(steps, llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, map[string]string{"command": c}))}})
-	}
-	steps = append(steps, llmtest.Step{Text: "TURN-FINISHED"})
-	srv := e.withModel(t, llmtest.Script{Steps: steps})
-	// darman.json is a protected path too: the config goes to the user's.
-	cfg := filepath.Join(e.workspace, "darman.json")
-	b, _ := os.ReadFile(cfg)
-	os.Remove(cfg)
-	e.write(filepath.Join(e.home, ".config", "darman", "config.json"), string(b))
-	out, errs, code := e.run("run", "--allow", "bash:*", "--allow", "external_directory", "look around")
+	srv, out, errs, code := runHostile(t, e, hostile, "TURN-FINISHED")
 	if code != 0 {
 		t.Fatalf("darman did not survive: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 	}
