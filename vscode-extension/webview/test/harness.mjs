@@ -141,11 +141,29 @@ export async function open(browser, origin, { theme } = {}) {
   const h = {
     page: p,
     errors,
-    // send delivers host messages the way VS Code does: window message events.
+    // send delivers host messages the way VS Code does, window message
+    // events, and returns once the panel has handled them: it takes them
+    // in the animation frame after they arrive (or 250 ms later when it
+    // gets no frames), so a mark posted after them, and a frame after the
+    // mark, come after that. Reading the page before then raced the
+    // panel on a loaded machine.
     async send(...messages) {
-      await p.evaluate((ms) => {
-        for (const m of ms) window.postMessage(m, "*");
-      }, messages);
+      await p.evaluate(
+        (ms) =>
+          new Promise((resolve) => {
+            const mark = `darman-test-mark-${Math.random()}`;
+            const on = (e) => {
+              if (e.data !== mark) return;
+              window.removeEventListener("message", on);
+              const timer = setTimeout(resolve, 300);
+              requestAnimationFrame(() => setTimeout(() => (clearTimeout(timer), resolve()), 0));
+            };
+            window.addEventListener("message", on);
+            for (const m of ms) window.postMessage(m, "*");
+            window.postMessage(mark, "*");
+          }),
+        messages,
+      );
     },
     async update(sessionId, ...updates) {
       await h.send(...updates.map((update) => ({ type: "update", sessionId, update })));
