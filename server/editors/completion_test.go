@@ -96,11 +96,17 @@ func newCompletionWorkspace(t *testing.T, items, stall bool) *completionWorkspac
 			return llmtest.Step{Text: suggestion}
 		}
 		os.WriteFile(filepath.Join(home, "stalled"), nil, 0o644)
+		// The stalled answer ends when darman closes the connection (the
+		// server closes ClientGone, then Done) or when the server stops
+		// (Done alone). Not a select on both: on a loaded machine this
+		// goroutine may first run after both are closed, and a select
+		// then picks either, missing darman's close half the time.
 		go func() {
+			<-c.Done()
 			select {
 			case <-c.ClientGone():
 				os.WriteFile(filepath.Join(home, "gone"), nil, 0o644)
-			case <-c.Done():
+			default:
 			}
 		}()
 		return llmtest.Step{Text: suggestion, Faults: []llmtest.Fault{{Kind: llmtest.FaultStall}}}
@@ -118,7 +124,16 @@ func newCompletionWorkspace(t *testing.T, items, stall bool) *completionWorkspac
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"GOTOOLCHAIN=local",
 		"GOPROXY=off",
+		// darman's log, shown when the test fails.
+		"DARMAN_LOG_LEVEL=debug",
+		"DARMAN_LOG_FILE=" + filepath.Join(home, "darman.log"),
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(home, "darman.log"))
+			t.Logf("darman's log:\n%s", b)
+		}
+	})
 	return &completionWorkspace{root: root, home: home, model: model, env: env}
 }
 
