@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -217,11 +216,8 @@ func joinDetails(arrays []string) []byte {
 // jsonString encodes s as a JSON string without the HTML escaping of
 // json.Marshal, so the text goes back as the server sent it.
 func jsonString(s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	b, _ := encodeJSON(s) // a string always encodes
+	return b
 }
 
 // applyPatches sets the fields on the encoded request. The values go in as
