@@ -40,8 +40,7 @@ func TestCommandCannotSignalItsThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSignalVictim$", "-test.v")
-	cmd.Env = append(os.Environ(), victimEnv+"="+script)
+	cmd := victim("TestSignalVictim", victimEnv, script)
 	// A group of its own, as darman has in a terminal: kill -PGID aims at
 	// it alone.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -70,11 +69,7 @@ func TestCommandCannotSignalItsThread(t *testing.T) {
 
 // TestSignalVictim is the victim of TestCommandCannotSignalItsThread.
 func TestSignalVictim(t *testing.T) {
-	script := os.Getenv(victimEnv)
-	if script == "" {
-		t.Skip("run by TestCommandCannotSignalItsThread")
-	}
-	f := newFixture(t, Options{ReadableDirs: []string{filepath.Dir(script)}})
+	script, f := asVictim(t, victimEnv, "TestCommandCannotSignalItsThread")
 	secret := []byte("VICTIM" + "-SECRET-" + fmt.Sprint(os.Getpid()))
 	before := procState(t)
 	bash := strings.Join([]string{
@@ -111,4 +106,23 @@ func procState(t *testing.T) string {
 		}
 	}
 	return s
+}
+
+// victim runs this test binary again as the process a test attacks: only
+// its test named test, with env set to the attack script's path.
+func victim(test, env, script string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env+"="+script)
+	return cmd
+}
+
+// asVictim is the victim's side: the script's path and a fixture that
+// may read it; the test skips unless by started it.
+func asVictim(t *testing.T, env, by string) (string, *fixture) {
+	t.Helper()
+	script := os.Getenv(env)
+	if script == "" {
+		t.Skip("run by " + by)
+	}
+	return script, newFixture(t, Options{ReadableDirs: []string{filepath.Dir(script)}})
 }

@@ -43,12 +43,11 @@ func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
 	for k, v := range env {
 		helper.Env = append(helper.Env, k+"="+v)
 	}
-	victim := exec.Command(os.Args[0], "-test.run=^TestTTYVictim$", "-test.v")
-	victim.Env = append(os.Environ(), ttyVictimEnv+"="+script)
+	ttyVictim := victim("TestTTYVictim", ttyVictimEnv, script)
 	for _, c := range []struct {
 		name string
 		cmd  *exec.Cmd
-	}{{"in-thread", victim}, {"helper", helper}} {
+	}{{"in-thread", ttyVictim}, {"helper", helper}} {
 		t.Run(c.name, func(t *testing.T) {
 			slave := openPTY(t)
 			var out bytes.Buffer
@@ -77,11 +76,7 @@ func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
 // TestTTYVictim is the process of TestCommandCannotTypeIntoItsTerminal
 // whose terminal the command shares.
 func TestTTYVictim(t *testing.T) {
-	script := os.Getenv(ttyVictimEnv)
-	if script == "" {
-		t.Skip("run by TestCommandCannotTypeIntoItsTerminal")
-	}
-	f := newFixture(t, Options{ReadableDirs: []string{filepath.Dir(script)}})
+	script, f := asVictim(t, ttyVictimEnv, "TestCommandCannotTypeIntoItsTerminal")
 	var out bytes.Buffer
 	f.startInThread(t, Request{}, "python3 "+script, &out).Wait()
 	os.Stdout.Write(out.Bytes())
