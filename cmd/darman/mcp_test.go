@@ -564,6 +564,12 @@ func tracingProxy(target *neturl.URL) (*httptest.Server, *proxyTrace) {
 		ErrorLog:      log.New(tr, "proxy: ", 0),
 	}
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The Transport may still be reading the request's body (to its
+		// EOF) when the answer's first bytes are passed on; Go's HTTP/1
+		// server refuses body reads once the response has begun unless
+		// told otherwise, and the Transport then closed the upstream
+		// connection mid-answer (persistConn.writeLoop).
+		http.NewResponseController(w).EnableFullDuplex()
 		sw := &statusWriter{ResponseWriter: w}
 		begin := time.Now()
 		fmt.Fprintf(tr, "-> %s session=%q last-event-id=%q", r.Method, r.Header.Get("Mcp-Session-Id"), r.Header.Get("Last-Event-ID"))
