@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,13 +33,8 @@ func startCompletion(t *testing.T, script llmtest.Script, keys string, initOptio
 	e := newEnv(t)
 	// The document is Go: darman's gopls (the definitions around the
 	// cursor) runs go list, which would fill a build cache in the test's
-	// home, and writes its own file cache (under the user cache dir) in
-	// the background: either could still be writing there when the test
-	// removes it. Both go to the machine's caches, as GoplsHome does.
+	// home and could still be writing there when the test removes it.
 	e.vars = append(e.vars, testenv.GoCaches(t)...)
-	if cache, err := os.UserCacheDir(); err == nil {
-		e.vars = append(e.vars, "XDG_CACHE_HOME="+cache)
-	}
 	testenv.TelemetryOff(t, e.home)
 	srv := llmtest.Start(t, script)
 	for rel, content := range files {
