@@ -81,7 +81,7 @@ func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.W
 }
 
 // runLSP starts cmd, a darman lsp on its stdio, with a client on its pipes;
-// the process is killed when the test ends.
+// when the test ends, its input is closed and it must exit.
 func runLSP(t *testing.T, cmd *exec.Cmd) (*lspClient, io.WriteCloser, *testenv.Buffer) {
 	t.Helper()
 	stdin, err := cmd.StdinPipe()
@@ -98,8 +98,20 @@ func runLSP(t *testing.T, cmd *exec.Cmd) (*lspClient, io.WriteCloser, *testenv.B
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
+		// The way an editor goes: its end of the pipe closes, and darman
+		// stops what it started and exits. Killing it instead would leave
+		// what it started (a language server, a git) running, writing in
+		// the test's home while the test removes it.
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("darman lsp did not exit within 10 s of its input ending; killed")
+			cmd.Process.Kill()
+			<-done
+		}
 	})
 	return newLSPClient(t, pipes{stdin, stdout}), stdin, stderr
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/internal/sandbox"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // The tests run the real binary, built once, as a user would: in a fresh
@@ -59,7 +60,7 @@ type env struct {
 }
 
 func newEnv(t *testing.T) *env {
-	home := t.TempDir()
+	home := testenv.TempDir(t)
 	ws := filepath.Join(home, "project")
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	e := &env{t: t, home: home, workspace: ws}
