@@ -74,31 +74,46 @@ func TestRunHookAllowLeavesTheUsersAskRulesToTheUser(t *testing.T) {
 			}
 			e.write(".claude/settings.json", allowEverything)
 			e.write(".darman/agent/careful.md", careful)
-			out, errs, code := e.run(append(append([]string{"run"}, c.args...), "make a marker")...)
-			if code != 0 {
-				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
-			}
-			for _, f := range c.made {
-				_, err := os.Stat(filepath.Join(e.workspace, f))
-				if ran := err == nil; ran != c.ran {
-					t.Errorf("%s made: %v, want %v\nstderr: %s", f, ran, c.ran, errs)
-				}
-			}
-			calls := srv.ModelCalls()
-			if len(calls) != 2 {
-				t.Fatalf("%d model calls\nstderr: %s", len(calls), errs)
-			}
-			for _, want := range c.model {
-				if !strings.Contains(string(calls[1].Body), want) {
-					t.Errorf("the model does not read %q:\n%s", want, calls[1].Body)
-				}
-			}
-			for _, want := range c.user {
-				if !strings.Contains(errs, want) {
-					t.Errorf("darman run does not tell the user %q:\n%s", want, errs)
-				}
-			}
+			runOneCall(t, e, srv, c.args, runOutcome{made: c.made, ran: c.ran, model: c.model, user: c.user})
 		})
+	}
+}
+
+// runOutcome is what a darman run turn of one tool call left.
+type runOutcome struct {
+	made  []string // files the call makes when it runs
+	ran   bool
+	model []string // what the model reads in the call's result
+	user  []string // what darman run tells the user
+}
+
+// runOneCall runs a darman run turn whose model makes one tool call and
+// then answers, with args as its flags, and checks what it left.
+func runOneCall(t *testing.T, e *env, srv *llmtest.Server, args []string, want runOutcome) {
+	t.Helper()
+	out, errs, code := e.run(append(append([]string{"run"}, args...), "make a marker")...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	for _, f := range want.made {
+		_, err := os.Stat(filepath.Join(e.workspace, f))
+		if ran := err == nil; ran != want.ran {
+			t.Errorf("%s made: %v, want %v\nstderr: %s", f, ran, want.ran, errs)
+		}
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 2 {
+		t.Fatalf("%d model calls\nstderr: %s", len(calls), errs)
+	}
+	for _, w := range want.model {
+		if !strings.Contains(string(calls[1].Body), w) {
+			t.Errorf("the model does not read %q:\n%s", w, calls[1].Body)
+		}
+	}
+	for _, w := range want.user {
+		if !strings.Contains(errs, w) {
+			t.Errorf("darman run does not tell the user %q:\n%s", w, errs)
+		}
 	}
 }
 
