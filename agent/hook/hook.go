@@ -25,8 +25,9 @@ const (
 	// Exit 2, decision "block" or permissionDecision "deny" stops the
 	// call, the reason being its result for the model; "ask" asks the
 	// user (permission hook); "allow" answers the call's permission
-	// questions, where no one can be asked too, but never a rule's denial
-	// nor a protected path's question (agent/session).
+	// questions, where no one can be asked too, but never a rule's denial,
+	// a protected path's question, nor a question the user's own ask rule
+	// asks (agent/session; permission.Request.AskedBy).
 	PreToolUse Event = "PreToolUse"
 	// PostToolUse: after a tool call ran. Exit 2 or decision "block" adds
 	// the reason to what the model reads of the result; additionalContext

@@ -45,6 +45,12 @@ type Request struct {
 	// to show ("always allow git status *"). Empty when the subjects cannot
 	// be granted for good; "always" then counts once.
 	Suggest []string
+	// AskedBy are the user's own ask rules (see Rule.Default) that ask
+	// some of Patterns, each once: the question is then the user's to
+	// answer, whatever a PreToolUse hook said of the call, as in Claude
+	// Code, where a hook's allow does not override an ask rule. Empty when
+	// only darman's caution asks (its defaults, or no rule).
+	AskedBy []Rule
 }
 
 // Answer is the human's choice. The values mirror ACP's permission option
@@ -109,6 +115,9 @@ type DeniedError struct {
 	// Unattended is set when the call needed an answer and no one could be
 	// asked (a non-interactive session).
 	Unattended bool
+	// AskedBy are the user's ask rules that made an unattended call
+	// need the answer (Request.AskedBy).
+	AskedBy []Rule
 }
 
 func (e *DeniedError) Error() string {
@@ -118,7 +127,11 @@ func (e *DeniedError) Error() string {
 		return "permission denied: " + what + " is denied by the rule " + e.Rule.String() +
 			"; do not retry it, find another way or ask the user to change the rule"
 	case e.Unattended:
-		return "permission denied: " + what + " needs the user's approval, and no one can be asked in this" +
+		why := ""
+		if len(e.AskedBy) > 0 {
+			why = " (the user's own rule " + rulesString(e.AskedBy) + " asks for it)"
+		}
+		return "permission denied: " + what + " needs the user's approval" + why + ", and no one can be asked in this" +
 			" non-interactive session; do not retry it: finish without it, or tell the user which" +
 			" permission rule would allow it"
 	case e.Message != "":
@@ -129,6 +142,16 @@ func (e *DeniedError) Error() string {
 
 // Is makes errors.Is(err, ErrDenied) true.
 func (e *DeniedError) Is(target error) bool { return target == ErrDenied }
+
+// rulesString renders rules for a sentence: `bash "git push *" ask`,
+// joined with "and".
+func rulesString(rules []Rule) string {
+	s := make([]string, len(rules))
+	for i, r := range rules {
+		s[i] = r.String()
+	}
+	return strings.Join(s, " and ")
+}
 
 func quoteAll(ss []string) string {
 	q := make([]string, len(ss))

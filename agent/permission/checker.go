@@ -20,7 +20,9 @@ type Options struct {
 	// judged against it and grants are stored under it.
 	Root string
 	// Rules come from configuration, in order: Defaults, then the global
-	// and project files. nil means no rules, so everything asks.
+	// and project files. nil means no rules, so everything asks. What a
+	// rule not marked Default asks is the user's own question (see
+	// Request.AskedBy).
 	Rules []Rule
 	// Grants keeps "always" answers for later sessions in Root; nil keeps
 	// them for this Checker only.
@@ -63,7 +65,8 @@ type Call struct {
 	Child agent.ID
 	// Rules are decided after the Checker's rules and grants, for this
 	// call alone: the running agent's (agent/agents), so its overrides
-	// and a locked agent's denials win over everything configured.
+	// and a locked agent's denials win over everything configured. Their
+	// asks are the user's own, as the configuration's are.
 	Rules []Rule
 }
 
@@ -374,6 +377,9 @@ func requests(call Call, checks []Check) []Request {
 				r.Reasons = append(r.Reasons, reason)
 			}
 		}
+		if ch.userAsk() && !slices.Contains(r.AskedBy, *ch.Rule) {
+			r.AskedBy = append(r.AskedBy, *ch.Rule)
+		}
 	}
 	return reqs
 }
@@ -414,7 +420,7 @@ func (c *Checker) unattended(req Request) error {
 		c.log.Info("permission: allowed without asking (unattended)", "permission", req.Permission, "subjects", req.Patterns)
 		return nil
 	}
-	return &DeniedError{Permission: req.Permission, Subjects: req.Patterns, Unattended: true}
+	return &DeniedError{Permission: req.Permission, Subjects: req.Patterns, Unattended: true, AskedBy: req.AskedBy}
 }
 
 // grant turns an "always" answer into rules: in force at once for this

@@ -1,7 +1,8 @@
 package permission
 
 // Defaults returns the rules darman starts from; configuration puts them
-// first, so any configured rule overrides them (the last match wins).
+// first, so any configured rule overrides them (the last match wins). They
+// are marked Default: what they ask, a PreToolUse hook's allow may answer.
 //
 // Tools that only look allow: read, glob, grep, list, lsp (language-server
 // queries: diagnostics, symbols, references), skill, todo, task (a subagent
@@ -55,6 +56,9 @@ func Defaults() []Rule {
 		"git status *", "git diff *", "git log *", "git show *",
 	} {
 		rules = append(rules, Rule{Permission: Bash, Pattern: p, Action: Allow})
+	}
+	for i := range rules {
+		rules[i].Default = true
 	}
 	return rules
 }

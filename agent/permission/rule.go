@@ -62,6 +62,13 @@ type Rule struct {
 	Permission string `json:"permission"`
 	Pattern    string `json:"pattern"`
 	Action     Action `json:"action"`
+	// Default marks darman's own rules, those of Defaults. A question one
+	// of them asks, like one no rule decides, is darman's caution, which
+	// a PreToolUse hook's allow may answer; a question a rule without the
+	// mark asks (the configuration's, the command line's, an agent's
+	// permission) is the user's own, which only the user answers (see
+	// Request.AskedBy). It is not stored with a grant.
+	Default bool `json:"-"`
 }
 
 // Validate reports what is wrong with a rule that configuration or a store
@@ -157,6 +164,14 @@ func Explain(rules []Rule, permission, subject string) Verdict {
 		return []Check{c}
 	})
 	return Verdict{Action: combine(checks), Checks: checks, Err: err}
+}
+
+// userAsk reports whether c is asked by one of the user's own ask rules
+// (see Rule.Default). A subject asked by darman's defaults, by no rule,
+// or despite the allow rule that matched it (a dangerous option, a
+// subject no rule may allow) is not.
+func (c *Check) userAsk() bool {
+	return c.Action == Ask && c.Rule != nil && !c.Rule.Default && c.Rule.Action != Allow && c.Rule.Action != Deny
 }
 
 // decide finds the last rule matching one subject.

@@ -344,13 +344,26 @@ func (a *eventAsker) notify(ctx context.Context, req permission.Request) {
 // asked. A protected path's question is not the hook's to answer: only a
 // protected_path rule or the user allows writing the files that make
 // programs run later (the hooks' own settings among them), as Claude
-// Code keeps its critical paths from a hook's allow.
+// Code keeps its critical paths from a hook's allow. Nor is a question
+// the user's own ask rule asks (req.AskedBy), even for one command of
+// many: Claude Code's hook allow does not override ask rules either. The
+// user is told why the hook's allow did not hold, and asked.
 func (a *eventAsker) hookAnswer(req permission.Request) (permission.Reply, bool) {
 	if a.allowed == nil || req.Permission == permission.ProtectedPath {
 		return permission.Reply{}, false
 	}
 	reason, ok := a.allowed(req.CallID)
 	if !ok {
+		return permission.Reply{}, false
+	}
+	if len(req.AskedBy) > 0 {
+		rules := make([]string, len(req.AskedBy))
+		for i, r := range req.AskedBy {
+			rules[i] = r.String()
+		}
+		a.bus.Publish(agent.Event{Kind: agent.EventNotice, SessionID: a.session, Text: "A PreToolUse hook allowed " + req.Permission + " " +
+			strings.Join(req.Patterns, ", ") + ", but your rule " + strings.Join(rules, " and ") +
+			" asks you: a hook's allow does not answer your own ask rules"})
 		return permission.Reply{}, false
 	}
 	text := "A PreToolUse hook allowed " + req.Permission + " " + strings.Join(req.Patterns, ", ")

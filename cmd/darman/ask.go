@@ -38,7 +38,9 @@ func (g grantStore) AddGrants(ctx context.Context, workspace string, rules []per
 }
 
 // rules are the permission rules in force: darman's defaults, then the
-// configuration's, then the command line's.
+// configuration's, then the command line's. Only the defaults are marked
+// permission.Rule.Default: what the others ask is the user's own question,
+// which a PreToolUse hook's allow does not answer.
 func rules(cfg config.Config, extra []permission.Rule) []permission.Rule {
 	out := permission.Defaults()
 	for _, r := range cfg.Permission {

@@ -49,28 +49,7 @@ func TestRunHookAllowAnswersWithoutATerminal(t *testing.T) {
 			if c.settings != "" {
 				e.write(".claude/settings.json", c.settings)
 			}
-			out, errs, code := e.run(append(append([]string{"run"}, c.args...), "make a marker")...)
-			if code != 0 {
-				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
-			}
-			_, err := os.Stat(filepath.Join(e.workspace, "marker"))
-			if ran := err == nil; ran != c.ran {
-				t.Fatalf("marker made: %v, want %v\nstderr: %s", ran, c.ran, errs)
-			}
-			calls := srv.ModelCalls()
-			if len(calls) != 2 {
-				t.Fatalf("%d model calls\nstderr: %s", len(calls), errs)
-			}
-			for _, want := range c.model {
-				if !strings.Contains(string(calls[1].Body), want) {
-					t.Errorf("the model does not read %q:\n%s", want, calls[1].Body)
-				}
-			}
-			for _, want := range c.user {
-				if !strings.Contains(errs, want) {
-					t.Errorf("darman run does not tell the user %q:\n%s", want, errs)
-				}
-			}
+			runOneCall(t, e, srv, c.args, runOutcome{made: []string{"marker"}, ran: c.ran, model: c.model, user: c.user})
 		})
 	}
 }
