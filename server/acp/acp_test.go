@@ -400,6 +400,42 @@ func (echoTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (
 	return tool.Result{Output: string(input)}, nil
 }
 
+// TestAcceptEditsLeavesTheUsersAskRulesToTheUser: accept_edits answers
+// darman's own question about an edit, not the one the user's rule asks;
+// that one reaches the client, whose answer decides.
+func TestAcceptEditsLeavesTheUsersAskRulesToTheUser(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("write", `{"path":"notes.txt","content":"n\n"}`)}}, {Text: "written"},
+			{ToolCalls: []llmtest.ToolCall{call("write", `{"path":"secret.txt","content":"s\n"}`)}}, {Text: "refused"},
+		}},
+		rules: append(permission.Defaults(), permission.Rule{Permission: permission.Edit, Pattern: "secret*", Action: permission.Ask}),
+		answer: func(method string, params json.RawMessage) (any, error) {
+			if method == "session/request_permission" {
+				return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": string(permission.RejectOnce)}}, nil
+			}
+			return defaultAnswer(method, params)
+		},
+	})
+	id := e.newSession()
+	var empty map[string]any
+	e.client.MustCall("session/set_mode", map[string]any{"sessionId": id, "modeId": "accept_edits"}, &empty)
+	e.prompt(id, "write the notes")
+	if b, err := os.ReadFile(filepath.Join(e.root, "notes.txt")); err != nil || string(b) != "n\n" {
+		t.Errorf("accept_edits did not answer darman's own question: notes.txt %q %v", b, err)
+	}
+	if asks := e.client.All("session/request_permission"); len(asks) != 0 {
+		t.Fatalf("accept_edits asked about notes.txt: %d questions", len(asks))
+	}
+	e.prompt(id, "write the secret")
+	if _, err := os.Stat(filepath.Join(e.root, "secret.txt")); err == nil {
+		t.Error("accept_edits answered the user's own ask rule: secret.txt was written")
+	}
+	if asks := e.client.All("session/request_permission"); len(asks) != 1 {
+		t.Errorf("the user's ask rule reached the client %d times, want 1", len(asks))
+	}
+}
+
 // TestModesDecideOpenQuestions: accept_edits writes without asking,
 // read_only neither asks nor writes; the model option changes the
 // session's model.

@@ -141,7 +141,9 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 	case modeReadOnly:
 		return permission.Reply{Answer: permission.RejectOnce, Message: "the session is in read-only mode; tell the user what you would do instead"}, nil
 	case modeAcceptEdits:
-		if req.Permission == permission.Edit || req.Permission == permission.Write {
+		// The mode answers darman's own caution about edits, not the
+		// user's rule asking for them (Request.AskedBy).
+		if (req.Permission == permission.Edit || req.Permission == permission.Write) && len(req.AskedBy) == 0 {
 			return permission.Reply{Answer: permission.AllowOnce}, nil
 		}
 	}
