@@ -59,7 +59,7 @@ func TestRunHookAllowLeavesTheUsersAskRulesToTheUser(t *testing.T) {
 			user:  []string{`your rule bash "touch marker*" ask asks you`, `--allow "bash:mkdir made"`, `--allow "bash:touch marker"`}},
 		{name: "an agent file's ask", args: []string{"--agent", "careful"}, command: "touch marker", made: []string{"marker"},
 			model: []string{`the user's own rule bash \"touch marker*\" ask asks for it`},
-			user:  []string{`your rule bash "touch marker*" ask asks you`}},
+			user:  []string{`your rule bash "touch marker*" ask asks you`, `not one in an agent file, which must be changed there`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ type refusals struct {
 	mu       sync.Mutex
 	subjects []string // "permission \"subject\"", in order, once each
 	flags    []string
+	askedBy  []string // the user's own ask rules that asked, once each
 }
 
 // add is session.Options.Refused.
@@ -32,6 +33,11 @@ func (r *refusals) add(_ agent.ID, req permission.Request) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, rule := range req.AskedBy {
+		if s := rule.String(); !slices.Contains(r.askedBy, s) {
+			r.askedBy = append(r.askedBy, s)
+		}
+	}
 	for _, s := range req.Patterns {
 		subject := req.Permission + " " + strconv.Quote(s)
 		if slices.Contains(r.subjects, subject) {
@@ -52,6 +58,12 @@ func (r *refusals) tell(w io.Writer) {
 	}
 	fmt.Fprintf(w, "darman: refused, as there is no terminal to ask: %s; allow it for a run with %s, or with a permission rule in the configuration\n",
 		strings.Join(r.subjects, ", "), strings.Join(r.flags, " "))
+	if len(r.askedBy) > 0 {
+		// An agent's rules are applied after the flags: a flag does not
+		// override them.
+		fmt.Fprintf(w, "darman: your own rule %s asked; an --allow flag overrides a rule in the configuration, not one in an agent file, which must be changed there\n",
+			strings.Join(r.askedBy, " and "))
+	}
 }
 
 // allowFlag is the --allow flag that allows permission on subject.
