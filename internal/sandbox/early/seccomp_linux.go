@@ -199,11 +199,13 @@ type rule struct {
 //     the whole process, and the permission is checked on the thread);
 //   - the thread-directed ones aimed at the thread: tkill(tid),
 //     tgkill(any, tid), rt_tgsigqueueinfo(any, tid). tgkill(pid, tid) of
-//     darman's other threads is let through: the filter also applies to
-//     the confined thread's own Go code until it has forked the command,
-//     and the Go runtime there preempts goroutines on the other threads
-//     with tgkill(pid, theirs, SIGURG) (it never signals its own thread
-//     but to die); for the command, the scope refuses those;
+//     darman's other threads with SIGURG is let through (with any other
+//     signal it is refused, below): the filter also applies to the
+//     confined thread's own Go code until it has forked the command, and
+//     the Go runtime there preempts goroutines on the other threads with
+//     tgkill(pid, theirs, SIGURG) (it never signals its own thread but to
+//     die); for the command, the scope refuses those, and a SIGURG the
+//     runtime takes for a preemption request does nothing else;
 //   - the asynchronous-I/O owner, which has the kernel signal the owner
 //     when a file is ready (with F_SETSIG, any signal, SIGKILL too; the
 //     scope lets the owner be a thread of the domain): F_SETOWN naming
@@ -220,7 +222,7 @@ type rule struct {
 //
 // Signals to a process group reach darman only through its group leader,
 // which is outside the domain: the scope refuses them (the commands are
-// in groups of their own). The thread's memory, files and environment in
+// in sessions, and so groups, of their own). The thread's memory, files and environment in
 // /proc need ptrace access, which darman being non-dumpable refuses.
 //
 // The same filter keeps the command from slowing darman down as any
