@@ -30,9 +30,13 @@ func envPolicy(cfg config.Config) childenv.Policy {
 }
 
 // childEnviron is the environment of every process darman starts for
-// others: bash commands, MCP stdio servers, language servers.
+// others: bash commands, MCP stdio servers, language servers. What it
+// leaves out for being secret is first wiped from darman's own environment
+// block too (see childenv.Scrub), where a command could read it.
 func childEnviron(cfg config.Config) []string {
-	return childenv.Filter(os.Environ(), envPolicy(cfg))
+	p := envPolicy(cfg)
+	childenv.Scrub(p)
+	return childenv.Filter(os.Environ(), p)
 }
 
 // diagnoseChildEnv reports which of darman's variables the processes it
@@ -61,4 +65,18 @@ func diagnoseChildEnv(r *report, cfg config.Config) {
 		detail += "; kept by shell.env.keep: " + strings.Join(p.Keep, ", ")
 	}
 	r.add("environment", "child processes", "ok", detail)
+	diagnoseEnvBlock(r, p)
+}
+
+// diagnoseEnvBlock reports which variables darman wiped from its own
+// environment block, which other processes read (by name).
+func diagnoseEnvBlock(r *report, p childenv.Policy) {
+	childenv.Scrub(p)
+	names, err := childenv.Scrubbed()
+	switch {
+	case err != nil:
+		r.add("environment", "darman's environment block", "warn", "could not wipe the secrets' values ("+err.Error()+"): a command running as root can read them in /proc/PID/environ")
+	case len(names) > 0:
+		r.add("environment", "darman's environment block", "ok", "wiped the values of "+strings.Join(names, ", ")+" (darman keeps its own copy)")
+	}
 }

@@ -57,6 +57,9 @@ type env struct {
 	home      string
 	workspace string
 	vars      []string
+	// prepare, when set, changes the darman command run is about to
+	// start (a terminal of its own, say).
+	prepare func(*exec.Cmd)
 }
 
 func newEnv(t *testing.T) *env {
@@ -97,6 +100,9 @@ func (e *env) run(args ...string) (string, string, int) {
 	cmd.SysProcAttr = noTerminal()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if e.prepare != nil {
+		e.prepare(cmd)
+	}
 	err := cmd.Run()
 	code := 0
 	var exit *exec.ExitError

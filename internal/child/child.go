@@ -2,7 +2,8 @@
 // language servers, MCP servers — so that none of them outlives it. Start
 // is the one way to start one: it makes the pipes, starts the program as
 // the leader of a group of its own (so stopping the group stops what the
-// program started too; on Linux the child also gets SIGKILL if darman
+// program started too; on Unix the group is a session of its own, with no
+// controlling terminal; on Linux the child also gets SIGKILL if darman
 // dies), records the group in a Registry and reaps the leader as soon as it
 // exits. Process.Stop ends a child in steps: close its stdin, wait, SIGTERM
 // the group, wait, SIGKILL. The composition root makes one Registry and

@@ -13,14 +13,16 @@ import (
 )
 
 // start runs a shell that starts a grandchild and ignores SIGTERM, the
-// hardest case: only SIGKILL of the whole group ends it.
+// hardest case: only SIGKILL of the whole group ends it. It returns once
+// the shell ignores SIGTERM (a Stop before that would end it by SIGTERM).
 func start(t *testing.T, reg *child.Registry, name string) *child.Process {
 	t.Helper()
-	p, err := child.Start(exec.Command("sh", "-c", "trap '' TERM; sleep 60 & wait"), child.Options{Name: name, Registry: reg})
+	p, err := child.Start(exec.Command("sh", "-c", "trap '' TERM; sleep 60 & echo ready; wait"), child.Options{Name: name, Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Stop(0); p.Stdout.Close(); p.Stderr.Close() })
+	io.ReadFull(p.Stdout, make([]byte, len("ready\n")))
 	return p
 }
 

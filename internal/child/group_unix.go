@@ -15,19 +15,24 @@ import (
 // group is a child's process group, named by its leader's PID.
 type group int
 
-// prepare makes cmd the leader of a group of its own when it starts (and,
-// on Linux, has it killed when darman dies), keeping what else the caller
-// set in its SysProcAttr.
+// prepare makes cmd the leader of a session of its own when it starts, and
+// so of a group of its own whose ID is its PID (and, on Linux, has it
+// killed when darman dies), keeping what else the caller set in its
+// SysProcAttr. The session has no controlling terminal: what the child
+// runs cannot open darman's as /dev/tty, type into it (TIOCSTI needs the
+// terminal to be the caller's own, or CAP_SYS_ADMIN), read from it or get
+// its signals. Setpgid is off: Go's forkExec would call setpgid after
+// setsid, which a session leader may not.
 func prepare(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, 0
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, false, 0
 	setDeathSignal(cmd.SysProcAttr)
 }
 
 // attach returns the group of a started child: the kernel made it when
-// the child started (Setpgid), so there is nothing to do.
+// the child started (Setsid), so there is nothing to do.
 func attach(cmd *exec.Cmd) (group, error) { return group(cmd.Process.Pid), nil }
 
 func (g group) id() int                                          { return int(g) }

@@ -139,7 +139,17 @@ func (p Policy) drops(name, value string) string {
 func matchAny(patterns []string, name string) bool {
 	upper := strings.ToUpper(name)
 	for _, pat := range patterns {
-		if ok, _ := path.Match(strings.ToUpper(pat), upper); ok {
+		pat = strings.ToUpper(pat)
+		// "*WORD*", as SecretNames are, is a substring test, without
+		// path.Match's backtracking (which made wiping darman's
+		// environment block at each start cost a third of a millisecond).
+		if word, ok := strings.CutPrefix(pat, "*"); ok && strings.HasSuffix(word, "*") && !strings.ContainsAny(word[:len(word)-1], `*?[\`) {
+			if strings.Contains(upper, word[:len(word)-1]) {
+				return true
+			}
+			continue
+		}
+		if ok, _ := path.Match(pat, upper); ok {
 			return true
 		}
 	}

@@ -243,7 +243,7 @@ func Confine(pol Policy) error { return confine(pol, guard{}) }
 // filter also keeps what the thread starts from signalling the thread or
 // its process (see guard).
 func ConfineThread(pol Policy) error {
-	return confine(pol, guard{pid: uint32(syscall.Getpid()), tid: uint32(syscall.Gettid())})
+	return confine(pol, threadGuard())
 }
 
 func confine(pol Policy, g guard) error {

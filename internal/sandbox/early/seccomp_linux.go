@@ -73,6 +73,13 @@ const (
 	ioUringNr = 425    // io_uring_setup, the same on every architecture
 	pidfdOpen = 434    // the same on every architecture
 	pidfdSend = 424    // pidfd_send_signal, the same on every architecture
+
+	prioProcess, prioPgrp, prioUser       = 0, 1, 2 // setpriority's which
+	ioprioProcess, ioprioPgrp, ioprioUser = 1, 2, 3 // ioprio_set's which
+	sigurg                                = 23      // the Go runtime's preemption signal
+	// maxTasks bounds the threads of darman's the filter names one by
+	// one: a jump reaches at most 255 instructions.
+	maxTasks = 240
 )
 
 // argLo is the offset of the low half of args[i], argHi of its high half.
@@ -86,15 +93,21 @@ const (
 	lCompat
 	lSock
 	lPrlimit
-	lPid0  // args[0] is darman's pid or the guarded thread's tid
-	lTid0  // args[0] is the guarded thread's tid
-	lTid1  // args[1] is the guarded thread's tid
-	lFcntl // F_SETOWN to darman, F_SETOWN_EX
-	lIoctl // TIOCSTI, TIOCLINUX; FIOSETOWN, SIOCSPGRP
-	lAllow
-	lDeny
-	lEperm
-	lEnosys
+	lKill      // kill: darman's tasks, its process group, every process
+	lTgkill    // tgkill: the guarded thread; darman's threads but to preempt
+	lTgsq      // rt_tgsigqueueinfo: the guarded thread, darman's threads
+	lTask0     // args[0] is one of darman's threads
+	lTask1     // args[1] is one of darman's threads
+	lPrio      // setpriority of darman's threads, group, user
+	lIoprio    // ioprio_set of darman's threads, group, user
+	lFcntl     // F_SETOWN to darman or its group, F_SETOWN_EX
+	lIoctl     // TIOCSTI, TIOCLINUX; FIOSETOWN, SIOCSPGRP
+	lAllow     // allow
+	lDeny      // EACCES
+	lEperm     // EPERM
+	lEnosys    // ENOSYS
+	lTask      // EPERM if the accumulator names one of darman's threads
+	lTaskEperm // lTask's EPERM, within a jump of its comparisons
 	nLabels
 )
 
@@ -108,6 +121,7 @@ type asm struct {
 type fixup struct {
 	at     int
 	jt, jf int
+	ja     bool // an unconditional jump to jt, whose offset is 32 bits
 }
 
 func (a *asm) ld(off uint32)            { a.ins = append(a.ins, syscall.SockFilter{Code: bpfLd, K: off}) }
@@ -117,6 +131,12 @@ func (a *asm) jeq(k uint32, jt, jf int) { a.jump(bpfJeq, k, jt, jf) }
 
 // jset jumps to jt when the accumulator has any of k's bits.
 func (a *asm) jset(k uint32, jt, jf int) { a.jump(bpfJset, k, jt, jf) }
+
+// ja jumps to l, however far.
+func (a *asm) ja(l int) {
+	a.fix = append(a.fix, fixup{at: len(a.ins), jt: l, ja: true})
+	a.ins = append(a.ins, syscall.SockFilter{Code: syscall.BPF_JMP | syscall.BPF_JA})
+}
 
 func (a *asm) jump(code uint16, k uint32, jt, jf int) {
 	a.fix = append(a.fix, fixup{at: len(a.ins), jt: jt, jf: jf})
@@ -134,6 +154,10 @@ func (a *asm) dispatch(rules []rule) {
 
 func (a *asm) done() []syscall.SockFilter {
 	for _, f := range a.fix {
+		if f.ja {
+			a.ins[f.at].K = uint32(a.labels[f.jt] - f.at - 1)
+			continue
+		}
 		off := func(l int) uint8 {
 			if l == next {
 				return 0
@@ -175,11 +199,13 @@ type rule struct {
 //     the whole process, and the permission is checked on the thread);
 //   - the thread-directed ones aimed at the thread: tkill(tid),
 //     tgkill(any, tid), rt_tgsigqueueinfo(any, tid). tgkill(pid, tid) of
-//     darman's other threads is let through: the filter also applies to
-//     the confined thread's own Go code until it has forked the command,
-//     and the Go runtime there preempts goroutines on the other threads
-//     with tgkill(pid, theirs, SIGURG) (it never signals its own thread
-//     but to die); for the command, the scope refuses those;
+//     darman's other threads with SIGURG is let through (with any other
+//     signal it is refused, below): the filter also applies to the
+//     confined thread's own Go code until it has forked the command, and
+//     the Go runtime there preempts goroutines on the other threads with
+//     tgkill(pid, theirs, SIGURG) (it never signals its own thread but to
+//     die); for the command, the scope refuses those, and a SIGURG the
+//     runtime takes for a preemption request does nothing else;
 //   - the asynchronous-I/O owner, which has the kernel signal the owner
 //     when a file is ready (with F_SETSIG, any signal, SIGKILL too; the
 //     scope lets the owner be a thread of the domain): F_SETOWN naming
@@ -196,9 +222,78 @@ type rule struct {
 //
 // Signals to a process group reach darman only through its group leader,
 // which is outside the domain: the scope refuses them (the commands are
-// in groups of their own). The thread's memory, files and environment in
+// in sessions, and so groups, of their own). The thread's memory, files and environment in
 // /proc need ptrace access, which darman being non-dumpable refuses.
-type guard struct{ pid, tid uint32 }
+//
+// The same filter keeps the command from slowing darman down as any
+// process of the user's may: setpriority and ioprio_set of darman's
+// threads or process group, or of the whole user (PRIO_USER,
+// IOPRIO_WHO_USER, which reach darman too); sched_setaffinity,
+// sched_setscheduler, sched_setparam and sched_setattr of darman's
+// threads; and, where Landlock has no signal scope (before 6.12), from
+// signalling darman: kill, tkill and pidfd_open of any of its threads,
+// kill of its process group or of every process (-1), tgkill of its
+// threads with any signal but SIGURG. Nice values, affinity and
+// scheduling are per thread, so the filter names darman's threads one by
+// one, as they are when the thread is confined (tasks); a thread the
+// runtime starts later is not named (see the documentation's "what is
+// confined").
+type guard struct {
+	pid, tid, pgid uint32
+	// tasks are darman's threads when the thread was confined.
+	tasks []uint32
+}
+
+// threadGuard is the guard of the calling thread of darman's.
+func threadGuard() guard {
+	return guard{pid: uint32(syscall.Getpid()), tid: uint32(syscall.Gettid()), pgid: uint32(syscall.Getpgrp()), tasks: threads()}
+}
+
+// threads returns the thread IDs in /proc/self/task, at most maxTasks of
+// them, or nil when it cannot be read.
+func threads() []uint32 {
+	fd, err := syscall.Open("/proc/self/task", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	var tids []uint32
+	buf := make([]byte, 4096)
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return tids
+		}
+		_, _, names := syscall.ParseDirent(buf[:n], -1, nil)
+		for _, name := range names {
+			var id uint32
+			for i := 0; i < len(name) && name[i] >= '0' && name[i] <= '9'; i++ {
+				id = id*10 + uint32(name[i]-'0')
+			}
+			if id != 0 && len(tids) < maxTasks {
+				tids = append(tids, id)
+			}
+		}
+	}
+}
+
+// named returns g's threads, the guarded thread and darman's pid among
+// them, each once, at most maxTasks.
+func (g guard) named() []uint32 {
+	out := []uint32{g.tid, g.pid}
+	for _, t := range g.tasks {
+		if len(out) == maxTasks {
+			break
+		}
+		if t != g.tid && t != g.pid {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // arch is what the filter knows of one architecture's system calls.
 type arch struct {
@@ -208,17 +303,21 @@ type arch struct {
 	sigqueue, tgsigqueue  uint32 // rt_sigqueueinfo, rt_tgsigqueueinfo
 	fcntl, fcntl64, ioctl uint32 // fcntl64: 0 when it has none
 	prlimit, vhangup      uint32
-	or                    uint32 // x32: ORed into every number
+	setpriority, ioprio   uint32 // ioprio_set
+	// sched_setaffinity, sched_setscheduler, sched_setparam,
+	// sched_setattr
+	sched [4]uint32
+	or    uint32 // x32: ORed into every number
 }
 
 var (
-	archX86_64 = arch{audit: auditArchX86_64, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 129, tgsigqueue: 297, fcntl: 72, ioctl: 16, prlimit: 302, vhangup: 153}
+	archX86_64 = arch{audit: auditArchX86_64, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 129, tgsigqueue: 297, fcntl: 72, ioctl: 16, prlimit: 302, vhangup: 153, setpriority: 141, ioprio: 251, sched: [4]uint32{203, 144, 142, 314}}
 	// x32 shares the x86_64 audit arch, numbers ORed with x32Bit; a few
 	// calls have x32 numbers of their own (512 and up).
-	archX32   = arch{audit: auditArchX86_64, or: x32Bit, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 524, tgsigqueue: 536, fcntl: 72, ioctl: 514, prlimit: 302, vhangup: 153}
-	archI386  = arch{audit: auditArchI386, socket: 359, socketcall: 102, kill: 37, tkill: 238, tgkill: 270, sigqueue: 178, tgsigqueue: 335, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 340, vhangup: 111}
-	archArm64 = arch{audit: auditArchAarch64, socket: 198, kill: 129, tkill: 130, tgkill: 131, sigqueue: 138, tgsigqueue: 240, fcntl: 25, ioctl: 29, prlimit: 261, vhangup: 58}
-	archArm   = arch{audit: auditArchArm, socket: 281, kill: 37, tkill: 238, tgkill: 268, sigqueue: 178, tgsigqueue: 363, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 369, vhangup: 111}
+	archX32   = arch{audit: auditArchX86_64, or: x32Bit, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 524, tgsigqueue: 536, fcntl: 72, ioctl: 514, prlimit: 302, vhangup: 153, setpriority: 141, ioprio: 251, sched: [4]uint32{203, 144, 142, 314}}
+	archI386  = arch{audit: auditArchI386, socket: 359, socketcall: 102, kill: 37, tkill: 238, tgkill: 270, sigqueue: 178, tgsigqueue: 335, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 340, vhangup: 111, setpriority: 97, ioprio: 289, sched: [4]uint32{241, 156, 154, 351}}
+	archArm64 = arch{audit: auditArchAarch64, socket: 198, kill: 129, tkill: 130, tgkill: 131, sigqueue: 138, tgsigqueue: 240, fcntl: 25, ioctl: 29, prlimit: 261, vhangup: 58, setpriority: 140, ioprio: 30, sched: [4]uint32{122, 119, 118, 274}}
+	archArm   = arch{audit: auditArchArm, socket: 281, kill: 37, tkill: 238, tgkill: 268, sigqueue: 178, tgsigqueue: 363, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 369, vhangup: 111, setpriority: 97, ioprio: 314, sched: [4]uint32{241, 156, 154, 380}}
 )
 
 // rules are the system calls of ar the filter looks into.
@@ -239,15 +338,20 @@ func (ar arch) rules(families []uint32, g guard) []rule {
 	add(ar.ioctl, lIoctl)
 	add(ar.vhangup, lEperm)
 	if g.tid != 0 {
-		add(ar.kill, lPid0)
-		add(ar.sigqueue, lPid0)
-		add(pidfdOpen, lPid0)
-		add(ar.tkill, lTid0)
-		add(ar.tgkill, lTid1)
-		add(ar.tgsigqueue, lTid1)
+		add(ar.kill, lKill)
+		add(ar.sigqueue, lTask0)
+		add(pidfdOpen, lTask0)
+		add(ar.tkill, lTask0)
+		add(ar.tgkill, lTgkill)
+		add(ar.tgsigqueue, lTgsq)
 		add(pidfdSend, lEnosys)
 		add(ar.fcntl, lFcntl)
 		add(ar.fcntl64, lFcntl)
+		add(ar.setpriority, lPrio)
+		add(ar.ioprio, lIoprio)
+		for _, nr := range ar.sched {
+			add(nr, lTask0)
+		}
 	}
 	return rs
 }
@@ -306,27 +410,67 @@ func program(goarch string, families []uint32, g guard) []syscall.SockFilter {
 	a.jeq(0, lAllow, lEperm)
 
 	if g.tid != 0 {
-		a.label(lPid0)
+		neg := func(v uint32) uint32 { return uint32(-int32(v)) }
+
+		// kill(pid, sig): a thread of darman's (kill of a thread's ID
+		// signals its process), darman's process group, every process.
+		a.label(lKill)
 		a.ld(argLo(0))
+		a.jeq(neg(1), lEperm, next)
+		if g.pgid != 0 {
+			a.jeq(neg(g.pgid), lEperm, next)
+		}
+		a.ja(lTask)
+
+		// tgkill(tgid, tid, sig): the guarded thread, with any signal;
+		// darman's other threads with any signal but the runtime's
+		// preemption (see above).
+		a.label(lTgkill)
+		a.ld(argLo(1))
 		a.jeq(g.tid, lEperm, next)
+		a.ld(argLo(2))
+		a.jeq(sigurg, lAllow, next)
+		a.ld(argLo(0))
 		a.jeq(g.pid, lEperm, lAllow)
 
-		a.label(lTid0)
-		a.ld(argLo(0))
-		a.jeq(g.tid, lEperm, lAllow)
-
-		a.label(lTid1)
+		// rt_tgsigqueueinfo(tgid, tid, sig, info), which the runtime
+		// does not use: any thread of darman's.
+		a.label(lTgsq)
 		a.ld(argLo(1))
-		a.jeq(g.tid, lEperm, lAllow)
+		a.jeq(g.tid, lEperm, next)
+		a.ld(argLo(0))
+		a.jeq(g.pid, lEperm, lAllow)
 
+		prio := func(l int, process, pgrp, user uint32) {
+			a.label(l)
+			a.ld(argLo(0))
+			a.jeq(user, lEperm, next)
+			a.jeq(process, lTask1, next)
+			a.jeq(pgrp, next, lAllow)
+			a.ld(argLo(1))
+			a.jeq(g.pgid, lEperm, lAllow)
+		}
+		prio(lPrio, prioProcess, prioPgrp, prioUser)
+		prio(lIoprio, ioprioProcess, ioprioPgrp, ioprioUser)
+
+		// fcntl(fd, F_SETOWN, owner): a thread of darman's, or its
+		// process group (a negative owner).
 		a.label(lFcntl)
 		a.ld(argLo(1))
 		a.jeq(fSetownEx, lEperm, next)
 		a.jeq(fSetown, next, lAllow)
 		a.ld(argLo(2))
-		a.jeq(g.tid, lEperm, next)
-		a.jeq(g.pid, lEperm, lAllow)
+		if g.pgid != 0 {
+			a.jeq(neg(g.pgid), lEperm, next)
+		}
+		a.ja(lTask)
 
+		a.label(lTask0)
+		a.ld(argLo(0))
+		a.ja(lTask)
+		a.label(lTask1)
+		a.ld(argLo(1))
+		a.ja(lTask)
 	}
 
 	// ioctl(fd, request): typing into the terminal, and with a guard the
@@ -349,6 +493,18 @@ func program(goarch string, families []uint32, g guard) []syscall.SockFilter {
 	a.ret(retEperm)
 	a.label(lEnosys)
 	a.ret(retEnosys)
+
+	if g.tid != 0 {
+		// Last, so that the jumps above stay short however many
+		// threads darman has.
+		a.label(lTask)
+		for _, t := range g.named() {
+			a.jeq(t, lTaskEperm, next)
+		}
+		a.ret(retAllow)
+		a.label(lTaskEperm)
+		a.ret(retEperm)
+	}
 	return a.done()
 }
 

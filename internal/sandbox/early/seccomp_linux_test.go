@@ -4,6 +4,9 @@ package early
 
 import (
 	"encoding/binary"
+	"os"
+	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -64,7 +67,8 @@ func TestFilterDecides(t *testing.T) {
 		{"rt_sigqueueinfo(tid)", guarded, seccompCall{native, 129, [6]uint64{tid, 9}}, eperm},
 		{"rt_sigqueueinfo(pid)", guarded, seccompCall{native, 129, [6]uint64{pid, 9}}, eperm},
 		{"rt_tgsigqueueinfo(pid, tid)", guarded, seccompCall{native, 297, [6]uint64{pid, tid, 9}}, eperm},
-		{"rt_tgsigqueueinfo(pid, other)", guarded, seccompCall{native, 297, [6]uint64{pid, other, 9}}, allow},
+		{"rt_tgsigqueueinfo(pid, other)", guarded, seccompCall{native, 297, [6]uint64{pid, other, 9}}, eperm},
+		{"rt_tgsigqueueinfo(own)", guarded, seccompCall{native, 297, [6]uint64{2000, 2000, 9}}, allow},
 		{"pidfd_open(pid)", guarded, seccompCall{native, 434, [6]uint64{pid}}, eperm},
 		{"pidfd_open(tid, PIDFD_THREAD)", guarded, seccompCall{native, 434, [6]uint64{tid, syscall.O_EXCL}}, eperm},
 		{"pidfd_open(own child)", guarded, seccompCall{native, 434, [6]uint64{2000}}, allow},
@@ -102,7 +106,8 @@ func TestFilterDecides(t *testing.T) {
 		{"i386 kill(tid)", guarded, seccompCall{i386, 37, [6]uint64{tid, 9}}, eperm},
 		{"i386 tkill(tid)", guarded, seccompCall{i386, 238, [6]uint64{tid, 9}}, eperm},
 		{"i386 tgkill(pid, tid)", guarded, seccompCall{i386, 270, [6]uint64{pid, tid, 9}}, eperm},
-		{"i386 tgkill(pid, other)", guarded, seccompCall{i386, 270, [6]uint64{pid, other, 9}}, allow},
+		{"i386 tgkill(pid, other, SIGKILL)", guarded, seccompCall{i386, 270, [6]uint64{pid, other, 9}}, eperm},
+		{"i386 tgkill(pid, other, SIGURG)", guarded, seccompCall{i386, 270, [6]uint64{pid, other, uint64(syscall.SIGURG)}}, allow},
 		{"i386 rt_tgsigqueueinfo(pid, tid)", guarded, seccompCall{i386, 335, [6]uint64{pid, tid, 9}}, eperm},
 		{"i386 fcntl64(F_SETOWN, tid)", guarded, seccompCall{i386, 221, [6]uint64{3, fSetown, tid}}, eperm},
 		{"i386 fcntl(F_SETOWN_EX)", guarded, seccompCall{i386, 55, [6]uint64{3, fSetownEx, 0x10000}}, eperm},
@@ -129,6 +134,117 @@ func TestFilterDecides(t *testing.T) {
 		{"network on: socket(AF_INET)", open, seccompCall{native, 41, [6]uint64{inet}}, allow},
 		{"network on: prlimit64(another, new)", open, seccompCall{native, 302, [6]uint64{2000, 0, 0x7ffd0000}}, eperm},
 	})
+}
+
+// TestFilterKeepsDarmansThreadsAndGroup: with darman's threads named
+// (1000, its main thread, 1001, 1002, and the confined 1003) and its
+// process group (900), the filter refuses what would slow darman down or,
+// without Landlock's signal scope, signal it: its threads' nice values,
+// I/O priorities, affinity and scheduling; its group's and the user's
+// priorities; kill of a thread, of its group, of every process; tkill of
+// a thread; tgkill of a thread with anything but the runtime's SIGURG;
+// F_SETOWN of its group. The same calls aimed at the command itself (0)
+// or its own processes (2000, group 2000) are let through.
+func TestFilterKeepsDarmansThreadsAndGroup(t *testing.T) {
+	const (
+		pid, other, other2, tid, pgid = 1000, 1001, 1002, 1003, 900
+		own                           = 2000
+		allow, eperm                  = retAllow, retEperm
+		x32                           = x32Bit
+		native, i386                  = auditArchX86_64, auditArchI386
+	)
+	neg := func(v int32) uint64 { return uint64(uint32(-v)) }
+	g := guard{pid: pid, tid: tid, pgid: pgid, tasks: []uint32{pid, other, other2, tid}}
+	guarded := program("amd64", []uint32{syscall.AF_INET}, g)
+	plain := program("amd64", []uint32{syscall.AF_INET}, guard{})
+	sig := uint64(syscall.SIGKILL)
+	checkFilter(t, []filterCase{
+		{"setpriority(PRIO_PROCESS, other)", guarded, seccompCall{native, 141, [6]uint64{prioProcess, other, 19}}, eperm},
+		{"setpriority(PRIO_PROCESS, pid)", guarded, seccompCall{native, 141, [6]uint64{prioProcess, pid, 19}}, eperm},
+		{"setpriority(PRIO_PROCESS, tid)", guarded, seccompCall{native, 141, [6]uint64{prioProcess, tid, 19}}, eperm},
+		{"setpriority(PRIO_PROCESS, 0)", guarded, seccompCall{native, 141, [6]uint64{prioProcess, 0, 19}}, allow},
+		{"setpriority(PRIO_PROCESS, own)", guarded, seccompCall{native, 141, [6]uint64{prioProcess, own, 19}}, allow},
+		{"setpriority(PRIO_PGRP, darman's)", guarded, seccompCall{native, 141, [6]uint64{prioPgrp, pgid, 19}}, eperm},
+		{"setpriority(PRIO_PGRP, 0)", guarded, seccompCall{native, 141, [6]uint64{prioPgrp, 0, 19}}, allow},
+		{"setpriority(PRIO_PGRP, own)", guarded, seccompCall{native, 141, [6]uint64{prioPgrp, own, 19}}, allow},
+		{"setpriority(PRIO_USER, 0)", guarded, seccompCall{native, 141, [6]uint64{prioUser, 0, 19}}, eperm},
+		{"setpriority(PRIO_USER | high half, 0)", guarded, seccompCall{native, 141, [6]uint64{1<<32 | prioUser, 0, 19}}, eperm},
+		{"ioprio_set(PROCESS, other)", guarded, seccompCall{native, 251, [6]uint64{ioprioProcess, other, 7}}, eperm},
+		{"ioprio_set(PROCESS, 0)", guarded, seccompCall{native, 251, [6]uint64{ioprioProcess, 0, 7}}, allow},
+		{"ioprio_set(PGRP, darman's)", guarded, seccompCall{native, 251, [6]uint64{ioprioPgrp, pgid, 7}}, eperm},
+		{"ioprio_set(PGRP, own)", guarded, seccompCall{native, 251, [6]uint64{ioprioPgrp, own, 7}}, allow},
+		{"ioprio_set(USER)", guarded, seccompCall{native, 251, [6]uint64{ioprioUser, 0, 7}}, eperm},
+		{"sched_setaffinity(other)", guarded, seccompCall{native, 203, [6]uint64{other, 8, 0x7ffd0000}}, eperm},
+		{"sched_setaffinity(pid)", guarded, seccompCall{native, 203, [6]uint64{pid, 8, 0x7ffd0000}}, eperm},
+		{"sched_setaffinity(0)", guarded, seccompCall{native, 203, [6]uint64{0, 8, 0x7ffd0000}}, allow},
+		{"sched_setaffinity(own)", guarded, seccompCall{native, 203, [6]uint64{own, 8, 0x7ffd0000}}, allow},
+		{"sched_setscheduler(other2, SCHED_IDLE)", guarded, seccompCall{native, 144, [6]uint64{other2, 5, 0x7ffd0000}}, eperm},
+		{"sched_setparam(pid)", guarded, seccompCall{native, 142, [6]uint64{pid, 0x7ffd0000}}, eperm},
+		{"sched_setattr(other)", guarded, seccompCall{native, 314, [6]uint64{other, 0x7ffd0000, 0}}, eperm},
+		{"sched_setattr(0)", guarded, seccompCall{native, 314, [6]uint64{0, 0x7ffd0000, 0}}, allow},
+		{"kill(other)", guarded, seccompCall{native, 62, [6]uint64{other, sig}}, eperm},
+		{"kill(-1)", guarded, seccompCall{native, 62, [6]uint64{neg(1), sig}}, eperm},
+		{"kill(-pgid)", guarded, seccompCall{native, 62, [6]uint64{neg(pgid), sig}}, eperm},
+		{"kill(-own group)", guarded, seccompCall{native, 62, [6]uint64{neg(own), sig}}, allow},
+		{"kill(own)", guarded, seccompCall{native, 62, [6]uint64{own, sig}}, allow},
+		{"tkill(other)", guarded, seccompCall{native, 200, [6]uint64{other, sig}}, eperm},
+		{"tkill(own)", guarded, seccompCall{native, 200, [6]uint64{own, sig}}, allow},
+		{"tgkill(pid, other, SIGKILL)", guarded, seccompCall{native, 234, [6]uint64{pid, other, sig}}, eperm},
+		{"tgkill(pid, other, SIGURG)", guarded, seccompCall{native, 234, [6]uint64{pid, other, sigurg}}, allow},
+		{"tgkill(own, own, SIGKILL)", guarded, seccompCall{native, 234, [6]uint64{own, own, sig}}, allow},
+		{"rt_sigqueueinfo(other)", guarded, seccompCall{native, 129, [6]uint64{other, sig}}, eperm},
+		{"pidfd_open(other)", guarded, seccompCall{native, 434, [6]uint64{other}}, eperm},
+		{"fcntl(F_SETOWN, other)", guarded, seccompCall{native, 72, [6]uint64{3, fSetown, other}}, eperm},
+		{"fcntl(F_SETOWN, -pgid)", guarded, seccompCall{native, 72, [6]uint64{3, fSetown, neg(pgid)}}, eperm},
+		{"fcntl(F_SETOWN, -own)", guarded, seccompCall{native, 72, [6]uint64{3, fSetown, neg(own)}}, allow},
+		{"x32 setpriority(PRIO_PROCESS, other)", guarded, seccompCall{native, x32 | 141, [6]uint64{prioProcess, other, 19}}, eperm},
+		{"x32 sched_setaffinity(other)", guarded, seccompCall{native, x32 | 203, [6]uint64{other, 8, 0x10000}}, eperm},
+		{"x32 ioprio_set(USER)", guarded, seccompCall{native, x32 | 251, [6]uint64{ioprioUser, 0, 7}}, eperm},
+		{"i386 setpriority(PRIO_USER)", guarded, seccompCall{i386, 97, [6]uint64{prioUser, 0, 19}}, eperm},
+		{"i386 sched_setaffinity(other)", guarded, seccompCall{i386, 241, [6]uint64{other, 4, 0x10000}}, eperm},
+		{"i386 sched_setattr(pid)", guarded, seccompCall{i386, 351, [6]uint64{pid, 0x10000, 0}}, eperm},
+		{"i386 ioprio_set(PROCESS, other)", guarded, seccompCall{i386, 289, [6]uint64{ioprioProcess, other, 7}}, eperm},
+		{"i386 kill(-1)", guarded, seccompCall{i386, 37, [6]uint64{neg(1), sig}}, eperm},
+		// Through the helper, in no domain with darman: untouched.
+		{"helper: setpriority(PRIO_USER)", plain, seccompCall{native, 141, [6]uint64{prioUser, 0, 19}}, allow},
+		{"helper: sched_setaffinity(other)", plain, seccompCall{native, 203, [6]uint64{other, 8, 0x7ffd0000}}, allow},
+	})
+	// darman's many threads: the last one named is refused, and the
+	// jumps still fit.
+	many := guard{pid: pid, tid: tid, pgid: pgid}
+	for i := uint32(0); i < 400; i++ {
+		many.tasks = append(many.tasks, 5000+i)
+	}
+	prog := program("amd64", nil, many)
+	last := uint64(5000 + maxTasks - 3) // named() puts tid and pid first
+	checkFilter(t, []filterCase{
+		{"sched_setaffinity(the last thread named)", prog, seccompCall{native, 203, [6]uint64{last, 8, 0x7ffd0000}}, eperm},
+		{"sched_setaffinity(a thread past the bound)", prog, seccompCall{native, 203, [6]uint64{5399, 8, 0x7ffd0000}}, allow},
+		{"kill(pid)", prog, seccompCall{native, 62, [6]uint64{pid, sig}}, eperm},
+	})
+}
+
+// TestThreadGuardNamesTheThreads: the guard of a confined thread names
+// every thread the process has then.
+func TestThreadGuardNamesTheThreads(t *testing.T) {
+	g := threadGuard()
+	if g.pid != uint32(syscall.Getpid()) || g.tid != uint32(syscall.Gettid()) || g.pgid != uint32(syscall.Getpgrp()) {
+		t.Fatalf("guard = %+v", g)
+	}
+	var want []uint32
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		n, _ := strconv.Atoi(e.Name())
+		want = append(want, uint32(n))
+	}
+	for _, w := range want {
+		if !slices.Contains(g.tasks, w) {
+			t.Errorf("thread %d is not in the guard's %v", w, g.tasks)
+		}
+	}
 }
 
 // TestFilterDecidesOnArm64 is TestFilterDecides for aarch64 and the
@@ -166,6 +282,19 @@ func TestFilterDecidesOnArm64(t *testing.T) {
 		{"arm prlimit64(another, new)", guarded, seccompCall{arm, 369, [6]uint64{2000, 0, 0x10000}}, retEperm},
 		{"arm vhangup", guarded, seccompCall{arm, 111, [6]uint64{}}, retEperm},
 		{"arm socket(AF_INET)", guarded, seccompCall{arm, 281, [6]uint64{inet}}, retDeny},
+		{"setpriority(PRIO_USER)", guarded, seccompCall{native, 140, [6]uint64{prioUser, 0, 19}}, retEperm},
+		{"setpriority(PRIO_PROCESS, pid)", guarded, seccompCall{native, 140, [6]uint64{prioProcess, pid, 19}}, retEperm},
+		{"setpriority(PRIO_PROCESS, 0)", guarded, seccompCall{native, 140, [6]uint64{prioProcess, 0, 19}}, retAllow},
+		{"ioprio_set(PROCESS, pid)", guarded, seccompCall{native, 30, [6]uint64{ioprioProcess, pid, 7}}, retEperm},
+		{"sched_setaffinity(pid)", guarded, seccompCall{native, 122, [6]uint64{pid, 8, 0x7ffd0000}}, retEperm},
+		{"sched_setscheduler(tid)", guarded, seccompCall{native, 119, [6]uint64{tid, 5, 0x7ffd0000}}, retEperm},
+		{"sched_setparam(pid)", guarded, seccompCall{native, 118, [6]uint64{pid, 0x7ffd0000}}, retEperm},
+		{"sched_setattr(pid)", guarded, seccompCall{native, 274, [6]uint64{pid, 0x7ffd0000, 0}}, retEperm},
+		{"sched_setattr(0)", guarded, seccompCall{native, 274, [6]uint64{0, 0x7ffd0000, 0}}, retAllow},
+		{"arm setpriority(PRIO_USER)", guarded, seccompCall{arm, 97, [6]uint64{prioUser, 0, 19}}, retEperm},
+		{"arm ioprio_set(USER)", guarded, seccompCall{arm, 314, [6]uint64{ioprioUser, 0, 7}}, retEperm},
+		{"arm sched_setaffinity(pid)", guarded, seccompCall{arm, 241, [6]uint64{pid, 4, 0x10000}}, retEperm},
+		{"arm sched_setattr(tid)", guarded, seccompCall{arm, 380, [6]uint64{tid, 0x10000, 0}}, retEperm},
 		{"helper: kill(tid)", plain, seccompCall{native, 129, [6]uint64{tid, 9}}, retAllow},
 		{"helper: ioctl(TIOCSTI)", plain, seccompCall{native, 29, [6]uint64{0, tiocsti}}, retEperm},
 	})
