@@ -64,13 +64,6 @@ const (
 // authorisation. testdata/anthropic-sdk holds what the SDK sent for each
 // case: NAME.json its method, path and headers, NAME.body.json its body.
 func TestAnthropicBodiesAsTheSDKBuiltThem(t *testing.T) {
-	// Bedrock reads the AWS configuration from the process environment.
-	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
-	t.Setenv("AWS_ACCESS_KEY_ID", testAWSKeyID)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", testAWSSecret)
-	t.Setenv("AWS_SESSION_TOKEN", testAWSSession)
 	for _, c := range anthropicCases() {
 		t.Run(c.name, func(t *testing.T) {
 			meta, err := os.ReadFile("testdata/anthropic-sdk/" + c.name + ".json")
