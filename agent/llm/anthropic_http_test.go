@@ -135,25 +135,32 @@ func checkSigV4(t *testing.T, got, want sentRequest) {
 	if v := got.Header.Get("X-Amz-Security-Token"); v != testAWSSession {
 		t.Errorf("X-Amz-Security-Token %q", v)
 	}
+	creds := aws.Credentials{AccessKeyID: testAWSKeyID, SecretAccessKey: testAWSSecret, SessionToken: testAWSSession}
+	if want := sigV4(t, got, gotHeaders, creds, "eu-west-1"); want != auth {
+		t.Errorf("the signature is not SigV4's for the request as received:\n got %s\nwant %s", auth, want)
+	}
+}
+
+// sigV4 is the Authorization that aws-sdk-go-v2's signer gives the request
+// as it arrived, over the headers named (as in SignedHeaders), for the
+// credentials and region.
+func sigV4(t *testing.T, got sentRequest, headers string, creds aws.Credentials, region string) string {
+	t.Helper()
 	at, err := time.Parse("20060102T150405Z", got.Header.Get("X-Amz-Date"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r, _ := http.NewRequest(got.Method, "http://"+got.host+got.Path, nil)
 	r.Host = ""
-	for _, h := range strings.Split(gotHeaders, ";") {
+	for _, h := range strings.Split(headers, ";") {
 		if h != "host" {
 			r.Header[http.CanonicalHeaderKey(h)] = got.Header.Values(h)
 		}
 	}
 	r.ContentLength = int64(len(got.body))
 	sum := sha256.Sum256(got.body)
-	hash := hex.EncodeToString(sum[:])
-	creds := aws.Credentials{AccessKeyID: testAWSKeyID, SecretAccessKey: testAWSSecret, SessionToken: testAWSSession}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hash, "bedrock", "eu-west-1", at); err != nil {
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hex.EncodeToString(sum[:]), "bedrock", region, at); err != nil {
 		t.Fatal(err)
 	}
-	if r.Header.Get("Authorization") != auth {
-		t.Errorf("the signature is not SigV4's for the request as received:\n got %s\nwant %s", auth, r.Header.Get("Authorization"))
-	}
+	return r.Header.Get("Authorization")
 }
