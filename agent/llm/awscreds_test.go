@@ -73,6 +73,19 @@ func (b *bedrockTarget) mustSign(t *testing.T, c *Client, creds aws.Credentials,
 	checkSigned(t, *got, creds, region)
 }
 
+// mustFail sends one call and checks that nothing went out and that the
+// error, about Bedrock's credentials, contains want.
+func (b *bedrockTarget) mustFail(t *testing.T, c *Client, want string) {
+	t.Helper()
+	got, err := b.send(t, c)
+	if got != nil {
+		t.Fatalf("a request went out, signed %s", got.Header.Get("Authorization"))
+	}
+	if err == nil || !strings.HasPrefix(err.Error(), "no API key for Amazon Bedrock: ") || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v\nwant it to contain %q", err, want)
+	}
+}
+
 // checkSigned checks that a request carries the SigV4 signature of creds
 // for region, as aws-sdk-go-v2's signer makes it.
 func checkSigned(t *testing.T, got sentRequest, creds aws.Credentials, region string) {
@@ -254,13 +267,7 @@ func TestBedrockCredentialProcess(t *testing.T) {
 		t.Fatalf("the process ran %d times before any request", n)
 	}
 
-	got, err := b.send(t, c)
-	if got != nil {
-		t.Fatalf("a request went out with expired credentials: %s", got.Header.Get("Authorization"))
-	}
-	if err == nil || !strings.Contains(err.Error(), `the credential_process of AWS profile "proc" gave credentials that expired at `) {
-		t.Fatalf("error %v, want it to name the process and the expiry", err)
-	}
+	b.mustFail(t, c, `the credential_process of AWS profile "proc" gave credentials that expired at `)
 
 	// Valid for a minute: used, but fetched again for the next request,
 	// which could outlive them.
@@ -293,13 +300,7 @@ func TestBedrockCredentialProcessFails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := b.send(t, cl)
-			if got != nil {
-				t.Fatal("a request went out")
-			}
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "no API key for Amazon Bedrock: ") {
-				t.Fatalf("error %v\nwant it to contain %q", err, c.want)
-			}
+			b.mustFail(t, cl, c.want)
 		})
 	}
 }
@@ -403,13 +404,7 @@ func TestBedrockAWSCLIFails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := b.send(t, cl)
-			if got != nil {
-				t.Fatal("a request went out")
-			}
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("error %v\nwant it to contain %q", err, c.want)
-			}
+			b.mustFail(t, cl, c.want)
 		})
 	}
 }
