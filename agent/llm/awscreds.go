@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/darman-dev/darman/internal/child"
 )
 
 // darman finds Bedrock's AWS credentials itself, in this order:
@@ -186,8 +189,6 @@ type awsCredentials struct {
 	mu     sync.Mutex
 	cached aws.Credentials
 	have   bool
-	// now is the clock; tests leave it nil.
-	now func() time.Time
 }
 
 // resolveAWSCredentials picks the first source of the chain above, after
@@ -277,15 +278,15 @@ func shellCommand(command string) []string {
 func (a *awsCredentials) retrieve(ctx context.Context) (aws.Credentials, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	now := time.Now
-	if a.now != nil {
-		now = a.now
-	}
-	if a.have && (!a.cached.CanExpire || now().Add(awsCredentialWindow).Before(a.cached.Expires)) {
+	if a.have && (!a.cached.CanExpire || time.Now().Add(awsCredentialWindow).Before(a.cached.Expires)) {
 		return a.cached, nil
 	}
 	c, err := a.fetch(ctx)
-	if err == nil && c.CanExpire && !now().Before(c.Expires) {
+	if err != nil && ctx.Err() != nil {
+		// The call was cancelled while the process ran.
+		return aws.Credentials{}, context.Cause(ctx)
+	}
+	if err == nil && c.CanExpire && !time.Now().Before(c.Expires) {
 		err = fmt.Errorf("gave credentials that expired at %s; it must give fresh ones", c.Expires.UTC().Format(time.RFC3339))
 	}
 	if err != nil {
@@ -313,7 +314,7 @@ type awsProcessOutput struct {
 func runAWSProcess(ctx context.Context, s *awsSetup, argv []string) (aws.Credentials, error) {
 	ctx, cancel := context.WithTimeout(ctx, awsProcessTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = os.Environ()
 	if s.configFile != "" {
 		cmd.Env = append(cmd.Env, "AWS_CONFIG_FILE="+s.configFile)
@@ -321,15 +322,32 @@ func runAWSProcess(ctx context.Context, s *awsSetup, argv []string) (aws.Credent
 	if s.credentialsFile != "" {
 		cmd.Env = append(cmd.Env, "AWS_SHARED_CREDENTIALS_FILE="+s.credentialsFile)
 	}
+	// A group of its own, so that what it starts is stopped with it.
+	p, err := child.Start(cmd, child.Options{Name: "AWS credentials: " + strings.Join(argv, " ")})
+	if err != nil {
+		return aws.Credentials{}, fmt.Errorf("could not start (%v)", err)
+	}
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limitedBuffer{b: &stdout, n: 64 << 10}, &limitedBuffer{b: &stderr, n: 64 << 10}
-	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	var read sync.WaitGroup
+	read.Go(func() { io.Copy(&limitedBuffer{b: &stdout, n: 64 << 10}, p.Stdout) })
+	read.Go(func() { io.Copy(&limitedBuffer{b: &stderr, n: 64 << 10}, p.Stderr) })
+	select {
+	case <-p.Exited():
+	case <-ctx.Done():
+	}
+	// What is left of its group (all of it, when the call ended first).
+	p.Stop(time.Second)
+	read.Wait()
+	p.Stdout.Close()
+	p.Stderr.Close()
 	if ctx.Err() == context.DeadlineExceeded {
 		return aws.Credentials{}, fmt.Errorf("did not finish within %s", awsProcessTimeout)
 	}
-	if err != nil {
-		msg := fmt.Sprintf("failed (%v)", err)
+	if code, sig := p.ExitCode(); code != 0 || sig != "" {
+		msg := fmt.Sprintf("failed (exit status %d)", code)
+		if sig != "" {
+			msg = "failed (" + sig + ")"
+		}
 		// The end of what it wrote says why (the AWS CLI writes its usage
 		// first).
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")

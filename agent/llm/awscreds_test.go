@@ -4,6 +4,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -303,6 +305,54 @@ func TestBedrockCredentialProcessFails(t *testing.T) {
 			b.mustFail(t, cl, c.want)
 		})
 	}
+}
+
+// A call cancelled while its credential_process runs ends as cancelled,
+// and the process is stopped.
+func TestBedrockCredentialProcessCancelled(t *testing.T) {
+	noAWSCLI(t)
+	dir := t.TempDir()
+	script := writeFile(t, dir+"/slow.sh", "#!/bin/sh\necho $$ >\""+dir+"/pid\"\nexec sleep 30\n", 0o755)
+	writeFile(t, dir+"/config", "[default]\ncredential_process = "+script+"\n", 0o600)
+	b := newBedrockTarget(t)
+	c, err := b.client(Settings{Region: "eu-west-3"}, map[string]string{"AWS_CONFIG_FILE": dir + "/config"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for readText(t, dir+"/pid") == "" {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	_, err = Collect(c.Stream(ctx, &Request{Model: "anthropic.claude-haiku-4-5-20251001-v1:0", Messages: []Message{UserText("hi")}}))
+	if !errors.Is(err, ErrCanceled) {
+		t.Fatalf("error %v, want it cancelled", err)
+	}
+	if len(b.sent) != 0 {
+		t.Error("a request went out")
+	}
+	var pid int
+	fmt.Sscan(readText(t, dir+"/pid"), &pid)
+	if running(pid) {
+		t.Errorf("the credential_process (pid %d) still runs", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// running reports whether a process runs: exists and is not a zombie
+// (one killed with its parent waits for init to reap it).
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err == nil {
+		_, rest, _ := strings.Cut(string(stat), ") ")
+		return !strings.HasPrefix(rest, "Z")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err == nil {
+		return false // no such process
+	}
+	return syscall.Kill(pid, 0) == nil
 }
 
 // fakeAWSCLI puts on PATH an aws that records its arguments and the
