@@ -40,6 +40,9 @@ done
 for b in "$bin" $other; do
   [ -x "$b" ] || { echo "no darman binary at $b: run make build first" >&2; exit 1; }
 done
+# lsp starts in a workspace of its own: a relative path would not be found.
+bin=$(realpath "$bin")
+[ -z "$other" ] || other=$(realpath "$other")
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install -y time" >&2; exit 1; }
 pick() { sort -n | awk -v q="$1" '{a[NR]=$1} END {i=int(q*NR); if (i<1) i=1; print a[i]}'; }
 now() { date +%s%N; }
