@@ -3,7 +3,6 @@ package llm
 import (
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/darman-dev/darman/internal/lazyre"
 )
@@ -118,56 +117,66 @@ func (e catalogEntry) info(id string, known bool) ModelInfo {
 	}
 }
 
-type catalogFamily struct {
-	Defaults catalogEntry            `json:"defaults"`
-	Models   map[string]catalogEntry `json:"models"`
-}
-
 // Catalog is the model data shipped in the binary, by provider type, and
 // for presets that serve their own models, by preset name.
 type Catalog struct {
-	families map[Type]catalogFamily
-	// byAlias maps every id and alias to its canonical id, per type.
-	byAlias map[Type]map[string]string
+	// families are sorted by type, their models by id and their aliases
+	// by alias, so that lookups need no index built at run time.
+	families []builtinFamily
 }
-
-// BuiltinCatalog is the catalog shipped in the binary, catalog.json as Go
-// data (catalog_data.go), indexed once. It must not be modified.
-//
-// catalog.json is read when the binary is built, not when darman starts:
-// parsing its 15 KB cost 0.2 to 0.4 ms on the way to darman lsp's answer to
-// initialize (the models list needs the catalog), and the data is the
-// same at every start. TestBuiltinCatalogIsCatalogJSON holds the two
-// together (go test ./agent/llm -run TestBuiltinCatalogIsCatalogJSON
-// -update rewrites catalog_data.go).
-var BuiltinCatalog = sync.OnceValue(func() *Catalog {
-	c := &Catalog{families: map[Type]catalogFamily{}, byAlias: map[Type]map[string]string{}}
-	for _, f := range builtinCatalog {
-		fam := catalogFamily{Defaults: f.defaults, Models: make(map[string]catalogEntry, len(f.models))}
-		ids := make(map[string]string, len(f.models))
-		for _, m := range f.models {
-			fam.Models[m.id] = m.entry
-			ids[m.id] = m.id
-			for _, a := range m.entry.Aliases {
-				ids[a] = m.id
-			}
-		}
-		c.families[f.typ] = fam
-		c.byAlias[f.typ] = ids
-	}
-	return c
-})
 
 // builtinFamily is one provider type's part of catalog.json.
 type builtinFamily struct {
 	typ      Type
 	defaults catalogEntry
 	models   []builtinModel
+	aliases  []builtinAlias
 }
 
 type builtinModel struct {
 	id    string
 	entry catalogEntry
+}
+
+// builtinAlias names a model by another id (a dated snapshot's).
+type builtinAlias struct{ alias, id string }
+
+// builtin is catalog.json as Go data (catalog_data.go).
+//
+// catalog.json is read when the binary is built, not when darman starts:
+// parsing its 15 KB, then indexing it in maps, cost 0.2 to 0.5 ms on the
+// way to darman lsp's answer to initialize (the models list needs the
+// catalog), for data that is the same at every start. The compiler lays
+// the slices out as data, so nothing runs for them.
+// TestBuiltinCatalogIsCatalogJSON holds the two together (go test
+// ./agent/llm -run TestBuiltinCatalogIsCatalogJSON -update rewrites
+// catalog_data.go).
+var builtin = Catalog{families: builtinCatalog}
+
+// BuiltinCatalog is the catalog shipped in the binary. It must not be
+// modified.
+func BuiltinCatalog() *Catalog { return &builtin }
+
+// family is the catalog's part for a type.
+func (c *Catalog) family(typ Type) (*builtinFamily, bool) {
+	i := sort.Search(len(c.families), func(i int) bool { return c.families[i].typ >= typ })
+	if i < len(c.families) && c.families[i].typ == typ {
+		return &c.families[i], true
+	}
+	return nil, false
+}
+
+// model finds a model by its id or an alias.
+func (f *builtinFamily) model(id string) (catalogEntry, bool) {
+	i := sort.Search(len(f.models), func(i int) bool { return f.models[i].id >= id })
+	if i < len(f.models) && f.models[i].id == id {
+		return f.models[i].entry, true
+	}
+	a := sort.Search(len(f.aliases), func(i int) bool { return f.aliases[i].alias >= id })
+	if a < len(f.aliases) && f.aliases[a].alias == id {
+		return f.model(f.aliases[a].id)
+	}
+	return catalogEntry{}, false
 }
 
 // datedSuffix matches the snapshot dates providers append to model ids:
@@ -199,20 +208,25 @@ func (c *Catalog) Lookup(typ Type, id string) ModelInfo {
 			}
 		}
 	}
-	fam := c.families[typ]
-	return fam.Defaults.info(id, false)
+	var defaults catalogEntry
+	if fam, ok := c.family(typ); ok {
+		defaults = fam.defaults
+	}
+	return defaults.info(id, false)
 }
 
 func (c *Catalog) find(typ Type, id string) (ModelInfo, bool) {
-	ids := c.byAlias[typ]
-	canon, ok := ids[id]
+	fam, ok := c.family(typ)
 	if !ok {
-		canon, ok = ids[datedSuffix.ReplaceAllString(id, "")]
+		return ModelInfo{}, false
+	}
+	e, ok := fam.model(id)
+	if !ok {
+		e, ok = fam.model(datedSuffix.ReplaceAllString(id, ""))
 	}
 	if !ok {
 		return ModelInfo{}, false
 	}
-	e := c.families[typ].Models[canon]
 	if fam, other, ok := strings.Cut(e.SameAs, "/"); ok {
 		if m, ok := c.find(Type(fam), other); ok {
 			m.ID = id
@@ -229,7 +243,7 @@ func (c *Catalog) find(typ Type, id string) (ModelInfo, bool) {
 // (DeepSeek's, Groq's...), the model's vendor behind a cloud's id (Claude
 // on Bedrock or Vertex), then what [Catalog.Lookup] finds for the type.
 func (c *Catalog) LookupFor(provider string, typ Type, id string) ModelInfo {
-	if _, ok := c.families[Type(provider)]; ok && Type(provider) != typ {
+	if _, ok := c.family(Type(provider)); ok && Type(provider) != typ {
 		if m, ok := c.find(Type(provider), id); ok {
 			return m
 		}
@@ -258,7 +272,7 @@ func cloudClaudeID(id string) string {
 
 // presetModels lists the catalog's own models of a preset.
 func (c *Catalog) presetModels(name string) []ModelInfo {
-	if _, ok := c.families[Type(name)]; !ok || Type(name) == presets[name].typ {
+	if _, ok := c.family(Type(name)); !ok || Type(name) == presets[name].typ {
 		return nil
 	}
 	out := c.Models(Type(name))
@@ -273,11 +287,13 @@ func (c *Catalog) presetModels(name string) []ModelInfo {
 // Models lists the catalog's models of a provider type, sorted by id,
 // without aliases.
 func (c *Catalog) Models(typ Type) []ModelInfo {
-	fam := c.families[typ]
-	out := make([]ModelInfo, 0, len(fam.Models))
-	for id, e := range fam.Models {
-		out = append(out, e.info(id, true))
+	fam, ok := c.family(typ)
+	if !ok {
+		return []ModelInfo{}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	out := make([]ModelInfo, 0, len(fam.models))
+	for _, m := range fam.models {
+		out = append(out, m.entry.info(m.id, true))
+	}
 	return out
 }

@@ -14,6 +14,15 @@ var builtinCatalog = []builtinFamily{
 		{id: "claude-sonnet-4-0", entry: catalogEntry{Name: "Claude Sonnet 4", Aliases: []string{"claude-sonnet-4-20250514"}, ContextWindow: 200000, MaxOutput: 64000, Cost: Cost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}, Reasoning: true, Images: true, Tools: true}},
 		{id: "claude-sonnet-4-5", entry: catalogEntry{Name: "Claude Sonnet 4.5", Aliases: []string{"claude-sonnet-4-5-20250929"}, ContextWindow: 200000, MaxOutput: 64000, Cost: Cost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}, Reasoning: true, Images: true, Tools: true}},
 		{id: "claude-sonnet-4-6", entry: catalogEntry{Name: "Claude Sonnet 4.6", ContextWindow: 200000, MaxOutput: 64000, Cost: Cost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}, Reasoning: true, Images: true, Tools: true, AdaptiveThinking: true}},
+	}, aliases: []builtinAlias{
+		{"claude-3-5-haiku-20241022", "claude-3-5-haiku-latest"},
+		{"claude-3-7-sonnet-20250219", "claude-3-7-sonnet-latest"},
+		{"claude-haiku-4-5-20251001", "claude-haiku-4-5"},
+		{"claude-opus-4-1-20250805", "claude-opus-4-1"},
+		{"claude-opus-4-20250514", "claude-opus-4-0"},
+		{"claude-opus-4-5-20251101", "claude-opus-4-5"},
+		{"claude-sonnet-4-20250514", "claude-sonnet-4-0"},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"},
 	}},
 	{typ: "bedrock", defaults: catalogEntry{}, models: []builtinModel{
 		{id: "anthropic.claude-haiku-4-5-20251001-v1:0", entry: catalogEntry{SameAs: "anthropic/claude-haiku-4-5"}},
@@ -77,8 +86,15 @@ var builtinCatalog = []builtinFamily{
 		{id: "o3", entry: catalogEntry{Name: "o3", ContextWindow: 200000, MaxOutput: 100000, Cost: Cost{Input: 2, Output: 8, CacheRead: 0.5, CacheWrite: 0}, Reasoning: true, Images: true, Tools: true}},
 		{id: "o3-mini", entry: catalogEntry{Name: "o3-mini", ContextWindow: 200000, MaxOutput: 100000, Cost: Cost{Input: 1.1, Output: 4.4, CacheRead: 0.55, CacheWrite: 0}, Reasoning: true, Tools: true}},
 		{id: "o4-mini", entry: catalogEntry{Name: "o4-mini", ContextWindow: 200000, MaxOutput: 100000, Cost: Cost{Input: 1.1, Output: 4.4, CacheRead: 0.275, CacheWrite: 0}, Reasoning: true, Images: true, Tools: true}},
+	}, aliases: []builtinAlias{
+		{"gpt-4.1-2025-04-14", "gpt-4.1"},
+		{"gpt-4.1-mini-2025-04-14", "gpt-4.1-mini"},
+		{"gpt-4.1-nano-2025-04-14", "gpt-4.1-nano"},
+		{"gpt-5-2025-08-07", "gpt-5"},
+		{"gpt-5-mini-2025-08-07", "gpt-5-mini"},
+		{"gpt-5-nano-2025-08-07", "gpt-5-nano"},
 	}},
-	{typ: "openai-compatible", defaults: catalogEntry{ContextWindow: 32768, MaxOutput: 4096, Tools: true}, models: []builtinModel{}},
+	{typ: "openai-compatible", defaults: catalogEntry{ContextWindow: 32768, MaxOutput: 4096, Tools: true}},
 	{typ: "together", defaults: catalogEntry{}, models: []builtinModel{
 		{id: "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", entry: catalogEntry{Name: "Qwen3 Coder 480B", ContextWindow: 262144, MaxOutput: 32768, Cost: Cost{Input: 2, Output: 2, CacheRead: 0, CacheWrite: 0}, Tools: true}},
 		{id: "moonshotai/Kimi-K2-Thinking", entry: catalogEntry{Name: "Kimi K2 Thinking", ContextWindow: 262144, MaxOutput: 32768, Cost: Cost{Input: 1.2, Output: 4, CacheRead: 0, CacheWrite: 0}, Reasoning: true, Tools: true}},
@@ -96,6 +112,9 @@ var builtinCatalog = []builtinFamily{
 		{id: "grok-4-1-fast-reasoning", entry: catalogEntry{Name: "Grok 4.1 Fast", ContextWindow: 2000000, MaxOutput: 30000, Cost: Cost{Input: 0.2, Output: 0.5, CacheRead: 0.05, CacheWrite: 0}, Reasoning: true, Images: true, Tools: true}},
 		{id: "grok-4-fast-reasoning", entry: catalogEntry{Name: "Grok 4 Fast", ContextWindow: 2000000, MaxOutput: 30000, Cost: Cost{Input: 0.2, Output: 0.5, CacheRead: 0.05, CacheWrite: 0}, Reasoning: true, Images: true, Tools: true}},
 		{id: "grok-code-fast-1", entry: catalogEntry{Name: "Grok Code Fast 1", ContextWindow: 256000, MaxOutput: 10000, Cost: Cost{Input: 0.2, Output: 1.5, CacheRead: 0.02, CacheWrite: 0}, Reasoning: true, Tools: true}},
+	}, aliases: []builtinAlias{
+		{"grok-4-0709", "grok-4"},
+		{"grok-4-latest", "grok-4"},
 	}},
 	{typ: "zai", defaults: catalogEntry{}, models: []builtinModel{
 		{id: "glm-4.5", entry: catalogEntry{Name: "GLM-4.5", ContextWindow: 131072, MaxOutput: 98304, Cost: Cost{Input: 0.6, Output: 2.2, CacheRead: 0.11, CacheWrite: 0}, Reasoning: true, Tools: true}},
