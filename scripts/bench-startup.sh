@@ -4,10 +4,28 @@
 # (default 50), printing the median and the 90th percentile of each.
 # Usage:
 #   scripts/bench-startup.sh [path/to/darman] [runs] [--against OTHER] [--lsp-idle SECONDS]
+#   scripts/bench-startup.sh --build REV OUT
 # --against OTHER measures a second binary (an older build) in the same
 # loop, one run of each in turn (each going first every other time), so
 # that both see the same machine load.
+# --build REV OUT writes to OUT the release build of a commit, as `make
+# release` makes it (static, stripped, -trimpath, version and commit
+# stamped), from `git archive REV`: compare two of these, e.g.
+#   scripts/bench-startup.sh --build main /tmp/old && scripts/bench-startup.sh --build HEAD /tmp/new
+#   scripts/bench-startup.sh /tmp/new 40 --against /tmp/old
 set -euo pipefail
+if [ "${1:-}" = --build ]; then
+  [ $# -eq 3 ] || { echo "usage: $0 --build REV OUT" >&2; exit 2; }
+  commit=$(git rev-parse --verify "$2^{commit}")
+  version=$(git describe --tags --always "$commit")
+  out=$(realpath -m "$3")
+  src=$(mktemp -d)
+  trap 'rm -rf "$src"' EXIT
+  git archive "$commit" | tar -x -C "$src"
+  (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version -X main.commit=$commit" -o "$out" ./cmd/darman)
+  echo "$out: $(stat -c %s "$out") bytes, $2 ($commit)"
+  exit 0
+fi
 bin=${1:-bin/darman}
 runs=${2:-50}
 shift $(( $# < 2 ? $# : 2 ))
@@ -22,6 +40,9 @@ done
 for b in "$bin" $other; do
   [ -x "$b" ] || { echo "no darman binary at $b: run make build first" >&2; exit 1; }
 done
+# lsp starts in a workspace of its own: a relative path would not be found.
+bin=$(realpath "$bin")
+[ -z "$other" ] || other=$(realpath "$other")
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install -y time" >&2; exit 1; }
 pick() { sort -n | awk -v q="$1" '{a[NR]=$1} END {i=int(q*NR); if (i<1) i=1; print a[i]}'; }
 now() { date +%s%N; }

@@ -94,6 +94,7 @@ func anthropicCases() []anthropicCase {
 			Headers: map[string]string{"anthropic-beta": "a-1, b-2"}},
 			req: withModel("anthropic.claude-sonnet-4-5-20250929-v1:0", nil)},
 		{name: "bedrock-sigv4", settings: Settings{Name: "bedrock", Region: "eu-west-1"},
+			env: map[string]string{"AWS_ACCESS_KEY_ID": testAWSKeyID, "AWS_SECRET_ACCESS_KEY": testAWSSecret, "AWS_SESSION_TOKEN": testAWSSession},
 			req: withModel("eu.anthropic.claude-sonnet-4-5-20250929-v1:0", nil)},
 		{name: "vertex", settings: Settings{Name: "vertex", APIKey: "ya29.token", Region: "us-east5", Project: "my-project"},
 			req: withModel("claude-sonnet-4-5@20250929", nil)},

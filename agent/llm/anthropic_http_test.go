@@ -64,13 +64,6 @@ const (
 // authorisation. testdata/anthropic-sdk holds what the SDK sent for each
 // case: NAME.json its method, path and headers, NAME.body.json its body.
 func TestAnthropicBodiesAsTheSDKBuiltThem(t *testing.T) {
-	// Bedrock reads the AWS configuration from the process environment.
-	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
-	t.Setenv("AWS_ACCESS_KEY_ID", testAWSKeyID)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", testAWSSecret)
-	t.Setenv("AWS_SESSION_TOKEN", testAWSSession)
 	for _, c := range anthropicCases() {
 		t.Run(c.name, func(t *testing.T) {
 			meta, err := os.ReadFile("testdata/anthropic-sdk/" + c.name + ".json")
@@ -142,25 +135,32 @@ func checkSigV4(t *testing.T, got, want sentRequest) {
 	if v := got.Header.Get("X-Amz-Security-Token"); v != testAWSSession {
 		t.Errorf("X-Amz-Security-Token %q", v)
 	}
+	creds := aws.Credentials{AccessKeyID: testAWSKeyID, SecretAccessKey: testAWSSecret, SessionToken: testAWSSession}
+	if want := sigV4(t, got, gotHeaders, creds, "eu-west-1"); want != auth {
+		t.Errorf("the signature is not SigV4's for the request as received:\n got %s\nwant %s", auth, want)
+	}
+}
+
+// sigV4 is the Authorization that aws-sdk-go-v2's signer gives the request
+// as it arrived, over the headers named (as in SignedHeaders), for the
+// credentials and region.
+func sigV4(t *testing.T, got sentRequest, headers string, creds aws.Credentials, region string) string {
+	t.Helper()
 	at, err := time.Parse("20060102T150405Z", got.Header.Get("X-Amz-Date"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r, _ := http.NewRequest(got.Method, "http://"+got.host+got.Path, nil)
 	r.Host = ""
-	for _, h := range strings.Split(gotHeaders, ";") {
+	for _, h := range strings.Split(headers, ";") {
 		if h != "host" {
 			r.Header[http.CanonicalHeaderKey(h)] = got.Header.Values(h)
 		}
 	}
 	r.ContentLength = int64(len(got.body))
 	sum := sha256.Sum256(got.body)
-	hash := hex.EncodeToString(sum[:])
-	creds := aws.Credentials{AccessKeyID: testAWSKeyID, SecretAccessKey: testAWSSecret, SessionToken: testAWSSession}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hash, "bedrock", "eu-west-1", at); err != nil {
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hex.EncodeToString(sum[:]), "bedrock", region, at); err != nil {
 		t.Fatal(err)
 	}
-	if r.Header.Get("Authorization") != auth {
-		t.Errorf("the signature is not SigV4's for the request as received:\n got %s\nwant %s", auth, r.Header.Get("Authorization"))
-	}
+	return r.Header.Get("Authorization")
 }

@@ -11,9 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 )
@@ -23,10 +21,10 @@ import (
 //
 // darman's Messages client (anthropic.go) adapts its requests to both, as
 // the Anthropic SDK's bedrock middleware did: for Bedrock it signs with
-// aws-sdk-go-v2's SigV4 signer and the AWS credential chain of
-// aws-sdk-go-v2/config (environment, profiles, SSO, instance roles), which
-// is large to get right, and reads the AWS event stream framing with
-// aws-sdk-go-v2's decoder. The SDK's vertex package was never used: it pulls
+// aws-sdk-go-v2's SigV4 signer and credentials darman finds itself
+// (awscreds.go: the environment, the profile's keys or credential_process,
+// else the AWS CLI v2 for SSO and roles), and reads the AWS event stream
+// framing with aws-sdk-go-v2's decoder. The SDK's vertex package was never used: it pulls
 // Google's API transport (gRPC, OpenCensus, OpenTelemetry), 35 MB of binary
 // for an OAuth token and a URL; golang.org/x/oauth2/google gives the
 // credentials (0.1 MB).
@@ -60,17 +58,19 @@ func (c *Client) newCloud(s Settings, p preset, o Options) (*Client, error) {
 }
 
 func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var load []func(*awsconfig.LoadOptions) error
-	if s.Region != "" {
-		load = append(load, awsconfig.WithRegion(s.Region))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, load...)
+	env := awsEnv(o.LookupEnv)
+	setup, err := readAWSSetup(s.Profile, env)
 	if err != nil {
-		return nil, fmt.Errorf("provider %q: reading the AWS configuration: %w", c.name, err)
+		return nil, fmt.Errorf("provider %q: %w", c.name, err)
 	}
-	if cfg.Region == "" {
+	region := s.Region
+	if region == "" {
+		region = env.get("AWS_REGION", "AWS_DEFAULT_REGION")
+	}
+	if region == "" {
+		region = setup.values["region"]
+	}
+	if region == "" {
 		return nil, fmt.Errorf("provider %q: no AWS region; set its \"region\" (e.g. us-east-1) or AWS_REGION", c.name)
 	}
 	key := s.APIKey
@@ -80,26 +80,16 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 			key, c.keySource = v, "AWS_BEARER_TOKEN_BEDROCK"
 		}
 	}
-	b := &bedrockCloud{bearer: key, credentials: cfg.Credentials, region: cfg.Region, signer: v4.NewSigner()}
-	switch {
-	case key != "":
-		// A Bedrock API key is a bearer token.
-	case cfg.Credentials != nil:
-		// Which source answers is known only when the credentials are
-		// first retrieved (an instance role needs the network); name the
-		// explicit ones.
-		c.keySource = "the AWS credential chain (default profile, SSO or instance role)"
-		if v, ok := o.LookupEnv("AWS_PROFILE"); ok && v != "" {
-			c.keySource = "AWS profile " + v
+	b := &bedrockCloud{bearer: key, region: region, signer: v4.NewSigner()}
+	if key == "" {
+		// A Bedrock API key is a bearer token; without one, requests are
+		// signed with AWS credentials (awscreds.go).
+		if b.credentials, err = resolveAWSCredentials(c.display, setup, env); err != nil {
+			return nil, err
 		}
-		if v, ok := o.LookupEnv("AWS_ACCESS_KEY_ID"); ok && v != "" {
-			c.keySource = "AWS_ACCESS_KEY_ID"
-		}
-	default:
-		return nil, &Error{Kind: ErrMissingKey, Provider: c.display,
-			KeySource: "AWS credentials (AWS_ACCESS_KEY_ID, a profile, SSO) or AWS_BEARER_TOKEN_BEDROCK"}
+		c.keySource = b.credentials.source
 	}
-	c.baseURL = "https://bedrock-runtime." + cfg.Region + ".amazonaws.com"
+	c.baseURL = "https://bedrock-runtime." + region + ".amazonaws.com"
 	if t.baseURL != "" {
 		// A configured address (a VPC endpoint, a test server) replaces
 		// the region's.
@@ -129,7 +119,7 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 type bedrockCloud struct {
 	// bearer is a Bedrock API key; empty signs with credentials.
 	bearer      string
-	credentials aws.CredentialsProvider
+	credentials *awsCredentials
 	region      string
 	signer      *v4.Signer
 	// version and betas go in the body as anthropic_version and
@@ -157,7 +147,7 @@ func (b *bedrockCloud) sign(req *http.Request, body []byte) error {
 		return nil
 	}
 	ctx := req.Context()
-	creds, err := b.credentials.Retrieve(ctx)
+	creds, err := b.credentials.retrieve(ctx)
 	if err != nil {
 		return err
 	}

@@ -177,6 +177,11 @@ func (e *Error) Short() string {
 func (e *Error) Error() string {
 	switch e.Kind {
 	case ErrMissingKey:
+		if e.Message != "" {
+			// What was looked for and what to do, in full (Bedrock's AWS
+			// credentials).
+			return fmt.Sprintf("no API key for %s: %s", e.Provider, e.Message)
+		}
 		return fmt.Sprintf("no API key for %s: set %s", e.Provider, e.KeySource)
 	case ErrAuth:
 		if e.KeySource == "" {

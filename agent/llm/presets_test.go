@@ -106,11 +106,6 @@ var presetShapes = map[string]presetShape{
 // Every preset sends its requests to the path, with the authorisation and
 // the body fields its API documents.
 func TestPresetRequestShapes(t *testing.T) {
-	// Bedrock reads the AWS configuration from the process environment;
-	// keep the machine's out.
-	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_BEARER_TOKEN_BEDROCK", "")
 	for _, name := range llm.PresetNames() {
 		shape, ok := presetShapes[name]
 		if !ok {

@@ -76,9 +76,12 @@ type Settings struct {
 	// AZURE_OPENAI_API_VERSION, else 2024-10-21. "v1" uses Azure's v1 API
 	// (/openai/v1, no deployments in the path).
 	APIVersion string
-	// Region is the cloud region of Bedrock (empty: the AWS configuration's,
-	// AWS_REGION) or Vertex AI (empty: CLOUD_ML_REGION, else "global").
+	// Region is the cloud region of Bedrock (empty: AWS_REGION,
+	// AWS_DEFAULT_REGION, else the AWS profile's) or Vertex AI (empty: CLOUD_ML_REGION, else "global").
 	Region string
+	// Profile is the AWS profile of Bedrock's credentials and region;
+	// empty means AWS_PROFILE, else "default".
+	Profile string
 	// Project is the Google Cloud project of Vertex AI; empty means
 	// ANTHROPIC_VERTEX_PROJECT_ID, else GOOGLE_CLOUD_PROJECT.
 	Project string

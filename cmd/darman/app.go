@@ -75,6 +75,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	a := newApp(stdin, stdout, stderr)
 	defer a.close()
 	root := a.rootCommand()
+	leanCompletion(root, args)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -80,6 +80,7 @@ func settings(name string, p config.Provider) llm.Settings {
 		API:          string(p.API),
 		APIVersion:   p.APIVersion,
 		Region:       p.Region,
+		Profile:      p.Profile,
 		Project:      p.Project,
 		CachedTokens: string(p.CachedTokens),
 	}

@@ -195,11 +195,12 @@ type Provider struct {
 	Headers map[string]string `json:"headers,omitempty" jsonschema:"Extra HTTP headers sent with every request."`
 	Timeout time.Duration     `json:"timeout,omitempty" jsonschema:"How long a response stream may stay silent before it is abandoned, e.g. 30s."`
 	Models  map[string]Model  `json:"models,omitempty" jsonschema:"Per-model settings, by model id; override the built-in catalog."`
-	// API, APIVersion, Region, Project and CachedTokens are for the
+	// API, APIVersion, Region, Profile, Project and CachedTokens are for the
 	// presets that need them; see docs/providers.md.
 	API          ProviderAPI  `json:"api,omitempty" jsonschema:"For type openai: responses (the default) or chat."`
 	APIVersion   string       `json:"apiVersion,omitempty" jsonschema:"Azure OpenAI's api-version, e.g. 2024-10-21 (the default), or v1 for Azure's v1 API."`
 	Region       string       `json:"region,omitempty" jsonschema:"The cloud region of bedrock (e.g. us-east-1) or vertex (e.g. us-east5, global)."`
+	Profile      string       `json:"profile,omitempty" jsonschema:"The AWS profile of bedrock's credentials and region; empty means AWS_PROFILE, else default."`
 	Project      string       `json:"project,omitempty" jsonschema:"The Google Cloud project of vertex."`
 	CachedTokens CachedTokens `json:"cachedTokens,omitempty" jsonschema:"How a Chat Completions server counts cached prompt tokens when its usage has no total_tokens: included in prompt_tokens (OpenAI's way, the default) or separate."`
 }
