@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/samber/lo"
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent/llm"
@@ -44,7 +45,7 @@ func (r *report) add(section, name, status, detail string) {
 }
 
 func (r *report) failed() bool {
-	return slices.ContainsFunc(r.Checks, func(c check) bool { return c.Status == "fail" })
+	return lo.ContainsBy(r.Checks, func(c check) bool { return c.Status == "fail" })
 }
 
 func (a *app) doctorCommand() *cobra.Command {
@@ -374,13 +375,7 @@ func printReport(a *app, r *report) {
 		}
 		fmt.Fprintln(a.stdout, line)
 	}
-	fails := 0
-	for _, c := range r.Checks {
-		if c.Status == "fail" {
-			fails++
-		}
-	}
-	if fails > 0 {
+	if fails := lo.CountBy(r.Checks, func(c check) bool { return c.Status == "fail" }); fails > 0 {
 		fmt.Fprintf(a.stdout, "\n%d problem(s) need fixing.\n", fails)
 	}
 }
