@@ -62,6 +62,9 @@ func probeOS(helper string) (capabilities, string) {
 	// Not a reason: the helper confines as well, only slower.
 	c.inThread, _ = inThreadOK()
 	c.threadNS = c.inThread && threadMountNS()
+	if c.userns && c.inThread && !c.threadNS && statxMountRoot() {
+		c.pool = newHolderPool(helper)
+	}
 	return c, joinReasons(reasons)
 }
 
@@ -87,22 +90,36 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
+	// What a process of a user other than root keeps across execve is
+	// its ambient set: without CAP_SYS_ADMIN there, the helper could not
+	// mount in the namespace it was made for. It drops it before it
+	// execve's the command (early.Confine).
+	if uid != 0 {
+		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin)
+	}
 	return attr
 }
 
 // wrapOS makes cmd run confined: on a thread of darman's (see
-// thread_linux.go) when darman starts it itself and it needs no namespace,
-// else through the helper. detached says darman does not start cmd itself
+// thread_linux.go) when darman starts it itself and it needs no namespace
+// or darman may mount; on a thread of the workspace's namespace holder
+// (holder_linux.go) when it needs one and darman may not mount; else
+// through the helper. detached says darman does not start cmd itself
 // and so cannot give it a namespace: the helper then starts itself again
-// in one.
-func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string) error {
+// in one. root is the workspace's, whose holder starts the command.
+func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root string) error {
 	pol.NS = c.userns && len(pol.ReadOnly)+len(pol.Pin) > 0
 	if !pol.NS {
 		pol.ReadOnly, pol.Pin = nil, nil
 	}
-	if c.inThread && !detached && (!pol.NS || c.threadNS) {
+	held := pol.NS && !c.threadNS && c.pool != nil
+	if c.inThread && !detached && (!pol.NS || c.threadNS || held) {
 		if cmd.Err == nil { // else cmd.Start fails with it, running nothing
-			cmd.Err = &inThread{pol: pol}
+			m := &inThread{pol: pol}
+			if held {
+				m.pool, m.root = c.pool, root
+			}
+			cmd.Err = m
 		}
 		return nil
 	}
@@ -140,6 +157,9 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string
 func Exec(args []string, stderr io.Writer) int {
 	if len(args) == 1 && args[0] == "--probe" {
 		return early.Probe()
+	}
+	if len(args) == 1 && args[0] == early.Hold {
+		return hold(stderr)
 	}
 	pol, code, msg := early.Parse(args, true)
 	if code != 0 {

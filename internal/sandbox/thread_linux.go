@@ -58,7 +58,13 @@ import (
 // inThread is what Wrap leaves in cmd.Err for a command to be started on a
 // confined thread: cmd.Start refuses it, so a caller that did not go
 // through Start cannot run it unconfined.
-type inThread struct{ pol Policy }
+type inThread struct {
+	pol Policy
+	// pool, when set, is where the command is started instead: the
+	// holder of the workspace root's namespace (holder_linux.go).
+	pool *holderPool
+	root string
+}
 
 func (*inThread) Error() string {
 	return "sandbox: this command is confined on a thread of darman's; start it with sandbox.Start (child.Start does), not with cmd.Start"
@@ -171,6 +177,9 @@ func startOS(cmd *exec.Cmd) error {
 		return cmd.Start()
 	}
 	cmd.Err = nil
+	if c.pool != nil {
+		return startHeld(cmd, c.pool, c.root, c.pol)
+	}
 	nonDumpable.Do(func() {
 		syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0)
 	})
@@ -267,6 +276,7 @@ const (
 	prCapAmbient         = 47
 	prCapAmbientClearAll = 4
 	capSysPtrace         = 19
+	capSysAdmin          = 21
 	prSetDumpable        = 4
 	pPID                 = 1
 	pPIDFD               = 3
