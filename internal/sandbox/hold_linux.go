@@ -22,21 +22,28 @@ import (
 // holdFD is the holder's end of the socket (ExtraFiles[0]).
 const holdFD = 3
 
-// hold is the namespace holder, "darman sandbox-exec --hold" (see
+// hold is the namespace holder, "darman sandbox-exec --hold [UID GID]" (see
 // holder_linux.go), started by darman in a user and mount namespace of its
 // own with its end of a socket as descriptor 3. It returns when darman is
 // gone (its groups killed) or, released, once they have ended.
-func hold(stderr io.Writer) int {
+func hold(ids []string, stderr io.Writer) int {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(holdFD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
 		fmt.Fprintln(stderr, "darman sandbox-exec --hold: darman runs this itself, with a socket as descriptor 3")
 		return 125
 	}
-	// No command may inherit the socket, nor reach this process's memory
-	// and files through the thread that starts it.
-	syscall.CloseOnExec(holdFD)
-	syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0)
+	syscall.CloseOnExec(holdFD) // no command may inherit it
 	s := &holdServer{groups: map[int]bool{}}
+	// (While dumpable: the maps are files of its own in /proc.)
+	if len(ids) == 2 {
+		if err := early.MapSelf(ids[0], ids[1]); err != nil {
+			s.reply(holdReply{Err: "the sandbox's namespace holder cannot map its user: " + err.Error()})
+			return 125
+		}
+	}
+	// No command may reach this process's memory and files through the
+	// thread that starts it.
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0)
 	// darman's mounts still reach this namespace (a slave of its), this
 	// namespace's do not reach darman's.
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {

@@ -260,7 +260,7 @@ func startHolder(helper string) (*holder, error) {
 		return nil, fmt.Errorf("sandbox holder: a socket pair: %w", err)
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "sandbox-holder")
-	cmd := exec.Command(helper, early.Subcommand, early.Hold)
+	cmd := exec.Command(helper, append([]string{early.Subcommand, early.Hold}, selfMapArgs()...)...)
 	// No secret: the holder's environment is empty, and each command's
 	// comes with its request.
 	cmd.Env = []string{}
@@ -269,7 +269,7 @@ func startHolder(helper string) (*holder, error) {
 	cmd.ExtraFiles = []*os.File{theirs}
 	// A group of its own (a terminal's ^C is not for it), and SIGTERM
 	// when darman's thread that starts it (which never ends) does.
-	cmd.SysProcAttr = nsAttr(&syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM})
+	cmd.SysProcAttr = selfMapAttr(&syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM})
 	onSpawner(func() { err = cmd.Start() })
 	theirs.Close()
 	if err != nil {

@@ -34,11 +34,17 @@ func heldFixture(t *testing.T) *fixture {
 	case c.pool == nil:
 		t.Skipf("no namespace holder here: %+v, %s", c, f.sb.Status().Reason)
 	}
+	f.gitInit(t)
+	return f
+}
+
+// gitInit makes the workspace a git repository with a darman.json.
+func (f *fixture) gitInit(t *testing.T) {
+	t.Helper()
 	if out, err := exec.Command("git", "init", "-q", f.ws).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
 	write(t, filepath.Join(f.ws, "darman.json"), "{}\n")
-	return f
 }
 
 // startHeldScript starts script with bash in the workspace as
@@ -319,4 +325,24 @@ func alive(pid int) bool {
 	}
 	i := bytes.LastIndexByte(b, ')')
 	return i < 0 || len(b) < i+3 || (b[i+2] != 'Z' && b[i+2] != 'X')
+}
+
+// TestHolderOfASandboxMadeAfterAnInThreadStart: once a command has been
+// confined in-thread, darman is non-dumpable, and the files in /proc of
+// the processes it starts are root's until they execve: a Sandbox made
+// then (the hooks' is another) still finds the user namespace, and its
+// holder still starts, maps its user and protects the paths.
+func TestHolderOfASandboxMadeAfterAnInThreadStart(t *testing.T) {
+	first := heldFixture(t) // skips where there is no holder
+	if out, err := first.run(t, Request{Root: first.outside}, "echo first"); err != nil || out != "first\n" {
+		t.Fatalf("an in-thread command: %q %v", out, err)
+	}
+	f := newFixture(t, Options{})
+	if !f.sb.Status().ProtectedReadOnly || f.sb.caps.pool == nil {
+		t.Fatalf("a Sandbox made after an in-thread start has no holder: %+v, %s", f.sb.caps, f.sb.Status().Reason)
+	}
+	f.gitInit(t)
+	if out, st := f.runHeld(t, "echo x >> .git/config && echo WROTE-CONFIG; echo ran"); strings.Contains(out, "WROTE-CONFIG") || !strings.Contains(out, "ran") || !st.Success() {
+		t.Errorf("%q %v", out, st)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -42,8 +43,8 @@ func probeOS(helper string) (capabilities, string) {
 	if _, err := os.Stat(helper); err != nil {
 		return capabilities{}, "the sandbox helper (darman itself) cannot be run: " + err.Error()
 	}
-	cmd := exec.Command(helper, "sandbox-exec", "--probe")
-	cmd.SysProcAttr = nsAttr(nil)
+	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
+	cmd.SysProcAttr = selfMapAttr(nil)
 	done := make(chan error, 1)
 	if err = cmd.Start(); err == nil {
 		go func() { done <- cmd.Wait() }()
@@ -98,6 +99,32 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin)
 	}
 	return attr
+}
+
+// selfMapAttr is nsAttr for a process that maps its user and group
+// itself (early.MapSelf, given selfMapArgs), as one started once darman
+// is non-dumpable must when darman is not root: Go's parent-side writes of
+// the maps are refused then (see MapSelf). Root's are not: root's
+// processes get nsAttr's.
+func selfMapAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
+	if os.Getuid() == 0 {
+		return nsAttr(attr)
+	}
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin)
+	return attr
+}
+
+// selfMapArgs are the arguments that ask a process started with
+// selfMapAttr to map its user and group: none for root.
+func selfMapArgs() []string {
+	if os.Getuid() == 0 {
+		return nil
+	}
+	return []string{strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid())}
 }
 
 // wrapOS makes cmd run confined: on a thread of darman's (see
@@ -155,11 +182,11 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root 
 // re-execute in a namespace of its own) and for a process started without
 // /proc.
 func Exec(args []string, stderr io.Writer) int {
-	if len(args) == 1 && args[0] == "--probe" {
-		return early.Probe()
+	if len(args) > 0 && args[0] == "--probe" {
+		return early.Probe(args[1:])
 	}
-	if len(args) == 1 && args[0] == early.Hold {
-		return hold(stderr)
+	if len(args) > 0 && args[0] == early.Hold {
+		return hold(args[1:], stderr)
 	}
 	pol, code, msg := early.Parse(args, true)
 	if code != 0 {

@@ -26,10 +26,10 @@ func init() {
 	if !ok {
 		return
 	}
-	if len(args) == 1 && args[0] == "--probe" {
-		syscall.Exit(Probe())
+	if len(args) > 0 && args[0] == "--probe" {
+		syscall.Exit(Probe(args[1:]))
 	}
-	if len(args) == 1 && args[0] == Hold {
+	if len(args) > 0 && args[0] == Hold {
 		return // the namespace holder is darman's (internal/sandbox)
 	}
 	pol, code, msg := Parse(args, false)
@@ -230,14 +230,47 @@ func Run(pol Policy, path string, argv []string) (code int, msg string) {
 	return CodeNoExec, msg
 }
 
-// Probe is "darman sandbox-exec --probe", started in a user and mount
-// namespace of its own: it exits 0 when it can mount there.
-func Probe() int {
+// Probe is "darman sandbox-exec --probe [UID GID]", started in a user and
+// mount namespace of its own: it exits 0 when it can mount there. With
+// UID and GID it maps them first (see MapSelf).
+func Probe(ids []string) int {
+	if len(ids) == 2 {
+		if err := MapSelf(ids[0], ids[1]); err != nil {
+			syscall.Write(2, []byte(prefix+err.Error()+"\n"))
+			return 1
+		}
+	}
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		syscall.Write(2, []byte(prefix+err.Error()+"\n"))
 		return 1
 	}
 	return 0
+}
+
+// MapSelf maps the user and group uid and gid (the caller's own outside)
+// to themselves in the user namespace the calling process was started in
+// without maps. darman cannot write them for it once it is non-dumpable
+// (its children's /proc files are root's then, which a user other than
+// root may not open), so a process of such a user started with a new
+// user namespace, and CAP_SYS_ADMIN in its ambient set to write them and
+// to mount, does it itself.
+func MapSelf(uid, gid string) error {
+	for _, w := range [...][2]string{
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/gid_map", gid + " " + gid + " 1\n"},
+		{"/proc/self/uid_map", uid + " " + uid + " 1\n"},
+	} {
+		fd, err := syscall.Open(w[0], syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return wrap("open "+w[0], err)
+		}
+		_, err = syscall.Write(fd, []byte(w[1]))
+		syscall.Close(fd)
+		if err != nil {
+			return wrap("write "+w[0], err)
+		}
+	}
+	return nil
 }
 
 // Confine applies pol to the calling thread: the read-only paths (in the
