@@ -78,6 +78,13 @@ func hold(ids []string, stderr io.Writer) int {
 		switch req.Op {
 		case "start":
 			go s.start(req, fds)
+		case "watch":
+			closeAll(fds)
+			s.mu.Lock()
+			for _, g := range req.PGIDs {
+				s.groups[g] = true
+			}
+			s.mu.Unlock()
 		case "release":
 			closeAll(fds)
 			go s.release()

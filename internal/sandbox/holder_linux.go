@@ -58,9 +58,11 @@ import (
 // holdRequest is what darman sends the holder.
 type holdRequest struct {
 	ID uint64 `json:"id"`
-	// Op is "start" (a command) or "release" (start no more, exit once
-	// the commands started have ended).
+	// Op is "start" (a command), "watch" (kill PGIDs too when darman
+	// dies: a holder that died started them) or "release" (start no more,
+	// exit once the commands started have ended).
 	Op      string   `json:"op"`
+	PGIDs   []int    `json:"pgids,omitempty"`
 	Path    string   `json:"path,omitempty"`
 	Args    []string `json:"args,omitempty"`
 	Env     []string `json:"env,omitempty"`
@@ -214,14 +216,63 @@ func (pl *holderPool) get(root string, pol Policy) (*holder, error) {
 			delete(pl.m, oldest)
 		}
 		var err error
-		if h, err = startHolder(pl.helper); err != nil {
+		if h, err = pl.start(root, nil); err != nil {
 			return nil, err
 		}
-		pl.m[root] = h
 	}
 	h.remember(pol)
 	h.used = time.Now()
 	return h, nil
+}
+
+// start starts root's holder, which also watches the groups adopt;
+// pl.mu is held.
+func (pl *holderPool) start(root string, adopt []int) (*holder, error) {
+	h, err := startHolder(pl.helper)
+	if err != nil {
+		return nil, err
+	}
+	h.pool, h.root = pl, root
+	if adopt = alive(adopt); len(adopt) > 0 {
+		h.groups = adopt
+		h.send.Lock()
+		if h.fd >= 0 {
+			sendHold(h.fd, holdRequest{Op: "watch", PGIDs: adopt}, nil)
+		}
+		h.send.Unlock()
+	}
+	pl.m[root] = h
+	return h, nil
+}
+
+// replace starts a holder in place of h, which exited unasked, for the
+// groups it started that still run: the new one kills them if darman
+// dies. Commands running meanwhile go on (they are darman's children).
+func (pl *holderPool) replace(h *holder) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.closed || pl.m[h.root] != h {
+		return
+	}
+	delete(pl.m, h.root)
+	h.mu.Lock()
+	groups := h.groups
+	h.mu.Unlock()
+	if len(alive(groups)) == 0 {
+		return // the next command starts one
+	}
+	pl.start(h.root, groups)
+}
+
+// alive is the groups of gs with a process left.
+func alive(gs []int) []int {
+	var out []int
+	for _, g := range gs {
+		if syscall.Kill(-g, 0) != syscall.ESRCH {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // close releases every holder: each exits once its commands have ended
@@ -245,12 +296,18 @@ type holder struct {
 	fd   int
 	used time.Time
 	set  map[string]bool // the protected paths it was given (pins as "pin:"+path)
+	pool *holderPool
+	root string
 
 	send sync.Mutex // one message at a time on fd; fd is closed under it
 	mu   sync.Mutex
 	next uint64
 	wait map[uint64]chan holdReply
 	gone error // why it can take no more requests
+	// released: asked to exit; groups: those of the commands it started
+	// (pruned as they end), which a holder that replaces it watches.
+	released bool
+	groups   []int
 }
 
 // startHolder starts a holder process and waits until it is ready.
@@ -339,7 +396,11 @@ func (h *holder) fail(err error) {
 	h.gone = err
 	waiting := h.wait
 	h.wait = nil
+	unasked := !h.released && h.pool != nil
 	h.mu.Unlock()
+	if unasked {
+		go h.pool.replace(h)
+	}
 	for _, ch := range waiting {
 		ch <- holdReply{Err: err.Error()}
 	}
@@ -390,6 +451,7 @@ func (h *holder) request(req holdRequest, files []int) (holdReply, error) {
 func (h *holder) release() {
 	h.mu.Lock()
 	gone := h.gone != nil
+	h.released = true
 	h.mu.Unlock()
 	if gone {
 		return
@@ -517,6 +579,11 @@ func startHeld(cmd *exec.Cmd, pool *holderPool, root string, pol Policy) error {
 		return err
 	}
 	cmd.Process = p
+	if (attr.Setpgid && attr.Pgid == 0) || attr.Setsid {
+		h.mu.Lock()
+		h.groups = append(alive(h.groups), r.PID)
+		h.mu.Unlock()
+	}
 	if attr.PidFD != nil {
 		*attr.PidFD = -1
 	}

@@ -287,7 +287,7 @@ func TestKillingDarmanKillsTheHolderAndItsCommands(t *testing.T) {
 		t.Fatalf("the victim printed no pids: %s", stderr.String())
 	}
 	for _, p := range pids {
-		if !alive(p) {
+		if !running(p) {
 			t.Fatalf("process %d is not running before the kill", p)
 		}
 	}
@@ -295,10 +295,10 @@ func TestKillingDarmanKillsTheHolderAndItsCommands(t *testing.T) {
 	cmd.Wait()
 	deadline := time.Now().Add(5 * time.Second)
 	for _, p := range pids {
-		for alive(p) && time.Now().Before(deadline) {
+		for running(p) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if alive(p) {
+		if running(p) {
 			t.Errorf("process %d (of holder, command, background child %v) outlived darman", p, pids)
 			syscall.Kill(p, syscall.SIGKILL)
 		}
@@ -317,8 +317,8 @@ func TestHolderVictim(t *testing.T) {
 	cmd.Wait()
 }
 
-// alive reports whether process pid runs (a zombie is dead).
-func alive(pid int) bool {
+// running reports whether process pid runs (a zombie is dead).
+func running(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false
@@ -344,5 +344,60 @@ func TestHolderOfASandboxMadeAfterAnInThreadStart(t *testing.T) {
 	f.gitInit(t)
 	if out, st := f.runHeld(t, "echo x >> .git/config && echo WROTE-CONFIG; echo ran"); strings.Contains(out, "WROTE-CONFIG") || !strings.Contains(out, "ran") || !st.Success() {
 		t.Errorf("%q %v", out, st)
+	}
+}
+
+// TestAHolderThatDiesIsReplaced: when the holder dies (here SIGKILL from
+// outside), a command it started runs on and ends as darman's child; a
+// new holder takes over its group (it kills it on its parent-death
+// signal, as when darman dies), and the next command starts.
+func TestAHolderThatDiesIsReplaced(t *testing.T) {
+	f := heldFixture(t)
+	long, r := f.startHeldScript(t, "sleep 100 & echo $!; exec sleep 101")
+	defer r.Close()
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	bg, _ := strconv.Atoi(strings.TrimSpace(line))
+	first := f.holderPID(t)
+	syscall.Kill(first, syscall.SIGKILL)
+	var second int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		f.sb.caps.pool.mu.Lock()
+		if h := f.sb.caps.pool.m[realOr(f.ws)]; h != nil && h.pid != first {
+			second = h.pid
+		}
+		f.sb.caps.pool.mu.Unlock()
+		if second != 0 {
+			break
+		}
+	}
+	if second == 0 {
+		t.Fatal("no holder replaced the one that died")
+	}
+	if !running(long.Process.Pid) || !running(bg) {
+		t.Fatal("the command died with its holder")
+	}
+	if out, st := f.runHeld(t, "echo NEXT"); out != "NEXT\n" || !st.Success() || f.holderPID(t) != second {
+		t.Errorf("the next command: %q %v", out, st)
+	}
+	// The parent-death signal's cue: the new holder kills the group it
+	// took over.
+	syscall.Kill(second, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { long.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		syscall.Kill(-long.Process.Pid, syscall.SIGKILL)
+		t.Fatal("the new holder did not kill the group it took over")
+	}
+	if ws := long.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("the command ended %v, want killed", long.ProcessState)
+	}
+	for deadline := time.Now().Add(5 * time.Second); running(bg) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if running(bg) {
+		syscall.Kill(bg, syscall.SIGKILL)
+		t.Error("the command's background child outlived the holder that took it over")
 	}
 }
