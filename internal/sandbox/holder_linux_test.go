@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -399,5 +400,32 @@ func TestAHolderThatDiesIsReplaced(t *testing.T) {
 	if running(bg) {
 		syscall.Kill(bg, syscall.SIGKILL)
 		t.Error("the command's background child outlived the holder that took it over")
+	}
+}
+
+// TestHeldStartOfAMissingProgramFails: the holder's failure to start a
+// command is Start's error, as the system said it.
+func TestHeldStartOfAMissingProgramFails(t *testing.T) {
+	f := heldFixture(t)
+	cmd := exec.Command(filepath.Join(f.ws, "no-such-program"))
+	cmd.Dir = f.ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := f.sb.Wrap(cmd, Request{Root: f.ws}); err != nil {
+		t.Fatal(err)
+	}
+	null, _ := os.Open(os.DevNull)
+	defer null.Close()
+	cmd.Stdout, cmd.Stderr = null, null
+	err := Start(cmd)
+	if !errors.Is(err, syscall.ENOENT) || cmd.Process != nil {
+		t.Fatalf("Start = %v (process %v), want ENOENT", err, cmd.Process)
+	}
+	var buf bytes.Buffer
+	cmd = exec.Command("/bin/true")
+	cmd.Dir = f.ws
+	f.sb.Wrap(cmd, Request{Root: f.ws})
+	cmd.Stdout = &buf
+	if err := Start(cmd); err == nil || !strings.Contains(err.Error(), "*os.File") {
+		t.Errorf("Start with a buffer as stdout = %v, want a refusal naming *os.File", err)
 	}
 }
