@@ -77,7 +77,15 @@ func hold(ids []string, stderr io.Writer) int {
 		}
 		switch req.Op {
 		case "start":
-			go s.start(req, fds)
+			s.mu.Lock()
+			s.starting++
+			s.mu.Unlock()
+			go func() {
+				s.start(req, fds)
+				s.mu.Lock()
+				s.starting--
+				s.mu.Unlock()
+			}()
 		case "watch":
 			closeAll(fds)
 			s.mu.Lock()
@@ -108,7 +116,10 @@ type holdServer struct {
 	mounts sync.Mutex
 	mu     sync.Mutex
 	groups map[int]bool
-	done   bool // released: start nothing more
+	done   bool // released, or darman gone: start nothing more
+	// starting counts the starts under way, which killAll waits for: a
+	// command forked just before darman went is killed too.
+	starting int
 }
 
 func (s *holdServer) reply(r holdReply) {
@@ -123,12 +134,15 @@ func (s *holdServer) start(req holdRequest, fds []int) {
 	for i, fd := range fds {
 		files[i] = os.NewFile(uintptr(fd), "")
 	}
-	defer func() {
+	// Closed before the answer: the command's output ends when it (and
+	// what it started) closes its copies, not when the holder does.
+	closeFiles := func() {
 		for _, f := range files {
 			f.Close()
 		}
-	}()
+	}
 	fail := func(err error) {
+		closeFiles()
 		r := holdReply{ID: req.ID, Err: err.Error()}
 		var errno syscall.Errno
 		if errors.As(err, &errno) {
@@ -162,6 +176,7 @@ func (s *holdServer) start(req holdRequest, fds []int) {
 		fail(err)
 		return
 	}
+	closeFiles()
 	pid := cmd.Process.Pid
 	cmd.Process.Release()
 	if (req.Setpgid && req.Pgid == 0) || req.Setsid {
@@ -227,11 +242,17 @@ func readOnlyMount(p string) bool {
 	return st.Flags&stRdonly != 0
 }
 
-// killAll kills the groups of the commands the holder started.
+// killAll kills the groups of the commands the holder started, once the
+// starts under way have ended (a new one starts nothing).
 func (s *holdServer) killAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.done = true
+	for deadline := time.Now().Add(5 * time.Second); s.starting > 0 && time.Now().Before(deadline); {
+		s.mu.Unlock()
+		time.Sleep(time.Millisecond)
+		s.mu.Lock()
+	}
 	for g := range s.groups {
 		syscall.Kill(-g, syscall.SIGKILL)
 	}

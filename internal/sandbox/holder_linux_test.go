@@ -187,8 +187,9 @@ func TestHolderConfinesAndProtects(t *testing.T) {
 // TestCommandCannotKillTheHolder: a command tries to kill the holder
 // that started it (and this process, its parent) by pid, by each of the
 // holder's threads (the one that forked it shares its Landlock domain),
-// and by group, and to read the holder's environment and memory. The
-// holder lives, and starts the next command.
+// and by group, and to read the holder's and its parent's (darman's:
+// the provider keys) environment and memory. The holder lives, and
+// starts the next command.
 func TestCommandCannotKillTheHolder(t *testing.T) {
 	f := heldFixture(t)
 	f.runHeld(t, "true") // the holder is started
@@ -198,6 +199,8 @@ kill -9 $h && echo KILLED-HOLDER
 for t in /proc/$h/task/*; do kill -9 ${t##*/} && echo KILLED-THREAD; done
 kill -9 -$h && echo KILLED-GROUP
 kill -9 $PPID && echo KILLED-PARENT
+cat /proc/$PPID/environ && echo READ-PARENT-ENVIRON
+head -c1 /proc/$PPID/mem && echo READ-PARENT-MEM
 cat /proc/$h/environ && echo READ-ENVIRON
 head -c1 /proc/$h/mem && echo READ-MEM
 ls /proc/$h/fd && echo READ-FDS
