@@ -608,10 +608,11 @@ func isZeroAttr(a *syscall.SysProcAttr) bool {
 		len(a.GidMappings) == 0 && len(a.AmbientCaps) == 0 && !a.UseCgroupFD
 }
 
-// spawner is the thread holders are started from. Their parent-death
-// signal comes when the thread that forked them ends, and a goroutine
-// that ends locked ends its thread (which disposable threads do): this one
-// is locked and never ends.
+// spawner is the thread holders, and darman's other children with a
+// parent-death signal that are not confined in-thread, are started from
+// (see startOS). Their parent-death signal comes when the thread that
+// forked them ends, and a goroutine that ends locked ends its thread
+// (which disposable threads do): this one is locked and never ends.
 var spawner = sync.OnceValue(func() chan func() {
 	ch := make(chan func())
 	go func() {

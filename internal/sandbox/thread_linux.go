@@ -170,10 +170,22 @@ func disposable(fn func()) {
 var nonDumpable sync.Once
 
 // startOS starts cmd confined on a thread of darman's when Wrap prepared
-// it so, else as it is.
+// it so, else as it is: with a parent-death signal, from the spawner
+// thread, which never ends. The thread a goroutine runs on when it
+// starts a child may later be taken by a disposable goroutine (any
+// goroutine may run on any thread), and end with it, and the kernel
+// sends the parent-death signal when the thread that forked the child
+// ends: children of darman's that are not confined in-thread (language
+// servers, MCP servers, commands when the sandbox is off) were killed so
+// by the next sandboxed command's thread (TestParentDeathSignalIsDarmans).
 func startOS(cmd *exec.Cmd) error {
 	c, ok := cmd.Err.(*inThread)
 	if !ok {
+		if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+			var err error
+			onSpawner(func() { err = cmd.Start() })
+			return err
+		}
 		return cmd.Start()
 	}
 	cmd.Err = nil
