@@ -232,9 +232,13 @@ func (pl *holderPool) start(root string, adopt []int) (*holder, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.mu.Lock()
 	h.pool, h.root = pl, root
+	h.mu.Unlock()
 	if adopt = alive(adopt); len(adopt) > 0 {
+		h.mu.Lock()
 		h.groups = adopt
+		h.mu.Unlock()
 		h.send.Lock()
 		if h.fd >= 0 {
 			sendHold(h.fd, holdRequest{Op: "watch", PGIDs: adopt}, nil)
@@ -396,10 +400,11 @@ func (h *holder) fail(err error) {
 	h.gone = err
 	waiting := h.wait
 	h.wait = nil
-	unasked := !h.released && h.pool != nil
+	pool := h.pool
+	unasked := !h.released && pool != nil
 	h.mu.Unlock()
 	if unasked {
-		go h.pool.replace(h)
+		go pool.replace(h)
 	}
 	for _, ch := range waiting {
 		ch <- holdReply{Err: err.Error()}
