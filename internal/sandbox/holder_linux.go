@@ -329,9 +329,10 @@ func startHolder(helper string) (*holder, error) {
 	cmd.Stderr = os.Stderr
 	cmd.ExtraFiles = []*os.File{theirs}
 	// A group of its own (a terminal's ^C is not for it), and SIGTERM
-	// when darman's thread that starts it (which never ends) does.
+	// when darman's thread that starts it ends, which is when the holder
+	// has exited, or darman has (startOwnThread).
 	cmd.SysProcAttr = selfMapAttr(&syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM})
-	onSpawner(func() { err = cmd.Start() })
+	err = startOwnThread(cmd)
 	theirs.Close()
 	if err != nil {
 		syscall.Close(fds[0])
@@ -611,26 +612,4 @@ func isZeroAttr(a *syscall.SysProcAttr) bool {
 	return a.Chroot == "" && a.Credential == nil && !a.Ptrace && !a.Setctty && !a.Noctty && a.Ctty == 0 &&
 		!a.Foreground && a.Cloneflags == 0 && a.Unshareflags == 0 && len(a.UidMappings) == 0 &&
 		len(a.GidMappings) == 0 && len(a.AmbientCaps) == 0 && !a.UseCgroupFD
-}
-
-// spawner is the thread holders, and darman's other children with a
-// parent-death signal that are not confined in-thread, are started from
-// (see startOS). Their parent-death signal comes when the thread that
-// forked them ends, and a goroutine that ends locked ends its thread
-// (which disposable threads do): this one is locked and never ends.
-var spawner = sync.OnceValue(func() chan func() {
-	ch := make(chan func())
-	go func() {
-		runtime.LockOSThread() // never unlocked
-		for fn := range ch {
-			fn()
-		}
-	}()
-	return ch
-})
-
-func onSpawner(fn func()) {
-	done := make(chan struct{})
-	spawner() <- func() { defer close(done); fn() }
-	<-done
 }

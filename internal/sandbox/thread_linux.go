@@ -170,21 +170,13 @@ func disposable(fn func()) {
 var nonDumpable sync.Once
 
 // startOS starts cmd confined on a thread of darman's when Wrap prepared
-// it so, else as it is: with a parent-death signal, from the spawner
-// thread, which never ends. The thread a goroutine runs on when it
-// starts a child may later be taken by a disposable goroutine (any
-// goroutine may run on any thread), and end with it, and the kernel
-// sends the parent-death signal when the thread that forked the child
-// ends: children of darman's that are not confined in-thread (language
-// servers, MCP servers, commands when the sandbox is off) were killed so
-// by the next sandboxed command's thread (TestParentDeathSignalIsDarmans).
+// it so, else as it is: with a parent-death signal, from a thread of its
+// own that waits for it (startOwnThread).
 func startOS(cmd *exec.Cmd) error {
 	c, ok := cmd.Err.(*inThread)
 	if !ok {
 		if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
-			var err error
-			onSpawner(func() { err = cmd.Start() })
-			return err
+			return startOwnThread(cmd)
 		}
 		return cmd.Start()
 	}
@@ -242,6 +234,40 @@ func startOS(cmd *exec.Cmd) error {
 		}
 		err := cmd.Start()
 		if err != nil || !wait {
+			started <- err
+			return
+		}
+		fd := pidfd
+		if theirs != nil {
+			fd = dupFD(*theirs)
+		}
+		pid := cmd.Process.Pid
+		started <- nil
+		waitExited(fd, pid)
+	})
+	return <-started
+}
+
+// startOwnThread starts cmd, which has a parent-death signal, from a
+// locked thread of its own that lives until cmd has exited, as a
+// confined command's does. The kernel sends the signal when the thread
+// that forked the child ends, and any goroutine may run on any thread:
+// the thread a goroutine started a child from may later be taken by a
+// disposable goroutine and end with it. Children of darman's that are
+// not confined in-thread (language servers, MCP servers, commands when
+// the sandbox is off) were killed so by the next sandboxed command's
+// thread (TestParentDeathSignalIsDarmans).
+func startOwnThread(cmd *exec.Cmd) error {
+	attr := cmd.SysProcAttr
+	pidfd := -1
+	theirs := attr.PidFD
+	if theirs == nil {
+		attr.PidFD = &pidfd
+		defer func() { attr.PidFD = nil }()
+	}
+	started := make(chan error, 1)
+	go disposable(func() {
+		if err := cmd.Start(); err != nil {
 			started <- err
 			return
 		}
