@@ -204,6 +204,39 @@ func startOS(cmd *exec.Cmd) error {
 			cmd.Stderr = null
 		}
 	}
+	return startOnDisposable(cmd, func() error {
+		if err := shedCapabilities(); err != nil {
+			return fmt.Errorf("the sandbox could not be set up: drop CAP_SYS_PTRACE: %w", err)
+		}
+		if c.pol.NS {
+			// A mount namespace of the thread's own (CLONE_FS with it),
+			// which the command inherits and where Confine mounts.
+			if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+				return fmt.Errorf("the sandbox could not be set up: a mount namespace: %w", err)
+			}
+		}
+		if err := early.ConfineThread(c.pol); err != nil {
+			return fmt.Errorf("the sandbox could not be set up: %w", err)
+		}
+		return nil
+	})
+}
+
+// startOwnThread starts cmd, which has a parent-death signal, from a
+// locked thread of its own that lives until cmd has exited, as a
+// confined command's does. The kernel sends the signal when the thread
+// that forked the child ends, and any goroutine may run on any thread:
+// the thread a goroutine started a child from may later be taken by a
+// disposable goroutine and end with it. Children of darman's that are
+// not confined in-thread (language servers, MCP servers, commands when
+// the sandbox is off) were killed so by the next sandboxed command's
+// thread (TestParentDeathSignalIsDarmans).
+func startOwnThread(cmd *exec.Cmd) error { return startOnDisposable(cmd, nil) }
+
+// startOnDisposable runs prep (when set) on a disposable thread, then
+// starts cmd from it; with a parent-death signal, the thread waits for
+// cmd to exit (without reaping it) before it ends.
+func startOnDisposable(cmd *exec.Cmd, prep func() error) error {
 	attr := cmd.SysProcAttr
 	wait := attr != nil && attr.Pdeathsig != 0
 	pidfd := -1
@@ -216,58 +249,14 @@ func startOS(cmd *exec.Cmd) error {
 	}
 	started := make(chan error, 1)
 	go disposable(func() {
-		if err := shedCapabilities(); err != nil {
-			started <- fmt.Errorf("the sandbox could not be set up: drop CAP_SYS_PTRACE: %w", err)
-			return
-		}
-		if c.pol.NS {
-			// A mount namespace of the thread's own (CLONE_FS with it),
-			// which the command inherits and where Confine mounts.
-			if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
-				started <- fmt.Errorf("the sandbox could not be set up: a mount namespace: %w", err)
+		if prep != nil {
+			if err := prep(); err != nil {
+				started <- err
 				return
 			}
 		}
-		if err := early.ConfineThread(c.pol); err != nil {
-			started <- fmt.Errorf("the sandbox could not be set up: %w", err)
-			return
-		}
 		err := cmd.Start()
 		if err != nil || !wait {
-			started <- err
-			return
-		}
-		fd := pidfd
-		if theirs != nil {
-			fd = dupFD(*theirs)
-		}
-		pid := cmd.Process.Pid
-		started <- nil
-		waitExited(fd, pid)
-	})
-	return <-started
-}
-
-// startOwnThread starts cmd, which has a parent-death signal, from a
-// locked thread of its own that lives until cmd has exited, as a
-// confined command's does. The kernel sends the signal when the thread
-// that forked the child ends, and any goroutine may run on any thread:
-// the thread a goroutine started a child from may later be taken by a
-// disposable goroutine and end with it. Children of darman's that are
-// not confined in-thread (language servers, MCP servers, commands when
-// the sandbox is off) were killed so by the next sandboxed command's
-// thread (TestParentDeathSignalIsDarmans).
-func startOwnThread(cmd *exec.Cmd) error {
-	attr := cmd.SysProcAttr
-	pidfd := -1
-	theirs := attr.PidFD
-	if theirs == nil {
-		attr.PidFD = &pidfd
-		defer func() { attr.PidFD = nil }()
-	}
-	started := make(chan error, 1)
-	go disposable(func() {
-		if err := cmd.Start(); err != nil {
 			started <- err
 			return
 		}
