@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,7 +24,12 @@ import (
 // configured costs nothing: the turn asks Has and skips. Goal: at most
 // 5 ms per tool call (median).
 func BenchmarkNoOpHook(b *testing.B) {
-	root := b.TempDir()
+	plainRoot := b.TempDir()
+	// A git workspace, whose protected paths need a mount namespace (for
+	// an unprivileged darman, the workspace's namespace holder).
+	gitRoot := b.TempDir()
+	os.MkdirAll(filepath.Join(gitRoot, ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(gitRoot, ".git", "config"), []byte("[core]\n"), 0o644)
 	sb := sandbox.New(sandbox.Options{Helper: darmanBin})
 	defer sb.Close()
 	input := hook.Input{Event: hook.PreToolUse, Session: "ses_bench", Tool: "bash", ToolUseID: "c1",
@@ -31,7 +37,9 @@ func BenchmarkNoOpHook(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		sb   *sandbox.Sandbox
-	}{{"plain", nil}, {"sandboxed", sb}} {
+		root string
+	}{{"plain", nil, plainRoot}, {"sandboxed", sb, plainRoot}, {"sandboxed-git", sb, gitRoot}} {
+		root := c.root
 		b.Run(c.name, func(b *testing.B) {
 			if c.sb != nil && !c.sb.Status().Active() {
 				b.Skipf("no sandbox: %s", c.sb.Status().Reason)

@@ -27,7 +27,7 @@ func probeOS(string) (capabilities, string) {
 	return capabilities{abi: -1}, ""
 }
 
-func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string) error {
+func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root string) error {
 	path := cmd.Path
 	if path == "" && len(cmd.Args) > 0 {
 		path = cmd.Args[0]

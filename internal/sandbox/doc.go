@@ -11,8 +11,11 @@
 // for the protected paths, where darman may mount, a mount namespace of
 // the thread's own) and is thrown away after the command (see
 // thread_linux.go). Where darman may not mount, one that needs the
-// protected paths' mount namespace first runs darman itself as "darman
-// sandbox-exec": that small process
+// protected paths' mount namespace is started the same way by the
+// workspace's namespace holder, a darman process that made those mounts
+// once in a user and mount namespace of its own (holder_linux.go). The
+// editor's terminal runs darman itself as "darman sandbox-exec": that
+// small process
 // makes the protected paths read-only in its own mount namespace, confines
 // its one thread the same way, then execve's the shell. It does so from
 // the initializer of internal/sandbox/early, which imports only syscall,

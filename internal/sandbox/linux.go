@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -42,8 +43,8 @@ func probeOS(helper string) (capabilities, string) {
 	if _, err := os.Stat(helper); err != nil {
 		return capabilities{}, "the sandbox helper (darman itself) cannot be run: " + err.Error()
 	}
-	cmd := exec.Command(helper, "sandbox-exec", "--probe")
-	cmd.SysProcAttr = nsAttr(nil)
+	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
+	cmd.SysProcAttr = selfMapAttr(nil)
 	done := make(chan error, 1)
 	if err = cmd.Start(); err == nil {
 		go func() { done <- cmd.Wait() }()
@@ -62,6 +63,9 @@ func probeOS(helper string) (capabilities, string) {
 	// Not a reason: the helper confines as well, only slower.
 	c.inThread, _ = inThreadOK()
 	c.threadNS = c.inThread && threadMountNS()
+	if c.userns && c.inThread && !c.threadNS && statxMountRoot() {
+		c.pool = newHolderPool(helper)
+	}
 	return c, joinReasons(reasons)
 }
 
@@ -87,22 +91,62 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
+	// What a process of a user other than root keeps across execve is
+	// its ambient set: without CAP_SYS_ADMIN there, the helper could not
+	// mount in the namespace it was made for. It drops it before it
+	// execve's the command (early.Confine).
+	if uid != 0 {
+		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin)
+	}
 	return attr
 }
 
+// selfMapAttr is nsAttr for a process that maps its user and group
+// itself (early.MapSelf, given selfMapArgs), as one started once darman
+// is non-dumpable must when darman is not root: Go's parent-side writes of
+// the maps are refused then (see MapSelf). Root's are not: root's
+// processes get nsAttr's.
+func selfMapAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
+	if os.Getuid() == 0 {
+		return nsAttr(attr)
+	}
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin)
+	return attr
+}
+
+// selfMapArgs are the arguments that ask a process started with
+// selfMapAttr to map its user and group: none for root.
+func selfMapArgs() []string {
+	if os.Getuid() == 0 {
+		return nil
+	}
+	return []string{strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid())}
+}
+
 // wrapOS makes cmd run confined: on a thread of darman's (see
-// thread_linux.go) when darman starts it itself and it needs no namespace,
-// else through the helper. detached says darman does not start cmd itself
+// thread_linux.go) when darman starts it itself and it needs no namespace
+// or darman may mount; on a thread of the workspace's namespace holder
+// (holder_linux.go) when it needs one and darman may not mount; else
+// through the helper. detached says darman does not start cmd itself
 // and so cannot give it a namespace: the helper then starts itself again
-// in one.
-func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string) error {
+// in one. root is the workspace's, whose holder starts the command.
+func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root string) error {
 	pol.NS = c.userns && len(pol.ReadOnly)+len(pol.Pin) > 0
 	if !pol.NS {
 		pol.ReadOnly, pol.Pin = nil, nil
 	}
-	if c.inThread && !detached && (!pol.NS || c.threadNS) {
+	held := pol.NS && !c.threadNS && c.pool != nil
+	if c.inThread && !detached && (!pol.NS || c.threadNS || held) {
 		if cmd.Err == nil { // else cmd.Start fails with it, running nothing
-			cmd.Err = &inThread{pol: pol}
+			m := &inThread{pol: pol}
+			if held {
+				m.pool, m.root = c.pool, root
+			}
+			cmd.Err = m
 		}
 		return nil
 	}
@@ -138,8 +182,11 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir string
 // re-execute in a namespace of its own) and for a process started without
 // /proc.
 func Exec(args []string, stderr io.Writer) int {
-	if len(args) == 1 && args[0] == "--probe" {
-		return early.Probe()
+	if len(args) > 0 && args[0] == "--probe" {
+		return early.Probe(args[1:])
+	}
+	if len(args) > 0 && args[0] == early.Hold {
+		return hold(args[1:], stderr)
 	}
 	pol, code, msg := early.Parse(args, true)
 	if code != 0 {

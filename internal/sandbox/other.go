@@ -15,7 +15,7 @@ func probeOS(string) (capabilities, string) {
 	return capabilities{}, "darman has no sandbox for " + runtime.GOOS
 }
 
-func wrapOS(*exec.Cmd, Policy, capabilities, bool, string) error { return nil }
+func wrapOS(*exec.Cmd, Policy, capabilities, bool, string, string) error { return nil }
 
 // Exec is the helper; it does nothing on this OS.
 func Exec(args []string, stderr io.Writer) int {

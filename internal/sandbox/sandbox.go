@@ -164,7 +164,10 @@ type capabilities struct {
 	// threadNS: such a thread may also take a mount namespace of its own
 	// for the protected paths (darman has CAP_SYS_ADMIN).
 	threadNS bool
-	helper   string
+	// pool, where darman may not mount but a user namespace can be made,
+	// starts those commands in the namespace holders (Linux).
+	pool   *holderPool
+	helper string
 }
 
 func (s *Sandbox) probe() {
@@ -230,7 +233,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, req Request) error {
 		env = setEnv(env, "DARMAN_SANDBOX_NETWORK_DISABLED", "1")
 	}
 	cmd.Env = env
-	return wrapOS(cmd, pol, s.caps, false, s.root())
+	return wrapOS(cmd, pol, s.caps, false, s.root(), realOr(req.Root))
 }
 
 // Start starts cmd, prepared by Wrap (or not: then it is cmd.Start). A
@@ -267,7 +270,7 @@ func (s *Sandbox) CommandLine(argv []string, req Request) ([]string, map[string]
 		return nil, nil, err
 	}
 	cmd := &exec.Cmd{Path: path, Args: argv}
-	if err := wrapOS(cmd, pol, s.caps, true, s.root()); err != nil {
+	if err := wrapOS(cmd, pol, s.caps, true, s.root(), realOr(req.Root)); err != nil {
 		return nil, nil, err
 	}
 	env := map[string]string{"TMPDIR": tmp, "DARMAN_SANDBOX": st.Kind}
@@ -316,8 +319,10 @@ func (s *Sandbox) root() string {
 	return s.tempDir
 }
 
-// Close removes the temporary directories the sandbox made.
+// Close removes the temporary directories the sandbox made, and lets its
+// namespace holders exit once their commands have ended.
 func (s *Sandbox) Close() error {
+	s.caps.pool.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tempDir == "" {

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -83,15 +84,22 @@ func (f *fixture) run(t *testing.T, req Request, script string) (string, error) 
 }
 
 // combinedOutput is cmd.CombinedOutput for a command Wrap prepared: Start
-// starts it.
+// starts it. The output goes through a pipe, as child.Start gives one (a
+// command started by a namespace holder needs files).
 func combinedOutput(cmd *exec.Cmd) ([]byte, error) {
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := Start(cmd); err != nil {
-		return out.Bytes(), err
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
 	}
-	err := cmd.Wait()
-	return out.Bytes(), err
+	defer r.Close()
+	cmd.Stdout, cmd.Stderr = w, w
+	err = Start(cmd)
+	w.Close()
+	if err != nil {
+		return nil, err
+	}
+	out, _ := io.ReadAll(r)
+	return out, cmd.Wait()
 }
 
 func TestWritesOutsideTheWorkspaceFail(t *testing.T) {

@@ -58,7 +58,13 @@ import (
 // inThread is what Wrap leaves in cmd.Err for a command to be started on a
 // confined thread: cmd.Start refuses it, so a caller that did not go
 // through Start cannot run it unconfined.
-type inThread struct{ pol Policy }
+type inThread struct {
+	pol Policy
+	// pool, when set, is where the command is started instead: the
+	// holder of the workspace root's namespace (holder_linux.go).
+	pool *holderPool
+	root string
+}
 
 func (*inThread) Error() string {
 	return "sandbox: this command is confined on a thread of darman's; start it with sandbox.Start (child.Start does), not with cmd.Start"
@@ -164,13 +170,20 @@ func disposable(fn func()) {
 var nonDumpable sync.Once
 
 // startOS starts cmd confined on a thread of darman's when Wrap prepared
-// it so, else as it is.
+// it so, else as it is: with a parent-death signal, from a thread of its
+// own that waits for it (startOwnThread).
 func startOS(cmd *exec.Cmd) error {
 	c, ok := cmd.Err.(*inThread)
 	if !ok {
+		if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+			return startOwnThread(cmd)
+		}
 		return cmd.Start()
 	}
 	cmd.Err = nil
+	if c.pool != nil {
+		return startHeld(cmd, c.pool, c.root, c.pol)
+	}
 	nonDumpable.Do(func() {
 		syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0)
 	})
@@ -191,6 +204,39 @@ func startOS(cmd *exec.Cmd) error {
 			cmd.Stderr = null
 		}
 	}
+	return startOnDisposable(cmd, func() error {
+		if err := shedCapabilities(); err != nil {
+			return fmt.Errorf("the sandbox could not be set up: drop CAP_SYS_PTRACE: %w", err)
+		}
+		if c.pol.NS {
+			// A mount namespace of the thread's own (CLONE_FS with it),
+			// which the command inherits and where Confine mounts.
+			if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+				return fmt.Errorf("the sandbox could not be set up: a mount namespace: %w", err)
+			}
+		}
+		if err := early.ConfineThread(c.pol); err != nil {
+			return fmt.Errorf("the sandbox could not be set up: %w", err)
+		}
+		return nil
+	})
+}
+
+// startOwnThread starts cmd, which has a parent-death signal, from a
+// locked thread of its own that lives until cmd has exited, as a
+// confined command's does. The kernel sends the signal when the thread
+// that forked the child ends, and any goroutine may run on any thread:
+// the thread a goroutine started a child from may later be taken by a
+// disposable goroutine and end with it. Children of darman's that are
+// not confined in-thread (language servers, MCP servers, commands when
+// the sandbox is off) were killed so by the next sandboxed command's
+// thread (TestParentDeathSignalIsDarmans).
+func startOwnThread(cmd *exec.Cmd) error { return startOnDisposable(cmd, nil) }
+
+// startOnDisposable runs prep (when set) on a disposable thread, then
+// starts cmd from it; with a parent-death signal, the thread waits for
+// cmd to exit (without reaping it) before it ends.
+func startOnDisposable(cmd *exec.Cmd, prep func() error) error {
 	attr := cmd.SysProcAttr
 	wait := attr != nil && attr.Pdeathsig != 0
 	pidfd := -1
@@ -203,21 +249,11 @@ func startOS(cmd *exec.Cmd) error {
 	}
 	started := make(chan error, 1)
 	go disposable(func() {
-		if err := shedCapabilities(); err != nil {
-			started <- fmt.Errorf("the sandbox could not be set up: drop CAP_SYS_PTRACE: %w", err)
-			return
-		}
-		if c.pol.NS {
-			// A mount namespace of the thread's own (CLONE_FS with it),
-			// which the command inherits and where Confine mounts.
-			if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
-				started <- fmt.Errorf("the sandbox could not be set up: a mount namespace: %w", err)
+		if prep != nil {
+			if err := prep(); err != nil {
+				started <- err
 				return
 			}
-		}
-		if err := early.ConfineThread(c.pol); err != nil {
-			started <- fmt.Errorf("the sandbox could not be set up: %w", err)
-			return
 		}
 		err := cmd.Start()
 		if err != nil || !wait {
@@ -267,6 +303,7 @@ const (
 	prCapAmbient         = 47
 	prCapAmbientClearAll = 4
 	capSysPtrace         = 19
+	capSysAdmin          = 21
 	prSetDumpable        = 4
 	pPID                 = 1
 	pPIDFD               = 3

@@ -340,3 +340,30 @@ func TestDisposableLeavesTheMainThread(t *testing.T) {
 		}
 	}
 }
+
+// TestParentDeathSignalIsDarmans: children started with a parent-death
+// signal and no confinement (as child.Start starts language and MCP
+// servers) live on while sandboxed commands' disposable threads come and
+// go, though any of those may be the thread a child was started from.
+func TestParentDeathSignalIsDarmans(t *testing.T) {
+	var cmds []*exec.Cmd
+	for range 20 {
+		c := exec.Command("sleep", "100")
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if err := Start(c); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		time.Sleep(time.Millisecond)
+	}
+	for range 300 {
+		onDisposableThread(func() {})
+	}
+	time.Sleep(100 * time.Millisecond)
+	for i, c := range cmds {
+		if !running(c.Process.Pid) {
+			t.Errorf("child %d of %d was killed when a disposable thread ended", i+1, len(cmds))
+		}
+	}
+}

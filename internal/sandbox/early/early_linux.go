@@ -26,8 +26,11 @@ func init() {
 	if !ok {
 		return
 	}
-	if len(args) == 1 && args[0] == "--probe" {
-		syscall.Exit(Probe())
+	if len(args) > 0 && args[0] == "--probe" {
+		syscall.Exit(Probe(args[1:]))
+	}
+	if len(args) > 0 && args[0] == Hold {
+		return // the namespace holder is darman's (internal/sandbox)
 	}
 	pol, code, msg := Parse(args, false)
 	if code != 0 {
@@ -57,6 +60,10 @@ func fail(code int, msg string) {
 
 // Subcommand is the word darman is re-executed with, before the policy.
 const Subcommand = "sandbox-exec"
+
+// Hold, after Subcommand, starts the namespace holder of internal/sandbox
+// (holder_linux.go), which this package leaves to darman.
+const Hold = "--hold"
 
 // cmdlineArgs returns the arguments after "sandbox-exec" when it is this
 // process's first argument, read from /proc/self/cmdline.
@@ -223,14 +230,47 @@ func Run(pol Policy, path string, argv []string) (code int, msg string) {
 	return CodeNoExec, msg
 }
 
-// Probe is "darman sandbox-exec --probe", started in a user and mount
-// namespace of its own: it exits 0 when it can mount there.
-func Probe() int {
+// Probe is "darman sandbox-exec --probe [UID GID]", started in a user and
+// mount namespace of its own: it exits 0 when it can mount there. With
+// UID and GID it maps them first (see MapSelf).
+func Probe(ids []string) int {
+	if len(ids) == 2 {
+		if err := MapSelf(ids[0], ids[1]); err != nil {
+			syscall.Write(2, []byte(prefix+err.Error()+"\n"))
+			return 1
+		}
+	}
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		syscall.Write(2, []byte(prefix+err.Error()+"\n"))
 		return 1
 	}
 	return 0
+}
+
+// MapSelf maps the user and group uid and gid (the caller's own outside)
+// to themselves in the user namespace the calling process was started in
+// without maps. darman cannot write them for it once it is non-dumpable
+// (its children's /proc files are root's then, which a user other than
+// root may not open), so a process of such a user started with a new
+// user namespace, and CAP_SYS_ADMIN in its ambient set to write them and
+// to mount, does it itself.
+func MapSelf(uid, gid string) error {
+	for _, w := range [...][2]string{
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/gid_map", gid + " " + gid + " 1\n"},
+		{"/proc/self/uid_map", uid + " " + uid + " 1\n"},
+	} {
+		fd, err := syscall.Open(w[0], syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return wrap("open "+w[0], err)
+		}
+		_, err = syscall.Write(fd, []byte(w[1]))
+		syscall.Close(fd)
+		if err != nil {
+			return wrap("write "+w[0], err)
+		}
+	}
+	return nil
 }
 
 // Confine applies pol to the calling thread: the read-only paths (in the
@@ -252,6 +292,10 @@ func confine(pol Policy, g guard) error {
 			return err
 		}
 	}
+	// The ambient capabilities a helper of a user other than root was
+	// given to mount in its namespace (CAP_SYS_ADMIN) would pass to the
+	// command at execve: they end here.
+	syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
 	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); e != 0 {
 		return wrap("set no_new_privs", e)
 	}
@@ -279,35 +323,52 @@ func protect(pol Policy) error {
 		return wrap("make the mounts private", err)
 	}
 	for _, d := range pol.Pin {
-		if err := syscall.Mount(d, d, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil && err != syscall.ENOENT {
-			return wrap("pin "+d, err)
+		if err := Bind(d, false); err != nil {
+			return err
 		}
 	}
 	for _, p := range pol.ReadOnly {
-		if err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
-			if err == syscall.ENOENT {
-				continue // gone since the policy was made
-			}
+		if err := Bind(p, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Bind bind-mounts the existing path p over itself, in the calling
+// thread's mount namespace: read-only (a protected path), or as it is (a
+// directory pinned, which cannot be renamed away then). A path that does
+// not exist (any more) is left alone.
+func Bind(p string, readOnly bool) error {
+	if err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+		if err == syscall.ENOENT {
+			return nil // gone since the policy was made
+		}
+		if readOnly {
 			return wrap("bind "+p, err)
 		}
-		var st syscall.Statfs_t
-		if err := syscall.Statfs(p, &st); err != nil {
-			return wrap("statfs "+p, err)
+		return wrap("pin "+p, err)
+	}
+	if !readOnly {
+		return nil
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(p, &st); err != nil {
+		return wrap("statfs "+p, err)
+	}
+	// A remount in a user namespace must keep the flags it cannot
+	// change (nosuid, nodev, noexec, atime).
+	flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY)
+	for _, f := range [...][2]int64{
+		{stNosuid, syscall.MS_NOSUID}, {stNodev, syscall.MS_NODEV}, {stNoexec, syscall.MS_NOEXEC},
+		{stNoatime, syscall.MS_NOATIME}, {stNodiratime, syscall.MS_NODIRATIME}, {stRelatime, syscall.MS_RELATIME},
+	} {
+		if int64(st.Flags)&f[0] != 0 {
+			flags |= uintptr(f[1])
 		}
-		// A remount in a user namespace must keep the flags it cannot
-		// change (nosuid, nodev, noexec, atime).
-		flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY)
-		for _, f := range [...][2]int64{
-			{stNosuid, syscall.MS_NOSUID}, {stNodev, syscall.MS_NODEV}, {stNoexec, syscall.MS_NOEXEC},
-			{stNoatime, syscall.MS_NOATIME}, {stNodiratime, syscall.MS_NODIRATIME}, {stRelatime, syscall.MS_RELATIME},
-		} {
-			if int64(st.Flags)&f[0] != 0 {
-				flags |= uintptr(f[1])
-			}
-		}
-		if err := syscall.Mount("", p, "", flags, ""); err != nil {
-			return wrap("make "+p+" read-only", err)
-		}
+	}
+	if err := syscall.Mount("", p, "", flags, ""); err != nil {
+		return wrap("make "+p+" read-only", err)
 	}
 	return nil
 }
@@ -335,9 +396,11 @@ func wrap(what string, err error) error {
 
 // Linux's constants the syscall package lacks on some architectures.
 const (
-	prSetNoNewPrivs = 38
-	afVsock         = 40
-	oPath           = 0x200000
+	prSetNoNewPrivs      = 38
+	prCapAmbient         = 47
+	prCapAmbientClearAll = 4
+	afVsock              = 40
+	oPath                = 0x200000
 
 	stNosuid     = 0x2
 	stNodev      = 0x4
