@@ -1,37 +1,33 @@
 package server
 
-import (
-	"encoding/json"
+import "encoding/json"
 
-	protocol "github.com/tliron/glsp/protocol_3_16"
-)
-
-// initializeParams is the part of initialize darman reads. glsp's
-// InitializeParams is not used: its client capabilities are anonymous
-// structs and its progress token never decodes (see docs/protocol.md).
+// initializeParams is the part of initialize darman reads, and nothing
+// else: encoding/json skips the rest. glsp's InitializeParams is not used:
+// its client capabilities are anonymous structs and its progress token
+// never decodes (see docs/protocol.md).
 type initializeParams struct {
-	ProcessID  *int `json:"processId"`
 	ClientInfo *struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	} `json:"clientInfo"`
-	RootPath              *string                    `json:"rootPath"`
-	RootURI               *string                    `json:"rootUri"`
-	WorkspaceFolders      []protocol.WorkspaceFolder `json:"workspaceFolders"`
-	InitializationOptions json.RawMessage            `json:"initializationOptions"`
-	Capabilities          clientCapabilities         `json:"capabilities"`
+	RootPath         *string `json:"rootPath"`
+	RootURI          *string `json:"rootUri"`
+	WorkspaceFolders []struct {
+		URI string `json:"uri"`
+	} `json:"workspaceFolders"`
+	InitializationOptions json.RawMessage    `json:"initializationOptions"`
+	Capabilities          clientCapabilities `json:"capabilities"`
 }
 
 // clientCapabilities are the capabilities darman acts on.
 type clientCapabilities struct {
 	Workspace struct {
-		ApplyEdit     bool `json:"applyEdit"`
 		WorkspaceEdit struct {
 			DocumentChanges    bool     `json:"documentChanges"`
 			ResourceOperations []string `json:"resourceOperations"`
 		} `json:"workspaceEdit"`
-		Configuration    bool `json:"configuration"`
-		WorkspaceFolders bool `json:"workspaceFolders"`
+		Configuration bool `json:"configuration"`
 	} `json:"workspace"`
 	Window struct {
 		WorkDoneProgress bool `json:"workDoneProgress"`

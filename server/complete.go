@@ -85,22 +85,15 @@ func (s *Server) useAgentForCompletion(a *Agent) {
 // completionCapabilities adds inlineCompletionProvider (LSP 3.18) and, when
 // the items are on, completionProvider to darman's capabilities. Without
 // a completion engine the answer is initialize's as before.
-func (s *Server) completionCapabilities(res protocol.InitializeResult) any {
+func (s *Server) completionCapabilities(res initResult) initResult {
 	if s.complete.engine == nil {
 		return res
 	}
-	caps := res.Capabilities
 	if s.complete.items {
-		caps.CompletionProvider = &protocol.CompletionOptions{ResolveProvider: &protocol.False}
+		res.Capabilities.CompletionProvider = &completionOptions{ResolveProvider: false}
 	}
-	type capabilities struct {
-		protocol.ServerCapabilities
-		InlineCompletionProvider bool `json:"inlineCompletionProvider"`
-	}
-	return struct {
-		Capabilities capabilities                         `json:"capabilities"`
-		ServerInfo   *protocol.InitializeResultServerInfo `json:"serverInfo,omitempty"`
-	}{capabilities{caps, true}, res.ServerInfo}
+	res.Capabilities.InlineCompletionProvider = true
+	return res
 }
 
 // completionChanged and completionClosed tell the engine about the

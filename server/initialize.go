@@ -107,38 +107,29 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	return s.completionCapabilities(s.initializeResult(choices)), nil
 }
 
-func (s *Server) initializeResult(choices ModelChoices) protocol.InitializeResult {
+func (s *Server) initializeResult(choices ModelChoices) initResult {
 	version := s.opts.Version
 	if version == "" {
 		version = "dev"
 	}
-	return protocol.InitializeResult{
-		Capabilities: protocol.ServerCapabilities{
-			TextDocumentSync: protocol.TextDocumentSyncOptions{
-				OpenClose: &protocol.True,
-				Change:    ptr(protocol.TextDocumentSyncKindIncremental),
-				Save:      protocol.SaveOptions{IncludeText: &protocol.False},
-			},
-			CodeActionProvider: protocol.CodeActionOptions{
-				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource},
-				ResolveProvider: &protocol.True,
-			},
-			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: commandNames()},
-			Workspace: &protocol.ServerCapabilitiesWorkspace{
-				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
-					Supported:           &protocol.True,
-					ChangeNotifications: &protocol.BoolOrString{Value: true},
-				},
-			},
-			Experimental: map[string]any{"darman": map[string]any{
-				"protocolVersion": ProtocolVersion,
-				"models":          nonNil(choices.Models),
-				"model":           choices.Default,
-				"agents":          agentInfos(s.catalog()),
-			}},
-		},
-		ServerInfo: &protocol.InitializeResultServerInfo{Name: "darman", Version: &version},
+	var res initResult
+	caps := &res.Capabilities
+	caps.TextDocumentSync.OpenClose = true
+	caps.TextDocumentSync.Change = int(protocol.TextDocumentSyncKindIncremental)
+	caps.CodeActionProvider = codeActionOptions{
+		CodeActionKinds: []string{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource},
+		ResolveProvider: true,
 	}
+	caps.ExecuteCommandProvider.Commands = commandNames()
+	caps.Workspace.WorkspaceFolders.Supported = true
+	caps.Workspace.WorkspaceFolders.ChangeNotifications = true
+	d := &caps.Experimental.Darman
+	d.ProtocolVersion = ProtocolVersion
+	d.Models = nonNil(choices.Models)
+	d.Model = choices.Default
+	d.Agents = agentInfos(s.catalog())
+	res.ServerInfo = serverInfo{Name: "darman", Version: version}
+	return res
 }
 
 // initialized tells the user, once the client is ready to show it, why the
