@@ -10,7 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"unsafe"
+
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // ttyVictimEnv, set to the script's path, makes the test binary a process
@@ -49,7 +50,7 @@ func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
 		cmd  *exec.Cmd
 	}{{"in-thread", ttyVictim}, {"helper", helper}} {
 		t.Run(c.name, func(t *testing.T) {
-			slave := openPTY(t)
+			slave, queued := testenv.PTY(t)
 			var out bytes.Buffer
 			c.cmd.Stdin, c.cmd.Stdout, c.cmd.Stderr = slave, &out, &out
 			c.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -59,15 +60,11 @@ func TestCommandCannotTypeIntoItsTerminal(t *testing.T) {
 			if !strings.Contains(out.String(), "TYPED-") {
 				t.Fatalf("the command did not run:\n%s", out.String())
 			}
-			var queued int32
-			if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, slave.Fd(), syscall.TIOCINQ, uintptr(unsafe.Pointer(&queued))); e != 0 {
-				t.Fatal(e)
-			}
 			if strings.Contains(out.String(), "HUNG-UP\n") && !strings.Contains(out.String(), "NOT-HUNG-UP") {
 				t.Errorf("the command hung its terminal up:\n%s", out.String())
 			}
-			if queued != 0 || strings.Contains(out.String(), "TYPED-A-LINE") {
-				t.Errorf("the command typed %d bytes into its terminal:\n%s", queued, out.String())
+			if n := queued(); n != 0 || strings.Contains(out.String(), "TYPED-A-LINE") {
+				t.Errorf("the command typed %d bytes into its terminal:\n%s", n, out.String())
 			}
 		})
 	}
@@ -80,29 +77,4 @@ func TestTTYVictim(t *testing.T) {
 	var out bytes.Buffer
 	f.startInThread(t, Request{}, "python3 "+script, &out).Wait()
 	os.Stdout.Write(out.Bytes())
-}
-
-// openPTY opens a new pseudo-terminal and returns its slave side; the
-// master is closed with the test.
-func openPTY(t *testing.T) *os.File {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { master.Close() })
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Fatal(e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	slave, err := os.OpenFile("/dev/pts/"+itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { slave.Close() })
-	return slave
 }
