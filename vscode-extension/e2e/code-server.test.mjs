@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { artifacts, buildAll, closeCodeServer, ext, missing, openCodeServer, runCommand as runCommandIn, screenshot, startModel, until } from "./harness.mjs";
+import { artifacts, buildAll, closeCodeServer, ext, missing, openCodeServer, runCommand as runCommandIn, screenshot, startModel, until, removeTemp } from "./harness.mjs";
 
 const skip = missing();
 const brokenMain = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(undefinedGreeting)\n}\n';
@@ -71,6 +71,7 @@ before(async () => {
 after(async () => {
   await closeCodeServer(cs, "code-server.log");
   model?.stdin.end();
+  removeTemp(tmp);
 });
 
 /** The chat webview's document (inside two iframes). */

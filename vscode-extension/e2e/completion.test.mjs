@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { artifacts, buildAll, closeCodeServer, missing, openCodeServer, runCommand, screenshot, startModel, until } from "./harness.mjs";
+import { artifacts, buildAll, closeCodeServer, missing, openCodeServer, runCommand, screenshot, startModel, until, removeTemp } from "./harness.mjs";
 
 const skip = missing();
 const suggestion = "Println(greeting)";
@@ -63,6 +63,7 @@ before(async () => {
 after(async () => {
   await closeCodeServer(cs, "code-server-completion.log");
   model?.stdin.end();
+  removeTemp(tmp);
 });
 
 const shot = (name) => screenshot(page, name);

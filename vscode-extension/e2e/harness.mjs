@@ -206,6 +206,18 @@ export async function closeCodeServer(cs, name) {
   }
 }
 
+/** Removes a test's temporary directory (its binaries, about 130 MB, and
+ * its home) once closeCodeServer has copied the logs to the artifacts; a
+ * process still writing there leaves it, which is said, not a failure. */
+export function removeTemp(dir) {
+  if (!dir) return;
+  try {
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  } catch (e) {
+    console.warn(`left ${dir}: ${e.message}`);
+  }
+}
+
 /** Opens a workspace file by name with the quick open (Ctrl+P). */
 export async function quickOpen(page, name) {
   await page.keyboard.press("Control+P");

@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { buildAll, closeCodeServer, missing, openCodeServer, screenshot, startModel, until } from "./harness.mjs";
+import { buildAll, closeCodeServer, missing, openCodeServer, screenshot, startModel, until, removeTemp } from "./harness.mjs";
 
 const skip = missing();
 let tmp, cs, model, modelURL, page;
@@ -50,6 +50,7 @@ before(async () => {
 after(async () => {
   await closeCodeServer(cs, "code-server-images.log");
   model?.stdin.end();
+  removeTemp(tmp);
 });
 
 /** The chat webview's document (inside two iframes). */

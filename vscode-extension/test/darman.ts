@@ -32,6 +32,8 @@ export function buildDarman(): string | undefined {
     return undefined;
   }
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "darman-vscode-bin-"));
+  // 125 MB of binaries a test process must not leave behind.
+  process.once("exit", () => fs.rmSync(out, { recursive: true, force: true }));
   execFileSync("go", ["build", "-o", out, "./cmd/darman", "./cmd/scripted-model"], { cwd: repo, stdio: ["ignore", "inherit", "inherit"] });
   built = out;
   return out;
@@ -119,7 +121,12 @@ export async function startDarman(bin: string, script: object, files: Record<str
         await exited;
       }
       connection.dispose();
+      const modelExited = new Promise((r) => model.once("exit", r));
       model.stdin.end();
+      if (model.exitCode === null) {
+        await modelExited;
+      }
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 3 });
       if (proc.exitCode !== 0) {
         throw new Error(`darman lsp exited with ${proc.exitCode}; stderr:\n${stderr}`);
       }
