@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -245,6 +246,11 @@ func TestACPScenario(t *testing.T) {
 	}
 	if args := fmt.Sprint(terminal["args"]); terminal["command"] != "bash" && (terminal["command"] != darmanBin || !strings.HasPrefix(args, "[sandbox-exec ")) {
 		t.Errorf("terminal/create runs %v %v, want bash or darman sandbox-exec", terminal["command"], args)
+	}
+	// On Linux the sandbox is on by default (Landlock), so the client gets
+	// the wrapped form, never plain bash.
+	if runtime.GOOS == "linux" && terminal["command"] != darmanBin {
+		t.Errorf("terminal/create runs %v %v with the sandbox active; want darman sandbox-exec", terminal["command"], terminal["args"])
 	}
 	if terminal["command"] == darmanBin {
 		// The same wrapped command line confines what the client runs:
