@@ -21,6 +21,11 @@ type inline struct {
 	space bool // white space seen since the last content
 	brk   int  // <br>s seen since the last content
 	marks []mark
+	// Where a backslash was put before a '*' or '_' of the text, and
+	// whether the paragraph has '*' of its own emphasis: a lone one cannot
+	// pair with anything, and take removes its backslash.
+	stars, unders []int
+	emStars       bool
 }
 
 // content readies the buffer for visible content: the pending break or
@@ -43,6 +48,7 @@ func (in *inline) content() {
 		if !in.marks[i].shown {
 			in.b.WriteString(in.marks[i].open)
 			in.marks[i].shown = true
+			in.emStars = in.emStars || strings.HasPrefix(in.marks[i].open, "*")
 		}
 	}
 }
@@ -90,8 +96,21 @@ func (in *inline) raw(s string) {
 func (in *inline) take() string {
 	in.closeShown()
 	s := in.b.String()
+	star, under := -1, -1
+	if len(in.stars) == 1 && !in.emStars {
+		star = in.stars[0]
+	}
+	if len(in.unders) == 1 {
+		under = in.unders[0]
+	}
+	for _, i := range []int{max(star, under), min(star, under)} {
+		if i >= 0 {
+			s = s[:i] + s[i+1:]
+		}
+	}
 	in.b.Reset()
 	in.space, in.brk = false, 0
+	in.stars, in.unders, in.emStars = in.stars[:0], in.unders[:0], false
 	return s
 }
 
@@ -166,6 +185,12 @@ func (in *inline) word(w string, link bool) {
 			esc = next == '~' || in.last() == '~'
 		}
 		if esc {
+			switch c {
+			case '*':
+				in.stars = append(in.stars, in.b.Len())
+			case '_':
+				in.unders = append(in.unders, in.b.Len())
+			}
 			in.b.WriteByte('\\')
 		}
 		in.b.WriteByte(c)

@@ -39,7 +39,7 @@ func (b block) md() string {
 
 // maxNest bounds how deep lists and quotes nest in the output; deeper ones
 // are rendered as their content, so that prefixing lines stays cheap.
-const maxNest = 24
+const maxNest = 16
 
 // conv is what every renderer of one conversion shares.
 type conv struct {
@@ -530,6 +530,11 @@ func (r *renderer) list(n *node) {
 // each definition after it on lines starting ": ".
 func (r *renderer) defs(n *node) {
 	r.flush()
+	if r.nest >= maxNest {
+		r.children(n)
+		r.flush()
+		return
+	}
 	var sb strings.Builder
 	lastDef := false
 	var walk func(n *node)
