@@ -593,7 +593,7 @@ func (c *conv) resolve(ref string) (string, bool) {
 	ref = strings.TrimSpace(ref)
 	if strings.ContainsAny(ref, "\t\n") {
 		// Browsers drop tabs and newlines from URLs.
-		ref = strings.NewReplacer("\t", "", "\n", "").Replace(ref)
+		ref = strings.ReplaceAll(strings.ReplaceAll(ref, "\t", ""), "\n", "")
 	}
 	if ref == "" {
 		return "", false
@@ -617,7 +617,7 @@ func (c *conv) resolve(ref string) (string, bool) {
 // spaces, angle brackets, parentheses that do not pair.
 func destination(u string) string {
 	if strings.ContainsAny(u, " <>") {
-		u = strings.NewReplacer(" ", "%20", "<", "%3C", ">", "%3E").Replace(u)
+		u = strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(u, " ", "%20"), "<", "%3C"), ">", "%3E")
 	}
 	if strings.ContainsAny(u, "()") {
 		depth := 0
@@ -630,7 +630,7 @@ func destination(u string) string {
 			}
 		}
 		if depth != 0 {
-			u = strings.NewReplacer("(", "%28", ")", "%29").Replace(u)
+			u = strings.ReplaceAll(strings.ReplaceAll(u, "(", "%28"), ")", "%29")
 		}
 	}
 	return u
@@ -643,7 +643,10 @@ func title(n *node) string {
 	if t == "" {
 		return ""
 	}
-	return ` "` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(t) + `"`
+	if strings.ContainsAny(t, `\"`) {
+		t = strings.ReplaceAll(strings.ReplaceAll(t, `\`, `\\`), `"`, `\"`)
+	}
+	return ` "` + t + `"`
 }
 
 func (r *renderer) link(n *node) {
