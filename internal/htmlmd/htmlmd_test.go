@@ -62,6 +62,7 @@ func TestConvert(t *testing.T) {
 		{"head left open", `<head><title>T</title><p>body text</p>`, "body text"},
 		{"form controls", `<form><label>Name <input name=n></label><select><option>one</select><button>Send</button></form>`, "Name"},
 		{"checkboxes kept", `<ul><li><input type=checkbox checked> done<li><input type=checkbox> todo</ul>`, "- [x] done\n- [ ] todo"},
+		{"hidden checkbox", `<p><input type=checkbox checked hidden>x</p>`, "x"},
 		{"hidden content", `<p>a<span hidden>b</span><span aria-hidden="true">c</span><span style="display: none">d</span><span style="visibility:hidden">e</span>f</p>`, "af"},
 		{"aria-hidden image with alt kept", `<p>x <img aria-hidden="true" alt="n^2" src="f.svg"> <img aria-hidden=true src=icon.png alt=""></p>`, "x ![n^2](https://example.com/docs/guide/f.svg)"},
 
@@ -108,6 +109,7 @@ func TestConvert(t *testing.T) {
 		{"items with paragraphs and code", `<ol><li><p>First</p><pre>code</pre></li><li><p>Second</p></li></ol>`, "1. First\n\n   ```\n   code\n   ```\n\n2. Second"},
 		{"list straight in a list", `<ul><li>a</li><ul><li>b</li></ul></ul>`, "- a\n  - b"},
 		{"adjacent lists stay apart", `<ul><li>a</ul><ul><li>b</ul><ol><li>c</ol><ol><li>d</ol>`, "- a\n\n* b\n\n1. c\n\n1) d"},
+		{"table in an item", `<ul><li>T:<table><tr><th>a</th><th>b</th></tr></table></li></ul>`, "- T:\n\n  | a | b |\n  | --- | --- |"},
 		{"empty items skipped", `<ul><li></li><li> </li><li>x</li></ul>`, "- x"},
 
 		// Quotes.

@@ -101,7 +101,7 @@ func join(blocks []block, tight bool) string {
 }
 
 // flat renders what fn adds as one line of inline Markdown: a heading, a
-// table cell, a term.
+// caption, a term.
 func (r *renderer) flat(fn func()) string {
 	mark := len(r.blocks)
 	fn()
@@ -220,7 +220,9 @@ func dropped(n *node) bool {
 	case "input":
 		// A checkbox's state is content (GitHub's task lists); other
 		// controls are not.
-		return !strings.EqualFold(n.get("type"), "checkbox")
+		if !strings.EqualFold(n.get("type"), "checkbox") {
+			return true
+		}
 	}
 	for _, a := range n.attrs {
 		switch a.key {
@@ -229,9 +231,9 @@ func dropped(n *node) bool {
 				return true
 			}
 		case "aria-hidden":
-			// Hidden from screen readers, which an image with an alt
-			// text shown beside them (Wikipedia's formulas) is not
-			// from a reader.
+			// Decoration hidden from screen readers; but an image with
+			// an alt text under it is what sighted readers see
+			// (Wikipedia shows formulas so, beside hidden MathML).
 			if strings.EqualFold(strings.TrimSpace(a.val), "true") && (n.tag != "img" || strings.TrimSpace(n.get("alt")) == "") {
 				return true
 			}
