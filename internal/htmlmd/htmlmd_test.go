@@ -85,6 +85,8 @@ func TestConvert(t *testing.T) {
 		{"lazy images", `<img data-src="/lazy.png" alt="l"> <img srcset="/a.png 1x, /b.png 2x" alt="s">`, "![l](https://example.com/lazy.png) ![s](https://example.com/a.png)"},
 		{"destinations escaped", `<a href="/a b(c">x</a> <a href="/wiki/Go_(lang)">y</a>`, "[x](https://example.com/a%20b%28c) [y](https://example.com/wiki/Go_(lang))"},
 		{"base href", `<head><base href="https://other.example/root/"></head><a href="x">x</a>`, "[x](https://other.example/root/x)"},
+		{"decorating links within the page dropped", `<a href="#main">Skip to content</a><h2 id=s><a href="#s">Syntax</a> <a href="#s" title="Go to">¶</a></h2><p>Example <a href="#ex">§</a>, see <a href="#s">Syntax</a>.</p>`,
+			"## Syntax\n\nExample, see [Syntax](https://example.com/docs/guide/page?x=1#s)."},
 		{"nested links", `<a href="/a">one <a href="/b">two</a></a>`, "[one](https://example.com/a) [two](https://example.com/b)"},
 		{"link around blocks", `<a href="/card"><h3>Title</h3><p>Summary</p></a>`, "### [Title](https://example.com/card)\n\n[Summary](https://example.com/card)"},
 

@@ -26,6 +26,9 @@ type inline struct {
 	// pair with anything, and take removes its backslash.
 	stars, unders []int
 	emStars       bool
+	// elide is set where an element was left out: the space before it
+	// goes if punctuation follows ("Example ¶," gives "Example,").
+	elide bool
 }
 
 // content readies the buffer for visible content: the pending break or
@@ -43,7 +46,7 @@ func (in *inline) content() {
 			in.b.WriteByte(' ')
 		}
 	}
-	in.brk, in.space = 0, false
+	in.brk, in.space, in.elide = 0, false, false
 	for i := range in.marks {
 		if !in.marks[i].shown {
 			in.b.WriteString(in.marks[i].open)
@@ -110,7 +113,7 @@ func (in *inline) take() string {
 	}
 	in.b.Reset()
 	in.space, in.brk = false, 0
-	in.stars, in.unders, in.emStars = in.stars[:0], in.unders[:0], false
+	in.stars, in.unders, in.emStars, in.elide = in.stars[:0], in.unders[:0], false, false
 	return s
 }
 
@@ -135,6 +138,9 @@ func (in *inline) text(s string) {
 		j := i + 1
 		for j < len(s) && !isSpace(s[j]) && !isNBSP(s, j) {
 			j++
+		}
+		if in.elide && strings.IndexByte(",.;:!?)", s[i]) >= 0 {
+			in.space = false
 		}
 		in.content()
 		in.word(s[i:j], link)

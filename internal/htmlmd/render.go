@@ -52,10 +52,11 @@ type conv struct {
 // renderer renders the content of one container (the document, a list
 // item, a quote, a table cell) into blocks.
 type renderer struct {
-	c      *conv
-	blocks []block
-	in     inline
-	nest   int // lists and quotes around this container
+	c         *conv
+	blocks    []block
+	in        inline
+	nest      int // lists and quotes around this container
+	inHeading int // > 0 inside a heading
 }
 
 func (r *renderer) sub(nest int) *renderer {
@@ -270,7 +271,9 @@ func isBlock(tag string) bool {
 
 func (r *renderer) heading(n *node) {
 	r.flush()
+	r.inHeading++
 	text := r.flat(func() { r.children(n) })
+	r.inHeading--
 	if text == "" {
 		return
 	}
@@ -652,7 +655,24 @@ func title(n *node) string {
 }
 
 func (r *renderer) link(n *node) {
-	dest, ok := r.c.resolve(n.get("href"))
+	href := strings.TrimSpace(n.get("href"))
+	if strings.HasPrefix(href, "#") {
+		// Links within the page that only decorate: a heading's link to
+		// itself, a permalink sign, a "skip to content" link.
+		var sb strings.Builder
+		textContent(&sb, n)
+		text := strings.TrimSpace(sb.String())
+		switch {
+		case text == "¶" || text == "§" || text == "#" || text == "🔗",
+			len(text) > 8 && strings.EqualFold(text[:8], "skip to "):
+			r.in.elide = true
+			return
+		case r.inHeading > 0:
+			r.children(n)
+			return
+		}
+	}
+	dest, ok := r.c.resolve(href)
 	if !ok || r.in.has("link") {
 		r.children(n)
 		return
