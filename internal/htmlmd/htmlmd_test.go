@@ -150,7 +150,8 @@ func TestConvert(t *testing.T) {
 			"\\*not em\\* \\_nor\\_ `ok` \\`tick\\` [a\\](b) \\<div> \\&amp; \\~\\~no\\~\\~ \\\\\\*"},
 		{"a lone star or underscore needs no backslash", `<p>func (b *Builder) Grow, _private</p><p>**kwargs and *args</p><p><b>x</b> *y</p><p>a*b_c</p>`,
 			"func (b *Builder) Grow, _private\n\n\\*\\*kwargs and \\*args\n\n**x** \\*y\n\na*b_c"},
-		{"brackets in link text", `<a href="/n">[1]</a> <a href="/m">a]b</a>`, "[[1]](https://example.com/n) [a\\]b](https://example.com/m)"},
+		{"brackets in link text", `<a href="/n">[1]</a> <a href="/m">a]b</a> <a href="/o"><span>[</span>2<span>]</span></a> <a href="/p">]x[</a>`,
+			"[[1]](https://example.com/n) [a\\]b](https://example.com/m) [[2]](https://example.com/o) [\\]x\\[](https://example.com/p)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := convert(t, tc.html); got != tc.want {

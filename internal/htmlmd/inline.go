@@ -11,6 +11,9 @@ type mark struct {
 	open  string
 	close string
 	shown bool
+	// plain is set on a link whose text pairs its brackets and holds no
+	// "](": brackets in it need no backslash ("[[1]](#cite)").
+	plain bool
 }
 
 // inline gathers a paragraph's inline content, collapsing white space as
@@ -123,7 +126,13 @@ func isNBSP(s string, i int) bool { return s[i] == 0xC2 && i+1 < len(s) && s[i+1
 // text adds text, collapsing its white space and escaping what Markdown
 // would otherwise read as markup.
 func (in *inline) text(s string) {
-	link := in.has("link")
+	strict := false // brackets may end the link's text early
+	for k := len(in.marks) - 1; k >= 0; k-- {
+		if in.marks[k].kind == "link" {
+			strict = !in.marks[k].plain
+			break
+		}
+	}
 	for i := 0; i < len(s); {
 		if isSpace(s[i]) {
 			in.space = true
@@ -143,7 +152,7 @@ func (in *inline) text(s string) {
 			in.space = false
 		}
 		in.content()
-		in.word(s[i:j], link)
+		in.word(s[i:j], strict)
 		i = j
 	}
 }
@@ -156,13 +165,13 @@ const special = "\\*_`[]<&~"
 // could delimit emphasis ("snake_case" and "2 * 3" stay as they are),
 // backticks, brackets that could make a link, '<' that could open a tag,
 // '&' that could start an entity, "~~". A line's start (#, -, 1., >) is
-// the paragraph's business: see escapeLines.
-func (in *inline) word(w string, link bool) {
+// the paragraph's business: see escapeLines. strict is set inside a link
+// whose text does not pair its brackets: all of them are escaped there.
+func (in *inline) word(w string, strict bool) {
 	if !strings.ContainsAny(w, special) {
 		in.b.WriteString(w)
 		return
 	}
-	unbalanced := link && strings.Count(w, "[") != strings.Count(w, "]")
 	for k := 0; k < len(w); k++ {
 		c := w[k]
 		var next byte
@@ -180,9 +189,9 @@ func (in *inline) word(w string, link bool) {
 		case '`':
 			esc = true
 		case '[':
-			esc = unbalanced || link && strings.Contains(w[k:], "](")
+			esc = strict
 		case ']':
-			esc = unbalanced || next == '(' || link && next == '['
+			esc = strict || next == '('
 		case '<':
 			esc = isLetter(next) || next == '/' || next == '!' || next == '?'
 		case '&':

@@ -677,9 +677,30 @@ func (r *renderer) link(n *node) {
 		r.children(n)
 		return
 	}
-	r.in.push(mark{kind: "link", open: "[", close: "](" + dest + title(n) + ")"})
+	var sb strings.Builder
+	textContent(&sb, n)
+	t := sb.String()
+	plain := pairedBrackets(t) && !strings.Contains(t, "](")
+	r.in.push(mark{kind: "link", open: "[", close: "](" + dest + title(n) + ")", plain: plain})
 	r.children(n)
 	r.in.pop()
+}
+
+// pairedBrackets reports whether every '[' in s is closed by a ']' after
+// it, and every ']' closes one.
+func pairedBrackets(s string) bool {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
 
 func (r *renderer) image(n *node) {
