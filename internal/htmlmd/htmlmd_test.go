@@ -60,6 +60,7 @@ func TestConvert(t *testing.T) {
 			`<html><head><title>T</title><meta charset=utf-8><style>x</style></head><body><noscript>enable js</noscript><template><p>t</p></template><svg><text>s</text></svg><iframe src=x>f</iframe><p>kept</p></body></html>`,
 			"kept"},
 		{"head left open", `<head><title>T</title><p>body text</p>`, "body text"},
+		{"text ends the head", `<head><meta charset=utf-8>Hello <b>there</b>`, "Hello **there**"},
 		{"form controls", `<form><label>Name <input name=n></label><select><option>one</select><button>Send</button></form>`, "Name"},
 		{"checkboxes kept", `<ul><li><input type=checkbox checked> done<li><input type=checkbox> todo</ul>`, "- [x] done\n- [ ] todo"},
 		{"hidden checkbox", `<p><input type=checkbox checked hidden>x</p>`, "x"},

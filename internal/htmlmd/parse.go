@@ -9,14 +9,13 @@ import (
 // node is an element or a run of text in the parsed document. Text nodes
 // have no tag; their text has its entities decoded.
 type node struct {
-	tag        string // lower case; "" for text
-	text       string
-	attrs      []attr
-	parent     *node
-	first      *node
-	last       *node
-	next       *node
-	selfClosed bool
+	tag    string // lower case; "" for text
+	text   string
+	attrs  []attr
+	parent *node
+	first  *node
+	last   *node
+	next   *node
 }
 
 type attr struct{ key, val string }
@@ -197,6 +196,10 @@ func (p *parser) addText(t string, decode bool) {
 func (p *parser) flushText() {
 	if p.text.Len() == 0 {
 		return
+	}
+	if p.top().tag == "head" && strings.TrimSpace(p.text.String()) != "" {
+		// Text ends a head left open, as in a browser.
+		p.stack = p.stack[:len(p.stack)-1]
 	}
 	p.top().append(&node{text: p.text.String()})
 	p.text.Reset()
@@ -430,13 +433,13 @@ func (p *parser) startTag() {
 		p.closeTo(is("a"), scopeStop)
 	}
 
-	n := &node{tag: name, attrs: attrs, selfClosed: self}
+	n := &node{tag: name, attrs: attrs}
 	if name == "base" && p.base == "" {
 		p.base, _ = n.attr("href")
 	}
 	if len(p.stack) >= maxDepth {
 		// Too deep: the element is dropped, its content kept.
-		if k := rawKind(name); k != "" && !self {
+		if k := rawKind(name); k != "" {
 			p.rawText(name, k == "rcdata", false)
 		}
 		return
