@@ -17,8 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/google/jsonschema-go/jsonschema"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -26,6 +24,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/internal/htmlmd"
 )
 
 //go:embed webfetch.md
@@ -208,7 +207,7 @@ func (w *webfetch) run(ctx context.Context, env *Env, in webfetchInput) (Result,
 	var text string
 	switch {
 	case in.Format != "html" && (mediaType == "text/html" || mediaType == "application/xhtml+xml" || mediaType == "" && looksHTML(body)):
-		md, err := htmltomarkdown.ConvertString(string(body), converter.WithDomain(final), converter.WithContext(fetchCtx))
+		md, err := htmlmd.Convert(fetchCtx, string(body), resp.Request.URL)
 		if err != nil {
 			return failure("unreadable HTML", "Cannot turn the HTML of %s into Markdown (%v); fetch it again with format \"html\".", final, err), nil
 		}

@@ -63,6 +63,18 @@ func (s *site) hostPort() string { return strings.TrimPrefix(s.URL, "http://") }
 const page = `<!doctype html><html><head><title>T</title><script>stealCookies()</script><style>body{}</style></head>
 <body><h1>Hello</h1><p>Some <b>bold</b> text and <a href="/docs/x">a link</a>.</p><ul><li>one</li><li>two</li></ul></body></html>`
 
+// guidePage is served at /guide/start, reached by a redirect from /moved:
+// its relative links must resolve against where it was found.
+const guidePage = `<!DOCTYPE html><html><head><title>Guide</title></head><body>
+<nav aria-hidden="true"><a href="/">Home</a></nav>
+<h2>Getting started</h2>
+<p>Read <a href="intro" title="The intro">the intro</a>, the <a href="../api#Run">API</a>, a <a href="//mirror.example/start">mirror</a>
+and <a href="#install">below</a>. <a href="javascript:alert(1)">Not a link</a>.</p>
+<p><img src="img/flow.png" alt="The flow"></p>
+<pre><code class="language-go">fmt.Println(&quot;a &lt; b&quot;)</code></pre>
+<table><tr><th>Flag</th><th>Meaning</th></tr><tr><td><code>-v</code></td><td>verbose | chatty</td></tr></table>
+</body></html>`
+
 func pngImage(t *testing.T) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
@@ -80,6 +92,21 @@ func testMux(t *testing.T, stop func() <-chan struct{}, other func() string) *ht
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, page)
+	})
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/guide/start", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/guide/start", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, guidePage)
+	})
+	mux.HandleFunc("/huge.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body><table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table>")
+		para := "<p>A paragraph of <b>text</b> with <a href=\"x\">a link</a>.</p>\n"
+		for range 6 << 20 / len(para) {
+			fmt.Fprint(w, para)
+		}
 	})
 	mux.HandleFunc("/data.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -144,6 +171,37 @@ func TestWebFetch(t *testing.T) {
 		last := calls[len(calls)-1]
 		if last.Permission != "webfetch" || len(last.Subjects) != 1 || last.Subjects[0] != s.URL+"/page" || !strings.Contains(last.Title, "127.0.0.1") {
 			t.Errorf("permission asked: %+v, want webfetch for the URL with the host in the title", last)
+		}
+	})
+	t.Run("html links resolved against the final URL", func(t *testing.T) {
+		res := h.ok("webfetch", map[string]any{"url": s.URL + "/moved"})
+		for _, want := range []string{
+			"## Getting started",
+			"[the intro](" + s.URL + `/guide/intro "The intro")`,
+			"[API](" + s.URL + "/api#Run)",
+			"[mirror](http://mirror.example/start)",
+			"[below](" + s.URL + "/guide/start#install)",
+			"Not a link.",
+			"![The flow](" + s.URL + "/guide/img/flow.png)",
+			"```go\nfmt.Println(\"a < b\")\n```",
+			"| Flag | Meaning |\n| --- | --- |\n| `-v` | verbose \\| chatty |",
+			"Redirected to " + s.URL + "/guide/start.",
+		} {
+			if !strings.Contains(res.Output, want) {
+				t.Errorf("output lacks %q:\n%s", want, res.Output)
+			}
+		}
+		if strings.Contains(res.Output, "Home") || strings.Contains(res.Output, "javascript:") {
+			t.Errorf("output keeps hidden navigation or a script link:\n%s", res.Output)
+		}
+	})
+	t.Run("oversized html cut and converted", func(t *testing.T) {
+		res := h.ok("webfetch", map[string]any{"url": s.URL + "/huge.html"})
+		if !strings.HasPrefix(res.Output, "| A | B |\n| --- | --- |\n| 1 | 2 |\n\nA paragraph") || !strings.Contains(res.Output, "A paragraph of **text** with [a link]("+s.URL+"/x).") {
+			t.Errorf("output does not start with the page as Markdown:\n%s", res.Output[:min(len(res.Output), 400)])
+		}
+		if !strings.Contains(res.Output, "larger than 5 MiB") || !strings.Contains(res.Output, "saved in ") {
+			t.Errorf("output does not say it was cut:\n%s", res.Output[len(res.Output)-400:])
 		}
 	})
 	t.Run("html as is", func(t *testing.T) {
