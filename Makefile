@@ -157,7 +157,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 -timeout 60m ./... | tee bench.out
 
 # Release files in dist/ (scripts/release): per target a stripped binary in
-# a reproducible .tar.gz (.zip for Windows, skipped until it builds), its
+# a reproducible .tar.gz (.zip for Windows), its
 # CycloneDX SBOM and platform VSIX; the universal VSIX; SHA256SUMS; sizes.
 # VSIX=false leaves the VSIXes out (they need npm ci).
 VSIX ?= true

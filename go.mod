@@ -11,7 +11,6 @@ require (
 	github.com/go-json-experiment/json v1.27.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/oklog/ulid/v2 v2.1.2
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/samber/lo v1.53.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3

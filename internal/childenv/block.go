@@ -1,6 +1,11 @@
 package childenv
 
-import "sync"
+import (
+	"os"
+	"slices"
+	"strings"
+	"sync"
+)
 
 // Scrub wipes, in darman's own initial environment block (what another
 // process reads as /proc/PID/environ on Linux), the value of every
@@ -15,7 +20,19 @@ import "sync"
 // to wipe (every system but Linux, here), it does nothing.
 func Scrub(p Policy) ([]string, error) {
 	p.Inherit, p.Keep = InheritAll, nil
-	names, err := wipe(func(name, value string) bool { return p.drops(name, value) != "" })
+	drop := func(name, value string) bool { return p.drops(name, value) != "" }
+	// The block holds what darman started with, which is what
+	// initialEnviron holds: with nothing there to wipe, the block is not
+	// read at all (it costs a read of /proc/self/stat and of the block at
+	// every start, for nothing, in an environment with no secrets).
+	var names []string
+	var err error
+	if slices.ContainsFunc(initialEnviron(), func(kv string) bool {
+		name, value, ok := strings.Cut(kv, "=")
+		return ok && name != "" && value != "" && drop(name, value)
+	}) {
+		names, err = wipe(drop)
+	}
 	scrubbed.mu.Lock()
 	defer scrubbed.mu.Unlock()
 	scrubbed.names = append(scrubbed.names, names...)
@@ -30,6 +47,12 @@ func Scrubbed() ([]string, error) {
 	defer scrubbed.mu.Unlock()
 	return append([]string(nil), scrubbed.names...), scrubbed.err
 }
+
+// initialEnviron is the environment as the first Scrub saw it: main calls
+// Scrub first, before anything could set or unset a variable (darman never
+// does), so it holds what the initial block holds. A variable set later is
+// not in the block, so it needs no wiping there.
+var initialEnviron = sync.OnceValue(os.Environ)
 
 var scrubbed struct {
 	mu    sync.Mutex

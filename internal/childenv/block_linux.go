@@ -67,10 +67,19 @@ func wipe(drop func(name, value string) bool) ([]string, error) {
 // envBounds returns env_start and env_end of /proc/self/stat, fields 50
 // and 51 (see proc(5)).
 func envBounds() (start, end uint64, err error) {
-	stat, err := os.ReadFile("/proc/self/stat")
+	// A plain read: os.ReadFile would register the file with the poller
+	// first, at every start that has a secret to wipe.
+	fd, err := unix.Open("/proc/self/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("/proc/self/stat: %w", err)
 	}
+	buf := make([]byte, 4096) // 52 numbers and a command name of at most 16 bytes
+	n, err := unix.Read(fd, buf)
+	unix.Close(fd)
+	if err != nil {
+		return 0, 0, fmt.Errorf("/proc/self/stat: %w", err)
+	}
+	stat := buf[:max(n, 0)]
 	// "pid (comm) state ...": comm may hold anything, so the fields are
 	// counted from after its last ')', where field 3 is.
 	i := bytes.LastIndexByte(stat, ')')
