@@ -5,7 +5,6 @@ package store
 import (
 	"bufio"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -29,8 +28,14 @@ import (
 // ownerAddress is the file that says where the owner listens.
 func ownerAddress(dir string) string { return filepath.Join(dir, "owner.addr") }
 
-// tokenWait bounds how long a new connection has to send the token.
-const tokenWait = 5 * time.Second
+// tokenWait bounds how long a new connection has to send the token, and
+// maxUnchecked how many are read at once: any local user can connect, and
+// one that sends nothing must not hold up the darman processes that do
+// (see tokenListener).
+const (
+	tokenWait    = 5 * time.Second
+	maxUnchecked = 32
+)
 
 // listenOwner listens on loopback and writes addr, replacing what an owner
 // that crashed left. The caller holds the owner lock.
@@ -54,45 +59,7 @@ func listenOwner(addr string) (net.Listener, error) {
 		ln.Close()
 		return fail(err)
 	}
-	return &tokenListener{Listener: ln, token: token}, nil
-}
-
-// tokenListener accepts only connections that send the token first.
-type tokenListener struct {
-	net.Listener
-	token string
-}
-
-func (l *tokenListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		if checkToken(c, l.token) {
-			return c, nil
-		}
-		c.Close()
-	}
-}
-
-// checkToken reads the token line a client sends first, byte by byte so
-// that nothing after it is consumed.
-func checkToken(c net.Conn, token string) bool {
-	c.SetReadDeadline(time.Now().Add(tokenWait))
-	defer c.SetReadDeadline(time.Time{})
-	got := make([]byte, 0, len(token)+1)
-	b := make([]byte, 1)
-	for len(got) <= len(token) {
-		if _, err := c.Read(b); err != nil {
-			return false
-		}
-		if b[0] == '\n' {
-			break
-		}
-		got = append(got, b[0])
-	}
-	return subtle.ConstantTimeCompare(got, []byte(token)) == 1
+	return newTokenListener(ln, token, tokenWait, maxUnchecked), nil
 }
 
 // dialOwner reads where the owner listens, connects and sends the token.

@@ -12,7 +12,8 @@ import (
 // decoded, and every union the specification allows (number or string,
 // boolean or object, one shape or another) decodes without losing a value.
 
-// DocumentURI is a file:// URI as the server sends it.
+// DocumentURI is a document's URI, a file:// one for files. One the
+// server sends is decoded in darman's own spelling (see UnmarshalText).
 type DocumentURI string
 
 // Position is a zero-based line and a character offset within the line,

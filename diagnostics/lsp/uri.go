@@ -3,21 +3,55 @@ package lsp
 import (
 	"fmt"
 	"net/url"
-	"path/filepath"
+	"runtime"
 	"strings"
+
+	"github.com/darman-dev/darman/internal/winpath"
 )
 
-// URIFromPath makes a file:// URI from an absolute path.
-func URIFromPath(path string) DocumentURI {
-	p := filepath.ToSlash(path)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // a Windows drive path, C:/x → /C:/x
-	}
-	return DocumentURI((&url.URL{Scheme: "file", Path: p}).String())
-}
+// URIFromPath makes a file:// URI from an absolute path. On Windows it is
+// winpath's spelling: file:///C:/x with the drive letter in upper case,
+// file://server/share/x for UNC.
+func URIFromPath(path string) DocumentURI { return uriFromPath(runtime.GOOS, path) }
 
 // Path returns the absolute file path a file:// URI names.
-func (u DocumentURI) Path() (string, error) {
+func (u DocumentURI) Path() (string, error) { return uriPath(runtime.GOOS, u) }
+
+// UnmarshalText reads a URI a server sent (as a JSON string or a map
+// key) in URIFromPath's spelling, so that it compares equal to the URI
+// darman sent for the same file: diagnostics and documents are keyed by
+// URI, and servers spell the same file differently (file:///c%3A/x.go or
+// file:///c:/x.go for darman's file:///C:/x.go on Windows; servers built
+// on vscode-uri send file:///x/%40types for file:///x/@types anywhere).
+// A URI that names no local file is kept as sent.
+func (u *DocumentURI) UnmarshalText(b []byte) error {
+	*u = canonicalURI(runtime.GOOS, DocumentURI(b))
+	return nil
+}
+
+// uriFromPath is URIFromPath for the operating system goos, a parameter
+// so that the Windows forms are tested everywhere. Every system but
+// Windows separates with /, so that branch needs no path/filepath.
+func uriFromPath(goos, path string) DocumentURI {
+	if goos == "windows" {
+		return DocumentURI(winpath.ToURI(path))
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return DocumentURI((&url.URL{Scheme: "file", Path: path}).String())
+}
+
+// uriPath is Path for the operating system goos.
+func uriPath(goos string, u DocumentURI) (string, error) {
+	if goos == "windows" {
+		// file:///c%3A/…, file:///C:/…, file://server/share/…: see winpath.
+		p, err := winpath.FromURI(string(u))
+		if err != nil {
+			return "", fmt.Errorf("document URI %q: %w", u, err)
+		}
+		return p, nil
+	}
 	parsed, err := url.Parse(string(u))
 	if err != nil {
 		return "", fmt.Errorf("document URI %q: %w", u, err)
@@ -25,9 +59,22 @@ func (u DocumentURI) Path() (string, error) {
 	if parsed.Scheme != "file" {
 		return "", fmt.Errorf("document URI %q is not a file:// URI", u)
 	}
-	p := parsed.Path
-	if len(p) >= 3 && p[0] == '/' && p[2] == ':' {
-		p = p[1:] // /C:/x → C:/x
+	return parsed.Path, nil
+}
+
+// canonicalURI is the URI uriFromPath makes for the file u names, or u
+// itself when it names no absolute local path (another scheme, another
+// host, an opaque file:x).
+func canonicalURI(goos string, u DocumentURI) DocumentURI {
+	if goos != "windows" {
+		parsed, err := url.Parse(string(u))
+		if err != nil || parsed.Scheme != "file" || parsed.Host != "" && parsed.Host != "localhost" || !strings.HasPrefix(parsed.Path, "/") {
+			return u
+		}
 	}
-	return filepath.FromSlash(p), nil
+	p, err := uriPath(goos, u)
+	if err != nil {
+		return u
+	}
+	return uriFromPath(goos, p)
 }
