@@ -44,6 +44,7 @@ func TestWine(t *testing.T) {
 	t.Run("acp", w.testACP)
 	t.Run("store shared by two processes", w.testSharedStore)
 	t.Run("process tree killed with darman", w.testTreeKill)
+	t.Run("Git bash paths outside the workspace", w.testGitBashPaths)
 }
 
 type wine struct {
@@ -455,6 +456,41 @@ func (w *wine) testTreeKill(t *testing.T) {
 	for beating(500 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the grandchild still runs 10 s after darman.exe was killed")
+		}
+	}
+}
+
+// Git bash spells drive C: /c: the model reads C:\windows\win.ini and
+// writes a marker in C:\users\Public that way. Edit and every bash
+// command are allowed (newEnv's config), but both files are outside the
+// workspace: darman run, with no one to ask, refuses both, and no marker
+// is written.
+func (w *wine) testGitBashPaths(t *testing.T) {
+	marker := fmt.Sprintf("darman-marker-%d", os.Getpid())
+	onDisk := filepath.Join(w.prefix, "drive_c", "users", "Public", marker)
+	t.Cleanup(func() { os.Remove(onDisk) })
+	ws, srv, environ := w.newEnv(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{
+			call("bash", `{"command":"cat /c/windows/win.ini"}`),
+			call("bash", `{"command":"echo x > /c/users/Public/`+marker+`"}`),
+		}},
+		{Text: "Done."},
+	}})
+	out, code := w.run(t, ws, environ, "run", "read win.ini, leave a marker")
+	if _, err := os.Stat(onDisk); err == nil {
+		t.Errorf("the marker %s was written outside the workspace", onDisk)
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 2 {
+		t.Fatalf("%d model calls, want 2; exit %d:\n%s", len(calls), code, out)
+	}
+	body := string(calls[1].Body)
+	if strings.Contains(body, "[mail]") || strings.Contains(body, "winshell") {
+		t.Errorf("cat /c/windows/win.ini ran; darman run: exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{`external_directory \"C:/windows/win.ini\"`, `external_directory \"C:/users/Public/` + marker} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the model was not told of the refusal %s; darman run: exit %d:\n%s", want, code, out)
 		}
 	}
 }
