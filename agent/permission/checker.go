@@ -88,11 +88,11 @@ type Checker struct {
 	store    GrantStore
 	fallback Action
 	log      *slog.Logger
-	// msys is set when bash command lines run in Git for Windows' bash,
-	// as they do on Windows: their paths are read as MSYS reads them
-	// (see msysPath). A PowerShell line (Call.Shell) is read as
-	// PowerShell whatever this says.
-	msys bool
+	// windows is set when command lines run in Windows' shells: a bash
+	// line in Git for Windows' bash, whose paths are read as MSYS reads
+	// them (see msysPath), a PowerShell line's as a Windows program
+	// reads them (see psPath).
+	windows bool
 
 	mu    sync.RWMutex
 	rules []Rule // configuration then grants; replaced on grant, never changed in place
@@ -140,7 +140,7 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 		store:    opts.Grants,
 		fallback: opts.Fallback,
 		log:      log,
-		msys:     runtime.GOOS == "windows",
+		windows:  runtime.GOOS == "windows",
 		rules:    slices.Clone(opts.Rules),
 		asking:   make(chan struct{}, 1),
 	}
@@ -260,11 +260,18 @@ func (c *Checker) checks(call Call, dir string) []Check {
 	for _, s := range call.Subjects {
 		switch {
 		case call.Permission == Bash && call.Shell == PowerShell:
-			out = append(out, powershellChecks(rules, s, func(p string) []Check { return c.pathChecks(rules, Edit, p, dir) })...)
+			out = append(out, powershellChecks(rules, s, func(p string) []Check {
+				if c.windows {
+					if why := psPath(p); why != "" {
+						return []Check{decideOpaque(rules, ExternalDirectory, p, why), exact(rules, Edit, p)}
+					}
+				}
+				return c.pathChecks(rules, Edit, p, dir)
+			})...)
 		case call.Permission == Bash:
 			if pl == nil {
 				pl = newPlace(c.root, c.realRoot, dir, c.home)
-				pl.msys = c.msys
+				pl.msys = c.windows
 			}
 			cs, _ := bashChecks(rules, s, pl, func(p string) []Check {
 				if pl.msys {

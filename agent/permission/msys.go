@@ -49,3 +49,27 @@ func msysDir(sub string) (dir, why string) {
 
 // msysAbs reports whether a path msysPath gave is absolute.
 func msysAbs(p string) bool { return winpath.IsAbs(p) }
+
+// psPath says why a path word PowerShell (or any Windows program) is
+// given cannot be judged before the command runs: \x and /x are rooted at
+// the current drive, C:x is taken from drive C:'s own current directory.
+// It is "" for an absolute Windows path (C:\x, \\server\share\x) and a
+// relative one, which are judged as they are.
+func psPath(text string) (why string) {
+	const unknown = "a Windows program takes it from a current drive or directory darman does not know"
+	switch {
+	case strings.HasPrefix(text, "//") || strings.HasPrefix(text, `\\`):
+		if winpath.IsAbs(text) {
+			return ""
+		}
+		return unknown
+	case strings.HasPrefix(text, "/") || strings.HasPrefix(text, `\`):
+		return unknown
+	case len(text) >= 2 && text[1] == ':':
+		if len(text) > 2 && (text[2] == '/' || text[2] == '\\') {
+			return ""
+		}
+		return unknown
+	}
+	return ""
+}

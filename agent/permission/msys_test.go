@@ -79,7 +79,7 @@ func TestCheckerReadsGitBashPaths(t *testing.T) {
 		{"cd src && cat notes.txt", ""},
 	} {
 		c := newChecker(t, Options{Root: root, Rules: rules})
-		c.msys = true
+		c.windows = true
 		err := c.Check(t.Context(), bash(tc.line))
 		var denied *DeniedError
 		switch {
@@ -87,6 +87,41 @@ func TestCheckerReadsGitBashPaths(t *testing.T) {
 			t.Errorf("%q: %v, want it allowed", tc.line, err)
 		case tc.want != "" && (!errors.As(err, &denied) || denied.Permission != tc.want):
 			t.Errorf("%q: %v, want %s refused", tc.line, err, tc.want)
+		}
+	}
+}
+
+func TestPSPath(t *testing.T) {
+	for word, asked := range map[string]bool{
+		`C:\x\y.txt`: false, `C:/x`: false, `\\server\share\x`: false, `out.txt`: false, `..\x`: false,
+		`\users\x.txt`: true, `/users/x.txt`: true, `C:x.txt`: true, `//./pipe/x`: true,
+	} {
+		if why := psPath(word); (why != "") != asked {
+			t.Errorf("psPath(%q) = %q, want asked %v", word, why, asked)
+		}
+	}
+}
+
+// On Windows a PowerShell redirection to \x or /x writes at the root of
+// the current drive, not in the workspace: it is asked.
+func TestCheckerReadsPowerShellRootedPaths(t *testing.T) {
+	rules := append(Defaults(), Rule{Permission: Edit, Pattern: "*", Action: Allow}, Rule{Permission: Bash, Pattern: "write-output *", Action: Allow})
+	for line, want := range map[string]string{
+		"echo x > out.txt":         "",
+		"echo x > /users/x.txt":    ExternalDirectory,
+		`echo x > \users\x.txt`:    ExternalDirectory,
+		"echo x 2>> C:notes.txt":   ExternalDirectory,
+		"echo x > sub/../out2.txt": "",
+	} {
+		c := newChecker(t, Options{Rules: rules})
+		c.windows = true
+		err := c.Check(t.Context(), Call{Permission: Bash, Shell: PowerShell, Subjects: []string{line}})
+		var denied *DeniedError
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v, want it allowed", line, err)
+		case want != "" && (!errors.As(err, &denied) || denied.Permission != want):
+			t.Errorf("%q: %v, want %s refused", line, err, want)
 		}
 	}
 }
