@@ -50,6 +50,11 @@ func TestCheckerJudgesGitBashDrivePaths(t *testing.T) {
 		{"cat > /c/users/x.txt <<EOF\nx\nEOF", ExternalDirectory},
 		{"tee /c/users/x.txt < notes.txt", ExternalDirectory},
 		{"cd /c/windows && cat win.ini", ExternalDirectory},
+		{"cd . && cd /c/windows && cat win.ini", ExternalDirectory},
+		{"grep --file=/c/windows/win.ini notes.txt", ExternalDirectory},
+		{"grep -f /c/windows/win.ini notes.txt", ExternalDirectory},
+		{"cat ~/secret.txt", ExternalDirectory},
+		{"cat /usr/share/x", ExternalDirectory},
 		{"cat notes.txt > /dev/null", ""},
 	} {
 		c := newChecker(t, Options{Root: root, Rules: rules})
