@@ -186,7 +186,9 @@ func winURI(p string) string { return "file:///z%3A" + p }
 
 // newEnv gives each test an empty workspace and darman data directories
 // (%LOCALAPPDATA%\darman, %APPDATA%\darman): Wine sets those variables
-// from the prefix's profile, so the test empties them instead.
+// from the prefix's profile, so the test empties them instead. Edits,
+// every bash command and the Linux files (drive Z:, where the tests' temp
+// directories are) are allowed; drive C: stays outside.
 func (w *wine) newEnv(t *testing.T, script llmtest.Script) (ws string, srv *llmtest.Server, environ []string) {
 	users, _ := filepath.Glob(filepath.Join(w.prefix, "drive_c", "users", "*", "AppData"))
 	for _, u := range users {
@@ -200,7 +202,7 @@ func (w *wine) newEnv(t *testing.T, script llmtest.Script) (ws string, srv *llmt
 		"model": "anthropic/claude-sonnet-4-5",
 		"provider": {"anthropic": {"baseURL": %q, "apiKey": "${env:ANTHROPIC_API_KEY}"}},
 		"retry": {"maxAttempts": 2, "maxDelay": "10ms"},
-		"permission": {"edit": "allow", "bash": {"*": "allow"}}
+		"permission": {"edit": "allow", "bash": {"*": "allow"}, "external_directory": {"Z:/**": "allow"}}
 	}`, srv.URL)
 	if err := os.WriteFile(filepath.Join(ws, "darman.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -436,7 +438,7 @@ func (w *wine) testSharedStore(t *testing.T) {
 func (w *wine) testTreeKill(t *testing.T) {
 	beat := filepath.Join(t.TempDir(), "beat")
 	ws, _, environ := w.newEnv(t, llmtest.Script{Steps: []llmtest.Step{
-		{ToolCalls: []llmtest.ToolCall{call("bash", fmt.Sprintf(`{"command":%q}`, "tree "+winPath(beat)))}},
+		{ToolCalls: []llmtest.ToolCall{call("bash", fmt.Sprintf(`{"command":%q}`, "tree "+strings.ReplaceAll(winPath(beat), `\`, "/")))}},
 		{Text: "Started."},
 	}})
 	cmd, c, stderr := w.lspUnderWine(t, ws, environ)
