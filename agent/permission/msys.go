@@ -47,8 +47,13 @@ func msysDir(sub string) (dir, why string) {
 	return sub, ""
 }
 
-// msysAbs reports whether a path msysPath gave is absolute.
-func msysAbs(p string) bool { return winpath.IsAbs(p) }
+// msysAbs reports whether a path msysPath gave is absolute: a drive
+// letter and a separator, or UNC. (winpath.IsAbs would also take
+// ./C:/x, which Clean turns into C:\x.)
+func msysAbs(p string) bool {
+	_, form := winpath.FromMSYS(p)
+	return form == winpath.Absolute
+}
 
 // psPath says why a path word PowerShell (or any Windows program) is
 // given cannot be judged before the command runs: \x and /x are rooted at

@@ -32,6 +32,14 @@ func TestMSYSPath(t *testing.T) {
 	}
 }
 
+func TestMSYSAbs(t *testing.T) {
+	for p, want := range map[string]bool{"C:/x": true, `C:\x`: true, "//srv/share/x": true, "./C:/x": false, "x": false, "C:x": false} {
+		if got := msysAbs(p); got != want {
+			t.Errorf("msysAbs(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
 func TestMSYSDir(t *testing.T) {
 	for _, tc := range []struct {
 		sub, want string
