@@ -109,10 +109,24 @@ func pathWordChecks(set *checkSet, rules []Rule, pl *place, p Path, dirs []strin
 	if !p.Home && !p.Glob && path.IsAbs(p.Text) && harmless(path.Clean(p.Text)) {
 		return
 	}
+	abs := path.IsAbs(p.Text)
+	if pl.msys && !p.Home {
+		t, why := msysPath(p.Text)
+		switch {
+		case why != "":
+			c := decide(rules, ExternalDirectory, p.Text)
+			c.Reason = why
+			set.add(c)
+			return
+		case t == "":
+			return // the null device
+		}
+		p.Text, abs = t, msysAbs(t)
+	}
 	// Judged from where the line starts, then from every directory cd
 	// may have moved to (an absolute or home path lands the same from all).
 	n := len(dirs)
-	if p.Home || path.IsAbs(p.Text) {
+	if p.Home || abs {
 		n = 0
 	}
 	for i := -1; i < n; i++ {

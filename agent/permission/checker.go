@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -49,7 +50,10 @@ type Call struct {
 	// permissions (absolute, or relative to Dir); "{server}_{tool}" for MCP.
 	Subjects []string
 	// Shell is the language of a Bash call's command lines: "" for bash,
-	// PowerShell for PowerShell (see SplitPowerShell).
+	// PowerShell for PowerShell (see SplitPowerShell). On Windows bash is
+	// Git for Windows' bash, and a line's paths are read as its MSYS layer
+	// reads them: /c/x is C:\x, and other POSIX paths (/usr, /tmp) are
+	// asked about as outside the workspace.
 	Shell string
 	// Dir is the directory relative paths and bash redirections start from;
 	// "" means the workspace root, and a relative Dir is taken from it.
@@ -84,6 +88,11 @@ type Checker struct {
 	store    GrantStore
 	fallback Action
 	log      *slog.Logger
+	// windows is set when command lines run in Windows' shells: a bash
+	// line in Git for Windows' bash, whose paths are read as MSYS reads
+	// them (see msysPath), a PowerShell line's as a Windows program
+	// reads them (see psPath).
+	windows bool
 
 	mu    sync.RWMutex
 	rules []Rule // configuration then grants; replaced on grant, never changed in place
@@ -131,6 +140,7 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 		store:    opts.Grants,
 		fallback: opts.Fallback,
 		log:      log,
+		windows:  runtime.GOOS == "windows",
 		rules:    slices.Clone(opts.Rules),
 		asking:   make(chan struct{}, 1),
 	}
@@ -250,12 +260,31 @@ func (c *Checker) checks(call Call, dir string) []Check {
 	for _, s := range call.Subjects {
 		switch {
 		case call.Permission == Bash && call.Shell == PowerShell:
-			out = append(out, powershellChecks(rules, s, func(p string) []Check { return c.pathChecks(rules, Edit, p, dir) })...)
+			out = append(out, powershellChecks(rules, s, func(p string) []Check {
+				if c.windows {
+					if why := psPath(p); why != "" {
+						return []Check{decideOpaque(rules, ExternalDirectory, p, why), exact(rules, Edit, p)}
+					}
+				}
+				return c.pathChecks(rules, Edit, p, dir)
+			})...)
 		case call.Permission == Bash:
 			if pl == nil {
 				pl = newPlace(c.root, c.realRoot, dir, c.home)
+				pl.msys = c.windows
 			}
 			cs, _ := bashChecks(rules, s, pl, func(p string) []Check {
+				if pl.msys {
+					t, why := msysPath(p)
+					switch {
+					case why != "":
+						return []Check{decideOpaque(rules, ExternalDirectory, p, why), exact(rules, Edit, p)}
+					case t == "":
+						return nil // the null device
+					case msysAbs(t):
+						return c.pathChecks(rules, Edit, t, dir)
+					}
+				}
 				if path.IsAbs(p) {
 					return c.pathChecks(rules, Edit, p, dir)
 				}

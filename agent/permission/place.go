@@ -25,6 +25,7 @@ type place struct {
 	modes          map[string]fs.FileMode            // lstat results by path
 	judged         []judged                          // reused by each path's judge
 	dirInside      bool                              // realDir is within realRoot
+	msys           bool                              // paths are read as Git for Windows' bash reads them (see msysPath)
 }
 
 // newPlace prepares to judge paths of a line run in dir under the real
@@ -172,6 +173,13 @@ func (j judged) outside() bool { return j.rel == "" }
 // result, or one per match of a glob.
 func (pl *place) judge(out []judged, p Path, sub string) []judged {
 	text := p.Text
+	if pl.msys && sub != "" && !strings.HasPrefix(sub, "~") {
+		d, why := msysDir(sub)
+		if why != "" || d == "" {
+			return append(out, judged{real: sub + "/" + text, why: "cd goes to " + sub + ": " + why})
+		}
+		sub = d
+	}
 	base := pl.startDir(sub)
 	if p.Home {
 		if pl.home == "" && !pl.lexical() {
@@ -234,7 +242,7 @@ func (pl *place) judge(out []judged, p Path, sub string) []judged {
 		}
 	}
 	full := text
-	if !path.IsAbs(text) {
+	if !path.IsAbs(text) && !(pl.msys && msysAbs(text)) {
 		full = base + "/" + text
 	}
 	matches, err := filepath.Glob(full)

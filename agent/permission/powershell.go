@@ -18,11 +18,15 @@ const PowerShell = "powershell"
 //   - Commands are separated by ; | || && and line ends. Words are bare,
 //     'single-quoted' (” is a quote) or "double-quoted" without $ or `
 //     inside. # starts a comment, as does <# … #>.
-//   - A command's name is compared in lower case with ".exe" dropped and
-//     common aliases resolved to their cmdlet (rm, del → remove-item; ls,
-//     dir → get-childitem; cat, type → get-content; …: see psAliases), so
-//     write PowerShell rules in lower case: "get-childitem *". PowerShell
-//     itself ignores case, and a deny rule must not be dodged by "RM".
+//   - A command's name is compared in lower case with ".exe" dropped, a
+//     module qualification removed (Microsoft.PowerShell.Management\
+//     Remove-Item is remove-item; one of another module is asked, as it
+//     may be a script's path) and common aliases resolved to their cmdlet
+//     (rm, del → remove-item; ls, dir → get-childitem; cat, type →
+//     get-content; …: see psAliases), so write PowerShell rules in lower
+//     case: "get-childitem *". PowerShell itself ignores case, and a deny
+//     rule must not be dodged by "RM". A dot-sourced command (". rm x")
+//     is decided as the command it runs, and asked.
 //   - Redirection to a file (> f, >> f, 2> f, *> f) makes the command a
 //     writing one, as in bash; to $null or between streams (2>&1) it
 //     writes nothing.
@@ -119,22 +123,63 @@ func (p *psParser) end() {
 		return
 	}
 	c := Command{Reason: p.reason, Writes: p.writes}
-	if len(p.words) > 0 {
-		name := strings.ToLower(p.words[0])
-		name = strings.TrimSuffix(name, ".exe")
-		if a, ok := psAliases[name]; ok {
-			name = a
+	if words := p.words; len(words) > 0 {
+		if len(words) > 1 && words[0] == "." {
+			// Dot-sourcing runs the next word, a cmdlet's name too: decide
+			// that command, asked whatever allows it.
+			words = words[1:]
+			if c.Reason == "" {
+				c.Reason = psRunsCode["."]
+			}
+		}
+		name, why := psCommandName(words[0])
+		if c.Reason == "" {
+			c.Reason = why
 		}
 		if r, ok := psRunsCode[name]; ok && c.Reason == "" {
 			c.Reason = r
 		}
-		c.Args = append([]string{name}, p.words[1:]...)
+		c.Args = append([]string{name}, words[1:]...)
 	} else if c.Reason == "" {
 		c.Reason = "a redirection with no command"
 	}
 	c.Subject = strings.Join(append(append([]string{}, c.Args...), p.redirs...), " ")
 	p.cmds = append(p.cmds, c)
 	p.words, p.redirs, p.writes, p.reason = nil, nil, nil, ""
+}
+
+// psCoreModules are the modules PowerShell always has; a name qualified
+// by one of them (Microsoft.PowerShell.Management\Remove-Item) is that
+// module's command.
+var psCoreModules = map[string]bool{
+	"microsoft.powershell.core": true, "microsoft.powershell.management": true, "microsoft.powershell.utility": true,
+	"microsoft.powershell.security": true, "microsoft.powershell.diagnostics": true, "microsoft.powershell.host": true,
+	"microsoft.powershell.archive": true,
+}
+
+// psCommandName is the name rules decide for a command's first word: in
+// lower case, ".exe" dropped, a module's qualification (Module\Name)
+// removed and an alias resolved, so that neither "RM" nor
+// "Microsoft.PowerShell.Management\Remove-Item" dodges a remove-item
+// rule. A word that looks qualified by another module may instead be a
+// script in a directory of that name, so why then says the command is
+// asked whatever rule allows it; a rule that denies it still does. A
+// path (.\x, ..\x, C:\x, a\b\c, a\x.ps1) is not a qualified name and
+// stays as it is.
+func psCommandName(word string) (name, why string) {
+	name = strings.ToLower(word)
+	if module, cmd, ok := strings.Cut(name, `\`); ok && module != "" && module != "." && module != ".." && cmd != "" &&
+		!strings.ContainsAny(module, ":/") && !strings.ContainsAny(cmd, `\/:.`) {
+		if !psCoreModules[module] {
+			why = word + " names a command of the module " + word[:len(module)] + ", or a script in a directory of that name"
+		}
+		name = cmd
+	}
+	name = strings.TrimSuffix(name, ".exe")
+	if a, ok := psAliases[name]; ok {
+		name = a
+	}
+	return name, why
 }
 
 func (p *psParser) parse() error {

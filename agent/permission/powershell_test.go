@@ -24,7 +24,17 @@ func TestSplitPowerShell(t *testing.T) {
 		{"echo \"$(whoami)\"", []cmd{{subject: "write-output $(whoami)", opaque: true}}},
 		{"& $tool --version", []cmd{{subject: "$tool --version", opaque: true}}},
 		{"iex 'rm -r C:\\'", []cmd{{subject: "invoke-expression rm -r C:\\", opaque: true}}},
-		{". .\\profile.ps1", []cmd{{subject: ". .\\profile.ps1", opaque: true}}},
+		{". .\\profile.ps1", []cmd{{subject: ".\\profile.ps1", opaque: true}}},
+		{"Microsoft.PowerShell.Management\\Remove-Item -Recurse build", []cmd{{subject: "remove-item -Recurse build"}}},
+		{"microsoft.powershell.utility\\echo hi", []cmd{{subject: "write-output hi"}}},
+		{"& 'Microsoft.PowerShell.Management\\Remove-Item' x", []cmd{{subject: "remove-item x", opaque: true}}},
+		{". rm x", []cmd{{subject: "remove-item x", opaque: true}}},
+		{"tools\\Remove-Item x", []cmd{{subject: "remove-item x", opaque: true}}},
+		{".\\Remove-Item x", []cmd{{subject: ".\\remove-item x"}}},
+		{"..\\bin\\rg.exe foo", []cmd{{subject: "..\\bin\\rg foo"}}},
+		{"tools\\rg.exe foo", []cmd{{subject: "tools\\rg foo"}}},
+		{"C:\\tools\\rg.exe foo", []cmd{{subject: "c:\\tools\\rg foo"}}},
+		{"scripts\\build.ps1", []cmd{{subject: "scripts\\build.ps1"}}},
 		{"Copy-Item @args", []cmd{{subject: "copy-item @args", opaque: true}}},
 		{"echo a`nb", []cmd{{subject: "write-output a`nb", opaque: true}}},
 		{"", nil},
@@ -81,6 +91,21 @@ func TestCheckerDecidesPowerShell(t *testing.T) {
 	}
 	if n := len(asker.requests()); n != 0 {
 		t.Fatalf("asked %d times before the unparsable lines", n)
+	}
+	// Nor does a module's qualification, or dot-sourcing, in any form.
+	for _, line := range []string{
+		"Microsoft.PowerShell.Management\\Remove-Item -Recurse build",
+		"& Microsoft.PowerShell.Management\\Remove-Item build",
+		"& 'microsoft.powershell.management\\rm' build",
+		". Remove-Item build",
+		"SomeModule\\Remove-Item build",
+	} {
+		if err := c.Check(t.Context(), ps(line)); !errors.As(err, &denied) {
+			t.Errorf("%q = %v, want denied by remove-item *", line, err)
+		}
+	}
+	if err := c.Check(t.Context(), ps("Microsoft.PowerShell.Management\\Get-ChildItem -Force")); err != nil {
+		t.Errorf("a core module's qualified get-childitem: %v, want it allowed", err)
 	}
 	// A script block, a variable or Invoke-Expression is asked even where an
 	// allow rule matches the text.

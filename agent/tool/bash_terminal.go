@@ -29,9 +29,9 @@ type TerminalCommand struct {
 	// OutputLimit is how many bytes of output the terminal keeps (its
 	// end).
 	OutputLimit int
-	// Argv, when set, is the command line to run instead of bash -c
-	// Command: the same command wrapped in darman's sandbox helper. Env
-	// are variables to set for it (TMPDIR).
+	// Argv, when set, is the command line to run instead of Command in
+	// the bash tool's shell (see ShellArgv): the same command wrapped in
+	// darman's sandbox helper. Env are variables to set for it (TMPDIR).
 	Argv []string
 	Env  map[string]string
 }

@@ -118,6 +118,19 @@ func shellNote() string {
 	return "\n\nOn this machine commands run in PowerShell (" + sh.path + "), not bash: Git for Windows' bash was not found. Write PowerShell command lines."
 }
 
+// ShellArgv is the command line that runs command in the shell the bash
+// tool runs commands in: its path, its arguments (-c for bash,
+// -NoProfile … -Command for PowerShell), then command. An editor's
+// terminal (ACP terminal/create) runs this, so that a line runs in the
+// language its permission was checked in (see Shell).
+func ShellArgv(command string) ([]string, error) {
+	sh, err := findShell()
+	if err != nil {
+		return nil, err
+	}
+	return sh.argv(command), nil
+}
+
 // Shell says which shell the bash tool runs commands in: its path and the
 // language its command lines are checked in ("" for bash,
 // permission.PowerShell), or why there is none (for darman doctor).

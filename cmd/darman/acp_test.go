@@ -20,6 +20,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/testenv"
 	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
@@ -244,8 +245,9 @@ func TestACPScenario(t *testing.T) {
 	if terminal["cwd"] != e.workspace || terminalOut != "in-the-terminal\n" {
 		t.Errorf("terminal/create: %v; the client's run printed %q", terminal, terminalOut)
 	}
-	if args := fmt.Sprint(terminal["args"]); terminal["command"] != "bash" && (terminal["command"] != darmanBin || !strings.HasPrefix(args, "[sandbox-exec ")) {
-		t.Errorf("terminal/create runs %v %v, want bash or darman sandbox-exec", terminal["command"], args)
+	shell, _, _ := tool.Shell()
+	if args := fmt.Sprint(terminal["args"]); terminal["command"] != shell && (terminal["command"] != darmanBin || !strings.HasPrefix(args, "[sandbox-exec ")) {
+		t.Errorf("terminal/create runs %v %v, want the bash tool's shell (%s) or darman sandbox-exec", terminal["command"], args, shell)
 	}
 	// On Linux the sandbox is on by default (Landlock), so the client gets
 	// the wrapped form, never plain bash.

@@ -44,6 +44,7 @@ func TestWine(t *testing.T) {
 	t.Run("acp", w.testACP)
 	t.Run("store shared by two processes", w.testSharedStore)
 	t.Run("process tree killed with darman", w.testTreeKill)
+	t.Run("Git bash paths outside the workspace", w.testGitBashPaths)
 }
 
 type wine struct {
@@ -185,7 +186,9 @@ func winURI(p string) string { return "file:///z%3A" + p }
 
 // newEnv gives each test an empty workspace and darman data directories
 // (%LOCALAPPDATA%\darman, %APPDATA%\darman): Wine sets those variables
-// from the prefix's profile, so the test empties them instead.
+// from the prefix's profile, so the test empties them instead. Edits,
+// every bash command and the Linux files (drive Z:, where the tests' temp
+// directories are) are allowed; drive C: stays outside.
 func (w *wine) newEnv(t *testing.T, script llmtest.Script) (ws string, srv *llmtest.Server, environ []string) {
 	users, _ := filepath.Glob(filepath.Join(w.prefix, "drive_c", "users", "*", "AppData"))
 	for _, u := range users {
@@ -199,7 +202,7 @@ func (w *wine) newEnv(t *testing.T, script llmtest.Script) (ws string, srv *llmt
 		"model": "anthropic/claude-sonnet-4-5",
 		"provider": {"anthropic": {"baseURL": %q, "apiKey": "${env:ANTHROPIC_API_KEY}"}},
 		"retry": {"maxAttempts": 2, "maxDelay": "10ms"},
-		"permission": {"edit": "allow", "bash": {"*": "allow"}}
+		"permission": {"edit": "allow", "bash": {"*": "allow"}, "external_directory": {"Z:/**": "allow"}}
 	}`, srv.URL)
 	if err := os.WriteFile(filepath.Join(ws, "darman.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -435,7 +438,7 @@ func (w *wine) testSharedStore(t *testing.T) {
 func (w *wine) testTreeKill(t *testing.T) {
 	beat := filepath.Join(t.TempDir(), "beat")
 	ws, _, environ := w.newEnv(t, llmtest.Script{Steps: []llmtest.Step{
-		{ToolCalls: []llmtest.ToolCall{call("bash", fmt.Sprintf(`{"command":%q}`, "tree "+winPath(beat)))}},
+		{ToolCalls: []llmtest.ToolCall{call("bash", fmt.Sprintf(`{"command":%q}`, "tree "+strings.ReplaceAll(winPath(beat), `\`, "/")))}},
 		{Text: "Started."},
 	}})
 	cmd, c, stderr := w.lspUnderWine(t, ws, environ)
@@ -455,6 +458,41 @@ func (w *wine) testTreeKill(t *testing.T) {
 	for beating(500 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the grandchild still runs 10 s after darman.exe was killed")
+		}
+	}
+}
+
+// Git bash spells drive C: /c: the model reads C:\windows\win.ini and
+// writes a marker in C:\users\Public that way. Edit and every bash
+// command are allowed (newEnv's config), but both files are outside the
+// workspace: darman run, with no one to ask, refuses both, and no marker
+// is written.
+func (w *wine) testGitBashPaths(t *testing.T) {
+	marker := fmt.Sprintf("darman-marker-%d", os.Getpid())
+	onDisk := filepath.Join(w.prefix, "drive_c", "users", "Public", marker)
+	t.Cleanup(func() { os.Remove(onDisk) })
+	ws, srv, environ := w.newEnv(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{
+			call("bash", `{"command":"cat /c/windows/win.ini"}`),
+			call("bash", `{"command":"echo x > /c/users/Public/`+marker+`"}`),
+		}},
+		{Text: "Done."},
+	}})
+	out, code := w.run(t, ws, environ, "run", "read win.ini, leave a marker")
+	if _, err := os.Stat(onDisk); err == nil {
+		t.Errorf("the marker %s was written outside the workspace", onDisk)
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 2 {
+		t.Fatalf("%d model calls, want 2; exit %d:\n%s", len(calls), code, out)
+	}
+	body := string(calls[1].Body)
+	if strings.Contains(body, "[mail]") || strings.Contains(body, "winshell") {
+		t.Errorf("cat /c/windows/win.ini ran; darman run: exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{`external_directory \"C:/windows/win.ini\"`, `external_directory \"C:/users/Public/` + marker} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the model was not told of the refusal %s; darman run: exit %d:\n%s", want, code, out)
 		}
 	}
 }

@@ -132,9 +132,63 @@ func ToURI(p string) string {
 }
 
 func isDrive(p string) bool {
-	return len(p) >= 2 && p[1] == ':' && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z')
+	return len(p) >= 2 && p[1] == ':' && isLetter(p[0])
 }
 
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
+
+// Form is what a path word names in Git for Windows' bash (see FromMSYS).
+type Form uint8
+
+const (
+	// Relative is a path relative to the shell's current directory.
+	Relative Form = iota
+	// Absolute is an absolute Windows path: a drive letter and a
+	// separator, UNC, or an extended-length form.
+	Absolute
+	// Null is the null device, /dev/null (NUL to a Windows program).
+	Null
+	// DriveRelative is relative to a directory the word does not name:
+	// C:foo is taken from drive C:'s own current directory, and \foo from
+	// the root of the current drive.
+	DriveRelative
+	// Unmapped is any other absolute POSIX path (/usr, /etc, /tmp, /,
+	// /dev/…): MSYS maps it into its own root (Git's installation
+	// directory) or through its mount table, neither of which darman reads.
+	Unmapped
+)
+
+// FromMSYS is the path Git for Windows' bash (MSYS) takes the path word w
+// to, and what form it has. /c/Users/me (and /C/…) is C:/Users/me, /c is
+// C:/, //server/share/x is UNC; Windows paths (C:/x, C:\x, \\server\share)
+// are themselves. The separators after the drive are left as written, as
+// MSYS passes them to a Windows program; Clean gives darman's spelling. A
+// Relative, DriveRelative or Unmapped word is returned as it is, since
+// where it lands is not a Windows path the word alone names.
+func FromMSYS(w string) (string, Form) {
+	switch {
+	case w == "/dev/null":
+		return "NUL", Null
+	case len(w) >= 2 && w[0] == '/' && isLetter(w[1]) && (len(w) == 2 || w[2] == '/'):
+		return strings.ToUpper(w[1:2]) + ":/" + strings.TrimLeft(w[2:], "/"), Absolute
+	case isDrive(w):
+		if len(w) > 2 && (w[2] == '/' || w[2] == '\\') {
+			return w, Absolute
+		}
+		return w, DriveRelative
+	case strings.HasPrefix(w, "//"), strings.HasPrefix(w, `\\`):
+		if IsAbs(w) {
+			return w, Absolute // UNC or an extended-length form
+		}
+		return w, Unmapped // ///x, \\.\pipe\x: no share named
+	case strings.HasPrefix(w, "/"):
+		return w, Unmapped
+	case strings.HasPrefix(w, `\`):
+		return w, DriveRelative // the current drive's root
+	}
+	return w, Relative
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -90,3 +90,49 @@ func TestURIs(t *testing.T) {
 		}
 	}
 }
+
+func TestFromMSYS(t *testing.T) {
+	for _, tc := range []struct {
+		word, want string
+		form       Form
+	}{
+		{`/c/windows/win.ini`, `C:/windows/win.ini`, Absolute},
+		{`/C/Users/me`, `C:/Users/me`, Absolute},
+		{`/z//etc/passwd`, `Z:/etc/passwd`, Absolute},
+		{`/c`, `C:/`, Absolute},
+		{`/d/`, `D:/`, Absolute},
+		{`C:/windows`, `C:/windows`, Absolute},
+		{`c:\windows\win.ini`, `c:\windows\win.ini`, Absolute},
+		{`//server/share/dir`, `//server/share/dir`, Absolute},
+		{`\\server\share`, `\\server\share`, Absolute},
+		{`\\?\C:\x`, `\\?\C:\x`, Absolute},
+		{`/dev/null`, `NUL`, Null},
+		{`C:foo.txt`, `C:foo.txt`, DriveRelative},
+		{`C:`, `C:`, DriveRelative},
+		{`\windows`, `\windows`, DriveRelative},
+		{`/usr/bin/bash`, `/usr/bin/bash`, Unmapped},
+		{`/etc/passwd`, `/etc/passwd`, Unmapped},
+		{`/tmp`, `/tmp`, Unmapped},
+		{`/`, `/`, Unmapped},
+		{`/dev/stdout`, `/dev/stdout`, Unmapped},
+		{`/cd/x`, `/cd/x`, Unmapped},
+		{`/c:/x`, `/c:/x`, Unmapped},
+		{`/cygdrive/c/x`, `/cygdrive/c/x`, Unmapped},
+		{`///c/x`, `///c/x`, Unmapped},
+		{`\\.\pipe\x`, `\\.\pipe\x`, Unmapped},
+		{`src/main.go`, `src/main.go`, Relative},
+		{`../x`, `../x`, Relative},
+		{`./C:/windows`, `./C:/windows`, Relative},
+		{`-n`, `-n`, Relative},
+		{``, ``, Relative},
+	} {
+		got, form := FromMSYS(tc.word)
+		if got != tc.want || form != tc.form {
+			t.Errorf("FromMSYS(%q) = %q, %d; want %q, %d", tc.word, got, form, tc.want, tc.form)
+		}
+	}
+	// What a drive path maps to is the Windows path darman compares.
+	if p, _ := FromMSYS(`/c/Users/me/../x`); Clean(p) != `C:\Users\x` {
+		t.Errorf("Clean(FromMSYS(/c/Users/me/../x)) = %q, want C:\\Users\\x", Clean(p))
+	}
+}

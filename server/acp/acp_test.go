@@ -216,9 +216,15 @@ func TestBashRunsInTheClientsTerminal(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	// The editor runs the line in the shell the bash tool runs it in, the
+	// language its permission was checked in.
+	shell, _, err := tool.Shell()
+	if err != nil {
+		t.Fatal(err)
+	}
 	args, _ := created["args"].([]any)
-	if created["command"] != "bash" || len(args) != 2 || args[0] != "-c" || args[1] != "make test" || created["cwd"] != e.root || created["sessionId"] != id {
-		t.Errorf("terminal/create: %v", created)
+	if created["command"] != shell || len(args) != 2 || args[0] != "-c" || args[1] != "make test" || created["cwd"] != e.root || created["sessionId"] != id {
+		t.Errorf("terminal/create: %v, want %s -c", created, shell)
 	}
 	if !released {
 		t.Error("the terminal was not released")

@@ -215,11 +215,18 @@ type exitStatus struct {
 	Signal   string `json:"signal"`
 }
 
-// terminalCreate is the terminal/create request for c: bash -c, or the
-// command line wrapped in darman's sandbox helper when the tool gave one
-// (c.Argv, with c.Env).
+// terminalCreate is the terminal/create request for c: the command line
+// in the shell the bash tool found (tool.ShellArgv: bash -c, or
+// PowerShell's -Command on a Windows machine without Git bash, the
+// language the line's permission was checked in), or wrapped in darman's
+// sandbox helper when the tool gave one (c.Argv, with c.Env). With no
+// shell found it is bash -c, as the line was then checked as bash.
 func terminalCreate(session agent.ID, c tool.TerminalCommand) map[string]any {
-	req := map[string]any{"sessionId": session, "command": "bash", "args": []string{"-c", c.Command},
+	argv, err := tool.ShellArgv(c.Command)
+	if err != nil {
+		argv = []string{"bash", "-c", c.Command}
+	}
+	req := map[string]any{"sessionId": session, "command": argv[0], "args": argv[1:],
 		"cwd": c.Dir, "outputByteLimit": c.OutputLimit}
 	if len(c.Argv) > 0 {
 		req["command"], req["args"] = c.Argv[0], c.Argv[1:]

@@ -4,11 +4,15 @@
 // line of two commands:
 //
 //	echo WORDS     prints "winshell: WORDS"
+//	echo WORDS > FILE
+//	               writes WORDS to FILE
+//	cat FILE       prints FILE
 //	tree FILE      starts a grandchild that writes a counter to FILE every
 //	               50 ms until it is killed, prints "started", and exits,
 //	               leaving the grandchild running in darman's job
 //
-// "winshell beat FILE" is that grandchild.
+// A FILE spelt /c/… is drive C:, as Git bash reads it. "winshell beat
+// FILE" is that grandchild.
 package main
 
 import (
@@ -34,7 +38,21 @@ func main() {
 	name, arg, _ := strings.Cut(strings.TrimSpace(os.Args[2]), " ")
 	switch name {
 	case "echo":
+		if words, file, ok := strings.Cut(arg, " > "); ok {
+			if err := os.WriteFile(msys(file), []byte(words+"\n"), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			return
+		}
 		fmt.Println("winshell: " + arg)
+	case "cat":
+		b, err := os.ReadFile(msys(arg))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Stdout.Write(b)
 	case "tree":
 		cmd := exec.Command(os.Args[0], "beat", arg)
 		if err := cmd.Start(); err != nil {
@@ -46,4 +64,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "winshell: %s: command not found\n", name)
 		os.Exit(127)
 	}
+}
+
+// msys is the Windows path Git bash gives a program for p: /c/x is C:\x.
+func msys(p string) string {
+	if len(p) >= 3 && p[0] == '/' && p[2] == '/' {
+		return p[1:2] + ":" + strings.ReplaceAll(p[2:], "/", `\`)
+	}
+	return p
 }
