@@ -314,10 +314,9 @@ func writeZip(w io.Writer, top string, entries []entry, epoch time.Time) error {
 // guessed: the tool's -licenses detection reads each module's license file
 // from the module cache and, for this module's dependencies, names
 // modelcontextprotocol/go-sdk CC-BY-4.0 (its code is Apache-2.0 and MIT,
-// only its documentation CC-BY-4.0) and
-// golang.org/x/... "BSD-Source-Code" (their license is BSD-3-Clause), and
-// it downloads the main module by its version, which an unpublished
-// commit does not have. (Its `app` mode cannot read the version of a git
+// only its documentation CC-BY-4.0) and golang.org/x/... "BSD-Source-Code"
+// (their license is BSD-3-Clause), and it downloads the main module by its
+// version, which an unpublished commit does not have. (Its `app` mode cannot read the version of a git
 // worktree's checkout.)
 func (c *config) writeSBOM(goos, goarch, exe string) (string, error) {
 	name := c.base(goos, goarch) + ".cdx.json"
