@@ -7,10 +7,14 @@
 //
 // Reproducible: every archive entry has the commit's time
 // (SOURCE_DATE_EPOCH, else the commit's), owner 0:0, a fixed mode, and the
-// entries are sorted; gzip carries no name or time. Two runs on one commit
-// with one Go toolchain give the same archive bytes (release_test.go).
+// entries are sorted; gzip carries no name or time. The VSIXes vsce writes
+// are rewritten the same way (sorted, the commit's time, 0644 and 0755 for
+// the binary). Two runs on one commit with one
+// Go toolchain and one npm ci give the same bytes for every file
+// (release_test.go).
 //
-// A target whose binary does not build is fatal.
+// A target whose binary does not build is fatal. What the VSIXes need (node,
+// npm, the workspace's node_modules) is checked before anything is built.
 //
 //	go run ./scripts/release [-out dist] [-targets linux/amd64,...] [-vsix=false] [-sbom=false]
 package main
@@ -65,7 +69,9 @@ type config struct {
 	targets []string
 	vsix    bool
 	sbom    bool
-	log     io.Writer
+	// tools is where the SBOM generator is installed; "" means out/build/tools.
+	tools string
+	log   io.Writer
 }
 
 func main() {
@@ -128,6 +134,14 @@ func (c *config) fill() error {
 	}
 	if !filepath.IsAbs(c.out) {
 		c.out = filepath.Join(c.repo, c.out)
+	}
+	if c.tools == "" {
+		c.tools = filepath.Join(c.out, "build", "tools")
+	}
+	if c.vsix {
+		if err := c.checkVSIXTools(); err != nil {
+			return err
+		}
 	}
 	// run empties c.out: never the checkout or a directory holding it.
 	if rel, err := filepath.Rel(c.out, c.repo); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
@@ -296,16 +310,21 @@ func writeZip(w io.Writer, top string, entries []entry, epoch time.Time) error {
 // writeSBOM writes the CycloneDX SBOM of the target's binary: the modules
 // and the Go standard library it links, read from the build information Go
 // records in it (what `go version -m` prints), so it is what was built.
-// The document's time is the archives'. (The tool's `app` mode, which can
-// also detect licenses, cannot read the version of a git worktree's
-// checkout; licenses are left out rather than guessed.)
+// The document's time is the archives'. Licenses are left out rather than
+// guessed: the tool's -licenses detection reads each module's license file
+// from the module cache and, for this module's dependencies, names
+// modelcontextprotocol/go-sdk CC-BY-4.0 (its code is Apache-2.0 and MIT,
+// only its documentation CC-BY-4.0) and golang.org/x/... "BSD-Source-Code"
+// (their license is BSD-3-Clause), and it downloads the main module by its
+// version, which an unpublished commit does not have. (Its `app` mode cannot read the version of a git
+// worktree's checkout.)
 func (c *config) writeSBOM(goos, goarch, exe string) (string, error) {
 	name := c.base(goos, goarch) + ".cdx.json"
 	// Built for this machine once, into the release's build directory.
-	tool := filepath.Join(c.out, "build", "tools", "cyclonedx-gomod")
+	tool := filepath.Join(c.tools, "cyclonedx-gomod")
 	if _, err := os.Stat(tool); err != nil {
 		install := exec.Command("go", "install", sbomTool)
-		install.Env = append(os.Environ(), "GOBIN="+filepath.Dir(tool), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+		install.Env = append(os.Environ(), "GOBIN="+c.tools, "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
 		if out, err := install.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go install %s: %v\n%s", sbomTool, err, out)
 		}
@@ -334,13 +353,31 @@ func (c *config) writeSBOM(goos, goarch, exe string) (string, error) {
 	return name, os.WriteFile(filepath.Join(c.out, name), append(b, '\n'), 0o644)
 }
 
+// checkVSIXTools reports what packaging the VSIXes needs and this machine
+// lacks, so that a release without them stops before its first build rather
+// than after the first target's: node runs vsce and esbuild, vsce runs the
+// extension's prepublish script with npm, and both come from the npm
+// workspace's node_modules.
+func (c *config) checkVSIXTools() error {
+	const fix = "run npm ci at the repository's root, or make release with VSIX=false"
+	for _, cmd := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(cmd); err != nil {
+			return fmt.Errorf("the VSIXes need %s, which is not on PATH: install Node.js and npm and %s", cmd, fix)
+		}
+	}
+	for _, pkg := range []string{filepath.Join("@vscode", "vsce", "vsce"), filepath.Join("esbuild", "package.json")} {
+		if _, err := os.Stat(filepath.Join(c.repo, "node_modules", pkg)); err != nil {
+			return fmt.Errorf("the VSIXes need the extension's packages, and %s is missing: %s", filepath.Join("node_modules", pkg), fix)
+		}
+	}
+	return nil
+}
+
 // packageVSIX packages the extension for a VS Code platform with exe
-// inside, or the universal VSIX (no binary) when platform is "".
+// inside, or the universal VSIX (no binary) when platform is "", and makes
+// it reproducible (normalizeVSIX).
 func (c *config) packageVSIX(platform, exe string) (string, error) {
 	ext := filepath.Join(c.repo, "vscode-extension")
-	if _, err := os.Stat(filepath.Join(c.repo, "node_modules", "@vscode", "vsce")); err != nil {
-		return "", errors.New("the extension's packages are not installed: run npm ci at the repository's root, or make release with VSIX=false")
-	}
 	name := "darman-vscode-" + c.version + ".vsix"
 	var cmd *exec.Cmd
 	if platform == "" {
@@ -353,10 +390,62 @@ func (c *config) packageVSIX(platform, exe string) (string, error) {
 		cmd.Env = append(os.Environ(), "DARMAN_BINARY="+exe, "VSIX_OUT="+filepath.Join(c.out, name))
 	}
 	cmd.Dir = ext
+	// vsce sorts the entries when SOURCE_DATE_EPOCH is set; normalizeVSIX
+	// sorts them anyway.
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", c.epoch.Unix()))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%v\n%s", err, out)
 	}
-	return name, nil
+	return name, normalizeVSIX(filepath.Join(c.out, name), c.epoch)
+}
+
+// normalizeVSIX rewrites the VSIX at path with its entries sorted by name,
+// each with the time epoch and mode 0644, the binary (extension/bin/darman,
+// darman.exe) 0755: vsce takes each file's mode from the disk, so it
+// depends on the checkout's umask, and writes MS-DOS times in the local time
+// zone. Each entry is decompressed and compressed again with its method, by
+// Go's flate, which gives the same bytes for the same input (zip's raw copy
+// would keep vsce's bytes, but writes no time).
+func normalizeVSIX(path string, epoch time.Time) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return fmt.Errorf("vsce wrote no readable VSIX: %w", err)
+	}
+	files := slices.Clone(zr.File)
+	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range files {
+		h := &zip.FileHeader{Name: f.Name, Method: f.Method, Modified: epoch}
+		mode := fs.FileMode(0o644)
+		if f.Name == "extension/bin/darman" || f.Name == "extension/bin/darman.exe" {
+			mode = 0o755
+		}
+		h.SetMode(mode)
+		r, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("%s in the VSIX: %w", f.Name, err)
+		}
+		w, err := zw.CreateHeader(h)
+		if err == nil {
+			_, err = io.Copy(w, r)
+		}
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("%s in the VSIX: %w", f.Name, err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // writeSums writes SHA256SUMS over files, in sha256sum's format.
