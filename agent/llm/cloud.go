@@ -58,7 +58,7 @@ func (c *Client) newCloud(s Settings, p preset, o Options) (*Client, error) {
 }
 
 func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
-	env := awsEnv(o.LookupEnv)
+	env := cloudEnv(o.LookupEnv)
 	setup, err := readAWSSetup(s.Profile, env)
 	if err != nil {
 		return nil, fmt.Errorf("provider %q: %w", c.name, err)
