@@ -180,7 +180,8 @@ func (g *gcpCredentials) error(err error) *Error {
 	case errors.As(err, &refusal) && refusal.status >= 500:
 		return &Error{Kind: ErrServer, Provider: g.provider, Status: refusal.status, KeySource: g.source, Message: what + err.Error()}
 	case errors.As(err, &refusal):
-		msg := what + err.Error()
+		// The error names the source as the key's.
+		msg := err.Error()
 		if g.refused != "" {
 			msg += "; " + g.refused
 		}
