@@ -262,8 +262,8 @@ func resolveGCPCredentials(provider string, env cloudEnv, hc *http.Client, produ
 		// Only the metadata server can tell; if it does not answer,
 		// there were no credentials.
 		g.useMetadata(host, why, gcpProbeTimeout, func(err error) error {
-			tried = append(tried, fmt.Sprintf("no metadata server at %s (%v)", host, err))
-			return fail("no Google application default credentials (tried: " + strings.Join(tried, "; ") + "); " + what)
+			return fail(fmt.Sprintf("no Google application default credentials (tried: %s; no metadata server at %s (%v)); %s",
+				strings.Join(tried, "; "), host, err, what))
 		})
 		return g, nil
 	}

@@ -659,3 +659,30 @@ func TestVertexTokenAsKey(t *testing.T) {
 	}
 	v.mustSend(t, c, "ya29.given")
 }
+
+// Where only the metadata server can tell (Windows), a server that does
+// not answer means no credentials, with what was tried; one that answers
+// is Google Cloud's, and its refusal is reported as such.
+func TestVertexMetadataProbe(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(gone.URL)
+	gone.Close()
+	g := &gcpCredentials{provider: "Google Vertex AI"}
+	g.useMetadata(u.Host, "a Windows machine, perhaps on Compute Engine", gcpProbeTimeout, func(err error) error {
+		return &Error{Kind: ErrMissingKey, Provider: g.provider, Message: "nothing at " + u.Host + ": " + err.Error()}
+	})
+	for range 2 {
+		_, err := g.token(context.Background())
+		if want := "no API key for Google Vertex AI: nothing at " + u.Host + ": Get \"http://" + u.Host; !errors.Is(err, ErrMissingKey) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %v\nwant one starting %s", err, want)
+		}
+	}
+	host, _ := metadataServer(t, http.StatusNotFound, true)
+	g.useMetadata(host, "a Windows machine, perhaps on Compute Engine", gcpProbeTimeout, func(err error) error {
+		t.Errorf("Google's metadata server taken for none: %v", err)
+		return err
+	})
+	if _, err := g.token(context.Background()); !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "answered 404: The service account was not found.") {
+		t.Errorf("error %v, want the server's refusal", err)
+	}
+}
