@@ -237,6 +237,10 @@ func resolveGCPCredentials(provider string, env cloudEnv, hc *http.Client, produ
 		switch {
 		case err == nil:
 			if err := g.useFile(data, path, path, env, hc); err != nil {
+				var noGcloud *gcloudMissing
+				if errors.As(err, &noGcloud) {
+					return nil, fail(err.Error())
+				}
 				return nil, fail(err.Error() + "; run `gcloud auth application-default login` to write it again")
 			}
 			return g, nil
@@ -353,9 +357,9 @@ func (g *gcpCredentials) useFile(data []byte, path, where string, env cloudEnv, 
 		// next: gcloud implements them.
 		gcloud, err := exec.LookPath("gcloud")
 		if err != nil {
-			return fmt.Errorf("%s holds %q credentials, which darman gets from the gcloud CLI, and there is no gcloud on PATH: "+
+			return &gcloudMissing{fmt.Sprintf("%s holds %q credentials, which darman gets from the gcloud CLI, and there is no gcloud on PATH: "+
 				"install the Google Cloud CLI (https://cloud.google.com/sdk/docs/install), "+
-				"or use a service account key or `gcloud auth application-default login`", where, f.Type)
+				"or use a service account key or `gcloud auth application-default login`", where, f.Type)}
 		}
 		// gcloud reads the file darman found, whatever its own
 		// environment says.
@@ -371,6 +375,12 @@ func (g *gcpCredentials) useFile(data []byte, path, where string, env cloudEnv, 
 	}
 	return nil
 }
+
+// gcloudMissing is the error of a credentials file that needs gcloud
+// where there is none.
+type gcloudMissing struct{ msg string }
+
+func (e *gcloudMissing) Error() string { return e.msg }
 
 // parseGCPKey reads a service account's private key: an RSA key in PEM,
 // PKCS #8 as Google writes them, or PKCS #1.

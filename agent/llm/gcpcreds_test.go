@@ -573,6 +573,13 @@ func TestVertexBadCredentialFiles(t *testing.T) {
 	if want := wellKnown + " is not a Google credentials file (unexpected end of JSON input); run `gcloud auth application-default login` to write it again"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v\nwant %s", err, want)
 	}
+	// One that needs gcloud says to install it.
+	writeFile(t, wellKnown, `{"type": "external_account_authorized_user"}`, 0o600)
+	_, err = v.client(map[string]string{"HOME": home})
+	if want := wellKnown + ` holds "external_account_authorized_user" credentials, which darman gets from the gcloud CLI, and there is no gcloud on PATH: ` +
+		"install the Google Cloud CLI (https://cloud.google.com/sdk/docs/install), or use a service account key or `gcloud auth application-default login`"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %v\nwant it to end %s", err, want)
+	}
 }
 
 // fakeGcloud puts on PATH a gcloud that records its arguments and the
