@@ -76,11 +76,11 @@ func attach(cmd *exec.Cmd) (group, error) {
 	}
 	j := &job{pid: pid, handle: h}
 	// The jobs map holds the job, and its handle open, until terminate or
-	// ended closes it; one darman forgot with its tree running is closed
-	// by Windows when darman exits, which kill-on-close makes the end of
-	// the tree. Nothing else closes the handle (no runtime cleanup): a
-	// second CloseHandle could close the handle of another job, since
-	// Windows gives out closed handles' numbers again.
+	// ended closes it; a job whose owner forgot it while its tree runs is
+	// closed by Windows when darman exits, and kill-on-close ends the
+	// tree. Nothing else closes the handle (no runtime cleanup): a second
+	// CloseHandle could close another job's handle, since Windows gives
+	// closed handles' numbers out again.
 	jobs.Store(pid, j)
 	if err := resume(uint32(pid)); err != nil {
 		j.terminate()
@@ -188,11 +188,15 @@ func (j *job) terminate() {
 
 // ended reports whether the job has no process left, and closes it once
 // it has (nothing can join an empty job), so that a child whose tree
-// exited on its own holds no handle until darman exits.
+// exited on its own holds no handle until darman exits. A job it cannot
+// query is left open: closing it would kill what it holds.
 func (j *job) ended() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.aliveLocked() {
+	if j.handle == 0 {
+		return true
+	}
+	if n, err := activeProcesses(j.handle); err != nil || n > 0 {
 		return false
 	}
 	j.closeLocked()
