@@ -8,6 +8,9 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/darman-dev/darman/internal/child"
 )
 
 // git runs the real git binary on one shadow repository, isolated from
@@ -67,9 +70,12 @@ func (g *git) run(ctx context.Context, stdin []byte, args ...string) ([]byte, er
 }
 
 // runExit is run for a command whose exit status ok (besides 0) is an
-// answer rather than a failure; 0 for none.
+// answer rather than a failure; 0 for none. git runs as a child (see
+// internal/child): a git left running by a darman that died, still
+// writing the shadow and holding its index.lock, would fail the next
+// darman's checkpoints.
 func (g *git) runExit(ctx context.Context, stdin []byte, ok int, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, g.bin, append(append([]string{}, isolation...), args...)...)
+	cmd := exec.Command(g.bin, append(append([]string{}, isolation...), args...)...)
 	cmd.Dir = g.work
 	cmd.Env = g.environ
 	if args[0] == "init" {
@@ -83,25 +89,46 @@ func (g *git) runExit(ctx context.Context, stdin []byte, ok int, args ...string)
 		// a path beginning with ':' comes to it as "./:..." instead.
 		cmd.Env = slices.DeleteFunc(slices.Clone(g.environ), func(kv string) bool { return strings.HasPrefix(kv, "GIT_LITERAL_PATHSPECS=") })
 	}
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+	p, err := child.Start(cmd, child.Options{Name: "checkpoint git " + args[0], Stdin: stdin != nil})
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v", args[0], err)
 	}
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if ee, is := err.(*exec.ExitError); is && ok != 0 && ee.ExitCode() == ok {
-			return out.Bytes(), nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
+	var streams sync.WaitGroup
+	streams.Go(func() { out.ReadFrom(p.Stdout) })
+	streams.Go(func() { errb.ReadFrom(p.Stderr) })
+	if stdin != nil {
+		streams.Go(func() {
+			// Fails once git has exited or Stop has closed it.
+			p.Stdin.Write(stdin)
+			p.Stdin.Close()
+		})
 	}
-	return out.Bytes(), nil
+	select {
+	case <-p.Exited():
+	case <-ctx.Done():
+	}
+	p.Stop(0)
+	streams.Wait()
+	p.Stdout.Close()
+	p.Stderr.Close()
+	code, signal := p.ExitCode()
+	switch {
+	case code == 0 && signal == "":
+		return out.Bytes(), nil
+	case ok != 0 && code == ok:
+		return out.Bytes(), nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	msg := strings.TrimSpace(errb.String())
+	if msg == "" {
+		msg = "it did not exit"
+		if st := p.State(); st != nil {
+			msg = st.String()
+		}
+	}
+	return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
 }
 
 // zsplit splits NUL-terminated output.

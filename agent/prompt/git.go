@@ -31,6 +31,11 @@ const maxGitOutput = 256 << 10
 func GitStatus(ctx context.Context, dir string) (branch, status string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
+	// A plain start, not internal/child's: the run is short, bounded by
+	// gitTimeout and awaited, and what it may leave running, the
+	// fsmonitor daemon of a repository with core.fsmonitor set, is the
+	// user's and should outlive it, where on Windows a job of darman's
+	// would end it.
 	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "status", "--porcelain=v1", "--branch")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")

@@ -45,6 +45,7 @@ func TestWine(t *testing.T) {
 	t.Run("store shared by two processes", w.testSharedStore)
 	t.Run("process tree killed with darman", w.testTreeKill)
 	t.Run("Git bash paths outside the workspace", w.testGitBashPaths)
+	t.Run("children have a console of their own", w.testConsole)
 }
 
 type wine struct {
@@ -416,7 +417,8 @@ func (w *wine) testACP(t *testing.T) {
 }
 
 // darman lsp owns the store; darman sessions list, a second process, is
-// its client over the named pipe, then its owner once lsp has exited.
+// its client over TCP loopback (with the owner's token), then its owner
+// once lsp has exited.
 func (w *wine) testSharedStore(t *testing.T) {
 	ws, _, environ := w.newEnv(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Stored."}}})
 	cmd, c, stderr := w.lspUnderWine(t, ws, environ)
@@ -437,7 +439,7 @@ func (w *wine) testSharedStore(t *testing.T) {
 // cleanup of its own); the job object's kill-on-close ends the grandchild.
 func (w *wine) testTreeKill(t *testing.T) {
 	beat := filepath.Join(t.TempDir(), "beat")
-	ws, _, environ := w.newEnv(t, llmtest.Script{Steps: []llmtest.Step{
+	ws, srv, environ := w.newEnv(t, llmtest.Script{Steps: []llmtest.Step{
 		{ToolCalls: []llmtest.ToolCall{call("bash", fmt.Sprintf(`{"command":%q}`, "tree "+strings.ReplaceAll(winPath(beat), `\`, "/")))}},
 		{Text: "Started."},
 	}})
@@ -449,12 +451,16 @@ func (w *wine) testTreeKill(t *testing.T) {
 		b, _ := os.ReadFile(beat)
 		return len(b) > 0 && !bytes.Equal(a, b)
 	}
-	if !beating(time.Second) {
-		t.Fatalf("the grandchild is not running; stderr:\n%s", stderr)
+	// Under load Wine may take seconds to start the grandchild.
+	deadline := time.Now().Add(20 * time.Second)
+	for !beating(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the grandchild did not run within 20 s; the bash tool said:\n%s\nstderr:\n%s", toolSaid(t, srv), stderr)
+		}
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for beating(500 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the grandchild still runs 10 s after darman.exe was killed")
@@ -494,5 +500,50 @@ func (w *wine) testGitBashPaths(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the model was not told of the refusal %s; darman run: exit %d:\n%s", want, code, out)
 		}
+	}
+}
+
+// toolSaid is what the tools' results said in the model's last call.
+func toolSaid(t *testing.T, srv *llmtest.Server) string {
+	calls := srv.ModelCalls()
+	if len(calls) == 0 {
+		return "(the model was never called)"
+	}
+	return lastToolResult(t, calls[len(calls)-1].Body)
+}
+
+// The bash tool's command gets a hidden console of its own: sharing
+// darman's, it could read the console's input, type into it (answer
+// `darman run`'s permission prompt) and would get the user's Ctrl-C.
+// darman run's stdin is a terminal, as in a user's shell, so that Wine
+// gives darman a console on it (without one, it gives none, and a child
+// could not share it).
+func (w *wine) testConsole(t *testing.T) {
+	ws, srv, environ := w.newEnv(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{call("bash", `{"command":"console"}`)}},
+		{Text: "Done."},
+	}})
+	slave, _ := testenv.PTY(t)
+	cmd := w.command(ws, environ, "run", "which console")
+	var out bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("darman.exe run: %v\n%s", err, out.String())
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("darman.exe run did not finish in 60 s:\n%s", out.String())
+	}
+	if got := toolSaid(t, srv); !strings.Contains(got, "winshell: console: its own") {
+		t.Errorf("the command did not get a console of its own; the bash tool said:\n%s\ndarman run said:\n%s", got, out.String())
 	}
 }

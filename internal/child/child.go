@@ -1,14 +1,16 @@
 // Package child is how darman runs other programs — shell commands,
-// language servers, MCP servers — so that none of them outlives it. Start
-// is the one way to start one: it makes the pipes, starts the program as
-// the leader of a group of its own (so stopping the group stops what the
+// language servers, MCP servers, the git of checkpoints, rg — so that none
+// of them outlives it. Start makes the pipes, starts the program as the
+// leader of a group of its own (so stopping the group stops what the
 // program started too; on Unix the group is a session of its own, with no
 // controlling terminal; on Linux the child also gets SIGKILL if darman
 // dies), records the group in a Registry and reaps the leader as soon as it
 // exits. Process.Stop ends a child in steps: close its stdin, wait, SIGTERM
 // the group, wait, SIGKILL. The composition root makes one Registry and
 // closes it last, so a child whose owner forgot it is stopped on the way
-// out.
+// out. One program darman starts otherwise: the git status of the system
+// prompt (agent/prompt), bounded and awaited, since the fsmonitor daemon
+// it may start is the user's and should outlive it.
 //
 // A process that starts a session or group of its own escapes its group;
 // nothing short of a container catches those.
@@ -16,9 +18,11 @@
 // What depends on the operating system is a small seam, in one file per
 // OS (group_unix.go, group_windows.go): prepare sets up a command before it
 // starts, attach makes the group of a started one, and a group says
-// whether it is alive and stops itself. On Windows the group is a Job
-// Object with kill-on-close (the child starts suspended and joins it
-// before it runs), so the tree dies with darman however darman ends;
+// whether it is alive or has ended (and frees what it held) and stops
+// itself. On Windows the group is a Job Object with kill-on-close (the
+// child starts suspended and joins it before it runs), so the tree dies
+// with darman however darman ends, and the child has a hidden console of
+// its own rather than darman's;
 // Windows has no SIGTERM, so Stop's second step terminates the job and
 // ExitCode reports "killed" for the exit code it gives (KilledExitCode).
 package child
@@ -127,7 +131,7 @@ func Start(cmd *exec.Cmd, opts Options) (*Process, error) {
 	go func() {
 		cmd.Wait()
 		close(p.exited)
-		if !g.alive() {
+		if g.ended() {
 			p.forget()
 		}
 	}()

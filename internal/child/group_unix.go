@@ -37,6 +37,7 @@ func attach(cmd *exec.Cmd) (group, error) { return group(cmd.Process.Pid), nil }
 
 func (g group) id() int                                          { return int(g) }
 func (g group) alive() bool                                      { return GroupAlive(int(g)) }
+func (g group) ended() bool                                      { return !GroupAlive(int(g)) }
 func (g group) stop(exited <-chan struct{}, grace time.Duration) { stopGroup(int(g), exited, grace) }
 
 // exitSignal names the signal that ended a process, "" when it exited.

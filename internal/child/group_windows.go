@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -42,12 +41,19 @@ type job struct {
 var jobs sync.Map // int → *job
 
 // prepare has cmd start suspended, so that it joins its job before it can
-// start anything.
+// start anything, with a hidden console of its own (CREATE_NO_WINDOW) and
+// in a process group of its own. Sharing darman's console, the Windows
+// form of the terminal setsid keeps from children on Unix, a child could
+// read the console's input, write input into it (answer `darman run`'s
+// permission prompt) and would get the user's Ctrl-C. A hidden console
+// rather than none (DETACHED_PROCESS), because the console programs a
+// shell runs inherit it: with none, each would open a console window.
+// Standard streams are the pipes Start made, whatever the console.
 func prepare(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.CreationFlags |= windows.CREATE_SUSPENDED
+	cmd.SysProcAttr.CreationFlags |= windows.CREATE_SUSPENDED | windows.CREATE_NO_WINDOW | windows.CREATE_NEW_PROCESS_GROUP
 }
 
 // attach makes the started (suspended) child's job and lets it run.
@@ -69,10 +75,13 @@ func attach(cmd *exec.Cmd) (group, error) {
 		return nil, fmt.Errorf("assign the child to a job object: %w", err)
 	}
 	j := &job{pid: pid, handle: h}
+	// The jobs map holds the job, and its handle open, until terminate or
+	// ended closes it; a job whose owner forgot it while its tree runs is
+	// closed by Windows when darman exits, and kill-on-close ends the
+	// tree. Nothing else closes the handle (no runtime cleanup): a second
+	// CloseHandle could close another job's handle, since Windows gives
+	// closed handles' numbers out again.
 	jobs.Store(pid, j)
-	// A job nobody can reach any more was stopped or has emptied: the
-	// registry holds it until then.
-	runtime.AddCleanup(j, func(h windows.Handle) { windows.CloseHandle(h) }, h)
 	if err := resume(uint32(pid)); err != nil {
 		j.terminate()
 		return nil, fmt.Errorf("resume the child: %w", err)
@@ -173,8 +182,33 @@ func (j *job) terminate() {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	jobs.CompareAndDelete(j.pid, j)
 	// Closing kills what TerminateJobObject could not reach yet.
+	j.closeLocked()
+}
+
+// ended reports whether the job has no process left, and closes it once
+// it has (nothing can join an empty job), so that a child whose tree
+// exited on its own holds no handle until darman exits. A job it cannot
+// query is left open: closing it would kill what it holds.
+func (j *job) ended() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.handle == 0 {
+		return true
+	}
+	if n, err := activeProcesses(j.handle); err != nil || n > 0 {
+		return false
+	}
+	j.closeLocked()
+	return true
+}
+
+// closeLocked closes the job's handle, once, and forgets the job.
+func (j *job) closeLocked() {
+	if j.handle == 0 {
+		return
+	}
+	jobs.CompareAndDelete(j.pid, j)
 	windows.CloseHandle(j.handle)
 	j.handle = 0
 }

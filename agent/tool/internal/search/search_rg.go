@@ -12,6 +12,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/darman-dev/darman/internal/child"
 )
 
 // rg is the Searcher that runs rg, with the flags that make it follow
@@ -28,7 +31,7 @@ func (rg) Name() string { return "rg" }
 // command prepares rg to search dir: from the root, with dir relative to
 // it, when dir is inside the workspace (so .darmanignore's patterns apply
 // relative to the root), else from dir itself.
-func (r rg) command(ctx context.Context, root, dir string, args ...string) *exec.Cmd {
+func (r rg) command(root, dir string, args ...string) *exec.Cmd {
 	base := []string{"--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-ignore-exclude",
 		"--glob", "!.git", "--no-messages", "--encoding", "none"}
 	cwd := dir
@@ -45,42 +48,46 @@ func (r rg) command(ctx context.Context, root, dir string, args ...string) *exec
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		cwd, target = filepath.Dir(dir), []string{"--", filepath.Base(dir)}
 	}
-	cmd := exec.CommandContext(ctx, r.path, append(append(base, args...), target...)...)
+	cmd := exec.Command(r.path, append(append(base, args...), target...)...)
 	cmd.Dir = cwd
 	return cmd
 }
 
-// run runs cmd and passes its output to read, which must consume it. rg
-// exits 1 when nothing matched; only exit code 2 is a failure.
-func run(cmd *exec.Cmd, read func(io.Reader) error) error {
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+// run runs cmd until ctx ends and passes its output to read, which must
+// consume it. rg runs as a child (see internal/child), so that a search
+// of a large tree does not go on after darman has died. rg exits 1 when
+// nothing matched; only exit code 2 is a failure.
+func run(ctx context.Context, cmd *exec.Cmd, read func(io.Reader) error) error {
+	p, err := child.Start(cmd, child.Options{Name: "rg"})
 	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("run rg: %w", err)
 	}
-	readErr := read(out)
-	io.Copy(io.Discard, out)
-	err = cmd.Wait()
-	var exit *exec.ExitError
+	defer p.Stdout.Close()
+	var stderr bytes.Buffer
+	var stderrRead sync.WaitGroup
+	stderrRead.Go(func() { stderr.ReadFrom(p.Stderr) })
+	defer p.Stderr.Close()
+	stop := context.AfterFunc(ctx, func() { p.Stop(0) })
+	readErr := read(p.Stdout)
+	io.Copy(io.Discard, p.Stdout)
+	<-p.Exited() // its own end, or Stop's once ctx has ended
+	stop()
+	p.Stop(0)
+	stderrRead.Wait()
+	code, signal := p.ExitCode()
 	switch {
 	case readErr != nil:
 		return readErr
-	case errors.As(err, &exit) && exit.ExitCode() == 1:
+	case signal == "" && (code == 0 || code == 1):
 		return nil
-	case err != nil:
-		return fmt.Errorf("rg: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	return nil
+	return fmt.Errorf("rg: %v: %s", p.State(), strings.TrimSpace(stderr.String()))
 }
 
 func (r rg) Files(ctx context.Context, root, dir string) ([]string, error) {
-	cmd := r.command(ctx, root, dir, "--files", "--null")
+	cmd := r.command(root, dir, "--files", "--null")
 	var out []string
-	err := run(cmd, func(rd io.Reader) error {
+	err := run(ctx, cmd, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 64<<10)
 		for {
 			p, err := br.ReadString(0)
@@ -114,10 +121,10 @@ func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, e
 		args = append(args, "--type-add", "darman:"+q.IncludeRaw, "--type", "darman")
 		postFilter = false
 	}
-	cmd := r.command(ctx, root, dir, args...)
+	cmd := r.command(root, dir, args...)
 	byFile := map[string]int{}
 	var hits []FileHits
-	err = run(cmd, func(rd io.Reader) error {
+	err = run(ctx, cmd, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 256<<10)
 		for {
 			line, err := br.ReadSlice('\n')

@@ -10,6 +10,9 @@
 //	tree FILE      starts a grandchild that writes a counter to FILE every
 //	               50 ms until it is killed, prints "started", and exits,
 //	               leaving the grandchild running in darman's job
+//	console        opens CONIN$ and prints whose console it reached:
+//	               "winshell: console: its own", "... darman's" or
+//	               "... none"
 //
 // A FILE spelt /c/… is drive C:, as Git bash reads it. "winshell beat
 // FILE" is that grandchild.
@@ -32,7 +35,7 @@ func main() {
 		}
 	}
 	if len(os.Args) != 3 || os.Args[1] != "-c" {
-		fmt.Fprintln(os.Stderr, "usage: winshell -c 'echo WORDS' | 'tree FILE'")
+		fmt.Fprintln(os.Stderr, "usage: winshell -c 'echo WORDS' | 'tree FILE' | console")
 		os.Exit(2)
 	}
 	name, arg, _ := strings.Cut(strings.TrimSpace(os.Args[2]), " ")
@@ -60,6 +63,8 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Println("started")
+	case "console":
+		fmt.Println("winshell: " + console())
 	default:
 		fmt.Fprintf(os.Stderr, "winshell: %s: command not found\n", name)
 		os.Exit(127)
