@@ -1,12 +1,10 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +14,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-
-	"github.com/darman-dev/darman/internal/child"
 )
 
 // darman finds Bedrock's AWS credentials itself, in this order:
@@ -64,11 +60,11 @@ type awsSetup struct {
 	tried []string
 }
 
-// awsEnv reads environment variables: the first of names that is set and
+// cloudEnv reads environment variables: the first of names that is set and
 // not empty.
-type awsEnv func(string) (string, bool)
+type cloudEnv func(string) (string, bool)
 
-func (env awsEnv) get(names ...string) string {
+func (env cloudEnv) get(names ...string) string {
 	for _, n := range names {
 		if v, ok := env(n); ok && v != "" {
 			return v
@@ -80,7 +76,7 @@ func (env awsEnv) get(names ...string) string {
 // readAWSSetup selects the profile and reads its settings from the shared
 // files, as the AWS CLI and SDKs do. A missing file is no error; one that
 // cannot be read is.
-func readAWSSetup(profile string, env awsEnv) (*awsSetup, error) {
+func readAWSSetup(profile string, env cloudEnv) (*awsSetup, error) {
 	s := &awsSetup{profile: profile, named: profile != ""}
 	if s.profile == "" {
 		s.profile = env.get("AWS_PROFILE", "AWS_DEFAULT_PROFILE")
@@ -195,7 +191,7 @@ type awsCredentials struct {
 // the API key, that has credentials. It runs nothing: a process or the AWS
 // CLI runs when the first request is signed. The error says what was tried
 // and what to do.
-func resolveAWSCredentials(provider string, s *awsSetup, env awsEnv) (*awsCredentials, error) {
+func resolveAWSCredentials(provider string, s *awsSetup, env cloudEnv) (*awsCredentials, error) {
 	id, secret := env.get("AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY"), env.get("AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY")
 	switch {
 	case id != "" && secret != "":
@@ -312,59 +308,26 @@ type awsProcessOutput struct {
 // files darman read named in its environment, and reads the credentials it
 // prints. Its error completes a sentence that names the process.
 func runAWSProcess(ctx context.Context, s *awsSetup, argv []string) (aws.Credentials, error) {
-	ctx, cancel := context.WithTimeout(ctx, awsProcessTimeout)
-	defer cancel()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = os.Environ()
+	var env []string
 	if s.configFile != "" {
-		cmd.Env = append(cmd.Env, "AWS_CONFIG_FILE="+s.configFile)
+		env = append(env, "AWS_CONFIG_FILE="+s.configFile)
 	}
 	if s.credentialsFile != "" {
-		cmd.Env = append(cmd.Env, "AWS_SHARED_CREDENTIALS_FILE="+s.credentialsFile)
+		env = append(env, "AWS_SHARED_CREDENTIALS_FILE="+s.credentialsFile)
 	}
-	// A group of its own, so that what it starts is stopped with it.
-	p, err := child.Start(cmd, child.Options{Name: "AWS credentials: " + strings.Join(argv, " ")})
+	stdout, said, err := runCredentialHelper(ctx, "AWS credentials", argv, env, awsProcessTimeout)
 	if err != nil {
-		return aws.Credentials{}, fmt.Errorf("could not start (%v)", err)
-	}
-	var stdout, stderr bytes.Buffer
-	var read sync.WaitGroup
-	read.Go(func() { io.Copy(&limitedBuffer{b: &stdout, n: 64 << 10}, p.Stdout) })
-	read.Go(func() { io.Copy(&limitedBuffer{b: &stderr, n: 64 << 10}, p.Stderr) })
-	select {
-	case <-p.Exited():
-	case <-ctx.Done():
-	}
-	// What is left of its group (all of it, when the call ended first).
-	p.Stop(time.Second)
-	read.Wait()
-	p.Stdout.Close()
-	p.Stderr.Close()
-	if ctx.Err() == context.DeadlineExceeded {
-		return aws.Credentials{}, fmt.Errorf("did not finish within %s", awsProcessTimeout)
-	}
-	if code, sig := p.ExitCode(); code != 0 || sig != "" {
-		msg := fmt.Sprintf("failed (exit status %d)", code)
-		if sig != "" {
-			msg = "failed (" + sig + ")"
-		}
-		// The end of what it wrote says why (the AWS CLI writes its usage
-		// first).
-		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		text := strings.TrimSpace(strings.Join(lines[max(0, len(lines)-3):], " "))
-		if text != "" {
-			msg += ": " + text
-		}
-		switch {
-		case strings.Contains(strings.ToLower(text), "invalid choice"):
+		msg := err.Error()
+		switch said = strings.ToLower(said); {
+		case strings.Contains(said, "invalid choice"):
 			msg += "; export-credentials needs the AWS CLI v2 (https://aws.amazon.com/cli/), and this one is older"
-		case strings.Contains(strings.ToLower(text), "sso"):
+		case strings.Contains(said, "sso"):
 			msg += fmt.Sprintf("; run `aws sso login --profile %s`", s.profile)
 		}
 		return aws.Credentials{}, errors.New(msg)
 	}
 	var out awsProcessOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+	if err := json.Unmarshal(stdout, &out); err != nil {
 		return aws.Credentials{}, fmt.Errorf("printed no credential JSON (%v)", err)
 	}
 	switch {
@@ -382,17 +345,4 @@ func runAWSProcess(ctx context.Context, s *awsSetup, argv []string) (aws.Credent
 		c.CanExpire, c.Expires = true, t
 	}
 	return c, nil
-}
-
-// limitedBuffer keeps the first n bytes written to it and drops the rest.
-type limitedBuffer struct {
-	b *bytes.Buffer
-	n int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,8 +11,6 @@ import (
 	"time"
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"golang.org/x/oauth2"
-	"golang.org/x/oauth2/google"
 )
 
 // Claude on Amazon Bedrock and Google Vertex AI speaks Anthropic's Messages
@@ -24,10 +21,11 @@ import (
 // aws-sdk-go-v2's SigV4 signer and credentials darman finds itself
 // (awscreds.go: the environment, the profile's keys or credential_process,
 // else the AWS CLI v2 for SSO and roles), and reads the AWS event stream
-// framing with aws-sdk-go-v2's decoder. The SDK's vertex package was never used: it pulls
-// Google's API transport (gRPC, OpenCensus, OpenTelemetry), 35 MB of binary
-// for an OAuth token and a URL; golang.org/x/oauth2/google gives the
-// credentials (0.1 MB).
+// framing with aws-sdk-go-v2's decoder. For Vertex it sends a Google
+// access token that darman gets itself (gcpcreds.go: the application
+// default credentials' files and metadata server, else gcloud). The SDK's
+// vertex package was never used: it pulls Google's API transport (gRPC,
+// OpenCensus, OpenTelemetry), 35 MB of binary for an OAuth token and a URL.
 
 // vertexAnthropicVersion is the API version Vertex AI wants in the body.
 const vertexAnthropicVersion = "vertex-2023-10-16"
@@ -58,7 +56,7 @@ func (c *Client) newCloud(s Settings, p preset, o Options) (*Client, error) {
 }
 
 func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
-	env := awsEnv(o.LookupEnv)
+	env := cloudEnv(o.LookupEnv)
 	setup, err := readAWSSetup(s.Profile, env)
 	if err != nil {
 		return nil, fmt.Errorf("provider %q: %w", c.name, err)
@@ -166,43 +164,33 @@ func (b *bedrockCloud) stream(res *http.Response) (eventSource, error) {
 }
 
 func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
-	env := func(names ...string) string {
-		for _, n := range names {
-			if v, ok := o.LookupEnv(n); ok && v != "" {
-				return v
-			}
-		}
-		return ""
-	}
+	env := cloudEnv(o.LookupEnv)
 	region := s.Region
 	if region == "" {
-		region = env("CLOUD_ML_REGION")
+		region = env.get("CLOUD_ML_REGION")
 	}
 	if region == "" {
 		region = "global"
 	}
 	project := s.Project
 	if project == "" {
-		project = env("ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT")
+		project = env.get("ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT")
 	}
 	if project == "" {
 		return nil, fmt.Errorf("provider %q: no Google Cloud project; set its \"project\" or ANTHROPIC_VERTEX_PROJECT_ID", c.name)
 	}
-	var tokens oauth2.TokenSource
+	var creds *gcpCredentials
 	if s.APIKey != "" {
 		// An access token given as the key (gcloud auth print-access-token).
-		tokens = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: s.APIKey})
 		c.keySource = "provider." + c.name + ".apiKey"
+		creds = staticGCPCredentials(c.keySource, s.APIKey)
 	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		creds, err := google.FindDefaultCredentials(ctx, "https://www.googleapis.com/auth/cloud-platform")
-		if err != nil {
-			return nil, &Error{Kind: ErrMissingKey, Provider: c.display, Err: err,
-				KeySource: "Google application default credentials (gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS)"}
+		// Application default credentials (gcpcreds.go).
+		var err error
+		if creds, err = resolveGCPCredentials(c.display, env, o.HTTPClient, gcpProductFile); err != nil {
+			return nil, err
 		}
-		tokens = oauth2.ReuseTokenSource(nil, creds.TokenSource)
-		c.keySource = "Google application default credentials"
+		c.keySource = creds.source
 	}
 	switch region {
 	case "global":
@@ -218,7 +206,7 @@ func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
 	t.baseURL = c.baseURL
 	// Vertex takes its own API version, in the body.
 	takeHeader(t.headers, "anthropic-version")
-	c.wire = newAnthropicWire(t, &vertexCloud{project: project, region: region, tokens: tokens})
+	c.wire = newAnthropicWire(t, &vertexCloud{project: project, region: region, credentials: creds})
 	return c, nil
 }
 
@@ -228,7 +216,7 @@ func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
 // token.
 type vertexCloud struct {
 	project, region string
-	tokens          oauth2.TokenSource
+	credentials     *gcpCredentials
 }
 
 func (v *vertexCloud) path(model string) string {
@@ -243,11 +231,11 @@ func (v *vertexCloud) body(w *jsonWriter) {
 }
 
 func (v *vertexCloud) sign(req *http.Request, _ []byte) error {
-	tok, err := v.tokens.Token()
+	tok, err := v.credentials.token(req.Context())
 	if err != nil {
-		return &Error{Kind: ErrAuth, Message: "getting a Google access token: " + err.Error()}
+		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Del("X-Api-Key")
 	return nil
 }
