@@ -2,9 +2,11 @@
 
 package checkpoint
 
-import "context"
+import "os"
 
-// lockFile does nothing on the systems Go builds for that have neither
+// tryLockFile takes no lock on the systems Go builds for that have neither
 // flock nor LockFileEx (plan9, js/wasm, wasip1): the process's own lock
 // (shadow.mu) still serializes its snapshots there.
-func lockFile(context.Context, string) (func(), error) { return func() {}, nil }
+func tryLockFile(*os.File) (busy bool, err error) { return false, nil }
+
+func unlockFile(*os.File) {}

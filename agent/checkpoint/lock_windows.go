@@ -3,40 +3,20 @@
 package checkpoint
 
 import (
-	"context"
 	"errors"
 	"os"
-	"time"
 
 	"golang.org/x/sys/windows"
 )
 
-// lockFile takes an exclusive lock on path, waiting (polling, so ctx can
-// stop the wait) while another darman process holds it. LockFileEx locks
-// belong to the handle, so a second lockFile in this process waits too,
-// as flock does on Unix.
-func lockFile(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	h := windows.Handle(f.Fd())
-	delay := time.Millisecond
-	for {
-		err := windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, new(windows.Overlapped))
-		if err == nil {
-			return func() { windows.UnlockFileEx(h, 0, 1, 0, new(windows.Overlapped)); f.Close() }, nil
-		}
-		if !errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
-			f.Close()
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 50*time.Millisecond)
-	}
+// tryLockFile takes LockFileEx's exclusive lock on f's first byte, or
+// reports busy when another handle holds it. LockFileEx locks belong to
+// the handle, as flock's to the open file on Unix.
+func tryLockFile(f *os.File) (busy bool, err error) {
+	err = windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, new(windows.Overlapped))
+	return errors.Is(err, windows.ERROR_LOCK_VIOLATION), err
+}
+
+func unlockFile(f *os.File) {
+	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }

@@ -112,7 +112,27 @@ func (l *local) migrate() error {
 	})
 }
 
-func (l *local) close() error { return l.db.Close() }
+// closeWait bounds how long close waits for badger. Its Close flushes the
+// memtable to a table file, and a flush that fails is retried every
+// second for ever: a store whose directory was removed under it, or whose
+// disk is gone, would keep darman from ever exiting (an editor's darman,
+// its editor closed, running on).
+var closeWait = 10 * time.Second
+
+// close closes badger, or gives up after closeWait and says so. What was
+// not flushed is in badger's write-ahead log (the .mem files), which the
+// next open reads back, so giving up loses nothing that still has a
+// directory to be in.
+func (l *local) close() error {
+	done := make(chan error, 1)
+	go func() { done <- l.db.Close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(closeWait):
+		return fmt.Errorf("the session store in %s did not close within %s: badger cannot write its files there (was the directory removed, or is the disk full?); darman stops without it, and what it had not written is read back from its log at the next start if the directory is still there", l.dir, closeWait)
+	}
+}
 
 // do runs one call. It is safe for concurrent use.
 func (l *local) do(req *request) response {

@@ -71,7 +71,7 @@ before(async () => {
 after(async () => {
   await closeCodeServer(cs, "code-server.log");
   model?.stdin.end();
-  removeTemp(tmp);
+  await removeTemp(tmp);
 });
 
 /** The chat webview's document (inside two iframes). */

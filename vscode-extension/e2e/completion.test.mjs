@@ -63,7 +63,7 @@ before(async () => {
 after(async () => {
   await closeCodeServer(cs, "code-server-completion.log");
   model?.stdin.end();
-  removeTemp(tmp);
+  await removeTemp(tmp);
 });
 
 const shot = (name) => screenshot(page, name);

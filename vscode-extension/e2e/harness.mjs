@@ -10,6 +10,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -197,7 +198,14 @@ export async function screenshot(page, name) {
  */
 export async function closeCodeServer(cs, name) {
   await cs?.browser?.close().catch(() => {});
-  cs?.server?.kill();
+  if (cs?.server && cs.server.exitCode === null && cs.server.signalCode === null) {
+    const exited = new Promise((resolve) => cs.server.once("exit", resolve));
+    cs.server.kill();
+    if (!(await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]))) {
+      cs.server.kill("SIGKILL");
+      await exited;
+    }
+  }
   if (cs?.server) {
     fs.mkdirSync(artifacts, { recursive: true });
     fs.writeFileSync(path.join(artifacts, name), cs.log());
@@ -206,16 +214,44 @@ export async function closeCodeServer(cs, name) {
   }
 }
 
+/** The processes (pid and executable) whose executable is under dir:
+ * the darman binaries a test built there, started by its editor. */
+function runningFrom(dir) {
+  const found = [];
+  for (const pid of fs.existsSync("/proc") ? fs.readdirSync("/proc") : []) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const exe = fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, "");
+      if (exe.startsWith(dir + path.sep)) found.push(`${pid} ${exe}`);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
 /** Removes a test's temporary directory (its binaries, about 130 MB, and
- * its home) once closeCodeServer has copied the logs to the artifacts; a
- * process still writing there leaves it, which is said, not a failure. */
-export function removeTemp(dir) {
+ * its home) once closeCodeServer has copied the logs to the artifacts.
+ * First every darman the editor started from there must have exited: an
+ * editor's darman ends when its editor does (its input closes), and one
+ * still running 30 s after code-server has gone is a failure, killed and
+ * named. Removing its home under it while it stopped left a darman
+ * retrying its store's last write for ever. */
+export async function removeTemp(dir) {
   if (!dir) return;
+  const deadline = Date.now() + 30_000;
+  let left = runningFrom(dir);
+  while (left.length && Date.now() < deadline) {
+    await sleep(100);
+    left = runningFrom(dir);
+  }
+  for (const p of left) process.kill(Number(p.split(" ")[0]), "SIGKILL");
   try {
     fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   } catch (e) {
     console.warn(`left ${dir}: ${e.message}`);
   }
+  if (left.length) throw new Error(`still running 30 s after its editor closed (killed): ${left.join(", ")}`);
 }
 
 /** Opens a workspace file by name with the quick open (Ctrl+P). */

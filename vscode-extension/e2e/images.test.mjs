@@ -50,7 +50,7 @@ before(async () => {
 after(async () => {
   await closeCodeServer(cs, "code-server-images.log");
   model?.stdin.end();
-  removeTemp(tmp);
+  await removeTemp(tmp);
 });
 
 /** The chat webview's document (inside two iframes). */
