@@ -341,13 +341,18 @@ func (c *Checker) pathChecks(rules []Rule, permission, p, dir string) []Check {
 		ext := decideOpaque(rules, ExternalDirectory, subject, "the path does not resolve: "+err.Error())
 		return []Check{ext, exact(rules, permission, subject)}
 	}
+	// Inside is within the root and relative to it. A path within it by
+	// winpath's reading but with no relative form (the root spelt with
+	// another volume, \\?\C: against C:) is judged as outside: its
+	// subject would be "", which no protected path or rule names.
+	inside, rel := false, ""
+	if within(realRoot, real) {
+		if r, err := filepath.Rel(realRoot, real); err == nil {
+			inside, rel = true, filepath.ToSlash(r)
+		}
+	}
 	var protected []Check
 	if permission == Edit || permission == Write {
-		rel := ""
-		if within(realRoot, real) {
-			r, _ := filepath.Rel(realRoot, real)
-			rel = filepath.ToSlash(r)
-		}
 		if why := protectedWhy(rules, rel, real, gitDirs(realRoot)); why != "" {
 			subject := rel
 			if subject == "" {
@@ -356,9 +361,8 @@ func (c *Checker) pathChecks(rules []Rule, permission, p, dir string) []Check {
 			protected = []Check{decideProtected(rules, subject, why)}
 		}
 	}
-	if within(realRoot, real) {
-		rel, _ := filepath.Rel(realRoot, real)
-		return append(protected, exact(rules, permission, filepath.ToSlash(rel)))
+	if inside {
+		return append(protected, exact(rules, permission, rel))
 	}
 	subject := filepath.ToSlash(real)
 	ext := decide(rules, ExternalDirectory, subject)

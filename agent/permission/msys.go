@@ -75,6 +75,13 @@ func psPath(text string) (why string) {
 			return ""
 		}
 		return unknown
+	case strings.HasPrefix(text, "~"):
+		return "PowerShell takes ~ to the home directory, outside the workspace"
+	}
+	// A PowerShell drive (Temp:\x, Env:PATH, HKCU:\x) or a provider path
+	// (FileSystem::C:\x): a colon before the first separator.
+	if i := strings.IndexAny(text, `:/\`); i > 0 && text[i] == ':' {
+		return "PowerShell reads it as a drive or provider path of its own"
 	}
 	return ""
 }

@@ -16,7 +16,7 @@ func TestMSYSPath(t *testing.T) {
 		{"/c", "C:/", false},
 		{"C:/windows", "C:/windows", false},
 		{`C:\windows`, `C:\windows`, false},
-		{"//server/share/x", "//server/share/x", false},
+		{"//server/share/x", `\\server\share\x`, false},
 		{"src/main.go", "src/main.go", false},
 		{"/dev/null", "", false},
 		{"C:foo.txt", "", true},
@@ -103,6 +103,8 @@ func TestPSPath(t *testing.T) {
 	for word, asked := range map[string]bool{
 		`C:\x\y.txt`: false, `C:/x`: false, `\\server\share\x`: false, `out.txt`: false, `..\x`: false,
 		`\users\x.txt`: true, `/users/x.txt`: true, `C:x.txt`: true, `//./pipe/x`: true,
+		`~\.ssh\authorized_keys`: true, `~`: true, `Temp:\x`: true, `FileSystem::C:\Users\me\x`: true, `HKCU:\Software\x`: true,
+		`dir\a:b`: false,
 	} {
 		if why := psPath(word); (why != "") != asked {
 			t.Errorf("psPath(%q) = %q, want asked %v", word, why, asked)

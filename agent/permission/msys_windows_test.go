@@ -56,6 +56,13 @@ func TestCheckerJudgesGitBashDrivePaths(t *testing.T) {
 		{"cat ~/secret.txt", ExternalDirectory},
 		{"cat /usr/share/x", ExternalDirectory},
 		{"cat notes.txt > /dev/null", ""},
+		// .. above a drive's root is Git bash's own root, not the drive's.
+		{"echo x > /c/.." + msysRoot[2:] + "/out.txt", ExternalDirectory},
+		{"echo x > " + strings.Repeat("../", strings.Count(msysRoot, "/")) + msysRoot[3:] + "/out.txt", ExternalDirectory},
+		// The extended-length spelling of the workspace is the workspace:
+		// its protected paths are protected.
+		{"echo x > '\\\\?\\" + real + "\\darman.json'", ProtectedPath},
+		{"echo x > //?/" + filepath.ToSlash(real) + "/out.txt", ""},
 	} {
 		c := newChecker(t, Options{Root: root, Rules: rules})
 		err := c.Check(t.Context(), bash(tc.line))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/darman-dev/darman/internal/winpath"
 )
 
 // place is where a command line runs, for judging the paths its commands
@@ -303,9 +305,12 @@ func (pl *place) land(base, text string) judged {
 		return judged{real: p, rel: p}
 	}
 	var real string
-	if filepath.IsAbs(text) {
+	switch {
+	case filepath.IsAbs(text):
 		real = pl.resolveAbs(filepath.Clean(text))
-	} else {
+	case pl.msys && climbsAboveVolume(base, text):
+		return judged{real: text, why: "Git bash takes .. above a drive's root to its own root (/), outside the workspace"}
+	default:
 		real = pl.walk(base, text)
 	}
 	j := judged{real: real}
@@ -313,6 +318,33 @@ func (pl *place) land(base, text string) judged {
 		j.rel = rel
 	}
 	return j
+}
+
+// climbsAboveVolume reports whether the relative path text, taken from
+// the absolute directory base, uses ".." above base's volume root (C:\
+// or a share), where Windows stays at the root but Git bash's MSYS goes
+// on into its own root.
+func climbsAboveVolume(base, text string) bool {
+	b := winpath.Clean(base)
+	depth := 0
+	for _, c := range strings.Split(b[len(winpath.Volume(b)):], `\`) {
+		if c != "" {
+			depth++
+		}
+	}
+	for _, c := range strings.FieldsFunc(text, func(r rune) bool { return r == '/' || r == '\\' }) {
+		switch c {
+		case ".":
+		case "..":
+			if depth == 0 {
+				return true
+			}
+			depth--
+		default:
+			depth++
+		}
+	}
+	return false
 }
 
 // walk resolves a relative path from a real directory one component at a

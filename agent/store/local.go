@@ -119,6 +119,9 @@ func (l *local) migrate() error {
 // its editor closed, running on).
 var closeWait = 10 * time.Second
 
+// errCloseGaveUp is in close's error when badger was still closing.
+var errCloseGaveUp = errors.New("badger still has the directory")
+
 // close closes badger, or gives up after closeWait and says so. What was
 // not flushed is in badger's write-ahead log (the .mem files), which the
 // next open reads back, so giving up loses nothing that still has a
@@ -130,7 +133,7 @@ func (l *local) close() error {
 	case err := <-done:
 		return err
 	case <-time.After(closeWait):
-		return fmt.Errorf("the session store in %s did not close within %s: badger cannot write its files there (was the directory removed, or is the disk full?); darman stops without it, and what it had not written is read back from its log at the next start if the directory is still there", l.dir, closeWait)
+		return fmt.Errorf("the session store in %s did not close within %s: badger cannot write its files there (was the directory removed, or is the disk full?); darman stops without it, and what it had not written is read back from its log at the next start if the directory is still there: %w", l.dir, closeWait, errCloseGaveUp)
 	}
 }
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"log/slog"
 	"net"
 	"os"
@@ -98,6 +99,12 @@ func (o *owner) close() error {
 	o.mu.Unlock()
 	o.wg.Wait()
 	err := o.local.close()
+	if errors.Is(err, errCloseGaveUp) {
+		// badger still holds the directory: the owner's lock stays with
+		// this process, which is stopping, so that no other darman opens
+		// the store under it.
+		return err
+	}
 	if uerr := unlock(o.lock); err == nil {
 		err = uerr
 	}

@@ -27,7 +27,10 @@ func Scrub(p Policy) ([]string, error) {
 	// every start, for nothing, in an environment with no secrets).
 	var names []string
 	var err error
-	if slices.ContainsFunc(initialEnviron(), func(kv string) bool {
+	// os.Environ keeps the first of two entries of one name, so a secret
+	// known by its value may hide in a second one: with values to look
+	// for, the block itself is read.
+	if len(p.Secrets) > 0 || slices.ContainsFunc(initialEnviron(), func(kv string) bool {
 		name, value, ok := strings.Cut(kv, "=")
 		return ok && name != "" && value != "" && drop(name, value)
 	}) {

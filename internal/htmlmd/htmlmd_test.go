@@ -80,6 +80,8 @@ func TestConvert(t *testing.T) {
 		{"links resolved", `<a href="x">rel</a> <a href="../y">up</a> <a href="//cdn.example/z">proto</a> <a href="#s">frag</a> <a href="mailto:a@b.c">mail</a>`,
 			"[rel](https://example.com/docs/guide/x) [up](https://example.com/docs/y) [proto](https://cdn.example/z) [frag](https://example.com/docs/guide/page?x=1#s) [mail](mailto:a@b.c)"},
 		{"script links are text, empty links go", `<a href="javascript:void(0)">js</a> <a href=" JavaScript:x">js2</a> <a href="/a"></a><a href="/b"> </a><a name=n>anchor</a>`, "js js2 anchor"},
+		{"script links in disguise are text", `<a href="java&#13;script:x">cr</a> <a href="&#1;javascript:x">c0</a> <a href="java&#9;script:x">tab</a>`, "cr c0 tab"},
+		{"relative links under a script base are text", `<head><base href="javascript:alert(1)//"></head><a href="x">rel</a>`, "rel"},
 		{"link text trimmed", `see<a href="/a"> the docs </a>now`, "see [the docs](https://example.com/a) now"},
 		{"image in a link", `<a href="/big.png"><img src="small.png" alt="a [b]"></a>`, `[![a \[b\]](https://example.com/docs/guide/small.png)](https://example.com/big.png)`},
 		{"data images give their alt", `<img src="data:image/png;base64,AAAA" alt="logo"><img src="data:image/gif;base64,R0">`, "logo"},

@@ -595,27 +595,41 @@ func (r *renderer) defs(n *node) {
 // the page and written as a Markdown destination; ok is false for none,
 // and for script and data URLs, which are no use to a reader.
 func (c *conv) resolve(ref string) (string, bool) {
-	ref = strings.TrimSpace(ref)
-	if strings.ContainsAny(ref, "\t\n") {
-		// Browsers drop tabs and newlines from URLs.
-		ref = strings.ReplaceAll(strings.ReplaceAll(ref, "\t", ""), "\n", "")
+	// Browsers trim C0 controls and spaces from a URL's ends and drop
+	// tabs and newlines inside it (java&#13;script: is javascript:).
+	ref = strings.TrimFunc(ref, func(r rune) bool { return r <= ' ' })
+	if strings.ContainsAny(ref, "\t\n\r") {
+		ref = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, ref)
 	}
-	if ref == "" {
+	if ref == "" || scriptURL(ref) {
 		return "", false
-	}
-	if i := strings.IndexByte(ref, ':'); i > 0 {
-		switch strings.ToLower(ref[:i]) {
-		case "javascript", "vbscript", "data":
-			return "", false
-		}
 	}
 	if u, err := url.Parse(ref); err == nil {
 		if c.base != nil {
 			u = c.base.ResolveReference(u)
 		}
 		ref = u.String()
+		if scriptURL(ref) { // a relative link under a <base href="javascript:...">
+			return "", false
+		}
 	}
 	return destination(ref), true
+}
+
+// scriptURL reports script and data URLs, which are no use to a reader.
+func scriptURL(ref string) bool {
+	if i := strings.IndexByte(ref, ':'); i > 0 {
+		switch strings.ToLower(ref[:i]) {
+		case "javascript", "vbscript", "data":
+			return true
+		}
+	}
+	return false
 }
 
 // destination escapes what would end a Markdown link destination early:

@@ -10,6 +10,7 @@ package winpath
 import (
 	"errors"
 	"net/url"
+	"path"
 	"strings"
 )
 
@@ -172,7 +173,14 @@ func FromMSYS(w string) (string, Form) {
 	case w == "/dev/null":
 		return "NUL", Null
 	case len(w) >= 2 && w[0] == '/' && isLetter(w[1]) && (len(w) == 2 || w[2] == '/'):
-		return strings.ToUpper(w[1:2]) + ":/" + strings.TrimLeft(w[2:], "/"), Absolute
+		// MSYS resolves .. in its own tree first: /c/.. is its root (/),
+		// not C:\, so a path that climbs out of the drive lands in Git's
+		// installation or mount table.
+		c := path.Clean(w)
+		if len(c) < 2 || !isLetter(c[1]) || len(c) > 2 && c[2] != '/' {
+			return w, Unmapped
+		}
+		return strings.ToUpper(c[1:2]) + ":/" + strings.TrimLeft(c[2:], "/"), Absolute
 	case isDrive(w):
 		if len(w) > 2 && (w[2] == '/' || w[2] == '\\') {
 			return w, Absolute
@@ -180,7 +188,10 @@ func FromMSYS(w string) (string, Form) {
 		return w, DriveRelative
 	case strings.HasPrefix(w, "//"), strings.HasPrefix(w, `\\`):
 		if IsAbs(w) {
-			return w, Absolute // UNC or an extended-length form
+			// UNC or an extended-length form, in the one spelling
+			// (\\?\C:\x is C:\x), so that it compares with the
+			// workspace's.
+			return Clean(w), Absolute
 		}
 		return w, Unmapped // ///x, \\.\pipe\x: no share named
 	case strings.HasPrefix(w, "/"):
