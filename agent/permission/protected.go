@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -146,9 +147,13 @@ func gitDirs(realRoot string) []string {
 // rel is its path relative to the workspace root ("" when outside); gits
 // are the repository's real git directories.
 func protectedWhy(rules []Rule, rel, real string, gits []string) string {
+	fold := func(s string) string { return s }
+	if foldProtected {
+		fold = strings.ToLower
+	}
 	for _, g := range gits {
 		if r, err := filepath.Rel(g, real); err == nil && !strings.HasPrefix(r, "..") {
-			r = filepath.ToSlash(r)
+			r = fold(filepath.ToSlash(r))
 			if r == "config" || r == "config.worktree" || r == "hooks" || strings.HasPrefix(r, "hooks/") {
 				if r == "config" || r == "config.worktree" {
 					return gitConfigWhy
@@ -161,21 +166,28 @@ func protectedWhy(rules []Rule, rel, real string, gits []string) string {
 	if subject == "" {
 		subject = filepath.ToSlash(real)
 	}
-	if rel != "" && mayBeProtected(rel) {
+	if key := fold(rel); key != "" && mayBeProtected(key) {
 		for _, p := range protectedList {
-			if match(p.pattern, rel, true) {
+			if match(p.pattern, key, true) {
 				return p.why
 			}
 		}
 	}
 	for i := len(rules) - 1; i >= 0; i-- {
 		r := &rules[i]
-		if r.Permission == ProtectedPath && r.Action != Allow && r.Pattern != "*" && match(r.Pattern, subject, true) {
+		if r.Permission == ProtectedPath && r.Action != Allow && r.Pattern != "*" && match(fold(r.Pattern), fold(subject), true) {
 			return "the configuration protects it (rule " + r.String() + ")"
 		}
 	}
 	return ""
 }
+
+// foldProtected compares protected paths without case, where the file
+// systems darman runs on usually do (NTFS, and APFS as macOS formats it):
+// there `.VSCODE/tasks.json` is the `.vscode/tasks.json` an editor reads,
+// and `.Git/HOOKS` git's hooks. Asking about a path on a case-sensitive
+// volume there is the cost.
+var foldProtected = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
 
 // mayBeProtected is a quick look at whether the list may match rel.
 func mayBeProtected(rel string) bool {

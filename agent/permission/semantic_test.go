@@ -272,3 +272,26 @@ func TestProtectedPathsForTheSandbox(t *testing.T) {
 		}
 	}
 }
+
+// On Windows and macOS, whose file systems ignore case as they are
+// usually formatted, a protected path written in another case is the
+// same file: `.VSCODE/tasks.json` is the tasks VS Code runs. On Linux it
+// is another file, and no question.
+func TestProtectedPathsIgnoreCaseWhereTheFileSystemDoes(t *testing.T) {
+	defer func(f bool) { foldProtected = f }(foldProtected)
+	rules := append(Defaults(), Rule{Permission: Edit, Pattern: "*", Action: Allow},
+		Rule{Permission: ProtectedPath, Pattern: "secrets/**", Action: Ask})
+	for _, fold := range []bool{true, false} {
+		foldProtected = fold
+		root := t.TempDir()
+		os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755)
+		c := newChecker(t, Options{Root: root, Rules: rules})
+		for _, p := range []string{".VSCODE/tasks.json", ".Claude/settings.json", "DARMAN.json", ".git/HOOKS/pre-commit", "Secrets/key", "sub/.ENVRC"} {
+			err := c.Check(t.Context(), Call{Permission: Edit, Subjects: []string{filepath.Join(root, p)}})
+			var d *DeniedError
+			if asked := errors.As(err, &d) && d.Permission == ProtectedPath; asked != fold {
+				t.Errorf("case folded %v: edit of %s: %v; want a protected_path question %v", fold, p, err, fold)
+			}
+		}
+	}
+}
