@@ -145,6 +145,15 @@ func (p *psParser) end() {
 	}
 	c.Subject = strings.Join(append(append([]string{}, c.Args...), p.redirs...), " ")
 	p.cmds = append(p.cmds, c)
+	if words := p.words; len(words) > 0 && words[0] != "." {
+		if name, why := psCommandName(words[0]); why != "" && name != strings.ToLower(words[0]) {
+			// Either a module's command or a script by that path: a rule
+			// that denies the script as written denies it too.
+			alt := Command{Reason: c.Reason, Args: append([]string{strings.ToLower(words[0])}, words[1:]...)}
+			alt.Subject = strings.Join(alt.Args, " ")
+			p.cmds = append(p.cmds, alt)
+		}
+	}
 	p.words, p.redirs, p.writes, p.reason = nil, nil, nil, ""
 }
 

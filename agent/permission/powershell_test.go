@@ -29,7 +29,7 @@ func TestSplitPowerShell(t *testing.T) {
 		{"microsoft.powershell.utility\\echo hi", []cmd{{subject: "write-output hi"}}},
 		{"& 'Microsoft.PowerShell.Management\\Remove-Item' x", []cmd{{subject: "remove-item x", opaque: true}}},
 		{". rm x", []cmd{{subject: "remove-item x", opaque: true}}},
-		{"tools\\Remove-Item x", []cmd{{subject: "remove-item x", opaque: true}}},
+		{"tools\\Remove-Item x", []cmd{{subject: "remove-item x", opaque: true}, {subject: "tools\\remove-item x", opaque: true}}},
 		{".\\Remove-Item x", []cmd{{subject: ".\\remove-item x"}}},
 		{"..\\bin\\rg.exe foo", []cmd{{subject: "..\\bin\\rg foo"}}},
 		{"tools\\rg.exe foo", []cmd{{subject: "tools\\rg foo"}}},
@@ -79,6 +79,7 @@ func TestCheckerDecidesPowerShell(t *testing.T) {
 		{Permission: Bash, Pattern: "get-childitem *", Action: Allow},
 		{Permission: Bash, Pattern: "git status*", Action: Allow},
 		{Permission: Bash, Pattern: "remove-item *", Action: Deny},
+		{Permission: Bash, Pattern: "tools\\deploy *", Action: Deny},
 	}})
 	ps := func(line string) Call { return Call{Permission: Bash, Shell: PowerShell, Subjects: []string{line}} }
 	if err := c.Check(t.Context(), ps("ls -Force; GIT.EXE status")); err != nil {
@@ -99,9 +100,10 @@ func TestCheckerDecidesPowerShell(t *testing.T) {
 		"& 'microsoft.powershell.management\\rm' build",
 		". Remove-Item build",
 		"SomeModule\\Remove-Item build",
+		"Tools\\Deploy prod", // a script by that path, or the module Tools's Deploy
 	} {
 		if err := c.Check(t.Context(), ps(line)); !errors.As(err, &denied) {
-			t.Errorf("%q = %v, want denied by remove-item *", line, err)
+			t.Errorf("%q = %v, want denied by remove-item * or tools\\deploy *", line, err)
 		}
 	}
 	if err := c.Check(t.Context(), ps("Microsoft.PowerShell.Management\\Get-ChildItem -Force")); err != nil {
