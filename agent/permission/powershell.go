@@ -123,6 +123,7 @@ func (p *psParser) end() {
 		return
 	}
 	c := Command{Reason: p.reason, Writes: p.writes}
+	var script []string // the name read as a script's path too, when it may be one
 	if words := p.words; len(words) > 0 {
 		if len(words) > 1 && words[0] == "." {
 			// Dot-sourcing runs the next word, a cmdlet's name too: decide
@@ -140,19 +141,18 @@ func (p *psParser) end() {
 			c.Reason = r
 		}
 		c.Args = append([]string{name}, words[1:]...)
+		if why != "" && len(words) == len(p.words) {
+			// Either a module's command or a script by that path: a rule
+			// that denies the script as written denies it too.
+			script = append([]string{strings.ToLower(words[0])}, words[1:]...)
+		}
 	} else if c.Reason == "" {
 		c.Reason = "a redirection with no command"
 	}
 	c.Subject = strings.Join(append(append([]string{}, c.Args...), p.redirs...), " ")
 	p.cmds = append(p.cmds, c)
-	if words := p.words; len(words) > 0 && words[0] != "." {
-		if name, why := psCommandName(words[0]); why != "" && name != strings.ToLower(words[0]) {
-			// Either a module's command or a script by that path: a rule
-			// that denies the script as written denies it too.
-			alt := Command{Reason: c.Reason, Args: append([]string{strings.ToLower(words[0])}, words[1:]...)}
-			alt.Subject = strings.Join(alt.Args, " ")
-			p.cmds = append(p.cmds, alt)
-		}
+	if script != nil {
+		p.cmds = append(p.cmds, Command{Reason: c.Reason, Args: script, Subject: strings.Join(script, " ")})
 	}
 	p.words, p.redirs, p.writes, p.reason = nil, nil, nil, ""
 }
