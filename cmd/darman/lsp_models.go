@@ -11,20 +11,20 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/internal/config"
-	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 // lspModels lists, for initialize, the models of the providers the
 // configuration of setup's workspace makes usable, without starting the
 // agent or asking any server.
-func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (server.ModelChoices, error) {
-	return func(_ context.Context, setup server.Setup) (server.ModelChoices, error) {
+func (a *app) lspModels(log *slog.Logger) func(context.Context, lsp.Setup) (lsp.ModelChoices, error) {
+	return func(_ context.Context, setup lsp.Setup) (lsp.ModelChoices, error) {
 		if cfg, ok := a.startConfig(setup); ok {
 			return modelChoices(cfg, nil, log), nil
 		}
 		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
 		if err != nil {
-			return server.ModelChoices{}, err
+			return lsp.ModelChoices{}, err
 		}
 		return modelChoices(loaded.Config, nil, log), nil
 	}
@@ -36,7 +36,7 @@ func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (s
 // settings change no provider. Most editors do, and loading the
 // configuration again inside initialize would double what it spends on it
 // (other tools' MCP files included, which can be large).
-func (a *app) startConfig(setup server.Setup) (config.Config, bool) {
+func (a *app) startConfig(setup lsp.Setup) (config.Config, bool) {
 	root, err := a.workspaceRoot()
 	if err != nil || a.loaded == nil || filepath.Clean(root) != filepath.Clean(setup.Root) {
 		return config.Config{}, false
@@ -77,7 +77,7 @@ var keyedPresets = []string{"anthropic", "openai", "openrouter"}
 // default is the configured model, else what llm.Select picks first
 // without asking the network (a configured provider with models); ""
 // otherwise. lookupEnv nil means os.LookupEnv.
-func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) server.ModelChoices {
+func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) lsp.ModelChoices {
 	names := make([]string, 0, len(cfg.Provider)+len(keyedPresets)+1)
 	for name := range cfg.Provider {
 		names = append(names, name)
@@ -93,7 +93,7 @@ func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log 
 	// The clients are never used to send anything: one shared HTTP client
 	// spares each a transport of its own.
 	opts := &llm.Options{LookupEnv: lookupEnv, HTTPClient: &http.Client{}}
-	var out server.ModelChoices
+	var out lsp.ModelChoices
 	seen := map[string]bool{}
 	add := func(name string, m llm.ModelInfo) {
 		id := name + "/" + m.ID
@@ -101,7 +101,7 @@ func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log 
 			return
 		}
 		seen[id] = true
-		c := server.ModelChoice{ID: id}
+		c := lsp.ModelChoice{ID: id}
 		if m.Name != m.ID {
 			c.Name = m.Name
 		}
