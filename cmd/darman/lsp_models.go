@@ -12,20 +12,20 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/internal/config"
-	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 // lspModels lists, for initialize, the models of the providers the
 // configuration of setup's workspace makes usable, without starting the
 // agent or asking any server.
-func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (server.ModelChoices, error) {
-	return func(_ context.Context, setup server.Setup) (server.ModelChoices, error) {
+func (a *app) lspModels(log *slog.Logger) func(context.Context, lsp.Setup) (lsp.ModelChoices, error) {
+	return func(_ context.Context, setup lsp.Setup) (lsp.ModelChoices, error) {
 		if cfg, ok := a.startConfig(setup); ok {
 			return modelChoices(cfg, nil, log), nil
 		}
 		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
 		if err != nil {
-			return server.ModelChoices{}, err
+			return lsp.ModelChoices{}, err
 		}
 		return modelChoices(loaded.Config, nil, log), nil
 	}
@@ -37,7 +37,7 @@ func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (s
 // settings change no provider. Most editors do, and loading the
 // configuration again inside initialize would double what it spends on it
 // (other tools' MCP files included, which can be large).
-func (a *app) startConfig(setup server.Setup) (config.Config, bool) {
+func (a *app) startConfig(setup lsp.Setup) (config.Config, bool) {
 	root, err := a.workspaceRoot()
 	if err != nil || a.loaded == nil || filepath.Clean(root) != filepath.Clean(setup.Root) {
 		return config.Config{}, false
@@ -124,11 +124,11 @@ func usableProviders(cfg config.Config, lookupEnv func(string) (string, bool), l
 // editors. The default is the configured model, else the first model
 // configured for a provider (what llm.Select picks first without asking
 // the network); "" otherwise. lookupEnv nil means os.LookupEnv.
-func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) server.ModelChoices {
-	var out server.ModelChoices
+func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) lsp.ModelChoices {
+	var out lsp.ModelChoices
 	for _, p := range usableProviders(cfg, lookupEnv, log) {
 		for _, m := range p.Models {
-			c := server.ModelChoice{ID: p.Name + "/" + m.ID}
+			c := lsp.ModelChoice{ID: p.Name + "/" + m.ID}
 			if m.Name != m.ID {
 				c.Name = m.Name
 			}
