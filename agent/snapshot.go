@@ -60,6 +60,9 @@ type Undo struct {
 	// Files are the files the revert wrote or removed (slash-separated,
 	// relative to the workspace).
 	Files []string `json:"files"`
+	// Left are the files it left alone as conflicts: a forced revert of
+	// the same turn restores them too.
+	Left []string `json:"left,omitempty"`
 }
 
 // TurnRef names a running turn for the checkpoints taken in it.
