@@ -36,6 +36,10 @@ type app struct {
 	// it, and close stops what their owners left, last of all.
 	children *child.Registry
 
+	// quietLogs: a person reads stderr (darman run), so the logger
+	// there writes errors only unless a level or a log file was asked for.
+	quietLogs bool
+
 	loaded  *config.Loaded
 	log     *slog.Logger
 	closers []func() error
@@ -178,8 +182,12 @@ func (a *app) logger() (*slog.Logger, error) {
 	}
 	redactor := &logging.Redactor{}
 	redactor.Add(loaded.Config.Secrets()...)
+	level := loaded.Config.Log.Level
+	if _, env := os.LookupEnv(config.EnvLogLevel); a.quietLogs && level == config.LevelInfo && loaded.Config.Log.File == "" && a.flags.LogLevel == "" && !env {
+		level = config.LevelError
+	}
 	log, closer, err := logging.New(logging.Options{
-		Level:    string(loaded.Config.Log.Level),
+		Level:    string(level),
 		File:     loaded.Config.Log.File,
 		Stderr:   a.stderr,
 		Redactor: redactor,
