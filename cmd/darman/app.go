@@ -202,6 +202,17 @@ func (a *app) logger() (*slog.Logger, error) {
 
 // openStore opens the session store in the configured data directory.
 func (a *app) openStore(ctx context.Context) (*store.Store, error) {
+	return a.openStoreWith(ctx, false)
+}
+
+// openStoreReadOnly opens it for a command that only reads: when no other
+// darman owns it, badger opens it read-only, and a damaged store is an
+// error rather than an empty one.
+func (a *app) openStoreReadOnly(ctx context.Context) (*store.Store, error) {
+	return a.openStoreWith(ctx, true)
+}
+
+func (a *app) openStoreWith(ctx context.Context, readOnly bool) (*store.Store, error) {
 	loaded, err := a.config()
 	if err != nil {
 		return nil, err
@@ -214,7 +225,7 @@ func (a *app) openStore(ctx context.Context) (*store.Store, error) {
 	if dir == "" {
 		return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
 	}
-	s, err := store.Open(ctx, dir, store.Options{Logger: log})
+	s, err := store.Open(ctx, dir, store.Options{Logger: log, ReadOnly: readOnly})
 	if err != nil {
 		return nil, err
 	}
