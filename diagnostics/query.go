@@ -77,6 +77,9 @@ type SymbolQuery struct {
 	Kinds []string
 	// Limit caps the results; zero means 100.
 	Limit int
+	// Keep, if set, is asked about each symbol before its position is
+	// mapped (which reads its file): false leaves it out, at no cost.
+	Keep func(name, container, path string) bool
 }
 
 // queryCtx bounds a query.
@@ -252,7 +255,9 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 			errs = append(errs, err)
 			continue
 		}
-		p.anchor(ctx, e, c)
+		if !e.srv.indexesWorkspace {
+			p.anchor(ctx, e, c)
+		}
 		if err := p.verdict(e); err != nil {
 			errs = append(errs, err)
 			continue
@@ -273,6 +278,12 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 		for _, s := range found {
 			if len(kinds) > 0 && !slices.Contains(kinds, s.Kind) {
 				continue
+			}
+			if q.Keep != nil {
+				path, err := s.Location.URI.Path()
+				if err != nil || !q.Keep(s.Name, s.ContainerName, path) {
+					continue
+				}
 			}
 			out = append(out, Symbol{Name: s.Name, Kind: s.Kind.String(), Container: s.ContainerName, Location: ms.location(s.Location)})
 			if len(out) == limit {
