@@ -111,8 +111,17 @@ process of the user.`,
 	f.StringVar(&a.flags.DataDir, "data-dir", "", "where sessions are stored")
 	f.StringVar(&a.flags.LogLevel, "log-level", "", "debug, info, warn or error")
 	f.StringVar(&a.flags.LogFile, "log-file", "", "append logs to this file instead of stderr")
+	var showVersion bool
+	root.Flags().BoolVar(&showVersion, "version", false, "print darman's version (as darman version does)")
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		if showVersion {
+			return a.printVersion(false)
+		}
+		return cmd.Help()
+	}
 	root.AddCommand(
 		a.versionCommand(),
+		a.modelsCommand(),
 		a.doctorCommand(),
 		a.sessionsCommand(),
 		a.configCommand(),

@@ -90,9 +90,14 @@ func (a *app) resolve(cmd *cobra.Command, arg string) (*store.Store, agent.ID, e
 }
 
 func (a *app) sessionsShow() *cobra.Command {
-	return &cobra.Command{
-		Use:               "show ID",
-		Short:             "Print a session's conversation",
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a session's conversation",
+		Long: `Prints a session's conversation readably: each prompt with its id (msg_…),
+which names its turn for darman sessions revert --turn, redo --turn and
+fork. --json prints the session and its messages as JSON instead (the
+shape darman sessions export writes, indented, without the images' bytes).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.completeSessions,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -104,9 +109,15 @@ func (a *app) sessionsShow() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				e.Blobs = nil // the images' bytes are export's, for import
+				return writeJSON(a.stdout, e)
+			}
 			return transcript.Text(a.stdout, transcript.Session{Session: e.Session, Messages: e.Messages})
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session and its messages as JSON")
+	return cmd
 }
 
 func (a *app) sessionsExport() *cobra.Command {
