@@ -203,7 +203,8 @@ func wantsDependencies(scope string, q query, s rankedSymbol) bool {
 const maxSignature = 120
 
 // signature is a declaration's line cut to what says what it is: no
-// opening brace or colon, no struct tag, no trailing comment, at most
+// body (from the first brace outside parentheses, or a Python def's or
+// class's colon), no struct tag, no trailing comment, at most
 // maxSignature bytes.
 func signature(line string) string {
 	line = strings.TrimSpace(line)
@@ -213,7 +214,21 @@ func signature(line string) string {
 	if i := strings.Index(line, " //"); i > 0 {
 		line = line[:i]
 	}
-	line = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line), "{:"))
+	python := strings.HasPrefix(line, "def ") || strings.HasPrefix(line, "async def ") || strings.HasPrefix(line, "class ")
+	depth := 0
+scan:
+	for i, c := range line {
+		switch {
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case depth == 0 && (c == '{' || python && c == ':'):
+			line = line[:i]
+			break scan
+		}
+	}
+	line = strings.TrimSpace(line)
 	if len(line) > maxSignature {
 		cut := maxSignature
 		for cut > 0 && line[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
