@@ -374,7 +374,16 @@ func (p *Pool) Resolve(ctx context.Context, name, file, language string) ([]Symb
 		}
 		out = found
 	} else {
-		syms, err := p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000})
+		// Only the symbols that may be the name are worth mapping (which
+		// reads their files): a fuzzy server returns a hundred others.
+		keep := func(symName, _, _ string) bool {
+			base := symName
+			if i := strings.LastIndex(base, "."); i >= 0 {
+				base = base[i+1:]
+			}
+			return symName == name || base == last
+		}
+		syms, err := p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000, Keep: keep})
 		if err != nil && !errors.As(err, &missing) {
 			return nil, err
 		}

@@ -81,6 +81,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.ToolTimeout <= 0 {
 		opts.ToolTimeout = time.Minute
 	}
+	if opts.WarmTimeout <= 0 {
+		opts.WarmTimeout = 2 * time.Minute
+	}
 	if opts.Instructions == "" {
 		opts.Instructions = Instructions()
 	}
@@ -107,9 +110,6 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, root: opts.Root, log: log, pool: pool, overlay: ov}
-	if opts.WarmTimeout <= 0 {
-		opts.WarmTimeout = 2 * time.Minute
-	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "darman", Title: "darman: the workspace's language servers", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       log,

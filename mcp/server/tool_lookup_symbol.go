@@ -184,6 +184,13 @@ func lookupNote(in LookupSymbolInput, limit, over, inexact, deps int, scope stri
 	return "not listed: " + strings.Join(parts, "; ")
 }
 
+// declarationInfo is a declaration as the tools list it: where it is and
+// its line, cut to its signature, and whether it is a dependency's or a
+// test's.
+func (s *Server) declarationInfo(ls lines, sym diagnostics.Symbol) SymbolInfo {
+	return s.lookupInfo(ls, rankedSymbol{Symbol: sym, dep: isDependency(s.root.Dir, sym.Location.Path), test: isTest(s.root.Rel(sym.Location.Path))})
+}
+
 // lookupInfo is a ranked symbol as a lookup lists it: where it is and its
 // declaration's line, cut to its signature.
 func (s *Server) lookupInfo(ls lines, r rankedSymbol) SymbolInfo {

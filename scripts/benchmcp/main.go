@@ -77,7 +77,9 @@ type server struct {
 func (s server) start(root string) (*mcp.ClientSession, time.Time, error) {
 	cmd := exec.Command(s.argv[0], s.argv[1:]...)
 	cmd.Dir = root
-	cmd.Stderr = os.Stderr
+	if *verbose {
+		cmd.Stderr = os.Stderr
+	}
 	t0 := time.Now()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "benchmcp"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	return cs, t0, err
@@ -107,6 +109,16 @@ func ask(cs *mcp.ClientSession, tool string, args map[string]any) answer {
 	return a
 }
 
+var (
+	verbose = flag.Bool("v", false, "show the servers' stderr")
+	runs    *int
+)
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
 func main() {
 	darman := flag.String("darman", "bin/darman", "the darman binary")
 	gopls := flag.String("gopls", "gopls", "the gopls binary")
@@ -114,6 +126,7 @@ func main() {
 	set := flag.String("set", "darman", "the questions: darman (this repository) or goroot (the Go distribution's src)")
 	warm := flag.Int("warm", 5, "warm asks of each question (the median is shown)")
 	cold := flag.Bool("cold", true, "also ask the lookups and diagnostics of a fresh server")
+	runs = flag.Int("runs", 3, "fresh servers for each cold question (the median is shown)")
 	show := flag.Bool("show", false, "print each warm answer's text")
 	flag.Parse()
 	dir, err := filepath.Abs(*root)
@@ -136,23 +149,28 @@ func main() {
 	for _, s := range servers {
 		coldMS[s.label], warmA[s.label] = map[string]answer{}, map[string]answer{}
 		if *cold {
+			var inits []float64
 			for _, q := range qs {
 				if !q.coldEnabled {
 					continue
 				}
-				cs, t0, err := s.start(dir)
-				if err != nil {
-					fail(fmt.Errorf("%s: %v", s.label, err))
+				var times []float64
+				var a answer
+				for range *runs {
+					cs, t0, err := s.start(dir)
+					if err != nil {
+						fail(fmt.Errorf("%s: %v", s.label, err))
+					}
+					inits = append(inits, float64(time.Since(t0).Microseconds())/1000)
+					tool, args := s.tool(q)
+					a = ask(cs, tool, args)
+					times = append(times, float64(time.Since(t0).Microseconds())/1000)
+					cs.Close()
 				}
-				if _, ok := initMS[s.label]; !ok {
-					initMS[s.label] = float64(time.Since(t0).Microseconds()) / 1000
-				}
-				tool, args := s.tool(q)
-				a := ask(cs, tool, args)
-				a.ms = float64(time.Since(t0).Microseconds()) / 1000
+				a.ms = median(times)
 				coldMS[s.label][q.name] = a
-				cs.Close()
 			}
+			initMS[s.label] = median(inits)
 		}
 		cs, _, err := s.start(dir)
 		if err != nil {
@@ -170,8 +188,7 @@ func main() {
 				last = ask(cs, tool, args)
 				times = append(times, last.ms)
 			}
-			slices.Sort(times)
-			last.ms = times[len(times)/2]
+			last.ms = median(times)
 			warmA[s.label][q.name] = last
 			if *show {
 				res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
