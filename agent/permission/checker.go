@@ -1,11 +1,11 @@
 package permission
 
 import (
-	"net/url"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path"
 	"path/filepath"
 	"runtime"
