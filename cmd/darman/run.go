@@ -100,6 +100,8 @@ interrupted (the turn is saved as cancelled).`,
 	f.StringArrayVar(&deny, "deny", nil, `deny a permission for this run (repeatable)`)
 	f.StringArrayVar(&images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP) to the prompt (repeatable)")
 	f.StringVar(&agentName, "agent", "", "run the turn with this agent: build, plan, or one of the workspace's (darman doctor lists them)")
+	cmd.RegisterFlagCompletionFunc("format", completeWords("text", "json"))
+	cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
 	return cmd
 }
 
