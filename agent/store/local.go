@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/samber/lo"
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/y"
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/samber/lo"
 
 	"github.com/darman-dev/darman/agent"
 )
