@@ -46,7 +46,7 @@ func probeOS(helper string) (capabilities, string) {
 		return capabilities{}, "the sandbox helper (darman itself) cannot be run: " + err.Error()
 	}
 	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
-	cmd.SysProcAttr = selfMapAttr(nil)
+	cmd.SysProcAttr = selfMapAttr(&syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID})
 	var probeOut strings.Builder
 	cmd.Stderr = &probeOut
 	done := make(chan error, 1)
@@ -59,10 +59,19 @@ func probeOS(helper string) (capabilities, string) {
 			err = <-done
 		}
 	}
-	// Exit 0: a namespace, with the mount API; 3: a namespace without.
-	var probeErr error
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == early.CodeNoView {
-		err, probeErr = nil, errors.New(strings.TrimSpace(strings.TrimPrefix(probeOut.String(), "darman sandbox-exec: ")))
+	// Exit 0: a namespace, with the mount API and a PID namespace's
+	// /proc; 3: a namespace without the mount API; 4: without the /proc.
+	var probeErr, pidErr error
+	why := func() error {
+		return errors.New(strings.TrimSpace(strings.TrimPrefix(probeOut.String(), "darman sandbox-exec: ")))
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		switch ee.ExitCode() {
+		case early.CodeNoView:
+			err, probeErr, pidErr = nil, why(), errors.New("needs the read-only view")
+		case early.CodeNoPID:
+			err, pidErr = nil, why()
+		}
 	}
 	if err == nil {
 		c.userns = true
@@ -83,6 +92,17 @@ func probeOS(helper string) (capabilities, string) {
 		viewErr = probeErr
 	}
 	c.view = (c.threadNS || c.userns) && viewErr == nil
+	c.viewErr = viewErr
+	if c.userns && pidErr == nil && c.view {
+		c.pidOK = true
+		if c.threadNS {
+			c.pidns = newPidNS(helper)
+		}
+		if c.pool != nil {
+			c.pool.pid = true
+		}
+	}
+	c.pidErr = pidErr
 	return c, joinReasons(reasons)
 }
 
@@ -114,7 +134,7 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	// empty the command's bounding set. It drops them before it execve's
 	// the command (early.Confine).
 	if uid != 0 {
-		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap)
+		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap, capSysChroot)
 	}
 	return attr
 }
@@ -132,7 +152,7 @@ func selfMapAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 		attr = &syscall.SysProcAttr{}
 	}
 	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-	attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap)
+	attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap, capSysChroot)
 	return attr
 }
 
@@ -161,9 +181,9 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root 
 	held := pol.NS && !c.threadNS && c.pool != nil
 	if c.inThread && !detached && (!pol.NS || c.threadNS || held) {
 		if cmd.Err == nil { // else cmd.Start fails with it, running nothing
-			m := &inThread{pol: pol}
+			m := &inThread{pol: pol, pidns: c.pidns}
 			if held {
-				m.pool, m.root = c.pool, root
+				m.pool, m.root, m.pidns = c.pool, root, nil
 			}
 			cmd.Err = m
 		}
@@ -206,6 +226,9 @@ func Exec(args []string, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == early.Hold {
 		return hold(args[1:], stderr)
+	}
+	if len(args) > 0 && args[0] == early.Init {
+		return initNS(stderr)
 	}
 	pol, code, msg := early.Parse(args, true)
 	if code != 0 {

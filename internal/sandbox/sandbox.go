@@ -165,8 +165,15 @@ type capabilities struct {
 	// for the protected paths (darman has CAP_SYS_ADMIN).
 	threadNS bool
 	// view: the kernel's mount API can make the read-only view of the
-	// file system in those namespaces.
-	view bool
+	// file system in those namespaces (viewErr: why not).
+	view    bool
+	viewErr error
+	// pidOK: commands can run in a PID namespace with a /proc of its
+	// own (pidErr: why not); pidns is darman's init of it, where darman
+	// may mount (a holder has one of its own).
+	pidOK  bool
+	pidErr error
+	pidns  *pidNS
 	// pool, where darman may not mount but a user namespace can be made,
 	// starts those commands in the namespace holders (Linux).
 	pool   *holderPool
@@ -326,6 +333,7 @@ func (s *Sandbox) root() string {
 // namespace holders exit once their commands have ended.
 func (s *Sandbox) Close() error {
 	s.caps.pool.close()
+	s.caps.pidns.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tempDir == "" {

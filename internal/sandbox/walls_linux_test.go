@@ -148,3 +148,41 @@ func TestCommandHasNoPrivilege(t *testing.T) {
 		t.Errorf("lo's MTU changed: %s", b)
 	}
 }
+
+// TestCommandSeesOnlyTheSandboxsProcesses: in the command's /proc there is
+// no process outside the sandbox: not the test's (darman's), not another
+// process of the same user with a secret in its environment, whose
+// /proc/PID/environ the command could otherwise read; its own children
+// are there, and its own environment.
+func TestCommandSeesOnlyTheSandboxsProcesses(t *testing.T) {
+	f := newFixture(t, Options{})
+	if !f.sb.caps.pidOK {
+		t.Skipf("no PID namespace here: %v", f.sb.caps.pidErr)
+	}
+	other := exec.Command("sleep", "30")
+	other.Env = []string{"OTHER_TOKEN=OTHER-PROCESS-SECRET"}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	pid := itoa(other.Process.Pid)
+	script := strings.Join([]string{
+		"tr '\\0' '\\n' < /proc/" + pid + "/environ",
+		"for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null",
+		"sleep 5 & ls /proc/$!/ >/dev/null && echo CHILD-SEEN",
+		"grep -c DARMAN_SANDBOX= /proc/self/environ && echo OWN-ENV",
+		"kill %1",
+	}, "\n")
+	out, _ := f.run(t, Request{}, script)
+	if strings.Contains(out, "OTHER-PROCESS-SECRET") {
+		t.Errorf("the command read another process's environment:\n%s", out)
+	}
+	if strings.Contains(out, "sleep 30") || strings.Contains(out, "-test.") {
+		t.Errorf("the command sees processes outside the sandbox:\n%s", out)
+	}
+	for _, want := range []string{"CHILD-SEEN", "OWN-ENV"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s:\n%s", want, out)
+		}
+	}
+}
