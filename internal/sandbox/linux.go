@@ -76,7 +76,7 @@ func probeOS(helper string) (capabilities, string) {
 	if err == nil {
 		c.userns = true
 	} else {
-		reasons = append(reasons, "no user namespace ("+err.Error()+")")
+		c.usernsErr = err
 	}
 	// Not a reason: the helper confines as well, only slower.
 	c.inThread, _ = inThreadOK()
@@ -93,17 +93,72 @@ func probeOS(helper string) (capabilities, string) {
 	}
 	c.view = (c.threadNS || c.userns) && viewErr == nil
 	c.viewErr = viewErr
-	if c.userns && pidErr == nil && c.view {
-		c.pidOK = true
-		if c.threadNS {
-			c.pidns = newPidNS(helper)
+	switch {
+	case c.threadNS && c.view:
+		// darman's own init, started now: the probe is the real thing
+		// (it needs no user namespace).
+		pn := newPidNS(helper)
+		if _, _, err := pn.get(); err != nil {
+			pidErr = err
+		} else {
+			c.pidns = pn
 		}
+	case !c.view:
+		pidErr = errors.New("it needs the read-only view's mount namespace")
+	}
+	if pidErr == nil && (c.pidns != nil || c.pool != nil) {
+		c.pidOK = true
 		if c.pool != nil {
 			c.pool.pid = true
 		}
 	}
 	c.pidErr = pidErr
 	return c, joinReasons(reasons)
+}
+
+// missingWalls says which walls of the sandbox this machine refuses, in
+// the words doctor, the editors and the start notices show, and why.
+func missingWalls(c capabilities) (missing []string, why []string) {
+	const (
+		view = "read-only file system outside the workspace, $TMPDIR and the caches (chmod, chown, utimes and extended attributes there are not refused, /dev/shm is the machine's)"
+		prot = "protected paths read-only (.git/hooks, .git/config, darman.json…)"
+		pid  = "PID namespace (commands see every process, and the environment of the user's other processes in /proc)"
+	)
+	if !c.threadNS && !c.userns {
+		missing = append(missing, view, prot, pid)
+		w := "no user namespace"
+		if c.usernsErr != nil {
+			w += " (" + c.usernsErr.Error() + ")"
+		}
+		why = append(why, w+": unprivileged user namespaces may be turned off (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or AppArmor's kernel.apparmor_restrict_unprivileged_userns)")
+	} else {
+		if !c.view {
+			missing = append(missing, view)
+			why = append(why, "the kernel's mount API is missing ("+errText(c.viewErr)+"): Linux 5.12 or later is needed")
+		}
+		if !c.pidOK {
+			missing = append(missing, pid)
+			if c.view {
+				why = append(why, "no PID namespace: "+errText(c.pidErr))
+			}
+		}
+	}
+	if !early.FilterKnown() {
+		missing = append(missing, "seccomp filter (packet, raw and netlink sockets, mount, bpf, keyctl, process_vm_* and the rest are left to capabilities and Landlock)")
+		why = append(why, "darman knows the system calls of amd64 and arm64 only")
+	}
+	if c.abi < 6 {
+		missing = append(missing, "Landlock scoping (abstract Unix sockets and signals to processes outside the sandbox are not refused)")
+		why = append(why, fmt.Sprintf("Landlock ABI %d: 6 (Linux 6.12) or later is needed", c.abi))
+	}
+	return missing, why
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown"
+	}
+	return err.Error()
 }
 
 func joinReasons(r []string) string {

@@ -88,6 +88,11 @@ type Status struct {
 	// Reason says why commands run unsandboxed, or what part of the
 	// sandbox is missing; "" when everything is on.
 	Reason string `json:"reason,omitempty"`
+	// Missing are the walls of the sandbox this machine refuses, each
+	// with why (Linux: the read-only view, the protected paths, the PID
+	// namespace, the seccomp filter, Landlock's scoping). In Required
+	// mode any of them keeps every command from running.
+	Missing []string `json:"missing,omitempty"`
 }
 
 // Active reports whether commands run sandboxed.
@@ -114,6 +119,9 @@ func (s Status) Summary() string {
 	}
 	if s.ProtectedReadOnly {
 		b.WriteString("; protected paths read-only")
+	}
+	if len(s.Missing) > 0 {
+		b.WriteString("; missing walls: " + strings.Join(s.Missing, "; "))
 	}
 	if s.Reason != "" {
 		b.WriteString(" (" + s.Reason + ")")
@@ -168,6 +176,9 @@ type capabilities struct {
 	// file system in those namespaces (viewErr: why not).
 	view    bool
 	viewErr error
+	// usernsErr: why no user namespace could be made (nil when one
+	// can).
+	usernsErr error
 	// pidOK: commands can run in a PID namespace with a /proc of its
 	// own (pidErr: why not); pidns is darman's init of it, where darman
 	// may mount (a holder has one of its own).
@@ -200,8 +211,21 @@ func (s *Sandbox) probe() {
 		s.caps.helper = helper
 		s.status.Kind = kindOf(s.caps)
 		s.status.ABI = max(s.caps.abi, 0)
-		s.status.ProtectedReadOnly = s.status.Kind == "seatbelt" || (s.status.Kind == "landlock" && s.caps.userns)
+		s.status.ProtectedReadOnly = s.status.Kind == "seatbelt" || (s.status.Kind == "landlock" && (s.caps.userns || s.caps.threadNS))
 		s.caches = append(DefaultCaches(s.opts.Home), s.opts.Caches...)
+		if s.status.Kind == "landlock" {
+			var why []string
+			s.status.Missing, why = missingWalls(s.caps)
+			if len(why) > 0 {
+				s.status.Reason = joinReason(s.status.Reason, strings.Join(why, "; "))
+			}
+		}
+		if s.opts.Mode == Required && len(s.status.Missing) > 0 {
+			// All of it or nothing: no command runs with a wall missing.
+			s.status.Kind, s.status.ProtectedReadOnly = "", false
+			s.status.Reason = joinWalls(s.status.Reason, s.status.Missing)
+			s.caps.pidns.close()
+		}
 	})
 }
 
@@ -342,6 +366,21 @@ func (s *Sandbox) Close() error {
 	err := os.RemoveAll(s.tempDir)
 	s.tempDir, s.temps = "", map[string]string{}
 	return err
+}
+
+// joinWalls is reason followed by the missing walls.
+func joinWalls(reason string, missing []string) string {
+	return joinReason("missing walls: "+strings.Join(missing, "; "), reason)
+}
+
+func joinReason(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 func sanitize(s string) string {
