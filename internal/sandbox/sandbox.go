@@ -85,6 +85,11 @@ type Status struct {
 	// ProtectedReadOnly is whether the protected paths are made read-only
 	// for commands (Linux: needs user namespaces).
 	ProtectedReadOnly bool `json:"protectedReadOnly"`
+	// ReadOnlyView is whether everything but the writable directories is
+	// a read-only mount for commands, and PIDNamespace whether they run
+	// in a PID namespace with a /proc of its own (Linux).
+	ReadOnlyView bool `json:"readOnlyView,omitempty"`
+	PIDNamespace bool `json:"pidNamespace,omitempty"`
 	// Reason says why commands run unsandboxed, or what part of the
 	// sandbox is missing; "" when everything is on.
 	Reason string `json:"reason,omitempty"`
@@ -119,6 +124,12 @@ func (s Status) Summary() string {
 	}
 	if s.ProtectedReadOnly {
 		b.WriteString("; protected paths read-only")
+	}
+	if s.ReadOnlyView {
+		b.WriteString("; the rest of the file system read-only")
+	}
+	if s.PIDNamespace {
+		b.WriteString("; a PID namespace of their own")
 	}
 	if len(s.Missing) > 0 {
 		b.WriteString("; missing walls: " + strings.Join(s.Missing, "; "))
@@ -214,6 +225,7 @@ func (s *Sandbox) probe() {
 		s.status.ProtectedReadOnly = s.status.Kind == "seatbelt" || (s.status.Kind == "landlock" && (s.caps.userns || s.caps.threadNS))
 		s.caches = append(DefaultCaches(s.opts.Home), s.opts.Caches...)
 		if s.status.Kind == "landlock" {
+			s.status.ReadOnlyView, s.status.PIDNamespace = s.caps.view, s.caps.pidOK
 			var why []string
 			s.status.Missing, why = missingWalls(s.caps)
 			if len(why) > 0 {
@@ -222,7 +234,7 @@ func (s *Sandbox) probe() {
 		}
 		if s.opts.Mode == Required && len(s.status.Missing) > 0 {
 			// All of it or nothing: no command runs with a wall missing.
-			s.status.Kind, s.status.ProtectedReadOnly = "", false
+			s.status.Kind, s.status.ProtectedReadOnly, s.status.ReadOnlyView, s.status.PIDNamespace = "", false, false, false
 			s.status.Reason = joinWalls(s.status.Reason, s.status.Missing)
 			s.caps.pidns.close()
 		}
