@@ -186,3 +186,36 @@ func TestCommandSeesOnlyTheSandboxsProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeAndALanguageServerWorkInTheView: in the read-only view, make
+// builds in the workspace and gopls checks a package there (its go list
+// writes Go's caches, which stay writable), while the same make rule
+// aimed outside fails.
+func TestMakeAndALanguageServerWorkInTheView(t *testing.T) {
+	f := newFixture(t, Options{})
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		if gopath, e := exec.Command("go", "env", "GOPATH").Output(); e == nil {
+			gopls = filepath.Join(strings.TrimSpace(string(gopath)), "bin", "gopls")
+		}
+	}
+	for _, bin := range []string{"make", "go", gopls} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s is not here", bin)
+		}
+	}
+	write(t, filepath.Join(f.ws, "in.txt"), "made\n")
+	write(t, filepath.Join(f.ws, "Makefile"), "out.txt: in.txt\n\tcp in.txt out.txt\n\n"+f.outside+"/out.txt: in.txt\n\tcp in.txt $@\n")
+	write(t, filepath.Join(f.ws, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+	write(t, filepath.Join(f.ws, "m.go"), "package m\n\nfunc F() int { return \"not an int\" }\n")
+	out, _ := f.run(t, Request{}, "make && echo MADE; make "+f.outside+"/out.txt || echo OUTSIDE-REFUSED; "+gopls+" check m.go; echo GOPLS-DONE")
+	if b, _ := os.ReadFile(filepath.Join(f.ws, "out.txt")); string(b) != "made\n" || !strings.Contains(out, "MADE") {
+		t.Errorf("make in the workspace:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(f.outside, "out.txt")); err == nil || !strings.Contains(out, "OUTSIDE-REFUSED") {
+		t.Errorf("make outside:\n%s", out)
+	}
+	if !strings.Contains(out, "m.go:3") || !strings.Contains(out, "GOPLS-DONE") {
+		t.Errorf("gopls did not report the type error:\n%s", out)
+	}
+}
