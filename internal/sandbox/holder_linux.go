@@ -25,13 +25,14 @@ import (
 // paths used to go through "darman sandbox-exec" (a second darman
 // process per command, whose Go runtime start costs milliseconds). The
 // holder is one such process per workspace instead, "darman sandbox-exec
-// --hold", started once in a user and mount namespace of its own: it
-// makes the protected paths read-only there, and then starts each
-// command sent to it as darman starts one in-thread (startOS: a
-// disposable thread of its own confines itself and forks the command).
-// Each command still pays for its own policy, confinement and fork; what
-// is done once is the namespace and the mounts, re-checked before each
-// command (ensure).
+// --hold", started once in a user and mount namespace of its own, where
+// its threads may mount: it starts each command sent to it as darman
+// starts one in-thread (startOS: a disposable thread of its own takes a
+// mount namespace of its own for the read-only view and the protected
+// paths, enters the holder's PID namespace, confines itself and forks the
+// command). Each command still pays for its own policy, mounts,
+// confinement and fork; what is done once is the user namespace and the
+// PID namespace's init.
 //
 // darman talks to it over a socketpair (SOCK_SEQPACKET; holdRequest and
 // holdReply as JSON, the command's standard streams as SCM_RIGHTS). The
