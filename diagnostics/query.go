@@ -132,15 +132,40 @@ func (p *Pool) ready(ctx context.Context, e *entry, c *lsp.Client, uri lsp.Docum
 // that servers which only know projects through open files
 // (typescript-language-server) have one to search; then waits for it as
 // ready does. A root without such a file is left as it is.
+//
+// A query that finds the file another one anchored (the warm start's)
+// waits for it the same way: the server may still be loading.
 func (p *Pool) anchor(ctx context.Context, e *entry, c *lsp.Client) {
+	p.mu.Lock()
+	path := e.anchored
+	if path != "" && e.client != c {
+		path = "" // anchored in an instance since replaced
+	}
+	p.mu.Unlock()
+	if path != "" {
+		p.ready(ctx, e, c, lsp.URIFromPath(path))
+		return
+	}
 	if c.OpenDocuments() > 0 {
 		return
 	}
-	path := findSource(e.root, e.srv.extensions)
+	path = findSource(e.root, e.srv.extensions)
 	if path == "" {
 		return
 	}
+	// Named before it is opened: a query coming between would see an
+	// open file and not know to wait for it.
+	p.mu.Lock()
+	if e.client == c {
+		e.anchored = path
+	}
+	p.mu.Unlock()
 	if exists, err := p.sync(ctx, c, path); err != nil || !exists {
+		p.mu.Lock()
+		if e.anchored == path {
+			e.anchored = ""
+		}
+		p.mu.Unlock()
 		return
 	}
 	p.ready(ctx, e, c, lsp.URIFromPath(path))
