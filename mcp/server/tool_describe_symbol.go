@@ -37,8 +37,8 @@ type DescribeSymbolOutput struct {
 
 func (s *Server) addDescribeSymbol() {
 	addTool(s, &mcp.Tool{
-		Name:        "describe_symbol",
-		Title:       "A symbol's signature and documentation",
+		Name:  "describe_symbol",
+		Title: "A symbol's signature and documentation",
 		Description: "Gives a symbol's type or signature and its documentation, as the language server describes it, for a symbol given by name (Foo, pkg.Foo or T.M). " +
 			"Each description is cut at 2000 bytes unless limit says more; cut says how much was left out.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},

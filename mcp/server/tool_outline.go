@@ -46,8 +46,8 @@ const defaultOutline = 100
 
 func (s *Server) addOutline() {
 	addTool(s, &mcp.Tool{
-		Name:        "outline",
-		Title:       "A file's declarations",
+		Name:  "outline",
+		Title: "A file's declarations",
 		Description: "Lists a file's declarations as a tree (types with their methods and fields, classes with their members, functions), with their lines. " +
 			"Lists 100 declarations unless limit says more; a note says how many were left out.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
