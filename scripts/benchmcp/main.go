@@ -51,13 +51,30 @@ func questions(set, root string) ([]question, error) {
 		return question{name: "diagnostics of `" + file + "`", darmanTool: "diagnostics", darmanArgs: map[string]any{"paths": []string{file}},
 			goplsTool: "go_diagnostics", goplsArgs: map[string]any{"files": []string{abs(file)}}, coldEnabled: true}
 	}
+	darmanOnly := func(name, tool string, args map[string]any, cold bool) question {
+		return question{name: name, darmanTool: tool, darmanArgs: args, coldEnabled: cold}
+	}
 	switch set {
+	case "typescript":
+		return []question{
+			darmanOnly("find `withTax` by name", "lookup_symbol", map[string]any{"query": "withTax"}, true),
+			darmanOnly("find `withta` (a prefix)", "lookup_symbol", map[string]any{"query": "withta"}, false),
+			darmanOnly("references of `withTax`", "find_references", map[string]any{"symbol": "withTax", "path": "src/price.ts"}, false),
+			darmanOnly("diagnostics of `src/cart.ts`", "diagnostics", map[string]any{"paths": []string{"src/cart.ts"}}, true),
+		}, nil
+	case "python":
+		return []question{
+			darmanOnly("find `with_tax` by name", "lookup_symbol", map[string]any{"query": "with_tax"}, true),
+			darmanOnly("find `with_ta` (a prefix)", "lookup_symbol", map[string]any{"query": "with_ta"}, false),
+			darmanOnly("references of `with_tax`", "find_references", map[string]any{"symbol": "with_tax", "path": "shop/price.py"}, false),
+			darmanOnly("diagnostics of `shop/cart.py`", "diagnostics", map[string]any{"paths": []string{"shop/cart.py"}}, true),
+		}, nil
 	case "darman":
 		return []question{lookup("ParseInvocation"), lookup("Service"), refs("ParseInvocation", "agent/prompt/invoke.go"), diags("agent/prompt/invoke.go")}, nil
 	case "goroot":
 		return []question{lookup("ParseInLocation"), lookup("Reader"), refs("ParseInLocation", "time/format.go"), diags("time/format.go")}, nil
 	}
-	return nil, fmt.Errorf("-set %q: darman (this repository) or goroot (the Go distribution's src)", set)
+	return nil, fmt.Errorf("-set %q: darman (this repository), goroot (the Go distribution's src), typescript or python (small projects written to -root, as the end-to-end tests write them)", set)
 }
 
 // answer is one call's cost.
@@ -133,6 +150,22 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	if strings.ContainsRune(*darman, filepath.Separator) {
+		if *darman, err = filepath.Abs(*darman); err != nil { // the servers run in root
+			fail(err)
+		}
+	}
+	if files, ok := fixtures[*set]; ok {
+		for name, text := range files {
+			path := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				fail(err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				fail(err)
+			}
+		}
+	}
 	qs, err := questions(*set, dir)
 	if err != nil {
 		fail(err)
@@ -140,6 +173,10 @@ func main() {
 	servers := []server{
 		{label: "gopls mcp", argv: []string{*gopls, "mcp"}, tool: func(q question) (string, map[string]any) { return q.goplsTool, q.goplsArgs }},
 		{label: "darman mcp", argv: []string{*darman, "mcp"}, tool: func(q question) (string, map[string]any) { return q.darmanTool, q.darmanArgs }},
+	}
+	if qs[0].goplsTool == "" {
+		servers[0].label = "" // no peer for this language
+		servers = servers[1:]
 	}
 	fmt.Printf("root %s, load average before: %s\n\n", dir, loadavg())
 	type row struct{ cells []string }
@@ -202,18 +239,32 @@ func main() {
 		cs.Close()
 	}
 	kb := func(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
-	g, d := servers[0].label, servers[1].label
+	g, d := "gopls mcp", servers[len(servers)-1].label
+	if len(servers) == 1 {
+		g = "(no peer)"
+	}
 	fmt.Printf("| question | `%s` | `%s` text (wire) |\n|---|---|---|\n", g, d)
 	if *cold {
-		fmt.Printf("| start → initialize answered | %.0f ms | %.0f ms |\n", initMS[g], initMS[d])
+		peer := "—"
+		if len(servers) > 1 {
+			peer = fmt.Sprintf("%.0f ms", initMS[g])
+		}
+		fmt.Printf("| start → initialize answered | %s | %.0f ms |\n", peer, initMS[d])
 	}
 	for _, q := range qs {
-		if a, ok := coldMS[g][q.name]; ok {
-			b := coldMS[d][q.name]
-			fmt.Printf("| %s, cold (start → answer) | %.0f ms%s | %.0f ms%s |\n", q.name, a.ms, errNote(a), b.ms, errNote(b))
+		if b, ok := coldMS[d][q.name]; ok {
+			peer := "—"
+			if a, ok := coldMS[g][q.name]; ok {
+				peer = fmt.Sprintf("%.0f ms%s", a.ms, errNote(a))
+			}
+			fmt.Printf("| %s, cold (start → answer) | %s | %.0f ms%s |\n", q.name, peer, b.ms, errNote(b))
 		}
 		a, b := warmA[g][q.name], warmA[d][q.name]
-		fmt.Printf("| %s, warm | %.1f ms, %s%s | %.1f ms, %s (%s)%s |\n", q.name, a.ms, kb(a.text), errNote(a), b.ms, kb(b.text), kb(b.total), errNote(b))
+		peer := "—"
+		if len(servers) > 1 {
+			peer = fmt.Sprintf("%.1f ms, %s%s", a.ms, kb(a.text), errNote(a))
+		}
+		fmt.Printf("| %s, warm | %s | %.1f ms, %s (%s)%s |\n", q.name, peer, b.ms, kb(b.text), kb(b.total), errNote(b))
 	}
 	fmt.Printf("\nload average after: %s\n", loadavg())
 }
@@ -237,4 +288,24 @@ func loadavg() string {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "benchmcp:", err)
 	os.Exit(1)
+}
+
+// fixtures are the TypeScript and Python projects of the end-to-end tests
+// (cmd/darman's TestMCPTypeScript and TestMCPPython), for -set typescript
+// and python.
+var fixtures = map[string]map[string]string{
+	"typescript": {
+		"package.json":      `{"name": "shop", "private": true}` + "\n",
+		"tsconfig.json":     `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}` + "\n",
+		"src/price.ts":      "/** The price with tax. */\nexport function withTax(cents: number): number {\n  return Math.round(cents * 1.2);\n}\n\nexport function withTaxRounded(cents: number): number {\n  return withTax(cents);\n}\n",
+		"src/cart.ts":       "import { withTax } from \"./price\";\n\nexport function total(items: number[]): number {\n  return items.map(withTax).reduce((a, b) => a + b, 0);\n}\n\nexport function priceWithTax(cents: number): number {\n  return withTax(cents);\n}\n",
+		"src/price.test.ts": "export function withTax() {}\n",
+	},
+	"python": {
+		"pyproject.toml":   "[project]\nname = \"shop\"\nversion = \"0.1\"\n",
+		"shop/__init__.py": "",
+		"shop/price.py":    "def with_tax(cents: int) -> int:\n    return round(cents * 1.2)\n\n\ndef with_tax_rounded(cents: int) -> int:\n    return with_tax(cents)\n",
+		"shop/cart.py":     "from shop.price import with_tax\n\n\ndef price_with_tax(items: list[int]) -> int:\n    return sum(with_tax(i) for i in items)\n",
+		"tests/helpers.py": "def with_tax(cents):\n    return cents\n",
+	},
 }
