@@ -5,5 +5,5 @@
 // "editors/emacs"). Its tests install them as a user would and run
 // the inline completions (nvim/lua/darman/completion.lua, eglot's
 // completion items) against the real darman lsp (completion_test.go); the
-// helpers' agent behaviour is tested in server (editors_test.go).
+// helpers' agent behaviour is tested in server/lsp (editors_test.go).
 package editors

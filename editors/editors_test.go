@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestNeovimPlugin installs the plugin the ways the README says, in a
+// TestNeovimPlugin installs the plugin the ways docs/editors.md says, in a
 // headless Neovim with an empty home: as a native package (a directory
 // under pack/*/start on 'packpath', as a plugin manager's checkout is) and
 // by 'runtimepath' (lazy.nvim's config and packer's rtp do that). Each

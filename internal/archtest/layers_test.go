@@ -102,7 +102,7 @@ func TestLayers(t *testing.T) {
 	}
 	// The fronts are siblings: none reaches another. What two of them share
 	// lives below them (server/rpc, server/internal/...).
-	fronts := []string{"server/lsp", "server/acp", "mcp/server"}
+	fronts := []string{"server/lsp", "server/acp", "mcp/server", "cmd/darman/internal/terminal"}
 
 	for _, p := range pkgs {
 		for _, imp := range p.imports {
