@@ -84,7 +84,7 @@ func TestLookupRanksLikeAnExpert(t *testing.T) {
 		t.Errorf("signature = %q", sig)
 	}
 	if !strings.HasPrefix(text, "a/a.go:6:6 func ParseInvocation(text string) (name, args string, ok bool)\n") ||
-		!strings.Contains(out.Note, "fuzzy: true") || !strings.Contains(out.Note, `1 matches in dependencies (scope "all")`) {
+		out.Note != "not listed: 2 partial or fuzzy matches (fuzzy: true)" {
 		t.Errorf("ParseInvocation text =\n%s\nnote %q", text, out.Note)
 	}
 	if size > 1000 {
@@ -146,6 +146,11 @@ func TestLookupRanksLikeAnExpert(t *testing.T) {
 		t.Fatalf("Build with limit 1 = %v\n%s", paths(out.Symbols), text)
 	}
 
+	// A name only a dependency declares is found there.
+	var desc DescribeSymbolOutput
+	if text, isErr := call(t, cs, "describe_symbol", map[string]any{"symbol": "dep.Service"}, &desc); isErr || len(desc.Descriptions) != 1 || !desc.Descriptions[0].Symbol.Dependency || desc.Descriptions[0].Doc != "Service serves." {
+		t.Fatalf("describe_symbol dep.Service = %+v\n%s", desc, text)
+	}
 	// Tools that take a name pick the project's declaration over the
 	// dependency's.
 	var refs FindReferencesOutput

@@ -144,6 +144,7 @@ func main() {
 	warm := flag.Int("warm", 5, "warm asks of each question (the median is shown)")
 	cold := flag.Bool("cold", true, "also ask the lookups and diagnostics of a fresh server")
 	runs = flag.Int("runs", 3, "fresh servers for each cold question (the median is shown)")
+	settle := flag.Duration("settle", 0, "how long a warm server is left to finish its own work (gopls diagnoses the whole workspace after loading it) before the warm asks")
 	show := flag.Bool("show", false, "print each warm answer's text")
 	flag.Parse()
 	dir, err := filepath.Abs(*root)
@@ -179,40 +180,69 @@ func main() {
 		servers = servers[1:]
 	}
 	fmt.Printf("root %s, load average before: %s\n\n", dir, loadavg())
-	type row struct{ cells []string }
 	initMS := map[string]float64{}
 	coldMS := map[string]map[string]answer{}
 	warmA := map[string]map[string]answer{}
+	// coldAsk starts s fresh and asks q first: the time from the start to
+	// the answer, and to initialize's answer.
+	coldAsk := func(s server, q question) (answer, float64) {
+		cs, t0, err := s.start(dir)
+		if err != nil {
+			fail(fmt.Errorf("%s: %v", s.label, err))
+		}
+		init := float64(time.Since(t0).Microseconds()) / 1000
+		tool, args := s.tool(q)
+		a := ask(cs, tool, args)
+		a.ms = float64(time.Since(t0).Microseconds()) / 1000
+		cs.Close()
+		return a, init
+	}
 	for _, s := range servers {
 		coldMS[s.label], warmA[s.label] = map[string]answer{}, map[string]answer{}
-		if *cold {
-			var inits []float64
-			for _, q := range qs {
-				if !q.coldEnabled {
-					continue
-				}
-				var times []float64
-				var a answer
-				for range *runs {
-					cs, t0, err := s.start(dir)
-					if err != nil {
-						fail(fmt.Errorf("%s: %v", s.label, err))
-					}
-					inits = append(inits, float64(time.Since(t0).Microseconds())/1000)
-					tool, args := s.tool(q)
-					a = ask(cs, tool, args)
-					times = append(times, float64(time.Since(t0).Microseconds())/1000)
-					cs.Close()
-				}
-				a.ms = median(times)
-				coldMS[s.label][q.name] = a
-			}
-			initMS[s.label] = median(inits)
+	}
+	if *cold {
+		// One unmeasured start of each fills the caches both share (the
+		// OS's, gopls's file cache); then each cold run starts both, in
+		// turn, each first every other run, so both see the same load.
+		for _, s := range servers {
+			coldAsk(s, qs[0])
 		}
+		inits := map[string][]float64{}
+		for _, q := range qs {
+			if !q.coldEnabled {
+				continue
+			}
+			times := map[string][]float64{}
+			for run := range *runs {
+				for i := range servers {
+					s := servers[(i+run)%len(servers)]
+					a, init := coldAsk(s, q)
+					times[s.label] = append(times[s.label], a.ms)
+					inits[s.label] = append(inits[s.label], init)
+					a.ms = 0
+					coldMS[s.label][q.name] = a
+				}
+			}
+			for label, ts := range times {
+				a := coldMS[label][q.name]
+				a.ms = median(ts)
+				coldMS[label][q.name] = a
+			}
+		}
+		for label, v := range inits {
+			initMS[label] = median(v)
+		}
+	}
+	for _, s := range servers {
 		cs, _, err := s.start(dir)
 		if err != nil {
 			fail(fmt.Errorf("%s: %v", s.label, err))
 		}
+		for _, q := range qs {
+			tool, args := s.tool(q)
+			ask(cs, tool, args) // loads what the question needs
+		}
+		time.Sleep(*settle)
 		for _, q := range qs {
 			tool, args := s.tool(q)
 			first := ask(cs, tool, args)
