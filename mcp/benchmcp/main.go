@@ -4,8 +4,8 @@
 // question its first) and warm (the median of repeated asks).
 //
 //	go build -o bin/darman ./cmd/darman
-//	go run ./scripts/benchmcp -darman bin/darman -root . -set darman
-//	go run ./scripts/benchmcp -darman bin/darman -root "$(go env GOROOT)/src" -set goroot
+//	go run ./mcp/benchmcp -darman bin/darman -root . -set darman
+//	go run ./mcp/benchmcp -darman bin/darman -root "$(go env GOROOT)/src" -set goroot
 //
 // Bytes are the answer's text (what a client shows the model) and, for
 // darman, the text and its structured content together (what crosses the
