@@ -100,9 +100,14 @@ func (a *app) resolveIn(cmd *cobra.Command, arg string, open func(context.Contex
 }
 
 func (a *app) sessionsShow() *cobra.Command {
-	return &cobra.Command{
-		Use:               "show ID",
-		Short:             "Print a session's conversation",
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a session's conversation",
+		Long: `Prints a session's conversation readably: each prompt with its id (msg_…),
+which names its turn for darman sessions revert --turn, redo --turn and
+fork. --json prints the session and its messages as JSON instead (the
+shape darman sessions export writes, indented, without the images' bytes).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.completeSessions,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -114,9 +119,15 @@ func (a *app) sessionsShow() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				e.Blobs = nil // the images' bytes are export's, for import
+				return writeJSON(a.stdout, e)
+			}
 			return transcript.Text(a.stdout, transcript.Session{Session: e.Session, Messages: e.Messages})
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session and its messages as JSON")
+	return cmd
 }
 
 func (a *app) sessionsExport() *cobra.Command {
@@ -149,6 +160,7 @@ func (a *app) sessionsExport() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "json or markdown")
+	cmd.RegisterFlagCompletionFunc("format", completeWords("json", "markdown"))
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	return cmd
 }
