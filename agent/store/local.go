@@ -46,6 +46,9 @@ type local struct {
 	// journal.go); jmu keeps its records in commit order.
 	journal *journal
 	jmu     sync.Mutex
+	// sinceRoom counts the bytes written since room last asked the
+	// filesystem; it starts full, so the first write asks.
+	sinceRoom atomic.Int64
 	// written counts the bytes of keys and values this process has put
 	// into badger since it opened it (a deletion counts its key): what
 	// Stats reports, and what the streaming benchmarks measure.
@@ -117,6 +120,7 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 		}
 	}()
 	l = &local{dir: dir, log: log, readOnly: mode != readWrite}
+	l.sinceRoom.Store(roomSlack)
 	if mode == readWrite {
 		files, err := listStore(dir)
 		if err != nil {
