@@ -132,16 +132,17 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 
+	home := realHome()
 	c := &Checker{
 		root:     root,
 		realRoot: realRoot,
-		home:     realHome(),
+		home:     home,
 		asker:    opts.Asker,
 		store:    opts.Grants,
 		fallback: opts.Fallback,
 		log:      log,
 		windows:  runtime.GOOS == "windows",
-		rules:    slices.Clone(opts.Rules),
+		rules:    homeRules(slices.Clone(opts.Rules), home),
 		asking:   make(chan struct{}, 1),
 	}
 	if c.store != nil {
@@ -253,7 +254,7 @@ func (c *Checker) settle(call Call, checks []Check) (bool, error) {
 func (c *Checker) checks(call Call, dir string) []Check {
 	rules := c.snapshot()
 	if len(call.Rules) > 0 {
-		rules = slices.Concat(rules, call.Rules)
+		rules = slices.Concat(rules, homeRules(call.Rules, c.home))
 	}
 	var out []Check
 	var pl *place
