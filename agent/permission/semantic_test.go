@@ -38,7 +38,7 @@ func semanticWorld(t *testing.T) (home, root string) {
 	return home, root
 }
 
-// readmeRules are Defaults plus the rules README.md suggests and the ones
+// readmeRules are Defaults plus the rules docs/security.md suggests and the ones
 // finding 4 names, and a careless "allow every command".
 func readmeRules(extra ...Rule) []Rule {
 	rules := append(Defaults(),

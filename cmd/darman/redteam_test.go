@@ -17,7 +17,7 @@ import (
 )
 
 // The red-team suite: a scripted model makes hostile tool calls through the
-// real `darman run`, against the defaults and against the rules README.md
+// real `darman run`, against the defaults and against the rules docs/security.md
 // suggests, and each is judged by its effect: no secret in anything the
 // model (or the terminal) saw, no file written outside the workspace, no
 // protected file changed, no planted program run. Calls are batched several
@@ -340,7 +340,7 @@ func toolResults(t *testing.T, srv *llmtest.Server) map[string]string {
 }
 
 // redteamRules are the rule sets the table runs against: darman's defaults
-// alone, and the rules README.md suggests plus the allow rules the
+// alone, and the rules docs/security.md suggests plus the allow rules the
 // findings name.
 var redteamRules = map[string]string{
 	"defaults": `{}`,
