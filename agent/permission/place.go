@@ -29,6 +29,8 @@ type place struct {
 	judged         []judged                          // reused by each path's judge
 	dirInside      bool                              // realDir is within realRoot
 	msys           bool                              // paths are read as Git for Windows' bash reads them (see msysPath)
+	wsPath         []string                          // PATH directories in the workspace (see pathShadow)
+	wsPathRelative bool                              // PATH has a relative entry
 }
 
 // newPlace prepares to judge paths of a line run in dir under the real
