@@ -58,6 +58,9 @@ rules for this run: "edit", "bash:go test *".
 --agent runs the turn with a named agent (and makes it the session's): the
 built-in build (the default) or plan (reads and plans, never edits), or one
 of .darman/agent/*.md, .claude/agents/*.md and the configuration's agents.
+A Claude Code sub-agent file (.claude/agents/NAME.md without a mode) runs
+this way too, as claude --agent runs it; the editors' pickers list only the
+agents whose mode is primary or all.
 
 Exit status: 0 when the turn finished, 1 when it failed, 130 when it was
 interrupted (the turn is saved as cancelled).`,
@@ -193,7 +196,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 
 	if o.agent != "" {
 		// An unknown agent fails before a session is made for it.
-		if a, ok := svc.Agents().Get(o.agent); !ok || !a.Runs() {
+		if a, ok := svc.Agents().Get(o.agent); !ok || !a.RunsWhenNamed() {
 			return fmt.Errorf("--agent %q: not an agent a session runs; the agents are %s", o.agent, strings.Join(svc.Agents().Names(agents.Agent.Runs), ", "))
 		}
 	}
