@@ -24,6 +24,7 @@ func planWorkspace(t *testing.T) (*env, *llmtest.Server) {
 			{ID: "e1", Name: "edit", Arguments: json.RawMessage(`{"path":"main.go","oldString":"func main() {}","newString":"func main() { panic(1) }"}`)},
 			{ID: "w1", Name: "write", Arguments: json.RawMessage(`{"path":"main.go","content":"changed\n"}`)},
 			{ID: "b1", Name: "bash", Arguments: json.RawMessage(`{"command":"echo changed > main.go","description":"overwrite"}`)},
+			{ID: "ls1", Name: "bash", Arguments: json.RawMessage(`{"command":"ls","description":"list the files"}`)},
 		}},
 		{Text: "Plan: make main panic."},
 	}})
@@ -50,12 +51,18 @@ func mainUnchanged(t *testing.T, e *env, front string) {
 // configuration allows every edit, even in plan's own agents entry.
 func TestPlanCannotEditInAnyFront(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
-		e, _ := planWorkspace(t)
+		e, srv := planWorkspace(t)
 		out, errs, code := e.run("run", "--agent", "plan", "make main panic")
 		if code != 0 || !strings.Contains(out, "Plan: make main panic.") {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 		}
 		mainUnchanged(t, e, "darman run")
+		// plan's bash runs the commands that read, as its prompt says.
+		if calls := srv.ModelCalls(); len(calls) < 2 {
+			t.Errorf("%d model calls", len(calls))
+		} else if ls := calls[1].Get(`messages.@reverse.0.content.#(tool_use_id=="ls1")`).Raw; !strings.Contains(ls, "main.go") || strings.Contains(ls, "may not use") {
+			t.Errorf("ls under plan answered %s", ls)
+		}
 		if _, errs, code := e.run("run", "--agent", "nobody", "hi"); code == 0 || !strings.Contains(errs, "the agents are build, plan") {
 			t.Errorf("--agent nobody: exit %d, %s", code, errs)
 		}
@@ -114,5 +121,33 @@ func TestDoctorListsAgents(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A Claude Code agent file as Claude Code users write it (name,
+// description, tools; no mode) runs with darman run --agent, as claude
+// --agent runs it, with its tools only; it stays out of a session that
+// did not name it.
+func TestRunWithAClaudeCodeAgentFile(t *testing.T) {
+	e := newEnv(t)
+	e.write("main.go", planMain)
+	e.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\n---\nYou review code and report bugs.\n")
+	srv := e.userModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "No bugs."}, {Text: "Built."}}}, "")
+	out, errs, code := e.run("run", "--agent", "reviewer", "review main.go")
+	if code != 0 || !strings.Contains(out, "No bugs.") {
+		t.Fatalf("run --agent reviewer: exit %d\n%s\n%s", code, out, errs)
+	}
+	first := srv.ModelCalls()[0]
+	var tools []string
+	for _, n := range first.Get("tools.#.name").Array() {
+		tools = append(tools, n.String())
+	}
+	if strings.Join(tools, ",") != "read,grep" || !strings.Contains(first.Get("system").Raw, "You review code and report bugs.") {
+		t.Errorf("the reviewer's turn offered %v with system %.300s", tools, first.Get("system").Raw)
+	}
+	// A new session without --agent is build's, with every tool.
+	e.ok("run", "build it")
+	if n := len(srv.ModelCalls()[1].Get("tools").Array()); n <= 2 {
+		t.Errorf("a plain run offered %d tools: the reviewer file replaced build", n)
 	}
 }

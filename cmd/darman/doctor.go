@@ -143,7 +143,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 }
 
 func (a *app) diagnoseStore(ctx context.Context, r *report) {
-	s, err := a.openStore(ctx)
+	s, err := a.openStoreReadOnly(ctx)
 	var damage *store.DamageError
 	switch {
 	case errors.As(err, &damage):
@@ -182,15 +182,7 @@ func (a *app) repairStore() []check {
 	case !res.Damaged:
 		return []check{{Section: "data", Name: "repair", Status: "ok", Detail: "the session store is sound: nothing to repair"}}
 	}
-	detail := fmt.Sprintf("moved the damaged store to %s; ", res.Aside)
-	if res.Unreadable != "" {
-		detail += "nothing could be read back from it: " + res.Unreadable
-	} else {
-		detail += fmt.Sprintf("read back %d sessions (%d records)", res.Sessions, res.Records)
-	}
-	if len(res.Lost) > 0 {
-		detail += "; lost what was in " + strings.Join(res.Lost, ", ")
-	}
+	detail := strings.TrimSuffix(repairReport(res, "; "), "; ")
 	return []check{{Section: "data", Name: "repair", Status: "warn", Detail: detail}}
 }
 
@@ -210,10 +202,15 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 	log, _ := a.logger()
 	m := newModels(c, log)
 	sel, err := m.selectModel(ctx)
-	if err != nil {
-		// No model is not broken darman: doctor says what to set.
-		r.add("model", "model", "warn", err.Error())
-	} else {
+	switch {
+	case err != nil:
+		// darman has nothing to talk to: required, and broken.
+		r.add("model", "model", "fail", err.Error())
+	case !sel.Client.Model(sel.Model).Known:
+		r.add("model", sel.Ref(), "warn", fmt.Sprintf("%s; but darman knows no model %q of %s (neither its catalog nor the configuration): its limits are defaults and its cost is counted as 0. "+
+			"Check the id (darman models lists the known ones; --check-model asks the server), or describe it in provider.%s.models.%s",
+			sel.Reason, sel.Model, sel.Client.Name(), sel.Client.Name(), sel.Model))
+	default:
 		r.add("model", sel.Ref(), "ok", sel.Reason)
 	}
 	names := map[string]bool{}
