@@ -1,4 +1,4 @@
-package server_test
+package lsp_test
 
 import (
 	"encoding/json"
