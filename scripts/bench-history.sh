@@ -31,14 +31,18 @@ trap cleanup EXIT
 now() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# The scripted model: "edit" conversations write 12 files, one call each,
-# then answer; every other prompt gets one answer.
-edits=""
-for i in $(seq 1 12); do
-  edits+='{"toolCalls":[{"name":"write","arguments":{"path":"pkg'$i'/edited.txt","content":"turn edit '$i'\n"}}]},'
-done
+# The scripted model: the two "edit" conversations write 12 new files
+# each, one call a step, then answer; every other prompt gets one answer.
+edits() { # edits NAME: 12 steps writing pkg1..12/NAME
+  local i out=""
+  for i in $(seq 1 12); do
+    out+='{"toolCalls":[{"name":"write","arguments":{"path":"pkg'$i'/'$1'","content":"edit '$i'\n"}}]},'
+  done
+  echo "$out"
+}
 cat >"$work/script.json" <<JSON
-{"conversations": [{"match": "edit", "steps": [${edits}{"text": "edited"}]}],
+{"conversations": [{"match": "again", "steps": [$(edits second.txt){"text": "edited"}]},
+                   {"match": "edit", "steps": [$(edits first.txt){"text": "edited"}]}],
  "steps": [{"text": "hi"}]}
 JSON
 (cd "$repo" && go build -o "$work/scripted-model" ./cmd/scripted-model)
