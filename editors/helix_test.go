@@ -123,8 +123,12 @@ func TestHelix(t *testing.T) {
 	sc.pick("Allow once")
 	sc.keys(":open main.go", "Enter")
 	sc.waitText("// Greets the world, with accents.")
-	if calls := s.model.ModelCalls(); len(calls) != 6 || !strings.Contains(string(calls[3].Body), "comment main") {
-		t.Errorf("the model did not get the free prompt")
+	prompted := false
+	for _, c := range s.model.ModelCalls() {
+		prompted = prompted || strings.Contains(string(c.Body), "comment main")
+	}
+	if !prompted {
+		t.Error("the model never got the free prompt")
 	}
 
 	sc.keys(":q!", "Enter")
