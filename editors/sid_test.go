@@ -192,7 +192,11 @@ func (s *sid) workspace(script llmtest.Script, files map[string]string, extra st
 			s.t.Logf("darman's log:\n%s", tail(strings.Join(keep, "\n"), 12000))
 			if calls := s.model.ModelCalls(); len(calls) > 0 {
 				msgs := calls[len(calls)-1].Get("messages").Array()
-				s.t.Logf("the model's last message (of %d calls):\n%s", len(calls), tail(msgs[len(msgs)-3].Raw+"\n"+msgs[len(msgs)-1].Raw, 3000))
+				var last []string
+				for _, m := range msgs[max(len(msgs)-3, 0):] {
+					last = append(last, m.Raw)
+				}
+				s.t.Logf("the model's last messages (of %d calls):\n%s", len(calls), tail(strings.Join(last, "\n"), 3000))
 			}
 		}
 	})
@@ -228,8 +232,8 @@ func (s *sid) env() []string {
 
 // command is argv run in the root, in a mount namespace of its own with
 // proc, /dev, /dev/pts and the host's Go mounted, from dir (inside the
-// root).
-func (s *sid) command(dir string, argv ...string) *exec.Cmd {
+// root), with env added to the editor's environment.
+func (s *sid) command(dir string, env []string, argv ...string) *exec.Cmd {
 	mountGo := ""
 	if s.goroot != "" {
 		os.MkdirAll(filepath.Join(s.root, "usr/local/go"), 0o755)
@@ -237,7 +241,7 @@ func (s *sid) command(dir string, argv ...string) *exec.Cmd {
 	}
 	script := `set -e; mount -t proc proc "$R/proc" && mount --bind /dev "$R/dev" && mount --bind /dev/pts "$R/dev/pts" && ` + mountGo +
 		`cd "$R$DIR" && exec chroot "$R" sh -c 'cd "$0" && exec env -i "$@"' "$DIR" "$@"`
-	args := append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh"}, s.env()...)
+	args := append(append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh"}, s.env()...), env...)
 	cmd := exec.Command("unshare", append(args, argv...)...)
 	cmd.Env = append(os.Environ(), "R="+s.root, "DIR="+dir, "GOROOT_HOST="+s.goroot)
 	return cmd
@@ -257,7 +261,7 @@ func (s *sid) tmux(dir, program string) *screen {
 	s.t.Helper()
 	sc := &screen{s: s, sock: s.in("tmux.sock")}
 	// timeout: should the test process die, the editor does not stay.
-	cmd := s.command(dir, "tmux", "-S", sc.sock, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "30", "timeout 600 "+program)
+	cmd := s.command(dir, nil, "tmux", "-S", sc.sock, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "30", "timeout 600 "+program)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		s.t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
@@ -354,6 +358,35 @@ func docSnippet(t *testing.T, lang, after string) string {
 	}
 	t.Fatalf("no ```%s block after %q in the README or docs/editors.md", lang, after)
 	return ""
+}
+
+// run runs an editor in the root to its end (two minutes at most) and
+// returns the key=value lines its script wrote to $OUT.
+func (s *sid) run(env []string, argv ...string) map[string][]string {
+	s.t.Helper()
+	cmd := s.command(s.in("ws"), append(env, "OUT="+s.in("out")), argv...)
+	done := make(chan struct{})
+	timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	out, err := cmd.CombinedOutput()
+	close(done)
+	if err != nil {
+		s.t.Fatalf("%s: %v\n%s", argv[0], err, out)
+	}
+	b, err := os.ReadFile(s.host("out"))
+	if err != nil {
+		s.t.Fatalf("%s wrote no results: %v\n%s", argv[0], err, out)
+	}
+	r := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		r[k] = append(r[k], v)
+	}
+	s.t.Logf("%s saw: %v", argv[0], r)
+	if len(r["error"]) > 0 {
+		s.t.Fatalf("the script failed: %v\n%s", r["error"], out)
+	}
+	return r
 }
 
 func toolStep(name string, args any) llmtest.Step {

@@ -20,7 +20,11 @@ set -eu
 CACHE=${DARMAN_TEST_CACHE:-$HOME/.cache/darman-test}
 ROOT=$CACHE/sid
 PACKAGES="hx neovim emacs-nox tmux git ca-certificates"
-STAMP="packages: $PACKAGES"
+# Emacs 30's go-ts-mode needs the Go tree-sitter grammar, which Debian ships
+# as source (tree-sitter-go-src, whose build dependencies would pull a
+# compiler into the root): it is compiled here with the host's C compiler.
+GRAMMAR=tree-sitter-go-src
+STAMP="packages: $PACKAGES; grammar: $GRAMMAR"
 SKIPPED="the tests with Helix 25.07, Neovim 0.12 and Emacs 30 (editors: TestHelix*, TestNeovim012*, TestEmacs30*) will be skipped"
 
 if [ -f "$ROOT/.complete" ] && [ "$(cat "$ROOT/.complete")" = "$STAMP" ]; then
@@ -79,7 +83,31 @@ if ! unshare --mount --propagation private sh -c '
   cannot "apt-get inside the sid root could not install $PACKAGES, its log is $log"
 fi
 
+cc=$(command -v cc || command -v gcc || true)
+[ -n "$cc" ] || cannot "a C compiler (cc) is needed to build the Go tree-sitter grammar for Emacs 30's go-ts-mode"
+if ! unshare --mount --propagation private sh -c '
+  set -e
+  R=$1
+  mount -t proc proc "$R/proc"
+  mount --bind /dev "$R/dev"
+  rm -rf "$R/tmp/grammar" && mkdir -p "$R/tmp/grammar"
+  chroot "$R" sh -c "cd /tmp/grammar && apt-get -o Acquire::Check-Valid-Until=false download -qq $2"
+' sh "$work" $GRAMMAR >>"$log" 2>&1; then
+  tail -n 5 "$log" >&2
+  cannot "apt-get inside the sid root could not download $GRAMMAR, its log is $log"
+fi
+dpkg-deb -x "$work"/tmp/grammar/"$GRAMMAR"_*.deb "$work/tmp/grammar/x"
+src=$(dirname "$(find "$work/tmp/grammar/x" -path '*/parser/src/parser.c' | head -n 1)")
+extra=""
+[ -f "$src/scanner.c" ] && extra="$src/scanner.c"
+"$cc" -shared -fPIC -O1 -I"$src" "$src/parser.c" $extra -o "$work/usr/local/lib/libtree-sitter-go.so" >>"$log" 2>&1 ||
+  cannot "$cc could not build the Go tree-sitter grammar, its log is $log"
+chroot "$work" ldconfig
+grammar_version=$(dpkg-deb -f "$work"/tmp/grammar/"$GRAMMAR"_*.deb Version)
+rm -rf "$work/tmp/grammar" "$work"/var/lib/apt/lists/*
+
 chroot "$work" dpkg-query -W -f '${Package} ${Version}\n' $PACKAGES >"$work/.versions"
+echo "$GRAMMAR $grammar_version (built as /usr/local/lib/libtree-sitter-go.so)" >>"$work/.versions"
 rm -rf "$ROOT"
 mv "$work" "$ROOT"
 echo "$STAMP" >"$ROOT/.complete"
