@@ -351,8 +351,10 @@ func (b *unsavingEditor) answer(method string, params json.RawMessage) (any, err
 					Version *int   `json:"version"`
 				} `json:"textDocument"`
 				Edits []struct {
-					Range   struct{ Start, End struct{ Line, Character uint32 } } `json:"range"`
-					NewText string                                               `json:"newText"`
+					Range struct {
+						Start, End struct{ Line, Character uint32 }
+					} `json:"range"`
+					NewText string `json:"newText"`
 				} `json:"edits"`
 			} `json:"documentChanges"`
 		} `json:"edit"`
