@@ -24,7 +24,7 @@ import (
 // the editor's processes even when the test fails or is killed.
 
 // sidTests are the tests that need the root, named when it is missing.
-const sidTests = "TestHelix, TestHelixCompletion, TestNeovim012, TestNeovim012InlineCompletion, TestEmacs30, TestEmacs30CompletionItem"
+const sidTests = "TestHelix, TestNeovim012, TestNeovim012InlineCompletion, TestEmacs30, TestEmacs30CompletionItem"
 
 // sidRootDir is where install-sid-root.sh puts the root.
 func sidRootDir() string {
