@@ -59,7 +59,7 @@ func (sc *screen) pick(title string) {
 // exits with Helix.
 func TestHelix(t *testing.T) {
 	s := newSid(t)
-	toml := docSnippet(t, "toml", "**Helix** (languages.toml)")
+	toml := docSnippet(t, "toml", "**Helix** (languages.toml")
 	s.write("home/.config/helix/languages.toml", toml)
 	s.workspace(llmtest.Script{Conversations: []llmtest.Conversation{
 		{Match: "comment main", Steps: []llmtest.Step{ // the free prompt
