@@ -38,7 +38,7 @@ WINE_APT_PACKAGES = wine64 gcc-mingw-w64-x86-64-win32
 # code-server's kerberos module builds against libkrb5-dev.
 EXTENSION_APT_PACKAGES = chromium libkrb5-dev
 
-deps: deps-go deps-apt deps-gopls deps-npm deps-extension
+deps: deps-go deps-apt deps-gopls deps-npm deps-extension deps-sid
 
 deps-go:
 	$(GO) mod download
@@ -96,6 +96,13 @@ deps-extension: deps-apt
 	  sh vscode-extension/scripts/install-code-server.sh; \
 	else echo "deps: install Node.js and npm to test the VS Code extension; its tests are skipped without them"; fi
 
+# The current editors (Helix 25.07, Neovim 0.12, Emacs 30) for editors/'
+# tests: a Debian sid root cached in ~/.cache/darman-test/sid, prepared once
+# per machine (scripts/install-sid-root.sh; about 2 minutes and 740 MB).
+# After deps-apt: both use apt-get (debootstrap), which one lock serializes.
+deps-sid: deps-apt
+	@sh scripts/install-sid-root.sh
+
 check:
 	@unformatted=$$(gofmt -l $(GOFILES)); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
@@ -122,7 +129,7 @@ CROSS_RULES = $(addprefix cross-,$(subst /,-,$(CROSS_TARGETS)))
 # compiled every package's tests for every target.
 CROSS_TEST_PACKAGES = ./internal/... ./agent/store ./agent/permission ./agent/tool/...
 
-.PHONY: deps-go deps-apt deps-gopls deps-npm deps-extension $(CROSS_RULES)
+.PHONY: deps-go deps-apt deps-gopls deps-npm deps-extension deps-sid $(CROSS_RULES)
 
 cross: $(CROSS_RULES)
 

@@ -166,7 +166,7 @@ func runApplyPatch(ctx context.Context, env *Env, in applyPatchInput) (Result, e
 		diffs[i] = *c.diff()
 	}
 	res := Result{
-		Output:    "Applied the patch:\n" + strings.Join(summary, "\n"),
+		Output:    "Applied the patch:\n" + strings.Join(summary, "\n") + unsavedNote(ws, changes...),
 		Title:     title,
 		Locations: locs,
 		Metadata:  metadata(map[string]any{"diffs": diffs}),

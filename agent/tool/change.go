@@ -131,6 +131,25 @@ func save(ctx context.Context, env *Env, ws Workspace, c fileChange) (*Result, e
 	return nil, nil
 }
 
+// unsavedNote is what the model is told when changed files are in the
+// editor's buffers, not saved yet (see Buffers), and "" otherwise.
+func unsavedNote(ws Workspace, changes ...fileChange) string {
+	b, ok := ws.(Buffers)
+	if !ok {
+		return ""
+	}
+	var shown []string
+	for _, c := range changes {
+		if !c.remove && b.InBuffer(c.abs) {
+			shown = append(shown, c.shown)
+		}
+	}
+	if len(shown) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" The change to %s is in the editor's buffer, not saved: the user sees it there and saves it; commands and other programs read the old file until then.", strings.Join(shown, ", "))
+}
+
 // changedSnippet shows the lines around the first replacement of an edit,
 // numbered, so the model sees the result without reading the file again.
 func changedSnippet(text string, a textmatch.Applied) (string, int) {

@@ -124,6 +124,7 @@ func runEdits(ctx context.Context, env *Env, path string, edits []editInput, too
 	for _, t := range tolerant {
 		out += " " + t
 	}
+	out += unsavedNote(ws, c)
 	if len(edits) > 1 {
 		out += " After the first edit, these lines read:\n" + snippet
 	} else {

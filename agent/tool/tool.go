@@ -150,10 +150,20 @@ type Workspace interface {
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 	// WriteFile replaces a file's content, creating it (and its directory)
 	// when needed and keeping the mode of an existing file. When it returns,
-	// the new content is on disk, so a following command sees it.
+	// the new content is on disk, so a following command sees it, unless
+	// the workspace is a Buffers that left it in the editor's buffer.
 	// It fails, without writing, when the editor holds unsaved changes to
 	// the file (see ErrUnsaved).
 	WriteFile(ctx context.Context, path string, content []byte) error
+}
+
+// Buffers is a Workspace that may leave a write in the editor's buffer,
+// not saved (an editor that applies edits without saving them, such as
+// Helix): the user sees it there and saves it. InBuffer reports whether
+// path holds such a change now; the edit tools then tell the model that
+// commands see it only once the user saves.
+type Buffers interface {
+	InBuffer(path string) bool
 }
 
 // Remover is a Workspace that deletes files itself (the LSP front, through

@@ -79,7 +79,7 @@ func runWrite(ctx context.Context, env *Env, in writeInput) (Result, error) {
 		verb = "Created"
 	}
 	return Result{
-		Output:    fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, shown, n, len(c.after)),
+		Output:    fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, shown, n, len(c.after)) + unsavedNote(ws, c),
 		Title:     title,
 		Locations: []agent.Location{{Path: abs}},
 		Diff:      c.diff(),

@@ -23,6 +23,9 @@ type initializeParams struct {
 // clientCapabilities are the capabilities darman acts on.
 type clientCapabilities struct {
 	Workspace struct {
+		// ApplyEdit: the client applies workspace/applyEdit to its
+		// buffers (not saving them).
+		ApplyEdit     bool `json:"applyEdit"`
 		WorkspaceEdit struct {
 			DocumentChanges    bool     `json:"documentChanges"`
 			ResourceOperations []string `json:"resourceOperations"`

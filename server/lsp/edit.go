@@ -75,6 +75,36 @@ func (w *workspace) applyAndSave(ctx context.Context, path string, content []byt
 	return nil
 }
 
+// applyToBuffer changes a file open in the editor through one
+// workspace/applyEdit, which the client applies to the buffer without
+// saving it: the edit shows where the user works, undo takes it back, and
+// the user saves it. The disk is not written, so the editor never finds the
+// file changed behind the buffer. The edit is computed against the buffer
+// darman knows and carries its version when the client takes versioned
+// edits: if the user typed in between, the client refuses it and the tool
+// is told to read the file again.
+func (w *workspace) applyToBuffer(ctx context.Context, doc *document, path string, content []byte) error {
+	version := doc.version
+	edit := doc.content.Edit(string(content))
+	label := "darman: edit " + w.shown(path)
+	params := protocol.ApplyWorkspaceEditParams{Label: &label, Edit: w.workspaceEdit(doc.uri, path, &version, edit)}
+	var res protocol.ApplyWorkspaceEditResponse
+	if err := w.s.call(ctx, w.s.opts.PermissionTimeout, protocol.ServerWorkspaceApplyEdit, params, &res); err != nil {
+		return fmt.Errorf("the editor did not apply the edit to %s: %w", path, err)
+	}
+	if !res.Applied {
+		reason := "no reason given"
+		if res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		return fmt.Errorf("the editor refused the edit to %s (%s); read the file again and redo the change", path, reason)
+	}
+	w.mu.Lock()
+	w.inBuffer[path] = bufferRecord{version: version, content: content}
+	w.mu.Unlock()
+	return nil
+}
+
 // canCreate reports whether the client takes workspace edits that create
 // files.
 func (w *workspace) canCreate() bool {

@@ -302,3 +302,168 @@ func TestOpenDiff(t *testing.T) {
 		}
 	}
 }
+
+// unsavingEditor is a client that takes workspace/applyEdit but saves
+// nothing, as Helix 25.07, Neovim and eglot do without darman's helpers: it
+// applies darman's versioned edit to its buffer, answers, then sends the
+// didChange an editor sends for its buffer's new text. The file on disk is
+// the user's to save.
+type unsavingEditor struct {
+	e     *env
+	mu    sync.Mutex
+	buf   map[string]string // uri → text
+	ver   map[string]int
+	edits []json.RawMessage
+}
+
+func newUnsavingEditor() *unsavingEditor {
+	return &unsavingEditor{buf: map[string]string{}, ver: map[string]int{}}
+}
+
+// caps are the capabilities such an editor sends.
+func (b *unsavingEditor) caps() map[string]any {
+	return map[string]any{"workspace": map[string]any{"applyEdit": true,
+		"workspaceEdit": map[string]any{"documentChanges": true}}}
+}
+
+func (b *unsavingEditor) open(rel, content string) {
+	b.mu.Lock()
+	b.buf[b.e.uri(rel)], b.ver[b.e.uri(rel)] = content, 1
+	b.mu.Unlock()
+	b.e.open(rel, content)
+}
+
+func (b *unsavingEditor) text(rel string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf[b.e.uri(rel)]
+}
+
+func (b *unsavingEditor) answer(method string, params json.RawMessage) (any, error) {
+	if method != "workspace/applyEdit" {
+		return defaultAnswer(method, params)
+	}
+	var p struct {
+		Edit struct {
+			DocumentChanges []struct {
+				TextDocument struct {
+					URI     string `json:"uri"`
+					Version *int   `json:"version"`
+				} `json:"textDocument"`
+				Edits []struct {
+					Range struct {
+						Start, End struct{ Line, Character uint32 }
+					} `json:"range"`
+					NewText string `json:"newText"`
+				} `json:"edits"`
+			} `json:"documentChanges"`
+		} `json:"edit"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.edits = append(b.edits, params)
+	for _, dc := range p.Edit.DocumentChanges {
+		uri := dc.TextDocument.URI
+		if dc.TextDocument.Version == nil || *dc.TextDocument.Version != b.ver[uri] {
+			return map[string]any{"applied": false, "failureReason": "version mismatch"}, nil
+		}
+		c := text.New(b.buf[uri])
+		for _, ed := range dc.Edits {
+			rg := lspRange(ed.Range.Start.Line, ed.Range.Start.Character, ed.Range.End.Line, ed.Range.End.Character)
+			var err error
+			if c, err = c.Apply(&rg, ed.NewText); err != nil {
+				return map[string]any{"applied": false, "failureReason": err.Error()}, nil
+			}
+		}
+		b.buf[uri] = c.String()
+		b.ver[uri]++
+		change := map[string]any{"textDocument": map[string]any{"uri": uri, "version": b.ver[uri]},
+			"contentChanges": []any{map[string]any{"text": c.String()}}}
+		go b.e.client.Notify("textDocument/didChange", change) // after the answer, as an editor does
+	}
+	return map[string]any{"applied": true}, nil
+}
+
+// A client that takes workspace/applyEdit without darman's applyEditAndSave
+// (Helix) gets the edit of an open file in its buffer, versioned, and darman
+// leaves the disk alone: an editor that does not reload would otherwise
+// find the file changed behind the buffer and refuse to save it. The
+// model's next read sees the edit; the model is told it is not saved. A
+// file that is not open is written to the disk.
+func TestEditInTheBufferOfAnApplyEditClient(t *testing.T) {
+	ed := newUnsavingEditor()
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			toolStep("read", map[string]string{"path": "main.go"}),
+			toolStep("edit", map[string]string{"path": "main.go", "oldString": "hi", "newString": "héllo"}),
+			toolStep("read", map[string]string{"path": "main.go"}),
+			toolStep("read", map[string]string{"path": "other.go"}),
+			toolStep("write", map[string]string{"path": "other.go", "content": "package main // other\n"}),
+			{Text: "done"},
+		}},
+		rules:  editRules(),
+		caps:   ed.caps(),
+		optIns: map[string]bool{"sessionUpdates": true},
+		answer: ed.answer,
+	})
+	ed.e = e
+	const before = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
+	e.write("main.go", before)
+	e.write("other.go", "package main\n")
+	ed.open("main.go", before)
+	e.prompt("greet with an accent")
+	e.client.Await(0, "the end", isState("idle"))
+	if got := e.read("main.go"); got != before {
+		t.Errorf("darman wrote main.go behind the open buffer: the disk holds %q", got)
+	}
+	if got, want := ed.text("main.go"), strings.Replace(before, "hi", "héllo", 1); got != want {
+		t.Errorf("the buffer holds %q, want %q", got, want)
+	}
+	if len(ed.edits) != 1 || !strings.Contains(string(ed.edits[0]), `"version":1`) || !strings.Contains(string(ed.edits[0]), `"label":"darman: edit main.go"`) {
+		t.Errorf("applyEdit requests %s, want one labelled edit of version 1", ed.edits)
+	}
+	if r := e.toolResult(2); !strings.Contains(r, "in the editor's buffer, not saved") {
+		t.Errorf("the model was not told the edit is unsaved: %s", r)
+	}
+	if r := e.toolResult(3); !strings.Contains(r, "héllo") {
+		t.Errorf("the read after the edit did not see it: %s", r)
+	}
+	if got := e.read("other.go"); got != "package main // other\n" {
+		t.Errorf("other.go, not open, holds %q on disk", got)
+	}
+	if r := e.toolResult(5); !strings.Contains(r, "Wrote other.go") || strings.Contains(r, "not saved") {
+		t.Errorf("the write of a file that is not open was called unsaved: %s", r)
+	}
+}
+
+// In such a client a buffer with unsaved work takes the edit on top of that
+// work (nothing is lost, undo takes the edit back), where a disk write
+// would have had to be refused.
+func TestEditOnTopOfUnsavedWorkInTheBuffer(t *testing.T) {
+	ed := newUnsavingEditor()
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			toolStep("read", map[string]string{"path": "main.go"}),
+			toolStep("edit", map[string]string{"path": "main.go", "oldString": "package main", "newString": "package main // by darman"}),
+			{Text: "done"},
+		}},
+		rules:  editRules(),
+		caps:   ed.caps(),
+		optIns: map[string]bool{"sessionUpdates": true},
+		answer: ed.answer,
+	})
+	ed.e = e
+	e.write("main.go", "package main\n")
+	ed.open("main.go", "package main\n\n// the user's unsaved work\n")
+	e.prompt("mark main.go")
+	e.client.Await(0, "the end", isState("idle"))
+	if got := ed.text("main.go"); got != "package main // by darman\n\n// the user's unsaved work\n" {
+		t.Errorf("the buffer holds %q", got)
+	}
+	if got := e.read("main.go"); got != "package main\n" {
+		t.Errorf("the disk holds %q", got)
+	}
+}

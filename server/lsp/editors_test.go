@@ -122,8 +122,9 @@ func results(t *testing.T, path string) map[string][]string {
 
 // TestNeovim runs a prompt that edits a file from a headless Neovim 0.7.2,
 // then the same from the "fix this problem" code action,
-// on both edit paths: plain vim.lsp.start_client (darman writes the disk,
-// 'autoread' reloads the clean buffer) and the shipped helper
+// on both edit paths: plain vim.lsp.start_client (Neovim takes
+// workspace/applyEdit: the edit lands in the buffer unsaved, and the person
+// saves it before allowing go build) and the shipped helper
 // (editors/nvim/darman.lua: applyEditAndSave, session updates, permissions
 // with vim.ui.select). Either way the buffer shows the change, u undoes it,
 // :w writes with no "file has changed" prompt, and the agent's go build
@@ -190,8 +191,9 @@ func TestNeovim(t *testing.T) {
 }
 
 // TestEmacs runs the same prompt from Emacs 28 with eglot 1.9 in batch
-// mode, plain and with the shipped snippet (editors/emacs/darman.el,
-// applyEditAndSave): eglot connects, lists the code actions of a
+// mode, plain (the edit lands in the buffer through workspace/applyEdit,
+// and the person saves it before allowing go build) and with the shipped
+// snippet (editors/emacs/darman.el, applyEditAndSave): eglot connects, lists the code actions of a
 // selection, runs darman.prompt with eglot-execute-command, answers the
 // permissions through completing-read, and the edit lands.
 func TestEmacs(t *testing.T) {

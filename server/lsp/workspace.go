@@ -20,6 +20,12 @@ import (
 //   - for a client that opted into applyEditAndSave, through
 //     workspace/applyEdit, which the client applies and saves before it
 //     answers; darman never writes those files itself;
+//   - for another client that takes workspace/applyEdit, a file open in it
+//     is changed in its buffer by workspace/applyEdit, not saved: the user
+//     sees the edit, undoes it, saves it; darman never writes that file
+//     behind the buffer (an editor that does not reload, such as Helix,
+//     would then refuse to save it). Files that are not open go to the
+//     disk;
 //   - otherwise to the disk, atomically, never over a buffer with unsaved
 //     changes (tool.ErrUnsaved); an open, clean buffer reloads through the
 //     editor's own mechanism (autoread, auto-revert).
@@ -35,6 +41,15 @@ type workspace struct {
 	// the replaced content counts as clean and stale rather than as
 	// unsaved work until the editor reloads it.
 	written map[string]writeRecord
+	// inBuffer remembers, per file changed in the editor's buffer and not
+	// saved, the content darman put there and the buffer's version then:
+	// until the client's didChange arrives, reads see that content.
+	inBuffer map[string]bufferRecord
+}
+
+type bufferRecord struct {
+	version int32
+	content []byte
 }
 
 type writeRecord struct {
@@ -42,7 +57,7 @@ type writeRecord struct {
 }
 
 func newWorkspace(s *Server) *workspace {
-	return &workspace{s: s, disk: tool.NewDisk(s.root), written: map[string]writeRecord{}}
+	return &workspace{s: s, disk: tool.NewDisk(s.root), written: map[string]writeRecord{}, inBuffer: map[string]bufferRecord{}}
 }
 
 // Root is the workspace root from initialize.
@@ -55,11 +70,39 @@ func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	if doc == nil || doc.lost != nil {
 		return w.disk.ReadFile(ctx, path)
 	}
+	w.mu.Lock()
+	rec, ok := w.inBuffer[path]
+	w.mu.Unlock()
+	if ok && rec.version == doc.version {
+		return rec.content, nil
+	}
 	buf := []byte(doc.content.String())
 	if w.stale(path, buf) {
 		return w.disk.ReadFile(ctx, path)
 	}
 	return buf, nil
+}
+
+// InBuffer reports whether the last change to path is in the editor's
+// buffer and not saved yet (tool.Buffers): commands that read the disk
+// see it once the user saves.
+func (w *workspace) InBuffer(path string) bool {
+	doc := w.s.docs.atPath(path)
+	if doc == nil || doc.lost != nil {
+		return false
+	}
+	w.mu.Lock()
+	rec, ok := w.inBuffer[path]
+	w.mu.Unlock()
+	if !ok {
+		return false
+	}
+	buf := []byte(doc.content.String())
+	if rec.version == doc.version {
+		buf = rec.content // the client's didChange is still on its way
+	}
+	disk, err := os.ReadFile(path)
+	return err != nil || !bytes.Equal(disk, buf)
 }
 
 // stale reports whether buf is what darman replaced on the disk and the
@@ -79,6 +122,9 @@ func (w *workspace) stale(path string, buf []byte) bool {
 func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) error {
 	if w.s.client.opt.ApplyEditAndSave {
 		return w.applyAndSave(ctx, path, content)
+	}
+	if doc := w.s.docs.atPath(path); doc != nil && doc.lost == nil && w.s.client.caps.Workspace.ApplyEdit {
+		return w.applyToBuffer(ctx, doc, path, content)
 	}
 	before, err := w.checkClean(path)
 	if err != nil {

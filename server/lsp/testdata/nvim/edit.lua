@@ -1,6 +1,7 @@
 -- Drives darman lsp from a real, headless Neovim 0.7.2 (server/lsp/editors_test.go).
--- MODE=plain: vim.lsp.start_client alone; edits reach the disk and reload
--- through 'autoread'. MODE=helper: editors/nvim/darman.lua opts into
+-- MODE=plain: vim.lsp.start_client alone; Neovim takes workspace/applyEdit,
+-- so darman's edit lands in the buffer, unsaved, and the person saves it
+-- before allowing the build. MODE=helper: editors/nvim/darman.lua opts into
 -- applyEditAndSave, sessionUpdates and requestPermission. MODE=codeaction:
 -- as plain, but the turn starts from the "darman: fix this problem" code
 -- action on a diagnostic.
@@ -19,9 +20,11 @@ local function fail(msg)
   finish()
 end
 
--- The person at the keyboard allows what darman asks, once.
+-- The person at the keyboard allows what darman asks, once; before a
+-- command runs, they save what darman changed in the buffer.
 vim.fn.inputlist = function(items)
   record("asked", (items[1]:gsub("\n", " ")))
+  if items[1]:find("bash", 1, true) and vim.bo.modified then vim.cmd("write") end
   for _, item in ipairs(items) do
     local n = item:match("^(%d+)%. Allow once")
     if n then return tonumber(n) end
@@ -107,10 +110,6 @@ else
 end
 if not ended then return fail("the turn did not end") end
 
-if mode ~= "helper" then
-  -- What focus changes and CursorHold do in an interactive Neovim.
-  vim.cmd("checktime")
-end
 record("buffer_changed", text():find("hello from darman", 1, true) ~= nil)
 record("modified", vim.bo[buf].modified)
 vim.cmd("normal! u")

@@ -1,0 +1,80 @@
+package editors
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// currentEmacs writes the init file an Emacs 30 user has from the docs,
+// exactly as printed, and the test's script.
+func currentEmacs(t *testing.T, s *sid) {
+	s.write("home/.emacs.d/init.el", docSnippet(t, "elisp", "**Emacs** (28 with eglot 1.9, and 29 and later"))
+	copyFile(t, "testdata/emacs/current.el", s.host("current.el"))
+}
+
+// emacs30 runs Emacs 30 in batch mode with the user's init file (batch
+// mode skips it unless told) and the script.
+func emacs30(s *sid, env ...string) map[string][]string {
+	return s.run(env, "emacs", "--batch", "-l", s.in("home/.emacs.d/init.el"), "-l", s.in("current.el"))
+}
+
+// TestEmacs30: Emacs 30 from the Debian sid root, with its built-in eglot
+// and no package from ELPA, configured by the docs' snippet: main.go opens
+// in go-ts-mode (the Go grammar built by install-sid-root.sh), eglot starts
+// darman from the snippet's entry, lists darman's code actions on a
+// `darman:` line and runs "darman: do it"; the permission is answered
+// through completing-read; the edit, with non-ASCII text, lands in the
+// buffer, unsaved, the disk unchanged, and undo restores the text; a prompt
+// of one's own (darman.prompt) edits the buffer again, and saving writes it.
+func TestEmacs30(t *testing.T) {
+	s := newSid(t)
+	s.workspace(llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: "comment main", Steps: []llmtest.Step{
+			toolStep("read", map[string]string{"path": "main.go"}),
+			toolStep("edit", map[string]string{"path": "main.go", "oldString": "// darman: greet the world", "newString": "// Greets the world, with accents."}),
+			{Text: "Commented."},
+		}},
+	}, Steps: []llmtest.Step{
+		toolStep("read", map[string]string{"path": "main.go"}),
+		toolStep("edit", map[string]string{"path": "main.go", "oldString": "fmt.Println(undefinedGreeting)", "newString": helixFixed}),
+		{Text: "main.go greets the world."},
+	}}, map[string]string{"main.go": helixMain}, "")
+	currentEmacs(t, s)
+	r := emacs30(s, "MODE=edit", "FIXED="+helixFixed)
+	expect(t, r, map[string]string{
+		"mode": "go-ts-mode", "connected": "true", "buffer_changed": "true", "modified": "true",
+		"disk_unchanged": "true", "undo_restores": "true", "saved": "true", "stopped": "true",
+	})
+	if v := r["version"]; len(v) != 1 || !strings.HasPrefix(v[0], "30.") {
+		t.Errorf("Emacs %v, want 30", v)
+	}
+	if e := r["eglot"]; len(e) != 1 || !strings.HasPrefix(e[0], "/usr/share/emacs/30") {
+		t.Errorf("eglot from %v, want Emacs's own", e)
+	}
+	if a := r["actions"]; len(a) != 1 || !strings.Contains(a[0], "darman: do it") {
+		t.Errorf("code actions %v, want darman: do it", a)
+	}
+	if a := r["asked"]; len(a) != 2 {
+		t.Errorf("the person was asked %v, want the two edits", a)
+	}
+	if got := s.read("ws/main.go"); got != strings.Replace(helixMain, "// darman: greet the world", "// Greets the world, with accents.", 1) {
+		t.Errorf("saved main.go:\n%s", got)
+	}
+}
+
+// TestEmacs30CompletionItem: with completion.items, Emacs 30's
+// completion-at-point (built-in eglot, the docs' snippet) lists darman's
+// suggestion and inserts it after non-ASCII text.
+func TestEmacs30CompletionItem(t *testing.T) {
+	s := newSid(t)
+	s.workspace(llmtest.Script{Reply: func(*llmtest.Call) llmtest.Step { return llmtest.Step{Text: suggestion} }},
+		map[string]string{"main.go": completionMain}, `, "completion": {"model": "anthropic/claude-haiku-4-5", "items": true}`)
+	currentEmacs(t, s)
+	r := emacs30(s, "MODE=complete")
+	expect(t, r, map[string]string{
+		"mode": "go-ts-mode", "connected": "true", "items": suggestion,
+		"line": "\t_ = \"é\"; fmt." + suggestion, "stopped": "true",
+	})
+}

@@ -1,0 +1,69 @@
+package editors
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// currentNvim writes the init file a Neovim 0.12 user has from the docs,
+// exactly as printed: darman by vim.lsp.config and vim.lsp.enable, and the
+// native inline completions with their Tab mapping.
+func currentNvim(t *testing.T, s *sid) {
+	config := docSnippet(t, "lua", "On Neovim 0.11 and later:")
+	inline := docSnippet(t, "lua", "Neovim 0.12 has inline completions built in")
+	s.write("home/.config/nvim/init.lua", config+"\n"+inline)
+	copyFile(t, "testdata/nvim/current.lua", s.host("current.lua"))
+}
+
+// TestNeovim012: a headless Neovim 0.12 from the Debian sid root,
+// configured by the docs' snippet (vim.lsp.config + vim.lsp.enable), starts
+// darman for a Go file, lists darman's code actions on a `darman:` line and
+// runs "darman: do it" (client:exec_cmd); the permission is answered with
+// vim.ui.select; the agent's edit, with non-ASCII text, lands in the buffer,
+// unsaved, the disk unchanged; one u restores the text; redo and :w save it
+// without a "file has changed" question.
+func TestNeovim012(t *testing.T) {
+	s := newSid(t)
+	s.workspace(llmtest.Script{Steps: []llmtest.Step{
+		toolStep("read", map[string]string{"path": "main.go"}),
+		toolStep("edit", map[string]string{"path": "main.go", "oldString": "fmt.Println(undefinedGreeting)", "newString": helixFixed}),
+		{Text: "main.go greets the world."},
+	}}, map[string]string{"main.go": helixMain}, "")
+	currentNvim(t, s)
+	r := s.run([]string{"MODE=edit", "FIXED=" + helixFixed}, "nvim", "--headless", "-i", "NONE", "-n", "-c", "luafile "+s.in("current.lua"))
+	expect(t, r, map[string]string{
+		"buffer_changed": "true", "modified": "true", "disk_unchanged": "true", "progress_end": "done",
+		"undo_restores": "true", "saved": "true", "saved_fixed": "true", "stopped": "true",
+	})
+	if v := r["version"]; len(v) != 1 || !strings.HasPrefix(v[0], "0.12.") {
+		t.Errorf("Neovim %v, want 0.12", v)
+	}
+	if a := r["actions"]; len(a) != 1 || !strings.Contains(a[0], "darman: do it") {
+		t.Errorf("code actions %v, want darman: do it", a)
+	}
+	if a := r["asked"]; len(a) != 1 || !strings.Contains(a[0], "Edit main.go") {
+		t.Errorf("the person was asked %v, want the edit of main.go once", a)
+	}
+}
+
+// TestNeovim012InlineCompletion: Neovim 0.12's own inline completions
+// (vim.lsp.inline_completion, as the docs enable them) show darman's
+// suggestion as ghost text at the end of a line with non-ASCII text before
+// the cursor, moving the cursor withdraws it, and Tab accepts it.
+func TestNeovim012InlineCompletion(t *testing.T) {
+	s := newSid(t)
+	s.workspace(llmtest.Script{Reply: func(*llmtest.Call) llmtest.Step { return llmtest.Step{Text: suggestion} }},
+		map[string]string{"main.go": completionMain}, `, "completion": {"model": "anthropic/claude-haiku-4-5"}`)
+	currentNvim(t, s)
+	r := s.run([]string{"MODE=complete", "SUGGESTION=" + suggestion}, "nvim", "--headless", "-i", "NONE", "-n", "-c", "luafile "+s.in("current.lua"))
+	line7 := "\t_ = \"é\"; fmt."
+	expect(t, r, map[string]string{
+		"ghost":        fmt.Sprintf("6:%d:%s", len(line7), suggestion),
+		"moved_clears": "true",
+		"accepted":     line7 + suggestion,
+		"stopped":      "true",
+	})
+}
