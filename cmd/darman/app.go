@@ -36,8 +36,12 @@ type app struct {
 	// it, and close stops what their owners left, last of all.
 	children *child.Registry
 
-	loaded  *config.Loaded
-	log     *slog.Logger
+	loaded *config.Loaded
+	// trustPolicy is how config decides the workspace's trust (darman
+	// run sets it); trust is what it decided.
+	trustPolicy trustPolicy
+	trust       trustOutcome
+	log         *slog.Logger
 	closers []func() error
 }
 
@@ -120,6 +124,7 @@ process of the user.`,
 		a.lspCommand(),
 		a.mcpCommand(),
 		a.acpCommand(),
+		a.trustCommand(),
 	)
 	return root
 }
@@ -149,7 +154,7 @@ func (a *app) config() (*config.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := config.Load(config.Options{WorkspaceRoot: root, Flags: a.flags})
+	loaded, err := config.Load(config.Options{WorkspaceRoot: root, Flags: a.flags, Trust: decideTrust(a.trustPolicy, &a.trust)})
 	if err != nil {
 		return nil, err
 	}

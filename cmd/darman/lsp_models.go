@@ -22,7 +22,7 @@ func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (s
 		if cfg, ok := a.startConfig(setup); ok {
 			return modelChoices(cfg, nil, log), nil
 		}
-		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
+		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(trustPolicy{}, new(trustOutcome))})
 		if err != nil {
 			return server.ModelChoices{}, err
 		}

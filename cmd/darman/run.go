@@ -31,6 +31,7 @@ func (a *app) runCommand() *cobra.Command {
 		allow, deny  []string
 		images       []string
 		agentName    string
+		trust        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [prompt | /command [arguments]]",
@@ -58,6 +59,12 @@ rules for this run: "edit", "bash:go test *".
 --agent runs the turn with a named agent (and makes it the session's): the
 built-in build (the default) or plan (reads and plans, never edits), or one
 of .darman/agent/*.md, .claude/agents/*.md and the configuration's agents.
+
+A folder's own configuration (darman.json, .darman/, .claude/settings.json
+hooks, .mcp.json servers, agent files' permission blocks) may only narrow
+what darman does until you trust the folder: on a terminal, the first run
+shows what it would configure and asks; without one it stays untrusted
+unless "darman trust" recorded it or --trust is given.
 
 Exit status: 0 when the turn finished, 1 when it failed, 130 when it was
 interrupted (the turn is saved as cancelled).`,
@@ -88,7 +95,7 @@ interrupted (the turn is saved as cancelled).`,
 			if err != nil {
 				return err
 			}
-			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt, images: imgs, agent: agentName})
+			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt, images: imgs, agent: agentName, trust: trust})
 		},
 	}
 	f := cmd.Flags()
@@ -99,6 +106,7 @@ interrupted (the turn is saved as cancelled).`,
 	f.StringArrayVar(&deny, "deny", nil, `deny a permission for this run (repeatable)`)
 	f.StringArrayVar(&images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP) to the prompt (repeatable)")
 	f.StringVar(&agentName, "agent", "", "run the turn with this agent: build, plan, or one of the workspace's (darman doctor lists them)")
+	f.BoolVar(&trust, "trust", false, "trust the workspace's own configuration for this run (hooks, MCP servers, allow rules), recording nothing: for CI jobs that chose it")
 	return cmd
 }
 
@@ -110,6 +118,7 @@ type runOptions struct {
 	prompt       string
 	images       []session.Part
 	agent        string
+	trust        bool
 }
 
 func readPrompt(args []string) (string, error) {
@@ -130,6 +139,16 @@ func readPrompt(args []string) (string, error) {
 }
 
 func (a *app) runTurn(ctx context.Context, o runOptions) error {
+	// The terminal asks whether to trust the folder (the first time it
+	// configures what needs trust), then the permission questions and
+	// MCP servers' elicitations; without one, the folder stays untrusted
+	// unless recorded or --trust, questions are refused and elicitations
+	// declined.
+	ta := terminal.Open(a.stderr)
+	a.trustPolicy = trustPolicy{force: o.trust}
+	if ta != nil {
+		a.trustPolicy.ask = askTrust(ctx, ta)
+	}
 	loaded, err := a.config()
 	if err != nil {
 		return err
@@ -138,6 +157,9 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	log, err := a.logger()
 	if err != nil {
 		return err
+	}
+	if n := a.trust.notice(); n != "" {
+		fmt.Fprintln(a.stderr, "darman: "+n+" (or darman run --trust for this run)")
 	}
 	st, err := a.openStore(ctx)
 	if err != nil {
@@ -153,7 +175,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	var asker permission.Asker
 	var gate permission.Elicitor
 	refused := &refusals{}
-	if ta := terminal.Open(a.stderr); ta != nil {
+	if ta != nil {
 		asker, gate = ta, ta
 	}
 	// An unknown command fails before anything is made.

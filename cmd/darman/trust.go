@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/darman-dev/darman/agent/agents"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/cmd/darman/internal/terminal"
+	"github.com/darman-dev/darman/internal/config"
+)
+
+// Workspace trust: what a folder's own files may change (config.Options
+// Trust). The decision is made once per load, from the user's records
+// (darman trust), a front's own signal (darman run --trust, the editor's
+// workspace trust) or the user's answer to the question a front asks.
+
+// trustAnswer is the user's answer to the trust question.
+type trustAnswer int
+
+const (
+	answerNotNow trustAnswer = iota
+	answerTrust
+	answerNever
+)
+
+// trustPolicy is how one load decides.
+type trustPolicy struct {
+	// force trusts the folder for this process, recording nothing
+	// (darman run --trust; an editor that says the folder is trusted).
+	force bool
+	// ask puts the question to the user; nil means nobody can be asked,
+	// and a folder without a record stays untrusted.
+	ask func(folder string, items []config.Item) trustAnswer
+}
+
+// trustOutcome is what the decision came to, for the fronts' notices and
+// doctor.
+type trustOutcome struct {
+	root    string
+	items   []config.Item // what the folder would widen (config and agent files)
+	trusted bool
+	verdict config.TrustVerdict
+	err     error // the records could not be read or written
+}
+
+// workspaceItems adds the widening settings of the workspace's agent
+// files to the configuration's.
+func workspaceItems(ws config.Workspace) []config.Item {
+	cat := agents.Load(agents.Options{Dirs: prompt.LocateDirs(ws.Root, nil)})
+	return slices.Concat(ws.Items, cat.Widening())
+}
+
+// decideTrust returns the config.Options Trust function of a policy; the
+// outcome is written to *out.
+func decideTrust(p trustPolicy, out *trustOutcome) func(config.Workspace) bool {
+	return func(ws config.Workspace) bool {
+		*out = trustOutcome{root: ws.Root, items: workspaceItems(ws)}
+		if len(out.items) == 0 {
+			out.trusted = true
+			return true
+		}
+		if p.force {
+			out.trusted = true
+			return true
+		}
+		store, err := config.OpenTrust(nil)
+		if err != nil {
+			out.err = err
+			return false
+		}
+		hash := config.Hash(out.items)
+		out.verdict, out.err = store.Check(ws.Root, hash)
+		switch {
+		case out.err != nil:
+			return false
+		case out.verdict == config.IsTrusted:
+			out.trusted = true
+			return true
+		case out.verdict == config.IsNever || p.ask == nil:
+			return false
+		}
+		switch p.ask(ws.Root, out.items) {
+		case answerTrust:
+			_, out.err = store.Set(ws.Root, config.Trusted, hash)
+			out.trusted = true
+		case answerNever:
+			_, out.err = store.Set(ws.Root, config.Never, "")
+			out.verdict = config.IsNever
+		}
+		return out.trusted
+	}
+}
+
+// notice is the one line every front shows when the folder's settings
+// were left out: what, and how to trust it. "" when nothing was.
+func (o trustOutcome) notice() string {
+	if o.trusted || len(o.items) == 0 {
+		return ""
+	}
+	why := "this folder is not trusted"
+	switch o.verdict {
+	case config.Changed:
+		why = "this folder's settings changed since you trusted it"
+	case config.IsNever:
+		why = "you chose never to trust this folder"
+	}
+	s := fmt.Sprintf("%s, so darman ignores what would widen its defences: %s. To trust it: darman trust %s", why, itemKeys(o.items), quotePath(o.root))
+	if o.err != nil {
+		s += " (" + o.err.Error() + ")"
+	}
+	return s
+}
+
+// itemKeys names the items briefly, grouped by file: "darman.json:
+// permission.bash, hooks.PreToolUse; .mcp.json: mcpServers.db".
+func itemKeys(items []config.Item) string {
+	var parts []string
+	var source string
+	var keys []string
+	flush := func() {
+		if source != "" {
+			parts = append(parts, source+": "+strings.Join(keys, ", "))
+		}
+	}
+	for _, it := range items {
+		if it.Source != source {
+			flush()
+			source, keys = it.Source, nil
+		}
+		if !slices.Contains(keys, it.Key) {
+			keys = append(keys, it.Key)
+		}
+	}
+	flush()
+	return strings.Join(parts, "; ")
+}
+
+// trustSummary is the question's body: every item with its value, one a
+// line, and what stays in force meanwhile.
+func trustSummary(folder string, items []config.Item) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s configures what only a folder you trust may:\n", folder)
+	for _, it := range items {
+		fmt.Fprintf(&b, "  %s\n", it)
+	}
+	b.WriteString("Untrusted, darman ignores these; the folder's deny and ask rules, a stricter sandbox and its instructions (AGENTS.md) apply either way.\n")
+	return b.String()
+}
+
+func quotePath(p string) string {
+	if strings.ContainsAny(p, " \t'\"$`\\") {
+		return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+	}
+	return p
+}
+
+func (a *app) trustCommand() *cobra.Command {
+	var list bool
+	var revoke bool
+	cmd := &cobra.Command{
+		Use:   "trust [PATH]",
+		Short: "Trust a folder's own configuration (hooks, MCP servers, allow rules, providers)",
+		Long: `trust records that you trust the folder PATH (default: the workspace), so
+that what its own files configure applies: darman.json and .darman/, the
+hooks of .claude/settings.json, the servers of .mcp.json and
+.vscode/mcp.json, the permission blocks of its agent files. An untrusted
+folder's files may only narrow what darman does (deny and ask rules, a
+stricter sandbox, instructions).
+
+The record holds a hash of what the folder configures: when a hook, a
+server, a provider or a rule changes, darman asks again. Trusting a folder
+trusts every folder below it, whatever they configure. The records are
+in trust.json in darman's user config directory.
+
+  darman trust              trust the workspace as it is now
+  darman trust ~/src        trust everything below ~/src
+  darman trust --list       show the records
+  darman trust --revoke P   forget P's record`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := config.OpenTrust(nil)
+			if err != nil {
+				return err
+			}
+			if list {
+				if len(args) > 0 {
+					return fmt.Errorf("--list takes no folder")
+				}
+				recs, err := store.List()
+				if err != nil {
+					return err
+				}
+				if len(recs) == 0 {
+					fmt.Fprintln(a.stdout, "no folder is trusted (darman trust PATH trusts one)")
+				}
+				for _, r := range recs {
+					what := "trusted, as configured then"
+					switch {
+					case r.Answer == config.Never:
+						what = "never trusted"
+					case r.Hash == "":
+						what = "trusted, whatever it configures"
+					}
+					fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", r.Path, what, r.At.Format("2006-01-02"))
+				}
+				return nil
+			}
+			dir := ""
+			if len(args) > 0 {
+				dir = args[0]
+			} else if dir, err = a.workspaceRoot(); err != nil {
+				return err
+			}
+			if revoke {
+				found, err := store.Revoke(dir)
+				switch {
+				case err != nil:
+					return err
+				case !found:
+					return fmt.Errorf("%s has no trust record (darman trust --list shows them)", dir)
+				}
+				fmt.Fprintf(a.stdout, "%s: no longer trusted\n", dir)
+				return nil
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return err
+			}
+			// The hash is of what the folder configures now, as a load
+			// sees it.
+			var out trustOutcome
+			if _, err := config.Load(config.Options{WorkspaceRoot: abs, Flags: a.flags, Trust: decideTrust(trustPolicy{}, &out)}); err != nil {
+				return err
+			}
+			rec, err := store.Set(abs, config.Trusted, config.Hash(out.items))
+			if err != nil {
+				return err
+			}
+			if len(out.items) == 0 {
+				fmt.Fprintf(a.stdout, "%s: trusted (it configures nothing that needs trust yet)\n", rec.Path)
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "%s: trusted; what it configures now applies:\n", rec.Path)
+			for _, it := range out.items {
+				fmt.Fprintf(a.stdout, "  %s\n", it)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&list, "list", false, "list the trust records")
+	cmd.Flags().BoolVar(&revoke, "revoke", false, "forget the folder's record")
+	return cmd
+}
+
+// askTrust puts the trust question on the terminal.
+func askTrust(ctx context.Context, ta *terminal.Asker) func(string, []config.Item) trustAnswer {
+	return func(folder string, items []config.Item) trustAnswer {
+		s, err := ta.Line(ctx, "\n? darman: "+trustSummary(folder, items)+"  [t] trust this folder  [n] not now  [v] never ask again\n> ")
+		if err != nil {
+			return answerNotNow
+		}
+		switch strings.ToLower(s) {
+		case "t", "trust", "y", "yes":
+			return answerTrust
+		case "v", "never":
+			return answerNever
+		}
+		return answerNotNow
+	}
+}
