@@ -42,7 +42,7 @@ type app struct {
 	trustPolicy trustPolicy
 	trust       trustOutcome
 	log         *slog.Logger
-	closers []func() error
+	closers     []func() error
 }
 
 // newApp is the runtime of one darman process over its standard streams.
