@@ -77,6 +77,9 @@ type SymbolQuery struct {
 	Kinds []string
 	// Limit caps the results; zero means 100.
 	Limit int
+	// Keep, if set, is asked about each symbol before its position is
+	// mapped (which reads its file): false leaves it out, at no cost.
+	Keep func(name, container, path string) bool
 }
 
 // queryCtx bounds a query.
@@ -252,7 +255,9 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 			errs = append(errs, err)
 			continue
 		}
-		p.anchor(ctx, e, c)
+		if !e.srv.indexesWorkspace {
+			p.anchor(ctx, e, c)
+		}
 		if err := p.verdict(e); err != nil {
 			errs = append(errs, err)
 			continue
@@ -273,6 +278,12 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 		for _, s := range found {
 			if len(kinds) > 0 && !slices.Contains(kinds, s.Kind) {
 				continue
+			}
+			if q.Keep != nil {
+				path, err := s.Location.URI.Path()
+				if err != nil || !q.Keep(s.Name, s.ContainerName, path) {
+					continue
+				}
 			}
 			out = append(out, Symbol{Name: s.Name, Kind: s.Kind.String(), Container: s.ContainerName, Location: ms.location(s.Location)})
 			if len(out) == limit {
@@ -363,7 +374,16 @@ func (p *Pool) Resolve(ctx context.Context, name, file, language string) ([]Symb
 		}
 		out = found
 	} else {
-		syms, err := p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000})
+		// Only the symbols that may be the name are worth mapping (which
+		// reads their files): a fuzzy server returns a hundred others.
+		keep := func(symName, _, _ string) bool {
+			base := symName
+			if i := strings.LastIndex(base, "."); i >= 0 {
+				base = base[i+1:]
+			}
+			return symName == name || base == last
+		}
+		syms, err := p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000, Keep: keep})
 		if err != nil && !errors.As(err, &missing) {
 			return nil, err
 		}

@@ -40,6 +40,13 @@ type server struct {
 	// (lsp.<name>.idleTimeout).
 	idle     time.Duration
 	disabled bool
+	// indexesWorkspace says the server loads and indexes the whole
+	// workspace from its root alone (gopls), so workspace-wide queries
+	// need not open a file first: others may know a project only through
+	// a file open in it (typescript-language-server's tsserver answers
+	// "No Project" before), and waiting for that file's diagnostics would
+	// cost gopls a type check the query does not need.
+	indexesWorkspace bool
 	// install tells a person how to get the server.
 	install string
 }
@@ -55,10 +62,11 @@ type candidate struct {
 func builtinServers() []*server {
 	return []*server{
 		{
-			name:        "go",
-			commands:    []candidate{{argv: []string{"gopls"}}},
-			extensions:  []string{".go"},
-			rootMarkers: []string{"go.work", "go.mod"},
+			name:             "go",
+			commands:         []candidate{{argv: []string{"gopls"}}},
+			extensions:       []string{".go"},
+			rootMarkers:      []string{"go.work", "go.mod"},
+			indexesWorkspace: true,
 			// One full pass per change instead of a fast pass on the
 			// changed package and the rest a second later, so the errors
 			// an edit causes in other packages arrive with the first set.

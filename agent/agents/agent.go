@@ -67,9 +67,15 @@ func (a Agent) Runs() bool { return a.Mode == Primary || a.Mode == All || a.Mode
 // Sub reports whether the task tool may run it.
 func (a Agent) Sub() bool { return a.Mode == Subagent || a.Mode == All || a.Mode == "" }
 
-// Allows reports whether the agent may use the tool named name.
+// Allows reports whether the agent may use the tool named name: its
+// tools name it (or it names none), and its lock does not deny every use
+// of it. A lock that denies "*" and then allows some patterns (plan's
+// bash: ls, cat, git status ...) keeps the tool for those.
 func (a Agent) Allows(name string) bool {
-	if slices.Contains(a.Lock, permission.Rule{Permission: name, Pattern: "*", Action: permission.Deny}) {
+	all := permission.Rule{Permission: name, Pattern: "*", Action: permission.Deny}
+	if i := slices.Index(a.Lock, all); i >= 0 && !slices.ContainsFunc(a.Lock[i+1:], func(r permission.Rule) bool {
+		return r.Permission == name && r.Action != permission.Deny
+	}) {
 		return false
 	}
 	return a.Tools == nil || slices.Contains(a.Tools, name)

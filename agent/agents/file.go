@@ -212,6 +212,9 @@ func permissionRules(block string) ([]permission.Rule, error) {
 	}
 	var rules []permission.Rule
 	for _, perm := range inOrder(block, fm) {
+		if msg := config.CheckPermissionName(perm); msg != "" {
+			return nil, errors.New(msg)
+		}
 		v := strings.TrimSpace(fm[perm])
 		if a := permission.Action(v); a == permission.Allow || a == permission.Ask || a == permission.Deny {
 			rules = append(rules, permission.Rule{Permission: perm, Pattern: "*", Action: a})

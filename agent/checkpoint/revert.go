@@ -88,6 +88,11 @@ func (k *Keeper) Revert(ctx context.Context, o RevertOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Force {
+		if i := leftAlone(cps, o.Turn); i >= 0 {
+			return k.finish(ctx, cps[i], o)
+		}
+	}
 	i, err := pickRevert(cps, o)
 	if err != nil {
 		return nil, err
@@ -161,13 +166,67 @@ func (k *Keeper) Revert(ctx context.Context, o RevertOptions) (*Report, error) {
 	for _, c := range covered {
 		c.Reverted = at
 		if c.MessageID == t.MessageID {
-			c.Undo = &agent.Undo{At: at, Redo: now, Turns: rep.Turns, Files: applied}
+			c.Undo = &agent.Undo{At: at, Redo: now, Turns: rep.Turns, Files: applied, Left: conflictPaths(rep)}
 		}
 		if err := k.opts.Store.PutCheckpoint(ctx, c); err != nil {
 			return rep, err
 		}
 	}
 	return rep, nil
+}
+
+// leftAlone finds the last revert that left files alone (of turn, when
+// not ""); -1 when there is none.
+func leftAlone(cps []agent.Checkpoint, turn string) int {
+	i := -1
+	for j, c := range cps {
+		if c.Undo == nil || len(c.Undo.Left) == 0 || turn != "" && !names(c, turn) {
+			continue
+		}
+		if i < 0 || c.Undo.At.After(cps[i].Undo.At) {
+			i = j
+		}
+	}
+	return i
+}
+
+// finish completes a revert that left files alone: forced, they too go
+// back to what they were before its turn, and a redo puts back what they
+// were just before the revert, as it does for the others.
+func (k *Keeper) finish(ctx context.Context, t agent.Checkpoint, o RevertOptions) (*Report, error) {
+	u := t.Undo
+	sh := k.shadowOf(t.Workspace)
+	unlock, err := sh.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	now, err := sh.snapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot before reverting: %w", err)
+	}
+	entries, err := sh.diffTree(ctx, now.Tree, t.Before.Tree)
+	if err != nil {
+		return nil, err
+	}
+	entries = slices.DeleteFunc(entries, func(e entry) bool { return !slices.Contains(u.Left, e.path) })
+	rep := &Report{Action: "revert", Session: o.Session, Turn: t.MessageID, TurnName: t.Turn, Turns: u.Turns}
+	applied, err := k.apply(ctx, sh, o, entries, now.Tree, t.Before.Tree, rep)
+	if err != nil || o.Preview {
+		return rep, err
+	}
+	u.Files = slices.Compact(slices.Sorted(slices.Values(slices.Concat(u.Files, applied))))
+	u.Left = conflictPaths(rep)
+	return rep, k.opts.Store.PutCheckpoint(ctx, t)
+}
+
+// conflictPaths are the paths of the files a revert left alone.
+func conflictPaths(rep *Report) []string {
+	var paths []string
+	for _, c := range rep.Conflicts {
+		paths = append(paths, c.Path)
+	}
+	return paths
 }
 
 // Redo puts back what a revert took away: the files it restored go back

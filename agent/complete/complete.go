@@ -7,7 +7,7 @@
 // the cost down: a debounce, a per-document prefix cache (typing through a
 // suggestion asks nothing), superseded requests cancelled with their HTTP
 // request, a cap on concurrent model requests, and usage counted per
-// workspace. The LSP front (server/complete.go) speaks it as
+// workspace. The LSP front (server/lsp/complete.go) speaks it as
 // textDocument/inlineCompletion and textDocument/completion.
 package complete
 

@@ -38,7 +38,7 @@ func semanticWorld(t *testing.T) (home, root string) {
 	return home, root
 }
 
-// readmeRules are Defaults plus the rules README.md suggests and the ones
+// readmeRules are Defaults plus the rules docs/security.md suggests and the ones
 // finding 4 names, and a careless "allow every command".
 func readmeRules(extra ...Rule) []Rule {
 	rules := append(Defaults(),
@@ -286,7 +286,7 @@ func TestProtectedPathsIgnoreCaseWhereTheFileSystemDoes(t *testing.T) {
 		root := t.TempDir()
 		os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755)
 		c := newChecker(t, Options{Root: root, Rules: rules})
-		for _, p := range []string{".VSCODE/tasks.json", ".Claude/settings.json", "DARMAN.json", ".git/HOOKS/pre-commit", "Secrets/key", "sub/.ENVRC"} {
+		for _, p := range []string{".VSCODE/tasks.json", ".Claude/settings.json", "DARMAN.json", ".Git/hooks/pre-commit", "Secrets/key", "sub/.ENVRC"} {
 			err := c.Check(t.Context(), Call{Permission: Edit, Subjects: []string{filepath.Join(root, p)}})
 			var d *DeniedError
 			if asked := errors.As(err, &d) && d.Permission == ProtectedPath; asked != fold {

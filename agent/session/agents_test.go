@@ -151,6 +151,7 @@ func TestPlanCannotEdit(t *testing.T) {
 			call("w1", "write", `{"path":"new.go","content":"package main\n"}`),
 			call("b1", "bash", `{"command":"echo changed > main.go","description":"overwrite"}`),
 			call("b2", "bash", `{"command":"touch made.txt","description":"make a file"}`),
+			call("b3", "bash", `{"command":"ls","description":"list the files"}`),
 		}},
 		{Text: "Plan: change main()."},
 		{Text: "Still planning."},
@@ -173,8 +174,12 @@ func TestPlanCannotEdit(t *testing.T) {
 		}
 	}
 	calls := f.srv.ModelCalls()
-	if names := toolNames(calls[0]); slices.Contains(names, "edit") || slices.Contains(names, "write") || !slices.Contains(names, "read") {
-		t.Errorf("plan offers %v", names)
+	if names := toolNames(calls[0]); slices.Contains(names, "edit") || slices.Contains(names, "write") || !slices.Contains(names, "read") || !slices.Contains(names, "bash") {
+		t.Errorf("plan offers %v; want read and bash (for commands that read), no edit or write", names)
+	}
+	// plan's bash runs the commands that read: ls listed the workspace.
+	if out := calls[1].Get(`messages.@reverse.0.content.#(tool_use_id=="b3")`).Raw; !strings.Contains(out, "main.go") || strings.Contains(out, "may not use") {
+		t.Errorf("ls under plan answered %q", out)
 	}
 	if sys := calls[0].Get("system").Raw; !strings.Contains(sys, "answer with a plan") {
 		t.Errorf("the plan prompt is missing: %.200s", sys)

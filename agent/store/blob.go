@@ -60,7 +60,7 @@ func (l *local) putBlob(session agent.ID, key string, data []byte) error {
 	if BlobKey(data) != key {
 		return errors.New("the blob's key is not the SHA-256 of its bytes")
 	}
-	return l.update(func(txn *badger.Txn) error {
+	return l.update(func(txn *wtx) error {
 		if _, err := txn.Get(blobKey(session, key)); err == nil {
 			return nil
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {

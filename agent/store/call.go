@@ -151,6 +151,8 @@ var errorCodes = map[string]error{
 	"not_found": ErrNotFound,
 	"ambiguous": ErrAmbiguous,
 	"exists":    ErrExists,
+	"damaged":   ErrDamaged,
+	"disk_full": ErrDiskFull,
 }
 
 func (r *response) setErr(err error) {

@@ -1,11 +1,18 @@
 package store
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -16,72 +23,250 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// ErrDamaged is returned (wrapped) when the database's files are damaged in
-// a way badger would crash on rather than report. Repair moves such a store
-// aside and keeps what can be read.
+// ErrDamaged is returned (wrapped) when the database's files do not agree
+// with each other, or a record cannot be read back. darman then refuses
+// to open the store for writing, which could destroy what is left, and
+// Repair rebuilds it.
 var ErrDamaged = errors.New("the session store is damaged")
 
-// DamageError says which of the database's files are damaged.
+// DamageError says which of the database's files are damaged and how.
 type DamageError struct {
 	Dir string
-	// Tables are the damaged table files, with what is wrong with each.
+	// Tables are the damaged files (tables, the manifest, value logs),
+	// each with what is wrong with it.
 	Tables []string
 }
 
+// repairHint is the command every damage message names.
+const repairHint = "run `darman sessions repair` (or `darman doctor --repair`) to move it aside untouched and rebuild it from what can be read and from its journal"
+
 func (e *DamageError) Error() string {
-	return fmt.Sprintf("the session store in %s is damaged (%s); run `darman doctor --repair` to move it aside "+
-		"and keep what can be read, or move the directory aside yourself to start afresh", e.Dir, strings.Join(e.Tables, "; "))
+	return fmt.Sprintf("the session store in %s is damaged (%s); nothing was changed: %s", e.Dir, strings.Join(e.Tables, "; "), repairHint)
 }
 
 func (e *DamageError) Unwrap() error { return ErrDamaged }
 
-// checkTables looks at each table file the manifest lists before badger
-// opens them. Badger opens tables in goroutines of its own, where a table
-// shorter than its footer says (a truncated copy, a disk that filled up)
-// is a panic no caller can recover, so darman finds that damage first. It
-// reads only each table's footer and index, a few kilobytes. A manifest
-// it cannot read is left to badger, which reports it as an error.
-func checkTables(dir string) error {
-	tables, err := manifestTables(dir)
-	if err != nil || len(tables) == 0 {
-		return nil
+// storeFiles is what a directory listing says of a database.
+type storeFiles struct {
+	tables   map[uint64]int64 // table ID → size
+	vlogs    map[uint32]int64 // value-log ID → size
+	mems     int              // write-ahead logs of memtables
+	manifest int64            // -1 when there is none
+	registry int64            // -1 when there is none
+}
+
+func listStore(dir string) (storeFiles, error) {
+	f := storeFiles{tables: map[uint64]int64{}, vlogs: map[uint32]int64{}, manifest: -1, registry: -1}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return f, err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed while listing
+		}
+		name := e.Name()
+		switch {
+		case name == badger.ManifestFilename:
+			f.manifest = info.Size()
+		case name == badger.KeyRegistryFileName:
+			f.registry = info.Size()
+		case strings.HasSuffix(name, ".sst"):
+			if id, ok := table.ParseFileID(name); ok {
+				f.tables[id] = info.Size()
+			}
+		case strings.HasSuffix(name, ".vlog"):
+			if id, err := strconv.ParseUint(strings.TrimSuffix(name, ".vlog"), 10, 32); err == nil {
+				f.vlogs[uint32(id)] = info.Size()
+			}
+		case strings.HasSuffix(name, ".mem"):
+			f.mems++
+		}
+	}
+	return f, nil
+}
+
+// checkStore looks at what is on disk before badger opens it for writing,
+// and refuses (a *DamageError) when the files do not agree with each
+// other: badger would otherwise "fix" the disagreement, and what it fixes
+// is the user's data. A manifest cut short at a record boundary reads as a
+// shorter database, whose unnamed tables badger deletes; a value log cut
+// or overwritten is truncated at the damage. Nothing is written here, and
+// nothing is read whole but the manifest (small) and the newest value log,
+// which badger reads whole anyway: the cost is that of the files' count,
+// not of the history in them.
+//
+// It also finds the damage badger would crash on (a table shorter than its
+// footer says) in goroutines of its own.
+func checkStore(dir string) error {
+	files, err := listStore(dir)
+	if err != nil {
+		return err
 	}
 	var bad []string
-	for _, id := range tables {
-		path := table.NewFilename(id, dir)
-		if err := checkTable(path); err != nil {
+	if files.manifest < 0 {
+		if len(files.tables) > 0 || len(files.vlogs) > 0 || files.mems > 0 {
+			bad = append(bad, "MANIFEST, which lists the tables, is missing")
+		}
+		return damage(dir, bad)
+	}
+	m, err := readManifest(filepath.Join(dir, badger.ManifestFilename))
+	if errors.Is(err, errManifestVersion) {
+		return nil // a newer badger's: badger itself says so
+	}
+	if err != nil {
+		bad = append(bad, "MANIFEST: "+err.Error())
+	}
+	if w, ok := readWitness(dir); ok {
+		bad = append(bad, w.compare(files)...)
+	}
+	if files.registry >= 0 {
+		if err := checkRegistry(filepath.Join(dir, badger.KeyRegistryFileName)); err != nil {
+			bad = append(bad, "KEYREGISTRY: "+err.Error())
+		}
+	}
+	if err == nil {
+		for _, id := range m.live() {
+			name := table.IDToFilename(id)
+			if _, ok := files.tables[id]; !ok {
+				bad = append(bad, name+" is named by MANIFEST but missing")
+				continue
+			}
+			if err := checkTable(filepath.Join(dir, name)); err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", name, err))
+			}
+		}
+		for id := range files.tables {
+			if _, mentioned := m.mentioned[id]; !mentioned {
+				bad = append(bad, table.IDToFilename(id)+" is not in MANIFEST (the manifest is older or cut short, or darman stopped between writing a table and recording it)")
+			}
+		}
+	}
+	if len(files.vlogs) > 0 {
+		last := slices.Max(slicesKeys(files.vlogs))
+		path := filepath.Join(dir, fmt.Sprintf("%06d.vlog", last))
+		if err := checkLastValueLog(path); err != nil {
 			bad = append(bad, fmt.Sprintf("%s: %v", filepath.Base(path), err))
 		}
 	}
-	if len(bad) > 0 {
-		return &DamageError{Dir: dir, Tables: bad}
-	}
-	return nil
+	slices.Sort(bad)
+	return damage(dir, slices.Compact(bad))
 }
 
-// manifestTables lists the IDs of the tables in dir's manifest.
-func manifestTables(dir string) ([]uint64, error) {
-	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
-	if err != nil {
-		return nil, err
+func damage(dir string, bad []string) error {
+	if len(bad) == 0 {
+		return nil
 	}
-	defer f.Close()
-	m, _, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir).WithLogger(nil))
-	if err != nil {
-		return nil, err
+	return &DamageError{Dir: dir, Tables: bad}
+}
+
+func slicesKeys[K comparable, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	ids := make([]uint64, 0, len(m.Tables))
-	for id := range m.Tables {
-		ids = append(ids, id)
-	}
+	return out
+}
+
+// manifest is what a MANIFEST says: the live tables and every table it
+// ever named (a table it deleted may still be on disk, for badger to
+// remove).
+type manifest struct {
+	tables    map[uint64]tableInfo
+	mentioned map[uint64]struct{}
+	header    []byte
+}
+
+type tableInfo struct {
+	level       uint32
+	compression uint32
+}
+
+func (m manifest) live() []uint64 {
+	ids := slicesKeys(m.tables)
 	slices.Sort(ids)
-	return ids, nil
+	return ids
+}
+
+var errManifestVersion = errors.New("a manifest of another badger version")
+
+// readManifest reads a MANIFEST to its end. Unlike badger, which stops at
+// a record cut short and truncates the file there, any record that does
+// not read whole is damage: the file is badger's only list of the tables,
+// and a shorter list makes badger delete the tables missing from it.
+func readManifest(path string) (manifest, error) {
+	m := manifest{tables: map[uint64]tableInfo{}, mentioned: map[uint64]struct{}{}}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	if len(raw) < 8 || !bytes.Equal(raw[:4], []byte("Bdgr")) {
+		return m, fmt.Errorf("not a manifest (%d bytes, no badger header): cut short or overwritten", len(raw))
+	}
+	if binary.BigEndian.Uint16(raw[6:8]) != 8 || binary.BigEndian.Uint16(raw[4:6]) != 0 {
+		return m, errManifestVersion
+	}
+	m.header = raw[:8]
+	off := 8
+	for off < len(raw) {
+		if len(raw)-off < 8 {
+			return m, fmt.Errorf("cut short in a record at byte %d of %d", off, len(raw))
+		}
+		n := int(binary.BigEndian.Uint32(raw[off:]))
+		sum := binary.BigEndian.Uint32(raw[off+4:])
+		if n > len(raw)-off-8 {
+			return m, fmt.Errorf("cut short in a record at byte %d of %d", off, len(raw))
+		}
+		body := raw[off+8 : off+8+n]
+		if crc32.Checksum(body, y.CastagnoliCrcTable) != sum {
+			return m, fmt.Errorf("the record at byte %d does not match its checksum (overwritten)", off)
+		}
+		var set pb.ManifestChangeSet
+		if err := proto.Unmarshal(body, &set); err != nil {
+			return m, fmt.Errorf("the record at byte %d is unreadable: %v", off, err)
+		}
+		for _, c := range set.Changes {
+			m.mentioned[c.Id] = struct{}{}
+			switch c.Op {
+			case pb.ManifestChange_CREATE:
+				if _, ok := m.tables[c.Id]; ok {
+					return m, fmt.Errorf("the record at byte %d creates table %d twice", off, c.Id)
+				}
+				m.tables[c.Id] = tableInfo{level: c.Level, compression: c.Compression}
+			case pb.ManifestChange_DELETE:
+				delete(m.tables, c.Id)
+			default:
+				return m, fmt.Errorf("the record at byte %d has an unknown change", off)
+			}
+		}
+		off += 8 + n
+	}
+	return m, nil
+}
+
+// checkRegistry checks the key registry of a database without encryption
+// (darman's): a 16-byte IV, then badger's sanity text in the clear, then
+// no keys.
+func checkRegistry(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if len(raw) < 28 || string(raw[16:28]) != "Hello Badger" {
+		return fmt.Errorf("unreadable (%d bytes): cut short or overwritten", len(raw))
+	}
+	return nil
 }
 
 // checkTable checks a table file's footer the way badger reads it (from
 // the end: the checksum's length, the checksum, the index's length, the
 // index), then that every block the index lists lies inside the file. It
-// reads the footer only, not the blocks.
+// reads the footer only, not the blocks (badger checks each block's
+// checksum when it reads it).
 func checkTable(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -139,4 +324,253 @@ func checkTable(path string) error {
 		}
 	}
 	return nil
+}
+
+// vlogHeader is the size of a value-log file's header (a key ID and an IV).
+const vlogHeader = 20
+
+// checkLastValueLog reads the newest value-log file the way badger does
+// when it opens it for writing, which truncates the file where its entries
+// stop reading. That is right after a crash (the rest was never written:
+// zeros, or one entry cut short followed by zeros), and wrong when
+// anything follows: the file was damaged, and truncating it would throw
+// the entries after the damage away.
+func checkLastValueLog(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := info.Size()
+	if size < vlogHeader {
+		return fmt.Errorf("cut short (%d bytes, shorter than its header)", size)
+	}
+	r := &countReader{r: bufio.NewReaderSize(io.NewSectionReader(f, vlogHeader, size-vlogHeader), 256<<10), n: vlogHeader}
+	var claimedEnd int64 // where the entry that did not read would end
+	for {
+		start := r.n
+		e, err := readVlogEntry(r)
+		if err == io.EOF && r.n == start {
+			return nil // the file ends after a whole entry
+		}
+		if err == nil && e.zero {
+			claimedEnd = r.n
+			break
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				if e.claimed > 0 && start+e.claimed > size {
+					return fmt.Errorf("cut short inside the entry at byte %d", start)
+				}
+				return fmt.Errorf("cut short at byte %d", start)
+			}
+			claimedEnd = start + max(e.claimed, 1)
+			break
+		}
+	}
+	// What follows where badger stops reading must be zeros.
+	if claimedEnd > size {
+		return fmt.Errorf("cut short inside the entry that ends at byte %d of %d", claimedEnd, size)
+	}
+	if at, err := firstNonZero(f, claimedEnd, size); err != nil {
+		return err
+	} else if at >= 0 {
+		return fmt.Errorf("an entry before byte %d is damaged (cut short, overwritten or zeroed) and data follows it", at)
+	}
+	return nil
+}
+
+type countReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+// vlogEntry is what readVlogEntry learnt of an entry: whether it is the
+// zeros after the last one, and how long its header says it is.
+type vlogEntry struct {
+	zero    bool
+	claimed int64
+}
+
+var errBadEntry = errors.New("a value-log entry does not match its checksum")
+
+// readVlogEntry reads one value-log entry: a header (meta, user meta,
+// then the key's and value's lengths and the expiry as varints), the key,
+// the value, and a CRC-32C of all of it.
+func readVlogEntry(r *countReader) (vlogEntry, error) {
+	var e vlogEntry
+	h := crc32.New(y.CastagnoliCrcTable)
+	var hdr [2 + 3*binary.MaxVarintLen64]byte
+	meta, err := r.ReadByte()
+	if err != nil {
+		return e, err
+	}
+	user, err := r.ReadByte()
+	if err != nil {
+		return e, io.ErrUnexpectedEOF
+	}
+	hdr[0], hdr[1] = meta, user
+	n := 2
+	var lens [3]uint64
+	for i := range lens {
+		v, err := binary.ReadUvarint(r)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return e, io.ErrUnexpectedEOF
+			}
+			return e, errBadEntry
+		}
+		lens[i] = v
+		n += binary.PutUvarint(hdr[n:], v)
+	}
+	h.Write(hdr[:n])
+	if meta == 0 && user == 0 && lens == [3]uint64{} {
+		e.zero = true
+		return e, nil
+	}
+	if lens[0] > 1<<16 || lens[1] > 1<<31 {
+		return e, errBadEntry
+	}
+	e.claimed = int64(n) + int64(lens[0]+lens[1]) + 4
+	if _, err := io.CopyN(h, r, int64(lens[0]+lens[1])); err != nil {
+		return e, io.ErrUnexpectedEOF
+	}
+	var sum [4]byte
+	if _, err := io.ReadFull(r, sum[:]); err != nil {
+		return e, io.ErrUnexpectedEOF
+	}
+	if binary.BigEndian.Uint32(sum[:]) != h.Sum32() {
+		return e, errBadEntry
+	}
+	return e, nil
+}
+
+// firstNonZero returns the offset of the first byte in [from, to) of f that
+// is not zero, or -1.
+func firstNonZero(f *os.File, from, to int64) (int64, error) {
+	buf := make([]byte, 256<<10)
+	for off := from; off < to; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), to-off)], off)
+		for i, b := range buf[:n] {
+			if b != 0 {
+				return off + int64(i), nil
+			}
+		}
+		off += int64(n)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return -1, nil
+			}
+			return 0, err
+		}
+	}
+	return -1, nil
+}
+
+// witness is what the owner found on disk when it closed the database
+// cleanly: the size of each file badger keeps. The next open compares:
+// after a clean close nothing may be shorter, longer, missing or extra (an
+// older copy put back, a file cut at a record boundary). It is removed
+// when the store opens, so after a crash there is none and only the
+// checks above apply.
+type witness struct {
+	Files map[string]int64 `json:"files"`
+}
+
+const witnessName = "store.witness"
+
+func readWitness(dir string) (witness, bool) {
+	var w witness
+	raw, err := os.ReadFile(filepath.Join(dir, witnessName))
+	if err != nil || json.Unmarshal(raw, &w) != nil || w.Files == nil {
+		return w, false
+	}
+	return w, true
+}
+
+func (w witness) compare(f storeFiles) []string {
+	now := map[string]int64{}
+	if f.manifest >= 0 {
+		now[badger.ManifestFilename] = f.manifest
+	}
+	for id, n := range f.tables {
+		now[table.IDToFilename(id)] = n
+	}
+	for id, n := range f.vlogs {
+		now[fmt.Sprintf("%06d.vlog", id)] = n
+	}
+	var bad []string
+	for name, n := range w.Files {
+		switch got, ok := now[name]; {
+		case !ok:
+			bad = append(bad, name+" is missing")
+		case got < n:
+			bad = append(bad, fmt.Sprintf("%s is shorter than darman left it (%d bytes, was %d): cut short or an older copy", name, got, n))
+		case got > n:
+			bad = append(bad, fmt.Sprintf("%s is longer than darman left it (%d bytes, was %d): written by something else", name, got, n))
+		}
+	}
+	for name := range now {
+		if _, ok := w.Files[name]; !ok {
+			bad = append(bad, name+" was not there when darman closed the store (put back from elsewhere?)")
+		}
+	}
+	return bad
+}
+
+// writeWitness records the database's files after a clean close.
+func writeWitness(dir string) error {
+	f, err := listStore(dir)
+	if err != nil {
+		return err
+	}
+	w := witness{Files: map[string]int64{}}
+	if f.manifest >= 0 {
+		w.Files[badger.ManifestFilename] = f.manifest
+	}
+	for id, n := range f.tables {
+		w.Files[table.IDToFilename(id)] = n
+	}
+	for id, n := range f.vlogs {
+		w.Files[fmt.Sprintf("%06d.vlog", id)] = n
+	}
+	raw, err := json.Marshal(w)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, witnessName+".tmp")
+	if err := os.WriteFile(tmp, raw, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, witnessName))
+}
+
+// bytes is the database's size: its tables and value logs.
+func (f storeFiles) bytes() int64 {
+	n := int64(0)
+	for _, s := range f.tables {
+		n += s
+	}
+	for _, s := range f.vlogs {
+		n += s
+	}
+	return n
 }

@@ -49,7 +49,7 @@ func (l *local) checkpoints(req *request) ([]agent.Checkpoint, error) {
 		if c.SessionID == "" || c.MessageID == "" || strings.Contains(string(c.SessionID)+string(c.MessageID), "/") {
 			return nil, fmt.Errorf("a checkpoint needs its session and its turn's message (got %q, %q)", c.SessionID, c.MessageID)
 		}
-		return nil, l.update(func(txn *badger.Txn) error {
+		return nil, l.update(func(txn *wtx) error {
 			if _, err := txn.Get(sessionKey(c.SessionID)); errors.Is(err, badger.ErrKeyNotFound) {
 				return notFound("session", c.SessionID)
 			} else if err != nil {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/y"
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/darman-dev/darman/agent"
@@ -36,19 +38,38 @@ type local struct {
 	db  *badger.DB
 	dir string
 	log *slog.Logger
+	// readOnly is set when the database was opened read-only (see
+	// Options.ReadOnly): nothing is written, no journal is kept.
+	readOnly bool
+	// journal is the way back when the database's files are damaged (see
+	// journal.go); jmu keeps its records in commit order.
+	journal *journal
+	jmu     sync.Mutex
 	// written counts the bytes of keys and values this process has put
 	// into badger since it opened it (a deletion counts its key): what
 	// Stats reports, and what the streaming benchmarks measure.
 	written atomic.Int64
 }
 
-func openLocal(dir string, log *slog.Logger) (l *local, err error) {
-	opts := badger.DefaultOptions(dir).
+// openMode is how openLocal opens a database.
+type openMode int
+
+const (
+	readWrite openMode = iota
+	readOnly
+	// salvageMode opens a repair's rebuilt view of a damaged database:
+	// read-only, without the consistency check (the view is made to
+	// pass it) and without a journal.
+	salvageMode
+)
+
+func badgerOptions(dir string, log *slog.Logger) badger.Options {
+	return badger.DefaultOptions(dir).
 		WithLogger(badgerLogger{log}).
 		// darman shares the machine with an editor and language servers:
 		// keep badger's memory small. Sessions are small; big tool outputs
 		// go to the value log, whose garbage collection can reclaim them.
-		WithMemTableSize(8 << 20).
+		WithMemTableSize(memTableSize).
 		WithNumMemtables(2).
 		WithBlockCacheSize(8 << 20).
 		WithIndexCacheSize(8 << 20).
@@ -56,28 +77,59 @@ func openLocal(dir string, log *slog.Logger) (l *local, err error) {
 		WithNumLevelZeroTables(4).
 		WithNumLevelZeroTablesStall(8).
 		WithValueThreshold(4 << 10).
-		WithValueLogFileSize(64 << 20)
-	// Badger panics on some kinds of damage, some of them in goroutines of
-	// its own: those are looked for first (see checkTables); the others
-	// are recovered here. Either way the user gets an error.
-	if err := checkTables(dir); err != nil {
-		return nil, err
+		WithValueLogFileSize(64 << 20).
+		// A bit flipped in a table or the value log is an error when it
+		// is read, not a different record.
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true)
+}
+
+// memTableSize is the size of badger's memtables, and of the tables it
+// flushes them to.
+const memTableSize = 8 << 20
+
+func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error) {
+	opts := badgerOptions(dir, log).WithReadOnly(mode != readWrite)
+	// Before badger touches the files, check that they agree with each
+	// other (see checkStore): badger would "fix" what does not, which
+	// destroys data, and panics on some damage in goroutines of its own.
+	if mode != salvageMode {
+		if err := checkStore(dir); err != nil {
+			return nil, err
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
-		if err != nil && !errors.Is(err, ErrDamaged) {
+		if err != nil && !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrDiskFull) {
 			err = fmt.Errorf("cannot open the session store in %s: %w\n"+
-				"The data may be damaged: run `darman doctor --repair` to move it aside and keep what can be read, "+
-				"or set dataDir to another directory", dir, err)
+				"The data may be damaged: %s; or set dataDir to another directory", dir, err, repairHint)
 		}
 	}()
+	l = &local{dir: dir, log: log, readOnly: mode != readWrite}
+	if mode == readWrite {
+		files, err := listStore(dir)
+		if err != nil {
+			return nil, err
+		}
+		if l.journal, err = openJournal(dir, files.bytes()); err != nil {
+			return nil, err
+		}
+		// The witness describes the files as they were closed; from now
+		// on badger changes them.
+		if err := os.Remove(filepath.Join(dir, witnessName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
 	db, err := badger.Open(opts)
 	if err != nil {
 		return nil, err
 	}
-	l = &local{db: db, dir: dir, log: log}
+	l.db = db
+	if mode != readWrite {
+		return l, nil
+	}
 	if err := l.migrate(); err != nil {
 		db.Close()
 		return nil, err
@@ -131,6 +183,15 @@ func (l *local) close() error {
 	go func() { done <- l.db.Close() }()
 	select {
 	case err := <-done:
+		if l.journal != nil {
+			if jerr := l.journal.close(); err == nil {
+				err = jerr
+			}
+		}
+		if err == nil && !l.readOnly {
+			// What the files are now, for the next open to compare.
+			err = writeWitness(l.dir)
+		}
 		return err
 	case <-time.After(closeWait):
 		return fmt.Errorf("the session store in %s did not close within %s: badger cannot write its files there (was the directory removed, or is the disk full?); darman stops without it, and what it had not written is read back from its log at the next start if the directory is still there: %w", l.dir, closeWait, errCloseGaveUp)
@@ -154,7 +215,7 @@ func (l *local) try(req *request) (resp response) {
 	var err error
 	switch req.Op {
 	case opPutSession:
-		err = l.update(func(txn *badger.Txn) error { return l.putJSON(txn, sessionKey(req.Session.ID), req.Session) })
+		err = l.update(func(txn *wtx) error { return l.putJSON(txn, sessionKey(req.Session.ID), req.Session) })
 	case opGetSession:
 		err = l.db.View(func(txn *badger.Txn) error {
 			return l.get(txn, sessionKey(req.ID), &resp.Session, "session", req.ID)
@@ -166,11 +227,11 @@ func (l *local) try(req *request) (resp response) {
 	case opDeleteSession:
 		err = l.deleteSession(req.ID)
 	case opPutMessage:
-		err = l.update(func(txn *badger.Txn) error { return l.putMessage(txn, req.Message) })
+		err = l.update(func(txn *wtx) error { return l.putMessage(txn, req.Message) })
 	case opPutPart:
-		err = l.update(func(txn *badger.Txn) error { return l.putPart(txn, req.Part) })
+		err = l.update(func(txn *wtx) error { return l.putPart(txn, req.Part) })
 	case opAppendPart:
-		err = l.update(func(txn *badger.Txn) error { return l.set(txn, appendKey(req.Part, req.Seq), []byte(req.Text)) })
+		err = l.update(func(txn *wtx) error { return l.set(txn, appendKey(req.Part, req.Seq), []byte(req.Text)) })
 	case opMessages:
 		resp.Messages, err = l.messages(req.ID)
 	case opWindow:
@@ -180,11 +241,11 @@ func (l *local) try(req *request) (resp response) {
 		pg, err = l.page(req.ID, req.Page)
 		resp.Messages, resp.More = pg.Messages, pg.More
 	case opPutGrant:
-		err = l.update(func(txn *badger.Txn) error { return l.putJSON(txn, grantKey(req.Grant), req.Grant) })
+		err = l.update(func(txn *wtx) error { return l.putJSON(txn, grantKey(req.Grant), req.Grant) })
 	case opGrants:
 		resp.Grants, err = l.grants(req.Text)
 	case opDeleteGrant:
-		err = l.update(func(txn *badger.Txn) error { return l.delete(txn, grantKey(req.Grant)) })
+		err = l.update(func(txn *wtx) error { return l.delete(txn, grantKey(req.Grant)) })
 	case opImport:
 		err = l.importSession(req.Export)
 	case opStats:
@@ -200,6 +261,9 @@ func (l *local) try(req *request) (resp response) {
 	default:
 		err = fmt.Errorf("unknown store call %d (a newer darman owns the store? restart the editors that run darman)", req.Op)
 	}
+	if readDamage(err) {
+		err = &DamageError{Dir: l.dir, Tables: []string{"a record cannot be read back: " + err.Error()}}
+	}
 	resp.setErr(err)
 	if errors.Is(err, badger.ErrBlockedWrites) {
 		resp.Code = "blocked"
@@ -207,21 +271,76 @@ func (l *local) try(req *request) (resp response) {
 	return resp
 }
 
+// readDamage reports whether err is badger failing to read what it wrote:
+// a block or a value whose checksum does not match, a value-log file
+// missing or shorter than a pointer into it.
+func readDamage(err error) bool {
+	if err == nil || errors.Is(err, ErrDamaged) {
+		return false
+	}
+	if errors.Is(err, y.ErrChecksumMismatch) || errors.Is(err, y.ErrEOF) {
+		return true
+	}
+	msg := err.Error()
+	for _, s := range []string{"checksum mismatch", "file with ID", "Invalid value pointer", "Invalid read", "while reading block"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // update runs fn in a read-write transaction, again if it raced another
 // writer of the same keys.
-func (l *local) update(fn func(txn *badger.Txn) error) error {
+//
+// The transaction's writes go to the journal once badger committed them;
+// a write that would not fit on the disk is refused first (see room).
+func (l *local) update(fn func(txn *wtx) error) error {
+	if l.readOnly {
+		return errReadOnly
+	}
 	for {
-		err := l.db.Update(fn)
+		txn := &wtx{Txn: l.db.NewTransaction(true)}
+		err := fn(txn)
+		if err == nil {
+			err = l.room(txn.bytes)
+		}
+		if err == nil {
+			err = l.commit(txn)
+		}
+		txn.Discard()
 		if !errors.Is(err, badger.ErrConflict) {
 			return err
 		}
 	}
 }
 
+// commit commits txn and journals its writes, under jmu so that the
+// journal's order is the commit order.
+func (l *local) commit(txn *wtx) error {
+	l.jmu.Lock()
+	defer l.jmu.Unlock()
+	if err := txn.Commit(); err != nil {
+		return diskFull(err)
+	}
+	return l.journal.write(txn.muts)
+}
+
+// errReadOnly is returned by writes to a store opened read-only.
+var errReadOnly = errors.New("the session store was opened read-only")
+
+// wtx is a read-write transaction that remembers its writes for the
+// journal.
+type wtx struct {
+	*badger.Txn
+	muts  []mutation
+	bytes int
+}
+
 // Values are encoded with the JSON v2 encoder (the future encoding/json/v2):
 // the same JSON, decoded about three times faster, which is what loading a
 // long session costs.
-func (l *local) putJSON(txn *badger.Txn, key []byte, v any) error {
+func (l *local) putJSON(txn *wtx, key []byte, v any) error {
 	b, err := jsonv2.Marshal(v)
 	if err != nil {
 		return err
@@ -229,19 +348,31 @@ func (l *local) putJSON(txn *badger.Txn, key []byte, v any) error {
 	return l.set(txn, key, b)
 }
 
-func (l *local) set(txn *badger.Txn, key, value []byte) error {
+func (l *local) set(txn *wtx, key, value []byte) error {
 	l.written.Add(int64(len(key) + len(value)))
-	return txn.Set(key, value)
+	if err := txn.Set(key, value); err != nil {
+		return err
+	}
+	// badger keeps key and value until the transaction ends, and so does
+	// the journal's record: no copies.
+	txn.muts = append(txn.muts, mutation{op: mutSet, key: key, value: value})
+	txn.bytes += len(key) + len(value)
+	return nil
 }
 
-func (l *local) delete(txn *badger.Txn, key []byte) error {
+func (l *local) delete(txn *wtx, key []byte) error {
 	l.written.Add(int64(len(key)))
-	return txn.Delete(key)
+	if err := txn.Delete(key); err != nil {
+		return err
+	}
+	txn.muts = append(txn.muts, mutation{op: mutDelete, key: key})
+	txn.bytes += len(key)
+	return nil
 }
 
 // putPart writes a part whole: its record replaces what was appended to it
 // (see Store.AppendPart), which is folded into the record by its writer.
-func (l *local) putPart(txn *badger.Txn, p agent.Part) error {
+func (l *local) putPart(txn *wtx, p agent.Part) error {
 	if err := l.putJSON(txn, partKey(p), p); err != nil {
 		return err
 	}
@@ -288,9 +419,9 @@ func (l *local) decode(key, b []byte, v any) error {
 	return nil
 }
 
-func (l *local) putMessage(txn *badger.Txn, m agent.Message) error {
+func (l *local) putMessage(txn *wtx, m agent.Message) error {
 	var s agent.Session
-	if err := l.get(txn, sessionKey(m.SessionID), &s, "session", m.SessionID); err != nil {
+	if err := l.get(txn.Txn, sessionKey(m.SessionID), &s, "session", m.SessionID); err != nil {
 		return err
 	}
 	key := messageKey(m.SessionID, m.ID)
@@ -640,11 +771,28 @@ func (l *local) deleteSession(id agent.ID) error {
 			return err
 		}
 	}
-	if err := l.db.DropPrefix(messagesOf(id), partsOf(id), checkpointsOf(id), blobsOf(id)); err != nil {
+	if err := l.dropPrefix(messagesOf(id), partsOf(id), checkpointsOf(id), blobsOf(id)); err != nil {
 		return err
 	}
 	// The session record goes last: while it exists, a retry finds the rest.
-	return l.update(func(txn *badger.Txn) error { return l.delete(txn, sessionKey(id)) })
+	return l.update(func(txn *wtx) error { return l.delete(txn, sessionKey(id)) })
+}
+
+// dropPrefix removes every key under the prefixes, and journals that.
+func (l *local) dropPrefix(prefixes ...[]byte) error {
+	if l.readOnly {
+		return errReadOnly
+	}
+	l.jmu.Lock()
+	defer l.jmu.Unlock()
+	if err := l.db.DropPrefix(prefixes...); err != nil {
+		return diskFull(err)
+	}
+	muts := make([]mutation, len(prefixes))
+	for i, p := range prefixes {
+		muts[i] = mutation{op: mutDropPrefix, key: p}
+	}
+	return l.journal.write(muts)
 }
 
 func (l *local) grants(workspace string) ([]Grant, error) {
@@ -685,15 +833,25 @@ func (l *local) importSession(e *Export) error {
 	if err != nil {
 		return err
 	}
+	if l.readOnly {
+		return errReadOnly
+	}
 	wb := l.db.NewWriteBatch()
 	defer wb.Cancel()
+	var muts []mutation
+	size := 0
+	put := func(key, b []byte) error {
+		l.written.Add(int64(len(key) + len(b)))
+		muts = append(muts, mutation{op: mutSet, key: key, value: b})
+		size += len(key) + len(b)
+		return wb.Set(key, b)
+	}
 	set := func(key []byte, v any) error {
 		b, err := jsonv2.Marshal(v)
 		if err != nil {
 			return err
 		}
-		l.written.Add(int64(len(key) + len(b)))
-		return wb.Set(key, b)
+		return put(key, b)
 	}
 	for _, m := range e.Messages {
 		if m.Message.SessionID != s.ID {
@@ -715,8 +873,7 @@ func (l *local) importSession(e *Export) error {
 		if BlobKey(data) != key {
 			return fmt.Errorf("the export's blob %s is not the SHA-256 of its bytes", key)
 		}
-		l.written.Add(int64(len(key) + len(data)))
-		if err := wb.Set(blobKey(s.ID, key), data); err != nil {
+		if err := put(blobKey(s.ID, key), data); err != nil {
 			return err
 		}
 	}
@@ -725,7 +882,15 @@ func (l *local) importSession(e *Export) error {
 	if err := set(sessionKey(s.ID), s); err != nil {
 		return err
 	}
-	return wb.Flush()
+	if err := l.room(size); err != nil {
+		return err
+	}
+	l.jmu.Lock()
+	defer l.jmu.Unlock()
+	if err := wb.Flush(); err != nil {
+		return diskFull(err)
+	}
+	return l.journal.write(muts)
 }
 
 func (l *local) stats() (Stats, error) {

@@ -27,7 +27,16 @@ type owner struct {
 }
 
 func startOwner(dir, sock string, lock *os.File, opts Options, log *slog.Logger) (*owner, error) {
-	l, err := openLocal(dir, log)
+	if opts.ReadOnly {
+		// Read-only: nobody is served (a writer would be refused), so
+		// another darman that starts meanwhile waits for the lock.
+		l, err := openLocal(dir, log, readOnly)
+		if err != nil {
+			return nil, err
+		}
+		return &owner{local: l, lock: lock, log: log, stop: make(chan struct{}), conns: map[net.Conn]struct{}{}}, nil
+	}
+	l, err := openLocal(dir, log, readWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +96,9 @@ func (o *owner) collect(every time.Duration) {
 // then releases the lock, so the next owner never finds badger open.
 func (o *owner) close() error {
 	close(o.stop)
-	o.ln.Close()
+	if o.ln != nil {
+		o.ln.Close()
+	}
 	// Wait for the calls already running; any later one sees o.stop closed
 	// and leaves badger alone.
 	o.calls.Lock()

@@ -6,39 +6,56 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
+	"github.com/dgraph-io/ristretto/v2/z"
 	"google.golang.org/protobuf/proto"
 )
 
 // Repaired says what Repair did.
 type Repaired struct {
-	// Damaged is false when the store opened and nothing was done.
+	// Damaged is false when the store was sound and nothing was done.
 	Damaged bool `json:"damaged"`
-	// Aside is where the damaged database's files were moved.
+	// Damage is what was found wrong, as the refusal to open said it.
+	Damage []string `json:"damage,omitempty"`
+	// Aside is where the damaged database's files were moved, untouched.
 	Aside string `json:"aside,omitempty"`
-	// Lost are the table files that could not be read, with why.
+	// Lost are the files that could not be read, with why: what was only
+	// in them (and not in the journal) is not in the rebuilt store.
 	Lost []string `json:"lost,omitempty"`
-	// Sessions and Records are what was read back into the new store.
+	// Sessions and Records are what the rebuilt store holds.
 	Sessions int `json:"sessions"`
 	Records  int `json:"records"`
-	// Unreadable says why nothing could be read back, when nothing was.
+	// Journal is how many of the journal's transactions were replayed.
+	Journal int `json:"journal"`
+	// Unrecovered are the records (by key) whose value could not be read
+	// from the damaged files nor found in the journal.
+	Unrecovered []string `json:"unrecovered,omitempty"`
+	// Unreadable says why nothing could be read back from the damaged
+	// files, when nothing could (the journal may still have been replayed).
 	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // Repair checks the store in dir and, when it is damaged, moves the
-// database's files aside (into a directory beside dir, named after it),
-// starts a new store in dir and copies into it every record that can
-// still be read: the damaged tables are left out, the rest is opened. It
-// needs the store closed in every darman process.
+// database's files aside untouched (into a directory beside dir, named
+// after it), starts a new store in dir and fills it with every record
+// that can still be read from them, then replays the journal over it. The
+// damaged files are read through a view of them (links to them, and a
+// manifest naming every table that reads whole), so neither a damaged
+// manifest nor a damaged table keeps the rest from being read. It needs
+// the store closed in every darman process, and is safe to run again: a
+// sound store is left alone.
 func Repair(dir string, log *slog.Logger) (Repaired, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -57,41 +74,107 @@ func Repair(dir string, log *slog.Logger) (Repaired, error) {
 	}
 	defer unlock(lock)
 
-	if l, err := openLocal(dir, log); err == nil {
-		return Repaired{}, l.close()
+	problem := verify(dir, log)
+	if problem == nil {
+		return Repaired{}, nil
 	}
-	out := Repaired{Damaged: true, Aside: fmt.Sprintf("%s.damaged-%s", dir, time.Now().UTC().Format("20060102-150405"))}
+	out := Repaired{Damaged: true}
+	var de *DamageError
+	if errors.As(problem, &de) {
+		out.Damage = de.Tables
+	} else {
+		out.Damage = []string{problem.Error()}
+	}
+	out.Aside = fmt.Sprintf("%s.damaged-%s", dir, time.Now().UTC().Format("20060102-150405"))
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(out.Aside); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		out.Aside = fmt.Sprintf("%s.damaged-%s-%d", dir, time.Now().UTC().Format("20060102-150405"), i)
+	}
 	if err := moveDatabase(dir, out.Aside); err != nil {
 		return out, fmt.Errorf("moving the damaged store aside: %w", err)
 	}
-	fresh, err := openLocal(dir, log)
+	fresh, err := openLocal(dir, log, readWrite)
 	if err != nil {
 		return out, fmt.Errorf("the damaged store is in %s, but a new one cannot be made in %s: %w", out.Aside, dir, err)
 	}
 	defer fresh.close()
 
-	// A copy to read from: the damaged tables are renamed and left out of
-	// the manifest, so that badger opens the rest.
-	out.Lost, err = dropDamagedTables(out.Aside)
+	lostKeys := map[string]bool{}
+	view, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".repair-")
 	if err != nil {
-		out.Unreadable = err.Error()
-		return out, nil
+		return out, err
 	}
-	if err := salvage(out.Aside, fresh, log, &out); err != nil {
+	defer os.RemoveAll(view)
+	if out.Lost, err = makeView(out.Aside, view); err != nil {
+		out.Unreadable = err.Error()
+	} else if err := salvage(view, fresh, log, lostKeys); err != nil {
 		out.Unreadable = err.Error()
 	}
-	return out, nil
+	rep, err := replayInto(dir, fresh, lostKeys)
+	if err != nil {
+		return out, fmt.Errorf("replaying the journal: %w", err)
+	}
+	out.Journal = rep.Records
+	for _, t := range rep.Torn {
+		out.Lost = append(out.Lost, "journal "+t)
+	}
+	for k, lost := range lostKeys {
+		if lost {
+			out.Unrecovered = append(out.Unrecovered, k)
+		}
+	}
+	slices.Sort(out.Unrecovered)
+	out.Sessions, out.Records, err = fresh.count()
+	return out, err
+}
+
+// verify reports what is wrong with the store in dir: what the open-time
+// check finds, or the first record that cannot be read when every record
+// is read. The caller holds the owner lock.
+func verify(dir string, log *slog.Logger) error {
+	l, err := openLocal(dir, log, readOnly)
+	if err != nil {
+		return err
+	}
+	defer l.close()
+	// An iterator stops quietly at a block it cannot read: every table's
+	// blocks are checked first.
+	m, err := readManifest(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return &DamageError{Dir: dir, Tables: []string{"MANIFEST: " + err.Error()}}
+	}
+	var bad []string
+	for _, id := range m.live() {
+		if err := readTable(table.NewFilename(id, dir), options.CompressionType(m.tables[id].compression)); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", table.IDToFilename(id), err))
+		}
+	}
+	if len(bad) > 0 {
+		return &DamageError{Dir: dir, Tables: bad}
+	}
+	return l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.DefaultIteratorOptions)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if _, err := it.Item().ValueCopy(nil); err != nil {
+				return &DamageError{Dir: dir, Tables: []string{fmt.Sprintf("the record %q is unreadable: %v", it.Item().Key(), err)}}
+			}
+		}
+		return nil
+	})
 }
 
 // isDatabaseFile reports whether a name in the data directory is badger's
-// (the rest — the lock, the MCP records — stays where it is).
+// (the rest — the lock, the journal, the MCP records — stays where it is).
 func isDatabaseFile(name string) bool {
 	switch filepath.Ext(name) {
 	case ".sst", ".vlog", ".mem":
 		return true
 	}
 	return strings.HasPrefix(name, badger.ManifestFilename) || strings.HasPrefix(name, "KEYREGISTRY") ||
-		name == "DISCARD" || name == "LOCK" || name == "owner.sock" || name == "owner.addr"
+		name == "DISCARD" || name == "LOCK" || name == "owner.sock" || name == "owner.addr" || name == witnessName
 }
 
 func moveDatabase(dir, aside string) error {
@@ -113,59 +196,119 @@ func moveDatabase(dir, aside string) error {
 	return nil
 }
 
-// dropDamagedTables renames the damaged tables of the database in dir to
-// NAME.damaged and writes a manifest without them (keeping the old one as
-// MANIFEST.damaged). It returns the tables dropped, with why.
-func dropDamagedTables(dir string) ([]string, error) {
-	path := filepath.Join(dir, badger.ManifestFilename)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("its manifest is unreadable: %w", err)
-	}
-	f, err := os.Open(path)
+// makeView fills view with links to (or, where links are not possible,
+// copies of) the readable files of the damaged database in from, and a
+// manifest naming every table that reads whole, all at level 0: badger
+// reads level 0's tables by version, so tables that overlap (a compaction
+// cut short) read right. Nothing in from is written. It returns the
+// tables left out, with why.
+func makeView(from, view string) ([]string, error) {
+	files, err := listStore(from)
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir).WithLogger(nil))
-	f.Close()
-	if err != nil || len(raw) < 8 {
-		return nil, fmt.Errorf("its manifest, which lists the database's tables, is damaged (%v)", err)
-	}
+	m, merr := readManifest(filepath.Join(from, badger.ManifestFilename))
 	var lost []string
 	set := pb.ManifestChangeSet{}
-	for id, tm := range m.Tables {
-		name := table.NewFilename(id, dir)
-		if err := checkTable(name); err != nil {
-			lost = append(lost, fmt.Sprintf("%s: %v", filepath.Base(name), err))
-			if err := os.Rename(name, name+".damaged"); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return lost, err
-			}
+	for _, id := range slices.Sorted(mapsKeys(files.tables)) {
+		name := table.IDToFilename(id)
+		compression := uint32(options.Snappy)
+		if info, ok := m.tables[id]; ok && merr == nil {
+			compression = info.compression
+		}
+		if err := readTable(filepath.Join(from, name), options.CompressionType(compression)); err != nil {
+			lost = append(lost, fmt.Sprintf("%s: %v", name, err))
 			continue
 		}
-		set.Changes = append(set.Changes, &pb.ManifestChange{Id: id, Op: pb.ManifestChange_CREATE, Level: uint32(tm.Level),
-			KeyId: tm.KeyID, EncryptionAlgo: pb.EncryptionAlgo_aes, Compression: uint32(tm.Compression)})
+		if err := linkOrCopy(filepath.Join(from, name), filepath.Join(view, name)); err != nil {
+			return lost, err
+		}
+		set.Changes = append(set.Changes, &pb.ManifestChange{Id: id, Op: pb.ManifestChange_CREATE, Level: 0,
+			EncryptionAlgo: pb.EncryptionAlgo_aes, Compression: compression})
 	}
-	if len(lost) == 0 {
-		return nil, nil
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return lost, err
+	}
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); ext == ".vlog" || ext == ".mem" {
+			if err := linkOrCopy(filepath.Join(from, e.Name()), filepath.Join(view, e.Name())); err != nil {
+				return lost, err
+			}
+		}
 	}
 	body, err := proto.Marshal(&set)
 	if err != nil {
 		return lost, err
 	}
 	var b bytes.Buffer
-	b.Write(raw[:8]) // magic and versions, as badger wrote them
+	b.WriteString("Bdgr")
+	binary.Write(&b, binary.BigEndian, uint16(0))
+	binary.Write(&b, binary.BigEndian, uint16(8))
 	binary.Write(&b, binary.BigEndian, uint32(len(body)))
 	binary.Write(&b, binary.BigEndian, crc32.Checksum(body, y.CastagnoliCrcTable))
 	b.Write(body)
-	if err := os.Rename(path, path+".damaged"); err != nil {
-		return lost, err
-	}
-	return lost, os.WriteFile(path, b.Bytes(), 0o600)
+	return lost, os.WriteFile(filepath.Join(view, badger.ManifestFilename), b.Bytes(), 0o600)
 }
 
-// salvage copies every record of the database in from into the store to.
-func salvage(from string, to *local, log *slog.Logger, out *Repaired) (err error) {
-	src, err := openLocal(from, log)
+func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// readTable checks every block of a table against its checksum.
+func readTable(path string, compression options.CompressionType) (err error) {
+	if err := checkTable(path); err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("unreadable: %v", r)
+		}
+	}()
+	mf, err := z.OpenMmapFile(path, os.O_RDONLY, 0)
+	if err != nil && !errors.Is(err, z.NewFile) {
+		return err
+	}
+	// OpenTable checks every block; the table is then let go of with its
+	// file's Close, not DecrRef, which would delete the file.
+	_, err = table.OpenTable(mf, table.Options{ReadOnly: true, ChkMode: options.OnTableAndBlockRead,
+		BlockSize: 4 << 10, BloomFalsePositive: 0.01, Compression: compression})
+	if err != nil {
+		return fmt.Errorf("a block does not match its checksum (%v)", err)
+	}
+	return mf.Close(-1)
+}
+
+func linkOrCopy(from, to string) error {
+	if err := os.Link(from, to); err == nil {
+		return nil
+	}
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return diskFull(err)
+	}
+	return dst.Close()
+}
+
+// salvage copies every record of the view in from into the store to.
+// lostKeys gets the keys whose value could not be read.
+func salvage(from string, to *local, log *slog.Logger, lostKeys map[string]bool) (err error) {
+	src, err := openLocal(from, log, salvageMode)
 	if err != nil {
 		return err
 	}
@@ -183,14 +326,11 @@ func salvage(from string, to *local, log *slog.Logger, out *Repaired) (err error
 			}
 			v, err := item.ValueCopy(nil)
 			if err != nil {
-				continue // a value lost with its value-log file
+				lostKeys[string(key)] = true // its value-log file is damaged
+				continue
 			}
 			if err := wb.Set(key, v); err != nil {
 				return err
-			}
-			out.Records++
-			if bytes.HasPrefix(key, []byte(sessionPrefix)) {
-				out.Sessions++
 			}
 		}
 		return nil
@@ -198,5 +338,58 @@ func salvage(from string, to *local, log *slog.Logger, out *Repaired) (err error
 	if err != nil {
 		return err
 	}
-	return wb.Flush()
+	return diskFull(wb.Flush())
+}
+
+// replayInto replays the journal in dir into the store to, in order.
+func replayInto(dir string, to *local, lostKeys map[string]bool) (journalReplay, error) {
+	wb := to.db.NewWriteBatch()
+	defer func() { wb.Cancel() }()
+	rep, err := replayJournal(dir, func(muts []mutation) error {
+		for _, m := range muts {
+			var err error
+			switch m.op {
+			case mutSet:
+				delete(lostKeys, string(m.key))
+				err = wb.Set(m.key, m.value)
+			case mutDelete:
+				delete(lostKeys, string(m.key))
+				err = wb.Delete(m.key)
+			case mutDropPrefix:
+				for k := range lostKeys {
+					if strings.HasPrefix(k, string(m.key)) {
+						delete(lostKeys, k)
+					}
+				}
+				if err = wb.Flush(); err == nil {
+					err = to.db.DropPrefix(m.key)
+					wb = to.db.NewWriteBatch()
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	return rep, diskFull(wb.Flush())
+}
+
+// count returns how many sessions and records the store holds.
+func (l *local) count() (sessions, records int, err error) {
+	err = l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			records++
+			if bytes.HasPrefix(it.Item().Key(), []byte(sessionPrefix)) {
+				sessions++
+			}
+		}
+		return nil
+	})
+	return sessions, records, err
 }

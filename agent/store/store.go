@@ -23,6 +23,11 @@ type Options struct {
 	// GCInterval is how often the owner collects value-log garbage. Zero
 	// means every 5 minutes; negative means never.
 	GCInterval time.Duration
+	// ReadOnly opens the database read-only when no other darman process
+	// owns it (one that does serves the calls either way): nothing on disk
+	// is changed, writes fail, and a damaged store is an error rather than
+	// an empty list. For commands that only read.
+	ReadOnly bool
 }
 
 // Store is a handle on the session store in one data directory. Whether this

@@ -24,7 +24,7 @@ func Text(w io.Writer, s Session) error {
 	p.f("workspace %s · model %s · %d messages · updated %s\n", s.Session.Workspace, orDash(s.Session.Model),
 		s.Session.Messages, s.Session.Updated.Local().Format(time.DateTime))
 	for _, m := range s.Messages {
-		p.f("\n── %s%s\n", who(m.Message), when(m.Message))
+		p.f("\n── %s%s%s\n", who(m.Message), when(m.Message), turnID(m.Message))
 		for _, part := range m.Parts {
 			p.textPart(part)
 		}
@@ -170,6 +170,15 @@ func when(m agent.Message) string {
 		return ""
 	}
 	return " · " + m.Created.Local().Format(time.DateTime)
+}
+
+// turnID names a user message by the ID that names its turn, as
+// sessions revert --turn and sessions fork take it.
+func turnID(m agent.Message) string {
+	if m.Role != agent.RoleUser || m.ID == "" {
+		return ""
+	}
+	return " · " + string(m.ID)
 }
 
 func fileName(f *agent.File) string {

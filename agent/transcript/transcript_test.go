@@ -23,9 +23,11 @@ func fixture() transcript.Session {
 	msg := func(role agent.Role, finish agent.Finish, errText string, parts ...agent.Part) agent.MessageWithParts {
 		return agent.MessageWithParts{Message: agent.Message{Role: role, Finish: finish, Error: errText, Model: "anthropic/claude-sonnet-4-5"}, Parts: parts}
 	}
+	ask := msg(agent.RoleUser, "", "", part(agent.PartText, "Why does TestFoo fail?"),
+		agent.Part{Kind: agent.PartFile, File: &agent.File{Path: "screenshot.png", MIME: "image/png"}})
+	ask.Message.ID = "msg_01M8N7S4A0Z3T5QK6J0B2C4D8E"
 	return transcript.Session{Session: s, Messages: []agent.MessageWithParts{
-		msg(agent.RoleUser, "", "", part(agent.PartText, "Why does TestFoo fail?"),
-			agent.Part{Kind: agent.PartFile, File: &agent.File{Path: "screenshot.png", MIME: "image/png"}}),
+		ask,
 		msg(agent.RoleAssistant, agent.FinishStop, "",
 			part(agent.PartReasoning, "Look at the test first.\nThen the code."),
 			agent.Part{Kind: agent.PartTool, Tool: &agent.ToolCall{Name: "read", Status: agent.ToolCompleted, Title: "foo_test.go",

@@ -9,7 +9,7 @@ import (
 	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/internal/config"
-	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 // loadAgents finds the workspace's named agents: the built-in build and
@@ -46,8 +46,8 @@ func diagnoseAgents(r *report, c config.Config, root string) {
 // lspAgents finds, for initialize, the agents of setup's workspace with
 // the configuration darman lsp loaded (or that workspace's), without
 // starting the agent.
-func (a *app) lspAgents(log *slog.Logger) func(context.Context, server.Setup) *agents.Catalog {
-	return func(_ context.Context, setup server.Setup) *agents.Catalog {
+func (a *app) lspAgents(log *slog.Logger) func(context.Context, lsp.Setup) *agents.Catalog {
+	return func(_ context.Context, setup lsp.Setup) *agents.Catalog {
 		cfg, ok := a.startConfig(setup)
 		if !ok {
 			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(trustPolicy{}, new(trustOutcome))})

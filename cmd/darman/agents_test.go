@@ -24,6 +24,7 @@ func planWorkspace(t *testing.T) (*env, *llmtest.Server) {
 			{ID: "e1", Name: "edit", Arguments: json.RawMessage(`{"path":"main.go","oldString":"func main() {}","newString":"func main() { panic(1) }"}`)},
 			{ID: "w1", Name: "write", Arguments: json.RawMessage(`{"path":"main.go","content":"changed\n"}`)},
 			{ID: "b1", Name: "bash", Arguments: json.RawMessage(`{"command":"echo changed > main.go","description":"overwrite"}`)},
+			{ID: "ls1", Name: "bash", Arguments: json.RawMessage(`{"command":"ls","description":"list the files"}`)},
 		}},
 		{Text: "Plan: make main panic."},
 	}})
@@ -50,12 +51,18 @@ func mainUnchanged(t *testing.T, e *env, front string) {
 // configuration allows every edit, even in plan's own agents entry.
 func TestPlanCannotEditInAnyFront(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
-		e, _ := planWorkspace(t)
+		e, srv := planWorkspace(t)
 		out, errs, code := e.run("run", "--agent", "plan", "make main panic")
 		if code != 0 || !strings.Contains(out, "Plan: make main panic.") {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
 		}
 		mainUnchanged(t, e, "darman run")
+		// plan's bash runs the commands that read, as its prompt says.
+		if calls := srv.ModelCalls(); len(calls) < 2 {
+			t.Errorf("%d model calls", len(calls))
+		} else if ls := calls[1].Get(`messages.@reverse.0.content.#(tool_use_id=="ls1")`).Raw; !strings.Contains(ls, "main.go") || strings.Contains(ls, "may not use") {
+			t.Errorf("ls under plan answered %s", ls)
+		}
 		if _, errs, code := e.run("run", "--agent", "nobody", "hi"); code == 0 || !strings.Contains(errs, "the agents are build, plan") {
 			t.Errorf("--agent nobody: exit %d, %s", code, errs)
 		}

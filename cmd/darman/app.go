@@ -36,6 +36,10 @@ type app struct {
 	// it, and close stops what their owners left, last of all.
 	children *child.Registry
 
+	// quietLogs: a person reads stderr (darman run), so the logger
+	// there writes errors only unless a level or a log file was asked for.
+	quietLogs bool
+
 	loaded *config.Loaded
 	// trustPolicy is how config decides the workspace's trust (darman
 	// run sets it); trust is what it decided.
@@ -115,8 +119,17 @@ process of the user.`,
 	f.StringVar(&a.flags.DataDir, "data-dir", "", "where sessions are stored")
 	f.StringVar(&a.flags.LogLevel, "log-level", "", "debug, info, warn or error")
 	f.StringVar(&a.flags.LogFile, "log-file", "", "append logs to this file instead of stderr")
+	var showVersion bool
+	root.Flags().BoolVar(&showVersion, "version", false, "print darman's version (as darman version does)")
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		if showVersion {
+			return a.printVersion(false)
+		}
+		return cmd.Help()
+	}
 	root.AddCommand(
 		a.versionCommand(),
+		a.modelsCommand(),
 		a.doctorCommand(),
 		a.sessionsCommand(),
 		a.configCommand(),
@@ -174,8 +187,12 @@ func (a *app) logger() (*slog.Logger, error) {
 	}
 	redactor := &logging.Redactor{}
 	redactor.Add(loaded.Config.Secrets()...)
+	level := loaded.Config.Log.Level
+	if _, env := os.LookupEnv(config.EnvLogLevel); a.quietLogs && level == config.LevelInfo && loaded.Config.Log.File == "" && a.flags.LogLevel == "" && !env {
+		level = config.LevelError
+	}
 	log, closer, err := logging.New(logging.Options{
-		Level:    string(loaded.Config.Log.Level),
+		Level:    string(level),
 		File:     loaded.Config.Log.File,
 		Stderr:   a.stderr,
 		Redactor: redactor,
@@ -190,6 +207,17 @@ func (a *app) logger() (*slog.Logger, error) {
 
 // openStore opens the session store in the configured data directory.
 func (a *app) openStore(ctx context.Context) (*store.Store, error) {
+	return a.openStoreWith(ctx, false)
+}
+
+// openStoreReadOnly opens it for a command that only reads: when no other
+// darman owns it, badger opens it read-only, and a damaged store is an
+// error rather than an empty one.
+func (a *app) openStoreReadOnly(ctx context.Context) (*store.Store, error) {
+	return a.openStoreWith(ctx, true)
+}
+
+func (a *app) openStoreWith(ctx context.Context, readOnly bool) (*store.Store, error) {
 	loaded, err := a.config()
 	if err != nil {
 		return nil, err
@@ -202,7 +230,7 @@ func (a *app) openStore(ctx context.Context) (*store.Store, error) {
 	if dir == "" {
 		return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
 	}
-	s, err := store.Open(ctx, dir, store.Options{Logger: log})
+	s, err := store.Open(ctx, dir, store.Options{Logger: log, ReadOnly: readOnly})
 	if err != nil {
 		return nil, err
 	}

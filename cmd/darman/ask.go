@@ -60,5 +60,10 @@ func parseRuleFlag(v string, action permission.Action) (permission.Rule, error) 
 	if err := r.Validate(); err != nil {
 		return r, fmt.Errorf("--%s %q: %v (expected permission or permission:pattern, e.g. \"bash:go test *\")", action, v, err)
 	}
+	if r.Permission != "" {
+		if msg := config.CheckPermissionName(r.Permission); msg != "" {
+			return r, fmt.Errorf("--%s %q: %s", action, v, msg)
+		}
+	}
 	return r, nil
 }

@@ -257,3 +257,61 @@ func sameHashes(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestRevertForceFinishesARevert reverts a turn while the user changed one
+// of its files (left alone), then asks again with --force, as the first
+// answer says: the file left alone goes back too, and a redo puts back
+// the user's text. The turn is named by the id sessions show prints.
+func TestRevertForceFinishesARevert(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e, startFiles)
+	e.withModel(t, threeEditsAndABash())
+	if out, errs, code := e.run("run", "--allow", "edit", "--allow", "bash", "change the files"); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	id := firstSession(t, e)
+	var shown struct {
+		Messages []struct {
+			Message struct {
+				Role string `json:"role"`
+				ID   string `json:"id"`
+			} `json:"message"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(e.ok("sessions", "show", id, "--json")), &shown); err != nil || len(shown.Messages) == 0 {
+		t.Fatalf("sessions show --json: %v %+v", err, shown)
+	}
+	first := shown.Messages[0].Message
+	turn := first.ID
+	if first.Role != "user" || !strings.HasPrefix(turn, "msg_") {
+		t.Fatalf("the first message is %+v, want the user's prompt with its msg_ id", first)
+	}
+	if text := e.ok("sessions", "show", id); !strings.Contains(text, "── You · ") || !strings.Contains(text, turn) {
+		t.Errorf("sessions show does not print the prompt's id %s:\n%s", turn, text)
+	}
+
+	e.write("b.txt", "BETA and mine\n")
+	out, errs, code := e.run("sessions", "revert", id, "--turn", turn)
+	if code != 1 || !strings.Contains(errs, "--force restores them too") {
+		t.Fatalf("revert with a conflict: exit %d\n%s\n%s", code, out, errs)
+	}
+	out = e.ok("sessions", "revert", id, "--force")
+	if !strings.Contains(out, "restore  b.txt") {
+		t.Errorf("revert --force after the conflict said:\n%s", out)
+	}
+	for name, want := range startFiles {
+		if got := readWS(t, e, name); got != want {
+			t.Errorf("after revert --force %s = %q, want %q", name, got, want)
+		}
+	}
+	// A second --force has nothing left to finish: it is the usual answer.
+	if _, errs, code := e.run("sessions", "revert", id, "--force"); code == 0 || !strings.Contains(errs, "nothing to do") {
+		t.Errorf("a second revert --force: exit %d\n%s", code, errs)
+	}
+	e.ok("sessions", "redo", id)
+	for name, want := range map[string]string{"a.txt": "ALPHA\n", "b.txt": "BETA and mine\n", "gen/d.txt": "delta\n"} {
+		if got := readWS(t, e, name); got != want {
+			t.Errorf("after redo %s = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -10,8 +10,8 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/internal/config"
-	"github.com/darman-dev/darman/server"
 	"github.com/darman-dev/darman/server/acp"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 // newKeeper is the checkpoint keeper of the data directory, nil when
@@ -39,7 +39,7 @@ func sessionCheckpoints(k *checkpoint.Keeper) session.Checkpoints {
 }
 
 // serverCheckpoints is k as darman lsp takes it: nil stays nil.
-func serverCheckpoints(k *checkpoint.Keeper) server.Checkpoints {
+func serverCheckpoints(k *checkpoint.Keeper) lsp.Checkpoints {
 	if k == nil {
 		return nil
 	}

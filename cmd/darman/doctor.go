@@ -143,7 +143,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 }
 
 func (a *app) diagnoseStore(ctx context.Context, r *report) {
-	s, err := a.openStore(ctx)
+	s, err := a.openStoreReadOnly(ctx)
 	var damage *store.DamageError
 	switch {
 	case errors.As(err, &damage):
@@ -182,15 +182,7 @@ func (a *app) repairStore() []check {
 	case !res.Damaged:
 		return []check{{Section: "data", Name: "repair", Status: "ok", Detail: "the session store is sound: nothing to repair"}}
 	}
-	detail := fmt.Sprintf("moved the damaged store to %s; ", res.Aside)
-	if res.Unreadable != "" {
-		detail += "nothing could be read back from it: " + res.Unreadable
-	} else {
-		detail += fmt.Sprintf("read back %d sessions (%d records)", res.Sessions, res.Records)
-	}
-	if len(res.Lost) > 0 {
-		detail += "; lost what was in " + strings.Join(res.Lost, ", ")
-	}
+	detail := strings.TrimSuffix(repairReport(res, "; "), "; ")
 	return []check{{Section: "data", Name: "repair", Status: "warn", Detail: detail}}
 }
 

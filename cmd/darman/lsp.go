@@ -18,7 +18,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/internal/startup"
-	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 func (a *app) lspCommand() *cobra.Command {
@@ -69,8 +69,8 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 		dataDir = a.loaded.Config.DataDir
 	}
 	start := a.startAgent(log)
-	srv, err := server.New(server.Options{
-		Start: func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
+	srv, err := lsp.New(lsp.Options{
+		Start: func(ctx context.Context, setup lsp.Setup) (*lsp.Agent, error) {
 			ag, err := start(ctx, setup)
 			// The agent is up and the server waits for the editor.
 			startup.Release(log, "darman lsp")
@@ -146,12 +146,12 @@ func acceptOne(ctx context.Context, addr string, stderr io.Writer) (net.Conn, er
 // configuration of that workspace with the editor's settings over it, the
 // store, and the session service wired as darman run wires it, with the
 // server's editor-aware workspace and permission asker.
-func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (*server.Agent, error) {
+func (a *app) startAgent(log *slog.Logger) func(context.Context, lsp.Setup) (*lsp.Agent, error) {
 	// The store outlives the agents: new settings start a new agent while
 	// the previous one finishes its turns, on the same store. It is closed
 	// with the app.
 	openStore := a.frontStore(log, "dataDir changed to %s while darman lsp runs on %s; restart the language server to move")
-	return func(ctx context.Context, setup server.Setup) (*server.Agent, error) {
+	return func(ctx context.Context, setup lsp.Setup) (*lsp.Agent, error) {
 		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings)},
 			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, gate: setup.Elicitor, notices: setup.Notices, tasks: true,
 				agents: setup.Agents})
@@ -159,7 +159,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, server.Setup) (
 			return nil, err
 		}
 		cfg := loaded.Config
-		return &server.Agent{
+		return &lsp.Agent{
 			Sessions:      rt.svc,
 			Store:         st,
 			Model:         rt.models.stickyModel(),
@@ -210,13 +210,13 @@ func sources(l *config.Loaded) []string {
 
 // promptActions are the configuration file's code actions, nil when it has
 // none.
-func promptActions(cfg []config.CodeAction) []server.PromptAction {
+func promptActions(cfg []config.CodeAction) []lsp.PromptAction {
 	if cfg == nil {
 		return nil
 	}
-	out := make([]server.PromptAction, len(cfg))
+	out := make([]lsp.PromptAction, len(cfg))
 	for i, a := range cfg {
-		out[i] = server.PromptAction{Title: a.Title, Prompt: a.Prompt}
+		out[i] = lsp.PromptAction{Title: a.Title, Prompt: a.Prompt}
 	}
 	return out
 }

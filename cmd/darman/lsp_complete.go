@@ -13,15 +13,15 @@ import (
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/internal/config"
-	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 // lspCompletion finds, for initialize, the inline completion setup of the
 // workspace's configuration with the editor's settings over it, without
 // asking any server.
-func (a *app) lspCompletion(log *slog.Logger) func(context.Context, server.Setup) (*server.CompletionConfig, error) {
+func (a *app) lspCompletion(log *slog.Logger) func(context.Context, lsp.Setup) (*lsp.CompletionConfig, error) {
 	client := completionHTTPClient()
-	return func(_ context.Context, setup server.Setup) (*server.CompletionConfig, error) {
+	return func(_ context.Context, setup lsp.Setup) (*lsp.CompletionConfig, error) {
 		cfg, ok := a.startConfig(setup)
 		if !ok || setupChangesCompletion(setup) {
 			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(trustPolicy{}, new(trustOutcome))})
@@ -38,7 +38,7 @@ func (a *app) lspCompletion(log *slog.Logger) func(context.Context, server.Setup
 
 // setupChangesCompletion reports whether the editor's settings hold
 // completion keys, which startConfig does not apply.
-func setupChangesCompletion(setup server.Setup) bool {
+func setupChangesCompletion(setup lsp.Setup) bool {
 	return strings.Contains(string(setup.Settings), `"completion"`)
 }
 
@@ -55,7 +55,7 @@ func completionHTTPClient() *http.Client {
 // completionSetup reads completion.* of a configuration: nil when
 // completions are off (no model, or enabled false), with why in words
 // (for doctor); an error when the settings cannot work.
-func completionSetup(cfg config.Config, lookupEnv func(string) (string, bool), client *http.Client, log *slog.Logger) (*server.CompletionConfig, string, error) {
+func completionSetup(cfg config.Config, lookupEnv func(string) (string, bool), client *http.Client, log *slog.Logger) (*lsp.CompletionConfig, string, error) {
 	c := cfg.Completion
 	if c.Enabled != nil && !*c.Enabled {
 		return nil, "completion.enabled is false", nil
@@ -122,7 +122,7 @@ func completionSetup(cfg config.Config, lookupEnv func(string) (string, bool), c
 	if c.Context.LSPBudget != nil {
 		o.LSPBudget = *c.Context.LSPBudget
 	}
-	return &server.CompletionConfig{Options: o, Items: c.Items}, model.Describe() + ": " + why, nil
+	return &lsp.CompletionConfig{Options: o, Items: c.Items}, model.Describe() + ": " + why, nil
 }
 
 // defaultCompletionAPI is the wire format a provider is asked in when

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,20 +12,20 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/internal/config"
-	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 // lspModels lists, for initialize, the models of the providers the
 // configuration of setup's workspace makes usable, without starting the
 // agent or asking any server.
-func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (server.ModelChoices, error) {
-	return func(_ context.Context, setup server.Setup) (server.ModelChoices, error) {
+func (a *app) lspModels(log *slog.Logger) func(context.Context, lsp.Setup) (lsp.ModelChoices, error) {
+	return func(_ context.Context, setup lsp.Setup) (lsp.ModelChoices, error) {
 		if cfg, ok := a.startConfig(setup); ok {
 			return modelChoices(cfg, nil, log), nil
 		}
 		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(trustPolicy{}, new(trustOutcome))})
 		if err != nil {
-			return server.ModelChoices{}, err
+			return lsp.ModelChoices{}, err
 		}
 		return modelChoices(loaded.Config, nil, log), nil
 	}
@@ -36,7 +37,7 @@ func (a *app) lspModels(log *slog.Logger) func(context.Context, server.Setup) (s
 // settings change no provider. Most editors do, and loading the
 // configuration again inside initialize would double what it spends on it
 // (other tools' MCP files included, which can be large).
-func (a *app) startConfig(setup server.Setup) (config.Config, bool) {
+func (a *app) startConfig(setup lsp.Setup) (config.Config, bool) {
 	root, err := a.workspaceRoot()
 	if err != nil || a.loaded == nil || filepath.Clean(root) != filepath.Clean(setup.Root) {
 		return config.Config{}, false
@@ -69,73 +70,78 @@ func (a *app) startConfig(setup server.Setup) (config.Config, bool) {
 // key in the environment to be usable.
 var keyedPresets = []string{"anthropic", "openai", "openrouter"}
 
-// modelChoices lists the models of every usable provider: the configured
-// ones, the keyed presets whose key is set, and the configured model's
-// provider. A provider's models are the catalog's of its type with the
-// configuration's entries over them (a local server lists only what is
-// configured: darman cannot know what it holds without asking it). The
-// default is the configured model, else what llm.Select picks first
-// without asking the network (a configured provider with models); ""
-// otherwise. lookupEnv nil means os.LookupEnv.
-func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) server.ModelChoices {
+// usableProvider is one provider darman can reach as configured, with
+// the models it knows of it.
+type usableProvider struct {
+	Name   string
+	Client *llm.Client
+	// Models are the configuration's entries, then the catalog's of its
+	// type (a local server lists only what is configured: darman cannot
+	// know what it holds without asking it), the configured model among
+	// them.
+	Models []llm.ModelInfo
+}
+
+// usableProviders are the providers a configuration makes usable, sorted
+// by name: the configured ones, the keyed presets whose key is set, and
+// the configured model's provider. The clients are made, never used to
+// send anything. lookupEnv nil means os.LookupEnv.
+func usableProviders(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) []usableProvider {
 	names := make([]string, 0, len(cfg.Provider)+len(keyedPresets)+1)
 	for name := range cfg.Provider {
 		names = append(names, name)
 	}
 	names = append(names, keyedPresets...)
-	configured, _, refErr := config.ParseModelRef(cfg.Model)
+	configured, configuredID, refErr := config.ParseModelRef(cfg.Model)
 	if refErr == nil {
 		names = append(names, configured)
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-
-	// The clients are never used to send anything: one shared HTTP client
-	// spares each a transport of its own.
+	// One shared HTTP client spares each client a transport of its own.
 	opts := &llm.Options{LookupEnv: lookupEnv, HTTPClient: &http.Client{}}
-	var out server.ModelChoices
-	seen := map[string]bool{}
-	add := func(name string, m llm.ModelInfo) {
-		id := name + "/" + m.ID
-		if seen[id] {
-			return
-		}
-		seen[id] = true
-		c := server.ModelChoice{ID: id}
-		if m.Name != m.ID {
-			c.Name = m.Name
-		}
-		if m.Known {
-			c.ContextWindow = m.ContextWindow
-		}
-		out.Models = append(out.Models, c)
-	}
+	var out []usableProvider
 	for _, name := range names {
 		c, err := llm.New(settings(name, cfg.Provider[name]), opts)
 		if err != nil {
 			// Unusable as configured (no key, unknown type): the agent says
 			// why when a session asks for it.
 			if _, ok := cfg.Provider[name]; ok || name == configured {
-				log.Debug("lsp: a provider's models are not offered", "provider", name, "err", err)
+				log.Debug("models: a provider is not usable", "provider", name, "err", err)
 			}
 			continue
 		}
-		for _, m := range c.Models() {
-			add(name, m)
+		p := usableProvider{Name: name, Client: c, Models: c.Models()}
+		if name == configured && !slices.ContainsFunc(p.Models, func(m llm.ModelInfo) bool { return m.ID == configuredID }) {
+			p.Models = append(p.Models, c.Model(configuredID))
 		}
-		if name == configured {
-			_, id, _ := config.ParseModelRef(cfg.Model)
-			add(name, c.Model(id))
-		}
-		if out.Default == "" && len(cfg.Provider[name].Models) > 0 {
-			ids := make([]string, 0, len(cfg.Provider[name].Models))
-			for id := range cfg.Provider[name].Models {
-				ids = append(ids, id)
+		out = append(out, p)
+	}
+	return out
+}
+
+// modelChoices lists the models of every usable provider for the
+// editors. The default is the configured model, else the first model
+// configured for a provider (what llm.Select picks first without asking
+// the network); "" otherwise. lookupEnv nil means os.LookupEnv.
+func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) lsp.ModelChoices {
+	var out lsp.ModelChoices
+	for _, p := range usableProviders(cfg, lookupEnv, log) {
+		for _, m := range p.Models {
+			c := lsp.ModelChoice{ID: p.Name + "/" + m.ID}
+			if m.Name != m.ID {
+				c.Name = m.Name
 			}
-			out.Default = name + "/" + slices.Min(ids)
+			if m.Known {
+				c.ContextWindow = m.ContextWindow
+			}
+			out.Models = append(out.Models, c)
+		}
+		if out.Default == "" && len(cfg.Provider[p.Name].Models) > 0 {
+			out.Default = p.Name + "/" + slices.Min(slices.Collect(maps.Keys(cfg.Provider[p.Name].Models)))
 		}
 	}
-	if refErr == nil {
+	if _, _, err := config.ParseModelRef(cfg.Model); err == nil {
 		out.Default = cfg.Model
 	}
 	return out

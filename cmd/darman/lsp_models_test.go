@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/darman-dev/darman/server"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 // BenchmarkLSPModels is what initialize adds to its answer: loading the
@@ -24,7 +24,7 @@ func BenchmarkLSPModels(b *testing.B) {
 	models := a.lspModels(slog.New(slog.DiscardHandler))
 	var n int
 	for b.Loop() {
-		mc, err := models(context.Background(), server.Setup{Root: ws})
+		mc, err := models(context.Background(), lsp.Setup{Root: ws})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -327,7 +327,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 		}
 		return text, sc
 	}
-	if text, sc := call("lookup_symbol", "--tool-arg", "query=Greet", "--tool-arg", "limit=5"); !strings.Contains(text, "function example.com/m/a.Greet at a/a.go:4:6") || len(sc["symbols"].([]any)) != 1 {
+	if text, sc := call("lookup_symbol", "--tool-arg", "query=Greet", "--tool-arg", "limit=5"); !strings.Contains(text, "a/a.go:4:6 func Greet(name string) string") || len(sc["symbols"].([]any)) != 1 {
 		t.Errorf("lookup_symbol = %s / %v", text, sc)
 	}
 	broken := "package b\n\nfunc Count() int {\n\treturn \"three\"\n}\n"
@@ -493,8 +493,9 @@ func TestMCPTypeScript(t *testing.T) {
 	e.prependPath(npmBin(t, "typescript-language-server", "tsc"))
 	e.write("package.json", `{"name": "shop", "private": true}`+"\n")
 	e.write("tsconfig.json", `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}`+"\n")
-	e.write("src/price.ts", "/** The price with tax. */\nexport function withTax(cents: number): number {\n  return Math.round(cents * 1.2);\n}\n")
-	e.write("src/cart.ts", "import { withTax } from \"./price\";\n\nexport function total(items: number[]): number {\n  return items.map(withTax).reduce((a, b) => a + b, 0);\n}\n")
+	e.write("src/price.ts", "/** The price with tax. */\nexport function withTax(cents: number): number {\n  return Math.round(cents * 1.2);\n}\n\nexport function withTaxRounded(cents: number): number {\n  return withTax(cents);\n}\n")
+	e.write("src/cart.ts", "import { withTax } from \"./price\";\n\nexport function total(items: number[]): number {\n  return items.map(withTax).reduce((a, b) => a + b, 0);\n}\n\nexport function priceWithTax(cents: number): number {\n  return withTax(cents);\n}\n")
+	e.write("src/price.test.ts", "export function withTax() {}\n")
 
 	cs, ctx, stderr := connectMCP(t, e, e.workspace)
 	call := func(name string, args map[string]any) string {
@@ -512,8 +513,13 @@ func TestMCPTypeScript(t *testing.T) {
 	if text := call("find_references", map[string]any{"symbol": "withTax", "path": "src/price.ts"}); !strings.Contains(text, "src/cart.ts:1:10") || !strings.Contains(text, "src/cart.ts:4:20") {
 		t.Errorf("find_references withTax =\n%s", text)
 	}
-	if text := call("lookup_symbol", map[string]any{"query": "withTax"}); !strings.Contains(text, "withTax at src/price.ts:2:") {
+	// The same ranking as gopls's answers: the exact name alone, the
+	// code's before the test's, then what starts with it.
+	if text := call("lookup_symbol", map[string]any{"query": "withTax"}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax\(cents: number\): number\nsrc/price.test.ts:1:\d+ export function withTax\(\) \(test\)\nnot listed: 2 partial or fuzzy matches \(fuzzy: true\)$`).MatchString(text) {
 		t.Errorf("lookup_symbol withTax =\n%s", text)
+	}
+	if text := call("lookup_symbol", map[string]any{"query": "withta"}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax.*\nsrc/price.ts:6:\d+ export function withTaxRounded.*\nsrc/price.test.ts:1:\d+ .*\(test\)\nsrc/cart.ts:\d+:\d+ export function priceWithTax`).MatchString(text) {
+		t.Errorf("lookup_symbol withta =\n%s", text)
 	}
 	if text := call("list_imports", map[string]any{"path": "src/cart.ts"}); !strings.Contains(text, "./price") || !strings.Contains(text, "src/price.ts") {
 		t.Errorf("list_imports of src/cart.ts =\n%s", text)
@@ -529,7 +535,7 @@ func TestMCPTypeScript(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.workspace, "src", "label.ts")); !os.IsNotExist(err) {
 		t.Errorf("check_source wrote src/label.ts (stat: %v)", err)
 	}
-	if text := call("diagnostics", nil); !strings.Contains(text, "2 file(s) checked: 0 error(s)") {
+	if text := call("diagnostics", nil); !strings.Contains(text, "3 file(s) checked: 0 error(s)") {
 		t.Errorf("diagnostics =\n%s", text)
 	}
 
@@ -542,8 +548,38 @@ func TestMCPTypeScript(t *testing.T) {
 
 	// The inspector CLI starts a darman of its own: a cold tsserver again.
 	res := inspector(t, e, darmanBin, "mcp", "--method", "tools/call", "--tool-name", "lookup_symbol", "--tool-arg", "query=total")
-	if text, isErr := inspectorText(t, res); isErr || !strings.Contains(text, "total at src/cart.ts:3:") {
+	if text, isErr := inspectorText(t, res); isErr || !strings.Contains(text, "src/cart.ts:3:") || !strings.Contains(text, "export function total(items: number[]): number") {
 		t.Errorf("lookup_symbol through the inspector = %s (isError %v)", text, isErr)
+	}
+}
+
+// TestMCPPython: pyright's answers go through the same ranking as
+// gopls's and tsserver's: the exact name first and alone, code before
+// tests, then prefix before partial matches, one line each with the
+// signature.
+func TestMCPPython(t *testing.T) {
+	e := newEnv(t)
+	e.prependPath(npmBin(t, "pyright-langserver"))
+	e.write("pyproject.toml", "[project]\nname = \"shop\"\nversion = \"0.1\"\n")
+	e.write("shop/__init__.py", "")
+	e.write("shop/price.py", "def with_tax(cents: int) -> int:\n    return round(cents * 1.2)\n\n\ndef with_tax_rounded(cents: int) -> int:\n    return with_tax(cents)\n")
+	e.write("shop/cart.py", "from shop.price import with_tax\n\n\ndef price_with_tax(items: list[int]) -> int:\n    return sum(with_tax(i) for i in items)\n")
+	e.write("tests/helpers.py", "def with_tax(cents):\n    return cents\n")
+
+	cs, ctx, stderr := connectMCP(t, e, e.workspace)
+	call := func(args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup_symbol", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("lookup_symbol(%v) = %v, %v; stderr: %s", args, toolText(res), err, stderr.String())
+		}
+		return toolText(res)
+	}
+	if text := call(map[string]any{"query": "with_tax"}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(cents: int\) -> int\ntests/helpers.py:1:\d+ def with_tax\(cents\) \(test\)\nnot listed: \d+ partial or fuzzy matches \(fuzzy: true\)$`).MatchString(text) {
+		t.Errorf("lookup_symbol with_tax =\n%s", text)
+	}
+	if text := call(map[string]any{"query": "with_ta"}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(.*\nshop/price.py:5:\d+ def with_tax_rounded\(.*\ntests/helpers.py:1:\d+ def with_tax\(cents\) \(test\)\nshop/cart.py:4:\d+ def price_with_tax\(items: list\[int\]\) -> int`).MatchString(text) {
+		t.Errorf("lookup_symbol with_ta =\n%s", text)
 	}
 }
 

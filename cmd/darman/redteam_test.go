@@ -17,7 +17,7 @@ import (
 )
 
 // The red-team suite: a scripted model makes hostile tool calls through the
-// real `darman run`, against the defaults and against the rules README.md
+// real `darman run`, against the defaults and against the rules docs/security.md
 // suggests, and each is judged by its effect: no secret in anything the
 // model (or the terminal) saw, no file written outside the workspace, no
 // protected file changed, no planted program run. Calls are batched several
@@ -340,7 +340,7 @@ func toolResults(t *testing.T, srv *llmtest.Server) map[string]string {
 }
 
 // redteamRules are the rule sets the table runs against: darman's defaults
-// alone, and the rules README.md suggests plus the allow rules the
+// alone, and the rules docs/security.md suggests plus the allow rules the
 // findings name.
 var redteamRules = map[string]string{
 	"defaults": `{}`,
@@ -506,6 +506,56 @@ func TestRunEnvironmentHasNoSecrets(t *testing.T) {
 	for _, want := range []string{"KEPT_TOKEN=kept-value", "PLAIN_VAR=plain-value", "HOME="} {
 		if !strings.Contains(res, want) {
 			t.Errorf("the command's environment lacks %q:\n%s", want, res)
+		}
+	}
+}
+
+// TestRunEnvironmentHasNoSecretValues: a credential reaches no command
+// (and so no model request) whatever its variable is called: known token
+// shapes, a URL with a password, and the names of issue 32's finding 5.
+func TestRunEnvironmentHasNoSecretValues(t *testing.T) {
+	e := newEnv(t)
+	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{{ID: "env", Name: "bash", Arguments: json.RawMessage(`{"command":"env"}`)}}},
+		{Text: "done"},
+	}})
+	e.write("darman.json", fmt.Sprintf(`{
+		"model": "anthropic/claude-sonnet-4-5",
+		"provider": {"anthropic": {"baseURL": %q, "apiKey": "${env:ZZ_PROVIDER}"}},
+		"retry": {"maxAttempts": 2, "maxDelay": "10ms"},
+		"shell": {"env": {"keep": ["CI_DEPLOY_URL"]}}
+	}`, srv.URL))
+	values := map[string]string{
+		"GH_PAT":           "gh" + "p_" + "Zq8LmN3vR7tY2wX9kP4sJ6hG1dF5aB0cE8uI",
+		"DATABASE_URL":     "postgres://app:" + "DBMAT-pw-4242@db.internal:5432/app",
+		"HOOK":             "https://hooks.slack.com/" + "services/T0AAAA/B0BBBB/SLACKMAT1234",
+		"MODEL":            "sk-" + "proj-" + "Q9w8E7r6T5y4U3i2O1pAsDfGhJkL",
+		"DEPLOY":           "AK" + "IAZQ7XW3VY5UT2SR9P",
+		"MYSQL_PWD":        "MYSQLMAT-5151",
+		"NPM_CONFIG__AUTH": "NPMAUTHMAT-6161",
+	}
+	e.vars = append(e.vars, "ZZ_PROVIDER="+providerKey, "CI_DEPLOY_URL=https://ci:KEPTMAT-77@ci.example/x", "PLAIN_VAR=plain-value")
+	for k, v := range values {
+		e.vars = append(e.vars, k+"="+v)
+	}
+	out, errs, code := e.run("run", "--allow", "bash:env", "show the environment")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	res := toolResults(t, srv)["env"]
+	if !strings.Contains(res, "PLAIN_VAR=plain-value") || !strings.Contains(res, "KEPTMAT-77") {
+		t.Fatalf("the command did not run with the plain and the kept variables:\n%s", res)
+	}
+	for _, c := range srv.ModelCalls() {
+		for k, v := range values {
+			if strings.Contains(string(c.Body), v) {
+				t.Errorf("%s's value reached the model", k)
+			}
+		}
+	}
+	for k, v := range values {
+		if strings.Contains(out+errs, v) {
+			t.Errorf("%s's value was printed", k)
 		}
 	}
 }

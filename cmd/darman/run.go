@@ -139,6 +139,9 @@ func readPrompt(args []string) (string, error) {
 }
 
 func (a *app) runTurn(ctx context.Context, o runOptions) error {
+	// A person reads stderr: what they should know comes as the lines
+	// below (! for a warning); log lines only when they asked for them.
+	a.quietLogs = true
 	// The terminal asks whether to trust the folder (the first time it
 	// configures what needs trust), then the permission questions and
 	// MCP servers' elicitations; without one, the folder stays untrusted
@@ -159,7 +162,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		return err
 	}
 	if n := a.trust.notice(); n != "" {
-		fmt.Fprintln(a.stderr, "darman: "+n+" (or darman run --trust for this run)")
+		fmt.Fprintln(a.stderr, "! "+n+" (or darman run --trust for this run)")
 	}
 	st, err := a.openStore(ctx)
 	if err != nil {
@@ -186,7 +189,13 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 			return err
 		}
 	}
-	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules, tasks: true, waitMCP: true, children: a.children}, log)
+	notices := func(level, text string) {
+		if level != "info" {
+			fmt.Fprintf(a.stderr, "! %s\n", text)
+		}
+	}
+	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules,
+		tasks: true, waitMCP: true, notices: notices, children: a.children}, log)
 	if err != nil {
 		return err
 	}
@@ -228,6 +237,10 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 			if err := commandFailed(command.Name, res.Err); err != res.Err {
 				return &exitError{code: 1, err: err}
 			}
+		}
+		if !o.json {
+			// The renderer printed the reason as the turn failed.
+			return &exitError{code: 1, err: fmt.Errorf("the turn failed; it is saved in session %s (darman run -c goes on from it)", id)}
 		}
 		return &exitError{code: 1, err: fmt.Errorf("the turn failed: %s (session %s)", res.Error, id)}
 	}

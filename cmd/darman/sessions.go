@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,7 +28,7 @@ process. A session ID may be shortened to any unique prefix, with or
 without its "ses_" start.`,
 	}
 	cmd.AddCommand(a.sessionsList(), a.sessionsShow(), a.sessionsExport(), a.sessionsImport(), a.sessionsRm(),
-		a.sessionsRevert(), a.sessionsRedo(), a.sessionsFork())
+		a.sessionsRevert(), a.sessionsRedo(), a.sessionsFork(), a.sessionsRepair())
 	return cmd
 }
 
@@ -41,7 +42,7 @@ func (a *app) sessionsList() *cobra.Command {
 		Short: "List sessions, most recently updated first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore(cmd.Context())
+			s, err := a.openStoreReadOnly(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -81,7 +82,16 @@ func (a *app) sessionsList() *cobra.Command {
 
 // resolve turns the user's session argument into a full ID.
 func (a *app) resolve(cmd *cobra.Command, arg string) (*store.Store, agent.ID, error) {
-	s, err := a.openStore(cmd.Context())
+	return a.resolveIn(cmd, arg, a.openStore)
+}
+
+// resolveReadOnly is resolve for a command that only reads.
+func (a *app) resolveReadOnly(cmd *cobra.Command, arg string) (*store.Store, agent.ID, error) {
+	return a.resolveIn(cmd, arg, a.openStoreReadOnly)
+}
+
+func (a *app) resolveIn(cmd *cobra.Command, arg string, open func(context.Context) (*store.Store, error)) (*store.Store, agent.ID, error) {
+	s, err := open(cmd.Context())
 	if err != nil {
 		return nil, "", err
 	}
@@ -90,13 +100,18 @@ func (a *app) resolve(cmd *cobra.Command, arg string) (*store.Store, agent.ID, e
 }
 
 func (a *app) sessionsShow() *cobra.Command {
-	return &cobra.Command{
-		Use:               "show ID",
-		Short:             "Print a session's conversation",
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a session's conversation",
+		Long: `Prints a session's conversation readably: each prompt with its id (msg_…),
+which names its turn for darman sessions revert --turn, redo --turn and
+fork. --json prints the session and its messages as JSON instead (the
+shape darman sessions export writes, indented, without the images' bytes).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.completeSessions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, id, err := a.resolve(cmd, args[0])
+			s, id, err := a.resolveReadOnly(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -104,9 +119,15 @@ func (a *app) sessionsShow() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				e.Blobs = nil // the images' bytes are export's, for import
+				return writeJSON(a.stdout, e)
+			}
 			return transcript.Text(a.stdout, transcript.Session{Session: e.Session, Messages: e.Messages})
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session and its messages as JSON")
+	return cmd
 }
 
 func (a *app) sessionsExport() *cobra.Command {
@@ -120,7 +141,7 @@ func (a *app) sessionsExport() *cobra.Command {
 			if format != "json" && format != "markdown" {
 				return fmt.Errorf("--format %q: expected json or markdown", format)
 			}
-			s, id, err := a.resolve(cmd, args[0])
+			s, id, err := a.resolveReadOnly(cmd, args[0])
 			if err != nil {
 				return err
 			}

@@ -34,7 +34,9 @@ func (a *app) sessionsRevert() *cobra.Command {
 with commands it ran — and those the later turns changed, to what they
 were before the turn, from the snapshots darman takes before each step. A
 file you changed since is left alone and shown as a conflict, unless
---force. Undo it with darman sessions redo.`,
+--force; --force after such a revert restores the files it left alone.
+Undo it with darman sessions redo. The turns' ids (msg_…) are those
+darman sessions show prints beside each prompt.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.completeSessions,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -86,7 +88,7 @@ func (a *app) runCheckpoint(cmd *cobra.Command, arg string, f checkpointFlags, v
 		fmt.Fprint(a.stdout, rep.Text())
 	}
 	if err == nil && len(rep.Conflicts) > 0 && !f.preview {
-		return &exitError{code: 1, err: fmt.Errorf("%d file(s) left alone; see above, and --force to restore them anyway", len(rep.Conflicts))}
+		return &exitError{code: 1, err: fmt.Errorf("%d file(s) left alone; see above: darman sessions %s %s --force restores them too", len(rep.Conflicts), verb, arg)}
 	}
 	return err
 }

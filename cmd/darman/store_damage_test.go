@@ -1,7 +1,12 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,26 +56,150 @@ func TestDamagedStoreIsAnErrorAndDoctorRepairsIt(t *testing.T) {
 
 	for _, args := range [][]string{{"sessions", "list"}, {"sessions", "show", ids[0]}, {"sessions", "export", ids[0]}} {
 		_, errs, code := e.run(args...)
-		if code != 1 || !strings.Contains(errs, e.dataDir()) || !strings.Contains(errs, "darman doctor --repair") ||
+		if code != 1 || !strings.Contains(errs, e.dataDir()) || !strings.Contains(errs, "darman sessions repair") ||
 			strings.Contains(errs, "panic") || strings.Contains(errs, "goroutine") {
 			t.Errorf("darman %s on a damaged store: exit %d\n%s", strings.Join(args, " "), code, errs)
 		}
 	}
 	out, _, code := e.run("doctor")
 	if code != 1 || !strings.Contains(out, "✗ "+e.dataDir()+": the session store in "+e.dataDir()+" is damaged") ||
-		!strings.Contains(out, filepath.Base(tables[1])) || !strings.Contains(out, "darman doctor --repair") {
+		!strings.Contains(out, filepath.Base(tables[1])) || !strings.Contains(out, "darman sessions repair") {
 		t.Errorf("doctor on a damaged store: exit %d\n%s", code, out)
 	}
 
 	out, _, code = e.run("doctor", "--repair")
 	if code != 0 || !strings.Contains(out, "! repair: moved the damaged store to "+e.dataDir()+".damaged-") ||
-		!strings.Contains(out, "read back 1 sessions") || !strings.Contains(out, "✓ "+e.dataDir()+": 1 sessions") {
+		!strings.Contains(out, "read back 2 sessions") || !strings.Contains(out, "✓ "+e.dataDir()+": 2 sessions") {
 		t.Fatalf("doctor --repair: exit %d\n%s", code, out)
 	}
-	if show := e.ok("sessions", "show", ids[0]); !strings.Contains(show, "Why does TestFoo fail?") {
-		t.Errorf("the readable session after the repair:\n%s", show)
+	// The cut table's session came back from the journal.
+	for _, id := range ids {
+		if show := e.ok("sessions", "show", id); !strings.Contains(show, "Why does TestFoo fail?") {
+			t.Errorf("session %s after the repair:\n%s", id, show)
+		}
 	}
 	if out := e.ok("doctor", "--repair"); !strings.Contains(out, "✓ repair: the session store is sound") {
 		t.Errorf("repairing a sound store:\n%s", out)
 	}
+}
+
+// TestCutManifestIsRefusedTouchingNothingAndRepaired cuts the store's
+// MANIFEST (badger's list of its tables) as a crash, a sync tool or a
+// half-copied backup would: to nothing, in the middle of a record, and
+// at a record boundary, which badger reads as a shorter, valid list. The
+// commands that read refuse with the damage and the command that fixes
+// it, and leave every byte of the store as it was (badger would have
+// deleted the tables missing from the list: "No sessions yet", exit 0);
+// `darman sessions repair` then brings every session back, and says the
+// store is sound when run again.
+func TestCutManifestIsRefusedTouchingNothingAndRepaired(t *testing.T) {
+	for _, cut := range []string{"zero", "half", "boundary"} {
+		t.Run(cut, func(t *testing.T) {
+			e := newEnv(t)
+			var ids []string
+			// Two sessions, imported by two darman processes: the second
+			// start records a table of its own in the manifest.
+			for i := range 2 {
+				fixture := exportFixture(e.workspace)
+				fixture.Session.Title = fmt.Sprintf("session %d", i)
+				raw, _ := json.Marshal(fixture)
+				path := filepath.Join(e.home, fmt.Sprintf("s%d.json", i))
+				os.WriteFile(path, raw, 0o600)
+				e.ok("sessions", "import", path)
+				ids = append(ids, string(fixture.Session.ID))
+			}
+			manifest := filepath.Join(e.dataDir(), "MANIFEST")
+			raw, err := os.ReadFile(manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var size int
+			switch cut {
+			case "zero":
+			case "half":
+				size = len(raw) / 2
+			case "boundary":
+				// The end of the manifest's first record: the tables
+				// recorded after it are left out of the list.
+				size = 8 + 8 + int(binary.BigEndian.Uint32(raw[8:]))
+				if size >= len(raw) {
+					t.Fatalf("the manifest has one record (%d bytes)", len(raw))
+				}
+			}
+			os.WriteFile(manifest, raw[:size], 0o600)
+			before := storeFiles(t, e.dataDir())
+
+			for _, args := range [][]string{{"sessions", "list"}, {"sessions", "show", ids[0]}, {"sessions", "export", ids[1]}} {
+				out, errs, code := e.run(args...)
+				if code != 1 || !strings.Contains(errs, "damaged") || !strings.Contains(errs, "MANIFEST") ||
+					!strings.Contains(errs, "darman sessions repair") || strings.Contains(out+errs, "No sessions yet") {
+					t.Errorf("darman %s with a cut manifest: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+				}
+			}
+			out, _, code := e.run("doctor")
+			if code != 1 || !strings.Contains(out, "✗ "+e.dataDir()+": the session store in "+e.dataDir()+" is damaged") {
+				t.Errorf("doctor with a cut manifest: exit %d\n%s", code, out)
+			}
+			if after := storeFiles(t, e.dataDir()); !mapsEqual(before, after) {
+				t.Fatalf("the damaged store changed on disk:\nbefore %v\nafter  %v", before, after)
+			}
+
+			out = e.ok("sessions", "repair")
+			if !strings.Contains(out, "moved the damaged store to "+e.dataDir()+".damaged-") || !strings.Contains(out, "read back 2 sessions") {
+				t.Fatalf("sessions repair:\n%s", out)
+			}
+			aside := strings.Fields(strings.TrimPrefix(out[strings.Index(out, "moved the damaged store to "):], "moved the damaged store to "))[0]
+			if kept := storeFiles(t, aside); !mapsEqual(before, kept) {
+				t.Errorf("the store moved aside is not the damaged store as it was:\nbefore %v\naside  %v", before, kept)
+			}
+			list := e.ok("sessions", "list")
+			for i, id := range ids {
+				if !strings.Contains(list, id) || !strings.Contains(list, fmt.Sprintf("session %d", i)) {
+					t.Errorf("session %s is not listed after the repair:\n%s", id, list)
+				}
+				if show := e.ok("sessions", "show", id); !strings.Contains(show, "Why does TestFoo fail?") {
+					t.Errorf("session %s after the repair:\n%s", id, show)
+				}
+			}
+			if out := e.ok("sessions", "repair"); !strings.Contains(out, "is sound: nothing to repair") {
+				t.Errorf("repairing the repaired store:\n%s", out)
+			}
+		})
+	}
+}
+
+// storeFiles maps each of badger's files in dir to a hash of its bytes.
+func storeFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(name, ".sst") || strings.HasSuffix(name, ".vlog") || strings.HasSuffix(name, ".mem") ||
+			strings.HasPrefix(name, "MANIFEST") || strings.HasPrefix(name, "KEYREGISTRY")) {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(bytes.TrimRight(raw, "\x00"))
+		out[name] = fmt.Sprintf("%d:%x", len(raw), sum[:6])
+	}
+	return out
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -51,26 +50,29 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print darman's version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b := readBuildInfo()
-			if asJSON {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(b)
-			}
-			commit := b.Commit
-			if len(commit) > 12 {
-				commit = commit[:12]
-			}
-			if commit == "" {
-				commit = "unknown"
-			}
-			if b.Modified {
-				commit += "+modified"
-			}
-			_, err := fmt.Fprintf(a.stdout, "darman %s (commit %s, %s, %s)\n", b.Version, commit, b.Go, b.Platform)
-			return err
+			return a.printVersion(asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
+}
+
+// printVersion prints darman's version, commit, Go version and platform.
+func (a *app) printVersion(asJSON bool) error {
+	b := readBuildInfo()
+	if asJSON {
+		return writeJSON(a.stdout, b)
+	}
+	commit := b.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if commit == "" {
+		commit = "unknown"
+	}
+	if b.Modified {
+		commit += "+modified"
+	}
+	_, err := fmt.Fprintf(a.stdout, "darman %s (commit %s, %s, %s)\n", b.Version, commit, b.Go, b.Platform)
+	return err
 }

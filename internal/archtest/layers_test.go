@@ -70,7 +70,7 @@ func TestLayers(t *testing.T) {
 		lib     string
 		allowed []string
 	}{
-		{"github.com/tliron/glsp", []string{"server"}},
+		{"github.com/tliron/glsp", []string{"server/lsp"}},
 		{"github.com/modelcontextprotocol/go-sdk", []string{"mcp"}},
 		{"github.com/sourcegraph/jsonrpc2", []string{"server/rpc", "diagnostics/lsp"}},
 		{"internal/logging", []string{"cmd/darman"}},
@@ -98,9 +98,11 @@ func TestLayers(t *testing.T) {
 		{"internal", []string{"agent", "server", "mcp", "cmd", "diagnostics"}},
 		{"diagnostics", []string{"agent", "server", "mcp", "cmd"}},
 		{"mcp", []string{"server", "cmd"}},
-		{"server/acp", []string{"server", "github.com/tliron/glsp"}},
 		{"server", []string{"mcp", "diagnostics", "cmd", "github.com/modelcontextprotocol/go-sdk"}},
 	}
+	// The fronts are siblings: none reaches another. What two of them share
+	// lives below them (server/rpc, server/internal/...).
+	fronts := []string{"server/lsp", "server/acp", "mcp/server", "cmd/darman/internal/terminal"}
 
 	for _, p := range pkgs {
 		for _, imp := range p.imports {
@@ -114,20 +116,24 @@ func TestLayers(t *testing.T) {
 				t.Errorf("%s imports %s: nothing imports a command", p.path, imp)
 			}
 		}
+		for _, f := range fronts {
+			if !under(p.path, f) {
+				continue
+			}
+			for _, dep := range p.deps {
+				for _, other := range fronts {
+					if other != f && under(dep, other) {
+						t.Errorf("%s reaches %s: no front imports another", p.path, dep)
+					}
+				}
+			}
+		}
 		for _, b := range below {
 			if !under(p.path, b.layer) {
 				continue
 			}
 			for _, dep := range p.deps {
 				for _, bad := range b.forbidden {
-					// server/acp may use server/'s internal helpers and its
-					// JSON-RPC engine, not the LSP front itself.
-					if bad == "server" && b.layer == "server/acp" {
-						if dep == "server" {
-							t.Errorf("%s reaches %s", p.path, dep)
-						}
-						continue
-					}
 					if under(dep, bad) && !under(dep, b.layer) {
 						t.Errorf("%s reaches %s (%s must not)", p.path, dep, b.layer)
 					}

@@ -1,10 +1,12 @@
 // Package childenv decides the environment of the processes darman starts
 // for others: the commands the model runs, MCP stdio servers and language
 // servers. They get darman's environment minus what looks like a secret:
-// variables whose names match *KEY*, *SECRET*, *TOKEN*, *PASSWORD*,
-// *PASSWD* or *CREDENTIAL* (any case), and any variable holding one of
-// darman's own secrets (its provider keys) whatever its name, unless the
-// policy keeps them by name.
+// variables whose names match SecretNames (any case), any variable whose
+// value has a credential's shape (see secretShape: GitHub, GitLab,
+// Anthropic, OpenAI, Slack and npm tokens, AWS access key ids, PEM private
+// keys, URLs with a password), and any variable holding one of darman's own
+// secrets (its provider keys) whatever its name, unless the policy keeps
+// them by name. Values are never logged or returned: Dropped gives names.
 //
 // Start with Filter; Policy is what configuration says (shell.env), and
 // Dropped tells `darman doctor` what a policy leaves out. The order is
@@ -36,8 +38,11 @@ var Core = []string{"HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMP
 	"LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ"}
 
 // SecretNames are the name patterns dropped unless kept, matched without
-// regard to case.
-var SecretNames = []string{"*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*"}
+// regard to case. *_PWD is MYSQL_PWD's kind (PWD and OLDPWD, the shell's
+// directories, have no '_'); the *_AUTH forms are npm's _auth and the
+// like, without GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, which git needs.
+var SecretNames = []string{"*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*",
+	"*_PWD", "*_AUTH", "*_AUTH_*", "*_AUTHORIZATION*"}
 
 // minSecret is the shortest value taken as a secret by value: shorter ones
 // ("1", "true") would drop ordinary flags.
@@ -129,6 +134,9 @@ func (p Policy) drops(name, value string) string {
 	}
 	if matchAny(SecretNames, name) {
 		return "secret name"
+	}
+	if secretShape(value) {
+		return "secret value"
 	}
 	if matchAny(p.Exclude, name) {
 		return "exclude"

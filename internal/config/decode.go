@@ -389,6 +389,10 @@ func (l *layer) decodeRules(path string, n *node, v reflect.Value) {
 			l.problem(p, "the permission name must not be empty", nil)
 			continue
 		}
+		if msg := CheckPermissionName(m.key); msg != "" {
+			l.problem(p, msg, nil)
+			continue
+		}
 		l.origins[p] = l.source
 		switch m.value.kind {
 		case kindString:

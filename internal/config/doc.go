@@ -22,6 +22,6 @@
 // through "$schema"; docs/darman.schema.json is a copy of it that a test
 // keeps current.
 //
-// The package imports nothing of darman's but internal/textdist, so every
-// other package may use it.
+// The package imports nothing of darman's but internal/textdist and
+// internal/lazyre, so every other package may use it.
 package config

@@ -30,6 +30,24 @@ func TestErrorMessages(t *testing.T) {
 			want: `darman.json: permission.bash["git *"]: expected "allow", "ask" or "deny", got "yes"`,
 		},
 		{
+			name: "misspelt permission name lists the permissions",
+			file: "darman.json",
+			json: `{"permission": {"bsh": "allow"}}`,
+			want: `darman.json: permission.bsh: unknown permission "bsh" (did you mean "bash"?); expected "*", "bash", "doom_loop", "edit", "external_directory", "glob", "grep", "hook", "list", "lsp", "mcp", "powershell", "protected_path", "read", "sandbox_escape", "skill", "task", "todo", "webfetch" or "write"`,
+		},
+		{
+			name: "Claude Code's tool name as a permission",
+			file: "darman.json",
+			json: `{"permission": {"Bash": {"git *": "allow"}}}`,
+			want: `darman.json: permission.Bash: unknown permission "Bash" (did you mean "bash"?); expected "*", "bash", "doom_loop", "edit", "external_directory", "glob", "grep", "hook", "list", "lsp", "mcp", "powershell", "protected_path", "read", "sandbox_escape", "skill", "task", "todo", "webfetch" or "write"`,
+		},
+		{
+			name: "permission pattern matching nothing",
+			file: "darman.json",
+			json: `{"permission": {"mcp_*": "deny"}}`,
+			want: `darman.json: permission["mcp_*"]: the pattern "mcp_*" matches no permission; the permissions are "bash", "doom_loop", "edit", "external_directory", "glob", "grep", "hook", "list", "lsp", "mcp", "powershell", "protected_path", "read", "sandbox_escape", "skill", "task", "todo", "webfetch" and "write"`,
+		},
+		{
 			name: "unknown key differs only in case",
 			file: "USER",
 			json: `{"provider": {"anthropic": {"apikey": "k"}}}`,

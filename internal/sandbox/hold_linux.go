@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/darman-dev/darman/internal/sandbox/early"
 )
 
@@ -110,10 +108,9 @@ func closeAll(fds []int) {
 }
 
 // holdServer is the holder's state: the groups of the commands it
-// started, and the lock its mounts are checked under.
+// started.
 type holdServer struct {
 	send   sync.Mutex
-	mounts sync.Mutex
 	mu     sync.Mutex
 	groups map[int]bool
 	done   bool // released, or darman gone: start nothing more
@@ -161,17 +158,14 @@ func (s *holdServer) start(req holdRequest, fds []int) {
 		fail(errors.New("sandbox holder: a start request needs a policy and the command's three standard streams"))
 		return
 	}
-	if err := s.ensure(*req.Policy); err != nil {
-		fail(fmt.Errorf("the sandbox could not be set up: %w", err))
-		return
-	}
 	cmd := &exec.Cmd{Path: req.Path, Args: req.Args, Env: req.Env, Dir: req.Dir,
 		Stdin: files[0], Stdout: files[1], Stderr: files[2], ExtraFiles: files[3:]}
 	// CLONE_PARENT: darman's child (see holder_linux.go).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: req.Setpgid, Pgid: req.Pgid, Setsid: req.Setsid, Cloneflags: syscall.CLONE_PARENT}
-	pol := *req.Policy
-	pol.NS, pol.ReadOnly, pol.Pin = false, nil, nil // mounted already
-	cmd.Err = &inThread{pol: pol}
+	// The thread that starts it takes a mount namespace of its own (the
+	// holder may mount in its user namespace) for the read-only view and
+	// the protected paths, as a thread of a darman that may mount does.
+	cmd.Err = &inThread{pol: *req.Policy}
 	if err := startOS(cmd); err != nil {
 		fail(err)
 		return
@@ -186,60 +180,6 @@ func (s *holdServer) start(req holdRequest, fds []int) {
 		s.mu.Unlock()
 	}
 	s.reply(holdReply{ID: req.ID, PID: pid})
-}
-
-// ensure makes pol's protected paths read-only and its directories
-// pinned in the holder's namespace, where they are not already: a path
-// that is new since the last command, and one whose mount went away (a
-// mount point that darman's namespace renames over or removes, as git
-// does to .git/config, is unmounted here).
-func (s *holdServer) ensure(pol Policy) error {
-	s.mounts.Lock()
-	defer s.mounts.Unlock()
-	for _, d := range pol.Pin {
-		if !mountRoot(d) {
-			if err := early.Bind(d, false); err != nil {
-				return err
-			}
-		}
-	}
-	for _, p := range pol.ReadOnly {
-		if !readOnlyMount(p) {
-			if err := early.Bind(p, true); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// mountRoot reports whether p is the root of a mount (or is gone, which
-// leaves nothing to pin).
-func mountRoot(p string) bool {
-	var stx unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_DONT_SYNC, 0, &stx); err != nil {
-		return true
-	}
-	return stx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
-}
-
-// statxMountRoot says whether the kernel tells a mount's root (Linux 5.8),
-// which ensure needs.
-func statxMountRoot() bool {
-	var stx unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, "/", unix.AT_STATX_DONT_SYNC, 0, &stx); err != nil {
-		return false
-	}
-	return stx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && stx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
-}
-
-// readOnlyMount reports whether p is on a read-only mount (or gone).
-func readOnlyMount(p string) bool {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(p, &st); err != nil {
-		return true
-	}
-	return st.Flags&stRdonly != 0
 }
 
 // killAll kills the groups of the commands the holder started, once the
@@ -284,5 +224,3 @@ func (s *holdServer) prune() {
 		}
 	}
 }
-
-const stRdonly = 0x1 // ST_RDONLY

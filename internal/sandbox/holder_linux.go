@@ -188,18 +188,16 @@ func newHolderPool(helper string) *holderPool {
 	return &holderPool{helper: helper, m: map[string]*holder{}}
 }
 
-// get returns the holder of root, ready for a command with pol's
-// protected paths: a new one when there is none, when the last one
-// exited, or when it protects a path pol does not (the protected set
-// changed: a holder only ever adds mounts).
-func (pl *holderPool) get(root string, pol Policy) (*holder, error) {
+// get returns the holder of root: a new one when there is none or when
+// the last one exited.
+func (pl *holderPool) get(root string) (*holder, error) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.closed {
 		return nil, errors.New("sandbox: closed")
 	}
 	h := pl.m[root]
-	if h != nil && (h.exited() != nil || h.stale(pol)) {
+	if h != nil && h.exited() != nil {
 		h.release()
 		delete(pl.m, root)
 		h = nil
@@ -220,7 +218,6 @@ func (pl *holderPool) get(root string, pol Policy) (*holder, error) {
 			return nil, err
 		}
 	}
-	h.remember(pol)
 	h.used = time.Now()
 	return h, nil
 }
@@ -299,7 +296,6 @@ type holder struct {
 	pid  int
 	fd   int
 	used time.Time
-	set  map[string]bool // the protected paths it was given (pins as "pin:"+path)
 	pool *holderPool
 	root string
 
@@ -338,7 +334,7 @@ func startHolder(helper string) (*holder, error) {
 		syscall.Close(fds[0])
 		return nil, fmt.Errorf("sandbox holder: start %s: %w", helper, err)
 	}
-	h := &holder{pid: cmd.Process.Pid, fd: fds[0], set: map[string]bool{}, wait: map[uint64]chan holdReply{}}
+	h := &holder{pid: cmd.Process.Pid, fd: fds[0], wait: map[uint64]chan holdReply{}}
 	ready := make(chan holdReply, 1)
 	h.wait[0] = ready
 	go h.read(h.fd)
@@ -469,42 +465,6 @@ func (h *holder) release() {
 	h.send.Unlock()
 }
 
-// stale reports whether the holder protects a path pol does not, which
-// still exists: its namespace would keep that path read-only.
-func (h *holder) stale(pol Policy) bool {
-	now := protectedSet(pol)
-	for p := range h.set {
-		if now[p] {
-			continue
-		}
-		path := p
-		if len(p) > 4 && p[:4] == "pin:" {
-			path = p[4:]
-		}
-		if _, err := os.Lstat(path); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-func (h *holder) remember(pol Policy) {
-	for p := range protectedSet(pol) {
-		h.set[p] = true
-	}
-}
-
-func protectedSet(pol Policy) map[string]bool {
-	m := make(map[string]bool, len(pol.ReadOnly)+len(pol.Pin))
-	for _, p := range pol.ReadOnly {
-		m[p] = true
-	}
-	for _, p := range pol.Pin {
-		m["pin:"+p] = true
-	}
-	return m
-}
-
 // startHeld starts cmd through the holder of root, confined by pol, and
 // sets cmd.Process: the command is darman's child (see above), so
 // cmd.Wait waits for it.
@@ -562,7 +522,7 @@ func startHeld(cmd *exec.Cmd, pool *holderPool, root string, pol Policy) error {
 			return err
 		}
 	}
-	h, err := pool.get(root, pol)
+	h, err := pool.get(root)
 	if err != nil {
 		return fmt.Errorf("the sandbox could not be set up: %w", err)
 	}

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,6 +47,8 @@ func probeOS(helper string) (capabilities, string) {
 	}
 	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
 	cmd.SysProcAttr = selfMapAttr(nil)
+	var probeOut strings.Builder
+	cmd.Stderr = &probeOut
 	done := make(chan error, 1)
 	if err = cmd.Start(); err == nil {
 		go func() { done <- cmd.Wait() }()
@@ -55,17 +59,30 @@ func probeOS(helper string) (capabilities, string) {
 			err = <-done
 		}
 	}
+	// Exit 0: a namespace, with the mount API; 3: a namespace without.
+	var probeErr error
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == early.CodeNoView {
+		err, probeErr = nil, errors.New(strings.TrimSpace(strings.TrimPrefix(probeOut.String(), "darman sandbox-exec: ")))
+	}
 	if err == nil {
 		c.userns = true
 	} else {
-		reasons = append(reasons, "protected paths are not read-only: no user namespace ("+err.Error()+")")
+		reasons = append(reasons, "no user namespace ("+err.Error()+")")
 	}
 	// Not a reason: the helper confines as well, only slower.
 	c.inThread, _ = inThreadOK()
-	c.threadNS = c.inThread && threadMountNS()
-	if c.userns && c.inThread && !c.threadNS && statxMountRoot() {
+	var viewErr error
+	c.threadNS, viewErr = threadMountNS()
+	c.threadNS = c.threadNS && c.inThread
+	if c.userns && c.inThread && !c.threadNS {
 		c.pool = newHolderPool(helper)
 	}
+	if !c.threadNS && c.userns {
+		// The probe said what the kernel's mount API can do in a user
+		// namespace.
+		viewErr = probeErr
+	}
+	c.view = (c.threadNS || c.userns) && viewErr == nil
 	return c, joinReasons(reasons)
 }
 
@@ -93,10 +110,11 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	attr.GidMappingsEnableSetgroups = false
 	// What a process of a user other than root keeps across execve is
 	// its ambient set: without CAP_SYS_ADMIN there, the helper could not
-	// mount in the namespace it was made for. It drops it before it
-	// execve's the command (early.Confine).
+	// mount in the namespace it was made for, and without CAP_SETPCAP not
+	// empty the command's bounding set. It drops them before it execve's
+	// the command (early.Confine).
 	if uid != 0 {
-		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin)
+		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap)
 	}
 	return attr
 }
@@ -114,7 +132,7 @@ func selfMapAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 		attr = &syscall.SysProcAttr{}
 	}
 	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-	attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin)
+	attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap)
 	return attr
 }
 
@@ -135,7 +153,8 @@ func selfMapArgs() []string {
 // and so cannot give it a namespace: the helper then starts itself again
 // in one. root is the workspace's, whose holder starts the command.
 func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root string) error {
-	pol.NS = c.userns && len(pol.ReadOnly)+len(pol.Pin) > 0
+	pol.NS = c.userns || c.threadNS
+	pol.View = pol.NS && c.view
 	if !pol.NS {
 		pol.ReadOnly, pol.Pin = nil, nil
 	}

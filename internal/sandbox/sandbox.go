@@ -164,6 +164,9 @@ type capabilities struct {
 	// threadNS: such a thread may also take a mount namespace of its own
 	// for the protected paths (darman has CAP_SYS_ADMIN).
 	threadNS bool
+	// view: the kernel's mount API can make the read-only view of the
+	// file system in those namespaces.
+	view bool
 	// pool, where darman may not mount but a user namespace can be made,
 	// starts those commands in the namespace holders (Linux).
 	pool   *holderPool

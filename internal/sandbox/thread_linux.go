@@ -76,15 +76,20 @@ func (*inThread) Error() string {
 // the thread making the read-only mounts in its own namespace. Without
 // that capability a user namespace would be needed, which a
 // multi-threaded process cannot make, so those go through the helper.
-func threadMountNS() bool {
+// The error is what keeps such a thread from making the read-only view
+// (the kernel's mount API), nil when it can.
+func threadMountNS() (bool, error) {
 	var ok bool
+	var view error
 	onDisposableThread(func() {
 		if syscall.Unshare(syscall.CLONE_NEWNS) != nil {
 			return
 		}
-		ok = syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, "") == nil
+		if ok = syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, "") == nil; ok {
+			view = early.ViewWorks()
+		}
 	})
-	return ok
+	return ok, view
 }
 
 // inThreadOK says whether commands can be confined on a thread of
@@ -304,6 +309,7 @@ const (
 	prCapAmbientClearAll = 4
 	capSysPtrace         = 19
 	capSysAdmin          = 21
+	capSetpcap           = 8
 	prSetDumpable        = 4
 	pPID                 = 1
 	pPIDFD               = 3

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -20,14 +21,21 @@ import (
 )
 
 // startInThread wraps a bash script to run in the workspace, checks it is
-// to be confined on a thread of the test's (not through the helper), and
-// starts it as internal/child does: a process group of its own and the
-// parent-death signal, so that the confined thread lives while it runs.
-func (f *fixture) startInThread(t *testing.T, req Request, script string, out *bytes.Buffer) *exec.Cmd {
+// to be confined on a confined thread (of the test's, or where the test
+// may not mount, of the workspace's namespace holder) rather than through
+// the helper, and starts it as internal/child does: a process group of its
+// own and the parent-death signal, so that the confined thread lives
+// while it runs. Its output goes through a file, as the holder needs, to
+// out once Wait has returned.
+func (f *fixture) startInThread(t *testing.T, req Request, script string, out *bytes.Buffer) *startedCmd {
 	t.Helper()
+	file, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("/bin/bash", "-c", script)
 	cmd.Dir = f.ws
-	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Stdout, cmd.Stderr = file, file
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if req.Root == "" {
 		req.Root = f.ws
@@ -41,7 +49,23 @@ func (f *fixture) startInThread(t *testing.T, req Request, script string, out *b
 	if err := Start(cmd); err != nil {
 		t.Fatal(err)
 	}
-	return cmd
+	return &startedCmd{Cmd: cmd, file: file, out: out}
+}
+
+// startedCmd is a command startInThread started.
+type startedCmd struct {
+	*exec.Cmd
+	file *os.File
+	out  *bytes.Buffer
+}
+
+// Wait waits for the command and copies its output to out.
+func (c *startedCmd) Wait() error {
+	err := c.Cmd.Wait()
+	c.file.Seek(0, 0)
+	io.Copy(c.out, c.file)
+	c.file.Close()
+	return err
 }
 
 // TestInThreadCommandIsConfined: a command started from a confined thread

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -47,6 +48,12 @@ type Options struct {
 	Version string
 	// Logger receives the server's logs; nil discards.
 	Logger *slog.Logger
+	// Lazy leaves the language servers idle until a tool needs one;
+	// otherwise the first client's first message starts those of the
+	// project's languages in the background (see Pool.Warm).
+	Lazy bool
+	// WarmTimeout bounds that background start; zero means 2 minutes.
+	WarmTimeout time.Duration
 }
 
 // Server is one `darman mcp`: the MCP server and the pool of language
@@ -58,10 +65,12 @@ type Server struct {
 	pool    *diagnostics.Pool
 	overlay *overlay
 	mcp     *mcp.Server
+	warm    sync.Once
 }
 
-// New builds the server and its (idle) pool; no language server starts
-// before a tool needs one. The pool ends with ctx or Close.
+// New builds the server and its (idle) pool: the language servers start
+// when a client connects (unless Options.Lazy) or a tool needs one.
+// The pool ends with ctx or Close.
 func New(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Root.Dir == "" {
 		return nil, fmt.Errorf("%s: mcp server: no project root given", CodeProjectNotFound)
@@ -71,6 +80,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.ToolTimeout <= 0 {
 		opts.ToolTimeout = time.Minute
+	}
+	if opts.WarmTimeout <= 0 {
+		opts.WarmTimeout = 2 * time.Minute
 	}
 	if opts.Instructions == "" {
 		opts.Instructions = Instructions()
@@ -102,9 +114,24 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		Instructions: opts.Instructions,
 		Logger:       log,
 	})
-	s.mcp.AddReceivingMiddleware(s.recoverPanics, tagInputErrors)
+	s.mcp.AddReceivingMiddleware(s.warmOnContact, s.recoverPanics, tagInputErrors)
 	s.addTools()
 	return s, nil
+}
+
+// warmOnContact starts the project's language servers in the background
+// once, at a client's first message (initialize, or server/discover for
+// clients of the stateless protocol that skip it): their load (seconds
+// for gopls on a large module) then overlaps the client's own start and
+// the model's first turn instead of delaying the first answer. Close, or
+// the pool's context ending, cancels it.
+func (s *Server) warmOnContact(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !s.opts.Lazy {
+			s.warm.Do(func() { s.pool.Warm(context.Background(), s.opts.WarmTimeout) })
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // MCP is the server as the SDK serves it.

@@ -15,6 +15,11 @@ type SymbolInfo struct {
 	Kind      string `json:"kind" jsonschema:"function, method, struct, interface, class, variable, constant, field, ..."`
 	Container string `json:"container,omitempty" jsonschema:"what holds it: a package path, a type"`
 	Detail    string `json:"detail,omitempty"`
+	// Signature is the declaration's line, cut to what says what it is.
+	Signature string `json:"signature,omitempty" jsonschema:"the declaration's line, cut to its signature"`
+	// Dependency and Test say where it is declared.
+	Dependency bool `json:"dependency,omitempty" jsonschema:"declared in a dependency (installed packages, the standard library), not the project's own code"`
+	Test       bool `json:"test,omitempty" jsonschema:"declared in test code"`
 	Span
 }
 
@@ -28,6 +33,33 @@ func (si SymbolInfo) String() string {
 		name = si.Container + "." + si.Name
 	}
 	return fmt.Sprintf("%s %s at %s", si.Kind, name, si.Span)
+}
+
+// line is the symbol on one line, as lookups list it: where, then its
+// signature (or its kind and name when the declaration's line does not
+// name it), then what it is declared in when that is not the project's
+// code.
+func (si SymbolInfo) line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d:%d ", si.Path, si.Line, si.Column)
+	if si.Signature != "" {
+		b.WriteString(si.Signature)
+	} else {
+		b.WriteString(si.Kind + " ")
+		if si.Container != "" && !strings.Contains(si.Name, ".") {
+			b.WriteString(si.Container + ".")
+		}
+		b.WriteString(si.Name)
+	}
+	switch {
+	case si.Dependency && si.Container != "":
+		b.WriteString(" (dependency: " + si.Container + ")")
+	case si.Dependency:
+		b.WriteString(" (dependency)")
+	case si.Test:
+		b.WriteString(" (test)")
+	}
+	return b.String()
 }
 
 // maxDeclarations caps how many declarations of an ambiguous name a
@@ -65,6 +97,7 @@ func (s *Server) resolve(ctx context.Context, symbol, path string) ([]diagnostic
 		err = nil
 	}
 	if err == nil {
+		syms = ownFirst(s.root.Dir, syms)
 		if len(syms) > maxDeclarations {
 			syms = syms[:maxDeclarations]
 		}
@@ -78,8 +111,14 @@ func (s *Server) resolve(ctx context.Context, symbol, path string) ([]diagnostic
 		last = symbol[i+1:]
 	}
 	var near []string
-	if found, err := s.pool.Symbols(ctx, last, diagnostics.SymbolQuery{Limit: 8}); err == nil || errors.As(err, &partial) {
+	if found, _, err := s.findSymbols(ctx, last, nil, nil); err == nil {
 		for _, f := range found {
+			if len(near) == 8 {
+				break
+			}
+			if f.dep && !qualifies(parseQuery(symbol).qual, f.Container, "") {
+				continue
+			}
 			n := f.Name
 			if f.Container != "" && !strings.Contains(n, ".") {
 				n = f.Container + "." + n
@@ -97,6 +136,22 @@ func (s *Server) resolve(ctx context.Context, symbol, path string) ([]diagnostic
 		msg += "; try lookup_symbol with part of the name"
 	}
 	return nil, toolErrorf(CodeSymbolNotFound, "%s", msg)
+}
+
+// ownFirst orders declarations the project's own code first, tests
+// after code, and leaves out the dependencies' when the project declares
+// the name itself: a name an agent asks about without a qualifier is
+// almost always its project's.
+func ownFirst(root string, syms []diagnostics.Symbol) []diagnostics.Symbol {
+	ranked := rankSymbols(root, query{}, syms) // every match is fuzzy: ordered by place only
+	out := make([]diagnostics.Symbol, 0, len(ranked))
+	for _, r := range ranked {
+		if r.dep && len(out) > 0 && !ranked[len(out)-1].dep {
+			break
+		}
+		out = append(out, r.Symbol)
+	}
+	return out
 }
 
 // notFound says the pool found no declaration (as opposed to failing).

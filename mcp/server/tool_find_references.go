@@ -12,7 +12,7 @@ import (
 type FindReferencesInput struct {
 	Symbol string `json:"symbol" jsonschema:"the name: Foo, pkg.Foo (package name or path) or T.M (a method or field of T)" example:"\"config.Load\""`
 	Path   string `json:"path,omitempty" jsonschema:"a file, relative to the project root, whose declarations are searched first" example:"\"internal/config/config.go\""`
-	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many references (default 100, at most 300)" example:"50"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many references, one line each (default 20, at most 300)" example:"50"`
 }
 
 // FindReferencesOutput is the find_references tool's output.
@@ -28,20 +28,26 @@ func (s *Server) addFindReferences() {
 	addTool(s, &mcp.Tool{
 		Name:  "find_references",
 		Title: "Where a symbol is used",
-		Description: "Lists every place in the project that uses a symbol given by name (Foo, pkg.Foo or T.M), each with " +
-			"its line of code. Give path to pick the declaration in that file when the name is ambiguous.",
+		Description: "Lists the places in the project that use a symbol given by name (Foo, pkg.Foo or T.M), each with " +
+			"its line of code, after the declaration (the project's own before a dependency's). Give path to pick the declaration " +
+			"in that file when the name is ambiguous. Lists 20 references unless limit says more; the total and a note say " +
+			"how many were left out.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.findReferences)
 }
+
+// defaultReferencesLimit is how many references find_references lists
+// unless asked: about 2 KB of text.
+const defaultReferencesLimit = 20
 
 func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (FindReferencesOutput, string, error) {
 	out := FindReferencesOutput{Declarations: []SymbolInfo{}, References: []Span{}}
 	limit := in.Limit
 	switch {
 	case limit < 0 || limit > 300:
-		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to 300 (scope with path for fewer), or leave it out for 100", limit)
+		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to 300 (scope with path for fewer), or leave it out for %d", limit, defaultReferencesLimit)
 	case limit == 0:
-		limit = 100
+		limit = defaultReferencesLimit
 	}
 	decls, err := s.resolve(ctx, in.Symbol, in.Path)
 	if err != nil {
@@ -51,9 +57,9 @@ func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (Fi
 	var b strings.Builder
 	seen := map[Span]bool{}
 	for _, d := range decls {
-		si := s.symbolInfo(ls, d)
+		si := s.declarationInfo(ls, d)
 		out.Declarations = append(out.Declarations, si)
-		fmt.Fprintf(&b, "%s\n", si)
+		fmt.Fprintf(&b, "%s\n", si.line())
 		refs, err := s.pool.References(ctx, d.Location.Path, d.Location.Start, false)
 		if err != nil {
 			return out, "", err
@@ -76,7 +82,7 @@ func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (Fi
 		fmt.Fprintln(&b, r)
 	}
 	if out.Total > len(out.References) {
-		out.Note = fmt.Sprintf("%d of %d references listed: raise limit or scope with path", len(out.References), out.Total)
+		out.Note = fmt.Sprintf("%d of %d references listed: raise limit (to %d for all), or give path to pick one declaration", len(out.References), out.Total, min(out.Total, 300))
 		b.WriteString(out.Note)
 	}
 	return out, strings.TrimRight(b.String(), "\n"), nil

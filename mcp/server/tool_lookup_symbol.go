@@ -13,9 +13,11 @@ import (
 
 // LookupSymbolInput is the lookup_symbol tool's input.
 type LookupSymbolInput struct {
-	Query string   `json:"query" jsonschema:"a name or part of one; servers match fuzzily" example:"\"ParseConfig\""`
+	Query string   `json:"query" jsonschema:"a name (Foo), a qualified name (pkg.Foo, T.M) or part of one" example:"\"ParseConfig\""`
 	Kinds []string `json:"kinds,omitempty" jsonschema:"keep only these kinds: function, method, struct, interface, class, variable, constant, field, ..." example:"[\"function\", \"method\"]"`
-	Limit int      `json:"limit,omitempty" jsonschema:"at most this many results (default 50, at most 200)" example:"20"`
+	Scope string   `json:"scope,omitempty" jsonschema:"workspace (the default: the project's own code), dependencies (installed packages, the standard library), or all" enum:"workspace,dependencies,all" example:"\"all\""`
+	Fuzzy bool     `json:"fuzzy,omitempty" jsonschema:"also list partial and fuzzy matches when the name matches exactly (they are left out then)" example:"true"`
+	Limit int      `json:"limit,omitempty" jsonschema:"at most this many symbols, one line each (default 10, at most 200)" example:"30"`
 }
 
 // LookupSymbolOutput is the lookup_symbol tool's output.
@@ -24,15 +26,22 @@ type LookupSymbolOutput struct {
 	Symbols []SymbolInfo `json:"symbols"`
 	// Missing says which language servers could not answer, and why.
 	Missing []string `json:"missing,omitempty" jsonschema:"language servers that could not answer (they cannot load the project), with what to do: their symbols are not in this answer"`
-	Note    string   `json:"note,omitempty"`
+	Note    string   `json:"note,omitempty" jsonschema:"what the answer left out and how to ask for it"`
 }
+
+// defaultLookupLimit is how many symbols a lookup lists unless asked:
+// about 1.5 KB of text.
+const defaultLookupLimit = 10
 
 func (s *Server) addLookupSymbol() {
 	addTool(s, &mcp.Tool{
 		Name:  "lookup_symbol",
 		Title: "Find symbols by name",
-		Description: "Searches the whole project for declarations whose name matches the query (functions, types, methods, " +
-			"variables...), in every language that has a language server, and tells where each is declared.",
+		Description: "Finds declarations by name (functions, types, methods, variables...) in every language of the project, one line each: " +
+			"where it is and its signature. An exact name answers with just its declarations; otherwise prefix, then partial and fuzzy " +
+			"matches follow, best first. The project's own code comes first and tests last; dependencies (installed packages, the " +
+			"standard library) are searched only with a qualified name (json.Marshal) or scope \"dependencies\" or \"all\". " +
+			"Lists 10 symbols unless limit says more; the note says what was left out and how to get it (fuzzy, scope, limit).",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.lookupSymbol)
 }
@@ -45,35 +54,154 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 	limit := in.Limit
 	switch {
 	case limit < 0 || limit > 200:
-		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to 200, or leave it out for 50", limit)
+		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to 200, or leave it out for %d", limit, defaultLookupLimit)
 	case limit == 0:
-		limit = 50
+		limit = defaultLookupLimit
 	}
-	found, err := s.pool.Symbols(ctx, in.Query, diagnostics.SymbolQuery{Kinds: in.Kinds, Limit: limit + 1})
-	var partial *diagnostics.PartialError
-	if err != nil && !errors.As(err, &partial) {
+	scope := in.Scope
+	switch scope {
+	case "":
+		scope = scopeWorkspace
+	case scopeWorkspace, scopeDependencies, scopeAll:
+	default:
+		return out, "", toolErrorf(CodeInvalidInput, "scope %q: give workspace, dependencies or all", in.Scope)
+	}
+	q := parseQuery(in.Query)
+	// Dependencies' symbols out of scope are only counted, not mapped.
+	deps, counted := 0, map[string]bool{}
+	keep := func(name, container, path string) bool {
+		if scope != scopeWorkspace || !isDependency(s.root.Dir, path) {
+			return true
+		}
+		r := rankedSymbol{Symbol: diagnostics.Symbol{Name: name, Container: container}}
+		r.match = matchOf(q, r.Symbol)
+		if wantsDependencies(scope, q, r) {
+			return true
+		}
+		if key := name + "\x00" + container + "\x00" + path; r.match <= matchSubstring && !counted[key] {
+			counted[key] = true // a qualified name may be asked twice (see findSymbols)
+			deps++
+		}
+		return false
+	}
+	ranked, missing, err := s.findSymbols(ctx, in.Query, in.Kinds, keep)
+	if err != nil {
 		return out, "", err
 	}
-	out.Missing = missingParts(partial)
-	if len(found) > limit {
-		found = found[:limit]
-		out.Note = fmt.Sprintf("only the first %d matches are listed: refine the query or raise limit", limit)
+	out.Missing = missing
+
+	// Keep the scope's symbols, then the best matches only when the name
+	// matched exactly (unless fuzzy asks for the rest).
+	var kept []rankedSymbol
+	for _, r := range ranked {
+		if (!r.dep && scope != scopeDependencies) || (r.dep && wantsDependencies(scope, q, r)) {
+			kept = append(kept, r)
+		}
 	}
+	inexact := 0
+	if !in.Fuzzy && len(kept) > 0 && kept[0].match <= matchExactFold {
+		best := kept[0].match
+		n := 0
+		for n < len(kept) && kept[n].match == best {
+			n++
+		}
+		inexact = len(kept) - n
+		kept = kept[:n]
+	}
+	over := 0
+	if len(kept) > limit {
+		over = len(kept) - limit
+		kept = kept[:limit]
+	}
+
 	ls := lines{}
 	var b strings.Builder
-	for _, sym := range found {
-		si := s.symbolInfo(ls, sym)
+	for _, r := range kept {
+		si := s.lookupInfo(ls, r)
 		out.Symbols = append(out.Symbols, si)
-		fmt.Fprintln(&b, si)
+		b.WriteString(si.line())
+		b.WriteByte('\n')
 	}
-	if len(found) == 0 {
-		b.WriteString("no symbol matches " + fmt.Sprintf("%q", in.Query) + "\n")
+	if len(kept) == 0 {
+		fmt.Fprintf(&b, "no symbol matches %q in the %s\n", in.Query, scopeWords(scope))
 	}
+	out.Note = lookupNote(in, limit, over, inexact, deps, scope)
 	if out.Note != "" {
 		b.WriteString(out.Note + "\n")
 	}
 	writeMissing(&b, out.Missing)
 	return out, strings.TrimRight(b.String(), "\n"), nil
+}
+
+// findSymbols asks every server for the query and ranks what they say.
+// A qualified name that none matches as written (a server that matches
+// names only) is asked again by its last part.
+//
+// keep, if set, is asked about each symbol before it is mapped, as in
+// diagnostics.SymbolQuery.
+func (s *Server) findSymbols(ctx context.Context, name string, kinds []string, keep func(name, container, path string) bool) ([]rankedSymbol, []string, error) {
+	q := parseQuery(name)
+	ask := func(text string) ([]rankedSymbol, []string, error) {
+		found, err := s.pool.Symbols(ctx, text, diagnostics.SymbolQuery{Kinds: kinds, Limit: 1000, Keep: keep})
+		var partial *diagnostics.PartialError
+		if err != nil && !errors.As(err, &partial) {
+			return nil, nil, err
+		}
+		return rankSymbols(s.root.Dir, q, found), missingParts(partial), nil
+	}
+	ranked, missing, err := ask(q.full)
+	if err != nil || q.qual == "" || (len(ranked) > 0 && ranked[0].match <= matchSubstring) {
+		return ranked, missing, err
+	}
+	return ask(q.last)
+}
+
+func scopeWords(scope string) string {
+	switch scope {
+	case scopeDependencies:
+		return "dependencies"
+	case scopeAll:
+		return "project or its dependencies"
+	}
+	return "project (scope \"all\" searches its dependencies too)"
+}
+
+// lookupNote says what a lookup left out and how to get it.
+func lookupNote(in LookupSymbolInput, limit, over, inexact, deps int, scope string) string {
+	var parts []string
+	if over > 0 {
+		parts = append(parts, fmt.Sprintf("%d more over the limit (raise limit to %d)", over, min(200, limit+over)))
+	}
+	if inexact > 0 {
+		parts = append(parts, fmt.Sprintf("%d partial or fuzzy matches (fuzzy: true)", inexact))
+	}
+	if deps > 0 && scope == scopeWorkspace {
+		parts = append(parts, fmt.Sprintf("%d matches in dependencies (scope \"all\")", deps))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "not listed: " + strings.Join(parts, "; ")
+}
+
+// declarationInfo is a declaration as the tools list it: where it is and
+// its line, cut to its signature, and whether it is a dependency's or a
+// test's.
+func (s *Server) declarationInfo(ls lines, sym diagnostics.Symbol) SymbolInfo {
+	return s.lookupInfo(ls, rankedSymbol{Symbol: sym, dep: isDependency(s.root.Dir, sym.Location.Path), test: isTest(s.root.Rel(sym.Location.Path))})
+}
+
+// lookupInfo is a ranked symbol as a lookup lists it: where it is and its
+// declaration's line, cut to its signature.
+func (s *Server) lookupInfo(ls lines, r rankedSymbol) SymbolInfo {
+	si := SymbolInfo{Name: r.Name, Kind: r.Kind, Container: r.Container, Detail: r.Detail, Dependency: r.dep, Test: r.test}
+	si.Span = Span{Path: s.root.Rel(r.Location.Path), Line: r.Location.Start.Line, Column: r.Location.Start.Column}
+	if sig := signature(ls.at(r.Location.Path, r.Location.Start.Line)); sig != "" {
+		if _, base := baseName(r.Name); strings.Contains(sig, base) {
+			si.Signature = sig
+		}
+	}
+	return si
 }
 
 // missingParts says, one line each, which servers could not answer a

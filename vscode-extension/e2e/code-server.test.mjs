@@ -6,7 +6,7 @@
 // permission in the panel, opens the diff, and checks the file on disk and
 // in the editor. Screenshots go to $DARMAN_ARTIFACTS_DIR (default
 // vscode-extension/e2e-artifacts/); with DARMAN_E2E_UPDATE_IMAGES=1 they
-// also replace the README's docs/images/. Timings (activation, panel first
+// also replace docs/images/ (shown in docs/editors.md). Timings (activation, panel first
 // paint) go to timings.json there, for docs/benchmarks.md. DARMAN_TEST_BIN
 // names a directory with darman and scripted-model already built.
 

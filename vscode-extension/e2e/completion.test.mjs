@@ -5,8 +5,8 @@
 // status-bar item snoozes suggestions, after which typing shows none but
 // "Trigger Inline Suggestion" still asks. Screenshots go to
 // $DARMAN_ARTIFACTS_DIR (default vscode-extension/e2e-artifacts/); with
-// DARMAN_E2E_UPDATE_IMAGES=1 the ghost text's also replaces the README's
-// docs/images/vscode-inline-completion.png.
+// DARMAN_E2E_UPDATE_IMAGES=1 the ghost text's also replaces
+// docs/images/vscode-inline-completion.png (shown in docs/editors.md).
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";

@@ -5,6 +5,7 @@ package early
 import (
 	"errors"
 	"syscall"
+	"unsafe"
 )
 
 // The helper runs when darman is started as "darman sandbox-exec …". Go
@@ -231,7 +232,8 @@ func Run(pol Policy, path string, argv []string) (code int, msg string) {
 }
 
 // Probe is "darman sandbox-exec --probe [UID GID]", started in a user and
-// mount namespace of its own: it exits 0 when it can mount there. With
+// mount namespace of its own: it exits 0 when it can mount there and make
+// the read-only view (CodeNoView when only the former). With
 // UID and GID it maps them first (see MapSelf).
 func Probe(ids []string) int {
 	if len(ids) == 2 {
@@ -244,8 +246,16 @@ func Probe(ids []string) int {
 		syscall.Write(2, []byte(prefix+err.Error()+"\n"))
 		return 1
 	}
+	if err := ViewWorks(); err != nil {
+		syscall.Write(2, []byte(prefix+err.Error()+"\n"))
+		return CodeNoView
+	}
 	return 0
 }
+
+// CodeNoView is the probe's exit code when a namespace can be made but
+// the kernel lacks the mount API the read-only view needs.
+const CodeNoView = 3
 
 // MapSelf maps the user and group uid and gid (the caller's own outside)
 // to themselves in the user namespace the calling process was started in
@@ -273,9 +283,10 @@ func MapSelf(uid, gid string) error {
 	return nil
 }
 
-// Confine applies pol to the calling thread: the read-only paths (in the
-// helper's own mount namespace, when pol.NS), no_new_privs, the seccomp
-// filter, then the Landlock ruleset.
+// Confine applies pol to the calling thread: the read-only view and the
+// read-only paths (in the helper's own mount namespace, when pol.NS), no
+// capability left for the command, no_new_privs, the seccomp filter,
+// then the Landlock ruleset.
 func Confine(pol Policy) error { return confine(pol, guard{}) }
 
 // ConfineThread is Confine for a thread of a process that goes on (darman
@@ -292,10 +303,9 @@ func confine(pol Policy, g guard) error {
 			return err
 		}
 	}
-	// The ambient capabilities a helper of a user other than root was
-	// given to mount in its namespace (CAP_SYS_ADMIN) would pass to the
-	// command at execve: they end here.
-	syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
 	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); e != 0 {
 		return wrap("set no_new_privs", e)
 	}
@@ -316,11 +326,75 @@ func confine(pol Policy, g guard) error {
 	return landlock(pol, abi)
 }
 
+// dropCapabilities leaves the command no capability, whoever runs it:
+// the ambient set (a helper of a user other than root was given
+// CAP_SYS_ADMIN there to mount in its namespace) is cleared, the
+// bounding set, from which execve gives root (uid 0) its capabilities,
+// emptied, and the inheritable set cleared. The calling thread keeps its
+// own effective ones until it execve's (or forks the command, which
+// execve's). Emptying the bounding set needs CAP_SETPCAP: a thread
+// without it (a user other than root) has no capability execve could
+// give, and no_new_privs keeps setuid and file capabilities from giving
+// any.
+func dropCapabilities() error {
+	syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
+	for c := uintptr(0); c < 64; c++ {
+		_, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prCapbsetDrop, c, 0)
+		if e == syscall.EINVAL {
+			break // past the kernel's last capability
+		}
+		if e == syscall.EPERM && syscall.Geteuid() != 0 {
+			break
+		}
+		if e != 0 {
+			return wrap("drop the capabilities' bounding set", e)
+		}
+	}
+	hdr := capHeader{version: linuxCapabilityVersion3}
+	var data [2]capData
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CAPGET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return wrap("read the capabilities", e)
+	}
+	if data[0].inheritable|data[1].inheritable != 0 {
+		data[0].inheritable, data[1].inheritable = 0, 0
+		if _, _, e := syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+			return wrap("clear the inheritable capabilities", e)
+		}
+	}
+	return nil
+}
+
+// capHeader and capData are struct __user_cap_header_struct and
+// __user_cap_data_struct.
+type capHeader struct {
+	version uint32
+	pid     int32
+}
+
+type capData struct {
+	effective, permitted, inheritable uint32
+}
+
+const linuxCapabilityVersion3 = 0x20080522
+
 // protect makes pol's read-only paths read-only and pins its directories,
-// in the private mount namespace the helper was started in.
+// in the private mount namespace the helper (or thread) was started in;
+// with pol.View, everything else but the write trees is read-only first.
 func protect(pol Policy) error {
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return wrap("make the mounts private", err)
+	}
+	if pol.View {
+		// The working directory of a helper was entered before the
+		// mounts: entered again, it is the writable clone where there
+		// is one.
+		cwd, cwdErr := syscall.Getwd()
+		if err := readOnlyView(pol); err != nil {
+			return err
+		}
+		if cwdErr == nil {
+			syscall.Chdir(cwd)
+		}
 	}
 	for _, d := range pol.Pin {
 		if err := Bind(d, false); err != nil {
@@ -331,6 +405,146 @@ func protect(pol Policy) error {
 		if err := Bind(p, true); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// readOnlyView makes every mount of the calling thread's (private) mount
+// namespace read-only but for pol's write trees and files, and mounts a
+// tmpfs of the command's own on /dev/shm. A read-only mount refuses what
+// Landlock does not look at (chmod, chown, utimes, extended attributes,
+// on files anywhere) with EROFS, and whoever the command runs as. The
+// write trees are cloned (with the mounts beneath them) before the rest
+// is made read-only, and the clones put back over them after, so that
+// they stay as writable as they were; parents go first, so a tree inside
+// another stays on top.
+func readOnlyView(pol Policy) error {
+	paths := make([]string, 0, len(pol.WriteDirs)+len(pol.WriteFiles))
+	paths = append(append(paths, pol.WriteDirs...), pol.WriteFiles...)
+	sortByLength(paths)
+	fds := make([]int, 0, len(paths))
+	at := make([]string, 0, len(paths))
+	defer func() {
+		for _, fd := range fds {
+			syscall.Close(fd)
+		}
+	}()
+	for _, p := range paths {
+		fd, err := openTree(p)
+		if err == syscall.ENOENT || err == syscall.ENOTDIR {
+			continue // gone since the policy was made
+		}
+		if err != nil {
+			return wrap("clone the mount of "+p, err)
+		}
+		fds, at = append(fds, fd), append(at, p)
+	}
+	if err := setReadOnly("/"); err != nil {
+		return wrap("make the file system read-only", err)
+	}
+	for i, fd := range fds {
+		if err := moveMount(fd, at[i]); err != nil {
+			return wrap("keep "+at[i]+" writable", err)
+		}
+	}
+	var st syscall.Stat_t
+	if syscall.Stat("/dev/shm", &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		if err := syscall.Mount("tmpfs", "/dev/shm", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777"); err != nil {
+			return wrap("mount a private /dev/shm", err)
+		}
+	}
+	return nil
+}
+
+// sortByLength sorts paths, shortest first (an insertion sort: a few
+// dozen paths, and no package beyond syscall).
+func sortByLength(paths []string) {
+	for i := 1; i < len(paths); i++ {
+		for j := i; j > 0 && len(paths[j]) < len(paths[j-1]); j-- {
+			paths[j], paths[j-1] = paths[j-1], paths[j]
+		}
+	}
+}
+
+// The mount API's calls (the same numbers on every architecture) and
+// flags.
+const (
+	sysOpenTree     = 428
+	sysMoveMount    = 429
+	sysMountSetattr = 442
+
+	openTreeClone   = 1
+	openTreeCloexec = syscall.O_CLOEXEC
+	atRecursive     = 0x8000
+	atEmptyPath     = 0x1000
+	moveMountFEmpty = 0x4
+	mountAttrRdonly = 0x1
+)
+
+// mountAttr is struct mount_attr.
+type mountAttr struct {
+	set, clr, propagation, userns uint64
+}
+
+// openTree returns a detached clone of the mount tree at path.
+func openTree(path string) (int, error) {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return -1, err
+	}
+	fd, _, e := syscall.RawSyscall(sysOpenTree, atFdcwd, uintptr(unsafe.Pointer(p)), openTreeClone|openTreeCloexec|atRecursive)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil
+}
+
+// moveMount attaches the detached tree fd at path.
+func moveMount(fd int, path string) error {
+	empty := [1]byte{}
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	_, _, e := syscall.RawSyscall6(sysMoveMount, uintptr(fd), uintptr(unsafe.Pointer(&empty[0])), atFdcwd, uintptr(unsafe.Pointer(p)), moveMountFEmpty, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// setReadOnly makes the mount at path and every mount beneath it
+// read-only.
+func setReadOnly(path string) error {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	attr := mountAttr{set: mountAttrRdonly}
+	_, _, e := syscall.RawSyscall6(sysMountSetattr, atFdcwd, uintptr(unsafe.Pointer(p)), atRecursive, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// ViewWorks reports whether the kernel has the mount API the read-only
+// view needs (open_tree, move_mount, mount_setattr: Linux 5.12), trying
+// it in the calling thread's mount namespace, which must be a private
+// one of its own that is thrown away (a thread that unshared it, or a
+// process started in one): it makes a clone of / read-only there and
+// attaches it nowhere.
+func ViewWorks() error {
+	fd, err := openTree("/")
+	if err != nil {
+		return wrap("open_tree", err)
+	}
+	defer syscall.Close(fd)
+	attr := mountAttr{set: mountAttrRdonly}
+	empty := [1]byte{}
+	_, _, e := syscall.RawSyscall6(sysMountSetattr, uintptr(fd), uintptr(unsafe.Pointer(&empty[0])), atEmptyPath|atRecursive, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if e != 0 {
+		return wrap("mount_setattr", e)
 	}
 	return nil
 }
@@ -399,6 +613,7 @@ const (
 	prSetNoNewPrivs      = 38
 	prCapAmbient         = 47
 	prCapAmbientClearAll = 4
+	prCapbsetDrop        = 24
 	afVsock              = 40
 	oPath                = 0x200000
 

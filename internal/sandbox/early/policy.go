@@ -35,6 +35,11 @@ type Policy struct {
 	// NS says the helper runs in a user and mount namespace of its own, in
 	// which it may mount (set by the Linux wrapper, never by a caller).
 	NS bool `json:"ns,omitempty"`
+	// View, with NS, makes the whole file system read-only in that
+	// namespace but for WriteDirs and WriteFiles, and gives the command a
+	// /dev/shm of its own (set by the Linux wrapper where the kernel has
+	// the mount API it needs, Linux 5.12).
+	View bool `json:"view,omitempty"`
 	// Reexec says the helper was started by someone who could not give it
 	// a namespace (the editor's terminal): it starts itself again in one.
 	Reexec bool `json:"reexec,omitempty"`
@@ -137,6 +142,8 @@ func (p *Policy) field(key string) (bit uint32, list *[]string, flag *bool, text
 		return 1 << 11, nil, &p.Reexec, nil
 	case "pd":
 		return 1 << 12, nil, nil, &p.PolicyDir
+	case "view":
+		return 1 << 13, nil, &p.View, nil
 	}
 	return 0, nil, nil, nil
 }

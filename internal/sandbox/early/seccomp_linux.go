@@ -11,9 +11,29 @@ import (
 // The seccomp filter refuses, on both paths (the helper's command and the
 // one started from a confined thread of darman's):
 //
-//   - to make sockets of the families the policy keeps closed, with
-//     EACCES, and io_uring (which can make sockets without the socket
-//     system call);
+//   - to make sockets of the families the policy keeps closed, packet
+//     sockets (AF_PACKET, which read every frame on an interface, lo's
+//     too: darman's own requests to the model), raw and SOCK_PACKET
+//     sockets of AF_INET and AF_INET6, and netlink sockets (with the
+//     network on, only NETLINK_ROUTE, which resolvers and `ip addr` read
+//     the interfaces with; changing them needs CAP_NET_ADMIN, which the
+//     command does not have), with EACCES; and io_uring (which can make
+//     sockets without the socket system call);
+//   - the system calls a confined command has no use for and that reach
+//     past the sandbox or the machine's state (refused, with EPERM):
+//     process_vm_readv and process_vm_writev (another process's memory),
+//     keyctl, add_key and request_key (the kernel's keyrings, shared by
+//     the user's processes), bpf, perf_event_open, sethostname and
+//     setdomainname, syslog (the kernel's log), mount and every other
+//     call that changes the mounts (umount2, pivot_root, open_tree,
+//     move_mount, fsopen, fsconfig, fsmount, fspick, mount_setattr,
+//     open_tree_attr), kexec_load and kexec_file_load, init_module,
+//     finit_module and delete_module, reboot, acct, swapon and swapoff.
+//     Most need capabilities the command has not kept (see
+//     early.Confine); the filter refuses them whatever a kernel's
+//     permission checks would say (an unprivileged bpf or perf_event_open
+//     where the sysctls allow them; a user namespace of the command's
+//     own, in which it is root again);
 //   - to set another process's resource limits (prlimit64 with a pid and
 //     new limits: RLIMIT_CPU 0 has the kernel kill darman, RLIMIT_NOFILE
 //     starves it, and Landlock does not look at prlimit), with EPERM;
@@ -71,8 +91,15 @@ const (
 	fioSetown = 0x8901 // FIOSETOWN
 	siocSpgrp = 0x8902 // SIOCSPGRP
 	ioUringNr = 425    // io_uring_setup, the same on every architecture
-	pidfdOpen = 434    // the same on every architecture
-	pidfdSend = 424    // pidfd_send_signal, the same on every architecture
+
+	afNetlink    = 16 // AF_NETLINK
+	afPacket     = 17 // AF_PACKET
+	sockRaw      = 3  // SOCK_RAW
+	sockPacket   = 10 // SOCK_PACKET
+	sockTypeMask = 0xf
+	netlinkRoute = 0   // NETLINK_ROUTE
+	pidfdOpen    = 434 // the same on every architecture
+	pidfdSend    = 424 // pidfd_send_signal, the same on every architecture
 
 	prioProcess, prioPgrp, prioUser       = 0, 1, 2 // setpriority's which
 	ioprioProcess, ioprioPgrp, ioprioUser = 1, 2, 3 // ioprio_set's which
@@ -93,6 +120,11 @@ const (
 	lCompat
 	lSock
 	lPrlimit
+	lSockType  // socket(AF_INET or AF_INET6, type): raw and packet types
+	lNetlink   // socket(AF_NETLINK, type, protocol)
+	lRefused   // EPERM, within a jump of the native dispatch
+	lRefusedX  // the same for x32's
+	lRefusedC  // the same for the 32-bit calls'
 	lKill      // kill: darman's tasks, its process group, every process
 	lTgkill    // tgkill: the guarded thread; darman's threads but to preempt
 	lTgsq      // rt_tgsigqueueinfo: the guarded thread, darman's threads
@@ -144,12 +176,19 @@ func (a *asm) jump(code uint16, k uint32, jt, jf int) {
 }
 
 // dispatch jumps to each rule's label when the system call is its
-// number, and allows the call when none is.
-func (a *asm) dispatch(rules []rule) {
+// number, refuses those of refused (with EPERM, from a return of its own
+// placed right after, at label ref, so that the jumps stay short), and
+// allows the call when none is.
+func (a *asm) dispatch(rules []rule, refused []uint32, ref int) {
 	for _, r := range rules {
 		a.jeq(r.nr, r.to, next)
 	}
+	for _, nr := range refused {
+		a.jeq(nr, ref, next)
+	}
 	a.ret(retAllow)
+	a.label(ref)
+	a.ret(retEperm)
 }
 
 func (a *asm) done() []syscall.SockFilter {
@@ -307,17 +346,38 @@ type arch struct {
 	// sched_setaffinity, sched_setscheduler, sched_setparam,
 	// sched_setattr
 	sched [4]uint32
-	or    uint32 // x32: ORed into every number
+	// refused are the system calls refused whole (see the top).
+	refused []uint32
+	or      uint32 // x32: ORed into every number
 }
 
+// newMountAPI are the numbers of the mount API's calls (open_tree,
+// move_mount, fsopen, fsconfig, fsmount, fspick, mount_setattr,
+// open_tree_attr), the same on every architecture.
+var newMountAPI = []uint32{428, 429, 430, 431, 432, 433, 442, 467}
+
+// The refused calls, by architecture: process_vm_readv, process_vm_writev,
+// keyctl, add_key, request_key, bpf, perf_event_open, sethostname,
+// setdomainname, syslog, mount, umount2 (and i386's umount), pivot_root,
+// kexec_load, kexec_file_load (none on i386), init_module, finit_module,
+// delete_module, reboot, acct, swapon, swapoff; then the mount API's.
 var (
-	archX86_64 = arch{audit: auditArchX86_64, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 129, tgsigqueue: 297, fcntl: 72, ioctl: 16, prlimit: 302, vhangup: 153, setpriority: 141, ioprio: 251, sched: [4]uint32{203, 144, 142, 314}}
+	refusedX86_64 = append([]uint32{310, 311, 250, 248, 249, 321, 298, 170, 171, 103, 165, 166, 155, 246, 320, 175, 313, 176, 169, 163, 167, 168}, newMountAPI...)
+	// x32's own process_vm_readv and process_vm_writev are 539 and 540.
+	refusedX32   = append([]uint32{539, 540, 250, 248, 249, 321, 298, 170, 171, 103, 165, 166, 155, 246, 320, 175, 313, 176, 169, 163, 167, 168}, newMountAPI...)
+	refusedI386  = append([]uint32{347, 348, 288, 286, 287, 357, 336, 74, 121, 103, 21, 52, 22, 217, 283, 128, 350, 129, 88, 51, 87, 115}, newMountAPI...)
+	refusedArm64 = append([]uint32{270, 271, 219, 217, 218, 280, 241, 161, 162, 116, 40, 39, 41, 104, 294, 105, 273, 106, 142, 89, 224, 225}, newMountAPI...)
+	refusedArm   = append([]uint32{376, 377, 311, 309, 310, 386, 364, 74, 121, 103, 21, 52, 218, 347, 401, 128, 379, 129, 88, 51, 87, 115}, newMountAPI...)
+)
+
+var (
+	archX86_64 = arch{audit: auditArchX86_64, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 129, tgsigqueue: 297, fcntl: 72, ioctl: 16, prlimit: 302, vhangup: 153, setpriority: 141, ioprio: 251, sched: [4]uint32{203, 144, 142, 314}, refused: refusedX86_64}
 	// x32 shares the x86_64 audit arch, numbers ORed with x32Bit; a few
 	// calls have x32 numbers of their own (512 and up).
-	archX32   = arch{audit: auditArchX86_64, or: x32Bit, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 524, tgsigqueue: 536, fcntl: 72, ioctl: 514, prlimit: 302, vhangup: 153, setpriority: 141, ioprio: 251, sched: [4]uint32{203, 144, 142, 314}}
-	archI386  = arch{audit: auditArchI386, socket: 359, socketcall: 102, kill: 37, tkill: 238, tgkill: 270, sigqueue: 178, tgsigqueue: 335, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 340, vhangup: 111, setpriority: 97, ioprio: 289, sched: [4]uint32{241, 156, 154, 351}}
-	archArm64 = arch{audit: auditArchAarch64, socket: 198, kill: 129, tkill: 130, tgkill: 131, sigqueue: 138, tgsigqueue: 240, fcntl: 25, ioctl: 29, prlimit: 261, vhangup: 58, setpriority: 140, ioprio: 30, sched: [4]uint32{122, 119, 118, 274}}
-	archArm   = arch{audit: auditArchArm, socket: 281, kill: 37, tkill: 238, tgkill: 268, sigqueue: 178, tgsigqueue: 363, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 369, vhangup: 111, setpriority: 97, ioprio: 314, sched: [4]uint32{241, 156, 154, 380}}
+	archX32   = arch{audit: auditArchX86_64, or: x32Bit, socket: 41, kill: 62, tkill: 200, tgkill: 234, sigqueue: 524, tgsigqueue: 536, fcntl: 72, ioctl: 514, prlimit: 302, vhangup: 153, setpriority: 141, ioprio: 251, sched: [4]uint32{203, 144, 142, 314}, refused: refusedX32}
+	archI386  = arch{audit: auditArchI386, socket: 359, socketcall: 102, kill: 37, tkill: 238, tgkill: 270, sigqueue: 178, tgsigqueue: 335, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 340, vhangup: 111, setpriority: 97, ioprio: 289, sched: [4]uint32{241, 156, 154, 351}, refused: refusedI386}
+	archArm64 = arch{audit: auditArchAarch64, socket: 198, kill: 129, tkill: 130, tgkill: 131, sigqueue: 138, tgsigqueue: 240, fcntl: 25, ioctl: 29, prlimit: 261, vhangup: 58, setpriority: 140, ioprio: 30, sched: [4]uint32{122, 119, 118, 274}, refused: refusedArm64}
+	archArm   = arch{audit: auditArchArm, socket: 281, kill: 37, tkill: 238, tgkill: 268, sigqueue: 178, tgsigqueue: 363, fcntl: 55, fcntl64: 221, ioctl: 54, prlimit: 369, vhangup: 111, setpriority: 97, ioprio: 314, sched: [4]uint32{241, 156, 154, 380}, refused: refusedArm}
 )
 
 // rules are the system calls of ar the filter looks into.
@@ -329,11 +389,10 @@ func (ar arch) rules(families []uint32, g guard) []rule {
 			rs = append(rs, rule{nr | or, to})
 		}
 	}
-	if len(families) > 0 {
-		add(ar.socket, lSock)
-		add(ar.socketcall, lDeny) // its arguments cannot be looked into
-		add(ioUringNr, lDeny)
-	}
+	// Packet, raw and netlink sockets are refused whatever the network.
+	add(ar.socket, lSock)
+	add(ar.socketcall, lDeny) // its arguments cannot be looked into
+	add(ioUringNr, lDeny)
 	add(ar.prlimit, lPrlimit)
 	add(ar.ioctl, lIoctl)
 	add(ar.vhangup, lEperm)
@@ -380,24 +439,45 @@ func program(goarch string, families []uint32, g guard) []syscall.SockFilter {
 	if goarch == "amd64" {
 		a.jset(x32Bit, lX32, next)
 	}
-	a.dispatch(native.rules(families, g))
+	a.dispatch(native.rules(families, g), native.refused, lRefused)
 	if goarch == "amd64" {
 		a.label(lX32)
-		a.dispatch(archX32.rules(families, g))
+		a.dispatch(archX32.rules(families, g), orAll(archX32.refused, x32Bit), lRefusedX)
 	}
 
 	// 32-bit system calls from a 64-bit process.
 	a.label(lCompat)
 	a.jeq(compat.audit, next, lAllow)
 	a.ld(offNr)
-	a.dispatch(compat.rules(families, g))
+	a.dispatch(compat.rules(families, g), compat.refused, lRefusedC)
 
+	// socket(family, type, protocol).
+	network := true
+	for _, f := range families {
+		network = network && f != syscall.AF_INET
+	}
 	a.label(lSock)
 	a.ld(argLo(0))
+	a.jeq(afPacket, lDeny, next)
 	for _, f := range families {
 		a.jeq(f, lDeny, next)
 	}
+	if network {
+		a.jeq(afNetlink, lNetlink, next)
+	} else {
+		a.jeq(afNetlink, lDeny, next)
+	}
+	a.jeq(syscall.AF_INET, lSockType, next)
+	a.jeq(syscall.AF_INET6, lSockType, next)
 	a.ret(retAllow)
+	a.label(lSockType)
+	a.ld(argLo(1))
+	a.ins = append(a.ins, syscall.SockFilter{Code: syscall.BPF_ALU | syscall.BPF_AND | syscall.BPF_K, K: sockTypeMask})
+	a.jeq(sockRaw, lDeny, next)
+	a.jeq(sockPacket, lDeny, lAllow)
+	a.label(lNetlink)
+	a.ld(argLo(2))
+	a.jeq(netlinkRoute, lAllow, lDeny)
 
 	// prlimit64(pid, resource, new, old): a pid other than 0 (the caller)
 	// with new limits.
@@ -506,6 +586,15 @@ func program(goarch string, families []uint32, g guard) []syscall.SockFilter {
 		a.ret(retEperm)
 	}
 	return a.done()
+}
+
+// orAll returns nrs with or ORed into each.
+func orAll(nrs []uint32, or uint32) []uint32 {
+	out := make([]uint32, len(nrs))
+	for i, nr := range nrs {
+		out[i] = nr | or
+	}
+	return out
 }
 
 // installSeccomp installs prog on the calling thread; no_new_privs must be

@@ -57,7 +57,7 @@ func (r *Renderer) Render(u session.Update) {
 			line += " " + t.Title
 		}
 		if t.Status == agent.ToolFailed {
-			line = "✗ " + t.Name + " " + t.Title + ": " + firstLine(t.Error)
+			line = "✗ " + failure(t.Name, t.Title, t.Error)
 		}
 		fmt.Fprintln(r.Err, nest+line)
 	case agent.EventNotice:
@@ -113,7 +113,19 @@ func (r *Renderer) endLine() {
 	}
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
+// failure is a failed call's line: the tool, its title, and the error's
+// first line, with what that line introduces when it ends in a colon (a
+// hook's "blocked the call:" and its reason), the title left out when the
+// error starts with it ("permission denied: ...").
+func failure(tool, title, err string) string {
+	text := strings.TrimSpace(err)
+	line, rest, _ := strings.Cut(text, "\n")
+	if strings.HasSuffix(line, ":") {
+		next, _, _ := strings.Cut(strings.TrimSpace(rest), "\n")
+		line += " " + next
+	}
+	if title == "" || strings.HasPrefix(strings.ToLower(line), strings.ToLower(title)) {
+		return tool + " " + line
+	}
+	return tool + " " + title + ": " + line
 }

@@ -1,0 +1,90 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// listedModel is one model as darman models --json lists it.
+type listedModel struct {
+	Model         string
+	Known         bool
+	ContextWindow int
+	Input         []string
+	Reasoning     bool
+	FIMTemplate   string
+	Cost          *struct{ Input, Output float64 }
+	Served        *bool
+}
+
+// TestModelsListsWhatEachTakes lists the models of a keyed preset (from
+// the catalog) and of a local server (from the configuration, then from
+// what the server answers with --remote), with what each takes and costs.
+func TestModelsListsWhatEachTakes(t *testing.T) {
+	e := newEnv(t)
+	srv := llmtest.Start(t, llmtest.Script{Models: []string{"qwen2.5-coder:7b", "llama3.2"}})
+	e.write(filepath.Join(e.home, ".config", "darman", "config.json"), fmt.Sprintf(`{
+		"provider": {"local": {"type": "openai-compatible", "baseURL": %q,
+			"models": {"qwen2.5-coder:7b": {"contextWindow": 32768}}}}}`, srv.URL+"/v1"))
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
+
+	text := e.ok("models")
+	for _, want := range []string{"anthropic — darman's built-in catalog", "anthropic/claude-sonnet-4-5", "text+image",
+		"local — the configuration's models of local", "local/qwen2.5-coder:7b", "qwen", "? = not known to darman"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("darman models lacks %q:\n%s", want, text)
+		}
+	}
+
+	var list []struct {
+		Provider string
+		Source   string
+		Models   []listedModel
+	}
+	if err := json.Unmarshal([]byte(e.ok("models", "--json", "--remote")), &list); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]int{}
+	for i, p := range list {
+		for j, m := range p.Models {
+			rows[m.Model] = i*1000 + j
+		}
+	}
+	get := func(model string) listedModel {
+		k, ok := rows[model]
+		if !ok {
+			t.Fatalf("darman models --json --remote has no %s: %+v", model, list)
+		}
+		return list[k/1000].Models[k%1000]
+	}
+	sonnet := get("anthropic/claude-sonnet-4-5")
+	if !sonnet.Known || !slices.Contains(sonnet.Input, "image") || !sonnet.Reasoning || sonnet.Cost == nil || sonnet.Cost.Input != 3 || sonnet.Cost.Output != 15 {
+		t.Errorf("claude-sonnet-4-5 = %+v", sonnet)
+	}
+	qwen := get("local/qwen2.5-coder:7b")
+	if qwen.ContextWindow != 32768 || qwen.FIMTemplate != "qwen" || qwen.Served == nil || !*qwen.Served || qwen.Cost != nil {
+		t.Errorf("the configured local model = %+v", qwen)
+	}
+	if llama := get("local/llama3.2"); llama.Known || llama.Served == nil || !*llama.Served {
+		t.Errorf("a model the server serves and nothing knows = %+v", llama)
+	}
+	// Without a key or provider, the answer says what to do.
+	bare := newEnv(t)
+	if _, errs, code := bare.run("models"); code != 1 || !strings.Contains(errs, "ANTHROPIC_API_KEY") {
+		t.Errorf("darman models with no provider: exit %d\n%s", code, errs)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	e := newEnv(t)
+	if out := e.ok("--version"); !strings.HasPrefix(out, "darman ") || !strings.Contains(out, runtime.Version()) {
+		t.Fatalf("darman --version = %q", out)
+	}
+}

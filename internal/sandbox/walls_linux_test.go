@@ -1,0 +1,150 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// fileState is what a command outside the roots must not change about a
+// file: its mode (setuid bit too), owner, modification time and extended
+// attributes.
+func fileState(t *testing.T, path string) string {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	n, _ := syscall.Listxattr(path, buf)
+	return strings.Join([]string{
+		"mode " + itoa(int(st.Mode)), "owner " + itoa(int(st.Uid)) + ":" + itoa(int(st.Gid)),
+		"mtime " + itoa(int(st.Mtim.Sec)) + "." + itoa(int(st.Mtim.Nsec)), "xattrs " + string(buf[:max(n, 0)]),
+	}, ", ")
+}
+
+// TestNothingOutsideTheRootsChanges: what Landlock does not look at —
+// mode, owner, times and extended attributes of files outside the
+// workspace (a directory in home that the sandbox keeps unreadable too),
+// device and fifo nodes, hard links out of the workspace, the host's
+// /dev/shm — is refused by the read-only view, whoever the test runs as;
+// the same inside the workspace and $TMPDIR works.
+func TestNothingOutsideTheRootsChanges(t *testing.T) {
+	f := newFixture(t, Options{})
+	if !f.sb.caps.view {
+		t.Skipf("no read-only view here: %s", f.sb.Status().Reason)
+	}
+	outside := filepath.Join(f.outside, "existing.txt")
+	ssh := filepath.Join(f.home, ".ssh")
+	shm := "/dev/shm"
+	shmBefore, _ := os.ReadDir(shm)
+	t.Cleanup(func() { // where the sandbox fails this test
+		for _, n := range []string{"pwned-file", "pwned-fifo", "pwned-link", "own"} {
+			if !slices.ContainsFunc(shmBefore, func(e os.DirEntry) bool { return e.Name() == n }) {
+				os.Remove(filepath.Join(shm, n))
+			}
+		}
+	})
+	before := map[string]string{outside: fileState(t, outside), ssh: fileState(t, ssh), f.outside: fileState(t, f.outside)}
+	script := strings.Join([]string{
+		"chmod 777 " + outside, "chmod u+s " + outside, "chown 1234:1234 " + outside,
+		"touch -d 2001-01-01 " + outside, "touch -h -d 2001-01-01 " + f.outside,
+		"python3 -c 'import os,sys; os.setxattr(sys.argv[1], \"user.pwned\", b\"1\")' " + outside,
+		"chmod 777 " + ssh, "touch -d 2001-01-01 " + ssh,
+		"mkfifo " + filepath.Join(f.outside, "fifo"), "mknod " + filepath.Join(f.outside, "null") + " c 1 3",
+		"ln " + outside + " hardlink",
+		"echo x > " + shm + "/pwned-file", "mkfifo " + shm + "/pwned-fifo", "ln -s /etc/passwd " + shm + "/pwned-link",
+		// Inside, the same works.
+		"echo in > in.txt && chmod 600 in.txt && touch -d 2001-01-01 in.txt && ln in.txt in-link && mkfifo in-fifo && echo INSIDE-OK",
+		`echo t > "$TMPDIR/t" && chmod 600 "$TMPDIR/t" && echo TMP-OK`,
+		"echo s > /dev/shm/own && cat /dev/shm/own && echo SHM-OK",
+	}, "\n")
+	out, _ := f.run(t, Request{}, script)
+	for p, was := range before {
+		if now := fileState(t, p); now != was {
+			t.Errorf("%s changed: %s, was %s\n%s", p, now, was, out)
+		}
+	}
+	for _, name := range []string{"fifo", "null"} {
+		if _, err := os.Lstat(filepath.Join(f.outside, name)); err == nil {
+			t.Errorf("%s was made outside:\n%s", name, out)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(f.ws, "hardlink")); err == nil {
+		t.Errorf("a file outside was linked into the workspace:\n%s", out)
+	}
+	shmAfter, _ := os.ReadDir(shm)
+	if len(shmAfter) != len(shmBefore) {
+		t.Errorf("the host's /dev/shm changed: %d entries, were %d\n%s", len(shmAfter), len(shmBefore), out)
+	}
+	for _, want := range []string{"INSIDE-OK", "TMP-OK", "SHM-OK"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s:\n%s", want, out)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(f.ws, "in.txt")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("chmod inside the workspace: %v %v", fi, err)
+	}
+}
+
+// TestCommandHasNoPrivilege: the command has no capability in any set,
+// root or not, no_new_privs, and what capabilities or the kernel's
+// permission checks would let through is refused: packet, raw and
+// netlink sockets, changing a link or the host name (by the system call
+// and through /proc/sys), reading the kernel's log, loading a module.
+func TestCommandHasNoPrivilege(t *testing.T) {
+	f := newFixture(t, Options{})
+	host, _ := os.Hostname()
+	lo, _ := exec.Command("ip", "link", "show", "lo").Output()
+	// Where the sandbox fails this test, what the command changed is put
+	// back (as root: another user's command cannot change them).
+	t.Cleanup(func() {
+		if now, _ := os.Hostname(); now != host && host != "" {
+			exec.Command("hostname", host).Run()
+		}
+		if b, _ := exec.Command("ip", "link", "show", "lo").Output(); strings.Contains(string(b), "mtu 1300") {
+			mtu := "65536"
+			if f := strings.Fields(string(lo)); len(f) > 4 && f[3] == "mtu" {
+				mtu = f[4]
+			}
+			exec.Command("ip", "link", "set", "lo", "mtu", mtu).Run()
+		}
+	})
+	script := strings.Join([]string{
+		"grep -E '^(Cap|NoNewPrivs)' /proc/self/status",
+		`perl -e 'socket(my $s, 17, 3, 0x300) and print "PACKET-OPENED\n"'`,
+		`perl -e 'socket(my $s, 2, 3, 1) and print "RAW-OPENED\n"'`,
+		`perl -e 'socket(my $s, 16, 3, 0) and print "NETLINK-OPENED\n"'`,
+		"ip link set lo mtu 1300 && echo IP-LINK-SET",
+		"hostname pwned-host && echo HOSTNAME-SET",
+		"echo pwned-host > /proc/sys/kernel/hostname && echo PROC-HOSTNAME-SET",
+		"dmesg >/dev/null && echo DMESG-READ",
+		"true",
+	}, "\n")
+	out, _ := f.run(t, Request{}, script)
+	for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+		if !strings.Contains(out, set+":\t0000000000000000") {
+			t.Errorf("%s is not empty:\n%s", set, out)
+		}
+	}
+	if !strings.Contains(out, "NoNewPrivs:\t1") {
+		t.Errorf("no no_new_privs:\n%s", out)
+	}
+	for _, bad := range []string{"PACKET-OPENED", "RAW-OPENED", "NETLINK-OPENED", "IP-LINK-SET", "HOSTNAME-SET", "PROC-HOSTNAME-SET", "DMESG-READ"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s:\n%s", bad, out)
+		}
+	}
+	if now, _ := os.Hostname(); now != host {
+		t.Errorf("the host name changed to %q", now)
+	}
+	if b, _ := exec.Command("ip", "link", "show", "lo").Output(); strings.Contains(string(b), "mtu 1300") {
+		t.Errorf("lo's MTU changed: %s", b)
+	}
+}

@@ -1,0 +1,117 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
+	"github.com/darman-dev/darman/agent/complete"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+)
+
+// Setup is what the server knows when it starts the agent: the workspace
+// named by initialize, and the server's own views of the editor that the
+// agent must use.
+type Setup struct {
+	// Root is the workspace root: the first workspace folder, else the
+	// rootUri, else Options.Root.
+	Root string
+	// Folders are every workspace folder, Root first.
+	Folders []string
+	// Workspace reads the editor's unsaved buffers and writes through the
+	// editor; the session service must use it for its tools.
+	Workspace tool.Workspace
+	// Asker asks the user through the editor; it finds the turn a
+	// question belongs to by the request's Session.
+	Asker permission.Asker
+	// Elicitor takes MCP servers' elicitations to the editor's user (see
+	// the Elicitor type's doc in mcp_elicit.go).
+	Elicitor permission.Elicitor
+	// Notices is where the agent sends the state changes of the MCP
+	// servers and of the language servers, for the editor (see
+	// notices).
+	Notices func(level, text string)
+	// Agents are the workspace's named agents as initialize listed them
+	// (Options.Agents); the session service must run these, so that a
+	// file change the server notices is the service's too.
+	Agents *agents.Catalog
+	// Settings are the client's darman settings
+	// (initializationOptions.darman, or the darman section of
+	// workspace/didChangeConfiguration), same keys as the config file;
+	// nil when the client sent none.
+	Settings json.RawMessage
+}
+
+// Sessions runs turns. *session.Service implements it.
+type Sessions interface {
+	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
+	// Start begins a turn and returns while it runs; its events reach
+	// the server through tn.Events.
+	Start(ctx context.Context, tn session.Turn) (*session.Running, error)
+	Cancel(id agent.ID) bool
+	// Rename sets a session's title.
+	Rename(ctx context.Context, id agent.ID, title string) error
+}
+
+// Store reads and deletes stored sessions. *store.Store implements it.
+type Store interface {
+	ListSessions(ctx context.Context, opts store.ListOptions) ([]agent.Session, error)
+	Session(ctx context.Context, id agent.ID) (agent.Session, error)
+	Messages(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error)
+	// Page is a page of a session's history (darman.session.load).
+	Page(ctx context.Context, id agent.ID, opts store.PageOptions) (store.Page, error)
+	DeleteSession(ctx context.Context, id agent.ID) error
+	// Fork copies the conversation before a user message into a new
+	// session (darman.session.fork) and returns it with that message's
+	// text.
+	Fork(ctx context.Context, id, at agent.ID) (agent.Session, string, error)
+	// Blob reads what a part refers to (a prompt's image,
+	// darman.session.image).
+	Blob(ctx context.Context, session agent.ID, key string) ([]byte, error)
+}
+
+// Agent is the agent core as the server drives it; Options.Start builds
+// it. The server owns it from then on and calls Close when it stops.
+type Agent struct {
+	Sessions Sessions
+	Store    Store
+	// Model picks the "provider/model-id" of a session the client creates
+	// without naming one. Required.
+	Model func(ctx context.Context) (string, error)
+	// Commands are the workspace's commands (.darman/command/*.md, …),
+	// offered as code actions and run by darman.command.run; nil means none.
+	Commands *prompt.Commands
+	// LoadCommands finds the workspace's commands again. darman.command.list
+	// and darman.command.run call it, so that a command file added or
+	// changed since the agent started counts; code actions, which must not
+	// wait on the disk, offer the commands last found. Nil means Commands
+	// does not change.
+	LoadCommands func() *prompt.Commands
+	// PromptActions are the selection's code actions from the configuration
+	// file; nil means DefaultPromptActions. The editor's own settings win.
+	PromptActions []PromptAction
+	// NoTranscript turns the transcript fallback off, from the
+	// configuration file ("transcript": false). The editor's settings win.
+	NoTranscript bool
+	// Status describes the agent for darman.status (provider, MCP bindings,
+	// language servers, …); nil reports only what the server knows.
+	Status func(ctx context.Context) map[string]any
+	// Deleted, when set, removes what others keep of a session that
+	// darman.session.delete removed from the store.
+	Deleted func(id agent.ID) error
+	// Checkpoints reverts and redoes turns (darman.turn.revert,
+	// darman.turn.redo); nil when checkpoints are off.
+	Checkpoints Checkpoints
+	// Close releases the agent once the server's turns have ended; nil
+	// does nothing.
+	Close func() error
+	// Definitions answers definition lookups from the workspace's
+	// language servers, for the inline completions' context; nil means
+	// none.
+	Definitions complete.Definer
+}

@@ -1,0 +1,205 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/checkpoint"
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/server/lsp/text"
+)
+
+// bufferEditor is an editor with buffers that opted into applyEditAndSave:
+// workspace/applyEdit changes the open buffer (sending didChange, as an
+// editor does) or the file, saves it, then answers. Typing in a buffer
+// changes it without saving.
+type bufferEditor struct {
+	t       *testing.T
+	env     *env
+	mu      sync.Mutex
+	buffers map[string]string // uri → text, for open documents
+	version int
+	edited  []string // the URIs of every applyEdit, in order
+}
+
+func (b *bufferEditor) open(rel string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	text := b.env.read(rel)
+	b.buffers[b.env.uri(rel)] = text
+	b.env.open(rel, text)
+}
+
+// typeText makes the buffer hold text, unsaved.
+func (b *bufferEditor) typeText(rel, text string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.changed(b.env.uri(rel), text)
+}
+
+// changed sends didChange; b.mu is held.
+func (b *bufferEditor) changed(uri, text string) {
+	b.buffers[uri] = text
+	b.version++
+	b.env.client.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": b.version + 1},
+		"contentChanges": []map[string]any{{"text": text}},
+	})
+}
+
+func (b *bufferEditor) answer(method string, params json.RawMessage) (any, error) {
+	if method != "workspace/applyEdit" {
+		return defaultAnswer(method, params)
+	}
+	var p struct {
+		Edit struct {
+			Changes map[string][]struct {
+				Range struct {
+					Start, End struct{ Line, Character uint32 }
+				} `json:"range"`
+				NewText string `json:"newText"`
+			} `json:"changes"`
+		} `json:"edit"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for uri, edits := range p.Edit.Changes {
+		b.edited = append(b.edited, uri)
+		u, _ := url.Parse(uri)
+		old, open := b.buffers[uri]
+		if !open {
+			disk, _ := os.ReadFile(u.Path)
+			old = string(disk)
+		}
+		c := text.New(old)
+		for _, ed := range edits {
+			rg := lspRange(ed.Range.Start.Line, ed.Range.Start.Character, ed.Range.End.Line, ed.Range.End.Character)
+			var err error
+			if c, err = c.Apply(&rg, ed.NewText); err != nil {
+				return map[string]any{"applied": false, "failureReason": err.Error()}, nil
+			}
+		}
+		if open {
+			b.changed(uri, c.String())
+		}
+		if err := os.WriteFile(u.Path, []byte(c.String()), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"applied": true}, nil
+}
+
+func (b *bufferEditor) edits() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.edited...)
+}
+
+// TestRevertATurnThroughTheEditor: a turn edits three files (two of them
+// open in the editor) and makes one with bash; darman.turn.revert by the
+// turnId previews the combined diff, then restores the files through
+// workspace/applyEdit and removes the made one; darman.turn.redo puts the
+// turn back, except the file whose buffer the user changed meanwhile,
+// which is reported as a conflict and left as the user has it.
+func TestRevertATurnThroughTheEditor(t *testing.T) {
+	ed := &bufferEditor{t: t, buffers: map[string]string{}}
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{
+				{Name: "edit", Arguments: json.RawMessage(`{"path":"a.txt","oldString":"alpha","newString":"ALPHA"}`)},
+				{Name: "edit", Arguments: json.RawMessage(`{"path":"b.txt","oldString":"beta","newString":"BETA"}`)},
+				{Name: "edit", Arguments: json.RawMessage(`{"path":"sub/c.txt","oldString":"gamma","newString":"GAMMA"}`)},
+				{Name: "bash", Arguments: json.RawMessage(`{"command":"echo delta > d.txt","description":"make d"}`)},
+			}},
+			{Text: "done"},
+		}},
+		rules:       append(editRules(), permission.Rule{Permission: permission.Bash, Pattern: "*", Action: permission.Allow}),
+		optIns:      map[string]bool{"sessionUpdates": true, "applyEditAndSave": true},
+		answer:      ed.answer,
+		checkpoints: true,
+		files:       map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n", "sub/c.txt": "gamma\n"},
+	})
+	ed.env = e
+	ed.open("a.txt")
+	ed.open("b.txt")
+	tr := e.prompt("change the files")
+	e.client.Await(0, "the end", isState("idle"))
+	for rel, want := range map[string]string{"a.txt": "ALPHA\n", "b.txt": "BETA\n", "sub/c.txt": "GAMMA\n", "d.txt": "delta\n"} {
+		if got := e.read(rel); got != want {
+			t.Fatalf("after the turn %s = %q, want %q", rel, got, want)
+		}
+	}
+	turnEdits := len(ed.edits())
+
+	var rep checkpoint.Report
+	e.client.mustCommand("darman.turn.revert", map[string]any{"sessionId": tr.SessionID, "turnId": tr.TurnID, "preview": true}, &rep)
+	if rep.Applied || len(rep.Files) != 4 || !strings.Contains(rep.Diff, "-ALPHA\n+alpha") || !strings.Contains(rep.Diff, "-delta") {
+		t.Errorf("preview: %+v", rep)
+	}
+	if len(ed.edits()) != turnEdits || e.read("a.txt") != "ALPHA\n" {
+		t.Fatal("the preview changed something")
+	}
+
+	rep = checkpoint.Report{}
+	e.client.mustCommand("darman.turn.revert", map[string]any{"sessionId": tr.SessionID, "turnId": tr.TurnID}, &rep)
+	if !rep.Applied || len(rep.Conflicts) != 0 || len(rep.Files) != 4 {
+		t.Errorf("revert: %+v", rep)
+	}
+	for rel, want := range map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n", "sub/c.txt": "gamma\n"} {
+		if got := e.read(rel); got != want {
+			t.Errorf("after revert %s = %q, want %q", rel, got, want)
+		}
+	}
+	if _, err := os.Stat(e.root + "/d.txt"); !os.IsNotExist(err) {
+		t.Errorf("d.txt, made by the turn's command, is still there: %v", err)
+	}
+	reverted := ed.edits()[turnEdits:]
+	for _, rel := range []string{"a.txt", "b.txt", "sub/c.txt"} {
+		if !strings.Contains(strings.Join(reverted, " "), e.uri(rel)) {
+			t.Errorf("%s was not restored through the editor (applyEdit for %v)", rel, reverted)
+		}
+	}
+	ed.mu.Lock()
+	if ed.buffers[e.uri("a.txt")] != "alpha\n" {
+		t.Errorf("the buffer of a.txt holds %q", ed.buffers[e.uri("a.txt")])
+	}
+	ed.mu.Unlock()
+
+	// The user types in b.txt without saving; redo leaves it alone.
+	ed.typeText("b.txt", "beta, mine\n")
+	before := len(ed.edits())
+	rep = checkpoint.Report{}
+	e.client.mustCommand("darman.turn.redo", map[string]any{"sessionId": tr.SessionID}, &rep)
+	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Path != "b.txt" || !strings.Contains(rep.Conflicts[0].Diff, "-beta, mine") ||
+		!strings.Contains(rep.Conflicts[0].Diff, "+BETA") {
+		t.Errorf("redo's conflicts: %+v", rep.Conflicts)
+	}
+	for rel, want := range map[string]string{"a.txt": "ALPHA\n", "b.txt": "beta\n", "sub/c.txt": "GAMMA\n", "d.txt": "delta\n"} {
+		if got := e.read(rel); got != want {
+			t.Errorf("after redo %s = %q, want %q", rel, got, want)
+		}
+	}
+	for _, uri := range ed.edits()[before:] {
+		if uri == e.uri("b.txt") {
+			t.Error("redo sent an edit for b.txt, whose buffer the user changed")
+		}
+	}
+	ed.mu.Lock()
+	if ed.buffers[e.uri("b.txt")] != "beta, mine\n" {
+		t.Errorf("the user's buffer of b.txt holds %q", ed.buffers[e.uri("b.txt")])
+	}
+	ed.mu.Unlock()
+
+	// Nothing left to redo: a clear error, not a crash.
+	if err := e.client.command("darman.turn.redo", map[string]any{"sessionId": tr.SessionID}, nil); err == nil || !strings.Contains(err.Error(), "no reverted turn") {
+		t.Errorf("a second redo: %v", err)
+	}
+}

@@ -1,0 +1,370 @@
+package lsp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/checkpoint"
+	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/lsp"
+	"github.com/darman-dev/darman/server/rpc/rpctest"
+)
+
+// wait bounds every wait in these tests; it only guards against a hang.
+const wait = 20 * time.Second
+
+// note is a message the server sent to the client: a notification, or a
+// request (ID set).
+type note = rpctest.Message
+
+// answerFunc answers the server's requests to the client: result, or an
+// error (a *jsonrpc2.Error for a JSON-RPC error reply).
+type answerFunc = rpctest.Answer
+
+// client is a language client for the tests: rpctest's, with the VS Code
+// codec (not darman's framing) over an in-memory pipe. It records every
+// message from the server in the order it came, and answers the server's
+// requests with answer.
+type client struct {
+	*rpctest.Client
+	t testing.TB
+}
+
+// newClient is a client on the test's end of the pipe.
+func newClient(ctx context.Context, t testing.TB, stream net.Conn, answer answerFunc) *client {
+	return &client{rpctest.New(ctx, t, stream, rpctest.Options{Codec: rpctest.LSP, Answer: answer, Wait: wait, Peer: "the server", Log: true}), t}
+}
+
+// command runs workspace/executeCommand with one argument object.
+func (c *client) command(name string, arg any, result any) error {
+	params := map[string]any{"command": name}
+	if arg != nil {
+		params["arguments"] = []any{arg}
+	}
+	return c.Call("workspace/executeCommand", params, result)
+}
+
+func (c *client) mustCommand(name string, arg any, result any) {
+	c.t.Helper()
+	if err := c.command(name, arg, result); err != nil {
+		c.t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// options describe a test's server and client.
+type options struct {
+	script llmtest.Script
+	// caps are the client's capabilities; nil means none.
+	caps map[string]any
+	// optIns go in capabilities.experimental.darman.
+	optIns map[string]bool
+	// answer answers the server's requests; nil answers defaultAnswer.
+	answer answerFunc
+	// rules are the permission rules; nil means darman's defaults.
+	rules []permission.Rule
+	// serverOpts are the Options fields other than Start and Logger.
+	serverOpts lsp.Options
+	// model, when set, replaces the Agent's Model func.
+	model func(context.Context) (string, error)
+	// noInitialize leaves the handshake to the test.
+	noInitialize bool
+	// promptActions are the Agent's code actions, as from a config file.
+	promptActions []lsp.PromptAction
+	// files are written in the workspace (path relative to it → content)
+	// before the server starts.
+	files map[string]string
+	// record keeps the frames on the wire for a transcript (env.wire).
+	record bool
+	// settings are initializationOptions.darman; nil sends none.
+	settings map[string]any
+	// startGate, when set, holds the agent's start until it is closed.
+	startGate chan struct{}
+	// seenSetup, when set, is given the Setup when the agent starts.
+	seenSetup func(lsp.Setup)
+	// deleted is the Agent's Deleted.
+	deleted func(agent.ID) error
+	// checkpoints takes snapshots before the turns' steps (a real
+	// checkpoint.Keeper in the test's data directory), for revert.
+	checkpoints bool
+}
+
+// env is a running server with its client.
+type env struct {
+	t      testing.TB
+	root   string
+	data   string
+	model  *llmtest.Server
+	store  *store.Store
+	client *client
+	exit   chan int
+	conn   net.Conn
+	wire   *wire // with options.record
+}
+
+// defaultAnswer accepts progress tokens and answers everything else with
+// MethodNotFound, like a client that implements nothing optional.
+func defaultAnswer(method string, _ json.RawMessage) (any, error) {
+	if method == "window/workDoneProgress/create" {
+		return nil, nil
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Unhandled method " + method}
+}
+
+const testModel = "anthropic/claude-sonnet-4-5"
+
+func start(t testing.TB, o options) *env {
+	t.Helper()
+	e := &env{t: t, root: t.TempDir(), data: t.TempDir(), exit: make(chan int, 1)}
+	e.root, _ = filepath.EvalSymlinks(e.root)
+	e.model = llmtest.Start(t, o.script)
+	for rel, content := range o.files {
+		e.write(rel, content)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(e.data, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.store = st
+	t.Cleanup(func() { st.Close() })
+	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000"},
+		&llm.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := o.rules
+	if rules == nil {
+		rules = permission.Defaults()
+	}
+	model := o.model
+	if model == nil {
+		model = func(context.Context) (string, error) { return testModel, nil }
+	}
+	opts := o.serverOpts
+	opts.DataDir = e.data
+	opts.Version = "test"
+	opts.Start = func(ctx context.Context, setup lsp.Setup) (*lsp.Agent, error) {
+		if o.seenSetup != nil {
+			o.seenSetup(setup)
+		}
+		if o.startGate != nil {
+			select {
+			case <-o.startGate:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		var (
+			cps     session.Checkpoints
+			reverts lsp.Checkpoints
+		)
+		if o.checkpoints {
+			k, err := checkpoint.New(checkpoint.Options{Dir: filepath.Join(e.data, "checkpoints"), Store: st})
+			if err != nil {
+				return nil, err
+			}
+			cps, reverts = k, k
+		}
+		svc, err := session.New(session.Options{
+			Checkpoints: cps,
+			Store:       st,
+			Models: func(ref string) (llm.Provider, string, error) {
+				_, id, _ := strings.Cut(ref, "/")
+				return provider, id, nil
+			},
+			Workspace: setup.Workspace,
+			Tools:     tool.Builtins(tool.Options{NoRipgrep: true}),
+			Rules:     rules,
+			Asker:     setup.Asker,
+			Agents:    setup.Agents,
+		})
+		if err != nil {
+			return nil, err
+		}
+		noEnv := func(string) (string, bool) { return "", false }
+		return &lsp.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions, Deleted: o.deleted,
+			Checkpoints:  reverts,
+			Commands:     prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)),
+			LoadCommands: func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) }}, nil
+	}
+	srv, err := lsp.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverEnd, clientEnd := net.Pipe()
+	e.conn = clientEnd
+	if o.record {
+		e.wire = newWire(clientEnd)
+		clientEnd = e.wire
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { e.exit <- srv.Serve(ctx, serverEnd) }()
+
+	answer := o.answer
+	if answer == nil {
+		answer = defaultAnswer
+	}
+	c := newClient(ctx, t, clientEnd, answer)
+	e.client = c
+	t.Cleanup(func() {
+		cancel()
+		c.Conn.Close()
+		select {
+		case <-e.exit:
+		case <-time.After(wait):
+			t.Error("Serve did not return")
+		}
+	})
+	if !o.noInitialize {
+		caps := o.caps
+		if caps == nil {
+			caps = map[string]any{}
+		}
+		if o.optIns != nil {
+			caps["experimental"] = map[string]any{"darman": o.optIns}
+		}
+		var res json.RawMessage
+		params := map[string]any{
+			"processId":        os.Getpid(),
+			"rootUri":          fileURI(e.root),
+			"capabilities":     caps,
+			"workspaceFolders": []map[string]string{{"uri": fileURI(e.root), "name": "root"}},
+		}
+		if o.settings != nil {
+			params["initializationOptions"] = map[string]any{"darman": o.settings}
+		}
+		c.MustCall("initialize", params, &res)
+		c.Notify("initialized", map[string]any{})
+	}
+	return e
+}
+
+// shutdown sends shutdown and exit and returns Serve's exit status.
+func (e *env) shutdown() int {
+	e.t.Helper()
+	e.client.MustCall("shutdown", nil, nil)
+	e.client.Notify("exit", nil)
+	select {
+	case code := <-e.exit:
+		e.exit <- code
+		return code
+	case <-time.After(wait):
+		e.t.Fatal("Serve did not return after exit")
+	}
+	return -1
+}
+
+// update is a darman/sessionUpdate as the client reads it.
+type update struct {
+	SessionID string         `json:"sessionId"`
+	TurnID    string         `json:"turnId"`
+	Update    map[string]any `json:"update"`
+}
+
+// updateOf decodes a darman/sessionUpdate.
+func updateOf(t *testing.T, n note) update {
+	t.Helper()
+	var u update
+	if err := json.Unmarshal(n.Params, &u); err != nil {
+		t.Fatalf("a sessionUpdate that does not decode: %s", n.Params)
+	}
+	return u
+}
+
+// isState matches the state_update with state.
+func isState(state string) func(note) bool {
+	return func(n note) bool {
+		if n.Method != "darman/sessionUpdate" {
+			return false
+		}
+		var u update
+		json.Unmarshal(n.Params, &u)
+		return u.Update["sessionUpdate"] == "state_update" && u.Update["state"] == state
+	}
+}
+
+func isMethod(method string) func(note) bool {
+	return func(n note) bool { return n.Method == method }
+}
+
+// turn is darman.prompt's result.
+type turn struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+}
+
+func (e *env) prompt(text string) turn {
+	e.t.Helper()
+	var tr turn
+	e.client.mustCommand("darman.prompt", map[string]any{"prompt": text}, &tr)
+	if tr.SessionID == "" || tr.TurnID == "" {
+		e.t.Fatalf("darman.prompt answered %+v", tr)
+	}
+	return tr
+}
+
+func (e *env) write(rel, content string) string {
+	e.t.Helper()
+	path := filepath.Join(e.root, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return path
+}
+
+func (e *env) read(rel string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.root, rel))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (e *env) uri(rel string) string { return fileURI(filepath.Join(e.root, rel)) }
+
+// fileURI is a path as a file: URI, percent-encoded as editors send it.
+func fileURI(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }
+
+// open sends didOpen with text.
+func (e *env) open(rel, text string) {
+	e.client.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": e.uri(rel), "languageId": "go", "version": 1, "text": text}})
+}
+
+// toolStep is a scripted answer that calls one tool.
+func toolStep(name string, args any) llmtest.Step {
+	b, _ := json.Marshal(args)
+	return llmtest.Step{ToolCalls: []llmtest.ToolCall{{Name: name, Arguments: b}}}
+}
+
+// toolResult is the text the model was sent back for the k-th call of
+// the conversation: the result of the tool it called in step k-1.
+func (e *env) toolResult(k int) string {
+	e.t.Helper()
+	calls := e.model.ModelCalls()
+	if len(calls) <= k {
+		e.t.Fatalf("the model was called %d times, want more than %d", len(calls), k)
+	}
+	msgs := calls[k].Get("messages").Array()
+	last := msgs[len(msgs)-1]
+	return last.Get("content.0.content").String() + last.Get("content.0.content.0.text").String()
+}

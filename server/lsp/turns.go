@@ -1,0 +1,210 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/rpc"
+)
+
+// errBusy is darman.prompt's answer while the session runs a turn.
+var errBusy = errors.New("a turn is already running in this session; cancel it (darman.cancel) or wait for it to finish")
+
+// turn is one darman.prompt or darman.command.run, which the agent's
+// session service runs (session.Service.Start); the server follows it
+// until its end.
+type turn struct {
+	id      string // the turnId, also the progress token
+	session agent.ID
+	agent   *Agent // the agent that runs it
+	title   string // the prompt's first line, for progress and messages
+	// ended is closed once the turn's last event was passed on.
+	ended     chan struct{}
+	endedOnce sync.Once
+	progress  *progress // nil when the client gets no progress for it
+}
+
+func (t *turn) markEnded() { t.endedOnce.Do(func() { close(t.ended) }) }
+
+// cancel stops the turn; it ends as cancelled.
+func (t *turn) cancel() { t.agent.Sessions.Cancel(t.session) }
+
+// live is what the server holds for a session it relays.
+type live struct {
+	relay *relay
+	turn  *turn // the running turn; nil when idle
+}
+
+// liveOf returns the server's state of a session, making it on first use.
+// s.mu must be held.
+func (s *Server) liveOf(id agent.ID) *live {
+	if s.live == nil {
+		s.live = map[agent.ID]*live{}
+	}
+	l := s.live[id]
+	if l == nil {
+		l = &live{}
+		s.live[id] = l
+	}
+	return l
+}
+
+// runningTurn returns the session's running turn, or nil.
+func (s *Server) runningTurn(id agent.ID) *turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l := s.live[id]; l != nil {
+		return l.turn
+	}
+	return nil
+}
+
+// startTurn starts the turn tn of session tn.Session and returns once it
+// has begun; title names it in progress and messages.
+func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title string) (*turn, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, errors.New("the server is shutting down")
+	}
+	id := tn.Session
+	t := &turn{id: newTurnID(), session: id, agent: a, title: titleOf(title), ended: make(chan struct{})}
+	s.mu.Lock()
+	l := s.liveOf(id)
+	if l.turn != nil {
+		s.mu.Unlock()
+		return nil, errBusy
+	}
+	l.turn = t
+	s.mu.Unlock()
+
+	r, err := s.relayOf(ctx, a, id)
+	if err != nil {
+		s.endTurn(t)
+		return nil, err
+	}
+	if !s.client.opt.SessionUpdates {
+		if s.client.progress() {
+			t.progress = s.startProgress(t)
+		}
+		if s.transcriptOn() {
+			s.goOwned(func() { s.openTranscript(s.ctx, a, id) })
+		}
+	}
+	tn.ID = t.id // the turn can be reverted by its turnId
+	tn.Events = func(u session.Update) { r.handle(t, u) }
+	tn.Dropped = func() {
+		// The client fell behind by thousands of events: say what was
+		// lost; the turn's updates go on from now.
+		s.log.Warn("lsp: the client fell behind a session's updates; some were dropped", "session", id)
+		r.notice("warning", "some updates were dropped because the editor fell behind; reload the session to see all of it")
+	}
+	// The turn belongs to the server, not to the request that started it.
+	running, err := a.Sessions.Start(s.ctx, tn)
+	if err != nil {
+		s.endTurn(t)
+		return nil, err
+	}
+	s.goOwned(func() {
+		defer s.endTurn(t)
+		running.Wait()
+	})
+	return t, nil
+}
+
+// releaseTurn frees the session for its next turn.
+func (s *Server) releaseTurn(t *turn) {
+	s.mu.Lock()
+	if l := s.live[t.session]; l != nil && l.turn == t {
+		l.turn = nil
+	}
+	s.mu.Unlock()
+}
+
+// endTurn is the last thing a turn's goroutine does.
+func (s *Server) endTurn(t *turn) {
+	s.releaseTurn(t)
+	t.markEnded()
+	if t.progress != nil {
+		// The relay ended it with the turn's outcome already, unless the
+		// session's events stopped coming (the server is stopping).
+		t.progress.end("cancelled")
+	}
+}
+
+// cancelTurn cancels the session's running turn and reports whether there
+// was one.
+func (s *Server) cancelTurn(id agent.ID) bool {
+	t := s.runningTurn(id)
+	if t == nil {
+		return false
+	}
+	t.cancel()
+	return true
+}
+
+// notifyUpdate sends one darman/sessionUpdate.
+func (s *Server) notifyUpdate(id agent.ID, turnID string, u update) {
+	err := s.conn.Notify(s.ctx, "darman/sessionUpdate", sessionUpdateParams{SessionID: string(id), TurnID: turnID, Update: u})
+	if err != nil {
+		s.log.Debug("lsp: session update not sent", "session", id, "err", err)
+	}
+}
+
+// openDiffParams are darman/openDiff's: the client shows the change in a
+// diff view (the VS Code extension uses vscode.diff).
+type openDiffParams struct {
+	URI     string `json:"uri"`
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+	Title   string `json:"title"`
+}
+
+// openDiff asks a client that opted in to show the change a tool call made.
+func (s *Server) openDiff(call *agent.ToolCall) {
+	d := call.Diff
+	title := call.Title
+	if title == "" {
+		title = call.Name + " " + d.Path
+	}
+	err := s.conn.Notify(s.ctx, "darman/openDiff", openDiffParams{URI: pathToURI(d.Path), OldText: d.OldText, NewText: d.NewText, Title: title})
+	if err != nil {
+		s.log.Debug("lsp: openDiff not sent", "path", d.Path, "err", err)
+	}
+}
+
+func newTurnID() string {
+	return "turn_" + strings.TrimPrefix(string(agent.NewPartID()), agent.PartPrefix)
+}
+
+func titleOf(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if r := []rune(line); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return line
+}
+
+// sessionArg checks a sessionId argument.
+// requireSession is the session a command names in its sessionId, which it
+// requires: InvalidParams when it is missing or not a session id.
+func requireSession(command, id string) (agent.ID, error) {
+	if id == "" {
+		return "", rpc.InvalidParams("%s: sessionId is required", command)
+	}
+	sid, err := sessionArg(id)
+	if err != nil {
+		return "", rpc.InvalidParams("%s: %v", command, err)
+	}
+	return sid, nil
+}
+
+func sessionArg(id string) (agent.ID, error) {
+	if err := agent.ID(id).Validate(agent.SessionPrefix); err != nil {
+		return "", fmt.Errorf("sessionId: %w", err)
+	}
+	return agent.ID(id), nil
+}
