@@ -36,7 +36,7 @@ type trustPolicy struct {
 	force bool
 	// ask puts the question to the user; nil means nobody can be asked,
 	// and a folder without a record stays untrusted.
-	ask func(folder string, items []config.Item) trustAnswer
+	ask func(folder string, items []config.Item, changed bool) trustAnswer
 }
 
 // trustOutcome is what the decision came to, for the fronts' notices and
@@ -85,7 +85,7 @@ func decideTrust(p trustPolicy, out *trustOutcome) func(config.Workspace) bool {
 		case out.verdict == config.IsNever || p.ask == nil:
 			return false
 		}
-		switch p.ask(ws.Root, out.items) {
+		switch p.ask(ws.Root, out.items, out.verdict == config.Changed) {
 		case answerTrust:
 			_, out.err = store.Set(ws.Root, config.Trusted, hash)
 			out.trusted = true
@@ -143,9 +143,14 @@ func itemKeys(items []config.Item) string {
 
 // trustSummary is the question's body: every item with its value, one a
 // line, and what stays in force meanwhile.
-func trustSummary(folder string, items []config.Item) string {
+func trustSummary(folder string, items []config.Item, changed bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s configures what only a folder you trust may:\n", folder)
+	if changed {
+		fmt.Fprintf(&b, "%s changed since you trusted it; it now ", folder)
+	} else {
+		fmt.Fprintf(&b, "%s ", folder)
+	}
+	b.WriteString("configures what only a folder you trust may:\n")
 	for _, it := range items {
 		fmt.Fprintf(&b, "  %s\n", it)
 	}
@@ -259,9 +264,9 @@ in trust.json in darman's user config directory.
 }
 
 // askTrust puts the trust question on the terminal.
-func askTrust(ctx context.Context, ta *terminal.Asker) func(string, []config.Item) trustAnswer {
-	return func(folder string, items []config.Item) trustAnswer {
-		s, err := ta.Line(ctx, "\n? darman: "+trustSummary(folder, items)+"  [t] trust this folder  [n] not now  [v] never ask again\n> ")
+func askTrust(ctx context.Context, ta *terminal.Asker) func(string, []config.Item, bool) trustAnswer {
+	return func(folder string, items []config.Item, changed bool) trustAnswer {
+		s, err := ta.Line(ctx, "\n? darman: "+trustSummary(folder, items, changed)+"  [t] trust this folder  [n] not now  [v] never ask again\n> ")
 		if err != nil {
 			return answerNotNow
 		}
