@@ -50,7 +50,7 @@ func (a *app) lspAgents(log *slog.Logger) func(context.Context, lsp.Setup) *agen
 	return func(_ context.Context, setup lsp.Setup) *agents.Catalog {
 		cfg, ok := a.startConfig(setup)
 		if !ok {
-			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(trustPolicy{}, new(trustOutcome))})
+			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), new(trustOutcome))})
 			if err != nil {
 				// The agent's start reports the configuration's problem.
 				return nil

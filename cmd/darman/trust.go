@@ -13,6 +13,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/cmd/darman/internal/terminal"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/server/lsp"
 )
 
 // Workspace trust: what a folder's own files may change (config.Options
@@ -34,6 +35,9 @@ type trustPolicy struct {
 	// force trusts the folder for this process, recording nothing
 	// (darman run --trust; an editor that says the folder is trusted).
 	force bool
+	// editorDenied: the editor said the folder is not trusted (VS Code's
+	// restricted mode); its signal wins over darman's records.
+	editorDenied bool
 	// ask puts the question to the user; nil means nobody can be asked,
 	// and a folder without a record stays untrusted.
 	ask func(folder string, items []config.Item, changed bool) trustAnswer
@@ -46,7 +50,34 @@ type trustOutcome struct {
 	items   []config.Item // what the folder would widen (config and agent files)
 	trusted bool
 	verdict config.TrustVerdict
-	err     error // the records could not be read or written
+	// editorDenied: the editor's signal kept the folder untrusted.
+	editorDenied bool
+	err          error // the records could not be read or written
+}
+
+// askable reports whether the user may be asked: the folder would widen,
+// is not trusted, and neither the editor nor a never decided.
+func (o trustOutcome) askable() bool {
+	return !o.trusted && len(o.items) > 0 && !o.editorDenied && o.verdict != config.IsNever
+}
+
+// recordTrust records the user's answer for the folder at root, with the
+// hash of what it configures now, as a load sees it.
+func (a *app) recordTrust(root string, never bool) (config.TrustRecord, []config.Item, error) {
+	store, err := config.OpenTrust(nil)
+	if err != nil {
+		return config.TrustRecord{}, nil, err
+	}
+	if never {
+		rec, err := store.Set(root, config.Never, "")
+		return rec, nil, err
+	}
+	var out trustOutcome
+	if _, err := config.Load(config.Options{WorkspaceRoot: root, Flags: a.flags, Trust: decideTrust(trustPolicy{}, &out)}); err != nil {
+		return config.TrustRecord{}, nil, err
+	}
+	rec, err := store.Set(root, config.Trusted, config.Hash(out.items))
+	return rec, out.items, err
 }
 
 // workspaceItems adds the widening settings of the workspace's agent
@@ -68,6 +99,10 @@ func decideTrust(p trustPolicy, out *trustOutcome) func(config.Workspace) bool {
 		if p.force {
 			out.trusted = true
 			return true
+		}
+		if p.editorDenied {
+			out.editorDenied = true
+			return false
 		}
 		store, err := config.OpenTrust(nil)
 		if err != nil {
@@ -104,10 +139,12 @@ func (o trustOutcome) notice() string {
 		return ""
 	}
 	why := "this folder is not trusted"
-	switch o.verdict {
-	case config.Changed:
+	switch {
+	case o.editorDenied:
+		why = "the editor does not trust this folder (restricted mode)"
+	case o.verdict == config.Changed:
 		why = "this folder's settings changed since you trusted it"
-	case config.IsNever:
+	case o.verdict == config.IsNever:
 		why = "you chose never to trust this folder"
 	}
 	s := fmt.Sprintf("%s, so darman ignores what would widen its defences: %s. To trust it: darman trust %s", why, itemKeys(o.items), quotePath(o.root))
@@ -237,22 +274,16 @@ in trust.json in darman's user config directory.
 			if err != nil {
 				return err
 			}
-			// The hash is of what the folder configures now, as a load
-			// sees it.
-			var out trustOutcome
-			if _, err := config.Load(config.Options{WorkspaceRoot: abs, Flags: a.flags, Trust: decideTrust(trustPolicy{}, &out)}); err != nil {
-				return err
-			}
-			rec, err := store.Set(abs, config.Trusted, config.Hash(out.items))
+			rec, items, err := a.recordTrust(abs, false)
 			if err != nil {
 				return err
 			}
-			if len(out.items) == 0 {
+			if len(items) == 0 {
 				fmt.Fprintf(a.stdout, "%s: trusted (it configures nothing that needs trust yet)\n", rec.Path)
 				return nil
 			}
 			fmt.Fprintf(a.stdout, "%s: trusted; what it configures now applies:\n", rec.Path)
-			for _, it := range out.items {
+			for _, it := range items {
 				fmt.Fprintf(a.stdout, "  %s\n", it)
 			}
 			return nil
@@ -278,4 +309,47 @@ func askTrust(ctx context.Context, ta *terminal.Asker) func(string, []config.Ite
 		}
 		return answerNotNow
 	}
+}
+
+// lspPolicy is the trust policy of an editor's folder: the editor's own
+// signal when it sent one (VS Code's workspace trust), else darman's
+// records; the question is the server's (lsp.TrustState).
+func lspPolicy(setup lsp.Setup) trustPolicy {
+	if setup.EditorTrusted != nil {
+		return trustPolicy{force: *setup.EditorTrusted, editorDenied: !*setup.EditorTrusted}
+	}
+	return trustPolicy{}
+}
+
+// lspTrust is the outcome as the LSP server tells it.
+func lspTrust(o trustOutcome) lsp.TrustState {
+	st := lsp.TrustState{Trusted: o.trusted, Notice: o.notice(), Ignored: o.ignored()}
+	if o.askable() {
+		st.Question = trustSummary(o.root, o.items, o.verdict == config.Changed)
+	}
+	return st
+}
+
+// ignored lists what was left out, "" when trusted.
+func (o trustOutcome) ignored() []string {
+	if o.trusted {
+		return nil
+	}
+	out := []string{}
+	for _, it := range o.items {
+		out = append(out, it.String())
+	}
+	return out
+}
+
+// status is the trust part of darman.status and doctor --json.
+func (o trustOutcome) status() map[string]any {
+	return map[string]any{"trusted": o.trusted, "ignored": o.ignored(), "records": trustRecordsFile()}
+}
+
+func trustRecordsFile() string {
+	if store, err := config.OpenTrust(nil); err == nil {
+		return store.Path()
+	}
+	return ""
 }
