@@ -13,6 +13,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/cmd/darman/internal/terminal"
 	"github.com/darman-dev/darman/internal/config"
+	"github.com/darman-dev/darman/server/acp"
 	"github.com/darman-dev/darman/server/lsp"
 )
 
@@ -352,4 +353,18 @@ func trustRecordsFile() string {
 		return store.Path()
 	}
 	return ""
+}
+
+// acpTrust is the outcome as darman acp tells it: asked once per folder
+// through session/request_permission.
+func (a *app) acpTrust(root string, o trustOutcome) acp.Trust {
+	t := acp.Trust{Notice: o.notice(), Record: func(_ context.Context, never bool) error {
+		_, _, err := a.recordTrust(root, never)
+		return err
+	}}
+	if o.askable() {
+		t.Question = trustSummary(o.root, o.items, o.verdict == config.Changed) +
+			"Allow always trusts it (from the next darman acp start); reject always never asks again."
+	}
+	return t
 }
