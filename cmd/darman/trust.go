@@ -368,3 +368,20 @@ func (a *app) acpTrust(root string, o trustOutcome) acp.Trust {
 	}
 	return t
 }
+
+// diagnose is doctor's trust section: whether the folder's own settings
+// apply, and each one left out.
+func (o trustOutcome) diagnose(r *report) {
+	const section = "trust"
+	switch {
+	case len(o.items) == 0:
+		r.add(section, "workspace", "ok", "configures nothing that needs trust")
+	case o.trusted:
+		r.add(section, "workspace", "ok", fmt.Sprintf("trusted: its %d widening settings apply (%s)", len(o.items), itemKeys(o.items)))
+	default:
+		r.add(section, "workspace", "warn", o.notice())
+		for _, it := range o.items {
+			r.add(section, "ignored", "warn", it.String())
+		}
+	}
+}

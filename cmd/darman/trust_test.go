@@ -114,6 +114,9 @@ func TestUntrustedConfigCannotWiden(t *testing.T) {
 	if strings.Contains(notice, "permission.webfetch") {
 		t.Errorf("the notice counts a deny rule as ignored: %s", notice)
 	}
+	if doc, _, _ := e.run("doctor"); !strings.Contains(doc, "mcpServers.helper") || !strings.Contains(doc, "not trusted") {
+		t.Errorf("doctor does not show the folder's trust and what is ignored:\n%s", doc)
+	}
 
 	// Trusted, the folder's own endpoint gets the turn, with its header,
 	// the allow rule applies without a question, the server and the hook
