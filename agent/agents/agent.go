@@ -59,10 +59,20 @@ type Agent struct {
 	Source string
 	// Shadowed are the files of the same name it hides.
 	Shadowed []string
+	// claudeSub: a Claude Code sub-agent file that sets no mode of its
+	// own (Subagent by default): see RunsWhenNamed.
+	claudeSub bool
 }
 
 // Runs reports whether the agent may run a session's turns (primary).
 func (a Agent) Runs() bool { return a.Mode == Primary || a.Mode == All || a.Mode == "" }
+
+// RunsWhenNamed reports whether a turn the user names the agent for may
+// run it (darman run --agent, an editor's prompt with its agent): the
+// agents that run, and Claude Code's sub-agent files without a mode of
+// their own, which claude --agent runs the same way. The pickers (ACP's
+// modes, the editors' lists) offer only the agents that Run.
+func (a Agent) RunsWhenNamed() bool { return a.Runs() || a.claudeSub }
 
 // Sub reports whether the task tool may run it.
 func (a Agent) Sub() bool { return a.Mode == Subagent || a.Mode == All || a.Mode == "" }

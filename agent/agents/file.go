@@ -115,6 +115,7 @@ func (c *Catalog) readFile(path, source string) (Agent, error) {
 	default:
 		a.Model = m
 	}
+	a.claudeSub = source == "claude" && strings.TrimSpace(fm["mode"]) == ""
 	if m := strings.TrimSpace(fm["mode"]); m != "" {
 		switch Mode(m) {
 		case Primary, Subagent, All:

@@ -139,7 +139,7 @@ func (c *Catalog) Refresh() bool {
 }
 
 func equalAgents(a, b Agent) bool {
-	return a.Name == b.Name && a.Description == b.Description && a.Mode == b.Mode && a.Prompt == b.Prompt &&
+	return a.Name == b.Name && a.Description == b.Description && a.Mode == b.Mode && a.claudeSub == b.claudeSub && a.Prompt == b.Prompt &&
 		slices.Equal(a.Tools, b.Tools) && a.Model == b.Model && slices.Equal(a.Permission, b.Permission) &&
 		a.Path == b.Path && a.MaxSteps == b.MaxSteps && equalPtr(a.Temperature, b.Temperature)
 }

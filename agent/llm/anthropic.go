@@ -379,7 +379,10 @@ func anthropicKind(typ string, status int, msg string) Kind {
 	case "billing_error":
 		return ErrBilling
 	case "not_found_error":
-		if mentionsUnknownModel(msg) {
+		// The API answered in its own error shape, so the endpoint is
+		// there: what it did not find is the model (Anthropic's message
+		// is often just "model: ID"), unless it names something else.
+		if mentionsUnknownModel(msg) || !strings.Contains(strings.ToLower(msg), "file") {
 			return ErrUnknownModel
 		}
 		return ErrNotFound

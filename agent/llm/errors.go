@@ -196,7 +196,7 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s does not know the model %q%s%s; check the model id in darman's config",
 			e.api(), e.Model, e.status(), e.detail())
 	case ErrNotFound:
-		return fmt.Sprintf("%s has no endpoint at %s%s; check the provider's baseURL", e.api(), e.URL, e.status())
+		return fmt.Sprintf("%s has no endpoint at %s%s%s; check the provider's baseURL", e.api(), e.URL, e.status(), e.detail())
 	case ErrContextTooLong:
 		return fmt.Sprintf("the conversation does not fit %q's context window%s%s", e.Model, e.status(), e.detail())
 	case ErrBadRequest:

@@ -1,6 +1,9 @@
 package llm
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // preset is what darman knows about a well-known provider: where it is,
 // which key it takes, and what it does with reasoning and usage beyond the
@@ -266,4 +269,26 @@ func gptOSSReturn(server string) ReasoningReturn {
 		return ReasoningReturn{Field: ReturnReasoningContent, Turns: TurnsCurrent}
 	}
 	return ReasoningReturn{Field: ReturnReasoning, Turns: TurnsCurrent}
+}
+
+// familyReturn is the rule of a model family that wants its reasoning back,
+// wherever it is served, by the model id ("deepseek-reasoner",
+// "deepseek/deepseek-v3.2", "z-ai/glm-4.6", "kimi-k2-thinking"): what the
+// family's own API documents (the presets above), which routers pass
+// through. ok is false for the other families.
+func familyReturn(model string) (r ReasoningReturn, ok bool) {
+	m := strings.ToLower(model)
+	switch {
+	case strings.Contains(m, "deepseek"):
+		return ReasoningReturn{Field: ReturnReasoningContent, Turns: TurnsToolCalls}, true
+	case strings.Contains(m, "glm"), strings.Contains(m, "kimi"):
+		return ReasoningReturn{Field: ReturnReasoningContent, Turns: TurnsAll}, true
+	case isGPTOSS(m):
+		// A router forwards reasoning_content, as vLLM and llama.cpp read it.
+		return ReasoningReturn{Field: ReturnReasoningContent, Turns: TurnsCurrent}, true
+	case strings.Contains(m, "qwq"), strings.Contains(m, "qwen") && strings.Contains(m, "thinking"):
+		// Qwen's chat template keeps the reasoning of the turn in progress.
+		return ReasoningReturn{Field: ReturnReasoningContent, Turns: TurnsCurrent}, true
+	}
+	return ReasoningReturn{}, false
 }

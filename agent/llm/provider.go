@@ -268,9 +268,12 @@ func New(s Settings, opts *Options) (*Client, error) {
 
 // chatBehaviour resolves what the Chat Completions adapter sends back of
 // reasoning (the model's configuration, else the model family's rule on an
-// open-weights server, else the preset's) and how it reads usage.
+// open-weights server or on a server darman has no preset for — a router
+// such as LiteLLM in front of several providers — else the preset's) and
+// how it reads usage.
 func (c *Client) chatBehaviour(s Settings, p preset) chatBehaviour {
 	models, name := s.Models, s.Name
+	generic := p.display == "" // no preset: the server's rule is unknown
 	return chatBehaviour{
 		reasoning: func(model string) ReasoningReturn {
 			if m, ok := models[model]; ok && m.ReasoningReturn != nil {
@@ -278,6 +281,9 @@ func (c *Client) chatBehaviour(s Settings, p preset) chatBehaviour {
 			}
 			if p.openWeights && isGPTOSS(model) {
 				return gptOSSReturn(name)
+			}
+			if r, ok := familyReturn(model); ok && generic {
+				return r
 			}
 			return p.reasoning
 		},

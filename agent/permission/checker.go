@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -300,6 +301,9 @@ func (c *Checker) checks(call Call, dir string) []Check {
 		default:
 			ch := decide(rules, call.Permission, s)
 			ch.Suggest = escapePattern(s)
+			if call.Permission == WebFetch {
+				ch.Suggest = originPattern(s)
+			}
 			out = append(out, ch)
 		}
 	}
@@ -478,4 +482,15 @@ func (c *Checker) grant(ctx context.Context, req Request, action Action) {
 		c.log.Warn("permission: the grant holds for this session only; storing it failed",
 			"workspace", c.root, "permission", req.Permission, "patterns", req.Suggest, "err", err)
 	}
+}
+
+// originPattern is what an "always" answer to a fetch grants: the URL's
+// origin, every path under it ("https://go.dev/*"), as the question names
+// the host. A subject that is not an absolute URL is granted as it is.
+func originPattern(subject string) string {
+	u, err := url.Parse(subject)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return escapePattern(subject)
+	}
+	return escapePattern(u.Scheme+"://"+u.Host) + "/*"
 }

@@ -124,11 +124,56 @@ func (c Command) Dangers() []Danger {
 				words = args[i+1:]
 			}
 		}
+		if d.global && name == "git" {
+			words = withoutHarmlessConfig(words)
+		}
 		if f, ok := findFlag(words, d.flags, d.exact); ok {
 			out = append(out, Danger{Flag: f, Why: d.why})
 		}
 	}
 	return out
+}
+
+// harmlessConfig are git configuration keys that run nothing and write
+// nothing beyond what the command itself does, so "git -c user.name=x
+// commit" is judged as git commit: who the commit is from, colours,
+// advice, how paths are quoted. A key ending in "." is a section.
+var harmlessConfig = []string{"user.", "color.", "advice.", "core.quotepath", "init.defaultbranch", "column.ui", "i18n.", "log.date"}
+
+// harmlessOff are keys harmless when they turn signing off (on, they run
+// gpg.program).
+var harmlessOff = []string{"commit.gpgsign", "tag.gpgsign"}
+
+// withoutHarmlessConfig drops git's "-c key=value" options whose key is
+// harmless; every other option stays for the table to judge.
+func withoutHarmlessConfig(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		kv, glued := strings.CutPrefix(w, "-c")
+		switch {
+		case w == "-c" && i+1 < len(words):
+			if harmlessSetting(words[i+1]) {
+				i++
+				continue
+			}
+		case glued && kv != "" && !strings.HasPrefix(w, "--") && harmlessSetting(kv):
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func harmlessSetting(kv string) bool {
+	key, value, _ := strings.Cut(kv, "=")
+	key = strings.ToLower(key)
+	for _, h := range harmlessConfig {
+		if key == h || strings.HasSuffix(h, ".") && strings.HasPrefix(key, h) && len(key) > len(h) {
+			return true
+		}
+	}
+	return slices.Contains(harmlessOff, key) && slices.Contains([]string{"false", "no", "off", "0"}, strings.ToLower(value))
 }
 
 // subcommand finds the first word after a command's options.

@@ -74,6 +74,9 @@ func TestDefaults(t *testing.T) {
 		{Bash, "git diff --output=.bashrc", Ask},
 		{Bash, "git log --output x", Ask},
 		{Bash, "git -c core.pager=sh log", Ask},
+		{Bash, "git -c user.name=x -c core.pager=sh log", Ask},
+		{Bash, "git -c commit.gpgsign=true commit -m x", Ask},
+		{Bash, "git -cinclude.path=x status", Ask},
 		{Bash, "GIT_EXTERNAL_DIFF=./x git diff", Ask},
 		{Bash, "git status; rm -rf ~", Ask},
 	}

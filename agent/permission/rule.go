@@ -43,6 +43,9 @@ const (
 	DoomLoop = "doom_loop"
 	// MCP guards tools from MCP servers; its subject is "{server}_{tool}".
 	MCP = "mcp"
+	// WebFetch guards fetches; its subject is the URL, and an "always"
+	// answer grants the URL's origin.
+	WebFetch = "webfetch"
 )
 
 // isPathPermission reports whether subjects of permission are file paths,

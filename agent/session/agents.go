@@ -32,7 +32,7 @@ func (s *Service) Agent(ctx context.Context, id agent.ID) (string, error) {
 // session/set_mode, an editor's picker). It fails for an agent that is
 // unknown or runs only as a sub-agent.
 func (s *Service) SetAgent(ctx context.Context, id agent.ID, name string) error {
-	if _, err := s.primaryAgent(name); err != nil {
+	if _, err := s.primaryAgent(name, agents.Agent.Runs); err != nil {
 		return err
 	}
 	return s.setSessionAgent(ctx, id, name)
@@ -52,14 +52,16 @@ func (s *Service) setSessionAgent(ctx context.Context, id agent.ID, name string)
 	return s.opts.Store.PutSession(ctx, sess)
 }
 
-// primaryAgent finds an agent a session's turn may run.
-func (s *Service) primaryAgent(name string) (agents.Agent, error) {
+// primaryAgent finds an agent a session's turn may run, as runs says
+// (Agent.Runs for a picker's choice, Agent.RunsWhenNamed for a turn the
+// user named it for).
+func (s *Service) primaryAgent(name string, runs func(agents.Agent) bool) (agents.Agent, error) {
 	a, ok := s.catalog.Get(name)
 	switch {
 	case !ok:
 		return agents.Agent{}, fmt.Errorf("agent %q: there is no agent of that name; the agents are %s", name,
 			strings.Join(s.catalog.Names(agents.Agent.Runs), ", "))
-	case !a.Runs():
+	case !runs(a):
 		return agents.Agent{}, fmt.Errorf("agent %q runs only as a sub-agent of the task tool (mode: %s); the agents a session runs are %s",
 			name, a.Mode, strings.Join(s.catalog.Names(agents.Agent.Runs), ", "))
 	}
@@ -75,15 +77,15 @@ func (s *Service) turnAgent(ctx context.Context, id agent.ID, named string) (age
 		if err != nil {
 			return agents.Agent{}, err
 		}
-		a, err := s.primaryAgent(cur)
+		a, err := s.primaryAgent(cur, agents.Agent.RunsWhenNamed)
 		if err != nil {
 			// The session's agent file is gone: its turns go on with build.
 			s.log.Warn("the session's agent is gone; running build", "session", id, "agent", cur, "err", err)
-			return s.primaryAgent(agents.Build)
+			return s.primaryAgent(agents.Build, agents.Agent.Runs)
 		}
 		return a, nil
 	}
-	return s.primaryAgent(named)
+	return s.primaryAgent(named, agents.Agent.RunsWhenNamed)
 }
 
 // subAgent is the agent a task call runs: named (one the task tool may

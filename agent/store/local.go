@@ -19,6 +19,7 @@ import (
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/y"
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/samber/lo"
 
 	"github.com/darman-dev/darman/agent"
 )
@@ -460,15 +461,42 @@ func (l *local) resolve(prefix string) (agent.ID, error) {
 		}
 		return nil
 	})
+	if err == nil && len(found) == 0 && len(prefix) >= minSuffix && !strings.HasPrefix(prefix, agent.SessionPrefix) {
+		// IDs begin with their time, so the sessions of one day share
+		// their first characters; their last ones are random.
+		found, err = l.bySuffix(strings.ToUpper(prefix))
+	}
 	switch {
 	case err != nil:
 		return "", err
 	case len(found) == 0:
 		return "", fmt.Errorf("no session matches %q (see `darman sessions list`): %w", prefix, ErrNotFound)
 	case len(found) > 1:
-		return "", fmt.Errorf("%q matches several sessions; give more of the ID: %w", prefix, ErrAmbiguous)
+		return "", fmt.Errorf("%q matches several sessions, among them %s; give more of the ID, or its last characters instead (darman sessions show 5KKM5D): %w",
+			prefix, strings.Join(lo.Map(found, func(id agent.ID, _ int) string { return string(id) }), ", "), ErrAmbiguous)
 	}
 	return found[0], nil
+}
+
+// minSuffix is the shortest end of an ID that resolve takes: four of its
+// random characters make a collision among a user's sessions unlikely.
+const minSuffix = 4
+
+// bySuffix finds the sessions whose ID ends with suffix, reading keys
+// only; at most three.
+func (l *local) bySuffix(suffix string) ([]agent.ID, error) {
+	var found []agent.ID
+	err := l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(sessionPrefix)})
+		defer it.Close()
+		for it.Rewind(); it.Valid() && len(found) < 3; it.Next() {
+			if id := strings.TrimPrefix(string(it.Item().Key()), sessionPrefix); strings.HasSuffix(id, suffix) {
+				found = append(found, agent.ID(id))
+			}
+		}
+		return nil
+	})
+	return found, err
 }
 
 func (l *local) listSessions(opts ListOptions) ([]agent.Session, error) {

@@ -209,8 +209,16 @@ func TestResolve(t *testing.T) {
 	}
 	other := newSession("/w", t0)
 	s.PutSession(ctx, other)
-	if _, err := s.Resolve(ctx, "0"); !errors.Is(err, store.ErrAmbiguous) {
+	if _, err := s.Resolve(ctx, "0"); !errors.Is(err, store.ErrAmbiguous) || !strings.Contains(err.Error(), string(sess.ID)) {
 		t.Errorf("Resolve of a shared prefix: %v", err)
+	}
+	// IDs of one day share their beginning; their random end tells them
+	// apart.
+	for _, id := range []agent.ID{sess.ID, other.ID} {
+		end := string(id)[len(id)-6:]
+		if got, err := s.Resolve(ctx, strings.ToLower(end)); err != nil || got != id {
+			t.Errorf("Resolve(%q), the end of %s = %v, %v", end, id, got, err)
+		}
 	}
 }
 

@@ -32,7 +32,7 @@ var webfetchDescription string
 
 // webfetchPermission is the permission a fetch asks, with the URL as its
 // subject.
-const webfetchPermission = "webfetch"
+const webfetchPermission = permission.WebFetch
 
 // The webfetch tool's caps.
 const (
@@ -119,8 +119,17 @@ func (w *webfetch) run(ctx context.Context, env *Env, in webfetchInput) (Result,
 		return failure("invalid URL", "%q has no host. Give an absolute URL, e.g. https://example.com/page.", in.URL), nil
 	}
 	u.Fragment = ""
+	if u.Path == "" {
+		u.Path = "/" // so that an "always" answer's origin/* pattern covers it
+	}
 	shown := u.String()
 	host := u.Hostname()
+	// An address the policy refuses whatever the answer is refused before
+	// the question, not after the user said yes. Only what needs no look-up:
+	// a DNS query for a name the model chose would already carry data out.
+	if refused := w.policy.refusesLiteral(host, u.Port(), u.Scheme); refused != nil {
+		return w.fetchFailure(ctx, ctx, shown, 0, refused)
+	}
 	if denied, ok, err := permit(ctx, env, permission.Call{
 		Permission: webfetchPermission,
 		Subjects:   []string{shown},
@@ -422,6 +431,31 @@ func (p *addrPolicy) allowed(host string, ip netip.Addr, port uint16) (kind stri
 		}
 	}
 	return kind, false
+}
+
+// refusesLiteral is the refusal of a host that needs no look-up — an
+// address, or localhost and its subdomains, which are loopback (RFC 6761)
+// — when the policy refuses it; nil otherwise.
+func (p *addrPolicy) refusesLiteral(host, port, scheme string) *refusedAddrError {
+	n := uint16(80)
+	if scheme == "https" {
+		n = 443
+	}
+	if v, err := strconv.ParseUint(port, 10, 16); err == nil {
+		n = uint16(v)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		h := strings.TrimSuffix(strings.ToLower(host), ".")
+		if h != "localhost" && !strings.HasSuffix(h, ".localhost") {
+			return nil
+		}
+		ip = netip.IPv6Loopback()
+	}
+	if kind, ok := p.allowed(host, ip, n); !ok {
+		return &refusedAddrError{host: host, ip: ip.Unmap(), kind: kind}
+	}
+	return nil
 }
 
 // dial resolves addr's host, refuses it when any of its addresses is one

@@ -123,3 +123,31 @@ func TestDoctorListsAgents(t *testing.T) {
 		}
 	}
 }
+
+// A Claude Code agent file as Claude Code users write it (name,
+// description, tools; no mode) runs with darman run --agent, as claude
+// --agent runs it, with its tools only; it stays out of a session that
+// did not name it.
+func TestRunWithAClaudeCodeAgentFile(t *testing.T) {
+	e := newEnv(t)
+	e.write("main.go", planMain)
+	e.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\n---\nYou review code and report bugs.\n")
+	srv := e.userModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "No bugs."}, {Text: "Built."}}}, "")
+	out, errs, code := e.run("run", "--agent", "reviewer", "review main.go")
+	if code != 0 || !strings.Contains(out, "No bugs.") {
+		t.Fatalf("run --agent reviewer: exit %d\n%s\n%s", code, out, errs)
+	}
+	first := srv.ModelCalls()[0]
+	var tools []string
+	for _, n := range first.Get("tools.#.name").Array() {
+		tools = append(tools, n.String())
+	}
+	if strings.Join(tools, ",") != "read,grep" || !strings.Contains(first.Get("system").Raw, "You review code and report bugs.") {
+		t.Errorf("the reviewer's turn offered %v with system %.300s", tools, first.Get("system").Raw)
+	}
+	// A new session without --agent is build's, with every tool.
+	e.ok("run", "build it")
+	if n := len(srv.ModelCalls()[1].Get("tools").Array()); n <= 2 {
+		t.Errorf("a plain run offered %d tools: the reviewer file replaced build", n)
+	}
+}

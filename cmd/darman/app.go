@@ -119,6 +119,8 @@ process of the user.`,
 	f.StringVar(&a.flags.DataDir, "data-dir", "", "where sessions are stored")
 	f.StringVar(&a.flags.LogLevel, "log-level", "", "debug, info, warn or error")
 	f.StringVar(&a.flags.LogFile, "log-file", "", "append logs to this file instead of stderr")
+	root.RegisterFlagCompletionFunc("model", a.completeModels)
+	root.RegisterFlagCompletionFunc("log-level", completeWords("debug", "info", "warn", "error"))
 	var showVersion bool
 	root.Flags().BoolVar(&showVersion, "version", false, "print darman's version (as darman version does)")
 	root.RunE = func(cmd *cobra.Command, _ []string) error {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/darman-dev/darman/internal/config"
 )
@@ -16,7 +18,12 @@ func (a *app) configCommand() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show",
 		Short: "Print the merged configuration (secrets redacted) and the files it came from",
-		Args:  cobra.NoArgs,
+		Long: `show prints the configuration darman uses — every file, the environment
+and the flags merged, defaults included — as a configuration file: saved
+to darman.json it reads back to the same settings (put your keys back
+where it shows ` + "[redacted]" + `). On stderr, as comments: the files it came from,
+the environment variables and flags that set something, and warnings.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			loaded, err := a.config()
 			if err != nil {
@@ -27,10 +34,23 @@ func (a *app) configCommand() *cobra.Command {
 					fmt.Fprintf(a.stderr, "# %s (%s)\n", src.Path, src.Layer)
 				}
 			}
+			for _, name := range []string{config.EnvModel, config.EnvSmallModel, config.EnvDataDir, config.EnvLogLevel, config.EnvLogFile} {
+				if v, ok := os.LookupEnv(name); ok {
+					fmt.Fprintf(a.stderr, "# %s=%s (environment)\n", name, v)
+				}
+			}
+			cmd.Flags().Visit(func(f *pflag.Flag) {
+				fmt.Fprintf(a.stderr, "# --%s=%s (command line)\n", f.Name, f.Value)
+			})
 			for _, w := range loaded.Warnings {
 				fmt.Fprintf(a.stderr, "# warning: %s\n", w)
 			}
-			return writeJSON(a.stdout, loaded.Config.Redacted())
+			b, err := config.Encode(loaded.Config.Redacted())
+			if err != nil {
+				return err
+			}
+			_, err = a.stdout.Write(b)
+			return err
 		},
 	})
 	cmd.AddCommand(&cobra.Command{

@@ -187,6 +187,7 @@ func TestDoctorChecksLanguageServers(t *testing.T) {
 	e.write("go.mod", "module example.com/m\n\ngo 1.22\n")
 	e.write("m.go", "package m\n")
 	e.write("sub/x.brk", "x")
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789") // a model to talk to
 
 	out := e.ok("doctor")
 	for _, want := range []string{"✓ broken: " + broken + "\n", "✓ go: " + gopls + "\n"} {

@@ -203,10 +203,15 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 	log, _ := a.logger()
 	m := newModels(c, log)
 	sel, err := m.selectModel(ctx)
-	if err != nil {
-		// No model is not broken darman: doctor says what to set.
-		r.add("model", "model", "warn", err.Error())
-	} else {
+	switch {
+	case err != nil:
+		// darman has nothing to talk to: required, and broken.
+		r.add("model", "model", "fail", err.Error())
+	case !sel.Client.Model(sel.Model).Known:
+		r.add("model", sel.Ref(), "warn", fmt.Sprintf("%s; but darman knows no model %q of %s (neither its catalog nor the configuration): its limits are defaults and its cost is counted as 0. "+
+			"Check the id (darman models lists the known ones; --check-model asks the server), or describe it in provider.%s.models.%s",
+			sel.Reason, sel.Model, sel.Client.Name(), sel.Client.Name(), sel.Model))
+	default:
 		r.add("model", sel.Ref(), "ok", sel.Reason)
 	}
 	names := map[string]bool{}

@@ -181,6 +181,7 @@ func TestDoctorHealthy(t *testing.T) {
 		// the user's own settings
 		"model": "anthropic/claude-sonnet-4-5",
 	}`)
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789")
 	out := e.ok("doctor")
 	for _, want := range []string{
 		"✓ " + filepath.Join(e.home, ".config", "darman", "config.json"),

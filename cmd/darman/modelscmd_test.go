@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -86,5 +87,29 @@ func TestVersionFlag(t *testing.T) {
 	e := newEnv(t)
 	if out := e.ok("--version"); !strings.HasPrefix(out, "darman ") || !strings.Contains(out, runtime.Version()) {
 		t.Fatalf("darman --version = %q", out)
+	}
+}
+
+// doctor fails when darman has no model to talk to (it says what to set),
+// and warns when the model is one darman knows nothing of (its cost would
+// be counted as 0); a wrong model id's 404 is reported as that, in the
+// server's words.
+func TestDoctorAndRunOnAMissingOrUnknownModel(t *testing.T) {
+	e := newEnv(t)
+	if out, _, code := e.run("doctor"); code != 1 || !strings.Contains(out, "✗ model") || !strings.Contains(out, "ANTHROPIC_API_KEY") {
+		t.Errorf("doctor with no model: exit %d\n%s", code, out)
+	}
+	e.userModel(t, llmtest.Script{Steps: []llmtest.Step{{Faults: []llmtest.Fault{{Kind: llmtest.FaultStatus, Status: 404,
+		Type: "not_found_error", Message: "model: claude-sonet-4-5", Times: -1}}}}}, "")
+	cfg := filepath.Join(e.home, ".config", "darman", "config.json")
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), "claude-sonnet-4-5", "claude-sonet-4-5", 1)), 0o644)
+	out, _, code := e.run("doctor")
+	if code != 0 || !strings.Contains(out, `darman knows no model "claude-sonet-4-5" of anthropic`) || strings.Contains(out, "✓ anthropic/claude-sonet-4-5") {
+		t.Errorf("doctor with an unknown model: exit %d\n%s", code, out)
+	}
+	_, errs, code := e.run("run", "hi")
+	if code != 1 || !strings.Contains(errs, `does not know the model "claude-sonet-4-5" (404): model: claude-sonet-4-5`) || strings.Contains(errs, "baseURL") {
+		t.Errorf("run with a wrong model id: exit %d\n%s", code, errs)
 	}
 }

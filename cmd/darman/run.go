@@ -59,6 +59,9 @@ rules for this run: "edit", "bash:go test *".
 --agent runs the turn with a named agent (and makes it the session's): the
 built-in build (the default) or plan (reads and plans, never edits), or one
 of .darman/agent/*.md, .claude/agents/*.md and the configuration's agents.
+A Claude Code sub-agent file (.claude/agents/NAME.md without a mode) runs
+this way too, as claude --agent runs it; the editors' pickers list only the
+agents whose mode is primary or all.
 
 A folder's own configuration (darman.json, .darman/, .claude/settings.json
 hooks, .mcp.json servers, agent files' permission blocks) may only narrow
@@ -87,7 +90,8 @@ interrupted (the turn is saved as cancelled).`,
 				}
 				extra = append(extra, r)
 			}
-			prompt, err := readPrompt(args)
+			// An image alone is a prompt, as in the editors' chat.
+			prompt, err := readPrompt(args, len(images) > 0)
 			if err != nil {
 				return err
 			}
@@ -107,6 +111,8 @@ interrupted (the turn is saved as cancelled).`,
 	f.StringArrayVar(&images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP) to the prompt (repeatable)")
 	f.StringVar(&agentName, "agent", "", "run the turn with this agent: build, plan, or one of the workspace's (darman doctor lists them)")
 	f.BoolVar(&trust, "trust", false, "trust the workspace's own configuration for this run (hooks, MCP servers, allow rules), recording nothing: for CI jobs that chose it")
+	cmd.RegisterFlagCompletionFunc("format", completeWords("text", "json"))
+	cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
 	return cmd
 }
 
@@ -121,18 +127,23 @@ type runOptions struct {
 	trust        bool
 }
 
-func readPrompt(args []string) (string, error) {
+// readPrompt is the prompt from the arguments, else from stdin when it is
+// not a terminal; with images, no text is a prompt too.
+func readPrompt(args []string, images bool) (string, error) {
 	if len(args) > 0 {
 		return strings.Join(args, " "), nil
 	}
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		return "", errors.New("no prompt: give it as an argument (darman run \"fix the failing test\") or on stdin")
+		if images {
+			return "", nil
+		}
+		return "", errors.New("no prompt: give it as an argument (darman run \"fix the failing test\"), on stdin, or attach an image with --image")
 	}
 	b, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(string(b)) == "" {
+	if strings.TrimSpace(string(b)) == "" && !images {
 		return "", errors.New("the prompt on stdin is empty")
 	}
 	return string(b), nil
@@ -207,7 +218,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 
 	if o.agent != "" {
 		// An unknown agent fails before a session is made for it.
-		if a, ok := svc.Agents().Get(o.agent); !ok || !a.Runs() {
+		if a, ok := svc.Agents().Get(o.agent); !ok || !a.RunsWhenNamed() {
 			return fmt.Errorf("--agent %q: not an agent a session runs; the agents are %s", o.agent, strings.Join(svc.Agents().Names(agents.Agent.Runs), ", "))
 		}
 	}
@@ -218,7 +229,11 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &terminal.Renderer{Out: a.stdout, Err: a.stderr, JSON: o.json}
-	tn := session.Turn{Session: id, Prompt: append(session.Text(o.prompt), o.images...), Command: command, Args: cmdArgs, Events: r.Render, Agent: o.agent}
+	var parts []session.Part
+	if strings.TrimSpace(o.prompt) != "" {
+		parts = session.Text(o.prompt)
+	}
+	tn := session.Turn{Session: id, Prompt: append(parts, o.images...), Command: command, Args: cmdArgs, Events: r.Render, Agent: o.agent}
 	res, err := svc.Run(ctx, tn)
 	if err != nil {
 		if command != nil {

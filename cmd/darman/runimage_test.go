@@ -70,6 +70,29 @@ func TestRunAttachesImages(t *testing.T) {
 	}
 }
 
+// An image alone is a prompt, as the editors' chat takes it: the request
+// carries the image and no empty text.
+func TestRunTakesAnImageAlone(t *testing.T) {
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "A gradient."}}})
+	e.write("small.jpg", encoded(t, pictureOf(t, 64, 48), "jpeg"))
+	if out := e.ok("run", "--image", "small.jpg"); !strings.Contains(out, "A gradient.") {
+		t.Errorf("stdout: %s", out)
+	}
+	calls := srv.ModelCalls()
+	if len(calls) != 1 || len(calls[0].Images) != 1 {
+		t.Fatalf("%d model calls; want one with the image", len(calls))
+	}
+	for _, block := range calls[0].Get("messages.0.content").Array() {
+		if block.Get("type").String() == "text" && strings.TrimSpace(block.Get("text").String()) == "" {
+			t.Errorf("the prompt carries an empty text block: %s", calls[0].Get("messages.0.content").Raw)
+		}
+	}
+	if _, errs, code := e.run("run"); code == 0 || !strings.Contains(errs, "--image") {
+		t.Errorf("darman run with nothing: exit %d\n%s", code, errs)
+	}
+}
+
 // A file that is not an image, and an image for a text-only model, are
 // refused before the model is called, saying why.
 func TestRunRefusesUnusableImages(t *testing.T) {

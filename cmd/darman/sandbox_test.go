@@ -161,6 +161,7 @@ func TestSandboxKeepsToolchainsWorking(t *testing.T) {
 func TestDoctorReportsTheSandbox(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789") // a model to talk to
 	out := e.ok("doctor")
 	if !strings.Contains(out, "sandbox\n") || !strings.Contains(out, "landlock") || !strings.Contains(out, "network off") {
 		t.Errorf("doctor lacks the sandbox:\n%s", out)

@@ -160,6 +160,7 @@ func (a *app) sessionsExport() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "json or markdown")
+	cmd.RegisterFlagCompletionFunc("format", completeWords("json", "markdown"))
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	return cmd
 }

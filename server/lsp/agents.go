@@ -164,7 +164,7 @@ func (s *Server) checkPromptAgent(name string) error {
 	}
 	s.refreshAgents()
 	c := s.catalog()
-	if a, ok := c.Get(name); !ok || !a.Runs() {
+	if a, ok := c.Get(name); !ok || !a.RunsWhenNamed() {
 		return rpc.InvalidParams("darman.prompt: agent %q is not an agent a session runs; the agents are %s", name, strings.Join(c.Names(agents.Agent.Runs), ", "))
 	}
 	return nil
