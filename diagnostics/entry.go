@@ -38,6 +38,9 @@ type entry struct {
 	// not load it, for the backoff before the next try.
 	health       *health
 	loadFailures int
+	// anchored is the file anchor opened in the current instance, which
+	// a later query waits for too (the first may still be waiting).
+	anchored string
 	// reprobing says the start in progress replaces an instance that
 	// could not load the workspace: it is not announced as a new start.
 	reprobing bool

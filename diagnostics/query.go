@@ -80,6 +80,11 @@ type SymbolQuery struct {
 	// Keep, if set, is asked about each symbol before its position is
 	// mapped (which reads its file): false leaves it out, at no cost.
 	Keep func(name, container, path string) bool
+	// Dependencies asks for the dependencies' symbols too (the module
+	// cache, the standard library). Servers set to search only the
+	// workspace (gopls) answer through a second instance that searches
+	// everything, started on the first such query.
+	Dependencies bool
 }
 
 // queryCtx bounds a query.
@@ -132,15 +137,40 @@ func (p *Pool) ready(ctx context.Context, e *entry, c *lsp.Client, uri lsp.Docum
 // that servers which only know projects through open files
 // (typescript-language-server) have one to search; then waits for it as
 // ready does. A root without such a file is left as it is.
+//
+// A query that finds the file another one anchored (the warm start's)
+// waits for it the same way: the server may still be loading.
 func (p *Pool) anchor(ctx context.Context, e *entry, c *lsp.Client) {
+	p.mu.Lock()
+	path := e.anchored
+	if path != "" && e.client != c {
+		path = "" // anchored in an instance since replaced
+	}
+	p.mu.Unlock()
+	if path != "" {
+		p.ready(ctx, e, c, lsp.URIFromPath(path))
+		return
+	}
 	if c.OpenDocuments() > 0 {
 		return
 	}
-	path := findSource(e.root, e.srv.extensions)
+	path = findSource(e.root, e.srv.extensions)
 	if path == "" {
 		return
 	}
+	// Named before it is opened: a query coming between would see an
+	// open file and not know to wait for it.
+	p.mu.Lock()
+	if e.client == c {
+		e.anchored = path
+	}
+	p.mu.Unlock()
 	if exists, err := p.sync(ctx, c, path); err != nil || !exists {
+		p.mu.Lock()
+		if e.anchored == path {
+			e.anchored = ""
+		}
+		p.mu.Unlock()
 		return
 	}
 	p.ready(ctx, e, c, lsp.URIFromPath(path))
@@ -250,6 +280,12 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 	var out []Symbol
 	var errs []error
 	for _, e := range entries {
+		if q.Dependencies && e.srv.depsSettings != nil {
+			if e, err = p.depsEntry(e); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		c, err := e.acquire(ctx)
 		if err != nil {
 			errs = append(errs, err)
@@ -295,6 +331,41 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 		return nil, errors.Join(errs...)
 	}
 	return out, partial(errs)
+}
+
+// SearchesDependenciesApart says whether a server (language's, or any
+// when empty) searches the dependencies' symbols only when asked
+// (SymbolQuery.Dependencies), through a second instance.
+func (p *Pool) SearchesDependenciesApart(language string) bool {
+	for _, s := range p.servers {
+		if !s.disabled && s.depsSettings != nil && (language == "" || s.name == language) {
+			return true
+		}
+	}
+	return false
+}
+
+// depsEntry is the instance of e's server, for e's root, that searches
+// the dependencies too (see server.depsSettings).
+func (p *Pool) depsEntry(e *entry) (*entry, error) {
+	settings, err := mergeJSON(e.srv.settings, e.srv.depsSettings)
+	if err != nil {
+		return nil, fmt.Errorf("lsp.%s.settings: %v", e.srv.name, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("%w: the pool is closed", ErrUnavailable)
+	}
+	key := entryKey{e.srv.name + " (dependencies)", e.root}
+	d := p.entries[key]
+	if d == nil {
+		srv := *e.srv
+		srv.settings, srv.depsSettings = settings, nil
+		d = &entry{pool: p, srv: &srv, root: e.root, state: StateIdle}
+		p.entries[key] = d
+	}
+	return d, nil
 }
 
 // partial is a *PartialError for the servers that could not answer, nil
@@ -386,6 +457,14 @@ func (p *Pool) Resolve(ctx context.Context, name, file, language string) ([]Symb
 		syms, err := p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000, Keep: keep})
 		if err != nil && !errors.As(err, &missing) {
 			return nil, err
+		}
+		if p.SearchesDependenciesApart(language) && !slices.ContainsFunc(syms, func(s Symbol) bool { return nameMatches(s.Name, s.Container, name, qual, last) }) {
+			// Not the workspace's: a dependency's (http.Server.Shutdown).
+			missing = nil
+			syms, err = p.Symbols(ctx, last, SymbolQuery{Language: language, Limit: 1000, Keep: keep, Dependencies: true})
+			if err != nil && !errors.As(err, &missing) {
+				return nil, err
+			}
 		}
 		// Servers that leave the container out (typescript-language-server)
 		// get it from the file's outline.

@@ -28,7 +28,11 @@ import (
 //     allow.
 //   - Wrappers that only run the command after them are dropped: command,
 //     builtin, exec, nohup, env NAME=value, nice, timeout, time. A wrapper
-//     used in a way this does not recognise stays the command.
+//     used in a way this does not recognise stays the command. For deny
+//     and ask rules a command is also the program it runs however it is
+//     named (/bin/rm, ./rm, busybox rm, xargs rm, find -exec rm: see
+//     programReadings); an allow rule for a name does not allow a file of
+//     that name in a workspace directory on PATH (see pathShadow).
 //   - A command whose name is not a literal ($CMD args, "$(which rm)", a
 //     glob) cannot be allowed by a rule: it is asked.
 //   - Output redirection to a file (> f, >> f, &> f, >| f, <> f) makes the

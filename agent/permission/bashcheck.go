@@ -25,10 +25,17 @@ func bashChecks(rules []Rule, line string, pl *place, writes func(path string) [
 		case len(cmd.Args) > 0:
 			c := decide(rules, Bash, cmd.Subject)
 			c.Suggest = cmd.Suggest()
+			if c.Action == Allow {
+				if shadow := pl.pathShadow(cmd.Args[0]); shadow != "" {
+					c.Action = Ask
+					c.Reason = cmd.Args[0] + " runs " + filepath.ToSlash(shadow) + ", a file in the workspace on PATH, not the program the rule allows"
+				}
+			}
 			set.add(c)
 			for _, d := range cmd.Dangers() {
 				set.add(decideDanger(rules, cmd.Subject, d))
 			}
+			decideReadings(&set, rules, programReadings(cmd.Args, cmd.Subject, pl))
 		}
 		for _, w := range cmd.Writes {
 			set.addAll(writes(w))

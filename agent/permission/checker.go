@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -85,10 +86,14 @@ type Checker struct {
 	root     string
 	realRoot string // root with symlinks resolved
 	home     string // the real home directory, "" when unknown
-	asker    Asker
-	store    GrantStore
-	fallback Action
-	log      *slog.Logger
+	// wsPath and wsPathRelative are the PATH directories commands look
+	// programs up in that lie in the workspace (see pathShadow).
+	wsPath         []string
+	wsPathRelative bool
+	asker          Asker
+	store          GrantStore
+	fallback       Action
+	log            *slog.Logger
 	// windows is set when command lines run in Windows' shells: a bash
 	// line in Git for Windows' bash, whose paths are read as MSYS reads
 	// them (see msysPath), a PowerShell line's as a Windows program
@@ -133,18 +138,20 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 
+	home := realHome()
 	c := &Checker{
 		root:     root,
 		realRoot: realRoot,
-		home:     realHome(),
+		home:     home,
 		asker:    opts.Asker,
 		store:    opts.Grants,
 		fallback: opts.Fallback,
 		log:      log,
 		windows:  runtime.GOOS == "windows",
-		rules:    slices.Clone(opts.Rules),
+		rules:    homeRules(slices.Clone(opts.Rules), home),
 		asking:   make(chan struct{}, 1),
 	}
+	c.wsPath, c.wsPathRelative = workspacePath(os.Getenv("PATH"), realRoot)
 	if c.store != nil {
 		grants, err := c.store.LoadGrants(ctx, root)
 		if err != nil {
@@ -254,7 +261,7 @@ func (c *Checker) settle(call Call, checks []Check) (bool, error) {
 func (c *Checker) checks(call Call, dir string) []Check {
 	rules := c.snapshot()
 	if len(call.Rules) > 0 {
-		rules = slices.Concat(rules, call.Rules)
+		rules = slices.Concat(rules, homeRules(call.Rules, c.home))
 	}
 	var out []Check
 	var pl *place
@@ -273,6 +280,7 @@ func (c *Checker) checks(call Call, dir string) []Check {
 			if pl == nil {
 				pl = newPlace(c.root, c.realRoot, dir, c.home)
 				pl.msys = c.windows
+				pl.wsPath, pl.wsPathRelative = c.wsPath, c.wsPathRelative
 			}
 			cs, _ := bashChecks(rules, s, pl, func(p string) []Check {
 				if pl.msys {

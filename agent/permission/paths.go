@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"os/user"
+	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -18,10 +20,13 @@ import (
 //
 // A word that is not a path at all ("-la", "status", a regex) resolves
 // inside the working directory and costs nothing. One that the shell
-// expands is judged by what it can expand to: ~ and ~/ are the home
-// directory, a brace list is each of its words, a glob is what it matches
-// now (or itself when it matches nothing); anything else ($VAR, $(…),
-// ~user) is only known at run time and has Expand set.
+// expands is judged by what it can expand to, as bash would expand it: ~,
+// ~/, $HOME and ${HOME} (bare or double-quoted, at the word's start) are
+// the home directory; $PWD, $OLDPWD, ~+ and ~- the command's directory
+// (see pathText); ~user that user's home; a brace list is each of its
+// words, a glob is what it matches now (or itself when it matches
+// nothing); anything else ($VAR, $(…)) is only known at run time and has
+// Expand set.
 type Path struct {
 	// Text is the path as the shell sees it after quote removal; for a
 	// glob, a pattern whose quoted metacharacters are escaped; with Expand
@@ -136,23 +141,54 @@ func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 // literally.
 func pathText(w *syntax.Word) (text string, home, glob bool, why string) {
 	var b concat
-	for i, part := range w.Parts {
+	parts := w.Parts
+	// A word that starts with $HOME, $PWD or $OLDPWD (bare, braced or
+	// inside double quotes) names what bash would: the home directory (~
+	// is $HOME), or the directory the command runs in (darman starts
+	// every command with PWD and OLDPWD naming it, and a cd the line makes
+	// is judged from each directory it may reach, as relative paths are).
+	if dir, rest, ok := leadingDirVar(parts); ok {
+		switch dir {
+		case "HOME":
+			home = true
+		default:
+			b.WriteString(".")
+		}
+		if len(rest) > 0 && !startsWithSlash(rest[0]) {
+			return "", false, false, "the shell expands it at run time"
+		}
+		parts = rest
+	}
+	for i, part := range parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
 			v := p.Value
-			if i == 0 && strings.HasPrefix(v, "~") {
-				rest := v[1:]
-				if rest != "" && rest[0] != '/' {
-					return "", false, false, "~" + strings.SplitN(rest, "/", 2)[0] + " is a directory only known at run time"
+			if i == 0 && len(parts) == len(w.Parts) && strings.HasPrefix(v, "~") {
+				prefix, rest, _ := strings.Cut(v[1:], "/")
+				if rest != "" || strings.Contains(v, "/") {
+					rest = "/" + rest
 				}
-				if len(w.Parts) > 1 && rest == "" {
+				switch {
+				case prefix == "+" || prefix == "-":
+					// ~+ is $PWD, ~- is $OLDPWD: the command's directory.
+					b.WriteString(".")
+					v = rest
+				case prefix != "":
+					// ~user is that user's home, as the system's user
+					// database says; bash leaves it as it is when there
+					// is no such user.
+					if u, err := user.Lookup(prefix); err == nil && filepath.IsAbs(u.HomeDir) {
+						v = filepath.ToSlash(u.HomeDir) + rest
+					}
+				case len(parts) > 1 && rest == "":
 					// ~"x": bash does not expand a tilde followed by a
 					// quote; the path is the literal "~x".
 					b.WriteString("~")
 					continue
+				default:
+					home = true
+					v = rest
 				}
-				home = true
-				v = rest
 			}
 			if hasMeta(v) {
 				glob = true
@@ -201,6 +237,73 @@ func pathText(w *syntax.Word) (text string, home, glob bool, why string) {
 		text = unescapeMeta(text)
 	}
 	return text, home, glob, ""
+}
+
+// leadingDirVar reports whether parts start with $HOME, $PWD or $OLDPWD
+// with no operator ($HOME, ${PWD}, "$HOME/…"), and returns its name and
+// the parts after it.
+func leadingDirVar(parts []syntax.WordPart) (name string, rest []syntax.WordPart, ok bool) {
+	if len(parts) == 0 {
+		return "", nil, false
+	}
+	switch p := parts[0].(type) {
+	case *syntax.ParamExp:
+		if name, ok := plainDirParam(p); ok {
+			return name, parts[1:], true
+		}
+	case *syntax.DblQuoted:
+		if p.Dollar || len(p.Parts) == 0 {
+			return "", nil, false
+		}
+		pe, isParam := p.Parts[0].(*syntax.ParamExp)
+		if !isParam {
+			return "", nil, false
+		}
+		name, ok := plainDirParam(pe)
+		if !ok {
+			return "", nil, false
+		}
+		// The quoted rest is literal text.
+		var quoted strings.Builder
+		for _, q := range p.Parts[1:] {
+			lit, isLit := q.(*syntax.Lit)
+			if !isLit {
+				return "", nil, false
+			}
+			quoted.WriteString(unescapeQuoted(lit.Value))
+		}
+		rest = parts[1:]
+		if quoted.Len() > 0 {
+			rest = append([]syntax.WordPart{&syntax.SglQuoted{Value: quoted.String()}}, rest...)
+		}
+		return name, rest, true
+	}
+	return "", nil, false
+}
+
+// startsWithSlash reports whether a literal or single-quoted part starts
+// with '/'.
+func startsWithSlash(part syntax.WordPart) bool {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		return strings.HasPrefix(p.Value, "/")
+	case *syntax.SglQuoted:
+		return !p.Dollar && strings.HasPrefix(p.Value, "/")
+	}
+	return false
+}
+
+// plainDirParam reports whether p is $HOME, $PWD or $OLDPWD with no
+// operator, and which.
+func plainDirParam(p *syntax.ParamExp) (string, bool) {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 || p.Exp != nil {
+		return "", false
+	}
+	switch p.Param.Value {
+	case "HOME", "PWD", "OLDPWD":
+		return p.Param.Value, true
+	}
+	return "", false
 }
 
 // safeParam reports whether a parameter expansion can only be a number or

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -28,6 +29,8 @@ type place struct {
 	judged         []judged                          // reused by each path's judge
 	dirInside      bool                              // realDir is within realRoot
 	msys           bool                              // paths are read as Git for Windows' bash reads them (see msysPath)
+	wsPath         []string                          // PATH directories in the workspace (see pathShadow)
+	wsPathRelative bool                              // PATH has a relative entry
 }
 
 // newPlace prepares to judge paths of a line run in dir under the real
@@ -70,6 +73,44 @@ func realHome() string {
 		return r
 	}
 	return filepath.Clean(h)
+}
+
+// homeRules returns rules with the patterns of path permissions that
+// start at the home directory as the shell writes it (~, ~/…, $HOME/…,
+// ${HOME}/…) rewritten to the real home directory, the way the paths they
+// are matched against are resolved: a rule written with ~/ then matches
+// the same files as one written with the absolute home. rules is changed
+// in place when one needs it; with no home directory they stay as written.
+func homeRules(rules []Rule, home string) []Rule {
+	if home == "" {
+		return rules
+	}
+	copied := false
+	for i, r := range rules {
+		if !isPathPermission(r.Permission) && r.Permission != ProtectedPath {
+			continue
+		}
+		rest, ok := homeRest(r.Pattern)
+		if !ok {
+			continue
+		}
+		if !copied {
+			rules, copied = slices.Clone(rules), true
+		}
+		rules[i].Pattern = strings.TrimSuffix(escapePattern(filepath.ToSlash(home)), "/") + rest
+	}
+	return rules
+}
+
+// homeRest returns what follows the home directory in a pattern that
+// starts with it ("" or "/…").
+func homeRest(pattern string) (string, bool) {
+	for _, prefix := range []string{"~", "$HOME", "${HOME}"} {
+		if rest, ok := strings.CutPrefix(pattern, prefix); ok && (rest == "" || rest[0] == '/') {
+			return rest, true
+		}
+	}
+	return "", false
 }
 
 // maxListed bounds the directories whose names are read to look words
@@ -184,6 +225,9 @@ func (pl *place) judge(out []judged, p Path, sub string) []judged {
 	}
 	base := pl.startDir(sub)
 	if p.Home {
+		// "~/x" reads as Text "/x": the rest is relative to the home
+		// directory, never to /.
+		text = strings.TrimLeft(text, "/")
 		if pl.home == "" && !pl.lexical() {
 			return append(out, judged{real: "~/" + text, why: "the home directory is not known"})
 		}

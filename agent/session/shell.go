@@ -46,10 +46,19 @@ func (s *Service) shell(ctx context.Context, id agent.ID, ws tool.Workspace, com
 		output string
 		denied error
 	)
+	var clock *tool.Clock
+	if timeout := bash.Info().Timeout; timeout > 0 {
+		clock = tool.NewClock(ctx, timeout)
+		defer clock.Stop()
+		ctx = clock
+	}
 	env := &tool.Env{
 		SessionID: id,
 		Workspace: ws,
 		Permit: func(ctx context.Context, c permission.Call) error {
+			if clock != nil {
+				defer clock.Pause()() // the person's time is not the command's
+			}
 			err := l.checker.Check(ctx, c)
 			if err != nil {
 				mu.Lock()
@@ -67,11 +76,6 @@ func (s *Service) shell(ctx context.Context, id agent.ID, ws tool.Workspace, com
 		},
 		Files:  l.files,
 		Logger: s.log.With("shell", command),
-	}
-	if timeout := bash.Info().Timeout; timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
 	}
 	input, _ := json.Marshal(map[string]string{"command": command, "description": "run for a command template"})
 	res, err := runSafely(ctx, bash, env, &agent.ToolCall{Name: "bash", Input: input})

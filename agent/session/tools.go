@@ -93,8 +93,18 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	if timeout <= 0 {
 		timeout = t.svc.opts.ToolTimeout
 	}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	// The call's time stops while it waits for a person: a question
+	// answered after minutes still lets the call run.
+	runCtx := tool.NewClock(ctx, timeout)
+	defer runCtx.Stop()
+	pause := func() func() {
+		resume := runCtx.Pause()
+		if t.pauseParent == nil {
+			return resume
+		}
+		resumeParent := t.pauseParent()
+		return func() { resume(); resumeParent() }
+	}
 	var progressMu sync.Mutex
 	lastProgress := time.Time{}
 	term := &terminal{t: t, ctx: ctx, p: *p}
@@ -108,8 +118,10 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 			if t.parentCall != "" {
 				c.Child = t.id
 			}
+			defer pause()()
 			return t.live.checker.Check(ctx, c)
 		},
+		Pause: pause,
 		Progress: func(output string) {
 			// Terminal output can come fast; people need a few updates a
 			// second, not one per line.
@@ -146,7 +158,7 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 	case ctx.Err() != nil:
 		fail("cancelled by the user")
 		return
-	case errors.Is(err, context.DeadlineExceeded) || err == nil && runCtx.Err() != nil:
+	case runCtx.Expired() || errors.Is(err, context.DeadlineExceeded):
 		fail(fmt.Sprintf("The call did not finish within %s and was stopped.", timeout))
 		return
 	case errors.As(err, new(*permission.DeniedError)):

@@ -35,6 +35,9 @@ type turn struct {
 	// parentCall is, in a sub-task's turn, the parent's task call: every
 	// event of the turn carries it.
 	parentCall string
+	// pauseParent, in a sub-task's turn, stops the parent's task call's
+	// timeout while this turn waits for a person (its Env.Pause).
+	pauseParent func() (resume func())
 	// task marks a sub-task's turn that has a source: its tools are made
 	// by taskTools, limited to only when the task call named tools.
 	task bool

@@ -146,6 +146,11 @@ func checkStore(dir string) error {
 			}
 		}
 	}
+	for id, n := range files.vlogs {
+		if n < vlogHeader {
+			bad = append(bad, fmt.Sprintf("%06d.vlog: cut short (%d bytes, shorter than its header)", id, n))
+		}
+	}
 	if len(files.vlogs) > 0 {
 		last := slices.Max(slicesKeys(files.vlogs))
 		path := filepath.Join(dir, fmt.Sprintf("%06d.vlog", last))
@@ -267,7 +272,14 @@ func checkRegistry(path string) error {
 // index), then that every block the index lists lies inside the file. It
 // reads the footer only, not the blocks (badger checks each block's
 // checksum when it reads it).
-func checkTable(path string) error {
+func checkTable(path string) (err error) {
+	defer func() {
+		// The index is a flatbuffer, whose reader panics on bytes that
+		// are not one.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("its index is unreadable (overwritten)")
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -312,6 +324,9 @@ func checkTable(path string) error {
 	index, ok := take(int64(y.BytesToU32(lenBuf)))
 	if !ok {
 		return short
+	}
+	if sum.Sum == 0 || len(index) < 8 {
+		return fmt.Errorf("its footer is zeroed or overwritten")
 	}
 	if err := y.VerifyChecksum(index, &sum); err != nil {
 		return fmt.Errorf("its index does not match its checksum (truncated or overwritten)")
@@ -491,8 +506,13 @@ func firstNonZero(f *os.File, from, to int64) (int64, error) {
 // older copy put back, a file cut at a record boundary). It is removed
 // when the store opens, so after a crash there is none and only the
 // checks above apply.
+//
+// While the store is open, the witness says only which value-log file
+// badger writes to (Writing): after a crash, that file or a later one
+// must be there, since the tables point into it.
 type witness struct {
-	Files map[string]int64 `json:"files"`
+	Files   map[string]int64 `json:"files,omitempty"`
+	Writing *uint32          `json:"writing,omitempty"`
 }
 
 const witnessName = "store.witness"
@@ -500,13 +520,19 @@ const witnessName = "store.witness"
 func readWitness(dir string) (witness, bool) {
 	var w witness
 	raw, err := os.ReadFile(filepath.Join(dir, witnessName))
-	if err != nil || json.Unmarshal(raw, &w) != nil || w.Files == nil {
+	if err != nil || json.Unmarshal(raw, &w) != nil || w.Files == nil && w.Writing == nil {
 		return w, false
 	}
 	return w, true
 }
 
 func (w witness) compare(f storeFiles) []string {
+	if w.Writing != nil {
+		if len(f.vlogs) == 0 || slices.Max(slicesKeys(f.vlogs)) < *w.Writing {
+			return []string{fmt.Sprintf("%06d.vlog, the value log darman was writing to, is missing", *w.Writing)}
+		}
+		return nil
+	}
 	now := map[string]int64{}
 	if f.manifest >= 0 {
 		now[badger.ManifestFilename] = f.manifest
@@ -536,11 +562,19 @@ func (w witness) compare(f storeFiles) []string {
 	return bad
 }
 
-// writeWitness records the database's files after a clean close.
-func writeWitness(dir string) error {
+// writeWitness records the database's files after a clean close, or
+// (running) the value log badger writes to after an open.
+func writeWitness(dir string, running bool) error {
 	f, err := listStore(dir)
 	if err != nil {
 		return err
+	}
+	if running {
+		if len(f.vlogs) == 0 {
+			return nil
+		}
+		last := slices.Max(slicesKeys(f.vlogs))
+		return saveWitness(dir, witness{Writing: &last})
 	}
 	w := witness{Files: map[string]int64{}}
 	if f.manifest >= 0 {
@@ -552,6 +586,10 @@ func writeWitness(dir string) error {
 	for id, n := range f.vlogs {
 		w.Files[fmt.Sprintf("%06d.vlog", id)] = n
 	}
+	return saveWitness(dir, w)
+}
+
+func saveWitness(dir string, w witness) error {
 	raw, err := json.Marshal(w)
 	if err != nil {
 		return err

@@ -46,6 +46,9 @@ type local struct {
 	// journal.go); jmu keeps its records in commit order.
 	journal *journal
 	jmu     sync.Mutex
+	// sinceRoom counts the bytes written since room last asked the
+	// filesystem; it starts full, so the first write asks.
+	sinceRoom atomic.Int64
 	// written counts the bytes of keys and values this process has put
 	// into badger since it opened it (a deletion counts its key): what
 	// Stats reports, and what the streaming benchmarks measure.
@@ -59,8 +62,11 @@ const (
 	readWrite openMode = iota
 	readOnly
 	// salvageMode opens a repair's rebuilt view of a damaged database:
-	// read-only, without the consistency check (the view is made to
-	// pass it) and without a journal.
+	// without the consistency check (the view is made to pass it) and
+	// without a journal. Badger opens it read-only, or for writing when a
+	// crash left memtable logs (which can only be read so); nothing goes
+	// through it, and what badger may write there is in copies (see
+	// makeView).
 	salvageMode
 )
 
@@ -90,7 +96,12 @@ func badgerOptions(dir string, log *slog.Logger) badger.Options {
 const memTableSize = 8 << 20
 
 func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error) {
-	opts := badgerOptions(dir, log).WithReadOnly(mode != readWrite)
+	ro := mode == readOnly
+	if mode == salvageMode {
+		files, err := listStore(dir)
+		ro = err == nil && files.mems == 0
+	}
+	opts := badgerOptions(dir, log).WithReadOnly(ro)
 	// Before badger touches the files, check that they agree with each
 	// other (see checkStore): badger would "fix" what does not, which
 	// destroys data, and panics on some damage in goroutines of its own.
@@ -109,6 +120,7 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 		}
 	}()
 	l = &local{dir: dir, log: log, readOnly: mode != readWrite}
+	l.sinceRoom.Store(roomSlack)
 	if mode == readWrite {
 		files, err := listStore(dir)
 		if err != nil {
@@ -123,8 +135,29 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 			return nil, err
 		}
 	}
+	if mode == readOnly {
+		// A memtable's log is left only by a darman that stopped without
+		// closing the store (the caller holds the owner lock), and ends
+		// in space it never wrote, which only a writer may cut off (badger
+		// refuses it read-only): the check above found the files in
+		// agreement, so the store is opened as any darman starting would.
+		// A new store (no manifest; the check found no other files
+		// either) is made, as before there was a read-only open.
+		if files, err := listStore(dir); err == nil && (files.mems > 0 || files.manifest < 0) {
+			return openLocal(dir, log, readWrite)
+		}
+	}
 	db, err := badger.Open(opts)
 	if err != nil {
+		if db != nil {
+			// Some of badger's failures come with the half-opened
+			// database, whose goroutines run until it is closed (which
+			// may itself fail on what was not opened).
+			func() {
+				defer func() { recover() }()
+				db.Close()
+			}()
+		}
 		return nil, err
 	}
 	l.db = db
@@ -134,6 +167,10 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 	if err := l.migrate(); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if err := writeWitness(dir, true); err != nil {
+		db.Close()
+		return nil, diskFull(err)
 	}
 	return l, nil
 }
@@ -191,7 +228,7 @@ func (l *local) close() error {
 		}
 		if err == nil && !l.readOnly {
 			// What the files are now, for the next open to compare.
-			err = writeWitness(l.dir)
+			err = writeWitness(l.dir, false)
 		}
 		return err
 	case <-time.After(closeWait):
@@ -414,8 +451,7 @@ func (l *local) get(txn *badger.Txn, key []byte, v any, what string, id agent.ID
 
 func (l *local) decode(key, b []byte, v any) error {
 	if err := jsonv2.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("the record %q in the session store %s is unreadable (%v); "+
-			"export the sessions you need with `darman sessions export`, then move the directory aside", key, l.dir, err)
+		return &DamageError{Dir: l.dir, Tables: []string{fmt.Sprintf("the record %q is unreadable (%v)", key, err)}}
 	}
 	return nil
 }

@@ -29,7 +29,9 @@ const childEnv = "DARMAN_STORE_TEST_CHILD"
 // tests, it fails them if a goroutine outlives them: a closed store has
 // stopped badger and its own writers.
 func TestMain(m *testing.M) {
-	if role := os.Getenv(childEnv); role == "gone" {
+	if role := os.Getenv(childEnv); role == "stream" {
+		os.Exit(streamer(os.Args[len(os.Args)-2:]))
+	} else if role == "gone" {
 		os.Exit(gone(os.Args[len(os.Args)-2]))
 	} else if role != "" {
 		os.Exit(child(role, os.Args[len(os.Args)-2:]))

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -158,12 +159,82 @@ func verify(dir string, log *slog.Logger) error {
 		it := txn.NewIterator(badger.DefaultIteratorOptions)
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			if _, err := it.Item().ValueCopy(nil); err != nil {
+			v, err := it.Item().ValueCopy(nil)
+			if err == nil && isJSONKey(it.Item().Key()) && !json.Valid(v) {
+				err = errors.New("not the JSON it was written as")
+			}
+			if err != nil {
 				return &DamageError{Dir: dir, Tables: []string{fmt.Sprintf("the record %q is unreadable: %v", it.Item().Key(), err)}}
 			}
 		}
-		return nil
+		// Badger's compaction skips a block it cannot read, and drops its
+		// records quietly: what the journal last wrote must be there.
+		return l.matchJournal(txn)
 	})
+}
+
+// isJSONKey reports whether the record at key holds JSON (the others are
+// raw: appended text, blobs, the schema version).
+func isJSONKey(key []byte) bool {
+	k := string(key)
+	switch {
+	case strings.HasPrefix(k, sessionPrefix), strings.HasPrefix(k, messagePrefix), strings.HasPrefix(k, grantPrefix),
+		strings.HasPrefix(k, checkpointPrefix):
+		return true
+	case strings.HasPrefix(k, partPrefix):
+		return strings.Count(k, "/") == 3
+	}
+	return false
+}
+
+// matchJournal checks that each record the journal wrote last holds what
+// it wrote (or is gone, when it deleted it).
+func (l *local) matchJournal(txn *badger.Txn) error {
+	last := map[string][]byte{} // nil: deleted
+	if _, err := replayJournal(l.dir, func(muts []mutation) error {
+		for _, m := range muts {
+			switch m.op {
+			case mutSet:
+				last[string(m.key)] = m.value
+			case mutDelete:
+				last[string(m.key)] = nil
+			case mutDropPrefix:
+				for k := range last {
+					if strings.HasPrefix(k, string(m.key)) {
+						delete(last, k)
+					}
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var missing []string
+	for k, want := range last {
+		item, err := txn.Get([]byte(k))
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+			if want != nil {
+				missing = append(missing, k)
+			}
+		case err != nil:
+			return err
+		case want == nil:
+			missing = append(missing, k+" (deleted, and back)")
+		default:
+			v, err := item.ValueCopy(nil)
+			if err != nil || !bytes.Equal(v, want) {
+				missing = append(missing, k+" (different)")
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	return &DamageError{Dir: l.dir, Tables: []string{fmt.Sprintf("%d records the journal wrote are missing or different (%s)",
+		len(missing), strings.Join(missing[:min(len(missing), 3)], ", "))}}
 }
 
 // isDatabaseFile reports whether a name in the data directory is badger's
@@ -226,15 +297,31 @@ func makeView(from, view string) ([]string, error) {
 		set.Changes = append(set.Changes, &pb.ManifestChange{Id: id, Op: pb.ManifestChange_CREATE, Level: 0,
 			EncryptionAlgo: pb.EncryptionAlgo_aes, Compression: compression})
 	}
+	// Badger opening the view cuts the newest value log and the memtable
+	// logs where their records stop: those are copies. The older value
+	// logs are only read, and tables only read or unlinked: links.
+	var lastVlog uint32
+	if len(files.vlogs) > 0 {
+		lastVlog = slices.Max(slicesKeys(files.vlogs))
+	}
 	entries, err := os.ReadDir(from)
 	if err != nil {
 		return lost, err
 	}
 	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); ext == ".vlog" || ext == ".mem" {
-			if err := linkOrCopy(filepath.Join(from, e.Name()), filepath.Join(view, e.Name())); err != nil {
-				return lost, err
+		from, to := filepath.Join(from, e.Name()), filepath.Join(view, e.Name())
+		switch ext := filepath.Ext(e.Name()); {
+		case ext == ".mem" || e.Name() == fmt.Sprintf("%06d.vlog", lastVlog):
+			err = copyWritten(from, to)
+		case ext == ".vlog":
+			// One no longer than its header holds nothing, and badger
+			// would grow it or (through the link) empty it to delete it.
+			if info, ierr := e.Info(); ierr == nil && info.Size() > vlogHeader {
+				err = linkOrCopy(from, to)
 			}
+		}
+		if err != nil {
+			return lost, err
 		}
 	}
 	body, err := proto.Marshal(&set)
@@ -305,6 +392,25 @@ func linkOrCopy(from, to string) error {
 	return dst.Close()
 }
 
+// copyWritten copies a file without the pages of zeros at its end (a log
+// badger preallocated and a crash left at full size). The page the last
+// byte written is in is copied whole: a record may end in zeros.
+func copyWritten(from, to string) error {
+	raw, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	end := len(raw)
+	for end > 0 && raw[end-1] == 0 {
+		end--
+	}
+	if end <= vlogHeader {
+		return nil // nothing was written after the header, if that
+	}
+	end = min(len(raw), (end+4095)/4096*4096)
+	return diskFull(os.WriteFile(to, raw[:end], 0o600))
+}
+
 // salvage copies every record of the view in from into the store to.
 // lostKeys gets the keys whose value could not be read.
 func salvage(from string, to *local, log *slog.Logger, lostKeys map[string]bool) (err error) {
@@ -325,7 +431,7 @@ func salvage(from string, to *local, log *slog.Logger, lostKeys map[string]bool)
 				continue
 			}
 			v, err := item.ValueCopy(nil)
-			if err != nil {
+			if err != nil || isJSONKey(key) && !json.Valid(v) {
 				lostKeys[string(key)] = true // its value-log file is damaged
 				continue
 			}

@@ -338,6 +338,12 @@ func bashCommand(command, dir string, environ []string, confine func(*exec.Cmd) 
 		environ = os.Environ()
 	}
 	cmd.Env = append(slices.Clip(environ), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	if filepath.IsAbs(dir) {
+		// $PWD and $OLDPWD (and ~+, ~-) name the command's directory, as
+		// the permission checks read them, not wherever darman was started
+		// from or had been before.
+		cmd.Env = append(cmd.Env, "PWD="+dir, "OLDPWD="+dir)
+	}
 	if confine != nil {
 		if err := confine(cmd); err != nil {
 			return nil, err

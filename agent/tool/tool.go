@@ -91,7 +91,14 @@ type Env struct {
 	// Permit decides a permission before the tool acts. A nil error means go
 	// ahead; a *permission.DeniedError is turned into the Result (see
 	// Denied); any other error ends the call as an environment failure.
+	// The time Permit waits for a person's answer is not the call's: the
+	// call's timeout stops meanwhile (see Clock).
 	Permit func(ctx context.Context, call permission.Call) error
+	// Pause stops the call's timeout while the call waits for a person by
+	// another way than Permit (an MCP server's elicitation during the call)
+	// and returns the func that starts it again; nil means the call has no
+	// timeout to stop.
+	Pause func() (resume func())
 	// Progress streams partial output (a command's terminal text, whole so
 	// far) to the people watching; nil drops it.
 	Progress func(output string)

@@ -37,6 +37,7 @@ const (
 // header to the provider.
 func TestRedTeamCannotReadDarmansEnvironment(t *testing.T) {
 	requireSandbox(t)
+	skipInPIDNamespace(t)
 	for _, git := range []bool{false, true} {
 		t.Run(map[bool]string{false: "no protected path", true: "git workspace"}[git], func(t *testing.T) {
 			srv, seen := runEnvironHostile(t, git)

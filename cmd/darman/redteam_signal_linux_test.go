@@ -21,6 +21,7 @@ import (
 // same command still kills its own background child and runs timeout.
 func TestRedTeamCannotKillDarmanThroughItsThread(t *testing.T) {
 	requireSandbox(t)
+	skipInPIDNamespace(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not on PATH: the raw system calls need it")
 	}

@@ -64,6 +64,7 @@ for _ in range(200):
 // priority.
 func TestRedTeamCannotSlowDarmanDown(t *testing.T) {
 	requireSandbox(t)
+	skipInPIDNamespace(t)
 	var u syscall.Utsname
 	syscall.Uname(&u)
 	var release []byte

@@ -212,7 +212,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	}
 	defer rt.close()
 	svc, m := rt.svc, rt.models
-	if st := rt.sandbox.Status(); !st.Active() && st.Mode != sandbox.Off {
+	if st := rt.sandbox.Status(); (!st.Active() || len(st.Missing) > 0) && st.Mode != sandbox.Off {
 		fmt.Fprintln(a.stderr, "darman: "+st.Summary())
 	}
 

@@ -130,5 +130,5 @@ func sandboxStatus(sb *sandbox.Sandbox) map[string]any {
 	}
 	st := sb.Status()
 	return map[string]any{"active": st.Active(), "kind": st.Kind, "mode": st.Mode, "abi": st.ABI,
-		"network": st.Network, "protectedReadOnly": st.ProtectedReadOnly, "reason": st.Reason, "summary": st.Summary()}
+		"network": st.Network, "protectedReadOnly": st.ProtectedReadOnly, "reason": st.Reason, "readOnlyView": st.ReadOnlyView, "pidNamespace": st.PIDNamespace, "missing": st.Missing, "summary": st.Summary()}
 }

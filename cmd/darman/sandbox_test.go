@@ -28,6 +28,21 @@ func requireSandbox(t *testing.T) {
 	}
 }
 
+// skipInPIDNamespace skips a test whose commands attack darman by its pid
+// (its environment block, its threads, its priority) where commands run
+// in a PID namespace of their own: darman is not in their /proc and has no
+// pid there ($PPID is 0), which internal/sandbox's
+// TestCommandSeesOnlyTheSandboxsProcesses tests. The attacks still apply,
+// and run, where the kernel refuses that namespace.
+func skipInPIDNamespace(t *testing.T) {
+	t.Helper()
+	sb := sandbox.New(sandbox.Options{Helper: darmanBin})
+	defer sb.Close()
+	if sb.Status().PIDNamespace {
+		t.Skip("commands run in a PID namespace of their own: darman has no pid there to attack")
+	}
+}
+
 // TestSandboxConfinesAllowedCommands: with every bash command allowed by
 // rule, the sandbox still keeps a command from writing outside, reading
 // a key in home, connecting to a local listener or to a Unix socket

@@ -90,6 +90,9 @@ type agentRuntime struct {
 // service, their children recorded in w.children.
 func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agentWiring, log *slog.Logger) (*agentRuntime, error) {
 	w.sandbox = newSandbox(cfg)
+	if st := w.sandbox.Status(); len(st.Missing) > 0 {
+		log.Warn("sandbox: walls missing", "missing", st.Missing, "why", st.Reason)
+	}
 	servers, err := newLanguageServers(ctx, w.root, cfg, w.workspace, w.children, log)
 	if err != nil {
 		w.sandbox.Close()

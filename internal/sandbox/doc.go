@@ -6,19 +6,21 @@
 // Start with [New]: a [Sandbox] is built once by the composition root and
 // shared by every session. [Sandbox.Wrap] prepares an *exec.Cmd and
 // [Start] starts it (internal/child's Start calls it). On Linux a command
-// is started from a thread of darman's that confines itself first
-// (no_new_privs, the seccomp filter, the Landlock ruleset, all per thread;
-// for the protected paths, where darman may mount, a mount namespace of
-// the thread's own) and is thrown away after the command (see
-// thread_linux.go). Where darman may not mount, one that needs the
-// protected paths' mount namespace is started the same way by the
-// workspace's namespace holder, a darman process that made those mounts
-// once in a user and mount namespace of its own (holder_linux.go). The
-// editor's terminal runs darman itself as "darman sandbox-exec": that
-// small process
-// makes the protected paths read-only in its own mount namespace, confines
-// its one thread the same way, then execve's the shell. It does so from
-// the initializer of internal/sandbox/early, which imports only syscall,
+// is started from a thread of darman's that confines itself first and is
+// thrown away after the command (see thread_linux.go): a private copy of
+// the mount namespace of the commands' PID namespace's init
+// (pidns_linux.go), in which everything but the writable directories is
+// read-only and the protected paths too, that PID namespace for the
+// command, no capability left for it, no_new_privs, the seccomp filter
+// and the Landlock ruleset, all per thread. Where darman may not mount
+// (a user other than root), commands are started the same way by the
+// workspace's namespace holder, a darman process in a user namespace of
+// its own, whose threads may mount there (holder_linux.go). The editor's
+// terminal runs darman itself as "darman sandbox-exec": that small
+// process makes the same read-only view in its own mount namespace,
+// confines its one thread the same way (without the PID namespace), then
+// execve's the shell. It does so from the initializer of
+// internal/sandbox/early, which imports only syscall,
 // so the rest of darman is never initialized in it ([Exec] is the same
 // helper for what that package leaves to darman). The rest of darman's
 // process is never restricted.

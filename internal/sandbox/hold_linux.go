@@ -32,6 +32,17 @@ func hold(ids []string, stderr io.Writer) int {
 	}
 	syscall.CloseOnExec(holdFD) // no command may inherit it
 	s := &holdServer{groups: map[int]bool{}}
+	if len(ids) == 3 && ids[2] == "pid" {
+		if self, err := os.Executable(); err == nil {
+			s.pidns = newPidNS(self)
+		}
+		ids = ids[:2]
+	} else if len(ids) == 1 && ids[0] == "pid" {
+		if self, err := os.Executable(); err == nil {
+			s.pidns = newPidNS(self)
+		}
+		ids = nil
+	}
 	// (While dumpable: the maps are files of its own in /proc.)
 	if len(ids) == 2 {
 		if err := early.MapSelf(ids[0], ids[1]); err != nil {
@@ -60,7 +71,20 @@ func hold(ids []string, stderr io.Writer) int {
 		s.killAll()
 		os.Exit(0)
 	}()
-	s.reply(holdReply{PID: os.Getpid()})
+	// The commands' PID namespace is made now, and darman is given the
+	// init's socket too: the init (and the commands in its namespace)
+	// lives on while darman does, should this holder die.
+	var initConn []int
+	if s.pidns != nil {
+		if _, _, err := s.pidns.get(); err != nil {
+			s.reply(holdReply{Err: "the sandbox's namespace holder: " + err.Error()})
+			return 125
+		}
+		initConn = []int{s.pidns.conn}
+	}
+	s.send.Lock()
+	sendHold(holdFD, holdReply{PID: os.Getpid()}, initConn)
+	s.send.Unlock()
 	for {
 		js, fds, err := recvHold(holdFD)
 		if err != nil {
@@ -113,7 +137,10 @@ type holdServer struct {
 	send   sync.Mutex
 	mu     sync.Mutex
 	groups map[int]bool
-	done   bool // released, or darman gone: start nothing more
+	// pidns is the commands' PID namespace, nil where the holder's
+	// probe found none can be made (see pidns_linux.go).
+	pidns *pidNS
+	done  bool // released, or darman gone: start nothing more
 	// starting counts the starts under way, which killAll waits for: a
 	// command forked just before darman went is killed too.
 	starting int
@@ -165,7 +192,7 @@ func (s *holdServer) start(req holdRequest, fds []int) {
 	// The thread that starts it takes a mount namespace of its own (the
 	// holder may mount in its user namespace) for the read-only view and
 	// the protected paths, as a thread of a darman that may mount does.
-	cmd.Err = &inThread{pol: *req.Policy}
+	cmd.Err = &inThread{pol: *req.Policy, pidns: s.pidns}
 	if err := startOS(cmd); err != nil {
 		fail(err)
 		return

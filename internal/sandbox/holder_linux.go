@@ -25,13 +25,14 @@ import (
 // paths used to go through "darman sandbox-exec" (a second darman
 // process per command, whose Go runtime start costs milliseconds). The
 // holder is one such process per workspace instead, "darman sandbox-exec
-// --hold", started once in a user and mount namespace of its own: it
-// makes the protected paths read-only there, and then starts each
-// command sent to it as darman starts one in-thread (startOS: a
-// disposable thread of its own confines itself and forks the command).
-// Each command still pays for its own policy, confinement and fork; what
-// is done once is the namespace and the mounts, re-checked before each
-// command (ensure).
+// --hold", started once in a user and mount namespace of its own, where
+// its threads may mount: it starts each command sent to it as darman
+// starts one in-thread (startOS: a disposable thread of its own takes a
+// mount namespace of its own for the read-only view and the protected
+// paths, enters the holder's PID namespace, confines itself and forks the
+// command). Each command still pays for its own policy, mounts,
+// confinement and fork; what is done once is the user namespace and the
+// PID namespace's init.
 //
 // darman talks to it over a socketpair (SOCK_SEQPACKET; holdRequest and
 // holdReply as JSON, the command's standard streams as SCM_RIGHTS). The
@@ -175,6 +176,7 @@ func recvHold(fd int) ([]byte, []int, error) {
 // first use.
 type holderPool struct {
 	helper string
+	pid    bool // the holders run commands in a PID namespace of theirs
 	mu     sync.Mutex
 	m      map[string]*holder
 	closed bool
@@ -225,7 +227,7 @@ func (pl *holderPool) get(root string) (*holder, error) {
 // start starts root's holder, which also watches the groups adopt;
 // pl.mu is held.
 func (pl *holderPool) start(root string, adopt []int) (*holder, error) {
-	h, err := startHolder(pl.helper)
+	h, err := startHolder(pl.helper, pl.pid)
 	if err != nil {
 		return nil, err
 	}
@@ -308,16 +310,26 @@ type holder struct {
 	// (pruned as they end), which a holder that replaces it watches.
 	released bool
 	groups   []int
+	// initConn is darman's copy of the socket of the holder's PID
+	// namespace's init (-1 when none): the init exits, and the kernel
+	// kills its namespace's processes, once every copy is closed. Kept
+	// until the holder has exited and its commands have ended, so that
+	// they outlive a holder that dies.
+	initConn int
 }
 
 // startHolder starts a holder process and waits until it is ready.
-func startHolder(helper string) (*holder, error) {
+func startHolder(helper string, pid bool) (*holder, error) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox holder: a socket pair: %w", err)
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "sandbox-holder")
-	cmd := exec.Command(helper, append([]string{early.Subcommand, early.Hold}, selfMapArgs()...)...)
+	args := append([]string{early.Subcommand, early.Hold}, selfMapArgs()...)
+	if pid {
+		args = append(args, "pid")
+	}
+	cmd := exec.Command(helper, args...)
 	// No secret: the holder's environment is empty, and each command's
 	// comes with its request.
 	cmd.Env = []string{}
@@ -334,7 +346,7 @@ func startHolder(helper string) (*holder, error) {
 		syscall.Close(fds[0])
 		return nil, fmt.Errorf("sandbox holder: start %s: %w", helper, err)
 	}
-	h := &holder{pid: cmd.Process.Pid, fd: fds[0], wait: map[uint64]chan holdReply{}}
+	h := &holder{pid: cmd.Process.Pid, fd: fds[0], initConn: -1, wait: map[uint64]chan holdReply{}}
 	ready := make(chan holdReply, 1)
 	h.wait[0] = ready
 	go h.read(h.fd)
@@ -361,9 +373,6 @@ func startHolder(helper string) (*holder, error) {
 func (h *holder) read(fd int) {
 	for {
 		js, fds, err := recvHold(fd)
-		for _, f := range fds {
-			syscall.Close(f)
-		}
 		if err != nil {
 			h.fail(fmt.Errorf("the sandbox's namespace holder (pid %d) went away: %w", h.pid, err))
 			h.send.Lock()
@@ -374,8 +383,18 @@ func (h *holder) read(fd int) {
 		}
 		var r holdReply
 		if json.Unmarshal(js, &r) != nil {
+			closeAll(fds)
 			continue
 		}
+		// The ready reply: the socket of the holder's PID namespace's
+		// init, kept while the holder's commands run (see initConn).
+		if r.ID == 0 && r.Err == "" && len(fds) > 0 {
+			h.mu.Lock()
+			h.initConn = fds[0]
+			h.mu.Unlock()
+			fds = fds[1:]
+		}
+		closeAll(fds)
 		h.mu.Lock()
 		ch := h.wait[r.ID]
 		delete(h.wait, r.ID)
@@ -403,6 +422,7 @@ func (h *holder) fail(err error) {
 	if unasked {
 		go pool.replace(h)
 	}
+	go h.dropInit()
 	for _, ch := range waiting {
 		ch <- holdReply{Err: err.Error()}
 	}
@@ -411,6 +431,27 @@ func (h *holder) fail(err error) {
 		syscall.Shutdown(h.fd, syscall.SHUT_RDWR)
 	}
 	h.send.Unlock()
+}
+
+// dropInit closes initConn once the gone holder's commands have ended.
+func (h *holder) dropInit() {
+	for {
+		h.mu.Lock()
+		groups := alive(h.groups)
+		h.groups = groups
+		fd := h.initConn
+		if len(groups) == 0 {
+			h.initConn = -1
+		}
+		h.mu.Unlock()
+		if len(groups) == 0 {
+			if fd >= 0 {
+				syscall.Close(fd)
+			}
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func (h *holder) exited() error {

@@ -194,18 +194,21 @@ func TestCommandCannotKillTheHolder(t *testing.T) {
 	f := heldFixture(t)
 	f.runHeld(t, "true") // the holder is started
 	pid := f.holderPID(t)
+	// darman's pid as the test knows it (in its PID namespace the
+	// command's $PPID is 0).
 	out, _ := f.runHeld(t, fmt.Sprintf(`h=%d
+P=%d
 kill -9 $h && echo KILLED-HOLDER
 for t in /proc/$h/task/*; do kill -9 ${t##*/} && echo KILLED-THREAD; done
 kill -9 -$h && echo KILLED-GROUP
-kill -9 $PPID && echo KILLED-PARENT
-cat /proc/$PPID/environ && echo READ-PARENT-ENVIRON
-head -c1 /proc/$PPID/mem && echo READ-PARENT-MEM
+kill -9 $P && echo KILLED-PARENT
+cat /proc/$P/environ && echo READ-PARENT-ENVIRON
+head -c1 /proc/$P/mem && echo READ-PARENT-MEM
 cat /proc/$h/environ && echo READ-ENVIRON
 head -c1 /proc/$h/mem && echo READ-MEM
 ls /proc/$h/fd && echo READ-FDS
 ls -l /proc/self/fd | grep -c socket
-echo TRIED`, pid))
+echo TRIED`, pid, os.Getpid()))
 	for _, bad := range []string{"KILLED-", "READ-"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("%s:\n%s", bad, out)
@@ -316,9 +319,25 @@ func TestHolderVictim(t *testing.T) {
 	}
 	f := heldFixture(t)
 	cmd, r := f.startHeldScript(t, "sleep 100 & echo $!; exec sleep 101")
-	line, _ := bufio.NewReader(r).ReadString('\n')
-	fmt.Printf("PIDS %d %d %s\n", f.holderPID(t), cmd.Process.Pid, strings.TrimSpace(line))
+	bufio.NewReader(r).ReadString('\n')
+	fmt.Printf("PIDS %d %d %d\n", f.holderPID(t), cmd.Process.Pid, childOf(t, cmd.Process.Pid))
 	cmd.Wait()
+}
+
+// childOf returns the pid of parent's child (the command's background
+// one), as this process sees it: the command's $! is its pid in the
+// command's PID namespace.
+func childOf(t *testing.T, parent int) int {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", parent, parent))
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			n, _ := strconv.Atoi(f[0])
+			return n
+		}
+	}
+	t.Fatalf("process %d has no child", parent)
+	return 0
 }
 
 // running reports whether process pid runs (a zombie is dead).
@@ -359,8 +378,8 @@ func TestAHolderThatDiesIsReplaced(t *testing.T) {
 	f := heldFixture(t)
 	long, r := f.startHeldScript(t, "sleep 100 & echo $!; exec sleep 101")
 	defer r.Close()
-	line, _ := bufio.NewReader(r).ReadString('\n')
-	bg, _ := strconv.Atoi(strings.TrimSpace(line))
+	bufio.NewReader(r).ReadString('\n')
+	bg := childOf(t, long.Process.Pid)
 	first := f.holderPID(t)
 	syscall.Kill(first, syscall.SIGKILL)
 	var second int

@@ -46,7 +46,7 @@ func probeOS(helper string) (capabilities, string) {
 		return capabilities{}, "the sandbox helper (darman itself) cannot be run: " + err.Error()
 	}
 	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
-	cmd.SysProcAttr = selfMapAttr(nil)
+	cmd.SysProcAttr = selfMapAttr(&syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID})
 	var probeOut strings.Builder
 	cmd.Stderr = &probeOut
 	done := make(chan error, 1)
@@ -59,15 +59,24 @@ func probeOS(helper string) (capabilities, string) {
 			err = <-done
 		}
 	}
-	// Exit 0: a namespace, with the mount API; 3: a namespace without.
-	var probeErr error
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == early.CodeNoView {
-		err, probeErr = nil, errors.New(strings.TrimSpace(strings.TrimPrefix(probeOut.String(), "darman sandbox-exec: ")))
+	// Exit 0: a namespace, with the mount API and a PID namespace's
+	// /proc; 3: a namespace without the mount API; 4: without the /proc.
+	var probeErr, pidErr error
+	why := func() error {
+		return errors.New(strings.TrimSpace(strings.TrimPrefix(probeOut.String(), "darman sandbox-exec: ")))
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		switch ee.ExitCode() {
+		case early.CodeNoView:
+			err, probeErr, pidErr = nil, why(), errors.New("needs the read-only view")
+		case early.CodeNoPID:
+			err, pidErr = nil, why()
+		}
 	}
 	if err == nil {
 		c.userns = true
 	} else {
-		reasons = append(reasons, "no user namespace ("+err.Error()+")")
+		c.usernsErr = err
 	}
 	// Not a reason: the helper confines as well, only slower.
 	c.inThread, _ = inThreadOK()
@@ -83,7 +92,73 @@ func probeOS(helper string) (capabilities, string) {
 		viewErr = probeErr
 	}
 	c.view = (c.threadNS || c.userns) && viewErr == nil
+	c.viewErr = viewErr
+	switch {
+	case c.threadNS && c.view:
+		// darman's own init, started now: the probe is the real thing
+		// (it needs no user namespace).
+		pn := newPidNS(helper)
+		if _, _, err := pn.get(); err != nil {
+			pidErr = err
+		} else {
+			c.pidns = pn
+		}
+	case !c.view:
+		pidErr = errors.New("it needs the read-only view's mount namespace")
+	}
+	if pidErr == nil && (c.pidns != nil || c.pool != nil) {
+		c.pidOK = true
+		if c.pool != nil {
+			c.pool.pid = true
+		}
+	}
+	c.pidErr = pidErr
 	return c, joinReasons(reasons)
+}
+
+// missingWalls says which walls of the sandbox this machine refuses, in
+// the words doctor, the editors and the start notices show, and why.
+func missingWalls(c capabilities) (missing []string, why []string) {
+	const (
+		view = "read-only file system outside the workspace, $TMPDIR and the caches (chmod, chown, utimes and extended attributes there are not refused, /dev/shm is the machine's)"
+		prot = "protected paths read-only (.git/hooks, .git/config, darman.json…)"
+		pid  = "PID namespace (commands see every process, and the environment of the user's other processes in /proc)"
+	)
+	if !c.threadNS && !c.userns {
+		missing = append(missing, view, prot, pid)
+		w := "no user namespace"
+		if c.usernsErr != nil {
+			w += " (" + c.usernsErr.Error() + ")"
+		}
+		why = append(why, w+": unprivileged user namespaces may be turned off (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or AppArmor's kernel.apparmor_restrict_unprivileged_userns)")
+	} else {
+		if !c.view {
+			missing = append(missing, view)
+			why = append(why, "the kernel's mount API is missing ("+errText(c.viewErr)+"): Linux 5.12 or later is needed")
+		}
+		if !c.pidOK {
+			missing = append(missing, pid)
+			if c.view {
+				why = append(why, "no PID namespace: "+errText(c.pidErr))
+			}
+		}
+	}
+	if !early.FilterKnown() {
+		missing = append(missing, "seccomp filter (packet, raw and netlink sockets, mount, bpf, keyctl, process_vm_* and the rest are left to capabilities and Landlock)")
+		why = append(why, "darman knows the system calls of amd64 and arm64 only")
+	}
+	if c.abi < 6 {
+		missing = append(missing, "Landlock scoping (abstract Unix sockets and signals to processes outside the sandbox are not refused)")
+		why = append(why, fmt.Sprintf("Landlock ABI %d: 6 (Linux 6.12) or later is needed", c.abi))
+	}
+	return missing, why
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown"
+	}
+	return err.Error()
 }
 
 func joinReasons(r []string) string {
@@ -114,7 +189,7 @@ func nsAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	// empty the command's bounding set. It drops them before it execve's
 	// the command (early.Confine).
 	if uid != 0 {
-		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap)
+		attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap, capSysChroot)
 	}
 	return attr
 }
@@ -132,7 +207,7 @@ func selfMapAttr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 		attr = &syscall.SysProcAttr{}
 	}
 	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-	attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap)
+	attr.AmbientCaps = append(attr.AmbientCaps, capSysAdmin, capSetpcap, capSysChroot)
 	return attr
 }
 
@@ -161,9 +236,9 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root 
 	held := pol.NS && !c.threadNS && c.pool != nil
 	if c.inThread && !detached && (!pol.NS || c.threadNS || held) {
 		if cmd.Err == nil { // else cmd.Start fails with it, running nothing
-			m := &inThread{pol: pol}
+			m := &inThread{pol: pol, pidns: c.pidns}
 			if held {
-				m.pool, m.root = c.pool, root
+				m.pool, m.root, m.pidns = c.pool, root, nil
 			}
 			cmd.Err = m
 		}
@@ -206,6 +281,9 @@ func Exec(args []string, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == early.Hold {
 		return hold(args[1:], stderr)
+	}
+	if len(args) > 0 && args[0] == early.Init {
+		return initNS(stderr)
 	}
 	pol, code, msg := early.Parse(args, true)
 	if code != 0 {

@@ -85,9 +85,19 @@ type Status struct {
 	// ProtectedReadOnly is whether the protected paths are made read-only
 	// for commands (Linux: needs user namespaces).
 	ProtectedReadOnly bool `json:"protectedReadOnly"`
+	// ReadOnlyView is whether everything but the writable directories is
+	// a read-only mount for commands, and PIDNamespace whether they run
+	// in a PID namespace with a /proc of its own (Linux).
+	ReadOnlyView bool `json:"readOnlyView,omitempty"`
+	PIDNamespace bool `json:"pidNamespace,omitempty"`
 	// Reason says why commands run unsandboxed, or what part of the
 	// sandbox is missing; "" when everything is on.
 	Reason string `json:"reason,omitempty"`
+	// Missing are the walls of the sandbox this machine refuses, each
+	// with why (Linux: the read-only view, the protected paths, the PID
+	// namespace, the seccomp filter, Landlock's scoping). In Required
+	// mode any of them keeps every command from running.
+	Missing []string `json:"missing,omitempty"`
 }
 
 // Active reports whether commands run sandboxed.
@@ -114,6 +124,15 @@ func (s Status) Summary() string {
 	}
 	if s.ProtectedReadOnly {
 		b.WriteString("; protected paths read-only")
+	}
+	if s.ReadOnlyView {
+		b.WriteString("; the rest of the file system read-only")
+	}
+	if s.PIDNamespace {
+		b.WriteString("; a PID namespace of their own")
+	}
+	if len(s.Missing) > 0 {
+		b.WriteString("; missing walls: " + strings.Join(s.Missing, "; "))
 	}
 	if s.Reason != "" {
 		b.WriteString(" (" + s.Reason + ")")
@@ -165,8 +184,18 @@ type capabilities struct {
 	// for the protected paths (darman has CAP_SYS_ADMIN).
 	threadNS bool
 	// view: the kernel's mount API can make the read-only view of the
-	// file system in those namespaces.
-	view bool
+	// file system in those namespaces (viewErr: why not).
+	view    bool
+	viewErr error
+	// usernsErr: why no user namespace could be made (nil when one
+	// can).
+	usernsErr error
+	// pidOK: commands can run in a PID namespace with a /proc of its
+	// own (pidErr: why not); pidns is darman's init of it, where darman
+	// may mount (a holder has one of its own).
+	pidOK  bool
+	pidErr error
+	pidns  *pidNS
 	// pool, where darman may not mount but a user namespace can be made,
 	// starts those commands in the namespace holders (Linux).
 	pool   *holderPool
@@ -193,8 +222,22 @@ func (s *Sandbox) probe() {
 		s.caps.helper = helper
 		s.status.Kind = kindOf(s.caps)
 		s.status.ABI = max(s.caps.abi, 0)
-		s.status.ProtectedReadOnly = s.status.Kind == "seatbelt" || (s.status.Kind == "landlock" && s.caps.userns)
+		s.status.ProtectedReadOnly = s.status.Kind == "seatbelt" || (s.status.Kind == "landlock" && (s.caps.userns || s.caps.threadNS))
 		s.caches = append(DefaultCaches(s.opts.Home), s.opts.Caches...)
+		if s.status.Kind == "landlock" {
+			s.status.ReadOnlyView, s.status.PIDNamespace = s.caps.view, s.caps.pidOK
+			var why []string
+			s.status.Missing, why = missingWalls(s.caps)
+			if len(why) > 0 {
+				s.status.Reason = joinReason(s.status.Reason, strings.Join(why, "; "))
+			}
+		}
+		if s.opts.Mode == Required && len(s.status.Missing) > 0 {
+			// All of it or nothing: no command runs with a wall missing.
+			s.status.Kind, s.status.ProtectedReadOnly, s.status.ReadOnlyView, s.status.PIDNamespace = "", false, false, false
+			s.status.Reason = joinWalls(s.status.Reason, s.status.Missing)
+			s.caps.pidns.close()
+		}
 	})
 }
 
@@ -326,6 +369,7 @@ func (s *Sandbox) root() string {
 // namespace holders exit once their commands have ended.
 func (s *Sandbox) Close() error {
 	s.caps.pool.close()
+	s.caps.pidns.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tempDir == "" {
@@ -334,6 +378,21 @@ func (s *Sandbox) Close() error {
 	err := os.RemoveAll(s.tempDir)
 	s.tempDir, s.temps = "", map[string]string{}
 	return err
+}
+
+// joinWalls is reason followed by the missing walls.
+func joinWalls(reason string, missing []string) string {
+	return joinReason("missing walls: "+strings.Join(missing, "; "), reason)
+}
+
+func joinReason(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 func sanitize(s string) string {

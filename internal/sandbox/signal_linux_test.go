@@ -72,9 +72,18 @@ func TestSignalVictim(t *testing.T) {
 	script, f := asVictim(t, victimEnv, "TestCommandCannotSignalItsThread")
 	secret := []byte("VICTIM" + "-SECRET-" + fmt.Sprint(os.Getpid()))
 	before := procState(t)
+	// The victim's pid and threads as the test knows them: in its PID
+	// namespace the command sees neither in /proc (and $PPID is 0).
+	pid := os.Getpid()
+	var tids []string
+	if entries, err := os.ReadDir("/proc/self/task"); err == nil {
+		for _, e := range entries {
+			tids = append(tids, e.Name())
+		}
+	}
 	bash := strings.Join([]string{
-		fmt.Sprintf("python3 %s $PPID %d %d", script, uintptr(unsafe.Pointer(&secret[0])), len(secret)),
-		`for t in /proc/$PPID/task/*; do kill -9 ${t##*/}; echo 1000 > $t/oom_score_adj; echo pwned > $t/comm; done; kill -9 -$PPID; echo TRIED-PROC`,
+		fmt.Sprintf("VICTIM_TIDS=%s python3 %s %d %d %d", strings.Join(tids, ","), script, pid, uintptr(unsafe.Pointer(&secret[0])), len(secret)),
+		fmt.Sprintf(`for t in %s; do kill -9 $t; echo 1000 > /proc/%d/task/$t/oom_score_adj; echo pwned > /proc/%d/task/$t/comm; done; kill -9 -%d; echo TRIED-PROC`, strings.Join(tids, " "), pid, pid, pid),
 		`sleep 100 & kill -9 $!; wait $!; echo CHILD-KILLED $?`,
 		`bash -c 'set -m; sleep 100 & kill -9 %1; wait %1; echo JOB-KILLED $?'`,
 		`timeout 1 sleep 5; echo TIMEOUT $?`,

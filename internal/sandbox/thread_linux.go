@@ -64,6 +64,9 @@ type inThread struct {
 	// holder of the workspace root's namespace (holder_linux.go).
 	pool *holderPool
 	root string
+	// pidns, when set, is the PID namespace (and the mount namespace
+	// with its /proc) the thread enters (pidns_linux.go).
+	pidns *pidNS
 }
 
 func (*inThread) Error() string {
@@ -209,11 +212,33 @@ func startOS(cmd *exec.Cmd) error {
 			cmd.Stderr = null
 		}
 	}
+	mnt, pid := -1, -1
+	if c.pidns != nil && c.pol.NS {
+		var err error
+		if mnt, pid, err = c.pidns.get(); err != nil {
+			return fmt.Errorf("the sandbox could not be set up: %w", err)
+		}
+		// The child of os/exec that has a parent-death signal checks its
+		// parent's pid, which reads 0 from another PID namespace, and
+		// kills itself: the namespace's init ending kills the command
+		// instead (see pidns_linux.go), so the thread need not wait.
+		if attr := cmd.SysProcAttr; attr != nil && attr.Pdeathsig != 0 {
+			own := *attr
+			own.Pdeathsig = 0
+			cmd.SysProcAttr = &own
+			defer func() { cmd.SysProcAttr = attr }()
+		}
+	}
 	return startOnDisposable(cmd, func() error {
 		if err := shedCapabilities(); err != nil {
 			return fmt.Errorf("the sandbox could not be set up: drop CAP_SYS_PTRACE: %w", err)
 		}
-		if c.pol.NS {
+		switch {
+		case mnt >= 0:
+			if err := c.pidns.enter(mnt, pid); err != nil {
+				return fmt.Errorf("the sandbox could not be set up: %w", err)
+			}
+		case c.pol.NS:
 			// A mount namespace of the thread's own (CLONE_FS with it),
 			// which the command inherits and where Confine mounts.
 			if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
@@ -310,6 +335,7 @@ const (
 	capSysPtrace         = 19
 	capSysAdmin          = 21
 	capSetpcap           = 8
+	capSysChroot         = 18
 	prSetDumpable        = 4
 	pPID                 = 1
 	pPIDFD               = 3

@@ -148,3 +148,74 @@ func TestCommandHasNoPrivilege(t *testing.T) {
 		t.Errorf("lo's MTU changed: %s", b)
 	}
 }
+
+// TestCommandSeesOnlyTheSandboxsProcesses: in the command's /proc there is
+// no process outside the sandbox: not the test's (darman's), not another
+// process of the same user with a secret in its environment, whose
+// /proc/PID/environ the command could otherwise read; its own children
+// are there, and its own environment.
+func TestCommandSeesOnlyTheSandboxsProcesses(t *testing.T) {
+	f := newFixture(t, Options{})
+	if !f.sb.caps.pidOK {
+		t.Skipf("no PID namespace here: %v", f.sb.caps.pidErr)
+	}
+	other := exec.Command("sleep", "30")
+	other.Env = []string{"OTHER_TOKEN=OTHER-PROCESS-SECRET"}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	pid := itoa(other.Process.Pid)
+	script := strings.Join([]string{
+		"tr '\\0' '\\n' < /proc/" + pid + "/environ",
+		"for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null",
+		"sleep 5 & ls /proc/$!/ >/dev/null && echo CHILD-SEEN",
+		"grep -c DARMAN_SANDBOX= /proc/self/environ && echo OWN-ENV",
+		"kill %1",
+	}, "\n")
+	out, _ := f.run(t, Request{}, script)
+	if strings.Contains(out, "OTHER-PROCESS-SECRET") {
+		t.Errorf("the command read another process's environment:\n%s", out)
+	}
+	if strings.Contains(out, "sleep 30") || strings.Contains(out, "-test.") {
+		t.Errorf("the command sees processes outside the sandbox:\n%s", out)
+	}
+	for _, want := range []string{"CHILD-SEEN", "OWN-ENV"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestMakeAndALanguageServerWorkInTheView: in the read-only view, make
+// builds in the workspace and gopls checks a package there (its go list
+// writes Go's caches, which stay writable), while the same make rule
+// aimed outside fails.
+func TestMakeAndALanguageServerWorkInTheView(t *testing.T) {
+	f := newFixture(t, Options{})
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		if gopath, e := exec.Command("go", "env", "GOPATH").Output(); e == nil {
+			gopls = filepath.Join(strings.TrimSpace(string(gopath)), "bin", "gopls")
+		}
+	}
+	for _, bin := range []string{"make", "go", gopls} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s is not here", bin)
+		}
+	}
+	write(t, filepath.Join(f.ws, "in.txt"), "made\n")
+	write(t, filepath.Join(f.ws, "Makefile"), "out.txt: in.txt\n\tcp in.txt out.txt\n\n"+f.outside+"/out.txt: in.txt\n\tcp in.txt $@\n")
+	write(t, filepath.Join(f.ws, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+	write(t, filepath.Join(f.ws, "m.go"), "package m\n\nfunc F() int { return \"not an int\" }\n")
+	out, _ := f.run(t, Request{}, "make && echo MADE; make "+f.outside+"/out.txt || echo OUTSIDE-REFUSED; "+gopls+" check m.go; echo GOPLS-DONE")
+	if b, _ := os.ReadFile(filepath.Join(f.ws, "out.txt")); string(b) != "made\n" || !strings.Contains(out, "MADE") {
+		t.Errorf("make in the workspace:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(f.outside, "out.txt")); err == nil || !strings.Contains(out, "OUTSIDE-REFUSED") {
+		t.Errorf("make outside:\n%s", out)
+	}
+	if !strings.Contains(out, "m.go:3") || !strings.Contains(out, "GOPLS-DONE") {
+		t.Errorf("gopls did not report the type error:\n%s", out)
+	}
+}

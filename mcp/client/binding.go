@@ -73,7 +73,10 @@ type binding struct {
 	sampled  SamplingUsage
 	// charging are the calls in flight that carry their session's Charge,
 	// by a key of their own (see charger).
-	charges  map[uint64]callCharge
+	charges map[uint64]callCharge
+	// pauses stop the timeouts of the calls in flight, by the same keys
+	// (see pauseCalls).
+	pauses   map[uint64]func() (resume func())
 	nextCall uint64
 }
 
@@ -85,7 +88,7 @@ type callCharge struct {
 
 func newBinding(m *Manager, d Definition) *binding {
 	b := &binding{def: d, m: m, state: StateConfigured, secrets: d.secrets(), progress: map[string]func(string){},
-		charges: map[uint64]callCharge{}}
+		charges: map[uint64]callCharge{}, pauses: map[uint64]func() func(){}}
 	b.log = m.log.With("mcp_server", d.Name)
 	if d.Disabled {
 		b.state = StateDisabled
@@ -517,6 +520,43 @@ func (b *binding) charging(session string, charge func(agent.Usage, float64)) (d
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		delete(b.charges, key)
+	}
+}
+
+// pausing records a call in flight whose timeout pause stops, until the
+// returned function is called.
+func (b *binding) pausing(pause func() (resume func())) (done func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nextCall++
+	key := b.nextCall
+	b.pauses[key] = pause
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(b.pauses, key)
+	}
+}
+
+// pauseCalls stops the timeouts of the calls an elicitation may be for
+// while a person answers it: the call whose context it came in
+// (multi-round-trip), else every call in flight on the server, since a
+// server on an older protocol asks over its connection, unrelated to any
+// call.
+func (b *binding) pauseCalls(ctx context.Context) (resume func()) {
+	if pause, ok := ctx.Value(pauseKey{}).(func() func()); ok {
+		return pause()
+	}
+	b.mu.Lock()
+	var resumes []func()
+	for _, pause := range b.pauses {
+		resumes = append(resumes, pause())
+	}
+	b.mu.Unlock()
+	return func() {
+		for _, r := range resumes {
+			r()
+		}
 	}
 }
 

@@ -58,7 +58,9 @@ func (b *binding) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elic
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	b.log.Info("mcp server asks the human", "mode", e.Mode, "fields", len(e.Fields))
+	resume := b.pauseCalls(ctx) // the person's time is not the call's
 	ans, err := b.m.opts.Gate.Elicit(ctx, e)
+	resume()
 	switch {
 	case errors.Is(err, ErrNoHuman):
 		return &mcp.ElicitResult{Action: "decline"}, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/mcp/client"
 )
@@ -26,7 +27,8 @@ func (g *gateFunc) Elicit(ctx context.Context, e client.Elicitation) (client.Eli
 	return g.f(ctx, e)
 }
 
-func callText(t *testing.T, m *client.Manager, name string) string {
+// ready waits for m's servers and returns their tools.
+func ready(t *testing.T, m *client.Manager) []tool.Tool {
 	t.Helper()
 	if err := m.Wait(context.Background()); err != nil {
 		t.Fatal(err)
@@ -35,7 +37,12 @@ func callText(t *testing.T, m *client.Manager, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := find(t, tools, name).Run(context.Background(), (&recorder{}).env(), json.RawMessage(`{}`))
+	return tools
+}
+
+func callText(t *testing.T, m *client.Manager, name string) string {
+	t.Helper()
+	res, err := find(t, ready(t, m), name).Run(context.Background(), (&recorder{}).env(), json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,20 +91,42 @@ func TestElicitationAnsweredDeclinedUnanswered(t *testing.T) {
 			t.Errorf("ask = %q; want decline", got)
 		}
 	})
-	t.Run("unanswered", func(t *testing.T) {
-		released := make(chan error, 1)
+	t.Run("answered after the call's timeout", func(t *testing.T) {
+		// The person's time is not the call's: the timeout stops while
+		// the form is open.
+		g := &gateFunc{f: func(context.Context, client.Elicitation) (client.ElicitAnswer, error) {
+			time.Sleep(time.Second)
+			return client.ElicitAnswer{Action: "accept", Content: map[string]any{"colour": "red", "count": 1}}, nil
+		}}
+		d := fake(t, "s", "ok")
+		d.CallTimeout = 300 * time.Millisecond
+		m := client.New([]client.Definition{d}, client.Options{Children: newRegistry(t), Gate: g})
+		defer m.Close()
+		if got := callText(t, m, "s_ask"); got != `accept {"colour":"red","count":1}` {
+			t.Errorf("ask = %q; want the answer given after the call's timeout", got)
+		}
+	})
+	t.Run("unanswered until the call is cancelled", func(t *testing.T) {
+		asked, released := make(chan struct{}), make(chan error, 1)
 		g := &gateFunc{f: func(ctx context.Context, _ client.Elicitation) (client.ElicitAnswer, error) {
+			close(asked)
 			<-ctx.Done()
 			released <- ctx.Err()
 			return client.ElicitAnswer{}, ctx.Err()
 		}}
 		d := fake(t, "s", "ok")
-		d.CallTimeout = 500 * time.Millisecond
+		d.CallTimeout = 300 * time.Millisecond
 		m := client.New([]client.Definition{d}, client.Options{Children: newRegistry(t), Gate: g})
 		defer m.Close()
-		got := callText(t, m, "s_ask")
-		if !strings.Contains(got, string(client.FailureCallTimeout)) {
-			t.Errorf("ask = %q; want the call timeout", got)
+		tools := ready(t, m)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			<-asked
+			time.Sleep(time.Second) // nobody answers, well past the call's timeout
+			cancel()
+		}()
+		if _, err := find(t, tools, "s_ask").Run(ctx, (&recorder{}).env(), json.RawMessage(`{}`)); err == nil {
+			t.Error("a cancelled call returned no error")
 		}
 		if err := <-released; err == nil {
 			t.Error("the gate was not released when the call ended")

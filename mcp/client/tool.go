@@ -129,8 +129,20 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	}
 	token, done := t.b.watchProgress(progress)
 	defer done()
-	callCtx, cancel := context.WithTimeout(ctx, def.callTimeout())
-	defer cancel()
+	clock := tool.NewClock(ctx, def.callTimeout())
+	defer clock.Stop()
+	// A person answering the server's elicitation stops the call's
+	// timeout, and the loop's, which bounds the call too.
+	pause := func() func() {
+		resume := clock.Pause()
+		if env == nil || env.Pause == nil {
+			return resume
+		}
+		resumeLoop := env.Pause()
+		return func() { resume(); resumeLoop() }
+	}
+	defer t.b.pausing(pause)()
+	callCtx := context.WithValue(clock, pauseKey{}, pause)
 	if env != nil && env.Charge != nil {
 		// A sampling request made within the call (multi-round-trip)
 		// is served under callCtx; one an older server sends meanwhile
@@ -153,7 +165,7 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 		switch {
 		case ctx.Err() != nil:
 			return tool.Result{}, ctx.Err()
-		case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		case clock.Expired():
 			return t.errResult(fmt.Sprintf("mcp server %s: %s: %s did not answer within %s; the call was cancelled",
 				def.Name, FailureCallTimeout, t.raw.Name, def.callTimeout())), nil
 		case c.isDead() || c.exitStatus() != "" || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF):
@@ -256,3 +268,7 @@ func convert(name string, res *mcp.CallToolResult) tool.Result {
 // chargeKey holds, in a tool call's context, the function that charges
 // model use to the call's session (tool.Env.Charge).
 type chargeKey struct{}
+
+// pauseKey holds, in a tool call's context, the function that stops the
+// call's timeout (see binding.pauseCalls).
+type pauseKey struct{}

@@ -84,7 +84,7 @@ func TestLookupRanksLikeAnExpert(t *testing.T) {
 		t.Errorf("signature = %q", sig)
 	}
 	if !strings.HasPrefix(text, "a/a.go:6:6 func ParseInvocation(text string) (name, args string, ok bool)\n") ||
-		!strings.Contains(out.Note, "fuzzy: true") || !strings.Contains(out.Note, `1 matches in dependencies (scope "all")`) {
+		out.Note != "not listed: 2 partial or fuzzy matches (fuzzy: true)" {
 		t.Errorf("ParseInvocation text =\n%s\nnote %q", text, out.Note)
 	}
 	if size > 1000 {
@@ -146,6 +146,11 @@ func TestLookupRanksLikeAnExpert(t *testing.T) {
 		t.Fatalf("Build with limit 1 = %v\n%s", paths(out.Symbols), text)
 	}
 
+	// A name only a dependency declares is found there.
+	var desc DescribeSymbolOutput
+	if text, isErr := call(t, cs, "describe_symbol", map[string]any{"symbol": "dep.Service"}, &desc); isErr || len(desc.Descriptions) != 1 || !desc.Descriptions[0].Symbol.Dependency || desc.Descriptions[0].Doc != "Service serves." {
+		t.Fatalf("describe_symbol dep.Service = %+v\n%s", desc, text)
+	}
 	// Tools that take a name pick the project's declaration over the
 	// dependency's.
 	var refs FindReferencesOutput
@@ -184,5 +189,37 @@ func TestServersStartAtFirstContact(t *testing.T) {
 	}
 	if st := goState(srv); st == diagnostics.StateRunning || st == diagnostics.StateStarting {
 		t.Errorf("after Close, gopls is %q", st)
+	}
+}
+
+// TestAnswersStayWithinTheirLimits: outline and describe_symbol list what
+// their limit allows and say what they left out and how to get it.
+func TestAnswersStayWithinTheirLimits(t *testing.T) {
+	root, _ := rankModule(t)
+	_, cs := connect(t, root)
+
+	var outline OutlineOutput
+	text, isErr := call(t, cs, "outline", map[string]any{"path": "a/a.go", "limit": 1}, &outline)
+	if isErr || len(outline.Symbols) != 1 || outline.Symbols[0].Name != "ParseInvocation" || outline.Note != "2 more declarations not listed: raise limit (to 3 for all)" {
+		t.Fatalf("outline with limit 1 = %+v\n%s", outline, text)
+	}
+	var whole OutlineOutput
+	if text, isErr = call(t, cs, "outline", map[string]any{"path": "a/a.go"}, &whole); isErr || len(whole.Symbols) != 3 || whole.Note != "" {
+		t.Fatalf("outline = %+v\n%s", whole, text)
+	}
+
+	var desc DescribeSymbolOutput
+	text, isErr = call(t, cs, "describe_symbol", map[string]any{"symbol": "ParseInvocation", "limit": 30}, &desc)
+	if isErr || len(desc.Descriptions) != 1 || desc.Descriptions[0].Cut == 0 || !strings.Contains(text, "more bytes of it: raise limit to") {
+		t.Fatalf("describe_symbol with limit 30 = %+v\n%s", desc, text)
+	}
+	d := desc.Descriptions[0]
+	if len(d.Signature)+len(d.Doc)+len(d.Hover) > 30 {
+		t.Errorf("describe_symbol with limit 30 kept %d bytes: %+v", len(d.Signature)+len(d.Doc)+len(d.Hover), d)
+	}
+	desc = DescribeSymbolOutput{}
+	text, isErr = call(t, cs, "describe_symbol", map[string]any{"symbol": "ParseInvocation"}, &desc)
+	if d := desc.Descriptions[0]; isErr || d.Cut != 0 || !strings.HasPrefix(d.Signature, "func ParseInvocation(text string)") || d.Doc != "ParseInvocation splits a command line." || d.Hover != "" {
+		t.Fatalf("describe_symbol = %+v\n%s", desc, text)
 	}
 }

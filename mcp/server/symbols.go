@@ -111,7 +111,7 @@ func (s *Server) resolve(ctx context.Context, symbol, path string) ([]diagnostic
 		last = symbol[i+1:]
 	}
 	var near []string
-	if found, _, err := s.findSymbols(ctx, last, nil, nil); err == nil {
+	if found, _, err := s.findSymbols(ctx, last, nil, nil, scopeWorkspace); err == nil {
 		for _, f := range found {
 			if len(near) == 8 {
 				break

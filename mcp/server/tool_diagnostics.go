@@ -23,6 +23,7 @@ import (
 type DiagnosticsInput struct {
 	Paths    []string `json:"paths,omitempty" jsonschema:"files or directories to check, relative to the project root; empty checks the whole project" example:"[\"internal/parse/parse.go\"]"`
 	Severity string   `json:"severity,omitempty" jsonschema:"the least severe problems to include: error, warning, information or hint (the default)" example:"\"warning\""`
+	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many problems, the most severe first (default 50, at most 200); the counts are always complete" example:"100"`
 }
 
 // Problem is one diagnostic a language server reported.
@@ -119,13 +120,17 @@ func (s *Server) addDiagnostics() {
 		Title: "Problems in files",
 		Description: "The language servers' errors and warnings for files or directories of the project (or all of it), " +
 			"for the files' current content on disk: the call waits for each server's answer for that content. " +
-			"Problems are data, not failures: a clean file has none.",
+			"Problems are data, not failures: a clean file has none. Lists 50 problems, the most severe first, unless limit " +
+			"says more; the counts are always complete and a note says what was left out.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.diagnostics)
 }
 
 func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (DiagnosticsOutput, string, error) {
 	var out DiagnosticsOutput
+	if in.Limit < 0 || in.Limit > maxProblems {
+		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to %d, or leave it out for %d", in.Limit, maxProblems, defaultProblems)
+	}
 	minRank := severityRank("hint")
 	if in.Severity != "" {
 		minRank = severityRank(in.Severity)
@@ -191,14 +196,18 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 		total += len(fp.Problems)
 		all = append(all, fp)
 	}
-	listed := capProblems(all, maxProblems)
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultProblems
+	}
+	listed := capProblems(all, limit)
 	for _, fp := range all {
 		if len(fp.Problems) > 0 || fp.Stale {
 			out.Files = append(out.Files, fp)
 		}
 	}
 	if listed < total {
-		note := fmt.Sprintf("%d of %d problems listed, the most severe first (the counts are complete): ask for severity error or name fewer files for the rest", listed, total)
+		note := fmt.Sprintf("%d of %d problems listed, the most severe first (the counts are complete): raise limit (at most %d), ask for severity error or name fewer files for the rest", listed, total, maxProblems)
 		if out.Note != "" {
 			out.Note += "; "
 		}
@@ -210,6 +219,10 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 // maxProblems caps the problems one diagnostics answer lists, so that it
 // stays well under 25k tokens.
 const maxProblems = 200
+
+// defaultProblems is how many problems a diagnostics answer lists unless
+// asked: about 5 KB of text.
+const defaultProblems = 50
 
 // capProblems keeps at most limit problems across files, dropping the
 // least severe first, then the last files' errors; it returns how many

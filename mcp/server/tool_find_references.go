@@ -66,6 +66,8 @@ func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (Fi
 		}
 		for _, r := range refs {
 			sp := s.span(ls, r)
+			// A reference is the name: where it starts says all.
+			sp.EndLine, sp.EndColumn = 0, 0
 			key := Span{Path: sp.Path, Line: sp.Line, Column: sp.Column}
 			if seen[key] {
 				continue

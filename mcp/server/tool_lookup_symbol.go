@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,7 +85,7 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 		}
 		return false
 	}
-	ranked, missing, err := s.findSymbols(ctx, in.Query, in.Kinds, keep)
+	ranked, missing, err := s.findSymbols(ctx, in.Query, in.Kinds, keep, scope)
 	if err != nil {
 		return out, "", err
 	}
@@ -125,7 +126,8 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 	if len(kept) == 0 {
 		fmt.Fprintf(&b, "no symbol matches %q in the %s\n", in.Query, scopeWords(scope))
 	}
-	out.Note = lookupNote(in, limit, over, inexact, deps, scope)
+	exact := len(kept) > 0 && kept[0].match <= matchExactFold
+	out.Note = lookupNote(limit, over, inexact, deps, scope, !exact && s.pool.SearchesDependenciesApart(""))
 	if out.Note != "" {
 		b.WriteString(out.Note + "\n")
 	}
@@ -133,27 +135,59 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 	return out, strings.TrimRight(b.String(), "\n"), nil
 }
 
-// findSymbols asks every server for the query and ranks what they say.
+// findSymbols asks the servers for the query and ranks what they say:
+// the workspace's symbols, and the dependencies' too when the scope asks
+// for them or a qualified name is not the workspace's (json.Marshal).
 // A qualified name that none matches as written (a server that matches
 // names only) is asked again by its last part.
 //
 // keep, if set, is asked about each symbol before it is mapped, as in
 // diagnostics.SymbolQuery.
-func (s *Server) findSymbols(ctx context.Context, name string, kinds []string, keep func(name, container, path string) bool) ([]rankedSymbol, []string, error) {
+func (s *Server) findSymbols(ctx context.Context, name string, kinds []string, keep func(name, container, path string) bool, scope string) ([]rankedSymbol, []string, error) {
 	q := parseQuery(name)
-	ask := func(text string) ([]rankedSymbol, []string, error) {
-		found, err := s.pool.Symbols(ctx, text, diagnostics.SymbolQuery{Kinds: kinds, Limit: 1000, Keep: keep})
+	var found []diagnostics.Symbol
+	var missing []string
+	seen := map[diagnostics.Location]bool{}
+	ask := func(text string, deps bool) error {
+		syms, err := s.pool.Symbols(ctx, text, diagnostics.SymbolQuery{Kinds: kinds, Limit: 1000, Keep: keep, Dependencies: deps})
 		var partial *diagnostics.PartialError
 		if err != nil && !errors.As(err, &partial) {
+			return err
+		}
+		for _, m := range missingParts(partial) {
+			if !slices.Contains(missing, m) {
+				missing = append(missing, m)
+			}
+		}
+		for _, sym := range syms {
+			if !seen[sym.Location] {
+				seen[sym.Location] = true
+				found = append(found, sym)
+			}
+		}
+		return nil
+	}
+	matched := func() bool {
+		r := rankSymbols(s.root.Dir, q, found)
+		return len(r) > 0 && r[0].match <= matchSubstring
+	}
+	apart := s.pool.SearchesDependenciesApart("")
+	if scope != scopeDependencies || !apart {
+		if err := ask(q.full, false); err != nil {
 			return nil, nil, err
 		}
-		return rankSymbols(s.root.Dir, q, found), missingParts(partial), nil
 	}
-	ranked, missing, err := ask(q.full)
-	if err != nil || q.qual == "" || (len(ranked) > 0 && ranked[0].match <= matchSubstring) {
-		return ranked, missing, err
+	if apart && (scope != scopeWorkspace || q.qual != "" && !matched()) {
+		if err := ask(q.full, true); err != nil {
+			return nil, nil, err
+		}
 	}
-	return ask(q.last)
+	if q.qual != "" && !matched() {
+		if err := ask(q.last, false); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rankSymbols(s.root.Dir, q, found), missing, nil
 }
 
 func scopeWords(scope string) string {
@@ -166,8 +200,10 @@ func scopeWords(scope string) string {
 	return "project (scope \"all\" searches its dependencies too)"
 }
 
-// lookupNote says what a lookup left out and how to get it.
-func lookupNote(in LookupSymbolInput, limit, over, inexact, deps int, scope string) string {
+// lookupNote says what a lookup left out and how to get it; unsearched
+// says the dependencies were not searched, which matters when the name
+// was not found exactly.
+func lookupNote(limit, over, inexact, deps int, scope string, unsearched bool) string {
 	var parts []string
 	if over > 0 {
 		parts = append(parts, fmt.Sprintf("%d more over the limit (raise limit to %d)", over, min(200, limit+over)))
@@ -175,8 +211,13 @@ func lookupNote(in LookupSymbolInput, limit, over, inexact, deps int, scope stri
 	if inexact > 0 {
 		parts = append(parts, fmt.Sprintf("%d partial or fuzzy matches (fuzzy: true)", inexact))
 	}
-	if deps > 0 && scope == scopeWorkspace {
-		parts = append(parts, fmt.Sprintf("%d matches in dependencies (scope \"all\")", deps))
+	if scope == scopeWorkspace {
+		switch {
+		case deps > 0:
+			parts = append(parts, fmt.Sprintf("%d matches in dependencies (scope \"all\")", deps))
+		case unsearched:
+			parts = append(parts, "dependencies, not searched (scope \"all\")")
+		}
 	}
 	if len(parts) == 0 {
 		return ""

@@ -104,26 +104,32 @@ func TestResultsStayWithinBudget(t *testing.T) {
 		src.WriteString("}\n")
 		writeFile(t, filepath.Join(root, "c", fmt.Sprintf("f%d.go", f)), src.String())
 	}
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{"paths": []string{"c"}}})
-	if err != nil || res.IsError {
-		t.Fatalf("diagnostics = %v, %v", res, err)
-	}
-	var out DiagnosticsOutput
-	data, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	listed := 0
-	for _, f := range out.Files {
-		listed += len(f.Problems)
-	}
 	// (gopls may stop short of 300 in one package: what matters is more
-	// than the cap.)
-	if out.Counts.Error <= maxProblems || listed != maxProblems || !strings.Contains(out.Note, fmt.Sprintf("%d of %d problems listed", maxProblems, out.Counts.Error)) {
-		t.Fatalf("counts %+v, %d listed, note %q", out.Counts, listed, out.Note)
-	}
-	if size := len(data) + len(toolText(res)); size > maxResult {
-		t.Errorf("the result takes %d bytes; the budget is %d", size, maxResult)
+	// than the cap.) The default lists fewer, and says how to get more.
+	for _, c := range []struct{ limit, listed int }{{maxProblems, maxProblems}, {0, defaultProblems}} {
+		args := map[string]any{"paths": []string{"c"}}
+		if c.limit > 0 {
+			args["limit"] = c.limit
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "diagnostics", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("diagnostics = %v, %v", res, err)
+		}
+		var out DiagnosticsOutput
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatal(err)
+		}
+		listed := 0
+		for _, f := range out.Files {
+			listed += len(f.Problems)
+		}
+		if out.Counts.Error <= maxProblems || listed != c.listed || !strings.Contains(out.Note, fmt.Sprintf("%d of %d problems listed", c.listed, out.Counts.Error)) || !strings.Contains(out.Note, "raise limit") {
+			t.Fatalf("limit %d: counts %+v, %d listed, note %q", c.limit, out.Counts, listed, out.Note)
+		}
+		if size := len(data) + len(toolText(res)); size > maxResult {
+			t.Errorf("the result takes %d bytes; the budget is %d", size, maxResult)
+		}
 	}
 }
 

@@ -101,6 +101,21 @@ type options struct {
 	images func() bool
 	// models change the catalog's entries (a text-only model).
 	models map[string]llm.ModelOverride
+	// timeouts give the named built-in tools a timeout of the test's in
+	// place of their own.
+	timeouts map[string]time.Duration
+}
+
+// shortTimeout is a tool whose timeout the test set.
+type shortTimeout struct {
+	tool.Tool
+	d time.Duration
+}
+
+func (s shortTimeout) Info() tool.Info {
+	info := s.Tool.Info()
+	info.Timeout = s.d
+	return info
 }
 
 // env is a running darman with its client.
@@ -158,6 +173,11 @@ func start(t testing.TB, o options) *env {
 				return nil, fmt.Errorf("darman.json: model: %q is not a provider/model-id", "nonsense")
 			}
 			tools := tool.Builtins(tool.Options{NoRipgrep: true})
+			for i, tl := range tools {
+				if d, ok := o.timeouts[tl.Info().Name]; ok {
+					tools[i] = shortTimeout{tl, d}
+				}
+			}
 			var (
 				cps     session.Checkpoints
 				reverts acp.Checkpoints

@@ -99,7 +99,11 @@ func TestAgentsOverLSP(t *testing.T) {
 	if err := e.client.command("darman.prompt", map[string]any{"prompt": "hi", "agent": "nobody"}, nil); err == nil || !strings.Contains(err.Error(), "the agents are build, plan") {
 		t.Errorf("an unknown agent: %v", err)
 	}
-	if err := e.client.command("darman.prompt", map[string]any{"prompt": "hi", "agent": "code-reviewer"}, nil); err == nil {
+	// A file that says mode: subagent runs only under the task tool (a
+	// Claude Code file without a mode, such as code-reviewer, runs when
+	// named, as claude --agent runs it).
+	e.write(".darman/agent/helper.md", "---\ndescription: Helps the task tool\nmode: subagent\n---\nHelp.\n")
+	if err := e.client.command("darman.prompt", map[string]any{"prompt": "hi", "agent": "helper"}, nil); err == nil {
 		t.Error("a sub-agent ran a session's turn")
 	}
 

@@ -102,6 +102,31 @@ type options struct {
 	// checkpoints takes snapshots before the turns' steps (a real
 	// checkpoint.Keeper in the test's data directory), for revert.
 	checkpoints bool
+	// timeouts give the named built-in tools a timeout of the test's in
+	// place of their own.
+	timeouts map[string]time.Duration
+}
+
+// timed is a tool with a timeout of the test's.
+type timed struct {
+	tool.Tool
+	timeout time.Duration
+}
+
+func (t timed) Info() tool.Info {
+	info := t.Tool.Info()
+	info.Timeout = t.timeout
+	return info
+}
+
+// withTimeouts gives the tools named in timeouts those timeouts.
+func withTimeouts(tools []tool.Tool, timeouts map[string]time.Duration) []tool.Tool {
+	for i, tl := range tools {
+		if d, ok := timeouts[tl.Info().Name]; ok {
+			tools[i] = timed{tl, d}
+		}
+	}
+	return tools
 }
 
 // env is a running server with its client.
@@ -188,7 +213,7 @@ func start(t testing.TB, o options) *env {
 				return provider, id, nil
 			},
 			Workspace: setup.Workspace,
-			Tools:     tool.Builtins(tool.Options{NoRipgrep: true}),
+			Tools:     withTimeouts(tool.Builtins(tool.Options{NoRipgrep: true}), o.timeouts),
 			Rules:     rules,
 			Asker:     setup.Asker,
 			Agents:    setup.Agents,

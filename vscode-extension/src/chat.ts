@@ -18,7 +18,7 @@ import type {
   TurnState,
   WebviewMessage,
 } from "../shared/protocol";
-import { DiffContent } from "./diff";
+import { DiffContent, proposedScheme } from "./diff";
 import { fetchImage, imageArgs } from "./images";
 import { openPatch, runRevert } from "./revert";
 
@@ -290,12 +290,22 @@ export class ChatController {
     });
   }
 
-  /** darman/openDiff: the change a tool made, beside the editor without taking focus. */
+  /**
+   * darman/openDiff, and a card's "Open diff": the change a tool proposes
+   * or made, beside the editor without taking focus. The right side is the
+   * file itself when it holds the new text (so it can be edited there),
+   * else the new text: a change waiting for approval, or one a later edit
+   * went over.
+   */
   async openDiff(p: { uri: string; oldText: string; newText?: string; title?: string }): Promise<void> {
     const target = vscode.Uri.parse(p.uri);
     const before = this.o.diffs.put(target, p.oldText);
+    let after: vscode.Uri = target;
+    if (p.newText !== undefined && (await currentText(target)) !== p.newText) {
+      after = this.o.diffs.put(target, p.newText, proposedScheme);
+    }
     const title = p.title || `${target.path.split("/").pop()} (darman)`;
-    await vscode.commands.executeCommand("vscode.diff", before, target, title, { preview: true, preserveFocus: true });
+    await vscode.commands.executeCommand("vscode.diff", before, after, title, { preview: true, preserveFocus: true });
   }
 
   // ---- from the editor ----
@@ -605,4 +615,13 @@ export function errorText(err: unknown): string {
 export function primaryAgents(agents: AgentInfo[] | undefined): AgentInfo[] {
   if (!Array.isArray(agents)) return [];
   return agents.filter((a) => a && typeof a.name === "string" && a.mode !== "subagent");
+}
+
+/** The text of a file as the editor has it, or undefined when it has none. */
+async function currentText(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return (await vscode.workspace.openTextDocument(uri)).getText();
+  } catch {
+    return undefined;
+  }
 }

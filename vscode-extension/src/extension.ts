@@ -13,7 +13,7 @@ import { ChatController, errorText } from "./chat";
 import { configurationAnswer, DarmanOptIns } from "./client";
 import { InlineCompletions } from "./completion";
 import { chipFor, fixProblemsPrompt } from "./context";
-import { DiffContent, diffScheme } from "./diff";
+import { DiffContent, diffScheme, proposedScheme } from "./diff";
 import { applyEditAndSave } from "./edits";
 import { answerElicit, type ElicitRequest } from "./elicit";
 import { ChatViewProvider, viewId } from "./panel";
@@ -86,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     completions,
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, diffs),
+    vscode.workspace.registerTextDocumentContentProvider(proposedScheme, diffs),
     vscode.window.registerWebviewViewProvider(
       viewId,
       {

@@ -47,6 +47,7 @@ let skip: string | false = false;
 const posted: HostMessage[] = [];
 const states: ChatState[] = [];
 let chat: ChatController;
+const diffs = new DiffContent();
 
 before(async () => {
   testing.reset();
@@ -60,7 +61,7 @@ before(async () => {
   chat = new ChatController({
     server: { executeCommand: (command, argument) => c.sendRequest("workspace/executeCommand", { command, arguments: argument ? [argument] : [] }) },
     memento: new MemoryMemento() as never,
-    diffs: new DiffContent(),
+    diffs,
     configuredModel: () => "",
     reveal: () => {},
     onState: (s) => states.push(s),
@@ -138,6 +139,15 @@ test("a prompt from the panel runs a turn whose edit is approved in the panel, a
   assert.equal(right.fsPath, main);
   assert.equal(left.scheme, "darman-before");
   assert.equal(new DiffContent().provideTextDocumentContent(left), "", "another DiffContent has no text for it");
+  // A card's "Open diff" before the change is on disk (a permission
+  // question) shows the proposed text on the right, not the file twice.
+  record.executed.length = 0;
+  await chat.handle({ type: "openDiff", uri: vscode.Uri.file(main).toString(), oldText: fixed, newText: fixed + "// proposed\n", title: "edit: main.go" });
+  const proposed = await until(() => record.executed.find((e) => e.command === "vscode.diff"), "vscode.diff of a proposal");
+  const [pLeft, pRight] = proposed.args as [vscode.Uri, vscode.Uri];
+  assert.equal(pRight.scheme, "darman-proposed", "the right side is the proposal");
+  assert.equal(diffs.provideTextDocumentContent(pRight), fixed + "// proposed\n");
+  assert.equal(diffs.provideTextDocumentContent(pLeft), fixed);
   // The status bar showed the turn running, then stopped spinning.
   assert.ok(states.some((s) => s.running === 1));
   assert.equal(states.at(-1)?.running, 0);

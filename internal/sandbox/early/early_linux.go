@@ -30,8 +30,8 @@ func init() {
 	if len(args) > 0 && args[0] == "--probe" {
 		syscall.Exit(Probe(args[1:]))
 	}
-	if len(args) > 0 && args[0] == Hold {
-		return // the namespace holder is darman's (internal/sandbox)
+	if len(args) > 0 && (args[0] == Hold || args[0] == Init) {
+		return // the namespace holder and the PID namespace's init are darman's (internal/sandbox)
 	}
 	pol, code, msg := Parse(args, false)
 	if code != 0 {
@@ -65,6 +65,11 @@ const Subcommand = "sandbox-exec"
 // Hold, after Subcommand, starts the namespace holder of internal/sandbox
 // (holder_linux.go), which this package leaves to darman.
 const Hold = "--hold"
+
+// Init, after Subcommand, starts the init of the commands' PID namespace
+// (internal/sandbox's pidns_linux.go), which this package leaves to
+// darman.
+const Init = "--init"
 
 // cmdlineArgs returns the arguments after "sandbox-exec" when it is this
 // process's first argument, read from /proc/self/cmdline.
@@ -250,8 +255,20 @@ func Probe(ids []string) int {
 		syscall.Write(2, []byte(prefix+err.Error()+"\n"))
 		return CodeNoView
 	}
+	// Started as a PID namespace's first process: its /proc can be
+	// mounted (a kernel may refuse one where /proc is partly hidden).
+	if syscall.Getpid() == 1 {
+		if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+			syscall.Write(2, []byte(prefix+"mount a PID namespace's /proc: "+err.Error()+"\n"))
+			return CodeNoPID
+		}
+	}
 	return 0
 }
+
+// CodeNoPID is the probe's exit code when it has the read-only view but
+// cannot mount its PID namespace's /proc.
+const CodeNoPID = 4
 
 // CodeNoView is the probe's exit code when a namespace can be made but
 // the kernel lacks the mount API the read-only view needs.

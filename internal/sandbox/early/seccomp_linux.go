@@ -421,6 +421,10 @@ func filter(families []uint32, g guard) []syscall.SockFilter {
 	return program(runtime.GOARCH, families, g)
 }
 
+// FilterKnown reports whether the filter knows this machine's system
+// calls (no filter is installed elsewhere).
+func FilterKnown() bool { return filter(nil, guard{}) != nil }
+
 // program is filter for a Go architecture.
 func program(goarch string, families []uint32, g guard) []syscall.SockFilter {
 	var native, compat arch

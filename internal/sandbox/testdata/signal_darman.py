@@ -79,7 +79,11 @@ def vm_read(t, addr, n):
 
 
 P = int(sys.argv[1])
-tids = sorted(int(t) for t in os.listdir("/proc/%d/task" % P))
+try:
+    tids = sorted(int(t) for t in os.listdir("/proc/%d/task" % P))
+except OSError:
+    # In the sandbox's PID namespace the victim is not in /proc.
+    tids = sorted(int(t) for t in os.environ["VICTIM_TIDS"].split(","))
 attempts = [
     ("kill", lambda t: sc("kill", t, SIGKILL)),
     ("kill-high-half", lambda t: sc("kill", (1 << 32) | t, SIGKILL)),

@@ -4,8 +4,8 @@
 // question its first) and warm (the median of repeated asks).
 //
 //	go build -o bin/darman ./cmd/darman
-//	go run ./scripts/benchmcp -darman bin/darman -root . -set darman
-//	go run ./scripts/benchmcp -darman bin/darman -root "$(go env GOROOT)/src" -set goroot
+//	go run ./mcp/benchmcp -darman bin/darman -root . -set darman
+//	go run ./mcp/benchmcp -darman bin/darman -root "$(go env GOROOT)/src" -set goroot
 //
 // Bytes are the answer's text (what a client shows the model) and, for
 // darman, the text and its structured content together (what crosses the
@@ -51,13 +51,30 @@ func questions(set, root string) ([]question, error) {
 		return question{name: "diagnostics of `" + file + "`", darmanTool: "diagnostics", darmanArgs: map[string]any{"paths": []string{file}},
 			goplsTool: "go_diagnostics", goplsArgs: map[string]any{"files": []string{abs(file)}}, coldEnabled: true}
 	}
+	darmanOnly := func(name, tool string, args map[string]any, cold bool) question {
+		return question{name: name, darmanTool: tool, darmanArgs: args, coldEnabled: cold}
+	}
 	switch set {
+	case "typescript":
+		return []question{
+			darmanOnly("find `withTax` by name", "lookup_symbol", map[string]any{"query": "withTax"}, true),
+			darmanOnly("find `withta` (a prefix)", "lookup_symbol", map[string]any{"query": "withta"}, false),
+			darmanOnly("references of `withTax`", "find_references", map[string]any{"symbol": "withTax", "path": "src/price.ts"}, false),
+			darmanOnly("diagnostics of `src/cart.ts`", "diagnostics", map[string]any{"paths": []string{"src/cart.ts"}}, true),
+		}, nil
+	case "python":
+		return []question{
+			darmanOnly("find `with_tax` by name", "lookup_symbol", map[string]any{"query": "with_tax"}, true),
+			darmanOnly("find `with_ta` (a prefix)", "lookup_symbol", map[string]any{"query": "with_ta"}, false),
+			darmanOnly("references of `with_tax`", "find_references", map[string]any{"symbol": "with_tax", "path": "shop/price.py"}, false),
+			darmanOnly("diagnostics of `shop/cart.py`", "diagnostics", map[string]any{"paths": []string{"shop/cart.py"}}, true),
+		}, nil
 	case "darman":
 		return []question{lookup("ParseInvocation"), lookup("Service"), refs("ParseInvocation", "agent/prompt/invoke.go"), diags("agent/prompt/invoke.go")}, nil
 	case "goroot":
 		return []question{lookup("ParseInLocation"), lookup("Reader"), refs("ParseInLocation", "time/format.go"), diags("time/format.go")}, nil
 	}
-	return nil, fmt.Errorf("-set %q: darman (this repository) or goroot (the Go distribution's src)", set)
+	return nil, fmt.Errorf("-set %q: darman (this repository), goroot (the Go distribution's src), typescript or python (small projects written to -root, as the end-to-end tests write them)", set)
 }
 
 // answer is one call's cost.
@@ -127,11 +144,28 @@ func main() {
 	warm := flag.Int("warm", 5, "warm asks of each question (the median is shown)")
 	cold := flag.Bool("cold", true, "also ask the lookups and diagnostics of a fresh server")
 	runs = flag.Int("runs", 3, "fresh servers for each cold question (the median is shown)")
+	settle := flag.Duration("settle", 0, "how long a warm server is left to finish its own work (gopls diagnoses the whole workspace after loading it) before the warm asks")
 	show := flag.Bool("show", false, "print each warm answer's text")
 	flag.Parse()
 	dir, err := filepath.Abs(*root)
 	if err != nil {
 		fail(err)
+	}
+	if strings.ContainsRune(*darman, filepath.Separator) {
+		if *darman, err = filepath.Abs(*darman); err != nil { // the servers run in root
+			fail(err)
+		}
+	}
+	if files, ok := fixtures[*set]; ok {
+		for name, text := range files {
+			path := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				fail(err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				fail(err)
+			}
+		}
 	}
 	qs, err := questions(*set, dir)
 	if err != nil {
@@ -141,41 +175,74 @@ func main() {
 		{label: "gopls mcp", argv: []string{*gopls, "mcp"}, tool: func(q question) (string, map[string]any) { return q.goplsTool, q.goplsArgs }},
 		{label: "darman mcp", argv: []string{*darman, "mcp"}, tool: func(q question) (string, map[string]any) { return q.darmanTool, q.darmanArgs }},
 	}
+	if qs[0].goplsTool == "" {
+		servers[0].label = "" // no peer for this language
+		servers = servers[1:]
+	}
 	fmt.Printf("root %s, load average before: %s\n\n", dir, loadavg())
-	type row struct{ cells []string }
 	initMS := map[string]float64{}
 	coldMS := map[string]map[string]answer{}
 	warmA := map[string]map[string]answer{}
+	// coldAsk starts s fresh and asks q first: the time from the start to
+	// the answer, and to initialize's answer.
+	coldAsk := func(s server, q question) (answer, float64) {
+		cs, t0, err := s.start(dir)
+		if err != nil {
+			fail(fmt.Errorf("%s: %v", s.label, err))
+		}
+		init := float64(time.Since(t0).Microseconds()) / 1000
+		tool, args := s.tool(q)
+		a := ask(cs, tool, args)
+		a.ms = float64(time.Since(t0).Microseconds()) / 1000
+		cs.Close()
+		return a, init
+	}
 	for _, s := range servers {
 		coldMS[s.label], warmA[s.label] = map[string]answer{}, map[string]answer{}
-		if *cold {
-			var inits []float64
-			for _, q := range qs {
-				if !q.coldEnabled {
-					continue
-				}
-				var times []float64
-				var a answer
-				for range *runs {
-					cs, t0, err := s.start(dir)
-					if err != nil {
-						fail(fmt.Errorf("%s: %v", s.label, err))
-					}
-					inits = append(inits, float64(time.Since(t0).Microseconds())/1000)
-					tool, args := s.tool(q)
-					a = ask(cs, tool, args)
-					times = append(times, float64(time.Since(t0).Microseconds())/1000)
-					cs.Close()
-				}
-				a.ms = median(times)
-				coldMS[s.label][q.name] = a
-			}
-			initMS[s.label] = median(inits)
+	}
+	if *cold {
+		// One unmeasured start of each fills the caches both share (the
+		// OS's, gopls's file cache); then each cold run starts both, in
+		// turn, each first every other run, so both see the same load.
+		for _, s := range servers {
+			coldAsk(s, qs[0])
 		}
+		inits := map[string][]float64{}
+		for _, q := range qs {
+			if !q.coldEnabled {
+				continue
+			}
+			times := map[string][]float64{}
+			for run := range *runs {
+				for i := range servers {
+					s := servers[(i+run)%len(servers)]
+					a, init := coldAsk(s, q)
+					times[s.label] = append(times[s.label], a.ms)
+					inits[s.label] = append(inits[s.label], init)
+					a.ms = 0
+					coldMS[s.label][q.name] = a
+				}
+			}
+			for label, ts := range times {
+				a := coldMS[label][q.name]
+				a.ms = median(ts)
+				coldMS[label][q.name] = a
+			}
+		}
+		for label, v := range inits {
+			initMS[label] = median(v)
+		}
+	}
+	for _, s := range servers {
 		cs, _, err := s.start(dir)
 		if err != nil {
 			fail(fmt.Errorf("%s: %v", s.label, err))
 		}
+		for _, q := range qs {
+			tool, args := s.tool(q)
+			ask(cs, tool, args) // loads what the question needs
+		}
+		time.Sleep(*settle)
 		for _, q := range qs {
 			tool, args := s.tool(q)
 			first := ask(cs, tool, args)
@@ -202,18 +269,32 @@ func main() {
 		cs.Close()
 	}
 	kb := func(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
-	g, d := servers[0].label, servers[1].label
+	g, d := "gopls mcp", servers[len(servers)-1].label
+	if len(servers) == 1 {
+		g = "(no peer)"
+	}
 	fmt.Printf("| question | `%s` | `%s` text (wire) |\n|---|---|---|\n", g, d)
 	if *cold {
-		fmt.Printf("| start → initialize answered | %.0f ms | %.0f ms |\n", initMS[g], initMS[d])
+		peer := "—"
+		if len(servers) > 1 {
+			peer = fmt.Sprintf("%.0f ms", initMS[g])
+		}
+		fmt.Printf("| start → initialize answered | %s | %.0f ms |\n", peer, initMS[d])
 	}
 	for _, q := range qs {
-		if a, ok := coldMS[g][q.name]; ok {
-			b := coldMS[d][q.name]
-			fmt.Printf("| %s, cold (start → answer) | %.0f ms%s | %.0f ms%s |\n", q.name, a.ms, errNote(a), b.ms, errNote(b))
+		if b, ok := coldMS[d][q.name]; ok {
+			peer := "—"
+			if a, ok := coldMS[g][q.name]; ok {
+				peer = fmt.Sprintf("%.0f ms%s", a.ms, errNote(a))
+			}
+			fmt.Printf("| %s, cold (start → answer) | %s | %.0f ms%s |\n", q.name, peer, b.ms, errNote(b))
 		}
 		a, b := warmA[g][q.name], warmA[d][q.name]
-		fmt.Printf("| %s, warm | %.1f ms, %s%s | %.1f ms, %s (%s)%s |\n", q.name, a.ms, kb(a.text), errNote(a), b.ms, kb(b.text), kb(b.total), errNote(b))
+		peer := "—"
+		if len(servers) > 1 {
+			peer = fmt.Sprintf("%.1f ms, %s%s", a.ms, kb(a.text), errNote(a))
+		}
+		fmt.Printf("| %s, warm | %s | %.1f ms, %s (%s)%s |\n", q.name, peer, b.ms, kb(b.text), kb(b.total), errNote(b))
 	}
 	fmt.Printf("\nload average after: %s\n", loadavg())
 }
@@ -237,4 +318,24 @@ func loadavg() string {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "benchmcp:", err)
 	os.Exit(1)
+}
+
+// fixtures are the TypeScript and Python projects of the end-to-end tests
+// (cmd/darman's TestMCPTypeScript and TestMCPPython), for -set typescript
+// and python.
+var fixtures = map[string]map[string]string{
+	"typescript": {
+		"package.json":      `{"name": "shop", "private": true}` + "\n",
+		"tsconfig.json":     `{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}` + "\n",
+		"src/price.ts":      "/** The price with tax. */\nexport function withTax(cents: number): number {\n  return Math.round(cents * 1.2);\n}\n\nexport function withTaxRounded(cents: number): number {\n  return withTax(cents);\n}\n",
+		"src/cart.ts":       "import { withTax } from \"./price\";\n\nexport function total(items: number[]): number {\n  return items.map(withTax).reduce((a, b) => a + b, 0);\n}\n\nexport function priceWithTax(cents: number): number {\n  return withTax(cents);\n}\n",
+		"src/price.test.ts": "export function withTax() {}\n",
+	},
+	"python": {
+		"pyproject.toml":   "[project]\nname = \"shop\"\nversion = \"0.1\"\n",
+		"shop/__init__.py": "",
+		"shop/price.py":    "def with_tax(cents: int) -> int:\n    return round(cents * 1.2)\n\n\ndef with_tax_rounded(cents: int) -> int:\n    return with_tax(cents)\n",
+		"shop/cart.py":     "from shop.price import with_tax\n\n\ndef price_with_tax(items: list[int]) -> int:\n    return sum(with_tax(i) for i in items)\n",
+		"tests/helpers.py": "def with_tax(cents):\n    return cents\n",
+	},
 }

@@ -1,0 +1,270 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/darman-dev/darman/internal/sandbox/early"
+)
+
+// The PID namespace the commands run in, and its /proc.
+//
+// A command must see only the sandbox's processes: the /proc of the
+// machine shows every process, and the environment of darman's own parent
+// (tokens, keys) in /proc/PID/environ. A PID namespace gives a /proc of
+// its own, but its procfs can only be mounted by a process inside it, and
+// os/exec's child runs no code of darman's before execve: the command
+// itself would be the namespace's first process (its init, which the
+// kernel keeps the signals without a handler from, so ^C and darman's
+// SIGTERM would do nothing). So the namespace is made once, by a small
+// init of its own, "darman sandbox-exec --init" (initNS): started in a new
+// PID and mount namespace, it mounts the namespace's procfs on /proc in
+// its mount namespace, sends darman that mount namespace and its PID
+// namespace as descriptors, then reaps what is left to it until darman
+// goes. Each command's thread enters that mount namespace (and takes a
+// private copy of it, where the read-only view is made) and sets the PID
+// namespace for its children: the command is a process of that namespace
+// (not its init) and darman's child as before. It sees the init, with an
+// empty environment, and the other commands of this darman, whose
+// memory and environment Landlock (each command is in a domain of its
+// own) and their capabilities being gone keep from it.
+//
+// The init is darman's (root's) or the namespace holder's (a user other
+// than root's: it is started in the holder's user namespace). When darman
+// (or the holder) goes, the init reads the end of its socket and exits,
+// and the kernel kills every process of the namespace: the commands'
+// parent-death signal, which os/exec cannot set for a child in another
+// PID namespace (its child checks its parent's pid, which reads 0 there).
+// The init is non-dumpable, and the commands have no CAP_SYS_PTRACE, so
+// they cannot reach its memory; it ignores the signals a command could
+// send it (the kernel keeps SIGKILL and SIGSTOP from a namespace's own
+// processes from its init), and Landlock's signal scope refuses them too.
+
+// pidNS is darman's end of an init: the descriptors of its namespaces.
+type pidNS struct {
+	helper string
+
+	mu       sync.Mutex
+	mnt, pid int // -1 until started
+	conn     int
+	exited   chan struct{}
+	err      error // why the last start failed
+	failedAt time.Time
+}
+
+func newPidNS(helper string) *pidNS { return &pidNS{helper: helper, mnt: -1, pid: -1, conn: -1} }
+
+// get returns the descriptors of the mount and PID namespaces, starting
+// the init when there is none or the last one exited.
+func (n *pidNS) get() (mnt, pid int, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.mnt >= 0 {
+		select {
+		case <-n.exited:
+			n.closeLocked()
+		default:
+			return n.mnt, n.pid, nil
+		}
+	}
+	// A failed start is not tried again for a while: every command
+	// would pay for it.
+	if n.err != nil && time.Since(n.failedAt) < 10*time.Second {
+		return -1, -1, n.err
+	}
+	if err := n.start(); err != nil {
+		n.err, n.failedAt = err, time.Now()
+		return -1, -1, err
+	}
+	n.err = nil
+	return n.mnt, n.pid, nil
+}
+
+func (n *pidNS) closeLocked() {
+	for _, fd := range []*int{&n.mnt, &n.pid, &n.conn} {
+		if *fd >= 0 {
+			syscall.Close(*fd)
+			*fd = -1
+		}
+	}
+}
+
+// close lets the init go: it reads the end of its socket and exits,
+// killing what is left in its namespace.
+func (n *pidNS) close() {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.closeLocked()
+}
+
+// start starts an init and takes its namespaces; n.mu is held.
+func (n *pidNS) start() error {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("the sandbox's PID namespace: a socket pair: %w", err)
+	}
+	theirs := os.NewFile(uintptr(fds[1]), "sandbox-init")
+	cmd := exec.Command(n.helper, early.Subcommand, early.Init)
+	cmd.Env = []string{} // nothing for a command to read there
+	cmd.Dir = "/"
+	cmd.Stderr = os.Stderr
+	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
+	err = cmd.Start()
+	theirs.Close()
+	if err != nil {
+		syscall.Close(fds[0])
+		return fmt.Errorf("the sandbox's PID namespace: start %s: %w", n.helper, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	type reply struct {
+		fds []int
+		err error
+	}
+	got := make(chan reply, 1)
+	go func() {
+		js, fds, err := recvHold(fds[0])
+		var msg string
+		switch {
+		case err != nil:
+			err = fmt.Errorf("the sandbox's PID namespace: its init went away: %w", err)
+		case json.Unmarshal(js, &msg) != nil || msg != "ok":
+			err = fmt.Errorf("the sandbox's PID namespace: %s", msg)
+		case len(fds) != 2:
+			err = errors.New("the sandbox's PID namespace: its init sent no namespaces")
+		}
+		got <- reply{fds, err}
+	}()
+	var r reply
+	select {
+	case r = <-got:
+	case <-time.After(10 * time.Second):
+		r.err = errors.New("the sandbox's PID namespace: its init is not ready after 10 s")
+	}
+	if r.err != nil {
+		for _, fd := range r.fds {
+			syscall.Close(fd)
+		}
+		cmd.Process.Kill()
+		syscall.Close(fds[0])
+		return r.err
+	}
+	n.mnt, n.pid, n.conn, n.exited = r.fds[0], r.fds[1], fds[0], exited
+	return nil
+}
+
+// enter puts the calling thread, which is thrown away after, in a
+// private copy of the init's mount namespace and sets the init's PID
+// namespace for its children.
+func (n *pidNS) enter(mnt, pid int) error {
+	if err := syscall.Unshare(syscall.CLONE_FS); err != nil {
+		return fmt.Errorf("unshare the thread's file system state: %w", err)
+	}
+	if err := setns(mnt, syscall.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("enter the sandbox's mount namespace: %w", err)
+	}
+	if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("a mount namespace: %w", err)
+	}
+	if err := setns(pid, syscall.CLONE_NEWPID); err != nil {
+		return fmt.Errorf("enter the sandbox's PID namespace: %w", err)
+	}
+	return nil
+}
+
+func setns(fd, kind int) error { return unix.Setns(fd, kind) }
+
+// initFD is the init's end of its socket (ExtraFiles[0]).
+const initFD = 3
+
+// initNS is the init, "darman sandbox-exec --init", started by darman or
+// a namespace holder in a new PID and mount namespace with its end of a
+// socket as descriptor 3 (see above). It returns only when it could not
+// set up.
+func initNS(stderr io.Writer) int {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(initFD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK || syscall.Getpid() != 1 {
+		fmt.Fprintln(stderr, "darman sandbox-exec --init: darman runs this itself, as a PID namespace's first process with a socket as descriptor 3")
+		return 125
+	}
+	syscall.CloseOnExec(initFD)
+	fail := func(what string, err error) int {
+		sendHold(initFD, what+": "+err.Error(), nil)
+		return 125
+	}
+	// darman's mounts still reach this namespace, not the other way.
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
+		return fail("make the mounts private", err)
+	}
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return fail("mount the namespace's /proc", err)
+	}
+	mnt, err := syscall.Open("/proc/self/ns/mnt", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return fail("open its mount namespace", err)
+	}
+	pid, err := syscall.Open("/proc/self/ns/pid", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return fail("open its PID namespace", err)
+	}
+	// No command may reach its memory (they have no CAP_SYS_PTRACE).
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0)
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
+	children := make(chan os.Signal, 16)
+	signal.Notify(children, syscall.SIGCHLD)
+	if err := sendHold(initFD, "ok", []int{mnt, pid}); err != nil {
+		return 125
+	}
+	syscall.Close(mnt)
+	syscall.Close(pid)
+	gone := make(chan struct{})
+	go func() {
+		buf := make([]byte, 16)
+		for {
+			n, err := syscall.Read(initFD, buf)
+			if err == syscall.EINTR {
+				continue
+			}
+			if n <= 0 {
+				close(gone) // darman (or its holder) is gone
+				return
+			}
+		}
+	}()
+	for {
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG|syscall.WALL, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if pid <= 0 {
+				break
+			}
+		}
+		select {
+		case <-children:
+		case <-gone:
+			os.Exit(0)
+		}
+	}
+}

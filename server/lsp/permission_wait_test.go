@@ -1,0 +1,32 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// A person may take longer over an edit's question than the tool may run:
+// reading the diff is not the tool's time. With the write tool's timeout
+// cut to 200 ms, a question answered after a second still lets the edit
+// run, and the file changes on disk.
+func TestPermissionAnsweredAfterTheToolsTimeout(t *testing.T) {
+	e := start(t, options{
+		script:   writeScript("notes.txt", "new\n"),
+		timeouts: map[string]time.Duration{"write": 200 * time.Millisecond},
+		optIns:   map[string]bool{"sessionUpdates": true, "requestPermission": true},
+		answer: func(method string, params json.RawMessage) (any, error) {
+			if method != "darman/requestPermission" {
+				return defaultAnswer(method, params)
+			}
+			time.Sleep(time.Second) // the person reads the diff
+			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}, nil
+		},
+	})
+	e.write("notes.txt", "old\n")
+	e.prompt("rewrite notes.txt")
+	e.client.Await(0, "the end", isState("idle"))
+	if got := e.read("notes.txt"); got != "new\n" {
+		t.Errorf("notes.txt holds %q after the edit was allowed, want %q; the model was told:\n%s", got, "new\n", e.toolResult(2))
+	}
+}
