@@ -143,7 +143,15 @@ func (c *Catalog) readFile(path, source string) (Agent, error) {
 		if err != nil {
 			return Agent{}, fmt.Errorf("permission: %w", err)
 		}
-		a.Permission = rules
+		// sandbox_escape and protected_path are the user's to answer:
+		// no agent file allows them.
+		a.Permission = slices.DeleteFunc(rules, func(r permission.Rule) bool {
+			if r.Action == permission.Allow && config.UserOnly(r.Permission) {
+				c.opts.Logger.Warn("agents: an agent file cannot allow this permission; only you answer it", "file", path, "permission", r.Permission)
+				return true
+			}
+			return false
+		})
 	}
 	for k := range fm {
 		if !slices.Contains(known, k) {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/internal/config"
 )
@@ -34,6 +35,11 @@ type Options struct {
 	// Logger hears, at debug level, the keys of agent files darman does
 	// not use (Claude Code's color, memory, ...); nil discards.
 	Logger *slog.Logger
+	// Trusted lets the workspace's agent files (.darman/agent and
+	// .claude/agents in the workspace and its parents) widen: their
+	// permission blocks' allow rules and their replacements of the
+	// built-in agents. False keeps only what narrows (see Widening).
+	Trusted bool
 }
 
 // Problem is an agent file or definition that was left out, and why.
@@ -53,7 +59,8 @@ type Catalog struct {
 	agents   []Agent // built-ins first, then by name
 	byName   map[string]int
 	problems []Problem
-	stamp    string // the directories' and files' names, sizes and times
+	widening []config.Item // the workspace files' widening settings
+	stamp    string        // the directories' and files' names, sizes and times
 }
 
 // Load reads the agents of a workspace. It does not fail: files it cannot
@@ -90,6 +97,15 @@ func (c *Catalog) Problems() []Problem {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.problems)
+}
+
+// Widening returns what the workspace's agent files would widen at the
+// last load: allow rules of their permission blocks and replacements of
+// the built-in agents; applied only when Options.Trusted.
+func (c *Catalog) Widening() []config.Item {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.widening)
 }
 
 // Names are the agents' names, for messages.
@@ -130,10 +146,12 @@ func equalAgents(a, b Agent) bool {
 
 func equalPtr(a, b *float64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 
-// place is one agent directory, with what its files are called in Source.
+// place is one agent directory, with what its files are called in Source
+// and whether it is the workspace's.
 type place struct {
-	dir    string
-	source string
+	dir       string
+	source    string
+	workspace bool
 }
 
 func (c *Catalog) places() []place {
@@ -146,7 +164,8 @@ func (c *Catalog) places() []place {
 		case prompt.Claude:
 			src = "claude"
 		}
-		out = append(out, place{p.Dir, src})
+		home := c.opts.Dirs.Home != "" && p.Dir == filepath.Join(c.opts.Dirs.Home, ".claude", "agents")
+		out = append(out, place{p.Dir, src, p.Origin == prompt.Project || p.Origin == prompt.Claude && !home})
 	}
 	return out
 }
@@ -189,14 +208,19 @@ func (c *Catalog) load() (stamp string) {
 		byName[a.Name] = i
 	}
 	var problems []Problem
+	var widening []config.Item
 	set := func(a Agent) {
 		if i, ok := byName[a.Name]; ok {
 			old := list[i]
 			if old.Path != "" {
 				a.Shadowed = append(slices.Clone(old.Shadowed), old.Path)
 			}
-			// A file that redefines a built-in agent keeps its lock.
+			// A file that redefines a built-in agent keeps its lock, and
+			// its mode: build and plan always run a session's turns.
 			a.Lock = old.Lock
+			if old.Source == "builtin" {
+				a.Mode = old.Mode
+			}
 			list[i] = a
 			return
 		}
@@ -230,6 +254,13 @@ func (c *Catalog) load() (stamp string) {
 			if err != nil {
 				problems = append(problems, Problem{Path: path, Err: err})
 				continue
+			}
+			if p.workspace {
+				var keep bool
+				a, keep = c.narrow(a, &widening)
+				if !keep {
+					continue
+				}
 			}
 			set(a)
 		}
@@ -273,7 +304,7 @@ func (c *Catalog) load() (stamp string) {
 		return strings.Compare(a.Name, b.Name)
 	})
 	c.mu.Lock()
-	c.agents, c.byName, c.problems = list, reindex(list), problems
+	c.agents, c.byName, c.problems, c.widening = list, reindex(list), problems, widening
 	c.mu.Unlock()
 	return strings.Join(stamps, "")
 }
@@ -284,4 +315,35 @@ func reindex(list []Agent) map[string]int {
 		m[a.Name] = i
 	}
 	return m
+}
+
+// narrow applies the trust rule to a workspace agent file: it records
+// what the file would widen and, unless the workspace is trusted, leaves
+// it out (keep false: a replacement of a built-in agent) or keeps only its
+// deny and ask rules.
+func (c *Catalog) narrow(a Agent, widening *[]config.Item) (_ Agent, keep bool) {
+	source := a.Path
+	if rel, err := filepath.Rel(c.opts.Dirs.Root, a.Path); err == nil && !strings.HasPrefix(rel, "..") {
+		source = filepath.ToSlash(rel)
+	}
+	if a.Name == Build || a.Name == Plan {
+		*widening = append(*widening, config.Item{Source: source, Key: "agent " + a.Name, Value: "replaces darman's built-in " + a.Name + " agent"})
+		return a, c.opts.Trusted
+	}
+	var allow []string
+	kept := a.Permission[:0:0]
+	for _, r := range a.Permission {
+		if r.Action == permission.Allow {
+			allow = append(allow, r.String())
+			if !c.opts.Trusted {
+				continue
+			}
+		}
+		kept = append(kept, r)
+	}
+	if len(allow) > 0 {
+		*widening = append(*widening, config.Item{Source: source, Key: "agent " + a.Name + " permission", Value: strings.Join(allow, ", ")})
+	}
+	a.Permission = kept
+	return a, true
 }

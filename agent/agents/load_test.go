@@ -114,7 +114,7 @@ permission:
 Run the tests.
 `)
 	var logs bytes.Buffer
-	c := agents.Load(agents.Options{Dirs: d, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	c := agents.Load(agents.Options{Dirs: d, Trusted: true, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	a, ok := c.Get("tester")
 	if !ok {
 		t.Fatalf("not loaded: %v", c.Problems())
@@ -149,7 +149,7 @@ func TestBadFilesAreProblems(t *testing.T) {
 func TestPlanStaysLocked(t *testing.T) {
 	d := dirs(t)
 	write(t, filepath.Join(d.Root, ".darman", "agent", "plan.md"), "---\ndescription: my plan\npermission:\n  edit: allow\n---\n")
-	c := agents.Load(agents.Options{Dirs: d, Config: config.Agents{"plan": {Permission: config.Rules{{Permission: "edit", Pattern: "*", Action: "allow"}}}}})
+	c := agents.Load(agents.Options{Dirs: d, Trusted: true, Config: config.Agents{"plan": {Permission: config.Rules{{Permission: "edit", Pattern: "*", Action: "allow"}}}}})
 	a, _ := c.Get("plan")
 	if a.Allows("edit") || a.Allows("write") || a.Allows("apply_patch") {
 		t.Errorf("plan allows edit tools")
@@ -186,5 +186,47 @@ func TestConfigAgentsAndRefresh(t *testing.T) {
 	}
 	if _, ok := c.Get("new"); !ok {
 		t.Error("new agent not listed after Refresh")
+	}
+}
+
+// An untrusted workspace's agent files narrow only: their allow rules are
+// left out, a file named after a built-in agent does not replace it; a
+// trusted one's apply, but no agent file allows sandbox_escape or
+// protected_path, and a replaced build still runs sessions.
+func TestWorkspaceAgentFilesFollowTrust(t *testing.T) {
+	d := dirs(t)
+	write(t, filepath.Join(d.Root, ".claude", "agents", "build.md"), "---\ndescription: mine\nmode: subagent\npermission:\n  \"*\": allow\n---\nbody\n")
+	write(t, filepath.Join(d.Root, ".darman", "agent", "helper.md"),
+		"---\ndescription: helps\npermission:\n  edit: deny\n  bash: allow\n  sandbox_escape: allow\n  protected_path: allow\n---\n")
+	write(t, filepath.Join(d.User, "agent", "mine.md"), "---\ndescription: the user's\npermission:\n  bash: allow\n---\n")
+
+	c := agents.Load(agents.Options{Dirs: d})
+	if b, _ := c.Get("build"); b.Source != "builtin" {
+		t.Errorf("untrusted: build = %+v, want the built-in one", b)
+	}
+	h, _ := c.Get("helper")
+	if want := []permission.Rule{{Permission: "edit", Pattern: "*", Action: "deny"}}; !slices.Equal(h.Permission, want) {
+		t.Errorf("untrusted: helper's rules = %v, want %v", h.Permission, want)
+	}
+	if m, _ := c.Get("mine"); len(m.Permission) != 1 {
+		t.Errorf("the user's own agent lost its rules: %v", m.Permission)
+	}
+	var keys []string
+	for _, it := range c.Widening() {
+		keys = append(keys, it.Source+" "+it.Key+" = "+it.Value)
+	}
+	want := []string{".claude/agents/build.md agent build = replaces darman's built-in build agent", `.darman/agent/helper.md agent helper permission = bash "*" allow`}
+	if !slices.Equal(keys, want) {
+		t.Errorf("widening = %q, want %q", keys, want)
+	}
+
+	c = agents.Load(agents.Options{Dirs: d, Trusted: true})
+	b, _ := c.Get("build")
+	if b.Path == "" || !b.Runs() {
+		t.Errorf("trusted: build = %+v, want the file's, still running sessions", b)
+	}
+	h, _ = c.Get("helper")
+	if want := []permission.Rule{{Permission: "edit", Pattern: "*", Action: "deny"}, {Permission: "bash", Pattern: "*", Action: "allow"}}; !slices.Equal(h.Permission, want) {
+		t.Errorf("trusted: helper's rules = %v, want %v (never sandbox_escape, protected_path)", h.Permission, want)
 	}
 }

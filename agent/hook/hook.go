@@ -93,6 +93,10 @@ type Hook struct {
 	// Prompt is a prompt hook's question; $ARGUMENTS in it is replaced
 	// by the event's JSON (which is appended when it has none).
 	Prompt string
+	// Workspace reports that the hook came from the workspace's own files
+	// (a trusted workspace's), not the user's: Options.Command confines
+	// it as the model's commands are.
+	Workspace bool
 }
 
 // label names the hook in messages: its command, or its prompt.
@@ -116,10 +120,11 @@ type Options struct {
 	// filtered out: see internal/childenv); nil means none but what the
 	// engine sets.
 	Environ []string
-	// Command makes the process a command line runs as, in dir with
-	// environ: the bash tool's way, in the OS sandbox when there is one
-	// (tool.ShellCommand); required.
-	Command func(line, dir string, environ []string) (*exec.Cmd, error)
+	// Command makes the process hook h's command line runs as, in dir
+	// with environ (tool.ShellCommand): the workspace's hooks in the OS
+	// sandbox when there is one, the user's as the user's programs;
+	// required.
+	Command func(h Hook, dir string, environ []string) (*exec.Cmd, error)
 	// Children records the hooks' process groups; nil records nothing.
 	Children *child.Registry
 	// Logger receives a line per hook run at debug level, with the

@@ -30,8 +30,8 @@ func engine(t *testing.T, hooks ...hook.Hook) (*hook.Engine, string) {
 		}
 	}
 	e, problems, err := hook.New(hook.Options{Hooks: hooks, Root: root, Environ: os.Environ(),
-		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
-			return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+		Command: func(h hook.Hook, dir string, environ []string) (*exec.Cmd, error) {
+			return tool.ShellCommand(h.Command, dir, environ, nil, sandbox.Request{Root: root})
 		}})
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("hook.New: %v %v", err, problems)
@@ -75,7 +75,7 @@ func TestMatchers(t *testing.T) {
 // A matcher that is not a valid regular expression leaves its hook out,
 // said with its file; an unknown event too.
 func TestBadHooksAreReported(t *testing.T) {
-	_, problems, err := hook.New(hook.Options{Root: t.TempDir(), Command: func(string, string, []string) (*exec.Cmd, error) { return nil, nil },
+	_, problems, err := hook.New(hook.Options{Root: t.TempDir(), Command: func(hook.Hook, string, []string) (*exec.Cmd, error) { return nil, nil },
 		Hooks: []hook.Hook{
 			{Event: hook.PreToolUse, Matcher: "Bash(", Command: "true", Origin: "a.json"},
 			{Event: "PostToolUseFailure", Command: "true", Origin: "b.json"},
@@ -131,7 +131,18 @@ func TestOutputContract(t *testing.T) {
 		{"exit 1 is a failure", pre("bash"), `echo broken >&2; exit 1`, func(r hook.Result) bool {
 			return !r.Block && len(r.Failures) == 1 && strings.Contains(r.Failures[0], "exit code 1: broken") && strings.Contains(r.Failures[0], "test.json")
 		}},
-		{"missing program is a failure", pre("bash"), `/no/such/hook`, func(r hook.Result) bool { return !r.Block && len(r.Failures) == 1 }},
+		{"missing program is a failure", hook.Input{Event: hook.PostToolUse, Tool: "bash"}, `/no/such/hook`, func(r hook.Result) bool { return !r.Block && len(r.Failures) == 1 }},
+		// A guard that cannot run blocks the call it guards (Claude Code
+		// lets it run).
+		{"missing guard blocks", pre("bash"), `/no/such/hook`, func(r hook.Result) bool {
+			return r.Block && strings.Contains(r.Reason, "exit code 127: not found") && len(r.Failures) == 1
+		}},
+		{"unreadable guard blocks", pre("bash"), `/dev/null/guard.sh`, func(r hook.Result) bool {
+			return r.Block && strings.Contains(r.Reason, "could not run its program") && len(r.Failures) == 1
+		}},
+		{"killed guard blocks", pre("bash"), `kill -9 $$`, func(r hook.Result) bool {
+			return r.Block && strings.Contains(r.Reason, "killed by signal") && len(r.Failures) == 1
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, _ := engine(t, hook.Hook{Event: c.in.Event, Command: c.command})
@@ -234,8 +245,8 @@ func TestTranscriptPathAndUnsupportedTypes(t *testing.T) {
 			{Event: hook.Stop, Command: `cat > "` + out + `"`, Origin: "a.json"},
 			{Event: hook.Stop, Type: "agent", Command: "", Origin: "b.json"},
 		},
-		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
-			return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+		Command: func(h hook.Hook, dir string, environ []string) (*exec.Cmd, error) {
+			return tool.ShellCommand(h.Command, dir, environ, nil, sandbox.Request{Root: root})
 		},
 		Transcript: func(_ context.Context, session string) string { return filepath.Join(root, session+".jsonl") }})
 	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], `b.json: a Stop hook of type "agent" is not supported`) {
@@ -260,7 +271,7 @@ func TestPromptHooks(t *testing.T) {
 	answer := `{"ok": false, "reason": "not yet"}`
 	opts := hook.Options{Root: root,
 		Hooks:   []hook.Hook{{Event: hook.Stop, Type: "prompt", Prompt: "Done? $ARGUMENTS", Origin: "a.json"}},
-		Command: func(string, string, []string) (*exec.Cmd, error) { return nil, errors.New("no commands here") },
+		Command: func(hook.Hook, string, []string) (*exec.Cmd, error) { return nil, errors.New("no commands here") },
 		Ask: func(_ context.Context, system, prompt string) (string, error) {
 			asked = prompt
 			return answer, nil
@@ -305,8 +316,8 @@ func TestSuppressOutput(t *testing.T) {
 		e, _, err := hook.New(hook.Options{Root: root, Environ: os.Environ(),
 			Hooks:  []hook.Hook{{Event: hook.PostToolUse, Command: c.command, Origin: "a.json"}},
 			Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
-			Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
-				return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+			Command: func(h hook.Hook, dir string, environ []string) (*exec.Cmd, error) {
+				return tool.ShellCommand(h.Command, dir, environ, nil, sandbox.Request{Root: root})
 			}})
 		if err != nil {
 			t.Fatal(err)

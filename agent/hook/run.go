@@ -47,7 +47,7 @@ func (e *Engine) runOne(ctx context.Context, h Hook, payload []byte) outcome {
 	began := time.Now()
 	root := e.opts.Root
 	env := append(slices.Clip(e.opts.Environ), "CLAUDE_PROJECT_DIR="+root, "DARMAN_PROJECT_DIR="+root, "DARMAN_HOOK_EVENT="+string(h.Event))
-	cmd, err := e.opts.Command(h.Command, root, env)
+	cmd, err := e.opts.Command(h, root, env)
 	if err != nil {
 		return outcome{startErr: err}
 	}
@@ -192,17 +192,31 @@ func (o outcome) apply(ev Event, h Hook, res *Result) {
 		res.Block = true
 		res.Reason = joinLine(res.Reason, reason)
 	}
+	// A PreToolUse hook guards the call: one that did not run to an
+	// answer (it could not start, bash could not run or find its program,
+	// it was stopped) blocks it, and says why, where Claude Code lets the
+	// call run. A guard that fails open guards nothing.
+	guard := func(format string, a ...any) {
+		why := fmt.Sprintf(format, a...)
+		fail("%s", why)
+		if ev == PreToolUse {
+			block("the call was blocked because its guard, the " + name + ", " + why)
+		}
+	}
 	switch {
 	case o.cancelled:
 		return
 	case o.startErr != nil:
-		fail("could not start: %v", o.startErr)
+		guard("could not start: %v", o.startErr)
 		return
 	case o.timedOut:
-		fail("did not finish within %s and was stopped", h.Timeout)
+		guard("did not finish within %s and was stopped", h.Timeout)
 		return
 	case o.signal != "":
-		fail("was killed by signal %s%s", o.signal, detail(o.stderr))
+		guard("was killed by signal %s%s", o.signal, detail(o.stderr))
+		return
+	case o.code == 126 || o.code == 127:
+		guard("could not run its program (exit code %d: %s)%s", o.code, map[int]string{126: "not executable or not readable", 127: "not found"}[o.code], detail(o.stderr))
 		return
 	case o.code == 2 && blocks(ev):
 		block(o.stderr)

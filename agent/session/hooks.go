@@ -14,6 +14,7 @@ import (
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/config"
 )
 
 // Hooks runs the user's hooks on a turn's events; agent/hook's Engine is
@@ -344,12 +345,14 @@ func (a *eventAsker) notify(ctx context.Context, req permission.Request) {
 // asked. A protected path's question is not the hook's to answer: only a
 // protected_path rule or the user allows writing the files that make
 // programs run later (the hooks' own settings among them), as Claude
-// Code keeps its critical paths from a hook's allow. Nor is a question
+// Code keeps its critical paths from a hook's allow. Nor is running a
+// command outside the sandbox (sandbox_escape): a hook may come with the
+// repository, and leaving the sandbox is the user's call alone. Nor is a question
 // the user's own ask rule asks (req.AskedBy), even for one command of
 // many: Claude Code's hook allow does not override ask rules either. The
 // user is told why the hook's allow did not hold, and asked.
 func (a *eventAsker) hookAnswer(req permission.Request) (permission.Reply, bool) {
-	if a.allowed == nil || req.Permission == permission.ProtectedPath {
+	if a.allowed == nil || config.UserOnly(req.Permission) {
 		return permission.Reply{}, false
 	}
 	reason, ok := a.allowed(req.CallID)

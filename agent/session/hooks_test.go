@@ -46,8 +46,8 @@ func withHooksAnd(t *testing.T, script llmtest.Script, more func(*session.Option
 	}
 	engine, problems, err := hook.New(hook.Options{
 		Hooks: hooks, Root: root, Environ: os.Environ(),
-		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
-			return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+		Command: func(h hook.Hook, dir string, environ []string) (*exec.Cmd, error) {
+			return tool.ShellCommand(h.Command, dir, environ, nil, sandbox.Request{Root: root})
 		},
 	})
 	if err != nil || len(problems) > 0 {
@@ -195,7 +195,9 @@ func TestUserPromptSubmitAddsContextOrBlocks(t *testing.T) {
 }
 
 // A hook that hangs is stopped at its timeout with every process it
-// started, the user is told, and the turn goes on: the call runs.
+// started, the user is told, and the turn goes on without the call it
+// guards: a PreToolUse hook that gave no answer blocks, and the model is
+// told why.
 func TestHangingHookIsKilledAtItsTimeout(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	h := withHooks(t, llmtest.Script{Steps: []llmtest.Step{
@@ -207,8 +209,11 @@ func TestHangingHookIsKilledAtItsTimeout(t *testing.T) {
 	if res.Finish != agent.FinishStop {
 		t.Fatalf("finish %s: %s", res.Finish, res.Error)
 	}
-	if _, err := os.Stat(filepath.Join(h.root, "marker")); err != nil {
-		t.Fatalf("the call did not run after the hook timed out: %v", err)
+	if _, err := os.Stat(filepath.Join(h.root, "marker")); err == nil {
+		t.Fatal("the call ran although its guard timed out")
+	}
+	if calls := h.srv.ModelCalls(); !strings.Contains(string(calls[len(calls)-1].Body), "blocked because its guard") {
+		t.Fatalf("the model was not told why the call was blocked:\n%s", calls[len(calls)-1].Body)
 	}
 	if !strings.Contains(notices(evs), "did not finish within 1s") {
 		t.Fatalf("the user was not told; notices:\n%s", notices(evs))
@@ -368,8 +373,8 @@ func TestPreCompactRunsBeforeSummarizing(t *testing.T) {
 	engine, _, err := hook.New(hook.Options{
 		Hooks: []hook.Hook{{Event: hook.PreCompact, Matcher: "auto", Command: "cat > " + strconv.Quote(seen), Origin: "test"}},
 		Root:  root, Environ: os.Environ(),
-		Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
-			return tool.ShellCommand(line, dir, environ, nil, sandbox.Request{Root: root})
+		Command: func(h hook.Hook, dir string, environ []string) (*exec.Cmd, error) {
+			return tool.ShellCommand(h.Command, dir, environ, nil, sandbox.Request{Root: root})
 		},
 	})
 	if err != nil {

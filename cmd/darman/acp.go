@@ -80,7 +80,8 @@ func (a *app) serveACP(ctx context.Context) error {
 func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (*acp.Agent, error) {
 	openStore := a.frontStore(log, "this directory's configuration stores sessions in %s, but darman acp already uses %s; start another darman acp for it")
 	return func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
-		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root},
+		var trust trustOutcome
+		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, Trust: decideTrust(trustPolicy{}, &trust)},
 			agentWiring{root: setup.Root, workspace: setup.Workspace, workspaceFor: setup.WorkspaceFor, askerFor: setup.AskerFor, tasks: true})
 		if err != nil {
 			return nil, err
@@ -103,7 +104,8 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
 			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
 			Bash:       bash,
-			Meta:       func() map[string]any { return map[string]any{"sandbox": sandboxStatus(rt.sandbox)} },
+			Meta:       func() map[string]any { return map[string]any{"sandbox": sandboxStatus(rt.sandbox), "trust": trust.status()} },
+			Trust:      a.acpTrust(setup.Root, trust),
 			Agents:     rt.svc.Agents(),
 			Close:      rt.close,
 

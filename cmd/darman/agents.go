@@ -15,7 +15,7 @@ import (
 // loadAgents finds the workspace's named agents: the built-in build and
 // plan, the agent files, and the configuration's agents key.
 func loadAgents(root string, cfg config.Config, log *slog.Logger) *agents.Catalog {
-	return agents.Load(agents.Options{Dirs: prompt.LocateDirs(root, nil), Config: cfg.Agents, Logger: log})
+	return agents.Load(agents.Options{Dirs: prompt.LocateDirs(root, nil), Config: cfg.Agents, Logger: log, Trusted: cfg.WorkspaceTrusted})
 }
 
 // diagnoseAgents lists the agents with the file each comes from, and the
@@ -50,7 +50,7 @@ func (a *app) lspAgents(log *slog.Logger) func(context.Context, lsp.Setup) *agen
 	return func(_ context.Context, setup lsp.Setup) *agents.Catalog {
 		cfg, ok := a.startConfig(setup)
 		if !ok {
-			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
+			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), new(trustOutcome))})
 			if err != nil {
 				// The agent's start reports the configuration's problem.
 				return nil

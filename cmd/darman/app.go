@@ -40,9 +40,13 @@ type app struct {
 	// there writes errors only unless a level or a log file was asked for.
 	quietLogs bool
 
-	loaded  *config.Loaded
-	log     *slog.Logger
-	closers []func() error
+	loaded *config.Loaded
+	// trustPolicy is how config decides the workspace's trust (darman
+	// run sets it); trust is what it decided.
+	trustPolicy trustPolicy
+	trust       trustOutcome
+	log         *slog.Logger
+	closers     []func() error
 }
 
 // newApp is the runtime of one darman process over its standard streams.
@@ -135,6 +139,7 @@ process of the user.`,
 		a.lspCommand(),
 		a.mcpCommand(),
 		a.acpCommand(),
+		a.trustCommand(),
 	)
 	return root
 }
@@ -164,7 +169,7 @@ func (a *app) config() (*config.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := config.Load(config.Options{WorkspaceRoot: root, Flags: a.flags})
+	loaded, err := config.Load(config.Options{WorkspaceRoot: root, Flags: a.flags, Trust: decideTrust(a.trustPolicy, &a.trust)})
 	if err != nil {
 		return nil, err
 	}

@@ -125,6 +125,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	for _, w := range loaded.Warnings {
 		r.add("config", "warning", "warn", w)
 	}
+	a.trust.diagnose(r)
 	c := loaded.Config
 	a.diagnoseStore(ctx, r)
 	a.diagnoseModel(ctx, r, c, checkModel)

@@ -48,6 +48,9 @@ func (a *app) frontStore(log *slog.Logger, moved string) func(context.Context, s
 // logging its warnings; it fails when there is nowhere to store sessions.
 func (a *app) frontConfig(log *slog.Logger, opts config.Options) (*config.Loaded, error) {
 	opts.Flags = a.flags
+	if opts.Trust == nil {
+		opts.Trust = decideTrust(trustPolicy{}, new(trustOutcome))
+	}
 	loaded, err := config.Load(opts)
 	if err != nil {
 		return nil, err

@@ -32,16 +32,17 @@ func configHooks(cfg config.Config) []hook.Hook {
 		for _, m := range cfg.Hooks[string(ev)] {
 			for _, h := range m.Hooks {
 				out = append(out, hook.Hook{Event: ev, Matcher: m.Matcher, Command: h.Command, Type: h.Type, Prompt: h.Prompt,
-					Timeout: time.Duration(h.Timeout * float64(time.Second)), Origin: m.Origin})
+					Timeout: time.Duration(h.Timeout * float64(time.Second)), Origin: m.Origin, Workspace: m.Workspace})
 			}
 		}
 	}
 	return out
 }
 
-// newHooks builds a workspace's hook engine: the configured hooks, run as
-// the bash tool runs the model's commands (the OS sandbox sb, the
-// environment without secrets), their groups recorded in children, the
+// newHooks builds a workspace's hook engine: the configured hooks, the
+// workspace's run as the bash tool runs the model's commands (the OS
+// sandbox sb), the user's outside it, all with the environment without
+// secrets, their groups recorded in children, the
 // session's transcript written for them from st (nil writes none), the
 // prompt hooks' questions put to m's small model (nil: they cannot run).
 // It is nil when no hook is configured; problems are the hooks left out.
@@ -75,8 +76,15 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 			opts.Close = sb.Close
 		}
 	}
-	opts.Command = func(line, dir string, environ []string) (*exec.Cmd, error) {
-		return tool.ShellCommand(line, dir, environ, sb, sandbox.Request{Root: root})
+	opts.Command = func(h hook.Hook, dir string, environ []string) (*exec.Cmd, error) {
+		if !h.Workspace {
+			// The user's own hooks are the user's programs, as in Claude
+			// Code: outside the sandbox, so they can read their scripts
+			// (~/.claude/hooks) and write their logs; the environment is
+			// still the scrubbed one.
+			return tool.ShellCommand(h.Command, dir, environ, nil, sandbox.Request{Root: root})
+		}
+		return tool.ShellCommand(h.Command, dir, environ, sb, sandbox.Request{Root: root})
 	}
 	e, problems, err := hook.New(opts)
 	if err != nil {
@@ -117,6 +125,10 @@ func diagnoseHooks(r *report, c config.Config, root string) {
 			r.add(section, name, "ok", fmt.Sprintf("prompt %q (from %s; timeout %s; asked of the small model)", h.Prompt, h.Origin, h.Timeout))
 			continue
 		}
-		r.add(section, name, "ok", fmt.Sprintf("%s (from %s; timeout %s; run like bash, in its sandbox)", h.Command, h.Origin, h.Timeout))
+		where := "yours: run outside the sandbox, with the scrubbed environment"
+		if h.Workspace {
+			where = "the workspace's: run like bash, in its sandbox"
+		}
+		r.add(section, name, "ok", fmt.Sprintf("%s (from %s; timeout %s; %s)", h.Command, h.Origin, h.Timeout, where))
 	}
 }

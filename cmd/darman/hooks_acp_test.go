@@ -12,10 +12,11 @@ import (
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
-// Through darman acp: hooks that fail in each way (an exit code, a
-// timeout, output that is not JSON, a command that is not there) reach the
-// client as a line of the answer, and the turn goes on; a hook's "allow"
-// answers the call's permission question, so the client is not asked.
+// Through darman acp: hooks that fail after they ran (an exit code,
+// output that is not JSON) reach the client as a line of the answer, and
+// the turn goes on; a hook's "allow" answers the call's permission
+// question, so the client is not asked. (A guard that cannot run blocks
+// its call: TestGuardHookThatCannotRunBlocksTheCall.)
 // Then agent files that change are announced: the modes (as config
 // options) and the commands follow them, and /NAME of a new primary agent
 // switches the session's mode without a model call.
@@ -31,9 +32,7 @@ func TestACPShowsHookFailuresAndAgentChanges(t *testing.T) {
 		"retry": {"maxAttempts": 1},
 		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
 			{"type": "command", "command": "echo 'audit log unreachable' >&2; exit 1"},
-			{"type": "command", "command": "sleep 30", "timeout": 1},
 			{"type": "command", "command": "echo '{\"oops'"},
-			{"type": "command", "command": "/no/such/hook-program"},
 			{"type": "command", "command": "echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\",\"permissionDecisionReason\":\"the project trusts echo\"}}'"}
 		]}]}
 	}`, srv.URL))
@@ -58,7 +57,7 @@ func TestACPShowsHookFailuresAndAgentChanges(t *testing.T) {
 		t.Errorf("the client was asked %d times although a hook allowed the call", n)
 	}
 	shown := strings.Join(c.updates("agent_message_chunk"), "\n")
-	for _, want := range []string{"audit log unreachable", "did not finish within 1s", "not valid JSON", "hook-program", "the project trusts echo", "Written."} {
+	for _, want := range []string{"audit log unreachable", "not valid JSON", "the project trusts echo", "Written."} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("the answer does not show %q:\n%s", want, shown)
 		}

@@ -47,8 +47,8 @@ func BenchmarkNoOpHook(b *testing.B) {
 			e, problems, err := hook.New(hook.Options{
 				Hooks: []hook.Hook{{Event: hook.PreToolUse, Matcher: "Bash", Command: "exit 0", Origin: "bench"}},
 				Root:  root, Environ: os.Environ(),
-				Command: func(line, dir string, environ []string) (*exec.Cmd, error) {
-					return tool.ShellCommand(line, dir, environ, c.sb, sandbox.Request{Root: root, Session: "bench"})
+				Command: func(h hook.Hook, dir string, environ []string) (*exec.Cmd, error) {
+					return tool.ShellCommand(h.Command, dir, environ, c.sb, sandbox.Request{Root: root, Session: "bench"})
 				},
 			})
 			if err != nil || len(problems) > 0 {

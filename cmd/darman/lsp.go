@@ -84,6 +84,10 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 		Logger:  log,
 
 		Completion: a.lspCompletion(log),
+		Trust: func(_ context.Context, root string, never bool) error {
+			_, _, err := a.recordTrust(root, never)
+			return err
+		},
 	})
 	if err != nil {
 		return err
@@ -152,7 +156,9 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, lsp.Setup) (*ls
 	// with the app.
 	openStore := a.frontStore(log, "dataDir changed to %s while darman lsp runs on %s; restart the language server to move")
 	return func(ctx context.Context, setup lsp.Setup) (*lsp.Agent, error) {
-		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings)},
+		var trust trustOutcome
+		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings),
+			Trust: decideTrust(lspPolicy(setup), &trust)},
 			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, gate: setup.Elicitor, notices: setup.Notices, tasks: true,
 				agents: setup.Agents})
 		if err != nil {
@@ -169,7 +175,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, lsp.Setup) (*ls
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status: func(context.Context) map[string]any {
 				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded),
-					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status(), "sandbox": sandboxStatus(rt.sandbox)}
+					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status(), "sandbox": sandboxStatus(rt.sandbox), "trust": trust.status()}
 			},
 			Deleted: func(id agent.ID) error {
 				collectCheckpoints(context.WithoutCancel(ctx), rt.checkpoints, setup.Root, id, log)
@@ -179,6 +185,7 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, lsp.Setup) (*ls
 			Close:       rt.close,
 
 			Definitions: poolDefiner{rt.lsp.pool},
+			Trust:       lspTrust(trust),
 		}, nil
 	}
 }

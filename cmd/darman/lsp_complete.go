@@ -24,7 +24,7 @@ func (a *app) lspCompletion(log *slog.Logger) func(context.Context, lsp.Setup) (
 	return func(_ context.Context, setup lsp.Setup) (*lsp.CompletionConfig, error) {
 		cfg, ok := a.startConfig(setup)
 		if !ok || setupChangesCompletion(setup) {
-			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
+			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), new(trustOutcome))})
 			if err != nil {
 				// The agent's start reports the configuration's problems.
 				return nil, nil

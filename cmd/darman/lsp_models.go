@@ -23,7 +23,7 @@ func (a *app) lspModels(log *slog.Logger) func(context.Context, lsp.Setup) (lsp.
 		if cfg, ok := a.startConfig(setup); ok {
 			return modelChoices(cfg, nil, log), nil
 		}
-		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings)})
+		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), new(trustOutcome))})
 		if err != nil {
 			return lsp.ModelChoices{}, err
 		}
@@ -39,7 +39,8 @@ func (a *app) lspModels(log *slog.Logger) func(context.Context, lsp.Setup) (lsp.
 // (other tools' MCP files included, which can be large).
 func (a *app) startConfig(setup lsp.Setup) (config.Config, bool) {
 	root, err := a.workspaceRoot()
-	if err != nil || a.loaded == nil || filepath.Clean(root) != filepath.Clean(setup.Root) {
+	// An untrusted load is not reused: the editor may trust the folder.
+	if err != nil || a.loaded == nil || filepath.Clean(root) != filepath.Clean(setup.Root) || !a.loaded.Config.WorkspaceTrusted {
 		return config.Config{}, false
 	}
 	cfg := a.loaded.Config

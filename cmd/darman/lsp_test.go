@@ -42,8 +42,13 @@ func (c *lspClient) await(what string, match func(lspNote) bool) lspNote {
 }
 
 func newLSPClient(t *testing.T, rwc io.ReadWriteCloser) *lspClient {
-	null := func(string, json.RawMessage) (any, error) { return nil, nil }
-	c := &lspClient{rpctest.New(context.Background(), t, rwc, rpctest.Options{Codec: rpctest.LSP, Answer: null, Wait: 30 * time.Second, Peer: "darman lsp"}), t}
+	return newLSPClientAnswering(t, rwc, func(string, json.RawMessage) (any, error) { return nil, nil })
+}
+
+// newLSPClientAnswering is newLSPClient whose answers to darman's
+// requests are answer's.
+func newLSPClientAnswering(t *testing.T, rwc io.ReadWriteCloser, answer func(string, json.RawMessage) (any, error)) *lspClient {
+	c := &lspClient{rpctest.New(context.Background(), t, rwc, rpctest.Options{Codec: rpctest.LSP, Answer: answer, Wait: 30 * time.Second, Peer: "darman lsp"}), t}
 	t.Cleanup(func() { c.Conn.Close() })
 	return c
 }
@@ -84,6 +89,13 @@ func startLSP(t *testing.T, e *env, args ...string) (*exec.Cmd, *lspClient, io.W
 // when the test ends, its input is closed and it must exit.
 func runLSP(t *testing.T, cmd *exec.Cmd) (*lspClient, io.WriteCloser, *testenv.Buffer) {
 	t.Helper()
+	return runLSPAnswering(t, cmd, nil)
+}
+
+// runLSPAnswering is runLSP with a client answering darman's requests
+// with answer (nil: null to every one).
+func runLSPAnswering(t *testing.T, cmd *exec.Cmd, answer func(string, json.RawMessage) (any, error)) (*lspClient, io.WriteCloser, *testenv.Buffer) {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +125,10 @@ func runLSP(t *testing.T, cmd *exec.Cmd) (*lspClient, io.WriteCloser, *testenv.B
 			<-done
 		}
 	})
-	return newLSPClient(t, pipes{stdin, stdout}), stdin, stderr
+	if answer == nil {
+		return newLSPClient(t, pipes{stdin, stdout}), stdin, stderr
+	}
+	return newLSPClientAnswering(t, pipes{stdin, stdout}, answer), stdin, stderr
 }
 
 func exitCode(t *testing.T, cmd *exec.Cmd) int {

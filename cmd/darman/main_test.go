@@ -73,7 +73,26 @@ func newEnv(t *testing.T) *env {
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 	}
+	// The tests' workspaces are their author's: this user trusts every
+	// folder in the home (a record, as darman trust ~ makes). The trust
+	// tests take it away (distrust).
+	real, err := filepath.EvalSymlinks(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := json.Marshal(map[string]any{"folders": []map[string]string{{"path": real, "answer": "trusted", "at": "2026-12-01T00:00:00Z"}}})
+	e.write(e.trustFile(), string(rec))
 	return e
+}
+
+// trustFile is the user's trust records.
+func (e *env) trustFile() string { return filepath.Join(e.home, ".config", "darman", "trust.json") }
+
+// distrust removes the user's trust records: no folder is trusted.
+func (e *env) distrust() {
+	if err := os.Remove(e.trustFile()); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 func (e *env) dataDir() string { return filepath.Join(e.home, ".local", "share", "darman") }

@@ -92,6 +92,11 @@ func (a *app) serveMCP(ctx context.Context, projectRoot, httpAddr, tokenFile str
 		log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		log.Warn("darman mcp: the configuration did not load; using the built-in language servers", "err", err)
 	}
+	// The folder's language-server commands follow the user's trust
+	// records, as every front's settings do; say what was left out.
+	if n := a.trust.notice(); n != "" {
+		log.Warn("darman mcp: " + n)
+	}
 	opts := mcpserver.Options{Root: root, Version: readBuildInfo().Version, Logger: log}
 	opts.Env = childEnviron(config.Config{})
 	if a.loaded != nil {

@@ -31,6 +31,7 @@ func (a *app) runCommand() *cobra.Command {
 		allow, deny  []string
 		images       []string
 		agentName    string
+		trust        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [prompt | /command [arguments]]",
@@ -62,6 +63,12 @@ A Claude Code sub-agent file (.claude/agents/NAME.md without a mode) runs
 this way too, as claude --agent runs it; the editors' pickers list only the
 agents whose mode is primary or all.
 
+A folder's own configuration (darman.json, .darman/, .claude/settings.json
+hooks, .mcp.json servers, agent files' permission blocks) may only narrow
+what darman does until you trust the folder: on a terminal, the first run
+shows what it would configure and asks; without one it stays untrusted
+unless "darman trust" recorded it or --trust is given.
+
 Exit status: 0 when the turn finished, 1 when it failed, 130 when it was
 interrupted (the turn is saved as cancelled).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -92,7 +99,7 @@ interrupted (the turn is saved as cancelled).`,
 			if err != nil {
 				return err
 			}
-			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt, images: imgs, agent: agentName})
+			return a.runTurn(cmd.Context(), runOptions{session: sessionArg, continueLast: continueLast, json: format == "json", rules: extra, prompt: prompt, images: imgs, agent: agentName, trust: trust})
 		},
 	}
 	f := cmd.Flags()
@@ -103,6 +110,7 @@ interrupted (the turn is saved as cancelled).`,
 	f.StringArrayVar(&deny, "deny", nil, `deny a permission for this run (repeatable)`)
 	f.StringArrayVar(&images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP) to the prompt (repeatable)")
 	f.StringVar(&agentName, "agent", "", "run the turn with this agent: build, plan, or one of the workspace's (darman doctor lists them)")
+	f.BoolVar(&trust, "trust", false, "trust the workspace's own configuration for this run (hooks, MCP servers, allow rules), recording nothing: for CI jobs that chose it")
 	cmd.RegisterFlagCompletionFunc("format", completeWords("text", "json"))
 	cmd.RegisterFlagCompletionFunc("agent", a.completeAgents)
 	return cmd
@@ -116,6 +124,7 @@ type runOptions struct {
 	prompt       string
 	images       []session.Part
 	agent        string
+	trust        bool
 }
 
 // readPrompt is the prompt from the arguments, else from stdin when it is
@@ -144,6 +153,16 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	// A person reads stderr: what they should know comes as the lines
 	// below (! for a warning); log lines only when they asked for them.
 	a.quietLogs = true
+	// The terminal asks whether to trust the folder (the first time it
+	// configures what needs trust), then the permission questions and
+	// MCP servers' elicitations; without one, the folder stays untrusted
+	// unless recorded or --trust, questions are refused and elicitations
+	// declined.
+	ta := terminal.Open(a.stderr)
+	a.trustPolicy = trustPolicy{force: o.trust}
+	if ta != nil {
+		a.trustPolicy.ask = askTrust(ctx, ta)
+	}
 	loaded, err := a.config()
 	if err != nil {
 		return err
@@ -152,6 +171,9 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	log, err := a.logger()
 	if err != nil {
 		return err
+	}
+	if n := a.trust.notice(); n != "" {
+		fmt.Fprintln(a.stderr, "! "+n+" (or darman run --trust for this run)")
 	}
 	st, err := a.openStore(ctx)
 	if err != nil {
@@ -167,7 +189,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	var asker permission.Asker
 	var gate permission.Elicitor
 	refused := &refusals{}
-	if ta := terminal.Open(a.stderr); ta != nil {
+	if ta != nil {
 		asker, gate = ta, ta
 	}
 	// An unknown command fails before anything is made.

@@ -37,6 +37,11 @@ type Config struct {
 	Checkpoints Checkpoints          `json:"checkpoints,omitzero" jsonschema:"Snapshots of the workspace before each step that may change files, in a shadow git store in the data directory, so a turn can be reverted (darman sessions revert, darman.turn.revert)."`
 	Agents      Agents               `json:"agents,omitempty" jsonschema:"Named agents by name: new ones, or changes to the built-in build and plan and to those of agent files (.darman/agent/*.md, .claude/agents/*.md)."`
 	Completion  Completion           `json:"completion,omitzero" jsonschema:"Inline completions (ghost text) in darman lsp: the model, its wire format, the context and the limits on cost."`
+
+	// WorkspaceTrusted reports whether the workspace's widening settings
+	// applied (it was trusted, or widens nothing); set by Load. The
+	// workspace's agent files follow the same decision.
+	WorkspaceTrusted bool `json:"-"`
 }
 
 // Checkpoints configures the snapshots a turn can be reverted to.

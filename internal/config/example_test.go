@@ -26,6 +26,8 @@ func ExampleLoad() {
 		UserConfigDir: filepath.Join(root, "no-user-config"),
 		LookupEnv:     func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 		Flags:         config.Flags{LogLevel: "debug"},
+		// The user trusted this workspace (darman trust).
+		Trust: func(config.Workspace) bool { return true },
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -48,9 +48,13 @@ func (f *fixture) lookup(name string) (string, bool) {
 	return v, ok
 }
 
+// options load the fixture's workspace as a trusted one; trust_test.go
+// loads it untrusted.
 func (f *fixture) options(flags config.Flags) config.Options {
-	return config.Options{WorkspaceRoot: f.root, LookupEnv: f.lookup, UserConfigDir: f.user, Flags: flags}
+	return config.Options{WorkspaceRoot: f.root, LookupEnv: f.lookup, UserConfigDir: f.user, Flags: flags, Trust: trustAll}
 }
+
+func trustAll(config.Workspace) bool { return true }
 
 func (f *fixture) load() (*config.Loaded, error) {
 	return config.Load(f.options(config.Flags{}))

@@ -46,6 +46,7 @@ func FuzzLoad(f *testing.F) {
 		WorkspaceRoot: root,
 		UserConfigDir: user,
 		LookupEnv:     func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Trust:         func(config.Workspace) bool { return true },
 	}
 	file := filepath.Join(root, "darman.json")
 	f.Fuzz(func(t *testing.T, content string) {

@@ -18,8 +18,11 @@ type HookMatcher struct {
 	Matcher string        `json:"matcher,omitempty" jsonschema:"Which tool calls (PreToolUse, PostToolUse), sources (SessionStart), triggers (PreCompact) or notification types run the hooks: a name, names separated by |, a regular expression, or * (also empty or absent) for all. Tool names are Claude Code's (Bash, Edit, Read, ...) or darman's (bash, edit, read, ...)."`
 	Hooks   []HookCommand `json:"hooks" jsonschema:"The hooks run when the matcher matches, all at once."`
 
-	// Origin is the file the matcher came from; set by Load.
-	Origin string `json:"-"`
+	// Origin is the file the matcher came from; Workspace reports that
+	// it is one of the workspace's files (see WorkspaceSources), not the
+	// user's. Set by Load.
+	Origin    string `json:"-"`
+	Workspace bool   `json:"-"`
 }
 
 // HookCommand is one hook: a command, or a prompt for the small model.
@@ -66,6 +69,7 @@ func (ld *loader) checkHooks(cfg *Config) {
 		}
 		for i, m := range cfg.Hooks[event] {
 			cfg.Hooks[event][i].Origin = src
+			cfg.Hooks[event][i].Workspace = ld.projectSource[src]
 			for j, h := range m.Hooks {
 				path := indexPath(keyPath(indexPath(entry, i), "hooks"), j)
 				switch {
@@ -96,7 +100,12 @@ type claudeSettings struct {
 // hooks off, as in Claude Code.
 func (ld *loader) foreignHooks(cfg *Config) {
 	var paths []string
-	paths = append(paths, filepath.Join(ld.root, filepath.FromSlash(HookFileClaudeLocal)), filepath.Join(ld.root, filepath.FromSlash(HookFileClaudeProject)))
+	for _, rel := range []string{HookFileClaudeLocal, HookFileClaudeProject} {
+		// The workspace's hooks run only once it is trusted.
+		if path := filepath.Join(ld.root, filepath.FromSlash(rel)); ld.trusted || !ld.workspaceForeign(path) {
+			paths = append(paths, path)
+		}
+	}
 	if home, err := ld.dirs.home(); err == nil {
 		if user := filepath.Join(home, filepath.FromSlash(HookFileClaudeUser)); !slices.Contains(paths, user) {
 			paths = append(paths, user)
@@ -127,6 +136,7 @@ func (ld *loader) foreignHooks(cfg *Config) {
 			}
 			for _, m := range matchers {
 				m.Origin = path
+				m.Workspace = ld.workspaceForeign(path)
 				// A hook of another type stays in the list, for the hook
 				// engine and doctor to report as unsupported; it never runs.
 				m.Hooks = slices.DeleteFunc(slices.Clone(m.Hooks), func(h HookCommand) bool {

@@ -31,6 +31,14 @@ type Options struct {
 	UserConfigDir string
 	// Flags override everything else.
 	Flags Flags
+	// Trust decides whether the workspace's widening settings apply (see
+	// [WorkspaceSources]): it is given the workspace and what it would
+	// widen (which may be nothing: the workspace's agent files, read
+	// elsewhere, follow the same decision through
+	// Config.WorkspaceTrusted), and reports whether the user trusted it.
+	// It is called once per Load. nil trusts a workspace only when it
+	// widens nothing: its files may only narrow.
+	Trust func(Workspace) bool
 }
 
 // Loaded is the result of [Load].
@@ -41,6 +49,8 @@ type Loaded struct {
 	// Warnings are things worth telling the user that did not stop the
 	// load, such as a ${env:NAME} whose variable is not set.
 	Warnings []string
+	// Trust is what was made of the workspace's widening settings.
+	Trust TrustState
 }
 
 // Source is one place configuration was looked for.
@@ -82,7 +92,7 @@ func Load(opts Options) (*Loaded, error) {
 	}
 
 	cfg := defaults(d)
-	ld := &loader{dirs: d, root: root, origins: map[string]string{}}
+	ld := &loader{dirs: d, root: root, origins: map[string]string{}, projectSource: map[string]bool{}}
 	ld.target = reflect.ValueOf(&cfg).Elem()
 
 	userDir := opts.UserConfigDir
@@ -97,9 +107,26 @@ func Load(opts Options) (*Loaded, error) {
 		ld.file("user", filepath.Join(userDir, "config.json"), false)
 	}
 
+	// The workspace's files are read first, for what they would widen;
+	// they apply in their place, after the user's file.
+	var project []projectFile
 	for _, dir := range projectDirs(root) {
-		ld.file("project", filepath.Join(dir, ".darman", "config.json"), false)
-		ld.file("project", filepath.Join(dir, "darman.json"), false)
+		for _, path := range []string{filepath.Join(dir, ".darman", "config.json"), filepath.Join(dir, "darman.json")} {
+			project = append(project, ld.readProject(path))
+		}
+	}
+	items := ld.projectItems(project)
+	items = append(items, ld.foreignItems()...)
+	if opts.Trust != nil {
+		ld.trusted = opts.Trust(Workspace{Root: root, Items: items})
+	} else {
+		// A workspace that widens nothing has nothing to trust.
+		ld.trusted = len(items) == 0
+	}
+	ld.trust = TrustState{Trusted: ld.trusted, Items: items}
+	cfg.WorkspaceTrusted = ld.trusted
+	for _, pf := range project {
+		ld.applyProject(pf)
 	}
 
 	if p, ok := d.env(EnvConfig); ok {
@@ -149,7 +176,7 @@ func Load(opts Options) (*Loaded, error) {
 	if err := ld.ps.err(); err != nil {
 		return nil, err
 	}
-	return &Loaded{Config: cfg, Sources: ld.sources, Warnings: ld.ps.warnings}, nil
+	return &Loaded{Config: cfg, Sources: ld.sources, Warnings: ld.ps.warnings, Trust: ld.trust}, nil
 }
 
 // loader applies layers, in order, onto one Config.
@@ -160,6 +187,13 @@ type loader struct {
 	ps      problems
 	sources []Source
 	origins map[string]string
+	// trusted says whether the workspace's widening settings apply;
+	// trust is what Load reports of them.
+	trusted bool
+	trust   TrustState
+	// projectSource holds the names of the workspace's config files as
+	// problems and origins name them.
+	projectSource map[string]bool
 }
 
 // projectDirs returns the directories whose project files apply, outermost

@@ -72,13 +72,18 @@ func (ld *loader) foreignMCP(cfg *Config) {
 			claudeProject = ld.foreignServers(path, project, flavorClaude)
 		}
 	}
+	// The workspace's files start servers only once it is trusted.
 	path := filepath.Join(ld.root, filepath.FromSlash(MCPFileVSCode))
-	if tree := ld.foreignTree(path); tree != nil {
-		add(path, ld.foreignServers(path, tree.field("servers"), flavorVSCode))
+	if ld.trusted {
+		if tree := ld.foreignTree(path); tree != nil {
+			add(path, ld.foreignServers(path, tree.field("servers"), flavorVSCode))
+		}
 	}
 	path = filepath.Join(ld.root, MCPFileProject)
-	if tree := ld.foreignTree(path); tree != nil {
-		add(path, ld.foreignServers(path, tree.field("mcpServers"), flavorClaude))
+	if ld.trusted {
+		if tree := ld.foreignTree(path); tree != nil {
+			add(path, ld.foreignServers(path, tree.field("mcpServers"), flavorClaude))
+		}
 	}
 	if home, err := ld.dirs.home(); err == nil {
 		add(filepath.Join(home, MCPFileClaudeUser), claudeProject)

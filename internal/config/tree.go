@@ -81,16 +81,14 @@ func (n *node) rawJSON() []byte {
 func (n *node) writeJSON(b *bytes.Buffer) {
 	switch n.kind {
 	case kindString:
-		s, _ := json.Marshal(n.text)
-		b.Write(s)
+		writeString(b, n.text)
 	case kindObject:
 		b.WriteByte('{')
 		for i, m := range n.fields {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			k, _ := json.Marshal(m.key)
-			b.Write(k)
+			writeString(b, m.key)
 			b.WriteByte(':')
 			m.value.writeJSON(b)
 		}
@@ -107,6 +105,15 @@ func (n *node) writeJSON(b *bytes.Buffer) {
 	default:
 		b.WriteString(n.text)
 	}
+}
+
+// writeString writes s as a JSON string, leaving <, > and & as they are
+// (the text is shown to people, as in the trust question).
+func writeString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	b.Truncate(b.Len() - 1) // Encode's newline
 }
 
 // syntaxError is a JSONC syntax error at a 1-based line and byte column.

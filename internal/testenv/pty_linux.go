@@ -18,6 +18,15 @@ import (
 // /dev/ptmx.
 func PTY(t testing.TB) (slave *os.File, queued func() int) {
 	t.Helper()
+	_, slave, queued = PTYPair(t)
+	return slave, queued
+}
+
+// PTYPair is PTY with the master side too, through which a test types
+// what the user would (its writes are the terminal's input) and reads
+// what was written to the terminal.
+func PTYPair(t testing.TB) (master, slave *os.File, queued func() int) {
+	t.Helper()
 	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
@@ -36,7 +45,7 @@ func PTY(t testing.TB) (slave *os.File, queued func() int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { slave.Close() })
-	return slave, func() int {
+	return master, slave, func() int {
 		var q int32
 		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, slave.Fd(), syscall.TIOCINQ, uintptr(unsafe.Pointer(&q))); e != 0 {
 			t.Fatal(e)

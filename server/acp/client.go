@@ -121,6 +121,9 @@ func (w *workspace) Remove(ctx context.Context, path string) error {
 type asker struct {
 	s  *Server
 	id agent.ID
+	// outsideTurns: the question is not a turn's (the folder's trust),
+	// so it takes no place in a running turn's order of questions.
+	outsideTurns bool
 }
 
 type permissionOption struct {
@@ -136,7 +139,11 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 	if ls == nil {
 		return permission.Reply{Answer: permission.RejectOnce, Message: "no client session to ask in"}, nil
 	}
-	order, n := ls.question()
+	var order *questionOrder
+	var n int
+	if !a.outsideTurns {
+		order, n = ls.question()
+	}
 	switch ls.currentMode() {
 	case modeReadOnly:
 		return permission.Reply{Answer: permission.RejectOnce, Message: "the session is in read-only mode; tell the user what you would do instead"}, nil

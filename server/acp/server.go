@@ -92,6 +92,8 @@ type Agent struct {
 	Agents *agents.Catalog
 	// Close releases the agent once its turns have ended; nil does nothing.
 	Close func() error
+	// Trust is what was made of the folder's own configuration (trust.go).
+	Trust Trust
 	// Meta is darman's own state for a client to show (the OS sandbox of
 	// the model's commands), sent as _meta.darman in the answers to
 	// session/new and session/load; nil sends none.
@@ -166,6 +168,8 @@ type agentEntry struct {
 	mu    sync.Mutex // held while starting
 	agent *Agent
 	ws    *workspace
+	// trustAsked: the folder's trust question was put (once per folder).
+	trustAsked bool
 }
 
 // New returns a server.
@@ -459,6 +463,7 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 		return nil, err
 	}
 	s.afterReply(ctx, ls)
+	afterReply(ctx, func() { s.tellTrust(ctx, e, ls) })
 	return withMeta(ag, map[string]any{"sessionId": sess.ID, "modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}), nil
 }
 

@@ -40,6 +40,11 @@ type Setup struct {
 	// (Options.Agents); the session service must run these, so that a
 	// file change the server notices is the service's too.
 	Agents *agents.Catalog
+	// EditorTrusted is the editor's own trust of the folder
+	// (initializationOptions.workspaceTrusted, then darman.trust with
+	// {"editor": true}); nil when the editor says nothing, and darman's
+	// records decide.
+	EditorTrusted *bool
 	// Settings are the client's darman settings
 	// (initializationOptions.darman, or the darman section of
 	// workspace/didChangeConfiguration), same keys as the config file;
@@ -114,4 +119,7 @@ type Agent struct {
 	// language servers, for the inline completions' context; nil means
 	// none.
 	Definitions complete.Definer
+	// Trust is what was made of the folder's own configuration, said to
+	// the user when the agent starts (see trust.go).
+	Trust TrustState
 }

@@ -40,6 +40,7 @@ var commands = map[string]command{
 	"darman.turn.revert":       (*Server).cmdTurnRevert,
 	"darman.turn.redo":         (*Server).cmdTurnRedo,
 	"darman.session.fork":      (*Server).cmdSessionFork,
+	"darman.trust":             (*Server).cmdTrust,
 }
 
 func commandNames() []string {

@@ -85,20 +85,22 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	var settings json.RawMessage
 	if len(p.InitializationOptions) > 0 {
 		var opts struct {
-			Darman json.RawMessage `json:"darman"`
+			Darman           json.RawMessage `json:"darman"`
+			WorkspaceTrusted *bool           `json:"workspaceTrusted"`
 		}
 		if err := json.Unmarshal(p.InitializationOptions, &opts); err != nil {
 			s.log.Warn("lsp: initializationOptions is not an object; ignored", "err", err)
 		}
 		settings = opts.Darman
+		s.editorTrust = opts.WorkspaceTrusted
 	}
 	ss, agentSettings, err := splitSettings(settings)
 	if err != nil {
 		s.settingsErr = fmt.Errorf("initializationOptions.darman: %w; using the config files alone", err)
 	}
 	s.settings, s.agentSettings = ss, agentSettings
-	choices := s.modelChoices(ctx, Setup{Root: root, Folders: slices.Clone(folders), Settings: agentSettings})
-	setup := Setup{Root: root, Folders: slices.Clone(folders), Settings: agentSettings}
+	setup := s.setup(agentSettings)
+	choices := s.modelChoices(ctx, setup)
 	s.loadAgents(ctx, setup)
 	s.setupCompletion(ctx, setup)
 	// Building the agent (the store, its tools) takes the processor from
@@ -143,11 +145,27 @@ func (s *Server) initialized(context.Context, json.RawMessage) error {
 		s.showMessage(protocol.MessageTypeWarning, "darman: inline completions are off: "+err.Error())
 	}
 	s.goOwned(func() {
-		if _, err := s.agent.get(s.ctx); err != nil && s.ctx.Err() == nil {
+		a, err := s.agent.get(s.ctx)
+		if err != nil && s.ctx.Err() == nil {
 			s.showMessage(protocol.MessageTypeError, err.Error())
+		}
+		if err == nil {
+			s.tellTrust(a)
 		}
 	})
 	return nil
+}
+
+// setup is what Options' functions learn of the workspace, without the
+// editor's workspace and asker (see startAgentNow).
+func (s *Server) setup(settings json.RawMessage) Setup {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var trusted *bool
+	if s.editorTrust != nil {
+		trusted = ptr(*s.editorTrust)
+	}
+	return Setup{Root: s.root, Folders: slices.Clone(s.folders), Settings: settings, EditorTrusted: trusted}
 }
 
 // startAgent starts the agent in the background with the client's
@@ -197,11 +215,9 @@ func nonNil[T any](s []T) []T {
 
 // startAgentNow builds an agent with the settings.
 func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
-	s.mu.Lock()
-	folders := slices.Clone(s.folders)
-	s.mu.Unlock()
-	a, err := s.opts.Start(s.ctx, Setup{Root: s.root, Folders: folders, Workspace: s.ws, Asker: &asker{s: s},
-		Elicitor: editorGate{s}, Notices: s.notices, Settings: settings, Agents: s.catalog()})
+	setup := s.setup(settings)
+	setup.Workspace, setup.Asker, setup.Elicitor, setup.Notices, setup.Agents = s.ws, &asker{s: s}, editorGate{s}, s.notices, s.catalog()
+	a, err := s.opts.Start(s.ctx, setup)
 	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Model == nil) {
 		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
 	}

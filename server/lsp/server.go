@@ -55,6 +55,9 @@ type Options struct {
 	// (server/lsp/complete.go) while initialize is answered, so it must not
 	// wait for the network; nil or a nil config means no completions.
 	Completion func(ctx context.Context, setup Setup) (*CompletionConfig, error)
+	// Trust records the user's answer about the folder at root: trusted,
+	// or never (darman trust's records); nil offers no trust question.
+	Trust func(ctx context.Context, root string, never bool) error
 }
 
 // Server is darman's language server for one client connection. Make it
@@ -81,7 +84,10 @@ type Server struct {
 
 	mu      sync.Mutex
 	folders []string
-	live    map[agent.ID]*live // sessions the client has used
+	// editorTrust is the editor's own trust of the folder (see trust.go);
+	// nil when it said nothing.
+	editorTrust *bool
+	live        map[agent.ID]*live // sessions the client has used
 
 	docs      *documents
 	complete  completion // set by initialize

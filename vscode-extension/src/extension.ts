@@ -19,6 +19,7 @@ import { answerElicit, type ElicitRequest } from "./elicit";
 import { ChatViewProvider, viewId } from "./panel";
 import { serverSettings, SettingsSync } from "./settings";
 import { StatusBar } from "./status";
+import { followTrustGrant, initializationOptions } from "./trust";
 
 export const installDocs = "https://github.com/darman-dev/darman#quick-start";
 
@@ -114,6 +115,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   let onConfig: vscode.Disposable | undefined;
   context.subscriptions.push({ dispose: () => onConfig?.dispose() });
+  // A later grant of Workspace Trust reaches the running server.
+  context.subscriptions.push(followTrustGrant(() => client, (err) => output.appendLine(`darman.trust: ${errorText(err)}`)));
   const start = async () => {
     // dist/lsp.js beside this bundle (esbuild.mjs builds both).
     const { CancellationToken, DidChangeConfigurationNotification, LanguageClient, State, Trace, TransportKind } =
@@ -158,7 +161,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }],
       outputChannel: output,
-      initializationOptions: () => ({ darman: settings.initial() }),
+      initializationOptions: () => initializationOptions(settings.initial()),
       middleware: {
         provideInlineCompletionItems: completions.middleware,
         workspace: {

@@ -329,7 +329,11 @@ export const window = {
   onDidChangeTextEditorSelection: new EventEmitter<unknown>().event,
 };
 
+const didGrantWorkspaceTrust = new EventEmitter<void>();
+
 export const workspace = {
+  isTrusted: true,
+  onDidGrantWorkspaceTrust: didGrantWorkspaceTrust.event,
   onDidSaveTextDocument: didSave.event,
   onDidChangeConfiguration: didChangeConfiguration.event,
   workspaceFolders: undefined as { uri: Uri }[] | undefined,
@@ -443,6 +447,11 @@ export const testing = {
     }
     window.activeTextEditor = undefined;
     window.visibleTextEditors = [];
+  },
+  /** The user trusts the folder (Workspace Trust): isTrusted turns true. */
+  grantTrust(): void {
+    workspace.isTrusted = true;
+    didGrantWorkspaceTrust.fire();
   },
   /** Scripts the user's next answers to prompts (see userAnswers). */
   answer(...answers: unknown[]): void {

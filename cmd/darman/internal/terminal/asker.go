@@ -119,3 +119,13 @@ func (a *Asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 func New(in io.Reader, out io.Writer) *Asker {
 	return &Asker{in: bufio.NewReader(in), out: out}
 }
+
+// Line asks a free question: text is written as it is, and the line typed
+// is returned trimmed ("" at the end of the input).
+func (a *Asker) Line(ctx context.Context, text string) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.fresh()
+	fmt.Fprint(a.out, text)
+	return a.line(ctx)
+}
