@@ -104,10 +104,12 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
 			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
 			Bash:       bash,
-			Meta:       func() map[string]any { return map[string]any{"sandbox": sandboxStatus(rt.sandbox), "trust": trust.status()} },
-			Trust:      a.acpTrust(setup.Root, trust),
-			Agents:     rt.svc.Agents(),
-			Close:      rt.close,
+			Meta: func() map[string]any {
+				return map[string]any{"sandbox": sandboxStatus(rt.sandbox), "trust": trust.status()}
+			},
+			Trust:  a.acpTrust(setup.Root, trust),
+			Agents: rt.svc.Agents(),
+			Close:  rt.close,
 
 			Checkpoints: acpCheckpoints(rt.checkpoints),
 		}, nil
