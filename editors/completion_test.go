@@ -116,6 +116,10 @@ func newCompletionWorkspace(t *testing.T, items, stall bool) *completionWorkspac
 		"retry": {"maxAttempts": 1},
 		"completion": {"model": "anthropic/claude-haiku-4-5", "items": %t}}`, model.URL, items)
 	os.WriteFile(filepath.Join(root, "darman.json"), []byte(config), 0o644)
+	// The workspace is the test's own: its user trusts it.
+	real, _ := filepath.EvalSymlinks(root)
+	os.MkdirAll(filepath.Join(home, ".config", "darman"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "darman", "trust.json"), []byte(trustRecord(real)), 0o644)
 	env := []string{
 		"HOME=" + home,
 		"PATH=" + os.Getenv("PATH"),
@@ -246,4 +250,10 @@ func TestEmacsCompletionItem(t *testing.T) {
 		"line":      "\t_ = \"é\"; fmt." + suggestion,
 		"stopped":   "true",
 	})
+}
+
+// trustRecord is the user's trust record for folder, as darman trust
+// writes it.
+func trustRecord(folder string) string {
+	return `{"folders": [{"path": "` + folder + `", "answer": "trusted", "at": "2026-12-01T00:00:00Z"}]}`
 }

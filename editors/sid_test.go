@@ -180,6 +180,8 @@ func (s *sid) workspace(script llmtest.Script, files map[string]string, extra st
 	s.write("ws/darman.json", fmt.Sprintf(`{"model": "anthropic/claude-sonnet-4-5",
 		"provider": {"anthropic": {"baseURL": %q, "apiKey": "sk-ant-test-0123456789"}},
 		"retry": {"maxAttempts": 1}%s}`, s.model.URL, extra))
+	// The workspace is the test's own: its user trusts it.
+	s.write("home/.config/darman/trust.json", trustRecord(s.in("ws")))
 	s.t.Cleanup(func() {
 		if s.t.Failed() {
 			b, _ := os.ReadFile(s.host("home/darman.log"))

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -27,7 +28,7 @@ type owner struct {
 }
 
 func startOwner(dir, sock string, lock *os.File, opts Options, log *slog.Logger) (*owner, error) {
-	if opts.ReadOnly {
+	if opts.ReadOnly && runtime.GOOS != "windows" { // badger has no read-only mode on Windows
 		// Read-only: nobody is served (a writer would be refused), so
 		// another darman that starts meanwhile waits for the lock.
 		l, err := openLocal(dir, log, readOnly)

@@ -26,7 +26,9 @@ type Options struct {
 	// ReadOnly opens the database read-only when no other darman process
 	// owns it (one that does serves the calls either way): nothing on disk
 	// is changed, writes fail, and a damaged store is an error rather than
-	// an empty list. For commands that only read.
+	// an empty list. For commands that only read. On Windows, where
+	// badger has no read-only mode, the store opens as for writing (after
+	// the same consistency check).
 	ReadOnly bool
 }
 

@@ -340,6 +340,7 @@ func TestSessionsListWhileAnotherProcessOwnsTheStore(t *testing.T) {
 	if !strings.Contains(list, string(fixture.Session.ID)) {
 		t.Fatalf("list while another process owns the store:\n%s", list)
 	}
+	e.vars = append(e.vars, "ANTHROPIC_API_KEY=sk-ant-test-0123456789") // a model to talk to
 	out := e.ok("doctor")
 	if !strings.Contains(out, "1 sessions") || !strings.Contains(out, "served by darman process") {
 		t.Fatalf("doctor as a client:\n%s", out)

@@ -208,6 +208,13 @@ func (w *wine) newEnv(t *testing.T, script llmtest.Script) (ws string, srv *llmt
 	if err := os.WriteFile(filepath.Join(ws, "darman.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The workspace is the test's own: its user trusts it (a record, as
+	// darman trust makes).
+	rec, _ := json.Marshal(map[string]any{"folders": []map[string]string{{"path": winPath(ws), "answer": "trusted", "at": "2026-12-01T00:00:00Z"}}})
+	for _, u := range users {
+		os.MkdirAll(filepath.Join(u, "Roaming", "darman"), 0o755)
+		os.WriteFile(filepath.Join(u, "Roaming", "darman", "trust.json"), rec, 0o644)
+	}
 	environ = append(w.environ, "ANTHROPIC_API_KEY=sk-ant-test-0123456789", "DARMAN_GIT_BASH_PATH="+winPath(w.shell))
 	return ws, srv, environ
 }
