@@ -370,3 +370,22 @@ func TestLogsNeverReachStdout(t *testing.T) {
 		t.Fatalf("debug lines without --log-file should go to stderr:\n%s", errs)
 	}
 }
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// requireSandbox skips when this kernel has no Landlock, saying why.
+func requireSandbox(t *testing.T) {
+	t.Helper()
+	sb := sandbox.New(sandbox.Options{Helper: darmanBin})
+	defer sb.Close()
+	if st := sb.Status(); !st.Active() {
+		t.Skipf("no OS sandbox here: %s", st.Reason)
+	}
+}

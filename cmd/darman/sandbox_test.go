@@ -4,7 +4,6 @@ package main_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -17,16 +16,6 @@ import (
 	"github.com/darman-dev/darman/internal/sandbox"
 	"github.com/darman-dev/darman/internal/testenv"
 )
-
-// requireSandbox skips when this kernel has no Landlock, saying why.
-func requireSandbox(t *testing.T) {
-	t.Helper()
-	sb := sandbox.New(sandbox.Options{Helper: darmanBin})
-	defer sb.Close()
-	if st := sb.Status(); !st.Active() {
-		t.Skipf("no OS sandbox here: %s", st.Reason)
-	}
-}
 
 // skipInPIDNamespace skips a test whose commands attack darman by its pid
 // (its environment block, its threads, its priority) where commands run
@@ -207,15 +196,6 @@ func TestSandboxNetworkCommandsOpenTheNetwork(t *testing.T) {
 	if body := lastToolResult(t, srv.ModelCalls()[1].Body); !strings.Contains(body, "HELLO-NET") {
 		t.Errorf("a command matching networkCommands could not connect:\n%s", body)
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestSandboxHelperRunsBeforeDarmanIsInitialized: "darman sandbox-exec"
