@@ -36,7 +36,11 @@ var _ context.Context = (*Clock)(nil)
 // NewClock starts a clock of timeout under parent.
 func NewClock(parent context.Context, timeout time.Duration) *Clock {
 	c := &Clock{parent: parent, done: make(chan struct{}), left: timeout, since: time.Now()}
+	// Under the lock: the timer and the parent's end may fire at once and
+	// read the timer in end.
+	c.mu.Lock()
 	c.timer = time.AfterFunc(timeout, c.tick)
+	c.mu.Unlock()
 	c.unhook = context.AfterFunc(parent, func() { c.end(parent.Err(), false) })
 	return c
 }
