@@ -104,16 +104,11 @@ func (k *Keeper) Revert(ctx context.Context, o RevertOptions) (*Report, error) {
 			covered = append(covered, c)
 		}
 	}
-	sh := k.shadowOf(t.Workspace)
-	unlock, err := sh.lock(ctx)
+	sh, now, unlock, err := k.lockedSnapshot(ctx, t.Workspace)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	now, err := sh.snapshot(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot before reverting: %w", err)
-	}
 	for j := range covered {
 		if covered[j].After.Tree == "" { // the turn never ended: its process died
 			covered[j].After = now
@@ -175,6 +170,22 @@ func (k *Keeper) Revert(ctx context.Context, o RevertOptions) (*Report, error) {
 	return rep, nil
 }
 
+// lockedSnapshot locks a workspace's shadow repository and snapshots the
+// workspace as it is before a revert; unlock releases the lock.
+func (k *Keeper) lockedSnapshot(ctx context.Context, workspace string) (sh *shadow, now agent.Snapshot, unlock func(), err error) {
+	sh = k.shadowOf(workspace)
+	unlock, err = sh.lock(ctx)
+	if err != nil {
+		return nil, agent.Snapshot{}, nil, err
+	}
+	now, err = sh.snapshot(ctx)
+	if err != nil {
+		unlock()
+		return nil, agent.Snapshot{}, nil, fmt.Errorf("snapshot before reverting: %w", err)
+	}
+	return sh, now, unlock, nil
+}
+
 // leftAlone finds the last revert that left files alone (of turn, when
 // not ""); -1 when there is none.
 func leftAlone(cps []agent.Checkpoint, turn string) int {
@@ -195,16 +206,11 @@ func leftAlone(cps []agent.Checkpoint, turn string) int {
 // were just before the revert, as it does for the others.
 func (k *Keeper) finish(ctx context.Context, t agent.Checkpoint, o RevertOptions) (*Report, error) {
 	u := t.Undo
-	sh := k.shadowOf(t.Workspace)
-	unlock, err := sh.lock(ctx)
+	sh, now, unlock, err := k.lockedSnapshot(ctx, t.Workspace)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	now, err := sh.snapshot(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot before reverting: %w", err)
-	}
 	entries, err := sh.diffTree(ctx, now.Tree, t.Before.Tree)
 	if err != nil {
 		return nil, err
