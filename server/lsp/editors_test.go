@@ -77,6 +77,12 @@ func newEditorWorkspace(t *testing.T) *editorWorkspace {
 		"provider": {"anthropic": {"baseURL": %q, "apiKey": "sk-ant-test-0123456789"}},
 		"retry": {"maxAttempts": 1}}`, model.URL)
 	os.WriteFile(filepath.Join(root, "darman.json"), []byte(config), 0o644)
+	// The workspace is the test's own: its user trusts it, so its
+	// darman.json may name the provider.
+	real, _ := filepath.EvalSymlinks(root)
+	os.MkdirAll(filepath.Join(home, ".config", "darman"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "darman", "trust.json"),
+		[]byte(`{"folders": [{"path": "`+real+`", "answer": "trusted", "at": "2026-12-01T00:00:00Z"}]}`), 0o644)
 	gocache, _ := exec.Command("go", "env", "GOCACHE").Output()
 	env := []string{
 		"HOME=" + home,
