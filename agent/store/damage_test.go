@@ -216,8 +216,13 @@ type fileKind struct {
 	files func(dir string) []string
 }
 
+// glob names the files of a kind in the data directory (owner) or in
+// badger's directory in it (the database's).
 func glob(pattern string) func(string) []string {
 	return func(dir string) []string {
+		if pattern != "owner.lock" && pattern != "owner.sock" {
+			dir = store.DatabaseDir(dir)
+		}
 		m, _ := filepath.Glob(filepath.Join(dir, pattern))
 		slices.Sort(m)
 		return m
@@ -273,7 +278,11 @@ var damages = []damage{
 		return ""
 	}},
 	{"older copy put back", func(p, earlier string) string {
-		old, err := os.ReadFile(filepath.Join(earlier, filepath.Base(p)))
+		at := earlier
+		if filepath.Base(filepath.Dir(p)) == filepath.Base(store.DatabaseDir(p)) {
+			at = store.DatabaseDir(earlier)
+		}
+		old, err := os.ReadFile(filepath.Join(at, filepath.Base(p)))
 		if err != nil {
 			return "no older copy (the file is newer)"
 		}
@@ -374,10 +383,15 @@ func recordBoundary(p string) int64 {
 	return -1
 }
 
-// hashes maps each file in dir to its size and a hash of its bytes.
-func hashes(t *testing.T, dir string) map[string]string {
+// hashes maps each of the database's files in a data directory to its
+// size and a hash of its bytes (aside: in a repair's directory aside).
+func hashes(t *testing.T, dataDir string, aside bool) map[string]string {
 	t.Helper()
 	out := map[string]string{}
+	dir := dataDir
+	if !aside {
+		dir = store.DatabaseDir(dataDir)
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if !e.Type().IsRegular() || e.Name() == "owner.lock" || e.Name() == "LOCK" || strings.HasPrefix(e.Name(), "store.witness") {
@@ -442,7 +456,7 @@ func exportsEqual(a, b store.Export) bool {
 // they refuse. It returns what happened, in words for the docs' table.
 func outcome(t *testing.T, dir string, want []store.Export, streamed []*proc, tableUnderWriter bool) string {
 	t.Helper()
-	before := hashes(t, dir)
+	before := hashes(t, dir, false)
 	err := readAll(t, dir, want, streamed, true)
 	if err == nil {
 		// A read-only open found nothing wrong; darman opening it for
@@ -479,7 +493,7 @@ func outcome(t *testing.T, dir string, want []store.Export, streamed []*proc, ta
 	for name := range before {
 		crashed = crashed || strings.HasSuffix(name, ".mem")
 	}
-	if after := hashes(t, dir); !mapEqual(before, after) {
+	if after := hashes(t, dir, false); !mapEqual(before, after) {
 		if !crashed {
 			t.Errorf("the store changed on disk:\nbefore %v\nafter  %v", before, after)
 		}
@@ -491,13 +505,13 @@ func outcome(t *testing.T, dir string, want []store.Export, streamed []*proc, ta
 		how += ", nothing touched"
 	}
 	refusal := err
-	beforeRepair := hashes(t, dir)
+	beforeRepair := hashes(t, dir, false)
 	res, err := store.Repair(dir, nil)
 	if err != nil || !res.Damaged {
 		t.Fatalf("repair after %v: %+v, %v", refusal, res, err)
 	}
 	t.Logf("repair: %+v", res)
-	if aside := hashes(t, res.Aside); !mapEqual(beforeRepair, aside) {
+	if aside := hashes(t, res.Aside, true); !mapEqual(beforeRepair, aside) {
 		t.Errorf("the store moved aside is not the damaged store as it was:\nbefore %v\naside  %v", beforeRepair, aside)
 	}
 	if err := readAll(t, dir, want, streamed, false); err != nil {

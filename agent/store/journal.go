@@ -70,8 +70,8 @@ type mutation struct {
 	key, value []byte
 }
 
-func openJournal(dataDir string, dbBytes int64) (*journal, error) {
-	j := &journal{dir: filepath.Join(dataDir, journalDir)}
+func openJournal(dir string, dbBytes int64) (*journal, error) {
+	j := &journal{dir: dir}
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session journal: %w", diskFull(err))
 	}
@@ -203,11 +203,10 @@ type journalReplay struct {
 	Torn []string
 }
 
-// replayJournal calls fn with each transaction of the journal in dataDir,
+// replayJournal calls fn with each transaction of the journal in dir,
 // oldest first.
-func replayJournal(dataDir string, fn func([]mutation) error) (journalReplay, error) {
+func replayJournal(dir string, fn func([]mutation) error) (journalReplay, error) {
 	var out journalReplay
-	dir := filepath.Join(dataDir, journalDir)
 	segs, err := listSegments(dir)
 	if err != nil {
 		return out, err

@@ -36,9 +36,12 @@ var migrations = []func(txn *badger.Txn) error{
 
 // local runs store calls on a badger database this process owns.
 type local struct {
-	db  *badger.DB
-	dir string
-	log *slog.Logger
+	db *badger.DB
+	// dir is badger's directory (DATA/store); journalDir the journal's
+	// (DATA/journal), "" for a repair's view, which has none.
+	dir        string
+	journalDir string
+	log        *slog.Logger
 	// readOnly is set when the database was opened read-only (see
 	// Options.ReadOnly): nothing is written, no journal is kept.
 	readOnly bool
@@ -95,7 +98,9 @@ func badgerOptions(dir string, log *slog.Logger) badger.Options {
 // flushes them to.
 const memTableSize = 8 << 20
 
-func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error) {
+// openLocal opens the database in dir (badger's directory), with the
+// journal in journalDir.
+func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *local, err error) {
 	ro := mode == readOnly
 	if mode == salvageMode {
 		files, err := listStore(dir)
@@ -119,14 +124,14 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 				"The data may be damaged: %s; or set dataDir to another directory", dir, err, repairHint)
 		}
 	}()
-	l = &local{dir: dir, log: log, readOnly: mode != readWrite}
+	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
 	l.sinceRoom.Store(roomSlack)
 	if mode == readWrite {
 		files, err := listStore(dir)
 		if err != nil {
 			return nil, err
 		}
-		if l.journal, err = openJournal(dir, files.bytes()); err != nil {
+		if l.journal, err = openJournal(journalDir, files.bytes()); err != nil {
 			return nil, err
 		}
 		// The witness describes the files as they were closed; from now
@@ -144,7 +149,7 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 		// A new store (no manifest; the check found no other files
 		// either) is made, as before there was a read-only open.
 		if files, err := listStore(dir); err == nil && (files.mems > 0 || files.manifest < 0) {
-			return openLocal(dir, log, readWrite)
+			return openLocal(dir, journalDir, log, readWrite)
 		}
 	}
 	db, err := badger.Open(opts)
