@@ -349,9 +349,24 @@ func recordBoundary(p string) int64 {
 	if info, _ := os.Lstat(p); info == nil || info.Mode()&os.ModeSocket != 0 || info.Size() == 0 {
 		return -1
 	}
-	raw, err := os.ReadFile(p)
-	must(err)
 	name := filepath.Base(p)
+	var raw []byte
+	if strings.HasSuffix(name, ".vlog") {
+		// The first entry only: the value log being written is
+		// preallocated (128 MiB, mostly a hole), and reading it whole
+		// took seconds under the race detector, while the writer
+		// streamed on past the journal's window (see TestDamageMatrix).
+		raw = make([]byte, min(size(p), 1<<20))
+		f, err := os.Open(p)
+		must(err)
+		_, err = io.ReadFull(f, raw)
+		f.Close()
+		must(err)
+	} else {
+		var err error
+		raw, err = os.ReadFile(p)
+		must(err)
+	}
 	switch {
 	case name == "MANIFEST":
 		if len(raw) < 16 {
@@ -555,14 +570,6 @@ func TestDamageMatrix(t *testing.T) {
 		copyDir(t, f.dir, dir)
 		var p *proc
 		var streamed []*proc
-		if running && raceEnabled && kind.name == ".vlog" && d.name == "truncated at a record boundary" {
-			// A known loss, open in issue 33 and in docs/sessions.md: under
-			// the race detector's timing, the cut can fall on records the
-			// journal has not yet taken, and repair brings back parts
-			// whose tool output is not whole. Without -race the cell
-			// passes; go test ./agent/store runs it.
-			t.Skip("known loss under -race timing: a value log cut at a record boundary while a writer streams (issue 33)")
-		}
 		if running {
 			p = start(t, "stream", dir, 0)
 			p.until(t, "ack 3 ")

@@ -81,6 +81,10 @@ func openJournal(dir string, dbBytes int64) (*journal, error) {
 	}
 	j.segs = segs
 	j.limit = max(journalFloor, dbBytes/10)
+	// Each start writes a segment of its own, which the rotation's trim
+	// (below) never sees when a start writes less than a segment: the
+	// bound is kept here too, or the journal grows with every start.
+	j.trim()
 	return j, nil
 }
 

@@ -182,7 +182,7 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 
 func (l *local) migrate() error {
 	return l.db.Update(func(txn *badger.Txn) error {
-		have := 0
+		have, found := 0, false
 		item, err := txn.Get(schemaKey)
 		switch {
 		case errors.Is(err, badger.ErrKeyNotFound):
@@ -194,9 +194,15 @@ func (l *local) migrate() error {
 			if err != nil {
 				return fmt.Errorf("the schema version %q is unreadable", v)
 			}
+			found = true
 		}
 		if have > schemaVersion {
 			return fmt.Errorf("the session store was written by a newer darman (schema %d; this darman reads up to %d): upgrade darman", have, schemaVersion)
+		}
+		if found && have == schemaVersion {
+			// Nothing to write: a start that writes nothing leaves no
+			// table for its close to flush and no journal segment.
+			return nil
 		}
 		for v := have; v < schemaVersion; v++ {
 			if err := migrations[v](txn); err != nil {
