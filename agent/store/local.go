@@ -983,9 +983,16 @@ func (l *local) stats() (Stats, error) {
 		}
 		switch filepath.Ext(f.Name()) {
 		case ".sst":
+			st.Tables++
 			st.LSMBytes += diskUsage(info)
 		case ".vlog":
 			st.ValueLogBytes += diskUsage(info)
+		}
+	}
+	if l.journalDir != "" {
+		segs, _ := listSegments(l.journalDir)
+		for _, sg := range segs {
+			st.JournalBytes += sg.size
 		}
 	}
 	err = l.db.View(func(txn *badger.Txn) error {
@@ -1000,8 +1007,19 @@ func (l *local) stats() (Stats, error) {
 }
 
 // compact gives back the disk space of deleted sessions now rather than at
-// the next background collection.
-func (l *local) compact() error { return l.gc() }
+// the next background collection: it merges the tables into one level
+// (short-lived darman processes each leave a small table, which the
+// compactors of a process that lives long enough merge by themselves),
+// which drops removed records, then collects value-log garbage.
+func (l *local) compact() error {
+	if l.readOnly {
+		return errReadOnly
+	}
+	if err := l.db.Flatten(1); err != nil {
+		return diskFull(err)
+	}
+	return l.gc()
+}
 
 // gc runs value-log garbage collection until a pass finds nothing to do.
 func (l *local) gc() error {
