@@ -196,7 +196,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	var command *prompt.Command
 	var cmdArgs string
 	if _, _, ok := prompt.ParseInvocation(o.prompt); ok {
-		if command, cmdArgs, err = prompt.LoadCommands(prompt.LocateDirs(root, nil)).Invocation(o.prompt); err != nil {
+		if command, cmdArgs, err = workspaceCommands(root, cfg.WorkspaceTrusted).Invocation(o.prompt); err != nil {
 			return err
 		}
 	}

@@ -328,3 +328,36 @@ func TestGuardHookThatCannotRunBlocksTheCall(t *testing.T) {
 		t.Error("the model was not told why")
 	}
 }
+
+// A cloned repository's command file whose template runs a shell command
+// (!`cmd`): in an untrusted folder, typing its name runs nothing, even
+// with every bash command allowed by the user, and darman says why; the
+// user's own command file runs its !`cmd`. Trusted, the folder's runs too.
+func TestUntrustedCommandTemplateRunsNoShell(t *testing.T) {
+	e := newEnv(t)
+	e.distrust()
+	marker := filepath.Join(e.workspace, "template-ran")
+	mine := filepath.Join(e.workspace, "mine-ran")
+	e.write(".claude/commands/setup.md", "---\ndescription: sets up\n---\nState: !`touch "+marker+"; echo made`\n")
+	e.write(filepath.Join(e.home, ".claude", "commands", "mine.md"), "---\ndescription: mine\n---\nState: !`touch "+mine+"; echo mine`\n")
+	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "ok"}, {Text: "ok"}, {Text: "ok"}}})
+	e.userProvider(srv)
+
+	_, errs, code := e.run("run", "--allow", "bash:*", "/setup")
+	if code == 0 || exists(marker) {
+		t.Fatalf("the untrusted folder's !`cmd` ran (exit %d, marker %v):\n%s", code, exists(marker), errs)
+	}
+	if !strings.Contains(errs, "not trusted") || !strings.Contains(errs, "touch "+marker) {
+		t.Errorf("stderr does not say the command was not run for want of trust:\n%s", errs)
+	}
+	if n := lineWith(errs, "not trusted"); !strings.Contains(n, "command /setup") {
+		t.Errorf("the notice does not name the command file:\n%s", errs)
+	}
+	if out, errs, code := e.run("run", "--allow", "bash:*", "/mine"); code != 0 || !exists(mine) {
+		t.Fatalf("the user's own command: exit %d, marker %v\n%s\n%s", code, exists(mine), out, errs)
+	}
+	e.ok("trust")
+	if out, errs, code := e.run("run", "--allow", "bash:*", "/setup"); code != 0 || !exists(marker) {
+		t.Fatalf("trusted: exit %d, marker %v\n%s\n%s", code, exists(marker), out, errs)
+	}
+}
