@@ -377,7 +377,7 @@ func (a *app) acpTrust(root string, o trustOutcome) acp.Trust {
 	}}
 	if o.askable() {
 		t.Question = trustSummary(o.root, o.items, o.verdict == config.Changed) +
-			"Allow always trusts it (from the next darman acp start); reject always never asks again."
+			"Allow always trusts it now (its sessions take its configuration at their next prompt); reject always never asks again."
 	}
 	return t
 }
