@@ -429,17 +429,35 @@ func (w *walker) walk(c *statCache, reignore bool, ch *changes) (agent.Snapshot,
 		w.spawn(c.root, "", reignore, true)
 	} else {
 		w.partial, w.deep = true, ch.deep
-		type target struct {
-			n   *node
-			rel string
-		}
-		var ts []target // all found before any visit changes the tree
+		// By depth, a wave at a time: a directory and one beneath it are
+		// never visited at once (the parent's visit reads and drops its
+		// subdirectories' nodes), and a node the wave before removed, or
+		// visited already, is found so.
+		var waves [][]string
 		for rel := range ch.dirs {
-			n, at := lookup(c.root, rel)
-			ts = append(ts, target{n, at})
+			d := 0
+			if rel != "" {
+				d = strings.Count(rel, "/") + 1
+			}
+			for len(waves) <= d {
+				waves = append(waves, nil)
+			}
+			waves[d] = append(waves[d], rel)
 		}
-		for _, t := range ts {
-			w.spawn(t.n, t.rel, false, w.deep[t.rel])
+		for _, wave := range waves {
+			type target struct {
+				n   *node
+				rel string
+			}
+			ts := make([]target, 0, len(wave)) // found before any visit changes the tree
+			for _, rel := range wave {
+				n, at := lookup(c.root, rel)
+				ts = append(ts, target{n, at})
+			}
+			for _, t := range ts {
+				w.spawn(t.n, t.rel, false, w.deep[t.rel])
+			}
+			w.wg.Wait()
 		}
 	}
 	w.wg.Wait()
