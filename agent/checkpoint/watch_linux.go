@@ -219,3 +219,14 @@ const watcherKind = "inotify"
 // inDontFollow is IN_DONTFOLLOW (<sys/inotify.h>), which x/sys/unix does
 // not name: a link to a directory is not watched through.
 const inDontFollow = 0x2000000
+
+// WatchSupport names the file watcher snapshots use on this system and
+// its limit, or says why there is none (each snapshot then walks).
+func WatchSupport() (string, error) {
+	w, err := newWatcher("")
+	if err != nil {
+		return "", err
+	}
+	w.close()
+	return fmt.Sprintf("inotify, a watch a directory (fs.inotify.max_user_watches = %s)", sysctl("max_user_watches")), nil
+}
