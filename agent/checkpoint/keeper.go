@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -330,8 +331,9 @@ type Status struct {
 	Walks     int `json:"walks"`
 	Partial   int `json:"partial"`
 	Overflows int `json:"overflows,omitempty"`
-	// Bytes is the shadow repository's disk use, MaxBytes its bound
-	// (checkpoints.maxBytes): past it the oldest turns' snapshots go.
+	// Bytes is the shadow repository's disk use (its objects and the stat
+	// cache), MaxBytes the bound of its objects (checkpoints.maxBytes):
+	// past it the oldest turns' snapshots go.
 	Bytes    int64 `json:"bytes"`
 	MaxBytes int64 `json:"maxBytes"`
 }
@@ -358,5 +360,8 @@ func (k *Keeper) Status(ctx context.Context, workspace string) (Status, error) {
 	}
 	var err error
 	st.Bytes, err = sh.size(ctx)
+	if fi, serr := os.Stat(sh.statPath()); serr == nil {
+		st.Bytes += fi.Size()
+	}
 	return st, err
 }
