@@ -65,15 +65,19 @@ func (w *watcher) add(rel string) {
 	if _, ok := w.byRel[rel]; ok {
 		return
 	}
-	path := w.root
+	path, mask := w.root, uint32(watchMask&^inDontFollow) // the workspace may be a link
 	if rel != "" {
-		path = filepath.Join(w.root, filepath.FromSlash(rel))
+		path, mask = filepath.Join(w.root, filepath.FromSlash(rel)), watchMask
 	}
-	wd, err := unix.InotifyAddWatch(w.fd, path, watchMask)
+	wd, err := unix.InotifyAddWatch(w.fd, path, mask)
 	switch {
 	case err == nil:
-	case errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR):
+	case rel != "" && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)):
 		return // gone, or no directory now: the listing says so
+	case rel != "" && errors.Is(err, unix.EACCES):
+		// Unreadable: the walk cannot list it either. A change of its
+		// mode is an event in its parent, which then walks it whole.
+		return
 	case errors.Is(err, unix.ENOSPC):
 		w.err = fmt.Errorf("the inotify watch limit (fs.inotify.max_user_watches = %s) was reached at %d directories: raise it (sysctl fs.inotify.max_user_watches)", sysctl("max_user_watches"), len(w.byRel))
 		return
@@ -164,8 +168,8 @@ func (w *watcher) event(wd int32, mask uint32, name string, ch *changes) bool {
 			}
 		}
 	}
-	if mask&(unix.IN_MOVED_TO|unix.IN_CREATE) != 0 {
-		ch.deep[p] = true
+	if mask&(unix.IN_MOVED_TO|unix.IN_CREATE|unix.IN_ATTRIB) != 0 {
+		ch.deep[p] = true // new, or maybe readable now: walked whole
 	}
 	return true
 }

@@ -238,3 +238,20 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A workspace opened by a link to it is watched too (its top directory
+// by the link).
+func TestWatcherWorkspaceByALink(t *testing.T) {
+	real := t.TempDir()
+	root := filepath.Join(t.TempDir(), "ws")
+	must(t, os.Symlink(real, root))
+	write(t, real, "a.go", "package a\n")
+	write(t, real, "locked/x.go", "package locked\n")
+	tw := newTwins(t, root)
+	tw.same("first snapshot", false)
+	write(t, real, "a.go", "package a // edited at the top\n")
+	write(t, real, "b.go", "package a\n")
+	tw.same("a change at the top of a linked workspace", true)
+	write(t, real, "locked/y.go", "package locked\n")
+	tw.same("a new file in a subdirectory", true)
+}
