@@ -187,6 +187,17 @@ func (k *Keeper) live(ctx context.Context, sh *shadow) ([]agent.Checkpoint, erro
 // keeps with everything they reach) and lets
 // git pack and prune the rest. The caller holds the lock.
 func (k *Keeper) gc(ctx context.Context, sh *shadow) error {
+	if sh.cache != nil && sh.behind > 0 {
+		// The cache on disk first, so that its tree is the newest and
+		// the older one can go.
+		tree := emptyTree
+		if !sh.cache.root.tree.isZero() {
+			tree = sh.cache.root.tree.String()
+		}
+		if err := sh.saveCache(sh.cache, tree); err != nil {
+			return err
+		}
+	}
 	live, err := k.live(ctx, sh)
 	if err != nil {
 		return err

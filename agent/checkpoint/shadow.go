@@ -228,17 +228,25 @@ func (s *shadow) snapshot(ctx context.Context) (_ agent.Snapshot, err error) {
 		s.cache = nil // half brought up to date: read again from the shadow
 		return agent.Snapshot{}, err
 	}
-	if !first && !reignore && !w.changed.Load() {
+	if changed := w.changed.Load(); !first && !reignore && (!changed || ch != nil && !w.ignoreChanged.Load()) {
 		updated := int(w.updated.Load())
+		if changed {
+			// A watcher's snapshot that added, removed or renamed names
+			// (dirs says how many directories it visited): the next
+			// process, whose walk lists the directories whose stat
+			// changed, finds them again, as it finds the files below.
+			updated += len(ch.dirs)
+		}
 		if updated == 0 && (s.behind > 0 || snap.Tree == s.cachedTree()) {
 			return snap, nil
 		}
-		// Only the stat or content of files the cache knows changed: the
-		// cache on disk, with the tree it goes with (which every gc
-		// keeps), still tells the next process the truth of all else,
-		// and that process finds these files by their stat and reads
-		// them again. A few such files of lag cost it little; writing
-		// out the whole cache for each costs every snapshot.
+		// Only the stat or content of files the cache knows changed (or
+		// the watcher saw where names changed): the cache on disk, with
+		// the tree it goes with (which every gc keeps), still tells the
+		// next process the truth of all else, and that process finds
+		// these files by their stat and reads them again. A few such
+		// files of lag cost it little; writing out the whole cache for
+		// each costs every snapshot.
 		if s.behind+updated <= maxBehind {
 			s.behind += updated
 			return snap, nil

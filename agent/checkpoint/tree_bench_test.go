@@ -24,7 +24,9 @@ import (
 // watcher's; both run on one shadow repository, so the first snapshot,
 // which reads every file, is paid once, outside the timings. It reports
 // the median and the 99th percentile, the shadow's disk use and the
-// directories watched.
+// directories watched. "watch-create" makes a new file each time instead:
+// a change of the tree's names, after which the whole stat cache is
+// written again.
 func BenchmarkTreeSnapshot(b *testing.B) {
 	root := os.Getenv("DARMAN_BENCH_TREE")
 	if root == "" {
@@ -66,7 +68,9 @@ func BenchmarkTreeSnapshot(b *testing.B) {
 	}
 	first.Close()
 	b.Logf("the first snapshot of %s: %v", root, time.Since(began))
-	for _, mode := range []string{"walk", "watch"} {
+	created := filepath.Join(filepath.Dir(path), "darman-bench-new")
+	defer os.RemoveAll(created)
+	for _, mode := range []string{"walk", "watch", "watch-create"} {
 		b.Run(mode, func(b *testing.B) {
 			k := keeper(mode == "walk")
 			defer k.Close()
@@ -78,7 +82,12 @@ func BenchmarkTreeSnapshot(b *testing.B) {
 			var ds []time.Duration
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
-				os.WriteFile(path, fmt.Appendf(slices.Clip(orig), "\n// changed %d\n", i), 0o644)
+				if mode == "watch-create" { // a new file: the whole stat cache is written
+					os.MkdirAll(created, 0o755)
+					os.WriteFile(filepath.Join(created, fmt.Sprintf("n%d.go", i)), []byte("package p\n"), 0o644)
+				} else {
+					os.WriteFile(path, fmt.Appendf(slices.Clip(orig), "\n// changed %d\n", i), 0o644)
+				}
 				b.StartTimer()
 				began := time.Now()
 				if err := k.Step(ctx, ref); err != nil {
@@ -90,7 +99,7 @@ func BenchmarkTreeSnapshot(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if mode == "watch" && status.Watcher == "" {
+			if mode != "walk" && status.Watcher == "" {
 				b.Fatalf("no watcher: %s", status.WatchError)
 			}
 			slices.Sort(ds)

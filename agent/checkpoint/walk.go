@@ -125,6 +125,9 @@ type walker struct {
 	// nothing else (a change the next process finds by the stat alone,
 	// so the write of the cache may wait: see shadow.snapshot).
 	updated atomic.Int32
+	// ignoreChanged: a .gitignore changed; what is recorded now depends on
+	// what was before it (recorded files stay), so the cache is written.
+	ignoreChanged atomic.Bool
 
 	// gen numbers this walk; a node it visited has it in node.walk, so
 	// that no node is visited twice when changed directories nest.
@@ -237,6 +240,7 @@ func (w *walker) visit(n *node, rel string, reignore, deep bool) {
 	changed := false
 	if gi != n.ignore {
 		reignore, n.ignore, changed = true, gi, true
+		w.ignoreChanged.Store(true)
 	}
 	seen := make(map[string]bool, len(es)) // name: whether a directory
 	for _, e := range es {

@@ -135,6 +135,33 @@ func TestWatcherSnapshotIsTheWalks(t *testing.T) {
 		tw.same(s.what, true)
 	}
 
+	// Another process, from the stat cache this one left on disk (which
+	// the watcher's snapshots let lag behind), sees what the walk sees.
+	other, err := checkpoint.New(checkpoint.Options{Dir: tw.w.dir, Store: tw.w.st, MaxFileBytes: 1000, NoWatch: true})
+	must(t, err)
+	ctx := context.Background()
+	ref := agent.TurnRef{SessionID: tw.w.ses, MessageID: agent.NewMessageID(), Workspace: root}
+	must(t, other.Step(ctx, ref))
+	cps, err := tw.w.st.Checkpoints(ctx, tw.w.ses)
+	must(t, err)
+	if got, want := cps[len(cps)-1].Before, tw.walk.snap(); got.Tree != want.Tree || !slices.Equal(got.Large, want.Large) {
+		fa, fb := tw.w.files(got), tw.walk.files(want)
+		var diff []string
+		for p := range fa {
+			if fa[p] != fb[p] {
+				diff = append(diff, p+": "+strconv.Quote(fa[p])+", walk: "+strconv.Quote(fb[p]))
+			}
+		}
+		for p := range fb {
+			if _, ok := fa[p]; !ok {
+				diff = append(diff, "only the walk has "+p)
+			}
+		}
+		t.Fatalf("another process's snapshot from the cache on disk differs from the walk's:\n%s", strings.Join(diff, "\n"))
+	}
+	write(t, root, "pkg/one/shell.go", "package one // after the other process\n")
+	tw.same("after another process's snapshot", false)
+
 	// Overflow the queue: more events than it holds, then one change that
 	// only the walk the overflow forces can find.
 	max, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
