@@ -87,8 +87,8 @@ gosrc() { # gosrc DIR: a committed copy of $(go env GOROOT)/src
   mv "$dir.tmp" "$dir"
 }
 
-printf '| tree | files | walk p50 | walk p99 | watcher p50 | watcher p99 | watched dirs | watcher set-up | shadow |\n'
-printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
+printf '| tree | files | walk p50 | walk p99 | watcher p50 | watcher p99 | watcher, a new file each step: p50 | p99 | watched dirs | watcher set-up | shadow |\n'
+printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for size in "${sizes[@]}"; do
   dir=$base/$size
   if [ ! -d "$dir" ]; then
@@ -98,9 +98,10 @@ for size in "${sizes[@]}"; do
   out=$(cd "$repo" && DARMAN_BENCH_TREE=$dir go test ./agent/checkpoint -run '^$' -bench '^BenchmarkTreeSnapshot$' -benchtime "${iters}x" -timeout 60m 2>&1) || { echo "$out" >&2; exit 1; }
   echo "$out" > "$base/$size.out"
   metric() { # metric SUB NAME
-    echo "$out" | awk -v s="/$1" -v name="$2" '$1 ~ s {for (i = 2; i < NF; i++) if ($(i+1) == name) print $i}'
+    echo "$out" | awk -v s="/$1-[0-9]+$" -v name="$2" '$1 ~ s {for (i = 2; i < NF; i++) if ($(i+1) == name) print $i}'
   }
-  printf '| %s | %s | %s ms | %s ms | %s ms | %s ms | %s | %s ms | %s MiB |\n' "$size" "$files" \
+  printf '| %s | %s | %s ms | %s ms | %s ms | %s ms | %s ms | %s ms | %s | %s ms | %s MiB |\n' "$size" "$files" \
     "$(metric walk p50-ms)" "$(metric walk p99-ms)" "$(metric watch p50-ms)" "$(metric watch p99-ms)" \
+    "$(metric watch-create p50-ms)" "$(metric watch-create p99-ms)" \
     "$(metric watch watched-dirs)" "$(metric watch setup-ms)" "$(metric watch shadow-MiB)"
 done
