@@ -34,6 +34,16 @@ type Searcher interface {
 	Name() string
 }
 
+// NameFilter is a Searcher that can keep only the files whose name
+// matches a glob itself, on its side of the pipe: glob's "*.go" need not
+// bring every file of a big tree over to be matched.
+type NameFilter interface {
+	// FilesNamed is Files of the files whose name (the last element)
+	// matches name, a glob without "/"; the caller still matches what
+	// it gets.
+	FilesNamed(ctx context.Context, root, dir, name string) ([]string, error)
+}
+
 // Query is what grep looks for.
 type Query struct {
 	Pattern string // RE2 syntax

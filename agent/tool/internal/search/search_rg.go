@@ -85,7 +85,19 @@ func run(ctx context.Context, cmd *exec.Cmd, read func(io.Reader) error) error {
 }
 
 func (r rg) Files(ctx context.Context, root, dir string) ([]string, error) {
-	cmd := r.command(root, dir, "--files", "--null")
+	return r.files(ctx, r.command(root, dir, "--files", "--null"))
+}
+
+// FilesNamed filters by a file type of the name, which rg applies after
+// the ignore files, as the Go walk does (a --glob would override them).
+func (r rg) FilesNamed(ctx context.Context, root, dir, name string) ([]string, error) {
+	if strings.ContainsAny(name, "/:") {
+		return r.Files(ctx, root, dir)
+	}
+	return r.files(ctx, r.command(root, dir, "--files", "--null", "--type-add", "darman:"+name, "--type", "darman"))
+}
+
+func (r rg) files(ctx context.Context, cmd *exec.Cmd) ([]string, error) {
 	var out []string
 	err := run(ctx, cmd, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 64<<10)
