@@ -84,11 +84,11 @@ func takeHeader(headers map[string]string, name string) (string, bool) {
 	return "", false
 }
 
-func (w *anthropicWire) models(ctx context.Context) ([]string, error) {
+func (w *anthropicWire) Models(ctx context.Context) ([]string, error) {
 	return w.api.modelList(ctx, "v1/models?limit=1000")
 }
 
-func (w *anthropicWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
+func (w *anthropicWire) Open(ctx context.Context, req *Request, model ModelInfo) (Source, error) {
 	body, err := anthropicBody(req, model, w.cloud)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func anthropicBody(req *Request, model ModelInfo, cloud anthropicCloud) ([]byte,
 		cache = &anthropicCache{long: req.Cache.LongTTL}
 	}
 
-	thinking := req.Reasoning.enabled() && (model.Reasoning || !model.Known)
+	thinking := req.Reasoning.Enabled() && (model.Reasoning || !model.Known)
 	adaptive := thinking && model.AdaptiveThinking && req.Reasoning.BudgetTokens == 0
 	budget := 0
 	if thinking && !adaptive {
@@ -292,7 +292,7 @@ func appendAnthropicBlock(blocks []anthropicContent, part Part) []anthropicConte
 		blocks = append(blocks, anthropicImage(p))
 	case Reasoning:
 		switch {
-		case p.Origin != originAnthropic:
+		case p.Origin != OriginAnthropic:
 		case p.Redacted != "":
 			blocks = append(blocks, anthropicContent{typ: "redacted_thinking", data: p.Redacted})
 		case p.Signature != "":
@@ -350,7 +350,7 @@ func anthropicFinish(r string) FinishReason {
 	return FinishOther
 }
 
-func (w *anthropicWire) classify(err error, e *Error) bool {
+func (w *anthropicWire) Classify(err error, e *Error) bool {
 	var aerr *apiStatusError
 	if !errors.As(err, &aerr) {
 		return false

@@ -42,7 +42,7 @@ type anthropicSource struct {
 	fail    error
 }
 
-func (s *anthropicSource) next(buf []Event) ([]Event, bool) {
+func (s *anthropicSource) Next(buf []Event) ([]Event, bool) {
 	for {
 		if !s.events.Next() {
 			buf, s.fail = ending(buf, s.events.Err(), s.stopped, "no message_stop event", s.usage, s.model, anthropicFinish(s.stop))
@@ -71,8 +71,8 @@ func (s *anthropicSource) next(buf []Event) ([]Event, bool) {
 	}
 }
 
-func (s *anthropicSource) err() error   { return s.fail }
-func (s *anthropicSource) close() error { return s.events.Close() }
+func (s *anthropicSource) Err() error   { return s.fail }
+func (s *anthropicSource) Close() error { return s.events.Close() }
 
 // block is the block of an index, or nil.
 func (s *anthropicSource) block(i int64) *anthropicBlock {
@@ -202,10 +202,10 @@ func (s *anthropicSource) translate(data gjson.Result, buf []Event) []Event {
 		switch b.kind {
 		case EventReasoningDelta:
 			buf = append(buf, Event{Kind: EventReasoningEnd, Index: b.part, Reasoning: Reasoning{
-				Origin: originAnthropic, Text: b.text.String(), Signature: b.signature, Redacted: b.redacted,
+				Origin: OriginAnthropic, Text: b.text.String(), Signature: b.signature, Redacted: b.redacted,
 			}})
 		case EventToolCallDelta:
-			args, err := toolArguments(b.name, b.args)
+			args, err := ToolArguments(b.name, b.args)
 			buf = append(buf, Event{Kind: EventToolCallEnd, Index: b.part, Err: err,
 				ToolCall: ToolCall{ID: b.id, Name: b.name, Arguments: args}})
 		}

@@ -15,7 +15,7 @@ const azureAPIVersion = "2024-10-21"
 // /openai/deployments/{deployment}/chat/completions?api-version=V with the
 // key in an api-key header. With api-version "v1" they go to Azure's v1
 // API, /openai/v1/chat/completions, the deployment named in the body.
-func (c *Client) azure(t *transport, s Settings, lookup func(string) (string, bool)) (chatOptions, error) {
+func azure(c *Config, t *transport, s Settings, lookup func(string) (string, bool)) (chatOptions, error) {
 	version := s.APIVersion
 	if version == "" {
 		if v, ok := lookup("AZURE_OPENAI_API_VERSION"); ok && v != "" {
@@ -34,7 +34,7 @@ func (c *Client) azure(t *transport, s Settings, lookup func(string) (string, bo
 	t.key = ""
 	if version == "v1" {
 		t.baseURL = endpoint + "/openai/v1"
-		c.baseURL = t.baseURL
+		c.BaseURL = t.baseURL
 		return o, nil
 	}
 	t.baseURL = endpoint + "/openai"
@@ -42,6 +42,6 @@ func (c *Client) azure(t *transport, s Settings, lookup func(string) (string, bo
 	o.path = func(model string) string {
 		return "deployments/" + url.PathEscape(model) + "/chat/completions"
 	}
-	c.baseURL = t.baseURL
+	c.BaseURL = t.baseURL
 	return o, nil
 }

@@ -73,7 +73,8 @@ func (r ReasoningReturn) String() string {
 	return r.Field + " sent back with every turn"
 }
 
-func (r ReasoningReturn) validate() error {
+// Validate says what is wrong with a rule from the configuration.
+func (r ReasoningReturn) Validate() error {
 	switch r.Field {
 	case "", ReturnNone, ReturnReasoningContent, ReturnReasoning, ReturnReasoningDetails:
 	default:
@@ -151,7 +152,7 @@ func chatReasoningPatches(rule ReasoningReturn, req *Request, index []int) []cha
 		for _, p := range m.Parts {
 			switch p := p.(type) {
 			case Reasoning:
-				if p.Origin != originChat {
+				if p.Origin != OriginChat {
 					continue
 				}
 				found = true

@@ -40,7 +40,7 @@ func (r CheckResult) String() string {
 	if len(reply) > 60 {
 		reply = reply[:60] + "…"
 	}
-	s := fmt.Sprintf("ok: %s answered %q in %s (%d tokens in, %d out)", r.Ref, reply, humanDuration(r.Latency),
+	s := fmt.Sprintf("ok: %s answered %q in %s (%d tokens in, %d out)", r.Ref, reply, HumanDuration(r.Latency),
 		r.Usage.ContextTokens(), r.Usage.Output)
 	if r.Retries > 0 {
 		s += fmt.Sprintf(" after %d retries", r.Retries)

@@ -31,7 +31,7 @@ import (
 const vertexAnthropicVersion = "vertex-2023-10-16"
 
 // newCloud finishes a Bedrock or Vertex client.
-func (c *Client) newCloud(s Settings, p preset, o Options) (*Client, error) {
+func newCloud(c *Config, s Settings, p preset, o Options) error {
 	headers := map[string]string{}
 	for k, v := range s.Headers {
 		headers[k] = v
@@ -42,24 +42,24 @@ func (c *Client) newCloud(s Settings, p preset, o Options) (*Client, error) {
 	}
 	t := transport{headers: headers, http: o.HTTPClient, idle: idleWatch{timeout: idle}}
 	if s.BaseURL != "" {
-		base, err := c.resolveBaseURL(s.BaseURL, preset{}, o.LookupEnv)
+		base, err := resolveBaseURL(c.Name, s.BaseURL, preset{}, o.LookupEnv)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		t.baseURL = base
 	}
-	c.api = originAnthropic
+	c.API = OriginAnthropic
 	if p.auth == "bedrock" {
-		return c.bedrock(s, t, o)
+		return bedrock(c, s, t, o)
 	}
-	return c.vertex(s, t, o)
+	return vertex(c, s, t, o)
 }
 
-func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
+func bedrock(c *Config, s Settings, t transport, o Options) error {
 	env := cloudEnv(o.LookupEnv)
 	setup, err := readAWSSetup(s.Profile, env)
 	if err != nil {
-		return nil, fmt.Errorf("provider %q: %w", c.name, err)
+		return fmt.Errorf("provider %q: %w", c.Name, err)
 	}
 	region := s.Region
 	if region == "" {
@@ -69,31 +69,31 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 		region = setup.values["region"]
 	}
 	if region == "" {
-		return nil, fmt.Errorf("provider %q: no AWS region; set its \"region\" (e.g. us-east-1) or AWS_REGION", c.name)
+		return fmt.Errorf("provider %q: no AWS region; set its \"region\" (e.g. us-east-1) or AWS_REGION", c.Name)
 	}
 	key := s.APIKey
-	c.keySource = "provider." + c.name + ".apiKey"
+	c.KeySource = "provider." + c.Name + ".apiKey"
 	if key == "" {
 		if v, ok := o.LookupEnv("AWS_BEARER_TOKEN_BEDROCK"); ok && v != "" {
-			key, c.keySource = v, "AWS_BEARER_TOKEN_BEDROCK"
+			key, c.KeySource = v, "AWS_BEARER_TOKEN_BEDROCK"
 		}
 	}
 	b := &bedrockCloud{bearer: key, region: region, signer: v4.NewSigner()}
 	if key == "" {
 		// A Bedrock API key is a bearer token; without one, requests are
 		// signed with AWS credentials (awscreds.go).
-		if b.credentials, err = resolveAWSCredentials(c.display, setup, env); err != nil {
-			return nil, err
+		if b.credentials, err = resolveAWSCredentials(c.Display, setup, env); err != nil {
+			return err
 		}
-		c.keySource = b.credentials.source
+		c.KeySource = b.credentials.source
 	}
-	c.baseURL = "https://bedrock-runtime." + region + ".amazonaws.com"
+	c.BaseURL = "https://bedrock-runtime." + region + ".amazonaws.com"
 	if t.baseURL != "" {
 		// A configured address (a VPC endpoint, a test server) replaces
 		// the region's.
-		c.baseURL = t.baseURL
+		c.BaseURL = t.baseURL
 	}
-	t.baseURL = c.baseURL
+	t.baseURL = c.BaseURL
 	// Bedrock takes the API version and the betas in the body.
 	b.version = anthropicVersion
 	if v, ok := takeHeader(t.headers, "anthropic-version"); ok && v != "" {
@@ -106,8 +106,8 @@ func (c *Client) bedrock(s Settings, t transport, o Options) (*Client, error) {
 			}
 		}
 	}
-	c.wire = newAnthropicWire(t, b)
-	return c, nil
+	c.Wire = newAnthropicWire(t, b)
+	return nil
 }
 
 // bedrockCloud is Amazon Bedrock's Messages API: the model in the path
@@ -163,7 +163,7 @@ func (b *bedrockCloud) stream(res *http.Response) (eventSource, error) {
 	return newSSEDecoder(res.Body), nil
 }
 
-func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
+func vertex(c *Config, s Settings, t transport, o Options) error {
 	env := cloudEnv(o.LookupEnv)
 	region := s.Region
 	if region == "" {
@@ -177,37 +177,37 @@ func (c *Client) vertex(s Settings, t transport, o Options) (*Client, error) {
 		project = env.get("ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT")
 	}
 	if project == "" {
-		return nil, fmt.Errorf("provider %q: no Google Cloud project; set its \"project\" or ANTHROPIC_VERTEX_PROJECT_ID", c.name)
+		return fmt.Errorf("provider %q: no Google Cloud project; set its \"project\" or ANTHROPIC_VERTEX_PROJECT_ID", c.Name)
 	}
 	var creds *gcpCredentials
 	if s.APIKey != "" {
 		// An access token given as the key (gcloud auth print-access-token).
-		c.keySource = "provider." + c.name + ".apiKey"
-		creds = staticGCPCredentials(c.keySource, s.APIKey)
+		c.KeySource = "provider." + c.Name + ".apiKey"
+		creds = staticGCPCredentials(c.KeySource, s.APIKey)
 	} else {
 		// Application default credentials (gcpcreds.go).
 		var err error
-		if creds, err = resolveGCPCredentials(c.display, env, o.HTTPClient, gcpProductFile); err != nil {
-			return nil, err
+		if creds, err = resolveGCPCredentials(c.Display, env, o.HTTPClient, gcpProductFile); err != nil {
+			return err
 		}
-		c.keySource = creds.source
+		c.KeySource = creds.source
 	}
 	switch region {
 	case "global":
-		c.baseURL = "https://aiplatform.googleapis.com"
+		c.BaseURL = "https://aiplatform.googleapis.com"
 	case "us", "eu":
-		c.baseURL = "https://aiplatform." + region + ".rep.googleapis.com"
+		c.BaseURL = "https://aiplatform." + region + ".rep.googleapis.com"
 	default:
-		c.baseURL = "https://" + region + "-aiplatform.googleapis.com"
+		c.BaseURL = "https://" + region + "-aiplatform.googleapis.com"
 	}
 	if t.baseURL != "" {
-		c.baseURL = t.baseURL
+		c.BaseURL = t.baseURL
 	}
-	t.baseURL = c.baseURL
+	t.baseURL = c.BaseURL
 	// Vertex takes its own API version, in the body.
 	takeHeader(t.headers, "anthropic-version")
-	c.wire = newAnthropicWire(t, &vertexCloud{project: project, region: region, credentials: creds})
-	return c, nil
+	c.Wire = newAnthropicWire(t, &vertexCloud{project: project, region: region, credentials: creds})
+	return nil
 }
 
 // vertexCloud is Vertex AI's Messages API: the model in the path

@@ -217,7 +217,7 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("the connection to %s at %s failed%s", e.api(), e.URL, e.detail())
 	case ErrStalled:
 		return fmt.Sprintf("%s sent nothing for %s, so darman gave up on the stream (raise the provider's timeout to wait longer)",
-			e.api(), humanDuration(e.Idle))
+			e.api(), HumanDuration(e.Idle))
 	case ErrStreamCut:
 		return fmt.Sprintf("%s stream ended before the answer was complete%s", e.api(), e.detail())
 	case ErrMalformed:

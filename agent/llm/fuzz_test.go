@@ -20,10 +20,10 @@ import (
 type replayWire struct {
 	api  llmtest.API
 	body []byte
-	real wire
+	real Wire
 }
 
-func (w replayWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
+func (w replayWire) Open(ctx context.Context, req *Request, model ModelInfo) (Source, error) {
 	res := &http.Response{
 		StatusCode: 200,
 		Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
@@ -38,8 +38,8 @@ func (w replayWire) open(ctx context.Context, req *Request, model ModelInfo) (so
 	return &responsesSource{events: newSSEDecoder(res.Body), model: model}, nil
 }
 
-func (w replayWire) classify(err error, e *Error) bool        { return w.real.classify(err, e) }
-func (w replayWire) models(context.Context) ([]string, error) { return nil, nil }
+func (w replayWire) Classify(err error, e *Error) bool        { return w.real.Classify(err, e) }
+func (w replayWire) Models(context.Context) ([]string, error) { return nil, nil }
 
 var fuzzAPIs = []llmtest.API{llmtest.APIAnthropic, llmtest.APIChat, llmtest.APIResponses}
 
@@ -103,7 +103,7 @@ func FuzzStream(f *testing.F) {
 	f.Add(uint8(1), []byte(`data: {"choices":[{"index":0,"delta":{"reasoning":"a","reasoning_details":[{"type":"reasoning.text","text":"a","index":0},{"type":"reasoning.encrypted","data":null}]}}]}`+"\n\n"+
 		`data: {"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"s","index":0}],"tool_calls":[{"id":"x","extra_content":{"google":{}},"function":{"name":"read","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n"))
 
-	real := map[llmtest.API]wire{
+	real := map[llmtest.API]Wire{
 		llmtest.APIAnthropic: newAnthropicWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, nil),
 		llmtest.APIChat:      newChatWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, chatOptions{}),
 		llmtest.APIResponses: newResponsesWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),

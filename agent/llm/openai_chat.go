@@ -65,9 +65,9 @@ func newChatWire(t transport, o chatOptions) *chatWire {
 		official: o.official, behaviour: o.behaviour, path: o.path}
 }
 
-func (w *chatWire) models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }
+func (w *chatWire) Models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }
 
-func (w *chatWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
+func (w *chatWire) Open(ctx context.Context, req *Request, model ModelInfo) (Source, error) {
 	body, err := w.body(req)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func (w *chatWire) body(req *Request) (rawBody, error) {
 	return b, nil
 }
 
-func (w *chatWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
+func (w *chatWire) Classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
 
 // chatParams is a Chat Completions request, with the fields darman sends.
 type chatParams struct {
@@ -343,7 +343,7 @@ func (s *chatSource) open(buf []Event, kind EventKind) ([]Event, int) {
 func (s *chatSource) closePart(buf []Event) []Event {
 	if s.part >= 0 && s.partKind == EventReasoningDelta {
 		buf = append(buf, Event{Kind: EventReasoningEnd, Index: s.part,
-			Reasoning: Reasoning{Origin: originChat, Text: s.reasoning.String(), Details: s.details.take()}})
+			Reasoning: Reasoning{Origin: OriginChat, Text: s.reasoning.String(), Details: s.details.take()}})
 		s.reasoning.Reset()
 	}
 	s.part = -1
@@ -355,13 +355,13 @@ func (s *chatSource) closePart(buf []Event) []Event {
 // started) as a reasoning part of their own, so that they go back too.
 func (s *chatSource) endDetails(buf []Event) []Event {
 	if d := s.details.take(); d != "" {
-		buf = append(buf, Event{Kind: EventReasoningEnd, Index: s.parts, Reasoning: Reasoning{Origin: originChat, Details: d}})
+		buf = append(buf, Event{Kind: EventReasoningEnd, Index: s.parts, Reasoning: Reasoning{Origin: OriginChat, Details: d}})
 		s.parts++
 	}
 	return buf
 }
 
-func (s *chatSource) next(buf []Event) ([]Event, bool) {
+func (s *chatSource) Next(buf []Event) ([]Event, bool) {
 	for {
 		if !s.events.Next() {
 			return s.end(buf, s.events.Err()), false
@@ -557,7 +557,7 @@ func (s *chatSource) endCalls(buf []Event) []Event {
 	sort.Slice(open, func(i, j int) bool { return open[i].part < open[j].part })
 	for _, tc := range open {
 		tc.ended = true
-		args, err := toolArguments(tc.name, tc.args)
+		args, err := ToolArguments(tc.name, tc.args)
 		buf = append(buf, Event{Kind: EventToolCallEnd, Index: tc.part, Err: err,
 			ToolCall: ToolCall{ID: tc.id, Name: tc.name, Arguments: args, Extra: tc.extra}})
 	}
@@ -584,5 +584,5 @@ func (s *chatSource) finishReason() FinishReason {
 	return FinishOther
 }
 
-func (s *chatSource) err() error   { return s.fail }
-func (s *chatSource) close() error { return s.events.Close() }
+func (s *chatSource) Err() error   { return s.fail }
+func (s *chatSource) Close() error { return s.events.Close() }

@@ -30,8 +30,8 @@ func richRequest() *Request {
 			{Role: RoleUser, Parts: []Part{Text{Text: "look"}, img}},
 			{Role: RoleUser, Parts: []Part{Text{Text: ""}}},
 			{Role: RoleAssistant, Parts: []Part{
-				Reasoning{Origin: originResponses, ItemID: "rs_1", Text: "thought", Encrypted: "enc"},
-				Reasoning{Origin: originResponses, ItemID: "rs_2"},
+				Reasoning{Origin: OriginResponses, ItemID: "rs_1", Text: "thought", Encrypted: "enc"},
+				Reasoning{Origin: OriginResponses, ItemID: "rs_2"},
 				Text{Text: "ok"},
 				ToolCall{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"a"}`)},
 				ToolCall{ID: "c2", Name: "noargs"},
@@ -41,7 +41,7 @@ func richRequest() *Request {
 				ToolResult{CallID: "c2", Text: "bad", IsError: true, Images: []Image{img}},
 				ToolResult{CallID: "c3", Text: ""},
 			}},
-			{Role: RoleAssistant, Parts: []Part{Reasoning{Origin: originChat, Text: "x"}}},
+			{Role: RoleAssistant, Parts: []Part{Reasoning{Origin: OriginChat, Text: "x"}}},
 			{Role: RoleAssistant, Parts: []Part{Text{Text: "done"}}},
 			{Role: RoleUser, Parts: []Part{img}},
 		}}

@@ -20,11 +20,11 @@ func newResponsesWire(t transport) *responsesWire {
 	return &responsesWire{client: apiClient{t: t}}
 }
 
-func (w *responsesWire) models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }
+func (w *responsesWire) Models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }
 
-func (w *responsesWire) classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
+func (w *responsesWire) Classify(err error, e *Error) bool { return classifyOpenAI(err, e) }
 
-func (w *responsesWire) open(ctx context.Context, req *Request, model ModelInfo) (source, error) {
+func (w *responsesWire) Open(ctx context.Context, req *Request, model ModelInfo) (Source, error) {
 	params, err := responsesParams(req, model)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func responsesParams(req *Request, model ModelInfo) (responsesRequest, error) {
 	if req.MaxOutputTokens > 0 {
 		p.MaxOutputTokens = req.MaxOutputTokens
 	}
-	reasoning := model.Reasoning || req.Reasoning.enabled()
+	reasoning := model.Reasoning || req.Reasoning.Enabled()
 	if reasoning {
 		p.Reasoning = &responsesReasoning{Effort: req.Reasoning.Effort, Summary: "auto"}
 		p.Include = []string{"reasoning.encrypted_content"}
@@ -173,7 +173,7 @@ func appendResponsesItems(out []any, m Message) []any {
 			case Text:
 				text.WriteString(p.Text)
 			case Reasoning:
-				if p.Origin != originResponses || p.ItemID == "" {
+				if p.Origin != OriginResponses || p.ItemID == "" {
 					continue
 				}
 				flush()
@@ -286,7 +286,7 @@ func readResponsesFields(ev gjson.Result) responsesFields {
 	return f
 }
 
-func (s *responsesSource) next(buf []Event) ([]Event, bool) {
+func (s *responsesSource) Next(buf []Event) ([]Event, bool) {
 	for {
 		if !s.events.Next() {
 			buf, s.fail = ending(buf, s.events.Err(), s.done, "no response.completed event", s.usage, s.model, s.finish)
@@ -379,7 +379,7 @@ func (s *responsesSource) translate(data gjson.Result, buf []Event) []Event {
 				text = strings.Join(parts, "\n\n")
 			}
 			buf = append(buf, Event{Kind: EventReasoningEnd, Index: it.part, Reasoning: Reasoning{
-				Origin: originResponses, Text: text,
+				Origin: OriginResponses, Text: text,
 				ItemID: item.Get("id").String(), Encrypted: item.Get("encrypted_content").String(),
 			}})
 		case EventToolCallDelta:
@@ -387,7 +387,7 @@ func (s *responsesSource) translate(data gjson.Result, buf []Event) []Event {
 			if len(raw) == 0 {
 				raw = []byte(textOf(item.Get("arguments")))
 			}
-			args, err := toolArguments(it.name, raw)
+			args, err := ToolArguments(it.name, raw)
 			buf = append(buf, Event{Kind: EventToolCallEnd, Index: it.part, Err: err,
 				ToolCall: ToolCall{ID: it.callID, Name: it.name, Arguments: args}})
 		}
@@ -435,5 +435,5 @@ func responsesFailure(code, msg string) *Error {
 	return &Error{Kind: kind, Type: code, Message: msg}
 }
 
-func (s *responsesSource) err() error   { return s.fail }
-func (s *responsesSource) close() error { return s.events.Close() }
+func (s *responsesSource) Err() error   { return s.fail }
+func (s *responsesSource) Close() error { return s.events.Close() }

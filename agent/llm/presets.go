@@ -220,9 +220,9 @@ func Presets() []PresetInfo {
 			}
 		}
 		switch info.API {
-		case originAnthropic:
+		case OriginAnthropic:
 			info.Reasoning = "thinking blocks sent back with their signatures"
-		case originResponses:
+		case OriginResponses:
 			info.Reasoning = "encrypted reasoning items sent back"
 		default:
 			info.Reasoning = p.reasoning.String()
@@ -234,14 +234,14 @@ func Presets() []PresetInfo {
 			}
 		}
 		switch {
-		case info.API != originChat:
+		case info.API != OriginChat:
 			info.Usage = "cached tokens reported apart (API's own fields)"
 		case p.cachedApart:
 			info.Usage = "prompt_tokens exclude cached tokens"
 		default:
 			info.Usage = "prompt_tokens include cached tokens (checked against total_tokens)"
 		}
-		for _, m := range BuiltinCatalog().presetModels(name) {
+		for _, m := range BuiltinCatalog().PresetModels(name) {
 			info.Models = append(info.Models, m.ID)
 		}
 		sort.Strings(info.Models)
@@ -253,11 +253,11 @@ func Presets() []PresetInfo {
 func presetAPI(p preset) string {
 	switch {
 	case p.typ == TypeAnthropic:
-		return originAnthropic
+		return OriginAnthropic
 	case p.typ == TypeOpenAI && p.api != APIChat:
-		return originResponses
+		return OriginResponses
 	}
-	return originChat
+	return OriginChat
 }
 
 // gptOSSReturn is the harmony rule for gpt-oss on an open-weights server

@@ -1,40 +1,14 @@
 package llm
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"sort"
 	"strings"
 	"time"
-)
-
-// Provider streams model calls. Stream may be called from several
-// goroutines at once; each Stream it returns belongs to one goroutine.
-// [*Client] is darman's implementation, over the official SDKs.
-type Provider interface {
-	// Stream starts one model call. It never returns nil: a request that
-	// cannot be sent gives a stream whose Err says why.
-	Stream(ctx context.Context, req *Request) *Stream
-	// Model describes a model of this provider, from the catalog and the
-	// configuration; unknown models get conservative defaults.
-	Model(id string) ModelInfo
-}
-
-// Type is the wire API a provider speaks.
-type Type string
-
-const (
-	// TypeAnthropic is Anthropic's Messages API.
-	TypeAnthropic Type = "anthropic"
-	// TypeOpenAI is OpenAI's own API: the Responses API by default.
-	TypeOpenAI Type = "openai"
-	// TypeOpenAICompatible is Chat Completions on any compatible server.
-	TypeOpenAICompatible Type = "openai-compatible"
 )
 
 // API names for [Settings.API].
@@ -114,27 +88,6 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Client is a configured provider. It is safe for concurrent use and holds
-// no connections of its own beyond its HTTP client's pool.
-type Client struct {
-	name      string
-	display   string
-	typ       Type
-	api       string
-	baseURL   string
-	keySource string
-	models    map[string]ModelOverride
-	catalog   *Catalog
-	retry     RetryPolicy
-	log       *slog.Logger
-	wire      wire
-	// fim is the transport of the fill-in-the-middle calls (fim.go); nil
-	// for the cloud providers, which have none.
-	fim *transport
-}
-
-var _ Provider = (*Client)(nil)
-
 // New builds the client of one provider. It fails when the settings are
 // incomplete: an unknown name without a type, a bad base URL, or no key for
 // a provider that needs one.
@@ -179,7 +132,7 @@ func New(s Settings, opts *Options) (*Client, error) {
 	}
 	for id, m := range s.Models {
 		if m.ReasoningReturn != nil {
-			if err := m.ReasoningReturn.validate(); err != nil {
+			if err := m.ReasoningReturn.Validate(); err != nil {
 				return nil, fmt.Errorf("provider %q, model %q: %w", s.Name, id, err)
 			}
 		}
@@ -189,37 +142,40 @@ func New(s Settings, opts *Options) (*Client, error) {
 	default:
 		return nil, fmt.Errorf("provider %q: cachedTokens %q; use %q or %q", s.Name, s.CachedTokens, CachedIncluded, CachedSeparate)
 	}
-	c := &Client{
-		name: s.Name, display: p.display, typ: typ,
-		models: s.Models, catalog: o.Catalog, retry: o.Retry.withDefaults(),
-		log: o.Logger.With("provider", s.Name),
-	}
-	if c.display == "" {
-		c.display = s.Name
+	c := &Config{
+		Name: s.Name, Display: p.display, Type: typ,
+		Models: s.Models, Catalog: o.Catalog, Retry: o.Retry, Logger: o.Logger,
 	}
 
 	if p.auth == "bedrock" || p.auth == "vertex" {
-		return c.newCloud(s, p, o)
+		if err := newCloud(c, s, p, o); err != nil {
+			return nil, err
+		}
+		return NewClient(*c), nil
 	}
-	base, err := c.resolveBaseURL(s.BaseURL, p, o.LookupEnv)
+	base, err := resolveBaseURL(s.Name, s.BaseURL, p, o.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
-	c.baseURL = base
+	c.BaseURL = base
 
 	key := s.APIKey
-	c.keySource = "provider." + s.Name + ".apiKey"
+	c.KeySource = "provider." + s.Name + ".apiKey"
 	if key == "" && p.keyEnv != "" {
 		if v, ok := o.LookupEnv(p.keyEnv); ok && v != "" {
-			key, c.keySource = v, p.keyEnv
+			key, c.KeySource = v, p.keyEnv
 		}
 	}
 	if key == "" && p.keyRequired {
-		return nil, &Error{Kind: ErrMissingKey, Provider: c.display,
-			KeySource: fmt.Sprintf("%s or %q in darman's config", p.keyEnv, c.keySource)}
+		display := p.display
+		if display == "" {
+			display = s.Name
+		}
+		return nil, &Error{Kind: ErrMissingKey, Provider: display,
+			KeySource: fmt.Sprintf("%s or %q in darman's config", p.keyEnv, c.KeySource)}
 	}
 	if key == "" {
-		c.keySource = ""
+		c.KeySource = ""
 	}
 
 	headers := map[string]string{}
@@ -237,41 +193,41 @@ func New(s Settings, opts *Options) (*Client, error) {
 		baseURL: base, key: key, headers: headers,
 		http: o.HTTPClient, idle: idleWatch{timeout: idle},
 	}
-	c.fim = &t
+	c.FIM = &fimWire{name: s.Name, t: &t}
 	api := s.API
 	if api == "" {
 		api = p.api
 	}
 	var chat chatOptions
 	if p.auth == "azure" {
-		if chat, err = c.azure(&t, s, o.LookupEnv); err != nil {
+		if chat, err = azure(c, &t, s, o.LookupEnv); err != nil {
 			return nil, err
 		}
 	}
-	chat.behaviour = c.chatBehaviour(s, p)
+	chat.behaviour = chatBehaviourOf(s, p)
 	switch {
 	case typ == TypeAnthropic:
-		c.api = originAnthropic
-		c.wire = newAnthropicWire(t, nil)
+		c.API = OriginAnthropic
+		c.Wire = newAnthropicWire(t, nil)
 	case typ == TypeOpenAI && (api == "" || api == APIResponses):
-		c.api = originResponses
-		c.wire = newResponsesWire(t)
+		c.API = OriginResponses
+		c.Wire = newResponsesWire(t)
 	case typ == TypeOpenAI && api == APIChat, typ == TypeOpenAICompatible:
-		c.api = originChat
+		c.API = OriginChat
 		chat.official = typ == TypeOpenAI
-		c.wire = newChatWire(t, chat)
+		c.Wire = newChatWire(t, chat)
 	default:
 		return nil, fmt.Errorf("provider %q: unknown api %q; use %q or %q", s.Name, s.API, APIResponses, APIChat)
 	}
-	return c, nil
+	return NewClient(*c), nil
 }
 
-// chatBehaviour resolves what the Chat Completions adapter sends back of
+// chatBehaviourOf resolves what the Chat Completions adapter sends back of
 // reasoning (the model's configuration, else the model family's rule on an
 // open-weights server or on a server darman has no preset for — a router
 // such as LiteLLM in front of several providers — else the preset's) and
 // how it reads usage.
-func (c *Client) chatBehaviour(s Settings, p preset) chatBehaviour {
+func chatBehaviourOf(s Settings, p preset) chatBehaviour {
 	models, name := s.Models, s.Name
 	generic := p.display == "" // no preset: the server's rule is unknown
 	return chatBehaviour{
@@ -293,16 +249,6 @@ func (c *Client) chatBehaviour(s Settings, p preset) chatBehaviour {
 	}
 }
 
-// ReasoningReturn is what Chat Completions requests for the model send
-// back of earlier reasoning; other APIs send back all of it, in their own
-// fields.
-func (c *Client) ReasoningReturn(model string) ReasoningReturn {
-	if w, ok := c.wire.(*chatWire); ok {
-		return w.behaviour.reasoning(model)
-	}
-	return ReasoningReturn{}
-}
-
 // transport is what every adapter needs to build its SDK client.
 type transport struct {
 	baseURL string
@@ -312,7 +258,7 @@ type transport struct {
 	idle    idleWatch
 }
 
-func (c *Client) resolveBaseURL(configured string, p preset, lookup func(string) (string, bool)) (string, error) {
+func resolveBaseURL(name, configured string, p preset, lookup func(string) (string, bool)) (string, error) {
 	base := configured
 	if base == "" && p.baseURLEnv != "" {
 		if v, ok := lookup(p.baseURLEnv); ok && v != "" {
@@ -326,14 +272,14 @@ func (c *Client) resolveBaseURL(configured string, p preset, lookup func(string)
 		base = p.baseURL
 	}
 	if base == "" && p.baseURLEnv != "" {
-		return "", fmt.Errorf("provider %q: set its baseURL or %s (e.g. https://NAME.openai.azure.com)", c.name, p.baseURLEnv)
+		return "", fmt.Errorf("provider %q: set its baseURL or %s (e.g. https://NAME.openai.azure.com)", name, p.baseURLEnv)
 	}
 	if base == "" {
-		return "", fmt.Errorf("provider %q: set its baseURL (the server's address, e.g. http://127.0.0.1:8000/v1)", c.name)
+		return "", fmt.Errorf("provider %q: set its baseURL (the server's address, e.g. http://127.0.0.1:8000/v1)", name)
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("provider %q: baseURL %q is not an http(s) URL", c.name, base)
+		return "", fmt.Errorf("provider %q: baseURL %q is not an http(s) URL", name, base)
 	}
 	return strings.TrimSuffix(base, "/"), nil
 }
@@ -364,68 +310,4 @@ func defaultHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = 0
 	return &http.Client{Transport: t}
-}
-
-// Name is the provider's configured name.
-func (c *Client) Name() string { return c.name }
-
-// DisplayName is the provider's name for people: "Anthropic", "Ollama".
-func (c *Client) DisplayName() string { return c.display }
-
-// Type is the provider's type.
-func (c *Client) Type() Type { return c.typ }
-
-// API is the wire API the client speaks, named as [Reasoning.Origin] names
-// it: "anthropic", "openai-responses" or "openai-chat". Reasoning of
-// another origin is not sent back to this client's API.
-func (c *Client) API() string { return c.api }
-
-// BaseURL is the address the client sends requests to.
-func (c *Client) BaseURL() string { return c.baseURL }
-
-// KeySource says where the API key came from: an environment variable's
-// name, "provider.<name>.apiKey", or "" when the provider has none.
-func (c *Client) KeySource() string { return c.keySource }
-
-// Model describes a model of this provider: the catalog's entry with the
-// configuration's changes, or conservative defaults.
-func (c *Client) Model(id string) ModelInfo {
-	m := c.catalog.LookupFor(c.name, c.typ, id)
-	if o, ok := c.models[id]; ok {
-		m = o.apply(m)
-	}
-	return m
-}
-
-// ListModels asks the server which models it offers. Errors are
-// [*Error]s, like a stream's.
-func (c *Client) ListModels(ctx context.Context) ([]string, error) {
-	ids, err := c.wire.models(ctx)
-	if err != nil {
-		s := &Stream{client: c, req: &Request{}, ctx: ctx}
-		return nil, s.classify(err)
-	}
-	return ids, nil
-}
-
-// Models lists the models configured for this provider and the catalog's
-// models of its type.
-func (c *Client) Models() []ModelInfo {
-	seen := map[string]bool{}
-	var out []ModelInfo
-	for id := range c.models {
-		seen[id] = true
-		out = append(out, c.Model(id))
-	}
-	catalog := c.catalog.presetModels(c.name)
-	if len(catalog) == 0 {
-		catalog = c.catalog.Models(c.typ)
-	}
-	for _, m := range catalog {
-		if !seen[m.ID] {
-			out = append(out, c.Model(m.ID))
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }

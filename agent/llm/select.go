@@ -173,7 +173,7 @@ func probeOllama(ctx context.Context, s Settings, opts *Options, timeout time.Du
 	ids, err := c.ListModels(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("Ollama did not answer at %s within %s", c.BaseURL(), humanDuration(timeout))
+			return nil, fmt.Errorf("Ollama did not answer at %s within %s", c.BaseURL(), HumanDuration(timeout))
 		}
 		return nil, fmt.Errorf("Ollama is not running at %s (%v)", c.BaseURL(), shortCause(err))
 	}
