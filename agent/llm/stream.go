@@ -235,16 +235,3 @@ func (s *Stream) classify(err error) *Error {
 	}
 	return e
 }
-
-// ending closes a stream the same way for every API: the transport's error
-// if there was one, a cut stream if the API's final event (complete) never
-// came, and otherwise the usage and finish events every stream ends with.
-func ending(buf []Event, err error, complete bool, missing string, u Usage, m ModelInfo, f FinishReason) ([]Event, error) {
-	if err == nil && !complete {
-		err = &Error{Kind: ErrStreamCut, Message: missing}
-	}
-	if err != nil {
-		return buf, err
-	}
-	return append(buf, Event{Kind: EventUsage, Usage: u, Cost: m.Cost.Of(u)}, Event{Kind: EventFinish, Finish: f}), nil
-}

@@ -1,0 +1,49 @@
+package provider
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/darman-dev/darman/agent/llm"
+)
+
+// azureAPIVersion is the api-version darman sends Azure OpenAI when none
+// is configured: the latest GA version of the data-plane API.
+const azureAPIVersion = "2024-10-21"
+
+// azure sets up Azure OpenAI's Chat Completions: the base URL is the
+// resource's endpoint (https://NAME.openai.azure.com), a model id is a
+// deployment name, requests go to
+// /openai/deployments/{deployment}/chat/completions?api-version=V with the
+// key in an api-key header. With api-version "v1" they go to Azure's v1
+// API, /openai/v1/chat/completions, the deployment named in the body.
+func azure(c *llm.Config, t *transport, s Settings, lookup func(string) (string, bool)) (chatOptions, error) {
+	version := s.APIVersion
+	if version == "" {
+		if v, ok := lookup("AZURE_OPENAI_API_VERSION"); ok && v != "" {
+			version = v
+		}
+	}
+	if version == "" {
+		version = azureAPIVersion
+	}
+	endpoint := strings.TrimSuffix(strings.TrimSuffix(t.baseURL, "/openai/v1"), "/openai")
+	var o chatOptions
+	if t.key != "" {
+		o.header = map[string]string{"api-key": t.key}
+	}
+	// The key travels as api-key only, never as a bearer token.
+	t.key = ""
+	if version == "v1" {
+		t.baseURL = endpoint + "/openai/v1"
+		c.BaseURL = t.baseURL
+		return o, nil
+	}
+	t.baseURL = endpoint + "/openai"
+	o.query = url.Values{"api-version": {version}}
+	o.path = func(model string) string {
+		return "deployments/" + url.PathEscape(model) + "/chat/completions"
+	}
+	c.BaseURL = t.baseURL
+	return o, nil
+}
