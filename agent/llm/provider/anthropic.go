@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 )
 
@@ -28,7 +30,7 @@ const anthropicVersion = "2026-10-21"
 
 // anthropicWire speaks Anthropic's Messages API.
 type anthropicWire struct {
-	api *apiClient
+	api *wire.APIClient
 	// cloud adapts the request to Bedrock or Vertex; nil for Anthropic's
 	// own API.
 	cloud anthropicCloud
@@ -51,14 +53,14 @@ type anthropicCloud interface {
 // newAnthropicWire builds the client. Anthropic's API gets the
 // anthropic-version header unless the provider's headers set one; the
 // clouds take the version in the body (newCloud moves it there).
-func newAnthropicWire(t transport, cloud anthropicCloud) *anthropicWire {
+func newAnthropicWire(t wire.Transport, cloud anthropicCloud) *anthropicWire {
 	// The Accept the SDK sent, streams included: Bedrock signs it.
-	api := &apiClient{t: t, header: map[string]string{"Accept": "application/json"}}
-	if _, ok := headerValue(t.headers, "anthropic-version"); cloud == nil && !ok {
-		api.header["anthropic-version"] = anthropicVersion
+	api := &wire.APIClient{Transport: t, Header: map[string]string{"Accept": "application/json"}}
+	if _, ok := headerValue(t.Headers, "anthropic-version"); cloud == nil && !ok {
+		api.Header["anthropic-version"] = anthropicVersion
 	}
 	if cloud != nil {
-		api.sign = cloud.sign
+		api.Sign = cloud.sign
 	}
 	return &anthropicWire{api: api, cloud: cloud}
 }
@@ -87,7 +89,7 @@ func takeHeader(headers map[string]string, name string) (string, bool) {
 }
 
 func (w *anthropicWire) Models(ctx context.Context) ([]string, error) {
-	return w.api.modelList(ctx, "v1/models?limit=1000")
+	return w.api.ModelList(ctx, "v1/models?limit=1000")
 }
 
 func (w *anthropicWire) Open(ctx context.Context, req *llm.Request, model llm.ModelInfo) (llm.Source, error) {
@@ -99,15 +101,15 @@ func (w *anthropicWire) Open(ctx context.Context, req *llm.Request, model llm.Mo
 	if w.cloud != nil {
 		path = w.cloud.path(req.Model)
 	}
-	res, err := w.api.do(ctx, http.MethodPost, path, body, true)
+	res, err := w.api.Do(ctx, http.MethodPost, path, body, true)
 	if err != nil {
 		return nil, err
 	}
 	var events eventSource
 	if w.cloud != nil {
 		events, err = w.cloud.stream(res)
-	} else if err = checkEventStream(res); err == nil {
-		events = newSSEDecoder(res.Body)
+	} else if err = wire.CheckEventStream(res); err == nil {
+		events = wire.NewSSEDecoder(res.Body)
 	}
 	if err != nil {
 		return nil, err
@@ -353,7 +355,7 @@ func anthropicFinish(r string) llm.FinishReason {
 }
 
 func (w *anthropicWire) Classify(err error, e *llm.Error) bool {
-	var aerr *apiStatusError
+	var aerr *wire.StatusError
 	if !errors.As(err, &aerr) {
 		return false
 	}
@@ -362,9 +364,9 @@ func (w *anthropicWire) Classify(err error, e *llm.Error) bool {
 	e.Type = aerr.Type
 	e.Message = aerr.Message
 	e.URL = aerr.URL
-	e.RetryAfter = retryAfter(aerr.Header, time.Now())
+	e.RetryAfter = wire.RetryAfter(aerr.Header, time.Now())
 	if e.Message == "" {
-		e.Message = truncate(strings.TrimSpace(aerr.Body), 300)
+		e.Message = wire.Truncate(strings.TrimSpace(aerr.Body), 300)
 	}
 	e.Kind = anthropicKind(e.Type, e.Status, e.Message)
 	return true
@@ -384,7 +386,7 @@ func anthropicKind(typ string, status int, msg string) llm.Kind {
 		// The API answered in its own error shape, so the endpoint is
 		// there: what it did not find is the model (Anthropic's message
 		// is often just "model: ID"), unless it names something else.
-		if mentionsUnknownModel(msg) || !strings.Contains(strings.ToLower(msg), "file") {
+		if wire.MentionsUnknownModel(msg) || !strings.Contains(strings.ToLower(msg), "file") {
 			return llm.ErrUnknownModel
 		}
 		return llm.ErrNotFound
@@ -399,16 +401,16 @@ func anthropicKind(typ string, status int, msg string) llm.Kind {
 	case "timeout_error":
 		return llm.ErrTimeout
 	case "invalid_request_error":
-		if mentionsContextTooLong(msg) {
+		if wire.MentionsContextTooLong(msg) {
 			return llm.ErrContextTooLong
 		}
 		return llm.ErrBadRequest
 	}
 	// "api_error", an unknown type, or a body that is not Anthropic's: the
 	// status says more (408, 409, 503...).
-	k := kindForStatus(status)
+	k := wire.KindForStatus(status)
 	switch {
-	case k == llm.ErrNotFound && mentionsUnknownModel(msg):
+	case k == llm.ErrNotFound && wire.MentionsUnknownModel(msg):
 		return llm.ErrUnknownModel
 	case k == llm.ErrOther || (typ == "api_error" && k == llm.ErrBadRequest):
 		return llm.ErrServer

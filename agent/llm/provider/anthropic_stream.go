@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 
 	"github.com/tidwall/gjson"
@@ -14,7 +16,7 @@ import (
 type eventSource interface {
 	// Next reads the next event; false at the end or on an error (Err).
 	Next() bool
-	Event() sseEvent
+	Event() wire.SSEEvent
 	Err() error
 	Close() error
 }
@@ -47,14 +49,14 @@ type anthropicSource struct {
 func (s *anthropicSource) Next(buf []llm.Event) ([]llm.Event, bool) {
 	for {
 		if !s.events.Next() {
-			buf, s.fail = ending(buf, s.events.Err(), s.stopped, "no message_stop event", s.usage, s.model, anthropicFinish(s.stop))
+			buf, s.fail = wire.Ending(buf, s.events.Err(), s.stopped, "no message_stop event", s.usage, s.model, anthropicFinish(s.stop))
 			return buf, false
 		}
 		ev := s.events.Event()
 		if ev.Type == "ping" {
 			continue
 		}
-		data, ok, bad := eventJSON(ev.Type, ev.Data)
+		data, ok, bad := wire.EventJSON(ev.Type, ev.Data)
 		if bad != nil {
 			s.fail = bad
 			return buf, false

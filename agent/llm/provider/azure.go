@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 )
 
@@ -17,7 +19,7 @@ const azureAPIVersion = "2024-10-21"
 // /openai/deployments/{deployment}/chat/completions?api-version=V with the
 // key in an api-key header. With api-version "v1" they go to Azure's v1
 // API, /openai/v1/chat/completions, the deployment named in the body.
-func azure(c *llm.Config, t *transport, s Settings, lookup func(string) (string, bool)) (chatOptions, error) {
+func azure(c *llm.Config, t *wire.Transport, s Settings, lookup func(string) (string, bool)) (chatOptions, error) {
 	version := s.APIVersion
 	if version == "" {
 		if v, ok := lookup("AZURE_OPENAI_API_VERSION"); ok && v != "" {
@@ -27,23 +29,23 @@ func azure(c *llm.Config, t *transport, s Settings, lookup func(string) (string,
 	if version == "" {
 		version = azureAPIVersion
 	}
-	endpoint := strings.TrimSuffix(strings.TrimSuffix(t.baseURL, "/openai/v1"), "/openai")
+	endpoint := strings.TrimSuffix(strings.TrimSuffix(t.BaseURL, "/openai/v1"), "/openai")
 	var o chatOptions
-	if t.key != "" {
-		o.header = map[string]string{"api-key": t.key}
+	if t.Key != "" {
+		o.header = map[string]string{"api-key": t.Key}
 	}
 	// The key travels as api-key only, never as a bearer token.
-	t.key = ""
+	t.Key = ""
 	if version == "v1" {
-		t.baseURL = endpoint + "/openai/v1"
-		c.BaseURL = t.baseURL
+		t.BaseURL = endpoint + "/openai/v1"
+		c.BaseURL = t.BaseURL
 		return o, nil
 	}
-	t.baseURL = endpoint + "/openai"
+	t.BaseURL = endpoint + "/openai"
 	o.query = url.Values{"api-version": {version}}
 	o.path = func(model string) string {
 		return "deployments/" + url.PathEscape(model) + "/chat/completions"
 	}
-	c.BaseURL = t.baseURL
+	c.BaseURL = t.BaseURL
 	return o, nil
 }

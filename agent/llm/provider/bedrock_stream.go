@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -21,7 +23,7 @@ type bedrockEvents struct {
 	rc  io.ReadCloser
 	dec *eventstream.Decoder
 	buf []byte
-	evt sseEvent
+	evt wire.SSEEvent
 	err error
 }
 
@@ -49,7 +51,7 @@ func (b *bedrockEvents) Next() bool {
 
 // translate turns one message into an event; false for messages that
 // carry none (other event types).
-func (b *bedrockEvents) translate(msg eventstream.Message) (sseEvent, bool) {
+func (b *bedrockEvents) translate(msg eventstream.Message) (wire.SSEEvent, bool) {
 	header := func(name string) (string, bool) {
 		v := msg.Headers.Get(name)
 		if v == nil {
@@ -60,31 +62,31 @@ func (b *bedrockEvents) translate(msg eventstream.Message) (sseEvent, bool) {
 	typ, ok := header(":message-type")
 	if !ok {
 		b.err = errors.New(":message-type event header not present")
-		return sseEvent{}, false
+		return wire.SSEEvent{}, false
 	}
 	switch typ {
 	case "event":
 		ev, ok := header(":event-type")
 		if !ok {
 			b.err = errors.New(":event-type event header not present")
-			return sseEvent{}, false
+			return wire.SSEEvent{}, false
 		}
 		if ev != "chunk" {
-			return sseEvent{}, false
+			return wire.SSEEvent{}, false
 		}
 		var chunk struct {
 			Bytes string `json:"bytes"`
 		}
 		if err := json.Unmarshal(msg.Payload, &chunk); err != nil {
 			b.err = fmt.Errorf("a Bedrock chunk: %w", err)
-			return sseEvent{}, false
+			return wire.SSEEvent{}, false
 		}
 		data, err := base64.StdEncoding.DecodeString(chunk.Bytes)
 		if err != nil {
 			b.err = fmt.Errorf("a Bedrock chunk: %w", err)
-			return sseEvent{}, false
+			return wire.SSEEvent{}, false
 		}
-		return sseEvent{Type: gjson.GetBytes(data, "type").String(), Data: data}, true
+		return wire.SSEEvent{Type: gjson.GetBytes(data, "type").String(), Data: data}, true
 	case "exception":
 		code, _ := header(":exception-type")
 		var info struct {
@@ -94,7 +96,7 @@ func (b *bedrockEvents) translate(msg eventstream.Message) (sseEvent, bool) {
 		}
 		if err := json.Unmarshal(msg.Payload, &info); err != nil && err != io.EOF {
 			b.err = fmt.Errorf("received exception %s: parsing exception payload failed: %w", code, err)
-			return sseEvent{}, false
+			return wire.SSEEvent{}, false
 		}
 		switch {
 		case code != "":
@@ -121,16 +123,16 @@ func (b *bedrockEvents) translate(msg eventstream.Message) (sseEvent, bool) {
 		}
 		return bedrockError(code, message), true
 	}
-	return sseEvent{}, false
+	return wire.SSEEvent{}, false
 }
 
 // bedrockError is an error event as Anthropic's API sends one.
-func bedrockError(typ, message string) sseEvent {
+func bedrockError(typ, message string) wire.SSEEvent {
 	data, _ := sjson.SetBytes([]byte(`{"type":"error","error":{}}`), "error.type", typ)
 	data, _ = sjson.SetBytes(data, "error.message", message)
-	return sseEvent{Type: "error", Data: data}
+	return wire.SSEEvent{Type: "error", Data: data}
 }
 
-func (b *bedrockEvents) Event() sseEvent { return b.evt }
-func (b *bedrockEvents) Err() error      { return b.err }
-func (b *bedrockEvents) Close() error    { return b.rc.Close() }
+func (b *bedrockEvents) Event() wire.SSEEvent { return b.evt }
+func (b *bedrockEvents) Err() error           { return b.err }
+func (b *bedrockEvents) Close() error         { return b.rc.Close() }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 
 	"github.com/tidwall/gjson"
@@ -140,7 +142,7 @@ func joinDetails(arrays []string) []byte {
 // jsonString encodes s as a JSON string without the HTML escaping of
 // json.Marshal, so the text goes back as the server sent it.
 func jsonString(s string) []byte {
-	b, _ := encodeJSON(s) // a string always encodes
+	b, _ := wire.EncodeJSON(s) // a string always encodes
 	return b
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -42,13 +44,13 @@ func newCloud(c *llm.Config, s Settings, p preset, o Options) error {
 	if idle == 0 {
 		idle = 5 * time.Minute
 	}
-	t := transport{headers: headers, http: o.HTTPClient, idle: idleWatch{timeout: idle}}
+	t := wire.Transport{Headers: headers, HTTP: o.HTTPClient, Idle: wire.IdleWatch{Timeout: idle}}
 	if s.BaseURL != "" {
 		base, err := resolveBaseURL(c.Name, s.BaseURL, preset{}, o.LookupEnv)
 		if err != nil {
 			return err
 		}
-		t.baseURL = base
+		t.BaseURL = base
 	}
 	c.API = llm.OriginAnthropic
 	if p.auth == "bedrock" {
@@ -57,7 +59,7 @@ func newCloud(c *llm.Config, s Settings, p preset, o Options) error {
 	return vertex(c, s, t, o)
 }
 
-func bedrock(c *llm.Config, s Settings, t transport, o Options) error {
+func bedrock(c *llm.Config, s Settings, t wire.Transport, o Options) error {
 	env := cloudEnv(o.LookupEnv)
 	setup, err := readAWSSetup(s.Profile, env)
 	if err != nil {
@@ -90,18 +92,18 @@ func bedrock(c *llm.Config, s Settings, t transport, o Options) error {
 		c.KeySource = b.credentials.source
 	}
 	c.BaseURL = "https://bedrock-runtime." + region + ".amazonaws.com"
-	if t.baseURL != "" {
+	if t.BaseURL != "" {
 		// A configured address (a VPC endpoint, a test server) replaces
 		// the region's.
-		c.BaseURL = t.baseURL
+		c.BaseURL = t.BaseURL
 	}
-	t.baseURL = c.BaseURL
+	t.BaseURL = c.BaseURL
 	// Bedrock takes the API version and the betas in the body.
 	b.version = anthropicVersion
-	if v, ok := takeHeader(t.headers, "anthropic-version"); ok && v != "" {
+	if v, ok := takeHeader(t.Headers, "anthropic-version"); ok && v != "" {
 		b.version = v
 	}
-	if v, ok := takeHeader(t.headers, "anthropic-beta"); ok {
+	if v, ok := takeHeader(t.Headers, "anthropic-beta"); ok {
 		for _, beta := range strings.Split(v, ",") {
 			if beta = strings.TrimSpace(beta); beta != "" {
 				b.betas = append(b.betas, beta)
@@ -159,13 +161,13 @@ func (b *bedrockCloud) stream(res *http.Response) (eventSource, error) {
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/vnd.amazon.eventstream" {
 		return newBedrockEvents(res.Body), nil
 	}
-	if err := checkEventStream(res); err != nil {
+	if err := wire.CheckEventStream(res); err != nil {
 		return nil, err
 	}
-	return newSSEDecoder(res.Body), nil
+	return wire.NewSSEDecoder(res.Body), nil
 }
 
-func vertex(c *llm.Config, s Settings, t transport, o Options) error {
+func vertex(c *llm.Config, s Settings, t wire.Transport, o Options) error {
 	env := cloudEnv(o.LookupEnv)
 	region := s.Region
 	if region == "" {
@@ -202,12 +204,12 @@ func vertex(c *llm.Config, s Settings, t transport, o Options) error {
 	default:
 		c.BaseURL = "https://" + region + "-aiplatform.googleapis.com"
 	}
-	if t.baseURL != "" {
-		c.BaseURL = t.baseURL
+	if t.BaseURL != "" {
+		c.BaseURL = t.BaseURL
 	}
-	t.baseURL = c.BaseURL
+	t.BaseURL = c.BaseURL
 	// Vertex takes its own API version, in the body.
-	takeHeader(t.headers, "anthropic-version")
+	takeHeader(t.Headers, "anthropic-version")
 	c.Wire = newAnthropicWire(t, &vertexCloud{project: project, region: region, credentials: creds})
 	return nil
 }
@@ -243,8 +245,8 @@ func (v *vertexCloud) sign(req *http.Request, _ []byte) error {
 }
 
 func (v *vertexCloud) stream(res *http.Response) (eventSource, error) {
-	if err := checkEventStream(res); err != nil {
+	if err := wire.CheckEventStream(res); err != nil {
 		return nil, err
 	}
-	return newSSEDecoder(res.Body), nil
+	return wire.NewSSEDecoder(res.Body), nil
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 
 	"github.com/tidwall/gjson"
@@ -21,7 +23,7 @@ import (
 type fimWire struct {
 	// name is the provider's name (DeepSeek's FIM is elsewhere).
 	name string
-	t    *transport
+	t    *wire.Transport
 }
 
 func (w *fimWire) FIM(ctx context.Context, req *llm.FIMRequest) (llm.FIMSource, error) {
@@ -80,14 +82,14 @@ func fimPrompt(req *llm.FIMRequest) (string, []string) {
 // nativeBase is the server's root for native APIs (Ollama's /api,
 // llama.cpp's /infill): the base URL without its OpenAI "/v1".
 func (w *fimWire) nativeBase() string {
-	return strings.TrimSuffix(strings.TrimSuffix(w.t.baseURL, "/"), "/v1")
+	return strings.TrimSuffix(strings.TrimSuffix(w.t.BaseURL, "/"), "/v1")
 }
 
 func (w *fimWire) completions(ctx context.Context, req *llm.FIMRequest) (*fimAnswer, error) {
 	t := *w.t
-	if w.name == "deepseek" && !strings.HasSuffix(t.baseURL, "/beta") {
+	if w.name == "deepseek" && !strings.HasSuffix(t.BaseURL, "/beta") {
 		// api-docs.deepseek.com: FIM is only on the beta endpoint.
-		t.baseURL = strings.TrimSuffix(t.baseURL, "/v1") + "/beta"
+		t.BaseURL = strings.TrimSuffix(t.BaseURL, "/v1") + "/beta"
 	}
 	prompt, stop := fimPrompt(req)
 	p := completionParams{Model: req.Model, Prompt: prompt, MaxTokens: req.MaxTokens, Temperature: req.Temperature}
@@ -97,13 +99,13 @@ func (w *fimWire) completions(ctx context.Context, req *llm.FIMRequest) (*fimAns
 	if len(stop) > 0 {
 		p.Stop = capStop(stop, 4)
 	}
-	client := apiClient{t: t}
+	client := wire.APIClient{Transport: t}
 	if req.NoStream {
-		body, err := encodeJSON(p)
+		body, err := wire.EncodeJSON(p)
 		if err != nil {
 			return nil, err
 		}
-		res, err := client.do(ctx, http.MethodPost, "completions", body, false)
+		res, err := client.Do(ctx, http.MethodPost, "completions", body, false)
 		if err != nil {
 			return nil, err
 		}
@@ -122,11 +124,11 @@ func (w *fimWire) completions(ctx context.Context, req *llm.FIMRequest) (*fimAns
 	}
 	p.Stream = true
 	p.StreamOptions = &chatStreamOptions{IncludeUsage: true}
-	body, err := encodeJSON(p)
+	body, err := wire.EncodeJSON(p)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := client.do(ctx, http.MethodPost, "completions", body, true)
+	raw, err := client.Do(ctx, http.MethodPost, "completions", body, true)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +138,7 @@ func (w *fimWire) completions(ctx context.Context, req *llm.FIMRequest) (*fimAns
 		s.next = whole(raw.Body, s.completion)
 		return s, nil
 	}
-	events := newSSEDecoder(raw.Body)
+	events := wire.NewSSEDecoder(raw.Body)
 	s.close = events.Close
 	done := false
 	s.next = func() (string, bool, error) {
@@ -156,7 +158,7 @@ func (w *fimWire) completions(ctx context.Context, req *llm.FIMRequest) (*fimAns
 				}
 				return "", false, nil
 			}
-			chunk, ok, bad := eventJSON(events.Event().Type, data)
+			chunk, ok, bad := wire.EventJSON(events.Event().Type, data)
 			if bad != nil {
 				done = true
 				return "", false, bad
@@ -341,7 +343,7 @@ func (w *fimWire) mistral(ctx context.Context, req *llm.FIMRequest) (*fimAnswer,
 	if len(req.Stop) > 0 {
 		body["stop"] = req.Stop
 	}
-	res, err := w.post(ctx, strings.TrimSuffix(w.t.baseURL, "/")+"/fim/completions", body)
+	res, err := w.post(ctx, strings.TrimSuffix(w.t.BaseURL, "/")+"/fim/completions", body)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +372,7 @@ func (w *fimWire) mistral(ctx context.Context, req *llm.FIMRequest) (*fimAnswer,
 			return "", false, nil
 		}
 		if !gjson.ValidBytes(data) {
-			return "", false, &llm.Error{Kind: llm.ErrMalformed, Message: "a stream event is not JSON: " + truncate(string(data), 100)}
+			return "", false, &llm.Error{Kind: llm.ErrMalformed, Message: "a stream event is not JSON: " + wire.Truncate(string(data), 100)}
 		}
 		r := gjson.ParseBytes(data)
 		if e := r.Get("error"); e.Exists() {
@@ -389,8 +391,8 @@ func (w *fimWire) post(ctx context.Context, url string, body any) (*http.Respons
 	if err != nil {
 		return nil, err
 	}
-	client := apiClient{t: *w.t}
-	return client.doURL(ctx, http.MethodPost, url, b, false)
+	client := wire.APIClient{Transport: *w.t}
+	return client.DoURL(ctx, http.MethodPost, url, b, false)
 }
 
 func isJSON(res *http.Response) bool {

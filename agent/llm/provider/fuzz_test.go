@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
@@ -32,11 +34,11 @@ func (w replayWire) Open(ctx context.Context, req *llm.Request, model llm.ModelI
 	}
 	switch w.api {
 	case llmtest.APIAnthropic:
-		return &anthropicSource{events: newSSEDecoder(res.Body), model: model}, nil
+		return &anthropicSource{events: wire.NewSSEDecoder(res.Body), model: model}, nil
 	case llmtest.APIChat:
-		return &chatSource{events: newSSEDecoder(res.Body), model: model, part: -1}, nil
+		return &chatSource{events: wire.NewSSEDecoder(res.Body), model: model, part: -1}, nil
 	}
-	return &responsesSource{events: newSSEDecoder(res.Body), model: model}, nil
+	return &responsesSource{events: wire.NewSSEDecoder(res.Body), model: model}, nil
 }
 
 func (w replayWire) Classify(err error, e *llm.Error) bool    { return w.real.Classify(err, e) }
@@ -105,9 +107,9 @@ func FuzzStream(f *testing.F) {
 		`data: {"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"s","index":0}],"tool_calls":[{"id":"x","extra_content":{"google":{}},"function":{"name":"read","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n"))
 
 	real := map[llmtest.API]llm.Wire{
-		llmtest.APIAnthropic: newAnthropicWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, nil),
-		llmtest.APIChat:      newChatWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}, chatOptions{}),
-		llmtest.APIResponses: newResponsesWire(transport{baseURL: "http://127.0.0.1:1", http: http.DefaultClient}),
+		llmtest.APIAnthropic: newAnthropicWire(wire.Transport{BaseURL: "http://127.0.0.1:1", HTTP: http.DefaultClient}, nil),
+		llmtest.APIChat:      newChatWire(wire.Transport{BaseURL: "http://127.0.0.1:1", HTTP: http.DefaultClient}, chatOptions{}),
+		llmtest.APIResponses: newResponsesWire(wire.Transport{BaseURL: "http://127.0.0.1:1", HTTP: http.DefaultClient}),
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		api := fuzzAPIs[int(which)%len(fuzzAPIs)]

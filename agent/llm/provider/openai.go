@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 
 	"github.com/tidwall/gjson"
@@ -36,7 +38,7 @@ func dataURL(img llm.Image) string {
 // classifyOpenAI fills in e from an error status of an OpenAI-compatible
 // server.
 func classifyOpenAI(err error, e *llm.Error) bool {
-	var aerr *apiStatusError
+	var aerr *wire.StatusError
 	if !errors.As(err, &aerr) {
 		return false
 	}
@@ -51,7 +53,7 @@ func classifyOpenAI(err error, e *llm.Error) bool {
 		e.Message = errorMessageFromBody(aerr.Body)
 	}
 	e.URL = aerr.URL
-	e.RetryAfter = retryAfter(aerr.Header, time.Now())
+	e.RetryAfter = wire.RetryAfter(aerr.Header, time.Now())
 	e.Kind = openAIKind(e.Status, aerr.Code, aerr.Type, e.Message)
 	return true
 }
@@ -68,22 +70,22 @@ func errorMessageFromBody(body string) string {
 	if m := gjson.Get(body, "message"); m.Type == gjson.String {
 		return m.String()
 	}
-	return truncate(strings.TrimSpace(body), 300)
+	return wire.Truncate(strings.TrimSpace(body), 300)
 }
 
 func openAIKind(status int, code, typ, msg string) llm.Kind {
 	switch {
 	case code == "context_length_exceeded" || code == "string_above_max_length" ||
-		((status == 400 || status == 413 || status == 0) && mentionsContextTooLong(msg)):
+		((status == 400 || status == 413 || status == 0) && wire.MentionsContextTooLong(msg)):
 		return llm.ErrContextTooLong
-	case code == "model_not_found" || ((status == 404 || status == 400) && mentionsUnknownModel(msg)):
+	case code == "model_not_found" || ((status == 404 || status == 400) && wire.MentionsUnknownModel(msg)):
 		return llm.ErrUnknownModel
 	case code == "insufficient_quota" || typ == "insufficient_quota":
 		return llm.ErrBilling
 	case code == "invalid_api_key":
 		return llm.ErrAuth
 	}
-	if k := kindForStatus(status); k != llm.ErrOther {
+	if k := wire.KindForStatus(status); k != llm.ErrOther {
 		return k
 	}
 	// Without a status (an error inside a stream), the type says.

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 
 	"github.com/tidwall/gjson"
@@ -16,7 +18,7 @@ import (
 // chatWire speaks Chat Completions, the API every OpenAI-compatible server
 // offers.
 type chatWire struct {
-	client apiClient
+	client wire.APIClient
 	// official is set for OpenAI's own API, which takes fields
 	// (max_completion_tokens, prompt_cache_key) that other servers may
 	// refuse.
@@ -56,25 +58,25 @@ type chatOptions struct {
 	query  url.Values
 }
 
-func newChatWire(t transport, o chatOptions) *chatWire {
+func newChatWire(t wire.Transport, o chatOptions) *chatWire {
 	if o.behaviour.reasoning == nil {
 		o.behaviour.reasoning = func(string) llm.ReasoningReturn { return llm.ReasoningReturn{} }
 	}
 	if o.path == nil {
 		o.path = func(string) string { return "chat/completions" }
 	}
-	return &chatWire{client: apiClient{t: t, header: o.header, query: o.query},
+	return &chatWire{client: wire.APIClient{Transport: t, Header: o.header, Query: o.query},
 		official: o.official, behaviour: o.behaviour, path: o.path}
 }
 
-func (w *chatWire) Models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }
+func (w *chatWire) Models(ctx context.Context) ([]string, error) { return w.client.Models(ctx) }
 
 func (w *chatWire) Open(ctx context.Context, req *llm.Request, model llm.ModelInfo) (llm.Source, error) {
 	body, err := w.body(req)
 	if err != nil {
 		return nil, err
 	}
-	events, err := w.client.streamBody(ctx, w.path(req.Model), body)
+	events, err := w.client.StreamBody(ctx, w.path(req.Model), body)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +90,7 @@ func (w *chatWire) body(req *llm.Request) (rawBody, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := encodeJSON(params)
+	b, err := wire.EncodeJSON(params)
 	if err != nil {
 		return nil, &llm.Error{Kind: llm.ErrBadRequest, Message: "encoding the request: " + err.Error()}
 	}
@@ -311,7 +313,7 @@ type chatToolCall struct {
 // choices[0].delta holds content, reasoning and tool_calls[i] fragments,
 // then a finish_reason, a usage chunk and [DONE].
 type chatSource struct {
-	events *sseDecoder
+	events *wire.SSEDecoder
 	model  llm.ModelInfo
 	parts  int
 	// part and partKind are the open text or reasoning part; -1 when none.
@@ -372,7 +374,7 @@ func (s *chatSource) Next(buf []llm.Event) ([]llm.Event, bool) {
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
 			return s.end(buf, nil), false
 		}
-		chunk, ok, bad := eventJSON(ev.Type, ev.Data)
+		chunk, ok, bad := wire.EventJSON(ev.Type, ev.Data)
 		if bad != nil {
 			s.fail = bad
 			return buf, false
@@ -393,7 +395,7 @@ func (s *chatSource) end(buf []llm.Event, err error) []llm.Event {
 	if err == nil && s.finish != "" {
 		buf = s.endCalls(buf)
 	}
-	buf, s.fail = ending(buf, err, s.finish != "", "no finish_reason", s.usage, s.model, s.finishReason())
+	buf, s.fail = wire.Ending(buf, err, s.finish != "", "no finish_reason", s.usage, s.model, s.finishReason())
 	return buf
 }
 
@@ -404,7 +406,7 @@ func chatStreamError(e gjson.Result) *llm.Error {
 	}
 	code, typ, msg := e.Get("code").String(), e.Get("type").String(), e.Get("message").String()
 	if msg == "" {
-		msg = truncate(e.Raw, 300)
+		msg = wire.Truncate(e.Raw, 300)
 	}
 	kind := openAIKind(int(e.Get("status").Int()), code, typ, msg)
 	if kind == llm.ErrOther {
@@ -472,7 +474,7 @@ func (s *chatSource) translate(chunk gjson.Result, buf []llm.Event) []llm.Event 
 			}
 			return true
 		})
-		if r := textOf(reasoning); r != "" {
+		if r := wire.TextOf(reasoning); r != "" {
 			var i int
 			buf, i = s.open(buf, llm.EventReasoningDelta)
 			s.reasoning.WriteString(r)
@@ -481,7 +483,7 @@ func (s *chatSource) translate(chunk gjson.Result, buf []llm.Event) []llm.Event 
 		if details.IsArray() {
 			s.details.add(details)
 		}
-		if t := textOf(content); t != "" {
+		if t := wire.TextOf(content); t != "" {
 			var i int
 			buf, i = s.open(buf, llm.EventTextDelta)
 			buf = append(buf, llm.Event{Kind: llm.EventTextDelta, Index: i, Text: t})
@@ -495,7 +497,7 @@ func (s *chatSource) translate(chunk gjson.Result, buf []llm.Event) []llm.Event 
 				// Gemini sends whole calls without an index.
 				i = s.indexOf(id)
 			}
-			buf = s.toolCallDelta(buf, i, id, fn.Get("name").String(), textOf(fn.Get("arguments")))
+			buf = s.toolCallDelta(buf, i, id, fn.Get("name").String(), wire.TextOf(fn.Get("arguments")))
 			if extra := tc.Get("extra_content"); extra.Exists() {
 				// Gemini's thought signature travels with the call.
 				s.calls[i].extra = extra.Raw

@@ -1,16 +1,16 @@
 package provider
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
 
 	"github.com/darman-dev/darman/agent/llm"
 )
@@ -124,7 +124,7 @@ func sameJSON(t *testing.T, what string, got []byte, want string) {
 }
 
 func TestOpenAIBodiesAsTheSDKBuiltThem(t *testing.T) {
-	w := newChatWire(transport{}, chatOptions{official: true})
+	w := newChatWire(wire.Transport{}, chatOptions{official: true})
 	b, err := w.body(richRequest())
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestOpenAIBodiesAsTheSDKBuiltThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err = encodeJSON(p)
+	b, err = wire.EncodeJSON(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,8 +167,8 @@ func TestOpenAIErrorBodies(t *testing.T) {
 			w.WriteHeader(tc.status)
 			io.WriteString(w, tc.body)
 		}))
-		c := apiClient{t: transport{baseURL: srv.URL + "/v1", http: srv.Client()}}
-		_, err := c.stream(context.Background(), "chat/completions", map[string]any{"model": "x"})
+		c := wire.APIClient{Transport: wire.Transport{BaseURL: srv.URL + "/v1", HTTP: srv.Client()}}
+		_, err := c.Stream(context.Background(), "chat/completions", map[string]any{"model": "x"})
 		srv.Close()
 		var e llm.Error
 		if !classifyOpenAI(err, &e) {
@@ -184,52 +184,3 @@ func TestOpenAIErrorBodies(t *testing.T) {
 
 // A redirect to another host does not carry Azure's api-key (Go drops
 // Authorization by itself) nor configured headers along.
-func TestOpenAIRedirectDropsKeys(t *testing.T) {
-	var got http.Header
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.Header.Clone()
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"data": [{"id": "m1"}]}`)
-	}))
-	defer other.Close()
-	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// 127.0.0.1 and localhost are different hosts to the client.
-		http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/models", http.StatusFound)
-	}))
-	defer first.Close()
-	c := apiClient{t: transport{baseURL: first.URL, key: "sk-bearer", headers: map[string]string{"X-Team": "core"}, http: http.DefaultClient},
-		header: map[string]string{"api-key": "azure-key"}}
-	ids, err := c.models(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ids) != 1 || ids[0] != "m1" {
-		t.Errorf("models %v", ids)
-	}
-	for _, h := range []string{"Api-Key", "Authorization", "X-Team"} {
-		if v := got.Get(h); v != "" {
-			t.Errorf("%s %q went to the other host", h, v)
-		}
-	}
-}
-
-// The decoder frames events as the SSE specification says: data lines
-// joined, comments and unknown fields skipped, an unfinished event at the
-// end dropped.
-func TestSSEDecoder(t *testing.T) {
-	body := ": keep-alive\n\nevent: a\ndata: {\"x\":\ndata:1}\nid: 7\n\ndata: [DONE]\n\ndata: cut"
-	d := newSSEDecoder(io.NopCloser(strings.NewReader(body)))
-	var got []sseEvent
-	for d.Next() {
-		got = append(got, d.Event())
-	}
-	want := []sseEvent{{Type: "a", Data: []byte("{\"x\":\n1}\n")}, {Data: []byte("[DONE]\n")}}
-	if !reflect.DeepEqual(got, want) || d.Err() != nil {
-		t.Errorf("events %q, err %v; want %q", got, d.Err(), want)
-	}
-	long := "data: " + strings.Repeat("x", 40<<20) + "\n\n"
-	d = newSSEDecoder(io.NopCloser(strings.NewReader(long)))
-	if d.Next() || !errors.Is(d.Err(), bufio.ErrTooLong) {
-		t.Errorf("a 40 MiB event: err %v", d.Err())
-	}
-}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 
 	"github.com/tidwall/gjson"
@@ -15,14 +17,14 @@ import (
 // (store=false): the whole conversation is sent each time, and reasoning
 // travels between turns as encrypted items.
 type responsesWire struct {
-	client apiClient
+	client wire.APIClient
 }
 
-func newResponsesWire(t transport) *responsesWire {
-	return &responsesWire{client: apiClient{t: t}}
+func newResponsesWire(t wire.Transport) *responsesWire {
+	return &responsesWire{client: wire.APIClient{Transport: t}}
 }
 
-func (w *responsesWire) Models(ctx context.Context) ([]string, error) { return w.client.models(ctx) }
+func (w *responsesWire) Models(ctx context.Context) ([]string, error) { return w.client.Models(ctx) }
 
 func (w *responsesWire) Classify(err error, e *llm.Error) bool { return classifyOpenAI(err, e) }
 
@@ -31,7 +33,7 @@ func (w *responsesWire) Open(ctx context.Context, req *llm.Request, model llm.Mo
 	if err != nil {
 		return nil, err
 	}
-	events, err := w.client.stream(ctx, "responses", params)
+	events, err := w.client.Stream(ctx, "responses", params)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +239,7 @@ type responsesItem struct {
 // deltas, response.output_item.done, then response.completed with the
 // usage; or response.failed / error.
 type responsesSource struct {
-	events *sseDecoder
+	events *wire.SSEDecoder
 	model  llm.ModelInfo
 	items  map[int64]*responsesItem
 	parts  int
@@ -291,14 +293,14 @@ func readResponsesFields(ev gjson.Result) responsesFields {
 func (s *responsesSource) Next(buf []llm.Event) ([]llm.Event, bool) {
 	for {
 		if !s.events.Next() {
-			buf, s.fail = ending(buf, s.events.Err(), s.done, "no response.completed event", s.usage, s.model, s.finish)
+			buf, s.fail = wire.Ending(buf, s.events.Err(), s.done, "no response.completed event", s.usage, s.model, s.finish)
 			return buf, false
 		}
 		ev := s.events.Event()
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
 			continue
 		}
-		data, ok, bad := eventJSON(ev.Type, ev.Data)
+		data, ok, bad := wire.EventJSON(ev.Type, ev.Data)
 		if bad != nil {
 			s.fail = bad
 			return buf, false
@@ -387,7 +389,7 @@ func (s *responsesSource) translate(data gjson.Result, buf []llm.Event) []llm.Ev
 		case llm.EventToolCallDelta:
 			raw := it.args
 			if len(raw) == 0 {
-				raw = []byte(textOf(item.Get("arguments")))
+				raw = []byte(wire.TextOf(item.Get("arguments")))
 			}
 			args, err := llm.ToolArguments(it.name, raw)
 			buf = append(buf, llm.Event{Kind: llm.EventToolCallEnd, Index: it.part, Err: err,

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
+
 	"github.com/darman-dev/darman/agent/llm"
 )
 
@@ -191,9 +193,9 @@ func New(s Settings, opts *Options) (*llm.Client, error) {
 	if idle == 0 {
 		idle = 5 * time.Minute
 	}
-	t := transport{
-		baseURL: base, key: key, headers: headers,
-		http: o.HTTPClient, idle: idleWatch{timeout: idle},
+	t := wire.Transport{
+		BaseURL: base, Key: key, Headers: headers,
+		HTTP: o.HTTPClient, Idle: wire.IdleWatch{Timeout: idle},
 	}
 	c.FIM = &fimWire{name: s.Name, t: &t}
 	api := s.API
@@ -249,15 +251,6 @@ func chatBehaviourOf(s Settings, p preset) chatBehaviour {
 		noStreamOptions: p.noStreamOptions,
 		toolCallExtra:   p.toolCallExtra,
 	}
-}
-
-// transport is what every adapter needs to build its SDK client.
-type transport struct {
-	baseURL string
-	key     string
-	headers map[string]string
-	http    *http.Client
-	idle    idleWatch
 }
 
 func resolveBaseURL(name, configured string, p preset, lookup func(string) (string, bool)) (string, error) {

@@ -1,4 +1,4 @@
-package provider
+package wire
 
 import (
 	"bufio"
@@ -26,23 +26,23 @@ import (
 // and the mapping of errors were darman's with the SDK too (it ran with
 // no retries of its own).
 
-// apiClient sends requests to one model server: an OpenAI-compatible one,
+// APIClient sends requests to one model server: an OpenAI-compatible one,
 // or Anthropic's (anthropic.go, cloud.go), whose error bodies carry the same
 // {"error": {"type", "message"}} object.
-type apiClient struct {
-	t transport
-	// header and query are added to every request after the transport's
+type APIClient struct {
+	Transport Transport
+	// Header and query are added to every request after the transport's
 	// (Azure's api-key and api-version).
-	header map[string]string
-	query  url.Values
-	// sign, when set, authorises each request last, with its final
+	Header map[string]string
+	Query  url.Values
+	// Sign, when set, authorises each request last, with its final
 	// headers and body (Bedrock's SigV4, Vertex's access token).
-	sign func(req *http.Request, body []byte) error
+	Sign func(req *http.Request, body []byte) error
 }
 
-// apiStatusError is an error status from a model server,
+// StatusError is an error status from a model server,
 // with the fields of the body's {"error": {...}} object where it has one.
-type apiStatusError struct {
+type StatusError struct {
 	Status              int
 	Code, Type, Message string
 	// Body is the response body (its first MiB).
@@ -51,16 +51,16 @@ type apiStatusError struct {
 	Header http.Header
 }
 
-func (e *apiStatusError) Error() string {
+func (e *StatusError) Error() string {
 	if text := http.StatusText(e.Status); text != "" {
 		return fmt.Sprintf("API error: %d %s", e.Status, text)
 	}
 	return fmt.Sprintf("API error: %d", e.Status)
 }
 
-// encodeJSON encodes v as the body of a request, HTML characters as they
+// EncodeJSON encodes v as the body of a request, HTML characters as they
 // are (encoding/json would escape every < and & of the prompt).
-func encodeJSON(v any) ([]byte, error) {
+func EncodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -70,21 +70,21 @@ func encodeJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// do sends one request; path is relative to the base URL.
-func (c *apiClient) do(ctx context.Context, method, path string, body []byte, stream bool) (*http.Response, error) {
-	return c.doURL(ctx, method, c.t.baseURL+"/"+strings.TrimPrefix(path, "/"), body, stream)
+// Do sends one request; path is relative to the base URL.
+func (c *APIClient) Do(ctx context.Context, method, path string, body []byte, stream bool) (*http.Response, error) {
+	return c.DoURL(ctx, method, c.Transport.BaseURL+"/"+strings.TrimPrefix(path, "/"), body, stream)
 }
 
-// doURL sends one request to u. A status other than 2xx (redirects are
+// DoURL sends one request to u. A status other than 2xx (redirects are
 // followed before) is returned as an *apiStatusError with the body read
 // and closed.
-func (c *apiClient) doURL(ctx context.Context, method, u string, body []byte, stream bool) (*http.Response, error) {
-	if len(c.query) > 0 {
+func (c *APIClient) DoURL(ctx context.Context, method, u string, body []byte, stream bool) (*http.Response, error) {
+	if len(c.Query) > 0 {
 		sep := "?"
 		if strings.Contains(u, "?") {
 			sep = "&"
 		}
-		u += sep + c.query.Encode()
+		u += sep + c.Query.Encode()
 	}
 	var rd io.Reader
 	if body != nil {
@@ -102,21 +102,21 @@ func (c *apiClient) doURL(ctx context.Context, method, u string, body []byte, st
 		req.Header.Set("Accept", "text/event-stream")
 	}
 	req.Header.Set("User-Agent", "darman")
-	if c.t.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.t.key)
+	if c.Transport.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Transport.Key)
 	}
-	for k, v := range c.t.headers {
+	for k, v := range c.Transport.Headers {
 		req.Header.Set(k, v)
 	}
-	for k, v := range c.header {
+	for k, v := range c.Header {
 		req.Header.Set(k, v)
 	}
-	if c.sign != nil {
-		if err := c.sign(req, body); err != nil {
+	if c.Sign != nil {
+		if err := c.Sign(req, body); err != nil {
 			return nil, err
 		}
 	}
-	res, err := c.t.idle.do(req, c.client().Do)
+	res, err := c.Transport.Idle.Do(req, c.client().Do)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +128,11 @@ func (c *apiClient) doURL(ctx context.Context, method, u string, body []byte, st
 	if err != nil {
 		return nil, err
 	}
-	e := &apiStatusError{Status: res.StatusCode, Body: string(raw), URL: req.URL.String(), Header: res.Header}
+	e := &StatusError{Status: res.StatusCode, Body: string(raw), URL: req.URL.String(), Header: res.Header}
 	if obj := gjson.GetBytes(raw, "error"); obj.IsObject() {
-		e.Code = jsonText(obj.Get("code"))
-		e.Type = jsonText(obj.Get("type"))
-		e.Message = jsonText(obj.Get("message"))
+		e.Code = JSONText(obj.Get("code"))
+		e.Type = JSONText(obj.Get("type"))
+		e.Message = JSONText(obj.Get("message"))
 	}
 	return nil, e
 }
@@ -140,18 +140,18 @@ func (c *apiClient) doURL(ctx context.Context, method, u string, body []byte, st
 // client is the transport's HTTP client, which on a redirect to another
 // host drops the headers that carry the key: Go drops Authorization by
 // itself, not Azure's api-key or a configured header.
-func (c *apiClient) client() *http.Client {
+func (c *APIClient) client() *http.Client {
 	hc := http.Client{}
-	if c.t.http != nil {
-		hc = *c.t.http
+	if c.Transport.HTTP != nil {
+		hc = *c.Transport.HTTP
 	}
 	next := hc.CheckRedirect
 	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
-			for k := range c.header {
+			for k := range c.Header {
 				req.Header.Del(k)
 			}
-			for k := range c.t.headers {
+			for k := range c.Transport.Headers {
 				req.Header.Del(k)
 			}
 		}
@@ -166,44 +166,44 @@ func (c *apiClient) client() *http.Client {
 	return &hc
 }
 
-// jsonText is a string field of an error object; servers send some as
+// JSONText is a string field of an error object; servers send some as
 // numbers or null.
-func jsonText(r gjson.Result) string {
+func JSONText(r gjson.Result) string {
 	if r.Type == gjson.Null {
 		return ""
 	}
 	return r.String()
 }
 
-// stream posts a streamed request (the body gets "stream": true from its
-// params) and returns the decoder of its event stream.
-func (c *apiClient) stream(ctx context.Context, path string, params any) (*sseDecoder, error) {
-	body, err := encodeJSON(params)
+// Stream posts a streamed request (the body gets "Stream": true from its
+// params) and returns the decoder of its event Stream.
+func (c *APIClient) Stream(ctx context.Context, path string, params any) (*SSEDecoder, error) {
+	body, err := EncodeJSON(params)
 	if err != nil {
 		return nil, &llm.Error{Kind: llm.ErrBadRequest, Message: "encoding the request: " + err.Error()}
 	}
-	return c.streamBody(ctx, path, body)
+	return c.StreamBody(ctx, path, body)
 }
 
-func (c *apiClient) streamBody(ctx context.Context, path string, body []byte) (*sseDecoder, error) {
-	res, err := c.do(ctx, http.MethodPost, path, body, true)
+func (c *APIClient) StreamBody(ctx context.Context, path string, body []byte) (*SSEDecoder, error) {
+	res, err := c.Do(ctx, http.MethodPost, path, body, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkEventStream(res); err != nil {
+	if err := CheckEventStream(res); err != nil {
 		return nil, err
 	}
-	return newSSEDecoder(res.Body), nil
+	return NewSSEDecoder(res.Body), nil
 }
 
-// models lists the models of the server (GET models).
-func (c *apiClient) models(ctx context.Context) ([]string, error) {
-	return c.modelList(ctx, "models")
+// Models lists the Models of the server (GET Models).
+func (c *APIClient) Models(ctx context.Context) ([]string, error) {
+	return c.ModelList(ctx, "models")
 }
 
-// modelList reads the ids of a models list at path ({"data": [{"id"}]}).
-func (c *apiClient) modelList(ctx context.Context, path string) ([]string, error) {
-	res, err := c.do(ctx, http.MethodGet, path, nil, false)
+// ModelList reads the ids of a models list at path ({"data": [{"id"}]}).
+func (c *APIClient) ModelList(ctx context.Context, path string) ([]string, error) {
+	res, err := c.Do(ctx, http.MethodGet, path, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -223,32 +223,32 @@ func (c *apiClient) modelList(ctx context.Context, path string) ([]string, error
 	return ids, nil
 }
 
-// sseEvent is one server-sent event: its name and its data lines, each
+// SSEEvent is one server-sent event: its name and its data lines, each
 // followed by a newline.
-type sseEvent struct {
+type SSEEvent struct {
 	Type string
 	Data []byte
 }
 
-// sseDecoder frames a text/event-stream body into events.
-type sseDecoder struct {
+// SSEDecoder frames a text/event-stream body into events.
+type SSEDecoder struct {
 	rc  io.ReadCloser
 	scn *bufio.Scanner
-	evt sseEvent
+	evt SSEEvent
 	err error
 }
 
-func newSSEDecoder(rc io.ReadCloser) *sseDecoder {
+func NewSSEDecoder(rc io.ReadCloser) *SSEDecoder {
 	scn := bufio.NewScanner(rc)
 	// Events of 32 MiB at most (a tool call's arguments arrive in one
 	// event from some servers).
 	scn.Buffer(nil, 32<<20)
-	return &sseDecoder{rc: rc, scn: scn}
+	return &SSEDecoder{rc: rc, scn: scn}
 }
 
 // Next reads the next event; false at the end of the body or on a read
 // error (Err). An event not ended by a blank line is dropped.
-func (d *sseDecoder) Next() bool {
+func (d *SSEDecoder) Next() bool {
 	if d.err != nil {
 		return false
 	}
@@ -261,7 +261,7 @@ func (d *sseDecoder) Next() bool {
 				name = ""
 				continue
 			}
-			d.evt = sseEvent{Type: name, Data: data}
+			d.evt = SSEEvent{Type: name, Data: data}
 			return true
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
@@ -280,6 +280,6 @@ func (d *sseDecoder) Next() bool {
 	return false
 }
 
-func (d *sseDecoder) Event() sseEvent { return d.evt }
-func (d *sseDecoder) Err() error      { return d.err }
-func (d *sseDecoder) Close() error    { return d.rc.Close() }
+func (d *SSEDecoder) Event() SSEEvent { return d.evt }
+func (d *SSEDecoder) Err() error      { return d.err }
+func (d *SSEDecoder) Close() error    { return d.rc.Close() }

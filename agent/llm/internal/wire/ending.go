@@ -1,11 +1,11 @@
-package provider
+package wire
 
 import "github.com/darman-dev/darman/agent/llm"
 
-// ending closes a stream the same way for every API: the transport's error
+// Ending closes a stream the same way for every API: the transport's error
 // if there was one, a cut stream if the API's final event (complete) never
 // came, and otherwise the usage and finish events every stream ends with.
-func ending(buf []llm.Event, err error, complete bool, missing string, u llm.Usage, m llm.ModelInfo, f llm.FinishReason) ([]llm.Event, error) {
+func Ending(buf []llm.Event, err error, complete bool, missing string, u llm.Usage, m llm.ModelInfo, f llm.FinishReason) ([]llm.Event, error) {
 	if err == nil && !complete {
 		err = &llm.Error{Kind: llm.ErrStreamCut, Message: missing}
 	}

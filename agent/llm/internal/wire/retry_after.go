@@ -1,4 +1,4 @@
-package provider
+package wire
 
 import (
 	"net/http"
@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// retryAfter reads the headers servers use to say how long to wait:
+// RetryAfter reads the headers servers use to say how long to wait:
 // retry-after-ms (Anthropic, OpenAI), then retry-after in seconds or as an
 // HTTP date.
-func retryAfter(h http.Header, now time.Time) time.Duration {
+func RetryAfter(h http.Header, now time.Time) time.Duration {
 	if h == nil {
 		return 0
 	}

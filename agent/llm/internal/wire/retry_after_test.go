@@ -1,4 +1,4 @@
-package provider
+package wire
 
 import (
 	"net/http"
@@ -22,7 +22,7 @@ func TestRetryAfterHeaders(t *testing.T) {
 		{nil, 0},
 	}
 	for _, tc := range cases {
-		if got := retryAfter(tc.h, now); got != tc.want {
+		if got := RetryAfter(tc.h, now); got != tc.want {
 			t.Errorf("retryAfter(%v) = %v, want %v", tc.h, got, tc.want)
 		}
 	}

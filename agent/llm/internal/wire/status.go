@@ -1,4 +1,4 @@
-package provider
+package wire
 
 import (
 	"strings"
@@ -6,9 +6,9 @@ import (
 	"github.com/darman-dev/darman/agent/llm"
 )
 
-// kindForStatus classifies an HTTP status when the body says nothing more
+// KindForStatus classifies an HTTP status when the body says nothing more
 // specific.
-func kindForStatus(status int) llm.Kind {
+func KindForStatus(status int) llm.Kind {
 	switch {
 	case status == 400 || status == 422:
 		return llm.ErrBadRequest
@@ -52,7 +52,7 @@ var contextTooLongPhrases = []string{
 	"input is too long",
 }
 
-func mentionsContextTooLong(s string) bool {
+func MentionsContextTooLong(s string) bool {
 	s = strings.ToLower(s)
 	for _, p := range contextTooLongPhrases {
 		if strings.Contains(s, p) {
@@ -62,9 +62,9 @@ func mentionsContextTooLong(s string) bool {
 	return false
 }
 
-// mentionsUnknownModel recognises a 404 (or 400) about the model rather
+// MentionsUnknownModel recognises a 404 (or 400) about the model rather
 // than the endpoint.
-func mentionsUnknownModel(s string) bool {
+func MentionsUnknownModel(s string) bool {
 	s = strings.ToLower(s)
 	return strings.Contains(s, "model") &&
 		(strings.Contains(s, "not found") || strings.Contains(s, "does not exist") ||
@@ -73,8 +73,8 @@ func mentionsUnknownModel(s string) bool {
 			strings.Contains(s, "not a valid model") || strings.Contains(s, "try pulling"))
 }
 
-// truncate shortens s to at most n bytes for an error message.
-func truncate(s string, n int) string {
+// Truncate shortens s to at most n bytes for an error message.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -1,4 +1,4 @@
-package provider
+package wire
 
 import (
 	"context"
@@ -9,23 +9,23 @@ import (
 	"github.com/darman-dev/darman/agent/llm"
 )
 
-// idleWatch fails an HTTP exchange that receives nothing for its timeout:
+// IdleWatch fails an HTTP exchange that receives nothing for its timeout:
 // neither the response headers nor, afterwards, a byte of the body. It runs
 // as an SDK middleware, so it sees every byte on the wire, the keep-alive
 // pings that the SDKs swallow included.
-type idleWatch struct {
-	timeout time.Duration
+type IdleWatch struct {
+	Timeout time.Duration
 }
 
 type roundTrip = func(*http.Request) (*http.Response, error)
 
-func (w idleWatch) do(req *http.Request, next roundTrip) (*http.Response, error) {
-	if w.timeout <= 0 {
+func (w IdleWatch) Do(req *http.Request, next roundTrip) (*http.Response, error) {
+	if w.Timeout <= 0 {
 		return next(req)
 	}
 	ctx, cancel := context.WithCancelCause(req.Context())
-	stall := &llm.Error{Kind: llm.ErrStalled, Idle: w.timeout, URL: req.URL.String()}
-	timer := time.AfterFunc(w.timeout, func() { cancel(stall) })
+	stall := &llm.Error{Kind: llm.ErrStalled, Idle: w.Timeout, URL: req.URL.String()}
+	timer := time.AfterFunc(w.Timeout, func() { cancel(stall) })
 	res, err := next(req.WithContext(ctx))
 	if err != nil {
 		timer.Stop()
@@ -36,7 +36,7 @@ func (w idleWatch) do(req *http.Request, next roundTrip) (*http.Response, error)
 		}
 		return res, err
 	}
-	res.Body = &idleBody{rc: res.Body, timer: timer, timeout: w.timeout, ctx: ctx, cancel: cancel, stall: stall}
+	res.Body = &idleBody{rc: res.Body, timer: timer, timeout: w.Timeout, ctx: ctx, cancel: cancel, stall: stall}
 	return res, nil
 }
 

@@ -1,4 +1,4 @@
-package provider
+package wire
 
 import (
 	"bytes"
@@ -19,10 +19,10 @@ import (
 // docs/providers.md). darman needs a handful of fields per event, so it
 // validates the event with gjson and picks them out.
 
-// checkEventStream refuses a successful answer that is not an event
+// CheckEventStream refuses a successful answer that is not an event
 // stream: some compatible servers ignore "stream": true and answer with one
 // JSON document, which the SSE decoder would read as an empty stream.
-func checkEventStream(res *http.Response) error {
+func CheckEventStream(res *http.Response) error {
 	ct := res.Header.Get("Content-Type")
 	if ct == "" || strings.HasPrefix(strings.ToLower(ct), "text/event-stream") {
 		return nil
@@ -33,10 +33,10 @@ func checkEventStream(res *http.Response) error {
 		"the server answered with %s instead of an event stream (does it support streaming?): %s", ct, bytes.TrimSpace(head))}
 }
 
-// eventJSON reads an event's data as JSON. It reports false for an event
+// EventJSON reads an event's data as JSON. It reports false for an event
 // without data, which the stream skips, and an error for data that is not
 // JSON.
-func eventJSON(name string, data []byte) (gjson.Result, bool, *llm.Error) {
+func EventJSON(name string, data []byte) (gjson.Result, bool, *llm.Error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return gjson.Result{}, false, nil
@@ -51,10 +51,10 @@ func eventJSON(name string, data []byte) (gjson.Result, bool, *llm.Error) {
 	return gjson.ParseBytes(data), true, nil
 }
 
-// textOf reads a text field that servers send as a string, as null, or as
+// TextOf reads a text field that servers send as a string, as null, or as
 // a list of text parts; an object (arguments some servers send decoded) is
 // kept as its JSON text.
-func textOf(r gjson.Result) string {
+func TextOf(r gjson.Result) string {
 	switch {
 	case r.Type == gjson.String:
 		return r.Str
