@@ -271,9 +271,9 @@ func shellCommand(command string) []string {
 	return []string{"sh", "-c", command}
 }
 
-// retrieve gives credentials that are valid for awsCredentialWindow more,
+// Retrieve gives credentials that are valid for awsCredentialWindow more,
 // fetching them when the cached ones are not.
-func (a *awsCredentials) retrieve(ctx context.Context) (aws.Credentials, error) {
+func (a *awsCredentials) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.have && (!a.cached.CanExpire || time.Now().Add(awsCredentialWindow).Before(a.cached.Expires)) {

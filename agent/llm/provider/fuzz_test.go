@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"bytes"
@@ -10,39 +10,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/darman-dev/darman/agent/llm/internal/wire"
-
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
-// replayWire answers every call with the same recorded SSE body, through
-// darman's SSE decoder and
-// darman's translation of the given API.
-type replayWire struct {
-	api  llmtest.API
-	body []byte
-	real llm.Wire
-}
+// replay answers every request with the same recorded event stream, so
+// that a fuzzed body goes through the whole client: the HTTP exchange,
+// darman's SSE decoder and the API's translation.
+type replay []byte
 
-func (w replayWire) Open(ctx context.Context, req *llm.Request, model llm.ModelInfo) (llm.Source, error) {
-	res := &http.Response{
-		StatusCode: 200,
-		Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
-		Body:       io.NopCloser(bytes.NewReader(w.body)),
-	}
-	switch w.api {
-	case llmtest.APIAnthropic:
-		return &anthropicSource{events: wire.NewSSEDecoder(res.Body), model: model}, nil
-	case llmtest.APIChat:
-		return &chatSource{events: wire.NewSSEDecoder(res.Body), model: model, part: -1}, nil
-	}
-	return &responsesSource{events: wire.NewSSEDecoder(res.Body), model: model}, nil
+func (r replay) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: 200, Request: req,
+		Header: http.Header{"Content-Type": []string{"text/event-stream"}},
+		Body:   io.NopCloser(bytes.NewReader(r)),
+	}, nil
 }
-
-func (w replayWire) Classify(err error, e *llm.Error) bool    { return w.real.Classify(err, e) }
-func (w replayWire) Models(context.Context) ([]string, error) { return nil, nil }
 
 var fuzzAPIs = []llmtest.API{llmtest.APIAnthropic, llmtest.APIChat, llmtest.APIResponses}
 
@@ -106,17 +91,20 @@ func FuzzStream(f *testing.F) {
 	f.Add(uint8(1), []byte(`data: {"choices":[{"index":0,"delta":{"reasoning":"a","reasoning_details":[{"type":"reasoning.text","text":"a","index":0},{"type":"reasoning.encrypted","data":null}]}}]}`+"\n\n"+
 		`data: {"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"s","index":0}],"tool_calls":[{"id":"x","extra_content":{"google":{}},"function":{"name":"read","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n"))
 
-	real := map[llmtest.API]llm.Wire{
-		llmtest.APIAnthropic: newAnthropicWire(wire.Transport{BaseURL: "http://127.0.0.1:1", HTTP: http.DefaultClient}, nil),
-		llmtest.APIChat:      newChatWire(wire.Transport{BaseURL: "http://127.0.0.1:1", HTTP: http.DefaultClient}, chatOptions{}),
-		llmtest.APIResponses: newResponsesWire(wire.Transport{BaseURL: "http://127.0.0.1:1", HTTP: http.DefaultClient}),
+	settings := map[llmtest.API]provider.Settings{
+		llmtest.APIAnthropic: {Name: "anthropic", BaseURL: "http://fuzz", APIKey: "k"},
+		llmtest.APIChat:      {Name: "ollama", BaseURL: "http://fuzz/v1"},
+		llmtest.APIResponses: {Name: "openai", BaseURL: "http://fuzz/v1", APIKey: "k"},
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		api := fuzzAPIs[int(which)%len(fuzzAPIs)]
-		c := llm.NewClient(llm.Config{
-			Name: "fuzz", Display: "Fuzz", BaseURL: "http://fuzz", Retry: llm.RetryPolicy{MaxAttempts: 1},
-			Wire: replayWire{api: api, body: body, real: real[api]},
+		c, err := provider.New(settings[api], &provider.Options{
+			HTTPClient: &http.Client{Transport: replay(body)}, Retry: llm.RetryPolicy{MaxAttempts: 1},
+			LookupEnv: func(string) (string, bool) { return "", false },
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		s := c.Stream(context.Background(), &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("hi")}})
 		var last llm.Event
 		n := 0
@@ -127,7 +115,7 @@ func FuzzStream(f *testing.F) {
 				t.Fatal("the stream does not end")
 			}
 		}
-		err := s.Err()
+		err = s.Err()
 		var e *llm.Error
 		switch {
 		case err == nil && last.Kind != llm.EventFinish:

@@ -117,10 +117,10 @@ func staticGCPCredentials(source, token string) *gcpCredentials {
 	return &gcpCredentials{source: source, cached: gcpToken{access: token}, have: true}
 }
 
-// token gives an access token that is valid for gcpTokenWindow more,
-// fetching one when the cached one is not. A fetched token with less
+// Token gives an access Token that is valid for gcpTokenWindow more,
+// fetching one when the cached one is not. A fetched Token with less
 // time left is used once and fetched again for the next request.
-func (g *gcpCredentials) token(ctx context.Context) (string, error) {
+func (g *gcpCredentials) Token(ctx context.Context) (string, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.have && (g.cached.expires.IsZero() || time.Now().Add(gcpTokenWindow).Before(g.cached.expires)) {

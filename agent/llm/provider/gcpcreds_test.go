@@ -339,7 +339,7 @@ func TestVertexConcurrentTokens(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range got {
 		wg.Go(func() {
-			tok, err := g.token(context.Background())
+			tok, err := g.Token(context.Background())
 			if err != nil {
 				t.Error(err)
 			}
@@ -418,7 +418,7 @@ func TestVertexTokenRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.token(context.Background()); !errors.Is(err, llm.ErrNetwork) || !strings.Contains(err.Error(), "(https://oauth2.googleapis.com/token)") {
+	if _, err := g.Token(context.Background()); !errors.Is(err, llm.ErrNetwork) || !strings.Contains(err.Error(), "(https://oauth2.googleapis.com/token)") {
 		t.Errorf("error %v, want a network error for https://oauth2.googleapis.com/token", err)
 	}
 }
@@ -681,7 +681,7 @@ func TestVertexMetadataProbe(t *testing.T) {
 		return &llm.Error{Kind: llm.ErrMissingKey, Provider: g.provider, Message: "nothing at " + u.Host + ": " + err.Error()}
 	})
 	for range 2 {
-		_, err := g.token(context.Background())
+		_, err := g.Token(context.Background())
 		if want := "no API key for Google Vertex AI: nothing at " + u.Host + ": Get \"http://" + u.Host; !errors.Is(err, llm.ErrMissingKey) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("error %v\nwant one starting %s", err, want)
 		}
@@ -691,7 +691,7 @@ func TestVertexMetadataProbe(t *testing.T) {
 		t.Errorf("Google's metadata server taken for none: %v", err)
 		return err
 	})
-	if _, err := g.token(context.Background()); !errors.Is(err, llm.ErrAuth) || !strings.Contains(err.Error(), "answered 404: The service account was not found.") {
+	if _, err := g.Token(context.Background()); !errors.Is(err, llm.ErrAuth) || !strings.Contains(err.Error(), "answered 404: The service account was not found.") {
 		t.Errorf("error %v, want the server's refusal", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/darman-dev/darman/agent/llm/anthropic"
 	"github.com/darman-dev/darman/agent/llm/internal/wire"
 
 	"github.com/darman-dev/darman/agent/llm"
@@ -212,7 +213,7 @@ func New(s Settings, opts *Options) (*llm.Client, error) {
 	switch {
 	case typ == llm.TypeAnthropic:
 		c.API = llm.OriginAnthropic
-		c.Wire = newAnthropicWire(t, nil)
+		c.Wire = anthropic.New(t)
 	case typ == llm.TypeOpenAI && (api == "" || api == APIResponses):
 		c.API = llm.OriginResponses
 		c.Wire = newResponsesWire(t)

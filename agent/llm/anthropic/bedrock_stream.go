@@ -1,4 +1,4 @@
-package provider
+package anthropic
 
 import (
 	"encoding/base64"

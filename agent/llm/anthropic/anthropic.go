@@ -1,4 +1,4 @@
-package provider
+package anthropic
 
 import (
 	"bytes"
@@ -24,9 +24,9 @@ import (
 // from its own types and whose stream it already read itself. The request bodies are
 // the ones the SDK built (TestAnthropicBodiesAsTheSDKBuiltThem).
 
-// anthropicVersion is the API version darman asks for, the one the SDK
+// apiVersion is the API version darman asks for, the one the SDK
 // (v2.15.0) sent.
-const anthropicVersion = "2026-10-21"
+const apiVersion = "2026-10-21"
 
 // anthropicWire speaks Anthropic's Messages API.
 type anthropicWire struct {
@@ -50,14 +50,17 @@ type anthropicCloud interface {
 	stream(res *http.Response) (eventSource, error)
 }
 
-// newAnthropicWire builds the client. Anthropic's API gets the
+// New is the wire of Anthropic's own Messages API at t's base URL.
+func New(t wire.Transport) llm.Wire { return newWire(t, nil) }
+
+// newWire builds the client. Anthropic's API gets the
 // anthropic-version header unless the provider's headers set one; the
 // clouds take the version in the body (newCloud moves it there).
-func newAnthropicWire(t wire.Transport, cloud anthropicCloud) *anthropicWire {
+func newWire(t wire.Transport, cloud anthropicCloud) *anthropicWire {
 	// The Accept the SDK sent, streams included: Bedrock signs it.
 	api := &wire.APIClient{Transport: t, Header: map[string]string{"Accept": "application/json"}}
 	if _, ok := headerValue(t.Headers, "anthropic-version"); cloud == nil && !ok {
-		api.Header["anthropic-version"] = anthropicVersion
+		api.Header["anthropic-version"] = apiVersion
 	}
 	if cloud != nil {
 		api.Sign = cloud.sign
