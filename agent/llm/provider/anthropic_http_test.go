@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/internal/testenv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -84,7 +85,7 @@ func TestAnthropicBodiesAsTheSDKBuiltThem(t *testing.T) {
 			if got.Method != want.Method || got.Path != want.Path {
 				t.Errorf("sent %s %s, want %s %s", got.Method, got.Path, want.Method, want.Path)
 			}
-			sameJSON(t, c.name, got.body, string(wantBody))
+			testenv.SameJSON(t, c.name, got.body, string(wantBody))
 			// As the prompt has them, where the SDK escaped them.
 			if strings.Contains(string(got.body), `\u003c`) {
 				t.Errorf("the prompt's HTML characters were escaped: %s", got.body)

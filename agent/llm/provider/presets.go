@@ -294,3 +294,7 @@ func familyReturn(model string) (r llm.ReasoningReturn, ok bool) {
 	}
 	return llm.ReasoningReturn{}, false
 }
+
+// isGPTOSS reports whether a model id names OpenAI's open-weight models,
+// wherever they are served ("gpt-oss:20b", "openai/gpt-oss-120b").
+func isGPTOSS(model string) bool { return strings.Contains(strings.ToLower(model), "gpt-oss") }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm/anthropic"
 	"github.com/darman-dev/darman/agent/llm/internal/wire"
+	"github.com/darman-dev/darman/agent/llm/openai"
 
 	"github.com/darman-dev/darman/agent/llm"
 )
@@ -198,29 +199,27 @@ func New(s Settings, opts *Options) (*llm.Client, error) {
 		BaseURL: base, Key: key, Headers: headers,
 		HTTP: o.HTTPClient, Idle: wire.IdleWatch{Timeout: idle},
 	}
-	c.FIM = &fimWire{name: s.Name, t: &t}
+	c.FIM = openai.NewFIM(s.Name, &t)
 	api := s.API
 	if api == "" {
 		api = p.api
 	}
-	var chat chatOptions
+	var chat openai.Chat
 	if p.auth == "azure" {
-		if chat, err = azure(c, &t, s, o.LookupEnv); err != nil {
-			return nil, err
-		}
+		chat = azure(c, &t, s, o.LookupEnv)
 	}
-	chat.behaviour = chatBehaviourOf(s, p)
+	chat.Behaviour = chatBehaviourOf(s, p)
 	switch {
 	case typ == llm.TypeAnthropic:
 		c.API = llm.OriginAnthropic
 		c.Wire = anthropic.New(t)
 	case typ == llm.TypeOpenAI && (api == "" || api == APIResponses):
 		c.API = llm.OriginResponses
-		c.Wire = newResponsesWire(t)
+		c.Wire = openai.NewResponses(t)
 	case typ == llm.TypeOpenAI && api == APIChat, typ == llm.TypeOpenAICompatible:
 		c.API = llm.OriginChat
-		chat.official = typ == llm.TypeOpenAI
-		c.Wire = newChatWire(t, chat)
+		chat.Official = typ == llm.TypeOpenAI
+		c.Wire = openai.NewChat(t, chat)
 	default:
 		return nil, fmt.Errorf("provider %q: unknown api %q; use %q or %q", s.Name, s.API, APIResponses, APIChat)
 	}
@@ -232,11 +231,11 @@ func New(s Settings, opts *Options) (*llm.Client, error) {
 // open-weights server or on a server darman has no preset for — a router
 // such as LiteLLM in front of several providers — else the preset's) and
 // how it reads usage.
-func chatBehaviourOf(s Settings, p preset) chatBehaviour {
+func chatBehaviourOf(s Settings, p preset) openai.ChatBehaviour {
 	models, name := s.Models, s.Name
 	generic := p.display == "" // no preset: the server's rule is unknown
-	return chatBehaviour{
-		reasoning: func(model string) llm.ReasoningReturn {
+	return openai.ChatBehaviour{
+		Reasoning: func(model string) llm.ReasoningReturn {
 			if m, ok := models[model]; ok && m.ReasoningReturn != nil {
 				return *m.ReasoningReturn
 			}
@@ -248,9 +247,9 @@ func chatBehaviourOf(s Settings, p preset) chatBehaviour {
 			}
 			return p.reasoning
 		},
-		cachedApart:     s.CachedTokens == CachedSeparate || (s.CachedTokens == "" && p.cachedApart),
-		noStreamOptions: p.noStreamOptions,
-		toolCallExtra:   p.toolCallExtra,
+		CachedApart:     s.CachedTokens == CachedSeparate || (s.CachedTokens == "" && p.cachedApart),
+		NoStreamOptions: p.noStreamOptions,
+		ToolCallExtra:   p.toolCallExtra,
 	}
 }
 

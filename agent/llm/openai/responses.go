@@ -1,4 +1,4 @@
-package provider
+package openai
 
 import (
 	"bytes"
@@ -19,6 +19,9 @@ import (
 type responsesWire struct {
 	client wire.APIClient
 }
+
+// NewResponses is the wire of OpenAI's Responses API at t's base URL.
+func NewResponses(t wire.Transport) llm.Wire { return newResponsesWire(t) }
 
 func newResponsesWire(t wire.Transport) *responsesWire {
 	return &responsesWire{client: wire.APIClient{Transport: t}}

@@ -1,4 +1,4 @@
-package provider
+package openai
 
 import (
 	"context"
@@ -6,11 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm/internal/wire"
+	"github.com/darman-dev/darman/internal/testenv"
 
 	"github.com/darman-dev/darman/agent/llm"
 )
@@ -109,27 +109,13 @@ const (
 }`
 )
 
-func sameJSON(t *testing.T, what string, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("%s: %v: %s", what, err, got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("%s: the expected body: %v", what, err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("%s body\n got %s\nwant %s", what, got, want)
-	}
-}
-
 func TestOpenAIBodiesAsTheSDKBuiltThem(t *testing.T) {
-	w := newChatWire(wire.Transport{}, chatOptions{official: true})
+	w := newChatWire(wire.Transport{}, Chat{Official: true})
 	b, err := w.body(richRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameJSON(t, "chat", b, wantChatBody)
+	testenv.SameJSON(t, "chat", b, wantChatBody)
 	if strings.Contains(string(b), `\u003c`) {
 		t.Errorf("the prompt's HTML characters were escaped: %s", b)
 	}
@@ -142,7 +128,7 @@ func TestOpenAIBodiesAsTheSDKBuiltThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameJSON(t, "responses", b, wantResponsesBody)
+	testenv.SameJSON(t, "responses", b, wantResponsesBody)
 }
 
 // An error status whose body is not OpenAI's {"error": {...}} still gives

@@ -1,4 +1,4 @@
-package provider
+package openai
 
 import (
 	"encoding/base64"

@@ -1,4 +1,4 @@
-package provider
+package openai
 
 import (
 	"github.com/darman-dev/darman/agent/llm"

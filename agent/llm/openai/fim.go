@@ -1,4 +1,4 @@
-package provider
+package openai
 
 import (
 	"bufio"
@@ -25,6 +25,12 @@ type fimWire struct {
 	name string
 	t    *wire.Transport
 }
+
+// NewFIM is the wire of the fill-in-the-middle APIs of the server at t's
+// base URL; provider is its configured name (DeepSeek's FIM is on its beta
+// endpoint). It reads t when a call starts, so changes made to t after
+// (Azure's) apply.
+func NewFIM(provider string, t *wire.Transport) llm.FIMWire { return &fimWire{name: provider, t: t} }
 
 func (w *fimWire) FIM(ctx context.Context, req *llm.FIMRequest) (llm.FIMSource, error) {
 	var a *fimAnswer

@@ -1,4 +1,4 @@
-package provider
+package openai
 
 import (
 	"bytes"
@@ -24,49 +24,63 @@ type chatWire struct {
 	// refuse.
 	official bool
 	// behaviour is what the server does with reasoning and usage.
-	behaviour chatBehaviour
+	behaviour ChatBehaviour
 	path      func(model string) string
 }
 
-// chatBehaviour is what a Chat Completions server asks for beyond the
+// ChatBehaviour is what a Chat Completions server asks for beyond the
 // API OpenAI documents.
-type chatBehaviour struct {
-	// reasoning is what goes back of earlier reasoning, by model.
-	reasoning func(model string) llm.ReasoningReturn
-	// cachedApart is set for servers whose prompt_tokens leave the cached
+type ChatBehaviour struct {
+	// Reasoning is what goes back of earlier reasoning, by model; nil
+	// sends nothing back.
+	Reasoning func(model string) llm.ReasoningReturn
+	// CachedApart is set for servers whose prompt_tokens leave the cached
 	// tokens out; a usage block with total_tokens says so by itself.
-	cachedApart bool
-	// noStreamOptions leaves stream_options out, for servers that refuse
+	CachedApart bool
+	// NoStreamOptions leaves stream_options out, for servers that refuse
 	// fields they do not define and send the usage anyway.
-	noStreamOptions bool
-	// toolCallExtra sends each tool call's extra_content back with it
+	NoStreamOptions bool
+	// ToolCallExtra sends each tool call's extra_content back with it
 	// (Gemini's thought signatures).
-	toolCallExtra bool
+	ToolCallExtra bool
 }
 
-// chatOptions are what a Chat Completions server needs beyond the base
-// URL and key.
-type chatOptions struct {
-	official  bool
-	behaviour chatBehaviour
-	// path is the request's path for a model, relative to the base URL;
+// Chat is what a Chat Completions server needs beyond the base URL and
+// the key.
+type Chat struct {
+	// Official is set for OpenAI's own API, which takes fields
+	// (max_completion_tokens, prompt_cache_key) that other servers may
+	// refuse.
+	Official bool
+	// Behaviour is what the server does with reasoning and usage.
+	Behaviour ChatBehaviour
+	// Path is the request's path for a model, relative to the base URL;
 	// nil means chat/completions (Azure's deployments differ).
-	path func(model string) string
-	// header and query go with every request (Azure's api-key and
+	Path func(model string) string
+	// Header and Query go with every request (Azure's api-key and
 	// api-version).
-	header map[string]string
-	query  url.Values
+	Header map[string]string
+	Query  url.Values
 }
 
-func newChatWire(t wire.Transport, o chatOptions) *chatWire {
-	if o.behaviour.reasoning == nil {
-		o.behaviour.reasoning = func(string) llm.ReasoningReturn { return llm.ReasoningReturn{} }
+// NewChat is the wire of Chat Completions at t's base URL.
+func NewChat(t wire.Transport, o Chat) llm.Wire { return newChatWire(t, o) }
+
+func newChatWire(t wire.Transport, o Chat) *chatWire {
+	if o.Behaviour.Reasoning == nil {
+		o.Behaviour.Reasoning = func(string) llm.ReasoningReturn { return llm.ReasoningReturn{} }
 	}
-	if o.path == nil {
-		o.path = func(string) string { return "chat/completions" }
+	if o.Path == nil {
+		o.Path = func(string) string { return "chat/completions" }
 	}
-	return &chatWire{client: wire.APIClient{Transport: t, Header: o.header, Query: o.query},
-		official: o.official, behaviour: o.behaviour, path: o.path}
+	return &chatWire{client: wire.APIClient{Transport: t, Header: o.Header, Query: o.Query},
+		official: o.Official, behaviour: o.Behaviour, path: o.Path}
+}
+
+// ReasoningReturn is what requests for the model send back of earlier
+// reasoning.
+func (w *chatWire) ReasoningReturn(model string) llm.ReasoningReturn {
+	return w.behaviour.Reasoning(model)
 }
 
 func (w *chatWire) Models(ctx context.Context) ([]string, error) { return w.client.Models(ctx) }
@@ -80,7 +94,7 @@ func (w *chatWire) Open(ctx context.Context, req *llm.Request, model llm.ModelIn
 	if err != nil {
 		return nil, err
 	}
-	return &chatSource{events: events, model: model, part: -1, cachedApart: w.behaviour.cachedApart}, nil
+	return &chatSource{events: events, model: model, part: -1, cachedApart: w.behaviour.CachedApart}, nil
 }
 
 // body is the encoded request: the params with the reasoning the server
@@ -94,8 +108,8 @@ func (w *chatWire) body(req *llm.Request) (rawBody, error) {
 	if err != nil {
 		return nil, &llm.Error{Kind: llm.ErrBadRequest, Message: "encoding the request: " + err.Error()}
 	}
-	patches := chatReasoningPatches(w.behaviour.reasoning(req.Model), req, index)
-	if w.behaviour.toolCallExtra {
+	patches := chatReasoningPatches(w.behaviour.Reasoning(req.Model), req, index)
+	if w.behaviour.ToolCallExtra {
 		patches = append(patches, toolCallExtraPatches(req, index)...)
 	}
 	if len(patches) == 0 {
@@ -179,7 +193,7 @@ type chatImageURL struct {
 // (tool messages may produce several; only assistant positions are used).
 func (w *chatWire) params(req *llm.Request) (p chatParams, index []int, err error) {
 	p = chatParams{Model: req.Model, Stream: true, Messages: []chatMessage{}}
-	if !w.behaviour.noStreamOptions {
+	if !w.behaviour.NoStreamOptions {
 		p.StreamOptions = &chatStreamOptions{IncludeUsage: true}
 	}
 	if req.MaxOutputTokens > 0 {

@@ -1,4 +1,4 @@
-package provider
+package openai
 
 import (
 	"bytes"
@@ -13,10 +13,6 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
-
-// isGPTOSS reports whether a model id names OpenAI's open-weight models,
-// wherever they are served ("gpt-oss:20b", "openai/gpt-oss-120b").
-func isGPTOSS(model string) bool { return strings.Contains(strings.ToLower(model), "gpt-oss") }
 
 // chatReasoningPatch is a field to set on one message of the request body.
 type chatReasoningPatch struct {
