@@ -6,6 +6,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/anthropic"
+	"github.com/darman-dev/darman/agent/llm/cloudcreds"
 	"github.com/darman-dev/darman/agent/llm/internal/wire"
 )
 
@@ -39,17 +40,17 @@ func newCloud(c *llm.Config, s Settings, p preset, o Options) error {
 }
 
 func bedrock(c *llm.Config, s Settings, t wire.Transport, o Options) error {
-	env := cloudEnv(o.LookupEnv)
-	setup, err := readAWSSetup(s.Profile, env)
+	env := cloudcreds.Env(o.LookupEnv)
+	setup, err := cloudcreds.ReadAWSSetup(s.Profile, env)
 	if err != nil {
 		return fmt.Errorf("provider %q: %w", c.Name, err)
 	}
 	region := s.Region
 	if region == "" {
-		region = env.get("AWS_REGION", "AWS_DEFAULT_REGION")
+		region = env.Get("AWS_REGION", "AWS_DEFAULT_REGION")
 	}
 	if region == "" {
-		region = setup.values["region"]
+		region = setup.Values["region"]
 	}
 	if region == "" {
 		return fmt.Errorf("provider %q: no AWS region; set its \"region\" (e.g. us-east-1) or AWS_REGION", c.Name)
@@ -65,11 +66,11 @@ func bedrock(c *llm.Config, s Settings, t wire.Transport, o Options) error {
 	if key == "" {
 		// A Bedrock API key is a bearer token; without one, requests are
 		// signed with AWS credentials (awscreds.go).
-		creds, err := resolveAWSCredentials(c.Display, setup, env)
+		creds, err := cloudcreds.ResolveAWS(c.Display, setup, env)
 		if err != nil {
 			return err
 		}
-		b.Credentials, c.KeySource = creds, creds.source
+		b.Credentials, c.KeySource = creds, creds.Source
 	}
 	c.BaseURL = "https://bedrock-runtime." + region + ".amazonaws.com"
 	if t.BaseURL != "" {
@@ -83,33 +84,33 @@ func bedrock(c *llm.Config, s Settings, t wire.Transport, o Options) error {
 }
 
 func vertex(c *llm.Config, s Settings, t wire.Transport, o Options) error {
-	env := cloudEnv(o.LookupEnv)
+	env := cloudcreds.Env(o.LookupEnv)
 	region := s.Region
 	if region == "" {
-		region = env.get("CLOUD_ML_REGION")
+		region = env.Get("CLOUD_ML_REGION")
 	}
 	if region == "" {
 		region = "global"
 	}
 	project := s.Project
 	if project == "" {
-		project = env.get("ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT")
+		project = env.Get("ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT")
 	}
 	if project == "" {
 		return fmt.Errorf("provider %q: no Google Cloud project; set its \"project\" or ANTHROPIC_VERTEX_PROJECT_ID", c.Name)
 	}
-	var creds *gcpCredentials
+	var creds *cloudcreds.GCP
 	if s.APIKey != "" {
 		// An access token given as the key (gcloud auth print-access-token).
 		c.KeySource = "provider." + c.Name + ".apiKey"
-		creds = staticGCPCredentials(c.KeySource, s.APIKey)
+		creds = cloudcreds.StaticGCP(c.KeySource, s.APIKey)
 	} else {
 		// Application default credentials (gcpcreds.go).
 		var err error
-		if creds, err = resolveGCPCredentials(c.Display, env, o.HTTPClient, gcpProductFile); err != nil {
+		if creds, err = cloudcreds.ResolveGCP(c.Display, env, o.HTTPClient, cloudcreds.ProductFile); err != nil {
 			return err
 		}
-		c.KeySource = creds.source
+		c.KeySource = creds.Source
 	}
 	switch region {
 	case "global":

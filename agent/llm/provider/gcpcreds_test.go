@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/cloudcreds"
 )
 
 // googleTokens is Google's token endpoint as a test server: it checks a
@@ -327,9 +328,9 @@ func TestVertexConcurrentTokens(t *testing.T) {
 	noGcloud(t)
 	tokens, key := newGoogleTokens(t)
 	file := writeFile(t, t.TempDir()+"/key.json", tokens.serviceAccountFile(t, key, false), 0o600)
-	g, err := resolveGCPCredentials("Google Vertex AI", func(k string) (string, bool) {
+	g, err := cloudcreds.ResolveGCP("Google Vertex AI", func(k string) (string, bool) {
 		return file, k == "GOOGLE_APPLICATION_CREDENTIALS"
-	}, http.DefaultClient, gcpProductFile)
+	}, http.DefaultClient, cloudcreds.ProductFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,10 +412,10 @@ func TestVertexTokenRefused(t *testing.T) {
 		tokens.url+"/token answered 503: backend unavailable")
 	// The default endpoint when the file names none.
 	writeFile(t, file, tokens.userFile(""), 0o600)
-	g, err := resolveGCPCredentials("Google Vertex AI", func(k string) (string, bool) { return home, k == "HOME" }, &http.Client{
+	g, err := cloudcreds.ResolveGCP("Google Vertex AI", func(k string) (string, bool) { return home, k == "HOME" }, &http.Client{
 		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("no network in tests (%s)", r.URL)
-		})}, gcpProductFile)
+		})}, cloudcreds.ProductFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +504,7 @@ func TestVertexNoCredentials(t *testing.T) {
 	pc := writeFile(t, dir+"/pc", "Standard PC (Q35 + ICH9, 2009)\n", 0o644)
 	gce := writeFile(t, dir+"/gce", "Google Compute Engine\n", 0o644)
 	env := func(k string) (string, bool) { return home, k == "HOME" }
-	_, err := resolveGCPCredentials("Google Vertex AI", env, http.DefaultClient, pc)
+	_, err := cloudcreds.ResolveGCP("Google Vertex AI", env, http.DefaultClient, pc)
 	want := "no API key for Google Vertex AI: no Google application default credentials (tried: GOOGLE_APPLICATION_CREDENTIALS is not set; " +
 		"no " + home + "/.config/gcloud/application_default_credentials.json; not on Google Cloud (GCE_METADATA_HOST is not set, and " +
 		pc + " does not name Google)); run `gcloud auth application-default login`, set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, " +
@@ -511,20 +512,20 @@ func TestVertexNoCredentials(t *testing.T) {
 	if !errors.Is(err, llm.ErrMissingKey) || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
 	}
-	_, err = resolveGCPCredentials("Google Vertex AI", func(string) (string, bool) { return "", false }, http.DefaultClient, dir+"/absent")
+	_, err = cloudcreds.ResolveGCP("Google Vertex AI", func(string) (string, bool) { return "", false }, http.DefaultClient, dir+"/absent")
 	if err == nil || !strings.Contains(err.Error(), "(tried: GOOGLE_APPLICATION_CREDENTIALS is not set; no home directory to find gcloud's configuration in; not on Google Cloud") {
 		t.Errorf("error %v", err)
 	}
-	g, err := resolveGCPCredentials("Google Vertex AI", env, http.DefaultClient, gce)
+	g, err := cloudcreds.ResolveGCP("Google Vertex AI", env, http.DefaultClient, gce)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "the metadata server's default service account (169.254.169.254, a Google Compute Engine machine (" + gce + "))"; g.source != want {
-		t.Errorf("source %q, want %q", g.source, want)
+	if want := "the metadata server's default service account (169.254.169.254, a Google Compute Engine machine (" + gce + "))"; g.Source != want {
+		t.Errorf("source %q, want %q", g.Source, want)
 	}
 	// Cloud Run says so in its environment.
-	g, err = resolveGCPCredentials("Google Vertex AI", func(k string) (string, bool) { return "darman", k == "K_SERVICE" }, http.DefaultClient, pc)
-	if err != nil || !strings.HasPrefix(g.source, "the metadata server's default service account (169.254.169.254, K_SERVICE") {
+	g, err = cloudcreds.ResolveGCP("Google Vertex AI", func(k string) (string, bool) { return "darman", k == "K_SERVICE" }, http.DefaultClient, pc)
+	if err != nil || !strings.HasPrefix(g.Source, "the metadata server's default service account (169.254.169.254, K_SERVICE") {
 		t.Errorf("on Cloud Run: %v, %+v", err, g)
 	}
 }
@@ -667,31 +668,4 @@ func TestVertexTokenAsKey(t *testing.T) {
 		t.Errorf("key source %q", c.KeySource())
 	}
 	v.mustSend(t, c, "ya29.given")
-}
-
-// Where only the metadata server can tell (Windows), a server that does
-// not answer means no credentials, with what was tried; one that answers
-// is Google Cloud's, and its refusal is reported as such.
-func TestVertexMetadataProbe(t *testing.T) {
-	gone := httptest.NewServer(http.NotFoundHandler())
-	u, _ := url.Parse(gone.URL)
-	gone.Close()
-	g := &gcpCredentials{provider: "Google Vertex AI"}
-	g.useMetadata(u.Host, "a Windows machine, perhaps on Compute Engine", gcpProbeTimeout, func(err error) error {
-		return &llm.Error{Kind: llm.ErrMissingKey, Provider: g.provider, Message: "nothing at " + u.Host + ": " + err.Error()}
-	})
-	for range 2 {
-		_, err := g.Token(context.Background())
-		if want := "no API key for Google Vertex AI: nothing at " + u.Host + ": Get \"http://" + u.Host; !errors.Is(err, llm.ErrMissingKey) || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("error %v\nwant one starting %s", err, want)
-		}
-	}
-	host, _ := metadataServer(t, http.StatusNotFound, true)
-	g.useMetadata(host, "a Windows machine, perhaps on Compute Engine", gcpProbeTimeout, func(err error) error {
-		t.Errorf("Google's metadata server taken for none: %v", err)
-		return err
-	})
-	if _, err := g.Token(context.Background()); !errors.Is(err, llm.ErrAuth) || !strings.Contains(err.Error(), "answered 404: The service account was not found.") {
-		t.Errorf("error %v, want the server's refusal", err)
-	}
 }

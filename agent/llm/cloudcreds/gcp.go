@@ -1,4 +1,4 @@
-package provider
+package cloudcreds
 
 import (
 	"cmp"
@@ -30,7 +30,7 @@ import (
 // darman finds Vertex AI's Google credentials itself, in the order of
 // Google's application default credentials (ADC):
 //
-//  1. an access token as the provider's apiKey, which cloud.go sends as
+//  1. an access token as the provider's apiKey, which agent/llm/anthropic sends as
 //     it is;
 //  2. the JSON file GOOGLE_APPLICATION_CREDENTIALS names;
 //  3. gcloud's application_default_credentials.json, which
@@ -58,9 +58,9 @@ const (
 	gcpTokenURL = "https://oauth2.googleapis.com/token"
 	// gcpMetadataHost is the metadata server's address on Google Cloud.
 	gcpMetadataHost = "169.254.169.254"
-	// gcpProductFile names the machine on Linux: "Google Compute Engine"
+	// ProductFile names the machine on Linux: "Google Compute Engine"
 	// on Google's VMs, GKE's nodes among them.
-	gcpProductFile = "/sys/class/dmi/id/product_name"
+	ProductFile = "/sys/class/dmi/id/product_name"
 	// gcpTokenWindow is how long before its expiry a token is fetched
 	// again: a request must not reach Google with an expired one. It is
 	// less than the 4 minutes before expiry at which the metadata server
@@ -84,16 +84,16 @@ const (
 	gcloudTokenLife = 10 * time.Minute
 )
 
-// gcpCredentials gives the access token Vertex AI's requests carry, and
+// GCP gives the access token Vertex AI's requests carry, and
 // fetches another before it expires. It is safe for concurrent use;
 // callers wait while one fetches, so that concurrent requests make one
 // token request.
-type gcpCredentials struct {
+type GCP struct {
 	// provider is the provider's display name, for errors.
 	provider string
-	// source names where the tokens come from, for messages: the
-	// provider's key source.
-	source string
+	// Source names where the tokens come from, for messages: the
+	// provider's key Source.
+	Source string
 	// refused says what to do when the token endpoint refuses the
 	// credentials; empty when there is no advice beyond its own words.
 	refused string
@@ -112,15 +112,15 @@ type gcpToken struct {
 	expires time.Time
 }
 
-// staticGCPCredentials sends a token given as the provider's key.
-func staticGCPCredentials(source, token string) *gcpCredentials {
-	return &gcpCredentials{source: source, cached: gcpToken{access: token}, have: true}
+// StaticGCP sends a token given as the provider's key.
+func StaticGCP(source, token string) *GCP {
+	return &GCP{Source: source, cached: gcpToken{access: token}, have: true}
 }
 
 // Token gives an access Token that is valid for gcpTokenWindow more,
 // fetching one when the cached one is not. A fetched Token with less
 // time left is used once and fetched again for the next request.
-func (g *gcpCredentials) Token(ctx context.Context) (string, error) {
+func (g *GCP) Token(ctx context.Context) (string, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.have && (g.cached.expires.IsZero() || time.Now().Add(gcpTokenWindow).Before(g.cached.expires)) {
@@ -170,30 +170,30 @@ func (u *gcpUnreadable) Error() string { return u.msg }
 // error classifies a failed fetch: a refusal is the credentials' (or, with
 // a 5xx, the server's, and worth a retry), a failed connection is the
 // network's; a helper that failed found no credentials.
-func (g *gcpCredentials) error(err error) *llm.Error {
+func (g *GCP) error(err error) *llm.Error {
 	var own *llm.Error
 	var refusal *gcpRefusal
 	var unreadable *gcpUnreadable
 	var uerr *url.Error
-	what := "getting an access token from " + g.source + ": "
+	what := "getting an access token from " + g.Source + ": "
 	switch {
 	case errors.As(err, &own):
 		return own
 	case errors.As(err, &refusal) && refusal.status >= 500:
-		return &llm.Error{Kind: llm.ErrServer, Provider: g.provider, Status: refusal.status, KeySource: g.source, Message: what + err.Error()}
+		return &llm.Error{Kind: llm.ErrServer, Provider: g.provider, Status: refusal.status, KeySource: g.Source, Message: what + err.Error()}
 	case errors.As(err, &refusal):
 		// The error names the source as the key's.
 		msg := err.Error()
 		if g.refused != "" {
 			msg += "; " + g.refused
 		}
-		return &llm.Error{Kind: llm.ErrAuth, Provider: g.provider, KeySource: g.source, Message: msg}
+		return &llm.Error{Kind: llm.ErrAuth, Provider: g.provider, KeySource: g.Source, Message: msg}
 	case errors.As(err, &unreadable):
-		return &llm.Error{Kind: llm.ErrMalformed, Provider: g.provider, KeySource: g.source, Message: what + err.Error()}
+		return &llm.Error{Kind: llm.ErrMalformed, Provider: g.provider, KeySource: g.Source, Message: what + err.Error()}
 	case errors.As(err, &uerr):
-		return &llm.Error{Kind: llm.ErrNetwork, Provider: g.provider, URL: uerr.URL, KeySource: g.source, Message: what + err.Error(), Err: err}
+		return &llm.Error{Kind: llm.ErrNetwork, Provider: g.provider, URL: uerr.URL, KeySource: g.Source, Message: what + err.Error(), Err: err}
 	}
-	return &llm.Error{Kind: llm.ErrMissingKey, Provider: g.provider, KeySource: g.source, Message: g.source + " " + err.Error()}
+	return &llm.Error{Kind: llm.ErrMissingKey, Provider: g.provider, KeySource: g.Source, Message: g.Source + " " + err.Error()}
 }
 
 // gcpFile is a credentials file: the fields of the kinds darman reads
@@ -209,16 +209,16 @@ type gcpFile struct {
 	RefreshToken string `json:"refresh_token"`
 }
 
-// resolveGCPCredentials picks the first source of the chain above that
+// ResolveGCP picks the first source of the chain above that
 // has credentials, and reads its file: a file that is there but wrong is
 // an error, not a reason to look further. It sends and runs nothing: the
 // first request fetches the token. The error says what was tried and what
 // to do. Tokens are fetched with hc, the metadata server's apart;
 // productFile is gcpProductFile but in tests.
-func resolveGCPCredentials(provider string, env cloudEnv, hc *http.Client, productFile string) (*gcpCredentials, error) {
-	g := &gcpCredentials{provider: provider}
+func ResolveGCP(provider string, env Env, hc *http.Client, productFile string) (*GCP, error) {
+	g := &GCP{provider: provider}
 	fail := func(msg string) error { return &llm.Error{Kind: llm.ErrMissingKey, Provider: provider, Message: msg} }
-	if path := env.get("GOOGLE_APPLICATION_CREDENTIALS"); path != "" {
+	if path := env.Get("GOOGLE_APPLICATION_CREDENTIALS"); path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fail(fmt.Sprintf("reading the Google credentials file GOOGLE_APPLICATION_CREDENTIALS names: %v; "+
@@ -253,7 +253,7 @@ func resolveGCPCredentials(provider string, env cloudEnv, hc *http.Client, produ
 		}
 	}
 
-	host := env.get("GCE_METADATA_HOST")
+	host := env.Get("GCE_METADATA_HOST")
 	on, why := onGoogleCloud(env, productFile)
 	if host == "" {
 		host = gcpMetadataHost
@@ -280,17 +280,17 @@ func resolveGCPCredentials(provider string, env cloudEnv, hc *http.Client, produ
 // gcloudConfigDir is where gcloud keeps its configuration, and
 // `gcloud auth application-default login` its credentials; empty when
 // there is no home directory.
-func gcloudConfigDir(env cloudEnv) string {
-	if dir := env.get("CLOUDSDK_CONFIG"); dir != "" {
+func gcloudConfigDir(env Env) string {
+	if dir := env.Get("CLOUDSDK_CONFIG"); dir != "" {
 		return dir
 	}
 	if runtime.GOOS == "windows" {
-		if dir := env.get("APPDATA"); dir != "" {
+		if dir := env.Get("APPDATA"); dir != "" {
 			return filepath.Join(dir, "gcloud")
 		}
 		return ""
 	}
-	if home := env.get("HOME"); home != "" {
+	if home := env.Get("HOME"); home != "" {
 		return filepath.Join(home, ".config", "gcloud")
 	}
 	return ""
@@ -298,7 +298,7 @@ func gcloudConfigDir(env cloudEnv) string {
 
 // useFile sets g to the credentials of a file read from path; where names
 // it for messages.
-func (g *gcpCredentials) useFile(data []byte, path, where string, env cloudEnv, hc *http.Client) error {
+func (g *GCP) useFile(data []byte, path, where string, env Env, hc *http.Client) error {
 	var f gcpFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return fmt.Errorf("%s is not a Google credentials file (%v)", where, err)
@@ -325,7 +325,7 @@ func (g *gcpCredentials) useFile(data []byte, path, where string, env cloudEnv, 
 			return fmt.Errorf("the private_key of the service account in %s: %v", where, err)
 		}
 		endpoint := cmp.Or(f.TokenURI, gcpTokenURL)
-		g.source = "the service account " + f.ClientEmail + " in " + where
+		g.Source = "the service account " + f.ClientEmail + " in " + where
 		g.refused = "the key may have been deleted or disabled: create another (gcloud iam service-accounts keys create)"
 		g.fetch = func(ctx context.Context) (gcpToken, error) {
 			assertion, err := gcpAssertion(key, f.PrivateKeyID, f.ClientEmail, endpoint, time.Now())
@@ -342,7 +342,7 @@ func (g *gcpCredentials) useFile(data []byte, path, where string, env cloudEnv, 
 			return err
 		}
 		endpoint := cmp.Or(f.TokenURI, gcpTokenURL)
-		g.source = "the user credentials in " + where
+		g.Source = "the user credentials in " + where
 		g.refused = "run `gcloud auth application-default login` again"
 		g.fetch = func(ctx context.Context) (gcpToken, error) {
 			return postGCPToken(ctx, hc, endpoint, url.Values{
@@ -366,11 +366,11 @@ func (g *gcpCredentials) useFile(data []byte, path, where string, env cloudEnv, 
 		// gcloud reads the file darman found, whatever its own
 		// environment says.
 		vars := []string{"GOOGLE_APPLICATION_CREDENTIALS=" + path}
-		if dir := env.get("CLOUDSDK_CONFIG"); dir != "" {
+		if dir := env.Get("CLOUDSDK_CONFIG"); dir != "" {
 			vars = append(vars, "CLOUDSDK_CONFIG="+dir)
 		}
 		argv := []string{gcloud, "auth", "application-default", "print-access-token"}
-		g.source = "gcloud auth application-default print-access-token, for the " + f.Type + " credentials in " + where
+		g.Source = "gcloud auth application-default print-access-token, for the " + f.Type + " credentials in " + where
 		g.fetch = func(ctx context.Context) (gcpToken, error) {
 			return gcloudToken(ctx, argv, vars)
 		}
@@ -505,14 +505,14 @@ const (
 // onGoogleCloud says whether darman runs where the metadata server gives
 // tokens, and why it thinks so. It reads the environment and a file; it
 // sends nothing, so that off Google Cloud nothing waits.
-func onGoogleCloud(env cloudEnv, productFile string) (gcpPlace, string) {
-	if env.get("GCE_METADATA_HOST") != "" {
+func onGoogleCloud(env Env, productFile string) (gcpPlace, string) {
+	if env.Get("GCE_METADATA_HOST") != "" {
 		return gcpYes, "GCE_METADATA_HOST"
 	}
 	// Cloud Run's services, jobs and functions, and App Engine, which
 	// need not show the machine's product.
 	for _, name := range []string{"K_SERVICE", "CLOUD_RUN_JOB", "GAE_SERVICE"} {
-		if env.get(name) != "" {
+		if env.Get(name) != "" {
 			return gcpYes, name + " (Cloud Run or App Engine)"
 		}
 	}
@@ -532,9 +532,9 @@ func onGoogleCloud(env cloudEnv, productFile string) (gcpPlace, string) {
 // useMetadata sets g to the tokens of the metadata server's default
 // service account. absent, when set, makes the error of a server that does
 // not answer, or is not Google's.
-func (g *gcpCredentials) useMetadata(host, why string, timeout time.Duration, absent func(error) error) {
+func (g *GCP) useMetadata(host, why string, timeout time.Duration, absent func(error) error) {
 	endpoint := "http://" + host + "/computeMetadata/v1/instance/service-accounts/default/token?scopes=" + url.QueryEscape(gcpScope)
-	g.source = "the metadata server's default service account (" + host + ", " + why + ")"
+	g.Source = "the metadata server's default service account (" + host + ", " + why + ")"
 	g.refused = "give the machine or the workload a service account that may use Vertex AI"
 	// Link-local: never through a proxy.
 	hc := &http.Client{Transport: &http.Transport{}}

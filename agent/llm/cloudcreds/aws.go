@@ -1,4 +1,4 @@
-package provider
+package cloudcreds
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // darman finds Bedrock's AWS credentials itself, in this order:
 //
 //  1. a Bedrock API key (the provider's apiKey, AWS_BEARER_TOKEN_BEDROCK),
-//     which cloud.go sends as a bearer token without signing;
+//     which agent/llm/anthropic sends as a bearer token without signing;
 //  2. AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN;
 //  3. static keys of the selected profile in the shared credentials or
 //     config file;
@@ -45,9 +45,9 @@ const awsCredentialWindow = 5 * time.Minute
 // need the network, for SSO or STS).
 const awsProcessTimeout = time.Minute
 
-// awsSetup is what darman read of the AWS configuration when the provider
+// AWSSetup is what darman read of the AWS configuration when the provider
 // was built.
-type awsSetup struct {
+type AWSSetup struct {
 	// profile is the selected profile; named says whether it was chosen
 	// (the provider's profile, AWS_PROFILE) rather than "default".
 	profile string
@@ -55,18 +55,18 @@ type awsSetup struct {
 	// configFile and credentialsFile are the shared files' paths; empty
 	// when there is no home directory to find them in.
 	configFile, credentialsFile string
-	// values are the profile's settings, the credentials file's over the
+	// Values are the profile's settings, the credentials file's over the
 	// config file's.
-	values map[string]string
+	Values map[string]string
 	// tried says what was looked at, for the error when nothing answers.
 	tried []string
 }
 
-// cloudEnv reads environment variables: the first of names that is set and
+// Env reads environment variables: the first of names that is set and
 // not empty.
-type cloudEnv func(string) (string, bool)
+type Env func(string) (string, bool)
 
-func (env cloudEnv) get(names ...string) string {
+func (env Env) Get(names ...string) string {
 	for _, n := range names {
 		if v, ok := env(n); ok && v != "" {
 			return v
@@ -75,24 +75,24 @@ func (env cloudEnv) get(names ...string) string {
 	return ""
 }
 
-// readAWSSetup selects the profile and reads its settings from the shared
+// ReadAWSSetup selects the profile and reads its settings from the shared
 // files, as the AWS CLI and SDKs do. A missing file is no error; one that
 // cannot be read is.
-func readAWSSetup(profile string, env cloudEnv) (*awsSetup, error) {
-	s := &awsSetup{profile: profile, named: profile != ""}
+func ReadAWSSetup(profile string, env Env) (*AWSSetup, error) {
+	s := &AWSSetup{profile: profile, named: profile != ""}
 	if s.profile == "" {
-		s.profile = env.get("AWS_PROFILE", "AWS_DEFAULT_PROFILE")
+		s.profile = env.Get("AWS_PROFILE", "AWS_DEFAULT_PROFILE")
 		s.named = s.profile != ""
 	}
 	if s.profile == "" {
 		s.profile = "default"
 	}
-	home := env.get("HOME")
+	home := env.Get("HOME")
 	if runtime.GOOS == "windows" {
-		home = env.get("USERPROFILE", "HOME")
+		home = env.Get("USERPROFILE", "HOME")
 	}
 	file := func(name, dflt string) string {
-		p := env.get(name)
+		p := env.Get(name)
 		if p == "" && home != "" {
 			p = filepath.Join(home, ".aws", dflt)
 		}
@@ -103,7 +103,7 @@ func readAWSSetup(profile string, env cloudEnv) (*awsSetup, error) {
 	}
 	s.configFile = file("AWS_CONFIG_FILE", "config")
 	s.credentialsFile = file("AWS_SHARED_CREDENTIALS_FILE", "credentials")
-	s.values = map[string]string{}
+	s.Values = map[string]string{}
 	// In the config file a profile other than the default is
 	// [profile NAME]; in the credentials file it is [NAME].
 	section := "profile " + s.profile
@@ -120,7 +120,7 @@ func readAWSSetup(profile string, env cloudEnv) (*awsSetup, error) {
 		}
 		if found {
 			for k, v := range values {
-				s.values[k] = v
+				s.Values[k] = v
 			}
 		}
 	}
@@ -173,14 +173,14 @@ func readAWSProfile(path, section string, isDefault bool) (map[string]string, bo
 var awsDelegated = []string{"role_arn", "source_profile", "credential_source", "web_identity_token_file",
 	"sso_session", "sso_start_url", "sso_account_id", "sso_role_name", "login_session"}
 
-// awsCredentials gives the credentials Bedrock's requests are signed
+// AWS gives the credentials Bedrock's requests are signed
 // with, and fetches them again before they expire. It is safe for
 // concurrent use; callers wait while one fetches.
-type awsCredentials struct {
+type AWS struct {
 	// provider is the provider's display name, for errors.
 	provider string
-	// source names where the credentials come from, for messages.
-	source string
+	// Source names where the credentials come from, for messages.
+	Source string
 	// fetch gets fresh credentials; nil for static ones.
 	fetch func(ctx context.Context) (aws.Credentials, error)
 
@@ -189,16 +189,16 @@ type awsCredentials struct {
 	have   bool
 }
 
-// resolveAWSCredentials picks the first source of the chain above, after
+// ResolveAWS picks the first source of the chain above, after
 // the API key, that has credentials. It runs nothing: a process or the AWS
 // CLI runs when the first request is signed. The error says what was tried
 // and what to do.
-func resolveAWSCredentials(provider string, s *awsSetup, env cloudEnv) (*awsCredentials, error) {
-	id, secret := env.get("AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY"), env.get("AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY")
+func ResolveAWS(provider string, s *AWSSetup, env Env) (*AWS, error) {
+	id, secret := env.Get("AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY"), env.Get("AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY")
 	switch {
 	case id != "" && secret != "":
 		return staticAWSCredentials("AWS_ACCESS_KEY_ID", aws.Credentials{AccessKeyID: id, SecretAccessKey: secret,
-			SessionToken: env.get("AWS_SESSION_TOKEN"), Source: "environment"}), nil
+			SessionToken: env.Get("AWS_SESSION_TOKEN"), Source: "environment"}), nil
 	case id != "":
 		s.tried = append(s.tried, "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not")
 	case secret != "":
@@ -210,26 +210,26 @@ func resolveAWSCredentials(provider string, s *awsSetup, env cloudEnv) (*awsCred
 	profile := fmt.Sprintf("AWS profile %q", s.profile)
 	delegated := ""
 	for _, k := range awsDelegated {
-		if s.values[k] != "" {
+		if s.Values[k] != "" {
 			delegated = k
 			break
 		}
 	}
-	id, secret = s.values["aws_access_key_id"], s.values["aws_secret_access_key"]
+	id, secret = s.Values["aws_access_key_id"], s.Values["aws_secret_access_key"]
 	switch {
-	case len(s.values) == 0 && s.configFile == "":
+	case len(s.Values) == 0 && s.configFile == "":
 		s.tried = append(s.tried, "no home directory to find ~/.aws/config in")
-	case len(s.values) == 0:
+	case len(s.Values) == 0:
 		s.tried = append(s.tried, fmt.Sprintf("no %s in %s or %s", profile, s.configFile, s.credentialsFile))
 	case delegated != "":
 		// A role or SSO: the keys of the profile, if any, are the source
 		// of a role the CLI assumes.
 	case id != "" && secret != "":
 		return staticAWSCredentials(profile, aws.Credentials{AccessKeyID: id, SecretAccessKey: secret,
-			SessionToken: s.values["aws_session_token"], Source: "shared files"}), nil
-	case s.values["credential_process"] != "":
-		argv := shellCommand(s.values["credential_process"])
-		return &awsCredentials{provider: provider, source: "the credential_process of " + profile, fetch: func(ctx context.Context) (aws.Credentials, error) {
+			SessionToken: s.Values["aws_session_token"], Source: "shared files"}), nil
+	case s.Values["credential_process"] != "":
+		argv := shellCommand(s.Values["credential_process"])
+		return &AWS{provider: provider, Source: "the credential_process of " + profile, fetch: func(ctx context.Context) (aws.Credentials, error) {
 			return runAWSProcess(ctx, s, argv)
 		}}, nil
 	default:
@@ -253,13 +253,13 @@ func resolveAWSCredentials(provider string, s *awsSetup, env cloudEnv) (*awsCred
 		args = []string{"configure", "export-credentials", "--profile", s.profile, "--format", "process"}
 	}
 	what := "the AWS CLI (aws " + strings.Join(args, " ") + ")"
-	return &awsCredentials{provider: provider, source: what, fetch: func(ctx context.Context) (aws.Credentials, error) {
+	return &AWS{provider: provider, Source: what, fetch: func(ctx context.Context) (aws.Credentials, error) {
 		return runAWSProcess(ctx, s, append([]string{awsPath}, args...))
 	}}, nil
 }
 
-func staticAWSCredentials(source string, c aws.Credentials) *awsCredentials {
-	return &awsCredentials{source: source, cached: c, have: true}
+func staticAWSCredentials(source string, c aws.Credentials) *AWS {
+	return &AWS{Source: source, cached: c, have: true}
 }
 
 // shellCommand runs a credential_process as the AWS SDK for Go did: by
@@ -273,7 +273,7 @@ func shellCommand(command string) []string {
 
 // Retrieve gives credentials that are valid for awsCredentialWindow more,
 // fetching them when the cached ones are not.
-func (a *awsCredentials) Retrieve(ctx context.Context) (aws.Credentials, error) {
+func (a *AWS) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.have && (!a.cached.CanExpire || time.Now().Add(awsCredentialWindow).Before(a.cached.Expires)) {
@@ -288,8 +288,8 @@ func (a *awsCredentials) Retrieve(ctx context.Context) (aws.Credentials, error) 
 		err = fmt.Errorf("gave credentials that expired at %s; it must give fresh ones", c.Expires.UTC().Format(time.RFC3339))
 	}
 	if err != nil {
-		return aws.Credentials{}, &llm.Error{Kind: llm.ErrMissingKey, Provider: a.provider, KeySource: a.source,
-			Message: a.source + " " + err.Error()}
+		return aws.Credentials{}, &llm.Error{Kind: llm.ErrMissingKey, Provider: a.provider, KeySource: a.Source,
+			Message: a.Source + " " + err.Error()}
 	}
 	a.cached, a.have = c, true
 	return c, nil
@@ -309,7 +309,7 @@ type awsProcessOutput struct {
 // runAWSProcess runs a credential_process or the AWS CLI, with the shared
 // files darman read named in its environment, and reads the credentials it
 // prints. Its error completes a sentence that names the process.
-func runAWSProcess(ctx context.Context, s *awsSetup, argv []string) (aws.Credentials, error) {
+func runAWSProcess(ctx context.Context, s *AWSSetup, argv []string) (aws.Credentials, error) {
 	var env []string
 	if s.configFile != "" {
 		env = append(env, "AWS_CONFIG_FILE="+s.configFile)
