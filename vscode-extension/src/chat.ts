@@ -38,7 +38,15 @@ export type PermissionOutcome =
   | { outcome: { outcome: "cancelled" } };
 
 /** What the status bar shows. */
-export type ChatState = { model: string; running: number; error?: string; sandbox?: SandboxState };
+export type ChatState = {
+  model: string;
+  running: number;
+  error?: string;
+  sandbox?: SandboxState;
+  /** Open permission questions, and what the oldest one asks. */
+  waiting?: number;
+  question?: string;
+};
 /** The OS sandbox of the model's commands, as darman.status reports it (agent.sandbox). */
 export type SandboxState = { active: boolean; summary: string };
 
@@ -52,6 +60,8 @@ export type ControllerOptions = {
   /** Reveals the chat view; the webview posts webviewReady when it is there. */
   reveal: () => void;
   onState?: (state: ChatState) => void;
+  /** A permission question arrived (the extension tells a user who does not see the panel). */
+  onQuestion?: (request: PermissionRequest) => void;
   log?: (line: string) => void;
 };
 
@@ -119,11 +129,14 @@ export class ChatController {
   }
 
   private emitState(): void {
+    const oldest = this.pending.values().next().value;
     this.o.onState?.({
       model: this.model,
       running: this.running.size,
       error: this.serverError?.type === "serverError" ? this.serverError.message : undefined,
       sandbox: this.sandbox,
+      waiting: this.pending.size,
+      question: oldest ? questionText(oldest.request) : undefined,
     });
   }
 
@@ -270,9 +283,11 @@ export class ChatController {
       const done = (o: PermissionOutcome) => {
         if (this.pending.delete(request.requestId)) {
           resolve(o);
+          this.emitState();
         }
       };
       this.pending.set(request.requestId, { request, resolve: done });
+      this.emitState();
       token?.onCancellationRequested(() => {
         done({ outcome: { outcome: "cancelled" } });
         this.post({ type: "permissionClosed", requestId: request.requestId });
@@ -284,9 +299,9 @@ export class ChatController {
       } else {
         this.post({ type: "permission", request });
       }
-      if (!this.ready) {
-        this.o.reveal();
-      }
+      // Not revealed: that would take the focus from the editor. The
+      // extension shows the question's badge, status and notification.
+      this.o.onQuestion?.(request);
     });
   }
 
@@ -548,6 +563,11 @@ export class ChatController {
     const res = (await this.o.server.executeCommand("darman.session.list")) as { sessions: SessionSummary[] };
     this.post({ type: "sessions", sessions: res.sessions ?? [], current: this.currentSession });
   }
+}
+
+/** What a permission question asks, in a line. */
+export function questionText(r: PermissionRequest): string {
+  return r.toolCall?.title || r.toolCall?.permission || "a permission";
 }
 
 /** The notice above a history that darman.session.load sent in part. */

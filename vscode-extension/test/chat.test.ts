@@ -113,7 +113,11 @@ test("a prompt from the panel runs a turn whose edit is approved in the panel, a
     ["allow_once", "allow_always", "reject_once", "reject_always"],
   );
   assert.equal(fs.readFileSync(main, "utf8"), brokenMain, "nothing is written before the answer");
+  // The status bar (and the view's badge) say darman waits for the user.
+  assert.equal(states.at(-1)?.waiting, 1);
+  assert.equal(states.at(-1)?.question, card.request.toolCall.title);
   await chat.handle({ type: "answerPermission", requestId: card.request.requestId, optionId: "allow_once" });
+  assert.equal(states.at(-1)?.waiting, 0, "answered: no longer waiting");
   assert.deepEqual(last("permissionClosed"), { type: "permissionClosed", requestId: card.request.requestId });
 
   await until(

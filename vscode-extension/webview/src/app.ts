@@ -85,7 +85,7 @@ export class App {
     this.pictures = new Pictures(post);
     this.stream = new Stream({ post, retry: (text) => this.send(text), pictures: this.pictures });
     this.reverts = new Reverts(post);
-    this.permissions = new Permissions(post, () => (this.updateStatus(), this.save()), () => this.prompt.focus());
+    this.permissions = new Permissions(post, () => this.questionsChanged(), () => this.prompt.focus());
     this.prompt = new PromptBox({
       submit: (text) => this.send(text),
       cancel: () => this.cancel(),
@@ -342,19 +342,37 @@ export class App {
     this.prompt.focus();
   }
 
+  // questionsChanged: a permission card came or went. The tool cards it
+  // is about say they wait for the user.
+  private questionsChanged(): void {
+    this.stream.setWaiting(this.permissions.requests().map((r) => r.toolCall?.toolCallId ?? ""));
+    this.updateStatus();
+    this.save();
+  }
+
   private updateStatus(): void {
     const t = this.stream.transcript;
-    const waiting = t.state === "requires_action" || this.permissions.requests().length > 0;
-    const busy = this.pending || t.running;
+    const asked = this.permissions.requests().length;
+    const waiting = t.state === "requires_action" || asked > 0;
+    const busy = this.pending || t.running || asked > 0;
     this.reverts.setIdle(this.sessionId, !busy, t.entries.some((e) => e.kind === "user"));
-    const label = !busy ? "" : waiting ? "Waiting for your answer" : this.pending ? "Sending…" : "Working…";
+    const label = !busy ? "" : waiting ? "darman is waiting for you" : this.pending ? "Sending…" : "Working…";
+    const key = `${label}\n${asked}`;
     // Called after every batch: touch the DOM only on a change, so the
     // spinner keeps turning and screen readers hear each state once.
-    if (label === this.statusLabel) return;
-    this.statusLabel = label;
+    if (key === this.statusLabel) return;
+    this.statusLabel = key;
     this.status.replaceChildren();
     this.status.classList.toggle("busy", busy);
-    if (busy) this.status.append(h("span", { class: "spinner", "aria-hidden": "true" }), h("span", null, label));
+    this.status.classList.toggle("waiting", waiting && busy);
+    if (waiting && busy) {
+      // Waiting is not working: no spinner, and the question one click
+      // (or Enter) away however far the stream scrolled past it.
+      this.status.append(icon("warning"), h("span", null, label));
+      if (asked > 0) this.status.append(button(asked === 1 ? "Jump to the question" : `Jump to the questions (${asked})`, { class: "link jump-question" }, () => this.permissions.reveal()));
+    } else if (busy) {
+      this.status.append(h("span", { class: "spinner", "aria-hidden": "true" }), h("span", null, label));
+    }
     this.prompt.setRunning(busy);
   }
 

@@ -27,6 +27,8 @@ export class Stream {
   transcript = new Transcript();
   private views = new Map<number, View>();
   private lastThought?: ThoughtView;
+  // The tool calls an open permission question is about.
+  private waiting = new Set<string>();
 
   constructor(private actions: StreamActions) {
     this.el = h("div", { class: "stream", role: "log", "aria-label": "Conversation" });
@@ -70,6 +72,17 @@ export class Stream {
     this.markBusy();
   }
 
+  /** setWaiting marks the tool cards whose calls wait for a permission answer. */
+  setWaiting(toolCallIds: Iterable<string>): void {
+    const next = new Set(toolCallIds);
+    const changed = [...next, ...this.waiting].filter((id) => next.has(id) !== this.waiting.has(id));
+    this.waiting = next;
+    for (const id of changed) {
+      const e = this.transcript.tool(id);
+      if (e) this.render(e);
+    }
+  }
+
   private lastEntryId(): number {
     const es = this.transcript.entries;
     return es.length ? es[es.length - 1].id : -1;
@@ -104,7 +117,7 @@ export class Stream {
         return new ThoughtView();
       case "tool": {
         const card = new ToolCard(this.actions.post);
-        return { el: card.el, update: (x) => x.kind === "tool" && card.update(x.call) };
+        return { el: card.el, update: (x) => x.kind === "tool" && card.update(x.call, this.waiting.has(x.call.toolCallId)) };
       }
       case "plan":
         return new PlanView();
