@@ -183,6 +183,8 @@ export type HostMessage =
   | { type: "context"; chip: ContextChip | null }
   // Put this text in the prompt box (palette commands like "ask about selection").
   | { type: "fillPrompt"; text: string; send?: boolean }
+  // Put the caret in the prompt box (darman.focusChat).
+  | { type: "focusPrompt" }
   | { type: "error"; message: string }
   // A revert or redo darman previewed or applied (`request` is what was asked).
   | { type: "revertReport"; request: RevertRequest; report: RevertReport }

@@ -342,6 +342,12 @@ export class ChatController {
     await this.handle({ type: "prompt", text, context: chip ? [chip] : [], sessionId: this.currentSession });
   }
 
+  /** darman.focusChat: the panel shown, the caret in its prompt box. */
+  async focusPrompt(): Promise<void> {
+    this.o.reveal();
+    if (await this.whenReady()) this.post({ type: "focusPrompt" });
+  }
+
   async newSession(): Promise<void> {
     await this.whenReady();
     await this.handle({ type: "newSession" });

@@ -273,6 +273,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await chat.promptFromEditor(prompt, { uri: chip.uri, label: chip.label.split(":")[0] });
     }),
     vscode.commands.registerCommand("darman.newSession", () => chat.newSession()),
+    vscode.commands.registerCommand("darman.focusChat", () => chat.focusPrompt()),
     vscode.commands.registerCommand("darman.revertLastTurn", () => chat.revertFromPalette(false)),
     vscode.commands.registerCommand("darman.redo", () => chat.revertFromPalette(true)),
     vscode.commands.registerCommand("darman.showOutput", () => output.show(true)),

@@ -233,3 +233,12 @@ test("a hidden panel with a pending question shows a badge, a waiting status bar
   assert.equal(view.badge?.value, 1);
   assert.equal(record.prompts.length, 0);
 });
+
+test("darman.focusChat shows the panel and puts the caret in its box", async () => {
+  const { chat, posted, revealed } = controller({ "darman.session.list": { sessions: [] } });
+  const focused = chat.focusPrompt();
+  assert.ok(revealed() >= 1, "the panel is shown");
+  await chat.handle({ type: "webviewReady" });
+  await focused;
+  assert.ok(posted.some((m) => m.type === "focusPrompt"), "the webview is told to focus its box");
+});

@@ -121,7 +121,7 @@ export class PromptBox {
   setRunning(running: boolean, note?: string): void {
     this.sendButton.hidden = running;
     this.cancelButton.hidden = !running;
-    this.hint.textContent = note ?? (running ? "darman is working — Cancel stops it" : "Enter to send · Shift+Enter for a new line · ↑ for history");
+    this.hint.textContent = note ?? (running ? "darman is working — Enter queues a follow-up · Esc stops it" : "Enter to send · Shift+Enter for a new line · ↑ for history");
   }
 
   focus(): void {
