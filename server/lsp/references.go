@@ -180,11 +180,11 @@ func folderPart(path, rel string) (session.Part, error) {
 	if n == 0 {
 		b.WriteString("(empty)\n")
 	}
-	name := rel
-	if name == "." {
+	name := "the folder " + rel
+	if rel == "." {
 		name = "the workspace folder"
 	}
-	return session.Part{File: "the folder " + name, Text: b.String(), Embedded: true}, nil
+	return session.Part{File: name, Text: b.String(), Embedded: true}, nil
 }
 
 // cut bounds an attached text, at a line when it can.

@@ -20,6 +20,7 @@ import type {
 } from "../shared/protocol";
 import { DiffContent, proposedScheme } from "./diff";
 import { fetchImage, imageArgs } from "./images";
+import { mentionsFor, referenceOf } from "./mentions";
 import { openPatch, runRevert } from "./revert";
 
 /** What the controller needs of the language client. */
@@ -239,6 +240,12 @@ export class ChatController {
     }
     if (params.sessionId === this.currentSession) {
       this.post({ type: "update", sessionId: params.sessionId, turnId: params.turnId, update: params.update });
+      const u = params.update;
+      if (u.sessionUpdate === "state_update" && u.state !== "running" && u.state !== "requires_action") {
+        // A turn's end is when darman has named a new session: the
+        // panel's header and list show the title.
+        void this.listSessions().catch((err) => this.o.log?.(`listing sessions: ${errorText(err)}`));
+      }
     } else if (params.update.sessionUpdate === "user_message_chunk" && !this.running.has(params.sessionId)) {
       // darman sends the prompt just before the turn's running state: keep
       // it, so a panel that follows the turn shows what was asked.
@@ -377,13 +384,20 @@ export class ChatController {
       case "webviewReady":
         return this.webviewReady();
       case "prompt": {
-        const arg: Record<string, unknown> = { prompt: withExtraContext(m.text, m.context.slice(1)) };
+        // The editor's chip is the prompt's context, what was picked after
+        // @ its references, which darman reads.
+        const picked = m.context.filter((c) => c.kind);
+        const editor = m.context.filter((c) => !c.kind);
+        const arg: Record<string, unknown> = { prompt: withExtraContext(m.text, editor.slice(1)) };
+        if (picked.length) {
+          arg.references = picked.map(referenceOf);
+        }
         const sessionId = m.sessionId ?? this.currentSession;
         if (sessionId) {
           arg.sessionId = sessionId;
         }
-        if (m.context[0]) {
-          arg.context = lspContext(m.context[0]);
+        if (editor[0]) {
+          arg.context = lspContext(editor[0]);
         }
         const model = m.model || this.model;
         if (model) {
@@ -404,11 +418,15 @@ export class ChatController {
         if (sessionId) {
           arg.sessionId = sessionId;
         }
-        if (m.context[0]) {
-          arg.context = lspContext(m.context[0]);
+        // A command takes the editor's context; what was picked after @ goes with prompts only.
+        const editor = m.context.find((c) => !c.kind);
+        if (editor) {
+          arg.context = lspContext(editor);
         }
         return this.started(await this.o.server.executeCommand("darman.command.run", arg), sessionId);
       }
+      case "mentionQuery":
+        return this.post({ type: "mentions", id: m.id, items: await mentionsFor(m.query) });
       case "cancel":
         await this.o.server.executeCommand("darman.cancel", { sessionId: m.sessionId });
         return;

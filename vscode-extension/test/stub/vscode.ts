@@ -403,7 +403,11 @@ export const env = {
 };
 
 export const languages = {
-  getDiagnostics(uri: Uri): Diagnostic[] {
+  /** A file's diagnostics; without a uri, every file's, as [uri, diagnostics] pairs. */
+  getDiagnostics(uri?: Uri): any {
+    if (!uri) {
+      return [...diagnostics].map(([u, ds]) => [Uri.parse(u), ds]);
+    }
     return diagnostics.get(uri.toString()) ?? [];
   },
 };

@@ -101,6 +101,7 @@ export class App {
       },
       changed: () => this.save(),
       hasAttachments: () => this.images.count > 0,
+      mentionQuery: (id, query) => this.post({ type: "mentionQuery", id, query }),
     });
     this.images = new ImageTray(
       () => this.save(),
@@ -139,6 +140,10 @@ export class App {
     // list, a permission card, which Escape rejects).
     document.addEventListener("keydown", (ev) => {
       if (ev.key !== "Escape" || ev.defaultPrevented || ev.isComposing) return;
+      if (this.header.closeList()) {
+        ev.preventDefault();
+        return;
+      }
       if (!(this.pending || this.stream.transcript.running)) return;
       ev.preventDefault();
       this.cancel();
@@ -240,6 +245,11 @@ export class App {
         this.sessions = m.sessions ?? [];
         this.header.setSessions(this.sessions, this.sessionId ?? m.current);
         if (this.sessionId === undefined && m.current) this.sessionId = m.current;
+        {
+          // darman names a session after its first turn: the header follows.
+          const cur = this.sessions.find((x) => x.sessionId === this.sessionId);
+          if (cur?.title) this.title = cur.title;
+        }
         break;
       case "session":
         // An empty id (the current session was deleted) is an empty panel
@@ -267,7 +277,10 @@ export class App {
         this.permissions.close(m.requestId);
         break;
       case "context":
-        this.prompt.setChips(m.chip ? [m.chip] : []);
+        this.prompt.setEditorChip(m.chip ?? null);
+        break;
+      case "mentions":
+        this.prompt.mentions(m.id, m.items);
         break;
       case "image":
         this.pictures.received(m);
@@ -335,6 +348,7 @@ export class App {
       return false;
     }
     this.queued.push({ text, context: this.prompt.getChips() });
+    this.prompt.clearPicked();
     this.renderQueue();
     this.save();
     return true;
@@ -400,6 +414,7 @@ export class App {
       this.sentImages = images;
       this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId, images, agent: this.header.agent || undefined }));
     }
+    this.prompt.clearPicked();
     this.pending = true;
     this.stick = true;
     this.showBanner(null);
