@@ -225,6 +225,8 @@ export type WebviewMessage =
   | { type: "openDiff"; uri: string; oldText: string; newText: string; title: string }
   | { type: "openLocation"; location: Location }
   | { type: "insertAtCursor"; text: string }
+  | { type: "runInTerminal"; text: string } // a shell block's commands, typed into the terminal, not run
+
   | { type: "copy"; text: string }
   | { type: "removeContext"; uri: string }
   | { type: "mentionQuery"; id: number; query: string } // what @ offers for query (answered with mentions)

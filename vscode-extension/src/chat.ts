@@ -67,6 +67,8 @@ export type ControllerOptions = {
 };
 
 const currentKey = "darman.currentSession";
+/** The terminal "Run in terminal" types a code block's commands into. */
+const terminalName = "darman";
 const modelKey = "darman.chosenModel";
 /** VS Code commands the webview may run (serverError's action buttons). */
 const webviewCommands = new Set(["darman.restart", "darman.showOutput", "darman.openInstallDocs", "workbench.action.openSettings"]);
@@ -485,6 +487,14 @@ export class ChatController {
         const r = m.location.range;
         const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
         await vscode.window.showTextDocument(vscode.Uri.parse(m.location.uri), { selection: range, preview: true });
+        return;
+      }
+      case "runInTerminal": {
+        // Typed into darman's terminal, not run: the user reads it there
+        // and presses Enter (the model wrote it; nothing asked the rules).
+        const t = vscode.window.terminals.find((x) => x.name === terminalName) ?? vscode.window.createTerminal({ name: terminalName });
+        t.show(false);
+        t.sendText(m.text, false);
         return;
       }
       case "insertAtCursor": {

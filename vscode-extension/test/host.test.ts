@@ -242,3 +242,18 @@ test("darman.focusChat shows the panel and puts the caret in its box", async () 
   await focused;
   assert.ok(posted.some((m) => m.type === "focusPrompt"), "the webview is told to focus its box");
 });
+
+test("Run in terminal types a shell block into darman's terminal, without running it", async () => {
+  testing.reset();
+  const { chat } = controller();
+  await chat.handle({ type: "runInTerminal", text: "go test ./...\ngo vet ./..." });
+  await chat.handle({ type: "runInTerminal", text: "make" });
+  assert.equal(vscode.window.terminals.length, 1, "one terminal, reused");
+  const t = vscode.window.terminals[0];
+  assert.equal(t.name, "darman");
+  assert.deepEqual(t.sent, [
+    { text: "go test ./...\ngo vet ./...", addNewLine: false },
+    { text: "make", addNewLine: false },
+  ]);
+  assert.equal(t.shown, 2);
+});

@@ -149,8 +149,19 @@ export class Stream {
       }, 1500);
     } else if (b.getAttribute("data-action") === "insert") {
       this.actions.post({ type: "insertAtCursor", text: code });
+    } else if (b.getAttribute("data-action") === "terminal") {
+      this.actions.post({ type: "runInTerminal", text: shellCommands(code) });
     }
   }
+}
+
+// shellCommands is what a shell block asks to run: a transcript's "$ "
+// prompts taken off, its output lines (those without one) left out.
+export function shellCommands(code: string): string {
+  const lines = code.split("\n");
+  const prompted = lines.filter((l) => /^\s*[$>] /.test(l));
+  if (prompted.length === 0) return code;
+  return prompted.map((l) => l.replace(/^\s*[$>] /, "")).join("\n");
 }
 
 class UserView implements View {
