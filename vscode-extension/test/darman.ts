@@ -104,7 +104,7 @@ export async function startDarman(bin: string, script: object, files: Record<str
     rootUri: pathToFileURL(workspace).href,
     workspaceFolders: [{ uri: pathToFileURL(workspace).href, name: "project" }],
     capabilities,
-    // A trusted folder, as VS Code says of the tests' own workspace (src/trust.ts).
+    // As the extension sends it in a folder VS Code trusts (src/trust.ts).
     initializationOptions: { darman: {}, workspaceTrusted: true },
   })) as Darman["initializeResult"];
   await connection.sendNotification("initialized", {});
