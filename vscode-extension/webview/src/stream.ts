@@ -168,7 +168,7 @@ class UserView implements View {
   private text = h("div", { class: "user-text" });
   private images?: HTMLElement;
   private shown = 0;
-  el = h("div", { class: "entry user", "aria-label": "You" }, h("div", { class: "who" }, "You"), this.text);
+  el = h("article", { class: "entry user", "aria-label": "You" }, h("div", { class: "who" }, "You"), this.text);
   constructor(private pictures?: Pictures) {}
   update(e: Entry): void {
     if (e.kind !== "user") return;
@@ -187,7 +187,7 @@ class UserView implements View {
 
 class AgentView implements View {
   private md = new MarkdownView("agent-text");
-  el = h("div", { class: "entry agent" }, this.md.el);
+  el = h("article", { class: "entry agent", "aria-label": "darman" }, this.md.el);
   update(e: Entry): void {
     if (e.kind === "agent") this.md.set(e.text);
   }

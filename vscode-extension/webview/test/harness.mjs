@@ -66,6 +66,23 @@ ${theme ? `<link rel="stylesheet" href="/theme-${theme}.css">` : ""}
 </body></html>`;
 }
 
+// VS Code's Light Modern theme's variables that the panel's colours use.
+const lightTheme = `html {
+  --vscode-foreground: #3b3b3b;
+  --vscode-descriptionForeground: #3b3b3b;
+  --vscode-sideBar-background: #f8f8f8;
+  --vscode-editor-background: #ffffff;
+  --vscode-errorForeground: #f85149;
+  --vscode-editorWarning-foreground: #bf8803;
+  --vscode-editorInfo-foreground: #1a85ff;
+  --vscode-testing-iconPassed: #73c991;
+  --vscode-testing-iconFailed: #f14c4c;
+  --vscode-gitDecoration-addedResourceForeground: #587c0c;
+  --vscode-gitDecoration-deletedResourceForeground: #ad0707;
+  --vscode-textLink-foreground: #005fb8;
+  --vscode-focusBorder: #005fb8;
+}`;
+
 // A few of VS Code's dark theme variables, as VS Code sets them on <html>.
 const darkTheme = `html {
   --vscode-foreground: #cccccc;
@@ -88,6 +105,7 @@ export async function serve({ minify = true } = {}) {
     "/webview.css": ["text/css", await readFile(path.join(dir, "webview.css"))],
     "/stub.js": ["text/javascript", stub],
     "/theme-dark.css": ["text/css", darkTheme],
+    "/theme-light.css": ["text/css", lightTheme],
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
