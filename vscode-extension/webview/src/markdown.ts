@@ -12,6 +12,7 @@
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 import { h } from "./dom";
+import { highlightLater } from "./highlight";
 import { icon } from "./icons";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
@@ -77,6 +78,7 @@ export function renderMarkdown(text: string): DocumentFragment {
     const frame = codeFrame(lang);
     pre.replaceWith(frame);
     frame.append(pre);
+    if (code && lang) highlightLater(code, lang);
   }
   return fragment;
 }

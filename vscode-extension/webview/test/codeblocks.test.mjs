@@ -27,3 +27,45 @@ describe("webview code blocks", { skip }, () => {
     await w.close();
   });
 });
+
+describe("webview syntax highlighting", { skip }, () => {
+  const page = webview();
+
+  test("a Go block is coloured by Light+ and again by Dark+ when the theme changes; unknown languages stay plain; Copy gives the text", async () => {
+    const w = await page();
+    const p = w.page;
+    const go = "package main\n\nfunc main() {\n\treturn // done\n}";
+    const text = "```go\n" + go + "\n```\n\n```klingon\nqapla'\n```\n";
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }] });
+    const code = p.locator(".code-block code").first();
+    await p.waitForFunction(() => document.querySelector(".code-block code")?.classList.contains("highlighted"), null, { timeout: 15000 });
+    const color = (word) =>
+      code.evaluate((el, word) => {
+        const span = [...el.querySelectorAll("span")].find((s) => s.textContent.trim() === word);
+        return span ? getComputedStyle(span).color : "";
+      }, word);
+    const light = await color("func");
+    assert.equal(light, "rgb(0, 0, 255)", "Light+ keywords are blue");
+    assert.notEqual(await color("main"), light, "a name is not a keyword");
+    assert.equal((await code.innerText()).replace(/\n$/, ""), go, "the text is unchanged");
+    assert.equal(await p.locator(".code-block code").nth(1).locator("span").count(), 0, "an unknown language is plain");
+    await p.evaluate(() => document.body.classList.replace("vscode-light", "vscode-dark"));
+    await p.waitForFunction(() => {
+      const s = [...document.querySelectorAll(".code-block code span")].find((x) => x.textContent.trim() === "func");
+      return s && getComputedStyle(s).color !== "rgb(0, 0, 255)";
+    });
+    assert.equal(await color("func"), "rgb(86, 156, 214)", "Dark+ keywords");
+    await p.locator(".code-block").first().getByRole("button", { name: "Copy code" }).click();
+    assert.equal((await w.waitPosted("copy")).text, go);
+    assert.deepEqual(await w.csp(), [], "no CSP violation loading the highlighter");
+    await w.close();
+  });
+
+  test("a panel without code blocks never loads the highlighter", async () => {
+    const w = await page();
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "No code here, `inline` only." } }] });
+    await w.settle();
+    assert.equal(await w.page.evaluate(() => performance.getEntriesByType("resource").some((r) => r.name.endsWith("/highlight.js"))), false);
+    await w.close();
+  });
+});

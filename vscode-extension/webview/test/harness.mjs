@@ -103,6 +103,7 @@ export async function serve({ minify = true } = {}) {
   const files = {
     "/webview.js": ["text/javascript", await readFile(path.join(dir, "webview.js"))],
     "/webview.css": ["text/css", await readFile(path.join(dir, "webview.css"))],
+    "/highlight.js": ["text/javascript", await readFile(path.join(dir, "highlight.js"))],
     "/stub.js": ["text/javascript", stub],
     "/theme-dark.css": ["text/css", darkTheme],
     "/theme-light.css": ["text/css", lightTheme],
