@@ -171,6 +171,35 @@ func (k *Keeper) Collect(ctx context.Context, workspace string) error {
 	return k.gc(ctx, sh)
 }
 
+// Prune is the maintenance of one workspace's shadow repository that
+// `darman sessions gc` asks for: it gives back what no stored checkpoint
+// needs (as Collect), then drops the oldest turns' snapshots while the
+// repository is over MaxBytes (as the end of a turn does). It returns the
+// checkpoints dropped and the repository's size before and after, in
+// bytes. A workspace without a shadow repository is left alone.
+func (k *Keeper) Prune(ctx context.Context, workspace string) (dropped []agent.Checkpoint, before, after int64, err error) {
+	sh := k.shadowOf(workspace)
+	if !sh.exists() {
+		return nil, 0, 0, nil
+	}
+	unlock, err := sh.lock(ctx)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer unlock()
+	if before, err = sh.size(ctx); err != nil {
+		return nil, 0, 0, err
+	}
+	if err := k.gc(ctx, sh); err != nil {
+		return nil, before, 0, err
+	}
+	if dropped, err = k.bound(ctx, sh, ""); err != nil {
+		return dropped, before, 0, err
+	}
+	after, err = sh.size(ctx)
+	return dropped, before, after, err
+}
+
 // live returns the checkpoints of the shadow's workspace whose snapshots
 // are kept.
 func (k *Keeper) live(ctx context.Context, sh *shadow) ([]agent.Checkpoint, error) {

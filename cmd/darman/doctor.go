@@ -15,7 +15,7 @@ import (
 	"github.com/samber/lo"
 	"github.com/spf13/cobra"
 
-	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/internal/child"
@@ -219,14 +219,14 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 		r.add("model", sel.Ref(), "ok", sel.Reason)
 	}
 	names := map[string]bool{}
-	for _, n := range llm.PresetNames() {
+	for _, n := range provider.PresetNames() {
 		names[n] = true
 	}
 	for n := range c.Provider {
 		names[n] = true
 	}
 	behaviour := map[string]string{}
-	for _, p := range llm.Presets() {
+	for _, p := range provider.Presets() {
 		behaviour[p.Name] = presetBehaviour(p)
 	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
@@ -248,7 +248,7 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 		}
 	}
 	if check && sel != nil {
-		res := llm.Check(ctx, sel.Client, sel.Model)
+		res := provider.Check(ctx, sel.Client, sel.Model)
 		status := "ok"
 		if !res.OK() {
 			status = "fail"
@@ -261,7 +261,7 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 // sent back: "openai-chat; reasoning_content sent back with tool-call
 // turns; prompt_tokens include cached tokens (checked against
 // total_tokens); 4 catalog models".
-func presetBehaviour(p llm.PresetInfo) string {
+func presetBehaviour(p provider.PresetInfo) string {
 	parts := []string{p.API}
 	if p.Auth != "API key" && p.Auth != "none" {
 		parts = append(parts, p.Auth)
