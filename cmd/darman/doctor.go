@@ -127,13 +127,14 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	}
 	a.trust.diagnose(r)
 	c := loaded.Config
-	a.diagnoseStore(ctx, r)
+	st := a.diagnoseStore(ctx, r)
 	a.diagnoseModel(ctx, r, c, checkModel)
 	diagnoseChildEnv(r, c)
 	diagnoseShell(r)
 	root, rootErr := a.workspaceRoot()
 	log, _ := a.logger()
 	if rootErr == nil {
+		diagnoseCheckpoints(ctx, r, c, st, root)
 		diagnoseMCPServers(ctx, r, c, root, a.children, log)
 		diagnoseAgents(r, c, root)
 	}
@@ -143,21 +144,23 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	return r
 }
 
-func (a *app) diagnoseStore(ctx context.Context, r *report) {
+// diagnoseStore checks the session store and returns it, nil when it
+// cannot be opened.
+func (a *app) diagnoseStore(ctx context.Context, r *report) *store.Store {
 	s, err := a.openStoreReadOnly(ctx)
 	var damage *store.DamageError
 	switch {
 	case errors.As(err, &damage):
 		r.add("data", damage.Dir, "fail", err.Error())
-		return
+		return nil
 	case err != nil:
 		r.add("data", "session store", "fail", err.Error())
-		return
+		return nil
 	}
 	st, err := s.Stats(ctx)
 	if err != nil {
 		r.add("data", s.Dir(), "fail", err.Error())
-		return
+		return s
 	}
 	who := "this process"
 	if !s.Owner() {
@@ -165,6 +168,7 @@ func (a *app) diagnoseStore(ctx context.Context, r *report) {
 	}
 	r.add("data", s.Dir(), "ok", fmt.Sprintf("%d sessions, %s on disk, schema %d, %s",
 		st.Sessions, humanize.IBytes(uint64(st.LSMBytes+st.ValueLogBytes)), st.Schema, who))
+	return s
 }
 
 // repairStore runs store.Repair on the data directory and says what it did,

@@ -92,6 +92,8 @@ type options struct {
 	files map[string]string
 	// record keeps the frames on the wire for a transcript (env.wire).
 	record bool
+	// clientInfo is initialize's clientInfo.name; "" sends none.
+	clientInfo string
 	// settings are initializationOptions.darman; nil sends none.
 	settings map[string]any
 	// startGate, when set, holds the agent's start until it is closed.
@@ -273,6 +275,9 @@ func start(t testing.TB, o options) *env {
 		}
 		if o.settings != nil {
 			params["initializationOptions"] = map[string]any{"darman": o.settings}
+		}
+		if o.clientInfo != "" {
+			params["clientInfo"] = map[string]string{"name": o.clientInfo, "version": "1"}
 		}
 		c.MustCall("initialize", params, &res)
 		c.Notify("initialized", map[string]any{})
