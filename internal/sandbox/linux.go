@@ -27,8 +27,9 @@ func kindOf(c capabilities) string {
 }
 
 // probeOS finds the kernel's Landlock ABI and whether the helper can be
-// started in a user and mount namespace of its own.
-func probeOS(helper string) (capabilities, string) {
+// started in a user and mount namespace of its own. record is the file of
+// the probe's record (see probecache_linux.go); "" probes every time.
+func probeOS(helper, record string) (capabilities, string) {
 	var c capabilities
 	abi, err := early.ABI()
 	switch {
@@ -45,19 +46,14 @@ func probeOS(helper string) (capabilities, string) {
 	if _, err := os.Stat(helper); err != nil {
 		return capabilities{}, "the sandbox helper (darman itself) cannot be run: " + err.Error()
 	}
-	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
-	cmd.SysProcAttr = selfMapAttr(&syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID})
+	key := ""
+	if record != "" {
+		key = probeKey(helper)
+	}
+	recorded := probeRecorded(record, key)
 	var probeOut strings.Builder
-	cmd.Stderr = &probeOut
-	done := make(chan error, 1)
-	if err = cmd.Start(); err == nil {
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			err = <-done
-		}
+	if !recorded {
+		err = probeHelper(helper, &probeOut)
 	}
 	// Exit 0: a namespace, with the mount API and a PID namespace's
 	// /proc; 3: a namespace without the mount API; 4: without the /proc.
@@ -85,6 +81,9 @@ func probeOS(helper string) (capabilities, string) {
 	c.threadNS = c.threadNS && c.inThread
 	if c.userns && c.inThread && !c.threadNS {
 		c.pool = newHolderPool(helper)
+		if recorded {
+			c.pool.failed = func() { forgetProbe(record) }
+		}
 	}
 	if !c.threadNS && c.userns {
 		// The probe said what the kernel's mount API can do in a user
@@ -97,8 +96,13 @@ func probeOS(helper string) (capabilities, string) {
 	case c.threadNS && c.view:
 		// darman's own init, started now: the probe is the real thing
 		// (it needs no user namespace).
+		// A record says it started before: it is started when the
+		// first command needs it.
 		pn := newPidNS(helper)
-		if _, _, err := pn.get(); err != nil {
+		if recorded {
+			pn.failed = func() { forgetProbe(record) }
+			c.pidns = pn
+		} else if _, _, err := pn.get(); err != nil {
 			pidErr = err
 		} else {
 			c.pidns = pn
@@ -113,7 +117,31 @@ func probeOS(helper string) (capabilities, string) {
 		}
 	}
 	c.pidErr = pidErr
+	if !recorded && c.userns && c.view && c.pidOK && probeErr == nil {
+		recordProbe(record, key)
+	}
 	return c, joinReasons(reasons)
+}
+
+// probeHelper starts the helper's probe in a user and PID namespace:
+// nil when it exited 0, else its exit (what it said in out).
+func probeHelper(helper string, out *strings.Builder) error {
+	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
+	cmd.SysProcAttr = selfMapAttr(&syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID})
+	cmd.Stderr = out
+	err := cmd.Start()
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		err = <-done
+	}
+	return err
 }
 
 // missingWalls says which walls of the sandbox this machine refuses, in
@@ -359,8 +387,8 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 }
 
 // reexecAsDarman starts the command (rest: its path and argv) as darman
-// starts its own: the probe says what this machine allows, and the
-// command is confined on a thread of this process, or of a namespace
+// starts its own: darman's probe (its record included) said in the policy
+// what this machine allows (reexecCaps), and the command is confined on a thread of this process, or of a namespace
 // holder, in the PID namespace of an init of its own (pidns_linux.go), so
 // that the editor's terminal gets every wall the bash tool's commands
 // get. ok is false when no PID namespace can be made here: reexec's

@@ -67,6 +67,10 @@ type Options struct {
 	// TempRoot is where the per-session temporary directories are made; ""
 	// means os.TempDir().
 	TempRoot string
+	// ProbeRecord is the file where a probe that found every wall is
+	// recorded for the next darman on the same boot, kernel, settings and
+	// binary (Linux); "" probes every time.
+	ProbeRecord string
 }
 
 // Request is what Wrap needs to know about one command.
@@ -228,7 +232,7 @@ func (s *Sandbox) probe() {
 			}
 			helper = exe
 		}
-		s.caps, s.status.Reason = probeOS(helper)
+		s.caps, s.status.Reason = probeOS(helper, s.opts.ProbeRecord)
 		s.caps.helper = helper
 		s.status.Kind = kindOf(s.caps)
 		s.status.ABI = max(s.caps.abi, 0)
