@@ -276,9 +276,9 @@ func TestRunUnknownCommandListsTheCommands(t *testing.T) {
 	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "It is on PATH."}}})
 
 	_, errs, code := e.run("run", "/revue", "calc.go")
-	want := "unknown command /revue; the commands here are:\n  /git:commit\n  /review FILE [FOCUS]  — Review a file\n"
-	if code != 1 || !strings.Contains(errs, want) {
-		t.Fatalf("exit %d, stderr:\n%s\nwant it to contain:\n%s", code, errs, want)
+	want := "unknown command /revue; the commands here are:\n  /clear  — Start the conversation afresh"
+	if code != 1 || !strings.Contains(errs, want) || !strings.Contains(errs, "\n  /git:commit\n") || !strings.Contains(errs, "\n  /review FILE [FOCUS]  — Review a file\n") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant it to contain:\n%s, /git:commit and /review", code, errs, want)
 	}
 	if n := len(srv.ModelCalls()); n != 0 {
 		t.Errorf("%d model calls for an unknown command", n)

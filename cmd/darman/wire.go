@@ -179,6 +179,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Hooks:       sessionHooks(w.hooks),
 		Checkpoints: sessionCheckpoints(w.checkpoints),
 		Agents:      w.agents,
+		Commands:    func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(w.root, nil)) },
 	})
 	if err != nil {
 		return nil, nil, err

@@ -201,6 +201,9 @@ func start(t testing.TB, o options) *env {
 				Tools:        tools,
 				Rules:        rules,
 				AskerFor:     setup.AskerFor,
+				Commands: func() *prompt.Commands {
+					return prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false }))
+				},
 			})
 			if err != nil {
 				return nil, err
@@ -220,7 +223,6 @@ func start(t testing.TB, o options) *env {
 					}
 					return nil
 				},
-				Commands: prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false })),
 			}, nil
 		},
 	})

@@ -51,6 +51,10 @@ type Sessions interface {
 	// and returns once it has ended and tn.Events has had its last event.
 	Run(ctx context.Context, tn session.Turn) (session.Result, error)
 	Cancel(id agent.ID) bool
+	// Commands are the commands a prompt runs by /name (the built-in ones
+	// and the workspace's files, read again now), offered as slash
+	// commands; Run runs them.
+	Commands() *prompt.Commands
 }
 
 // Store reads and updates stored sessions. *store.Store implements it.
@@ -76,9 +80,6 @@ type Agent struct {
 	// CheckModel says whether a "provider/model-id" can be used; nil
 	// accepts any.
 	CheckModel func(ref string) error
-	// Commands are the workspace's commands (.darman/command/*.md),
-	// offered as slash commands; nil means none.
-	Commands *prompt.Commands
 	// Bash is the service's own bash tool, which runs the background
 	// commands of a client whose terminal runs the others; nil keeps bash
 	// in darman's process tree for such a client too.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
+	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -342,14 +343,9 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	case done:
 		return map[string]string{"stopReason": "end_turn"}, nil
 	}
+	// A prompt that starts with /name runs the command (Sessions.Run
+	// finds it, as every front's).
 	tn := session.Turn{Session: ls.id, Prompt: parts, Agent: ls.turnAgent()}
-	// A prompt that starts with /name runs the workspace's command, read
-	// as darman run reads it.
-	cmd, args, err := ls.agent.Commands.Invocation(session.MessageText(parts))
-	if err != nil {
-		return nil, invalidParams("session/prompt: %v", err)
-	}
-	tn.Command, tn.Args = cmd, args
 	ls.mu.Lock()
 	if ls.running {
 		ls.mu.Unlock()
@@ -386,9 +382,12 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		}
 	}
 	res, err := ls.agent.Sessions.Run(ctx, tn)
+	if errors.Is(err, prompt.ErrUnknownCommand) {
+		return nil, invalidParams("session/prompt: %v", err)
+	}
 	if err != nil {
-		if tn.Command != nil {
-			return nil, fmt.Errorf("/%s: %w", tn.Command.Name, err)
+		if name, _, ok := prompt.ParseInvocation(session.MessageText(parts)); ok {
+			return nil, fmt.Errorf("/%s: %w", name, err)
 		}
 		return nil, err
 	}

@@ -430,10 +430,8 @@ func (s *Server) cmdCommandList(ctx context.Context, arg json.RawMessage) (any, 
 		return nil, err
 	}
 	out := []commandInfo{}
-	if cmds := s.loadCommands(ag); cmds != nil {
-		for _, c := range cmds.List() {
-			out = append(out, commandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
-		}
+	for _, c := range s.loadCommands(ag).List() {
+		out = append(out, commandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
 	}
 	return map[string]any{"commands": out}, nil
 }
@@ -502,13 +500,9 @@ func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, e
 		return nil, err
 	}
 	name := strings.TrimPrefix(a.Name, "/")
-	var cmd prompt.Command
-	ok := false
-	if cmds := s.loadCommands(ag); cmds != nil {
-		cmd, ok = cmds.Get(name)
-	}
+	cmd, ok := s.loadCommands(ag).Get(name)
 	if !ok {
-		return nil, rpc.InvalidParams("darman.command.run: there is no command %q (see .darman/command/*.md)", name)
+		return nil, rpc.InvalidParams("darman.command.run: there is no command %q (see darman.command.list, and .darman/command/*.md for your own)", name)
 	}
 	tn := session.Turn{Command: &cmd, Args: a.Arguments}
 	if a.Context != nil {
@@ -527,23 +521,20 @@ func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, e
 	return s.prompt(ctx, a.SessionID, model, tn, strings.TrimSpace("/"+name+" "+a.Arguments))
 }
 
-// loadCommands finds the workspace's commands again when the agent can,
-// and keeps them for the code actions.
+// loadCommands finds the commands again, and keeps them for the code
+// actions.
 func (s *Server) loadCommands(ag *Agent) *prompt.Commands {
-	if ag.LoadCommands == nil {
-		return ag.Commands
-	}
-	cmds := ag.LoadCommands()
+	cmds := ag.Sessions.Commands()
 	s.commands.Store(cmds)
 	return cmds
 }
 
-// knownCommands are the commands last found, without looking again.
+// knownCommands are the commands last found, looking only the first time.
 func (s *Server) knownCommands(ag *Agent) *prompt.Commands {
 	if cmds := s.commands.Load(); cmds != nil {
 		return cmds
 	}
-	return ag.Commands
+	return s.loadCommands(ag)
 }
 
 func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error) {

@@ -205,6 +205,7 @@ func start(t testing.TB, o options) *env {
 			}
 			cps, reverts = k, k
 		}
+		noEnv := func(string) (string, bool) { return "", false }
 		svc, err := session.New(session.Options{
 			Checkpoints: cps,
 			Store:       st,
@@ -217,15 +218,13 @@ func start(t testing.TB, o options) *env {
 			Rules:     rules,
 			Asker:     setup.Asker,
 			Agents:    setup.Agents,
+			Commands:  func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) },
 		})
 		if err != nil {
 			return nil, err
 		}
-		noEnv := func(string) (string, bool) { return "", false }
 		return &lsp.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions, Deleted: o.deleted,
-			Checkpoints:  reverts,
-			Commands:     prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)),
-			LoadCommands: func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) }}, nil
+			Checkpoints: reverts}, nil
 	}
 	srv, err := lsp.New(opts)
 	if err != nil {
