@@ -289,7 +289,7 @@ func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
 	} else {
 		text = withContext(text, tn.Context)
 	}
-	if text != typed {
+	if text != typed || t.expand != nil {
 		t.typed = typed
 	}
 	if err := t.prepare(sess); err != nil {

@@ -247,10 +247,37 @@ func TestRunExpandsACommand(t *testing.T) {
 	if calls[0].Model != "claude-opus-4-1" {
 		t.Errorf("the turn ran on %q, want the command's claude-opus-4-1", calls[0].Model)
 	}
-	var list []struct{ Model string }
+	var list []struct{ ID, Model, Title string }
 	json.Unmarshal([]byte(e.ok("sessions", "list", "--json")), &list)
-	if len(list) != 1 || list[0].Model != "anthropic/claude-sonnet-4-5" {
-		t.Errorf("sessions after the command: %+v", list)
+	if len(list) != 1 || list[0].Model != "anthropic/claude-sonnet-4-5" || list[0].Title != "/review calc.go error handling" {
+		t.Fatalf("sessions after the command: %+v", list)
+	}
+	// The transcript shows what the user typed, not the expansion.
+	if show := e.ok("sessions", "show", list[0].ID); !strings.Contains(show, "/review calc.go error handling") || strings.Contains(show, "Review calc.go with care.") {
+		t.Errorf("sessions show:\n%s\nwant the typed command, not its expansion", show)
+	}
+}
+
+// TestRunBuiltinCommands: darman run runs darman's built-in commands as
+// the editors do: /help answers with the commands without calling the
+// model, /model switches the session's model for the turns after.
+func TestRunBuiltinCommands(t *testing.T) {
+	e := newEnv(t)
+	e.write(".darman/command/review.md", reviewCommand)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "On haiku."}}})
+	out, errs, code := e.run("run", "/help")
+	if code != 0 || !strings.Contains(out, "/review FILE [FOCUS] — Review a file") || !strings.Contains(out, "/clear") {
+		t.Fatalf("darman run /help: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if out, errs, code := e.run("run", "-c", "/model", "anthropic/claude-haiku-4-5"); code != 0 || !strings.Contains(out, "claude-haiku-4-5 from now on") {
+		t.Fatalf("darman run /model: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if n := len(srv.ModelCalls()); n != 0 {
+		t.Fatalf("the built-in commands called the model %d times", n)
+	}
+	e.ok("run", "-c", "hello")
+	if calls := srv.ModelCalls(); len(calls) != 1 || calls[0].Model != "claude-haiku-4-5" {
+		t.Errorf("after /model the turn went to %+v", calls)
 	}
 }
 

@@ -301,7 +301,7 @@ type update struct {
 }
 
 // updateOf decodes a darman/sessionUpdate.
-func updateOf(t *testing.T, n note) update {
+func updateOf(t testing.TB, n note) update {
 	t.Helper()
 	var u update
 	if err := json.Unmarshal(n.Params, &u); err != nil {
