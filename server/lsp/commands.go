@@ -12,6 +12,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
@@ -98,6 +99,10 @@ type promptArgs struct {
 	Agent     string         `json:"agent,omitempty"`
 	// Images are attached to the prompt (image.go).
 	Images []promptImage `json:"images,omitempty"`
+	// Handoff, with SessionID and no Prompt, is the plan → build
+	// hand-off (the panel's "Build it"): the build agent is sent the
+	// server's hand-off prompt in the session that holds the plan.
+	Handoff bool `json:"handoff,omitempty"`
 }
 
 type turnResult struct {
@@ -109,6 +114,12 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 	var a promptArgs
 	if err := args("darman.prompt", arg, &a); err != nil {
 		return nil, err
+	}
+	if a.Handoff {
+		if a.SessionID == "" || a.Prompt != "" || a.Agent != "" && a.Agent != agents.Build {
+			return nil, rpc.InvalidParams("darman.prompt: handoff sends the plan of the session named by sessionId to build; it takes no prompt and no other agent")
+		}
+		a.Prompt, a.Agent = handoffPrompt, agents.Build
 	}
 	if strings.TrimSpace(a.Prompt) == "" && len(a.Images) == 0 {
 		return nil, rpc.InvalidParams("darman.prompt: prompt is required: the text to send to the agent")

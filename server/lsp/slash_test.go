@@ -129,3 +129,39 @@ func TestBuiltinCommands(t *testing.T) {
 		t.Errorf("after /clear the model was sent the conversation before it: %.2000s", body)
 	}
 }
+
+// TestPromptHandoff: darman.prompt's handoff (the panel's "Build it")
+// sends the server's own hand-off prompt to build in the plan's session,
+// so no client writes it.
+func TestPromptHandoff(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{{Text: "Plan: make main panic."}, {Text: "Done."}}},
+		optIns: map[string]bool{"sessionUpdates": true},
+	})
+	var tr turn
+	from := e.client.Count()
+	e.client.mustCommand("darman.prompt", map[string]any{"prompt": "Make main panic", "agent": "plan"}, &tr)
+	e.turnUpdates(from, tr)
+	if err := e.client.command("darman.prompt", map[string]any{"handoff": true, "prompt": "do it"}, nil); err == nil || !strings.Contains(err.Error(), "handoff") {
+		t.Errorf("a hand-off without a session, with a prompt: %v", err)
+	}
+	from = e.client.Count()
+	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": tr.SessionID, "handoff": true}, &tr)
+	if got := texts(e.turnUpdates(from, tr), "user_message_chunk"); len(got) != 1 || !strings.HasPrefix(got[0], "Carry out the plan from your previous answer") {
+		t.Errorf("the hand-off's message is %q", got)
+	}
+	calls := e.model.ModelCalls()
+	if last := calls[len(calls)-1]; !strings.Contains(string(last.Body), "Carry out the plan") || !strings.Contains(string(last.Body), "Plan: make main panic.") ||
+		strings.Contains(last.Get("system").Raw, "plan agent") {
+		t.Errorf("the hand-off did not reach build with the plan: %.2000s", last.Body)
+	}
+	var status struct {
+		Agent struct {
+			CurrentAgent string `json:"currentAgent"`
+		} `json:"agent"`
+	}
+	e.client.mustCommand("darman.status", map[string]any{"sessionId": tr.SessionID}, &status)
+	if status.Agent.CurrentAgent != "build" {
+		t.Errorf("after the hand-off the session's agent is %q", status.Agent.CurrentAgent)
+	}
+}

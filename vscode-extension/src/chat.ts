@@ -377,17 +377,9 @@ export class ChatController {
         }
         return this.started(await this.o.server.executeCommand("darman.prompt", arg), sessionId);
       }
-      case "command": {
-        const arg: Record<string, unknown> = { name: m.name, arguments: m.arguments };
-        const sessionId = m.sessionId ?? this.currentSession;
-        if (sessionId) {
-          arg.sessionId = sessionId;
-        }
-        if (m.context[0]) {
-          arg.context = lspContext(m.context[0]);
-        }
-        return this.started(await this.o.server.executeCommand("darman.command.run", arg), sessionId);
-      }
+      case "handoff":
+        // darman writes the hand-off prompt and runs it with build.
+        return this.started(await this.o.server.executeCommand("darman.prompt", { sessionId: m.sessionId, handoff: true }), m.sessionId);
       case "cancel":
         await this.o.server.executeCommand("darman.cancel", { sessionId: m.sessionId });
         return;
@@ -583,8 +575,8 @@ function describe(m: WebviewMessage): string {
   switch (m.type) {
     case "prompt":
       return "Sending the prompt";
-    case "command":
-      return `Running /${m.name}`;
+    case "handoff":
+      return "Handing the plan to build";
     case "cancel":
       return "Cancelling";
     case "newSession":

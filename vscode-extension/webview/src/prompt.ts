@@ -94,10 +94,6 @@ export class PromptBox {
     this.complete();
   }
 
-  hasCommand(name: string): boolean {
-    return this.commands.some((c) => c.name === name);
-  }
-
   getChips(): ContextChip[] {
     return this.chips.slice();
   }
