@@ -154,13 +154,8 @@ func (s *Server) prompt(ctx context.Context, id, model string, tn session.Turn, 
 		if sid, err = s.newSession(ctx, ag, "", model); err != nil {
 			return nil, err
 		}
-	} else {
-		if sid, err = sessionArg(id); err != nil {
-			return nil, rpc.InvalidParams("%v", err)
-		}
-		if _, err := ag.Store.Session(ctx, sid); err != nil {
-			return nil, err
-		}
+	} else if sid, err = sessionArg(id); err != nil {
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	// With an existing session, tn.Model runs this turn on another model;
 	// the session keeps its own for the turns after.
