@@ -278,6 +278,19 @@ func (s *Service) tools(found []tool.Tool) []tool.Tool {
 	return tools
 }
 
+// SetPermissionMode sets how the session answers what its permission
+// rules leave open before anyone is asked (permission.Mode: an ACP
+// client's read-only and accept-edits modes), for its turns, sub-tasks
+// and commands from now on, the running turn's included.
+func (s *Service) SetPermissionMode(ctx context.Context, id agent.ID, m permission.Mode) error {
+	l, err := s.get(ctx, id)
+	if err != nil {
+		return err
+	}
+	l.checker.SetMode(m)
+	return nil
+}
+
 // Cancel stops the session's running turn, if any, and reports whether
 // there was one.
 func (s *Service) Cancel(id agent.ID) bool {

@@ -55,6 +55,9 @@ type Sessions interface {
 	// and the workspace's files, read again now), offered as slash
 	// commands; Run runs them.
 	Commands() *prompt.Commands
+	// SetPermissionMode makes the session's permission checker answer
+	// as its mode says (read_only, accept_edits).
+	SetPermissionMode(ctx context.Context, id agent.ID, m permission.Mode) error
 }
 
 // Store reads and updates stored sessions. *store.Store implements it.

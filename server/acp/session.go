@@ -11,6 +11,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
+	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
@@ -28,6 +29,17 @@ const (
 	// even where a rule allows it.
 	modeReadOnly = "read_only"
 )
+
+// permissionMode is the permission core's mode of a session mode.
+func permissionMode(id string) permission.Mode {
+	switch id {
+	case modeAcceptEdits:
+		return permission.ModeAcceptEdits
+	case modeReadOnly:
+		return permission.ModeReadOnly
+	}
+	return permission.ModeAsk
+}
 
 var modes = []struct{ id, name, description string }{
 	{modeAsk, "Ask", "Ask before editing files, running commands that change things, or calling MCP tools (darman's permission rules)"},
@@ -66,6 +78,9 @@ type liveSession struct {
 func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer, mode string) (*liveSession, error) {
 	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, entry: e, mode: mode, terminals: map[string]string{},
 		agentName: sess.Agent}
+	if err := e.agent.Sessions.SetPermissionMode(ctx, sess.ID, permissionMode(mode)); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
 	if len(servers) > 0 {
 		if s.opts.BindMCP == nil {
 			return nil, invalidParams("%s: this darman does not bind MCP servers per session", method)
@@ -244,6 +259,9 @@ func (ls *liveSession) setMode(ctx context.Context, method, id string) error {
 		return invalidParams("%s: mode %q is not one of %s", method, id, strings.Join(ls.modeIDs(), ", "))
 	}
 	if err := ls.setAgent(ctx, agents.Build); err != nil {
+		return err
+	}
+	if err := ls.agent.Sessions.SetPermissionMode(ctx, ls.id, permissionMode(id)); err != nil {
 		return err
 	}
 	ls.mu.Lock()

@@ -37,11 +37,11 @@ func TestBuiltinCommandsAndTypedText(t *testing.T) {
 	}
 	// A command file written while darman runs is a command at once.
 	first.write(".darman/command/late.md", "Late $ARGUMENTS.")
-	first.newSession()
-	cmds := first.client.updates(0, "available_commands_update")
-	if last := toJSON(cmds[len(cmds)-1]); !strings.Contains(last, `"name":"late"`) {
-		t.Errorf("the new command is not offered: %s", last)
-	}
+	from = first.client.Count()
+	late := first.newSession()
+	first.client.Await(from, "the new command offered", func(n note) bool {
+		return strings.Contains(string(n.Params), late) && strings.Contains(string(n.Params), `"name":"late"`)
+	})
 	first.stop()
 
 	second := start(t, options{script: script, root: first.root, data: first.data})
