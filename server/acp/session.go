@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
@@ -50,11 +51,13 @@ var modes = []struct{ id, name, description string }{
 // liveSession is a session a client opened with session/new or
 // session/load on this connection.
 type liveSession struct {
-	s     *Server
-	id    agent.ID
-	cwd   string
-	agent *Agent
-	ws    *workspace
+	s   *Server
+	id  agent.ID
+	cwd string
+	// cur is the agent the session runs in: its directory's, replaced
+	// when the user trusts the folder (see Server.retrust).
+	cur atomic.Pointer[Agent]
+	ws  *workspace
 	// entry is the directory's agent the session runs in.
 	entry *agentEntry
 
@@ -75,9 +78,37 @@ type liveSession struct {
 	order *questionOrder
 }
 
+// ag is the agent the session runs in.
+func (ls *liveSession) ag() *Agent { return ls.cur.Load() }
+
+// adopt moves the session, between turns, to its directory's agent when
+// that was replaced (the folder trusted), and tells the client its modes
+// and commands as they now are.
+func (ls *liveSession) adopt(ctx context.Context) {
+	ls.s.mu.Lock()
+	now := ls.entry.agent
+	ls.s.mu.Unlock()
+	if now == nil || now == ls.ag() {
+		return
+	}
+	ls.mu.Lock()
+	moved := !ls.running && ls.cur.CompareAndSwap(ls.ag(), now)
+	ls.mu.Unlock()
+	if moved {
+		// The new agent's permission checker takes the session's mode.
+		if err := now.Sessions.SetPermissionMode(ctx, ls.id, permissionMode(ls.currentMode())); err != nil {
+			ls.s.log.Warn("acp: the session's mode did not follow it to the trusted agent", "session", ls.id, "err", err)
+		}
+		ls.agentsChanged(ctx)
+	}
+}
+
 func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer, mode string) (*liveSession, error) {
-	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, entry: e, mode: mode, terminals: map[string]string{},
+	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, ws: e.ws, entry: e, mode: mode, terminals: map[string]string{},
 		agentName: sess.Agent}
+	s.mu.Lock()
+	ls.cur.Store(e.agent) // set under s.mu
+	s.mu.Unlock()
 	if err := e.agent.Sessions.SetPermissionMode(ctx, sess.ID, permissionMode(mode)); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
@@ -198,12 +229,12 @@ type configOption struct {
 // options).
 func (ls *liveSession) configOptions(ctx context.Context) []configOption {
 	current := ""
-	if sess, err := ls.agent.Store.Session(ctx, ls.id); err == nil {
+	if sess, err := ls.ag().Store.Session(ctx, ls.id); err == nil {
 		current = sess.Model
 	}
 	var refs []string
-	if ls.agent.Models != nil {
-		refs = ls.agent.Models(ctx)
+	if ls.ag().Models != nil {
+		refs = ls.ag().Models(ctx)
 	}
 	if current != "" && !slices.Contains(refs, current) {
 		refs = append([]string{current}, refs...)
@@ -261,7 +292,7 @@ func (ls *liveSession) setMode(ctx context.Context, method, id string) error {
 	if err := ls.setAgent(ctx, agents.Build); err != nil {
 		return err
 	}
-	if err := ls.agent.Sessions.SetPermissionMode(ctx, ls.id, permissionMode(id)); err != nil {
+	if err := ls.ag().Sessions.SetPermissionMode(ctx, ls.id, permissionMode(id)); err != nil {
 		return err
 	}
 	ls.mu.Lock()
@@ -297,17 +328,17 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		if value == "" {
 			return nil, invalidParams(`session/set_config_option: model takes a "provider/model-id"`)
 		}
-		if ls.agent.CheckModel != nil {
-			if err := ls.agent.CheckModel(value); err != nil {
+		if ls.ag().CheckModel != nil {
+			if err := ls.ag().CheckModel(value); err != nil {
 				return nil, invalidParams("session/set_config_option: model %q: %v", value, err)
 			}
 		}
-		sess, err := ls.agent.Store.Session(ctx, ls.id)
+		sess, err := ls.ag().Store.Session(ctx, ls.id)
 		if err != nil {
 			return nil, err
 		}
 		sess.Model = value
-		if err := ls.agent.Store.PutSession(ctx, sess); err != nil {
+		if err := ls.ag().Store.PutSession(ctx, sess); err != nil {
 			return nil, err
 		}
 	default:
@@ -330,7 +361,7 @@ func (s *Server) cancel(ctx context.Context, params json.RawMessage) {
 	ls := s.sessions[agent.ID(p.SessionID)]
 	s.mu.Unlock()
 	if ls != nil {
-		ls.agent.Sessions.Cancel(ls.id)
+		ls.ag().Sessions.Cancel(ls.id)
 	}
 }
 
@@ -353,7 +384,8 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if res, ok, err := ls.checkpointCommand(ctx, session.MessageText(parts)); ok {
 		return res, err
 	}
-	s.refreshAgents(ctx, ls.agent)
+	ls.adopt(ctx)
+	s.refreshAgents(ctx, ls.ag())
 	parts, done, err := ls.agentPrompt(ctx, parts)
 	switch {
 	case err != nil:
@@ -399,7 +431,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 			order.told(e.Tool.CallID)
 		}
 	}
-	res, err := ls.agent.Sessions.Run(ctx, tn)
+	res, err := ls.ag().Sessions.Run(ctx, tn)
 	if errors.Is(err, prompt.ErrUnknownCommand) {
 		return nil, invalidParams("session/prompt: %v", err)
 	}
@@ -428,8 +460,8 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 // bash in the client's terminal when the client offers one.
 func (ls *liveSession) tools() []tool.Tool {
 	tools := slices.Clone(ls.mcpTools)
-	if ls.s.caps().Terminal && ls.agent.Bash != nil {
-		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.agent.Bash))
+	if ls.s.caps().Terminal && ls.ag().Bash != nil {
+		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.ag().Bash))
 	}
 	return tools
 }

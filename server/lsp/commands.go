@@ -103,6 +103,9 @@ type promptArgs struct {
 	// hand-off (the panel's "Build it"): the build agent is sent the
 	// server's hand-off prompt in the session that holds the plan.
 	Handoff bool `json:"handoff,omitempty"`
+	// References are files, folders and editor text attached by name
+	// (references.go).
+	References []promptReference `json:"references,omitempty"`
 }
 
 type turnResult struct {
@@ -131,7 +134,11 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	tn := session.Turn{Prompt: append(session.Text(a.Prompt), imgs...), Model: a.Model, Agent: a.Agent}
+	refs, err := s.referenceParts(ctx, a.References)
+	if err != nil {
+		return nil, rpc.InvalidParams("darman.prompt: references: %v", err)
+	}
+	tn := session.Turn{Prompt: append(append(session.Text(a.Prompt), refs...), imgs...), Model: a.Model, Agent: a.Agent}
 	if a.Context != nil {
 		c, err := s.contextText(a.Context)
 		if err != nil {
