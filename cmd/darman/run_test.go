@@ -256,6 +256,16 @@ func TestRunExpandsACommand(t *testing.T) {
 	if show := e.ok("sessions", "show", list[0].ID); !strings.Contains(show, "/review calc.go error handling") || strings.Contains(show, "Review calc.go with care.") {
 		t.Errorf("sessions show:\n%s\nwant the typed command, not its expansion", show)
 	}
+	// A fork at it gives back what was typed, to edit and send again.
+	var exp struct {
+		Messages []struct{ Message struct{ ID, Role string } }
+	}
+	json.Unmarshal([]byte(e.ok("sessions", "export", list[0].ID)), &exp)
+	var forked struct{ Prompt string }
+	json.Unmarshal([]byte(e.ok("sessions", "fork", list[0].ID, exp.Messages[0].Message.ID, "--json")), &forked)
+	if forked.Prompt != "/review calc.go error handling" {
+		t.Errorf("the fork's prompt is %q, want the typed command", forked.Prompt)
+	}
 }
 
 // TestRunBuiltinCommands: darman run runs darman's built-in commands as
