@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/rpc"
 )
 
 // The permission modes a session offers. They decide how the questions
@@ -276,10 +277,9 @@ func (s *Server) setMode(ctx context.Context, params json.RawMessage) (any, erro
 	// The options as this change left them, not as they are when the
 	// answer is out: the client may have changed them again by then.
 	opts := ls.configOptions(ctx)
-	afterReply(ctx, func() {
+	return rpc.Then{Result: map[string]any{}, After: func() {
 		ls.send(update{SessionUpdate: "config_option_update", ConfigOptions: opts})
-	})
-	return map[string]any{}, nil
+	}}, nil
 }
 
 func (ls *liveSession) setMode(ctx context.Context, method, id string) error {
@@ -318,12 +318,13 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	if err := json.Unmarshal(p.Value, &value); err != nil {
 		return nil, invalidParams("session/set_config_option: %s takes a value id (a string), not %s", p.ConfigID, p.Value)
 	}
+	var after func() // once the answer is out
 	switch p.ConfigID {
 	case "mode":
 		if err := ls.setMode(ctx, "session/set_config_option", value); err != nil {
 			return nil, err
 		}
-		afterReply(ctx, func() { ls.send(update{SessionUpdate: "current_mode_update", CurrentModeID: value}) })
+		after = func() { ls.send(update{SessionUpdate: "current_mode_update", CurrentModeID: value}) }
 	case "model":
 		if value == "" {
 			return nil, invalidParams(`session/set_config_option: model takes a "provider/model-id"`)
@@ -344,7 +345,7 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	default:
 		return nil, invalidParams("session/set_config_option: darman has no option %q (it has model and mode)", p.ConfigID)
 	}
-	return map[string]any{"configOptions": ls.configOptions(ctx)}, nil
+	return rpc.Then{Result: map[string]any{"configOptions": ls.configOptions(ctx)}, After: after}, nil
 }
 
 // cancel stops a session's turn; the turn's session/prompt answers
