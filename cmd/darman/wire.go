@@ -56,12 +56,17 @@ type agentWiring struct {
 
 	// agents are the named agents turns run; nil loads the workspace's.
 	agents *agents.Catalog
+	// sandbox, when set, is the sandbox made (and probing) before the
+	// store opened; nil makes one from the configuration.
+	sandbox *sandbox.Sandbox
+	// git, when set, is the workspace's git status started with darman,
+	// for the first prompt.
+	git *earlyGit
 
 	// Set by startAgent.
 	diagnostics tool.Diagnostics // the language servers' view after edits
 	mcp         *client.Manager  // the MCP servers, asked for tools at every turn
 	models      *models          // shared with the MCP servers' sampling
-	sandbox     *sandbox.Sandbox // confines the commands bash runs
 	hooks       *hook.Engine     // the user's hooks; nil when none
 
 	// checkpoints snapshots before steps; nil when off.
@@ -89,7 +94,9 @@ type agentRuntime struct {
 // unsaved buffers count), the configured MCP servers, and the session
 // service, their children recorded in w.children.
 func startAgent(ctx context.Context, cfg config.Config, st *store.Store, w agentWiring, log *slog.Logger) (*agentRuntime, error) {
-	w.sandbox = newSandbox(cfg)
+	if w.sandbox == nil {
+		w.sandbox = newSandbox(cfg)
+	}
 	if st := w.sandbox.Status(); len(st.Missing) > 0 {
 		log.Warn("sandbox: walls missing", "missing", st.Missing, "why", st.Reason)
 	}
@@ -167,7 +174,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Refused:      w.refused,
 		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
 		ToolSource:   mcpToolSource(cfg, w.mcp, st),
-		System:       systemPrompt(w.root, skills, log),
+		System:       systemPrompt(w.root, skills, w.git, log),
 		Rules:        rules(cfg, w.rules),
 		Grants:       grantStore{st},
 		Asker:        w.asker,
