@@ -90,7 +90,15 @@ export class App {
     const post = (m: WebviewMessage) => this.post(m);
     this.header = new Header({ post, newSession: () => this.newSession(), modelChanged: (m) => ((this.model = m), this.save()), handoff: () => this.handoff() });
     this.pictures = new Pictures(post);
-    this.stream = new Stream({ post, retry: (text) => this.send(text), pictures: this.pictures });
+    this.stream = new Stream({
+      post,
+      retry: (text) => this.send(text),
+      edit: (text) => {
+        this.prompt.setText(text);
+        this.prompt.focus();
+      },
+      pictures: this.pictures,
+    });
     this.reverts = new Reverts(post);
     this.permissions = new Permissions(post, () => this.questionsChanged(), () => this.prompt.focus());
     this.prompt = new PromptBox({

@@ -69,3 +69,37 @@ describe("webview stream details", { skip }, () => {
     await w.close();
   });
 });
+
+describe("webview message actions", { skip }, () => {
+  const page = webview();
+
+  test("copy an answer, ask a message again, or edit it and send it", async () => {
+    const w = await page();
+    const p = w.page;
+    await w.send({
+      type: "session",
+      sessionId: S,
+      title: "",
+      model: "",
+      state: "idle",
+      updates: [
+        { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Explain the lexer" } },
+        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "It **scans** runes." } },
+      ],
+    });
+    await p.getByRole("button", { name: "Copy the answer" }).click();
+    assert.deepEqual(await w.waitPosted("copy"), { type: "copy", text: "It **scans** runes." });
+    await p.getByRole("button", { name: "Edit this message" }).click();
+    const box = p.getByRole("combobox", { name: "Message darman" });
+    assert.equal(await box.inputValue(), "Explain the lexer");
+    assert.ok(await box.evaluate((el) => el === document.activeElement));
+    await box.fill("Explain the parser");
+    await box.press("Enter");
+    assert.equal((await w.waitPosted("prompt")).text, "Explain the parser");
+    await w.update(S, { sessionUpdate: "state_update", state: "running" }, { sessionUpdate: "state_update", state: "idle" });
+    await p.getByRole("button", { name: "Ask again" }).first().click();
+    await p.waitForFunction(() => window.__posted.filter((m) => m.type === "prompt").length === 2);
+    assert.equal((await w.waitPosted("prompt")).text, "Explain the lexer");
+    await w.close();
+  });
+});
