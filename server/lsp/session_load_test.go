@@ -164,3 +164,42 @@ func TestSessionLoadBadArguments(t *testing.T) {
 		t.Errorf("before a message newer than all: %+v", l)
 	}
 }
+
+// A turn that failed or was cancelled keeps saying so in the history: its
+// last answer ends with the state the live turn ended with.
+func TestSessionLoadKeepsFailuresAndCancels(t *testing.T) {
+	e := start(t, options{})
+	id := longSession(t, e.store, e.root, 1, 1)
+	ctx := context.Background()
+	for _, m := range []agent.Message{
+		{ID: agent.NewMessageID(), SessionID: id, Role: agent.RoleAssistant, Finish: agent.FinishError, Error: "the model went away"},
+		{ID: agent.NewMessageID(), SessionID: id, Role: agent.RoleAssistant, Finish: agent.FinishCancelled},
+	} {
+		if err := e.store.PutMessage(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var l struct {
+		Updates []struct {
+			SessionUpdate string `json:"sessionUpdate"`
+			State         string `json:"state"`
+			Error         *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"updates"`
+	}
+	e.client.mustCommand("darman.session.load", map[string]any{"sessionId": string(id)}, &l)
+	var states []string
+	for _, u := range l.Updates {
+		if u.SessionUpdate == "state_update" {
+			s := u.State
+			if u.Error != nil {
+				s += ": " + u.Error.Message
+			}
+			states = append(states, s)
+		}
+	}
+	if want := []string{"failed: the model went away", "cancelled"}; fmt.Sprint(states) != fmt.Sprint(want) {
+		t.Errorf("the history's states are %q, want %q", states, want)
+	}
+}

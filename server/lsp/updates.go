@@ -250,6 +250,14 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 		if acpupdate.WasInterrupted(m) {
 			out = append(out, update{SessionUpdate: "notice", Level: "warning", Message: acpupdate.Interrupted})
 		}
+		// A turn that failed or was cancelled ends as it did live, so a
+		// reloaded session still says so.
+		switch m.Message.Finish {
+		case agent.FinishError:
+			out = append(out, update{SessionUpdate: "state_update", State: stateFailed, Error: &updateError{Code: "turn_failed", Message: m.Message.Error}})
+		case agent.FinishCancelled:
+			out = append(out, update{SessionUpdate: "state_update", State: stateCancelled})
+		}
 	}
 	return out
 }

@@ -61,6 +61,7 @@ export class App {
   // to the tray if darman refuses it.
   private sentImages?: PromptImage[];
   private scroller: HTMLElement;
+  private toEnd: HTMLButtonElement;
   private status: HTMLElement;
   private banner: HTMLElement;
   private sessionId?: string;
@@ -89,7 +90,15 @@ export class App {
     const post = (m: WebviewMessage) => this.post(m);
     this.header = new Header({ post, newSession: () => this.newSession(), modelChanged: (m) => ((this.model = m), this.save()), handoff: () => this.handoff() });
     this.pictures = new Pictures(post);
-    this.stream = new Stream({ post, retry: (text) => this.send(text), pictures: this.pictures });
+    this.stream = new Stream({
+      post,
+      retry: (text) => this.send(text),
+      edit: (text) => {
+        this.prompt.setText(text);
+        this.prompt.focus();
+      },
+      pictures: this.pictures,
+    });
     this.reverts = new Reverts(post);
     this.permissions = new Permissions(post, () => this.questionsChanged(), () => this.prompt.focus());
     this.prompt = new PromptBox({
@@ -113,7 +122,15 @@ export class App {
     this.images.watch(this.prompt.el);
     this.banner = h("div", { class: "banner", hidden: true });
     this.status = h("div", { class: "turn-status", role: "status", "aria-live": "polite" });
-    this.scroller = h("main", { class: "scroll" }, this.stream.el, this.permissions.el, this.reverts.el);
+    // Shown while the user has scrolled up from the end: one click back.
+    this.toEnd = button("Jump to the end", { class: "secondary jump-end", hidden: true }, () => {
+      this.stick = true;
+      this.scroller.scrollTop = this.scroller.scrollHeight;
+      this.autoTop = this.scroller.scrollTop;
+      this.toEnd.hidden = true;
+      this.prompt.focus();
+    });
+    this.scroller = h("main", { class: "scroll" }, this.stream.el, this.permissions.el, this.reverts.el, this.toEnd);
     // Follow the end of the stream until the user scrolls up, and again once
     // they scroll back to the end. A scroll event may come after more text
     // arrived, so "not at the end" alone does not mean the user moved: only
@@ -122,6 +139,7 @@ export class App {
       const s = this.scroller;
       if (s.scrollHeight - s.scrollTop - s.clientHeight < 40) this.stick = true;
       else if (s.scrollTop < this.autoTop - 2) this.stick = false;
+      this.toEnd.hidden = this.stick;
     });
     // The observer runs after layout, so reading sizes here forces none
     // (doing it right after a batch's writes cost more than the writes).

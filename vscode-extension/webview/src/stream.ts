@@ -19,6 +19,8 @@ interface View {
 export type StreamActions = {
   post: Post;
   retry: (text: string) => void;
+  // edit puts a message's text back in the prompt box, to change and send.
+  edit?: (text: string) => void;
   pictures?: Pictures; // draws the user's images; without it they show as labels
 };
 
@@ -110,9 +112,9 @@ export class Stream {
   private create(e: Entry): View {
     switch (e.kind) {
       case "user":
-        return new UserView(this.actions.pictures);
+        return new UserView(this.actions);
       case "agent":
-        return new AgentView();
+        return new AgentView(this.actions.post);
       case "thought":
         return new ThoughtView();
       case "tool": {
@@ -168,10 +170,23 @@ class UserView implements View {
   private text = h("div", { class: "user-text" });
   private images?: HTMLElement;
   private shown = 0;
-  el = h("article", { class: "entry user", "aria-label": "You" }, h("div", { class: "who" }, "You"), this.text);
-  constructor(private pictures?: Pictures) {}
+  private pictures?: Pictures;
+  private value = "";
+  el: HTMLElement;
+  constructor(actions: StreamActions) {
+    this.pictures = actions.pictures;
+    const tools = h(
+      "span",
+      { class: "message-actions" },
+      button("Ask again", { class: "icon-button" }, () => actions.retry(this.value), icon("history")),
+      actions.edit ? button("Edit this message", { class: "icon-button" }, () => actions.edit?.(this.value), icon("rename")) : null,
+      button("Copy the message", { class: "icon-button" }, () => actions.post({ type: "copy", text: this.value }), icon("copy")),
+    );
+    this.el = h("article", { class: "entry user", "aria-label": "You" }, h("div", { class: "who" }, "You", tools), this.text);
+  }
   update(e: Entry): void {
     if (e.kind !== "user") return;
+    this.value = e.text;
     this.text.textContent = e.text;
     const refs = e.images ?? [];
     if (refs.length === this.shown) return;
@@ -187,9 +202,16 @@ class UserView implements View {
 
 class AgentView implements View {
   private md = new MarkdownView("agent-text");
-  el = h("article", { class: "entry agent", "aria-label": "darman" }, this.md.el);
+  private value = "";
+  el: HTMLElement;
+  constructor(post: Post) {
+    const copy = button("Copy the answer", { class: "icon-button message-copy" }, () => post({ type: "copy", text: this.value }), icon("copy"));
+    this.el = h("article", { class: "entry agent", "aria-label": "darman" }, this.md.el, h("div", { class: "message-actions" }, copy));
+  }
   update(e: Entry): void {
-    if (e.kind === "agent") this.md.set(e.text);
+    if (e.kind !== "agent") return;
+    this.value = e.text;
+    this.md.set(e.text);
   }
 }
 

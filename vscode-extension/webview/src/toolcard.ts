@@ -26,6 +26,7 @@ export class ToolCard {
   private title: HTMLElement;
   private status: HTMLElement;
   private locations: HTMLElement;
+  private failure: HTMLElement;
   private body: HTMLElement;
   private input?: HTMLDetailsElement;
   private slots: { item: ToolContent; el: HTMLElement }[] = [];
@@ -39,7 +40,8 @@ export class ToolCard {
     this.head = h("div", { class: "tool-head" });
     this.locations = h("div", { class: "tool-locations" });
     this.body = h("div", { class: "tool-body" });
-    this.el = h("article", { class: "entry tool" }, this.head, this.locations, this.body);
+    this.failure = h("div", { class: "tool-failure", hidden: true });
+    this.el = h("article", { class: "entry tool" }, this.head, this.failure, this.locations, this.body);
   }
 
   /**
@@ -50,13 +52,19 @@ export class ToolCard {
     // The head changes only with the kind, title or status: rebuilding it
     // for every output update would restart the running icon's animation.
     const asks = waiting && (call.status === "pending" || call.status === "in_progress");
-    const head = `${call.kind}\n${call.status}\n${call.title}\n${asks}`;
+    // A command's card shows the command itself; its description is the tooltip.
+    const command = call.kind === "execute" ? commandOf(call.rawInput) : "";
+    const title = command || call.title;
+    const head = `${call.kind}\n${call.status}\n${title}\n${asks}\n${call.failure ?? ""}`;
     if (head !== this.lastHead) {
       this.lastHead = head;
       const status = asks ? "waiting for you" : (statusText[call.status] ?? call.status);
       this.el.className = `entry tool kind-${call.kind} status-${asks ? "waiting" : call.status}`;
-      this.el.setAttribute("aria-label", `${call.kind} tool: ${call.title} (${status})`);
-      this.title.textContent = call.title;
+      this.el.setAttribute("aria-label", `${call.kind} tool: ${title} (${status}${call.failure ? `: ${call.failure}` : ""})`);
+      this.title.textContent = title;
+      this.title.title = command && call.title !== command ? call.title : title;
+      this.failure.textContent = call.failure ?? "";
+      this.failure.hidden = !call.failure;
       this.status.replaceChildren(asks ? icon("warning", "icon status") : statusIcon(call.status), h("span", { class: "status-text" }, status));
       this.head.replaceChildren(kindIcon(call.kind), this.title, this.status);
     }
@@ -136,6 +144,14 @@ export class ToolCard {
       this.input.replaceChildren(h("summary", null, "Input"), pre);
     }
   }
+}
+
+// commandOf is the shell command a bash call runs, its first line.
+function commandOf(raw: unknown): string {
+  const c = raw && typeof raw === "object" ? (raw as { command?: unknown }).command : undefined;
+  if (typeof c !== "string" || !c.trim()) return "";
+  const lines = c.trim().split("\n");
+  return lines.length > 1 ? `${lines[0]} …` : lines[0];
 }
 
 // diffSummary shows what an edit changes — the file, lines added and

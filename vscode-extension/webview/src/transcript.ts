@@ -14,6 +14,9 @@ export type ToolCall = {
   locations?: Location[];
   rawInput?: unknown;
   content?: ToolContent[];
+  // What a failed call's last title said ("no match", "permission
+  // denied"), kept apart so the card keeps saying what the call was.
+  failure?: string;
 };
 
 export type Usage = {
@@ -117,6 +120,10 @@ export class Transcript {
         if (Array.isArray(u.content)) fields.content = u.content.filter((c) => c && typeof c === "object");
         const known = this.tools.get(u.toolCallId);
         if (known) {
+          if (fields.status === "failed" && fields.title !== undefined && known.call.title && fields.title !== known.call.title) {
+            fields.failure = fields.title;
+            delete fields.title;
+          }
           known.call = { ...known.call, ...fields };
           return known;
         }

@@ -73,4 +73,28 @@ describe("webview session list", { skip }, () => {
     await p.getByRole("button", { name: "Sessions: Explain the lexer" }).waitFor();
     await w.close();
   });
+
+  test("a reloaded session shows its failure and its cancel", async () => {
+    const w = await page();
+    const p = w.page;
+    await w.send({
+      type: "session",
+      sessionId: "s1",
+      title: "Old",
+      model: "",
+      state: "idle",
+      updates: [
+        { sessionUpdate: "user_message_chunk", content: { type: "text", text: "first" } },
+        { sessionUpdate: "state_update", state: "failed", error: { code: "turn_failed", message: "the model went away" } },
+        { sessionUpdate: "user_message_chunk", content: { type: "text", text: "second" } },
+        { sessionUpdate: "state_update", state: "cancelled" },
+        { sessionUpdate: "user_message_chunk", content: { type: "text", text: "third" } },
+        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "done" } },
+      ],
+    });
+    assert.match(await p.locator(".failed-message").innerText(), /The turn failed: the model went away/);
+    assert.equal(await p.locator(".entry.cancelled").count(), 1);
+    assert.equal(await p.getByRole("button", { name: "Send" }).isVisible(), true, "a loaded session is not running");
+    await w.close();
+  });
 });
