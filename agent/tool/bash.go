@@ -197,28 +197,11 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 		res, err := startBackground(env, in.Command, c.dir, c.title, sp, confine)
 		return withNotice(res, notice), err
 	}
-	// A confined command cannot write the protected paths, but one missing
-	// directly at the root it can make (see rootguard.go): what is absent
-	// now is looked at again when it ends.
-	var absent []string
-	if confine != nil {
-		absent = absentRootNames(env.Workspace.Root())
-	}
-	res, output, err := runForeground(ctx, env, in, c, sp, confine)
-	if err != nil {
+	res, output, err := sp.sb.guardRoot(ctx, env, confine != nil, func() (Result, string, error) {
+		return runForeground(ctx, env, in, c, sp, confine)
+	})
+	if err != nil || !res.IsError || confine == nil {
 		return withNotice(res, notice), err
-	}
-	if len(absent) > 0 {
-		note, gerr := guardRoot(ctx, env, env.Workspace.Root(), sp.sb.quarantine, absent)
-		if note != "" {
-			res.Output += "\n" + note
-		}
-		if gerr != nil {
-			return res, gerr
-		}
-	}
-	if !res.IsError || confine == nil {
-		return withNotice(res, notice), nil
 	}
 	return sp.sb.escape(ctx, env, in.Command, c.dir, output, res, func() (Result, error) {
 		res, _, err := runForeground(ctx, env, in, c, sp, nil)

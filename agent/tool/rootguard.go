@@ -65,11 +65,31 @@ func absentRootNames(root string) []string {
 	return out
 }
 
-// guardRoot looks at the names absent before a command: each one the
+// guardRoot runs a command (run), and when it is confined looks at the
+// protected names absent at the root before it (see checkRoot); what the
+// model is told of them follows the command's output.
+func (b *bashSandbox) guardRoot(ctx context.Context, env *Env, confined bool, run func() (Result, string, error)) (Result, string, error) {
+	if !confined || env.Workspace == nil {
+		return run()
+	}
+	root := env.Workspace.Root()
+	absent := absentRootNames(root)
+	res, output, err := run()
+	if err != nil || len(absent) == 0 {
+		return res, output, err
+	}
+	note, err := checkRoot(ctx, env, root, b.quarantine, absent)
+	if note != "" {
+		res.Output += "\n" + note
+	}
+	return res, output, err
+}
+
+// checkRoot looks at the names absent before a command: each one the
 // command made is asked about (protected_path); one not allowed is moved
 // into quarantine. It returns what the model is told ("" when nothing was
 // made).
-func guardRoot(ctx context.Context, env *Env, root, quarantine string, absent []string) (string, error) {
+func checkRoot(ctx context.Context, env *Env, root, quarantine string, absent []string) (string, error) {
 	var notes []string
 	for _, n := range absent {
 		p := filepath.Join(root, n)

@@ -40,8 +40,9 @@ func rootGuardRun(t *testing.T, e *env, commands []string, args ...string) (*llm
 	return srv, out
 }
 
-// TestRunQuarantinesProtectedNamesAScriptMakesAtTheRoot: with every bash
-// command allowed but not protected_path, a sandboxed script makes, at
+// TestRunQuarantinesProtectedNamesAScriptMakesAtTheRoot: with everything
+// allowed by "*" (which does not answer protected_path: only a rule naming
+// it does), and no one to ask, a sandboxed script makes, at
 // the root of a workspace that is not a repository, protected names the
 // sandbox cannot keep from being made there (the script is decoded, then
 // run, so that no rule reads them). None is left in the workspace: each is in darman's quarantine,
@@ -71,7 +72,7 @@ func TestRunQuarantinesProtectedNamesAScriptMakesAtTheRoot(t *testing.T) {
 	script = append(script, "echo kept > notes.txt", "echo SCRIPT-RAN")
 	// Decoded, then run: the permission checks read no name of it.
 	hidden := base64.StdEncoding.EncodeToString([]byte(strings.Join(script, "\n")))
-	srv, _ := rootGuardRun(t, e, []string{"echo " + hidden + " | base64 -d > s.sh && bash s.sh"}, "--allow", "bash:*", "--allow", "edit")
+	srv, _ := rootGuardRun(t, e, []string{"echo " + hidden + " | base64 -d > s.sh && bash s.sh"}, "--allow", "*")
 	result := lastToolResult(t, srv.ModelCalls()[1].Body)
 	if !strings.Contains(result, "SCRIPT-RAN") {
 		t.Fatalf("the script did not run:\n%s", result)
