@@ -29,10 +29,13 @@ import (
 // a protected path (protected_path), and when that is not allowed it is
 // moved into the quarantine directory, never deleted.
 //
-// The look is after the command's end: what it left running was stopped
-// or became a background job by then. A background job (run_in_background,
-// or a command's leftovers adopted as one) that makes such a name later is
-// not seen by this look.
+// The look is after the command's end: what it left running in its
+// process group was stopped or became a background job by then. The
+// commands of one darman share one PID namespace (internal/sandbox's
+// pidNS), which ends only with darman, so a process that left the group
+// (setsid) lives on, as it does without a PID namespace. What a background
+// job (run_in_background, or leftovers adopted as one) or such a process
+// makes later is not seen by this look.
 
 // rootNames returns the names directly in root that lead to a protected
 // path (permission.ProtectedPaths, and .git, which the list leaves to git
