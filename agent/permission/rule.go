@@ -188,7 +188,7 @@ func decide(rules []Rule, permission, subject string) Check {
 	c := Check{Permission: permission, Subject: subject, Action: Ask}
 	for i := len(rules) - 1; i >= 0; i-- {
 		if r := &rules[i]; r.Matches(permission, subject) {
-			if permission == SandboxEscape && r.Action == Allow && r.Permission != SandboxEscape {
+			if (permission == SandboxEscape || permission == ProtectedPath) && r.Action == Allow && r.Permission != permission {
 				continue
 			}
 			c.Rule = r

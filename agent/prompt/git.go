@@ -36,9 +36,10 @@ func GitStatus(ctx context.Context, dir string) (branch, status string, err erro
 	// fsmonitor daemon of a repository with core.fsmonitor set, is the
 	// user's and should outlive it, where on Windows a job of darman's
 	// would end it.
-	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "status", "--porcelain=v1", "--branch")
+	args := append(safeGitArgs(ctx, dir), "--no-optional-locks", "status", "--porcelain=v1", "--branch", "--ignore-submodules=all")
+	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(os.Environ(), gitEnv...)
 	cmd.WaitDelay = time.Second
 	out := &capped{limit: maxGitOutput}
 	var stderr capped
@@ -58,6 +59,37 @@ func GitStatus(ctx context.Context, dir string) (branch, status string, err erro
 	}
 	head, rest, _ := strings.Cut(out.String(), "\n")
 	return parseBranch(head), strings.TrimRight(rest, "\n"), nil
+}
+
+// gitEnv is what darman's own git commands add to the environment.
+var gitEnv = []string{"LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0"}
+
+// safeGitArgs are the -c options that keep darman's git status from
+// running a program the repository's configuration names: a .git/config
+// written by a command (or a cloned project's tooling) is not the user's
+// choice of what darman runs. git status can reach core.fsmonitor (run on
+// every status) and the clean filters of the drivers .gitattributes
+// chooses (run to compare a changed file's content); it runs no hooks,
+// pager or diff program, and --ignore-submodules=all keeps it out of
+// submodules. Driver names are the configuration's own, so they are read
+// first with git config, which runs nothing; the command line's -c wins
+// over every configuration file.
+func safeGitArgs(ctx context.Context, dir string) []string {
+	args := []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
+	cmd := exec.CommandContext(ctx, "git", "config", "--null", "--name-only", "--get-regexp", `^filter\..*\.(clean|process)$`)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnv...)
+	out := &capped{limit: maxGitOutput}
+	cmd.Stdout = out
+	if cmd.Run() != nil {
+		return args // none set (exit 1), or not a repository: status says
+	}
+	for _, key := range strings.Split(out.String(), "\x00") {
+		if key = strings.TrimSpace(key); key != "" {
+			args = append(args, "-c", key+"=")
+		}
+	}
+	return args
 }
 
 // parseBranch reads the "## ..." line of git status --branch.

@@ -197,7 +197,9 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 		res, err := startBackground(env, in.Command, c.dir, c.title, sp, confine)
 		return withNotice(res, notice), err
 	}
-	res, output, err := runForeground(ctx, env, in, c, sp, confine)
+	res, output, err := sp.sb.guardRoot(ctx, env, confine != nil, func() (Result, string, error) {
+		return runForeground(ctx, env, in, c, sp, confine)
+	})
 	if err != nil || !res.IsError || confine == nil {
 		return withNotice(res, notice), err
 	}

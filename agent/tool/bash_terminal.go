@@ -88,7 +88,9 @@ func runInTerminal(ctx context.Context, env *Env, in bashInput, term Terminal, s
 		return failure("no sandbox", "The command was not run: %v. Tell the user; they can change sandbox.mode.", err), nil
 	}
 	tc.Argv, tc.Env = argv, vars
-	res, output, err := runTerminalCommand(ctx, term, tc, c)
+	res, output, err := sb.guardRoot(ctx, env, argv != nil, func() (Result, string, error) {
+		return runTerminalCommand(ctx, term, tc, c)
+	})
 	if err != nil || !res.IsError || argv == nil {
 		return withNotice(res, notice), err
 	}

@@ -31,6 +31,11 @@ type Options struct {
 	// Sandbox confines the commands bash runs (foreground and
 	// background); nil runs them unsandboxed, silently (tests).
 	Sandbox *sandbox.Sandbox
+	// Quarantine is the directory (in darman's data dir) that a protected
+	// name a sandboxed command made at the workspace root (.envrc, .git/
+	// in a folder that is not a repository) is moved into when keeping it
+	// is not allowed; "" leaves it where it is, and the model is told.
+	Quarantine string
 	// Network says whether a command line may use the network inside the
 	// sandbox (sandbox.networkCommands); nil: only when the sandbox
 	// itself allows it.
@@ -55,7 +60,7 @@ func Builtins(opts Options) []Tool {
 		newGlob(s),
 		newGrep(s),
 		newList(s),
-		newBash(opts.MaxBashTimeout, bashSpawn{reg: opts.Children, environ: opts.Environ, sb: &bashSandbox{sb: opts.Sandbox, network: opts.Network}}),
+		newBash(opts.MaxBashTimeout, bashSpawn{reg: opts.Children, environ: opts.Environ, sb: &bashSandbox{sb: opts.Sandbox, network: opts.Network, quarantine: opts.Quarantine}}),
 		newBashOutput(),
 		newBashKill(),
 		newTodo(),

@@ -24,6 +24,10 @@ type bashSandbox struct {
 	// configured per-command patterns); nil: never beyond the sandbox's
 	// own setting.
 	network func(command string) bool
+	// quarantine is the directory a protected name a confined command
+	// made at the workspace root is moved into when keeping it is not
+	// allowed ("": none, it is left and the model is told).
+	quarantine string
 	// told holds the sessions already told that commands run unsandboxed.
 	told sync.Map
 }

@@ -89,7 +89,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 		// The bash that runs background commands for a client whose
 		// terminal runs the others.
 		var bash tool.Tool
-		for _, t := range tool.Builtins(tool.Options{Children: a.children, NoRipgrep: true, Environ: childEnviron(cfg), Sandbox: rt.sandbox, Network: networkFor(cfg)}) {
+		for _, t := range tool.Builtins(tool.Options{Children: a.children, NoRipgrep: true, Environ: childEnviron(cfg), Sandbox: rt.sandbox, Quarantine: quarantineDir(cfg), Network: networkFor(cfg)}) {
 			if t.Info().Name == "bash" {
 				bash = t
 			}

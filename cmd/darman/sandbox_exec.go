@@ -146,3 +146,13 @@ func sandboxStatus(sb *sandbox.Sandbox) map[string]any {
 	return map[string]any{"active": st.Active(), "kind": st.Kind, "mode": st.Mode, "abi": st.ABI,
 		"network": st.Network, "protectedReadOnly": st.ProtectedReadOnly, "reason": st.Reason, "readOnlyView": st.ReadOnlyView, "pidNamespace": st.PIDNamespace, "missing": st.Missing, "summary": st.Summary()}
 }
+
+// quarantineDir is where the bash tool moves a protected name a sandboxed
+// command made at the workspace root when keeping it is not allowed: in
+// darman's data directory, never deleted.
+func quarantineDir(cfg config.Config) string {
+	if cfg.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(cfg.DataDir, "quarantine")
+}

@@ -172,7 +172,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		WorkspaceFor: w.workspaceFor,
 		AskerFor:     w.askerFor,
 		Refused:      w.refused,
-		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
+		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.diagnostics, Children: w.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Quarantine: quarantineDir(cfg), Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
 		ToolSource:   mcpToolSource(cfg, w.mcp, st),
 		System:       systemPrompt(w.root, skills, w.git, log),
 		Rules:        rules(cfg, w.rules),
