@@ -140,10 +140,23 @@ func checkStore(dir string) error {
 				bad = append(bad, fmt.Sprintf("%s: %v", name, err))
 			}
 		}
+		var logged map[uint64]bool // the versions the memtables' logs hold
 		for id := range files.tables {
-			if _, mentioned := m.mentioned[id]; !mentioned {
-				bad = append(bad, table.IDToFilename(id)+" is not in MANIFEST (the manifest is older or cut short, or darman stopped between writing a table and recording it)")
+			if _, mentioned := m.mentioned[id]; mentioned {
+				continue
 			}
+			// A darman killed between writing a memtable's table and
+			// recording it in the manifest leaves the table unnamed and
+			// the memtable's log beside it: badger drops the table and
+			// replays the log, so nothing is lost. An unnamed table whose
+			// log is gone (an older manifest put back) is a loss.
+			if logged == nil {
+				logged = memtableVersions(dir)
+			}
+			if v, err := tableMaxVersion(filepath.Join(dir, table.IDToFilename(id))); err == nil && logged[v] {
+				continue
+			}
+			bad = append(bad, table.IDToFilename(id)+" is not in MANIFEST (the manifest is older or cut short)")
 		}
 	}
 	for id, n := range files.vlogs {
@@ -272,7 +285,14 @@ func checkRegistry(path string) error {
 // index), then that every block the index lists lies inside the file. It
 // reads the footer only, not the blocks (badger checks each block's
 // checksum when it reads it).
-func checkTable(path string) (err error) {
+func checkTable(path string) error {
+	_, err := tableMaxVersion(path)
+	return err
+}
+
+// tableMaxVersion checks a table's footer and index as checkTable says and
+// returns the newest version (commit timestamp) the table holds.
+func tableMaxVersion(path string) (_ uint64, err error) {
 	defer func() {
 		// The index is a flatbuffer, whose reader panics on bytes that
 		// are not one.
@@ -283,14 +303,14 @@ func checkTable(path string) (err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return errors.New("missing")
+			return 0, errors.New("missing")
 		}
-		return err
+		return 0, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	size := info.Size()
 	short := fmt.Errorf("truncated (%d bytes)", size)
@@ -308,37 +328,37 @@ func checkTable(path string) (err error) {
 	}
 	lenBuf, ok := take(4)
 	if !ok {
-		return short
+		return 0, short
 	}
 	sumBuf, ok := take(int64(y.BytesToU32(lenBuf)))
 	if !ok {
-		return short
+		return 0, short
 	}
 	var sum pb.Checksum
 	if err := proto.Unmarshal(sumBuf, &sum); err != nil {
-		return short
+		return 0, short
 	}
 	if lenBuf, ok = take(4); !ok {
-		return short
+		return 0, short
 	}
 	index, ok := take(int64(y.BytesToU32(lenBuf)))
 	if !ok {
-		return short
+		return 0, short
 	}
 	if sum.Sum == 0 || len(index) < 8 {
-		return fmt.Errorf("its footer is zeroed or overwritten")
+		return 0, fmt.Errorf("its footer is zeroed or overwritten")
 	}
 	if err := y.VerifyChecksum(index, &sum); err != nil {
-		return fmt.Errorf("its index does not match its checksum (truncated or overwritten)")
+		return 0, fmt.Errorf("its index does not match its checksum (truncated or overwritten)")
 	}
 	ti := fb.GetRootAsTableIndex(index, 0)
 	var bo fb.BlockOffset
 	for i := range ti.OffsetsLength() {
 		if !ti.Offsets(&bo, i) || int64(bo.Offset())+int64(bo.Len()) > end {
-			return short
+			return 0, short
 		}
 	}
-	return nil
+	return ti.MaxVersion(), nil
 }
 
 // vlogHeader is the size of a value-log file's header (a key ID and an IV).
@@ -399,6 +419,33 @@ func checkLastValueLog(path string) error {
 	return nil
 }
 
+// memtableVersions returns the versions of the entries in the memtables'
+// logs (the .mem files) of dir, read as badger replays them: to the first
+// entry that does not read.
+func memtableVersions(dir string) map[uint64]bool {
+	versions := map[uint64]bool{}
+	mems, _ := filepath.Glob(filepath.Join(dir, "*.mem"))
+	for _, path := range mems {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		info, err := f.Stat()
+		if err == nil && info.Size() > vlogHeader {
+			r := &countReader{r: bufio.NewReaderSize(io.NewSectionReader(f, vlogHeader, info.Size()-vlogHeader), 256<<10), n: vlogHeader}
+			for {
+				e, err := readVlogEntry(r)
+				if err != nil || e.zero {
+					break
+				}
+				versions[e.version] = true
+			}
+		}
+		f.Close()
+	}
+	return versions
+}
+
 type countReader struct {
 	r *bufio.Reader
 	n int64
@@ -419,10 +466,12 @@ func (c *countReader) ReadByte() (byte, error) {
 }
 
 // vlogEntry is what readVlogEntry learnt of an entry: whether it is the
-// zeros after the last one, and how long its header says it is.
+// zeros after the last one, how long its header says it is, and the
+// version (commit timestamp) its key carries.
 type vlogEntry struct {
 	zero    bool
 	claimed int64
+	version uint64
 }
 
 var errBadEntry = errors.New("a value-log entry does not match its checksum")
@@ -465,7 +514,15 @@ func readVlogEntry(r *countReader) (vlogEntry, error) {
 		return e, errBadEntry
 	}
 	e.claimed = int64(n) + int64(lens[0]+lens[1]) + 4
-	if _, err := io.CopyN(h, r, int64(lens[0]+lens[1])); err != nil {
+	key := make([]byte, lens[0])
+	if _, err := io.ReadFull(r, key); err != nil {
+		return e, io.ErrUnexpectedEOF
+	}
+	h.Write(key)
+	if len(key) >= 8 {
+		e.version = y.ParseTs(key)
+	}
+	if _, err := io.CopyN(h, r, int64(lens[1])); err != nil {
 		return e, io.ErrUnexpectedEOF
 	}
 	var sum [4]byte
