@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/childenv"
@@ -102,7 +101,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			Model:      m.stickyModel(),
 			Models:     func(context.Context) []string { return configuredModels(cfg) },
 			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
-			Commands:   prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
+			Commands:   workspaceCommands(setup.Root, cfg.WorkspaceTrusted),
 			Bash:       bash,
 			Meta: func() map[string]any {
 				return map[string]any{"sandbox": sandboxStatus(rt.sandbox), "trust": trust.status()}

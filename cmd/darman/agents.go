@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/darman-dev/darman/agent/agents"
@@ -15,7 +17,7 @@ import (
 // loadAgents finds the workspace's named agents: the built-in build and
 // plan, the agent files, and the configuration's agents key.
 func loadAgents(root string, cfg config.Config, log *slog.Logger) *agents.Catalog {
-	return agents.Load(agents.Options{Dirs: prompt.LocateDirs(root, nil), Config: cfg.Agents, Logger: log, Trusted: cfg.WorkspaceTrusted})
+	return agents.Load(agents.Options{Dirs: prompt.LocateDirs(root, nil), Config: cfg.Agents, MCPServers: slices.Sorted(maps.Keys(cfg.MCPServers)), Logger: log, Trusted: cfg.WorkspaceTrusted})
 }
 
 // diagnoseAgents lists the agents with the file each comes from, and the

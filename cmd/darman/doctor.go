@@ -15,7 +15,7 @@ import (
 	"github.com/samber/lo"
 	"github.com/spf13/cobra"
 
-	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/internal/child"
@@ -127,13 +127,14 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	}
 	a.trust.diagnose(r)
 	c := loaded.Config
-	a.diagnoseStore(ctx, r)
+	st := a.diagnoseStore(ctx, r)
 	a.diagnoseModel(ctx, r, c, checkModel)
 	diagnoseChildEnv(r, c)
 	diagnoseShell(r)
 	root, rootErr := a.workspaceRoot()
 	log, _ := a.logger()
 	if rootErr == nil {
+		diagnoseCheckpoints(ctx, r, c, st, root)
 		diagnoseMCPServers(ctx, r, c, root, a.children, log)
 		diagnoseAgents(r, c, root)
 	}
@@ -143,21 +144,23 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP bool) *report {
 	return r
 }
 
-func (a *app) diagnoseStore(ctx context.Context, r *report) {
+// diagnoseStore checks the session store and returns it, nil when it
+// cannot be opened.
+func (a *app) diagnoseStore(ctx context.Context, r *report) *store.Store {
 	s, err := a.openStoreReadOnly(ctx)
 	var damage *store.DamageError
 	switch {
 	case errors.As(err, &damage):
 		r.add("data", damage.Dir, "fail", err.Error())
-		return
+		return nil
 	case err != nil:
 		r.add("data", "session store", "fail", err.Error())
-		return
+		return nil
 	}
 	st, err := s.Stats(ctx)
 	if err != nil {
 		r.add("data", s.Dir(), "fail", err.Error())
-		return
+		return s
 	}
 	who := "this process"
 	if !s.Owner() {
@@ -165,6 +168,7 @@ func (a *app) diagnoseStore(ctx context.Context, r *report) {
 	}
 	r.add("data", s.Dir(), "ok", fmt.Sprintf("%d sessions, %s on disk, schema %d, %s",
 		st.Sessions, humanize.IBytes(uint64(st.LSMBytes+st.ValueLogBytes)), st.Schema, who))
+	return s
 }
 
 // repairStore runs store.Repair on the data directory and says what it did,
@@ -215,14 +219,14 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 		r.add("model", sel.Ref(), "ok", sel.Reason)
 	}
 	names := map[string]bool{}
-	for _, n := range llm.PresetNames() {
+	for _, n := range provider.PresetNames() {
 		names[n] = true
 	}
 	for n := range c.Provider {
 		names[n] = true
 	}
 	behaviour := map[string]string{}
-	for _, p := range llm.Presets() {
+	for _, p := range provider.Presets() {
 		behaviour[p.Name] = presetBehaviour(p)
 	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
@@ -244,7 +248,7 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 		}
 	}
 	if check && sel != nil {
-		res := llm.Check(ctx, sel.Client, sel.Model)
+		res := provider.Check(ctx, sel.Client, sel.Model)
 		status := "ok"
 		if !res.OK() {
 			status = "fail"
@@ -257,7 +261,7 @@ func (a *app) diagnoseModel(ctx context.Context, r *report, c config.Config, che
 // sent back: "openai-chat; reasoning_content sent back with tool-call
 // turns; prompt_tokens include cached tokens (checked against
 // total_tokens); 4 catalog models".
-func presetBehaviour(p llm.PresetInfo) string {
+func presetBehaviour(p provider.PresetInfo) string {
 	parts := []string{p.API}
 	if p.Auth != "API key" && p.Auth != "none" {
 		parts = append(parts, p.Auth)

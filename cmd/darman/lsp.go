@@ -169,8 +169,8 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, lsp.Setup) (*ls
 			Sessions:      rt.svc,
 			Store:         st,
 			Model:         rt.models.stickyModel(),
-			Commands:      prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)),
-			LoadCommands:  func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, nil)) },
+			Commands:      workspaceCommands(setup.Root, cfg.WorkspaceTrusted),
+			LoadCommands:  func() *prompt.Commands { return workspaceCommands(setup.Root, cfg.WorkspaceTrusted) },
 			PromptActions: promptActions(cfg.CodeActions),
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status: func(context.Context) map[string]any {

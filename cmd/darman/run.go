@@ -209,7 +209,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	var command *prompt.Command
 	var cmdArgs string
 	if _, _, ok := prompt.ParseInvocation(o.prompt); ok {
-		if command, cmdArgs, err = prompt.LoadCommands(prompt.LocateDirs(root, nil)).Invocation(o.prompt); err != nil {
+		if command, cmdArgs, err = workspaceCommands(root, cfg.WorkspaceTrusted).Invocation(o.prompt); err != nil {
 			return err
 		}
 	}
@@ -233,6 +233,9 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if o.agent != "" {
 		// An unknown agent fails before a session is made for it.
 		if a, ok := svc.Agents().Get(o.agent); !ok || !a.RunsWhenNamed() {
+			if p, left := svc.Agents().ProblemOf(o.agent); !ok && left {
+				return fmt.Errorf("--agent %q: its definition was left out: %s", o.agent, p)
+			}
 			return fmt.Errorf("--agent %q: not an agent a session runs; the agents are %s", o.agent, strings.Join(svc.Agents().Names(agents.Agent.Runs), ", "))
 		}
 	}

@@ -37,6 +37,9 @@ func sandboxOptions(cfg config.Config) sandbox.Options {
 		ReadableDirs: c.ReadableDirs,
 		Caches:       c.Caches,
 		Protect:      c.Protect,
+		// The permission checks' list of protected paths is the
+		// sandbox's too: one list.
+		Protected: permission.ProtectedPaths,
 		// The temp dirs live in darman's own: an unrelated TMPDIR left by
 		// a parent sandbox is no place for them.
 		TempRoot:    tempRoot(),

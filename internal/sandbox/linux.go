@@ -278,7 +278,7 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root 
 		return nil
 	}
 	if detached && pol.NS {
-		pol.NS, pol.Reexec = false, true
+		pol.NS, pol.Reexec, pol.PID = false, true, c.pidOK && c.inThread
 	}
 	pol.PolicyDir = dir
 	arg, err := policyArg(pol)
@@ -334,9 +334,11 @@ func Exec(args []string, stderr io.Writer) int {
 	return code
 }
 
-// reexec runs the helper again in a user and mount namespace of its own,
-// for a caller that could not make one (the editor's terminal), passes
-// signals on, and ends as it ends. When no namespace can be made, the
+// reexec confines a command for a caller that could not (the editor's
+// terminal): as darman confines its own (reexecAsDarman), in a PID
+// namespace of its own, where one can be made; else by running the helper
+// again in a user and mount namespace of its own. It passes signals on,
+// and ends as the command ends. When no namespace can be made, the
 // command runs without the read-only paths, which it says on stderr.
 func reexec(pol Policy, rest []string, stderr io.Writer) int {
 	self, err := os.Executable()
@@ -345,6 +347,9 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 		return 125
 	}
 	pol.Reexec, pol.NS = false, true
+	if code, ok := reexecAsDarman(self, pol, rest, stderr); ok {
+		return code
+	}
 	start := func(pol Policy, ns bool) (*exec.Cmd, error) {
 		arg, err := policyArg(pol)
 		if err != nil {
@@ -384,6 +389,92 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 		return 125
 	}
 	return cmd.ProcessState.ExitCode()
+}
+
+// reexecAsDarman starts the command (rest: its path and argv) as darman
+// starts its own: darman's probe (its record included) said in the policy
+// what this machine allows (reexecCaps), and the command is confined on a thread of this process, or of a namespace
+// holder, in the PID namespace of an init of its own (pidns_linux.go), so
+// that the editor's terminal gets every wall the bash tool's commands
+// get. ok is false when no PID namespace can be made here: reexec's
+// plainer way then runs it (without one, as Status says).
+func reexecAsDarman(self string, pol Policy, rest []string, stderr io.Writer) (code int, ok bool) {
+	c, ok := reexecCaps(self, pol)
+	defer c.pool.close()
+	defer c.pidns.close()
+	if !ok || len(rest) < 2 {
+		return 0, false
+	}
+	root := ""
+	if len(pol.WriteDirs) > 0 {
+		root = pol.WriteDirs[0] // the workspace's (Sandbox.Policy)
+	}
+	cmd := &exec.Cmd{Path: rest[0], Args: rest[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	// Entered again by the command, in its mount namespace: the writable
+	// clone of the workspace there.
+	cmd.Dir, _ = os.Getwd()
+	pol.NS, pol.Reexec = false, false
+	if err := wrapOS(cmd, pol, c, false, pol.PolicyDir, root); err != nil {
+		fmt.Fprintf(stderr, "darman sandbox-exec: %v\n", err)
+		return 125, true
+	}
+	if err := startOS(cmd); err != nil {
+		fmt.Fprintf(stderr, "darman sandbox-exec: %v\n", err)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return 127, true
+		}
+		return 126, true
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	err := cmd.Wait()
+	signal.Stop(sigs)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		// (The init and holder see this process's end as their
+		// socket's, and go.)
+		signal.Reset(ws.Signal())
+		syscall.Kill(os.Getpid(), ws.Signal())
+		return 128 + int(ws.Signal()), true
+	}
+	if err != nil && cmd.ProcessState == nil {
+		return 125, true
+	}
+	return cmd.ProcessState.ExitCode(), true
+}
+
+// reexecCaps are the capabilities the helper confines the command with:
+// what darman's probe found (pol.PID, pol.View), checked again only where
+// this process's own state matters (its threads', whether it may mount);
+// ok is false where the helper cannot do it as darman does.
+func reexecCaps(self string, pol Policy) (c capabilities, ok bool) {
+	if !pol.PID {
+		return c, false
+	}
+	abi, err := early.ABI()
+	if err != nil || abi < 1 {
+		return c, false
+	}
+	c.abi, c.helper, c.userns, c.view = abi, self, true, pol.View
+	if c.inThread, _ = inThreadOK(); !c.inThread {
+		return c, false
+	}
+	var viewErr error
+	if c.threadNS, viewErr = threadMountNS(); c.threadNS {
+		if pol.View && viewErr != nil {
+			return c, false
+		}
+		c.pidns = newPidNS(self)
+	} else {
+		c.pool = newHolderPool(self)
+		c.pool.pid = true
+	}
+	c.pidOK = true
+	return c, true
 }
 
 // maxInlinePolicy is the largest policy passed as an argument; Linux

@@ -3,6 +3,8 @@
 package sandbox
 
 import (
+	"github.com/darman-dev/darman/agent/permission"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,5 +219,87 @@ func TestMakeAndALanguageServerWorkInTheView(t *testing.T) {
 	}
 	if !strings.Contains(out, "m.go:3") || !strings.Contains(out, "GOPLS-DONE") {
 		t.Errorf("gopls did not report the type error:\n%s", out)
+	}
+}
+
+// TestTerminalCommandSeesOnlyTheSandboxsProcesses: a command line for the
+// editor's terminal (CommandLine, started by a process darman does not
+// control) runs in a PID namespace of its own too, as the bash tool's
+// commands do: another process's environment and darman's test process
+// are out of its sight, its own children in it; its exit code and its
+// output come through.
+func TestTerminalCommandSeesOnlyTheSandboxsProcesses(t *testing.T) {
+	f := newFixture(t, Options{})
+	if !f.sb.Status().PIDNamespace {
+		t.Skipf("no PID namespace here: %s", f.sb.Status().Reason)
+	}
+	other := exec.Command("sleep", "30")
+	other.Env = []string{"OTHER_TOKEN=OTHER-PROCESS-SECRET"}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	script := strings.Join([]string{
+		"tr '\\0' '\\n' < /proc/" + itoa(other.Process.Pid) + "/environ",
+		"for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null",
+		"test -e /proc/" + itoa(os.Getpid()) + "/cmdline && echo TEST-PROCESS\"\"-SEEN",
+		"sleep 5 & ls /proc/$!/ >/dev/null && echo CHILD-SEEN; kill %1",
+		"echo PPID=$PPID",
+		"exit 7",
+	}, "\n")
+	argv, env, err := f.sb.CommandLine([]string{"bash", "-c", script}, Request{Root: f.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = f.ws
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if strings.Contains(out, "OTHER-PROCESS-SECRET") || strings.Contains(out, "sleep 30") || strings.Contains(out, "TEST-PROCESS-SEEN") {
+		t.Errorf("the terminal's command sees processes outside the sandbox: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "CHILD-SEEN") || !strings.Contains(out, "PPID=0") {
+		t.Errorf("the terminal's command is not in a PID namespace of its own:\n%s", out)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		t.Errorf("exit: %v, want 7\n%s", err, out)
+	}
+}
+
+// BenchmarkTerminalCommand is the start of a command line the editor's
+// terminal runs (CommandLine: darman re-executed as the helper, which
+// confines the command as darman does), to its end: /bin/true.
+func BenchmarkTerminalCommand(b *testing.B) {
+	ws := b.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if h := os.Getenv("DARMAN_BENCH_HELPER"); h != "" {
+		exe = h
+	}
+	sb := New(Options{Helper: exe, TempRoot: b.TempDir(), Protected: permission.ProtectedPaths})
+	defer sb.Close()
+	if !sb.Status().Active() {
+		b.Skipf("no sandbox: %s", sb.Status().Reason)
+	}
+	argv, env, err := sb.CommandLine([]string{"/bin/true"}, Request{Root: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	environ := os.Environ()
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	for b.Loop() {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = ws, environ
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
 	}
 }
