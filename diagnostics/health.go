@@ -177,7 +177,7 @@ type health struct {
 	// loadTime, once loaded, how long the load took.
 	started, settled time.Time
 	loadTime         time.Duration
-	fail      *LoadError
+	fail             *LoadError
 	// failNote says fail quotes a progress report, not a message.
 	failNote bool
 }
