@@ -101,7 +101,6 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			Model:      m.stickyModel(),
 			Models:     func(context.Context) []string { return configuredModels(cfg) },
 			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
-			Commands:   workspaceCommands(setup.Root, cfg.WorkspaceTrusted),
 			Bash:       bash,
 			Meta: func() map[string]any {
 				return map[string]any{"sandbox": sandboxStatus(rt.sandbox), "trust": trust.status()}

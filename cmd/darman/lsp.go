@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/darman-dev/darman/agent"
-	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/internal/startup"
 	"github.com/darman-dev/darman/server/lsp"
@@ -169,8 +168,6 @@ func (a *app) startAgent(log *slog.Logger) func(context.Context, lsp.Setup) (*ls
 			Sessions:      rt.svc,
 			Store:         st,
 			Model:         rt.models.stickyModel(),
-			Commands:      workspaceCommands(setup.Root, cfg.WorkspaceTrusted),
-			LoadCommands:  func() *prompt.Commands { return workspaceCommands(setup.Root, cfg.WorkspaceTrusted) },
 			PromptActions: promptActions(cfg.CodeActions),
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status: func(context.Context) map[string]any {

@@ -70,7 +70,7 @@ func TestMCPServerAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := rt.svc.Prompt(context.Background(), sess.ID, "delegate the ping")
+	msg, err := rt.svc.Run(context.Background(), session.Turn{Session: sess.ID, Prompt: session.Text("delegate the ping")})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("the turn: %+v, %v", msg, err)
 	}

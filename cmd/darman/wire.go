@@ -186,6 +186,7 @@ func newSessionService(cfg config.Config, st *store.Store, w agentWiring, log *s
 		Hooks:       sessionHooks(w.hooks),
 		Checkpoints: sessionCheckpoints(w.checkpoints),
 		Agents:      w.agents,
+		Commands:    func() *prompt.Commands { return workspaceCommands(w.root, cfg.WorkspaceTrusted) },
 	})
 	if err != nil {
 		return nil, nil, err

@@ -105,8 +105,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.setupCompletion(ctx, setup)
 	// Building the agent (the store, its tools) takes the processor from
 	// the answer: start it once the answer is written.
-	rpc.AfterReply(ctx, func() { s.startAgent(agentSettings) })
-	return s.completionCapabilities(s.initializeResult(choices)), nil
+	return rpc.Then{Result: s.completionCapabilities(s.initializeResult(choices)), After: func() { s.startAgent(agentSettings) }}, nil
 }
 
 func (s *Server) initializeResult(choices ModelChoices) initResult {
