@@ -349,6 +349,9 @@ func (e *entry) statusLocked() ServerStatus {
 		st.Exit, st.Stderr = e.exit, e.stderr
 	}
 	st.Load, st.LoadError = e.loadStateLocked()
+	if st.Load != "" {
+		st.LoadMillis = e.loadTimeLocked().Milliseconds()
+	}
 	if e.proc != nil {
 		st.PID = e.proc.pid()
 	}

@@ -172,7 +172,12 @@ type health struct {
 	reloadErr bool
 	queried   bool // it answered a query
 	loaded    bool
-	fail      *LoadError
+	// started is when the instance was started; settled when its last
+	// loading progress ended (zero while one runs, or if none ran);
+	// loadTime, once loaded, how long the load took.
+	started, settled time.Time
+	loadTime         time.Duration
+	fail             *LoadError
 	// failNote says fail quotes a progress report, not a message.
 	failNote bool
 }
@@ -183,7 +188,7 @@ type progressRun struct {
 }
 
 func newHealth() *health {
-	return &health{open: map[string]progressRun{}, titles: map[string]bool{}, reloads: map[string]bool{}}
+	return &health{open: map[string]progressRun{}, titles: map[string]bool{}, reloads: map[string]bool{}, started: time.Now()}
 }
 
 // answeredLocked says the server has shown it works on the workspace.
@@ -239,7 +244,12 @@ func (e *entry) observeLocked(h *health, n lsp.Notice) bool {
 				h.open[n.Token] = r
 			}
 		case "end":
-			delete(h.open, n.Token)
+			if _, ok := h.open[n.Token]; ok {
+				delete(h.open, n.Token)
+				if len(h.open) == 0 {
+					h.settled = time.Now()
+				}
+			}
 			if shape := matchShape(n.Message); shape != nil {
 				changed := e.failLocked(h, shape, n.Message)
 				h.failNote = h.failNote || changed
@@ -330,6 +340,13 @@ func (e *entry) loadErrLocked() (le *LoadError, recovered bool) {
 	}
 	if len(h.open) == 0 && h.answeredLocked() {
 		h.loaded = true
+		// The load ended with its last progress, or, for a server that
+		// reports none, by the time it was seen to answer.
+		end := h.settled
+		if end.IsZero() {
+			end = time.Now()
+		}
+		h.loadTime = end.Sub(h.started)
 		recovered = e.loadFailures > 0
 		e.loadFailures = 0
 		return nil, recovered
@@ -349,6 +366,19 @@ func (e *entry) loadErrLocked() (le *LoadError, recovered bool) {
 		}
 	}
 	return nil, false
+}
+
+// loadTimeLocked is how long the current instance took to load the
+// workspace, or has been loading it.
+func (e *entry) loadTimeLocked() time.Duration {
+	h := e.health
+	switch {
+	case h == nil || e.state != StateRunning:
+		return 0
+	case h.loaded:
+		return h.loadTime
+	}
+	return time.Since(h.started)
 }
 
 // loadState is what Status says of the current instance's load.

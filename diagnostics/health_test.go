@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,5 +291,42 @@ func TestPyrightConfigurationError(t *testing.T) {
 	})
 	if err != nil || len(rep.Errors()) != 1 {
 		t.Errorf("with the configuration fixed, Diagnostics = %+v, %v", rep, err)
+	}
+}
+
+// TestLoadTimeIsReported: while a server loads the workspace, its status
+// says so and for how long; once loaded, how long the load took (from
+// its start to the end of its loading progress), which no longer grows.
+// Queries are answered meanwhile: a load is never a hang.
+func TestLoadTimeIsReported(t *testing.T) {
+	p, root := fakePool(t, Options{}, "-load-for", "400ms")
+	ctx := context.Background()
+	file := write(t, filepath.Join(root, "a.txt"), "fine\n")
+	if _, err := p.Diagnostics(ctx, file, 100*time.Millisecond); err != nil {
+		t.Fatalf("Diagnostics while loading = %v; want the answer", err)
+	}
+	first := statusOf(p, "fake")
+	time.Sleep(50 * time.Millisecond)
+	second := statusOf(p, "fake")
+	if first.Load != LoadLoading || second.Load != LoadLoading || second.LoadMillis <= first.LoadMillis {
+		t.Errorf("while loading: %+v, then %+v", first, second)
+	}
+	var loaded ServerStatus
+	err := eventually(10*time.Second, func() error {
+		p.Diagnostics(ctx, file, 100*time.Millisecond)
+		if loaded = statusOf(p, "fake"); loaded.Load != LoadLoaded {
+			return fmt.Errorf("load %q", loaded.Load)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.LoadMillis < 400 {
+		t.Errorf("loaded in %d ms; the server's progress lasted 400 ms", loaded.LoadMillis)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if again := statusOf(p, "fake"); again.LoadMillis != loaded.LoadMillis {
+		t.Errorf("the load time moved after the load: %d then %d ms", loaded.LoadMillis, again.LoadMillis)
 	}
 }

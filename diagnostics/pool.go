@@ -171,6 +171,10 @@ type ServerStatus struct {
 	// loading, loaded, or failed with LoadError saying why and what to do.
 	Load      LoadState  `json:"load,omitempty"`
 	LoadError *LoadError `json:"loadError,omitempty"`
+	// LoadMillis is how long the load took, from the server's start to
+	// the end of its last loading progress (or its first answer, for a
+	// server that reports none); while loading, how long it has been.
+	LoadMillis int64 `json:"loadMs,omitempty"`
 }
 
 // New makes a pool. No server starts until a file needs it. When ctx ends

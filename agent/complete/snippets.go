@@ -2,6 +2,7 @@ package complete
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/darman-dev/darman/agent/llm"
@@ -20,6 +21,11 @@ const (
 	// sources of snippets.
 	maxRecent     = 5
 	maxRecentSize = 256 << 10
+	// maxScored bounds the buffers whose windows a request scores: past
+	// it, the recently edited ones and those nearest the cursor's file
+	// (the longest shared directory) are kept, so a session of
+	// thousands of open buffers costs a request what 200 do.
+	maxScored = 200
 )
 
 // recentBuffer is a closed buffer edited lately, as it was closed.
@@ -68,13 +74,16 @@ func (e *Engine) snippets(req Request, prefix string) []llm.FIMFile {
 		return nil
 	}
 	now := time.Now()
-	bufs := e.candidates(now)
+	var bufs []Buffer
+	for _, b := range e.candidates(now) {
+		if b.URI != req.URI && len(b.Text) <= maxIndexed && (b.Path == "" || !e.Excluded(b.Path)) {
+			bufs = append(bufs, b)
+		}
+	}
+	bufs = e.nearest(bufs, req.Path, now)
 	var best []scored
 	for i := range bufs {
 		b := &bufs[i]
-		if b.URI == req.URI || len(b.Text) > maxIndexed || b.Path != "" && e.Excluded(b.Path) {
-			continue
-		}
 		ix := e.index(b)
 		boost := 1.0
 		e.mu.Lock()
@@ -127,6 +136,55 @@ func (e *Engine) snippets(req Request, prefix string) []llm.FIMFile {
 		out = append(out, llm.FIMFile{Path: path, Text: text})
 	}
 	return out
+}
+
+// nearest keeps maxScored of bufs: the recently edited first, then those
+// sharing the longest directory with path, then by URI.
+func (e *Engine) nearest(bufs []Buffer, path string, now time.Time) []Buffer {
+	if len(bufs) <= maxScored {
+		return bufs
+	}
+	type ranked struct {
+		edited bool
+		shared int
+		i      int
+	}
+	rs := make([]ranked, len(bufs))
+	e.mu.Lock()
+	for i, b := range bufs {
+		t, ok := e.edited[b.URI]
+		rs[i] = ranked{ok && now.Sub(t) < recentEdit, sharedDir(path, b.Path), i}
+	}
+	e.mu.Unlock()
+	slices.SortFunc(rs, func(x, y ranked) int {
+		switch {
+		case x.edited != y.edited:
+			if x.edited {
+				return -1
+			}
+			return 1
+		case x.shared != y.shared:
+			return y.shared - x.shared
+		}
+		return strings.Compare(bufs[x.i].URI, bufs[y.i].URI)
+	})
+	out := make([]Buffer, maxScored)
+	for k := range out {
+		out[k] = bufs[rs[k].i]
+	}
+	return out
+}
+
+// sharedDir is how many leading directory bytes two paths share, up to
+// a separator.
+func sharedDir(a, b string) int {
+	n := 0
+	for i := 0; i < len(a) && i < len(b) && a[i] == b[i]; i++ {
+		if a[i] == '/' || a[i] == '\\' {
+			n = i + 1
+		}
+	}
+	return n
 }
 
 // overlaps reports whether s shares lines with a window already taken

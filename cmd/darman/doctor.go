@@ -348,8 +348,11 @@ func languageServerCheck(st diagnostics.ServerStatus, root string, started bool)
 			name = st.Server + ", "
 		}
 		detail = fmt.Sprintf("running%s: %spid %d, %s", where, name, st.PID, strings.Join(st.Command, " "))
-		if started && st.Load == diagnostics.LoadLoading {
-			detail += " (still loading the workspace)"
+		switch {
+		case started && st.Load == diagnostics.LoadLoading:
+			detail += fmt.Sprintf(" (still loading the workspace, for %v)", time.Duration(st.LoadMillis)*time.Millisecond)
+		case st.Load == diagnostics.LoadLoaded && st.LoadMillis > 0:
+			detail += fmt.Sprintf(" (loaded the workspace in %v)", time.Duration(st.LoadMillis)*time.Millisecond)
 		}
 		return "ok", detail
 	case diagnostics.StateStarting:

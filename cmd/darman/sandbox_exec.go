@@ -24,8 +24,12 @@ func sandboxExec(args []string, stderr io.Writer) int {
 // newSandbox builds the sandbox of a workspace's commands from the
 // configuration.
 func newSandbox(cfg config.Config) *sandbox.Sandbox {
+	return sandbox.New(sandboxOptions(cfg))
+}
+
+func sandboxOptions(cfg config.Config) sandbox.Options {
 	c := cfg.Sandbox
-	return sandbox.New(sandbox.Options{
+	return sandbox.Options{
 		Mode:         sandbox.Mode(c.Mode),
 		Network:      c.Network,
 		UnixSockets:  c.UnixSockets,
@@ -40,7 +44,7 @@ func newSandbox(cfg config.Config) *sandbox.Sandbox {
 		// a parent sandbox is no place for them.
 		TempRoot:    tempRoot(),
 		ProbeRecord: probeRecord(),
-	})
+	}
 }
 
 // probeRecord is where the sandbox keeps what its probe found, for the
@@ -98,7 +102,11 @@ func networkFor(cfg config.Config) func(command string) bool {
 // here: on (and how), or off and why.
 func diagnoseSandbox(r *report, c config.Config, root string) {
 	const section = "sandbox"
-	sb := newSandbox(c)
+	// Doctor looks for itself rather than believe the probe's record, and
+	// records what it found for the next darman.
+	opts := sandboxOptions(c)
+	opts.FreshProbe = true
+	sb := sandbox.New(opts)
 	defer sb.Close()
 	st := sb.Status()
 	status := "ok"

@@ -20,7 +20,7 @@ func kindOf(c capabilities) string {
 	return ""
 }
 
-func probeOS(string, string) (capabilities, string) {
+func probeOS(string, string, bool) (capabilities, string) {
 	if _, err := os.Stat(seatbeltExec); err != nil {
 		return capabilities{}, seatbeltExec + " is missing"
 	}

@@ -25,6 +25,13 @@
 // helper for what that package leaves to darman). The rest of darman's
 // process is never restricted.
 //
+// What the machine allows is probed once per Sandbox, on first use: on
+// Linux a helper started in a user and PID namespace and the PID
+// namespace's init. A probe that found every wall is recorded in
+// Options.ProbeRecord under a key of everything the answer depends on
+// (probecache_linux.go), and a later darman with the same key skips the
+// two processes; a record never takes a wall away and fails closed.
+//
 // The policy ([Policy], built per command by [Sandbox.Policy]):
 //
 //   - Writes: the workspace, the configured writable directories, a

@@ -28,8 +28,9 @@ func kindOf(c capabilities) string {
 
 // probeOS finds the kernel's Landlock ABI and whether the helper can be
 // started in a user and mount namespace of its own. record is the file of
-// the probe's record (see probecache_linux.go); "" probes every time.
-func probeOS(helper, record string) (capabilities, string) {
+// the probe's record (see probecache_linux.go); "" probes every time, as
+// fresh does, which then records what it found.
+func probeOS(helper, record string, fresh bool) (capabilities, string) {
 	var c capabilities
 	abi, err := early.ABI()
 	switch {
@@ -50,7 +51,7 @@ func probeOS(helper, record string) (capabilities, string) {
 	if record != "" {
 		key = probeKey(helper)
 	}
-	recorded := probeRecorded(record, key)
+	recorded := !fresh && probeRecorded(record, key)
 	var probeOut strings.Builder
 	if !recorded {
 		err = probeHelper(helper, &probeOut)
@@ -117,8 +118,12 @@ func probeOS(helper, record string) (capabilities, string) {
 		}
 	}
 	c.pidErr = pidErr
-	if !recorded && c.userns && c.view && c.pidOK && probeErr == nil {
+	switch {
+	case recorded:
+	case c.userns && c.view && c.pidOK && probeErr == nil:
 		recordProbe(record, key)
+	case fresh:
+		forgetProbe(record) // what a record said does not hold
 	}
 	return c, joinReasons(reasons)
 }

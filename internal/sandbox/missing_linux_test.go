@@ -58,6 +58,7 @@ func TestWallsChild(t *testing.T) {
 		Forge  bool
 		// Helper, when set, is the helper in place of this binary.
 		Helper string
+		Fresh  bool // Options.FreshProbe
 	}
 	if err := json.Unmarshal([]byte(spec), &in); err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func TestWallsChild(t *testing.T) {
 	if in.Forge {
 		recordProbe(in.Record, probeKey(exe))
 	}
-	sb := New(Options{Mode: Mode(in.Mode), Home: filepath.Join(in.Dir, "home"), Helper: exe, TempRoot: in.Dir, ProbeRecord: in.Record})
+	sb := New(Options{Mode: Mode(in.Mode), Home: filepath.Join(in.Dir, "home"), Helper: exe, TempRoot: in.Dir, ProbeRecord: in.Record, FreshProbe: in.Fresh})
 	defer sb.Close()
 	st := sb.Status()
 	r := wallsReport{Status: st, Summary: st.Summary()}

@@ -18,8 +18,15 @@ import (
 // is helper.
 func recordChild(t *testing.T, mode Mode, uid int, helper, record string, forge bool, filter []syscall.SockFilter) (wallsReport, string) {
 	t.Helper()
+	return recordChildFresh(t, mode, uid, helper, record, forge, false, filter)
+}
+
+// recordChildFresh is recordChild whose child probes afresh when fresh
+// is set (Options.FreshProbe, darman doctor's).
+func recordChildFresh(t *testing.T, mode Mode, uid int, helper, record string, forge, fresh bool, filter []syscall.SockFilter) (wallsReport, string) {
+	t.Helper()
 	cmd, dir := wallsChild(t, mode, uid)
-	spec, _ := json.Marshal(map[string]any{"Mode": string(mode), "Dir": dir, "Record": record, "Forge": forge, "Helper": helper})
+	spec, _ := json.Marshal(map[string]any{"Mode": string(mode), "Dir": dir, "Record": record, "Forge": forge, "Helper": helper, "Fresh": fresh})
 	for i, v := range cmd.Env {
 		if strings.HasPrefix(v, wallsChildEnv+"=") {
 			cmd.Env[i] = wallsChildEnv + "=" + string(spec)
@@ -41,7 +48,8 @@ func recordChild(t *testing.T, mode Mode, uid int, helper, record string, forge 
 // with user.max_user_namespaces=0) does not believe it and names what is
 // missing; a record that claims walls the process cannot have (written
 // for it by someone else) fails closed: the command does not run, and the
-// record is deleted.
+// record is deleted. darman doctor's fresh probe never believes a record,
+// and keeps or deletes it by what it found.
 func TestProbeRecord(t *testing.T) {
 	newFixture(t, Options{}) // skips where there is no sandbox
 	if runtime.GOARCH != "amd64" {
@@ -101,6 +109,14 @@ func TestProbeRecord(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(dir, "ws", "marker")); string(b) != "ran\n" {
 				t.Errorf("from the record: marker = %q", b)
 			}
+			// Doctor's fresh probe looks again, and keeps the record.
+			doctor, _ := recordChildFresh(t, Auto, uid, helper, record, false, true, nil)
+			if n := probes(); n != 1 || !reflect.DeepEqual(doctor.Status, fresh.Status) {
+				t.Errorf("a fresh probe started %d probes: %+v", n, doctor.Status)
+			}
+			if _, err := os.Stat(record); err != nil {
+				t.Errorf("the fresh probe that found every wall dropped the record: %v", err)
+			}
 			if uid == 0 {
 				return // root needs no user namespace: the filter takes no wall
 			}
@@ -124,6 +140,15 @@ func TestProbeRecord(t *testing.T) {
 				t.Error("the record that did not hold is still there")
 			}
 			t.Logf("forged record: %s; the command: %s %q", forged.Summary, forged.WrapErr, forged.Output)
+			// Doctor's fresh probe believes no forged record: it names the
+			// missing walls and deletes the record.
+			doctor, _ = recordChildFresh(t, Auto, uid, helper, record, true, true, noUserNS)
+			if !strings.Contains(strings.Join(doctor.Status.Missing, "\n"), "PID namespace") {
+				t.Errorf("a fresh probe believed a forged record: %+v", doctor.Status)
+			}
+			if _, err := os.Stat(record); err == nil {
+				t.Error("a fresh probe kept a record that does not hold")
+			}
 		})
 	}
 }

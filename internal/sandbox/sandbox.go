@@ -71,6 +71,9 @@ type Options struct {
 	// recorded for the next darman on the same boot, kernel, settings and
 	// binary (Linux); "" probes every time.
 	ProbeRecord string
+	// FreshProbe probes even when ProbeRecord holds a record, and records
+	// what it found (or deletes the record): darman doctor's.
+	FreshProbe bool
 }
 
 // Request is what Wrap needs to know about one command.
@@ -232,7 +235,7 @@ func (s *Sandbox) probe() {
 			}
 			helper = exe
 		}
-		s.caps, s.status.Reason = probeOS(helper, s.opts.ProbeRecord)
+		s.caps, s.status.Reason = probeOS(helper, s.opts.ProbeRecord, s.opts.FreshProbe)
 		s.caps.helper = helper
 		s.status.Kind = kindOf(s.caps)
 		s.status.ABI = max(s.caps.abi, 0)

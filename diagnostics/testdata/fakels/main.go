@@ -56,6 +56,7 @@ var (
 	loadWhile  = flag.String("load-error-while", "", "send -load-error only while this file exists")
 	queryError = flag.String("query-error", "", "answer textDocument/documentSymbol with an error with this message")
 	loadHang   = flag.Bool("load-hang", false, "begin a work-done progress \"Loading\" after initialized and never end it")
+	loadFor    = flag.Duration("load-for", 0, "begin a work-done progress \"Loading\" after initialized and end it after this long")
 	tsserver   = flag.String("tsserver", "", `offer typescript.tsserverRequest: "answer" answers tsserver's diagnostic requests, "other" answers something else`)
 )
 
@@ -316,13 +317,14 @@ func (s *server) handle(m *message) {
 // watched files change), wrapped in work-done progress, and fails it as
 // the flags say.
 func (s *server) load() {
-	if *loadError == "" && !*loadHang {
+	if *loadError == "" && !*loadHang && *loadFor == 0 {
 		return
 	}
 	s.notify("$/progress", map[string]any{"token": "load", "value": map[string]any{"kind": "begin", "title": "Loading", "message": "reading the workspace"}})
 	if *loadHang {
 		return
 	}
+	time.Sleep(*loadFor)
 	failing := *loadError != ""
 	if *loadWhile != "" {
 		if _, err := os.Stat(*loadWhile); err != nil {
