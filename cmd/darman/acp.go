@@ -89,12 +89,7 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 		cfg := loaded.Config
 		// The bash that runs background commands for a client whose
 		// terminal runs the others.
-		var bash tool.Tool
-		for _, t := range tool.Builtins(tool.Options{Children: a.children, NoRipgrep: true, Environ: childEnviron(cfg), Sandbox: rt.sandbox, Network: networkFor(cfg)}) {
-			if t.Info().Name == "bash" {
-				bash = t
-			}
-		}
+		bash := tool.Bash(tool.Options{Children: a.children, Environ: childEnviron(cfg), Sandbox: rt.sandbox, Network: networkFor(cfg)})
 		m := rt.models
 		return &acp.Agent{
 			Sessions:   rt.svc,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -34,12 +33,11 @@ func (a *app) frontStore(log *slog.Logger, moved string) func(context.Context, s
 			}
 			return st, nil
 		}
-		s, err := store.Open(ctx, dir, store.Options{Logger: log})
+		s, err := a.openStoreIn(ctx, dir, log, false)
 		if err != nil {
 			return nil, err
 		}
 		st = s
-		a.cleanup(s.Close)
 		return s, nil
 	}
 }
@@ -59,7 +57,7 @@ func (a *app) frontConfig(log *slog.Logger, opts config.Options) (*config.Loaded
 		log.Warn("configuration", "warning", w)
 	}
 	if loaded.Config.DataDir == "" {
-		return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
+		return nil, errNoDataDir
 	}
 	return loaded, nil
 }

@@ -103,7 +103,7 @@ func usableProviders(cfg config.Config, lookupEnv func(string) (string, bool), l
 	opts := &llm.Options{LookupEnv: lookupEnv, HTTPClient: &http.Client{}}
 	var out []usableProvider
 	for _, name := range names {
-		c, err := llm.New(settings(name, cfg.Provider[name]), opts)
+		c, err := newProvider(cfg, name, opts)
 		if err != nil {
 			// Unusable as configured (no key, unknown type): the agent says
 			// why when a session asks for it.
