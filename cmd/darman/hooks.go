@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
@@ -63,16 +65,16 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		if log == nil {
 			log = slog.New(slog.DiscardHandler)
 		}
-		t := &hookTranscripts{store: st, dir: transcriptDir(cfg.DataDir, root), root: root, log: log}
-		opts.Transcript = t.path
+		t := hook.NewTranscripts(transcriptStore{st}, hook.TranscriptDir(cfg.DataDir, root), root, log)
+		opts.Transcript = t.Path
 		// Made now: the sandbox's rules name existing paths only.
-		if err := os.MkdirAll(t.dir, 0o700); err != nil {
-			log.Warn("hook transcripts: cannot make their directory", "dir", t.dir, "err", err)
+		if err := os.MkdirAll(t.Dir(), 0o700); err != nil {
+			log.Warn("hook transcripts: cannot make their directory", "dir", t.Dir(), "err", err)
 		}
 		if sb != nil {
 			// The hooks' own sandbox: bash's, and the workspace's
 			// transcripts readable, which the model's commands are not.
-			sb = newSandbox(withReadable(cfg, t.dir))
+			sb = newSandbox(withReadable(cfg, t.Dir()))
 			opts.Close = sb.Close
 		}
 	}
@@ -91,6 +93,20 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		return nil, []string{err.Error()}
 	}
 	return e, problems
+}
+
+// transcriptStore is the store as the hook transcripts read it.
+type transcriptStore struct{ *store.Store }
+
+func (s transcriptStore) Last(ctx context.Context, id agent.ID, n int) ([]agent.MessageWithParts, error) {
+	page, err := s.Page(ctx, id, store.PageOptions{Limit: n})
+	return page.Messages, err
+}
+
+// withReadable is cfg with dir readable by the sandbox's commands.
+func withReadable(cfg config.Config, dir string) config.Config {
+	cfg.Sandbox.ReadableDirs = append(slices.Clip(cfg.Sandbox.ReadableDirs), dir)
+	return cfg
 }
 
 // sessionHooks is the engine as the session service takes it: no engine
