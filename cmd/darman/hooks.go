@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/darman-dev/darman/agent"
@@ -116,35 +114,4 @@ func sessionHooks(e *hook.Engine) session.Hooks {
 		return nil
 	}
 	return e
-}
-
-// diagnoseHooks lists the hooks that run, each with its file, and the
-// ones left out, for doctor.
-func diagnoseHooks(r *report, c config.Config, root string) {
-	const section = "hooks"
-	e, problems := newHooks(c, root, nil, nil, nil, newModels(c, slog.New(slog.DiscardHandler)), nil)
-	for _, p := range problems {
-		r.add(section, "hook", "warn", p)
-	}
-	if e == nil {
-		if len(problems) == 0 {
-			r.add(section, "hooks", "ok", "none configured (the hooks key of darman's config, .claude/settings.json, .claude/settings.local.json, ~/.claude/settings.json)")
-		}
-		return
-	}
-	for _, h := range e.Hooks() {
-		name := string(h.Event)
-		if m := strings.TrimSpace(h.Matcher); m != "" && m != "*" {
-			name += " " + m
-		}
-		if h.Type == "prompt" {
-			r.add(section, name, "ok", fmt.Sprintf("prompt %q (from %s; timeout %s; asked of the small model)", h.Prompt, h.Origin, h.Timeout))
-			continue
-		}
-		where := "yours: run outside the sandbox, with the scrubbed environment"
-		if h.Workspace {
-			where = "the workspace's: run like bash, in its sandbox"
-		}
-		r.add(section, name, "ok", fmt.Sprintf("%s (from %s; timeout %s; %s)", h.Command, h.Origin, h.Timeout, where))
-	}
 }

@@ -145,49 +145,6 @@ type sessionReader interface {
 	Session(ctx context.Context, id agent.ID) (agent.Session, error)
 }
 
-// diagnoseMCPServers starts every configured MCP server and reports its
-// state, protocol version and tool count in doctor's "mcp servers"
-// section.
-func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root string, children *child.Registry, log *slog.Logger) {
-	if len(cfg.MCPServers) == 0 {
-		return
-	}
-	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: children, Sampler: modelSampler(cfg, newModels(cfg, log)), Gate: client.DeclineGate{}})
-	defer m.Close()
-	m.Start()
-	_ = m.Wait(ctx)
-	for _, s := range m.Status() {
-		kind := "optional"
-		if s.Required {
-			kind = "required"
-		}
-		if s.ConfigFile != "" {
-			kind += ", from " + s.ConfigFile
-		}
-		if len(s.Visible) > 0 {
-			kind += ", agents " + strings.Join(s.Visible, " ")
-		}
-		switch s.State {
-		case client.StateReady:
-			r.add("mcp servers", s.Name, "ok", fmt.Sprintf("%s, %s, protocol %s, %d tools", s.Origin, kind, s.Protocol, s.Tools))
-		case client.StateDisabled:
-			r.add("mcp servers", s.Name, "missing", "disabled in config ("+kind+")")
-		default:
-			status, detail := "warn", string(s.State)
-			if s.Failure != nil {
-				detail = fmt.Sprintf("%s: %s", s.Failure.Class, s.Failure.Message)
-				if s.Required {
-					status = "fail"
-				}
-			}
-			r.add("mcp servers", s.Name, status, s.Origin+", "+kind+": "+detail)
-		}
-		for _, refused := range s.Refused {
-			r.add("mcp servers", s.Name, "warn", refused)
-		}
-	}
-}
-
 // mcpNotice words a binding's new state as a notice for the editor: the
 // level ("info", "warning", "error") and one line naming the server.
 func mcpNotice(s client.Status) (level, text string) {

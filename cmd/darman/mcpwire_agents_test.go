@@ -17,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/cmd/darman/internal/doctor"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -125,8 +126,8 @@ func TestMCPServerAgents(t *testing.T) {
 		t.Errorf("status shows the agents as %q; want helper [task], lead [main], all none", visible)
 	}
 
-	r := &report{}
-	diagnoseMCPServers(context.Background(), r, cfg, root, testChildren(t), slog.New(slog.DiscardHandler))
+	r := &doctor.Report{}
+	doctor.MCPServers(r, mcpStatus(context.Background(), cfg, root, testChildren(t), slog.New(slog.DiscardHandler)))
 	for _, c := range r.Checks {
 		if c.Section != "mcp servers" {
 			continue

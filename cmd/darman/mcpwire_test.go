@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darman-dev/darman/cmd/darman/internal/doctor"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/mcp/client"
@@ -18,9 +19,9 @@ func TestDiagnoseMCPServers(t *testing.T) {
 		"typed": {URL: "https://example.com/mcp", Problem: "uses ${input:token}, which darman cannot prompt for", Origin: "/w/.vscode/mcp.json"},
 		"off":   {Command: "x", Enabled: &off},
 	}}
-	r := &report{}
-	diagnoseMCPServers(context.Background(), r, cfg, t.TempDir(), testChildren(t), slog.New(slog.DiscardHandler))
-	got := map[string]check{}
+	r := &doctor.Report{}
+	doctor.MCPServers(r, mcpStatus(context.Background(), cfg, t.TempDir(), testChildren(t), slog.New(slog.DiscardHandler)))
+	got := map[string]doctor.Check{}
 	for _, c := range r.Checks {
 		if c.Section == "mcp servers" {
 			got[c.Name] = c
