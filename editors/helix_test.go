@@ -140,3 +140,42 @@ func TestHelix(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestHelixCompletionItem: with the docs' languages.toml for completions
+// (darman beside gopls, completion items on through its config), typing
+// in Helix's insert mode brings darman's suggestion into Helix's own
+// completion menu beside gopls's items; choosing it inserts it after
+// non-ASCII text, and :w saves it (formatted by gopls, as Helix does).
+func TestHelixCompletionItem(t *testing.T) {
+	s := newSid(t)
+	s.write("home/.config/helix/languages.toml", docSnippet(t, "toml", "Helix has no inline completions"))
+	// The scripted model completes the word being typed, as a real one
+	// would: after "fmt.Pri" it answers the rest.
+	s.workspace(llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		if strings.Contains(string(c.Body), "fmt.Pri") {
+			return llmtest.Step{Text: "ntln(greeting)"}
+		}
+		return llmtest.Step{Text: ""}
+	}}, map[string]string{"main.go": completionMain}, `, "completion": {"model": "anthropic/claude-haiku-4-5"}`)
+	sc := s.tmux(s.in("ws"), "hx main.go")
+	sc.waitText("main.go")
+	sc.keys(":7", "Enter", "A")
+	sc.literal("Pri")
+	sc.keys("C-x")                   // Helix's completion menu, as a person opens it
+	sc.waitText("Println(greeting)") // darman's item, in the menu
+	// Choosing an item previews it in the line: go down the menu until
+	// the line holds darman's text.
+	const chosen = `_ = "é"; fmt.Println(greeting)`
+	for i := 0; !strings.Contains(sc.text(), chosen); i++ {
+		if i == 12 {
+			t.Fatalf("darman's item was never chosen in the menu:\n%s", sc.text())
+		}
+		sc.keys("C-n")
+	}
+	sc.keys("Escape", ":w", "Enter")
+	want := strings.Replace(completionMain, "\t_ = \"é\"; fmt.\n", "\t_ = \"é\"\n\tfmt.Println(greeting)\n", 1)
+	sc.waitFor("main.go saved with darman's completion", func(string) bool { return s.read("ws/main.go") == want })
+	if calls := s.model.ModelCalls(); len(calls) == 0 {
+		t.Error("the completion model was never asked")
+	}
+}

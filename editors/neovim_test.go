@@ -2,6 +2,7 @@ package editors
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -66,4 +67,33 @@ func TestNeovim012InlineCompletion(t *testing.T) {
 		"accepted":     line7 + suggestion,
 		"stopped":      "true",
 	})
+}
+
+// TestNeovim012Helper: the shipped helper (editors/nvim/darman.lua) on
+// Neovim 0.12, driven by the same script as on 0.7.2
+// (server/lsp/testdata/nvim/edit.lua, MODE=helper): the helper opts into
+// applyEditAndSave, session updates and permissions with vim.ui.select;
+// the edit lands in the buffer and on disk (saved by the helper), one u
+// restores the text, and the agent's go build, run after the edit, builds.
+func TestNeovim012Helper(t *testing.T) {
+	s := newSid(t)
+	s.workspace(llmtest.Script{Steps: []llmtest.Step{
+		toolStep("read", map[string]string{"path": "main.go"}),
+		toolStep("edit", map[string]string{"path": "main.go", "oldString": "undefinedGreeting", "newString": `"hello from darman"`}),
+		toolStep("bash", map[string]string{"command": "go build ./..."}),
+		{Text: "main.go builds now."},
+	}}, map[string]string{"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(undefinedGreeting)\n}\n"}, "")
+	copyFile(t, "../server/lsp/testdata/nvim/edit.lua", s.host("edit.lua"))
+	os.MkdirAll(s.host("helper"), 0o755)
+	copyFile(t, "nvim/darman.lua", s.host("helper/darman.lua"))
+	r := s.run([]string{"MODE=helper", "DARMAN_BIN=" + s.in("bin/darman"), "WORKSPACE=" + s.in("ws"), "HELPER_DIR=" + s.in("helper")},
+		"nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+s.in("edit.lua"))
+	expect(t, r, map[string]string{"state": "idle", "buffer_changed": "true", "modified": "false", "undo_restores": "true", "write_ok": "true", "stopped": "true"})
+	if len(r["asked"]) != 2 {
+		t.Errorf("the person was asked %v, want the edit and go build", r["asked"])
+	}
+	calls := s.model.ModelCalls()
+	if len(calls) < 4 || !strings.Contains(string(calls[3].Body), "Exit code 0.") {
+		t.Errorf("go build after the edit did not succeed (%d model calls)", len(calls))
+	}
 }
