@@ -61,17 +61,17 @@ func TestMCPServerAgents(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	root := filepath.Join(dir, "ws")
 	os.MkdirAll(root, 0o755)
-	rt, err := startAgent(context.Background(), cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), tasks: true, waitMCP: true, children: testChildren(t),
+	rt, err := openWorkspace(context.Background(), cfg, st, workspaceOptions{root: root, workspace: tool.NewDisk(root), tasks: true, waitMCP: true, children: testChildren(t),
 		rules: []permission.Rule{{Permission: "mcp", Pattern: "*", Action: permission.Allow}}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rt.close() })
-	sess, err := rt.svc.Create(context.Background(), session.CreateOptions{Model: cfg.Model})
+	t.Cleanup(func() { rt.Close() })
+	sess, err := rt.sessions.Create(context.Background(), session.CreateOptions{Model: cfg.Model})
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := rt.svc.Prompt(context.Background(), sess.ID, "delegate the ping")
+	msg, err := rt.sessions.Prompt(context.Background(), sess.ID, "delegate the ping")
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("the turn: %+v, %v", msg, err)
 	}

@@ -205,14 +205,14 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 			fmt.Fprintf(a.stderr, "! %s\n", text)
 		}
 	}
-	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules,
+	w, err := openWorkspace(ctx, cfg, st, workspaceOptions{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules,
 		tasks: true, waitMCP: true, notices: notices, children: a.children}, log)
 	if err != nil {
 		return err
 	}
-	defer rt.close()
-	svc, m := rt.svc, rt.models
-	if st := rt.sandbox.Status(); (!st.Active() || len(st.Missing) > 0) && st.Mode != sandbox.Off {
+	defer w.Close()
+	svc, m := w.Sessions(), w.models
+	if st := w.sandbox.Status(); (!st.Active() || len(st.Missing) > 0) && st.Mode != sandbox.Off {
 		fmt.Fprintln(a.stderr, "darman: "+st.Summary())
 	}
 
