@@ -10,6 +10,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent/complete"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -63,14 +64,10 @@ func (s *Server) setupCompletion(ctx context.Context, setup Setup) {
 
 // completionBuffers are the open buffers, for the engine's snippets.
 func (s *Server) completionBuffers() []complete.Buffer {
-	s.docs.mu.RLock()
-	defer s.docs.mu.RUnlock()
-	out := make([]complete.Buffer, 0, len(s.docs.byURI))
-	for _, d := range s.docs.byURI {
-		if d.lost != nil {
-			continue
-		}
-		out = append(out, complete.Buffer{URI: d.uri, Path: d.path, Language: d.languageID, Version: d.version, Text: d.content.String()})
+	known := s.docs.Known()
+	out := make([]complete.Buffer, 0, len(known))
+	for _, d := range known {
+		out = append(out, complete.Buffer{URI: d.URI, Path: d.Path, Language: d.LanguageID, Version: d.Version, Text: d.Content.String()})
 	}
 	return out
 }
@@ -110,8 +107,8 @@ func (s *Server) completionClosed(uri string) {
 		return
 	}
 	var last complete.Buffer
-	if d := s.docs.get(uri); d != nil && d.lost == nil {
-		last = complete.Buffer{URI: d.uri, Path: d.path, Language: d.languageID, Version: d.version, Text: d.content.String()}
+	if d := s.docs.Get(uri); d != nil && d.Lost == nil {
+		last = complete.Buffer{URI: d.URI, Path: d.Path, Language: d.LanguageID, Version: d.Version, Text: d.Content.String()}
 	}
 	e.Closed(uri, last)
 }
@@ -155,8 +152,8 @@ func (s *Server) inlineCompletion(ctx context.Context, raw json.RawMessage) (any
 	if si := p.Context.SelectedCompletionInfo; si != nil {
 		sel = &complete.Selected{Text: si.Text}
 		sel.Start, sel.End = -1, -1
-		if doc := s.docs.get(p.TextDocument.URI); doc != nil && doc.lost == nil {
-			if a, b, err := doc.content.Offsets(si.Range); err == nil {
+		if doc := s.docs.Get(p.TextDocument.URI); doc != nil && doc.Lost == nil {
+			if a, b, err := doc.Content.Offsets(si.Range); err == nil {
 				sel.Start, sel.End = a, b
 			}
 		}
@@ -168,7 +165,7 @@ func (s *Server) inlineCompletion(ctx context.Context, raw json.RawMessage) (any
 	if err != nil || r.Text == "" {
 		return inlineCompletionList{Items: []inlineCompletionItem{}}, err
 	}
-	rng, rerr := doc.content.Range(r.Start, r.End)
+	rng, rerr := doc.Content.Range(r.Start, r.End)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -176,27 +173,27 @@ func (s *Server) inlineCompletion(ctx context.Context, raw json.RawMessage) (any
 }
 
 // completeAt runs the engine at a position of an open document.
-func (s *Server) completeAt(ctx context.Context, uri string, pos protocol.Position, invoked bool, sel *complete.Selected) (complete.Result, *document, error) {
+func (s *Server) completeAt(ctx context.Context, uri string, pos protocol.Position, invoked bool, sel *complete.Selected) (complete.Result, *buffer.Doc, error) {
 	e := s.complete.engine
 	if e == nil {
 		return complete.Result{}, nil, nil
 	}
-	doc := s.docs.get(uri)
+	doc := s.docs.Get(uri)
 	if doc == nil {
 		return complete.Result{}, nil, rpc.InvalidParams("%s is not open: completions need the buffer (send didOpen first)", uri)
 	}
-	if doc.lost != nil {
+	if doc.Lost != nil {
 		return complete.Result{}, nil, nil
 	}
-	off, err := doc.content.Offset(pos)
+	off, err := doc.Content.Offset(pos)
 	if err != nil {
 		return complete.Result{}, nil, rpc.InvalidParams("position: %v", err)
 	}
 	if sel != nil && (sel.Start < 0 || sel.End < 0) {
 		sel = nil
 	}
-	r, err := e.Complete(ctx, complete.Request{URI: uri, Path: doc.path, Language: doc.languageID,
-		Text: doc.content.String(), Offset: off, Invoked: invoked, Selected: sel})
+	r, err := e.Complete(ctx, complete.Request{URI: uri, Path: doc.Path, Language: doc.LanguageID,
+		Text: doc.Content.String(), Offset: off, Invoked: invoked, Selected: sel})
 	if err != nil {
 		if ctx.Err() != nil {
 			return complete.Result{}, nil, err
@@ -250,13 +247,13 @@ func (s *Server) completionItem(ctx context.Context, raw json.RawMessage) (any, 
 	if err != nil || r.Text == "" {
 		return empty, err
 	}
-	text := doc.content.String()
+	text := doc.Content.String()
 	ws := r.Start
 	for ws > 0 && isWordByte(text[ws-1]) {
 		ws--
 	}
 	word := text[ws:r.Start]
-	rng, err := doc.content.Range(ws, r.End)
+	rng, err := doc.Content.Range(ws, r.End)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -41,7 +42,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 
 	var folders []string
 	for _, f := range p.WorkspaceFolders {
-		path, err := uriToPath(f.URI)
+		path, err := buffer.URIToPath(f.URI)
 		if err != nil {
 			s.log.Warn("lsp: workspace folder skipped", "uri", f.URI, "err", err)
 			continue
@@ -53,7 +54,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	case len(folders) > 0:
 		root = folders[0]
 	case p.RootURI != nil && *p.RootURI != "":
-		path, err := uriToPath(*p.RootURI)
+		path, err := buffer.URIToPath(*p.RootURI)
 		if err != nil {
 			return nil, rpc.InvalidParams("rootUri: %v", err)
 		}
@@ -191,12 +192,12 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, raw json.RawMessag
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range p.Event.Removed {
-		if path, err := uriToPath(f.URI); err == nil && path != s.root {
+		if path, err := buffer.URIToPath(f.URI); err == nil && path != s.root {
 			s.folders = slices.DeleteFunc(s.folders, func(x string) bool { return x == path })
 		}
 	}
 	for _, f := range p.Event.Added {
-		if path, err := uriToPath(f.URI); err == nil && !slices.Contains(s.folders, path) {
+		if path, err := buffer.URIToPath(f.URI); err == nil && !slices.Contains(s.folders, path) {
 			s.folders = append(s.folders, path)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -89,7 +90,7 @@ type Server struct {
 	editorTrust *bool
 	live        map[agent.ID]*live // sessions the client has used
 
-	docs      *documents
+	docs      *buffer.Set
 	complete  completion // set by initialize
 	ws        *workspace
 	questions questions
@@ -130,7 +131,7 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, docs: newDocuments()}
+	s := &Server{opts: opts, log: log, docs: buffer.NewSet()}
 	s.agent.ready = make(chan struct{})
 	return s, nil
 }
