@@ -566,7 +566,7 @@ func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error
 		"client":          map[string]any{"name": s.client.name, "version": s.client.version, "optIns": s.client.opt},
 		"runningTurns":    running,
 	}
-	if c := s.completionStatus(); c != nil {
+	if c := s.complete.Status(); c != nil {
 		status["completion"] = c
 	}
 	select {

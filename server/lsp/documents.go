@@ -62,7 +62,7 @@ func (s *Server) didChange(_ context.Context, raw json.RawMessage) error {
 		}
 	}
 	s.docs.Put(&doc)
-	s.completionChanged(uri)
+	s.complete.Changed(uri)
 	return nil
 }
 
@@ -89,7 +89,7 @@ func (s *Server) didClose(_ context.Context, raw json.RawMessage) error {
 	if err := rpc.Decode(raw, &p); err != nil {
 		return err
 	}
-	s.completionClosed(p.TextDocument.URI)
+	s.complete.Closed(p.TextDocument.URI)
 	s.docs.Remove(p.TextDocument.URI)
 	return nil
 }

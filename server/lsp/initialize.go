@@ -107,7 +107,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	// Building the agent (the store, its tools) takes the processor from
 	// the answer: start it once the answer is written.
 	rpc.AfterReply(ctx, func() { s.startAgent(agentSettings) })
-	return s.completionCapabilities(s.initializeResult(choices)), nil
+	return completionCapabilities(s.initializeResult(choices), s.complete.On(), s.complete.Items()), nil
 }
 
 func (s *Server) initializeResult(choices ModelChoices) initResult {
@@ -142,7 +142,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) error {
 	if s.settingsErr != nil {
 		s.showMessage(protocol.MessageTypeError, "darman: "+s.settingsErr.Error())
 	}
-	if err := s.complete.err; err != nil {
+	if err := s.complete.Err(); err != nil {
 		s.showMessage(protocol.MessageTypeWarning, "darman: inline completions are off: "+err.Error())
 	}
 	s.goOwned(func() {
@@ -223,7 +223,7 @@ func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
 		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
 	}
 	if err == nil {
-		s.useAgentForCompletion(a)
+		s.complete.SetDefiner(a.Definitions)
 	}
 	return a, err
 }
