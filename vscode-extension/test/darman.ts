@@ -104,7 +104,8 @@ export async function startDarman(bin: string, script: object, files: Record<str
     rootUri: pathToFileURL(workspace).href,
     workspaceFolders: [{ uri: pathToFileURL(workspace).href, name: "project" }],
     capabilities,
-    initializationOptions: { darman: {} },
+    // As the extension sends it in a folder VS Code trusts (src/trust.ts).
+    initializationOptions: { darman: {}, workspaceTrusted: true },
   })) as Darman["initializeResult"];
   await connection.sendNotification("initialized", {});
   return {
