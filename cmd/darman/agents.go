@@ -21,14 +21,10 @@ func loadAgents(root string, cfg config.Config, log *slog.Logger) *agents.Catalo
 // starting the agent.
 func (a *app) lspAgents(log *slog.Logger) func(context.Context, lsp.Setup) *agents.Catalog {
 	return func(_ context.Context, setup lsp.Setup) *agents.Catalog {
-		cfg, ok := a.startConfig(setup)
-		if !ok {
-			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), new(trustOutcome))})
-			if err != nil {
-				// The agent's start reports the configuration's problem.
-				return nil
-			}
-			cfg = loaded.Config
+		cfg, err := a.setupConfig(setup, false)
+		if err != nil {
+			// The agent's start reports the configuration's problem.
+			return nil
 		}
 		return loadAgents(setup.Root, cfg, log)
 	}

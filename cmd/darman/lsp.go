@@ -155,8 +155,7 @@ func (a *app) startLSPAgent(log *slog.Logger) func(context.Context, lsp.Setup) (
 	openStore := a.frontStore(log, "dataDir changed to %s while darman lsp runs on %s; restart the language server to move")
 	return func(ctx context.Context, setup lsp.Setup) (*lsp.Agent, error) {
 		var trust trustOutcome
-		w, err := a.frontWorkspace(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings),
-			Trust: decideTrust(lspPolicy(setup), &trust)}, &trust,
+		w, err := a.frontWorkspace(ctx, log, openStore, lspConfigOptions(setup, &trust), &trust,
 			workspaceOptions{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, gate: setup.Elicitor, notices: setup.Notices, tasks: true,
 				agents: setup.Agents})
 		if err != nil {

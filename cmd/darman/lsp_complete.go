@@ -22,14 +22,10 @@ import (
 func (a *app) lspCompletion(log *slog.Logger) func(context.Context, lsp.Setup) (*lsp.CompletionConfig, error) {
 	client := completionHTTPClient()
 	return func(_ context.Context, setup lsp.Setup) (*lsp.CompletionConfig, error) {
-		cfg, ok := a.startConfig(setup)
-		if !ok || setupChangesCompletion(setup) {
-			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), new(trustOutcome))})
-			if err != nil {
-				// The agent's start reports the configuration's problems.
-				return nil, nil
-			}
-			cfg = loaded.Config
+		cfg, err := a.setupConfig(setup, setupChangesCompletion(setup))
+		if err != nil {
+			// The agent's start reports the configuration's problems.
+			return nil, nil
 		}
 		cc, _, err := completionSetup(cfg, nil, client, log)
 		return cc, err
