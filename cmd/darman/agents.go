@@ -23,8 +23,9 @@ func (a *app) lspAgents(log *slog.Logger) func(context.Context, lsp.Setup) *agen
 	return func(_ context.Context, setup lsp.Setup) *agents.Catalog {
 		cfg, err := a.setupConfig(setup, false)
 		if err != nil {
-			// The agent's start reports the configuration's problem.
-			return nil
+			// The agent's start reports the configuration's problem;
+			// meanwhile the agent files alone count, untrusted.
+			cfg = config.Config{}
 		}
 		return loadAgents(setup.Root, cfg, log)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
@@ -226,6 +227,10 @@ func start(t testing.TB, o options) *env {
 			Checkpoints:  reverts,
 			Commands:     prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)),
 			LoadCommands: func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) }}, nil
+	}
+	// The workspace's agent files, as darman lsp finds them.
+	opts.Agents = func(_ context.Context, setup lsp.Setup) *agents.Catalog {
+		return agents.Load(agents.Options{Dirs: prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false })})
 	}
 	srv, err := lsp.New(opts)
 	if err != nil {

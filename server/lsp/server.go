@@ -36,7 +36,7 @@ type Options struct {
 	// Agents finds the workspace's named agents (files and configuration)
 	// while initialize is answered, as Models does; the agent Start builds
 	// must run the same catalog (Setup.Agents). Nil, or a nil answer,
-	// reads the agent files alone.
+	// offers the built-in agents alone.
 	Agents func(ctx context.Context, setup Setup) *agents.Catalog
 	// Root is the workspace root when initialize names none; "" means the
 	// current directory.
