@@ -54,7 +54,7 @@ type mcpRuntime struct {
 	gate     client.Gate
 	sampler  client.Sampler
 	// notify, when set, hears every state change as a notice (see
-	// mcpNotice), from the first start on.
+	// Status.Notice), from the first start on.
 	notify func(level, text string)
 }
 
@@ -100,7 +100,7 @@ func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime
 		return m, nil
 	}
 	if rt.notify != nil {
-		m.Subscribe(func(s client.Status) { rt.notify(mcpNotice(s)) })
+		m.Subscribe(func(s client.Status) { rt.notify(s.Notice()) })
 	}
 	m.Start()
 	if !wait {
@@ -143,27 +143,4 @@ func mcpToolSource(cfg config.Config, m *client.Manager, sessions sessionReader)
 // sessionReader reads a stored session; *store.Store is one.
 type sessionReader interface {
 	Session(ctx context.Context, id agent.ID) (agent.Session, error)
-}
-
-// mcpNotice words a binding's new state as a notice for the editor: the
-// level ("info", "warning", "error") and one line naming the server.
-func mcpNotice(s client.Status) (level, text string) {
-	switch s.State {
-	case client.StateReady:
-		return "info", fmt.Sprintf("mcp server %s is ready: protocol %s, %d tools (catalog %d)", s.Name, s.Protocol, s.Tools, s.Generation)
-	case client.StateStarting:
-		return "info", fmt.Sprintf("mcp server %s is starting", s.Name)
-	case client.StateRetiring:
-		return "info", fmt.Sprintf("mcp server %s is retiring: it finishes the calls in flight, then stops", s.Name)
-	case client.StateFailed:
-		level = "warning"
-		if s.Required {
-			level = "error"
-		}
-		if s.Failure != nil {
-			return level, fmt.Sprintf("mcp server %s failed: %s: %s", s.Name, s.Failure.Class, s.Failure.Message)
-		}
-		return level, fmt.Sprintf("mcp server %s failed", s.Name)
-	}
-	return "info", fmt.Sprintf("mcp server %s is %s", s.Name, s.State)
 }
