@@ -92,7 +92,7 @@ deps-npm:
 # modules build against libkrb5-dev.
 deps-extension: deps-apt
 	@if command -v npm >/dev/null 2>&1; then \
-	  [ -d node_modules/vscode-languageclient ] && [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --silent >/dev/null; \
+	  [ -d node_modules/vscode-languageclient ] && [ -d node_modules/playwright-core ] && [ -d node_modules/shiki ] || npm ci --no-audit --no-fund --silent >/dev/null; \
 	  sh vscode-extension/scripts/install-code-server.sh; \
 	else echo "deps: install Node.js and npm to test the VS Code extension; its tests are skipped without them"; fi
 

@@ -106,8 +106,15 @@ run_once() { # run_once DATA_DIR: µs of a one-answer darman run
   echo $(( ($(now) - t0) / 1000 ))
 }
 
+list_once() { # list_once DATA_DIR: µs of darman sessions list
+  local t0
+  t0=$(now)
+  darman "$1" "$work/empty" sessions list >/dev/null
+  echo $(( ($(now) - t0) / 1000 ))
+}
+
 fresh=$work/fresh
-: >"$work/run.fresh"; : >"$work/run.big"; : >"$work/lsp.fresh"; : >"$work/lsp.big"
+: >"$work/run.fresh"; : >"$work/run.big"; : >"$work/lsp.fresh"; : >"$work/lsp.big"; : >"$work/list.fresh"; : >"$work/list.big"
 run_once "$fresh" >/dev/null; run_once "$big" >/dev/null # warm the page cache
 for i in $(seq 1 "$runs"); do
   if (( i % 2 )); then order="fresh big"; else order="big fresh"; fi
@@ -115,6 +122,7 @@ for i in $(seq 1 "$runs"); do
     dir=$fresh; [ "$which" = big ] && dir=$big
     run_once "$dir" >>"$work/run.$which"
     lsp_once "$dir" >>"$work/lsp.$which"
+    list_once "$dir" >>"$work/list.$which"
   done
 done
 report() {
@@ -125,3 +133,4 @@ report() {
 echo "medians of $runs runs; big data directory: $(du -sh "$big" | cut -f1), $(ls "$big"/checkpoints 2>/dev/null | wc -l) shadow repositories"
 report run "darman run --format json"
 report lsp "darman lsp to initialize"
+report list "darman sessions list"

@@ -2,10 +2,12 @@ package agents
 
 import (
 	_ "embed"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/internal/config"
 )
 
 // Mode says where an agent may run.
@@ -161,6 +163,32 @@ func ToolName(name string) (darman string, known bool) {
 		return name, true
 	}
 	return name, false
+}
+
+// claudeOnly are Claude Code's tools darman has no counterpart of: an
+// agent file written for Claude Code may name them, and they are left out.
+var claudeOnly = map[string]bool{
+	"WebSearch": true, "NotebookEdit": true, "NotebookRead": true, "ExitPlanMode": true, "SlashCommand": true,
+	"AskUserQuestion": true, "ListMcpResourcesTool": true, "ReadMcpResourceTool": true, "TodoRead": true,
+}
+
+// checkTool says what is wrong with name in a tools list, "" when it is
+// darman's tool, Claude Code's, or an MCP tool (mcp__server__tool, or
+// server_tool of one of the configured servers).
+func checkTool(name string, mcpServers []string) string {
+	d, ok := ToolName(name)
+	if ok || claudeOnly[d] {
+		return ""
+	}
+	for _, s := range mcpServers {
+		if strings.HasPrefix(d, s+"_") && len(d) > len(s)+1 {
+			return ""
+		}
+	}
+	names := slices.Sorted(maps.Keys(darmanTools))
+	msg := config.UnknownName("tool", name, names)
+	return msg + "; Claude Code's names (" + strings.Join(slices.Sorted(maps.Keys(claudeTools))[:4], ", ") +
+		", ...) and MCP tools (mcp__SERVER__TOOL, or SERVER_TOOL for a server in mcpServers) are accepted too"
 }
 
 // darmanTools are darman's own tool names.

@@ -19,7 +19,7 @@ import (
 
 // fromConfig applies the configuration's definition of name over base (a
 // built-in agent or a file's, when exists).
-func fromConfig(name string, def config.AgentConfig, base Agent, exists bool) (Agent, error) {
+func fromConfig(name string, def config.AgentConfig, base Agent, exists bool, mcpServers []string) (Agent, error) {
 	if err := checkName(name); err != nil {
 		return Agent{}, err
 	}
@@ -41,7 +41,11 @@ func fromConfig(name string, def config.AgentConfig, base Agent, exists bool) (A
 		a.Prompt = def.Prompt
 	}
 	if def.Tools != nil {
-		a.Tools = toolNames(def.Tools, nil)
+		tools, err := toolNames(def.Tools, mcpServers)
+		if err != nil {
+			return Agent{}, err
+		}
+		a.Tools = tools
 	}
 	for _, r := range def.Permission {
 		a.Permission = append(slices.Clip(a.Permission), permission.Rule{Permission: r.Permission, Pattern: r.Pattern, Action: permission.Action(r.Action)})
@@ -103,9 +107,11 @@ func (c *Catalog) readFile(path, source string) (Agent, error) {
 		return Agent{}, errors.New("the front matter has no description: say what the agent is for (description: ...)")
 	}
 	if t, ok := fm["tools"]; ok {
-		a.Tools = toolNames(splitList(t), func(name string) {
-			c.opts.Logger.Debug("agents: a tool darman does not have; kept for MCP tools of that name", "file", path, "tool", name)
-		})
+		tools, err := toolNames(splitList(t), c.opts.MCPServers)
+		if err != nil {
+			return Agent{}, err
+		}
+		a.Tools = tools
 	}
 	switch m := strings.TrimSpace(fm["model"]); {
 	case m == "", m == "inherit", !strings.Contains(m, "/"):
@@ -179,15 +185,17 @@ func splitList(s string) []string {
 	return out
 }
 
-// toolNames maps names to darman's, once each; unknown hears names of
-// neither darman's nor Claude Code's tools.
-func toolNames(names []string, unknown func(string)) []string {
+// toolNames maps names to darman's, once each. A name that is neither
+// darman's tool, Claude Code's, nor an MCP tool (see checkTool) is an
+// error: a misspelt name would leave the agent without the tool, and say
+// nothing.
+func toolNames(names []string, mcpServers []string) ([]string, error) {
 	out := []string{}
 	for _, n := range names {
-		d, ok := ToolName(n)
-		if !ok && unknown != nil {
-			unknown(n)
+		if msg := checkTool(n, mcpServers); msg != "" {
+			return nil, errors.New("tools: " + msg)
 		}
+		d, _ := ToolName(n)
 		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}
@@ -200,7 +208,7 @@ func toolNames(names []string, unknown func(string)) []string {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // permissionRules reads a permission block as the configuration's

@@ -35,6 +35,9 @@ type Options struct {
 	// Logger hears, at debug level, the keys of agent files darman does
 	// not use (Claude Code's color, memory, ...); nil discards.
 	Logger *slog.Logger
+	// MCPServers are the configured MCP servers' names: a tools list may
+	// name their tools as SERVER_TOOL.
+	MCPServers []string
 	// Trusted lets the workspace's agent files (.darman/agent and
 	// .claude/agents in the workspace and its parents) widen: their
 	// permission blocks' allow rules and their replacements of the
@@ -97,6 +100,20 @@ func (c *Catalog) Problems() []Problem {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.problems)
+}
+
+// ProblemOf returns why an agent named name was left out at the last
+// load: the problem of its file (NAME.md) or of the configuration's
+// definition of it.
+func (c *Catalog) ProblemOf(name string) (Problem, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.problems {
+		if p.Path == "config agents."+name || strings.TrimSuffix(filepath.Base(p.Path), ".md") == name {
+			return p, true
+		}
+	}
+	return Problem{}, false
 }
 
 // Widening returns what the workspace's agent files would widen at the
@@ -279,7 +296,7 @@ func (c *Catalog) load() (stamp string) {
 			}
 			continue
 		}
-		a, err := fromConfig(name, def, base, ok)
+		a, err := fromConfig(name, def, base, ok, c.opts.MCPServers)
 		if err != nil {
 			problems = append(problems, Problem{Path: "config agents." + name, Err: err})
 			continue

@@ -44,6 +44,7 @@ func newKeeper(t testing.TB, opts ...func(*checkpoint.Options)) (*checkpoint.Kee
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(k.Close)
 	return k, st
 }
 

@@ -36,6 +36,15 @@
 // snapshot as not restorable; a repository of its own inside the workspace
 // is left out, and so is the checkpoint store when it lies inside.
 //
+// Where the system has a file watcher (inotify on Linux: watch.go), a
+// snapshot does not walk the tree: each directory the walk goes into gets
+// a watch before it is listed (never an ignored one), and the next
+// snapshot reads the queued events and visits only the directories they
+// name, walking whole only those new since. The walk stays for the first
+// snapshot of a process, after another process took one, after the
+// exclude files changed, after the queue overflowed, and for good once
+// the watcher failed (Keeper.Status, darman doctor say why).
+//
 // The turn's first snapshot is its Before, stored with the session at once
 // (agent.Checkpoint, through Store); End adds After when the turn ends.
 //

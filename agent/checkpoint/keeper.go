@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -41,6 +43,9 @@ type Options struct {
 	MaxBytes int64
 	// Logger receives what was dropped and what failed; nil discards it.
 	Logger *slog.Logger
+	// NoWatch keeps every snapshot a walk of the whole tree, with no file
+	// watcher (see Status).
+	NoWatch bool
 }
 
 // Keeper takes the snapshots of the workspaces' turns and reverts them.
@@ -166,6 +171,35 @@ func (k *Keeper) Collect(ctx context.Context, workspace string) error {
 	return k.gc(ctx, sh)
 }
 
+// Prune is the maintenance of one workspace's shadow repository that
+// `darman sessions gc` asks for: it gives back what no stored checkpoint
+// needs (as Collect), then drops the oldest turns' snapshots while the
+// repository is over MaxBytes (as the end of a turn does). It returns the
+// checkpoints dropped and the repository's size before and after, in
+// bytes. A workspace without a shadow repository is left alone.
+func (k *Keeper) Prune(ctx context.Context, workspace string) (dropped []agent.Checkpoint, before, after int64, err error) {
+	sh := k.shadowOf(workspace)
+	if !sh.exists() {
+		return nil, 0, 0, nil
+	}
+	unlock, err := sh.lock(ctx)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer unlock()
+	if before, err = sh.size(ctx); err != nil {
+		return nil, 0, 0, err
+	}
+	if err := k.gc(ctx, sh); err != nil {
+		return nil, before, 0, err
+	}
+	if dropped, err = k.bound(ctx, sh, ""); err != nil {
+		return dropped, before, 0, err
+	}
+	after, err = sh.size(ctx)
+	return dropped, before, after, err
+}
+
 // live returns the checkpoints of the shadow's workspace whose snapshots
 // are kept.
 func (k *Keeper) live(ctx context.Context, sh *shadow) ([]agent.Checkpoint, error) {
@@ -182,6 +216,17 @@ func (k *Keeper) live(ctx context.Context, sh *shadow) ([]agent.Checkpoint, erro
 // keeps with everything they reach) and lets
 // git pack and prune the rest. The caller holds the lock.
 func (k *Keeper) gc(ctx context.Context, sh *shadow) error {
+	if sh.cache != nil && sh.behind > 0 {
+		// The cache on disk first, so that its tree is the newest and
+		// the older one can go.
+		tree := emptyTree
+		if !sh.cache.root.tree.isZero() {
+			tree = sh.cache.root.tree.String()
+		}
+		if err := sh.saveCache(sh.cache, tree); err != nil {
+			return err
+		}
+	}
 	live, err := k.live(ctx, sh)
 	if err != nil {
 		return err
@@ -290,4 +335,73 @@ func (k *Keeper) bound(ctx context.Context, sh *shadow, keep agent.ID) ([]agent.
 			"workspace", sh.root, "maxBytes", k.opts.MaxBytes, "size", size, "dropped", names)
 	}
 	return dropped, err
+}
+
+// Close stops the keeper's file watchers (their inotify instances, a
+// per-user resource). Snapshots taken after it walk the tree.
+func (k *Keeper) Close() {
+	k.mu.Lock()
+	shadows := slices.Collect(maps.Values(k.shadows))
+	k.mu.Unlock()
+	for _, sh := range shadows {
+		sh.mu.Lock()
+		if sh.watch != nil {
+			sh.watch.close()
+			sh.watch, sh.watchBase = nil, nil
+		}
+		sh.watchErr = errClosed
+		sh.mu.Unlock()
+	}
+}
+
+var errClosed = errors.New("the keeper was closed")
+
+// Status is what a keeper knows of a workspace's checkpoints.
+type Status struct {
+	Workspace string `json:"workspace"`
+	// Watcher is the file watcher snapshots use ("inotify"), "" when
+	// each walks the whole tree; WatchError says why not, once known.
+	Watcher    string `json:"watcher,omitempty"`
+	WatchError string `json:"watchError,omitempty"`
+	// Watched is how many directories the watcher watches.
+	Watched int `json:"watched,omitempty"`
+	// Walks counts this process's snapshots that walked the whole tree,
+	// Partial those that visited only what the watcher saw change,
+	// Overflows how often the watcher lost changes (the next walked).
+	Walks     int `json:"walks"`
+	Partial   int `json:"partial"`
+	Overflows int `json:"overflows,omitempty"`
+	// Bytes is the shadow repository's disk use (its objects and the stat
+	// cache), MaxBytes the bound of its objects (checkpoints.maxBytes):
+	// past it the oldest turns' snapshots go.
+	Bytes    int64 `json:"bytes"`
+	MaxBytes int64 `json:"maxBytes"`
+}
+
+// Status reports the checkpoints of workspace: its watcher and the disk
+// use of its shadow repository.
+func (k *Keeper) Status(ctx context.Context, workspace string) (Status, error) {
+	sh := k.shadowOf(workspace)
+	sh.mu.Lock()
+	st := Status{Workspace: sh.root, Walks: sh.full, Partial: sh.partial, Overflows: sh.overflows, MaxBytes: k.opts.MaxBytes}
+	switch {
+	case sh.watch != nil:
+		st.Watcher, st.Watched = watcherKind, sh.watch.watched()
+	case sh.watchErr != nil:
+		st.WatchError = sh.watchErr.Error()
+	case k.opts.NoWatch:
+		st.WatchError = "turned off"
+	case watcherKind == "":
+		st.WatchError = "no file watcher on this system"
+	}
+	sh.mu.Unlock()
+	if !sh.exists() {
+		return st, nil
+	}
+	var err error
+	st.Bytes, err = sh.size(ctx)
+	if fi, serr := os.Stat(sh.statPath()); serr == nil {
+		st.Bytes += fi.Size()
+	}
+	return st, err
 }

@@ -43,6 +43,20 @@ type shadow struct {
 	// gc mark (gcMarkPath) when the cache in memory was last known good.
 	behind int
 	gcMark fstat
+
+	// The watcher (watch.go): nil before the first snapshot, and once it
+	// failed (watchErr says why); watchBase, the cache it has watched the
+	// tree of since the cache was brought up to date; walks numbers the
+	// walks; large, the files each directory named as not kept when last
+	// visited; overflows, how often the watcher lost changes.
+	watch     *watcher
+	watchErr  error
+	watchBase *statCache
+	walks     uint64
+	large     map[string][]agent.LargeFile
+	overflows int
+	full      int // snapshots that walked the whole tree
+	partial   int // snapshots that visited only what the watcher saw change
 }
 
 // maxBehind is how many files' changes the stat cache on disk may lag the
@@ -180,10 +194,12 @@ func (s *shadow) syncExclude() {
 // read and written: the stat cache tells the rest (walk.go). Files over the
 // size limit, and files that cannot be read, are named in Large and left
 // out. The caller holds the lock.
-func (s *shadow) snapshot(ctx context.Context) (agent.Snapshot, error) {
+func (s *shadow) snapshot(ctx context.Context) (_ agent.Snapshot, err error) {
 	s.syncExclude()
-	w := &walker{s: s, ctx: ctx, start: time.Now(), skip: s.inside(s.k.opts.Dir)}
+	s.walks++
+	w := &walker{s: s, ctx: ctx, start: time.Now(), skip: s.inside(s.k.opts.Dir), gen: s.walks}
 	c := s.loadCache()
+	defer func() { s.watched(c, err == nil) }()
 	first := c == nil
 	if first {
 		// The first snapshot, or one after a damaged cache: every file is
@@ -200,22 +216,37 @@ func (s *shadow) snapshot(ctx context.Context) (agent.Snapshot, error) {
 	excludes := s.excludesPrint()
 	reignore := excludes != c.excludes
 	c.excludes = excludes
-	snap, err := w.walk(c, reignore)
+	ch := s.changesSince(c, first || reignore)
+	w.watch = s.watch
+	if ch != nil {
+		s.partial++
+	} else {
+		s.full++
+	}
+	snap, err := w.walk(c, reignore, ch)
 	if err != nil {
 		s.cache = nil // half brought up to date: read again from the shadow
 		return agent.Snapshot{}, err
 	}
-	if !first && !reignore && !w.changed.Load() {
+	if changed := w.changed.Load(); !first && !reignore && (!changed || ch != nil && !w.ignoreChanged.Load()) {
 		updated := int(w.updated.Load())
+		if changed {
+			// A watcher's snapshot that added, removed or renamed names
+			// (dirs says how many directories it visited): the next
+			// process, whose walk lists the directories whose stat
+			// changed, finds them again, as it finds the files below.
+			updated += len(ch.dirs)
+		}
 		if updated == 0 && (s.behind > 0 || snap.Tree == s.cachedTree()) {
 			return snap, nil
 		}
-		// Only the stat or content of files the cache knows changed: the
-		// cache on disk, with the tree it goes with (which every gc
-		// keeps), still tells the next process the truth of all else,
-		// and that process finds these files by their stat and reads
-		// them again. A few such files of lag cost it little; writing
-		// out the whole cache for each costs every snapshot.
+		// Only the stat or content of files the cache knows changed (or
+		// the watcher saw where names changed): the cache on disk, with
+		// the tree it goes with (which every gc keeps), still tells the
+		// next process the truth of all else, and that process finds
+		// these files by their stat and reads them again. A few such
+		// files of lag cost it little; writing out the whole cache for
+		// each costs every snapshot.
 		if s.behind+updated <= maxBehind {
 			s.behind += updated
 			return snap, nil

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,7 +78,8 @@ type node struct {
 	// (or the system gives no such stat). While it stays the same, no
 	// name in it was added, removed or renamed, and it is not listed.
 	listed fstat
-	tree   oid // the tree of what is recorded beneath it; zero: nothing
+	tree   oid    // the tree of what is recorded beneath it; zero: nothing
+	walk   uint64 // the last walk that visited it (walker.gen)
 
 	// One snapshot's:
 	dirty bool       // its own entries changed: its tree is written again
@@ -125,6 +125,20 @@ type walker struct {
 	// nothing else (a change the next process finds by the stat alone,
 	// so the write of the cache may wait: see shadow.snapshot).
 	updated atomic.Int32
+	// ignoreChanged: a .gitignore changed; what is recorded now depends on
+	// what was before it (recorded files stay), so the cache is written.
+	ignoreChanged atomic.Bool
+
+	// gen numbers this walk; a node it visited has it in node.walk, so
+	// that no node is visited twice when changed directories nest.
+	gen uint64
+	// watch, when set, is told of every directory visited, before its
+	// listing; deep (a watcher's walk: see watch.go) are the directories
+	// walked whole, those whose parent the watcher saw them come to;
+	// partial, that the walk goes only where the watcher saw changes.
+	watch   *watcher
+	deep    map[string]bool
+	partial bool
 
 	mu      sync.Mutex
 	visited []visited
@@ -150,12 +164,13 @@ func join(rel, name string) string {
 }
 
 // spawn visits n in a goroutine of its own; at most sem of them do
-// system calls at once.
-func (w *walker) spawn(n *node, rel string, reignore bool) {
+// system calls at once. deep: its subdirectories too (a walk of the whole
+// tree is deep everywhere; a watcher's, only in what is new).
+func (w *walker) spawn(n *node, rel string, reignore, deep bool) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		w.visit(n, rel, reignore)
+		w.visit(n, rel, reignore, deep)
 	}()
 }
 
@@ -163,7 +178,14 @@ func (w *walker) spawn(n *node, rel string, reignore bool) {
 // the cache, and walks on into its known subdirectories. What it cannot
 // tell by the cache (new names; everything not recorded when its
 // .gitignore changed, reignore) it leaves in n.fresh for the caller.
-func (w *walker) visit(n *node, rel string, reignore bool) {
+func (w *walker) visit(n *node, rel string, reignore, deep bool) {
+	w.mu.Lock()
+	if n.walk == w.gen {
+		w.mu.Unlock()
+		return
+	}
+	n.walk = w.gen
+	w.mu.Unlock()
 	w.sem <- struct{}{}
 	released := false
 	release := func() {
@@ -177,9 +199,13 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 	w.visited = append(w.visited, visited{n, rel})
 	w.mu.Unlock()
 	abs := w.abs(rel)
+	if w.watch != nil {
+		w.watch.add(rel) // before the listing: a change after it is an event
+	}
 	f, err := os.Open(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		*n = *newNode()
+		n.walk = w.gen
 		n.dirty = true
 		w.changed.Store(true)
 		return
@@ -190,7 +216,7 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 	defer f.Close()
 	// The stat before the listing: a change after it shows next time.
 	dst, _ := statDir(f)
-	if !reignore && dst != (fstat{}) && dst == n.listed && w.unlisted(n, f, abs, rel) {
+	if !reignore && dst != (fstat{}) && dst == n.listed && w.unlisted(n, f, abs, rel, deep) {
 		return
 	}
 	w.s.listings.Add(1)
@@ -214,6 +240,7 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 	changed := false
 	if gi != n.ignore {
 		reignore, n.ignore, changed = true, gi, true
+		w.ignoreChanged.Store(true)
 	}
 	seen := make(map[string]bool, len(es)) // name: whether a directory
 	for _, e := range es {
@@ -227,12 +254,18 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 		if dir {
 			if sub := n.subs[name]; sub != nil {
 				if !reignore || !sub.tree.isZero() {
-					w.spawn(sub, p, reignore)
+					if deep || reignore || w.deep[p] {
+						w.spawn(sub, p, reignore, true)
+					}
 					continue
 				}
 				delete(n.subs, name)
 			} else if o := n.others[name]; o != nil && o.dir && !reignore {
-				if o.kind != kindNested || isRepo(filepath.Join(abs, name)) {
+				if o.kind != kindNested {
+					continue
+				}
+				if isRepo(filepath.Join(abs, name)) {
+					w.watchNested(p)
 					continue
 				}
 			}
@@ -306,19 +339,24 @@ func (w *walker) visit(n *node, rel string, reignore bool) {
 // last listing (as git's untracked cache does). It reports false, having
 // done nothing, when the directory must be listed after all: its
 // .gitignore changed, or a nested repository is one no more.
-func (w *walker) unlisted(n *node, f *os.File, abs, rel string) bool {
+func (w *walker) unlisted(n *node, f *os.File, abs, rel string, deep bool) bool {
 	if n.ignore != (fstat{}) {
 		if gi, err := statAt(f, abs, ".gitignore"); err != nil || gi != n.ignore {
 			return false
 		}
 	}
 	for name, o := range n.others {
-		if o.kind == kindNested && !isRepo(filepath.Join(abs, name)) {
-			return false
+		if o.kind == kindNested {
+			if !isRepo(filepath.Join(abs, name)) {
+				return false
+			}
+			w.watchNested(join(rel, name))
 		}
 	}
 	for name, sub := range n.subs {
-		w.spawn(sub, join(rel, name), false)
+		if p := join(rel, name); deep || w.deep[p] {
+			w.spawn(sub, p, false, true)
+		}
 	}
 	for name, t := range n.files {
 		st, err := statAt(f, abs, name)
@@ -385,10 +423,47 @@ func isRepo(dir string) bool {
 
 // walk brings the cache up to what is in the workspace: the recorded
 // files' new contents stored, the new names classified, the trees of the
-// directories that changed written. It returns the snapshot.
-func (w *walker) walk(c *statCache, reignore bool) (agent.Snapshot, error) {
+// directories that changed written. It returns the snapshot. With ch (a
+// watcher's changes since the cache was last brought up to date) it visits
+// only the directories named there, and walks whole only what is new;
+// without, every directory.
+func (w *walker) walk(c *statCache, reignore bool, ch *changes) (agent.Snapshot, error) {
 	w.sem = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	w.spawn(c.root, "", reignore)
+	if ch == nil {
+		w.spawn(c.root, "", reignore, true)
+	} else {
+		w.partial, w.deep = true, ch.deep
+		// By depth, a wave at a time: a directory and one beneath it are
+		// never visited at once (the parent's visit reads and drops its
+		// subdirectories' nodes), and a node the wave before removed, or
+		// visited already, is found so.
+		var waves [][]string
+		for rel := range ch.dirs {
+			d := 0
+			if rel != "" {
+				d = strings.Count(rel, "/") + 1
+			}
+			for len(waves) <= d {
+				waves = append(waves, nil)
+			}
+			waves[d] = append(waves[d], rel)
+		}
+		for _, wave := range waves {
+			type target struct {
+				n   *node
+				rel string
+			}
+			ts := make([]target, 0, len(wave)) // found before any visit changes the tree
+			for _, rel := range wave {
+				n, at := lookup(c.root, rel)
+				ts = append(ts, target{n, at})
+			}
+			for _, t := range ts {
+				w.spawn(t.n, t.rel, false, w.deep[t.rel])
+			}
+			w.wg.Wait()
+		}
+	}
 	w.wg.Wait()
 	all := w.visited
 	for pending := w.visited; ; {
@@ -421,10 +496,11 @@ func (w *walker) walk(c *statCache, reignore bool) (agent.Snapshot, error) {
 				a.n.others[a.name] = &other{kind: kindIgnored, dir: a.dir}
 			case a.dir && isRepo(abs):
 				a.n.others[a.name] = &other{kind: kindNested, dir: true}
+				w.watchNested(paths[i])
 			case a.dir:
 				sub := newNode()
 				a.n.subs[a.name] = sub
-				w.spawn(sub, paths[i], false)
+				w.spawn(sub, paths[i], false, true)
 			default:
 				st, err := statPath(abs)
 				if err != nil {
@@ -441,12 +517,15 @@ func (w *walker) walk(c *statCache, reignore bool) (agent.Snapshot, error) {
 	if err := w.read(all, &snap); err != nil {
 		return agent.Snapshot{}, err
 	}
-	for _, v := range all {
-		snap.Large = append(snap.Large, v.n.large...)
-		v.n.large = nil
+	snap.Large = w.s.largeFiles(c, all, w.partial)
+	var touched map[*node]bool
+	if w.partial {
+		touched = map[*node]bool{}
+		for _, v := range all {
+			touch(c.root, v.rel, touched)
+		}
 	}
-	slices.SortFunc(snap.Large, func(a, b agent.LargeFile) int { return strings.Compare(a.Path, b.Path) })
-	tree, err := w.writeTrees(c.root)
+	tree, err := w.writeTrees(c.root, touched)
 	if err != nil {
 		return agent.Snapshot{}, err
 	}
@@ -613,11 +692,15 @@ func (w *walker) drop(n *node, name string, o *other) {
 }
 
 // writeTrees writes the trees of the directories beneath n whose entries
-// changed, and returns n's.
-func (w *walker) writeTrees(n *node) (oid, error) {
+// changed, and returns n's. With touched, only those nodes can have
+// changed (they, or something beneath them, were visited).
+func (w *walker) writeTrees(n *node, touched map[*node]bool) (oid, error) {
 	for _, sub := range n.subs {
+		if touched != nil && !touched[sub] {
+			continue
+		}
 		before := sub.tree
-		t, err := w.writeTrees(sub)
+		t, err := w.writeTrees(sub, touched)
 		if err != nil {
 			return oid{}, err
 		}

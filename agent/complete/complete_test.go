@@ -8,6 +8,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // engine is an engine whose model is the scripted server's
@@ -15,8 +16,8 @@ import (
 func engine(t testing.TB, script llmtest.Script, o Options) (*Engine, *llmtest.Server) {
 	t.Helper()
 	srv := llmtest.Start(t, script)
-	c, err := llm.New(llm.Settings{Name: "local", Type: llm.TypeOpenAICompatible, BaseURL: srv.OpenAIURL()},
-		&llm.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
+	c, err := provider.New(provider.Settings{Name: "local", Type: llm.TypeOpenAICompatible, BaseURL: srv.OpenAIURL()},
+		&provider.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

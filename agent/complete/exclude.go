@@ -119,3 +119,10 @@ func globSegs(pat, segs []string) bool {
 	}
 	return globSegs(pat[1:], segs[1:])
 }
+
+var secrets = newExcluder(DefaultExclude)
+
+// Secret reports whether the slash path rel (relative to the workspace)
+// is one of DefaultExclude's secrets and keys, which darman neither
+// completes from nor sends to a model as context.
+func Secret(rel string) bool { return secrets.match(rel) }

@@ -248,7 +248,7 @@ func (c *Catalog) LookupFor(provider string, typ Type, id string) ModelInfo {
 			return m
 		}
 	}
-	if p, ok := presets[provider]; ok && (p.auth == "bedrock" || p.auth == "vertex") {
+	if provider == "bedrock" || provider == "vertex" {
 		if m, ok := c.find(TypeAnthropic, cloudClaudeID(id)); ok {
 			m.ID = id
 			return m
@@ -270,9 +270,11 @@ func cloudClaudeID(id string) string {
 	return strings.Replace(id, "@", "-", 1)
 }
 
-// presetModels lists the catalog's own models of a preset.
-func (c *Catalog) presetModels(name string) []ModelInfo {
-	if _, ok := c.family(Type(name)); !ok || Type(name) == presets[name].typ {
+// PresetModels lists the catalog's own models of a preset ("deepseek",
+// "bedrock"): none for the names of the types' own families (anthropic,
+// openai), whose models [Catalog.Models] lists.
+func (c *Catalog) PresetModels(name string) []ModelInfo {
+	if _, ok := c.family(Type(name)); !ok || Type(name) == TypeAnthropic || Type(name) == TypeOpenAI {
 		return nil
 	}
 	out := c.Models(Type(name))

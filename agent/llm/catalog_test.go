@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 func TestBuiltinCatalogIsSane(t *testing.T) {
@@ -66,10 +67,10 @@ func TestCatalogLookup(t *testing.T) {
 
 func TestModelOverrides(t *testing.T) {
 	yes, no := true, false
-	c, err := llm.New(llm.Settings{Name: "anthropic", APIKey: "k", Models: map[string]llm.ModelOverride{
+	c, err := provider.New(provider.Settings{Name: "anthropic", APIKey: "k", Models: map[string]llm.ModelOverride{
 		"claude-sonnet-4-5": {ContextWindow: 1000000, Images: &no},
 		"claude-internal":   {Name: "Internal", ContextWindow: 50000, MaxOutput: 4000, Cost: &llm.Cost{Input: 1, Output: 2}, Reasoning: &yes},
-	}}, &llm.Options{LookupEnv: noEnv})
+	}}, &provider.Options{LookupEnv: noEnv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -217,7 +216,7 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("the connection to %s at %s failed%s", e.api(), e.URL, e.detail())
 	case ErrStalled:
 		return fmt.Sprintf("%s sent nothing for %s, so darman gave up on the stream (raise the provider's timeout to wait longer)",
-			e.api(), humanDuration(e.Idle))
+			e.api(), HumanDuration(e.Idle))
 	case ErrStreamCut:
 		return fmt.Sprintf("%s stream ended before the answer was complete%s", e.api(), e.detail())
 	case ErrMalformed:
@@ -226,73 +225,6 @@ func (e *Error) Error() string {
 		return "the model call was canceled"
 	}
 	return fmt.Sprintf("%s call failed%s%s", e.api(), e.status(), e.detail())
-}
-
-// kindForStatus classifies an HTTP status when the body says nothing more
-// specific.
-func kindForStatus(status int) Kind {
-	switch {
-	case status == 400 || status == 422:
-		return ErrBadRequest
-	case status == 401:
-		return ErrAuth
-	case status == 402:
-		return ErrBilling
-	case status == 403:
-		return ErrPermission
-	case status == 404:
-		return ErrNotFound
-	case status == 408:
-		return ErrTimeout
-	case status == 409:
-		return ErrConflict
-	case status == 413:
-		return ErrContextTooLong
-	case status == 429:
-		return ErrRateLimited
-	case status == 529:
-		return ErrOverloaded
-	case status >= 500:
-		return ErrServer
-	}
-	return ErrOther
-}
-
-// contextTooLongPhrases are what APIs say when the prompt does not fit,
-// lower-cased: Anthropic's "prompt is too long", OpenAI's
-// context_length_exceeded, and the wording of vLLM, llama.cpp, Ollama and
-// OpenRouter.
-var contextTooLongPhrases = []string{
-	"prompt is too long",
-	"context_length_exceeded",
-	"context length",
-	"context window",
-	"maximum context",
-	"too many tokens",
-	"exceeds the context",
-	"exceed_context_size",
-	"input is too long",
-}
-
-func mentionsContextTooLong(s string) bool {
-	s = strings.ToLower(s)
-	for _, p := range contextTooLongPhrases {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// mentionsUnknownModel recognises a 404 (or 400) about the model rather
-// than the endpoint.
-func mentionsUnknownModel(s string) bool {
-	s = strings.ToLower(s)
-	return strings.Contains(s, "model") &&
-		(strings.Contains(s, "not found") || strings.Contains(s, "does not exist") ||
-			strings.Contains(s, "not exist") || strings.Contains(s, "unknown") ||
-			strings.Contains(s, "invalid model") || strings.HasPrefix(s, "model:") ||
-			strings.Contains(s, "not a valid model") || strings.Contains(s, "try pulling"))
 }
 
 // transportError classifies an error that came without an HTTP response:
@@ -328,12 +260,4 @@ func transportError(err error, ctx context.Context, base *Error) *Error {
 		return &e
 	}
 	return nil
-}
-
-// truncate shortens s to at most n bytes for an error message.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

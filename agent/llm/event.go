@@ -135,12 +135,12 @@ type Retry struct {
 
 // String is the line a user sees: "retrying in 4 s: rate limited (429)".
 func (r Retry) String() string {
-	return fmt.Sprintf("retrying in %s: %s", humanDuration(r.Delay), r.Err.Short())
+	return fmt.Sprintf("retrying in %s: %s", HumanDuration(r.Delay), r.Err.Short())
 }
 
-// humanDuration writes durations the way people say them: "4 s", "250 ms",
+// HumanDuration writes durations the way people say them: "4 s", "250 ms",
 // "2 min".
-func humanDuration(d time.Duration) string {
+func HumanDuration(d time.Duration) string {
 	switch {
 	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 func ExampleClient_Stream() {
@@ -16,7 +17,7 @@ func ExampleClient_Stream() {
 	}}}, nil)
 	defer srv.Close()
 
-	client, err := llm.New(llm.Settings{Name: "ollama", BaseURL: srv.OpenAIURL()}, nil)
+	client, err := provider.New(provider.Settings{Name: "ollama", BaseURL: srv.OpenAIURL()}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -54,7 +55,7 @@ func ExampleCollect() {
 	}}}, nil)
 	defer srv.Close()
 
-	client, _ := llm.New(llm.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "test"}, nil)
+	client, _ := provider.New(provider.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "test"}, nil)
 	r, err := llm.Collect(client.Stream(context.Background(), &llm.Request{
 		Model: "claude-sonnet-4-5", Messages: []llm.Message{llm.UserText("hi")},
 	}))
@@ -66,18 +67,4 @@ func ExampleCollect() {
 	// Output:
 	// Done. stop 1000 20
 	// $0.0033
-}
-
-// Each preset says what its server is sent back of the model's reasoning.
-func ExamplePresets() {
-	for _, p := range llm.Presets() {
-		switch p.Name {
-		case "deepseek", "openrouter", "mistral":
-			fmt.Printf("%s (%s): %s\n", p.Name, p.BaseURL, p.Reasoning)
-		}
-	}
-	// Output:
-	// openrouter (https://openrouter.ai/api/v1): reasoning_details sent back unchanged
-	// deepseek (https://api.deepseek.com): reasoning_content sent back with tool-call turns
-	// mistral (https://api.mistral.ai/v1): not sent back
 }

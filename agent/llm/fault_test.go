@@ -9,6 +9,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 const answer = "All good now, the retry worked."
@@ -288,7 +289,7 @@ func TestKeyFromEnvironmentIsNamed(t *testing.T) {
 		}
 		return "", false
 	}
-	c, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: srv.URL}, &llm.Options{LookupEnv: env})
+	c, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: srv.URL}, &provider.Options{LookupEnv: env})
 	if err != nil {
 		t.Fatal(err)
 	}

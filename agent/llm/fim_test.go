@@ -9,6 +9,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // fimClient is an OpenAI-compatible provider on the scripted server, for
@@ -16,8 +17,8 @@ import (
 // and llama.cpp's do beside their /v1).
 func fimClient(t *testing.T, srv *llmtest.Server, name string) *llm.Client {
 	t.Helper()
-	s := llm.Settings{Name: name, Type: llm.TypeOpenAICompatible, BaseURL: srv.OpenAIURL(), APIKey: "sk-fim-test"}
-	c, err := llm.New(s, &llm.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
+	s := provider.Settings{Name: name, Type: llm.TypeOpenAICompatible, BaseURL: srv.OpenAIURL(), APIKey: "sk-fim-test"}
+	c, err := provider.New(s, &provider.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

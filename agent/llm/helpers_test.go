@@ -8,6 +8,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // fastRetry keeps retry waits short in tests.
@@ -20,23 +21,23 @@ func noEnv(string) (string, bool) { return "", false }
 var apis = []struct {
 	name string
 	// settings configure a client for the server.
-	settings func(srv *llmtest.Server) llm.Settings
+	settings func(srv *llmtest.Server) provider.Settings
 	api      llmtest.API
 }{
-	{"anthropic", func(srv *llmtest.Server) llm.Settings {
-		return llm.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test"}
+	{"anthropic", func(srv *llmtest.Server) provider.Settings {
+		return provider.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test"}
 	}, llmtest.APIAnthropic},
-	{"chat", func(srv *llmtest.Server) llm.Settings {
-		return llm.Settings{Name: "ollama", BaseURL: srv.OpenAIURL()}
+	{"chat", func(srv *llmtest.Server) provider.Settings {
+		return provider.Settings{Name: "ollama", BaseURL: srv.OpenAIURL()}
 	}, llmtest.APIChat},
-	{"responses", func(srv *llmtest.Server) llm.Settings {
-		return llm.Settings{Name: "openai", BaseURL: srv.OpenAIURL(), APIKey: "sk-test"}
+	{"responses", func(srv *llmtest.Server) provider.Settings {
+		return provider.Settings{Name: "openai", BaseURL: srv.OpenAIURL(), APIKey: "sk-test"}
 	}, llmtest.APIResponses},
 }
 
-func newClient(t testing.TB, s llm.Settings, retry llm.RetryPolicy) *llm.Client {
+func newClient(t testing.TB, s provider.Settings, retry llm.RetryPolicy) *llm.Client {
 	t.Helper()
-	c, err := llm.New(s, &llm.Options{Retry: retry, LookupEnv: noEnv})
+	c, err := provider.New(s, &provider.Options{Retry: retry, LookupEnv: noEnv})
 	if err != nil {
 		t.Fatal(err)
 	}

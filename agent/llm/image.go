@@ -224,7 +224,7 @@ func sameImage(a, b Image) bool {
 
 // imageLimit is the limit of the API the client speaks.
 func (c *Client) imageLimit() ImageLimit {
-	if c.api == originAnthropic {
+	if c.api == OriginAnthropic {
 		return AnthropicImageLimit
 	}
 	return OpenAIImageLimit

@@ -39,8 +39,8 @@ type ReasoningOptions struct {
 	BudgetTokens int
 }
 
-// enabled reports whether the caller asked for reasoning at all.
-func (r ReasoningOptions) enabled() bool { return r.Effort != "" || r.BudgetTokens > 0 }
+// Enabled reports whether the caller asked for reasoning at all.
+func (r ReasoningOptions) Enabled() bool { return r.Effort != "" || r.BudgetTokens > 0 }
 
 // CacheOptions controls prompt caching.
 type CacheOptions struct {
@@ -95,11 +95,12 @@ type Image struct {
 	Data      []byte
 }
 
-// The origins of reasoning: the API that produced it.
+// The origins of reasoning: the API that produced it, as [Client.API]
+// names it.
 const (
-	originAnthropic = "anthropic"
-	originResponses = "openai-responses"
-	originChat      = "openai-chat"
+	OriginAnthropic = "anthropic"
+	OriginResponses = "openai-responses"
+	OriginChat      = "openai-chat"
 )
 
 // Reasoning is the model's thinking, kept so that it can be sent back on

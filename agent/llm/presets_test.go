@@ -7,6 +7,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // presetShape is what one preset's request looks like on the wire.
@@ -14,7 +15,7 @@ type presetShape struct {
 	// model is the model id asked for.
 	model string
 	// settings adds to {Name, BaseURL, APIKey: "test-key"}.
-	settings func(s *llm.Settings)
+	settings func(s *provider.Settings)
 	// base is the base URL for the scripted server: "anthropic" (srv.URL)
 	// or "openai" (srv.OpenAIURL()).
 	base string
@@ -78,13 +79,13 @@ var presetShapes = map[string]presetShape{
 		absent: []string{"Authorization"}, fields: []string{"model", "messages", "stream", "max_completion_tokens"}},
 	"bedrock": {model: "anthropic.claude-sonnet-4-5-20250929-v1:0", base: "anthropic",
 		defaultURL: "https://bedrock-runtime.us-west-2.amazonaws.com",
-		settings:   func(s *llm.Settings) { s.Region = "us-west-2" },
+		settings:   func(s *provider.Settings) { s.Region = "us-west-2" },
 		path:       "/model/anthropic.claude-sonnet-4-5-20250929-v1:0/invoke-with-response-stream",
 		header:     "Authorization", value: "Bearer test-key", absent: []string{"X-Api-Key", "Anthropic-Version"},
 		fields: []string{"anthropic_version", "max_tokens", "messages"}, missing: []string{"model", "stream"}},
 	"vertex": {model: "claude-sonnet-4-5@20250929", base: "anthropic",
 		defaultURL: "https://us-east5-aiplatform.googleapis.com",
-		settings:   func(s *llm.Settings) { s.Region, s.Project = "us-east5", "my-project" },
+		settings:   func(s *provider.Settings) { s.Region, s.Project = "us-east5", "my-project" },
 		path:       "/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict",
 		header:     "Authorization", value: "Bearer test-key", absent: []string{"X-Api-Key", "Anthropic-Version"},
 		fields: []string{"max_tokens", "messages", "stream"}, missing: []string{"model"},
@@ -106,7 +107,7 @@ var presetShapes = map[string]presetShape{
 // Every preset sends its requests to the path, with the authorisation and
 // the body fields its API documents.
 func TestPresetRequestShapes(t *testing.T) {
-	for _, name := range llm.PresetNames() {
+	for _, name := range provider.PresetNames() {
 		shape, ok := presetShapes[name]
 		if !ok {
 			t.Errorf("preset %s has no request-shape test", name)
@@ -115,11 +116,11 @@ func TestPresetRequestShapes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// The default address, before any is configured.
 			if shape.defaultURL != "" {
-				s := llm.Settings{Name: name, APIKey: "test-key"}
+				s := provider.Settings{Name: name, APIKey: "test-key"}
 				if shape.settings != nil {
 					shape.settings(&s)
 				}
-				c, err := llm.New(s, &llm.Options{LookupEnv: noEnv})
+				c, err := provider.New(s, &provider.Options{LookupEnv: noEnv})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +130,7 @@ func TestPresetRequestShapes(t *testing.T) {
 			}
 
 			srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "OK"}}})
-			s := llm.Settings{Name: name, APIKey: "test-key", BaseURL: srv.OpenAIURL()}
+			s := provider.Settings{Name: name, APIKey: "test-key", BaseURL: srv.OpenAIURL()}
 			if shape.base == "anthropic" {
 				s.BaseURL = srv.URL
 			}
@@ -186,9 +187,9 @@ func TestPresetRequestShapes(t *testing.T) {
 // Every preset with models of its own lists them, with limits, and doctor's
 // description of it says what it sends back.
 func TestPresetCatalogs(t *testing.T) {
-	infos := llm.Presets()
-	if len(infos) != len(llm.PresetNames()) {
-		t.Fatalf("%d presets described, %d named", len(infos), len(llm.PresetNames()))
+	infos := provider.Presets()
+	if len(infos) != len(provider.PresetNames()) {
+		t.Fatalf("%d presets described, %d named", len(infos), len(provider.PresetNames()))
 	}
 	own := []string{"deepseek", "zai", "moonshot", "mistral", "codestral", "groq", "together", "fireworks", "xai", "gemini", "bedrock", "vertex"}
 	for _, p := range infos {
@@ -202,8 +203,8 @@ func TestPresetCatalogs(t *testing.T) {
 			t.Errorf("%s: no catalog entries", p.Name)
 			continue
 		}
-		c, err := llm.New(llm.Settings{Name: p.Name, APIKey: "k", BaseURL: "http://127.0.0.1:1", Region: "us-east-1", Project: "p"},
-			&llm.Options{LookupEnv: noEnv})
+		c, err := provider.New(provider.Settings{Name: p.Name, APIKey: "k", BaseURL: "http://127.0.0.1:1", Region: "us-east-1", Project: "p"},
+			&provider.Options{LookupEnv: noEnv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +227,7 @@ func TestPresetCatalogs(t *testing.T) {
 		}
 	}
 	// A Claude id of either cloud finds Anthropic's entry.
-	c, err := llm.New(llm.Settings{Name: "bedrock", APIKey: "k", Region: "eu-west-1"}, &llm.Options{LookupEnv: noEnv})
+	c, err := provider.New(provider.Settings{Name: "bedrock", APIKey: "k", Region: "eu-west-1"}, &provider.Options{LookupEnv: noEnv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestPresetCatalogs(t *testing.T) {
 // Azure's v1 API takes the deployment in the body, not the path.
 func TestAzureV1(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "OK"}}})
-	c := newClient(t, llm.Settings{Name: "azure", BaseURL: srv.URL, APIKey: "test-key", APIVersion: "v1"}, fastRetry)
+	c := newClient(t, provider.Settings{Name: "azure", BaseURL: srv.URL, APIKey: "test-key", APIVersion: "v1"}, fastRetry)
 	if _, err := llm.Collect(c.Stream(ctxT(t), ask("hi"))); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestAzureV1(t *testing.T) {
 	if call.Path != "/openai/v1/chat/completions" || call.Query != "" || call.Header.Get("Api-Key") != "test-key" {
 		t.Errorf("path %s?%s, api-key %q", call.Path, call.Query, call.Header.Get("Api-Key"))
 	}
-	if _, err := llm.New(llm.Settings{Name: "azure", APIKey: "k"}, &llm.Options{LookupEnv: noEnv}); err == nil ||
+	if _, err := provider.New(provider.Settings{Name: "azure", APIKey: "k"}, &provider.Options{LookupEnv: noEnv}); err == nil ||
 		!strings.Contains(err.Error(), "baseURL") {
 		t.Errorf("azure without an endpoint: %v", err)
 	}

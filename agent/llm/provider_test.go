@@ -7,29 +7,30 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 func TestNewRefusesIncompleteSettings(t *testing.T) {
 	cases := []struct {
-		s    llm.Settings
+		s    provider.Settings
 		want string
 	}{
-		{llm.Settings{}, "a provider needs a name"},
-		{llm.Settings{Name: "work"}, `provider "work": darman does not know it; set its type to "anthropic", "openai" or "openai-compatible"`},
-		{llm.Settings{Name: "work", Type: "grpc"}, `provider "work": unknown type "grpc"`},
-		{llm.Settings{Name: "work", Type: llm.TypeOpenAICompatible}, `provider "work": set its baseURL`},
-		{llm.Settings{Name: "ollama", BaseURL: "localhost:11434"}, `provider "ollama": baseURL "localhost:11434" is not an http(s) URL`},
-		{llm.Settings{Name: "openai", APIKey: "k", API: "grpc"}, `provider "openai": unknown api "grpc"`},
-		{llm.Settings{Name: "anthropic"}, `no API key for Anthropic: set ANTHROPIC_API_KEY or "provider.anthropic.apiKey" in darman's config`},
-		{llm.Settings{Name: "openrouter"}, `no API key for OpenRouter: set OPENROUTER_API_KEY`},
+		{provider.Settings{}, "a provider needs a name"},
+		{provider.Settings{Name: "work"}, `provider "work": darman does not know it; set its type to "anthropic", "openai" or "openai-compatible"`},
+		{provider.Settings{Name: "work", Type: "grpc"}, `provider "work": unknown type "grpc"`},
+		{provider.Settings{Name: "work", Type: llm.TypeOpenAICompatible}, `provider "work": set its baseURL`},
+		{provider.Settings{Name: "ollama", BaseURL: "localhost:11434"}, `provider "ollama": baseURL "localhost:11434" is not an http(s) URL`},
+		{provider.Settings{Name: "openai", APIKey: "k", API: "grpc"}, `provider "openai": unknown api "grpc"`},
+		{provider.Settings{Name: "anthropic"}, `no API key for Anthropic: set ANTHROPIC_API_KEY or "provider.anthropic.apiKey" in darman's config`},
+		{provider.Settings{Name: "openrouter"}, `no API key for OpenRouter: set OPENROUTER_API_KEY`},
 	}
 	for _, tc := range cases {
-		_, err := llm.New(tc.s, &llm.Options{LookupEnv: noEnv})
+		_, err := provider.New(tc.s, &provider.Options{LookupEnv: noEnv})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v) = %v, want %q", tc.s, err, tc.want)
 		}
 	}
-	_, err := llm.New(llm.Settings{Name: "anthropic"}, &llm.Options{LookupEnv: noEnv})
+	_, err := provider.New(provider.Settings{Name: "anthropic"}, &provider.Options{LookupEnv: noEnv})
 	if !errors.Is(err, llm.ErrMissingKey) {
 		t.Errorf("missing key is not ErrMissingKey: %v", err)
 	}
@@ -37,26 +38,26 @@ func TestNewRefusesIncompleteSettings(t *testing.T) {
 
 func TestPresetsAndEnvironment(t *testing.T) {
 	cases := []struct {
-		s       llm.Settings
+		s       provider.Settings
 		vars    map[string]string
 		base    string
 		key     string
 		display string
 	}{
-		{llm.Settings{Name: "ollama"}, nil, "http://127.0.0.1:11434/v1", "", "Ollama"},
-		{llm.Settings{Name: "ollama"}, map[string]string{"OLLAMA_HOST": "0.0.0.0"}, "http://127.0.0.1:11434/v1", "", "Ollama"},
-		{llm.Settings{Name: "ollama"}, map[string]string{"OLLAMA_HOST": "http://gpu-box:8080"}, "http://gpu-box:8080/v1", "", "Ollama"},
-		{llm.Settings{Name: "lmstudio"}, nil, "http://127.0.0.1:1234/v1", "", "LM Studio"},
-		{llm.Settings{Name: "vllm"}, map[string]string{"VLLM_API_KEY": "v"}, "http://127.0.0.1:8000/v1", "VLLM_API_KEY", "vLLM"},
-		{llm.Settings{Name: "llamacpp"}, nil, "http://127.0.0.1:8080/v1", "", "llama.cpp"},
-		{llm.Settings{Name: "openrouter"}, map[string]string{"OPENROUTER_API_KEY": "r"}, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "OpenRouter"},
-		{llm.Settings{Name: "anthropic", APIKey: "cfg"}, map[string]string{"ANTHROPIC_API_KEY": "env", "ANTHROPIC_BASE_URL": "https://proxy.example/"},
+		{provider.Settings{Name: "ollama"}, nil, "http://127.0.0.1:11434/v1", "", "Ollama"},
+		{provider.Settings{Name: "ollama"}, map[string]string{"OLLAMA_HOST": "0.0.0.0"}, "http://127.0.0.1:11434/v1", "", "Ollama"},
+		{provider.Settings{Name: "ollama"}, map[string]string{"OLLAMA_HOST": "http://gpu-box:8080"}, "http://gpu-box:8080/v1", "", "Ollama"},
+		{provider.Settings{Name: "lmstudio"}, nil, "http://127.0.0.1:1234/v1", "", "LM Studio"},
+		{provider.Settings{Name: "vllm"}, map[string]string{"VLLM_API_KEY": "v"}, "http://127.0.0.1:8000/v1", "VLLM_API_KEY", "vLLM"},
+		{provider.Settings{Name: "llamacpp"}, nil, "http://127.0.0.1:8080/v1", "", "llama.cpp"},
+		{provider.Settings{Name: "openrouter"}, map[string]string{"OPENROUTER_API_KEY": "r"}, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "OpenRouter"},
+		{provider.Settings{Name: "anthropic", APIKey: "cfg"}, map[string]string{"ANTHROPIC_API_KEY": "env", "ANTHROPIC_BASE_URL": "https://proxy.example/"},
 			"https://proxy.example", "provider.anthropic.apiKey", "Anthropic"},
-		{llm.Settings{Name: "openai", BaseURL: "https://eu.api.openai.com/v1"}, map[string]string{"OPENAI_API_KEY": "o", "OPENAI_BASE_URL": "https://ignored"},
+		{provider.Settings{Name: "openai", BaseURL: "https://eu.api.openai.com/v1"}, map[string]string{"OPENAI_API_KEY": "o", "OPENAI_BASE_URL": "https://ignored"},
 			"https://eu.api.openai.com/v1", "OPENAI_API_KEY", "OpenAI"},
 	}
 	for _, tc := range cases {
-		c, err := llm.New(tc.s, &llm.Options{LookupEnv: env(tc.vars)})
+		c, err := provider.New(tc.s, &provider.Options{LookupEnv: env(tc.vars)})
 		if err != nil {
 			t.Errorf("%s: %v", tc.s.Name, err)
 			continue
@@ -70,7 +71,7 @@ func TestPresetsAndEnvironment(t *testing.T) {
 
 func TestHeadersAreSent(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "ok"}}})
-	c := newClient(t, llm.Settings{Name: "openrouter", BaseURL: srv.OpenAIURL(), APIKey: "sk-or",
+	c := newClient(t, provider.Settings{Name: "openrouter", BaseURL: srv.OpenAIURL(), APIKey: "sk-or",
 		Headers: map[string]string{"X-Title": "my editor", "X-Team": "core"}}, fastRetry)
 	if _, err := llm.Collect(c.Stream(ctxT(t), ask("hi"))); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 var (
@@ -30,7 +31,7 @@ const (
 // roundTrip runs two model calls: the model thinks and calls read, darman
 // answers with the file and a screenshot, the model answers. It returns the
 // server's record of the second call.
-func roundTrip(t *testing.T, s func(*llmtest.Server) llm.Settings, model string, edit func(*llm.Request)) (*llmtest.Call, string) {
+func roundTrip(t *testing.T, s func(*llmtest.Server) provider.Settings, model string, edit func(*llm.Request)) (*llmtest.Call, string) {
 	t.Helper()
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{
 		{Reasoning: thought, ToolCalls: []llmtest.ToolCall{{Name: "read", Arguments: json.RawMessage(`{"path":"main.go"}`)}}},
@@ -227,8 +228,8 @@ func TestChatRequestLimits(t *testing.T) {
 	temp := 0.5
 	req := &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("hi")}, MaxOutputTokens: 1000, Temperature: &temp,
 		Reasoning: llm.ReasoningOptions{Effort: "low"}, Cache: llm.CacheOptions{Key: "k"}}
-	compat := newClient(t, llm.Settings{Name: "vllm", BaseURL: srv.OpenAIURL()}, fastRetry)
-	official := newClient(t, llm.Settings{Name: "openai", API: llm.APIChat, BaseURL: srv.OpenAIURL(), APIKey: "sk"}, fastRetry)
+	compat := newClient(t, provider.Settings{Name: "vllm", BaseURL: srv.OpenAIURL()}, fastRetry)
+	official := newClient(t, provider.Settings{Name: "openai", API: provider.APIChat, BaseURL: srv.OpenAIURL(), APIKey: "sk"}, fastRetry)
 	for _, c := range []*llm.Client{compat, official} {
 		if _, err := llm.Collect(c.Stream(ctxT(t), req)); err != nil {
 			t.Fatal(err)

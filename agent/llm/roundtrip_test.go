@@ -7,6 +7,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // OpenRouter streams reasoning_details in fragments that share an index
@@ -39,7 +40,7 @@ func TestOpenRouterReasoningDetailsRoundTrip(t *testing.T) {
 	}
 	want := `[{"type":"reasoning.text","text":"I should read <main.go> & see.","signature":"` + sig + `","format":"anthropic-claude-v1","index":0}]`
 
-	_, mc := conversation(t, llm.Settings{Name: "openrouter"}, model, []llmtest.Step{
+	_, mc := conversation(t, provider.Settings{Name: "openrouter"}, model, []llmtest.Step{
 		{Events: events},
 		{Text: "It is empty."},
 		{Text: "Nothing more."},
@@ -63,7 +64,7 @@ func TestOpenRouterReasoningDetailsRoundTrip(t *testing.T) {
 // out exactly as stored, whatever their spacing and characters.
 func TestReasoningDetailsSentVerbatim(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "ok"}, {Text: "ok"}}})
-	c := newClient(t, llm.Settings{Name: "openrouter", BaseURL: srv.OpenAIURL(), APIKey: "k"}, fastRetry)
+	c := newClient(t, provider.Settings{Name: "openrouter", BaseURL: srv.OpenAIURL(), APIKey: "k"}, fastRetry)
 	details := `[ {"type": "reasoning.encrypted", "data": "gAAAA<&>==", "id": "rs_1", "format": "openai-responses-v1", "index": 0} ]`
 	req := &llm.Request{Model: "openai/gpt-5", Tools: tools, Messages: []llm.Message{
 		llm.UserText(question),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 func env(vars map[string]string) func(string) (string, bool) {
@@ -31,10 +32,10 @@ func closedAddr(t *testing.T) string {
 
 func TestSelectConfiguredModel(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "hi"}}})
-	sel, err := llm.Select(context.Background(), llm.SelectOptions{
+	sel, err := provider.Select(context.Background(), provider.SelectOptions{
 		Model:     "work/acme/coder-7b:q4",
-		Providers: map[string]llm.Settings{"work": {Type: llm.TypeOpenAICompatible, BaseURL: srv.OpenAIURL()}},
-		Options:   &llm.Options{LookupEnv: noEnv},
+		Providers: map[string]provider.Settings{"work": {Type: llm.TypeOpenAICompatible, BaseURL: srv.OpenAIURL()}},
+		Options:   &provider.Options{LookupEnv: noEnv},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -55,16 +56,16 @@ func TestSelectConfiguredModel(t *testing.T) {
 }
 
 func TestSelectBadModelRef(t *testing.T) {
-	_, err := llm.Select(context.Background(), llm.SelectOptions{Model: "claude-sonnet-4-6", Options: &llm.Options{LookupEnv: noEnv}})
+	_, err := provider.Select(context.Background(), provider.SelectOptions{Model: "claude-sonnet-4-6", Options: &provider.Options{LookupEnv: noEnv}})
 	if err == nil || !strings.Contains(err.Error(), "write it as provider/model-id") {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestSelectConfiguredProviderWithModels(t *testing.T) {
-	sel, err := llm.Select(context.Background(), llm.SelectOptions{
-		Providers: map[string]llm.Settings{"lmstudio": {Models: map[string]llm.ModelOverride{"qwen2.5-coder-14b": {ContextWindow: 32768}}}},
-		Options:   &llm.Options{LookupEnv: noEnv},
+	sel, err := provider.Select(context.Background(), provider.SelectOptions{
+		Providers: map[string]provider.Settings{"lmstudio": {Models: map[string]llm.ModelOverride{"qwen2.5-coder-14b": {ContextWindow: 32768}}}},
+		Options:   &provider.Options{LookupEnv: noEnv},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +78,8 @@ func TestSelectConfiguredProviderWithModels(t *testing.T) {
 func TestSelectFindsOllama(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Models: []string{"qwen3:8b", "llama3.2:3b"}, Steps: []llmtest.Step{{Text: "local"}}})
 	host := strings.TrimPrefix(srv.URL, "http://")
-	sel, err := llm.Select(context.Background(), llm.SelectOptions{
-		Options: &llm.Options{LookupEnv: env(map[string]string{"OLLAMA_HOST": host, "ANTHROPIC_API_KEY": "sk-ant"})},
+	sel, err := provider.Select(context.Background(), provider.SelectOptions{
+		Options: &provider.Options{LookupEnv: env(map[string]string{"OLLAMA_HOST": host, "ANTHROPIC_API_KEY": "sk-ant"})},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestSelectFallsBackToKeys(t *testing.T) {
 	}
 	for _, tc := range cases {
 		tc.vars["OLLAMA_HOST"] = host
-		sel, err := llm.Select(context.Background(), llm.SelectOptions{Options: &llm.Options{LookupEnv: env(tc.vars)}})
+		sel, err := provider.Select(context.Background(), provider.SelectOptions{Options: &provider.Options{LookupEnv: env(tc.vars)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,11 +123,11 @@ func TestSelectFallsBackToKeys(t *testing.T) {
 
 func TestSelectExplainsWhatToSet(t *testing.T) {
 	host := closedAddr(t)
-	_, err := llm.Select(context.Background(), llm.SelectOptions{
-		Options: &llm.Options{LookupEnv: env(map[string]string{"OLLAMA_HOST": host})},
+	_, err := provider.Select(context.Background(), provider.SelectOptions{
+		Options: &provider.Options{LookupEnv: env(map[string]string{"OLLAMA_HOST": host})},
 	})
-	var nm *llm.NoModelError
-	if !errors.Is(err, llm.ErrNoModel) || !errors.As(err, &nm) {
+	var nm *provider.NoModelError
+	if !errors.Is(err, provider.ErrNoModel) || !errors.As(err, &nm) {
 		t.Fatalf("err = %v, want a NoModelError", err)
 	}
 	msg := err.Error()
@@ -147,7 +148,7 @@ func TestSelectExplainsWhatToSet(t *testing.T) {
 func TestCheck(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "OK", Usage: &llmtest.Usage{Input: 14, Output: 2}}}})
 	c := newClient(t, apis[0].settings(srv), fastRetry)
-	res := llm.Check(ctxT(t), c, "claude-haiku-4-5")
+	res := provider.Check(ctxT(t), c, "claude-haiku-4-5")
 	if !res.OK() || res.Reply != "OK" {
 		t.Fatalf("%+v", res)
 	}
@@ -157,7 +158,7 @@ func TestCheck(t *testing.T) {
 	expect(t, srv.ModelCalls()[0], "max_tokens", 64)
 
 	srv.SetScript(faulted(llmtest.Fault{Kind: llmtest.FaultStatus, Status: 401, Times: -1}))
-	res = llm.Check(ctxT(t), c, "claude-haiku-4-5")
+	res = provider.Check(ctxT(t), c, "claude-haiku-4-5")
 	if res.OK() || res.Err.Kind != llm.ErrAuth {
 		t.Fatalf("%+v", res)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // The fixtures below are streams written from each server's documentation,
@@ -59,7 +60,7 @@ func textStream(model, field, reasoning, text string) []string {
 
 // conversation runs: question → tool call → answer → new question, and
 // returns the server's record of the second and third calls.
-func conversation(t *testing.T, s llm.Settings, model string, steps []llmtest.Step) (*llmtest.Server, []*llmtest.Call) {
+func conversation(t *testing.T, s provider.Settings, model string, steps []llmtest.Step) (*llmtest.Server, []*llmtest.Call) {
 	t.Helper()
 	srv := llmtest.Start(t, llmtest.Script{Steps: steps})
 	if s.BaseURL == "" {
@@ -144,9 +145,9 @@ func TestReasoningSentBackPerServer(t *testing.T) {
 			doc: "console.groq.com/docs/reasoning: reasoning comes back in the message; Groq answers 400 \"property 'reasoning_content' is unsupported\" to it as input"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := llm.Settings{Name: tc.provider}
+			s := provider.Settings{Name: tc.provider}
 			if tc.provider == "xai" {
-				s.API = llm.APIChat
+				s.API = provider.APIChat
 			}
 			_, mc := conversation(t, s, tc.model, []llmtest.Step{
 				{Events: toolStream(tc.model, tc.field, think1, args, "")},
@@ -196,7 +197,7 @@ func TestReasoningSentBackPerServer(t *testing.T) {
 // reasoning_content in the thinking mode must be passed back to the API.")
 func TestDeepSeekEmptyReasoningStillSent(t *testing.T) {
 	const model = "deepseek-v4-flash"
-	_, mc := conversation(t, llm.Settings{Name: "deepseek"}, model, []llmtest.Step{
+	_, mc := conversation(t, provider.Settings{Name: "deepseek"}, model, []llmtest.Step{
 		{Events: []string{
 			chunk(model, `{"role":"assistant","content":null}`, ""),
 			chunk(model, `{"tool_calls":[{"index":0,"id":"call_00_x","type":"function","function":{"name":"read","arguments":"{\"path\":\"main.go\"}"}}]}`, ""),
@@ -218,7 +219,7 @@ func TestDeepSeekEmptyReasoningStillSent(t *testing.T) {
 // A model's configuration replaces the preset's rule.
 func TestReasoningReturnOverride(t *testing.T) {
 	const model = "my-thinker"
-	s := llm.Settings{Name: "vllm", Models: map[string]llm.ModelOverride{
+	s := provider.Settings{Name: "vllm", Models: map[string]llm.ModelOverride{
 		model: {ReasoningReturn: &llm.ReasoningReturn{Field: llm.ReturnReasoningContent, Turns: llm.TurnsToolCalls}},
 	}}
 	_, mc := conversation(t, s, model, []llmtest.Step{
@@ -230,10 +231,10 @@ func TestReasoningReturnOverride(t *testing.T) {
 		t.Errorf("messages.2.reasoning_content = %q", got)
 	}
 
-	bad := llm.Settings{Name: "vllm", BaseURL: "http://127.0.0.1:1/v1", Models: map[string]llm.ModelOverride{
+	bad := provider.Settings{Name: "vllm", BaseURL: "http://127.0.0.1:1/v1", Models: map[string]llm.ModelOverride{
 		model: {ReasoningReturn: &llm.ReasoningReturn{Field: "thoughts"}},
 	}}
-	if _, err := llm.New(bad, &llm.Options{LookupEnv: noEnv}); err == nil || !strings.Contains(err.Error(), "reasoning_content") {
+	if _, err := provider.New(bad, &provider.Options{LookupEnv: noEnv}); err == nil || !strings.Contains(err.Error(), "reasoning_content") {
 		t.Errorf("an unknown field is accepted: %v", err)
 	}
 }
@@ -246,7 +247,7 @@ func TestReasoningReturnOverride(t *testing.T) {
 func TestGeminiThoughtSignaturesGoBack(t *testing.T) {
 	const model = "gemini-3-pro-preview"
 	extraA := `{"google":{"thought_signature":"<Signature A>"}}`
-	_, mc := conversation(t, llm.Settings{Name: "gemini"}, model, []llmtest.Step{
+	_, mc := conversation(t, provider.Settings{Name: "gemini"}, model, []llmtest.Step{
 		{Events: []string{
 			`{"choices":[{"delta":{"role":"assistant","tool_calls":[{"extra_content":` + extraA + `,"function":{"arguments":"{\"path\":\"main.go\"}","name":"read"},"id":"function-call-f3b9ecb3","type":"function"}]},"index":0}],"created":1762000000,"id":"fixture","model":"` + model + `","object":"chat.completion.chunk"}`,
 			`{"choices":[{"delta":{"role":"assistant"},"finish_reason":"tool_calls","index":0}],"created":1762000000,"id":"fixture","model":"` + model + `","object":"chat.completion.chunk","usage":{"completion_tokens":20,"prompt_tokens":100,"total_tokens":120}}`,

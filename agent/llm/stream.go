@@ -9,28 +9,28 @@ import (
 	"time"
 )
 
-// wire is one provider API as a Stream drives it.
-type wire interface {
-	// open sends the request and returns the source of the answer's
+// Wire is one provider API as a Stream drives it.
+type Wire interface {
+	// Open sends the request and returns the source of the answer's
 	// events. Errors of the HTTP exchange may also surface from the
 	// source's first next.
-	open(ctx context.Context, req *Request, model ModelInfo) (source, error)
-	// classify fills in e from an error of the SDK (an API error, an error
+	Open(ctx context.Context, req *Request, model ModelInfo) (Source, error)
+	// Classify fills in e from an error of the SDK (an API error, an error
 	// event in the stream) and reports whether it recognised it.
-	classify(err error, e *Error) bool
-	// models lists the model ids the server offers.
-	models(ctx context.Context) ([]string, error)
+	Classify(err error, e *Error) bool
+	// Models lists the model ids the server offers.
+	Models(ctx context.Context) ([]string, error)
 }
 
-// source translates one answer's wire events into Events.
-type source interface {
-	// next appends the Events of the next wire event to buf and returns
+// Source translates one answer's wire events into Events.
+type Source interface {
+	// Next appends the Events of the Next wire event to buf and returns
 	// it. It returns false at the end of the stream: err then says whether
 	// the answer was complete, and buf holds EventUsage and EventFinish
 	// when it was.
-	next(buf []Event) ([]Event, bool)
-	err() error
-	close() error
+	Next(buf []Event) ([]Event, bool)
+	Err() error
+	Close() error
 }
 
 // Stream is one model call in progress. It belongs to one goroutine:
@@ -47,7 +47,7 @@ type Stream struct {
 	cancel context.CancelFunc
 	log    *slog.Logger
 
-	src     source
+	src     Source
 	buf     []Event
 	pos     int
 	cur     Event
@@ -103,12 +103,12 @@ func (s *Stream) Next() bool {
 			continue
 		}
 		var more bool
-		s.buf, more = s.src.next(s.buf)
+		s.buf, more = s.src.Next(s.buf)
 		if more {
 			continue
 		}
-		err := s.src.err()
-		s.src.close()
+		err := s.src.Err()
+		s.src.Close()
 		s.src = nil
 		if err == nil {
 			s.finish()
@@ -130,7 +130,7 @@ func (s *Stream) Err() error { return s.err }
 func (s *Stream) Close() error {
 	s.cancel()
 	if s.src != nil {
-		s.src.close()
+		s.src.Close()
 		s.src = nil
 	}
 	if !s.done {
@@ -157,7 +157,7 @@ func (s *Stream) open() {
 	}
 	s.attempt++
 	s.log.Debug("model call", "attempt", s.attempt)
-	src, err := s.client.wire.open(s.ctx, s.req, s.model)
+	src, err := s.client.wire.Open(s.ctx, s.req, s.model)
 	if err != nil {
 		s.failed(err)
 		return
@@ -212,7 +212,7 @@ func (s *Stream) classify(err error) *Error {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
 		switch {
-		case s.client.wire.classify(err, e):
+		case s.client.wire.Classify(err, e):
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			e.Kind = ErrStreamCut
 		case errors.As(err, &syn), errors.As(err, &typ):
@@ -234,17 +234,4 @@ func (s *Stream) classify(err error) *Error {
 		e.KeySource = base.KeySource
 	}
 	return e
-}
-
-// ending closes a stream the same way for every API: the transport's error
-// if there was one, a cut stream if the API's final event (complete) never
-// came, and otherwise the usage and finish events every stream ends with.
-func ending(buf []Event, err error, complete bool, missing string, u Usage, m ModelInfo, f FinishReason) ([]Event, error) {
-	if err == nil && !complete {
-		err = &Error{Kind: ErrStreamCut, Message: missing}
-	}
-	if err != nil {
-		return buf, err
-	}
-	return append(buf, Event{Kind: EventUsage, Usage: u, Cost: m.Cost.Of(u)}, Event{Kind: EventFinish, Finish: f}), nil
 }

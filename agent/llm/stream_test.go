@@ -10,6 +10,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // checkOrder asserts the stream's order contract: content, then one usage,
@@ -193,7 +194,7 @@ func TestStreamUsageAndCost(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.api, func(t *testing.T) {
 			srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "ok", Usage: &tc.script}}})
-			var s llm.Settings
+			var s provider.Settings
 			for _, a := range apis {
 				if a.name == tc.api {
 					s = a.settings(srv)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // Usage blocks as servers document them. OpenAI's prompt_tokens include
@@ -18,36 +19,36 @@ import (
 func TestUsageCachedTokenConventions(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		settings llm.Settings
+		settings provider.Settings
 		usage    string
 		want     llm.Usage
 	}{
-		{"OpenAI convention, from total_tokens", llm.Settings{Name: "vllm"},
+		{"OpenAI convention, from total_tokens", provider.Settings{Name: "vllm"},
 			`{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920},"completion_tokens_details":{"reasoning_tokens":0}}`,
 			llm.Usage{Input: 86, Output: 300, CacheRead: 1920}},
-		{"cached apart, from total_tokens", llm.Settings{Name: "vllm"},
+		{"cached apart, from total_tokens", provider.Settings{Name: "vllm"},
 			`{"prompt_tokens":704,"completion_tokens":120,"total_tokens":8696,"prompt_tokens_details":{"cached_tokens":7872}}`,
 			llm.Usage{Input: 704, Output: 120, CacheRead: 7872}},
-		{"cached apart, total_tokens wins over the setting", llm.Settings{Name: "vllm", CachedTokens: llm.CachedIncluded},
+		{"cached apart, total_tokens wins over the setting", provider.Settings{Name: "vllm", CachedTokens: provider.CachedIncluded},
 			`{"prompt_tokens":704,"completion_tokens":120,"total_tokens":8696,"prompt_tokens_details":{"cached_tokens":7872}}`,
 			llm.Usage{Input: 704, Output: 120, CacheRead: 7872}},
-		{"no total_tokens: included by default", llm.Settings{Name: "vllm"},
+		{"no total_tokens: included by default", provider.Settings{Name: "vllm"},
 			`{"prompt_tokens":2006,"completion_tokens":300,"prompt_tokens_details":{"cached_tokens":1920}}`,
 			llm.Usage{Input: 86, Output: 300, CacheRead: 1920}},
-		{"no total_tokens: separate by configuration", llm.Settings{Name: "vllm", CachedTokens: llm.CachedSeparate},
+		{"no total_tokens: separate by configuration", provider.Settings{Name: "vllm", CachedTokens: provider.CachedSeparate},
 			`{"prompt_tokens":704,"completion_tokens":120,"prompt_tokens_details":{"cached_tokens":7872}}`,
 			llm.Usage{Input: 704, Output: 120, CacheRead: 7872}},
-		{"DeepSeek", llm.Settings{Name: "deepseek"},
+		{"DeepSeek", provider.Settings{Name: "deepseek"},
 			`{"prompt_tokens":1500,"completion_tokens":200,"total_tokens":1700,"prompt_tokens_details":{"cached_tokens":1024},"prompt_cache_hit_tokens":1024,"prompt_cache_miss_tokens":476,"completion_tokens_details":{"reasoning_tokens":150}}`,
 			llm.Usage{Input: 476, Output: 200, CacheRead: 1024, Reasoning: 150}},
-		{"DeepSeek without the details object", llm.Settings{Name: "deepseek"},
+		{"DeepSeek without the details object", provider.Settings{Name: "deepseek"},
 			`{"prompt_tokens":1500,"completion_tokens":200,"total_tokens":1700,"prompt_cache_hit_tokens":1024,"prompt_cache_miss_tokens":476}`,
 			llm.Usage{Input: 476, Output: 200, CacheRead: 1024}},
-		{"Gemini: thinking only in total_tokens", llm.Settings{Name: "gemini"},
+		{"Gemini: thinking only in total_tokens", provider.Settings{Name: "gemini"},
 			// discuss.ai.google.dev/t/question-with-usage-in-openai-compatibility/98760
 			`{"completion_tokens":102,"prompt_tokens":758,"total_tokens":1725}`,
 			llm.Usage{Input: 758, Output: 102 + 865, Reasoning: 865}},
-		{"Moonshot", llm.Settings{Name: "moonshot"},
+		{"Moonshot", provider.Settings{Name: "moonshot"},
 			`{"prompt_tokens":900,"completion_tokens":50,"total_tokens":950,"cached_tokens":512}`,
 			llm.Usage{Input: 388, Output: 50, CacheRead: 512}},
 	} {

@@ -116,11 +116,11 @@ func isJSONObject(b []byte) bool {
 	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
 
-// toolArguments makes a tool call's accumulated argument text into the
+// ToolArguments makes a tool call's accumulated argument text into the
 // JSON object of EventToolCallEnd, keeping the model's bytes as they are
 // (whitespace included): empty becomes {}, anything that is not an object
 // is returned as is with an error.
-func toolArguments(name string, raw []byte) (json.RawMessage, error) {
+func ToolArguments(name string, raw []byte) (json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
 		return json.RawMessage("{}"), nil

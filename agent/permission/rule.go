@@ -177,11 +177,20 @@ func (c *Check) userAsk() bool {
 	return c.Action == Ask && c.Rule != nil && !c.Rule.Default && c.Rule.Action != Allow && c.Rule.Action != Deny
 }
 
+// SandboxEscape is the permission to run a command again outside the OS
+// sandbox (agent/tool asks it). Like ProtectedPath, only a rule naming it
+// can allow it: an allow whose permission is a pattern ("*": allow, an
+// agent file's or the configuration's) does not.
+const SandboxEscape = "sandbox_escape"
+
 // decide finds the last rule matching one subject.
 func decide(rules []Rule, permission, subject string) Check {
 	c := Check{Permission: permission, Subject: subject, Action: Ask}
 	for i := len(rules) - 1; i >= 0; i-- {
 		if r := &rules[i]; r.Matches(permission, subject) {
+			if permission == SandboxEscape && r.Action == Allow && r.Permission != SandboxEscape {
+				continue
+			}
 			c.Rule = r
 			c.Action = r.Action
 			if c.Action != Allow && c.Action != Deny {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/darman-dev/darman/internal/config"
 )
 
 // Command is a prompt template the user runs by name: /review, or
@@ -33,7 +35,19 @@ type Command struct {
 	// Path is the file, absolute.
 	Path   string
 	Origin Origin
+	// Workspace says the file is the workspace's (found in the workspace
+	// or a parent up to the repository root), not the user's.
+	Workspace bool
+	// Untrusted says its folder is not trusted (see Commands.Distrust):
+	// its !`cmd` lines do not run, and Expand fails with ErrUntrusted.
+	Untrusted bool
 }
+
+// ErrUntrusted is returned (wrapped) by Expand for a !`cmd` of a
+// workspace's command in a folder the user has not trusted: a cloned
+// repository's command file must not run a shell command for the user
+// who typed its name.
+var ErrUntrusted = errors.New("the folder is not trusted, and a workspace's command runs its shell commands only in a folder you trust")
 
 // Commands is the set of commands found for a workspace. It does not change
 // after LoadCommands returns and is safe for concurrent use; load again to
@@ -60,6 +74,7 @@ func LoadCommands(d Dirs) *Commands {
 	for _, p := range d.places(filepath.Join(".darman", "command"), "command", filepath.Join(".claude", "commands")) {
 		walkMarkdown(p.dir, &c.Problems, func(path, rel string) {
 			cmd, err := readCommand(path, rel, p.origin)
+			cmd.Workspace = p.workspace
 			if err != nil {
 				c.Problems = append(c.Problems, Problem{Path: path, Err: err})
 				return
@@ -74,6 +89,40 @@ func LoadCommands(d Dirs) *Commands {
 	}
 	slices.Sort(c.names)
 	return c
+}
+
+// Distrust returns the commands with the workspace's marked Untrusted:
+// what a front uses when the folder is not trusted.
+func (c *Commands) Distrust() *Commands {
+	out := &Commands{byName: make(map[string]Command, len(c.byName)), names: c.names, Shadowed: c.Shadowed, Problems: c.Problems}
+	for n, cmd := range c.byName {
+		cmd.Untrusted = cmd.Workspace
+		out.byName[n] = cmd
+	}
+	return out
+}
+
+// Widening lists the workspace's commands whose templates run shell
+// commands (!`cmd`), for the trust question: running them widens what
+// a folder does, so they wait for trust. Sources are relative to root.
+func (c *Commands) Widening(root string) []config.Item {
+	var items []config.Item
+	for _, n := range c.names {
+		cmd := c.byName[n]
+		if !cmd.Workspace {
+			continue
+		}
+		lines := shellLines(cmd.Template)
+		if len(lines) == 0 {
+			continue
+		}
+		source := cmd.Path
+		if rel, err := filepath.Rel(root, cmd.Path); err == nil && filepath.IsLocal(rel) {
+			source = filepath.ToSlash(rel)
+		}
+		items = append(items, config.Item{Source: source, Key: "command /" + cmd.Name, Value: "runs !`" + strings.Join(lines, "`, !`") + "`"})
+	}
+	return items
 }
 
 // Get returns the command called name, without its leading "/".

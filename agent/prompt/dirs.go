@@ -103,6 +103,9 @@ func (o Origin) String() string {
 type place struct {
 	dir    string
 	origin Origin
+	// workspace: a project directory's (the workspace or a parent up to
+	// the repository root), not the user's own.
+	workspace bool
 }
 
 // places lists where commands or skills live: projectSub under each project
@@ -113,17 +116,17 @@ func (d Dirs) places(projectSub, userSub, claudeSub string) []place {
 	var ps []place
 	project := d.projectDirs()
 	for _, dir := range project {
-		ps = append(ps, place{filepath.Join(dir, projectSub), Project})
+		ps = append(ps, place{filepath.Join(dir, projectSub), Project, true})
 	}
 	if d.User != "" {
-		ps = append(ps, place{filepath.Join(d.User, userSub), User})
+		ps = append(ps, place{filepath.Join(d.User, userSub), User, false})
 	}
 	claudeDirs := project
 	if d.Home != "" && !slices.Contains(project, d.Home) {
 		claudeDirs = append(slices.Clip(claudeDirs), d.Home)
 	}
 	for _, dir := range claudeDirs {
-		ps = append(ps, place{filepath.Join(dir, claudeSub), Claude})
+		ps = append(ps, place{filepath.Join(dir, claudeSub), Claude, slices.Contains(project, dir)})
 	}
 	var out []place
 	seen := map[string]bool{}

@@ -68,11 +68,32 @@ var ErrOutsideWorkspace = errors.New("outside the workspace")
 // still subject to whatever opts.Run checks. The error names the command
 // and the part that failed.
 func (c Command) Expand(ctx context.Context, args string, opts ExpandOptions) (string, error) {
+	if c.Untrusted {
+		opts.Run = func(context.Context, string) (string, error) { return "", ErrUntrusted }
+	}
 	out, err := expand(ctx, substituteArgs(c.Template, args), opts)
 	if err != nil {
 		return "", fmt.Errorf("command /%s: %w", c.Name, err)
 	}
 	return out, nil
+}
+
+// shellLines are the commands of the !`cmd` in s, as expand finds them.
+func shellLines(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && strings.HasPrefix(s[i+1:], "!`"):
+			i += 2
+		case strings.HasPrefix(s[i:], "!`"):
+			end := strings.IndexAny(s[i+2:], "`\n")
+			if end > 0 && s[i+2+end] == '`' {
+				out = append(out, s[i+2:i+2+end])
+				i += 2 + end
+			}
+		}
+	}
+	return out
 }
 
 func expand(ctx context.Context, s string, opts ExpandOptions) (string, error) {
@@ -165,6 +186,9 @@ func runInline(ctx context.Context, command string, opts ExpandOptions) (string,
 		return "", fmt.Errorf("!`%s`: running commands is not available here", command)
 	}
 	out, err := opts.Run(ctx, command)
+	if errors.Is(err, ErrUntrusted) {
+		return "", fmt.Errorf("!`%s` was not run: %w (darman trust, or darman run --trust)", command, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("!`%s` failed: %w", command, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
@@ -36,7 +37,7 @@ func TestPermissionAnsweredAfterThreeMinutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		client, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: model.URL, APIKey: "sk-ant-test-key-0000"}, &llm.Options{
+		client, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: model.URL, APIKey: "sk-ant-test-key-0000"}, &provider.Options{
 			Retry: llm.RetryPolicy{MaxAttempts: 1},
 			// A pooled connection's reader waits on the network, which
 			// would hold the bubble's time still.

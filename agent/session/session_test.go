@@ -15,6 +15,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
@@ -92,7 +93,7 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	client, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test-key-0000", Models: o.models}, &llm.Options{
+	client, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "sk-ant-test-key-0000", Models: o.models}, &provider.Options{
 		Retry:      llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond},
 		HTTPClient: o.http,
 	})

@@ -77,6 +77,10 @@ type Stats struct {
 	LSMBytes      int64  `json:"lsmBytes"`
 	ValueLogBytes int64  `json:"valueLogBytes"`
 	OwnerPID      int    `json:"ownerPid"`
+	// Tables is how many table files badger has; JournalBytes the
+	// journal's size (see docs/sessions.md).
+	Tables       int   `json:"tables"`
+	JournalBytes int64 `json:"journalBytes"`
 	// Written is the bytes of keys and values the owner has written since
 	// it opened the database (a deletion counts its key).
 	Written int64 `json:"writtenBytes"`

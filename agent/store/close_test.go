@@ -36,7 +36,7 @@ func TestCloseOfAStoreWhoseDirectoryIsGone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "closed: the session store in "+dir+" did not close within 2s") {
+	if !strings.Contains(string(out), "closed: the session store in "+store.DatabaseDir(dir)+" did not close within 2s") {
 		t.Fatalf("Close of a store without its directory said:\n%s\nwant that it did not close, naming %s", out, dir)
 	}
 }

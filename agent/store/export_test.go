@@ -4,3 +4,9 @@ import "time"
 
 // SetCloseWait sets how long Close waits for badger, for a test.
 func SetCloseWait(d time.Duration) { closeWait = d }
+
+// DatabaseDir is badger's directory in a data directory.
+func DatabaseDir(dataDir string) string { return databaseDir(dataDir) }
+
+// SetMovedHook sets what the layout move calls after each file it renames.
+func SetMovedHook(f func(n int)) { movedHook = f }

@@ -70,8 +70,8 @@ type mutation struct {
 	key, value []byte
 }
 
-func openJournal(dataDir string, dbBytes int64) (*journal, error) {
-	j := &journal{dir: filepath.Join(dataDir, journalDir)}
+func openJournal(dir string, dbBytes int64) (*journal, error) {
+	j := &journal{dir: dir}
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session journal: %w", diskFull(err))
 	}
@@ -81,6 +81,10 @@ func openJournal(dataDir string, dbBytes int64) (*journal, error) {
 	}
 	j.segs = segs
 	j.limit = max(journalFloor, dbBytes/10)
+	// Each start writes a segment of its own, which the rotation's trim
+	// (below) never sees when a start writes less than a segment: the
+	// bound is kept here too, or the journal grows with every start.
+	j.trim()
 	return j, nil
 }
 
@@ -203,11 +207,10 @@ type journalReplay struct {
 	Torn []string
 }
 
-// replayJournal calls fn with each transaction of the journal in dataDir,
+// replayJournal calls fn with each transaction of the journal in dir,
 // oldest first.
-func replayJournal(dataDir string, fn func([]mutation) error) (journalReplay, error) {
+func replayJournal(dir string, fn func([]mutation) error) (journalReplay, error) {
 	var out journalReplay
-	dir := filepath.Join(dataDir, journalDir)
 	segs, err := listSegments(dir)
 	if err != nil {
 		return out, err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,9 +37,12 @@ var migrations = []func(txn *badger.Txn) error{
 
 // local runs store calls on a badger database this process owns.
 type local struct {
-	db  *badger.DB
-	dir string
-	log *slog.Logger
+	db *badger.DB
+	// dir is badger's directory (DATA/store); journalDir the journal's
+	// (DATA/journal), "" for a repair's view, which has none.
+	dir        string
+	journalDir string
+	log        *slog.Logger
 	// readOnly is set when the database was opened read-only (see
 	// Options.ReadOnly): nothing is written, no journal is kept.
 	readOnly bool
@@ -95,7 +99,9 @@ func badgerOptions(dir string, log *slog.Logger) badger.Options {
 // flushes them to.
 const memTableSize = 8 << 20
 
-func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error) {
+// openLocal opens the database in dir (badger's directory), with the
+// journal in journalDir.
+func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *local, err error) {
 	ro := mode == readOnly
 	if mode == salvageMode {
 		files, err := listStore(dir)
@@ -119,14 +125,14 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 				"The data may be damaged: %s; or set dataDir to another directory", dir, err, repairHint)
 		}
 	}()
-	l = &local{dir: dir, log: log, readOnly: mode != readWrite}
+	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
 	l.sinceRoom.Store(roomSlack)
 	if mode == readWrite {
 		files, err := listStore(dir)
 		if err != nil {
 			return nil, err
 		}
-		if l.journal, err = openJournal(dir, files.bytes()); err != nil {
+		if l.journal, err = openJournal(journalDir, files.bytes()); err != nil {
 			return nil, err
 		}
 		// The witness describes the files as they were closed; from now
@@ -144,7 +150,7 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 		// A new store (no manifest; the check found no other files
 		// either) is made, as before there was a read-only open.
 		if files, err := listStore(dir); err == nil && (files.mems > 0 || files.manifest < 0) {
-			return openLocal(dir, log, readWrite)
+			return openLocal(dir, journalDir, log, readWrite)
 		}
 	}
 	db, err := badger.Open(opts)
@@ -177,7 +183,7 @@ func openLocal(dir string, log *slog.Logger, mode openMode) (l *local, err error
 
 func (l *local) migrate() error {
 	return l.db.Update(func(txn *badger.Txn) error {
-		have := 0
+		have, found := 0, false
 		item, err := txn.Get(schemaKey)
 		switch {
 		case errors.Is(err, badger.ErrKeyNotFound):
@@ -189,9 +195,15 @@ func (l *local) migrate() error {
 			if err != nil {
 				return fmt.Errorf("the schema version %q is unreadable", v)
 			}
+			found = true
 		}
 		if have > schemaVersion {
 			return fmt.Errorf("the session store was written by a newer darman (schema %d; this darman reads up to %d): upgrade darman", have, schemaVersion)
+		}
+		if found && have == schemaVersion {
+			// Nothing to write: a start that writes nothing leaves no
+			// table for its close to flush and no journal segment.
+			return nil
 		}
 		for v := have; v < schemaVersion; v++ {
 			if err := migrations[v](txn); err != nil {
@@ -972,9 +984,16 @@ func (l *local) stats() (Stats, error) {
 		}
 		switch filepath.Ext(f.Name()) {
 		case ".sst":
+			st.Tables++
 			st.LSMBytes += diskUsage(info)
 		case ".vlog":
 			st.ValueLogBytes += diskUsage(info)
+		}
+	}
+	if l.journalDir != "" {
+		segs, _ := listSegments(l.journalDir)
+		for _, sg := range segs {
+			st.JournalBytes += sg.size
 		}
 	}
 	err = l.db.View(func(txn *badger.Txn) error {
@@ -989,8 +1008,19 @@ func (l *local) stats() (Stats, error) {
 }
 
 // compact gives back the disk space of deleted sessions now rather than at
-// the next background collection.
-func (l *local) compact() error { return l.gc() }
+// the next background collection: it merges the tables into one level
+// (short-lived darman processes each leave a small table, which the
+// compactors of a process that lives long enough merge by themselves),
+// which drops removed records, then collects value-log garbage.
+func (l *local) compact() error {
+	if l.readOnly {
+		return errReadOnly
+	}
+	if err := l.db.Flatten(1); err != nil {
+		return diskFull(err)
+	}
+	return l.gc()
+}
 
 // gc runs value-log garbage collection until a pass finds nothing to do.
 func (l *local) gc() error {
@@ -1006,13 +1036,19 @@ func (l *local) gc() error {
 }
 
 // badgerLogger sends badger's log lines to darman's logger. Badger's info
-// lines are chatty, so they become debug lines.
+// lines are chatty, so they become debug lines. Badger logs a debug line
+// on every write: it is formatted only when debug lines are kept (the
+// formatting was an eighth of a write's CPU time).
 type badgerLogger struct{ log *slog.Logger }
 
 func (b badgerLogger) Errorf(f string, a ...any)   { b.log.Error(msg(f, a), "component", "badger") }
 func (b badgerLogger) Warningf(f string, a ...any) { b.log.Warn(msg(f, a), "component", "badger") }
-func (b badgerLogger) Infof(f string, a ...any)    { b.log.Debug(msg(f, a), "component", "badger") }
-func (b badgerLogger) Debugf(f string, a ...any)   { b.log.Debug(msg(f, a), "component", "badger") }
+func (b badgerLogger) Infof(f string, a ...any)    { b.Debugf(f, a...) }
+func (b badgerLogger) Debugf(f string, a ...any) {
+	if b.log.Enabled(context.Background(), slog.LevelDebug) {
+		b.log.Debug(msg(f, a), "component", "badger")
+	}
+}
 
 func msg(f string, a []any) string {
 	return string(bytes.TrimSpace([]byte(fmt.Sprintf(f, a...))))

@@ -27,17 +27,22 @@ type owner struct {
 	calls sync.RWMutex
 }
 
-func startOwner(dir, sock string, lock *os.File, opts Options, log *slog.Logger) (*owner, error) {
+func startOwner(dataDir, sock string, lock *os.File, opts Options, log *slog.Logger) (*owner, error) {
+	dir, err := settleLayout(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	jdir := journalPath(dataDir)
 	if opts.ReadOnly && runtime.GOOS != "windows" { // badger has no read-only mode on Windows
 		// Read-only: nobody is served (a writer would be refused), so
 		// another darman that starts meanwhile waits for the lock.
-		l, err := openLocal(dir, log, readOnly)
+		l, err := openLocal(dir, jdir, log, readOnly)
 		if err != nil {
 			return nil, err
 		}
 		return &owner{local: l, lock: lock, log: log, stop: make(chan struct{}), conns: map[net.Conn]struct{}{}}, nil
 	}
-	l, err := openLocal(dir, log, readWrite)
+	l, err := openLocal(dir, jdir, log, readWrite)
 	if err != nil {
 		return nil, err
 	}

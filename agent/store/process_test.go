@@ -31,6 +31,8 @@ const childEnv = "DARMAN_STORE_TEST_CHILD"
 func TestMain(m *testing.M) {
 	if role := os.Getenv(childEnv); role == "stream" {
 		os.Exit(streamer(os.Args[len(os.Args)-2:]))
+	} else if role == "move" {
+		os.Exit(moveChild(os.Args[len(os.Args)-2:]))
 	} else if role == "gone" {
 		os.Exit(gone(os.Args[len(os.Args)-2]))
 	} else if role != "" {
@@ -155,7 +157,10 @@ func (p *proc) until(t *testing.T, prefix string) string {
 func (p *proc) record(line string) {
 	f := strings.Fields(line)
 	switch {
-	case len(f) == 3 && f[0] == "ack":
+	case len(f) == 3 && f[0] == "ack" && agent.ID(f[2]).Validate(agent.MessagePrefix) == nil:
+		// A line a kill cut short is the last the child printed, whose
+		// write it may not have finished: only a whole ID was
+		// acknowledged.
 		p.acked = append(p.acked, f[2])
 	case len(f) == 2 && f[0] == "session":
 		p.sess = agent.ID(f[1])

@@ -75,7 +75,12 @@ func Repair(dir string, log *slog.Logger) (Repaired, error) {
 	}
 	defer unlock(lock)
 
-	problem := verify(dir, log)
+	db, err := settleLayout(dir)
+	if err != nil {
+		return Repaired{}, err
+	}
+	jdir := journalPath(dir)
+	problem := verify(db, jdir, log)
 	if problem == nil {
 		return Repaired{}, nil
 	}
@@ -93,12 +98,16 @@ func Repair(dir string, log *slog.Logger) (Repaired, error) {
 		}
 		out.Aside = fmt.Sprintf("%s.damaged-%s-%d", dir, time.Now().UTC().Format("20060102-150405"), i)
 	}
-	if err := moveDatabase(dir, out.Aside); err != nil {
+	// Badger's files move aside as they are: their directory is renamed.
+	if err := os.Rename(db, out.Aside); err != nil {
 		return out, fmt.Errorf("moving the damaged store aside: %w", err)
 	}
-	fresh, err := openLocal(dir, log, readWrite)
+	if err := os.Mkdir(db, 0o700); err != nil {
+		return out, fmt.Errorf("the damaged store is in %s, but a new one cannot be made in %s: %w", out.Aside, db, diskFull(err))
+	}
+	fresh, err := openLocal(db, jdir, log, readWrite)
 	if err != nil {
-		return out, fmt.Errorf("the damaged store is in %s, but a new one cannot be made in %s: %w", out.Aside, dir, err)
+		return out, fmt.Errorf("the damaged store is in %s, but a new one cannot be made in %s: %w", out.Aside, db, err)
 	}
 	defer fresh.close()
 
@@ -113,7 +122,7 @@ func Repair(dir string, log *slog.Logger) (Repaired, error) {
 	} else if err := salvage(view, fresh, log, lostKeys); err != nil {
 		out.Unreadable = err.Error()
 	}
-	rep, err := replayInto(dir, fresh, lostKeys)
+	rep, err := replayInto(jdir, fresh, lostKeys)
 	if err != nil {
 		return out, fmt.Errorf("replaying the journal: %w", err)
 	}
@@ -131,11 +140,12 @@ func Repair(dir string, log *slog.Logger) (Repaired, error) {
 	return out, err
 }
 
-// verify reports what is wrong with the store in dir: what the open-time
-// check finds, or the first record that cannot be read when every record
-// is read. The caller holds the owner lock.
-func verify(dir string, log *slog.Logger) error {
-	l, err := openLocal(dir, log, readOnly)
+// verify reports what is wrong with the store in dir (badger's
+// directory, its journal in jdir): what the open-time check finds, or the
+// first record that cannot be read when every record is read. The caller
+// holds the owner lock.
+func verify(dir, jdir string, log *slog.Logger) error {
+	l, err := openLocal(dir, jdir, log, readOnly)
 	if err != nil {
 		return err
 	}
@@ -191,7 +201,7 @@ func isJSONKey(key []byte) bool {
 // it wrote (or is gone, when it deleted it).
 func (l *local) matchJournal(txn *badger.Txn) error {
 	last := map[string][]byte{} // nil: deleted
-	if _, err := replayJournal(l.dir, func(muts []mutation) error {
+	if _, err := replayJournal(l.journalDir, func(muts []mutation) error {
 		for _, m := range muts {
 			switch m.op {
 			case mutSet:
@@ -235,36 +245,6 @@ func (l *local) matchJournal(txn *badger.Txn) error {
 	slices.Sort(missing)
 	return &DamageError{Dir: l.dir, Tables: []string{fmt.Sprintf("%d records the journal wrote are missing or different (%s)",
 		len(missing), strings.Join(missing[:min(len(missing), 3)], ", "))}}
-}
-
-// isDatabaseFile reports whether a name in the data directory is badger's
-// (the rest — the lock, the journal, the MCP records — stays where it is).
-func isDatabaseFile(name string) bool {
-	switch filepath.Ext(name) {
-	case ".sst", ".vlog", ".mem":
-		return true
-	}
-	return strings.HasPrefix(name, badger.ManifestFilename) || strings.HasPrefix(name, "KEYREGISTRY") ||
-		name == "DISCARD" || name == "LOCK" || name == "owner.sock" || name == "owner.addr" || name == witnessName
-}
-
-func moveDatabase(dir, aside string) error {
-	if err := os.Mkdir(aside, 0o700); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() || !isDatabaseFile(e.Name()) {
-			continue
-		}
-		if err := os.Rename(filepath.Join(dir, e.Name()), filepath.Join(aside, e.Name())); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // makeView fills view with links to (or, where links are not possible,
@@ -414,7 +394,7 @@ func copyWritten(from, to string) error {
 // salvage copies every record of the view in from into the store to.
 // lostKeys gets the keys whose value could not be read.
 func salvage(from string, to *local, log *slog.Logger, lostKeys map[string]bool) (err error) {
-	src, err := openLocal(from, log, salvageMode)
+	src, err := openLocal(from, "", log, salvageMode)
 	if err != nil {
 		return err
 	}
@@ -447,7 +427,8 @@ func salvage(from string, to *local, log *slog.Logger, lostKeys map[string]bool)
 	return diskFull(wb.Flush())
 }
 
-// replayInto replays the journal in dir into the store to, in order.
+// replayInto replays the journal in dir (a journal's directory) into the
+// store to, in order.
 func replayInto(dir string, to *local, lostKeys map[string]bool) (journalReplay, error) {
 	wb := to.db.NewWriteBatch()
 	defer func() { wb.Cancel() }()

@@ -319,8 +319,8 @@ func closedDB(t *testing.T, dir string) *badger.DB {
 	t.Helper()
 	// Writing with badger directly is what darman's witness of the files
 	// it closed would call damage.
-	os.Remove(filepath.Join(dir, "store.witness"))
-	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	os.Remove(filepath.Join(store.DatabaseDir(dir), "store.witness"))
+	db, err := badger.Open(badger.DefaultOptions(store.DatabaseDir(dir)).WithLogger(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestDamagedDatabaseIsAClearError(t *testing.T) {
 	}
 	written := conversation(t, s, "/w", 2)
 	s.Close()
-	if err := os.WriteFile(filepath.Join(dir, "MANIFEST"), []byte("garbage, not a manifest"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(store.DatabaseDir(dir), "MANIFEST"), []byte("garbage, not a manifest"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err = store.Open(context.Background(), dir, store.Options{})
@@ -466,7 +466,7 @@ func truncatedTable(t *testing.T, dir string, keep float64) string {
 	}
 	conversation(t, s, "/w", 50)
 	s.Close()
-	tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	tables, _ := filepath.Glob(filepath.Join(store.DatabaseDir(dir), "*.sst"))
 	if len(tables) == 0 {
 		t.Fatal("badger wrote no table")
 	}
@@ -501,14 +501,14 @@ func TestRepairMovesTheDamageAsideAndKeepsTheRest(t *testing.T) {
 	s := open(t, dir)
 	kept := conversation(t, s, "/w", 3)
 	s.Close()
-	first, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	first, _ := filepath.Glob(filepath.Join(store.DatabaseDir(dir), "*.sst"))
 	s, err := store.Open(ctx, dir, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	conversation(t, s, "/w", 3)
 	s.Close()
-	all, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	all, _ := filepath.Glob(filepath.Join(store.DatabaseDir(dir), "*.sst"))
 	if len(first) != 1 || len(all) != 2 {
 		t.Fatalf("tables: %v then %v", first, all)
 	}

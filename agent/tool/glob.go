@@ -43,7 +43,12 @@ func newGlob(s search.Searcher) Tool {
 		if res != nil || err != nil {
 			return deref(res), err
 		}
-		all, err := s.Files(ctx, root, dir)
+		var all []string
+		if nf, ok := s.(search.NameFilter); ok && nameOnly(in.Pattern) != "" {
+			all, err = nf.FilesNamed(ctx, root, dir, nameOnly(in.Pattern))
+		} else {
+			all, err = s.Files(ctx, root, dir)
+		}
 		if err != nil {
 			return searchFailed(ctx, err)
 		}
@@ -85,6 +90,17 @@ func compileInclude(pattern string) (*search.Wildcard, error) {
 		p = "**/" + p
 	}
 	return search.CompileWildcard(p)
+}
+
+// nameOnly is the name glob of a pattern that matches names at any
+// depth ("*.go", "**/*.go"), or "".
+func nameOnly(pattern string) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(pattern), "./"), "/")
+	p = strings.TrimPrefix(p, "**/")
+	if p == "" || strings.ContainsAny(p, "/") || strings.HasPrefix(p, "**") {
+		return ""
+	}
+	return p
 }
 
 // relUnder returns abs relative to dir, slash-separated.

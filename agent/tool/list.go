@@ -50,34 +50,41 @@ func newList(s search.Searcher) Tool {
 		if err != nil {
 			return searchFailed(ctx, err)
 		}
-		var rels []string
+		type entry struct {
+			rel   string
+			depth int
+		}
+		var found []entry
 		for _, abs := range all {
 			rel := relUnder(dir, abs)
 			if !ignoredByAny(ignore, rel) {
-				rels = append(rels, rel)
+				found = append(found, entry{rel, strings.Count(rel, "/")})
 			}
 		}
 		// Shallow files first, so a big tree shows its top levels.
-		slices.SortFunc(rels, func(a, b string) int {
-			if c := strings.Count(a, "/") - strings.Count(b, "/"); c != 0 {
+		slices.SortFunc(found, func(a, b entry) int {
+			if c := a.depth - b.depth; c != 0 {
 				return c
 			}
-			return strings.Compare(a, b)
+			return strings.Compare(a.rel, b.rel)
 		})
-		shown := rels[:min(len(rels), listMax)]
+		shown := make([]string, min(len(found), listMax))
+		for i := range shown {
+			shown[i] = found[i].rel
+		}
 		var b strings.Builder
 		b.WriteString(displayPath(root, dir) + "/\n")
 		renderTree(&b, shown)
 		switch {
-		case len(rels) == 0:
+		case len(found) == 0:
 			b.WriteString("(no files)")
-		case len(rels) > len(shown):
-			fmt.Fprintf(&b, "(Showing %d of %d files, the shallowest first. List a subdirectory, or use glob, to see the rest.)", len(shown), len(rels))
+		case len(found) > len(shown):
+			fmt.Fprintf(&b, "(Showing %d of %d files, the shallowest first. List a subdirectory, or use glob, to see the rest.)", len(shown), len(found))
 		}
 		return Result{
 			Output:   strings.TrimSuffix(b.String(), "\n"),
 			Title:    displayPath(root, dir) + "/",
-			Metadata: metadata(map[string]any{"files": len(rels), "shown": len(shown), "engine": s.Name()}),
+			Metadata: metadata(map[string]any{"files": len(found), "shown": len(shown), "engine": s.Name()}),
 		}, nil
 	})
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 
 	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
@@ -13,7 +15,7 @@ import (
 // loadAgents finds the workspace's named agents: the built-in build and
 // plan, the agent files, and the configuration's agents key.
 func loadAgents(root string, cfg config.Config, log *slog.Logger) *agents.Catalog {
-	return agents.Load(agents.Options{Dirs: prompt.LocateDirs(root, nil), Config: cfg.Agents, Logger: log, Trusted: cfg.WorkspaceTrusted})
+	return agents.Load(agents.Options{Dirs: prompt.LocateDirs(root, nil), Config: cfg.Agents, MCPServers: slices.Sorted(maps.Keys(cfg.MCPServers)), Logger: log, Trusted: cfg.WorkspaceTrusted})
 }
 
 // lspAgents finds, for initialize, the agents of setup's workspace with

@@ -151,3 +151,29 @@ func TestRunWithAClaudeCodeAgentFile(t *testing.T) {
 		t.Errorf("a plain run offered %d tools: the reviewer file replaced build", n)
 	}
 }
+
+// A misspelt tool name in an agent file's tools list is an error naming
+// the file, the name it most likely meant and darman's tools, not an
+// agent left silently without the tool; Claude Code's tools darman lacks
+// and MCP tools of a configured server are accepted.
+func TestRunRefusesAnAgentFileWithAnUnknownTool(t *testing.T) {
+	e := newEnv(t)
+	e.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Reed, Grep\n---\nYou review code.\n")
+	e.write(".claude/agents/searcher.md", "---\nname: searcher\ndescription: Searches the web\ntools: Read, WebSearch, mcp__docs__lookup\n---\nYou search.\n")
+	srv := e.userModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Searched."}}}, "")
+	_, errs, code := e.run("run", "--agent", "reviewer", "review")
+	if code == 0 {
+		t.Fatalf("run --agent reviewer with tools Reed: exit 0\n%s", errs)
+	}
+	for _, want := range []string{"reviewer.md", `unknown tool "Reed"`, `did you mean "read"?`, `"bash"`, `"webfetch"`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if n := len(srv.ModelCalls()); n != 0 {
+		t.Errorf("%d model calls for a refused agent", n)
+	}
+	if out, errs, code := e.run("run", "--agent", "searcher", "search"); code != 0 || !strings.Contains(out, "Searched.") {
+		t.Fatalf("run --agent searcher: exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -109,6 +109,7 @@ func (a *app) diagnose(ctx context.Context, checkModel, checkLSP, checkCompletio
 	doctor.Shell(r)
 	root, rootErr := a.workspaceRoot()
 	if rootErr == nil {
+		doctor.Checkpoints(ctx, r, c, s, root)
 		if len(c.MCPServers) > 0 {
 			doctor.MCPServers(r, mcpStatus(ctx, c, root, a.children, log))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/server/lsp"
@@ -66,7 +67,7 @@ func completionSetup(cfg config.Config, lookupEnv func(string) (string, bool), c
 			return nil, "", fmt.Errorf("completion.model %q: %v (expected provider/model-id, or set completion.provider)", c.Model, err)
 		}
 	}
-	client2, err := newProvider(cfg, name, &llm.Options{LookupEnv: lookupEnv, HTTPClient: client, Logger: log,
+	client2, err := newProvider(cfg, name, &provider.Options{LookupEnv: lookupEnv, HTTPClient: client, Logger: log,
 		// A completion is worth one attempt: by a retry's end the user
 		// has typed on.
 		Retry: llm.RetryPolicy{MaxAttempts: 1}})

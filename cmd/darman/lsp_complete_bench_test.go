@@ -20,8 +20,9 @@ import (
 
 // benchLSP starts darman lsp in a fresh home with the Go module of
 // testenv, gopls on its PATH and darman.json's completion section
-// pointing at srv; it returns the client, initialized.
-func benchLSP(b *testing.B, srv *llmtest.Server, completion string) (*rpctest.Client, string) {
+// pointing at srv; it returns the client, initialized, the workspace and
+// darman's process ID.
+func benchLSP(b *testing.B, srv *llmtest.Server, completion string) (*rpctest.Client, string, int) {
 	b.Helper()
 	gopls := testenv.Gopls(b)
 	home := b.TempDir()
@@ -34,6 +35,14 @@ func benchLSP(b *testing.B, srv *llmtest.Server, completion string) (*rpctest.Cl
 		"completion": {%s}
 	}`, srv.OpenAIURL(), completion))
 	testenv.TelemetryOff(b, home)
+	// The workspace is its user's: a trust record, as newEnv writes, so
+	// that its darman.json may name the provider.
+	real, err := filepath.EvalSymlinks(home)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec, _ := json.Marshal(map[string]any{"folders": []map[string]string{{"path": real, "answer": "trusted", "at": "2026-12-01T00:00:00Z"}}})
+	testenv.WriteFile(b, filepath.Join(home, ".config", "darman", "trust.json"), string(rec))
 	vars := testenv.SetEnv([]string{"HOME=" + home, "PATH=" + filepath.Dir(gopls) + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share")}, testenv.GoCaches(b)...)
 	cmd := exec.Command(darmanBin, "lsp")
@@ -60,7 +69,7 @@ func benchLSP(b *testing.B, srv *llmtest.Server, completion string) (*rpctest.Cl
 		c.Call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st)
 		return st.Agent.State == "ready"
 	})
-	return c, ws
+	return c, ws, cmd.Process.Pid
 }
 
 func pct(d []time.Duration, p float64) float64 {
@@ -94,7 +103,7 @@ func BenchmarkCompletionOverhead(b *testing.B) {
 		go func() { <-c.Done(); ch <- time.Now() }()
 		return llmtest.Step{Text: "Greet(name)"}
 	}})
-	c, ws := benchLSP(b, srv, `"model": "local/coder", "api": "completions", "context": {"lspBudget": "30s"}`)
+	c, ws, _ := benchLSP(b, srv, `"model": "local/coder", "api": "completions", "context": {"lspBudget": "30s"}`)
 	uri := "file://" + filepath.Join(ws, "b", "b.go")
 	text := "package b\n\nimport \"example.com/m/a\"\n\n// Use greets x.\nfunc Use() string {\n\tname := \"x\"\n\treturn a.Greet(name) + a.\n}\n"
 	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": text}})
@@ -162,7 +171,7 @@ func BenchmarkCompletionSupersededClose(b *testing.B) {
 		}
 		return llmtest.Step{Text: "y"}
 	}})
-	c, ws := benchLSP(b, srv, `"model": "local/coder", "api": "completions", "debounce": "0s", "context": {"definitions": false}`)
+	c, ws, _ := benchLSP(b, srv, `"model": "local/coder", "api": "completions", "debounce": "0s", "context": {"definitions": false}`)
 	uri := "file://" + filepath.Join(ws, "main.go")
 	c.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1,
 		"text": "package main\n\nfunc main() {\n\tslow\n\tquick\n}\n"}})

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/server/lsp"
 )
@@ -121,7 +122,7 @@ func usableProviders(cfg config.Config, lookupEnv func(string) (string, bool), l
 	slices.Sort(names)
 	names = slices.Compact(names)
 	// One shared HTTP client spares each client a transport of its own.
-	opts := &llm.Options{LookupEnv: lookupEnv, HTTPClient: &http.Client{}}
+	opts := &provider.Options{LookupEnv: lookupEnv, HTTPClient: &http.Client{}}
 	var out []usableProvider
 	for _, name := range names {
 		c, err := newProvider(cfg, name, opts)
@@ -144,7 +145,7 @@ func usableProviders(cfg config.Config, lookupEnv func(string) (string, bool), l
 
 // modelChoices lists the models of every usable provider for the
 // editors. The default is the configured model, else the first model
-// configured for a provider (what llm.Select picks first without asking
+// configured for a provider (what provider.Select picks first without asking
 // the network); "" otherwise. lookupEnv nil means os.LookupEnv.
 func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) lsp.ModelChoices {
 	var out lsp.ModelChoices

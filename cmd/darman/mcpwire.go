@@ -59,7 +59,7 @@ type mcpRuntime struct {
 }
 
 // modelSampler serves sampling with darman's configured model, or the one
-// llm.Select finds when none is configured.
+// provider.Select finds when none is configured.
 func modelSampler(cfg config.Config, m *models) client.Sampler {
 	return client.ModelSampler{Model: func(ctx context.Context) (llm.Provider, string, string, error) {
 		ref := cfg.Model

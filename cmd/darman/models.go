@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -14,7 +15,7 @@ import (
 // from the configuration on first use and shared afterwards.
 type models struct {
 	cfg  config.Config
-	opts *llm.Options
+	opts *provider.Options
 
 	mu      sync.Mutex
 	clients map[string]*llm.Client
@@ -23,7 +24,7 @@ type models struct {
 func newModels(cfg config.Config, log *slog.Logger) *models {
 	return &models{
 		cfg: cfg,
-		opts: &llm.Options{
+		opts: &provider.Options{
 			Retry:  llm.RetryPolicy{MaxAttempts: cfg.Retry.MaxAttempts, MaxDelay: cfg.Retry.MaxDelay},
 			Logger: log,
 		},
@@ -31,14 +32,14 @@ func newModels(cfg config.Config, log *slog.Logger) *models {
 	}
 }
 
-// selectModel picks the model: the configured one, or what llm.Select finds
+// selectModel picks the model: the configured one, or what provider.Select finds
 // (a local Ollama, a provider key in the environment).
-func (m *models) selectModel(ctx context.Context) (*llm.Selection, error) {
-	providers := map[string]llm.Settings{}
+func (m *models) selectModel(ctx context.Context) (*provider.Selection, error) {
+	providers := map[string]provider.Settings{}
 	for name, p := range m.cfg.Provider {
 		providers[name] = settings(name, p)
 	}
-	return llm.Select(ctx, llm.SelectOptions{Model: m.cfg.Model, Providers: providers, Options: m.opts})
+	return provider.Select(ctx, provider.SelectOptions{Model: m.cfg.Model, Providers: providers, Options: m.opts})
 }
 
 // resolve returns the client of ref's provider and the model id it knows.
@@ -72,13 +73,13 @@ func (m *models) client(name string) (*llm.Client, error) {
 // client: the provider the configuration names (or a preset of that name),
 // with opts (retries, HTTP client, environment, logger). The client is
 // made, never used to send anything.
-func newProvider(cfg config.Config, name string, opts *llm.Options) (*llm.Client, error) {
-	return llm.New(settings(name, cfg.Provider[name]), opts)
+func newProvider(cfg config.Config, name string, opts *provider.Options) (*llm.Client, error) {
+	return provider.New(settings(name, cfg.Provider[name]), opts)
 }
 
 // settings maps a provider's configuration onto the adapter's settings.
-func settings(name string, p config.Provider) llm.Settings {
-	s := llm.Settings{
+func settings(name string, p config.Provider) provider.Settings {
+	s := provider.Settings{
 		Name:         name,
 		Type:         llm.Type(p.Type),
 		BaseURL:      p.BaseURL,

@@ -37,7 +37,7 @@ const (
 // header to the provider.
 func TestRedTeamCannotReadDarmansEnvironment(t *testing.T) {
 	requireSandbox(t)
-	skipInPIDNamespace(t)
+	inNS := pidNamespace(t)
 	for _, git := range []bool{false, true} {
 		t.Run(map[bool]string{false: "no protected path", true: "git workspace"}[git], func(t *testing.T) {
 			srv, seen := runEnvironHostile(t, git)
@@ -47,8 +47,9 @@ func TestRedTeamCannotReadDarmansEnvironment(t *testing.T) {
 				}
 			}
 			// As root the commands do read the block (another user's are
-			// refused it): the names stay, their values are gone.
-			if os.Geteuid() == 0 && !strings.Contains(seen, "ANTHROPIC_API_KEY=") {
+			// refused it): the names stay, their values are gone. In a
+			// PID namespace of their own they cannot find it at all.
+			if os.Geteuid() == 0 && !inNS && !strings.Contains(seen, "ANTHROPIC_API_KEY=") {
 				t.Errorf("no command read darman's environment block at all:\n%s", seen)
 			}
 			for _, secret := range []string{anthropicKey, openaiKey, awsSecret, awsSession, namedSecret, headerValue} {
@@ -97,12 +98,7 @@ for p in os.listdir("/proc"):
             print(p, e)
 ' 2>&1 | head -c 200000; echo TRIED-PYTHON`,
 	}
-	var steps []llmtest.Step
-	for _, c := range hostile {
-		steps = append(steps, llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, map[string]string{"command": c}))}})
-	}
-	steps = append(steps, llmtest.Step{Text: "done"})
-	srv := llmtest.Start(t, llmtest.Script{Steps: steps})
+	srv := llmtest.Start(t, hostileScript(t, e, hostile, "done"))
 	// In the user's config: a workspace's darman.json is a protected path.
 	e.write(filepath.Join(e.home, ".config", "darman", "config.json"), fmt.Sprintf(`{
 		"model": "anthropic/claude-sonnet-4-5",

@@ -5,6 +5,7 @@ package main_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,6 +66,53 @@ for t in os.listdir("/proc/%d/task" % ppid):
 	}
 }
 
+// hostileScript is a script that calls bash once for each of hostile,
+// then says final. $PPID in a command is darman's pid as the machine sees
+// it ($DARMAN_TIDS its threads', comma-separated): where commands run in a PID namespace of their own, darman is not
+// their parent ($PPID is 0 there) and not in their /proc, and an attacker
+// would have to guess or learn its pid; the test gives it, so that the
+// attack on darman is tried either way.
+func hostileScript(t *testing.T, e *env, hostile []string, final string) llmtest.Script {
+	t.Helper()
+	return llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		if c.Step >= len(hostile) {
+			return llmtest.Step{Text: final}
+		}
+		pid := darmanPID(e.home)
+		if pid == "0" {
+			t.Errorf("the test found no darman run of its own to attack")
+		}
+		var tids []string
+		tasks, _ := os.ReadDir(filepath.Join("/proc", pid, "task"))
+		for _, task := range tasks {
+			tids = append(tids, task.Name())
+		}
+		command := strings.NewReplacer("$PPID", pid, "$DARMAN_TIDS", strings.Join(tids, ",")).Replace(hostile[c.Step])
+		return llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, map[string]string{"command": command}))}}
+	}}
+}
+
+// darmanPID is the pid of the `darman run` whose HOME is home, found
+// from outside ("0" when there is none).
+func darmanPID(home string) string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) < 2 || args[0] != darmanBin || args[1] != "run" {
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join(d, "environ"))
+		if slices.Contains(strings.Split(string(environ), "\x00"), "HOME="+home) {
+			return filepath.Base(d)
+		}
+	}
+	return "0"
+}
+
 // runHostile runs one `darman run` turn in the workspace, without its
 // .git (no protected path, so darman confines a thread of its own rather
 // than running the helper), in which the scripted model calls bash once
@@ -72,12 +120,7 @@ for t in os.listdir("/proc/%d/task" % ppid):
 func runHostile(t *testing.T, e *env, hostile []string, final string) (srv *llmtest.Server, stdout, stderr string, code int) {
 	t.Helper()
 	os.RemoveAll(filepath.Join(e.workspace, ".git"))
-	var steps []llmtest.Step
-	for _, c := range hostile {
-		steps = append(steps, llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, map[string]string{"command": c}))}})
-	}
-	steps = append(steps, llmtest.Step{Text: final})
-	srv = e.withModel(t, llmtest.Script{Steps: steps})
+	srv = e.withModel(t, hostileScript(t, e, hostile, final))
 	// darman.json is a protected path too: the config goes to the user's.
 	cfg := filepath.Join(e.workspace, "darman.json")
 	b, _ := os.ReadFile(cfg)

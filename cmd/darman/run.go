@@ -175,11 +175,24 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if n := a.trust.notice(); n != "" {
 		fmt.Fprintln(a.stderr, "! "+n+" (or darman run --trust for this run)")
 	}
-	st, err := a.openStore(ctx)
+	root, err := a.workspaceRoot()
 	if err != nil {
 		return err
 	}
-	root, err := a.workspaceRoot()
+	// What needs neither the store nor the other runs while the store
+	// opens: the sandbox's probe and the repository's facts for the
+	// prompt (each a process of its own to wait for).
+	sb := newSandbox(cfg)
+	go sb.Status()
+	handed := false
+	defer func() {
+		if !handed {
+			sb.Status() // (the probe is done before Close reads it)
+			sb.Close()
+		}
+	}()
+	git := startGit(root)
+	st, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -196,7 +209,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	var command *prompt.Command
 	var cmdArgs string
 	if _, _, ok := prompt.ParseInvocation(o.prompt); ok {
-		if command, cmdArgs, err = prompt.LoadCommands(prompt.LocateDirs(root, nil)).Invocation(o.prompt); err != nil {
+		if command, cmdArgs, err = workspaceCommands(root, cfg.WorkspaceTrusted).Invocation(o.prompt); err != nil {
 			return err
 		}
 	}
@@ -206,7 +219,8 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		}
 	}
 	w, err := openWorkspace(ctx, cfg, st, workspaceOptions{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules,
-		tasks: true, waitMCP: true, notices: notices, children: a.children}, log)
+		tasks: true, waitMCP: true, notices: notices, children: a.children, sandbox: sb, git: git}, log)
+	handed = true
 	if err != nil {
 		return err
 	}
@@ -219,6 +233,9 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if o.agent != "" {
 		// An unknown agent fails before a session is made for it.
 		if a, ok := svc.Agents().Get(o.agent); !ok || !a.RunsWhenNamed() {
+			if p, left := svc.Agents().ProblemOf(o.agent); !ok && left {
+				return fmt.Errorf("--agent %q: its definition was left out: %s", o.agent, p)
+			}
 			return fmt.Errorf("--agent %q: not an agent a session runs; the agents are %s", o.agent, strings.Join(svc.Agents().Names(agents.Agent.Runs), ", "))
 		}
 	}

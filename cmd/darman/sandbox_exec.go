@@ -33,10 +33,24 @@ func newSandbox(cfg config.Config) *sandbox.Sandbox {
 		ReadableDirs: c.ReadableDirs,
 		Caches:       c.Caches,
 		Protect:      c.Protect,
+		// The permission checks' list of protected paths is the
+		// sandbox's too: one list.
+		Protected: permission.ProtectedPaths,
 		// The temp dirs live in darman's own: an unrelated TMPDIR left by
 		// a parent sandbox is no place for them.
-		TempRoot: tempRoot(),
+		TempRoot:    tempRoot(),
+		ProbeRecord: probeRecord(),
 	})
+}
+
+// probeRecord is where the sandbox keeps what its probe found, for the
+// next darman on this boot: in the user's cache directory.
+func probeRecord() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "darman", "sandbox-probe.json")
 }
 
 func tempRoot() string {

@@ -28,7 +28,7 @@ process. A session ID may be shortened to any unique prefix, with or
 without its "ses_" start.`,
 	}
 	cmd.AddCommand(a.sessionsList(), a.sessionsShow(), a.sessionsExport(), a.sessionsImport(), a.sessionsRm(),
-		a.sessionsRevert(), a.sessionsRedo(), a.sessionsFork(), a.sessionsRepair())
+		a.sessionsRevert(), a.sessionsRedo(), a.sessionsFork(), a.sessionsRepair(), a.sessionsGC())
 	return cmd
 }
 

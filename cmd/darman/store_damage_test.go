@@ -39,7 +39,7 @@ func TestDamagedStoreIsAnErrorAndDoctorRepairsIt(t *testing.T) {
 		}
 		s.Close()
 		ids = append(ids, string(fixture.Session.ID))
-		now, _ := filepath.Glob(filepath.Join(e.dataDir(), "*.sst"))
+		now, _ := filepath.Glob(filepath.Join(e.storeDir(), "*.sst"))
 		for _, p := range now {
 			if !strings.Contains(strings.Join(tables, " "), p) {
 				tables = append(tables, p)
@@ -62,7 +62,7 @@ func TestDamagedStoreIsAnErrorAndDoctorRepairsIt(t *testing.T) {
 		}
 	}
 	out, _, code := e.run("doctor")
-	if code != 1 || !strings.Contains(out, "✗ "+e.dataDir()+": the session store in "+e.dataDir()+" is damaged") ||
+	if code != 1 || !strings.Contains(out, "✗ "+e.storeDir()+": the session store in "+e.storeDir()+" is damaged") ||
 		!strings.Contains(out, filepath.Base(tables[1])) || !strings.Contains(out, "darman sessions repair") {
 		t.Errorf("doctor on a damaged store: exit %d\n%s", code, out)
 	}
@@ -110,7 +110,7 @@ func TestCutManifestIsRefusedTouchingNothingAndRepaired(t *testing.T) {
 				e.ok("sessions", "import", path)
 				ids = append(ids, string(fixture.Session.ID))
 			}
-			manifest := filepath.Join(e.dataDir(), "MANIFEST")
+			manifest := filepath.Join(e.storeDir(), "MANIFEST")
 			raw, err := os.ReadFile(manifest)
 			if err != nil {
 				t.Fatal(err)
@@ -129,7 +129,7 @@ func TestCutManifestIsRefusedTouchingNothingAndRepaired(t *testing.T) {
 				}
 			}
 			os.WriteFile(manifest, raw[:size], 0o600)
-			before := storeFiles(t, e.dataDir())
+			before := storeFiles(t, e.storeDir())
 
 			for _, args := range [][]string{{"sessions", "list"}, {"sessions", "show", ids[0]}, {"sessions", "export", ids[1]}} {
 				out, errs, code := e.run(args...)
@@ -139,10 +139,10 @@ func TestCutManifestIsRefusedTouchingNothingAndRepaired(t *testing.T) {
 				}
 			}
 			out, _, code := e.run("doctor")
-			if code != 1 || !strings.Contains(out, "✗ "+e.dataDir()+": the session store in "+e.dataDir()+" is damaged") {
+			if code != 1 || !strings.Contains(out, "✗ "+e.storeDir()+": the session store in "+e.storeDir()+" is damaged") {
 				t.Errorf("doctor with a cut manifest: exit %d\n%s", code, out)
 			}
-			if after := storeFiles(t, e.dataDir()); !mapsEqual(before, after) {
+			if after := storeFiles(t, e.storeDir()); !mapsEqual(before, after) {
 				t.Fatalf("the damaged store changed on disk:\nbefore %v\nafter  %v", before, after)
 			}
 
@@ -169,6 +169,9 @@ func TestCutManifestIsRefusedTouchingNothingAndRepaired(t *testing.T) {
 		})
 	}
 }
+
+// storeDir is the directory of badger's files in the data directory.
+func (e *env) storeDir() string { return filepath.Join(e.dataDir(), "store") }
 
 // storeFiles maps each of badger's files in dir to a hash of its bytes.
 func storeFiles(t *testing.T, dir string) map[string]string {

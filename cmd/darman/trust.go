@@ -83,10 +83,23 @@ func (a *app) recordTrust(root string, never bool) (config.TrustRecord, []config
 }
 
 // workspaceItems adds the widening settings of the workspace's agent
-// files to the configuration's.
+// files, and its command files that run shell commands, to the
+// configuration's.
 func workspaceItems(ws config.Workspace) []config.Item {
-	cat := agents.Load(agents.Options{Dirs: prompt.LocateDirs(ws.Root, nil)})
-	return slices.Concat(ws.Items, cat.Widening())
+	d := prompt.LocateDirs(ws.Root, nil)
+	cat := agents.Load(agents.Options{Dirs: d})
+	return slices.Concat(ws.Items, cat.Widening(), prompt.LoadCommands(d).Widening(ws.Root))
+}
+
+// workspaceCommands are the commands of the workspace at root; when the
+// folder is not trusted, the workspace's own command files do not run
+// their !`cmd` lines (prompt.ErrUntrusted).
+func workspaceCommands(root string, trusted bool) *prompt.Commands {
+	cmds := prompt.LoadCommands(prompt.LocateDirs(root, nil))
+	if !trusted {
+		cmds = cmds.Distrust()
+	}
+	return cmds
 }
 
 // decideTrust returns the config.Options Trust function of a policy; the
@@ -365,7 +378,7 @@ func (a *app) acpTrust(root string, o trustOutcome) acp.Trust {
 	}}
 	if o.askable() {
 		t.Question = trustSummary(o.root, o.items, o.verdict == config.Changed) +
-			"Allow always trusts it (from the next darman acp start); reject always never asks again."
+			"Allow always trusts it now (its sessions take its configuration at their next prompt); reject always never asks again."
 	}
 	return t
 }

@@ -57,6 +57,12 @@ type workspaceOptions struct {
 	children *child.Registry
 	// agents are the named agents turns run; nil loads the workspace's.
 	agents *agents.Catalog
+	// sandbox, when set, is the sandbox made (and probing) before the
+	// store opened; nil makes one from the configuration.
+	sandbox *sandbox.Sandbox
+	// git, when set, is the workspace's git status started with darman,
+	// for the first prompt.
+	git *earlyGit
 }
 
 // workspace is a workspace's agent runtime, built once by openWorkspace
@@ -95,7 +101,10 @@ type workspace struct {
 // in o.children.
 func openWorkspace(ctx context.Context, cfg config.Config, st *store.Store, o workspaceOptions, log *slog.Logger) (*workspace, error) {
 	w := &workspace{root: o.root, cfg: cfg, store: st, children: o.children, log: log}
-	w.sandbox = newSandbox(cfg)
+	w.sandbox = o.sandbox
+	if w.sandbox == nil {
+		w.sandbox = newSandbox(cfg)
+	}
 	if st := w.sandbox.Status(); len(st.Missing) > 0 {
 		log.Warn("sandbox: walls missing", "missing", st.Missing, "why", st.Reason)
 	}
@@ -169,7 +178,7 @@ func (w *workspace) newSessions(o workspaceOptions, hooks *hook.Engine) (*sessio
 		Refused:      o.refused,
 		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.lsp, Children: o.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
 		ToolSource:   mcpToolSource(cfg, w.mcp, w.store),
-		System:       systemPrompt(w.root, skills, w.log),
+		System:       systemPrompt(w.root, skills, o.git, w.log),
 		Rules:        rules(cfg, o.rules),
 		Grants:       grantStore{w.store},
 		Asker:        o.asker,
@@ -217,9 +226,11 @@ func (w *workspace) CheckModel(ref string) error {
 }
 
 // Commands are the workspace's commands (.darman/command/*.md, …), found
-// again at each call so that a file added since the agent started counts.
+// again at each call so that a file added since the agent started counts;
+// an untrusted folder's own command files run no shell commands
+// (workspaceCommands).
 func (w *workspace) Commands() *prompt.Commands {
-	return prompt.LoadCommands(prompt.LocateDirs(w.root, nil))
+	return workspaceCommands(w.root, w.cfg.WorkspaceTrusted)
 }
 
 // Agents are the named agents the workspace's turns run.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // TestMain runs the test binary as scripted-model when asked to, so that
@@ -61,7 +62,7 @@ func TestServesAScriptFromAnotherProcess(t *testing.T) {
 		t.Fatalf("first line %q is not the URL", url)
 	}
 
-	c, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: url, APIKey: "test"}, nil)
+	c, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: url, APIKey: "test"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

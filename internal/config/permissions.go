@@ -34,9 +34,16 @@ func CheckPermissionName(name string) string {
 		}
 		return fmt.Sprintf("the pattern %q matches no permission; the permissions are %s", name, quoteList(names, "and"))
 	}
-	msg := fmt.Sprintf("unknown permission %q", name)
+	return UnknownName("permission", name, append([]string{"*"}, names...))
+}
+
+// UnknownName says that name is not a known what (a permission, a tool),
+// with the one of names it most likely meant and the list of them:
+// `unknown tool "raed" (did you mean "read"?); expected "bash", ... or "write"`.
+func UnknownName(what, name string, names []string) string {
+	msg := fmt.Sprintf("unknown %s %q", what, name)
 	if s := suggest(name, names); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	return msg + "; expected " + quoteList(append([]string{"*"}, names...), "or")
+	return msg + "; expected " + quoteList(names, "or")
 }

@@ -20,7 +20,7 @@ func kindOf(c capabilities) string {
 	return ""
 }
 
-func probeOS(string) (capabilities, string) {
+func probeOS(string, string) (capabilities, string) {
 	if _, err := os.Stat(seatbeltExec); err != nil {
 		return capabilities{}, seatbeltExec + " is missing"
 	}

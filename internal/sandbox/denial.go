@@ -85,7 +85,7 @@ func (s *Sandbox) Explain(command, output string, req Request) string {
 			}
 		}
 		if !found && strings.Contains(l, "read-only file system") {
-			note("the file is a protected path, read-only for commands (rule: protected paths, such as .git/hooks, .git/config, .claude/settings.json, .mcp.json, .vscode/*.json, .envrc; they make other programs run: edit them with the edit tools, which ask the user)")
+			note("the file is a protected path, read-only for commands (rule: protected paths, such as .git/hooks, .git/config, .git/commondir, .claude/, .mcp.json, .vscode/, .envrc; they make other programs run: edit them with the edit tools, which ask the user)")
 		}
 	}
 	if len(notes) == 0 {

@@ -47,10 +47,14 @@
 //     refused by Landlock's scoping (ABI 6); pathname ones by Landlock from
 //     ABI 9, and below that by refusing new AF_UNIX sockets (seccomp),
 //     unless Options.UnixSockets.
-//   - Protected paths (.git/hooks, .git/config, .claude/settings*.json,
-//     .mcp.json, .vscode/*.json, .envrc, .npmrc, .darman, darman.json and
-//     Options.Protect) that exist when the command starts are bind-mounted
-//     read-only over themselves, and their directories pinned so they
-//     cannot be renamed away, while .git's index, objects, refs and logs
-//     stay writable, so git add and git commit work.
+//   - Protected paths (Options.Protected: darman passes
+//     agent/permission.ProtectedPaths, the one list; and Options.Protect)
+//     that exist when the command starts are bind-mounted read-only over
+//     themselves, and their directories pinned so they cannot be renamed
+//     away, while .git's index, objects, refs and logs stay writable, so
+//     git add and git commit work. Those that do not exist cannot be
+//     created where a mount can stop it: in a git directory a placeholder
+//     git reads as absent is bound read-only (removed at Close), below
+//     the root the nearest existing directory is read-only; at the root
+//     itself nothing stops a command making one (see missingProtected).
 package sandbox

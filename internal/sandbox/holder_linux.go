@@ -180,6 +180,8 @@ type holderPool struct {
 	mu     sync.Mutex
 	m      map[string]*holder
 	closed bool
+	// failed, when set, hears that a holder could not be started.
+	failed func()
 }
 
 // maxHolders is how many holders a Sandbox keeps; starting one more
@@ -229,6 +231,9 @@ func (pl *holderPool) get(root string) (*holder, error) {
 func (pl *holderPool) start(root string, adopt []int) (*holder, error) {
 	h, err := startHolder(pl.helper, pl.pid)
 	if err != nil {
+		if pl.failed != nil {
+			pl.failed()
+		}
 		return nil, err
 	}
 	h.mu.Lock()

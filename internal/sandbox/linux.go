@@ -27,8 +27,9 @@ func kindOf(c capabilities) string {
 }
 
 // probeOS finds the kernel's Landlock ABI and whether the helper can be
-// started in a user and mount namespace of its own.
-func probeOS(helper string) (capabilities, string) {
+// started in a user and mount namespace of its own. record is the file of
+// the probe's record (see probecache_linux.go); "" probes every time.
+func probeOS(helper, record string) (capabilities, string) {
 	var c capabilities
 	abi, err := early.ABI()
 	switch {
@@ -45,19 +46,14 @@ func probeOS(helper string) (capabilities, string) {
 	if _, err := os.Stat(helper); err != nil {
 		return capabilities{}, "the sandbox helper (darman itself) cannot be run: " + err.Error()
 	}
-	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
-	cmd.SysProcAttr = selfMapAttr(&syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID})
+	key := ""
+	if record != "" {
+		key = probeKey(helper)
+	}
+	recorded := probeRecorded(record, key)
 	var probeOut strings.Builder
-	cmd.Stderr = &probeOut
-	done := make(chan error, 1)
-	if err = cmd.Start(); err == nil {
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			err = <-done
-		}
+	if !recorded {
+		err = probeHelper(helper, &probeOut)
 	}
 	// Exit 0: a namespace, with the mount API and a PID namespace's
 	// /proc; 3: a namespace without the mount API; 4: without the /proc.
@@ -85,6 +81,9 @@ func probeOS(helper string) (capabilities, string) {
 	c.threadNS = c.threadNS && c.inThread
 	if c.userns && c.inThread && !c.threadNS {
 		c.pool = newHolderPool(helper)
+		if recorded {
+			c.pool.failed = func() { forgetProbe(record) }
+		}
 	}
 	if !c.threadNS && c.userns {
 		// The probe said what the kernel's mount API can do in a user
@@ -97,8 +96,13 @@ func probeOS(helper string) (capabilities, string) {
 	case c.threadNS && c.view:
 		// darman's own init, started now: the probe is the real thing
 		// (it needs no user namespace).
+		// A record says it started before: it is started when the
+		// first command needs it.
 		pn := newPidNS(helper)
-		if _, _, err := pn.get(); err != nil {
+		if recorded {
+			pn.failed = func() { forgetProbe(record) }
+			c.pidns = pn
+		} else if _, _, err := pn.get(); err != nil {
 			pidErr = err
 		} else {
 			c.pidns = pn
@@ -113,7 +117,31 @@ func probeOS(helper string) (capabilities, string) {
 		}
 	}
 	c.pidErr = pidErr
+	if !recorded && c.userns && c.view && c.pidOK && probeErr == nil {
+		recordProbe(record, key)
+	}
 	return c, joinReasons(reasons)
+}
+
+// probeHelper starts the helper's probe in a user and PID namespace:
+// nil when it exited 0, else its exit (what it said in out).
+func probeHelper(helper string, out *strings.Builder) error {
+	cmd := exec.Command(helper, append([]string{"sandbox-exec", "--probe"}, selfMapArgs()...)...)
+	cmd.SysProcAttr = selfMapAttr(&syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID})
+	cmd.Stderr = out
+	err := cmd.Start()
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		err = <-done
+	}
+	return err
 }
 
 // missingWalls says which walls of the sandbox this machine refuses, in
@@ -301,9 +329,11 @@ func Exec(args []string, stderr io.Writer) int {
 	return code
 }
 
-// reexec runs the helper again in a user and mount namespace of its own,
-// for a caller that could not make one (the editor's terminal), passes
-// signals on, and ends as it ends. When no namespace can be made, the
+// reexec confines a command for a caller that could not (the editor's
+// terminal): as darman confines its own (reexecAsDarman), in a PID
+// namespace of its own, where one can be made; else by running the helper
+// again in a user and mount namespace of its own. It passes signals on,
+// and ends as the command ends. When no namespace can be made, the
 // command runs without the read-only paths, which it says on stderr.
 func reexec(pol Policy, rest []string, stderr io.Writer) int {
 	self, err := os.Executable()
@@ -312,6 +342,9 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 		return 125
 	}
 	pol.Reexec, pol.NS = false, true
+	if code, ok := reexecAsDarman(self, pol, rest, stderr); ok {
+		return code
+	}
 	start := func(pol Policy, ns bool) (*exec.Cmd, error) {
 		arg, err := policyArg(pol)
 		if err != nil {
@@ -351,6 +384,63 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 		return 125
 	}
 	return cmd.ProcessState.ExitCode()
+}
+
+// reexecAsDarman starts the command (rest: its path and argv) as darman
+// starts its own: the probe says what this machine allows, and the
+// command is confined on a thread of this process, or of a namespace
+// holder, in the PID namespace of an init of its own (pidns_linux.go), so
+// that the editor's terminal gets every wall the bash tool's commands
+// get. ok is false when no PID namespace can be made here: reexec's
+// plainer way then runs it (without one, as Status says).
+func reexecAsDarman(self string, pol Policy, rest []string, stderr io.Writer) (code int, ok bool) {
+	c, _ := probeOS(self)
+	c.helper = self
+	defer c.pool.close()
+	defer c.pidns.close()
+	if !c.pidOK || !c.inThread || len(rest) < 2 {
+		return 0, false
+	}
+	root := ""
+	if len(pol.WriteDirs) > 0 {
+		root = pol.WriteDirs[0] // the workspace's (Sandbox.Policy)
+	}
+	cmd := &exec.Cmd{Path: rest[0], Args: rest[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	// Entered again by the command, in its mount namespace: the writable
+	// clone of the workspace there.
+	cmd.Dir, _ = os.Getwd()
+	pol.NS, pol.Reexec = false, false
+	if err := wrapOS(cmd, pol, c, false, pol.PolicyDir, root); err != nil {
+		fmt.Fprintf(stderr, "darman sandbox-exec: %v\n", err)
+		return 125, true
+	}
+	if err := startOS(cmd); err != nil {
+		fmt.Fprintf(stderr, "darman sandbox-exec: %v\n", err)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return 127, true
+		}
+		return 126, true
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	err := cmd.Wait()
+	signal.Stop(sigs)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		// (The init and holder see this process's end as their
+		// socket's, and go.)
+		signal.Reset(ws.Signal())
+		syscall.Kill(os.Getpid(), ws.Signal())
+		return 128 + int(ws.Signal()), true
+	}
+	if err != nil && cmd.ProcessState == nil {
+		return 125, true
+	}
+	return cmd.ProcessState.ExitCode(), true
 }
 
 // maxInlinePolicy is the largest policy passed as an argument; Linux

@@ -50,13 +50,27 @@ func TestWallsChild(t *testing.T) {
 	if spec == "" {
 		t.Skip("run by TestMissingWallsAreNamed and TestLandlockMissing")
 	}
-	var in struct{ Mode, Dir string }
+	var in struct {
+		Mode, Dir string
+		// Record is the probe's record (ProbeRecord); Forge writes one
+		// for this process before the probe (see TestProbeRecord).
+		Record string
+		Forge  bool
+		// Helper, when set, is the helper in place of this binary.
+		Helper string
+	}
 	if err := json.Unmarshal([]byte(spec), &in); err != nil {
 		t.Fatal(err)
 	}
 	ws, outside := filepath.Join(in.Dir, "ws"), filepath.Join(in.Dir, "outside.txt")
 	exe, _ := os.Executable()
-	sb := New(Options{Mode: Mode(in.Mode), Home: filepath.Join(in.Dir, "home"), Helper: exe, TempRoot: in.Dir})
+	if in.Helper != "" {
+		exe = in.Helper
+	}
+	if in.Forge {
+		recordProbe(in.Record, probeKey(exe))
+	}
+	sb := New(Options{Mode: Mode(in.Mode), Home: filepath.Join(in.Dir, "home"), Helper: exe, TempRoot: in.Dir, ProbeRecord: in.Record})
 	defer sb.Close()
 	st := sb.Status()
 	r := wallsReport{Status: st, Summary: st.Summary()}
@@ -65,8 +79,11 @@ func TestWallsChild(t *testing.T) {
 	if err := sb.Wrap(cmd, Request{Root: ws}); err != nil {
 		r.WrapErr, r.Unavailable = err.Error(), errors.Is(err, ErrUnavailable)
 	} else {
-		out, _ := combinedOutput(cmd)
+		out, err := combinedOutput(cmd)
 		r.Output = string(out)
+		if err != nil {
+			r.Output += "\n" + err.Error()
+		}
 	}
 	js, _ := json.Marshal(r)
 	fmt.Printf("WALLS %s\n", js)

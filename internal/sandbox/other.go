@@ -11,7 +11,7 @@ import (
 
 func kindOf(capabilities) string { return "" }
 
-func probeOS(string) (capabilities, string) {
+func probeOS(string, string) (capabilities, string) {
 	return capabilities{}, "darman has no sandbox for " + runtime.GOOS
 }
 

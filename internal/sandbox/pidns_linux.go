@@ -62,6 +62,8 @@ type pidNS struct {
 	exited   chan struct{}
 	err      error // why the last start failed
 	failedAt time.Time
+	// failed, when set, hears that a start failed.
+	failed func()
 }
 
 func newPidNS(helper string) *pidNS { return &pidNS{helper: helper, mnt: -1, pid: -1, conn: -1} }
@@ -86,6 +88,9 @@ func (n *pidNS) get() (mnt, pid int, err error) {
 	}
 	if err := n.start(); err != nil {
 		n.err, n.failedAt = err, time.Now()
+		if n.failed != nil {
+			n.failed()
+		}
 		return -1, -1, err
 	}
 	n.err = nil

@@ -11,19 +11,6 @@ import (
 	"time"
 )
 
-// DefaultProtected are the paths, relative to the workspace root, that
-// make other programs run and so stay read-only for the model's commands
-// (see also issue "protected paths"). .git's are resolved through gitdir:
-// files.
-var DefaultProtected = []string{
-	".git/hooks", ".git/config",
-	".claude/settings.json", ".claude/settings.local.json", ".claude/settings*.json",
-	".mcp.json",
-	".vscode/*.json",
-	".envrc", ".npmrc", ".yarnrc", ".yarnrc.yml",
-	".darman", "darman.json",
-}
-
 // homeReadable are the directories (and files) under home that commands
 // may read: toolchains and their settings, not credentials.
 var homeReadable = []string{
@@ -141,7 +128,11 @@ func (s *Sandbox) Policy(req Request, tmp string) Policy {
 		p.WriteDirs = append(p.WriteDirs, existing(git.write)...)
 		p.WriteFiles = append(p.WriteFiles, existing(git.writeFiles)...)
 		if s.status.ProtectedReadOnly {
-			p.ReadOnly, p.Pin = protectedPaths(root, append(slices.Clip(DefaultProtected), s.opts.Protect...), git, r)
+			var listed []string
+			if s.opts.Protected != nil {
+				listed = s.opts.Protected(root)
+			}
+			p.ReadOnly, p.Pin = s.protectedPaths(root, listed, s.opts.Protect, git, r)
 		}
 	}
 	p.WriteDirs = dedupe(p.WriteDirs)
@@ -254,10 +245,14 @@ func gitDirs(root string, r *resolver) gitInfo {
 	return g
 }
 
-// protectedPaths resolves the protected patterns under root (and in the
-// git directories) to the existing paths to make read-only, and the
-// directories between root and each of them to pin.
-func protectedPaths(root string, patterns []string, git gitInfo, r *resolver) (ro, pin []string) {
+// protectedPaths resolves the protected paths of the workspace at root
+// (listed: absolute, existing or not; patterns: relative globs, ".git/"
+// ones in the git directories) to the paths to make read-only, and the
+// directories between root and each of them to pin. A listed path that
+// does not exist must not be created either (the file another program
+// would run is usually one that is not there yet: .git/commondir,
+// .envrc): see missingProtected.
+func (s *Sandbox) protectedPaths(root string, listed, patterns []string, git gitInfo, r *resolver) (ro, pin []string) {
 	seen := map[string]bool{}
 	add := func(p string) {
 		real, _, ok := r.resolve(p)
@@ -278,6 +273,15 @@ func protectedPaths(root string, patterns []string, git gitInfo, r *resolver) (r
 	gitDirs := []string{git.gitDir}
 	if git.commonDir != git.gitDir {
 		gitDirs = append(gitDirs, git.commonDir)
+	}
+	for _, p := range listed {
+		if _, _, ok := r.resolve(p); ok {
+			add(p)
+			continue
+		}
+		if guard := s.missingProtected(root, p, gitDirs, r); guard != "" {
+			add(guard)
+		}
 	}
 	for _, pat := range patterns {
 		rel, ok := strings.CutPrefix(pat, ".git/")
@@ -309,6 +313,105 @@ func protectedPaths(root string, patterns []string, git gitInfo, r *resolver) (r
 	}
 	slices.Sort(pin)
 	return ro, pin
+}
+
+// missingProtected returns what to make read-only so that commands cannot
+// create the protected path p, which does not exist: "" when nothing can
+// be. A mount needs an existing path, so:
+//   - in a git directory (p's nearest existing directory is one, or is
+//     inside one), a placeholder git reads as absent is made where p's
+//     first missing component is (see placeholder), and stays until the
+//     sandbox closes: the git directory's own entries (index.lock,
+//     COMMIT_EDITMSG, refs, objects) stay writable, so git commit works;
+//   - inside the workspace, the nearest existing directory below the root
+//     (.cargo for .cargo/config.toml) is made read-only whole;
+//   - where that directory is the workspace root itself (.envrc, .husky,
+//     .vscode when absent), nothing: a read-only root would refuse every
+//     new file, and a placeholder there would show in the user's folder.
+//     The permission checks ask before a command names such a path; a
+//     script that hides the name is not stopped (docs/security.md).
+func (s *Sandbox) missingProtected(root, p string, gitDirs []string, r *resolver) string {
+	first := p
+	dir := filepath.Dir(p)
+	for {
+		if _, isDir, ok := r.resolve(dir); ok {
+			if !isDir {
+				return ""
+			}
+			break
+		}
+		if dir == root || filepath.Dir(dir) == dir {
+			return ""
+		}
+		first, dir = dir, filepath.Dir(dir)
+	}
+	for _, g := range gitDirs {
+		if g != "" && under(dir, g) {
+			if s.placeholder(first, first != p || gitDirEntries[filepath.Base(p)]) {
+				return first
+			}
+			return ""
+		}
+	}
+	if dir != root && under(dir, root) {
+		return dir
+	}
+	return ""
+}
+
+// gitDirEntries are the protected entries of a git directory that git
+// reads as directories.
+var gitDirEntries = map[string]bool{"hooks": true, "info": true}
+
+// placeholder makes, once, the placeholder at path, an entry of a git
+// directory: an empty directory (dir), or a file git reads as the entry's
+// absence (commondir naming the git directory itself, an empty alternates
+// or config.worktree). It reports whether the placeholder is there; Close
+// removes it when it is still as made.
+func (s *Sandbox) placeholder(path string, dir bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.placeholders[path]; ok {
+		return true
+	}
+	if dir {
+		if err := os.Mkdir(path, 0o755); err != nil {
+			return false
+		}
+	} else {
+		content := ""
+		if filepath.Base(path) == "commondir" {
+			content = ".\n"
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return false
+		}
+		_, werr := f.WriteString(content)
+		if err := f.Close(); werr != nil || err != nil {
+			os.Remove(path)
+			return false
+		}
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	s.placeholders[path] = fi
+	return true
+}
+
+// removePlaceholders removes the placeholders that are still as made (an
+// empty directory, or the file unchanged); s.mu is held.
+func (s *Sandbox) removePlaceholders() {
+	for path, made := range s.placeholders {
+		fi, err := os.Lstat(path)
+		if err != nil || !os.SameFile(fi, made) || !fi.ModTime().Equal(made.ModTime()) || fi.Size() != made.Size() {
+			continue
+		}
+		os.Remove(path) // a directory only when empty
+	}
+	s.placeholders = map[string]os.FileInfo{}
 }
 
 // resolver finds the real paths of paths under a real directory (the

@@ -48,6 +48,13 @@ type Options struct {
 	// Caches are more cache directories commands may write, besides the
 	// built-in ones (DefaultCaches).
 	Caches []string
+	// Protected returns the protected paths of the workspace at root,
+	// absolute, whether they exist or not: the files that make other
+	// programs run (agent/permission.ProtectedPaths, the one list, which
+	// darman passes). Commands may neither change those that exist nor
+	// create those that do not (see Sandbox.missingProtected). Nil
+	// protects only Protect.
+	Protected func(root string) []string
 	// Protect are more paths, relative to the workspace root (globs
 	// allowed), kept read-only for commands.
 	Protect []string
@@ -60,6 +67,10 @@ type Options struct {
 	// TempRoot is where the per-session temporary directories are made; ""
 	// means os.TempDir().
 	TempRoot string
+	// ProbeRecord is the file where a probe that found every wall is
+	// recorded for the next darman on the same boot, kernel, settings and
+	// binary (Linux); "" probes every time.
+	ProbeRecord string
 }
 
 // Request is what Wrap needs to know about one command.
@@ -154,6 +165,9 @@ type Sandbox struct {
 	tempDir string            // the root of the per-session dirs, made on first use
 	temps   map[string]string // session → its temp dir
 	cached  static            // see Sandbox.static
+	// placeholders are the entries made in git directories so that
+	// commands cannot create them (see placeholder), as made.
+	placeholders map[string]os.FileInfo
 }
 
 // New returns a Sandbox configured by opts. It probes the OS on first use.
@@ -170,7 +184,7 @@ func New(opts Options) *Sandbox {
 	if opts.TempRoot == "" {
 		opts.TempRoot = os.TempDir()
 	}
-	return &Sandbox{opts: opts, temps: map[string]string{}}
+	return &Sandbox{opts: opts, temps: map[string]string{}, placeholders: map[string]os.FileInfo{}}
 }
 
 // capabilities are what the probe found.
@@ -218,7 +232,7 @@ func (s *Sandbox) probe() {
 			}
 			helper = exe
 		}
-		s.caps, s.status.Reason = probeOS(helper)
+		s.caps, s.status.Reason = probeOS(helper, s.opts.ProbeRecord)
 		s.caps.helper = helper
 		s.status.Kind = kindOf(s.caps)
 		s.status.ABI = max(s.caps.abi, 0)
@@ -372,6 +386,7 @@ func (s *Sandbox) Close() error {
 	s.caps.pidns.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.removePlaceholders()
 	if s.tempDir == "" {
 		return nil
 	}

@@ -3,6 +3,8 @@
 package sandbox
 
 import (
+	"github.com/darman-dev/darman/agent/permission"
+
 	"bytes"
 	"io"
 	"net"
@@ -52,6 +54,9 @@ func newFixture(t *testing.T, opts Options) *fixture {
 		t.Fatal(err)
 	}
 	opts.Home, opts.Helper, opts.TempRoot = f.home, exe, base
+	if opts.Protected == nil {
+		opts.Protected = permission.ProtectedPaths // darman's list
+	}
 	f.sb = New(opts)
 	t.Cleanup(func() { f.sb.Close() })
 	st := f.sb.Status()
@@ -274,6 +279,53 @@ func TestProtectedPathsAreReadOnlyAndGitCommitWorks(t *testing.T) {
 	}
 	if note := f.sb.Explain("echo x > .git/config", "bash: line 1: .git/config: Read-only file system\n", Request{Root: f.ws}); note == "" {
 		t.Errorf("no note for a read-only protected path")
+	}
+}
+
+// TestMissingProtectedPathsCannotBeCreated: the protected paths that
+// matter most are often the ones not there yet. A sandboxed script tries
+// to create git's indirections (commondir, alternates, config.worktree,
+// info/attributes, a hook in a hooks directory that is gone) and a
+// protected file in a directory below the root (.cargo/config.toml);
+// none exists afterwards, a sandboxed git commit and gc still work, and
+// once the sandbox closes its placeholders are gone and git outside
+// works as before.
+func TestMissingProtectedPathsCannotBeCreated(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	f := newFixture(t, Options{})
+	if !f.sb.Status().ProtectedReadOnly {
+		t.Skipf("protected paths are not read-only here: %s", f.sb.Status().Reason)
+	}
+	gitEnv := "export HOME=" + f.home + " GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; "
+	if out, err := exec.Command("bash", "-c", gitEnv+"cd "+f.ws+" && git init -q && rm -rf .git/hooks .git/info && mkdir .cargo && echo a > a && git add a && git commit -qm a").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	targets := []string{".git/commondir", ".git/objects/info/alternates", ".git/config.worktree", ".git/info/attributes", ".git/hooks/pre-commit", ".cargo/config.toml"}
+	for _, p := range targets {
+		script := "mkdir -p $(dirname " + p + ") 2>/dev/null; echo /tmp/evil > " + p + " && echo MADE; mv " + p + " " + p + ".x 2>/dev/null; rm -rf " + p + " 2>/dev/null; echo x > " + p + " && echo MADE"
+		if out, _ := f.run(t, Request{}, script); strings.Contains(out, "MADE") {
+			t.Errorf("%s was created: %s", p, out)
+		}
+	}
+	out, err := f.run(t, Request{}, gitEnv+"echo b > b && git add b && git commit -q -m b && git gc -q && git log --oneline | wc -l")
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(out), "2") {
+		t.Fatalf("git commit and gc in the sandbox: %v: %s", err, out)
+	}
+	f.sb.Close()
+	for _, p := range targets {
+		if _, err := os.Lstat(filepath.Join(f.ws, p)); err == nil {
+			t.Errorf("%s exists after the sandbox closed", p)
+		}
+	}
+	for _, d := range []string{".git/hooks", ".git/info"} {
+		if _, err := os.Lstat(filepath.Join(f.ws, d)); err == nil {
+			t.Errorf("the placeholder %s is left", d)
+		}
+	}
+	if out, err := exec.Command("bash", "-c", gitEnv+"cd "+f.ws+" && git status --short && git log --oneline | wc -l").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "2" {
+		t.Errorf("git outside after the sandbox: %v: %s", err, out)
 	}
 }
 

@@ -219,3 +219,51 @@ func TestMakeAndALanguageServerWorkInTheView(t *testing.T) {
 		t.Errorf("gopls did not report the type error:\n%s", out)
 	}
 }
+
+// TestTerminalCommandSeesOnlyTheSandboxsProcesses: a command line for the
+// editor's terminal (CommandLine, started by a process darman does not
+// control) runs in a PID namespace of its own too, as the bash tool's
+// commands do: another process's environment and darman's test process
+// are out of its sight, its own children in it; its exit code and its
+// output come through.
+func TestTerminalCommandSeesOnlyTheSandboxsProcesses(t *testing.T) {
+	f := newFixture(t, Options{})
+	if !f.sb.Status().PIDNamespace {
+		t.Skipf("no PID namespace here: %s", f.sb.Status().Reason)
+	}
+	other := exec.Command("sleep", "30")
+	other.Env = []string{"OTHER_TOKEN=OTHER-PROCESS-SECRET"}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	script := strings.Join([]string{
+		"tr '\\0' '\\n' < /proc/" + itoa(other.Process.Pid) + "/environ",
+		"for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null",
+		"test -e /proc/" + itoa(os.Getpid()) + "/cmdline && echo TEST-PROCESS\"\"-SEEN",
+		"sleep 5 & ls /proc/$!/ >/dev/null && echo CHILD-SEEN; kill %1",
+		"echo PPID=$PPID",
+		"exit 7",
+	}, "\n")
+	argv, env, err := f.sb.CommandLine([]string{"bash", "-c", script}, Request{Root: f.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = f.ws
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if strings.Contains(out, "OTHER-PROCESS-SECRET") || strings.Contains(out, "sleep 30") || strings.Contains(out, "TEST-PROCESS-SEEN") {
+		t.Errorf("the terminal's command sees processes outside the sandbox: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "CHILD-SEEN") || !strings.Contains(out, "PPID=0") {
+		t.Errorf("the terminal's command is not in a PID namespace of its own:\n%s", out)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		t.Errorf("exit: %v, want 7\n%s", err, out)
+	}
+}

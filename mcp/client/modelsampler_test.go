@@ -6,6 +6,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/mcp/client"
 )
 
@@ -13,7 +14,7 @@ import (
 // agent/llm, capped at the server's budget and charged to it.
 func TestModelSamplerServesSampling(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "hello from the model", Usage: &llmtest.Usage{Input: 21, Output: 4}}}})
-	p, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "test"}, nil)
+	p, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "test"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

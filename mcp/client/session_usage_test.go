@@ -12,6 +12,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
@@ -31,7 +32,7 @@ func TestSamplingIsChargedToTheCallingSession(t *testing.T) {
 			{Text: "it said hello", Usage: &llmtest.Usage{Input: 100, Output: 10}},
 		}},
 	}})
-	p, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "test"}, nil)
+	p, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: srv.URL, APIKey: "test"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,11 +22,11 @@ import (
 // agentCommands are the agents offered as commands, but those whose name
 // another command of the session takes.
 func (ls *liveSession) agentCommands() []availableCommand {
-	if ls.agent.Agents == nil {
+	if ls.ag().Agents == nil {
 		return nil
 	}
 	var out []availableCommand
-	for _, a := range ls.agent.Agents.List() {
+	for _, a := range ls.ag().Agents.List() {
 		if ls.shadowed(a.Name) {
 			continue
 		}
@@ -44,8 +44,8 @@ func (ls *liveSession) agentCommands() []availableCommand {
 
 // shadowed reports whether a workspace or checkpoint command has name.
 func (ls *liveSession) shadowed(name string) bool {
-	if ls.agent.Commands != nil {
-		if _, ok := ls.agent.Commands.Get(name); ok {
+	if ls.ag().Commands != nil {
+		if _, ok := ls.ag().Commands.Get(name); ok {
 			return true
 		}
 	}
@@ -57,8 +57,8 @@ func (ls *liveSession) shadowed(name string) bool {
 // the agents.
 func (ls *liveSession) commands() []availableCommand {
 	var list []prompt.Command
-	if ls.agent.Commands != nil {
-		list = ls.agent.Commands.List()
+	if ls.ag().Commands != nil {
+		list = ls.ag().Commands.List()
 	}
 	out := []availableCommand{}
 	for _, c := range list {
@@ -86,10 +86,10 @@ const subAgentTask = "Use the task tool with agent %q for this task, and report 
 // agent command.
 func (ls *liveSession) agentCommand(ctx context.Context, text string) (rewritten string, ok, done bool, err error) {
 	name, rest, isCmd := prompt.ParseInvocation(text)
-	if !isCmd || ls.agent.Agents == nil || ls.shadowed(name) {
+	if !isCmd || ls.ag().Agents == nil || ls.shadowed(name) {
 		return "", false, false, nil
 	}
-	a, found := ls.agent.Agents.Get(name)
+	a, found := ls.ag().Agents.Get(name)
 	if !found {
 		return "", false, false, nil
 	}
@@ -146,6 +146,9 @@ func (s *Server) watchAgents(e *agentEntry) {
 			case <-stop:
 				return
 			case <-tick.C:
+				s.mu.Lock()
+				ag := e.agent // replaced when the folder is trusted
+				s.mu.Unlock()
 				s.refreshAgents(context.WithoutCancel(s.c.ctx), ag)
 			}
 		}
@@ -161,7 +164,7 @@ func (s *Server) refreshAgents(ctx context.Context, ag *Agent) {
 	s.mu.Lock()
 	var live []*liveSession
 	for _, ls := range s.sessions {
-		if ls.agent == ag {
+		if ls.ag() == ag {
 			live = append(live, ls)
 		}
 	}
@@ -180,7 +183,7 @@ func (ls *liveSession) agentsChanged(ctx context.Context) {
 	name := ls.agentName
 	ls.mu.Unlock()
 	if name != "" && name != agents.Build {
-		if a, ok := ls.agent.Agents.Get(name); !ok || !a.Runs() {
+		if a, ok := ls.ag().Agents.Get(name); !ok || !a.Runs() {
 			if err := ls.setAgent(ctx, agents.Build); err == nil {
 				ls.send(update{SessionUpdate: "current_mode_update", CurrentModeID: ls.currentModeID()})
 			}

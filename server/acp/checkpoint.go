@@ -27,13 +27,13 @@ var checkpointCommands = []availableCommand{
 
 // checkpointCommandsOf are the checkpoint commands the session offers.
 func (ls *liveSession) checkpointCommandsOf() []availableCommand {
-	if ls.agent.Checkpoints == nil {
+	if ls.ag().Checkpoints == nil {
 		return nil
 	}
 	var out []availableCommand
 	for _, c := range checkpointCommands {
-		if ls.agent.Commands != nil {
-			if _, shadowed := ls.agent.Commands.Get(c.Name); shadowed {
+		if ls.ag().Commands != nil {
+			if _, shadowed := ls.ag().Commands.Get(c.Name); shadowed {
 				continue
 			}
 		}
@@ -77,9 +77,9 @@ func (ls *liveSession) checkpointCommand(ctx context.Context, line string) (res 
 	if busy {
 		return nil, true, invalidParams("/%s: session %s is running a turn; cancel it or wait for its answer", verb, ls.id)
 	}
-	do := ls.agent.Checkpoints.Revert
+	do := ls.ag().Checkpoints.Revert
 	if verb == "redo" {
-		do = ls.agent.Checkpoints.Redo
+		do = ls.ag().Checkpoints.Redo
 	}
 	rep, err := do(ctx, o)
 	msg := ""

@@ -17,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -149,8 +150,8 @@ func start(t testing.TB, o options) *env {
 	for rel, content := range o.files {
 		e.write(rel, content)
 	}
-	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000", Models: o.models},
-		&llm.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
+	provider, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000", Models: o.models},
+		&provider.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -156,7 +158,9 @@ type Server struct {
 	closing  bool
 	// watching are the directories whose agent files are watched
 	// (agentcmds.go); stopWatch ends the watchers, which watchers counts.
-	watching  map[*agentEntry]bool
+	watching map[*agentEntry]bool
+	// replaced are the agents retrust replaced, closed with the server.
+	replaced  []*Agent
 	stopWatch chan struct{}
 	watchers  sync.WaitGroup
 }
@@ -166,6 +170,7 @@ type Server struct {
 // fixing the configuration needs no restart.
 type agentEntry struct {
 	mu    sync.Mutex // held while starting
+	root  string     // the directory, as s.agents keys it
 	agent *Agent
 	ws    *workspace
 	// trustAsked: the folder's trust question was put (once per folder).
@@ -228,7 +233,7 @@ func (s *Server) close() error {
 	s.closing = true
 	sessions := s.sessions
 	s.sessions = map[agent.ID]*liveSession{}
-	var agents []*Agent
+	agents := s.replaced
 	for _, e := range s.agents {
 		if e.agent != nil { // set under s.mu
 			agents = append(agents, e.agent)
@@ -237,7 +242,7 @@ func (s *Server) close() error {
 	s.mu.Unlock()
 	s.watchers.Wait()
 	for id, ls := range sessions {
-		ls.agent.Sessions.Cancel(id)
+		ls.ag().Sessions.Cancel(id)
 	}
 	var errs []error
 	// The agents wait for their turns to be stored as cancelled; the
@@ -337,7 +342,7 @@ func (s *Server) agentFor(ctx context.Context, method, cwd string) (*agentEntry,
 	}
 	e := s.agents[cwd]
 	if e == nil {
-		e = &agentEntry{ws: newWorkspace(s, cwd)}
+		e = &agentEntry{root: cwd, ws: newWorkspace(s, cwd)}
 		s.agents[cwd] = e
 	}
 	s.mu.Unlock()
@@ -346,15 +351,9 @@ func (s *Server) agentFor(ctx context.Context, method, cwd string) (*agentEntry,
 	if e.agent != nil {
 		return e, nil
 	}
-	// The agent outlives this request.
-	ag, err := s.opts.Start(context.WithoutCancel(ctx), Setup{Root: cwd, Workspace: e.ws,
-		WorkspaceFor: func(id agent.ID) tool.Workspace { return e.ws.of(id) },
-		AskerFor:     func(id agent.ID) permission.Asker { return &asker{s: s, id: id} }})
-	if err == nil && ag == nil {
-		err = errors.New("the agent did not start")
-	}
+	ag, err := s.startAgent(ctx, e, cwd)
 	if err != nil {
-		return nil, fmt.Errorf("darman could not start in %s: %w", cwd, err)
+		return nil, err
 	}
 	s.mu.Lock()
 	closing := s.closing
@@ -369,6 +368,59 @@ func (s *Server) agentFor(ctx context.Context, method, cwd string) (*agentEntry,
 		return nil, errors.New("darman is shutting down")
 	}
 	return e, nil
+}
+
+// startAgent starts the agent of e, the directory cwd's; it outlives the
+// request.
+func (s *Server) startAgent(ctx context.Context, e *agentEntry, cwd string) (*Agent, error) {
+	ag, err := s.opts.Start(context.WithoutCancel(ctx), Setup{Root: cwd, Workspace: e.ws,
+		WorkspaceFor: func(id agent.ID) tool.Workspace { return e.ws.of(id) },
+		AskerFor:     func(id agent.ID) permission.Asker { return &asker{s: s, id: id} }})
+	if err == nil && ag == nil {
+		err = errors.New("the agent did not start")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("darman could not start in %s: %w", cwd, err)
+	}
+	return ag, nil
+}
+
+// retrust replaces the agent of e's directory by one started
+// now, once the user trusted the folder: it reads the folder's
+// configuration with its trust. The sessions move to it between turns
+// (liveSession.adopt), keeping their history (the store is the same);
+// the old agent closes with the server.
+func (s *Server) retrust(ctx context.Context, e *agentEntry) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ag, err := s.startAgent(ctx, e, e.root)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		if ag.Close != nil {
+			ag.Close()
+		}
+		return errors.New("darman is shutting down")
+	}
+	if e.agent != nil {
+		s.replaced = append(s.replaced, e.agent)
+	}
+	e.agent = ag
+	var live []*liveSession
+	for _, ls := range s.sessions {
+		if ls.entry == e {
+			live = append(live, ls)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(live, func(a, b *liveSession) int { return cmp.Compare(a.id, b.id) })
+	for _, ls := range live {
+		ls.adopt(ctx)
+	}
+	return nil
 }
 
 // newSessionParams are session/new's and session/load's params.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
@@ -37,11 +38,13 @@ var modes = []struct{ id, name, description string }{
 // liveSession is a session a client opened with session/new or
 // session/load on this connection.
 type liveSession struct {
-	s     *Server
-	id    agent.ID
-	cwd   string
-	agent *Agent
-	ws    *workspace
+	s   *Server
+	id  agent.ID
+	cwd string
+	// cur is the agent the session runs in: its directory's, replaced
+	// when the user trusts the folder (see Server.retrust).
+	cur atomic.Pointer[Agent]
+	ws  *workspace
 	// entry is the directory's agent the session runs in.
 	entry *agentEntry
 
@@ -62,9 +65,33 @@ type liveSession struct {
 	order *questionOrder
 }
 
+// ag is the agent the session runs in.
+func (ls *liveSession) ag() *Agent { return ls.cur.Load() }
+
+// adopt moves the session, between turns, to its directory's agent when
+// that was replaced (the folder trusted), and tells the client its modes
+// and commands as they now are.
+func (ls *liveSession) adopt(ctx context.Context) {
+	ls.s.mu.Lock()
+	now := ls.entry.agent
+	ls.s.mu.Unlock()
+	if now == nil || now == ls.ag() {
+		return
+	}
+	ls.mu.Lock()
+	moved := !ls.running && ls.cur.CompareAndSwap(ls.ag(), now)
+	ls.mu.Unlock()
+	if moved {
+		ls.agentsChanged(ctx)
+	}
+}
+
 func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess agent.Session, servers []MCPServer, mode string) (*liveSession, error) {
-	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, agent: e.agent, ws: e.ws, entry: e, mode: mode, terminals: map[string]string{},
+	ls := &liveSession{s: s, id: sess.ID, cwd: sess.Workspace, ws: e.ws, entry: e, mode: mode, terminals: map[string]string{},
 		agentName: sess.Agent}
+	s.mu.Lock()
+	ls.cur.Store(e.agent) // set under s.mu
+	s.mu.Unlock()
 	if len(servers) > 0 {
 		if s.opts.BindMCP == nil {
 			return nil, invalidParams("%s: this darman does not bind MCP servers per session", method)
@@ -182,12 +209,12 @@ type configOption struct {
 // options).
 func (ls *liveSession) configOptions(ctx context.Context) []configOption {
 	current := ""
-	if sess, err := ls.agent.Store.Session(ctx, ls.id); err == nil {
+	if sess, err := ls.ag().Store.Session(ctx, ls.id); err == nil {
 		current = sess.Model
 	}
 	var refs []string
-	if ls.agent.Models != nil {
-		refs = ls.agent.Models(ctx)
+	if ls.ag().Models != nil {
+		refs = ls.ag().Models(ctx)
 	}
 	if current != "" && !slices.Contains(refs, current) {
 		refs = append([]string{current}, refs...)
@@ -278,17 +305,17 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		if value == "" {
 			return nil, invalidParams(`session/set_config_option: model takes a "provider/model-id"`)
 		}
-		if ls.agent.CheckModel != nil {
-			if err := ls.agent.CheckModel(value); err != nil {
+		if ls.ag().CheckModel != nil {
+			if err := ls.ag().CheckModel(value); err != nil {
 				return nil, invalidParams("session/set_config_option: model %q: %v", value, err)
 			}
 		}
-		sess, err := ls.agent.Store.Session(ctx, ls.id)
+		sess, err := ls.ag().Store.Session(ctx, ls.id)
 		if err != nil {
 			return nil, err
 		}
 		sess.Model = value
-		if err := ls.agent.Store.PutSession(ctx, sess); err != nil {
+		if err := ls.ag().Store.PutSession(ctx, sess); err != nil {
 			return nil, err
 		}
 	default:
@@ -311,7 +338,7 @@ func (s *Server) cancel(ctx context.Context, params json.RawMessage) {
 	ls := s.sessions[agent.ID(p.SessionID)]
 	s.mu.Unlock()
 	if ls != nil {
-		ls.agent.Sessions.Cancel(ls.id)
+		ls.ag().Sessions.Cancel(ls.id)
 	}
 }
 
@@ -334,7 +361,8 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if res, ok, err := ls.checkpointCommand(ctx, session.MessageText(parts)); ok {
 		return res, err
 	}
-	s.refreshAgents(ctx, ls.agent)
+	ls.adopt(ctx)
+	s.refreshAgents(ctx, ls.ag())
 	parts, done, err := ls.agentPrompt(ctx, parts)
 	switch {
 	case err != nil:
@@ -345,7 +373,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	tn := session.Turn{Session: ls.id, Prompt: parts, Agent: ls.turnAgent()}
 	// A prompt that starts with /name runs the workspace's command, read
 	// as darman run reads it.
-	cmd, args, err := ls.agent.Commands.Invocation(session.MessageText(parts))
+	cmd, args, err := ls.ag().Commands.Invocation(session.MessageText(parts))
 	if err != nil {
 		return nil, invalidParams("session/prompt: %v", err)
 	}
@@ -385,7 +413,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 			order.told(e.Tool.CallID)
 		}
 	}
-	res, err := ls.agent.Sessions.Run(ctx, tn)
+	res, err := ls.ag().Sessions.Run(ctx, tn)
 	if err != nil {
 		if tn.Command != nil {
 			return nil, fmt.Errorf("/%s: %w", tn.Command.Name, err)
@@ -411,8 +439,8 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 // bash in the client's terminal when the client offers one.
 func (ls *liveSession) tools() []tool.Tool {
 	tools := slices.Clone(ls.mcpTools)
-	if ls.s.caps().Terminal && ls.agent.Bash != nil {
-		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.agent.Bash))
+	if ls.s.caps().Terminal && ls.ag().Bash != nil {
+		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.ag().Bash))
 	}
 	return tools
 }

@@ -16,8 +16,9 @@ type Trust struct {
 	// Question is the folder's summary, asked once per folder; "" when
 	// nothing is to be asked (trusted, or never).
 	Question string
-	// Record keeps the user's answer (never false: trusted); the
-	// folder's configuration applies from the next agent of that folder.
+	// Record keeps the user's answer (never false: trusted). Once it is
+	// trusted, the server starts the folder's agent again, which reads
+	// its configuration with trust, and moves the sessions to it.
 	Record func(ctx context.Context, never bool) error
 }
 
@@ -58,7 +59,11 @@ func (s *Server) tellTrust(ctx context.Context, e *agentEntry, ls *liveSession) 
 				say("the folder could not be trusted: " + err.Error())
 				return
 			}
-			say("this folder is trusted; its configuration applies from the next darman acp start (its sessions so far keep the settings they began with)")
+			if err := s.retrust(ctx, e); err != nil {
+				say("this folder is trusted, but darman could not start with its configuration: " + err.Error() + "; its sessions keep the settings they began with")
+				return
+			}
+			say("this folder is trusted; its configuration applies now, from the next prompt of each of its sessions")
 		case permission.RejectAlways:
 			if err := t.Record(ctx, true); err != nil {
 				say(err.Error())

@@ -22,6 +22,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/server/lsp"
@@ -100,7 +101,7 @@ func benchmarkRelay(b *testing.B, chunks int) {
 		pieces[i] = fmt.Sprintf("chunk %d ", i)
 	}
 	model := llmtest.Start(b, llmtest.Script{Steps: []llmtest.Step{{TextChunks: pieces}}})
-	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: model.URL, APIKey: "sk-ant-test-key-0000"}, nil)
+	provider, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: model.URL, APIKey: "sk-ant-test-key-0000"}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package lsp
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // initializeParams is the part of initialize darman reads, and nothing
 // else: encoding/json skips the rest. glsp's InitializeParams is not used:
@@ -61,6 +64,20 @@ type client struct {
 	name, version string
 	caps          clientCapabilities
 	opt           optIns
+}
+
+// nudged reports whether the client gets a log line every second while
+// darman waits for its answer (Server.call): Emacs's jsonrpc needs that
+// input to let an answer through. VS Code and its forks, whose
+// clientInfo names them, do not, and would show the line in their
+// output channel once a second.
+func (c client) nudged() bool {
+	for _, name := range []string{"Visual Studio Code", "code-server", "VSCodium", "Cursor", "Windsurf"} {
+		if strings.HasPrefix(c.name, name) {
+			return false
+		}
+	}
+	return true
 }
 
 // progress reports whether the client shows work-done progress.

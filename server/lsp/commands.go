@@ -99,6 +99,9 @@ type promptArgs struct {
 	Agent     string         `json:"agent,omitempty"`
 	// Images are attached to the prompt (image.go).
 	Images []promptImage `json:"images,omitempty"`
+	// References are files, folders and editor text attached by name
+	// (references.go).
+	References []promptReference `json:"references,omitempty"`
 }
 
 type turnResult struct {
@@ -121,7 +124,11 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	tn := session.Turn{Prompt: append(session.Text(a.Prompt), imgs...), Model: a.Model, Agent: a.Agent}
+	refs, err := s.referenceParts(ctx, a.References)
+	if err != nil {
+		return nil, rpc.InvalidParams("darman.prompt: references: %v", err)
+	}
+	tn := session.Turn{Prompt: append(append(session.Text(a.Prompt), refs...), imgs...), Model: a.Model, Agent: a.Agent}
 	if a.Context != nil {
 		c, err := s.contextText(a.Context)
 		if err != nil {

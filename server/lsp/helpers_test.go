@@ -18,6 +18,7 @@ import (
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
@@ -92,6 +93,8 @@ type options struct {
 	files map[string]string
 	// record keeps the frames on the wire for a transcript (env.wire).
 	record bool
+	// clientInfo is initialize's clientInfo.name; "" sends none.
+	clientInfo string
 	// settings are initializationOptions.darman; nil sends none.
 	settings map[string]any
 	// startGate, when set, holds the agent's start until it is closed.
@@ -168,8 +171,8 @@ func start(t testing.TB, o options) *env {
 	}
 	e.store = st
 	t.Cleanup(func() { st.Close() })
-	provider, err := llm.New(llm.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000"},
-		&llm.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
+	provider, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000"},
+		&provider.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,6 +280,9 @@ func start(t testing.TB, o options) *env {
 		}
 		if o.settings != nil {
 			params["initializationOptions"] = map[string]any{"darman": o.settings}
+		}
+		if o.clientInfo != "" {
+			params["clientInfo"] = map[string]string{"name": o.clientInfo, "version": "1"}
 		}
 		c.MustCall("initialize", params, &res)
 		c.Notify("initialized", map[string]any{})

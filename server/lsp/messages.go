@@ -25,13 +25,16 @@ func (s *Server) logMessage(kind protocol.MessageType, msg string) {
 
 // call sends a request to the client and waits at most d for its answer
 // (zero means Options.CallTimeout). While it waits it writes a line to the
-// client's log every second: Emacs 28's jsonrpc can hold back a message
+// client's log every second (not to VS Code, client.nudged): Emacs 28's jsonrpc can hold back a message
 // that arrived together with others until more input comes, and that line
 // is the input that lets the answer through (docs/protocol.md, "Known
 // client quirks").
 func (s *Server) call(ctx context.Context, d time.Duration, method string, params, result any) error {
 	if d <= 0 {
 		d = s.opts.CallTimeout
+	}
+	if !s.client.nudged() {
+		return s.conn.CallWait(ctx, d, method, params, result)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

@@ -126,6 +126,9 @@ async function scenario() {
   await until(() => fs.readFileSync(path.join(workspace, "main.go"), "utf8") === fixedMain, "main.go to hold the fix on disk");
   await page.locator(".monaco-editor .view-lines", { hasText: "hello from darman" }).first().waitFor();
   await chat().getByText("now prints a greeting").waitFor({ timeout: 60_000 });
+  // The answer's Go block is highlighted: the highlighter loads lazily
+  // under VS Code's webview CSP.
+  await chat().locator(".code-block code.highlighted span").first().waitFor({ timeout: 30_000 });
 
   // Close every editor, then the card's "Open diff" opens VS Code's diff editor.
   await runCommand("View: Close All Editors");

@@ -101,10 +101,12 @@ export async function startModel(bin, tmp, script) {
 /**
  * Installs the VSIX into a fresh code-server, opens workspace in headless
  * Chromium and waits for the workbench. settings are added to the user
- * settings; env to code-server's environment. Returns { server, browser,
- * page, log() }.
+ * settings; env to code-server's environment. With workspaceTrust, VS
+ * Code's Workspace Trust is on and the folder opens untrusted (Restricted
+ * Mode, no startup question); else trust is off (every folder trusted).
+ * Returns { server, browser, page, log() }.
  */
-export async function openCodeServer({ tmp, home, workspace, bin, settings = {}, env: extraEnv = {} }) {
+export async function openCodeServer({ tmp, home, workspace, bin, settings = {}, env: extraEnv = {}, workspaceTrust = false }) {
   const userData = path.join(tmp, "user-data");
   fs.mkdirSync(path.join(userData, "User"), { recursive: true });
   fs.writeFileSync(
@@ -113,7 +115,8 @@ export async function openCodeServer({ tmp, home, workspace, bin, settings = {},
       "workbench.startupEditor": "none",
       "workbench.secondarySideBar.defaultVisibility": "hidden",
       "workbench.colorTheme": "Default Dark Modern",
-      "security.workspace.trust.enabled": false,
+      "security.workspace.trust.enabled": workspaceTrust,
+      "security.workspace.trust.startupPrompt": "never",
       "workbench.tips.enabled": false,
       "chat.disableAIFeatures": true,
       "extensions.autoUpdate": false,
@@ -141,7 +144,8 @@ export async function openCodeServer({ tmp, home, workspace, bin, settings = {},
     "--config", path.join(tmp, "config.yaml"),
     "--user-data-dir", userData,
     "--extensions-dir", path.join(tmp, "extensions"),
-    "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+    "--disable-telemetry", "--disable-update-check",
+    ...(workspaceTrust ? [] : ["--disable-workspace-trust"]),
   ];
   execFileSync(node24, [...common, "--install-extension", path.join(ext, "darman.vsix")], { env, stdio: "inherit" });
   let serverLog = "";

@@ -137,12 +137,21 @@ export type CommandInfo = { name: string; description?: string; argumentHint?: s
 // An image pasted or dropped on the prompt box: its bytes in base64.
 export type PromptImage = { mimeType: string; data: string; name?: string };
 
-// A file or selection the prompt carries; shown as a removable chip.
+// A file or selection the prompt carries; shown as a removable chip. The
+// editor offers its file or selection (no kind); what the user picks after
+// @ has a kind and goes to darman as a reference (docs/protocol.md).
 export type ContextChip = {
   uri: string;
   label: string; // "main.go" or "main.go:12-30"
   range?: Location["range"];
+  kind?: MentionKind;
 };
+
+export type MentionKind = "file" | "folder" | "symbol" | "selection" | "problems";
+
+// One thing @ offers: a file, folder or symbol of the workspace, the
+// editor's selection, or the workspace's problems.
+export type Mention = { kind: MentionKind; label: string; detail?: string; uri: string; range?: Location["range"] };
 
 // darman.turn.revert's and darman.turn.redo's answer (docs/protocol.md).
 export type RevertReport = {
@@ -183,6 +192,10 @@ export type HostMessage =
   | { type: "context"; chip: ContextChip | null }
   // Put this text in the prompt box (palette commands like "ask about selection").
   | { type: "fillPrompt"; text: string; send?: boolean }
+  // What @ offers for the text after it (answering mentionQuery's id).
+  | { type: "mentions"; id: number; items: Mention[] }
+  // Put the caret in the prompt box (darman.focusChat).
+  | { type: "focusPrompt" }
   | { type: "error"; message: string }
   // A revert or redo darman previewed or applied (`request` is what was asked).
   | { type: "revertReport"; request: RevertRequest; report: RevertReport }
@@ -212,8 +225,11 @@ export type WebviewMessage =
   | { type: "openDiff"; uri: string; oldText: string; newText: string; title: string }
   | { type: "openLocation"; location: Location }
   | { type: "insertAtCursor"; text: string }
+  | { type: "runInTerminal"; text: string } // a shell block's commands, typed into the terminal, not run
+
   | { type: "copy"; text: string }
   | { type: "removeContext"; uri: string }
+  | { type: "mentionQuery"; id: number; query: string } // what @ offers for query (answered with mentions)
   | { type: "runCommand"; command: string } // a VS Code command id, e.g. from serverError's action
   | ({ type: "revert" } & RevertRequest) // darman.turn.revert, or darman.turn.redo with redo
   | { type: "openPatch"; text: string; title: string } // a combined diff, opened as a document

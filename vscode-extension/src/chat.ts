@@ -20,6 +20,7 @@ import type {
 } from "../shared/protocol";
 import { DiffContent, proposedScheme } from "./diff";
 import { fetchImage, imageArgs } from "./images";
+import { mentionsFor, referenceOf } from "./mentions";
 import { openPatch, runRevert } from "./revert";
 
 /** What the controller needs of the language client. */
@@ -38,7 +39,15 @@ export type PermissionOutcome =
   | { outcome: { outcome: "cancelled" } };
 
 /** What the status bar shows. */
-export type ChatState = { model: string; running: number; error?: string; sandbox?: SandboxState };
+export type ChatState = {
+  model: string;
+  running: number;
+  error?: string;
+  sandbox?: SandboxState;
+  /** Open permission questions, and what the oldest one asks. */
+  waiting?: number;
+  question?: string;
+};
 /** The OS sandbox of the model's commands, as darman.status reports it (agent.sandbox). */
 export type SandboxState = { active: boolean; summary: string };
 
@@ -52,10 +61,14 @@ export type ControllerOptions = {
   /** Reveals the chat view; the webview posts webviewReady when it is there. */
   reveal: () => void;
   onState?: (state: ChatState) => void;
+  /** A permission question arrived (the extension tells a user who does not see the panel). */
+  onQuestion?: (request: PermissionRequest) => void;
   log?: (line: string) => void;
 };
 
 const currentKey = "darman.currentSession";
+/** The terminal "Run in terminal" types a code block's commands into. */
+const terminalName = "darman";
 const modelKey = "darman.chosenModel";
 /** VS Code commands the webview may run (serverError's action buttons). */
 const webviewCommands = new Set(["darman.restart", "darman.showOutput", "darman.openInstallDocs", "workbench.action.openSettings"]);
@@ -119,11 +132,14 @@ export class ChatController {
   }
 
   private emitState(): void {
+    const oldest = this.pending.values().next().value;
     this.o.onState?.({
       model: this.model,
       running: this.running.size,
       error: this.serverError?.type === "serverError" ? this.serverError.message : undefined,
       sandbox: this.sandbox,
+      waiting: this.pending.size,
+      question: oldest ? questionText(oldest.request) : undefined,
     });
   }
 
@@ -226,6 +242,12 @@ export class ChatController {
     }
     if (params.sessionId === this.currentSession) {
       this.post({ type: "update", sessionId: params.sessionId, turnId: params.turnId, update: params.update });
+      const u = params.update;
+      if (u.sessionUpdate === "state_update" && u.state !== "running" && u.state !== "requires_action") {
+        // A turn's end is when darman has named a new session: the
+        // panel's header and list show the title.
+        void this.listSessions().catch((err) => this.o.log?.(`listing sessions: ${errorText(err)}`));
+      }
     } else if (params.update.sessionUpdate === "user_message_chunk" && !this.running.has(params.sessionId)) {
       // darman sends the prompt just before the turn's running state: keep
       // it, so a panel that follows the turn shows what was asked.
@@ -270,9 +292,11 @@ export class ChatController {
       const done = (o: PermissionOutcome) => {
         if (this.pending.delete(request.requestId)) {
           resolve(o);
+          this.emitState();
         }
       };
       this.pending.set(request.requestId, { request, resolve: done });
+      this.emitState();
       token?.onCancellationRequested(() => {
         done({ outcome: { outcome: "cancelled" } });
         this.post({ type: "permissionClosed", requestId: request.requestId });
@@ -284,9 +308,9 @@ export class ChatController {
       } else {
         this.post({ type: "permission", request });
       }
-      if (!this.ready) {
-        this.o.reveal();
-      }
+      // Not revealed: that would take the focus from the editor. The
+      // extension shows the question's badge, status and notification.
+      this.o.onQuestion?.(request);
     });
   }
 
@@ -327,6 +351,12 @@ export class ChatController {
     await this.handle({ type: "prompt", text, context: chip ? [chip] : [], sessionId: this.currentSession });
   }
 
+  /** darman.focusChat: the panel shown, the caret in its prompt box. */
+  async focusPrompt(): Promise<void> {
+    this.o.reveal();
+    if (await this.whenReady()) this.post({ type: "focusPrompt" });
+  }
+
   async newSession(): Promise<void> {
     await this.whenReady();
     await this.handle({ type: "newSession" });
@@ -356,13 +386,20 @@ export class ChatController {
       case "webviewReady":
         return this.webviewReady();
       case "prompt": {
-        const arg: Record<string, unknown> = { prompt: withExtraContext(m.text, m.context.slice(1)) };
+        // The editor's chip is the prompt's context, what was picked after
+        // @ its references, which darman reads.
+        const picked = m.context.filter((c) => c.kind);
+        const editor = m.context.filter((c) => !c.kind);
+        const arg: Record<string, unknown> = { prompt: withExtraContext(m.text, editor.slice(1)) };
+        if (picked.length) {
+          arg.references = picked.map(referenceOf);
+        }
         const sessionId = m.sessionId ?? this.currentSession;
         if (sessionId) {
           arg.sessionId = sessionId;
         }
-        if (m.context[0]) {
-          arg.context = lspContext(m.context[0]);
+        if (editor[0]) {
+          arg.context = lspContext(editor[0]);
         }
         const model = m.model || this.model;
         if (model) {
@@ -383,11 +420,15 @@ export class ChatController {
         if (sessionId) {
           arg.sessionId = sessionId;
         }
-        if (m.context[0]) {
-          arg.context = lspContext(m.context[0]);
+        // A command takes the editor's context; what was picked after @ goes with prompts only.
+        const editor = m.context.find((c) => !c.kind);
+        if (editor) {
+          arg.context = lspContext(editor);
         }
         return this.started(await this.o.server.executeCommand("darman.command.run", arg), sessionId);
       }
+      case "mentionQuery":
+        return this.post({ type: "mentions", id: m.id, items: await mentionsFor(m.query) });
       case "cancel":
         await this.o.server.executeCommand("darman.cancel", { sessionId: m.sessionId });
         return;
@@ -446,6 +487,14 @@ export class ChatController {
         const r = m.location.range;
         const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
         await vscode.window.showTextDocument(vscode.Uri.parse(m.location.uri), { selection: range, preview: true });
+        return;
+      }
+      case "runInTerminal": {
+        // Typed into darman's terminal, not run: the user reads it there
+        // and presses Enter (the model wrote it; nothing asked the rules).
+        const t = vscode.window.terminals.find((x) => x.name === terminalName) ?? vscode.window.createTerminal({ name: terminalName });
+        t.show(false);
+        t.sendText(m.text, false);
         return;
       }
       case "insertAtCursor": {
@@ -548,6 +597,11 @@ export class ChatController {
     const res = (await this.o.server.executeCommand("darman.session.list")) as { sessions: SessionSummary[] };
     this.post({ type: "sessions", sessions: res.sessions ?? [], current: this.currentSession });
   }
+}
+
+/** What a permission question asks, in a line. */
+export function questionText(r: PermissionRequest): string {
+  return r.toolCall?.title || r.toolCall?.permission || "a permission";
 }
 
 /** The notice above a history that darman.session.load sent in part. */

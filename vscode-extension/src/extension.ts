@@ -55,6 +55,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = new StatusBar(`${viewId}.focus`);
   const completions = new InlineCompletions(context.globalState);
   let panelResolved = 0;
+  // The view provider is made after the controller it serves: these reach it.
+  let provider: ChatViewProvider | undefined;
+  const reveal = () => void vscode.commands.executeCommand(`${viewId}.focus`);
 
   const chat = new ChatController({
     server: {
@@ -68,12 +71,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     memento: context.workspaceState,
     diffs,
     configuredModel: () => config().get<string>("model", ""),
-    reveal: () => void vscode.commands.executeCommand(`${viewId}.focus`),
-    onState: (s) => status.show(s),
+    reveal,
+    onState: (s) => {
+      status.show(s);
+      provider?.showState(s);
+    },
+    onQuestion: (r) => provider?.notify(r, reveal),
     log: (line) => output.appendLine(line),
   });
 
-  const provider = new ChatViewProvider(context.extensionUri, chat, () => {
+  provider = new ChatViewProvider(context.extensionUri, chat, () => {
     if (panelResolved > 0) {
       mark("panelFirstPaint");
       const ms = Math.round((performance.now() - panelResolved) * 10) / 10;
@@ -93,7 +100,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         resolveWebviewView: (view, ctx, token) => {
           panelResolved = performance.now();
           mark("panelResolved");
-          provider.resolveWebviewView(view);
+          provider?.resolveWebviewView(view);
         },
       },
       { webviewOptions: { retainContextWhenHidden: false } },
@@ -266,6 +273,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await chat.promptFromEditor(prompt, { uri: chip.uri, label: chip.label.split(":")[0] });
     }),
     vscode.commands.registerCommand("darman.newSession", () => chat.newSession()),
+    vscode.commands.registerCommand("darman.focusChat", () => chat.focusPrompt()),
     vscode.commands.registerCommand("darman.revertLastTurn", () => chat.revertFromPalette(false)),
     vscode.commands.registerCommand("darman.redo", () => chat.revertFromPalette(true)),
     vscode.commands.registerCommand("darman.showOutput", () => output.show(true)),

@@ -4,8 +4,8 @@
 
 import * as vscode from "vscode";
 import { randomBytes } from "node:crypto";
-import type { WebviewMessage } from "../shared/protocol";
-import type { ChatController } from "./chat";
+import type { PermissionRequest, WebviewMessage } from "../shared/protocol";
+import { questionText, type ChatController, type ChatState } from "./chat";
 
 export const viewId = "darman.chat";
 
@@ -37,8 +37,12 @@ export function html(webview: Pick<vscode.Webview, "asWebviewUri" | "cspSource">
 </html>`;
 }
 
+/** The view's part of a WebviewView (what the provider touches). */
+export type ChatView = Pick<vscode.WebviewView, "webview" | "visible" | "badge" | "onDidDispose">;
+
 export class ChatViewProvider implements vscode.WebviewViewProvider {
-  private view: vscode.WebviewView | undefined;
+  private view: ChatView | undefined;
+  private badge: vscode.ViewBadge | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -50,8 +54,32 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     return this.view?.visible ?? false;
   }
 
-  resolveWebviewView(view: vscode.WebviewView): void {
+  /**
+   * showState puts the number of open questions on the view's badge, shown
+   * on darman's activity-bar icon while the panel is hidden.
+   */
+  showState(s: ChatState): void {
+    const n = s.waiting ?? 0;
+    const tooltip = n ? `darman is waiting for you: ${s.question ?? "a permission"}` : "";
+    if (n === (this.badge?.value ?? 0) && tooltip === (this.badge?.tooltip ?? "")) return;
+    this.badge = n ? { value: n, tooltip } : undefined;
+    if (this.view) this.view.badge = this.badge;
+  }
+
+  /**
+   * notify tells a user who does not see the panel that a question waits,
+   * with a button to it; the panel itself shows the card.
+   */
+  notify(request: PermissionRequest, reveal: () => void, window: Pick<typeof vscode.window, "showInformationMessage"> = vscode.window): void {
+    if (this.visible) return;
+    void Promise.resolve(window.showInformationMessage(`darman is waiting for you: ${questionText(request)}`, "Show the question")).then((choice) => {
+      if (choice === "Show the question") reveal();
+    });
+  }
+
+  resolveWebviewView(view: ChatView): void {
     this.view = view;
+    view.badge = this.badge;
     view.webview.options = {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist")],

@@ -1,5 +1,6 @@
 // The status bar item: the model new turns use, a spinner while a turn
-// runs, a warning when the server is not running, and (tooltip; an unlock
+// runs, a bell when darman waits for the user's answer to a question, a
+// warning when the server is not running, and (tooltip; an unlock
 // icon when commands run unsandboxed) the OS sandbox of the model's
 // commands. Clicking it opens the chat panel.
 
@@ -21,6 +22,10 @@ function baseText(s: ChatState): { text: string; tooltip: string; warning: boole
     return { text: "$(warning) darman", tooltip: `darman is not running: ${s.error}`, warning: true };
   }
   const model = s.model || "darman";
+  if (s.waiting) {
+    const more = s.waiting > 1 ? ` (and ${s.waiting - 1} more)` : "";
+    return { text: "$(bell-dot) darman: waiting for you", tooltip: `darman asks: ${s.question ?? "a permission"}${more}. Click to answer in the chat.`, warning: true };
+  }
   if (s.running > 0) {
     const turns = s.running === 1 ? "a turn is running" : `${s.running} turns are running`;
     return { text: `$(loading~spin) ${model}`, tooltip: `darman: ${turns} (${model})`, warning: false };

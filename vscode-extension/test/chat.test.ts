@@ -38,6 +38,7 @@ const script = {
       ],
     },
     { match: "Explain this file", steps: [{ text: "It prints a greeting." }] },
+    { match: "What do the attached say", steps: [{ text: "Read them." }] },
     { match: "Wait for ever", steps: [{ text: "never sent", faults: [{ kind: "stall", times: -1 }] }] },
   ],
 };
@@ -113,7 +114,11 @@ test("a prompt from the panel runs a turn whose edit is approved in the panel, a
     ["allow_once", "allow_always", "reject_once", "reject_always"],
   );
   assert.equal(fs.readFileSync(main, "utf8"), brokenMain, "nothing is written before the answer");
+  // The status bar (and the view's badge) say darman waits for the user.
+  assert.equal(states.at(-1)?.waiting, 1);
+  assert.equal(states.at(-1)?.question, card.request.toolCall.title);
   await chat.handle({ type: "answerPermission", requestId: card.request.requestId, optionId: "allow_once" });
+  assert.equal(states.at(-1)?.waiting, 0, "answered: no longer waiting");
   assert.deepEqual(last("permissionClosed"), { type: "permissionClosed", requestId: card.request.requestId });
 
   await until(
@@ -262,4 +267,34 @@ test("a removed context chip is not offered again until the selection changes", 
     posted.filter((m) => m.type === "context").map((m) => (m.type === "context" ? m.chip?.label : "")),
     ["a.go:1-3", "a.go"],
   );
+});
+
+test("@file, @selection, @folder and @problems picked in the panel reach the model request", async (t) => {
+  if (skip) return t.skip(skip);
+  const ws = darman!.workspace;
+  const main = path.join(ws, "main.go");
+  const uri = pathToFileURL(main).href;
+  testing.setDiagnostics(main, [new vscode.Diagnostic(new vscode.Range(5, 13, 5, 30), "undefined: undefinedGreeting", vscode.DiagnosticSeverity.Error)]);
+  posted.length = 0;
+  await chat.handle({ type: "newSession" });
+  await chat.handle({
+    type: "prompt",
+    text: "What do the attached say?",
+    context: [
+      { uri, label: "main.go", kind: "file" },
+      { uri: pathToFileURL(path.join(ws, "go.mod")).href, label: "go.mod", kind: "selection", range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } } },
+      { uri: pathToFileURL(ws).href, label: "project/", kind: "folder" },
+      { uri: "darman:problems", label: "problems", kind: "problems" },
+    ],
+  });
+  assert.equal(last("error"), undefined, `the prompt failed: ${last("error")?.message}`);
+  await until(() => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"), "the end of the turn");
+  const body = JSON.stringify((await darman!.calls()).at(-1));
+  const content = fs.readFileSync(main, "utf8");
+  assert.ok(body.includes(JSON.stringify(content.trimEnd()).slice(1, -1)), `main.go's text reached the model: ${body.slice(0, 2000)}`);
+  assert.ok(body.includes("go.mod lines 1-1"), "the selection, by its lines");
+  assert.ok(body.includes("1\\tmodule example.com/hello"), "the selected line, numbered");
+  assert.ok(body.includes("the workspace folder:") && body.includes("go.mod\\nmain.go\\n"), "the folder's entries");
+  assert.ok(body.includes("Problems:"), "the problems, as the editor has them");
+  assert.ok(body.includes("main.go:6:14: error: undefined: undefinedGreeting"), `the problem's line: ${body.slice(0, 3000)}`);
 });

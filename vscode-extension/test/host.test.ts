@@ -5,8 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryMemento, record, testing } from "./stub/vscode";
+import * as vscode from "./stub/vscode";
 import { ChatController, type ChatState } from "../src/chat";
 import { DiffContent } from "../src/diff";
+import { ChatViewProvider, type ChatView } from "../src/panel";
+import { StatusBar } from "../src/status";
 import type { HostMessage, PermissionRequest } from "../shared/protocol";
 
 function controller(answers: Record<string, unknown> = {}) {
@@ -167,4 +170,90 @@ test("renaming on a darman without darman.session.rename says to update darman",
     type: "error",
     message: "Renaming the session failed: this darman cannot rename sessions; update darman to rename them",
   });
+});
+
+/** A WebviewView as VS Code hands it to the provider: hidden or shown by the test. */
+function fakeView(visible: boolean) {
+  const view = {
+    visible,
+    badge: undefined as { value: number; tooltip: string } | undefined,
+    webview: {
+      options: {},
+      html: "",
+      cspSource: "vscode-resource:",
+      asWebviewUri: (u: unknown) => u,
+      postMessage: async () => true,
+      onDidReceiveMessage: () => ({ dispose() {} }),
+    },
+    onDidDispose: () => ({ dispose() {} }),
+  };
+  return view;
+}
+
+test("a hidden panel with a pending question shows a badge, a waiting status bar and a notification that reveals it; the answer clears them", async () => {
+  testing.reset();
+  let revealed = 0;
+  const status = new StatusBar("darman.chat.focus");
+  let provider: ChatViewProvider | undefined;
+  const chat = new ChatController({
+    server: { executeCommand: async () => ({ sessions: [] }) },
+    memento: new MemoryMemento() as never,
+    diffs: new DiffContent(),
+    configuredModel: () => "m",
+    reveal: () => revealed++,
+    onState: (s) => (status.show(s), provider?.showState(s)),
+    onQuestion: (r) => provider?.notify(r, () => revealed++),
+  });
+  provider = new ChatViewProvider(vscode.Uri.file("/ext"), chat);
+  const view = fakeView(false);
+  provider.resolveWebviewView(view as unknown as ChatView);
+  assert.equal(view.badge, undefined, "no badge before a question");
+  // The user clicks the notification's button.
+  testing.answer("Show the question");
+  const answer = chat.requestPermission(request);
+  assert.deepEqual(view.badge, { value: 1, tooltip: "darman is waiting for you: Edit main.go" });
+  assert.equal(status.item.text, "$(bell-dot) darman: waiting for you");
+  assert.match(String(status.item.tooltip), /darman asks: Edit main\.go/);
+  assert.ok(status.item.backgroundColor, "the status bar item stands out");
+  const note = record.prompts.find((p) => p.kind === "message");
+  assert.equal(note?.text, "darman is waiting for you: Edit main.go");
+  assert.deepEqual(note?.items, ["Show the question"]);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(revealed, 1, "the button opens the panel");
+
+  await chat.handle({ type: "answerPermission", requestId: "r1", optionId: "allow_once" });
+  assert.deepEqual(await answer, { outcome: { outcome: "selected", optionId: "allow_once" } });
+  assert.equal(view.badge, undefined, "the badge goes with the answer");
+  assert.doesNotMatch(status.item.text, /waiting/);
+
+  // A panel in view shows the card; no notification on top of it.
+  view.visible = true;
+  record.prompts.length = 0;
+  void chat.requestPermission({ ...request, requestId: "r2" });
+  assert.equal(view.badge?.value, 1);
+  assert.equal(record.prompts.length, 0);
+});
+
+test("darman.focusChat shows the panel and puts the caret in its box", async () => {
+  const { chat, posted, revealed } = controller({ "darman.session.list": { sessions: [] } });
+  const focused = chat.focusPrompt();
+  assert.ok(revealed() >= 1, "the panel is shown");
+  await chat.handle({ type: "webviewReady" });
+  await focused;
+  assert.ok(posted.some((m) => m.type === "focusPrompt"), "the webview is told to focus its box");
+});
+
+test("Run in terminal types a shell block into darman's terminal, without running it", async () => {
+  testing.reset();
+  const { chat } = controller();
+  await chat.handle({ type: "runInTerminal", text: "go test ./...\ngo vet ./..." });
+  await chat.handle({ type: "runInTerminal", text: "make" });
+  assert.equal(vscode.window.terminals.length, 1, "one terminal, reused");
+  const t = vscode.window.terminals[0];
+  assert.equal(t.name, "darman");
+  assert.deepEqual(t.sent, [
+    { text: "go test ./...\ngo vet ./...", addNewLine: false },
+    { text: "make", addNewLine: false },
+  ]);
+  assert.equal(t.shown, 2);
 });

@@ -1,4 +1,5 @@
-// Bundles the chat webview: src/main.ts → outdir/webview.js (browser, iife)
+// Bundles the chat webview: src/main.ts → outdir/webview.js (browser, iife),
+// src/highlighter.ts → outdir/highlight.js (loaded lazily, highlight.ts)
 // and src/style.css → outdir/webview.css. The host's build script imports
 // buildWebview; the webview tests and the benchmark call it too, so all of
 // them exercise the bundle that ships.
@@ -28,13 +29,21 @@ export async function buildWebview({ minify = true, outdir } = {}) {
       platform: "browser",
       format: "iife",
     }),
+    // The highlighter, loaded by the panel when a code block first needs it.
+    esbuild.build({
+      ...common,
+      entryPoints: [path.join(here, "src", "highlighter.ts")],
+      outfile: path.join(outdir, "highlight.js"),
+      platform: "browser",
+      format: "iife",
+    }),
     esbuild.build({
       ...common,
       entryPoints: [path.join(here, "src", "style.css")],
       outfile: path.join(outdir, "webview.css"),
     }),
   ]);
-  return { js: path.join(outdir, "webview.js"), css: path.join(outdir, "webview.css") };
+  return { js: path.join(outdir, "webview.js"), css: path.join(outdir, "webview.css"), highlight: path.join(outdir, "highlight.js") };
 }
 
 // `node vscode-extension/webview/build.mjs OUTDIR` builds by hand.

@@ -262,7 +262,27 @@ const configuration: Record<string, { globalValue?: unknown; workspaceValue?: un
 const textDocuments: TextDocument[] = [];
 const diagnostics = new Map<string, Diagnostic[]>();
 
+/** A terminal: what was typed into it, and whether it was shown. */
+export class TerminalStub {
+  sent: { text: string; addNewLine?: boolean }[] = [];
+  shown = 0;
+  constructor(readonly name: string) {}
+  show(): void {
+    this.shown++;
+  }
+  sendText(text: string, addNewLine?: boolean): void {
+    this.sent.push({ text, addNewLine });
+  }
+  dispose(): void {}
+}
+
 export const window = {
+  terminals: [] as TerminalStub[],
+  createTerminal(o: { name: string }): TerminalStub {
+    const t = new TerminalStub(o.name);
+    window.terminals.push(t);
+    return t;
+  },
   activeTextEditor: undefined as TextEditor | undefined,
   visibleTextEditors: [] as TextEditor[],
   createStatusBarItem(): StatusBarItemStub {
@@ -403,7 +423,11 @@ export const env = {
 };
 
 export const languages = {
-  getDiagnostics(uri: Uri): Diagnostic[] {
+  /** A file's diagnostics; without a uri, every file's, as [uri, diagnostics] pairs. */
+  getDiagnostics(uri?: Uri): any {
+    if (!uri) {
+      return [...diagnostics].map(([u, ds]) => [Uri.parse(u), ds]);
+    }
     return diagnostics.get(uri.toString()) ?? [];
   },
 };
@@ -447,6 +471,7 @@ export const testing = {
     }
     window.activeTextEditor = undefined;
     window.visibleTextEditors = [];
+    window.terminals = [];
   },
   /** The user trusts the folder (Workspace Trust): isTrusted turns true. */
   grantTrust(): void {

@@ -34,7 +34,11 @@ type State = {
   draft: string;
   history: string[];
   chips: ContextChip[];
+  queued?: Queued[];
 };
+
+// A follow-up typed while a turn runs: sent when the turn ends.
+type Queued = { text: string; context: ContextChip[] };
 
 // Saving serializes the state: often when idle (the draft), less while a
 // turn streams.
@@ -66,6 +70,8 @@ export class App {
   private commands: CommandInfo[] = [];
   private sessions: SessionSummary[] = [];
   private pending = false;
+  private queued: Queued[] = [];
+  private queueEl: HTMLElement;
   private statusLabel: string | undefined;
   private stick = true;
   private autoTop = 0; // the scroll position last set to follow the stream
@@ -85,9 +91,9 @@ export class App {
     this.pictures = new Pictures(post);
     this.stream = new Stream({ post, retry: (text) => this.send(text), pictures: this.pictures });
     this.reverts = new Reverts(post);
-    this.permissions = new Permissions(post, () => (this.updateStatus(), this.save()), () => this.prompt.focus());
+    this.permissions = new Permissions(post, () => this.questionsChanged(), () => this.prompt.focus());
     this.prompt = new PromptBox({
-      submit: (text) => this.send(text),
+      submit: (text) => this.submit(text),
       cancel: () => this.cancel(),
       removeChip: (chip) => {
         this.post({ type: "removeContext", uri: chip.uri });
@@ -95,12 +101,15 @@ export class App {
       },
       changed: () => this.save(),
       hasAttachments: () => this.images.count > 0,
+      mentionQuery: (id, query) => this.post({ type: "mentionQuery", id, query }),
     });
     this.images = new ImageTray(
       () => this.save(),
       (why) => this.showBanner(why),
     );
     this.prompt.el.prepend(this.images.el);
+    this.queueEl = h("ul", { class: "queue", "aria-label": "Queued messages, sent when the turn ends", hidden: true });
+    this.prompt.el.prepend(this.queueEl);
     this.images.watch(this.prompt.el);
     this.banner = h("div", { class: "banner", hidden: true });
     this.status = h("div", { class: "turn-status", role: "status", "aria-live": "polite" });
@@ -126,6 +135,19 @@ export class App {
     root.replaceChildren(this.header.el, this.header.panel, this.banner, this.scroller, this.status, this.prompt.el);
 
     window.addEventListener("message", (ev: MessageEvent) => this.enqueue(ev.data));
+    // Escape stops a running turn, wherever the focus is in the panel,
+    // unless something nearer took it (a completion list, the session
+    // list, a permission card, which Escape rejects).
+    document.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape" || ev.defaultPrevented || ev.isComposing) return;
+      if (this.header.closeList()) {
+        ev.preventDefault();
+        return;
+      }
+      if (!(this.pending || this.stream.transcript.running)) return;
+      ev.preventDefault();
+      this.cancel();
+    });
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "hidden") this.saveNow();
     });
@@ -182,6 +204,7 @@ export class App {
     }
     applyUpdates();
     this.updateStatus();
+    this.drain();
     this.save();
     // Read by bench/render.mjs: the time to handle one batch.
     performance.measure("darman:batch", { start, end: performance.now(), detail: batch.length });
@@ -222,11 +245,21 @@ export class App {
         this.sessions = m.sessions ?? [];
         this.header.setSessions(this.sessions, this.sessionId ?? m.current);
         if (this.sessionId === undefined && m.current) this.sessionId = m.current;
+        {
+          // darman names a session after its first turn: the header follows.
+          const cur = this.sessions.find((x) => x.sessionId === this.sessionId);
+          if (cur?.title) this.title = cur.title;
+        }
         break;
       case "session":
         // An empty id (the current session was deleted) is an empty panel
         // whose next prompt starts a session.
         this.pending = false;
+        // Queued follow-ups belong to the session they were typed in.
+        if ((m.sessionId || undefined) !== this.sessionId && this.queued.length) {
+          this.queued = [];
+          this.renderQueue();
+        }
         this.sessionId = m.sessionId || undefined;
         this.title = m.title ?? "";
         this.header.setTitle(this.title);
@@ -244,7 +277,10 @@ export class App {
         this.permissions.close(m.requestId);
         break;
       case "context":
-        this.prompt.setChips(m.chip ? [m.chip] : []);
+        this.prompt.setEditorChip(m.chip ?? null);
+        break;
+      case "mentions":
+        this.prompt.mentions(m.id, m.items);
         break;
       case "image":
         this.pictures.received(m);
@@ -252,6 +288,9 @@ export class App {
       case "revertReport":
       case "revertFailed":
         this.reverts.handle(m);
+        break;
+      case "focusPrompt":
+        this.prompt.focus();
         break;
       case "fillPrompt":
         this.prompt.setText(m.text ?? "");
@@ -300,12 +339,72 @@ export class App {
     this.send("Carry out the plan from your previous answer (written by the plan agent): make the changes it describes, in its order, and test them.");
   }
 
-  private send(text: string): boolean {
+  // submit is the prompt box's Enter: sent now, or while a turn runs
+  // queued to be sent when it ends.
+  private submit(text: string): boolean {
+    if (!(this.pending || this.stream.transcript.running)) return this.send(text);
+    if (!text || this.images.count > 0) {
+      this.prompt.setRunning(true, "A turn is running: images wait for it to finish, or cancel it.");
+      return false;
+    }
+    this.queued.push({ text, context: this.prompt.getChips() });
+    this.prompt.clearPicked();
+    this.renderQueue();
+    this.save();
+    return true;
+  }
+
+  // drain sends the first queued message once the turn ended well; a
+  // turn cancelled or failed gives them back to the box instead, for the
+  // user to look at again.
+  private drain(): void {
+    if (this.queued.length === 0 || this.pending || this.stream.transcript.running || this.permissions.requests().length) return;
+    const state = this.stream.transcript.state;
+    if (state === "cancelled" || state === "failed") {
+      const back = this.queued.map((q) => q.text).join("\n\n");
+      this.queued = [];
+      this.renderQueue();
+      if (!this.prompt.text.trim()) this.prompt.setText(back);
+      this.prompt.setRunning(false, state === "cancelled" ? "The turn was cancelled: your queued message is back in the box." : "The turn failed: your queued message is back in the box.");
+      return;
+    }
+    const next = this.queued.shift()!;
+    this.renderQueue();
+    this.send(next.text, next.context);
+  }
+
+  private renderQueue(): void {
+    this.queueEl.hidden = this.queued.length === 0;
+    this.queueEl.replaceChildren(
+      ...this.queued.map((q, i) =>
+        h(
+          "li",
+          { class: "queued" },
+          h("span", { class: "queued-label" }, "Queued"),
+          h("span", { class: "queued-text", title: q.text }, q.text),
+          button("Edit", { class: "link", "aria-label": `Edit the queued message: ${q.text}` }, () => {
+            this.queued.splice(i, 1);
+            this.renderQueue();
+            this.prompt.setText(q.text);
+            this.prompt.focus();
+            this.save();
+          }),
+          button(`Remove the queued message: ${q.text}`, { class: "icon-button" }, () => {
+            this.queued.splice(i, 1);
+            this.renderQueue();
+            this.prompt.focus();
+            this.save();
+          }, icon("close")),
+        ),
+      ),
+    );
+  }
+
+  private send(text: string, context = this.prompt.getChips()): boolean {
     if (this.pending || this.stream.transcript.running) {
       this.prompt.setRunning(true, "A turn is running: wait for it to finish or cancel it.");
       return false;
     }
-    const context = this.prompt.getChips();
     const sessionId = this.sessionId;
     const cmd = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text);
     if (cmd && this.prompt.hasCommand(cmd[1])) {
@@ -315,6 +414,7 @@ export class App {
       this.sentImages = images;
       this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId, images, agent: this.header.agent || undefined }));
     }
+    this.prompt.clearPicked();
     this.pending = true;
     this.stick = true;
     this.showBanner(null);
@@ -327,6 +427,9 @@ export class App {
     // A prompt the host never acknowledged must not lock the box.
     if (!this.stream.transcript.running) this.pending = false;
     this.updateStatus();
+    // The Cancel button hides as the turn stops: the caret goes back to
+    // the box rather than to nowhere.
+    this.prompt.focus();
   }
 
   private newSession(): void {
@@ -334,6 +437,8 @@ export class App {
     this.sessionId = undefined;
     this.title = "";
     this.pending = false;
+    this.queued = [];
+    this.renderQueue();
     this.header.setTitle("");
     this.header.setCurrent(undefined);
     this.stream.reset();
@@ -342,19 +447,37 @@ export class App {
     this.prompt.focus();
   }
 
+  // questionsChanged: a permission card came or went. The tool cards it
+  // is about say they wait for the user.
+  private questionsChanged(): void {
+    this.stream.setWaiting(this.permissions.requests().map((r) => r.toolCall?.toolCallId ?? ""));
+    this.updateStatus();
+    this.save();
+  }
+
   private updateStatus(): void {
     const t = this.stream.transcript;
-    const waiting = t.state === "requires_action" || this.permissions.requests().length > 0;
-    const busy = this.pending || t.running;
+    const asked = this.permissions.requests().length;
+    const waiting = t.state === "requires_action" || asked > 0;
+    const busy = this.pending || t.running || asked > 0;
     this.reverts.setIdle(this.sessionId, !busy, t.entries.some((e) => e.kind === "user"));
-    const label = !busy ? "" : waiting ? "Waiting for your answer" : this.pending ? "Sending…" : "Working…";
+    const label = !busy ? "" : waiting ? "darman is waiting for you" : this.pending ? "Sending…" : "Working…";
+    const key = `${label}\n${asked}`;
     // Called after every batch: touch the DOM only on a change, so the
     // spinner keeps turning and screen readers hear each state once.
-    if (label === this.statusLabel) return;
-    this.statusLabel = label;
+    if (key === this.statusLabel) return;
+    this.statusLabel = key;
     this.status.replaceChildren();
     this.status.classList.toggle("busy", busy);
-    if (busy) this.status.append(h("span", { class: "spinner", "aria-hidden": "true" }), h("span", null, label));
+    this.status.classList.toggle("waiting", waiting && busy);
+    if (waiting && busy) {
+      // Waiting is not working: no spinner, and the question one click
+      // (or Enter) away however far the stream scrolled past it.
+      this.status.append(icon("warning"), h("span", null, label));
+      if (asked > 0) this.status.append(button(asked === 1 ? "Jump to the question" : `Jump to the questions (${asked})`, { class: "link jump-question" }, () => this.permissions.reveal()));
+    } else if (busy) {
+      this.status.append(h("span", { class: "spinner", "aria-hidden": "true" }), h("span", null, label));
+    }
     this.prompt.setRunning(busy);
   }
 
@@ -397,6 +520,7 @@ export class App {
       draft: this.prompt.text,
       history: this.prompt.history,
       chips: this.prompt.getChips(),
+      queued: this.queued,
     };
     this.api.setState(state);
     // Read by bench/render.mjs: what saving the state costs.
@@ -423,6 +547,8 @@ export class App {
     this.prompt.setHistory(Array.isArray(s.history) ? s.history.filter((x) => typeof x === "string") : []);
     this.prompt.setChips(s.chips ?? []);
     this.prompt.setText(s.draft ?? "");
+    this.queued = Array.isArray(s.queued) ? s.queued.filter((q) => q && typeof q.text === "string").map((q) => ({ text: q.text, context: Array.isArray(q.context) ? q.context : [] })) : [];
+    this.renderQueue();
     this.stream.reset(s.transcript && Array.isArray(s.transcript.entries) ? s.transcript : undefined);
     this.updateStatus();
   }

@@ -24,6 +24,7 @@ export class Header {
   private agentPicker: HTMLSelectElement;
   private handoffButton: HTMLButtonElement;
   private list: HTMLUListElement;
+  private search: HTMLInputElement;
   private sessions: SessionSummary[] = [];
   private current?: string;
 
@@ -46,12 +47,26 @@ export class Header {
       this.agentPicker,
       this.handoffButton,
       this.picker,
-      button("New session", { class: "icon-button" }, () => this.handlers.newSession(), icon("add")),
+      button("New session", { class: "icon-button" }, () => {
+        this.setOpen(false);
+        this.handlers.newSession();
+      }, icon("add")),
     );
     this.list = h("ul", { class: "session-list", "aria-label": "Sessions" });
-    this.panel = h("div", { class: "sessions", id: "session-panel", hidden: true }, this.list);
+    this.search = h("input", { class: "session-search", type: "search", placeholder: "Search sessions", "aria-label": "Search sessions", "aria-controls": "session-panel" });
+    this.search.addEventListener("input", () => this.render());
+    this.search.addEventListener("keydown", (ev) => {
+      if (ev.key === "ArrowDown") {
+        ev.preventDefault();
+        this.list.querySelector<HTMLElement>(".session-open")?.focus();
+      } else if (ev.key === "Enter") {
+        ev.preventDefault();
+        this.list.querySelector<HTMLElement>(".session-open")?.click();
+      }
+    });
+    this.panel = h("div", { class: "sessions", id: "session-panel", hidden: true }, h("div", { class: "session-search-row" }, this.search), this.list);
     this.panel.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape" && !(ev.target as Element).matches("input")) {
+      if (ev.key === "Escape" && !(ev.target as Element).matches(".session-rename")) {
         ev.preventDefault();
         this.setOpen(false);
         this.toggle.focus();
@@ -59,13 +74,24 @@ export class Header {
     });
   }
 
+  /** closeList closes an open session list (Escape elsewhere in the panel); false when it was closed. */
+  closeList(): boolean {
+    if (this.panel.hidden) return false;
+    this.setOpen(false);
+    this.toggle.focus();
+    return true;
+  }
+
   setOpen(open: boolean): void {
     this.panel.hidden = !open;
     this.toggle.setAttribute("aria-expanded", String(open));
     if (open) {
       this.handlers.post({ type: "listSessions" });
+      this.search.value = "";
       this.render();
-      this.list.querySelector<HTMLElement>(".session-open")?.focus();
+      // With many sessions the search comes first; with a few, the list.
+      if (this.sessions.length > 8) this.search.focus();
+      else this.list.querySelector<HTMLElement>(".session-open")?.focus();
     }
   }
 
@@ -132,7 +158,13 @@ export class Header {
       this.list.replaceChildren(h("li", { class: "session-empty" }, "No saved sessions in this workspace yet."));
       return;
     }
-    this.list.replaceChildren(...this.sessions.map((s) => this.row(s)));
+    const q = this.search.value.trim().toLowerCase();
+    const shown = q ? this.sessions.filter((s) => `${s.title || "Untitled session"} ${s.model}`.toLowerCase().includes(q)) : this.sessions;
+    if (shown.length === 0) {
+      this.list.replaceChildren(h("li", { class: "session-empty", role: "status" }, `No session matches “${this.search.value.trim()}”.`));
+      return;
+    }
+    this.list.replaceChildren(...shown.map((s) => this.row(s)));
   }
 
   private row(s: SessionSummary): HTMLElement {

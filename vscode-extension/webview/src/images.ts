@@ -266,6 +266,7 @@ export function openViewer(url: string, label: string): void {
   };
   const onKey = (ev: KeyboardEvent) => {
     if (ev.key === "Escape") {
+      ev.preventDefault();
       ev.stopPropagation();
       close();
     }

@@ -12,6 +12,7 @@
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 import { h } from "./dom";
+import { highlightLater } from "./highlight";
 import { icon } from "./icons";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
@@ -77,16 +78,28 @@ export function renderMarkdown(text: string): DocumentFragment {
     const frame = codeFrame(lang);
     pre.replaceWith(frame);
     frame.append(pre);
+    if (code && lang) highlightLater(code, lang);
   }
   return fragment;
 }
 
+// The languages of a block of shell commands, which "Run in terminal" takes.
+const shellLangs = new Set(["sh", "bash", "shell", "zsh", "fish", "console", "shellsession", "powershell", "pwsh", "ps1", "bat", "cmd"]);
+
 // codeFrame is a code block's frame and bar, the <pre> to be appended.
 function codeFrame(lang: string): HTMLElement {
+  const shell = shellLangs.has(lang.toLowerCase());
   const bar = h(
     "div",
     { class: "code-bar" },
     h("span", { class: "code-lang" }, lang),
+    shell
+      ? h(
+          "button",
+          { type: "button", class: "icon-button", "data-action": "terminal", title: "Run in terminal", "aria-label": "Run in terminal (you press Enter)" },
+          icon("execute"),
+        )
+      : null,
     h("button", { type: "button", class: "icon-button", "data-action": "copy", title: "Copy", "aria-label": "Copy code" }, icon("copy")),
     h(
       "button",

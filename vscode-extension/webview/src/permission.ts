@@ -45,6 +45,14 @@ export class Permissions {
     this.changed();
   }
 
+  /** reveal scrolls to the oldest open question and puts focus on it. */
+  reveal(): void {
+    const first = this.el.querySelector<HTMLElement>(".permission");
+    if (!first) return;
+    first.scrollIntoView({ block: "nearest" });
+    first.focus();
+  }
+
   close(requestId: string): void {
     const card = this.cards.get(requestId);
     if (!card) return;

@@ -1,7 +1,9 @@
 // The prompt box: Enter sends, Shift+Enter starts a new line, ↑/↓ walk the
 // history when the caret is on the first/last line, "/" opens completion of
-// the workspace's commands, and the context chips above it can be removed.
-import type { CommandInfo, ContextChip } from "../../shared/protocol";
+// the workspace's commands, "@" offers files, folders, symbols, the
+// selection and the problems to attach (the host searches), and the
+// context chips above it can be removed.
+import type { CommandInfo, ContextChip, Mention } from "../../shared/protocol";
 import { button, h } from "./dom";
 import { icon } from "./icons";
 
@@ -15,7 +17,11 @@ export type PromptHandlers = {
   changed: () => void;
   // hasAttachments lets a prompt of images alone be sent.
   hasAttachments?: () => boolean;
+  // mentionQuery asks the host what @query offers (answered through mentions()).
+  mentionQuery?: (id: number, query: string) => void;
 };
+
+const mentionDelay = 80;
 
 export class PromptBox {
   readonly el: HTMLElement;
@@ -25,8 +31,14 @@ export class PromptBox {
   private draft = "";
   private commands: CommandInfo[] = [];
   private matches: CommandInfo[] = [];
+  private mentionItems: Mention[] = [];
+  // The @ being typed: where it starts, and the id of its last query.
+  private mention?: { start: number; query: string };
+  private mentionId = 0;
+  private mentionTimer = 0;
   private selected = 0;
-  private chips: ContextChip[] = [];
+  private editorChip: ContextChip | null = null;
+  private picked: ContextChip[] = [];
   private chipList: HTMLElement;
   private completions: HTMLUListElement;
   private sendButton: HTMLButtonElement;
@@ -45,7 +57,7 @@ export class PromptBox {
       "aria-controls": this.completions.id,
       "aria-expanded": "false",
       "aria-describedby": "prompt-hint",
-      placeholder: "Ask darman — / for commands",
+      placeholder: "Ask darman — / for commands, @ to attach",
     });
     this.sendButton = button("Send", { class: "icon-button send" }, () => this.submit(), icon("send"));
     this.cancelButton = button("Cancel", { class: "icon-button cancel", hidden: true }, () => this.handlers.cancel(), icon("stop"));
@@ -98,30 +110,77 @@ export class PromptBox {
     return this.commands.some((c) => c.name === name);
   }
 
+  /** The chips the prompt carries: the editor's first, then those picked after @. */
   getChips(): ContextChip[] {
-    return this.chips.slice();
+    return this.editorChip ? [this.editorChip, ...this.picked] : this.picked.slice();
   }
 
+  /** setChips restores chips (a saved state): those with a kind were picked. */
   setChips(chips: ContextChip[]): void {
-    this.chips = chips.filter((c) => c && typeof c.uri === "string");
+    const ok = chips.filter((c) => c && typeof c.uri === "string");
+    this.editorChip = ok.find((c) => !c.kind) ?? null;
+    this.picked = ok.filter((c) => c.kind);
+    this.renderChips();
+  }
+
+  /** setEditorChip follows the editor's file or selection; picked chips stay. */
+  setEditorChip(chip: ContextChip | null): void {
+    this.editorChip = chip && typeof chip.uri === "string" ? chip : null;
+    this.renderChips();
+  }
+
+  /** clearPicked drops the chips picked after @ (they went with a prompt). */
+  clearPicked(): void {
+    if (this.picked.length === 0) return;
+    this.picked = [];
+    this.renderChips();
+  }
+
+  private renderChips(): void {
+    const chips = this.getChips();
     this.chipList.replaceChildren(
-      ...this.chips.map((chip) =>
+      ...chips.map((chip) =>
         h(
           "span",
-          { class: "chip", role: "listitem", title: chip.uri },
-          icon("file"),
-          h("span", { class: "chip-label" }, chip.label || chip.uri),
+          { class: chip.kind ? `chip picked kind-${chip.kind}` : "chip", role: "listitem", title: chip.kind === "problems" ? "the workspace's errors and warnings" : chip.uri },
+          icon(chip.kind === "symbol" ? "search" : chip.kind === "problems" ? "warning" : "file"),
+          h("span", { class: "chip-label" }, chip.kind ? `@${chip.label}` : chip.label || chip.uri),
           button(`Remove ${chip.label || chip.uri} from the context`, { class: "chip-remove" }, () => this.removeChip(chip), icon("close")),
         ),
       ),
     );
-    this.chipList.hidden = this.chips.length === 0;
+    this.chipList.hidden = chips.length === 0;
+  }
+
+  /** mentions are the host's answer to a mentionQuery; a stale one is dropped. */
+  mentions(id: number, items: Mention[]): void {
+    if (id !== this.mentionId || !this.mention) return;
+    this.mentionItems = Array.isArray(items) ? items.filter((m) => m && typeof m.label === "string" && typeof m.uri === "string") : [];
+    if (this.mentionItems.length === 0) {
+      this.closeCompletions();
+      return;
+    }
+    this.completions.setAttribute("aria-label", "Attach");
+    this.completions.replaceChildren(
+      ...this.mentionItems.map((m, i) =>
+        h(
+          "li",
+          { role: "option", id: `command-option-${i}`, "data-index": i, "aria-selected": "false", class: `mention kind-${m.kind}` },
+          h("span", { class: "command-name" }, `@${m.label}`),
+          h("span", { class: "command-hint" }, ` ${m.kind}`),
+          m.detail ? h("span", { class: "command-description" }, m.detail) : null,
+        ),
+      ),
+    );
+    this.completions.hidden = false;
+    this.input.setAttribute("aria-expanded", "true");
+    this.select(0);
   }
 
   setRunning(running: boolean, note?: string): void {
     this.sendButton.hidden = running;
     this.cancelButton.hidden = !running;
-    this.hint.textContent = note ?? (running ? "darman is working — Cancel stops it" : "Enter to send · Shift+Enter for a new line · ↑ for history");
+    this.hint.textContent = note ?? (running ? "darman is working — Enter queues a follow-up · Esc stops it" : "Enter to send · Shift+Enter for a new line · ↑ for history");
   }
 
   focus(): void {
@@ -141,8 +200,14 @@ export class PromptBox {
   }
 
   private removeChip(chip: ContextChip): void {
-    this.setChips(this.chips.filter((c) => c !== chip));
-    this.handlers.removeChip(chip);
+    if (chip === this.editorChip) {
+      this.editorChip = null;
+      this.handlers.removeChip(chip);
+    } else {
+      this.picked = this.picked.filter((c) => c !== chip);
+      this.handlers.changed();
+    }
+    this.renderChips();
     this.input.focus();
   }
 
@@ -152,7 +217,7 @@ export class PromptBox {
     if (open) {
       if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
         ev.preventDefault();
-        const n = this.matches.length;
+        const n = this.mention ? this.mentionItems.length : this.matches.length;
         this.select((this.selected + (ev.key === "ArrowDown" ? 1 : n - 1)) % n);
         return;
       }
@@ -163,6 +228,10 @@ export class PromptBox {
       }
       if (ev.key === "Escape") {
         ev.preventDefault();
+        if (this.mention) {
+          this.mention = undefined;
+          this.mentionId++;
+        }
         this.closeCompletions();
         return;
       }
@@ -199,8 +268,23 @@ export class PromptBox {
     this.input.style.height = `${Math.min(this.input.scrollHeight, 240)}px`;
   }
 
-  // complete opens the command list while the box holds "/" and a name.
+  // complete opens the command list while the box holds "/" and a name,
+  // and asks the host what to attach while the caret ends an "@" word.
   private complete(): void {
+    const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
+    const at = /(?:^|\s)@([^\s@]*)$/.exec(before);
+    if (at && this.handlers.mentionQuery) {
+      this.mention = { start: before.length - at[1].length - 1, query: at[1] };
+      const id = ++this.mentionId;
+      clearTimeout(this.mentionTimer);
+      this.mentionTimer = window.setTimeout(() => this.handlers.mentionQuery?.(id, at[1]), mentionDelay);
+      return;
+    }
+    if (this.mention) {
+      this.mention = undefined;
+      this.mentionId++;
+      this.closeCompletions();
+    }
     const m = /^\/([^\s/]*)$/.exec(this.input.value);
     if (!m || this.commands.length === 0) {
       this.closeCompletions();
@@ -210,6 +294,7 @@ export class PromptBox {
     const starts = this.commands.filter((c) => c.name.toLowerCase().startsWith(q));
     const contains = this.commands.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q));
     this.matches = [...starts, ...contains];
+    this.completions.setAttribute("aria-label", "Commands");
     if (this.matches.length === 0 || (this.matches.length === 1 && this.matches[0].name === m[1])) {
       this.closeCompletions();
       return;
@@ -239,6 +324,27 @@ export class PromptBox {
   }
 
   private accept(i: number): void {
+    if (this.mention) {
+      const m = this.mentionItems[i];
+      const at = this.mention;
+      if (!m) return;
+      // The "@query" typed goes; the pick is a chip.
+      const caret = at.start + 1 + at.query.length;
+      const v = this.input.value;
+      this.input.value = v.slice(0, at.start) + v.slice(caret).replace(/^ /, "");
+      this.input.setSelectionRange(at.start, at.start);
+      this.mention = undefined;
+      this.mentionId++;
+      this.closeCompletions();
+      if (!this.picked.some((c) => c.uri === m.uri && c.kind === m.kind && JSON.stringify(c.range) === JSON.stringify(m.range))) {
+        this.picked.push({ uri: m.uri, label: m.kind === "selection" ? `selection ${m.detail ?? ""}`.trim() : m.label, kind: m.kind, ...(m.range ? { range: m.range } : {}) });
+      }
+      this.renderChips();
+      this.autosize();
+      this.input.focus();
+      this.handlers.changed();
+      return;
+    }
     const c = this.matches[i];
     if (!c) return;
     this.closeCompletions();

@@ -27,6 +27,8 @@ export class Stream {
   transcript = new Transcript();
   private views = new Map<number, View>();
   private lastThought?: ThoughtView;
+  // The tool calls an open permission question is about.
+  private waiting = new Set<string>();
 
   constructor(private actions: StreamActions) {
     this.el = h("div", { class: "stream", role: "log", "aria-label": "Conversation" });
@@ -70,6 +72,17 @@ export class Stream {
     this.markBusy();
   }
 
+  /** setWaiting marks the tool cards whose calls wait for a permission answer. */
+  setWaiting(toolCallIds: Iterable<string>): void {
+    const next = new Set(toolCallIds);
+    const changed = [...next, ...this.waiting].filter((id) => next.has(id) !== this.waiting.has(id));
+    this.waiting = next;
+    for (const id of changed) {
+      const e = this.transcript.tool(id);
+      if (e) this.render(e);
+    }
+  }
+
   private lastEntryId(): number {
     const es = this.transcript.entries;
     return es.length ? es[es.length - 1].id : -1;
@@ -104,7 +117,7 @@ export class Stream {
         return new ThoughtView();
       case "tool": {
         const card = new ToolCard(this.actions.post);
-        return { el: card.el, update: (x) => x.kind === "tool" && card.update(x.call) };
+        return { el: card.el, update: (x) => x.kind === "tool" && card.update(x.call, this.waiting.has(x.call.toolCallId)) };
       }
       case "plan":
         return new PlanView();
@@ -136,15 +149,26 @@ export class Stream {
       }, 1500);
     } else if (b.getAttribute("data-action") === "insert") {
       this.actions.post({ type: "insertAtCursor", text: code });
+    } else if (b.getAttribute("data-action") === "terminal") {
+      this.actions.post({ type: "runInTerminal", text: shellCommands(code) });
     }
   }
+}
+
+// shellCommands is what a shell block asks to run: a transcript's "$ "
+// prompts taken off, its output lines (those without one) left out.
+export function shellCommands(code: string): string {
+  const lines = code.split("\n");
+  const prompted = lines.filter((l) => /^\s*[$>] /.test(l));
+  if (prompted.length === 0) return code;
+  return prompted.map((l) => l.replace(/^\s*[$>] /, "")).join("\n");
 }
 
 class UserView implements View {
   private text = h("div", { class: "user-text" });
   private images?: HTMLElement;
   private shown = 0;
-  el = h("div", { class: "entry user", "aria-label": "You" }, h("div", { class: "who" }, "You"), this.text);
+  el = h("article", { class: "entry user", "aria-label": "You" }, h("div", { class: "who" }, "You"), this.text);
   constructor(private pictures?: Pictures) {}
   update(e: Entry): void {
     if (e.kind !== "user") return;
@@ -163,7 +187,7 @@ class UserView implements View {
 
 class AgentView implements View {
   private md = new MarkdownView("agent-text");
-  el = h("div", { class: "entry agent" }, this.md.el);
+  el = h("article", { class: "entry agent", "aria-label": "darman" }, this.md.el);
   update(e: Entry): void {
     if (e.kind === "agent") this.md.set(e.text);
   }

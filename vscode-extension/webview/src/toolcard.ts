@@ -42,17 +42,22 @@ export class ToolCard {
     this.el = h("article", { class: "entry tool" }, this.head, this.locations, this.body);
   }
 
-  update(call: ToolCall): void {
+  /**
+   * update shows the call; waiting says a permission question about it is
+   * open, so the card says the call waits for the user, not that it runs.
+   */
+  update(call: ToolCall, waiting = false): void {
     // The head changes only with the kind, title or status: rebuilding it
     // for every output update would restart the running icon's animation.
-    const head = `${call.kind}\n${call.status}\n${call.title}`;
+    const asks = waiting && (call.status === "pending" || call.status === "in_progress");
+    const head = `${call.kind}\n${call.status}\n${call.title}\n${asks}`;
     if (head !== this.lastHead) {
       this.lastHead = head;
-      const status = statusText[call.status] ?? call.status;
-      this.el.className = `entry tool kind-${call.kind} status-${call.status}`;
+      const status = asks ? "waiting for you" : (statusText[call.status] ?? call.status);
+      this.el.className = `entry tool kind-${call.kind} status-${asks ? "waiting" : call.status}`;
       this.el.setAttribute("aria-label", `${call.kind} tool: ${call.title} (${status})`);
       this.title.textContent = call.title;
-      this.status.replaceChildren(statusIcon(call.status), h("span", { class: "status-text" }, status));
+      this.status.replaceChildren(asks ? icon("warning", "icon status") : statusIcon(call.status), h("span", { class: "status-text" }, status));
       this.head.replaceChildren(kindIcon(call.kind), this.title, this.status);
     }
     this.renderLocations(call.locations ?? []);

@@ -174,6 +174,11 @@ export class Transcript {
     }
   }
 
+  // tool is the entry of a tool call, by its id.
+  tool(toolCallId: string): (Entry & { kind: "tool" }) | undefined {
+    return this.tools.get(toolCallId);
+  }
+
   // lastUserText is what "Retry" sends again.
   lastUserText(): string | undefined {
     for (let i = this.entries.length - 1; i >= 0; i--) {

@@ -3,7 +3,7 @@
 // acquireVsCodeApi stub that records what the webview posts and keeps its
 // state in localStorage (so a reload gets it back, as a re-shown view does).
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -66,6 +66,23 @@ ${theme ? `<link rel="stylesheet" href="/theme-${theme}.css">` : ""}
 </body></html>`;
 }
 
+// VS Code's Light Modern theme's variables that the panel's colours use.
+const lightTheme = `html {
+  --vscode-foreground: #3b3b3b;
+  --vscode-descriptionForeground: #3b3b3b;
+  --vscode-sideBar-background: #f8f8f8;
+  --vscode-editor-background: #ffffff;
+  --vscode-errorForeground: #f85149;
+  --vscode-editorWarning-foreground: #bf8803;
+  --vscode-editorInfo-foreground: #1a85ff;
+  --vscode-testing-iconPassed: #73c991;
+  --vscode-testing-iconFailed: #f14c4c;
+  --vscode-gitDecoration-addedResourceForeground: #587c0c;
+  --vscode-gitDecoration-deletedResourceForeground: #ad0707;
+  --vscode-textLink-foreground: #005fb8;
+  --vscode-focusBorder: #005fb8;
+}`;
+
 // A few of VS Code's dark theme variables, as VS Code sets them on <html>.
 const darkTheme = `html {
   --vscode-foreground: #cccccc;
@@ -86,8 +103,10 @@ export async function serve({ minify = true } = {}) {
   const files = {
     "/webview.js": ["text/javascript", await readFile(path.join(dir, "webview.js"))],
     "/webview.css": ["text/css", await readFile(path.join(dir, "webview.css"))],
+    "/highlight.js": ["text/javascript", await readFile(path.join(dir, "highlight.js"))],
     "/stub.js": ["text/javascript", stub],
     "/theme-dark.css": ["text/css", darkTheme],
+    "/theme-light.css": ["text/css", lightTheme],
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
@@ -128,8 +147,8 @@ export async function launch() {
 }
 
 // open starts a page on the webview, with helpers to talk to it as the host.
-export async function open(browser, origin, { theme } = {}) {
-  const context = await browser.newContext();
+export async function open(browser, origin, { theme, viewport } = {}) {
+  const context = await browser.newContext(viewport ? { viewport } : {});
   const p = await context.newPage();
   const errors = [];
   p.on("pageerror", (e) => errors.push(String(e)));
@@ -179,9 +198,24 @@ export async function open(browser, origin, { theme } = {}) {
     csp: () => p.evaluate(() => window.__csp),
     // settle waits for queued host messages to be handled (two frames).
     settle: () => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())))),
+    // shot saves the page as artifacts/panel-NAME-THEME.png (see shot()).
+    shot: (name) => shot(p, `${name}-${theme || "light"}`),
     close: () => context.close(),
   };
   return h;
+}
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+export const artifactsDir = process.env.DARMAN_ARTIFACTS_DIR || path.join(repo, "vscode-extension", "e2e-artifacts");
+
+// shot saves a screenshot of the page in the artifacts directory, and with
+// DARMAN_E2E_UPDATE_IMAGES=1 also as docs/images/panel-NAME.png (the
+// states docs/editors.md shows).
+export async function shot(p, name) {
+  await mkdir(artifactsDir, { recursive: true });
+  const file = path.join(artifactsDir, `panel-${name}.png`);
+  await p.screenshot({ path: file });
+  if (process.env.DARMAN_E2E_UPDATE_IMAGES === "1") await copyFile(file, path.join(repo, "docs", "images", `panel-${name}.png`));
 }
 
 export const here = path.dirname(fileURLToPath(import.meta.url));

@@ -68,7 +68,7 @@ describe("webview permission cards", { skip }, () => {
     assert.equal(await card.locator(".removed").innerText(), "−1");
     await card.getByRole("button", { name: "Open diff of main.go" }).click();
     assert.equal((await w.waitPosted("openDiff")).newText, "y\nz\n");
-    assert.match(await p.locator(".turn-status").innerText(), /Waiting for your answer/);
+    assert.match(await p.locator(".turn-status").innerText(), /darman is waiting for you/);
     await w.close();
   });
 

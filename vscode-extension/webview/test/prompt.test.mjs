@@ -51,16 +51,17 @@ describe("webview prompt box", { skip }, () => {
       sessionId: S,
     });
     assert.equal(await box.inputValue(), "");
-    // While the turn is pending, the box keeps what is typed and says why.
+    // While the turn is pending, Enter queues what is typed (keyboard.test.mjs
+    // has the queue); it goes when the turn ends.
     assert.match(await p.locator(".turn-status").innerText(), /Sending/);
     await p.keyboard.type("too soon");
     await p.keyboard.press("Enter");
-    assert.equal(await box.inputValue(), "too soon");
-    assert.match(await p.locator(".prompt-hint").innerText(), /turn is running/);
+    assert.equal(await box.inputValue(), "");
+    assert.match(await p.locator(".queue").innerText(), /too soon/);
     assert.equal((await w.posted()).filter((m) => m.type === "prompt").length, 1);
-    await finishTurn(w);
-    await box.press("Enter");
+    await w.update(S, { sessionUpdate: "state_update", state: "running" }, { sessionUpdate: "state_update", state: "idle" });
     await p.waitForFunction(() => window.__posted.filter((m) => m.type === "prompt").length === 2);
+    assert.equal((await w.waitPosted("prompt")).text, "too soon");
     // Blank input sends nothing.
     await finishTurn(w);
     await box.fill("   ");

@@ -198,7 +198,7 @@ describe("webview sessions and state", { skip }, () => {
     assert.equal(await p.locator(".chip-label").innerText(), "x.go");
     assert.equal(await p.locator(".session-title").innerText(), "Kept");
     assert.equal(await p.getByRole("combobox", { name: "Model" }).inputValue(), "anthropic/claude-x");
-    assert.match(await p.locator(".turn-status").innerText(), /Waiting for your answer/);
+    assert.match(await p.locator(".turn-status").innerText(), /darman is waiting for you/);
     await p.getByRole("button", { name: "Cancel" }).waitFor();
     // History survived too.
     await box.fill("");

@@ -85,7 +85,19 @@ func run(ctx context.Context, cmd *exec.Cmd, read func(io.Reader) error) error {
 }
 
 func (r rg) Files(ctx context.Context, root, dir string) ([]string, error) {
-	cmd := r.command(root, dir, "--files", "--null")
+	return r.files(ctx, r.command(root, dir, "--files", "--null"))
+}
+
+// FilesNamed filters by a file type of the name, which rg applies after
+// the ignore files, as the Go walk does (a --glob would override them).
+func (r rg) FilesNamed(ctx context.Context, root, dir, name string) ([]string, error) {
+	if strings.ContainsAny(name, "/:") {
+		return r.Files(ctx, root, dir)
+	}
+	return r.files(ctx, r.command(root, dir, "--files", "--null", "--type-add", "darman:"+name, "--type", "darman"))
+}
+
+func (r rg) files(ctx context.Context, cmd *exec.Cmd) ([]string, error) {
 	var out []string
 	err := run(ctx, cmd, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 64<<10)
@@ -122,7 +134,7 @@ func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, e
 		postFilter = false
 	}
 	cmd := r.command(root, dir, args...)
-	byFile := map[string]int{}
+	byFile := &rgFiles{index: map[string]int{}, last: -1}
 	var hits []FileHits
 	err = run(ctx, cmd, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 256<<10)
@@ -156,12 +168,19 @@ func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, e
 	// rg decides a file is binary by a NUL byte in what it has read so
 	// far (its first read is 64 KiB); the Go search, by a NUL anywhere.
 	// Agree with the latter.
-	kept := hits[:0]
-	for _, h := range hits {
-		if postFilter && !q.Includes(dir, h.Abs) {
-			continue
+	// One stat per file, on every core, serves this and SortHits.
+	binary := make([]bool, len(hits))
+	forEachParallel(len(hits), func(i int) {
+		info, err := os.Stat(hits[i].Abs)
+		if err != nil {
+			return
 		}
-		if hasNUL(h.Abs) {
+		hits[i].Mtime = info.ModTime()
+		binary[i] = info.Size() > 32<<10 && hasNUL(hits[i].Abs)
+	})
+	kept := hits[:0]
+	for i, h := range hits {
+		if postFilter && !q.Includes(dir, h.Abs) || binary[i] {
 			continue
 		}
 		kept = append(kept, h)
@@ -169,8 +188,16 @@ func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, e
 	return kept, nil
 }
 
+// rgFiles finds a file's place in the hits: rg prints a file's lines
+// together, so the last one is the usual answer.
+type rgFiles struct {
+	index    map[string]int // by the path as rg prints it
+	lastPath []byte
+	last     int
+}
+
 // addRgLine records one line of rg's output: path NUL number ':' text.
-func addRgLine(cwd string, line []byte, q *Query, byFile map[string]int, hits *[]FileHits) {
+func addRgLine(cwd string, line []byte, q *Query, byFile *rgFiles, hits *[]FileHits) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	path, rest, ok := bytes.Cut(line, []byte{0})
 	num, text, ok2 := bytes.Cut(rest, []byte{':'})
@@ -180,12 +207,15 @@ func addRgLine(cwd string, line []byte, q *Query, byFile map[string]int, hits *[
 		// binary file after match".
 		return
 	}
-	abs := filepath.Join(cwd, string(path))
-	i, seen := byFile[abs]
-	if !seen {
-		i = len(*hits)
-		byFile[abs] = i
-		*hits = append(*hits, FileHits{Abs: abs})
+	i := byFile.last
+	if i < 0 || !bytes.Equal(path, byFile.lastPath) {
+		var seen bool
+		if i, seen = byFile.index[string(path)]; !seen {
+			i = len(*hits)
+			byFile.index[string(path)] = i
+			*hits = append(*hits, FileHits{Abs: filepath.Join(cwd, string(path))})
+		}
+		byFile.last, byFile.lastPath = i, append(byFile.lastPath[:0], path...)
 	}
 	h := &(*hits)[i]
 	h.Count++
@@ -194,17 +224,14 @@ func addRgLine(cwd string, line []byte, q *Query, byFile map[string]int, hits *[
 	}
 }
 
-// hasNUL reports whether a file larger than rg's first read holds a NUL
-// byte.
+// hasNUL reports whether a file (larger than rg's first read) holds a
+// NUL byte.
 func hasNUL(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || info.Size() <= 32<<10 {
-		return false
-	}
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := f.Read(buf)

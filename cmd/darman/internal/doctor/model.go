@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -15,7 +16,7 @@ import (
 // it was chosen, and each configured or preset provider's key source
 // (never the key), each provider's client made by client. With check,
 // the model is sent one tiny request.
-func Model(ctx context.Context, r *Report, c config.Config, sel *llm.Selection, selErr error, client func(name string) (*llm.Client, error), check bool) {
+func Model(ctx context.Context, r *Report, c config.Config, sel *provider.Selection, selErr error, client func(name string) (*llm.Client, error), check bool) {
 	switch {
 	case selErr != nil:
 		// darman has nothing to talk to: required, and broken.
@@ -28,14 +29,14 @@ func Model(ctx context.Context, r *Report, c config.Config, sel *llm.Selection, 
 		r.Add("model", sel.Ref(), "ok", sel.Reason)
 	}
 	names := map[string]bool{}
-	for _, n := range llm.PresetNames() {
+	for _, n := range provider.PresetNames() {
 		names[n] = true
 	}
 	for n := range c.Provider {
 		names[n] = true
 	}
 	behaviour := map[string]string{}
-	for _, p := range llm.Presets() {
+	for _, p := range provider.Presets() {
 		behaviour[p.Name] = presetBehaviour(p)
 	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
@@ -57,7 +58,7 @@ func Model(ctx context.Context, r *Report, c config.Config, sel *llm.Selection, 
 		}
 	}
 	if check && sel != nil {
-		res := llm.Check(ctx, sel.Client, sel.Model)
+		res := provider.Check(ctx, sel.Client, sel.Model)
 		status := "ok"
 		if !res.OK() {
 			status = "fail"
@@ -70,7 +71,7 @@ func Model(ctx context.Context, r *Report, c config.Config, sel *llm.Selection, 
 // sent back: "openai-chat; reasoning_content sent back with tool-call
 // turns; prompt_tokens include cached tokens (checked against
 // total_tokens); 4 catalog models".
-func presetBehaviour(p llm.PresetInfo) string {
+func presetBehaviour(p provider.PresetInfo) string {
 	parts := []string{p.API}
 	if p.Auth != "API key" && p.Auth != "none" {
 		parts = append(parts, p.Auth)

@@ -1,0 +1,101 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// smallDisk mounts a tmpfs of size MiB on dir for the test, or skips it
+// saying why (it needs root).
+func smallDisk(t *testing.T, dir string, mib int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the full-disk test mounts a small tmpfs, which needs root")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%dm,mode=0700", mib), "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs for the full-disk test (%v: %s)", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+}
+
+// fill writes a file on dir's filesystem until only leave bytes are free,
+// and returns its path.
+func fill(t *testing.T, dir string, leave int64) string {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	free := int64(st.Bavail) * st.Bsize
+	path := dir + "/filler"
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := make([]byte, 1<<20)
+	for n := free - leave; n > 0; n -= int64(len(chunk)) {
+		if _, err := f.Write(chunk[:min(int64(len(chunk)), n)]); err != nil {
+			t.Fatalf("filling the disk: %v", err)
+		}
+	}
+	return path
+}
+
+// A data directory on a full disk (its sessions and the checkpoints'
+// shadow repository both on it): the turn that hits it fails saying "disk
+// full", every earlier session still lists and reads, and once space is
+// freed darman works again, snapshots included.
+func TestFullDiskFailsTheTurnAndKeepsTheSessions(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e, startFiles)
+	smallDisk(t, e.dataDir(), 48)
+	script := llmtest.Script{}
+	for i := range 3 {
+		script.Conversations = append(script.Conversations, llmtest.Conversation{Match: fmt.Sprintf("turn %d", i), Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("write", fmt.Sprintf(`{"path":"new%d.txt","content":"turn %d\n"}`, i, i))}},
+			{Text: fmt.Sprintf("Answer %d.", i)}}})
+	}
+	e.withModel(t, script)
+	e.ok("run", "--allow", "edit", "turn 0")
+	first := e.ok("sessions", "list", "--json")
+
+	filler := fill(t, e.dataDir(), 2<<20)
+	out, errs, code := e.run("run", "--allow", "edit", "turn 1")
+	if code == 0 || !strings.Contains(errs, "disk full") || strings.Contains(errs, "panic") || strings.Contains(errs, "SIGBUS") {
+		t.Fatalf("a turn on a full disk: exit %d\n%s\n%s", code, out, errs)
+	}
+	t.Logf("on a full disk: %s", errs)
+	if list := e.ok("sessions", "list", "--json"); !strings.Contains(list, first[strings.Index(first, "ses_"):][:30]) {
+		t.Fatalf("the earlier session is gone on a full disk:\n%s", list)
+	}
+	if show := e.ok("sessions", "show", first[strings.Index(first, "ses_"):][:30]); !strings.Contains(show, "Answer 0.") {
+		t.Fatalf("the earlier session on a full disk:\n%s", show)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("run", "--allow", "edit", "turn 2")
+	list := e.ok("sessions", "list", "--json", "-n", "1")
+	id := list[strings.Index(list, "ses_"):][:30]
+	if show := e.ok("sessions", "show", id); !strings.Contains(show, "Answer 2.") {
+		t.Fatalf("the turn after space was freed:\n%s", show)
+	}
+	if preview := e.ok("sessions", "revert", id, "--preview"); !strings.Contains(preview, "new2.txt") {
+		t.Fatalf("the turn after space was freed has no snapshot to revert:\n%s", preview)
+	}
+}

@@ -1,0 +1,100 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/darman-dev/darman/agent/llm/llmtest"
+)
+
+// darman.prompt's references reach the model: a file (the editor's unsaved
+// buffer when it is open), some lines of one, a folder's entries and text
+// the editor holds, after the typed text.
+func TestPromptReferencesReachTheModel(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{{Text: "Seen."}}},
+		optIns: map[string]bool{"sessionUpdates": true},
+		files: map[string]string{
+			"main.go":         "package main\n\nfunc main() {}\n",
+			"util/strings.go": "package util\n\n// Reverse reverses s.\nfunc Reverse(s string) string {\n\treturn s\n}\n",
+			"util/doc.go":     "package util\n",
+		},
+	})
+	// main.go is open with unsaved changes: its buffer is what is attached.
+	e.open("main.go", "package main\n\nfunc main() { println(\"from the buffer\") }\n")
+	e.client.mustCommand("darman.prompt", map[string]any{
+		"prompt": "look at these",
+		"references": []map[string]any{
+			{"uri": e.uri("main.go")},
+			{"uri": e.uri("util/strings.go"), "range": map[string]any{"start": map[string]int{"line": 2, "character": 0}, "end": map[string]int{"line": 4, "character": 0}}},
+			{"kind": "folder", "uri": e.uri("util")},
+			{"kind": "text", "label": "Problems", "text": "main.go:3:1: error: undefined: greeting"},
+		},
+	}, nil)
+	e.client.Await(0, "the end", isState("idle"))
+	calls := e.model.ModelCalls()
+	if len(calls) != 1 {
+		t.Fatalf("%d model calls", len(calls))
+	}
+	body := string(calls[0].Body)
+	for _, want := range []string{
+		`look at these`,
+		`main.go:\n` + "```" + `\npackage main\n\nfunc main() { println(\"from the buffer\") }`,
+		`util/strings.go lines 3-4:\n` + "```" + `\n3\t// Reverse reverses s.\n4\tfunc Reverse(s string) string {\n` + "```",
+		`the folder util:\n` + "```" + `\ndoc.go\nstrings.go\n`,
+		`Problems:\n` + "```" + `\nmain.go:3:1: error: undefined: greeting`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the model's request lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, `return s`) {
+		t.Errorf("lines outside the range were sent")
+	}
+}
+
+// A reference outside the workspace, a secret, a missing file or a bad
+// kind is refused with the reason, and no turn runs: nothing reaches the
+// model.
+func TestPromptReferencesRefused(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{{Text: "never"}}},
+		files:  map[string]string{".env": "API_KEY=sk-live-0123456789abcdef\n", "ok.go": "package ok\n"},
+	})
+	outside := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(outside, []byte("private notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(e.root, "notes-link.txt")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ref  map[string]any
+		want string
+	}{
+		{map[string]any{"uri": fileURI(outside)}, "outside the workspace"},
+		{map[string]any{"uri": e.uri("notes-link.txt")}, "outside the workspace"},
+		{map[string]any{"uri": e.uri(".env")}, "looks like a secret"},
+		{map[string]any{"uri": e.uri("gone.go")}, "gone.go"},
+		{map[string]any{"kind": "folder", "uri": e.uri("ok.go")}, "is a file, not a folder"},
+		{map[string]any{"kind": "terminal", "uri": e.uri("ok.go")}, `unknown kind "terminal"`},
+		{map[string]any{"kind": "text", "text": "x"}, "needs a label"},
+		{map[string]any{"uri": e.uri("ok.go"), "range": map[string]any{"start": map[string]int{"line": 40}, "end": map[string]int{"line": 41, "character": 3}}}, "ok.go has 1 line; lines 41-42 are not in it"},
+	} {
+		err := e.client.command("darman.prompt", map[string]any{"prompt": "look", "references": []any{c.ref}}, nil)
+		if err == nil || !strings.Contains(err.Error(), "references: reference 1") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.ref, err, c.want)
+		}
+	}
+	for _, call := range e.model.ModelCalls() {
+		if strings.Contains(string(call.Body), "sk-live") || strings.Contains(string(call.Body), "private notes") {
+			t.Fatalf("a refused reference reached the model: %s", call.Body)
+		}
+	}
+	if n := len(e.model.ModelCalls()); n != 0 {
+		t.Errorf("%d model calls", n)
+	}
+}
