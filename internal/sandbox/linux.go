@@ -394,7 +394,7 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 // get. ok is false when no PID namespace can be made here: reexec's
 // plainer way then runs it (without one, as Status says).
 func reexecAsDarman(self string, pol Policy, rest []string, stderr io.Writer) (code int, ok bool) {
-	c, _ := probeOS(self)
+	c, _ := probeOS(self, "")
 	c.helper = self
 	defer c.pool.close()
 	defer c.pidns.close()
