@@ -230,3 +230,23 @@ func TestWorkspaceAgentFilesFollowTrust(t *testing.T) {
 		t.Errorf("trusted: helper's rules = %v, want %v (never sandbox_escape, protected_path)", h.Permission, want)
 	}
 }
+
+// A tools name of the configuration's agents entry that is no tool is a
+// problem naming the entry and darman's tools; an MCP tool of a
+// configured server is a tool.
+func TestConfigAgentWithAnUnknownToolIsAProblem(t *testing.T) {
+	c := agents.Load(agents.Options{Dirs: dirs(t), MCPServers: []string{"db"}, Config: config.Agents{
+		"docs":  {Description: "writes docs", Tools: []string{"Read", "writ"}},
+		"query": {Description: "queries", Tools: []string{"read", "db_query", "mcp__db__schema"}},
+	}})
+	if _, ok := c.Get("docs"); ok {
+		t.Error("docs, with an unknown tool, was loaded")
+	}
+	p, ok := c.ProblemOf("docs")
+	if !ok || p.Path != "config agents.docs" || !strings.Contains(p.Err.Error(), `unknown tool "writ" (did you mean "write"?)`) || !strings.Contains(p.Err.Error(), `"webfetch"`) {
+		t.Errorf("the problem: %v %v", p, ok)
+	}
+	if a, ok := c.Get("query"); !ok || !slices.Equal(a.Tools, []string{"read", "db_query", "db_schema"}) {
+		t.Errorf("query = %+v, %v (problems %v)", a, ok, c.Problems())
+	}
+}

@@ -130,3 +130,22 @@ func TestParseAction(t *testing.T) {
 		t.Errorf("ParseAction(%q) succeeded, want an error", "Allow")
 	}
 }
+
+// Only a rule naming sandbox_escape allows it: "*" allow does not, as for
+// protected_path; a "*" deny still denies it.
+func TestOnlyARuleNamingItAllowsSandboxEscape(t *testing.T) {
+	all := []Rule{{Permission: "*", Pattern: "*", Action: Allow}}
+	if got := Evaluate(all, SandboxEscape, "cat ~/.ssh/id_rsa"); got != Ask {
+		t.Errorf(`"*" allow on sandbox_escape: %s, want ask`, got)
+	}
+	if got := Evaluate(all, Bash, "ls"); got != Allow {
+		t.Errorf(`"*" allow on bash: %s, want allow`, got)
+	}
+	named := append(all, Rule{Permission: SandboxEscape, Pattern: "make *", Action: Allow})
+	if got := Evaluate(named, SandboxEscape, "make test"); got != Allow {
+		t.Errorf("a sandbox_escape rule: %s, want allow", got)
+	}
+	if got := Evaluate([]Rule{{Permission: "*", Pattern: "*", Action: Deny}}, SandboxEscape, "x"); got != Deny {
+		t.Errorf(`"*" deny on sandbox_escape: %s, want deny`, got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/internal/sandbox"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkSandboxStart(b *testing.B) {
 	if h := os.Getenv("DARMAN_BENCH_HELPER"); h != "" {
 		helper = h // to compare with another helper binary
 	}
-	sb := sandbox.New(sandbox.Options{Helper: helper})
+	sb := sandbox.New(sandbox.Options{Helper: helper, Protected: permission.ProtectedPaths}) // as darman runs it
 	defer sb.Close()
 	if st := sb.Status(); !st.Active() {
 		b.Skipf("no sandbox: %s", st.Reason)

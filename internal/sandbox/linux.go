@@ -273,7 +273,7 @@ func wrapOS(cmd *exec.Cmd, pol Policy, c capabilities, detached bool, dir, root 
 		return nil
 	}
 	if detached && pol.NS {
-		pol.NS, pol.Reexec = false, true
+		pol.NS, pol.Reexec, pol.PID = false, true, c.pidOK && c.inThread
 	}
 	pol.PolicyDir = dir
 	arg, err := policyArg(pol)
@@ -387,18 +387,17 @@ func reexec(pol Policy, rest []string, stderr io.Writer) int {
 }
 
 // reexecAsDarman starts the command (rest: its path and argv) as darman
-// starts its own: the probe says what this machine allows, and the
-// command is confined on a thread of this process, or of a namespace
+// starts its own: darman's probe (its record included) said in the policy
+// what this machine allows (reexecCaps), and the command is confined on a thread of this process, or of a namespace
 // holder, in the PID namespace of an init of its own (pidns_linux.go), so
 // that the editor's terminal gets every wall the bash tool's commands
 // get. ok is false when no PID namespace can be made here: reexec's
 // plainer way then runs it (without one, as Status says).
 func reexecAsDarman(self string, pol Policy, rest []string, stderr io.Writer) (code int, ok bool) {
-	c, _ := probeOS(self, "")
-	c.helper = self
+	c, ok := reexecCaps(self, pol)
 	defer c.pool.close()
 	defer c.pidns.close()
-	if !c.pidOK || !c.inThread || len(rest) < 2 {
+	if !ok || len(rest) < 2 {
 		return 0, false
 	}
 	root := ""
@@ -441,6 +440,36 @@ func reexecAsDarman(self string, pol Policy, rest []string, stderr io.Writer) (c
 		return 125, true
 	}
 	return cmd.ProcessState.ExitCode(), true
+}
+
+// reexecCaps are the capabilities the helper confines the command with:
+// what darman's probe found (pol.PID, pol.View), checked again only where
+// this process's own state matters (its threads', whether it may mount);
+// ok is false where the helper cannot do it as darman does.
+func reexecCaps(self string, pol Policy) (c capabilities, ok bool) {
+	if !pol.PID {
+		return c, false
+	}
+	abi, err := early.ABI()
+	if err != nil || abi < 1 {
+		return c, false
+	}
+	c.abi, c.helper, c.userns, c.view = abi, self, true, pol.View
+	if c.inThread, _ = inThreadOK(); !c.inThread {
+		return c, false
+	}
+	var viewErr error
+	if c.threadNS, viewErr = threadMountNS(); c.threadNS {
+		if pol.View && viewErr != nil {
+			return c, false
+		}
+		c.pidns = newPidNS(self)
+	} else {
+		c.pool = newHolderPool(self)
+		c.pool.pid = true
+	}
+	c.pidOK = true
+	return c, true
 }
 
 // maxInlinePolicy is the largest policy passed as an argument; Linux

@@ -274,7 +274,24 @@ func (s *Sandbox) protectedPaths(root string, listed, patterns []string, git git
 	if git.commonDir != git.gitDir {
 		gitDirs = append(gitDirs, git.commonDir)
 	}
+	// Most listed paths are names at the root that do not exist: one
+	// read of the root's names rules those out without a look at each.
+	var atRoot map[string]bool
+	if f, err := os.Open(root); err == nil {
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		atRoot = make(map[string]bool, len(names))
+		for _, n := range names {
+			atRoot[n] = true
+		}
+	}
 	for _, p := range listed {
+		if rel, ok := strings.CutPrefix(p, root+string(filepath.Separator)); ok && atRoot != nil {
+			first, _, _ := strings.Cut(rel, string(filepath.Separator))
+			if !atRoot[first] {
+				continue // missing, directly under the root: see missingProtected
+			}
+		}
 		if _, _, ok := r.resolve(p); ok {
 			add(p)
 			continue

@@ -3,6 +3,8 @@
 package sandbox
 
 import (
+	"github.com/darman-dev/darman/agent/permission"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,5 +267,39 @@ func TestTerminalCommandSeesOnlyTheSandboxsProcesses(t *testing.T) {
 	}
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
 		t.Errorf("exit: %v, want 7\n%s", err, out)
+	}
+}
+
+// BenchmarkTerminalCommand is the start of a command line the editor's
+// terminal runs (CommandLine: darman re-executed as the helper, which
+// confines the command as darman does), to its end: /bin/true.
+func BenchmarkTerminalCommand(b *testing.B) {
+	ws := b.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if h := os.Getenv("DARMAN_BENCH_HELPER"); h != "" {
+		exe = h
+	}
+	sb := New(Options{Helper: exe, TempRoot: b.TempDir(), Protected: permission.ProtectedPaths})
+	defer sb.Close()
+	if !sb.Status().Active() {
+		b.Skipf("no sandbox: %s", sb.Status().Reason)
+	}
+	argv, env, err := sb.CommandLine([]string{"/bin/true"}, Request{Root: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	environ := os.Environ()
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	for b.Loop() {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = ws, environ
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
 	}
 }

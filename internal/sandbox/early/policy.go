@@ -43,6 +43,10 @@ type Policy struct {
 	// Reexec says the helper was started by someone who could not give it
 	// a namespace (the editor's terminal): it starts itself again in one.
 	Reexec bool `json:"reexec,omitempty"`
+	// PID, with Reexec, says darman's probe found that commands can run in
+	// a PID namespace of their own here: the helper confines the command
+	// as darman does, in one (set by the Linux wrapper).
+	PID bool `json:"pid,omitempty"`
 	// PolicyDir is where a policy too long for an argument is written
 	// (the sandbox's own temporary directory).
 	PolicyDir string `json:"pd,omitempty"`
@@ -144,6 +148,8 @@ func (p *Policy) field(key string) (bit uint32, list *[]string, flag *bool, text
 		return 1 << 12, nil, nil, &p.PolicyDir
 	case "view":
 		return 1 << 13, nil, &p.View, nil
+	case "pid":
+		return 1 << 14, nil, &p.PID, nil
 	}
 	return 0, nil, nil, nil
 }
