@@ -1,15 +1,22 @@
 // Package llm is darman's conversation with a language model: one streaming
-// interface, and adapters that speak it with darman's own small HTTP
-// client (openai_http.go): Anthropic's Messages API (anthropic.go, and
-// Claude on Amazon Bedrock and Google Vertex AI, cloud.go), OpenAI's
-// Responses API, and Chat Completions on OpenAI-compatible servers such
-// as Ollama, LM Studio, vLLM, llama.cpp's server and OpenRouter.
+// interface ([Provider], [*Client]) and its vocabulary — requests,
+// messages and their parts, the stream and its events, typed errors,
+// fill-in-the-middle requests, images — and the model catalog.
+//
+// The wires that speak it live below: agent/llm/anthropic (Anthropic's
+// Messages API, also on Amazon Bedrock and Google Vertex AI) and
+// agent/llm/openai (OpenAI's Responses API, Chat Completions on every
+// OpenAI-compatible server such as Ollama, LM Studio, vLLM, llama.cpp's
+// server and OpenRouter, and the FIM APIs), each a [Wire] (and a [FIMWire]);
+// agent/llm/cloudcreds finds the clouds' credentials, and
+// agent/llm/internal/wire holds the HTTP and SSE plumbing they share.
+// Only agent/llm/provider, the one constructor, knows them.
 //
 // # Where to start
 //
-// [New] builds a [Client] for one configured provider from [Settings];
-// [Select] picks the provider and model when the user configured nothing.
-// [Client.Stream] starts one model call and returns a [*Stream]:
+// provider.New builds a [Client] for one configured provider;
+// provider.Select picks the provider and model when the user configured
+// nothing. [Client.Stream] starts one model call and returns a [*Stream]:
 //
 //	s := client.Stream(ctx, &llm.Request{Model: "claude-sonnet-4-5", ...})
 //	defer s.Close()
@@ -47,9 +54,9 @@
 // # Why no SDK
 //
 // darman builds each request from a few structs of its own (for Anthropic,
-// a small JSON writer: anthropic_body.go), sends it with its own client
-// (openai_http.go; retries and timeouts are darman's), maps error
-// responses itself, and splits the SSE stream into events. The official
+// a small JSON writer: agent/llm/anthropic/body.go), sends it with its own
+// client (agent/llm/internal/wire; retries and timeouts are darman's), maps
+// error responses itself, and splits the SSE stream into events. The official
 // SDKs did that before: openai-go cost 8 MB of the binary and 1.6 ms of
 // every start for four endpoints, anthropic-sdk-go 7.9 MB and 20 package
 // initializers for one; the requests are the ones they built
@@ -67,8 +74,8 @@
 // Completions, the reasoning fields each preset's server documents
 // ([ReasoningReturn]: DeepSeek's reasoning_content on tool-call turns,
 // OpenRouter's reasoning_details unchanged, Gemini's thought signatures
-// with their calls). [Presets] describes every preset; docs/providers.md
-// says per server what is sent back and why.
+// with their calls). provider.Presets describes every preset;
+// docs/providers.md says per server what is sent back and why.
 //
 // # Testing
 //

@@ -9,23 +9,26 @@ import (
 	"time"
 )
 
-// Wire is one provider API as a Stream drives it.
+// Wire is one provider API as a Stream drives it: agent/llm/anthropic and
+// agent/llm/openai implement it. Its methods may be called from several
+// goroutines at once.
 type Wire interface {
 	// Open sends the request and returns the source of the answer's
 	// events. Errors of the HTTP exchange may also surface from the
-	// source's first next.
+	// source's first Next.
 	Open(ctx context.Context, req *Request, model ModelInfo) (Source, error)
-	// Classify fills in e from an error of the SDK (an API error, an error
-	// event in the stream) and reports whether it recognised it.
+	// Classify fills in e from an error of the wire (an error status, an
+	// error event in the stream) and reports whether it recognised it.
 	Classify(err error, e *Error) bool
 	// Models lists the model ids the server offers.
 	Models(ctx context.Context) ([]string, error)
 }
 
-// Source translates one answer's wire events into Events.
+// Source translates one answer's wire events into Events. It belongs to
+// the goroutine of its Stream.
 type Source interface {
-	// Next appends the Events of the Next wire event to buf and returns
-	// it. It returns false at the end of the stream: err then says whether
+	// Next appends the Events of the next wire event to buf and returns
+	// it. It returns false at the end of the stream: Err then says whether
 	// the answer was complete, and buf holds EventUsage and EventFinish
 	// when it was.
 	Next(buf []Event) ([]Event, bool)

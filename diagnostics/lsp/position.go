@@ -4,31 +4,21 @@ import (
 	"fmt"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/darman-dev/darman/internal/lsppos"
 )
 
-// Encoding is the unit in which a Position's Character counts.
-type Encoding int
+// Encoding is the unit in which a Position's Character counts: UTF16 (the
+// LSP default, what a server uses when it does not say otherwise), UTF8
+// (bytes) or UTF32 (runes).
+type Encoding = lsppos.Encoding
 
+// The encodings a server may choose.
 const (
-	// UTF16 counts UTF-16 code units: the LSP default, and what a server
-	// uses when it does not say otherwise. A rune outside the Basic
-	// Multilingual Plane (an emoji) counts two.
-	UTF16 Encoding = iota
-	// UTF8 counts bytes.
-	UTF8
-	// UTF32 counts runes.
-	UTF32
+	UTF16 = lsppos.UTF16
+	UTF8  = lsppos.UTF8
+	UTF32 = lsppos.UTF32
 )
-
-func (e Encoding) String() string {
-	switch e {
-	case UTF8:
-		return "utf-8"
-	case UTF32:
-		return "utf-32"
-	}
-	return "utf-16"
-}
 
 // ParseEncoding reads a positionEncoding value; empty means UTF-16.
 func ParseEncoding(s string) (Encoding, error) {
@@ -44,50 +34,31 @@ func ParseEncoding(s string) (Encoding, error) {
 }
 
 // Mapper converts between byte offsets in one document's content and LSP
-// positions, and to the 1-based line and rune column people read. Lines end
-// at "\n", "\r\n" or a lone "\r", as the specification says. A Mapper is
+// positions (internal/lsppos, the converter darman's LSP server shares),
+// and to the 1-based line and rune column people read. Lines end at "\n",
+// "\r\n" or a lone "\r", as the specification says. A Mapper is
 // immutable and safe for concurrent use.
 type Mapper struct {
-	content []byte
+	content string
 	// starts holds the offset where each line begins.
 	starts []int
 }
 
-// NewMapper indexes content's lines. content must not change afterwards.
+// NewMapper indexes content's lines.
 func NewMapper(content []byte) *Mapper {
-	starts := []int{0}
-	for i := 0; i < len(content); i++ {
-		switch content[i] {
-		case '\n':
-			starts = append(starts, i+1)
-		case '\r':
-			if i+1 < len(content) && content[i+1] == '\n' {
-				i++
-			}
-			starts = append(starts, i+1)
-		}
-	}
-	return &Mapper{content: content, starts: starts}
+	text := string(content)
+	return &Mapper{content: text, starts: lsppos.LineStarts(text, 0, len(text), []int{0})}
 }
 
 // Content returns the text the Mapper indexes.
-func (m *Mapper) Content() []byte { return m.content }
+func (m *Mapper) Content() []byte { return []byte(m.content) }
 
 // Lines is the number of lines; text ending in a line break has an empty
 // last line.
 func (m *Mapper) Lines() int { return len(m.starts) }
 
 // lineEnd is the offset just past line i's text, before its line break.
-func (m *Mapper) lineEnd(i int) int {
-	if i+1 >= len(m.starts) {
-		return len(m.content)
-	}
-	end := m.starts[i+1] - 1 // the '\n' or lone '\r'
-	if end > m.starts[i] && m.content[end] == '\n' && m.content[end-1] == '\r' {
-		end--
-	}
-	return end
-}
+func (m *Mapper) lineEnd(i int) int { return lsppos.LineEnd(m.content, m.starts, i) }
 
 // Offset converts a position to a byte offset. A character past the end of
 // its line means the end of the line (the specification's rule); a position
@@ -98,20 +69,8 @@ func (m *Mapper) Offset(p Position, enc Encoding) (int, error) {
 		return 0, fmt.Errorf("line %d is past the end of the document (%d lines)", p.Line, len(m.starts))
 	}
 	start, end := m.starts[p.Line], m.lineEnd(int(p.Line))
-	want := int(p.Character)
-	units := 0
-	for off := start; off < end; {
-		if units >= want {
-			return off, nil
-		}
-		r, size := utf8.DecodeRune(m.content[off:end])
-		units += runeUnits(r, size, enc)
-		if units > want {
-			return off, nil
-		}
-		off += size
-	}
-	return end, nil
+	off, _ := lsppos.Seek(m.content[start:end], int(p.Character), enc)
+	return start + off, nil
 }
 
 // Position converts a byte offset to a position. An offset inside a line
@@ -122,12 +81,8 @@ func (m *Mapper) Position(offset int, enc Encoding) (Position, error) {
 	if err != nil {
 		return Position{}, err
 	}
-	units := 0
-	for o := m.starts[line]; o < off; {
-		r, size := utf8.DecodeRune(m.content[o:off])
-		units += runeUnits(r, size, enc)
-		o += size
-	}
+	start := m.starts[line]
+	units, _ := lsppos.Count(m.content[start:m.lineEnd(line)], off-start, enc)
 	return Position{Line: uint32(line), Character: uint32(units)}, nil
 }
 
@@ -144,20 +99,6 @@ func (m *Mapper) locate(offset int) (line, off int, err error) {
 		off--
 	}
 	return line, off, nil
-}
-
-// runeUnits is how many units of enc one decoded rune takes.
-func runeUnits(r rune, size int, enc Encoding) int {
-	switch enc {
-	case UTF8:
-		return size
-	case UTF32:
-		return 1
-	}
-	if r >= 0x10000 {
-		return 2
-	}
-	return 1
 }
 
 // LineColumn converts a byte offset to the 1-based line and 1-based column

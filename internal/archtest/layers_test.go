@@ -75,6 +75,13 @@ func TestLayers(t *testing.T) {
 		{"github.com/sourcegraph/jsonrpc2", []string{"server/rpc", "diagnostics/lsp"}},
 		{"internal/logging", []string{"cmd/darman"}},
 		{"github.com/dgraph-io/badger/v4", []string{"agent/store"}},
+		// The model providers: only the constructor knows the wire
+		// families and the cloud credentials; everyone else holds an
+		// llm.Client.
+		{"agent/llm/anthropic", []string{"agent/llm/provider"}},
+		{"agent/llm/openai", []string{"agent/llm/provider"}},
+		{"agent/llm/cloudcreds", []string{"agent/llm/provider"}},
+		{"agent/llm/internal/wire", []string{"agent/llm/anthropic", "agent/llm/openai", "agent/llm/provider"}},
 		// Test scaffolding: _test.go files alone (go list's Imports leaves
 		// them out, so no package may).
 		{"internal/testenv", nil},
@@ -90,6 +97,10 @@ func TestLayers(t *testing.T) {
 		{"agent/store", []string{"agent/tool", "agent/permission", "agent/session", "agent/prompt", "agent/llm"}},
 		{"agent/bus", []string{"agent/tool", "agent/permission", "agent/session", "agent/prompt", "agent/store"}},
 		{"agent/llm", []string{"agent/tool", "agent/permission", "agent/session", "agent/prompt", "agent/store"}},
+		// The wire families are siblings below the constructor.
+		{"agent/llm/anthropic", []string{"agent/llm/openai", "agent/llm/provider", "agent/llm/cloudcreds"}},
+		{"agent/llm/openai", []string{"agent/llm/anthropic", "agent/llm/provider", "agent/llm/cloudcreds"}},
+		{"agent/llm/cloudcreds", []string{"agent/llm/anthropic", "agent/llm/openai", "agent/llm/provider"}},
 		{"agent/complete", []string{"agent/tool", "agent/permission", "agent/session", "agent/prompt", "agent/store"}},
 		{"agent/permission", []string{"agent/tool", "agent/session", "agent/prompt", "agent/store"}},
 		{"agent/tool", []string{"agent/session", "agent/store", "agent/prompt"}},

@@ -11,13 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/darman-dev/darman/agent/llm/internal/wire"
-
 	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
 )
 
 // darman speaks Anthropic's Messages API (and Claude on Bedrock and Vertex,
-// see cloud.go) with its own client, as it does OpenAI's (openai_http.go).
+// see cloud.go) with its own client, as it does OpenAI's (agent/llm/openai).
 // anthropic-sdk-go cost 7.9 MB of the stripped binary and 20 package
 // initializers at every start (its own, and those of the JSON-schema and
 // YAML packages it brought) for one endpoint whose request darman built

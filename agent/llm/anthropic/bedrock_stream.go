@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/darman-dev/darman/agent/llm/internal/wire"
-
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )

@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/darman-dev/darman/agent/llm"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/darman-dev/darman/agent/llm"
 )
 
 // darman finds Bedrock's AWS credentials itself, in this order:

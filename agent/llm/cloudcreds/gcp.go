@@ -92,7 +92,7 @@ type GCP struct {
 	// provider is the provider's display name, for errors.
 	provider string
 	// Source names where the tokens come from, for messages: the
-	// provider's key Source.
+	// provider's key source.
 	Source string
 	// refused says what to do when the token endpoint refuses the
 	// credentials; empty when there is no advice beyond its own words.
@@ -117,8 +117,8 @@ func StaticGCP(source, token string) *GCP {
 	return &GCP{Source: source, cached: gcpToken{access: token}, have: true}
 }
 
-// Token gives an access Token that is valid for gcpTokenWindow more,
-// fetching one when the cached one is not. A fetched Token with less
+// Token gives an access token that is valid for gcpTokenWindow more,
+// fetching one when the cached one is not. A fetched token with less
 // time left is used once and fetched again for the next request.
 func (g *GCP) Token(ctx context.Context) (string, error) {
 	g.mu.Lock()

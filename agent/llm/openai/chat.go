@@ -8,10 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/darman-dev/darman/agent/llm/internal/wire"
-
 	"github.com/darman-dev/darman/agent/llm"
-
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
 	"github.com/tidwall/gjson"
 )
 

@@ -12,10 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/darman-dev/darman/agent/llm/internal/wire"
-
 	"github.com/darman-dev/darman/agent/llm"
-
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
 	"github.com/tidwall/gjson"
 )
 

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/darman-dev/darman/agent/llm/internal/wire"
-
 	"github.com/darman-dev/darman/agent/llm"
-
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
 	"github.com/tidwall/gjson"
 )
 

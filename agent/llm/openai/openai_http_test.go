@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/internal/wire"
 	"github.com/darman-dev/darman/internal/testenv"
-
-	"github.com/darman-dev/darman/agent/llm"
 )
 
 // richRequest has every kind of part darman sends: a system prompt, text

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/darman-dev/darman/agent/llm/internal/wire"
-
 	"github.com/darman-dev/darman/agent/llm"
-
+	"github.com/darman-dev/darman/agent/llm/internal/wire"
 	"github.com/tidwall/gjson"
 )
 

@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/darman-dev/darman/agent/llm"
-	"github.com/darman-dev/darman/internal/testenv"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/darman-dev/darman/agent/llm"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // sentRequest is a request as a Messages server received it.

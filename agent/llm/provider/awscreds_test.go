@@ -16,9 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/darman-dev/darman/agent/llm"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/darman-dev/darman/agent/llm"
 )
 
 // bedrockTarget is a Bedrock server that records what it receives.

@@ -8,9 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/darman-dev/darman/agent/llm"
-
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/darman-dev/darman/agent/llm"
 )
 
 // bedrockMessage is one message of an AWS event stream.

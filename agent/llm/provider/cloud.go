@@ -65,7 +65,7 @@ func bedrock(c *llm.Config, s Settings, t wire.Transport, o Options) error {
 	b := anthropic.Bedrock{Region: region, Bearer: key}
 	if key == "" {
 		// A Bedrock API key is a bearer token; without one, requests are
-		// signed with AWS credentials (awscreds.go).
+		// signed with AWS credentials (agent/llm/cloudcreds).
 		creds, err := cloudcreds.ResolveAWS(c.Display, setup, env)
 		if err != nil {
 			return err
@@ -105,7 +105,7 @@ func vertex(c *llm.Config, s Settings, t wire.Transport, o Options) error {
 		c.KeySource = "provider." + c.Name + ".apiKey"
 		creds = cloudcreds.StaticGCP(c.KeySource, s.APIKey)
 	} else {
-		// Application default credentials (gcpcreds.go).
+		// Application default credentials (agent/llm/cloudcreds).
 		var err error
 		if creds, err = cloudcreds.ResolveGCP(c.Display, env, o.HTTPClient, cloudcreds.ProductFile); err != nil {
 			return err

@@ -11,9 +11,8 @@ import (
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm"
-	"github.com/darman-dev/darman/agent/llm/provider"
-
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/agent/llm/provider"
 )
 
 // replay answers every request with the same recorded event stream, so

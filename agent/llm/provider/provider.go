@@ -10,11 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/anthropic"
 	"github.com/darman-dev/darman/agent/llm/internal/wire"
 	"github.com/darman-dev/darman/agent/llm/openai"
-
-	"github.com/darman-dev/darman/agent/llm"
 )
 
 // API names for [Settings.API].

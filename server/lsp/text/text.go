@@ -1,6 +1,7 @@
 // Package text holds the editor's view of a document: its content with a
 // line index, the conversion between LSP positions (line and UTF-16 code
-// unit) and byte offsets, and incremental edits.
+// unit) and byte offsets (internal/lsppos, the converter the language
+// server client shares), and incremental edits.
 //
 // Lines end at "\n", "\r\n" or a lone "\r", as LSP says. A position is
 // checked, never clamped: a line past the end, a character past the end of
@@ -17,8 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"unicode/utf8"
 
+	"github.com/darman-dev/darman/internal/lsppos"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
@@ -34,24 +35,7 @@ type Content struct {
 
 // New returns the content of text.
 func New(text string) *Content {
-	return &Content{text: text, lines: lineStarts(text, 0, len(text), []int{0})}
-}
-
-// lineStarts appends to starts the offsets in (from, to] where a line
-// starts: just after "\n", or after a "\r" not followed by "\n".
-func lineStarts(text string, from, to int, starts []int) []int {
-	for i := from; i < to; i++ {
-		switch text[i] {
-		case '\n':
-			starts = append(starts, i+1)
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				continue
-			}
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
+	return &Content{text: text, lines: lsppos.LineStarts(text, 0, len(text), []int{0})}
 }
 
 // String returns the whole text.
@@ -73,16 +57,7 @@ func (c *Content) Line(i int) (string, error) {
 }
 
 // lineEnd is the offset where line i's content ends, before its line end.
-func (c *Content) lineEnd(i int) int {
-	if i+1 >= len(c.lines) {
-		return len(c.text)
-	}
-	end := c.lines[i+1] - 1
-	if c.text[end] == '\n' && end > c.lines[i] && c.text[end-1] == '\r' {
-		end--
-	}
-	return end
-}
+func (c *Content) lineEnd(i int) int { return lsppos.LineEnd(c.text, c.lines, i) }
 
 // Offset converts a position to a byte offset.
 func (c *Content) Offset(p protocol.Position) (int, error) {
@@ -92,24 +67,12 @@ func (c *Content) Offset(p protocol.Position) (int, error) {
 	}
 	start, end := c.lines[line], c.lineEnd(line)
 	want := int(p.Character)
-	units := 0
-	for i := start; i < end; {
-		if units == want {
-			return i, nil
-		}
-		r, size := utf8.DecodeRuneInString(c.text[i:end])
-		n := 1
-		if r >= 0x10000 {
-			n = 2
-		}
-		if units+n > want {
-			return 0, fmt.Errorf("%w: line %d, character %d is inside a surrogate pair", ErrPosition, line, want)
-		}
-		units += n
-		i += size
-	}
-	if units == want {
-		return end, nil
+	off, units := lsppos.Seek(c.text[start:end], want, lsppos.UTF16)
+	switch {
+	case units == want:
+		return start + off, nil
+	case start+off < end:
+		return 0, fmt.Errorf("%w: line %d, character %d is inside a surrogate pair", ErrPosition, line, want)
 	}
 	return 0, fmt.Errorf("%w: line %d has %d UTF-16 units, character %d is past its end", ErrPosition, line, units, want)
 }
@@ -125,18 +88,9 @@ func (c *Content) Position(offset int) (protocol.Position, error) {
 	if offset > end {
 		return protocol.Position{}, fmt.Errorf("%w: offset %d is inside the line end of line %d", ErrPosition, offset, line)
 	}
-	units := 0
-	for i := start; i < offset; {
-		r, size := utf8.DecodeRuneInString(c.text[i:end])
-		if i+size > offset {
-			return protocol.Position{}, fmt.Errorf("%w: offset %d is inside a UTF-8 sequence", ErrPosition, offset)
-		}
-		if r >= 0x10000 {
-			units += 2
-		} else {
-			units++
-		}
-		i += size
+	units, ok := lsppos.Count(c.text[start:end], offset-start, lsppos.UTF16)
+	if !ok {
+		return protocol.Position{}, fmt.Errorf("%w: offset %d is inside a UTF-8 sequence", ErrPosition, offset)
 	}
 	return protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(units)}, nil
 }
@@ -196,7 +150,7 @@ func (c *Content) Replace(start, end int, text string) (*Content, error) {
 	lines = append(lines, c.lines[:keep]...)
 	// Lines that start within (rescan, newEnd+1] are found again.
 	newEnd := start + len(text)
-	lines = lineStarts(next, rescan, min(newEnd+1, len(next)), lines)
+	lines = lsppos.LineStarts(next, rescan, min(newEnd+1, len(next)), lines)
 	// Lines that started two or more bytes past the old end keep their
 	// line ends, which are untouched text, and move by delta.
 	for _, s := range c.lines[sort.SearchInts(c.lines, end+2):] {

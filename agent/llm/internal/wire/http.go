@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/darman-dev/darman/agent/llm"
-
 	"github.com/tidwall/gjson"
 )
 
@@ -27,11 +26,11 @@ import (
 // no retries of its own).
 
 // APIClient sends requests to one model server: an OpenAI-compatible one,
-// or Anthropic's (anthropic.go, cloud.go), whose error bodies carry the same
-// {"error": {"type", "message"}} object.
+// or Anthropic's (also on Bedrock and Vertex), whose error bodies carry
+// the same {"error": {"type", "message"}} object.
 type APIClient struct {
 	Transport Transport
-	// Header and query are added to every request after the transport's
+	// Header and Query are added to every request after the transport's
 	// (Azure's api-key and api-version).
 	Header map[string]string
 	Query  url.Values
@@ -175,8 +174,8 @@ func JSONText(r gjson.Result) string {
 	return r.String()
 }
 
-// Stream posts a streamed request (the body gets "Stream": true from its
-// params) and returns the decoder of its event Stream.
+// Stream posts a streamed request (the body gets "stream": true from its
+// params) and returns the decoder of its event stream.
 func (c *APIClient) Stream(ctx context.Context, path string, params any) (*SSEDecoder, error) {
 	body, err := EncodeJSON(params)
 	if err != nil {
@@ -196,7 +195,7 @@ func (c *APIClient) StreamBody(ctx context.Context, path string, body []byte) (*
 	return NewSSEDecoder(res.Body), nil
 }
 
-// Models lists the Models of the server (GET Models).
+// Models lists the models of the server (GET models).
 func (c *APIClient) Models(ctx context.Context) ([]string, error) {
 	return c.ModelList(ctx, "models")
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/darman-dev/darman/agent/llm"
-
 	"github.com/tidwall/gjson"
 )
 
