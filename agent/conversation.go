@@ -99,6 +99,13 @@ type Part struct {
 	Kind      PartKind `json:"kind"`
 	// Text is the text of a text, reasoning, compaction or error part.
 	Text string `json:"text,omitempty"`
+	// Typed is, on a user's text part whose Text is not what the user
+	// typed, what they typed: "/review x" whose Text is the command's
+	// template expanded, or a question whose Text has the editor's
+	// context ("The user is looking at main.go.") after it. The model
+	// reads Text; people are shown Typed (see Shown). "" when Text is
+	// what was typed.
+	Typed string `json:"typed,omitempty"`
 	// Signature is the provider's signature of a reasoning part, sent back
 	// with it on the next request where the API asks for that.
 	Signature string    `json:"signature,omitempty"`
@@ -112,6 +119,15 @@ type Part struct {
 	// Metadata is free-form JSON for what a part's producer wants kept
 	// (e.g. the full diagnostics set after an edit).
 	Metadata json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Shown is the part's text as people are shown it: Typed when set, else
+// Text.
+func (p Part) Shown() string {
+	if p.Typed != "" {
+		return p.Typed
+	}
+	return p.Text
 }
 
 // ToolStatus is where a tool call is in its life.

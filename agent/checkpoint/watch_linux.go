@@ -54,22 +54,24 @@ func sysctl(name string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// add watches the directory rel, unless it is watched already. A failure
-// (the watch limit) stops the watcher: it is the walk from then on.
+// add watches the directory rel. It asks the kernel each time, which
+// gives back the watch a directory has (the same inode), or a new one for
+// a new directory of the same name. A failure (the watch limit) stops the
+// watcher: it is the walk from then on.
 func (w *watcher) add(rel string) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return
-	}
-	if _, ok := w.byRel[rel]; ok {
+	fd, stopped := w.fd, w.err != nil
+	w.mu.Unlock()
+	if stopped {
 		return
 	}
 	path, mask := w.root, uint32(watchMask&^inDontFollow) // the workspace may be a link
 	if rel != "" {
 		path, mask = filepath.Join(w.root, filepath.FromSlash(rel)), watchMask
 	}
-	wd, err := unix.InotifyAddWatch(w.fd, path, mask)
+	wd, err := unix.InotifyAddWatch(fd, path, mask)
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	switch {
 	case err == nil:
 	case rel != "" && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)):
@@ -85,7 +87,7 @@ func (w *watcher) add(rel string) {
 		w.err = fmt.Errorf("inotify cannot watch %s: %w", path, err)
 		return
 	}
-	if old, ok := w.byWD[int32(wd)]; ok && old != rel {
+	if old, ok := w.byWD[int32(wd)]; ok && old != rel && w.byRel[old] == int32(wd) {
 		delete(w.byRel, old) // the same directory by another name: it moved
 	}
 	w.byWD[int32(wd)] = rel
@@ -157,9 +159,10 @@ func (w *watcher) event(wd int32, mask uint32, name string, ch *changes) bool {
 		return true
 	}
 	p := join(rel, name)
-	if mask&(unix.IN_MOVED_FROM|unix.IN_DELETE) != 0 {
+	if mask&unix.IN_MOVED_FROM != 0 {
 		// The watches beneath go: their names are wrong now. Where it
-		// went, if inside, is a new name there, walked whole.
+		// went, if inside, is a new name there, walked whole. (A deleted
+		// directory's watch goes by itself: IN_IGNORED.)
 		for r, d := range w.byRel {
 			if r == p || strings.HasPrefix(r, p+"/") {
 				unix.InotifyRmWatch(w.fd, uint32(d))

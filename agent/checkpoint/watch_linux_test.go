@@ -76,7 +76,7 @@ func TestWatcherSnapshotIsTheWalks(t *testing.T) {
 	root := t.TempDir()
 	userGit(t, root, "init", "-q")
 	write(t, root, ".gitignore", "node_modules/\n*.log\n")
-	for _, p := range []string{"a/b/c/deep.go", "a/b/x.go", "a/y.go", "top.txt", "pkg/one/1.go", "pkg/two/2.go", "pkg/two/sub/3.go"} {
+	for _, p := range []string{"a/b/c/deep.go", "a/b/x.go", "a/y.go", "top.txt", "pkg/one/1.go", "pkg/two/2.go", "pkg/two/sub/3.go", "a/b2/old.go"} {
 		write(t, root, p, "package "+filepath.Base(filepath.Dir(p))+"\n")
 	}
 	write(t, root, "node_modules/lib/index.js", "module.exports = 1\n")
@@ -129,6 +129,11 @@ func TestWatcherSnapshotIsTheWalks(t *testing.T) {
 		{"changes by another process", func() {
 			sh(t, root, "echo shell > pkg/one/shell.go && mkdir -p sh/a/b && echo x > sh/a/b/x.go && mv pkg/one/sub/3.go sh/a/3.go && rm -f gen/p/t.go")
 		}},
+		{"a directory deleted and made again by the same name", func() {
+			must(t, os.RemoveAll(filepath.Join(root, "a/b2")))
+			write(t, root, "a/b2/z.go", "package b2\n")
+		}},
+		{"an edit in the directory made again", func() { write(t, root, "a/b2/z.go", "package b2 // watched\n") }},
 	}
 	for _, s := range steps {
 		s.change()

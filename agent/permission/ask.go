@@ -118,6 +118,8 @@ type DeniedError struct {
 	// AskedBy are the user's ask rules that made an unattended call
 	// need the answer (Request.AskedBy).
 	AskedBy []Rule
+	// ReadOnly is set on an edit refused by ModeReadOnly.
+	ReadOnly bool
 }
 
 func (e *DeniedError) Error() string {
@@ -126,6 +128,9 @@ func (e *DeniedError) Error() string {
 	case e.Rule != nil:
 		return "permission denied: " + what + " is denied by the rule " + e.Rule.String() +
 			"; do not retry it, find another way or ask the user to change the rule"
+	case e.ReadOnly:
+		return "permission denied: the session is in read-only mode: darman does not change files in it (" + what +
+			"). Tell the user what you would change, or ask them to switch the mode"
 	case e.Unattended:
 		why := ""
 		if len(e.AskedBy) > 0 {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/darman-dev/darman/agent"
 )
@@ -104,6 +105,7 @@ type Checker struct {
 	rules []Rule // configuration then grants; replaced on grant, never changed in place
 
 	asking chan struct{} // holds a token while an Ask is outstanding
+	mode   atomic.Int32  // a Mode; see SetMode
 }
 
 // New builds a Checker and loads the workspace's grants. A grant store that
@@ -186,6 +188,9 @@ func (c *Checker) Check(ctx context.Context, call Call) error {
 	dir, err := c.validate(call)
 	if err != nil {
 		return err
+	}
+	if c.Mode() == ModeReadOnly && isEdit(call.Permission) {
+		return &DeniedError{Permission: call.Permission, Subjects: call.Subjects, ReadOnly: true}
 	}
 	if done, err := c.settle(call, c.checks(call, dir)); done {
 		return err
@@ -432,6 +437,9 @@ func requests(call Call, checks []Check) []Request {
 // ask puts one request to the human, or to the fallback, and applies the
 // answer.
 func (c *Checker) ask(ctx context.Context, req Request) error {
+	if done, err := c.modeAnswer(req); done {
+		return err
+	}
 	if c.asker == nil {
 		return c.unattended(req)
 	}

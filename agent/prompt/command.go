@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,6 +90,28 @@ func LoadCommands(d Dirs) *Commands {
 	}
 	slices.Sort(c.names)
 	return c
+}
+
+// With returns the commands of c and then extra (darman's built-in
+// commands, Origin Builtin), a command of c taking the place of an extra
+// one of its name. c is not changed; a nil c has only extra.
+func (c *Commands) With(extra ...Command) *Commands {
+	out := &Commands{byName: map[string]Command{}}
+	if c != nil {
+		maps.Copy(out.byName, c.byName)
+		out.names = slices.Clone(c.names)
+		out.Shadowed, out.Problems = slices.Clone(c.Shadowed), slices.Clone(c.Problems)
+	}
+	for _, e := range extra {
+		if prev, ok := out.byName[e.Name]; ok {
+			out.Shadowed = append(out.Shadowed, Shadowed{Name: e.Name, Path: "darman's built-in /" + e.Name, By: prev.Path})
+			continue
+		}
+		out.byName[e.Name] = e
+		out.names = append(out.names, e.Name)
+	}
+	slices.Sort(out.names)
+	return out
 }
 
 // Distrust returns the commands with the workspace's marked Untrusted:

@@ -85,6 +85,10 @@ const (
 	User
 	// Claude is the common .claude/ layout: the project's, then ~/.claude.
 	Claude
+	// Builtin is a command darman runs itself (agent/session's /help,
+	// /new, ...): it has no file and no template, and a file of its name
+	// takes its place.
+	Builtin
 )
 
 func (o Origin) String() string {
@@ -95,6 +99,8 @@ func (o Origin) String() string {
 		return "user"
 	case Claude:
 		return "claude"
+	case Builtin:
+		return "built-in"
 	}
 	return fmt.Sprintf("Origin(%d)", int(o))
 }

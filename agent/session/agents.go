@@ -68,19 +68,19 @@ func (s *Service) primaryAgent(name string, runs func(agents.Agent) bool) (agent
 	return a, nil
 }
 
-// turnAgent is the agent a turn of session id runs: named, else the
+// turnAgent is the agent a turn of sess runs: named, else the
 // session's current one. Start makes a named agent the session's current
 // one once the turn has begun.
-func (s *Service) turnAgent(ctx context.Context, id agent.ID, named string) (agents.Agent, error) {
+func (s *Service) turnAgent(sess agent.Session, named string) (agents.Agent, error) {
 	if named == "" {
-		cur, err := s.Agent(ctx, id)
-		if err != nil {
-			return agents.Agent{}, err
+		cur := sess.Agent
+		if cur == "" {
+			cur = agents.Build
 		}
 		a, err := s.primaryAgent(cur, agents.Agent.RunsWhenNamed)
 		if err != nil {
 			// The session's agent file is gone: its turns go on with build.
-			s.log.Warn("the session's agent is gone; running build", "session", id, "agent", cur, "err", err)
+			s.log.Warn("the session's agent is gone; running build", "session", sess.ID, "agent", cur, "err", err)
 			return s.primaryAgent(agents.Build, agents.Agent.Runs)
 		}
 		return a, nil

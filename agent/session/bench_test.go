@@ -102,7 +102,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 		clock.mu.Lock()
 		from := len(clock.sent)
 		clock.mu.Unlock()
-		msg, err := f.svc.Prompt(ctx, sess.ID, "step on")
+		msg, err := f.svc.Run(ctx, session.Turn{Session: sess.ID, Prompt: session.Text("step on")})
 		if err != nil || msg.Finish != agent.FinishStepLimit {
 			b.Fatalf("turn: %+v, %v", msg, err)
 		}
@@ -170,7 +170,7 @@ func benchmarkStreamedAnswer(b *testing.B, n int) {
 			}
 			done <- got
 		}()
-		if msg, err := f.svc.Prompt(ctx, sess.ID, "stream"); err != nil || msg.Finish != agent.FinishStop {
+		if msg, err := f.svc.Run(ctx, session.Turn{Session: sess.ID, Prompt: session.Text("stream")}); err != nil || msg.Finish != agent.FinishStop {
 			b.Fatalf("the turn ended %q (%s), %v", msg.Finish, msg.Error, err)
 		}
 		shown += <-done

@@ -235,6 +235,16 @@ type compactionMeta struct {
 	// Request is the user's latest message, verbatim (cut at requestCap),
 	// sent with the summary so the model has the words of the task.
 	Request string `json:"request,omitempty"`
+	// Cleared marks /clear's part: no summary, the model is sent nothing
+	// before it.
+	Cleared bool `json:"cleared,omitempty"`
+}
+
+// cleared reports whether p is /clear's mark.
+func cleared(p agent.Part) bool {
+	var meta compactionMeta
+	json.Unmarshal(p.Metadata, &meta)
+	return meta.Cleared
 }
 
 // compactionText is how a compaction part reads to the model.
@@ -330,15 +340,20 @@ func (t *turn) summarize(ctx context.Context, msgs []agent.MessageWithParts, bef
 		Started: now, Ended: now, Metadata: meta})
 	t.updateSession(ctx, func(s *agent.Session) { s.Usage = s.Usage.Add(usage); s.Cost += cost })
 	t.publish(agent.Event{Kind: agent.EventUsage, MessageID: m.ID, Usage: &usage, Cost: cost})
-	t.svc.mu.Lock()
-	t.live.pruning = false
-	// The summary does not carry the directory instructions tool outputs
-	// held: they are added again when their directories are touched.
-	clear(t.live.instructed)
-	t.svc.mu.Unlock()
+	t.forgetWindow()
 	t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
 	t.svc.log.Info("conversation compacted", "session", t.id, "messages", len(msgs), "tokens", before, "summary", len(text))
 	return nil
+}
+
+// forgetWindow drops what the session kept of the history before a
+// compaction: the pruning, and the directory instructions tool outputs
+// held (they are added again when their directories are touched).
+func (t *turn) forgetWindow() {
+	t.svc.mu.Lock()
+	t.live.pruning = false
+	clear(t.live.instructed)
+	t.svc.mu.Unlock()
 }
 
 // latestRequest is the user's last message in msgs, or the one an earlier

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/darman-dev/darman/agent/session"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -85,7 +86,7 @@ func TestCompactionPrunesOldToolOutputsFirst(t *testing.T) {
 	}
 	f := newFixture(t, fixtureOptions{script: llmtest.Script{Steps: steps}, tools: []tool.Tool{logTool{size: 5000}}, models: tinyModel})
 	for i := 1; i <= 5; i++ {
-		msg, err := f.svc.Prompt(context.Background(), f.sess.ID, fmt.Sprintf("check log %d", i))
+		msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text(fmt.Sprintf("check log %d", i))})
 		if err != nil || msg.Finish != agent.FinishStop {
 			t.Fatalf("turn %d: %+v, %v", i, msg, err)
 		}
@@ -139,7 +140,7 @@ func TestCompactionSummarizesALongTurnAndTheTurnGoesOn(t *testing.T) {
 	wait := f.events(t)
 
 	const request = "Read the logs t1 to t8 and tell me whether they are clean."
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, request)
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text(request)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestCompactionSummarizesALongTurnAndTheTurnGoesOn(t *testing.T) {
 	}
 
 	// The next turn goes on from the summary.
-	if msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "And t9?"); err != nil || msg.Finish != agent.FinishStop {
+	if msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("And t9?")}); err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("the turn after compaction: %+v, %v", msg, err)
 	}
 	calls = f.srv.ModelCalls()
@@ -254,7 +255,7 @@ func TestContextTooLongErrorPrunesAndAsksAgain(t *testing.T) {
 		return llmtest.Step{ToolCalls: []llmtest.ToolCall{fetchLog(fmt.Sprintf("call_%d", k), fmt.Sprintf("t%d", k))}}
 	}}, tools: []tool.Tool{logTool{size: 5000}}})
 	for i := 1; i <= 4; i++ {
-		msg, err := f.svc.Prompt(context.Background(), f.sess.ID, fmt.Sprintf("check log %d", i))
+		msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text(fmt.Sprintf("check log %d", i))})
 		if err != nil || msg.Finish != agent.FinishStop {
 			t.Fatalf("turn %d: %+v, %v", i, msg, err)
 		}
@@ -304,7 +305,7 @@ func TestContextTooLongErrorInOneTurnSummarizes(t *testing.T) {
 		}
 		return llmtest.Step{ToolCalls: []llmtest.ToolCall{fetchLog("call_1", "t1")}}
 	}}, tools: []tool.Tool{logTool{size: 5000}}})
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "is t1 clean?")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("is t1 clean?")})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("%+v, %v", msg, err)
 	}
@@ -332,7 +333,7 @@ func TestContextTooLongEvenAfterCompactionFailsTheTurn(t *testing.T) {
 		return tooLong
 	}}, tools: []tool.Tool{logTool{size: 10}}})
 	wait := f.events(t)
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "hello")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("hello")})
 	if err != nil {
 		t.Fatal(err)
 	}

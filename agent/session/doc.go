@@ -10,9 +10,8 @@
 // duration, error). The service subscribes to the session's bus for the
 // front and passes it every event of the turn in order, the last one with
 // Update.Last set; that event is published only once the session is free,
-// so a front may start the next turn on it. Service.Prompt and PromptWith
-// are Run for callers that watch nothing; Service.Shell runs a command's
-// !`cmd` under the session's bash permission. A session runs at
+// so a front may start the next turn on it. Service.Shell runs a
+// command's !`cmd` under the session's bash permission. A session runs at
 // most one turn at a time: a prompt sent while a turn runs is refused with
 // ErrBusy rather than queued, because a queued prompt was written against a conversation that
 // will have moved on by the time it runs; the editor shows the running turn
@@ -31,9 +30,21 @@
 // The tools a turn offers are Options.Tools, then those Options.ToolSource
 // gives for the session (the MCP servers'), asked at the turn's start and
 // again before each model call, then task, with the turn's own
-// PromptOptions.Tools over them. When the source fails (a required MCP
+// Turn.Tools over them. When the source fails (a required MCP
 // server not ready), the turn fails with its error before the user's
 // message is stored.
+//
+// # Commands
+//
+// A prompt that starts with /name runs a command, the same in every
+// front: Service.Commands are the workspace's command files
+// (Options.Commands, read again each time) and darman's built-in ones
+// (builtin.go: /help, /clear, /compact, /model). A file's template is
+// expanded (prompt.Command.Expand) and sent to the model, while the
+// message stored and shown is what the user typed (agent.Part.Typed); the
+// editor's context (Turn.Context) is added for the model only, too. A
+// built-in command runs as a turn of its own without a model call (but
+// /compact's summary); its answer is the turn's text, not stored.
 //
 // # Sub-tasks
 //

@@ -2,13 +2,13 @@ package session_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -42,14 +42,9 @@ func TestExpandInsideTheTurn(t *testing.T) {
 	shellRules := func(o *session.Options) {
 		o.Rules = []permission.Rule{{Permission: permission.Bash, Pattern: "*", Action: permission.Ask}}
 	}
-	expandWith := func(svc *session.Service, id agent.ID) func(context.Context, string) (string, error) {
-		return func(ctx context.Context, text string) (string, error) {
-			out, err := svc.Shell(ctx, id, "echo expanded")
-			if err != nil {
-				return "", fmt.Errorf("command /%s: %w", strings.TrimPrefix(text, "/"), err)
-			}
-			return "Look: " + strings.TrimSpace(out), nil
-		}
+	look := &prompt.Command{Name: "look", Template: "Look: !`echo expanded`"}
+	run := func(f *fixture, cmd *prompt.Command) (session.Result, error) {
+		return f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Command: cmd})
 	}
 
 	t.Run("allowed", func(t *testing.T) {
@@ -57,9 +52,9 @@ func TestExpandInsideTheTurn(t *testing.T) {
 		f := newFixture(t, fixtureOptions{script: llmtest.Script{Steps: []llmtest.Step{{Text: "seen"}}}, asker: asker,
 			tools: tool.Builtins(tool.Options{NoRipgrep: true}), service: shellRules})
 		collect := f.events(t)
-		msg, err := f.svc.PromptWith(context.Background(), f.sess.ID, "/look", session.PromptOptions{Expand: expandWith(f.svc, f.sess.ID)})
+		msg, err := run(f, look)
 		if err != nil || msg.Finish != agent.FinishStop {
-			t.Fatalf("PromptWith: %+v, %v", msg, err)
+			t.Fatalf("Run: %+v, %v", msg, err)
 		}
 		var lines []string
 		for _, e := range collect() {
@@ -68,7 +63,7 @@ func TestExpandInsideTheTurn(t *testing.T) {
 			}
 		}
 		want := []string{"state running ", "state requires_action ", "permission bash ", "permission bash allow_once",
-			"state running ", "user Look: expanded", "state idle stop"}
+			"state running ", "user /look", "state idle stop"}
 		if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 			t.Errorf("events:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 		}
@@ -82,13 +77,13 @@ func TestExpandInsideTheTurn(t *testing.T) {
 		f := newFixture(t, fixtureOptions{script: llmtest.Script{}, asker: asker,
 			tools: tool.Builtins(tool.Options{NoRipgrep: true}), service: shellRules})
 		collect := f.events(t)
-		msg, err := f.svc.PromptWith(context.Background(), f.sess.ID, "/look", session.PromptOptions{Expand: expandWith(f.svc, f.sess.ID)})
-		if err != nil || msg.Finish != agent.FinishError || !strings.Contains(msg.Error, "command /look") {
-			t.Fatalf("PromptWith: %+v, %v; want a failed turn naming the command", msg, err)
+		msg, err := run(f, look)
+		if err != nil || msg.Finish != agent.FinishError || !strings.Contains(msg.Error, "echo expanded") {
+			t.Fatalf("Run: %+v, %v; want a failed turn naming the command it ran", msg, err)
 		}
 		events := collect()
 		last := events[len(events)-1]
-		if last.State != agent.StateFailed || !strings.Contains(last.Reason, "command /look") {
+		if last.State != agent.StateFailed || !strings.Contains(last.Reason, "echo expanded") {
 			t.Errorf("the last event is %s, want the failure", eventLine(last))
 		}
 		if msgs, _ := f.store.Messages(context.Background(), f.sess.ID); len(msgs) != 0 || len(f.srv.ModelCalls()) != 0 {
@@ -101,9 +96,9 @@ func TestExpandInsideTheTurn(t *testing.T) {
 		f := newFixture(t, fixtureOptions{script: llmtest.Script{}, asker: asker,
 			tools: tool.Builtins(tool.Options{NoRipgrep: true}), service: shellRules})
 		collect := f.events(t)
-		done := make(chan agent.Message, 1)
+		done := make(chan session.Result, 1)
 		go func() {
-			msg, err := f.svc.PromptWith(context.Background(), f.sess.ID, "/look", session.PromptOptions{Expand: expandWith(f.svc, f.sess.ID)})
+			msg, err := run(f, look)
 			if err != nil {
 				t.Error(err)
 			}
@@ -123,9 +118,10 @@ func TestExpandInsideTheTurn(t *testing.T) {
 	})
 
 	t.Run("empty", func(t *testing.T) {
-		f := newFixture(t, fixtureOptions{script: llmtest.Script{}})
-		msg, err := f.svc.PromptWith(context.Background(), f.sess.ID, "", session.PromptOptions{
-			Expand: func(context.Context, string) (string, error) { return " \n", nil }})
+		asker := &scriptedAsker{reply: permission.Reply{Answer: permission.AllowOnce}}
+		f := newFixture(t, fixtureOptions{script: llmtest.Script{}, asker: asker,
+			tools: tool.Builtins(tool.Options{NoRipgrep: true}), service: shellRules})
+		msg, err := run(f, &prompt.Command{Name: "blank", Template: "!`printf ' '`"})
 		if err != nil || msg.Finish != agent.FinishError || !strings.Contains(msg.Error, "empty") {
 			t.Errorf("an empty expansion: %+v, %v", msg, err)
 		}

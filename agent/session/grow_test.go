@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/darman-dev/darman/agent/session"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestLongStreamIsStoredInLinearBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Prompt(ctx, f.sess.ID, "write a lot"); err != nil {
+	if _, err := f.svc.Run(ctx, session.Turn{Session: f.sess.ID, Prompt: session.Text("write a lot")}); err != nil {
 		t.Fatal(err)
 	}
 	evs := wait()
@@ -83,7 +84,7 @@ func TestSlowStreamIsShownDeltaByDelta(t *testing.T) {
 	chunks := answerChunks(4)
 	f := setup(t, llmtest.Script{Steps: []llmtest.Step{{TextChunks: chunks, Delay: llmtest.Duration(80 * time.Millisecond)}}}, nil)
 	wait := f.events(t)
-	if _, err := f.svc.Prompt(context.Background(), f.sess.ID, "slowly"); err != nil {
+	if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("slowly")}); err != nil {
 		t.Fatal(err)
 	}
 	var shown []string
@@ -123,7 +124,7 @@ func TestRunningCommandOutputIsStoredAsItStreams(t *testing.T) {
 	ctx := context.Background()
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.svc.Prompt(ctx, f.sess.ID, "print")
+		_, err := f.svc.Run(ctx, session.Turn{Session: f.sess.ID, Prompt: session.Text("print")})
 		done <- err
 	}()
 	<-pr.printed

@@ -35,7 +35,7 @@ func history(msgs []agent.MessageWithParts) []llm.Message {
 				switch {
 				case p.Kind == agent.PartText:
 					parts = append(parts, llm.Text{Text: p.Text})
-				case p.Kind == agent.PartCompaction:
+				case p.Kind == agent.PartCompaction && !cleared(p):
 					parts = append(parts, llm.Text{Text: compactionText(p)})
 				case p.Kind == agent.PartFile && p.File != nil && strings.HasPrefix(p.File.MIME, "image/") && len(p.File.Data) > 0:
 					parts = append(parts, llm.Image{MediaType: p.File.MIME, Data: p.File.Data})

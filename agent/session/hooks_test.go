@@ -391,7 +391,7 @@ func TestPreCompactRunsBeforeSummarizing(t *testing.T) {
 		}
 		return llmtest.Step{Text: "All clean."}
 	}}, tools: []tool.Tool{logTool{size: 5000}}, models: tinyModel, service: func(o *session.Options) { o.Hooks = engine }})
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "Read the logs t1 to t8.")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("Read the logs t1 to t8.")})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("%+v %v", msg, err)
 	}

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/darman-dev/darman/agent/session"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,7 @@ func TestToolOutputCarriesDirectoryInstructionsOnce(t *testing.T) {
 		{Text: "done"},
 	}}, root: root, tools: append(tool.Builtins(tool.Options{}), p)})
 
-	if msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "look around"); err != nil || msg.Finish != agent.FinishStop {
+	if msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("look around")}); err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("%+v, %v", msg, err)
 	}
 	outputs := storedOutputs(t, f)

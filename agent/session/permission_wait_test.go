@@ -64,7 +64,7 @@ func TestPermissionAnsweredAfterThreeMinutes(t *testing.T) {
 			t.Fatal(err)
 		}
 		began := time.Now()
-		msg, err := svc.Prompt(t.Context(), sess.ID, "rewrite notes.txt")
+		msg, err := svc.Run(t.Context(), session.Turn{Session: sess.ID, Prompt: session.Text("rewrite notes.txt")})
 		if err != nil {
 			t.Fatal(err)
 		}

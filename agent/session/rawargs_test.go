@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/darman-dev/darman/agent/session"
 	"testing"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
@@ -21,7 +22,7 @@ func TestToolArgumentsGoBackAsWritten(t *testing.T) {
 	}}, nil, p)
 	for _, prompt := range []string{"probe it", "and again"} {
 		wait := f.events(t)
-		if _, err := f.svc.Prompt(context.Background(), f.sess.ID, prompt); err != nil {
+		if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text(prompt)}); err != nil {
 			t.Fatal(err)
 		}
 		wait()

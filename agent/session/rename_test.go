@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"github.com/darman-dev/darman/agent/session"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestRename(t *testing.T) {
 	}
 	// The first prompt names an untitled session only: the user's name
 	// stays.
-	if _, err := f.svc.Prompt(ctx, f.sess.ID, "say hello"); err != nil {
+	if _, err := f.svc.Run(ctx, session.Turn{Session: f.sess.ID, Prompt: session.Text("say hello")}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.store.Session(ctx, f.sess.ID)

@@ -22,14 +22,17 @@ type Turn struct {
 	// Session is the session the turn belongs to; required.
 	Session agent.ID
 	// Prompt is the user's message: typed text and the files the user
-	// attached, in order (see Part). It is the command's arguments'
-	// stand-in for the title when Command is set.
+	// attached, in order (see Part). Typed text that starts with /name
+	// runs the command of that name (Service.Commands), its arguments the
+	// rest; an unknown name is Start's *prompt.UnknownCommandError.
 	Prompt []Part
 	// Context describes where the user is (the editor's file and
 	// selection); it is added after the message, a command's expansion
 	// included. "" adds nothing.
 	Context string
-	// Command, when set, makes the message: the command's template
+	// Command, when set, is the command to run with Args, as a front's
+	// picker names it (darman.command.run), instead of Prompt's /name.
+	// A file's command makes the message: its template
 	// expanded with Args (prompt.Command.Expand) through the session's
 	// workspace, so @file reads what the session reads (an editor's
 	// unsaved buffer), with the workspace check, and !`cmd` runs under the
@@ -37,7 +40,8 @@ type Turn struct {
 	// before the turn, so a mistake in it (a missing @file) is Start's
 	// error; one with !`cmd` is expanded inside the turn, so its
 	// permission question is the turn's, and a failure ends the turn
-	// (Result.Err says why). Find it with prompt.Commands.Invocation.
+	// (Result.Err says why). Either way the message stored and shown is
+	// what was typed ("/name args"), the expansion is what the model reads.
 	Command *prompt.Command
 	Args    string
 	// Model is the "provider/model-id" this turn talks to; "" means the
@@ -197,28 +201,45 @@ func (s *Service) Run(ctx context.Context, tn Turn) (Result, error) {
 	return r.Wait(), nil
 }
 
-// Start begins one turn of tn.Session and returns while it runs; the turn
-// runs under ctx and stops when ctx is done or Cancel is called, and is
-// then recorded as cancelled. Start fails, with nothing stored or
-// published, when the prompt is empty, its model or agent unknown, the
-// session already runs a turn (ErrBusy), or a command's template does not
-// expand.
-func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
-	return s.start(ctx, tn, nil)
-}
-
 // errShellInTurn stops a command's expansion before the turn at its first
 // !`cmd`, which runs inside the turn.
 var errShellInTurn = errors.New("the command runs a shell command")
 
-func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Context, string) (string, error)) (*Running, error) {
+// Start begins one turn of tn.Session and returns while it runs; the turn
+// runs under ctx and stops when ctx is done or Cancel is called, and is
+// then recorded as cancelled. A prompt that starts with /name runs the
+// command of that name in Commands (a built-in one, or a command file's
+// template expanded), the same in every front; the message stored and
+// shown is what was typed, the model is sent the expansion. Start fails,
+// with nothing stored or published, when the prompt is empty, names a
+// command there is not (prompt.UnknownCommandError), its model or agent
+// is unknown, the session already runs a turn (ErrBusy), or a command's
+// template does not expand.
+func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
 	began := time.Now()
-	id := tn.Session
-	text := MessageText(tn.Prompt)
-	if strings.TrimSpace(text) == "" && tn.Command == nil && expand == nil && !hasImages(tn.Prompt) {
+	typed := MessageText(tn.Prompt)
+	if tn.Command == nil {
+		if _, _, ok := prompt.ParseInvocation(typed); ok {
+			cmd, args, err := s.Commands().Invocation(typed)
+			if err != nil {
+				return nil, err
+			}
+			tn.Command, tn.Args = cmd, args
+		}
+	} else {
+		typed = strings.TrimSpace("/" + tn.Command.Name + " " + tn.Args)
+	}
+	if strings.TrimSpace(typed) == "" && tn.Command == nil && !hasImages(tn.Prompt) {
 		return nil, errors.New("the prompt is empty")
 	}
-	ag, err := s.turnAgent(ctx, id, tn.Agent)
+	sess, err := s.opts.Store.Session(ctx, tn.Session)
+	if err != nil {
+		return nil, err
+	}
+	if tn.Command != nil && tn.Command.Origin == prompt.Builtin {
+		return s.startBuiltin(ctx, tn, sess, typed, began)
+	}
+	ag, err := s.turnAgent(sess, tn.Agent)
 	if err != nil {
 		return nil, err
 	}
@@ -234,32 +255,32 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 			return nil, fmt.Errorf("the turn's model %q: %w", model, err)
 		}
 	}
-	l, err := s.get(ctx, id)
+	l, err := s.get(ctx, sess.ID)
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{svc: s, live: l, id: id, modelRef: model, own: tn.Tools, expand: expand, ws: s.workspaceOf(id), label: tn.ID, agent: ag}
+	t := &turn{svc: s, live: l, id: sess.ID, modelRef: model, own: tn.Tools, ws: s.workspaceOf(sess.ID), label: tn.ID, agent: ag}
 	if s.opts.ToolSource != nil {
-		t.source = s.opts.ToolSource(id)
+		t.source = s.opts.ToolSource(sess.ID)
 	}
 	t.tools = withTools(s.tools(nil), t.own)
+	text := MessageText(tn.Prompt)
 	if tn.Command != nil {
 		cmd, args, where := *tn.Command, tn.Args, tn.Context
-		opts := t.expandOptions(id)
+		opts := t.expandOptions(sess.ID)
 		run := opts.Run
 		opts.Run = func(context.Context, string) (string, error) { return "", errShellInTurn }
 		expanded, err := cmd.Expand(ctx, args, opts)
 		switch {
 		case errors.Is(err, errShellInTurn):
 			opts.Run = run
-			t.expand = func(ctx context.Context, _ string) (string, error) {
+			t.expand = func(ctx context.Context) (string, error) {
 				out, err := cmd.Expand(ctx, args, opts)
 				if err != nil {
 					return "", err
 				}
 				return withContext(out, where), nil
 			}
-			text = strings.TrimSpace("/" + cmd.Name + " " + args)
 		case err != nil:
 			return nil, err
 		default:
@@ -268,12 +289,22 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 	} else {
 		text = withContext(text, tn.Context)
 	}
-	if err := t.prepare(ctx); err != nil {
+	if text != typed || t.expand != nil {
+		t.typed = typed
+	}
+	if err := t.prepare(sess); err != nil {
 		return nil, err
 	}
 	if err := t.takeImages(tn.Prompt); err != nil {
 		return nil, err
 	}
+	return s.launch(ctx, tn, t, text, began)
+}
+
+// launch runs the prepared turn t with text as the user's message, once
+// it has taken its session (ErrBusy when another turn has it).
+func (s *Service) launch(ctx context.Context, tn Turn, t *turn, text string, began time.Time) (*Running, error) {
+	id, l := t.id, t.live
 	tctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	if l.cancel != nil {
@@ -297,7 +328,7 @@ func (s *Service) start(ctx context.Context, tn Turn, expand func(context.Contex
 		sub = l.bus.Subscribe(subCtx)
 	}
 	s.mu.Unlock()
-	if tn.Agent != "" {
+	if tn.Agent != "" && t.builtin == nil {
 		if err := s.setSessionAgent(ctx, id, tn.Agent); err != nil {
 			s.log.Error("cannot store the session's agent", "session", id, "agent", tn.Agent, "err", err)
 		}

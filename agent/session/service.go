@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,10 +14,11 @@ import (
 	"github.com/darman-dev/darman/agent/bus"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/tool"
 )
 
-// ErrBusy is returned by Prompt when the session is already running a turn.
+// ErrBusy is returned by Start when the session is already running a turn.
 var ErrBusy = errors.New("a turn is already running in this session; cancel it or wait for it to finish")
 
 // Store is where sessions live. agent/store implements it; its methods are
@@ -113,6 +113,12 @@ type Options struct {
 	// Agents are the named agents turns and sub-tasks run (Turn.Agent,
 	// the task tool's agent); nil means the built-in build and plan.
 	Agents *agents.Catalog
+	// Commands finds the workspace's command files (prompt.LoadCommands);
+	// it is called each time a prompt names a command and each time a
+	// front lists them (Service.Commands), so a file added or changed
+	// while darman runs is seen at once. nil has none but the built-in
+	// commands.
+	Commands func() *prompt.Commands
 }
 
 // Service runs the sessions of one workspace. It is safe for concurrent use.
@@ -215,15 +221,6 @@ func (s *Service) Create(ctx context.Context, opts CreateOptions) (agent.Session
 	return sess, s.opts.Store.PutSession(ctx, sess)
 }
 
-// Subscribe returns a subscription to the session's events from now on.
-func (s *Service) Subscribe(ctx context.Context, id agent.ID) (*bus.Subscription[agent.Event], error) {
-	l, err := s.get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return l.bus.Subscribe(ctx), nil
-}
-
 // get returns the live state of a session, making it on first use.
 func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 	s.mu.Lock()
@@ -271,51 +268,6 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 	return l, nil
 }
 
-// Prompt runs one turn of the session with text as the user's message and
-// returns the last assistant message when the turn ends. The turn stops
-// when ctx is done or Cancel is called; it is then recorded as cancelled
-// and Prompt returns the message with a nil error.
-func (s *Service) Prompt(ctx context.Context, id agent.ID, text string) (agent.Message, error) {
-	return s.PromptWith(ctx, id, text, PromptOptions{})
-}
-
-// PromptOptions change how one turn runs.
-type PromptOptions struct {
-	// Model is the "provider/model-id" this turn talks to (a command's
-	// front matter picks one); "" means the session's model. The session
-	// keeps its own model for later turns.
-	Model string
-	// Expand, when set, makes the user's message inside the turn: it is
-	// given the text and returns the message to send. It is how a command
-	// template whose !`cmd` runs through Shell expands, so that the
-	// command's permission question belongs to the turn: the turn begins
-	// (its running state is published), Expand runs (a question publishes
-	// requires_action as the tools' do), and then the message is stored and
-	// published. An error ends the turn as failed before anything is
-	// stored, and a cancelled turn ends as cancelled; PromptWith then
-	// returns a message with that Finish and a nil error.
-	Expand func(ctx context.Context, text string) (string, error)
-	// Tools are this turn's own tools besides the service's (the ACP
-	// front's: the MCP servers a client named for the session, bash in
-	// the client's terminal). One with a service tool's name takes its
-	// place; the others come after the service's, in order. Sub-tasks of
-	// the turn get them too.
-	Tools []tool.Tool
-}
-
-// PromptWith is Prompt with options for this turn: Start with a Turn of
-// text, waiting for its end.
-func (s *Service) PromptWith(ctx context.Context, id agent.ID, text string, opts PromptOptions) (agent.Message, error) {
-	if strings.TrimSpace(text) == "" && opts.Expand == nil {
-		return agent.Message{}, errors.New("the prompt is empty")
-	}
-	r, err := s.start(ctx, Turn{Session: id, Prompt: Text(text), Model: opts.Model, Tools: opts.Tools}, opts.Expand)
-	if err != nil {
-		return agent.Message{}, err
-	}
-	return r.Wait().msg, nil
-}
-
 // tools are the tools a top-level turn offers: the service's, then those
 // of its source (found), then task.
 func (s *Service) tools(found []tool.Tool) []tool.Tool {
@@ -324,6 +276,19 @@ func (s *Service) tools(found []tool.Tool) []tool.Tool {
 		tools = append(tools, &taskTool{svc: s})
 	}
 	return tools
+}
+
+// SetPermissionMode sets how the session answers what its permission
+// rules leave open before anyone is asked (permission.Mode: an ACP
+// client's read-only and accept-edits modes), for its turns, sub-tasks
+// and commands from now on, the running turn's included.
+func (s *Service) SetPermissionMode(ctx context.Context, id agent.ID, m permission.Mode) error {
+	l, err := s.get(ctx, id)
+	if err != nil {
+		return err
+	}
+	l.checker.SetMode(m)
+	return nil
 }
 
 // Cancel stops the session's running turn, if any, and reports whether

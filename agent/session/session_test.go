@@ -167,7 +167,7 @@ func TestTurnWithParallelReadOnlyTools(t *testing.T) {
 	}}, nil, p)
 	wait := f.events(t)
 
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "probe twice")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("probe twice")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestMutatingToolsRunOneAtATimeInOrder(t *testing.T) {
 		}},
 		{Text: "done"},
 	}}, nil, p)
-	if _, err := f.svc.Prompt(context.Background(), f.sess.ID, "mutate"); err != nil {
+	if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("mutate")}); err != nil {
 		t.Fatal(err)
 	}
 	close(p.started)
@@ -281,16 +281,16 @@ func TestCancelMidToolLeavesSessionUsable(t *testing.T) {
 	}}, nil, p)
 	wait := f.events(t)
 	type result struct {
-		msg agent.Message
+		msg session.Result
 		err error
 	}
 	res := make(chan result, 1)
 	go func() {
-		m, err := f.svc.Prompt(context.Background(), f.sess.ID, "block please")
+		m, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("block please")})
 		res <- result{m, err}
 	}()
 	<-p.started
-	if _, err := f.svc.Prompt(context.Background(), f.sess.ID, "again"); !errors.Is(err, session.ErrBusy) {
+	if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("again")}); !errors.Is(err, session.ErrBusy) {
 		t.Fatalf("a prompt during a turn: %v, want ErrBusy", err)
 	}
 	cancelled := time.Now()
@@ -314,7 +314,7 @@ func TestCancelMidToolLeavesSessionUsable(t *testing.T) {
 		t.Fatalf("the blocked call was recorded as %s %q", tp.Status, tp.Error)
 	}
 	// The session goes on; the cancelled call is answered in the history.
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "again")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("again")})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("next turn: %+v, %v", msg, err)
 	}
@@ -339,7 +339,7 @@ func TestDoomLoopAsks(t *testing.T) {
 	same := llmtest.Step{ToolCalls: []llmtest.ToolCall{{Name: "probe", Arguments: json.RawMessage(`{"x":"same"}`)}}}
 	asker := &scriptedAsker{reply: permission.Reply{Answer: permission.RejectOnce, Message: "stop repeating"}}
 	f := setup(t, llmtest.Script{Steps: []llmtest.Step{same, same, same, {Text: "ok, something else"}}}, asker, p)
-	if _, err := f.svc.Prompt(context.Background(), f.sess.ID, "loop"); err != nil {
+	if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("loop")}); err != nil {
 		t.Fatal(err)
 	}
 	if len(asker.asked) != 1 || asker.asked[0].Permission != permission.DoomLoop {
@@ -355,7 +355,7 @@ func TestDoomLoopAsks(t *testing.T) {
 func TestModelFailureFailsTheTurn(t *testing.T) {
 	f := setup(t, llmtest.Script{Steps: []llmtest.Step{{Text: "never", Faults: []llmtest.Fault{{Kind: llmtest.FaultStatus, Status: 500, Times: -1}}}}}, nil)
 	wait := f.events(t)
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "hello")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("hello")})
 	if err != nil {
 		t.Fatal(err)
 	}

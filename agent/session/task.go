@@ -134,7 +134,7 @@ func (s *Service) runTask(ctx context.Context, env *tool.Env, in taskInput) (too
 	}
 	// The sub-task is a turn like a front's (see Start), whose events are
 	// already on the parent's bus.
-	if err := t.prepare(ctx); err != nil {
+	if err := t.prepare(child); err != nil {
 		return tool.Result{}, fmt.Errorf("task: %w", err)
 	}
 	began := time.Now()

@@ -61,7 +61,7 @@ func TestSubTaskAsksTheSourceAsItself(t *testing.T) {
 		o.ToolSource = src.forSession
 	}})
 	src.st = f.store
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "delegate")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("delegate")})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("%+v, %v", msg, err)
 	}

@@ -54,7 +54,7 @@ func TestTaskRunsASubAgentNestedUnderTheCall(t *testing.T) {
 	}}
 	f := newFixture(t, fixtureOptions{script: script, root: root, tools: tool.Builtins(tool.Options{}), service: withTasks})
 	wait := f.events(t)
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "Where is the config loaded?")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("Where is the config loaded?")})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("%+v, %v", msg, err)
 	}
@@ -158,7 +158,7 @@ func TestTaskToolSubsetAndBadInput(t *testing.T) {
 		}},
 	}}
 	f := newFixture(t, fixtureOptions{script: script, tools: tool.Builtins(tool.Options{}), service: withTasks})
-	if msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "delegate"); err != nil || msg.Finish != agent.FinishStop {
+	if msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("delegate")}); err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("%+v, %v", msg, err)
 	}
 	msgs, _ := f.store.Messages(context.Background(), f.sess.ID)
@@ -203,16 +203,16 @@ func TestCancellingTheParentCancelsTheSubTask(t *testing.T) {
 		{Match: "delegate", Steps: []llmtest.Step{{ToolCalls: []llmtest.ToolCall{taskCall("call_task", "wait", "Wait for it.")}}}},
 	}}
 	f := newFixture(t, fixtureOptions{script: script, tools: []tool.Tool{p}, service: withTasks})
-	done := make(chan agent.Message, 1)
+	done := make(chan session.Result, 1)
 	go func() {
-		msg, _ := f.svc.Prompt(context.Background(), f.sess.ID, "delegate")
+		msg, _ := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("delegate")})
 		done <- msg
 	}()
 	<-p.started // the sub-agent's tool is running
 	if !f.svc.Cancel(f.sess.ID) {
 		t.Fatal("no turn to cancel")
 	}
-	var msg agent.Message
+	var msg session.Result
 	select {
 	case msg = <-done:
 	case <-time.After(time.Second):

@@ -15,7 +15,7 @@ import (
 	"github.com/darman-dev/darman/agent/tool"
 )
 
-// turn is one run of Prompt: it owns the messages and parts it writes.
+// turn is one turn Start began, or a sub-task's: it owns the messages and parts it writes.
 type turn struct {
 	svc  *Service
 	live *live
@@ -29,8 +29,7 @@ type turn struct {
 	// source, when set, is asked for the tools that come and go (the MCP
 	// servers'), at the turn's start and before each model call.
 	source tool.Source
-	// own are the turn's own tools, over the service's
-	// (PromptOptions.Tools).
+	// own are the turn's own tools, over the service's (Turn.Tools).
 	own []tool.Tool
 	// parentCall is, in a sub-task's turn, the parent's task call: every
 	// event of the turn carries it.
@@ -42,9 +41,16 @@ type turn struct {
 	// by taskTools, limited to only when the task call named tools.
 	task bool
 	only []string
-	// expand makes the user's message once the turn has begun
-	// (PromptOptions.Expand); nil sends the text as it is.
-	expand func(ctx context.Context, text string) (string, error)
+	// expand makes the user's message once the turn has begun: a
+	// command's template that runs !`cmd`, so that its permission
+	// question is the turn's; nil sends the text as it is.
+	expand func(ctx context.Context) (string, error)
+	// typed is what the user typed when the message the model reads is
+	// not it (agent.Part.Typed); "" when it is.
+	typed string
+	// builtin, set on a built-in command's turn, is all the turn does:
+	// it returns the answer shown (see builtin.go).
+	builtin func(ctx context.Context) (string, error)
 
 	// ws is the workspace the turn's tools work on (Options.WorkspaceFor).
 	ws tool.Workspace
@@ -116,17 +122,15 @@ func (t *turn) releaseLocked() {
 // write is logged loudly but does not stop the user's work mid-stream.
 func (t *turn) save(ctx context.Context, p agent.Part) { t.putPart(ctx, p) }
 
-// prepare reads the session and finds the turn's model, before the turn
-// begins: a failure here is the caller's error, with nothing published.
-func (t *turn) prepare(ctx context.Context) error {
-	sess, err := t.svc.opts.Store.Session(ctx, t.id)
-	if err != nil {
-		return err
-	}
+// prepare takes the session as stored and finds the turn's model, before
+// the turn begins: a failure here is the caller's error, with nothing
+// published.
+func (t *turn) prepare(sess agent.Session) error {
 	t.sess = sess
 	if t.modelRef == "" {
 		t.modelRef = sess.Model
 	}
+	var err error
 	t.provider, t.model, err = t.svc.opts.Models(t.modelRef)
 	if err != nil {
 		return err
@@ -142,6 +146,9 @@ func (t *turn) prepare(ctx context.Context) error {
 // text expand makes of it) and returns the last assistant message. Its
 // last event is always published, by finish or endUnstarted.
 func (t *turn) run(ctx context.Context, text string) agent.Message {
+	if t.builtin != nil {
+		return t.runBuiltin(ctx)
+	}
 	store := t.svc.opts.Store
 	sess := t.sess
 
@@ -159,7 +166,7 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 		}
 	}
 	if t.expand != nil {
-		expanded, err := t.expand(ctx, text)
+		expanded, err := t.expand(ctx)
 		if err == nil && ctx.Err() == nil && strings.TrimSpace(expanded) == "" {
 			err = errors.New("the prompt is empty once expanded")
 		}
@@ -177,8 +184,12 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 	if err := store.PutMessage(ctx, user); err != nil {
 		return t.endUnstarted(ctx, fmt.Errorf("storing the user's message: %w", err))
 	}
+	shown := text
+	if t.typed != "" {
+		shown = t.typed
+	}
 	if strings.TrimSpace(text) != "" || len(t.images) == 0 {
-		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text})
+		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text, Typed: t.typed})
 	}
 	for _, c := range added {
 		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: c})
@@ -192,11 +203,11 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 	if sess.Title == "" {
 		t.updateSession(ctx, func(s *agent.Session) {
 			if s.Title == "" { // not renamed meanwhile
-				s.Title = titleOf(text)
+				s.Title = titleOf(shown)
 			}
 		})
 	}
-	t.publish(agent.Event{Kind: agent.EventUserMessage, MessageID: user.ID, Text: text, Images: images})
+	t.publish(agent.Event{Kind: agent.EventUserMessage, MessageID: user.ID, Text: shown, Images: images})
 	if !begun {
 		t.publish(agent.Event{Kind: agent.EventState, State: agent.StateRunning})
 	}

@@ -16,11 +16,11 @@ import (
 	"github.com/darman-dev/darman/agent/tool"
 )
 
-// TestPromptOptionsToolsAreTheTurnsOwn: a turn's extra tools are
+// TestTurnToolsAreTheTurnsOwn: a turn's extra tools are
 // offered besides the service's, one with a service tool's name takes its
 // place (and is the one that runs), and the next plain turn is back to the
 // service's tools.
-func TestPromptOptionsToolsAreTheTurnsOwn(t *testing.T) {
+func TestTurnToolsAreTheTurnsOwn(t *testing.T) {
 	shared := &probe{name: "look"}
 	f := setup(t, llmtest.Script{Steps: []llmtest.Step{
 		{ToolCalls: []llmtest.ToolCall{{Name: "look", Arguments: json.RawMessage(`{"x":"1"}`)}}},
@@ -29,10 +29,10 @@ func TestPromptOptionsToolsAreTheTurnsOwn(t *testing.T) {
 	}}, nil, shared)
 	own := &probe{name: "look"}
 	extra := &probe{name: "session_only"}
-	if _, err := f.svc.PromptWith(context.Background(), f.sess.ID, "look around", session.PromptOptions{Tools: []tool.Tool{own, extra}}); err != nil {
+	if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("look around"), Tools: []tool.Tool{own, extra}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Prompt(context.Background(), f.sess.ID, "again"); err != nil {
+	if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("again")}); err != nil {
 		t.Fatal(err)
 	}
 	calls := f.srv.ModelCalls()
@@ -104,7 +104,7 @@ func TestToolSourceIsAskedEveryStep(t *testing.T) {
 		{Text: "back"},
 	}}, tools: []tool.Tool{&probe{name: "builtin"}}, service: func(o *session.Options) { o.ToolSource = src.forSession }})
 
-	if msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "first"); err != nil || msg.Finish != agent.FinishStop {
+	if msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("first")}); err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("first turn: %+v, %v", msg, err)
 	}
 	calls := f.srv.ModelCalls()
@@ -123,7 +123,7 @@ func TestToolSourceIsAskedEveryStep(t *testing.T) {
 
 	src.set(errors.New("mcp server db (required): handshake timeout: no answer within 5s"))
 	before, _ := f.store.Messages(context.Background(), f.sess.ID)
-	msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "second")
+	msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("second")})
 	if err != nil || msg.Finish != agent.FinishError || !strings.Contains(msg.Error, "mcp server db (required): handshake timeout") {
 		t.Fatalf("a turn whose source fails: %+v, %v; want a failed turn naming the server", msg, err)
 	}
@@ -133,7 +133,7 @@ func TestToolSourceIsAskedEveryStep(t *testing.T) {
 	}
 
 	src.set(nil, adds)
-	if msg, err := f.svc.Prompt(context.Background(), f.sess.ID, "third"); err != nil || msg.Finish != agent.FinishStop {
+	if msg, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("third")}); err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("the turn after the source recovered: %+v, %v", msg, err)
 	}
 	src.mu.Lock()

@@ -32,7 +32,7 @@ func (s *Store) Fork(ctx context.Context, id, at agent.ID) (agent.Session, strin
 	var text []string
 	for _, p := range e.Messages[cut].Parts {
 		if p.Kind == agent.PartText {
-			text = append(text, p.Text)
+			text = append(text, p.Shown())
 		}
 	}
 	now := time.Now().UTC()

@@ -66,7 +66,7 @@ func (p *printer) f(format string, a ...any) {
 func (p *printer) textPart(part agent.Part) {
 	switch part.Kind {
 	case agent.PartText:
-		p.f("%s\n", strings.TrimRight(part.Text, "\n"))
+		p.f("%s\n", strings.TrimRight(part.Shown(), "\n"))
 	case agent.PartReasoning:
 		p.f("%s\n", indent(strings.TrimRight(part.Text, "\n"), "  ┊ "))
 	case agent.PartTool:
@@ -87,7 +87,7 @@ func (p *printer) textPart(part agent.Part) {
 func (p *printer) markdownPart(part agent.Part) {
 	switch part.Kind {
 	case agent.PartText:
-		p.f("%s\n\n", strings.TrimRight(part.Text, "\n"))
+		p.f("%s\n\n", strings.TrimRight(part.Shown(), "\n"))
 	case agent.PartReasoning:
 		p.f("<details><summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimRight(part.Text, "\n"))
 	case agent.PartTool:

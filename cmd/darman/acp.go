@@ -91,7 +91,6 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 			Model:      w.Model,
 			Models:     w.Models,
 			CheckModel: w.CheckModel,
-			Commands:   w.Commands(),
 			// The bash that runs background commands for a client whose
 			// terminal runs the others.
 			Bash:   w.Bash(),

@@ -166,8 +166,6 @@ func (a *app) startLSPAgent(log *slog.Logger) func(context.Context, lsp.Setup) (
 			Sessions:      w.Sessions(),
 			Store:         w.Store(),
 			Model:         w.Model,
-			Commands:      w.Commands(),
-			LoadCommands:  w.Commands,
 			PromptActions: promptActions(cfg.CodeActions),
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
 			Status:        w.Status,

@@ -71,7 +71,7 @@ func TestMCPServerAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := rt.sessions.Prompt(context.Background(), sess.ID, "delegate the ping")
+	msg, err := rt.sessions.Run(context.Background(), session.Turn{Session: sess.ID, Prompt: session.Text("delegate the ping")})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("the turn: %+v, %v", msg, err)
 	}

@@ -164,7 +164,7 @@ func TestEditorAgentSeesMCPServersAsTheyChange(t *testing.T) {
 
 	turn := func(text string) {
 		t.Helper()
-		msg, err := rt.sessions.Prompt(context.Background(), id, text)
+		msg, err := rt.sessions.Run(context.Background(), session.Turn{Session: id, Prompt: session.Text(text)})
 		if err != nil || msg.Finish != agent.FinishStop {
 			t.Fatalf("turn %q: %+v, %v", text, msg, err)
 		}
@@ -202,7 +202,7 @@ func TestEditorAgentSeesMCPServersAsTheyChange(t *testing.T) {
 func TestEditorAgentFailsTheTurnWhileARequiredServerIsNotReady(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "unreachable"}}})
 	rt, id, _ := mcpAgent(t, srv, config.MCPServer{Required: true, Timeout: 300 * time.Millisecond})
-	msg, err := rt.sessions.Prompt(context.Background(), id, "hello")
+	msg, err := rt.sessions.Run(context.Background(), session.Turn{Session: id, Prompt: session.Text("hello")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/permission"
-	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
@@ -205,14 +204,6 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if ta != nil {
 		asker, gate = ta, ta
 	}
-	// An unknown command fails before anything is made.
-	var command *prompt.Command
-	var cmdArgs string
-	if _, _, ok := prompt.ParseInvocation(o.prompt); ok {
-		if command, cmdArgs, err = workspaceCommands(root, cfg.WorkspaceTrusted).Invocation(o.prompt); err != nil {
-			return err
-		}
-	}
 	notices := func(level, text string) {
 		if level != "info" {
 			fmt.Fprintf(a.stderr, "! %s\n", text)
@@ -226,6 +217,12 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	}
 	defer w.Close()
 	svc, m := w.Sessions(), w.models
+	// An unknown command fails before a session is made for it; the turn
+	// runs a known one (Service.Start finds it, as in every front).
+	command, _, err := svc.Commands().Invocation(o.prompt)
+	if err != nil {
+		return err
+	}
 	if st := w.sandbox.Status(); (!st.Active() || len(st.Missing) > 0) && st.Mode != sandbox.Off {
 		fmt.Fprintln(a.stderr, "darman: "+st.Summary())
 	}
@@ -250,7 +247,7 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if strings.TrimSpace(o.prompt) != "" {
 		parts = session.Text(o.prompt)
 	}
-	tn := session.Turn{Session: id, Prompt: append(parts, o.images...), Command: command, Args: cmdArgs, Events: r.Render, Agent: o.agent}
+	tn := session.Turn{Session: id, Prompt: append(parts, o.images...), Events: r.Render, Agent: o.agent}
 	res, err := svc.Run(ctx, tn)
 	if err != nil {
 		if command != nil {

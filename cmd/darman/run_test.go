@@ -247,10 +247,47 @@ func TestRunExpandsACommand(t *testing.T) {
 	if calls[0].Model != "claude-opus-4-1" {
 		t.Errorf("the turn ran on %q, want the command's claude-opus-4-1", calls[0].Model)
 	}
-	var list []struct{ Model string }
+	var list []struct{ ID, Model, Title string }
 	json.Unmarshal([]byte(e.ok("sessions", "list", "--json")), &list)
-	if len(list) != 1 || list[0].Model != "anthropic/claude-sonnet-4-5" {
-		t.Errorf("sessions after the command: %+v", list)
+	if len(list) != 1 || list[0].Model != "anthropic/claude-sonnet-4-5" || list[0].Title != "/review calc.go error handling" {
+		t.Fatalf("sessions after the command: %+v", list)
+	}
+	// The transcript shows what the user typed, not the expansion.
+	if show := e.ok("sessions", "show", list[0].ID); !strings.Contains(show, "/review calc.go error handling") || strings.Contains(show, "Review calc.go with care.") {
+		t.Errorf("sessions show:\n%s\nwant the typed command, not its expansion", show)
+	}
+	// A fork at it gives back what was typed, to edit and send again.
+	var exp struct {
+		Messages []struct{ Message struct{ ID, Role string } }
+	}
+	json.Unmarshal([]byte(e.ok("sessions", "export", list[0].ID)), &exp)
+	var forked struct{ Prompt string }
+	json.Unmarshal([]byte(e.ok("sessions", "fork", list[0].ID, exp.Messages[0].Message.ID, "--json")), &forked)
+	if forked.Prompt != "/review calc.go error handling" {
+		t.Errorf("the fork's prompt is %q, want the typed command", forked.Prompt)
+	}
+}
+
+// TestRunBuiltinCommands: darman run runs darman's built-in commands as
+// the editors do: /help answers with the commands without calling the
+// model, /model switches the session's model for the turns after.
+func TestRunBuiltinCommands(t *testing.T) {
+	e := newEnv(t)
+	e.write(".darman/command/review.md", reviewCommand)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "On haiku."}}})
+	out, errs, code := e.run("run", "/help")
+	if code != 0 || !strings.Contains(out, "/review FILE [FOCUS] — Review a file") || !strings.Contains(out, "/clear") {
+		t.Fatalf("darman run /help: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if out, errs, code := e.run("run", "-c", "/model", "anthropic/claude-haiku-4-5"); code != 0 || !strings.Contains(out, "claude-haiku-4-5 from now on") {
+		t.Fatalf("darman run /model: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if n := len(srv.ModelCalls()); n != 0 {
+		t.Fatalf("the built-in commands called the model %d times", n)
+	}
+	e.ok("run", "-c", "hello")
+	if calls := srv.ModelCalls(); len(calls) != 1 || calls[0].Model != "claude-haiku-4-5" {
+		t.Errorf("after /model the turn went to %+v", calls)
 	}
 }
 
@@ -276,9 +313,9 @@ func TestRunUnknownCommandListsTheCommands(t *testing.T) {
 	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "It is on PATH."}}})
 
 	_, errs, code := e.run("run", "/revue", "calc.go")
-	want := "unknown command /revue; the commands here are:\n  /git:commit\n  /review FILE [FOCUS]  — Review a file\n"
-	if code != 1 || !strings.Contains(errs, want) {
-		t.Fatalf("exit %d, stderr:\n%s\nwant it to contain:\n%s", code, errs, want)
+	want := "unknown command /revue; the commands here are:\n  /clear  — Start the conversation afresh"
+	if code != 1 || !strings.Contains(errs, want) || !strings.Contains(errs, "\n  /git:commit\n") || !strings.Contains(errs, "\n  /review FILE [FOCUS]  — Review a file\n") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant it to contain:\n%s, /git:commit and /review", code, errs, want)
 	}
 	if n := len(srv.ModelCalls()); n != 0 {
 		t.Errorf("%d model calls for an unknown command", n)

@@ -190,6 +190,7 @@ func (w *workspace) newSessions(o workspaceOptions, hooks *hook.Engine) (*sessio
 		Hooks:       sessionHooks(hooks),
 		Checkpoints: sessionCheckpoints(w.checkpoints),
 		Agents:      catalog,
+		Commands:    w.Commands,
 	})
 }
 

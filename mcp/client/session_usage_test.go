@@ -66,13 +66,13 @@ func TestSamplingIsChargedToTheCallingSession(t *testing.T) {
 	if err := m.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	sub, err := svc.Subscribe(context.Background(), sess.ID)
-	if err != nil {
-		t.Fatal(err)
+	sampled := false
+	events := func(u session.Update) {
+		if e := u.Event; e.Kind == agent.EventUsage && e.Usage != nil && *e.Usage == (agent.Usage{Input: 21, Output: 4}) {
+			sampled = true
+		}
 	}
-	defer sub.Unsubscribe()
-
-	msg, err := svc.Prompt(context.Background(), sess.ID, "ask the server")
+	msg, err := svc.Run(context.Background(), session.Turn{Session: sess.ID, Prompt: session.Text("ask the server"), Events: events})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("the turn: %+v, %v", msg, err)
 	}
@@ -82,16 +82,6 @@ func TestSamplingIsChargedToTheCallingSession(t *testing.T) {
 	}
 	if got.Usage.Input != 221 || got.Usage.Output != 24 {
 		t.Errorf("the session's usage is %+v; want the turn's 200 in, 20 out and the sampling's 21 in, 4 out", got.Usage)
-	}
-	sampled := false
-events:
-	for d := range sub.C() {
-		switch e := d.Event; {
-		case e.Kind == agent.EventUsage && e.Usage != nil && *e.Usage == (agent.Usage{Input: 21, Output: 4}):
-			sampled = true
-		case e.Kind == agent.EventState && e.State == agent.StateIdle:
-			break events
-		}
 	}
 	if !sampled {
 		t.Error("no usage event on the session's bus for the sampling")

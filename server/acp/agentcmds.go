@@ -42,26 +42,21 @@ func (ls *liveSession) agentCommands() []availableCommand {
 	return out
 }
 
-// shadowed reports whether a workspace or checkpoint command has name.
+// shadowed reports whether a workspace, built-in or checkpoint command
+// has name.
 func (ls *liveSession) shadowed(name string) bool {
-	if ls.ag().Commands != nil {
-		if _, ok := ls.ag().Commands.Get(name); ok {
-			return true
-		}
+	if _, ok := ls.ag().Sessions.Commands().Get(name); ok {
+		return true
 	}
 	return slices.ContainsFunc(ls.checkpointCommandsOf(), func(c availableCommand) bool { return c.Name == name })
 }
 
 // commands are every command the session offers, for
-// available_commands_update: the workspace's, the checkpoint commands and
-// the agents.
+// available_commands_update: the workspace's and the built-in ones, the
+// checkpoint commands and the agents.
 func (ls *liveSession) commands() []availableCommand {
-	var list []prompt.Command
-	if ls.ag().Commands != nil {
-		list = ls.ag().Commands.List()
-	}
 	out := []availableCommand{}
-	for _, c := range list {
+	for _, c := range ls.ag().Sessions.Commands().List() {
 		ac := availableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {
 			ac.Description = "the workspace's /" + c.Name + " command"

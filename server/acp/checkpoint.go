@@ -31,13 +31,11 @@ func (ls *liveSession) checkpointCommandsOf() []availableCommand {
 		return nil
 	}
 	var out []availableCommand
+	cmds := ls.ag().Sessions.Commands()
 	for _, c := range checkpointCommands {
-		if ls.ag().Commands != nil {
-			if _, shadowed := ls.ag().Commands.Get(c.Name); shadowed {
-				continue
-			}
+		if _, shadowed := cmds.Get(c.Name); !shadowed {
+			out = append(out, c)
 		}
-		out = append(out, c)
 	}
 	return out
 }

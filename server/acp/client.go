@@ -84,16 +84,10 @@ func looksBinary(b []byte) bool {
 	return bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0
 }
 
-// errReadOnly is why a read-only session does not write.
-var errReadOnly = errors.New("the session is in read-only mode: darman does not change files in it. Tell the user what you would change, or ask them to switch the mode")
-
 // WriteFile writes through the client when it offers fs/write_text_file,
 // else to the disk.
 func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) error {
 	ls := w.session()
-	if ls != nil && ls.currentMode() == modeReadOnly {
-		return errReadOnly
-	}
 	if ls == nil || !w.s.caps().FS.WriteTextFile {
 		return w.disk.WriteFile(ctx, path, content)
 	}
@@ -107,17 +101,13 @@ func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) 
 	return nil
 }
 
-// Remove deletes a file from the disk (ACP has no delete), unless the
-// session is read-only.
+// Remove deletes a file from the disk (ACP has no delete).
 func (w *workspace) Remove(ctx context.Context, path string) error {
-	if ls := w.session(); ls != nil && ls.currentMode() == modeReadOnly {
-		return errReadOnly
-	}
 	return w.disk.Remove(ctx, path)
 }
 
-// asker asks the user of one session with session/request_permission,
-// after the session's mode had its say (Setup.AskerFor).
+// asker asks the user of one session with session/request_permission
+// (Setup.AskerFor) what the session's mode left open (permission.Mode).
 type asker struct {
 	s  *Server
 	id agent.ID
@@ -143,16 +133,6 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 	var n int
 	if !a.outsideTurns {
 		order, n = ls.question()
-	}
-	switch ls.currentMode() {
-	case modeReadOnly:
-		return permission.Reply{Answer: permission.RejectOnce, Message: "the session is in read-only mode; tell the user what you would do instead"}, nil
-	case modeAcceptEdits:
-		// The mode answers darman's own caution about edits, not the
-		// user's rule asking for them (Request.AskedBy).
-		if (req.Permission == permission.Edit || req.Permission == permission.Write) && len(req.AskedBy) == 0 {
-			return permission.Reply{Answer: permission.AllowOnce}, nil
-		}
 	}
 	title := req.Title
 	if title == "" {

@@ -24,10 +24,6 @@ func invalidParams(format string, a ...any) *Error {
 	return &Error{Code: codeInvalidParams, Message: fmt.Sprintf(format, a...)}
 }
 
-// afterReply runs f once the answer to the request ctx belongs to is
-// written, if it is a success; outside a request it runs f now.
-func afterReply(ctx context.Context, f func()) { rpc.AfterReply(ctx, f) }
-
 // conn is the connection to the client: server/rpc's engine speaking ACP
 // (newline-delimited JSON-RPC 2.0, $/cancel_request). It lives for one
 // Serve.

@@ -202,6 +202,9 @@ func start(t testing.TB, o options) *env {
 				Tools:        tools,
 				Rules:        rules,
 				AskerFor:     setup.AskerFor,
+				Commands: func() *prompt.Commands {
+					return prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false }))
+				},
 			})
 			if err != nil {
 				return nil, err
@@ -221,7 +224,6 @@ func start(t testing.TB, o options) *env {
 					}
 					return nil
 				},
-				Commands: prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false })),
 			}, nil
 		},
 	})

@@ -53,6 +53,13 @@ type Sessions interface {
 	// and returns once it has ended and tn.Events has had its last event.
 	Run(ctx context.Context, tn session.Turn) (session.Result, error)
 	Cancel(id agent.ID) bool
+	// Commands are the commands a prompt runs by /name (the built-in ones
+	// and the workspace's files, read again now), offered as slash
+	// commands; Run runs them.
+	Commands() *prompt.Commands
+	// SetPermissionMode makes the session's permission checker answer
+	// as its mode says (read_only, accept_edits).
+	SetPermissionMode(ctx context.Context, id agent.ID, m permission.Mode) error
 }
 
 // Store reads and updates stored sessions. *store.Store implements it.
@@ -78,9 +85,6 @@ type Agent struct {
 	// CheckModel says whether a "provider/model-id" can be used; nil
 	// accepts any.
 	CheckModel func(ref string) error
-	// Commands are the workspace's commands (.darman/command/*.md),
-	// offered as slash commands; nil means none.
-	Commands *prompt.Commands
 	// Bash is the service's own bash tool, which runs the background
 	// commands of a client whose terminal runs the others; nil keeps bash
 	// in darman's process tree for such a client too.
@@ -293,12 +297,9 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
 	s.mu.Unlock()
-	if s.opts.Initialized != nil {
-		afterReply(ctx, s.opts.Initialized)
-	}
 	// A client that asks for another version gets the one darman speaks,
 	// as the protocol says; it disconnects if it cannot speak it.
-	return map[string]any{
+	return rpc.Then{After: s.opts.Initialized, Result: map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"agentCapabilities": map[string]any{
 			"loadSession": true,
@@ -310,7 +311,7 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 		},
 		"authMethods": []any{},
 		"agentInfo":   map[string]string{"name": "darman", "title": "darman", "version": s.opts.Version},
-	}, nil
+	}}, nil
 }
 
 // authenticate succeeds: darman has no login of its own; the model
@@ -514,9 +515,9 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	s.afterReply(ctx, ls)
-	afterReply(ctx, func() { s.tellTrust(ctx, e, ls) })
-	return withMeta(ag, map[string]any{"sessionId": sess.ID, "modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}), nil
+	known := s.known(ls)
+	return rpc.Then{Result: withMeta(ag, map[string]any{"sessionId": sess.ID, "modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}),
+		After: func() { known(); s.tellTrust(ctx, e, ls) }}, nil
 }
 
 func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, error) {
@@ -569,22 +570,20 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	for _, u := range historyUpdates(msgs, blob) {
 		ls.send(u)
 	}
-	s.afterReply(ctx, ls)
-	return withMeta(ag, map[string]any{"modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}), nil
+	return rpc.Then{Result: withMeta(ag, map[string]any{"modes": ls.modeState(), "configOptions": ls.configOptions(ctx)}), After: s.known(ls)}, nil
 }
 
-// afterReply sends what a client learns about a session once it knows
-// the session: the commands it may run.
-func (s *Server) afterReply(ctx context.Context, ls *liveSession) {
+// known watches the session's agent files, and returns what the client
+// learns about the session once it knows it (after the answer that names
+// it): the commands it may run.
+func (s *Server) known(ls *liveSession) func() {
 	s.watchAgents(ls.entry)
 	out := ls.commands()
-	if len(out) == 0 {
-		return
+	return func() {
+		if len(out) > 0 {
+			ls.send(update{SessionUpdate: "available_commands_update", AvailableCommands: out})
+		}
 	}
-	// After the answer: a client learns the session's id from it.
-	afterReply(ctx, func() {
-		ls.send(update{SessionUpdate: "available_commands_update", AvailableCommands: out})
-	})
 }
 
 type listParams struct {

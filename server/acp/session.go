@@ -12,8 +12,11 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
+	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/rpc"
 )
 
 // The permission modes a session offers. They decide how the questions
@@ -28,6 +31,17 @@ const (
 	// even where a rule allows it.
 	modeReadOnly = "read_only"
 )
+
+// permissionMode is the permission core's mode of a session mode.
+func permissionMode(id string) permission.Mode {
+	switch id {
+	case modeAcceptEdits:
+		return permission.ModeAcceptEdits
+	case modeReadOnly:
+		return permission.ModeReadOnly
+	}
+	return permission.ModeAsk
+}
 
 var modes = []struct{ id, name, description string }{
 	{modeAsk, "Ask", "Ask before editing files, running commands that change things, or calling MCP tools (darman's permission rules)"},
@@ -82,6 +96,10 @@ func (ls *liveSession) adopt(ctx context.Context) {
 	moved := !ls.running && ls.cur.CompareAndSwap(ls.ag(), now)
 	ls.mu.Unlock()
 	if moved {
+		// The new agent's permission checker takes the session's mode.
+		if err := now.Sessions.SetPermissionMode(ctx, ls.id, permissionMode(ls.currentMode())); err != nil {
+			ls.s.log.Warn("acp: the session's mode did not follow it to the trusted agent", "session", ls.id, "err", err)
+		}
 		ls.agentsChanged(ctx)
 	}
 }
@@ -92,6 +110,9 @@ func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess ag
 	s.mu.Lock()
 	ls.cur.Store(e.agent) // set under s.mu
 	s.mu.Unlock()
+	if err := e.agent.Sessions.SetPermissionMode(ctx, sess.ID, permissionMode(mode)); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
 	if len(servers) > 0 {
 		if s.opts.BindMCP == nil {
 			return nil, invalidParams("%s: this darman does not bind MCP servers per session", method)
@@ -256,10 +277,9 @@ func (s *Server) setMode(ctx context.Context, params json.RawMessage) (any, erro
 	// The options as this change left them, not as they are when the
 	// answer is out: the client may have changed them again by then.
 	opts := ls.configOptions(ctx)
-	afterReply(ctx, func() {
+	return rpc.Then{Result: map[string]any{}, After: func() {
 		ls.send(update{SessionUpdate: "config_option_update", ConfigOptions: opts})
-	})
-	return map[string]any{}, nil
+	}}, nil
 }
 
 func (ls *liveSession) setMode(ctx context.Context, method, id string) error {
@@ -270,6 +290,9 @@ func (ls *liveSession) setMode(ctx context.Context, method, id string) error {
 		return invalidParams("%s: mode %q is not one of %s", method, id, strings.Join(ls.modeIDs(), ", "))
 	}
 	if err := ls.setAgent(ctx, agents.Build); err != nil {
+		return err
+	}
+	if err := ls.ag().Sessions.SetPermissionMode(ctx, ls.id, permissionMode(id)); err != nil {
 		return err
 	}
 	ls.mu.Lock()
@@ -295,12 +318,13 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	if err := json.Unmarshal(p.Value, &value); err != nil {
 		return nil, invalidParams("session/set_config_option: %s takes a value id (a string), not %s", p.ConfigID, p.Value)
 	}
+	var after func() // once the answer is out
 	switch p.ConfigID {
 	case "mode":
 		if err := ls.setMode(ctx, "session/set_config_option", value); err != nil {
 			return nil, err
 		}
-		afterReply(ctx, func() { ls.send(update{SessionUpdate: "current_mode_update", CurrentModeID: value}) })
+		after = func() { ls.send(update{SessionUpdate: "current_mode_update", CurrentModeID: value}) }
 	case "model":
 		if value == "" {
 			return nil, invalidParams(`session/set_config_option: model takes a "provider/model-id"`)
@@ -321,7 +345,7 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	default:
 		return nil, invalidParams("session/set_config_option: darman has no option %q (it has model and mode)", p.ConfigID)
 	}
-	return map[string]any{"configOptions": ls.configOptions(ctx)}, nil
+	return rpc.Then{Result: map[string]any{"configOptions": ls.configOptions(ctx)}, After: after}, nil
 }
 
 // cancel stops a session's turn; the turn's session/prompt answers
@@ -370,14 +394,9 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	case done:
 		return map[string]string{"stopReason": "end_turn"}, nil
 	}
+	// A prompt that starts with /name runs the command (Sessions.Run
+	// finds it, as every front's).
 	tn := session.Turn{Session: ls.id, Prompt: parts, Agent: ls.turnAgent()}
-	// A prompt that starts with /name runs the workspace's command, read
-	// as darman run reads it.
-	cmd, args, err := ls.ag().Commands.Invocation(session.MessageText(parts))
-	if err != nil {
-		return nil, invalidParams("session/prompt: %v", err)
-	}
-	tn.Command, tn.Args = cmd, args
 	ls.mu.Lock()
 	if ls.running {
 		ls.mu.Unlock()
@@ -414,9 +433,12 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		}
 	}
 	res, err := ls.ag().Sessions.Run(ctx, tn)
+	if errors.Is(err, prompt.ErrUnknownCommand) {
+		return nil, invalidParams("session/prompt: %v", err)
+	}
 	if err != nil {
-		if tn.Command != nil {
-			return nil, fmt.Errorf("/%s: %w", tn.Command.Name, err)
+		if name, _, ok := prompt.ParseInvocation(session.MessageText(parts)); ok {
+			return nil, fmt.Errorf("/%s: %w", name, err)
 		}
 		return nil, err
 	}

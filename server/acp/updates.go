@@ -244,7 +244,7 @@ func historyUpdates(msgs []agent.MessageWithParts, blob func(key string) ([]byte
 			case acpupdate.ToolCall:
 				out = append(out, toolUpdate(kind, p.Tool, ""))
 			default:
-				out = append(out, update{SessionUpdate: kind, Content: text(p.Text)})
+				out = append(out, update{SessionUpdate: kind, Content: text(p.Shown())})
 			}
 		}
 		if acpupdate.WasInterrupted(m) {

@@ -221,6 +221,11 @@ func TestWireTurn(t *testing.T) {
 	})
 	w.Step("session/new")
 	id := e.newSession()
+	// The session's commands (darman's built-in ones) come after the
+	// answer.
+	e.client.Await(0, "available_commands_update", func(n note) bool {
+		return strings.Contains(string(n.Params), "available_commands_update")
+	})
 	w.Step("session/prompt")
 	e.prompt(id, "write hello to out.txt")
 	w.Step("options")
@@ -231,8 +236,12 @@ func TestWireTurn(t *testing.T) {
 		return strings.Contains(string(n.Params), "config_option_update")
 	})
 	w.Step("session/load")
+	from := e.client.Count()
 	e.client.MustCall("session/load", map[string]any{"sessionId": id, "cwd": e.root, "mcpServers": []any{}}, &r)
 	e.client.MustCall("session/list", map[string]any{"cwd": e.root}, &r)
+	e.client.Await(from, "available_commands_update", func(n note) bool {
+		return strings.Contains(string(n.Params), "available_commands_update")
+	})
 	golden(t, "turn", w.transcript(`
 A session's life over the wire, as a client offering fs/* sees it: the
 handshake, session/new, a turn whose write is asked about (allowed once) and

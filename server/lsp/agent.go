@@ -61,6 +61,10 @@ type Sessions interface {
 	Cancel(id agent.ID) bool
 	// Rename sets a session's title.
 	Rename(ctx context.Context, id agent.ID, title string) error
+	// Commands are the commands a prompt runs by /name, the built-in ones
+	// and the workspace's files read again now: darman.command.list and
+	// .run ask, and code actions offer the ones last found.
+	Commands() *prompt.Commands
 }
 
 // Store reads and deletes stored sessions. *store.Store implements it.
@@ -88,15 +92,6 @@ type Agent struct {
 	// Model picks the "provider/model-id" of a session the client creates
 	// without naming one. Required.
 	Model func(ctx context.Context) (string, error)
-	// Commands are the workspace's commands (.darman/command/*.md, …),
-	// offered as code actions and run by darman.command.run; nil means none.
-	Commands *prompt.Commands
-	// LoadCommands finds the workspace's commands again. darman.command.list
-	// and darman.command.run call it, so that a command file added or
-	// changed since the agent started counts; code actions, which must not
-	// wait on the disk, offer the commands last found. Nil means Commands
-	// does not change.
-	LoadCommands func() *prompt.Commands
 	// PromptActions are the selection's code actions from the configuration
 	// file; nil means DefaultPromptActions. The editor's own settings win.
 	PromptActions []PromptAction

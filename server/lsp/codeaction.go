@@ -10,6 +10,7 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/lsp/text"
 	"github.com/darman-dev/darman/server/rpc"
@@ -133,9 +134,12 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 		add(protocol.CodeActionKindSource, handoffTitle(id), handoffCommand(id))
 	}
 
-	if a, err := s.agent.peek(); err == nil && s.knownCommands(a) != nil {
+	if a, err := s.agent.peek(); err == nil {
 		r := p.Range
 		for _, c := range s.knownCommands(a).List() {
+			if c.Origin == prompt.Builtin {
+				continue // about the session, not the selection
+			}
 			title := "darman: /" + c.Name
 			args := map[string]any{"name": c.Name, "context": promptContext{URI: uri, Range: &r}}
 			add(protocol.CodeActionKindSource, title, protocol.Command{Title: title, Command: "darman.command.run", Arguments: []any{args}})

@@ -12,6 +12,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
@@ -99,6 +100,10 @@ type promptArgs struct {
 	Agent     string         `json:"agent,omitempty"`
 	// Images are attached to the prompt (image.go).
 	Images []promptImage `json:"images,omitempty"`
+	// Handoff, with SessionID and no Prompt, is the plan → build
+	// hand-off (the panel's "Build it"): the build agent is sent the
+	// server's hand-off prompt in the session that holds the plan.
+	Handoff bool `json:"handoff,omitempty"`
 	// References are files, folders and editor text attached by name
 	// (references.go).
 	References []promptReference `json:"references,omitempty"`
@@ -113,6 +118,12 @@ func (s *Server) cmdPrompt(ctx context.Context, arg json.RawMessage) (any, error
 	var a promptArgs
 	if err := args("darman.prompt", arg, &a); err != nil {
 		return nil, err
+	}
+	if a.Handoff {
+		if a.SessionID == "" || a.Prompt != "" || a.Agent != "" && a.Agent != agents.Build {
+			return nil, rpc.InvalidParams("darman.prompt: handoff sends the plan of the session named by sessionId to build; it takes no prompt and no other agent")
+		}
+		a.Prompt, a.Agent = handoffPrompt, agents.Build
 	}
 	if strings.TrimSpace(a.Prompt) == "" && len(a.Images) == 0 {
 		return nil, rpc.InvalidParams("darman.prompt: prompt is required: the text to send to the agent")
@@ -151,13 +162,8 @@ func (s *Server) prompt(ctx context.Context, id, model string, tn session.Turn, 
 		if sid, err = s.newSession(ctx, ag, "", model); err != nil {
 			return nil, err
 		}
-	} else {
-		if sid, err = sessionArg(id); err != nil {
-			return nil, rpc.InvalidParams("%v", err)
-		}
-		if _, err := ag.Store.Session(ctx, sid); err != nil {
-			return nil, err
-		}
+	} else if sid, err = sessionArg(id); err != nil {
+		return nil, rpc.InvalidParams("%v", err)
 	}
 	// With an existing session, tn.Model runs this turn on another model;
 	// the session keeps its own for the turns after.
@@ -438,10 +444,8 @@ func (s *Server) cmdCommandList(ctx context.Context, arg json.RawMessage) (any, 
 		return nil, err
 	}
 	out := []commandInfo{}
-	if cmds := s.loadCommands(ag); cmds != nil {
-		for _, c := range cmds.List() {
-			out = append(out, commandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
-		}
+	for _, c := range s.loadCommands(ag).List() {
+		out = append(out, commandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint})
 	}
 	return map[string]any{"commands": out}, nil
 }
@@ -510,13 +514,9 @@ func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, e
 		return nil, err
 	}
 	name := strings.TrimPrefix(a.Name, "/")
-	var cmd prompt.Command
-	ok := false
-	if cmds := s.loadCommands(ag); cmds != nil {
-		cmd, ok = cmds.Get(name)
-	}
+	cmd, ok := s.loadCommands(ag).Get(name)
 	if !ok {
-		return nil, rpc.InvalidParams("darman.command.run: there is no command %q (see .darman/command/*.md)", name)
+		return nil, rpc.InvalidParams("darman.command.run: there is no command %q (see darman.command.list, and .darman/command/*.md for your own)", name)
 	}
 	tn := session.Turn{Command: &cmd, Args: a.Arguments}
 	if a.Context != nil {
@@ -535,23 +535,20 @@ func (s *Server) cmdCommandRun(ctx context.Context, arg json.RawMessage) (any, e
 	return s.prompt(ctx, a.SessionID, model, tn, strings.TrimSpace("/"+name+" "+a.Arguments))
 }
 
-// loadCommands finds the workspace's commands again when the agent can,
-// and keeps them for the code actions.
+// loadCommands finds the commands again, and keeps them for the code
+// actions.
 func (s *Server) loadCommands(ag *Agent) *prompt.Commands {
-	if ag.LoadCommands == nil {
-		return ag.Commands
-	}
-	cmds := ag.LoadCommands()
+	cmds := ag.Sessions.Commands()
 	s.commands.Store(cmds)
 	return cmds
 }
 
-// knownCommands are the commands last found, without looking again.
+// knownCommands are the commands last found, looking only the first time.
 func (s *Server) knownCommands(ag *Agent) *prompt.Commands {
 	if cmds := s.commands.Load(); cmds != nil {
 		return cmds
 	}
-	return ag.Commands
+	return s.loadCommands(ag)
 }
 
 func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error) {

@@ -209,6 +209,7 @@ func start(t testing.TB, o options) *env {
 			}
 			cps, reverts = k, k
 		}
+		noEnv := func(string) (string, bool) { return "", false }
 		svc, err := session.New(session.Options{
 			Checkpoints: cps,
 			Store:       st,
@@ -221,15 +222,13 @@ func start(t testing.TB, o options) *env {
 			Rules:     rules,
 			Asker:     setup.Asker,
 			Agents:    setup.Agents,
+			Commands:  func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) },
 		})
 		if err != nil {
 			return nil, err
 		}
-		noEnv := func(string) (string, bool) { return "", false }
 		return &lsp.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions, Deleted: o.deleted,
-			Checkpoints:  reverts,
-			Commands:     prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)),
-			LoadCommands: func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) }}, nil
+			Checkpoints: reverts}, nil
 	}
 	// The workspace's agent files, as darman lsp finds them.
 	opts.Agents = func(_ context.Context, setup lsp.Setup) *agents.Catalog {
@@ -313,7 +312,7 @@ type update struct {
 }
 
 // updateOf decodes a darman/sessionUpdate.
-func updateOf(t *testing.T, n note) update {
+func updateOf(t testing.TB, n note) update {
 	t.Helper()
 	var u update
 	if err := json.Unmarshal(n.Params, &u); err != nil {

@@ -106,8 +106,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.setupCompletion(ctx, setup)
 	// Building the agent (the store, its tools) takes the processor from
 	// the answer: start it once the answer is written.
-	rpc.AfterReply(ctx, func() { s.startAgent(agentSettings) })
-	return completionCapabilities(s.initializeResult(choices), s.complete.On(), s.complete.Items()), nil
+	return rpc.Then{Result: completionCapabilities(s.initializeResult(choices), s.complete.On(), s.complete.Items()), After: func() { s.startAgent(agentSettings) }}, nil
 }
 
 func (s *Server) initializeResult(choices ModelChoices) initResult {

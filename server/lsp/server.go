@@ -104,8 +104,8 @@ type Server struct {
 	agent    agentSlot
 	agents   agentsState
 	stopOnce sync.Once
-	// commands are the workspace's commands as last loaded by
-	// darman.command.list or .run (Agent.LoadCommands); nil until then.
+	// commands are the commands as last found (Sessions.Commands) by
+	// darman.command.list, .run or the first code action; nil until then.
 	commands atomic.Pointer[prompt.Commands]
 
 	// reconfigure serializes applySettings; agentSettings are the

@@ -13,7 +13,8 @@ import (
 	"github.com/darman-dev/darman/server/rpc"
 )
 
-// errBusy is darman.prompt's answer while the session runs a turn.
+// errBusy is darman.prompt's answer while the session runs a turn (the
+// service's session.ErrBusy, with the command that cancels it).
 var errBusy = errors.New("a turn is already running in this session; cancel it (darman.cancel) or wait for it to finish")
 
 // turn is one darman.prompt or darman.command.run, which the agent's
@@ -28,6 +29,9 @@ type turn struct {
 	ended     chan struct{}
 	endedOnce sync.Once
 	progress  *progress // nil when the client gets no progress for it
+	// released is set, under Server.mu, once the session let go of the
+	// turn: it is no longer the session's running one.
+	released bool
 }
 
 func (t *turn) markEnded() { t.endedOnce.Do(func() { close(t.ended) }) }
@@ -38,7 +42,10 @@ func (t *turn) cancel() { t.agent.Sessions.Cancel(t.session) }
 // live is what the server holds for a session it relays.
 type live struct {
 	relay *relay
-	turn  *turn // the running turn; nil when idle
+	// turn is the running turn, to cancel and to show; nil when idle.
+	// Whether a turn may start is the session service's to say
+	// (session.ErrBusy).
+	turn *turn
 }
 
 // liveOf returns the server's state of a session, making it on first use.
@@ -73,18 +80,8 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 	}
 	id := tn.Session
 	t := &turn{id: newTurnID(), session: id, agent: a, title: titleOf(title), ended: make(chan struct{})}
-	s.mu.Lock()
-	l := s.liveOf(id)
-	if l.turn != nil {
-		s.mu.Unlock()
-		return nil, errBusy
-	}
-	l.turn = t
-	s.mu.Unlock()
-
 	r, err := s.relayOf(ctx, a, id)
 	if err != nil {
-		s.endTurn(t)
 		return nil, err
 	}
 	if !s.client.opt.SessionUpdates {
@@ -107,8 +104,16 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 	running, err := a.Sessions.Start(s.ctx, tn)
 	if err != nil {
 		s.endTurn(t)
+		if errors.Is(err, session.ErrBusy) {
+			return nil, errBusy
+		}
 		return nil, err
 	}
+	s.mu.Lock()
+	if !t.released { // else it has ended already
+		s.liveOf(id).turn = t
+	}
+	s.mu.Unlock()
 	s.goOwned(func() {
 		defer s.endTurn(t)
 		running.Wait()
@@ -116,9 +121,10 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 	return t, nil
 }
 
-// releaseTurn frees the session for its next turn.
+// releaseTurn marks the turn no longer the session's running one.
 func (s *Server) releaseTurn(t *turn) {
 	s.mu.Lock()
+	t.released = true
 	if l := s.live[t.session]; l != nil && l.turn == t {
 		l.turn = nil
 	}

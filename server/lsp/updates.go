@@ -242,7 +242,7 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 			case acpupdate.StoredImage(m.Message.Role, p) != nil:
 				out = append(out, imageUpdate(m.Message.SessionID, p.File))
 			case kind != "":
-				out = append(out, update{SessionUpdate: kind, Content: textBlock(p.Text)})
+				out = append(out, update{SessionUpdate: kind, Content: textBlock(p.Shown())})
 			case p.Kind == agent.PartStepFinish && p.Usage != nil:
 				u, _ := updateOf(agent.Event{Kind: agent.EventUsage, Usage: p.Usage, Cost: p.Cost})
 				out = append(out, u)

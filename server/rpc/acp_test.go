@@ -148,17 +148,17 @@ func TestACPCallsTheClient(t *testing.T) {
 	}
 }
 
-// TestAfterReply: what a handler leaves for after its answer goes out
-// after it, and only after a success.
+// TestAfterReply: what a handler leaves for after its answer (Then.After)
+// goes out after it, and only after a success.
 func TestAfterReply(t *testing.T) {
 	var srv *rpc.Conn
 	after := func(ok bool) rpc.RequestFunc {
 		return func(ctx context.Context, p json.RawMessage) (any, error) {
-			rpc.AfterReply(ctx, func() { srv.Notify(ctx, "after", p) })
+			then := rpc.Then{Result: "answer", After: func() { srv.Notify(ctx, "after", p) }}
 			if !ok {
-				return nil, errors.New("no")
+				return then, errors.New("no")
 			}
-			return "answer", nil
+			return then, nil
 		}
 	}
 	h := rpc.Handlers{Initialize: after(true), Requests: map[string]rpc.RequestFunc{"ok": after(true), "fails": after(false)}}

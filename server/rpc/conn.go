@@ -327,18 +327,18 @@ func (c *Conn) request(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Req
 			reply(nil, Errorf(jsonrpc2.CodeInternalError, "the server has no initialize handler"))
 			return
 		}
-		ictx, after := withAfter(ctx)
 		var result any
 		err := c.safely(req.Method, func() (r any, err error) {
-			result, err = c.handlers.Initialize(ictx, params)
+			result, err = c.handlers.Initialize(ctx, params)
 			return result, err
 		})
 		if err == nil {
 			c.state.Store(int32(stateInitialized))
 		}
+		result, after := split(result)
 		reply(result, err)
-		if err == nil {
-			after.run()
+		if err == nil && after != nil {
+			after()
 		}
 		return
 	case !c.d.lifecycle:
@@ -364,7 +364,6 @@ func (c *Conn) request(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Req
 		return
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	rctx, after := withAfter(rctx)
 	f := &inflight{method: req.Method, cancel: cancel}
 	c.mu.Lock()
 	if c.closing {
@@ -396,52 +395,31 @@ func (c *Conn) request(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Req
 			if err != nil && rctx.Err() != nil && errors.Is(err, context.Canceled) {
 				err = Errorf(CodeRequestCancelled, "%s was cancelled", req.Method)
 			}
+			result, after := split(result)
 			reply(result, err)
-			if err == nil {
-				after.run()
+			if err == nil && after != nil {
+				after()
 			}
 		}
 	}()
 }
 
-type afterKey struct{}
-
-// afterFuncs are what a request's handler wants done once its answer is
-// written.
-type afterFuncs struct {
-	mu sync.Mutex
-	fs []func()
+// Then is a handler's answer with work for once it is written: Result is
+// the answer, and After (when set) runs once it is written, on the
+// goroutine that wrote it — what the client must learn after the answer
+// (a session's commands, once it knows the session's id). An error
+// answer, or a request cancelled first, drops After.
+type Then struct {
+	Result any
+	After  func()
 }
 
-func withAfter(ctx context.Context) (context.Context, *afterFuncs) {
-	a := &afterFuncs{}
-	return context.WithValue(ctx, afterKey{}, a), a
-}
-
-func (a *afterFuncs) run() {
-	a.mu.Lock()
-	fs := a.fs
-	a.fs = nil
-	a.mu.Unlock()
-	for _, f := range fs {
-		f()
+// split is a handler's result as the answer and the work after it.
+func split(result any) (any, func()) {
+	if t, ok := result.(Then); ok {
+		return t.Result, t.After
 	}
-}
-
-// AfterReply runs f once the successful answer to the request that ctx
-// belongs to is written, on the goroutine that wrote it: what the client
-// must learn after the answer (a session's commands, once it knows the
-// session's id). An error answer, or a request cancelled first, drops f.
-// Outside a request it runs f at once.
-func AfterReply(ctx context.Context, f func()) {
-	a, ok := ctx.Value(afterKey{}).(*afterFuncs)
-	if !ok {
-		f()
-		return
-	}
-	a.mu.Lock()
-	a.fs = append(a.fs, f)
-	a.mu.Unlock()
+	return result, nil
 }
 
 // cancelRequest answers a running request with RequestCancelled at once and

@@ -30,8 +30,8 @@
 // A handler's error becomes the reply's error: a *jsonrpc2.Error keeps its
 // code (see InvalidParams and Errorf), a cancelled request answers -32800,
 // and any other error answers RequestFailed (-32803; ACP: InternalError,
-// -32603) with its text. AfterReply leaves work for once the answer is
-// out. A panic
+// -32603) with its text. A handler that answers a Then leaves its After
+// for once the answer is out. A panic
 // in a handler answers InternalError (-32603), is logged with its stack, and
 // the server carries on. Requests before initialize answer
 // ServerNotInitialized (-32002); requests after shutdown answer

@@ -213,7 +213,8 @@ export type RevertRequest = { sessionId: string; redo?: boolean; turnId?: string
 export type WebviewMessage =
   | { type: "webviewReady" } // the webview has loaded and wants the current state
   | { type: "prompt"; text: string; context: ContextChip[]; model?: string; sessionId?: string; images?: PromptImage[]; agent?: string }
-  | { type: "command"; name: string; arguments: string; context: ContextChip[]; sessionId?: string }
+  // The plan → build hand-off ("Build it"): the server writes the prompt.
+  | { type: "handoff"; sessionId: string }
   | { type: "cancel"; sessionId: string }
   | { type: "answerPermission"; requestId: string; optionId: PermissionOptionId; message?: string }
   | { type: "newSession" }

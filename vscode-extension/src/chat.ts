@@ -414,19 +414,9 @@ export class ChatController {
         }
         return this.started(await this.o.server.executeCommand("darman.prompt", arg), sessionId);
       }
-      case "command": {
-        const arg: Record<string, unknown> = { name: m.name, arguments: m.arguments };
-        const sessionId = m.sessionId ?? this.currentSession;
-        if (sessionId) {
-          arg.sessionId = sessionId;
-        }
-        // A command takes the editor's context; what was picked after @ goes with prompts only.
-        const editor = m.context.find((c) => !c.kind);
-        if (editor) {
-          arg.context = lspContext(editor);
-        }
-        return this.started(await this.o.server.executeCommand("darman.command.run", arg), sessionId);
-      }
+      case "handoff":
+        // darman writes the hand-off prompt and runs it with build.
+        return this.started(await this.o.server.executeCommand("darman.prompt", { sessionId: m.sessionId, handoff: true }), m.sessionId);
       case "mentionQuery":
         return this.post({ type: "mentions", id: m.id, items: await mentionsFor(m.query) });
       case "cancel":
@@ -637,8 +627,8 @@ function describe(m: WebviewMessage): string {
   switch (m.type) {
     case "prompt":
       return "Sending the prompt";
-    case "command":
-      return `Running /${m.name}`;
+    case "handoff":
+      return "Handing the plan to build";
     case "cancel":
       return "Cancelling";
     case "newSession":

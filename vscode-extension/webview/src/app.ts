@@ -332,11 +332,19 @@ export class App {
 
   // ---- what the user does ----
 
-  /** The plan → build hand-off: build carries out the plan of the session's last answer. */
+  /** The plan → build hand-off: build carries out the plan of the session's last answer (the server writes the prompt). */
   private handoff(): void {
-    if (!this.sessionId) return;
+    if (!this.sessionId || this.busy()) return;
     this.header.agent = "build";
-    this.send("Carry out the plan from your previous answer (written by the plan agent): make the changes it describes, in its order, and test them.");
+    this.post({ type: "handoff", sessionId: this.sessionId });
+    this.sending();
+  }
+
+  // busy says, and shows, that a turn runs and the box must wait.
+  private busy(): boolean {
+    if (!this.pending && !this.stream.transcript.running) return false;
+    this.prompt.setRunning(true, "A turn is running: wait for it to finish or cancel it.");
+    return true;
   }
 
   // submit is the prompt box's Enter: sent now, or while a turn runs
@@ -400,26 +408,25 @@ export class App {
     );
   }
 
+  // send sends what was typed; darman runs "/name args" as the command of
+  // that name, in every editor alike.
   private send(text: string, context = this.prompt.getChips()): boolean {
-    if (this.pending || this.stream.transcript.running) {
-      this.prompt.setRunning(true, "A turn is running: wait for it to finish or cancel it.");
-      return false;
-    }
+    if (this.busy()) return false;
     const sessionId = this.sessionId;
-    const cmd = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text);
-    if (cmd && this.prompt.hasCommand(cmd[1])) {
-      this.post(compact({ type: "command", name: cmd[1], arguments: (cmd[2] ?? "").trim(), context, sessionId }));
-    } else {
-      const images = this.images.count > 0 ? this.images.take() : undefined;
-      this.sentImages = images;
-      this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId, images, agent: this.header.agent || undefined }));
-    }
+    const images = this.images.count > 0 ? this.images.take() : undefined;
+    this.sentImages = images;
+    this.post(compact({ type: "prompt", text, context, model: this.header.model || undefined, sessionId, images, agent: this.header.agent || undefined }));
     this.prompt.clearPicked();
+    this.sending();
+    return true;
+  }
+
+  // sending marks a prompt posted and not yet acknowledged.
+  private sending(): void {
     this.pending = true;
     this.stick = true;
     this.showBanner(null);
     this.updateStatus();
-    return true;
   }
 
   private cancel(): void {

@@ -106,10 +106,6 @@ export class PromptBox {
     this.complete();
   }
 
-  hasCommand(name: string): boolean {
-    return this.commands.some((c) => c.name === name);
-  }
-
   /** The chips the prompt carries: the editor's first, then those picked after @. */
   getChips(): ContextChip[] {
     return this.editorChip ? [this.editorChip, ...this.picked] : this.picked.slice();

@@ -125,9 +125,11 @@ describe("webview prompt box", { skip }, () => {
     await w.send({ type: "context", chip });
     await p.locator(".chip").waitFor();
     await p.keyboard.press("Enter");
-    assert.deepEqual(await w.waitPosted("command"), { type: "command", name: "release-notes", arguments: "v1.2", context: [chip], sessionId: S });
+    // darman runs the command: the panel sends what was typed.
+    const sent = await w.waitPosted("prompt");
+    assert.deepEqual([sent.text, sent.context, sent.sessionId], ["/release-notes v1.2", [chip], S]);
     await finishTurn(w);
-    // Escape closes the list; an unknown command is sent as a prompt.
+    // Escape closes the list; an unknown command is sent as typed too.
     await box.fill("");
     await p.keyboard.type("/fi");
     await list.waitFor();
@@ -135,7 +137,8 @@ describe("webview prompt box", { skip }, () => {
     assert.ok(await list.isHidden());
     await box.fill("/nosuch thing");
     await box.press("Enter");
-    assert.equal((await w.waitPosted("prompt")).text, "/nosuch thing");
+    await p.waitForFunction(() => window.__posted.filter((m) => m.type === "prompt").length === 2);
+    assert.equal((await w.posted()).filter((m) => m.type === "prompt").at(-1).text, "/nosuch thing");
     // A click on an option picks it.
     await finishTurn(w);
     await box.fill("");
