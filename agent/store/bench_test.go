@@ -144,3 +144,28 @@ func BenchmarkListSessions(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListSessions10k lists a store of 10,000 sessions: all of them
+// (darman sessions list) and the first page of 50 (the panel's picker,
+// darman.session.list with a limit).
+func BenchmarkListSessions10k(b *testing.B) {
+	s := open(b, b.TempDir())
+	ctx := context.Background()
+	for i := range 10_000 {
+		sess := newSession(fmt.Sprintf("/w%d", i%2), t0.Add(time.Duration(i)*time.Second))
+		sess.Title = "a session title of ordinary length"
+		if err := s.PutSession(ctx, sess); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, limit := range []int{0, 50} {
+		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+			for range b.N {
+				list, err := s.ListSessions(ctx, store.ListOptions{Limit: limit})
+				if err != nil || limit > 0 && len(list) != limit || limit == 0 && len(list) != 10_000 {
+					b.Fatalf("%d sessions, %v", len(list), err)
+				}
+			}
+		})
+	}
+}

@@ -36,7 +36,15 @@ type ListOptions struct {
 	Limit int
 	// Children includes sub-task sessions; by default only top-level ones.
 	Children bool
+	// After continues a list where an earlier one stopped: the Cursor of
+	// the last session it returned. Paging with Limit and After costs the
+	// page, not the store's number of sessions.
+	After string
 }
+
+// Cursor is where a list that returned s last stops, for ListOptions.After.
+// It is opaque to callers.
+func Cursor(s agent.Session) string { return string(recentKey(s)[len(recentPrefix):]) }
 
 // PageOptions choose a page of a session's history for Store.Page.
 type PageOptions struct {

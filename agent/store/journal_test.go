@@ -18,8 +18,8 @@ import (
 func TestJournalStaysBoundedAcrossStarts(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	big := strings.Repeat("x", 16<<10)
-	starts := 100
+	big := strings.Repeat("x", 32<<10)
+	starts := 50
 	for range starts {
 		s, err := store.Open(ctx, dir, store.Options{})
 		if err != nil {
@@ -43,7 +43,7 @@ func TestJournalStaysBoundedAcrossStarts(t *testing.T) {
 		}
 		total += info.Size()
 	}
-	// 100 starts wrote 1.6 MB; the bound for a store this small is 1 MiB,
+	// 50 starts wrote 1.6 MB; the bound for a store this small is 1 MiB,
 	// give or take the segment being written (a quarter of it at most).
 	if total > 1<<20+1<<18 || len(entries) >= starts {
 		t.Fatalf("after %d starts the journal holds %d segments, %d bytes; want at most 1.25 MiB", starts, len(entries), total)

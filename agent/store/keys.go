@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/darman-dev/darman/agent"
@@ -14,9 +15,51 @@ const (
 	messagePrefix = "m/"
 	partPrefix    = "p/"
 	grantPrefix   = "g/"
+	// recentPrefix orders the sessions most recently updated first (see
+	// recentKey).
+	recentPrefix = "u/"
 )
 
 func sessionKey(id agent.ID) []byte { return []byte(sessionPrefix + string(id)) }
+
+// recentKey is a session's entry in the index of sessions by update time:
+// u/<the update time's UnixNano, inverted, 16 hex digits>/<sessionID>, so a
+// prefix scan meets the most recently updated first (ties: the later ID
+// first, as the list sorts them). Its value is the session's workspace,
+// a NUL, and its parent's ID: what a list filters on, without reading the
+// session.
+func recentKey(s agent.Session) []byte {
+	return fmt.Appendf([]byte(recentPrefix), "%016x/%s", ^uint64(s.Updated.UnixNano()), invertID(s.ID))
+}
+
+func recentValue(s agent.Session) []byte {
+	return []byte(s.Workspace + "\x00" + string(s.ParentID))
+}
+
+// invertID maps an ID to a string that sorts in its reverse order.
+func invertID(id agent.ID) string {
+	b := []byte(id)
+	for i, c := range b {
+		b[i] = 0xff - c
+	}
+	return hex.EncodeToString(b)
+}
+
+// idOfRecent is the session ID in a recentKey.
+func idOfRecent(key []byte) (agent.ID, bool) {
+	_, hexID, ok := bytes.Cut(key[len(recentPrefix):], []byte("/"))
+	if !ok {
+		return "", false
+	}
+	b, err := hex.DecodeString(string(hexID))
+	if err != nil {
+		return "", false
+	}
+	for i, c := range b {
+		b[i] = 0xff - c
+	}
+	return agent.ID(b), true
+}
 
 func messageKey(session, message agent.ID) []byte {
 	return []byte(messagePrefix + string(session) + "/" + string(message))

@@ -27,12 +27,16 @@ import (
 
 // schemaVersion is the layout this darman reads and writes. A database with
 // a lower version is migrated on open; a higher one is refused.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // migrations[i] upgrades a database from schema i to i+1. Schema 0 is a
 // database without a version key, i.e. a new one.
+//
+// The index of sessions by update time (schema 2, see recentKey) is built
+// by migrate itself, in batches, before the version is written.
 var migrations = []func(txn *badger.Txn) error{
 	0: func(*badger.Txn) error { return nil },
+	1: func(*badger.Txn) error { return nil },
 }
 
 // local runs store calls on a badger database this process owns.
@@ -46,6 +50,9 @@ type local struct {
 	// readOnly is set when the database was opened read-only (see
 	// Options.ReadOnly): nothing is written, no journal is kept.
 	readOnly bool
+	// indexed is set when the store has the index of sessions by update
+	// time (schema 2; a read-only open of an older store has not).
+	indexed bool
 	// journal is the way back when the database's files are damaged (see
 	// journal.go); jmu keeps its records in commit order.
 	journal *journal
@@ -168,12 +175,14 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	}
 	l.db = db
 	if mode != readWrite {
+		l.indexed = l.schema() >= 2
 		return l, nil
 	}
 	if err := l.migrate(); err != nil {
 		db.Close()
 		return nil, err
 	}
+	l.indexed = true
 	if err := writeWitness(dir, true); err != nil {
 		db.Close()
 		return nil, diskFull(err)
@@ -181,7 +190,28 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	return l, nil
 }
 
+// schema is the store's schema version, 0 when it has none (or it cannot
+// be read: migrate says why).
+func (l *local) schema() int {
+	have := 0
+	l.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(schemaKey)
+		if err != nil {
+			return err
+		}
+		v, _ := item.ValueCopy(nil)
+		have, _ = strconv.Atoi(string(v))
+		return nil
+	})
+	return have
+}
+
 func (l *local) migrate() error {
+	if l.schema() < 2 {
+		if err := l.rebuildRecent(); err != nil {
+			return fmt.Errorf("indexing the sessions by update time: %w", err)
+		}
+	}
 	return l.db.Update(func(txn *badger.Txn) error {
 		have, found := 0, false
 		item, err := txn.Get(schemaKey)
@@ -265,10 +295,25 @@ func (l *local) try(req *request) (resp response) {
 	var err error
 	switch req.Op {
 	case opPutSession:
-		err = l.update(func(txn *wtx) error { return l.putJSON(txn, sessionKey(req.Session.ID), req.Session) })
+		err = l.update(func(txn *wtx) error {
+			var old agent.Session
+			switch err := l.get(txn.Txn, sessionKey(req.Session.ID), &old, "session", req.Session.ID); {
+			case errors.Is(err, ErrNotFound):
+				return l.putSession(txn, req.Session, nil)
+			case err != nil:
+				return err
+			}
+			return l.putSession(txn, req.Session, &old)
+		})
 	case opGetSession:
 		err = l.db.View(func(txn *badger.Txn) error {
-			return l.get(txn, sessionKey(req.ID), &resp.Session, "session", req.ID)
+			err := l.get(txn, sessionKey(req.ID), &resp.Session, "session", req.ID)
+			if errors.Is(err, ErrNotFound) && l.indexed && l.listed(txn, req.ID) {
+				// Badger answers "not found" for a key whose table block
+				// it cannot read: the index names the session.
+				return &DamageError{Dir: l.dir, Tables: []string{fmt.Sprintf("a record cannot be read back: the session %s is in the index by update time, but its record is gone", req.ID)}}
+			}
+			return err
 		})
 	case opResolve:
 		resp.ID, err = l.resolve(req.Text)
@@ -420,6 +465,61 @@ func (l *local) delete(txn *wtx, key []byte) error {
 	return nil
 }
 
+// putSession writes a session's record and its entry in the index by
+// update time (recentKey), removing the entry of old, what the record
+// held before (nil for a new session).
+func (l *local) putSession(txn *wtx, s agent.Session, old *agent.Session) error {
+	if old != nil {
+		if k := recentKey(*old); !bytes.Equal(k, recentKey(s)) {
+			if err := l.delete(txn, k); err != nil {
+				return err
+			}
+		}
+	}
+	if err := l.set(txn, recentKey(s), recentValue(s)); err != nil {
+		return err
+	}
+	return l.putJSON(txn, sessionKey(s.ID), s)
+}
+
+// rebuildRecent writes the index of sessions by update time anew from
+// the session records: at the migration to schema 2, and after a repair
+// (whose records may come from different times).
+func (l *local) rebuildRecent() error {
+	if err := l.db.DropPrefix([]byte(recentPrefix)); err != nil {
+		return diskFull(err)
+	}
+	wb := l.db.NewWriteBatch()
+	defer wb.Cancel()
+	var muts []mutation
+	err := l.db.View(func(txn *badger.Txn) error {
+		return l.scan(txn, []byte(sessionPrefix), func(key, b []byte) error {
+			var s agent.Session
+			if err := l.decode(key, b, &s); err != nil {
+				return err
+			}
+			k, v := recentKey(s), recentValue(s)
+			muts = append(muts, mutation{op: mutSet, key: k, value: v})
+			return wb.Set(k, v)
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if err := wb.Flush(); err != nil {
+		return diskFull(err)
+	}
+	if l.journal == nil {
+		return nil
+	}
+	l.jmu.Lock()
+	defer l.jmu.Unlock()
+	if err := l.journal.write([]mutation{{op: mutDropPrefix, key: []byte(recentPrefix)}}); err != nil {
+		return err
+	}
+	return l.journal.write(muts)
+}
+
 // putPart writes a part whole: its record replaces what was appended to it
 // (see Store.AppendPart), which is folded into the record by its writer.
 func (l *local) putPart(txn *wtx, p agent.Part) error {
@@ -473,6 +573,7 @@ func (l *local) putMessage(txn *wtx, m agent.Message) error {
 	if err := l.get(txn.Txn, sessionKey(m.SessionID), &s, "session", m.SessionID); err != nil {
 		return err
 	}
+	old := s
 	key := messageKey(m.SessionID, m.ID)
 	_, err := txn.Get(key)
 	switch {
@@ -486,7 +587,7 @@ func (l *local) putMessage(txn *wtx, m agent.Message) error {
 			s.Updated = t
 		}
 	}
-	if err := l.putJSON(txn, sessionKey(s.ID), s); err != nil {
+	if err := l.putSession(txn, s, &old); err != nil {
 		return err
 	}
 	return l.putJSON(txn, key, m)
@@ -548,6 +649,9 @@ func (l *local) bySuffix(suffix string) ([]agent.ID, error) {
 }
 
 func (l *local) listSessions(opts ListOptions) ([]agent.Session, error) {
+	if (opts.Limit > 0 || opts.After != "") && l.indexed {
+		return l.listRecent(opts)
+	}
 	var out []agent.Session
 	err := l.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(sessionPrefix), PrefetchValues: true, PrefetchSize: 100})
@@ -578,6 +682,62 @@ func (l *local) listSessions(opts ListOptions) ([]agent.Session, error) {
 		out = out[:opts.Limit]
 	}
 	return out, nil
+}
+
+// listed reports whether the index by update time names the session id
+// (a pass over the index's keys: for a session that was not found).
+func (l *local) listed(txn *badger.Txn, id agent.ID) bool {
+	suffix := []byte("/" + invertID(id))
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(recentPrefix)})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		if bytes.HasSuffix(it.Item().Key(), suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// listRecent is a page of the list, read from the index of sessions by
+// update time: the keys up to the page's end, then the page's records.
+func (l *local) listRecent(opts ListOptions) ([]agent.Session, error) {
+	var out []agent.Session
+	err := l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(recentPrefix), PrefetchValues: true, PrefetchSize: 100})
+		defer it.Close()
+		from := []byte(recentPrefix + opts.After)
+		for it.Seek(from); it.Valid(); it.Next() {
+			item := it.Item()
+			if opts.After != "" && bytes.Equal(item.Key(), from) {
+				continue
+			}
+			var keep bool
+			if err := item.Value(func(v []byte) error {
+				ws, parent, _ := bytes.Cut(v, []byte{0})
+				keep = (opts.Workspace == "" || string(ws) == opts.Workspace) && (len(parent) == 0 || opts.Children)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if !keep {
+				continue
+			}
+			id, ok := idOfRecent(item.Key())
+			if !ok {
+				return &DamageError{Dir: l.dir, Tables: []string{fmt.Sprintf("the index record %q is unreadable", item.Key())}}
+			}
+			var s agent.Session
+			if err := l.get(txn, sessionKey(id), &s, "session", id); err != nil {
+				return err
+			}
+			out = append(out, s)
+			if opts.Limit > 0 && len(out) == opts.Limit {
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (l *local) messages(session agent.ID) ([]agent.MessageWithParts, error) {
@@ -851,7 +1011,16 @@ func (l *local) deleteSession(id agent.ID) error {
 		return err
 	}
 	// The session record goes last: while it exists, a retry finds the rest.
-	return l.update(func(txn *wtx) error { return l.delete(txn, sessionKey(id)) })
+	return l.update(func(txn *wtx) error {
+		var s agent.Session
+		if err := l.get(txn.Txn, sessionKey(id), &s, "session", id); err != nil {
+			return err
+		}
+		if err := l.delete(txn, recentKey(s)); err != nil {
+			return err
+		}
+		return l.delete(txn, sessionKey(id))
+	})
 }
 
 // dropPrefix removes every key under the prefixes, and journals that.
@@ -955,6 +1124,9 @@ func (l *local) importSession(e *Export) error {
 	}
 	// The session record goes last, so a half-done import is invisible and
 	// can simply be run again.
+	if err := put(recentKey(s), recentValue(s)); err != nil {
+		return err
+	}
 	if err := set(sessionKey(s.ID), s); err != nil {
 		return err
 	}

@@ -31,6 +31,8 @@ const childEnv = "DARMAN_STORE_TEST_CHILD"
 func TestMain(m *testing.M) {
 	if role := os.Getenv(childEnv); role == "stream" {
 		os.Exit(streamer(os.Args[len(os.Args)-2:]))
+	} else if role == "sessions" {
+		os.Exit(writeSessions(os.Args[len(os.Args)-2:]))
 	} else if role == "move" {
 		os.Exit(moveChild(os.Args[len(os.Args)-2:]))
 	} else if role == "gone" {

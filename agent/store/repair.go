@@ -127,6 +127,9 @@ func Repair(dir string, log *slog.Logger) (Repaired, error) {
 		return out, fmt.Errorf("replaying the journal: %w", err)
 	}
 	out.Journal = rep.Records
+	if err := fresh.rebuildRecent(); err != nil {
+		return out, fmt.Errorf("indexing the repaired sessions: %w", err)
+	}
 	for _, t := range rep.Torn {
 		out.Lost = append(out.Lost, "journal "+t)
 	}

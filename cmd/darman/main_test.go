@@ -187,7 +187,7 @@ func TestDoctorHealthy(t *testing.T) {
 		"✓ " + filepath.Join(e.home, ".config", "darman", "config.json"),
 		"· " + filepath.Join(e.workspace, "darman.json"),
 		"✓ " + e.dataDir() + ": 0 sessions",
-		"schema 1, this process",
+		"schema 2, this process",
 		"language servers",
 	} {
 		if !strings.Contains(out, want) {

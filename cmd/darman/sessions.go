@@ -46,7 +46,12 @@ func (a *app) sessionsList() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// One more than shown, to know whether there are more: a page
+			// costs the page, however many sessions the store holds.
 			opts := store.ListOptions{Limit: limit}
+			if limit > 0 {
+				opts.Limit = limit + 1
+			}
 			if here {
 				if opts.Workspace, err = a.workspaceRoot(); err != nil {
 					return err
@@ -55,6 +60,11 @@ func (a *app) sessionsList() *cobra.Command {
 			list, err := s.ListSessions(cmd.Context(), opts)
 			if err != nil {
 				return err
+			}
+			more := limit > 0 && len(list) > limit
+			if more {
+				list = list[:limit]
+				defer fmt.Fprintf(a.stderr, "More sessions are stored: -n N shows the N most recent, -n 0 all of them.\n")
 			}
 			if asJSON {
 				if list == nil {
@@ -75,7 +85,7 @@ func (a *app) sessionsList() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&here, "here", false, "only sessions of the current workspace")
-	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "show at most this many")
+	cmd.Flags().IntVarP(&limit, "limit", "n", 100, "show this many, the most recently updated (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
 }

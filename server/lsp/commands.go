@@ -267,17 +267,39 @@ type sessionInfo struct {
 	Model     string    `json:"model"`
 }
 
+// maxSessionPage caps the page darman.session.list returns.
+const maxSessionPage = 1000
+
+// cmdSessionList lists the workspace's sessions, most recently updated
+// first: all of them, or a page (limit) and the cursor of the next one.
 func (s *Server) cmdSessionList(ctx context.Context, arg json.RawMessage) (any, error) {
-	if err := args("darman.session.list", arg, &struct{}{}); err != nil {
+	const name = "darman.session.list"
+	var a struct {
+		Limit  int    `json:"limit,omitempty"`
+		Cursor string `json:"cursor,omitempty"`
+	}
+	if err := args(name, arg, &a); err != nil {
 		return nil, err
+	}
+	if a.Limit < 0 || a.Limit > maxSessionPage {
+		return nil, rpc.InvalidParams("%s: limit must be between 1 and %d (or absent: every session)", name, maxSessionPage)
 	}
 	ag, err := s.agent.get(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := ag.Store.ListSessions(ctx, store.ListOptions{Workspace: s.root})
+	opts := store.ListOptions{Workspace: s.root, After: a.Cursor}
+	if a.Limit > 0 {
+		opts.Limit = a.Limit + 1 // one more, to know whether there is a next page
+	}
+	list, err := ag.Store.ListSessions(ctx, opts)
 	if err != nil {
 		return nil, err
+	}
+	next := ""
+	if a.Limit > 0 && len(list) > a.Limit {
+		list = list[:a.Limit]
+		next = store.Cursor(list[len(list)-1])
 	}
 	out := make([]sessionInfo, 0, len(list))
 	for _, sess := range list {
@@ -286,6 +308,9 @@ func (s *Server) cmdSessionList(ctx context.Context, arg json.RawMessage) (any, 
 			state = stateRunning
 		}
 		out = append(out, sessionInfo{SessionID: string(sess.ID), Title: sess.Title, UpdatedAt: sess.Updated, State: state, Model: sess.Model})
+	}
+	if next != "" {
+		return map[string]any{"sessions": out, "nextCursor": next}, nil
 	}
 	return map[string]any{"sessions": out}, nil
 }
