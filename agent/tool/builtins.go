@@ -60,7 +60,7 @@ func Builtins(opts Options) []Tool {
 		newGlob(s),
 		newGrep(s),
 		newList(s),
-		newBash(opts.MaxBashTimeout, bashSpawn{reg: opts.Children, environ: opts.Environ, sb: &bashSandbox{sb: opts.Sandbox, network: opts.Network, quarantine: opts.Quarantine}}),
+		Bash(opts),
 		newBashOutput(),
 		newBashKill(),
 		newTodo(),
@@ -73,4 +73,11 @@ func Builtins(opts Options) []Tool {
 		tools = append(tools, newDiagnostics(opts.Diagnostics))
 	}
 	return tools
+}
+
+// Bash is the built-in bash tool alone, configured by opts' bash fields
+// (MaxBashTimeout, Children, Environ, Sandbox, Network): what a front that
+// runs a client's commands needs, without the other tools.
+func Bash(opts Options) Tool {
+	return newBash(opts.MaxBashTimeout, bashSpawn{reg: opts.Children, environ: opts.Environ, sb: &bashSandbox{sb: opts.Sandbox, network: opts.Network, quarantine: opts.Quarantine}})
 }

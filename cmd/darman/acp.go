@@ -80,36 +80,26 @@ func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (
 	openStore := a.frontStore(log, "this directory's configuration stores sessions in %s, but darman acp already uses %s; start another darman acp for it")
 	return func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
 		var trust trustOutcome
-		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, Trust: decideTrust(trustPolicy{}, &trust)},
-			agentWiring{root: setup.Root, workspace: setup.Workspace, workspaceFor: setup.WorkspaceFor, askerFor: setup.AskerFor, tasks: true})
+		w, err := a.frontWorkspace(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, Trust: decideTrust(trustPolicy{}, &trust)}, &trust,
+			workspaceOptions{root: setup.Root, workspace: setup.Workspace, workspaceFor: setup.WorkspaceFor, askerFor: setup.AskerFor, tasks: true})
 		if err != nil {
 			return nil, err
 		}
-		cfg := loaded.Config
-		// The bash that runs background commands for a client whose
-		// terminal runs the others.
-		var bash tool.Tool
-		for _, t := range tool.Builtins(tool.Options{Children: a.children, NoRipgrep: true, Environ: childEnviron(cfg), Sandbox: rt.sandbox, Quarantine: quarantineDir(cfg), Network: networkFor(cfg)}) {
-			if t.Info().Name == "bash" {
-				bash = t
-			}
-		}
-		m := rt.models
 		return &acp.Agent{
-			Sessions:   rt.svc,
-			Store:      st,
-			Model:      m.stickyModel(),
-			Models:     func(context.Context) []string { return configuredModels(cfg) },
-			CheckModel: func(ref string) error { _, _, err := m.resolve(ref); return err },
-			Bash:       bash,
-			Meta: func() map[string]any {
-				return map[string]any{"sandbox": sandboxStatus(rt.sandbox), "trust": trust.status()}
-			},
-			Trust:  a.acpTrust(setup.Root, trust),
-			Agents: rt.svc.Agents(),
-			Close:  rt.close,
+			Sessions:   w.Sessions(),
+			Store:      w.Store(),
+			Model:      w.Model,
+			Models:     w.Models,
+			CheckModel: w.CheckModel,
+			// The bash that runs background commands for a client whose
+			// terminal runs the others.
+			Bash:   w.Bash(),
+			Meta:   w.Meta,
+			Trust:  a.acpTrust(setup.Root, w.trust),
+			Agents: w.Agents(),
+			Close:  w.Close,
 
-			Checkpoints: acpCheckpoints(rt.checkpoints),
+			Checkpoints: acpCheckpoints(w.checkpoints),
 		}, nil
 	}
 }

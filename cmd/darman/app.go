@@ -212,9 +212,8 @@ func (a *app) openStore(ctx context.Context) (*store.Store, error) {
 	return a.openStoreWith(ctx, false)
 }
 
-// openStoreReadOnly opens it for a command that only reads: when no other
-// darman owns it, badger opens it read-only, and a damaged store is an
-// error rather than an empty one.
+// openStoreReadOnly opens it for a command that only reads (see
+// openStoreIn).
 func (a *app) openStoreReadOnly(ctx context.Context) (*store.Store, error) {
 	return a.openStoreWith(ctx, true)
 }
@@ -228,9 +227,19 @@ func (a *app) openStoreWith(ctx context.Context, readOnly bool) (*store.Store, e
 	if err != nil {
 		return nil, err
 	}
-	dir := loaded.Config.DataDir
+	return a.openStoreIn(ctx, loaded.Config.DataDir, log, readOnly)
+}
+
+// errNoDataDir is why there is no store when no data directory is set.
+var errNoDataDir = errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
+
+// openStoreIn is darman's one way to open the session store: the store in
+// dir, closed with the app. readOnly is for a command that only reads:
+// when no other darman owns it, badger opens it read-only, and a damaged
+// store is an error rather than an empty one.
+func (a *app) openStoreIn(ctx context.Context, dir string, log *slog.Logger, readOnly bool) (*store.Store, error) {
 	if dir == "" {
-		return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
+		return nil, errNoDataDir
 	}
 	s, err := store.Open(ctx, dir, store.Options{Logger: log, ReadOnly: readOnly})
 	if err != nil {

@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"path/filepath"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/darman-dev/darman/diagnostics"
 	"github.com/darman-dev/darman/internal/child"
@@ -84,59 +80,13 @@ func (l *languageServers) watch(notify func(level, text string)) (stop func()) {
 	l.mu.Lock()
 	id := l.nextID
 	l.nextID++
-	l.watchers[id] = func(st diagnostics.ServerStatus) { notify(lspNotice(st, l.root)) }
+	l.watchers[id] = func(st diagnostics.ServerStatus) { notify(st.Notice(l.root)) }
 	l.mu.Unlock()
 	return func() {
 		l.mu.Lock()
 		delete(l.watchers, id)
 		l.mu.Unlock()
 	}
-}
-
-// lspNotice words a language server's new state as a notice for the
-// editor: the level ("info" or "warning") and one line naming the server.
-func lspNotice(st diagnostics.ServerStatus, root string) (level, text string) {
-	name := "language server " + st.Name
-	if st.Root != "" && st.Root != root {
-		name += " (" + displayRoot(root, st.Root) + ")"
-	}
-	exts := strings.Join(st.Extensions, " ")
-	switch {
-	case st.State == diagnostics.StateRunning && st.Load == diagnostics.LoadFailed && st.LoadError != nil:
-		le := *st.LoadError
-		le.RetryAt = time.Time{}
-		return "warning", fmt.Sprintf("%s runs but cannot load the workspace, so %s files get no diagnostics and queries fail: %s", name, exts, le.Error())
-	case st.State == diagnostics.StateRunning && st.Load == diagnostics.LoadLoaded:
-		return "info", fmt.Sprintf("%s loaded the workspace: %s files get diagnostics again", name, exts)
-	}
-	switch st.State {
-	case diagnostics.StateRunning:
-		what := st.Server
-		if what == "" && len(st.Command) > 0 {
-			what = filepath.Base(st.Command[0])
-		}
-		return "info", fmt.Sprintf("%s is running: %s, pid %d", name, what, st.PID)
-	case diagnostics.StateFailed:
-		return "warning", fmt.Sprintf("%s failed to start, so %s files get no diagnostics: %s", name, exts, st.Reason)
-	case diagnostics.StateCrashed:
-		return "warning", fmt.Sprintf("%s crashed; it restarts when next needed: %s", name, st.Reason)
-	case diagnostics.StateMissing:
-		reason := strings.TrimPrefix(st.Reason, diagnostics.ErrNotInstalled.Error()+": ")
-		return "info", fmt.Sprintf("%s is not installed, so %s files get no diagnostics: %s", name, exts, reason)
-	case diagnostics.StateIdle:
-		return "info", name + " was stopped after it went unused; it starts again when needed"
-	case diagnostics.StateStopped:
-		return "info", name + " stopped"
-	}
-	return "info", fmt.Sprintf("%s is %s", name, st.State)
-}
-
-// displayRoot is a server's root relative to the workspace when inside it.
-func displayRoot(workspace, root string) string {
-	if rel, err := filepath.Rel(workspace, root); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return root
 }
 
 func (l *languageServers) Check(ctx context.Context, paths ...string) (string, json.RawMessage) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -34,12 +33,11 @@ func (a *app) frontStore(log *slog.Logger, moved string) func(context.Context, s
 			}
 			return st, nil
 		}
-		s, err := store.Open(ctx, dir, store.Options{Logger: log})
+		s, err := a.openStoreIn(ctx, dir, log, false)
 		if err != nil {
 			return nil, err
 		}
 		st = s
-		a.cleanup(s.Close)
 		return s, nil
 	}
 }
@@ -59,50 +57,29 @@ func (a *app) frontConfig(log *slog.Logger, opts config.Options) (*config.Loaded
 		log.Warn("configuration", "warning", w)
 	}
 	if loaded.Config.DataDir == "" {
-		return nil, errors.New("no data directory: set dataDir in the config, DARMAN_DATA_DIR or --data-dir (no home directory was found)")
+		return nil, errNoDataDir
 	}
 	return loaded, nil
 }
 
-// stickyModel is the model an agent's new sessions get: chosen the first
-// time it is asked and kept, unless the choice failed (a provider may come
-// up later).
-func (m *models) stickyModel() func(context.Context) (string, error) {
-	var (
-		mu     sync.Mutex
-		picked string
-	)
-	return func(ctx context.Context) (string, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if picked != "" {
-			return picked, nil
-		}
-		sel, err := m.selectModel(ctx)
-		if err != nil {
-			return "", err
-		}
-		picked = sel.Ref()
-		return picked, nil
-	}
-}
-
-// frontAgent starts a front's agent for a workspace: its configuration
-// (opts names the workspace and any layer the front adds), the front's
-// store, and the agent wired as every front wires it.
-func (a *app) frontAgent(ctx context.Context, log *slog.Logger, openStore func(context.Context, string) (*store.Store, error), opts config.Options, w agentWiring) (*config.Loaded, *store.Store, *agentRuntime, error) {
+// frontWorkspace opens a front's agent for a workspace: its configuration
+// (opts names the workspace and any layer the front adds, opts.Trust what
+// decides the folder's trust, recorded in trust), the front's store, and
+// the workspace's agent as every front opens it.
+func (a *app) frontWorkspace(ctx context.Context, log *slog.Logger, openStore func(context.Context, string) (*store.Store, error), opts config.Options, trust *trustOutcome, o workspaceOptions) (*workspace, error) {
 	loaded, err := a.frontConfig(log, opts)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	st, err := openStore(ctx, loaded.Config.DataDir)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	w.children = a.children
-	rt, err := startAgent(ctx, loaded.Config, st, w, log)
+	o.children = a.children
+	w, err := openWorkspace(ctx, loaded.Config, st, o, log)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return loaded, st, rt, nil
+	w.loaded, w.trust = loaded, *trust
+	return w, nil
 }

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
@@ -63,16 +63,16 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 		if log == nil {
 			log = slog.New(slog.DiscardHandler)
 		}
-		t := &hookTranscripts{store: st, dir: transcriptDir(cfg.DataDir, root), root: root, log: log}
-		opts.Transcript = t.path
+		t := hook.NewTranscripts(transcriptStore{st}, hook.TranscriptDir(cfg.DataDir, root), root, log)
+		opts.Transcript = t.Path
 		// Made now: the sandbox's rules name existing paths only.
-		if err := os.MkdirAll(t.dir, 0o700); err != nil {
-			log.Warn("hook transcripts: cannot make their directory", "dir", t.dir, "err", err)
+		if err := os.MkdirAll(t.Dir(), 0o700); err != nil {
+			log.Warn("hook transcripts: cannot make their directory", "dir", t.Dir(), "err", err)
 		}
 		if sb != nil {
 			// The hooks' own sandbox: bash's, and the workspace's
 			// transcripts readable, which the model's commands are not.
-			sb = newSandbox(withReadable(cfg, t.dir))
+			sb = newSandbox(withReadable(cfg, t.Dir()))
 			opts.Close = sb.Close
 		}
 	}
@@ -93,6 +93,20 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 	return e, problems
 }
 
+// transcriptStore is the store as the hook transcripts read it.
+type transcriptStore struct{ *store.Store }
+
+func (s transcriptStore) Last(ctx context.Context, id agent.ID, n int) ([]agent.MessageWithParts, error) {
+	page, err := s.Page(ctx, id, store.PageOptions{Limit: n})
+	return page.Messages, err
+}
+
+// withReadable is cfg with dir readable by the sandbox's commands.
+func withReadable(cfg config.Config, dir string) config.Config {
+	cfg.Sandbox.ReadableDirs = append(slices.Clip(cfg.Sandbox.ReadableDirs), dir)
+	return cfg
+}
+
 // sessionHooks is the engine as the session service takes it: no engine
 // is no Hooks, not a nil pointer in an interface.
 func sessionHooks(e *hook.Engine) session.Hooks {
@@ -100,35 +114,4 @@ func sessionHooks(e *hook.Engine) session.Hooks {
 		return nil
 	}
 	return e
-}
-
-// diagnoseHooks lists the hooks that run, each with its file, and the
-// ones left out, for doctor.
-func diagnoseHooks(r *report, c config.Config, root string) {
-	const section = "hooks"
-	e, problems := newHooks(c, root, nil, nil, nil, newModels(c, slog.New(slog.DiscardHandler)), nil)
-	for _, p := range problems {
-		r.add(section, "hook", "warn", p)
-	}
-	if e == nil {
-		if len(problems) == 0 {
-			r.add(section, "hooks", "ok", "none configured (the hooks key of darman's config, .claude/settings.json, .claude/settings.local.json, ~/.claude/settings.json)")
-		}
-		return
-	}
-	for _, h := range e.Hooks() {
-		name := string(h.Event)
-		if m := strings.TrimSpace(h.Matcher); m != "" && m != "*" {
-			name += " " + m
-		}
-		if h.Type == "prompt" {
-			r.add(section, name, "ok", fmt.Sprintf("prompt %q (from %s; timeout %s; asked of the small model)", h.Prompt, h.Origin, h.Timeout))
-			continue
-		}
-		where := "yours: run outside the sandbox, with the scrubbed environment"
-		if h.Workspace {
-			where = "the workspace's: run like bash, in its sandbox"
-		}
-		r.add(section, name, "ok", fmt.Sprintf("%s (from %s; timeout %s; %s)", h.Command, h.Origin, h.Timeout, where))
-	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/internal/startup"
 	"github.com/darman-dev/darman/server/lsp"
@@ -67,7 +66,7 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 	if a.loaded != nil {
 		dataDir = a.loaded.Config.DataDir
 	}
-	start := a.startAgent(log)
+	start := a.startLSPAgent(log)
 	srv, err := lsp.New(lsp.Options{
 		Start: func(ctx context.Context, setup lsp.Setup) (*lsp.Agent, error) {
 			ag, err := start(ctx, setup)
@@ -145,44 +144,37 @@ func acceptOne(ctx context.Context, addr string, stderr io.Writer) (net.Conn, er
 	return conn, nil
 }
 
-// startAgent builds the agent for the workspace initialize names: the
+// startLSPAgent builds the agent for the workspace initialize names: the
 // configuration of that workspace with the editor's settings over it, the
 // store, and the session service wired as darman run wires it, with the
 // server's editor-aware workspace and permission asker.
-func (a *app) startAgent(log *slog.Logger) func(context.Context, lsp.Setup) (*lsp.Agent, error) {
+func (a *app) startLSPAgent(log *slog.Logger) func(context.Context, lsp.Setup) (*lsp.Agent, error) {
 	// The store outlives the agents: new settings start a new agent while
 	// the previous one finishes its turns, on the same store. It is closed
 	// with the app.
 	openStore := a.frontStore(log, "dataDir changed to %s while darman lsp runs on %s; restart the language server to move")
 	return func(ctx context.Context, setup lsp.Setup) (*lsp.Agent, error) {
 		var trust trustOutcome
-		loaded, st, rt, err := a.frontAgent(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings),
-			Trust: decideTrust(lspPolicy(setup), &trust)},
-			agentWiring{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, gate: setup.Elicitor, notices: setup.Notices, tasks: true,
+		w, err := a.frontWorkspace(ctx, log, openStore, lspConfigOptions(setup, &trust), &trust,
+			workspaceOptions{root: setup.Root, workspace: setup.Workspace, asker: setup.Asker, gate: setup.Elicitor, notices: setup.Notices, tasks: true,
 				agents: setup.Agents})
 		if err != nil {
 			return nil, err
 		}
-		cfg := loaded.Config
+		cfg := w.cfg
 		return &lsp.Agent{
-			Sessions:      rt.svc,
-			Store:         st,
-			Model:         rt.models.stickyModel(),
+			Sessions:      w.Sessions(),
+			Store:         w.Store(),
+			Model:         w.Model,
 			PromptActions: promptActions(cfg.CodeActions),
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
-			Status: func(context.Context) map[string]any {
-				return map[string]any{"dataDir": cfg.DataDir, "storeOwner": st.Owner(), "configFiles": sources(loaded),
-					"mcpServers": rt.mcp.Status(), "languageServers": rt.lsp.Status(), "sandbox": sandboxStatus(rt.sandbox), "trust": trust.status()}
-			},
-			Deleted: func(id agent.ID) error {
-				collectCheckpoints(context.WithoutCancel(ctx), rt.checkpoints, setup.Root, id, log)
-				return forgetMCPSession(cfg, id)
-			},
-			Checkpoints: serverCheckpoints(rt.checkpoints),
-			Close:       rt.close,
+			Status:        w.Status,
+			Deleted:       w.Deleted,
+			Checkpoints:   serverCheckpoints(w.checkpoints),
+			Close:         w.Close,
 
-			Definitions: poolDefiner{rt.lsp.pool},
-			Trust:       lspTrust(trust),
+			Definitions: w.Definitions(),
+			Trust:       lspTrust(w.trust),
 		}, nil
 	}
 }

@@ -23,14 +23,10 @@ import (
 func (a *app) lspCompletion(log *slog.Logger) func(context.Context, lsp.Setup) (*lsp.CompletionConfig, error) {
 	client := completionHTTPClient()
 	return func(_ context.Context, setup lsp.Setup) (*lsp.CompletionConfig, error) {
-		cfg, ok := a.startConfig(setup)
-		if !ok || setupChangesCompletion(setup) {
-			loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), new(trustOutcome))})
-			if err != nil {
-				// The agent's start reports the configuration's problems.
-				return nil, nil
-			}
-			cfg = loaded.Config
+		cfg, err := a.setupConfig(setup, setupChangesCompletion(setup))
+		if err != nil {
+			// The agent's start reports the configuration's problems.
+			return nil, nil
 		}
 		cc, _, err := completionSetup(cfg, nil, client, log)
 		return cc, err
@@ -71,7 +67,7 @@ func completionSetup(cfg config.Config, lookupEnv func(string) (string, bool), c
 			return nil, "", fmt.Errorf("completion.model %q: %v (expected provider/model-id, or set completion.provider)", c.Model, err)
 		}
 	}
-	client2, err := provider.New(settings(name, cfg.Provider[name]), &provider.Options{LookupEnv: lookupEnv, HTTPClient: client, Logger: log,
+	client2, err := newProvider(cfg, name, &provider.Options{LookupEnv: lookupEnv, HTTPClient: client, Logger: log,
 		// A completion is worth one attempt: by a retry's end the user
 		// has typed on.
 		Retry: llm.RetryPolicy{MaxAttempts: 1}})

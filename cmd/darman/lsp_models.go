@@ -21,15 +21,36 @@ import (
 // agent or asking any server.
 func (a *app) lspModels(log *slog.Logger) func(context.Context, lsp.Setup) (lsp.ModelChoices, error) {
 	return func(_ context.Context, setup lsp.Setup) (lsp.ModelChoices, error) {
-		if cfg, ok := a.startConfig(setup); ok {
-			return modelChoices(cfg, nil, log), nil
-		}
-		loaded, err := config.Load(config.Options{WorkspaceRoot: setup.Root, Flags: a.flags, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), new(trustOutcome))})
+		cfg, err := a.setupConfig(setup, false)
 		if err != nil {
 			return lsp.ModelChoices{}, err
 		}
-		return modelChoices(loaded.Config, nil, log), nil
+		return modelChoices(cfg, nil, log), nil
 	}
+}
+
+// setupConfig is the configuration of setup's workspace with the editor's
+// settings over it, for what initialize answers before the agent starts:
+// startConfig when that is the one (unless reload), else loaded for
+// setup as the agent's start loads it.
+func (a *app) setupConfig(setup lsp.Setup, reload bool) (config.Config, error) {
+	if cfg, ok := a.startConfig(setup); ok && !reload {
+		return cfg, nil
+	}
+	opts := lspConfigOptions(setup, new(trustOutcome))
+	opts.Flags = a.flags
+	loaded, err := config.Load(opts)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return loaded.Config, nil
+}
+
+// lspConfigOptions load the configuration of setup's workspace, the
+// editor's settings over it, its trust decided by the editor's word and
+// the user's records (recorded in trust).
+func lspConfigOptions(setup lsp.Setup, trust *trustOutcome) config.Options {
+	return config.Options{WorkspaceRoot: setup.Root, LookupEnv: withSettings(setup.Settings), Trust: decideTrust(lspPolicy(setup), trust)}
 }
 
 // startConfig is the configuration darman lsp loaded when it started, with
@@ -104,7 +125,7 @@ func usableProviders(cfg config.Config, lookupEnv func(string) (string, bool), l
 	opts := &provider.Options{LookupEnv: lookupEnv, HTTPClient: &http.Client{}}
 	var out []usableProvider
 	for _, name := range names {
-		c, err := provider.New(settings(name, cfg.Provider[name]), opts)
+		c, err := newProvider(cfg, name, opts)
 		if err != nil {
 			// Unusable as configured (no key, unknown type): the agent says
 			// why when a session asks for it.

@@ -54,7 +54,7 @@ type mcpRuntime struct {
 	gate     client.Gate
 	sampler  client.Sampler
 	// notify, when set, hears every state change as a notice (see
-	// mcpNotice), from the first start on.
+	// Status.Notice), from the first start on.
 	notify func(level, text string)
 }
 
@@ -100,7 +100,7 @@ func startMCP(ctx context.Context, cfg config.Config, root string, rt mcpRuntime
 		return m, nil
 	}
 	if rt.notify != nil {
-		m.Subscribe(func(s client.Status) { rt.notify(mcpNotice(s)) })
+		m.Subscribe(func(s client.Status) { rt.notify(s.Notice()) })
 	}
 	m.Start()
 	if !wait {
@@ -143,70 +143,4 @@ func mcpToolSource(cfg config.Config, m *client.Manager, sessions sessionReader)
 // sessionReader reads a stored session; *store.Store is one.
 type sessionReader interface {
 	Session(ctx context.Context, id agent.ID) (agent.Session, error)
-}
-
-// diagnoseMCPServers starts every configured MCP server and reports its
-// state, protocol version and tool count in doctor's "mcp servers"
-// section.
-func diagnoseMCPServers(ctx context.Context, r *report, cfg config.Config, root string, children *child.Registry, log *slog.Logger) {
-	if len(cfg.MCPServers) == 0 {
-		return
-	}
-	m := client.New(mcpDefinitions(cfg, root), client.Options{Logger: log, Children: children, Sampler: modelSampler(cfg, newModels(cfg, log)), Gate: client.DeclineGate{}})
-	defer m.Close()
-	m.Start()
-	_ = m.Wait(ctx)
-	for _, s := range m.Status() {
-		kind := "optional"
-		if s.Required {
-			kind = "required"
-		}
-		if s.ConfigFile != "" {
-			kind += ", from " + s.ConfigFile
-		}
-		if len(s.Visible) > 0 {
-			kind += ", agents " + strings.Join(s.Visible, " ")
-		}
-		switch s.State {
-		case client.StateReady:
-			r.add("mcp servers", s.Name, "ok", fmt.Sprintf("%s, %s, protocol %s, %d tools", s.Origin, kind, s.Protocol, s.Tools))
-		case client.StateDisabled:
-			r.add("mcp servers", s.Name, "missing", "disabled in config ("+kind+")")
-		default:
-			status, detail := "warn", string(s.State)
-			if s.Failure != nil {
-				detail = fmt.Sprintf("%s: %s", s.Failure.Class, s.Failure.Message)
-				if s.Required {
-					status = "fail"
-				}
-			}
-			r.add("mcp servers", s.Name, status, s.Origin+", "+kind+": "+detail)
-		}
-		for _, refused := range s.Refused {
-			r.add("mcp servers", s.Name, "warn", refused)
-		}
-	}
-}
-
-// mcpNotice words a binding's new state as a notice for the editor: the
-// level ("info", "warning", "error") and one line naming the server.
-func mcpNotice(s client.Status) (level, text string) {
-	switch s.State {
-	case client.StateReady:
-		return "info", fmt.Sprintf("mcp server %s is ready: protocol %s, %d tools (catalog %d)", s.Name, s.Protocol, s.Tools, s.Generation)
-	case client.StateStarting:
-		return "info", fmt.Sprintf("mcp server %s is starting", s.Name)
-	case client.StateRetiring:
-		return "info", fmt.Sprintf("mcp server %s is retiring: it finishes the calls in flight, then stops", s.Name)
-	case client.StateFailed:
-		level = "warning"
-		if s.Required {
-			level = "error"
-		}
-		if s.Failure != nil {
-			return level, fmt.Sprintf("mcp server %s failed: %s: %s", s.Name, s.Failure.Class, s.Failure.Message)
-		}
-		return level, fmt.Sprintf("mcp server %s failed", s.Name)
-	}
-	return "info", fmt.Sprintf("mcp server %s is %s", s.Name, s.State)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/cmd/darman/internal/doctor"
 	"github.com/darman-dev/darman/internal/config"
 )
 
@@ -60,17 +61,17 @@ func TestMCPServerAgents(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	root := filepath.Join(dir, "ws")
 	os.MkdirAll(root, 0o755)
-	rt, err := startAgent(context.Background(), cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), tasks: true, waitMCP: true, children: testChildren(t),
+	rt, err := openWorkspace(context.Background(), cfg, st, workspaceOptions{root: root, workspace: tool.NewDisk(root), tasks: true, waitMCP: true, children: testChildren(t),
 		rules: []permission.Rule{{Permission: "mcp", Pattern: "*", Action: permission.Allow}}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rt.close() })
-	sess, err := rt.svc.Create(context.Background(), session.CreateOptions{Model: cfg.Model})
+	t.Cleanup(func() { rt.Close() })
+	sess, err := rt.sessions.Create(context.Background(), session.CreateOptions{Model: cfg.Model})
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := rt.svc.Run(context.Background(), session.Turn{Session: sess.ID, Prompt: session.Text("delegate the ping")})
+	msg, err := rt.sessions.Run(context.Background(), session.Turn{Session: sess.ID, Prompt: session.Text("delegate the ping")})
 	if err != nil || msg.Finish != agent.FinishStop {
 		t.Fatalf("the turn: %+v, %v", msg, err)
 	}
@@ -125,8 +126,8 @@ func TestMCPServerAgents(t *testing.T) {
 		t.Errorf("status shows the agents as %q; want helper [task], lead [main], all none", visible)
 	}
 
-	r := &report{}
-	diagnoseMCPServers(context.Background(), r, cfg, root, testChildren(t), slog.New(slog.DiscardHandler))
+	r := &doctor.Report{}
+	doctor.MCPServers(r, mcpStatus(context.Background(), cfg, root, testChildren(t), slog.New(slog.DiscardHandler)))
 	for _, c := range r.Checks {
 		if c.Section != "mcp servers" {
 			continue

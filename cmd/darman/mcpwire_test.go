@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darman-dev/darman/cmd/darman/internal/doctor"
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/config"
-	"github.com/darman-dev/darman/mcp/client"
 )
 
 func TestDiagnoseMCPServers(t *testing.T) {
@@ -18,9 +18,9 @@ func TestDiagnoseMCPServers(t *testing.T) {
 		"typed": {URL: "https://example.com/mcp", Problem: "uses ${input:token}, which darman cannot prompt for", Origin: "/w/.vscode/mcp.json"},
 		"off":   {Command: "x", Enabled: &off},
 	}}
-	r := &report{}
-	diagnoseMCPServers(context.Background(), r, cfg, t.TempDir(), testChildren(t), slog.New(slog.DiscardHandler))
-	got := map[string]check{}
+	r := &doctor.Report{}
+	doctor.MCPServers(r, mcpStatus(context.Background(), cfg, t.TempDir(), testChildren(t), slog.New(slog.DiscardHandler)))
+	got := map[string]doctor.Check{}
 	for _, c := range r.Checks {
 		if c.Section == "mcp servers" {
 			got[c.Name] = c
@@ -37,22 +37,6 @@ func TestDiagnoseMCPServers(t *testing.T) {
 	}
 	if c := got["off"]; c.Status != "missing" {
 		t.Errorf("off: %+v; want disabled", c)
-	}
-}
-
-func TestMCPNoticeWording(t *testing.T) {
-	for _, tc := range []struct {
-		s           client.Status
-		level, text string
-	}{
-		{client.Status{Name: "gh", State: client.StateReady, Protocol: "2025-11-25", Tools: 3, Generation: 2}, "info", "mcp server gh is ready: protocol 2025-11-25, 3 tools (catalog 2)"},
-		{client.Status{Name: "db", State: client.StateFailed, Required: true, Failure: &client.Failure{Class: client.FailureNotFound, Message: `command "pg-mcp" not found`}}, "error", `mcp server db failed: not found: command "pg-mcp" not found`},
-		{client.Status{Name: "web", State: client.StateFailed, Failure: &client.Failure{Class: client.FailureCrashed, Message: "exit status 1"}}, "warning", "mcp server web failed: crashed: exit status 1"},
-		{client.Status{Name: "old", State: client.StateRetiring}, "info", "mcp server old is retiring: it finishes the calls in flight, then stops"},
-	} {
-		if level, text := mcpNotice(tc.s); level != tc.level || text != tc.text {
-			t.Errorf("mcpNotice(%s) = %s %q; want %s %q", tc.s.State, level, text, tc.level, tc.text)
-		}
 	}
 }
 

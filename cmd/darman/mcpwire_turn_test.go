@@ -61,7 +61,7 @@ func init() {
 // mcpAgent starts the agent as the editor fronts do (not waiting for the
 // MCP servers) with one server, "late", run by this test binary behind a
 // FIFO the caller opens to let it answer, and the model srv.
-func mcpAgent(t *testing.T, srv *llmtest.Server, late config.MCPServer) (*agentRuntime, agent.ID, string) {
+func mcpAgent(t *testing.T, srv *llmtest.Server, late config.MCPServer) (*workspace, agent.ID, string) {
 	t.Helper()
 	dir := t.TempDir()
 	gate := filepath.Join(dir, "gate")
@@ -83,13 +83,13 @@ func mcpAgent(t *testing.T, srv *llmtest.Server, late config.MCPServer) (*agentR
 	t.Cleanup(func() { st.Close() })
 	root := filepath.Join(dir, "ws")
 	os.MkdirAll(root, 0o755)
-	rt, err := startAgent(context.Background(), cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), children: testChildren(t),
+	rt, err := openWorkspace(context.Background(), cfg, st, workspaceOptions{root: root, workspace: tool.NewDisk(root), children: testChildren(t),
 		rules: []permission.Rule{{Permission: "mcp", Pattern: "*", Action: permission.Allow}}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rt.close() })
-	sess, err := rt.svc.Create(context.Background(), session.CreateOptions{Model: cfg.Model})
+	t.Cleanup(func() { rt.Close() })
+	sess, err := rt.sessions.Create(context.Background(), session.CreateOptions{Model: cfg.Model})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestEditorAgentSeesMCPServersAsTheyChange(t *testing.T) {
 
 	turn := func(text string) {
 		t.Helper()
-		msg, err := rt.svc.Run(context.Background(), session.Turn{Session: id, Prompt: session.Text(text)})
+		msg, err := rt.sessions.Run(context.Background(), session.Turn{Session: id, Prompt: session.Text(text)})
 		if err != nil || msg.Finish != agent.FinishStop {
 			t.Fatalf("turn %q: %+v, %v", text, msg, err)
 		}
@@ -202,7 +202,7 @@ func TestEditorAgentSeesMCPServersAsTheyChange(t *testing.T) {
 func TestEditorAgentFailsTheTurnWhileARequiredServerIsNotReady(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: "unreachable"}}})
 	rt, id, _ := mcpAgent(t, srv, config.MCPServer{Required: true, Timeout: 300 * time.Millisecond})
-	msg, err := rt.svc.Run(context.Background(), session.Turn{Session: id, Prompt: session.Text("hello")})
+	msg, err := rt.sessions.Run(context.Background(), session.Turn{Session: id, Prompt: session.Text("hello")})
 	if err != nil {
 		t.Fatal(err)
 	}

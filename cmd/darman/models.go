@@ -61,12 +61,20 @@ func (m *models) client(name string) (*llm.Client, error) {
 	if c, ok := m.clients[name]; ok {
 		return c, nil
 	}
-	c, err := provider.New(settings(name, m.cfg.Provider[name]), m.opts)
+	c, err := newProvider(m.cfg, name, m.opts)
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", name, err)
 	}
 	m.clients[name] = c
 	return c, nil
+}
+
+// newProvider is darman's one way from the configuration to a provider's
+// client: the provider the configuration names (or a preset of that name),
+// with opts (retries, HTTP client, environment, logger). The client is
+// made, never used to send anything.
+func newProvider(cfg config.Config, name string, opts *provider.Options) (*llm.Client, error) {
+	return provider.New(settings(name, cfg.Provider[name]), opts)
 }
 
 // settings maps a provider's configuration onto the adapter's settings.

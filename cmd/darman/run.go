@@ -209,21 +209,21 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 			fmt.Fprintf(a.stderr, "! %s\n", text)
 		}
 	}
-	rt, err := startAgent(ctx, cfg, st, agentWiring{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules,
+	w, err := openWorkspace(ctx, cfg, st, workspaceOptions{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules,
 		tasks: true, waitMCP: true, notices: notices, children: a.children, sandbox: sb, git: git}, log)
 	handed = true
 	if err != nil {
 		return err
 	}
-	defer rt.close()
-	svc, m := rt.svc, rt.models
+	defer w.Close()
+	svc, m := w.Sessions(), w.models
 	// An unknown command fails before a session is made for it; the turn
 	// runs a known one (Service.Start finds it, as in every front).
 	command, _, err := svc.Commands().Invocation(o.prompt)
 	if err != nil {
 		return err
 	}
-	if st := rt.sandbox.Status(); (!st.Active() || len(st.Missing) > 0) && st.Mode != sandbox.Off {
+	if st := w.sandbox.Status(); (!st.Active() || len(st.Missing) > 0) && st.Mode != sandbox.Off {
 		fmt.Fprintln(a.stderr, "darman: "+st.Summary())
 	}
 

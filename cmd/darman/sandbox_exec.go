@@ -98,52 +98,6 @@ func networkFor(cfg config.Config) func(command string) bool {
 	}
 }
 
-// diagnoseSandbox reports what the sandbox of the model's commands does
-// here: on (and how), or off and why.
-func diagnoseSandbox(r *report, c config.Config, root string) {
-	const section = "sandbox"
-	// Doctor looks for itself rather than believe the probe's record, and
-	// records what it found for the next darman.
-	opts := sandboxOptions(c)
-	opts.FreshProbe = true
-	sb := sandbox.New(opts)
-	defer sb.Close()
-	st := sb.Status()
-	status := "ok"
-	switch {
-	case !st.Active() && st.Mode == sandbox.Required:
-		status = "fail"
-	case !st.Active() && st.Mode != sandbox.Off:
-		status = "warn"
-	case st.Active() && st.Reason != "":
-		status = "warn"
-	case !st.Active():
-		status = "missing" // turned off on purpose
-	}
-	r.add(section, "commands", status, st.Summary())
-	if !st.Active() || root == "" {
-		return
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		if rel, err := filepath.Rel(root, home); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
-			r.add(section, "home", "warn", "the workspace "+root+" contains your home directory, so commands can read and write everything in it, secrets included: open a project directory instead")
-		}
-	}
-	pol := sb.Policy(sandbox.Request{Root: root}, "")
-	r.add(section, "writable", "ok", strings.Join(pol.WriteDirs, ", ")+" and a temp dir per session ($TMPDIR)")
-	if len(pol.ReadOnly) > 0 {
-		r.add(section, "read-only", "ok", strings.Join(pol.ReadOnly, ", "))
-	}
-	net := "off"
-	switch {
-	case pol.Network:
-		net = "on (sandbox.network)"
-	case len(c.Sandbox.NetworkCommands) > 0:
-		net = "off, except for " + strings.Join(c.Sandbox.NetworkCommands, ", ")
-	}
-	r.add(section, "network", "ok", net)
-}
-
 // sandboxStatus is the sandbox as the editors show it (darman.status's
 // agent.sandbox, ACP's session _meta): what it does, in a line too.
 func sandboxStatus(sb *sandbox.Sandbox) map[string]any {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/cmd/darman/internal/doctor"
 	"github.com/darman-dev/darman/cmd/darman/internal/terminal"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/server/acp"
@@ -384,17 +385,17 @@ func (a *app) acpTrust(root string, o trustOutcome) acp.Trust {
 
 // diagnose is doctor's trust section: whether the folder's own settings
 // apply, and each one left out.
-func (o trustOutcome) diagnose(r *report) {
+func (o trustOutcome) diagnose(r *doctor.Report) {
 	const section = "trust"
 	switch {
 	case len(o.items) == 0:
-		r.add(section, "workspace", "ok", "configures nothing that needs trust")
+		r.Add(section, "workspace", "ok", "configures nothing that needs trust")
 	case o.trusted:
-		r.add(section, "workspace", "ok", fmt.Sprintf("trusted: its %d widening settings apply (%s)", len(o.items), itemKeys(o.items)))
+		r.Add(section, "workspace", "ok", fmt.Sprintf("trusted: its %d widening settings apply (%s)", len(o.items), itemKeys(o.items)))
 	default:
-		r.add(section, "workspace", "warn", o.notice())
+		r.Add(section, "workspace", "warn", o.notice())
 		for _, it := range o.items {
-			r.add(section, "ignored", "warn", it.String())
+			r.Add(section, "ignored", "warn", it.String())
 		}
 	}
 }

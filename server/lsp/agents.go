@@ -11,7 +11,6 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
-	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -43,19 +42,16 @@ type agentsChangedParams struct {
 }
 
 // loadAgents finds the workspace's agents while initialize is answered
-// (Options.Agents, else the agent files alone).
+// (Options.Agents; the built-in agents alone without it).
 func (s *Server) loadAgents(ctx context.Context, setup Setup) *agents.Catalog {
 	var c *agents.Catalog
 	if s.opts.Agents != nil {
 		c = s.opts.Agents(ctx, setup)
 	}
-	if c == nil {
-		c = agents.Load(agents.Options{Dirs: prompt.LocateDirs(setup.Root, nil), Logger: s.log})
-	}
 	s.agents.mu.Lock()
 	s.agents.catalog = c
 	s.agents.mu.Unlock()
-	return c
+	return s.catalog()
 }
 
 func (s *Server) catalog() *agents.Catalog {

@@ -11,6 +11,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/lsp/text"
 	"github.com/darman-dev/darman/server/rpc"
 )
@@ -69,13 +70,13 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 		return nil, err
 	}
 	uri := p.TextDocument.URI
-	doc := s.docs.get(uri)
+	doc := s.docs.Get(uri)
 	var content *text.Content
-	if doc != nil && doc.lost == nil {
-		content = doc.content
+	if doc != nil && doc.Lost == nil {
+		content = doc.Content
 	}
 	shown := uri
-	if path, err := uriToPath(uri); err == nil && s.ws != nil {
+	if path, err := buffer.URIToPath(uri); err == nil && s.ws != nil {
 		shown = s.ws.shown(path)
 	}
 	actions := []protocol.CodeAction{}

@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -193,7 +194,7 @@ func (s *Server) newSession(ctx context.Context, ag *Agent, title, model string)
 // contextText describes an editor location for the model: the file, and
 // the selected lines as the editor holds them.
 func (s *Server) contextText(c *promptContext) (string, error) {
-	path, err := uriToPath(c.URI)
+	path, err := buffer.URIToPath(c.URI)
 	if err != nil {
 		return "", err
 	}
@@ -204,16 +205,16 @@ func (s *Server) contextText(c *promptContext) (string, error) {
 	if c.Range == nil {
 		return "The user is looking at " + shown + ".", nil
 	}
-	doc := s.docs.atPath(path)
-	if doc == nil || doc.lost != nil {
+	doc := s.docs.AtPath(path)
+	if doc == nil || doc.Lost != nil {
 		return fmt.Sprintf("The user selected %s lines %d-%d.", shown, c.Range.Start.Line+1, c.Range.End.Line+1), nil
 	}
-	start, end, err := doc.content.Offsets(*c.Range)
+	start, end, err := doc.Content.Offsets(*c.Range)
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("The user selected %s lines %d-%d:\n```%s\n%s\n```", shown, c.Range.Start.Line+1, c.Range.End.Line+1,
-		doc.languageID, numbered(doc.content.String()[start:end], int(c.Range.Start.Line)+1)), nil
+		doc.LanguageID, numbered(doc.Content.String()[start:end], int(c.Range.Start.Line)+1)), nil
 }
 
 type sessionArgs struct {
@@ -594,7 +595,7 @@ func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error
 		"client":          map[string]any{"name": s.client.name, "version": s.client.version, "optIns": s.client.opt},
 		"runningTurns":    running,
 	}
-	if c := s.completionStatus(); c != nil {
+	if c := s.complete.Status(); c != nil {
 		status["completion"] = c
 	}
 	select {

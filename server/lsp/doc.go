@@ -11,8 +11,10 @@
 // showMessageRequest, or code actions).
 //
 // The base protocol — framing, dispatch, cancellation, lifecycle — is in
-// server/rpc; positions and incremental edits of documents in server/lsp/text.
-// Here there is one file per feature: initialize.go, documents.go,
+// server/rpc; positions and incremental edits of documents in server/lsp/text;
+// the open buffers (by URI and path) and file: URIs in
+// server/lsp/internal/buffer; inline completions in
+// server/lsp/internal/completion. Here there is one file per feature: initialize.go, documents.go,
 // commands.go, codeaction.go, permission.go, edit.go and workspace.go,
 // progress.go, transcript.go, config.go; turns.go and relay.go run turns and
 // pass their events on.

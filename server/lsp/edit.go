@@ -13,6 +13,7 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/lsp/text"
 )
 
@@ -27,13 +28,13 @@ import (
 // between, the client refuses the edit rather than applying it to text it
 // was not meant for, and the tool is told to read the file again.
 func (w *workspace) applyAndSave(ctx context.Context, path string, content []byte) error {
-	uri := pathToURI(path)
+	uri := buffer.PathToURI(path)
 	var (
 		base    *text.Content
 		version *protocol.Integer
 	)
-	if doc := w.s.docs.atPath(path); doc != nil && doc.lost == nil {
-		uri, base, version = doc.uri, doc.content, &doc.version
+	if doc := w.s.docs.AtPath(path); doc != nil && doc.Lost == nil {
+		uri, base, version = doc.URI, doc.Content, &doc.Version
 	} else {
 		disk, err := os.ReadFile(path)
 		switch {
@@ -83,11 +84,11 @@ func (w *workspace) applyAndSave(ctx context.Context, path string, content []byt
 // darman knows and carries its version when the client takes versioned
 // edits: if the user typed in between, the client refuses it and the tool
 // is told to read the file again.
-func (w *workspace) applyToBuffer(ctx context.Context, doc *document, path string, content []byte) error {
-	version := doc.version
-	edit := doc.content.Edit(string(content))
+func (w *workspace) applyToBuffer(ctx context.Context, doc *buffer.Doc, path string, content []byte) error {
+	version := doc.Version
+	edit := doc.Content.Edit(string(content))
 	label := "darman: edit " + w.shown(path)
-	params := protocol.ApplyWorkspaceEditParams{Label: &label, Edit: w.workspaceEdit(doc.uri, path, &version, edit)}
+	params := protocol.ApplyWorkspaceEditParams{Label: &label, Edit: w.workspaceEdit(doc.URI, path, &version, edit)}
 	var res protocol.ApplyWorkspaceEditResponse
 	if err := w.s.call(ctx, w.s.opts.PermissionTimeout, protocol.ServerWorkspaceApplyEdit, params, &res); err != nil {
 		return fmt.Errorf("the editor did not apply the edit to %s: %w", path, err)
@@ -120,7 +121,7 @@ func (w *workspace) workspaceEdit(uri, path string, version *protocol.Integer, e
 		return protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{uri: {edit}}}
 	}
 	var changes []any
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && w.docs().atPath(path) == nil {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && w.docs().AtPath(path) == nil {
 		changes = append(changes, protocol.CreateFile{Kind: "create", URI: uri})
 	}
 	changes = append(changes, protocol.TextDocumentEdit{
@@ -130,7 +131,7 @@ func (w *workspace) workspaceEdit(uri, path string, version *protocol.Integer, e
 	return protocol.WorkspaceEdit{DocumentChanges: changes}
 }
 
-func (w *workspace) docs() *documents { return w.s.docs }
+func (w *workspace) docs() *buffer.Set { return w.s.docs }
 
 // shown is a path as the user reads it: relative to the root when inside.
 func (w *workspace) shown(path string) string {

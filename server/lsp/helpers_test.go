@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
@@ -228,6 +229,10 @@ func start(t testing.TB, o options) *env {
 		}
 		return &lsp.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions, Deleted: o.deleted,
 			Checkpoints: reverts}, nil
+	}
+	// The workspace's agent files, as darman lsp finds them.
+	opts.Agents = func(_ context.Context, setup lsp.Setup) *agents.Catalog {
+		return agents.Load(agents.Options{Dirs: prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false })})
 	}
 	srv, err := lsp.New(opts)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -41,7 +42,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 
 	var folders []string
 	for _, f := range p.WorkspaceFolders {
-		path, err := uriToPath(f.URI)
+		path, err := buffer.URIToPath(f.URI)
 		if err != nil {
 			s.log.Warn("lsp: workspace folder skipped", "uri", f.URI, "err", err)
 			continue
@@ -53,7 +54,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	case len(folders) > 0:
 		root = folders[0]
 	case p.RootURI != nil && *p.RootURI != "":
-		path, err := uriToPath(*p.RootURI)
+		path, err := buffer.URIToPath(*p.RootURI)
 		if err != nil {
 			return nil, rpc.InvalidParams("rootUri: %v", err)
 		}
@@ -105,7 +106,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.setupCompletion(ctx, setup)
 	// Building the agent (the store, its tools) takes the processor from
 	// the answer: start it once the answer is written.
-	return rpc.Then{Result: s.completionCapabilities(s.initializeResult(choices)), After: func() { s.startAgent(agentSettings) }}, nil
+	return rpc.Then{Result: completionCapabilities(s.initializeResult(choices), s.complete.On(), s.complete.Items()), After: func() { s.startAgent(agentSettings) }}, nil
 }
 
 func (s *Server) initializeResult(choices ModelChoices) initResult {
@@ -140,7 +141,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) error {
 	if s.settingsErr != nil {
 		s.showMessage(protocol.MessageTypeError, "darman: "+s.settingsErr.Error())
 	}
-	if err := s.complete.err; err != nil {
+	if err := s.complete.Err(); err != nil {
 		s.showMessage(protocol.MessageTypeWarning, "darman: inline completions are off: "+err.Error())
 	}
 	s.goOwned(func() {
@@ -190,12 +191,12 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, raw json.RawMessag
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range p.Event.Removed {
-		if path, err := uriToPath(f.URI); err == nil && path != s.root {
+		if path, err := buffer.URIToPath(f.URI); err == nil && path != s.root {
 			s.folders = slices.DeleteFunc(s.folders, func(x string) bool { return x == path })
 		}
 	}
 	for _, f := range p.Event.Added {
-		if path, err := uriToPath(f.URI); err == nil && !slices.Contains(s.folders, path) {
+		if path, err := buffer.URIToPath(f.URI); err == nil && !slices.Contains(s.folders, path) {
 			s.folders = append(s.folders, path)
 		}
 	}
@@ -221,7 +222,7 @@ func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
 		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
 	}
 	if err == nil {
-		s.useAgentForCompletion(a)
+		s.complete.SetDefiner(a.Definitions)
 	}
 	return a, err
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
-
-	"github.com/darman-dev/darman/agent/complete"
 )
 
 // TestInitResultIsGLSPs holds darman's own initialize answer to the bytes
@@ -26,14 +24,11 @@ func TestInitResultIsGLSPs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &Server{opts: Options{Version: "v1.2.3"}}
-			if tc.engine {
-				s.complete.engine, s.complete.items = &complete.Engine{}, tc.items
-			}
-			got, err := json.Marshal(s.completionCapabilities(s.initializeResult(tc.choices)))
+			got, err := json.Marshal(completionCapabilities(s.initializeResult(tc.choices), tc.engine, tc.engine && tc.items))
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := json.Marshal(glspInitializeResult(s, tc.choices))
+			want, err := json.Marshal(glspInitializeResult(s, tc.choices, tc.engine, tc.items))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +41,7 @@ func TestInitResultIsGLSPs(t *testing.T) {
 
 // glspInitializeResult is the answer as glsp's types give it: the
 // reference darman's own types are held to.
-func glspInitializeResult(s *Server, choices ModelChoices) any {
+func glspInitializeResult(s *Server, choices ModelChoices, engine, items bool) any {
 	version := s.opts.Version
 	res := protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
@@ -75,11 +70,11 @@ func glspInitializeResult(s *Server, choices ModelChoices) any {
 		},
 		ServerInfo: &protocol.InitializeResultServerInfo{Name: "darman", Version: &version},
 	}
-	if s.complete.engine == nil {
+	if !engine {
 		return res
 	}
 	caps := res.Capabilities
-	if s.complete.items {
+	if items {
 		caps.CompletionProvider = &protocol.CompletionOptions{ResolveProvider: &protocol.False}
 	}
 	type capabilities struct {

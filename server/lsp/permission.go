@@ -14,6 +14,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -221,7 +222,7 @@ func (s *Server) requestPermission(ctx context.Context, q *question) (permission
 		Subjects: q.req.Patterns, Always: q.req.Suggest, Reasons: q.req.Reasons}
 	// Every file of a patch, so the user sees all it would change.
 	for _, d := range q.req.Diffs {
-		tc.Content = append(tc.Content, toolCallContent{Type: "diff", URI: pathToURI(d.Path), OldText: &d.OldText, NewText: &d.NewText})
+		tc.Content = append(tc.Content, toolCallContent{Type: "diff", URI: buffer.PathToURI(d.Path), OldText: &d.OldText, NewText: &d.NewText})
 	}
 	params := requestPermissionParams{SessionID: string(q.session), TurnID: q.turnID, RequestID: q.id, ToolCall: tc}
 	for _, o := range permissionOptions {

@@ -14,6 +14,7 @@ import (
 	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/internal/fsafe"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 )
 
 // promptReference is something the user attached to a prompt by name (@ in
@@ -70,7 +71,7 @@ func (s *Server) referencePart(ctx context.Context, r promptReference) (session.
 	if r.URI == "" {
 		return session.Part{}, fmt.Errorf("uri is required for a %s", kindOr(r.Kind))
 	}
-	path, err := uriToPath(r.URI)
+	path, err := buffer.URIToPath(r.URI)
 	if err != nil {
 		return session.Part{}, err
 	}
@@ -79,7 +80,7 @@ func (s *Server) referencePart(ctx context.Context, r promptReference) (session.
 		return session.Part{}, err
 	}
 	info, err := os.Stat(path)
-	if err != nil && (r.Kind == "folder" || s.docs.atPath(path) == nil) {
+	if err != nil && (r.Kind == "folder" || s.docs.AtPath(path) == nil) {
 		return session.Part{}, fmt.Errorf("%s: %w", rel, err)
 	}
 	if r.Kind == "folder" || (err == nil && info.IsDir()) {

@@ -14,7 +14,10 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/prompt"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/completion"
 	"github.com/darman-dev/darman/server/rpc"
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // Options configure a Server.
@@ -33,7 +36,7 @@ type Options struct {
 	// Agents finds the workspace's named agents (files and configuration)
 	// while initialize is answered, as Models does; the agent Start builds
 	// must run the same catalog (Setup.Agents). Nil, or a nil answer,
-	// reads the agent files alone.
+	// offers the built-in agents alone.
 	Agents func(ctx context.Context, setup Setup) *agents.Catalog
 	// Root is the workspace root when initialize names none; "" means the
 	// current directory.
@@ -52,8 +55,9 @@ type Options struct {
 	// Logger receives the server's log lines; nil discards them.
 	Logger *slog.Logger
 	// Completion finds the inline completion setup of setup's workspace
-	// (server/lsp/complete.go) while initialize is answered, so it must not
-	// wait for the network; nil or a nil config means no completions.
+	// (server/lsp/internal/completion) while initialize is answered, so it
+	// must not wait for the network; nil or a nil config means no
+	// completions.
 	Completion func(ctx context.Context, setup Setup) (*CompletionConfig, error)
 	// Trust records the user's answer about the folder at root: trusted,
 	// or never (darman trust's records); nil offers no trust question.
@@ -89,8 +93,8 @@ type Server struct {
 	editorTrust *bool
 	live        map[agent.ID]*live // sessions the client has used
 
-	docs      *documents
-	complete  completion // set by initialize
+	docs      *buffer.Set
+	complete  *completion.Completion // started by initialize
 	ws        *workspace
 	questions questions
 	// noShowDocument is set once the client could not show a document.
@@ -130,7 +134,8 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, docs: newDocuments()}
+	s := &Server{opts: opts, log: log, docs: buffer.NewSet()}
+	s.complete = completion.New(s.docs, log, func(msg string) { s.logMessage(protocol.MessageTypeWarning, msg) })
 	s.agent.ready = make(chan struct{})
 	return s, nil
 }
@@ -159,9 +164,9 @@ func (s *Server) handlers() rpc.Handlers {
 			"workspace/executeCommand": s.executeCommand,
 			"textDocument/codeAction":  s.codeAction,
 			"codeAction/resolve":       s.resolveCodeAction,
-			// Inline completions (server/lsp/complete.go).
-			"textDocument/inlineCompletion": s.inlineCompletion,
-			"textDocument/completion":       s.completionItem,
+			// Inline completions (server/lsp/internal/completion).
+			"textDocument/inlineCompletion": s.complete.Inline,
+			"textDocument/completion":       s.complete.Item,
 		},
 		Notifications: map[string]rpc.NotificationFunc{
 			"initialized":                         s.initialized,

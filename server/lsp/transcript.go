@@ -11,6 +11,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/agent/transcript"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -65,7 +66,7 @@ func (s *Server) openTranscript(ctx context.Context, a *Agent, id agent.ID) (str
 	if err != nil {
 		return "", err
 	}
-	uri := pathToURI(path)
+	uri := buffer.PathToURI(path)
 	if !s.noShowDocument.Load() && s.client.showDocument() {
 		var res protocol.ShowDocumentResult
 		err = s.call(ctx, 0, protocol.ServerWindowShowDocument, protocol.ShowDocumentParams{URI: uri, TakeFocus: &protocol.False}, &res)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -176,7 +177,7 @@ func (s *Server) openDiff(call *agent.ToolCall) {
 	if title == "" {
 		title = call.Name + " " + d.Path
 	}
-	err := s.conn.Notify(s.ctx, "darman/openDiff", openDiffParams{URI: pathToURI(d.Path), OldText: d.OldText, NewText: d.NewText, Title: title})
+	err := s.conn.Notify(s.ctx, "darman/openDiff", openDiffParams{URI: buffer.PathToURI(d.Path), OldText: d.OldText, NewText: d.NewText, Title: title})
 	if err != nil {
 		s.log.Debug("lsp: openDiff not sent", "path", d.Path, "err", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/server/internal/acpupdate"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 )
 
 // sessionUpdateParams are the params of darman/sessionUpdate.
@@ -212,11 +213,11 @@ func toolUpdate(kind string, t *agent.ToolCall) update {
 	for _, l := range t.Locations {
 		line := max(l.Line-1, 0)
 		p := protocol.Position{Line: protocol.UInteger(line)}
-		u.Locations = append(u.Locations, protocol.Location{URI: pathToURI(l.Path), Range: protocol.Range{Start: p, End: p}})
+		u.Locations = append(u.Locations, protocol.Location{URI: buffer.PathToURI(l.Path), Range: protocol.Range{Start: p, End: p}})
 	}
 	switch {
 	case t.Diff != nil:
-		u.ToolOutput = append(u.ToolOutput, toolCallContent{Type: "diff", URI: pathToURI(t.Diff.Path), OldText: &t.Diff.OldText, NewText: &t.Diff.NewText})
+		u.ToolOutput = append(u.ToolOutput, toolCallContent{Type: "diff", URI: buffer.PathToURI(t.Diff.Path), OldText: &t.Diff.OldText, NewText: &t.Diff.NewText})
 	case t.Terminal != "":
 		u.ToolOutput = append(u.ToolOutput, toolCallContent{Type: "terminal", Output: &t.Terminal})
 	}

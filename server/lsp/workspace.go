@@ -66,17 +66,17 @@ func (w *workspace) Root() string { return w.disk.Root() }
 // ReadFile returns the editor's buffer when the file is open and its
 // content is known, else the disk's content.
 func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	doc := w.s.docs.atPath(path)
-	if doc == nil || doc.lost != nil {
+	doc := w.s.docs.AtPath(path)
+	if doc == nil || doc.Lost != nil {
 		return w.disk.ReadFile(ctx, path)
 	}
 	w.mu.Lock()
 	rec, ok := w.inBuffer[path]
 	w.mu.Unlock()
-	if ok && rec.version == doc.version {
+	if ok && rec.version == doc.Version {
 		return rec.content, nil
 	}
-	buf := []byte(doc.content.String())
+	buf := []byte(doc.Content.String())
 	if w.stale(path, buf) {
 		return w.disk.ReadFile(ctx, path)
 	}
@@ -87,8 +87,8 @@ func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 // buffer and not saved yet (tool.Buffers): commands that read the disk
 // see it once the user saves.
 func (w *workspace) InBuffer(path string) bool {
-	doc := w.s.docs.atPath(path)
-	if doc == nil || doc.lost != nil {
+	doc := w.s.docs.AtPath(path)
+	if doc == nil || doc.Lost != nil {
 		return false
 	}
 	w.mu.Lock()
@@ -97,8 +97,8 @@ func (w *workspace) InBuffer(path string) bool {
 	if !ok {
 		return false
 	}
-	buf := []byte(doc.content.String())
-	if rec.version == doc.version {
+	buf := []byte(doc.Content.String())
+	if rec.version == doc.Version {
 		buf = rec.content // the client's didChange is still on its way
 	}
 	disk, err := os.ReadFile(path)
@@ -123,7 +123,7 @@ func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) 
 	if w.s.client.opt.ApplyEditAndSave {
 		return w.applyAndSave(ctx, path, content)
 	}
-	if doc := w.s.docs.atPath(path); doc != nil && doc.lost == nil && w.s.client.caps.Workspace.ApplyEdit {
+	if doc := w.s.docs.AtPath(path); doc != nil && doc.Lost == nil && w.s.client.caps.Workspace.ApplyEdit {
 		return w.applyToBuffer(ctx, doc, path, content)
 	}
 	before, err := w.checkClean(path)
@@ -156,14 +156,14 @@ func (w *workspace) checkClean(path string) ([]byte, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	doc := w.s.docs.atPath(path)
+	doc := w.s.docs.AtPath(path)
 	if doc == nil {
 		return disk, nil
 	}
-	if doc.lost != nil {
-		return nil, fmt.Errorf("%s: darman does not know what the editor's buffer holds (%v): %w", path, doc.lost, tool.ErrUnsaved)
+	if doc.Lost != nil {
+		return nil, fmt.Errorf("%s: darman does not know what the editor's buffer holds (%v): %w", path, doc.Lost, tool.ErrUnsaved)
 	}
-	buf := []byte(doc.content.String())
+	buf := []byte(doc.Content.String())
 	if bytes.Equal(buf, disk) || w.stale(path, buf) {
 		return disk, nil
 	}

@@ -1,10 +1,9 @@
-package main
+package hook_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +13,15 @@ import (
 	"github.com/darman-dev/darman/agent/hook"
 	"github.com/darman-dev/darman/agent/store"
 )
+
+// transcriptStore reads a store as the transcripts do (cmd/darman's
+// adapter is the same).
+type transcriptStore struct{ *store.Store }
+
+func (s transcriptStore) Last(ctx context.Context, id agent.ID, n int) ([]agent.MessageWithParts, error) {
+	page, err := s.Page(ctx, id, store.PageOptions{Limit: n})
+	return page.Messages, err
+}
 
 // transcriptSession is a stored session that addTurn grows.
 type transcriptSession struct {
@@ -73,18 +81,18 @@ func TestHookTranscriptGrowsAsWrittenWhole(t *testing.T) {
 	ctx := context.Background()
 	s := newTranscriptSession(t)
 	dir := t.TempDir()
-	h := &hookTranscripts{store: s.st, dir: dir, root: s.sess.Workspace, log: slog.New(slog.DiscardHandler)}
+	h := hook.NewTranscripts(transcriptStore{s.st}, dir, s.sess.Workspace, nil)
 	var path string
 	for i := range 7 {
 		p := s.addTurn(t, i, false)
-		if path = h.path(ctx, string(s.sess.ID)); path == "" {
+		if path = h.Path(ctx, string(s.sess.ID)); path == "" {
 			t.Fatal("no transcript")
 		}
 		p.Tool.Status, p.Tool.Output = agent.ToolCompleted, fmt.Sprintf("output %d\n", i)
 		if err := s.st.PutPart(ctx, *p); err != nil {
 			t.Fatal(err)
 		}
-		h.path(ctx, string(s.sess.ID))
+		h.Path(ctx, string(s.sess.ID))
 	}
 	got, err := os.ReadFile(path)
 	if err != nil {
@@ -113,18 +121,18 @@ func BenchmarkHookTranscript(b *testing.B) {
 			s.addTurn(b, i, true)
 		}
 		b.Run(fmt.Sprintf("turns=%d/update", turns), func(b *testing.B) {
-			h := &hookTranscripts{store: s.st, dir: b.TempDir(), root: s.sess.Workspace, log: slog.New(slog.DiscardHandler)}
-			h.path(context.Background(), string(s.sess.ID))
+			h := hook.NewTranscripts(transcriptStore{s.st}, b.TempDir(), s.sess.Workspace, nil)
+			h.Path(context.Background(), string(s.sess.ID))
 			for b.Loop() {
-				if h.path(context.Background(), string(s.sess.ID)) == "" {
+				if h.Path(context.Background(), string(s.sess.ID)) == "" {
 					b.Fatal("no transcript")
 				}
 			}
 		})
 		b.Run(fmt.Sprintf("turns=%d/whole", turns), func(b *testing.B) {
 			for b.Loop() {
-				h := &hookTranscripts{store: s.st, dir: b.TempDir(), root: s.sess.Workspace, log: slog.New(slog.DiscardHandler)}
-				if h.path(context.Background(), string(s.sess.ID)) == "" {
+				h := hook.NewTranscripts(transcriptStore{s.st}, b.TempDir(), s.sess.Workspace, nil)
+				if h.Path(context.Background(), string(s.sess.ID)) == "" {
 					b.Fatal("no transcript")
 				}
 			}

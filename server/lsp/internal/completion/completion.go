@@ -1,8 +1,13 @@
-package lsp
+// Package completion is the LSP front's inline completions: the engine
+// (agent/complete) over the editor's open buffers, answering LSP 3.18's
+// textDocument/inlineCompletion and, for editors without it,
+// textDocument/completion with the suggestion as one item.
+package completion
 
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -10,21 +15,19 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent/complete"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
-// CompletionConfig is the inline completion setup Options.Completion
-// finds in a workspace's configuration.
-type CompletionConfig struct {
-	// Options are the engine's; the server fills in Buffers.
-	Options complete.Options
-	// Items also offers the suggestion as a textDocument/completion item,
-	// for editors without inline completions.
-	Items bool
-}
+// Completion is the server's inline completion state, started by
+// initialize (Start or Refuse). Until then, and when refused, it answers
+// every request with no suggestion.
+type Completion struct {
+	docs *buffer.Set
+	log  *slog.Logger
+	// warn tells the user (window/logMessage) that the model failed.
+	warn func(msg string)
 
-// completion is the server's inline completion state, set by initialize.
-type completion struct {
 	engine *complete.Engine // nil: completions are off
 	items  bool
 	err    error // why the configuration was refused, shown once initialized
@@ -33,85 +36,74 @@ type completion struct {
 	reported string // the last model error told to the user
 }
 
-// setupCompletion builds the completion engine from the workspace's
-// configuration, while initialize is answered: Options.Completion must not
-// wait for the network.
-func (s *Server) setupCompletion(ctx context.Context, setup Setup) {
-	if s.opts.Completion == nil {
-		return
-	}
-	cfg, err := s.opts.Completion(ctx, setup)
-	if err != nil {
-		s.complete.err = err
-		s.log.Warn("lsp: inline completions are off", "err", err)
-		return
-	}
-	if cfg == nil {
-		return
-	}
-	o := cfg.Options
-	o.Root = s.root
-	o.Buffers = s.completionBuffers
-	o.Logger = s.log
-	e, err := complete.New(o)
-	if err != nil {
-		s.complete.err = err
-		return
-	}
-	s.complete.engine, s.complete.items = e, cfg.Items
+// New is the completion state over the open buffers docs, off until
+// Start; warn tells the user a model error.
+func New(docs *buffer.Set, log *slog.Logger, warn func(msg string)) *Completion {
+	return &Completion{docs: docs, log: log, warn: warn}
 }
 
-// completionBuffers are the open buffers, for the engine's snippets.
-func (s *Server) completionBuffers() []complete.Buffer {
-	s.docs.mu.RLock()
-	defer s.docs.mu.RUnlock()
-	out := make([]complete.Buffer, 0, len(s.docs.byURI))
-	for _, d := range s.docs.byURI {
-		if d.lost != nil {
-			continue
-		}
-		out = append(out, complete.Buffer{URI: d.uri, Path: d.path, Language: d.languageID, Version: d.version, Text: d.content.String()})
+// Start builds the engine with o (for the workspace root), over the open
+// buffers; items also offers the suggestion as a completion item. An
+// engine that cannot be built refuses the completions (Err).
+func (c *Completion) Start(o complete.Options, items bool, root string) {
+	o.Root = root
+	o.Buffers = c.buffers
+	o.Logger = c.log
+	e, err := complete.New(o)
+	if err != nil {
+		c.err = err
+		return
+	}
+	c.engine, c.items = e, items
+}
+
+// Refuse turns the completions off for err (a configuration that cannot
+// work), said by Err and Status.
+func (c *Completion) Refuse(err error) { c.err = err }
+
+// Err is why the completions are off, nil when they are on or not asked
+// for.
+func (c *Completion) Err() error { return c.err }
+
+// On says whether the engine runs; Items whether its suggestions are also
+// completion items.
+func (c *Completion) On() bool    { return c.engine != nil }
+func (c *Completion) Items() bool { return c.engine != nil && c.items }
+
+// SetDefiner gives the engine the agent's language servers, for the
+// definitions in its context.
+func (c *Completion) SetDefiner(d complete.Definer) {
+	if c.engine != nil && d != nil {
+		c.engine.SetDefiner(d)
+	}
+}
+
+// buffers are the open buffers, for the engine's snippets.
+func (c *Completion) buffers() []complete.Buffer {
+	known := c.docs.Known()
+	out := make([]complete.Buffer, 0, len(known))
+	for _, d := range known {
+		out = append(out, complete.Buffer{URI: d.URI, Path: d.Path, Language: d.LanguageID, Version: d.Version, Text: d.Content.String()})
 	}
 	return out
 }
 
-// useAgentForCompletion gives the engine the agent's language servers.
-func (s *Server) useAgentForCompletion(a *Agent) {
-	if e := s.complete.engine; e != nil && a.Definitions != nil {
-		e.SetDefiner(a.Definitions)
-	}
-}
-
-// completionCapabilities adds inlineCompletionProvider (LSP 3.18) and, when
-// the items are on, completionProvider to darman's capabilities. Without
-// a completion engine the answer is initialize's as before.
-func (s *Server) completionCapabilities(res initResult) initResult {
-	if s.complete.engine == nil {
-		return res
-	}
-	if s.complete.items {
-		res.Capabilities.CompletionProvider = &completionOptions{ResolveProvider: false}
-	}
-	res.Capabilities.InlineCompletionProvider = true
-	return res
-}
-
-// completionChanged and completionClosed tell the engine about the
-// document: a change cancels its request in flight.
-func (s *Server) completionChanged(uri string) {
-	if e := s.complete.engine; e != nil {
+// Changed and Closed tell the engine about the document: a change
+// cancels its request in flight.
+func (c *Completion) Changed(uri string) {
+	if e := c.engine; e != nil {
 		e.Changed(uri)
 	}
 }
 
-func (s *Server) completionClosed(uri string) {
-	e := s.complete.engine
+func (c *Completion) Closed(uri string) {
+	e := c.engine
 	if e == nil {
 		return
 	}
 	var last complete.Buffer
-	if d := s.docs.get(uri); d != nil && d.lost == nil {
-		last = complete.Buffer{URI: d.uri, Path: d.path, Language: d.languageID, Version: d.version, Text: d.content.String()}
+	if d := c.docs.Get(uri); d != nil && d.Lost == nil {
+		last = complete.Buffer{URI: d.URI, Path: d.Path, Language: d.LanguageID, Version: d.Version, Text: d.Content.String()}
 	}
 	e.Closed(uri, last)
 }
@@ -141,12 +133,12 @@ type inlineCompletionList struct {
 	Items []inlineCompletionItem `json:"items"`
 }
 
-// inlineCompletion answers textDocument/inlineCompletion: at most one item,
+// Inline answers textDocument/inlineCompletion: at most one item,
 // the model's suggestion at the cursor. No suggestion (completions off,
 // an excluded file, a request superseded by a newer one) is an empty list;
 // a model that fails is logged and told to the user once, and answers an
 // empty list too, so that typing never brings up error popups.
-func (s *Server) inlineCompletion(ctx context.Context, raw json.RawMessage) (any, error) {
+func (c *Completion) Inline(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p inlineCompletionParams
 	if err := rpc.Decode(raw, &p); err != nil {
 		return nil, err
@@ -155,20 +147,20 @@ func (s *Server) inlineCompletion(ctx context.Context, raw json.RawMessage) (any
 	if si := p.Context.SelectedCompletionInfo; si != nil {
 		sel = &complete.Selected{Text: si.Text}
 		sel.Start, sel.End = -1, -1
-		if doc := s.docs.get(p.TextDocument.URI); doc != nil && doc.lost == nil {
-			if a, b, err := doc.content.Offsets(si.Range); err == nil {
+		if doc := c.docs.Get(p.TextDocument.URI); doc != nil && doc.Lost == nil {
+			if a, b, err := doc.Content.Offsets(si.Range); err == nil {
 				sel.Start, sel.End = a, b
 			}
 		}
 	}
 	began := time.Now()
-	r, doc, err := s.completeAt(ctx, p.TextDocument.URI, p.Position, p.Context.TriggerKind == 1, sel)
-	s.log.Debug("lsp: inline completion", "uri", p.TextDocument.URI, "line", p.Position.Line, "character", p.Position.Character,
+	r, doc, err := c.completeAt(ctx, p.TextDocument.URI, p.Position, p.Context.TriggerKind == 1, sel)
+	c.log.Debug("lsp: inline completion", "uri", p.TextDocument.URI, "line", p.Position.Line, "character", p.Position.Character,
 		"invoked", p.Context.TriggerKind == 1, "source", r.Source, "reason", r.Reason, "chars", len(r.Text), "err", err, "took", time.Since(began))
 	if err != nil || r.Text == "" {
 		return inlineCompletionList{Items: []inlineCompletionItem{}}, err
 	}
-	rng, rerr := doc.content.Range(r.Start, r.End)
+	rng, rerr := doc.Content.Range(r.Start, r.End)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -176,48 +168,48 @@ func (s *Server) inlineCompletion(ctx context.Context, raw json.RawMessage) (any
 }
 
 // completeAt runs the engine at a position of an open document.
-func (s *Server) completeAt(ctx context.Context, uri string, pos protocol.Position, invoked bool, sel *complete.Selected) (complete.Result, *document, error) {
-	e := s.complete.engine
+func (c *Completion) completeAt(ctx context.Context, uri string, pos protocol.Position, invoked bool, sel *complete.Selected) (complete.Result, *buffer.Doc, error) {
+	e := c.engine
 	if e == nil {
 		return complete.Result{}, nil, nil
 	}
-	doc := s.docs.get(uri)
+	doc := c.docs.Get(uri)
 	if doc == nil {
 		return complete.Result{}, nil, rpc.InvalidParams("%s is not open: completions need the buffer (send didOpen first)", uri)
 	}
-	if doc.lost != nil {
+	if doc.Lost != nil {
 		return complete.Result{}, nil, nil
 	}
-	off, err := doc.content.Offset(pos)
+	off, err := doc.Content.Offset(pos)
 	if err != nil {
 		return complete.Result{}, nil, rpc.InvalidParams("position: %v", err)
 	}
 	if sel != nil && (sel.Start < 0 || sel.End < 0) {
 		sel = nil
 	}
-	r, err := e.Complete(ctx, complete.Request{URI: uri, Path: doc.path, Language: doc.languageID,
-		Text: doc.content.String(), Offset: off, Invoked: invoked, Selected: sel})
+	r, err := e.Complete(ctx, complete.Request{URI: uri, Path: doc.Path, Language: doc.LanguageID,
+		Text: doc.Content.String(), Offset: off, Invoked: invoked, Selected: sel})
 	if err != nil {
 		if ctx.Err() != nil {
 			return complete.Result{}, nil, err
 		}
-		s.completionFailed(err)
+		c.failed(err)
 		return complete.Result{}, nil, nil
 	}
 	return r, doc, nil
 }
 
-// completionFailed logs a model error and tells the user when it is not
-// the one told last.
-func (s *Server) completionFailed(err error) {
-	s.log.Warn("lsp: inline completion failed", "err", err)
+// failed logs a model error and tells the user when it is not the one
+// told last.
+func (c *Completion) failed(err error) {
+	c.log.Warn("lsp: inline completion failed", "err", err)
 	msg := err.Error()
-	s.complete.mu.Lock()
-	same := s.complete.reported == msg
-	s.complete.reported = msg
-	s.complete.mu.Unlock()
+	c.mu.Lock()
+	same := c.reported == msg
+	c.reported = msg
+	c.mu.Unlock()
 	if !same {
-		s.logMessage(protocol.MessageTypeWarning, "darman: inline completion failed: "+msg)
+		c.warn("darman: inline completion failed: " + msg)
 	}
 }
 
@@ -230,33 +222,33 @@ type completionItemParams struct {
 	} `json:"context"`
 }
 
-// completionItem answers textDocument/completion (completion.items on)
+// Item answers textDocument/completion (completion.items on)
 // with the suggestion as one item, for editors without inline
 // completions: it replaces the word before the cursor with that word and
 // the suggestion, so the editor's filtering by the typed word keeps it;
 // its sortText puts it after the language server's items of equal rank,
 // and the list is incomplete, so the editor asks again as the user types.
-func (s *Server) completionItem(ctx context.Context, raw json.RawMessage) (any, error) {
+func (c *Completion) Item(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p completionItemParams
 	if err := rpc.Decode(raw, &p); err != nil {
 		return nil, err
 	}
 	empty := protocol.CompletionList{IsIncomplete: true, Items: []protocol.CompletionItem{}}
-	if !s.complete.items {
+	if !c.items {
 		return empty, nil
 	}
 	invoked := p.Context == nil || p.Context.TriggerKind == 1
-	r, doc, err := s.completeAt(ctx, p.TextDocument.URI, p.Position, invoked, nil)
+	r, doc, err := c.completeAt(ctx, p.TextDocument.URI, p.Position, invoked, nil)
 	if err != nil || r.Text == "" {
 		return empty, err
 	}
-	text := doc.content.String()
+	text := doc.Content.String()
 	ws := r.Start
 	for ws > 0 && isWordByte(text[ws-1]) {
 		ws--
 	}
 	word := text[ws:r.Start]
-	rng, err := doc.content.Range(ws, r.End)
+	rng, err := doc.Content.Range(ws, r.End)
 	if err != nil {
 		return nil, err
 	}
@@ -288,16 +280,18 @@ func firstLineOf(s string) string {
 	return line
 }
 
-// completionStatus is darman.status's "completion": the model and the
-// workspace's completion usage, apart from the agent's sessions; nil when
-// completions are off.
-func (s *Server) completionStatus() any {
-	if s.complete.err != nil {
-		return map[string]any{"enabled": false, "error": s.complete.err.Error()}
+// Status is darman.status's "completion": the model and the workspace's
+// completion usage, apart from the agent's sessions; nil when completions
+// are off.
+func (c *Completion) Status() any {
+	if c.err != nil {
+		return map[string]any{"enabled": false, "error": c.err.Error()}
 	}
-	e := s.complete.engine
+	e := c.engine
 	if e == nil {
 		return nil
 	}
-	return map[string]any{"enabled": true, "items": s.complete.items, "usage": e.Stats()}
+	return map[string]any{"enabled": true, "items": c.items, "usage": e.Stats()}
 }
+
+func ptr[T any](v T) *T { return &v }

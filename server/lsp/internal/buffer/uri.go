@@ -1,4 +1,4 @@
-package lsp
+package buffer
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/darman-dev/darman/internal/winpath"
 )
 
-// uriToPath turns a file: URI into a clean absolute path. Other schemes
+// URIToPath turns a file: URI into a clean absolute path. Other schemes
 // (untitled:, git:, …) are not files darman can work on.
-func uriToPath(uri string) (string, error) {
+func URIToPath(uri string) (string, error) {
 	if runtime.GOOS == "windows" {
 		// file:///c%3A/…, file:///C:/…, file://server/share/…: see winpath.
 		p, err := winpath.FromURI(uri)
@@ -34,9 +34,9 @@ func uriToPath(uri string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// pathToURI turns an absolute path into a file: URI, percent-encoding what
+// PathToURI turns an absolute path into a file: URI, percent-encoding what
 // needs it as editors do.
-func pathToURI(path string) string {
+func PathToURI(path string) string {
 	if runtime.GOOS == "windows" {
 		return winpath.ToURI(path)
 	}

@@ -1,4 +1,4 @@
-package main
+package hook
 
 import (
 	"bufio"
@@ -13,35 +13,35 @@ import (
 	"sync"
 
 	"github.com/darman-dev/darman/agent"
-	"github.com/darman-dev/darman/agent/hook"
-	"github.com/darman-dev/darman/agent/store"
-	"github.com/darman-dev/darman/internal/config"
 )
 
-// transcriptDir is where a workspace's hook transcripts are: a directory
+// TranscriptDir is where a workspace's hook transcripts are: a directory
 // of its own under the data directory, so that its hooks' sandbox may read
 // it and no other workspace's.
-func transcriptDir(dataDir, root string) string {
+func TranscriptDir(dataDir, root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(dataDir, "transcripts", filepath.Base(root)+"-"+hex.EncodeToString(sum[:8]))
 }
 
-// withReadable is cfg with dir readable by the sandbox's commands.
-func withReadable(cfg config.Config, dir string) config.Config {
-	cfg.Sandbox.ReadableDirs = append(slices.Clip(cfg.Sandbox.ReadableDirs), dir)
-	return cfg
+// TranscriptSource is the session store as the transcripts read it
+// (cmd/darman adapts *store.Store).
+type TranscriptSource interface {
+	Session(ctx context.Context, id agent.ID) (agent.Session, error)
+	Messages(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error)
+	// Last is the session's last n messages, oldest first.
+	Last(ctx context.Context, id agent.ID, n int) ([]agent.MessageWithParts, error)
 }
 
-// hookTranscripts writes the transcripts hooks read at transcript_path:
-// one JSONL file per session under the data directory, in Claude Code's
-// line shape (hook.WriteTranscript), brought up to date from the store
+// Transcripts writes the transcripts hooks read at transcript_path: one
+// JSONL file per session in a directory (TranscriptDir), in Claude Code's
+// line shape (TranscriptWriter), brought up to date from the store
 // before the hooks of an event run, so that it holds the session up to
 // that event. The first time in this process a session's file is written
 // whole; after that only from the last few messages on (every message but
 // a session's last is final: its tools have ended), so an event of a long
 // session costs about what one of a short session does.
-type hookTranscripts struct {
-	store *store.Store
+type Transcripts struct {
+	store TranscriptSource
 	dir   string
 	root  string
 	log   *slog.Logger
@@ -59,15 +59,27 @@ type transcriptState struct {
 	lasts []string
 }
 
+// NewTranscripts writes the transcripts of root's sessions, read from src,
+// in dir; log nil logs nothing.
+func NewTranscripts(src TranscriptSource, dir, root string, log *slog.Logger) *Transcripts {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Transcripts{store: src, dir: dir, root: root, log: log}
+}
+
+// Dir is the directory the transcripts are written in.
+func (h *Transcripts) Dir() string { return h.dir }
+
 // transcriptTail is how many of a session's last messages an update
 // reads; more new messages than that since the last update rewrite the
 // file whole.
 const transcriptTail = 4
 
-// path brings the session's transcript up to date and returns its path;
+// Path brings the session's transcript up to date and returns its path;
 // "" when it cannot be written (the hook then reads an empty
 // transcript_path, and the log says why).
-func (h *hookTranscripts) path(ctx context.Context, session string) string {
+func (h *Transcripts) Path(ctx context.Context, session string) string {
 	if h == nil || h.store == nil || session == "" {
 		return ""
 	}
@@ -101,7 +113,7 @@ func (h *hookTranscripts) path(ctx context.Context, session string) string {
 }
 
 // whole writes the session's transcript from its first message.
-func (h *hookTranscripts) whole(ctx context.Context, id agent.ID, path string) (*transcriptState, error) {
+func (h *Transcripts) whole(ctx context.Context, id agent.ID, path string) (*transcriptState, error) {
 	sess, err := h.store.Session(ctx, id)
 	if err != nil {
 		return nil, err
@@ -136,12 +148,12 @@ func (h *hookTranscripts) whole(ctx context.Context, id agent.ID, path string) (
 // extend rewrites the file from the first of the session's last few
 // messages on; ok is false when that message is not one the file holds
 // as final (more changed than the tail shows).
-func (h *hookTranscripts) extend(ctx context.Context, path string, st *transcriptState) (ok bool, err error) {
-	page, err := h.store.Page(ctx, st.sess.ID, store.PageOptions{Limit: transcriptTail})
-	if err != nil || len(page.Messages) == 0 {
+func (h *Transcripts) extend(ctx context.Context, path string, st *transcriptState) (ok bool, err error) {
+	tail, err := h.store.Last(ctx, st.sess.ID, transcriptTail)
+	if err != nil || len(tail) == 0 {
 		return false, err
 	}
-	j := slices.Index(st.ids, page.Messages[0].Message.ID)
+	j := slices.Index(st.ids, tail[0].Message.ID)
 	if j < 0 {
 		return false, nil
 	}
@@ -160,7 +172,7 @@ func (h *hookTranscripts) extend(ctx context.Context, path string, st *transcrip
 		_, err = f.Seek(end, io.SeekStart)
 	}
 	if err == nil {
-		err = st.write(f, end, h.root, after, page.Messages)
+		err = st.write(f, end, h.root, after, tail)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -172,7 +184,7 @@ func (h *hookTranscripts) extend(ctx context.Context, path string, st *transcrip
 // records every message but the last as final.
 func (st *transcriptState) write(w io.Writer, start int64, root, after string, msgs []agent.MessageWithParts) error {
 	cw := &countingWriter{w: bufio.NewWriter(w), n: start}
-	tw := hook.NewTranscriptWriter(cw, root, st.sess, after)
+	tw := NewTranscriptWriter(cw, root, st.sess, after)
 	for i, m := range msgs {
 		if err := tw.Message(m); err != nil {
 			return err

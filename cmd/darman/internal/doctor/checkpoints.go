@@ -1,23 +1,24 @@
-package main
+package doctor
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/internal/config"
-	"github.com/dustin/go-humanize"
 )
 
-// diagnoseCheckpoints says how the workspace's snapshots find what
+// Checkpoints says how the workspace's snapshots find what
 // changed (the file watcher, or a walk of the whole tree and why) and how
 // much the workspace's shadow repository takes against its bound.
-func diagnoseCheckpoints(ctx context.Context, r *report, c config.Config, st *store.Store, root string) {
+func Checkpoints(ctx context.Context, r *Report, c config.Config, st *store.Store, root string) {
 	const name = "checkpoints"
 	if !c.Checkpoints.On() {
-		r.add("data", name, "ok", "off (checkpoints.enabled is false)")
+		r.Add("data", name, "ok", "off (checkpoints.enabled is false)")
 		return
 	}
 	watch, werr := checkpoint.WatchSupport()
@@ -26,20 +27,20 @@ func diagnoseCheckpoints(ctx context.Context, r *report, c config.Config, st *st
 		status, how = "warn", fmt.Sprintf("snapshots walk the whole tree, no file watcher: %v", werr)
 	}
 	if st == nil || root == "" || c.DataDir == "" {
-		r.add("data", name, status, how)
+		r.Add("data", name, status, how)
 		return
 	}
 	k, err := checkpoint.New(checkpoint.Options{Dir: filepath.Join(c.DataDir, "checkpoints"), Store: st,
 		MaxBytes: c.Checkpoints.MaxBytes, NoWatch: true})
 	if err != nil {
-		r.add("data", name, "warn", err.Error())
+		r.Add("data", name, "warn", err.Error())
 		return
 	}
 	s, err := k.Status(ctx, root)
 	if err != nil {
-		r.add("data", name, "warn", fmt.Sprintf("%s; the shadow repository of %s: %v", how, root, err))
+		r.Add("data", name, "warn", fmt.Sprintf("%s; the shadow repository of %s: %v", how, root, err))
 		return
 	}
-	r.add("data", name, status, fmt.Sprintf("%s; %s of snapshots for %s (bound %s: checkpoints.maxBytes)",
+	r.Add("data", name, status, fmt.Sprintf("%s; %s of snapshots for %s (bound %s: checkpoints.maxBytes)",
 		how, humanize.IBytes(uint64(s.Bytes)), root, humanize.IBytes(uint64(s.MaxBytes))))
 }
