@@ -49,6 +49,9 @@ type update struct {
 	Level   string `json:"level,omitempty"`
 	Message string `json:"message,omitempty"`
 	Source  string `json:"source,omitempty"`
+
+	// new_session (/new)
+	NewSessionID string `json:"newSessionId,omitempty"`
 }
 
 // MarshalJSON writes the update; the tool call's content and the usage
@@ -178,6 +181,8 @@ func updateOf(e agent.Event) (u update, ok bool) {
 			ContextUsed: u.Input + u.CacheRead + u.CacheWrite, ContextWindow: e.ContextWindow}}, true
 	case agent.EventState:
 		return update{SessionUpdate: "state_update", State: stateOf(e), Error: errorOf(e)}, true
+	case agent.EventNewSession:
+		return update{SessionUpdate: "new_session", NewSessionID: string(e.NewSession)}, e.NewSession != ""
 	case agent.EventRetry:
 		if e.Retry == nil {
 			return update{}, false

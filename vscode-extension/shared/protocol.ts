@@ -90,7 +90,9 @@ export type SessionUpdate =
       sessionUpdate: "notice";
       level: "info" | "warning" | "error";
       message: string;
-    };
+    }
+  /** /new made a session: the panel switches to it (chat.ts; the webview never sees it). */
+  | { sessionUpdate: "new_session"; newSessionId: string };
 
 export type PermissionOptionId =
   | "allow_once"

@@ -229,6 +229,14 @@ export class ChatController {
 
   /** darman/sessionUpdate. */
   sessionUpdate(params: { sessionId: string; turnId?: string; update: SessionUpdate }): void {
+    if (params.update.sessionUpdate === "new_session") {
+      // /new typed in the panel's session: the panel shows the new one
+      // from now on (the rest of the old session's turn is not shown).
+      if (params.sessionId === this.currentSession && params.update.newSessionId) {
+        this.switchTo(params.update.newSessionId);
+      }
+      return;
+    }
     if (params.update.sessionUpdate === "state_update") {
       const starts = params.update.state === "running" && !this.running.has(params.sessionId);
       this.turnState(params.sessionId, params.update.state);
@@ -253,6 +261,13 @@ export class ChatController {
       // it, so a panel that follows the turn shows what was asked.
       this.prompts.set(params.sessionId, [...(this.prompts.get(params.sessionId) ?? []), params].slice(-20));
     }
+  }
+
+  private switchTo(sessionId: string): void {
+    void this.o.memento.update(currentKey, sessionId);
+    void this.load(sessionId)
+      .then(() => this.listSessions())
+      .catch((err) => this.post({ type: "error", message: `Opening the new session failed: ${errorText(err)}` }));
   }
 
   private follow(sessionId: string): void {
