@@ -370,22 +370,25 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 	if s.runningTurn(id) != nil {
 		state = stateRunning
 	}
+	updates, turns := historyTurns(page.Messages)
 	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, Agent: sess.Agent, State: state,
-		Updates: historyUpdates(page.Messages), More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
+		Updates: updates, Turns: turns, More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
 }
 
 // loadResult is darman.session.load's answer. More says older messages
 // come before the page; FirstMessageID, the page's first message, is what
 // the client passes as before to get them.
 type loadResult struct {
-	SessionID      string   `json:"sessionId"`
-	Title          string   `json:"title"`
-	Model          string   `json:"model"`
-	Agent          string   `json:"agent,omitempty"` // the session's agent; absent for build
-	State          string   `json:"state"`
-	Updates        []update `json:"updates"`
-	More           bool     `json:"more"`
-	FirstMessageID string   `json:"firstMessageId,omitempty"`
+	SessionID string   `json:"sessionId"`
+	Title     string   `json:"title"`
+	Model     string   `json:"model"`
+	Agent     string   `json:"agent,omitempty"` // the session's agent; absent for build
+	State     string   `json:"state"`
+	Updates   []update `json:"updates"`
+	// Turns are the turns whose user message is on the page, in order.
+	Turns          []turnStart `json:"turns,omitempty"`
+	More           bool        `json:"more"`
+	FirstMessageID string      `json:"firstMessageId,omitempty"`
 }
 
 func firstMessage(msgs []agent.MessageWithParts) string {

@@ -238,8 +238,25 @@ func toolUpdate(kind string, t *agent.ToolCall) update {
 // historyUpdates renders a stored session as the updates a live turn
 // sends, for darman.session.load.
 func historyUpdates(msgs []agent.MessageWithParts) []update {
+	out, _ := historyTurns(msgs)
+	return out
+}
+
+// turnStart is where a turn of the page begins in its updates: Start is
+// the index of its user message's first update, TurnID that message's id
+// (what darman.turn.revert takes), so a reloaded client can offer each
+// turn's Revert as the live stream did.
+type turnStart struct {
+	TurnID string `json:"turnId"`
+	Start  int    `json:"start"`
+}
+
+// historyTurns is historyUpdates and the turns that begin in them.
+func historyTurns(msgs []agent.MessageWithParts) ([]update, []turnStart) {
 	var out []update
+	var turns []turnStart
 	for _, m := range msgs {
+		start := len(out)
 		for _, p := range m.Parts {
 			switch kind := acpupdate.HistoryKind(m.Message.Role, p); {
 			case kind == acpupdate.ToolCall:
@@ -264,6 +281,9 @@ func historyUpdates(msgs []agent.MessageWithParts) []update {
 		case agent.FinishCancelled:
 			out = append(out, update{SessionUpdate: "state_update", State: stateCancelled})
 		}
+		if m.Message.Role == agent.RoleUser && len(out) > start && out[start].SessionUpdate == acpupdate.UserMessageChunk {
+			turns = append(turns, turnStart{TurnID: string(m.Message.ID), Start: start})
+		}
 	}
-	return out
+	return out, turns
 }
