@@ -184,7 +184,8 @@ export type HostMessage =
   | { type: "serverError"; message: string; action?: { label: string; command: string } }
   | { type: "sessions"; sessions: SessionSummary[]; current?: string }
   // A session was opened or loaded: replace the stream with its history.
-  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[]; agent?: string }
+  // turns: where each turn of the history begins in updates (darman.session.load's), for their Revert.
+  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[]; agent?: string; turns?: TurnStart[] }
   // A live darman/sessionUpdate for the current session.
   | { type: "update"; sessionId: string; turnId?: string; update: SessionUpdate }
   | { type: "permission"; request: PermissionRequest }
@@ -205,6 +206,9 @@ export type HostMessage =
   | { type: "revertFailed"; request: RevertRequest; message: string }
   // The bytes of an image the webview asked for (fetchImage), or why not.
   | { type: "image"; uri: string; mimeType?: string; data?: string; error?: string };
+
+// A turn of a loaded history: its id (darman.turn.revert's turnId) and the index of its first update.
+export type TurnStart = { turnId: string; start: number };
 
 // A revert or redo of the panel's session: its turn (none: the last one), a
 // preview or the real thing, over the user's conflicting changes or not.
@@ -228,6 +232,9 @@ export type WebviewMessage =
   | { type: "openDiff"; uri: string; oldText: string; newText: string; title: string }
   | { type: "openLocation"; location: Location }
   | { type: "insertAtCursor"; text: string }
+  // A code block applied to the file its fence names (file, relative to the
+  // workspace), else to the active editor's selection: an unsaved edit.
+  | { type: "applyToFile"; text: string; file?: string }
   | { type: "runInTerminal"; text: string } // a shell block's commands, typed into the terminal, not run
 
   | { type: "copy"; text: string }

@@ -15,9 +15,11 @@ import type {
   PermissionRequest,
   SessionSummary,
   SessionUpdate,
+  TurnStart,
   TurnState,
   WebviewMessage,
 } from "../shared/protocol";
+import { applyCodeBlock } from "./apply";
 import { DiffContent, proposedScheme } from "./diff";
 import { fetchImage, imageArgs } from "./images";
 import { mentionsFor, referenceOf } from "./mentions";
@@ -514,6 +516,8 @@ export class ChatController {
         });
         return;
       }
+      case "applyToFile":
+        return applyCodeBlock(this.o.diffs, m.text, m.file);
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         return;
@@ -588,14 +592,17 @@ export class ChatController {
       state: string;
       updates: SessionUpdate[];
       more?: boolean;
+      turns?: TurnStart[];
     };
     await this.o.memento.update(currentKey, s.sessionId);
     // darman answers with the last page of a long session's history, what
     // the panel needs to show it and continue it; the panel says so rather
     // than show a history that seems to begin mid-way.
     const updates: SessionUpdate[] = s.more ? [olderNotShown(s.sessionId), ...(s.updates ?? [])] : (s.updates ?? []);
+    // Where each turn begins, for its Revert (after the notice, if any).
+    const turns = Array.isArray(s.turns) ? s.turns.map((t) => ({ turnId: t.turnId, start: t.start + (s.more ? 1 : 0) })) : [];
     // The session's agent (absent for build) is what the picker shows.
-    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates, ...(s.agent ? { agent: s.agent } : {}) });
+    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates, ...(s.agent ? { agent: s.agent } : {}), ...(turns.length ? { turns } : {}) });
   }
 
   private async listSessions(): Promise<void> {
@@ -658,6 +665,8 @@ function describe(m: WebviewMessage): string {
       return "Answering the permission question";
     case "openPatch":
       return "Opening the diff";
+    case "applyToFile":
+      return "Applying the code block";
     default:
       return m.type;
   }
