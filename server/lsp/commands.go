@@ -205,16 +205,20 @@ func (s *Server) contextText(c *promptContext) (string, error) {
 	if c.Range == nil {
 		return "The user is looking at " + shown + ".", nil
 	}
+	first, last := c.Range.Start.Line+1, c.Range.End.Line+1
+	if c.Range.End.Character == 0 && last > first {
+		last-- // a selection that ends at a line's start holds the lines above it
+	}
 	doc := s.docs.AtPath(path)
 	if doc == nil || doc.Lost != nil {
-		return fmt.Sprintf("The user selected %s lines %d-%d.", shown, c.Range.Start.Line+1, c.Range.End.Line+1), nil
+		return fmt.Sprintf("The user selected %s lines %d-%d.", shown, first, last), nil
 	}
 	start, end, err := doc.Content.Offsets(*c.Range)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("The user selected %s lines %d-%d:\n```%s\n%s\n```", shown, c.Range.Start.Line+1, c.Range.End.Line+1,
-		doc.LanguageID, numbered(doc.Content.String()[start:end], int(c.Range.Start.Line)+1)), nil
+	return fmt.Sprintf("The user selected %s lines %d-%d:\n```%s\n%s\n```", shown, first, last,
+		doc.LanguageID, strings.TrimSuffix(numbered(doc.Content.String()[start:end], int(first)), "\n")), nil
 }
 
 type sessionArgs struct {
