@@ -182,7 +182,8 @@ export type HostMessage =
     }
   // The server could not be started or died; `action` names a button the webview shows.
   | { type: "serverError"; message: string; action?: { label: string; command: string } }
-  | { type: "sessions"; sessions: SessionSummary[]; current?: string }
+  // The picker's sessions, newest first; more: older ones follow (moreSessions).
+  | { type: "sessions"; sessions: SessionSummary[]; current?: string; more?: boolean }
   // A session was opened or loaded: replace the stream with its history.
   // turns: where each turn of the history begins in updates (darman.session.load's), for their Revert.
   | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[]; agent?: string; turns?: TurnStart[] }
@@ -228,6 +229,7 @@ export type WebviewMessage =
   | { type: "renameSession"; sessionId: string; title: string }
   | { type: "deleteSession"; sessionId: string }
   | { type: "listSessions" }
+  | { type: "moreSessions" } // the next page of older sessions
   | { type: "setModel"; model: string }
   | { type: "openDiff"; uri: string; oldText: string; newText: string; title: string }
   | { type: "openLocation"; location: Location }

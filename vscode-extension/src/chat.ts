@@ -69,6 +69,10 @@ export type ControllerOptions = {
 };
 
 const currentKey = "darman.currentSession";
+// The session picker lists this many sessions at a time (darman.session.list's
+// limit), and refreshes at most maxSessionPage at once.
+const sessionPage = 50;
+const maxSessionPage = 1000;
 /** The terminal "Run in terminal" types a code block's commands into. */
 const terminalName = "darman";
 const modelKey = "darman.chosenModel";
@@ -89,6 +93,9 @@ export class ChatController {
   private prompts = new Map<string, { sessionId: string; turnId?: string; update: SessionUpdate }[]>();
   private context: ContextChip | null = null;
   private dismissed: string | undefined;
+  // The sessions the picker lists, newest first, and where the next page begins.
+  private listed: SessionSummary[] = [];
+  private sessionCursor: string | undefined;
 
   constructor(private readonly o: ControllerOptions) {}
 
@@ -483,6 +490,8 @@ export class ChatController {
         return this.listSessions();
       case "listSessions":
         return this.listSessions();
+      case "moreSessions":
+        return this.moreSessions();
       case "setModel":
         await this.o.memento.update(modelKey, m.model);
         this.emitState();
@@ -605,9 +614,34 @@ export class ChatController {
     this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates, ...(s.agent ? { agent: s.agent } : {}), ...(turns.length ? { turns } : {}) });
   }
 
+  /**
+   * listSessions refreshes the picker's list: the newest sessions, as many
+   * as it showed (a page at least), so a long history costs a page.
+   */
   private async listSessions(): Promise<void> {
-    const res = (await this.o.server.executeCommand("darman.session.list")) as { sessions: SessionSummary[] };
-    this.post({ type: "sessions", sessions: res.sessions ?? [], current: this.currentSession });
+    const limit = Math.min(maxSessionPage, Math.max(sessionPage, this.listed.length));
+    const res = (await this.o.server.executeCommand("darman.session.list", { limit })) as { sessions?: SessionSummary[]; nextCursor?: string };
+    this.listed = res.sessions ?? [];
+    this.sessionCursor = res.nextCursor;
+    this.postSessions();
+  }
+
+  /** moreSessions adds the next page of older sessions to the picker's list. */
+  private async moreSessions(): Promise<void> {
+    if (!this.sessionCursor) return this.listSessions();
+    const res = (await this.o.server.executeCommand("darman.session.list", { limit: sessionPage, cursor: this.sessionCursor })) as {
+      sessions?: SessionSummary[];
+      nextCursor?: string;
+    };
+    // A session updated between two pages moved to the front: keep it once.
+    const have = new Set(this.listed.map((x) => x.sessionId));
+    this.listed = [...this.listed, ...(res.sessions ?? []).filter((x) => !have.has(x.sessionId))];
+    this.sessionCursor = res.nextCursor;
+    this.postSessions();
+  }
+
+  private postSessions(): void {
+    this.post({ type: "sessions", sessions: this.listed, current: this.currentSession, ...(this.sessionCursor ? { more: true } : {}) });
   }
 }
 

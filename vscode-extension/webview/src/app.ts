@@ -261,7 +261,7 @@ export class App {
         break;
       case "sessions":
         this.sessions = m.sessions ?? [];
-        this.header.setSessions(this.sessions, this.sessionId ?? m.current);
+        this.header.setSessions(this.sessions, this.sessionId ?? m.current, m.more === true);
         if (this.sessionId === undefined && m.current) this.sessionId = m.current;
         {
           // darman names a session after its first turn: the header follows.
