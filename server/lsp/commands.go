@@ -38,6 +38,7 @@ var commands = map[string]command{
 	"darman.transcript.open":   (*Server).cmdTranscriptOpen,
 	"darman.command.run":       (*Server).cmdCommandRun,
 	"darman.command.list":      (*Server).cmdCommandList,
+	"darman.model.list":        (*Server).cmdModelList,
 	"darman.status":            (*Server).cmdStatus,
 	"darman.turn.revert":       (*Server).cmdTurnRevert,
 	"darman.turn.redo":         (*Server).cmdTurnRedo,

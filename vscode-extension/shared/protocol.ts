@@ -184,6 +184,8 @@ export type HostMessage =
   | { type: "serverError"; message: string; action?: { label: string; command: string } }
   // The picker's sessions, newest first; more: older ones follow (moreSessions).
   | { type: "sessions"; sessions: SessionSummary[]; current?: string; more?: boolean }
+  // The models the endpoints serve (darman.model.list), after ready's list.
+  | { type: "models"; models: ModelInfo[] }
   // A session was opened or loaded: replace the stream with its history.
   // turns: where each turn of the history begins in updates (darman.session.load's), for their Revert.
   | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[]; agent?: string; turns?: TurnStart[] }

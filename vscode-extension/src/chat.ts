@@ -194,6 +194,24 @@ export class ChatController {
     this.emitState();
     this.sendReady();
     void this.watchSandbox();
+    void this.listServedModels();
+  }
+
+  /**
+   * listServedModels asks darman for the models the endpoints serve (an
+   * Ollama server's pulled models, say), which may take the network a
+   * moment: the picker offers initialize's list until they come.
+   */
+  private async listServedModels(): Promise<void> {
+    try {
+      const res = (await this.o.server.executeCommand("darman.model.list")) as { models?: ModelInfo[] };
+      if (!Array.isArray(res?.models)) return;
+      this.models = res.models;
+      this.post({ type: "models", models: this.models });
+    } catch (err) {
+      // Older darman has no darman.model.list: the configured and catalog models stay.
+      this.o.log?.(`darman.model.list: ${errorText(err)}`);
+    }
   }
 
   private async listCommands(): Promise<CommandInfo[]> {

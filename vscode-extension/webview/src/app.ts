@@ -250,6 +250,10 @@ export class App {
         this.prompt.setCommands(this.commands);
         this.showBanner(null);
         break;
+      case "models":
+        this.models = Array.isArray(m.models) ? m.models : [];
+        this.header.setModels(this.models, this.model);
+        break;
       case "serverError":
         this.pending = false;
         this.showBanner(m.message, m.action, false);
