@@ -149,10 +149,11 @@ export type ContextChip = {
   kind?: MentionKind;
 };
 
-export type MentionKind = "file" | "folder" | "symbol" | "selection" | "problems";
+export type MentionKind = "file" | "folder" | "symbol" | "selection" | "problems" | "terminal";
 
 // One thing @ offers: a file, folder or symbol of the workspace, the
-// editor's selection, or the workspace's problems.
+// editor's selection, the workspace's problems, or the last terminal
+// command and its output.
 export type Mention = { kind: MentionKind; label: string; detail?: string; uri: string; range?: Location["range"] };
 
 // darman.turn.revert's and darman.turn.redo's answer (docs/protocol.md).
