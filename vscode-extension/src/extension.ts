@@ -121,7 +121,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   chat.offerContext(chipFor(vscode.window.activeTextEditor));
   // The terminals' last commands, for @terminal.
-  context.subscriptions.push(watchTerminals());
+  context.subscriptions.push(watchTerminals((line) => output.appendLine(line)));
 
   let onConfig: vscode.Disposable | undefined;
   context.subscriptions.push({ dispose: () => onConfig?.dispose() });

@@ -32,12 +32,14 @@ export function terminalsReadable(): boolean {
 }
 
 /** watchTerminals starts keeping the terminals' last runs; dispose stops it. */
-export function watchTerminals(): vscode.Disposable {
+export function watchTerminals(log?: (line: string) => void): vscode.Disposable {
   const w = vscode.window as unknown as ShellEvents;
   if (!w.onDidStartTerminalShellExecution || !w.onDidEndTerminalShellExecution) {
+    log?.("@terminal is off: this VS Code does not tell extensions what its terminals run (VS Code 1.93 or later does)");
     return { dispose() {} };
   }
   const started = w.onDidStartTerminalShellExecution((e) => {
+    log?.(`terminal ${e.terminal.name}: a command started`);
     const run: TerminalRun = { terminal: e.terminal.name, command: (e.execution.commandLine?.value ?? "").trim(), output: "", done: false };
     runs.push(run);
     if (runs.length > keptRuns) runs.splice(0, runs.length - keptRuns);
@@ -49,8 +51,9 @@ export function watchTerminals(): vscode.Disposable {
           raw = (raw + data).slice(-4 * keptChars);
           run.output = plainText(raw).slice(-keptChars);
         }
-      } catch {
+      } catch (err) {
         // The terminal went away mid-read: what came is kept.
+        log?.(`terminal ${e.terminal.name}: reading the output of ${run.command} failed: ${String(err)}`);
       }
     })();
   });
