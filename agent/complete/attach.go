@@ -33,8 +33,25 @@ func Attachable(root, path string) (string, error) {
 	}
 	rel, _ := filepath.Rel(root, path)
 	rel = filepath.ToSlash(rel)
-	if Secret(rel) {
-		return "", fmt.Errorf("%s looks like a secret (a key, credentials, an .env file): darman does not send it to the model as context", rel)
+	if err := NotSecret(rel); err != nil {
+		return "", err
+	}
+	// A link inside the workspace to a secret inside it (notes.txt ->
+	// .env) is that secret.
+	if realRel, err := filepath.Rel(realRoot, real); err == nil {
+		if err := NotSecret(filepath.ToSlash(realRel)); err != nil {
+			return "", fmt.Errorf("%s leads to %w", rel, err)
+		}
 	}
 	return rel, nil
+}
+
+// NotSecret is nil unless the slash path rel (relative to the workspace)
+// is a Secret; then it is the error that says so, the words every front
+// uses when it refuses to attach one.
+func NotSecret(rel string) error {
+	if Secret(rel) {
+		return fmt.Errorf("%s looks like a secret (a key, credentials, an .env file): darman does not send it to the model as context", rel)
+	}
+	return nil
 }

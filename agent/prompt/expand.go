@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/darman-dev/darman/agent/complete"
 )
 
 // ExpandOptions is what expanding a command may use.
@@ -27,7 +29,7 @@ type ExpandOptions struct {
 	// the session's workspace, so an editor's unsaved buffer is what is
 	// inlined. Nil reads from disk. Either way a file that resolves, after
 	// symbolic links, outside Root is refused (ErrOutsideWorkspace) before
-	// it is read.
+	// it is read, and so is a secret (complete.Attachable).
 	ReadFile func(ctx context.Context, path string) ([]byte, error)
 }
 
@@ -60,7 +62,8 @@ var ErrOutsideWorkspace = errors.New("outside the workspace")
 //     - @path, where @ starts a word, is replaced by the file's path and
 //     its contents in a Markdown fence, on lines of their own. The path is
 //     relative to Root; trailing punctuation (".,;:!?)]}'\"") is not part
-//     of it. A missing, binary or over-256 KiB file fails the expansion.
+//     of it. A missing, binary or over-256 KiB file fails the expansion,
+//     and so does a secret (.env, keys: complete.Attachable).
 //     - \@ and \!` write a literal @ and !` (the backslash is dropped).
 //
 // Because arguments are substituted first, an @path or !`cmd` the user
@@ -210,6 +213,13 @@ func inlineFile(ctx context.Context, ref string, opts ExpandOptions) (string, er
 		path = filepath.Join(opts.Root, path)
 	}
 	path = filepath.Clean(path)
+	if checkInside(opts.Root, path) == nil {
+		// Inside, it must not be a secret either: a command file (a
+		// workspace's own) naming @.env would send the user's keys.
+		if _, err := complete.Attachable(opts.Root, path); err != nil {
+			return "", fmt.Errorf("@%s: %w", ref, err)
+		}
+	}
 	var data []byte
 	var err error
 	if opts.ReadFile != nil {

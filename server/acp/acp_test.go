@@ -573,6 +573,9 @@ func TestPromptResourcesRefused(t *testing.T) {
 	if err := os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA-home\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(".env", filepath.Join(e.root, "env-link.txt")); err != nil {
+		t.Fatal(err)
+	}
 	up, err := filepath.Rel(e.root, outside)
 	if err != nil || !strings.HasPrefix(up, "..") {
 		t.Fatalf("no path from %s up to %s: %v", e.root, outside, err)
@@ -596,6 +599,7 @@ func TestPromptResourcesRefused(t *testing.T) {
 		{map[string]any{"type": "resource_link", "uri": up, "name": "notes.txt"}, outside + " is outside the workspace"},
 		{map[string]any{"type": "resource", "resource": map[string]any{"uri": "file://" + e.root + "/" + filepath.ToSlash(up), "text": "private notes"}}, outside + " is outside the workspace"},
 		{map[string]any{"type": "resource_link", "uri": "file://" + e.root + "/deploy/id_ed25519", "name": "id_ed25519"}, "deploy/id_ed25519 looks like a secret"},
+		{map[string]any{"type": "resource", "resource": map[string]any{"uri": "file://" + e.root + "/env-link.txt", "text": "API_KEY=sk-live-0123456789abcdef"}}, "env-link.txt leads to .env looks like a secret"},
 	} {
 		err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "look"}, c.block}}, &res)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -887,6 +891,66 @@ func TestCommandFileOutsideTheWorkspaceIsRefused(t *testing.T) {
 		if strings.Contains(p, ".ssh") {
 			t.Errorf("the client was asked for %s", p)
 		}
+	}
+}
+
+// TestCommandFileSecretIsRefused: a command's @path naming a secret
+// inside the workspace (.env, directly or through a link), in the
+// workspace's own command file or in what the user typed after the name,
+// is refused with the reason attachments are (complete.Attachable): the
+// secret is never read, from the client or the disk, nor sent.
+func TestCommandFileSecretIsRefused(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	e := start(t, options{
+		caps: fsCaps,
+		files: map[string]string{
+			".env":                     "API_KEY=sk-live-0123456789abcdef\n",
+			".darman/command/setup.md": "Set the project up with these settings:\n@.env\n",
+			".darman/command/look.md":  "Look at $1 closely.\n",
+		},
+		script: llmtest.Script{Steps: []llmtest.Step{{Text: "never"}}},
+		answer: func(method string, params json.RawMessage) (any, error) {
+			if method == "fs/read_text_file" {
+				var p struct {
+					Path string `json:"path"`
+				}
+				json.Unmarshal(params, &p)
+				mu.Lock()
+				asked = append(asked, p.Path)
+				mu.Unlock()
+				data, err := os.ReadFile(p.Path)
+				if err != nil {
+					return nil, &jsonrpc2.Error{Code: -32002, Message: err.Error()}
+				}
+				return map[string]string{"content": string(data)}, nil
+			}
+			return defaultAnswer(method, params)
+		},
+	})
+	if err := os.Symlink(".env", filepath.Join(e.root, "settings.txt")); err != nil {
+		t.Fatal(err)
+	}
+	id := e.newSession()
+	for _, c := range []struct{ text, want string }{
+		{"/setup", "command /setup: @.env: .env looks like a secret"},
+		{"/look @.env", "command /look: @.env: .env looks like a secret"},
+		{"/look @settings.txt", "command /look: @settings.txt: settings.txt leads to .env looks like a secret"},
+	} {
+		err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": c.text}}}, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.text, err, c.want)
+		}
+	}
+	for _, c := range e.model.ModelCalls() {
+		if strings.Contains(string(c.Body), "sk-live") {
+			t.Fatalf("the secret reached the model:\n%s", c.Body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 0 {
+		t.Errorf("the client was asked for %v", asked)
 	}
 }
 

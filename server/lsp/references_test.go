@@ -83,6 +83,9 @@ func TestPromptReferencesRefused(t *testing.T) {
 	if err := os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA-home\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(".env", filepath.Join(e.root, "env-link.txt")); err != nil {
+		t.Fatal(err)
+	}
 	up, err := filepath.Rel(e.root, outside)
 	if err != nil || !strings.HasPrefix(up, "..") {
 		t.Fatalf("no path from %s up to %s: %v", e.root, outside, err)
@@ -98,6 +101,7 @@ func TestPromptReferencesRefused(t *testing.T) {
 		{map[string]any{"kind": "folder", "uri": fileURI(filepath.Dir(key))}, filepath.Dir(key) + " is outside the workspace"},
 		{map[string]any{"uri": "file://" + e.root + "/" + filepath.ToSlash(up)}, outside + " is outside the workspace"},
 		{map[string]any{"uri": e.uri("deploy/id_ed25519")}, "deploy/id_ed25519 looks like a secret"},
+		{map[string]any{"uri": e.uri("env-link.txt")}, "env-link.txt leads to .env looks like a secret"},
 		{map[string]any{"uri": e.uri("gone.go")}, "gone.go"},
 		{map[string]any{"kind": "folder", "uri": e.uri("ok.go")}, "is a file, not a folder"},
 		{map[string]any{"kind": "terminal", "uri": e.uri("ok.go")}, `unknown kind "terminal"`},
