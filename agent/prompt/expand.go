@@ -8,8 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-
-	"github.com/darman-dev/darman/agent/complete"
 )
 
 // ExpandOptions is what expanding a command may use.
@@ -29,8 +27,12 @@ type ExpandOptions struct {
 	// the session's workspace, so an editor's unsaved buffer is what is
 	// inlined. Nil reads from disk. Either way a file that resolves, after
 	// symbolic links, outside Root is refused (ErrOutsideWorkspace) before
-	// it is read, and so is a secret (complete.Attachable).
+	// it is read.
 	ReadFile func(ctx context.Context, path string) ([]byte, error)
+	// Attachable, when set, checks an @path's file (absolute, cleaned,
+	// inside Root) may go to the model before it is read, and says why
+	// not: darman's loop refuses secrets there (complete.Attachable).
+	Attachable func(root, path string) (string, error)
 }
 
 // Limits on what expansion inlines.
@@ -63,7 +65,7 @@ var ErrOutsideWorkspace = errors.New("outside the workspace")
 //     its contents in a Markdown fence, on lines of their own. The path is
 //     relative to Root; trailing punctuation (".,;:!?)]}'\"") is not part
 //     of it. A missing, binary or over-256 KiB file fails the expansion,
-//     and so does a secret (.env, keys: complete.Attachable).
+//     and so does one opts.Attachable refuses.
 //     - \@ and \!` write a literal @ and !` (the backslash is dropped).
 //
 // Because arguments are substituted first, an @path or !`cmd` the user
@@ -213,10 +215,10 @@ func inlineFile(ctx context.Context, ref string, opts ExpandOptions) (string, er
 		path = filepath.Join(opts.Root, path)
 	}
 	path = filepath.Clean(path)
-	if checkInside(opts.Root, path) == nil {
+	if opts.Attachable != nil && checkInside(opts.Root, path) == nil {
 		// Inside, it must not be a secret either: a command file (a
 		// workspace's own) naming @.env would send the user's keys.
-		if _, err := complete.Attachable(opts.Root, path); err != nil {
+		if _, err := opts.Attachable(opts.Root, path); err != nil {
 			return "", fmt.Errorf("@%s: %w", ref, err)
 		}
 	}
