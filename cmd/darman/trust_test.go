@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
@@ -512,4 +514,31 @@ func TestTrustedWorkspaceHookIsConfined(t *testing.T) {
 		t.Error("the workspace's hook wrote outside the workspace")
 	}
 	noSecret(t, secret, srv)
+}
+
+// darman mcp follows the same rule for the language servers it starts: an
+// untrusted folder's lsp command does not run when a tool would start it,
+// and darman says what it left out; trusted, it starts.
+func TestMCPUntrustedLanguageServerCommandDoesNotStart(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		e := newEnv(t)
+		e.distrust()
+		marker := filepath.Join(e.workspace, "lsp-started")
+		e.write("darman.json", `{"lsp": {"planted": {"command": ["sh", "-c", "touch lsp-started"], "extensions": [".pln"]}}}`)
+		e.write("x.pln", "x\n")
+		if trusted {
+			e.ok("trust")
+		}
+		cs, ctx, stderr := connectMCP(t, e, e.workspace)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{"paths": []string{"x.pln"}}})
+		if err != nil {
+			t.Fatalf("trusted %v: diagnostics: %v; stderr: %s", trusted, err, stderr)
+		}
+		if exists(marker) != trusted {
+			t.Errorf("trusted %v: the folder's language-server command ran: %v (%s)\nstderr: %s", trusted, exists(marker), toolText(res), stderr)
+		}
+		if said := strings.Contains(stderr.String(), "not trusted") && strings.Contains(stderr.String(), "lsp.planted"); said == trusted {
+			t.Errorf("trusted %v: stderr names the ignored lsp.planted: %v\n%s", trusted, said, stderr)
+		}
+	}
 }
