@@ -542,3 +542,45 @@ func TestMCPUntrustedLanguageServerCommandDoesNotStart(t *testing.T) {
 		}
 	}
 }
+
+// Trust records are keyed by the folder's real path, and a trusted parent
+// trusts what is below it: trusting the folder through a symbolic link
+// trusts it where it really is (the record names the real path, not the
+// link); below a trusted parent a folder's hooks run, changed or not,
+// without a record of its own; revoking the parent untrusts it again.
+func TestTrustFollowsRealPathsAndParents(t *testing.T) {
+	e := newEnv(t)
+	e.distrust()
+	e.userProvider(llmtest.Start(t, llmtest.Script{Reply: func(*llmtest.Call) llmtest.Step { return llmtest.Step{Text: "done"} }}))
+	hooks := func(word string) string {
+		return `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo ` + word + ` >> hook.log"}]}]}}`
+	}
+	e.write(".claude/settings.json", hooks("one"))
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(e.workspace, alias); err != nil {
+		t.Fatal(err)
+	}
+	real := must(filepath.EvalSymlinks(e.workspace))
+	log := filepath.Join(e.workspace, "hook.log")
+
+	e.ok("trust", alias)
+	if list := e.ok("trust", "--list"); !strings.Contains(list, real) || strings.Contains(list, alias) {
+		t.Errorf("the record is not keyed by the real path %s:\n%s", real, list)
+	}
+	if _, errs, _ := e.run("run", "hi"); strings.Contains(errs, "not trusted") || string(must(os.ReadFile(log))) != "one\n" {
+		t.Fatalf("trusted through a link, the folder is not trusted where it is:\n%s", errs)
+	}
+
+	e.ok("trust", "--revoke", real)
+	e.ok("trust", e.home)
+	e.write(".claude/settings.json", hooks("two"))
+	if _, errs, _ := e.run("run", "hi"); strings.Contains(errs, "trust") || string(must(os.ReadFile(log))) != "one\ntwo\n" {
+		t.Fatalf("below a trusted parent, the folder's changed hook did not run: %q\n%s", must(os.ReadFile(log)), errs)
+	}
+
+	e.ok("trust", "--revoke", e.home)
+	_, errs, _ := e.run("run", "hi")
+	if !strings.Contains(lineWith(errs, "not trusted"), "hooks.SessionStart") || string(must(os.ReadFile(log))) != "one\ntwo\n" {
+		t.Errorf("with the parent's record revoked, the folder is still trusted: %q\n%s", must(os.ReadFile(log)), errs)
+	}
+}
