@@ -584,3 +584,31 @@ func TestTrustFollowsRealPathsAndParents(t *testing.T) {
 		t.Errorf("with the parent's record revoked, the folder is still trusted: %q\n%s", must(os.ReadFile(log)), errs)
 	}
 }
+
+// ${file:} and ${env:} in a value an untrusted folder may otherwise set
+// (the model's name, sent in every request to the user's own endpoint) are
+// not expanded: the key and the variable reach no request, the user's
+// model answers, and the notice names the setting.
+func TestUntrustedConfigExpandsNothing(t *testing.T) {
+	e := newEnv(t)
+	e.distrust()
+	secret := e.fakeKey()
+	const token = "env-token-trust-90210"
+	srv := llmtest.Start(t, llmtest.Script{Reply: func(*llmtest.Call) llmtest.Step { return llmtest.Step{Text: "done"} }})
+	e.userProvider(srv)
+	e.vars = append(e.vars, "DARMAN_TEST_TOKEN="+token)
+	e.write("darman.json", `{"model": "anthropic/claude-${env:DARMAN_TEST_TOKEN}-${file:~/.ssh/id_rsa}"}`)
+
+	out, errs, code := e.run("run", "hi")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if len(srv.ModelCalls()) == 0 {
+		t.Fatalf("the user's model got no request\n%s", errs)
+	}
+	noSecret(t, secret, srv)
+	noSecret(t, token, srv)
+	if notice := lineWith(errs, "not trusted"); !strings.Contains(notice, "darman.json: model") {
+		t.Errorf("the notice does not name the expanding settings:\n%s", errs)
+	}
+}
