@@ -75,8 +75,6 @@ type liveSession struct {
 	// connection: the new liveSession serves it from then on.
 	retired   bool
 	terminals map[string]string // tool call id → the client's terminal id
-	// order is the running turn's forwarding of updates; nil between turns.
-	order *questionOrder
 }
 
 // ag is the agent the session runs in.
@@ -407,29 +405,25 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
 	}
 	ls.running = true
-	order := &questionOrder{changed: make(chan struct{})}
-	ls.order = order
 	ls.mu.Unlock()
 	defer func() {
 		ls.mu.Lock()
-		ls.running, ls.order = false, nil
+		ls.running = false
 		ls.mu.Unlock()
 	}()
 	tn.Tools = ls.tools()
+	// The turn's questions come on its stream, in its order: each is
+	// sent after the updates before it (the tool call it is about).
+	tn.Questions = true
 	tn.Events = func(u session.Update) {
-		e := u.Event
 		if u.Last {
-			order.finish()
 			return
 		}
-		if e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
-			order.passed()
-		}
-		if up, ok := ls.updateOf(e); ok {
+		if up, ok := ls.updateOf(u.Event); ok {
 			ls.send(up)
 		}
-		if e.Kind == agent.EventToolCall && e.Tool != nil {
-			order.told(e.Tool.CallID)
+		if u.Question != nil {
+			ls.question(u.Question)
 		}
 	}
 	res, err := ls.ag().Sessions.Run(ctx, tn)
@@ -467,99 +461,15 @@ func (ls *liveSession) tools() []tool.Tool {
 	return tools
 }
 
-// questionOrder keeps a permission question, and a terminal shown in a
-// tool call, behind the updates that came before them, so a client is
-// never asked about, or shown a terminal in, a tool call it has not been
-// told of. The session publishes each question on its bus before it asks,
-// so the asker waits until this turn's forwarder has passed that many
-// questions, and with them every update before them; the terminal waits
-// until the forwarder has sent its tool call.
-type questionOrder struct {
-	mu      sync.Mutex
-	asked   int // questions the asker took
-	seen    int // questions the forwarder passed
-	calls   map[string]bool
-	done    bool
-	changed chan struct{}
-}
-
-// told records that the client was sent the tool call.
-func (o *questionOrder) told(callID string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.calls == nil {
-		o.calls = map[string]bool{}
+// question asks the client a question of the turn's stream: sent now,
+// in the stream's order; its answer goes back to the turn when the user
+// gives it, on a goroutine that ends with the answer or the question's
+// context.
+func (ls *liveSession) question(q *session.Question) {
+	p, err := ls.askPermission(q.Context(), q.Request)
+	if err != nil {
+		q.Answer(permission.Reply{}, err)
+		return
 	}
-	o.calls[callID] = true
-	close(o.changed)
-	o.changed = make(chan struct{})
-}
-
-// waitCall returns once the client was sent the tool call, the forwarder
-// stopped, or ctx ended: what is sent about the call directly (its
-// terminal) must not come before it.
-func (o *questionOrder) waitCall(ctx context.Context, callID string) {
-	o.waitUntil(ctx, func() bool { return o.calls[callID] })
-}
-
-// ask counts a question and returns its number.
-func (o *questionOrder) ask() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.asked++
-	return o.asked
-}
-
-func (o *questionOrder) passed() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.seen++
-	close(o.changed)
-	o.changed = make(chan struct{})
-}
-
-func (o *questionOrder) finish() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.done = true
-	close(o.changed)
-	o.changed = make(chan struct{})
-}
-
-// wait returns once question n was passed, the forwarder stopped, or ctx
-// ended.
-func (o *questionOrder) wait(ctx context.Context, n int) {
-	o.waitUntil(ctx, func() bool { return o.seen >= n })
-}
-
-// waitUntil returns once ok holds (called with o.mu held), the forwarder
-// stopped, or ctx ended.
-func (o *questionOrder) waitUntil(ctx context.Context, ok func() bool) {
-	for {
-		o.mu.Lock()
-		if ok() || o.done {
-			o.mu.Unlock()
-			return
-		}
-		changed := o.changed
-		o.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// question numbers a question of the running turn; order is nil outside a
-// turn's forwarding (a command's !`cmd` before the turn), where there is
-// nothing to wait for.
-func (ls *liveSession) question() (order *questionOrder, n int) {
-	ls.mu.Lock()
-	order = ls.order
-	ls.mu.Unlock()
-	if order == nil {
-		return nil, 0
-	}
-	return order, order.ask()
+	go func() { q.Answer(p.wait()) }()
 }

@@ -47,7 +47,7 @@ func (s *Server) tellTrust(ctx context.Context, e *agentEntry, ls *liveSession) 
 	s.watchers.Add(1)
 	go func() {
 		defer s.watchers.Done()
-		reply, err := (&asker{s: s, id: ls.id, outsideTurns: true}).Ask(ctx, permission.Request{Permission: "workspace_trust", Title: "Trust this folder's configuration?",
+		reply, err := (&asker{s: s, id: ls.id}).Ask(ctx, permission.Request{Permission: "workspace_trust", Title: "Trust this folder's configuration?",
 			Reasons: []string{t.Question}})
 		if err != nil {
 			say(t.Notice)
