@@ -294,6 +294,18 @@ func (s *Service) SetPermissionMode(ctx context.Context, id agent.ID, m permissi
 	return nil
 }
 
+// Busy reports whether the session runs a turn now: what Start would
+// refuse with ErrBusy. A front asks it before work that must not happen
+// beside a turn (restoring files, replacing the session); the answer may
+// be stale by the time it acts, unless the front starts its own turns
+// under the same lock it asks under.
+func (s *Service) Busy(id agent.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.live[id]
+	return ok && l.cancel != nil
+}
+
 // Cancel stops the session's running turn, if any, and reports whether
 // there was one.
 func (s *Service) Cancel(id agent.ID) bool {

@@ -89,13 +89,7 @@ func (ls *liveSession) agentCommand(ctx context.Context, text string) (rewritten
 		return "", false, false, nil
 	}
 	if a.Runs() {
-		ls.mu.Lock()
-		running := ls.running
-		ls.mu.Unlock()
-		if running {
-			return "", true, false, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
-		}
-		if err := ls.switchAgent(ctx, a.Name); err != nil {
+		if err := ls.switchBetweenTurns(ctx, a.Name); err != nil {
 			return "", true, false, err
 		}
 		return rest, true, rest == "", nil
@@ -104,6 +98,17 @@ func (ls *liveSession) agentCommand(ctx context.Context, text string) (rewritten
 		return "", true, false, invalidParams("session/prompt: /%s hands a task to the %s sub-agent: write the task after the command", name, name)
 	}
 	return fmt.Sprintf(subAgentTask, a.Name, rest), true, false, nil
+}
+
+// switchBetweenTurns switches the session to agent name unless it runs a
+// turn (whose agent must not change under it).
+func (ls *liveSession) switchBetweenTurns(ctx context.Context, name string) error {
+	ls.between.Lock()
+	defer ls.between.Unlock()
+	if ls.ag().Sessions.Busy(ls.id) {
+		return invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
+	}
+	return ls.switchAgent(ctx, name)
 }
 
 // switchAgent makes name the session's agent as session/set_mode does,

@@ -48,10 +48,14 @@ type Setup struct {
 // Sessions runs turns. *session.Service implements it.
 type Sessions interface {
 	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
-	// Run runs one turn, with the session's own tools (its MCP servers,
-	// bash in the client's terminal) in tn.Tools besides the service's,
-	// and returns once it has ended and tn.Events has had its last event.
-	Run(ctx context.Context, tn session.Turn) (session.Result, error)
+	// Start begins one turn, with the session's own tools (its MCP
+	// servers, bash in the client's terminal) in tn.Tools besides the
+	// service's; its Wait returns once it has ended and tn.Events has had
+	// its last event. It fails with session.ErrBusy while the session
+	// runs a turn.
+	Start(ctx context.Context, tn session.Turn) (*session.Running, error)
+	// Busy says whether the session runs a turn now.
+	Busy(id agent.ID) bool
 	Cancel(id agent.ID) bool
 	// Commands are the commands a prompt runs by /name (the built-in ones
 	// and the workspace's files, read again now), offered as slash

@@ -70,11 +70,17 @@ type liveSession struct {
 	// agentName is the agent the session's turns run (build when a
 	// permission mode is chosen); see agents.go.
 	agentName string
-	running   bool
-	// retired is set when the session was loaded again on this
-	// connection: the new liveSession serves it from then on.
-	retired   bool
 	terminals map[string]string // tool call id → the client's terminal id
+
+	// between is held by what must happen between the session's turns,
+	// with the core's word that none runs (Sessions.Busy) — moving the
+	// session to another agent, retiring it, restoring files — and by a
+	// prompt while its turn starts, so none of them can happen in the
+	// moment a turn begins. Whether a turn runs is the core's alone.
+	between sync.Mutex
+	// retired (under between) is set when the session was loaded again
+	// on this connection: the new liveSession serves it from then on.
+	retired bool
 }
 
 // ag is the agent the session runs in.
@@ -90,9 +96,9 @@ func (ls *liveSession) adopt(ctx context.Context) {
 	if now == nil || now == ls.ag() {
 		return
 	}
-	ls.mu.Lock()
-	moved := !ls.running && ls.cur.CompareAndSwap(ls.ag(), now)
-	ls.mu.Unlock()
+	ls.between.Lock()
+	moved := !ls.ag().Sessions.Busy(ls.id) && ls.cur.CompareAndSwap(ls.ag(), now)
+	ls.between.Unlock()
 	if moved {
 		// The new agent's permission checker takes the session's mode.
 		if err := now.Sessions.SetPermissionMode(ctx, ls.id, permissionMode(ls.currentMode())); err != nil {
@@ -157,9 +163,9 @@ func (ls *liveSession) stopMCP() error {
 // unless a turn runs: the check and the retiring are one step, so a
 // prompt cannot start in between.
 func (ls *liveSession) retire() bool {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if ls.running {
+	ls.between.Lock()
+	defer ls.between.Unlock()
+	if ls.ag().Sessions.Busy(ls.id) {
 		return false
 	}
 	ls.retired = true
@@ -395,23 +401,6 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	// A prompt that starts with /name runs the command (Sessions.Run
 	// finds it, as every front's).
 	tn := session.Turn{Session: ls.id, Prompt: parts, Agent: ls.turnAgent()}
-	ls.mu.Lock()
-	if ls.running {
-		ls.mu.Unlock()
-		return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
-	}
-	if ls.retired {
-		ls.mu.Unlock()
-		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
-	}
-	ls.running = true
-	ls.mu.Unlock()
-	defer func() {
-		ls.mu.Lock()
-		ls.running = false
-		ls.mu.Unlock()
-	}()
-	tn.Tools = ls.tools()
 	// The turn's questions come on its stream, in its order: each is
 	// sent after the updates before it (the tool call it is about).
 	tn.Questions = true
@@ -426,7 +415,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 			ls.question(u.Question)
 		}
 	}
-	res, err := ls.ag().Sessions.Run(ctx, tn)
+	running, err := ls.start(ctx, tn)
 	if errors.Is(err, prompt.ErrUnknownCommand) {
 		return nil, invalidParams("session/prompt: %v", err)
 	}
@@ -436,6 +425,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		}
 		return nil, err
 	}
+	res := running.Wait()
 	switch res.Finish {
 	case agent.FinishError:
 		return nil, &Error{Code: codeInternalError, Message: "the turn failed: " + res.Error}
@@ -449,6 +439,23 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		return map[string]string{"stopReason": "refusal"}, nil
 	}
 	return map[string]string{"stopReason": "end_turn"}, nil
+}
+
+// start begins the session's turn, with the session's own tools, unless
+// the session was loaded again as the prompt came or the core runs a
+// turn in it already (session.ErrBusy); the turn then runs under ctx.
+func (ls *liveSession) start(ctx context.Context, tn session.Turn) (*session.Running, error) {
+	ls.between.Lock()
+	defer ls.between.Unlock()
+	if ls.retired {
+		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
+	}
+	tn.Tools = ls.tools()
+	running, err := ls.ag().Sessions.Start(ctx, tn)
+	if errors.Is(err, session.ErrBusy) {
+		return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
+	}
+	return running, err
 }
 
 // tools are the session's own tools for a turn: its MCP servers', and
