@@ -341,7 +341,10 @@ func (s *Service) launch(ctx context.Context, tn Turn, t *turn, text string, beg
 	}
 	qs, noQuestions := l.streamQuestions(tn)
 	s.mu.Unlock()
-	if tn.Agent != "" && t.builtin == nil {
+	// The session as Start read it says whether the agent must be
+	// stored: most turns name the agent the session has (an ACP
+	// session's), and need no second read of its record.
+	if tn.Agent != "" && t.builtin == nil && !isAgent(t.sess.Agent, tn.Agent) {
 		if err := s.setSessionAgent(ctx, id, tn.Agent); err != nil {
 			s.log.Error("cannot store the session's agent", "session", id, "agent", tn.Agent, "err", err)
 		}
