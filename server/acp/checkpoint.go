@@ -27,11 +27,11 @@ var checkpointCommands = []availableCommand{
 
 // checkpointCommandsOf are the checkpoint commands the session offers.
 func (ls *liveSession) checkpointCommandsOf() []availableCommand {
-	if ls.ag().Checkpoints == nil {
+	if ls.ag().Checkpoints() == nil {
 		return nil
 	}
 	var out []availableCommand
-	cmds := ls.ag().Sessions.Commands()
+	cmds := ls.ag().Sessions().Commands()
 	for _, c := range checkpointCommands {
 		if _, shadowed := cmds.Get(c.Name); !shadowed {
 			out = append(out, c)
@@ -88,12 +88,12 @@ func (ls *liveSession) checkpointCommand(ctx context.Context, line string) (res 
 func (ls *liveSession) restore(ctx context.Context, verb string, o checkpoint.RevertOptions) (rep *checkpoint.Report, busy bool, err error) {
 	ls.between.Lock()
 	defer ls.between.Unlock()
-	if ls.ag().Sessions.Busy(ls.id) {
+	if ls.ag().Sessions().Busy(ls.id) {
 		return nil, true, nil
 	}
-	do := ls.ag().Checkpoints.Revert
+	do := ls.ag().Checkpoints().Revert
 	if verb == "redo" {
-		do = ls.ag().Checkpoints.Redo
+		do = ls.ag().Checkpoints().Redo
 	}
 	rep, err = do(ctx, o)
 	return rep, false, err

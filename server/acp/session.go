@@ -57,7 +57,7 @@ type liveSession struct {
 	cwd string
 	// cur is the agent the session runs in: its directory's, replaced
 	// when the user trusts the folder (see Server.retrust).
-	cur atomic.Pointer[Agent]
+	cur atomic.Pointer[started]
 	ws  *workspace
 	// entry is the directory's agent the session runs in.
 	entry *agentEntry
@@ -84,7 +84,7 @@ type liveSession struct {
 }
 
 // ag is the agent the session runs in.
-func (ls *liveSession) ag() *Agent { return ls.cur.Load() }
+func (ls *liveSession) ag() *started { return ls.cur.Load() }
 
 // adopt moves the session, between turns, to its directory's agent when
 // that was replaced (the folder trusted), and tells the client its modes
@@ -97,11 +97,11 @@ func (ls *liveSession) adopt(ctx context.Context) {
 		return
 	}
 	ls.between.Lock()
-	moved := !ls.ag().Sessions.Busy(ls.id) && ls.cur.CompareAndSwap(ls.ag(), now)
+	moved := !ls.ag().Sessions().Busy(ls.id) && ls.cur.CompareAndSwap(ls.ag(), now)
 	ls.between.Unlock()
 	if moved {
 		// The new agent's permission checker takes the session's mode.
-		if err := now.Sessions.SetPermissionMode(ctx, ls.id, permissionMode(ls.currentMode())); err != nil {
+		if err := now.Sessions().SetPermissionMode(ctx, ls.id, permissionMode(ls.currentMode())); err != nil {
 			ls.s.log.Warn("acp: the session's mode did not follow it to the trusted agent", "session", ls.id, "err", err)
 		}
 		ls.agentsChanged(ctx)
@@ -114,7 +114,7 @@ func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess ag
 	s.mu.Lock()
 	ls.cur.Store(e.agent) // set under s.mu
 	s.mu.Unlock()
-	if err := e.agent.Sessions.SetPermissionMode(ctx, sess.ID, permissionMode(mode)); err != nil {
+	if err := e.agent.Sessions().SetPermissionMode(ctx, sess.ID, permissionMode(mode)); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	if len(servers) > 0 {
@@ -165,7 +165,7 @@ func (ls *liveSession) stopMCP() error {
 func (ls *liveSession) retire() bool {
 	ls.between.Lock()
 	defer ls.between.Unlock()
-	if ls.ag().Sessions.Busy(ls.id) {
+	if ls.ag().Sessions().Busy(ls.id) {
 		return false
 	}
 	ls.retired = true
@@ -234,13 +234,10 @@ type configOption struct {
 // options).
 func (ls *liveSession) configOptions(ctx context.Context) []configOption {
 	current := ""
-	if sess, err := ls.ag().Store.Session(ctx, ls.id); err == nil {
+	if sess, err := ls.ag().Store().Session(ctx, ls.id); err == nil {
 		current = sess.Model
 	}
-	var refs []string
-	if ls.ag().Models != nil {
-		refs = ls.ag().Models(ctx)
-	}
+	refs := ls.ag().Models(ctx)
 	if current != "" && !slices.Contains(refs, current) {
 		refs = append([]string{current}, refs...)
 	}
@@ -296,7 +293,7 @@ func (ls *liveSession) setMode(ctx context.Context, method, id string) error {
 	if err := ls.setAgent(ctx, agents.Build); err != nil {
 		return err
 	}
-	if err := ls.ag().Sessions.SetPermissionMode(ctx, ls.id, permissionMode(id)); err != nil {
+	if err := ls.ag().Sessions().SetPermissionMode(ctx, ls.id, permissionMode(id)); err != nil {
 		return err
 	}
 	ls.mu.Lock()
@@ -333,17 +330,15 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		if value == "" {
 			return nil, invalidParams(`session/set_config_option: model takes a "provider/model-id"`)
 		}
-		if ls.ag().CheckModel != nil {
-			if err := ls.ag().CheckModel(value); err != nil {
-				return nil, invalidParams("session/set_config_option: model %q: %v", value, err)
-			}
+		if err := ls.ag().CheckModel(value); err != nil {
+			return nil, invalidParams("session/set_config_option: model %q: %v", value, err)
 		}
-		sess, err := ls.ag().Store.Session(ctx, ls.id)
+		sess, err := ls.ag().Store().Session(ctx, ls.id)
 		if err != nil {
 			return nil, err
 		}
 		sess.Model = value
-		if err := ls.ag().Store.PutSession(ctx, sess); err != nil {
+		if err := ls.ag().Store().PutSession(ctx, sess); err != nil {
 			return nil, err
 		}
 	default:
@@ -366,7 +361,7 @@ func (s *Server) cancel(ctx context.Context, params json.RawMessage) {
 	ls := s.sessions[agent.ID(p.SessionID)]
 	s.mu.Unlock()
 	if ls != nil {
-		ls.ag().Sessions.Cancel(ls.id)
+		ls.ag().Sessions().Cancel(ls.id)
 	}
 }
 
@@ -451,7 +446,7 @@ func (ls *liveSession) start(ctx context.Context, tn session.Turn) (*session.Run
 		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
 	}
 	tn.Tools = ls.tools()
-	running, err := ls.ag().Sessions.Start(ctx, tn)
+	running, err := ls.ag().Sessions().Start(ctx, tn)
 	if errors.Is(err, session.ErrBusy) {
 		return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
 	}
@@ -462,8 +457,8 @@ func (ls *liveSession) start(ctx context.Context, tn session.Turn) (*session.Run
 // bash in the client's terminal when the client offers one.
 func (ls *liveSession) tools() []tool.Tool {
 	tools := slices.Clone(ls.mcpTools)
-	if ls.s.caps().Terminal && ls.ag().Bash != nil {
-		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.ag().Bash))
+	if ls.s.caps().Terminal && ls.ag().Bash() != nil {
+		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.ag().Bash()))
 	}
 	return tools
 }

@@ -26,7 +26,7 @@ type Trust struct {
 // untrusted folder asks, through session/request_permission, whether to
 // trust it; later ones, and a folder already decided, get the one line.
 func (s *Server) tellTrust(ctx context.Context, e *agentEntry, ls *liveSession) {
-	t := e.agent.Trust
+	t := e.agent.Trust()
 	if t.Notice == "" {
 		return
 	}
