@@ -393,7 +393,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	case done:
 		return map[string]string{"stopReason": "end_turn"}, nil
 	}
-	// A prompt that starts with /name runs the command (Sessions.Run
+	// A prompt that starts with /name runs the command (Sessions.Start
 	// finds it, as every front's).
 	tn := session.Turn{Session: ls.id, Prompt: parts, Agent: ls.turnAgent()}
 	// The turn's questions come on its stream, in its order: each is
