@@ -16,7 +16,8 @@ import (
 // notifications to a client that opted in, and otherwise through the
 // fallbacks (progress, the transcript file, error messages). The session
 // service hands it each turn's events in the session's order (see
-// session.Turn.Events); one relay serves a session the client has used,
+// session.Turn.Events), its permission questions among them, which it
+// asks in that order (askOnStream); one relay serves a session the client has used,
 // from then until the server stops or the session is deleted, and keeps
 // its transcript current.
 type relay struct {
@@ -131,8 +132,6 @@ func (r *relay) handle(t *turn, u session.Update) {
 			}
 			t.progress.report("running " + title)
 		}
-		// Reported here, in the session's order, rather than by the asker:
-		// the tool's "running" must not come after it.
 		if t.progress != nil && e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
 			p := e.Permission
 			what := p.Title
@@ -141,6 +140,11 @@ func (r *relay) handle(t *turn, u session.Update) {
 			}
 			t.progress.report("waiting for your permission: " + what)
 		}
+	}
+	if u.Question != nil {
+		// Asked here, in the session's order: after the tool call it is
+		// about, and before whatever the session publishes next.
+		r.s.askOnStream(t, u.Question)
 	}
 	if !last {
 		return

@@ -94,6 +94,7 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 	}
 	tn.ID = t.id // the turn can be reverted by its turnId
 	tn.Events = func(u session.Update) { r.handle(t, u) }
+	tn.Questions = true // the relay asks them, in the stream's order
 	tn.Dropped = func() {
 		// The client fell behind by thousands of events: say what was
 		// lost; the turn's updates go on from now.
