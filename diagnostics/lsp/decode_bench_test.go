@@ -3,10 +3,8 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
-	"time"
 )
 
 // publishPayload is a textDocument/publishDiagnostics of n diagnostics in
@@ -57,15 +55,7 @@ func symbolPayload(n int) json.RawMessage {
 // publish of 200 diagnostics: decode and record.
 func BenchmarkDecodePublishDiagnostics(b *testing.B) {
 	payload := publishPayload(200)
-	c := &Client{
-		opts:       Options{MaxItems: 1000, MaxDocuments: 10000},
-		log:        slog.New(slog.DiscardHandler),
-		docs:       map[DocumentURI]*document{},
-		published:  map[DocumentURI]*published{},
-		changed:    make(chan struct{}),
-		progress:   map[string]time.Time{},
-		registered: map[string]string{},
-	}
+	c := bareClient()
 	h := handler{c}
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
