@@ -17,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -303,9 +304,9 @@ func (s *Server) cmdSessionList(ctx context.Context, arg json.RawMessage) (any, 
 	}
 	out := make([]sessionInfo, 0, len(list))
 	for _, sess := range list {
-		state := stateIdle
+		state := update.StateIdle
 		if s.runningTurn(sess.ID) != nil {
-			state = stateRunning
+			state = update.StateRunning
 		}
 		out = append(out, sessionInfo{SessionID: string(sess.ID), Title: sess.Title, UpdatedAt: sess.Updated, State: state, Model: sess.Model})
 	}
@@ -366,26 +367,26 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	state := stateIdle
+	state := update.StateIdle
 	if s.runningTurn(id) != nil {
-		state = stateRunning
+		state = update.StateRunning
 	}
 	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, Agent: sess.Agent, State: state,
-		Updates: historyUpdates(page.Messages), More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
+		Updates: update.History(page.Messages), More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
 }
 
 // loadResult is darman.session.load's answer. More says older messages
 // come before the page; FirstMessageID, the page's first message, is what
 // the client passes as before to get them.
 type loadResult struct {
-	SessionID      string   `json:"sessionId"`
-	Title          string   `json:"title"`
-	Model          string   `json:"model"`
-	Agent          string   `json:"agent,omitempty"` // the session's agent; absent for build
-	State          string   `json:"state"`
-	Updates        []update `json:"updates"`
-	More           bool     `json:"more"`
-	FirstMessageID string   `json:"firstMessageId,omitempty"`
+	SessionID      string          `json:"sessionId"`
+	Title          string          `json:"title"`
+	Model          string          `json:"model"`
+	Agent          string          `json:"agent,omitempty"` // the session's agent; absent for build
+	State          string          `json:"state"`
+	Updates        []update.Update `json:"updates"`
+	More           bool            `json:"more"`
+	FirstMessageID string          `json:"firstMessageId,omitempty"`
 }
 
 func firstMessage(msgs []agent.MessageWithParts) string {

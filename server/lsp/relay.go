@@ -10,6 +10,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 )
 
 // relay passes one session's events to the client: as darman/sessionUpdate
@@ -107,7 +108,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 		r.s.releaseTurn(t)
 	}
 	if opted {
-		for _, u := range updatesOf(e) {
+		for _, u := range update.Of(e) {
 			r.s.notifyUpdate(r.session, turnID, u)
 		}
 	}
@@ -129,7 +130,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 			if title == "" {
 				title = e.Tool.Name
 			}
-			t.progress.report("running " + title)
+			t.progress.Report("running " + title)
 		}
 		// Reported here, in the session's order, rather than by the asker:
 		// the tool's "running" must not come after it.
@@ -139,13 +140,13 @@ func (r *relay) handle(t *turn, u session.Update) {
 			if what == "" {
 				what = p.Permission + " " + strings.Join(p.Subjects, ", ")
 			}
-			t.progress.report("waiting for your permission: " + what)
+			t.progress.Report("waiting for your permission: " + what)
 		}
 	}
 	if !last {
 		return
 	}
-	state := stateOf(e)
+	state := update.StateOf(e)
 	if !opted {
 		// The transcript is complete before the client hears the end.
 		r.mu.Lock()
@@ -157,14 +158,14 @@ func (r *relay) handle(t *turn, u session.Update) {
 		}
 		msg := "done"
 		switch state {
-		case stateFailed:
+		case update.StateFailed:
 			msg = "failed: " + e.Reason
 			r.s.showMessage(protocol.MessageTypeError, "darman: the turn failed: "+e.Reason)
-		case stateCancelled:
+		case update.StateCancelled:
 			msg = "cancelled"
 		}
 		if t.progress != nil {
-			t.progress.end(msg)
+			t.progress.End(msg)
 		}
 	}
 	t.markEnded()
@@ -174,7 +175,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 // line to others.
 func (r *relay) notice(level, msg string) {
 	if r.s.client.opt.SessionUpdates {
-		r.s.notifyUpdate(r.session, "", update{SessionUpdate: "notice", Level: level, Message: msg})
+		r.s.notifyUpdate(r.session, "", update.Notice(level, msg))
 		return
 	}
 	r.s.logMessage(protocol.MessageTypeWarning, "darman: "+msg)
