@@ -179,7 +179,7 @@ func (s *Server) prompt(ctx context.Context, id, model string, tn session.Turn, 
 
 func (s *Server) newSession(ctx context.Context, ag *Agent, title, model string) (agent.ID, error) {
 	if model == "" {
-		m, err := ag.Model(ctx)
+		m, err := ag.Runtime.Model(ctx)
 		if err != nil {
 			return "", err
 		}
@@ -424,10 +424,8 @@ func (s *Server) cmdSessionDelete(ctx context.Context, arg json.RawMessage) (any
 	if err := ag.Store.DeleteSession(ctx, id); err != nil {
 		return nil, err
 	}
-	if ag.Deleted != nil {
-		if err := ag.Deleted(id); err != nil {
-			s.log.Warn("lsp: what others keep of a deleted session stays", "session", id, "err", err)
-		}
+	if err := ag.Runtime.Deleted(id); err != nil {
+		s.log.Warn("lsp: what others keep of a deleted session stays", "session", id, "err", err)
 	}
 	return empty{}, nil
 }
@@ -611,15 +609,13 @@ func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error
 		return status, nil
 	}
 	agentStatus := map[string]any{"state": "ready", "agents": agentInfos(s.catalog()), "currentAgent": agentOf(ctx, ag, a.SessionID)}
-	if m, err := ag.Model(ctx); err == nil {
+	if m, err := ag.Runtime.Model(ctx); err == nil {
 		agentStatus["model"] = m
 	} else {
 		agentStatus["modelError"] = err.Error()
 	}
-	if ag.Status != nil {
-		for k, v := range ag.Status(ctx) {
-			agentStatus[k] = v
-		}
+	for k, v := range ag.Runtime.Status(ctx) {
+		agentStatus[k] = v
 	}
 	status["agent"] = agentStatus
 	return status, nil

@@ -218,11 +218,11 @@ func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
 	setup := s.setup(settings)
 	setup.Workspace, setup.Asker, setup.Elicitor, setup.Notices, setup.Agents = s.ws, &asker{s: s}, editorGate{s}, s.notices, s.catalog()
 	a, err := s.opts.Start(s.ctx, setup)
-	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Model == nil) {
-		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
+	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Runtime == nil) {
+		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Runtime are required)")
 	}
 	if err == nil {
-		s.complete.SetDefiner(a.Definitions)
+		s.complete.SetDefiner(a.Runtime.Definitions())
 	}
 	return a, err
 }

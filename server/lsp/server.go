@@ -191,8 +191,8 @@ func (s *Server) stop() {
 		s.cancel()
 		s.owning.Unlock()
 		s.wg.Wait()
-		if a, err := s.agent.peek(); err == nil && a.Close != nil {
-			if err := a.Close(); err != nil {
+		if a, err := s.agent.peek(); err == nil {
+			if err := a.Runtime.Close(); err != nil {
 				s.log.Warn("lsp: closing the agent", "err", err)
 			}
 		}
