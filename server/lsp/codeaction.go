@@ -77,7 +77,7 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 	}
 	shown := uri
 	if path, err := buffer.URIToPath(uri); err == nil && s.ws != nil {
-		shown = s.ws.shown(path)
+		shown = s.ws.Shown(path)
 	}
 	actions := []protocol.CodeAction{}
 	add := func(kind protocol.CodeActionKind, title string, cmd protocol.Command, diags ...diagnostic) {

@@ -201,7 +201,7 @@ func (s *Server) contextText(c *promptContext) (string, error) {
 	}
 	shown := path
 	if s.ws != nil {
-		shown = s.ws.shown(path)
+		shown = s.ws.Shown(path)
 	}
 	if c.Range == nil {
 		return "The user is looking at " + shown + ".", nil

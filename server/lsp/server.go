@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/lsp/internal/completion"
+	"github.com/darman-dev/darman/server/lsp/internal/edit"
 	"github.com/darman-dev/darman/server/rpc"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
@@ -95,7 +96,7 @@ type Server struct {
 
 	docs      *buffer.Set
 	complete  *completion.Completion // started by initialize
-	ws        *workspace
+	ws        *edit.Workspace        // made by initialize
 	questions questions
 	// noShowDocument is set once the client could not show a document.
 	noShowDocument atomic.Bool
