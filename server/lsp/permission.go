@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -218,9 +219,9 @@ type permissionToolCall struct {
 	Permission string   `json:"permission"`
 	Subjects   []string `json:"subjects,omitempty"`
 	// Always are the patterns an allow_always answer grants.
-	Always  []string          `json:"always,omitempty"`
-	Reasons []string          `json:"reasons,omitempty"`
-	Content []toolCallContent `json:"content,omitempty"`
+	Always  []string                 `json:"always,omitempty"`
+	Reasons []string                 `json:"reasons,omitempty"`
+	Content []update.ToolCallContent `json:"content,omitempty"`
 }
 
 type permissionOption struct {
@@ -242,7 +243,7 @@ func (s *Server) requestPermission(ctx context.Context, q *question, sent func()
 		Subjects: q.req.Patterns, Always: q.req.Suggest, Reasons: q.req.Reasons}
 	// Every file of a patch, so the user sees all it would change.
 	for _, d := range q.req.Diffs {
-		tc.Content = append(tc.Content, toolCallContent{Type: "diff", URI: buffer.PathToURI(d.Path), OldText: &d.OldText, NewText: &d.NewText})
+		tc.Content = append(tc.Content, update.ToolCallContent{Type: "diff", URI: buffer.PathToURI(d.Path), OldText: &d.OldText, NewText: &d.NewText})
 	}
 	params := requestPermissionParams{SessionID: string(q.session), TurnID: q.turnID, RequestID: q.id, ToolCall: tc}
 	for _, o := range permissionOptions {

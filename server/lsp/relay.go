@@ -10,6 +10,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 )
 
 // relay passes one session's events to the client: as darman/sessionUpdate
@@ -108,7 +109,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 		r.s.releaseTurn(t)
 	}
 	if opted {
-		for _, u := range updatesOf(e) {
+		for _, u := range update.Of(e) {
 			r.s.notifyUpdate(r.session, turnID, u)
 		}
 	}
@@ -130,7 +131,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 			if title == "" {
 				title = e.Tool.Name
 			}
-			t.progress.report("running " + title)
+			t.progress.Report("running " + title)
 		}
 		if t.progress != nil && e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
 			p := e.Permission
@@ -138,7 +139,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 			if what == "" {
 				what = p.Permission + " " + strings.Join(p.Subjects, ", ")
 			}
-			t.progress.report("waiting for your permission: " + what)
+			t.progress.Report("waiting for your permission: " + what)
 		}
 	}
 	if u.Question != nil {
@@ -149,7 +150,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 	if !last {
 		return
 	}
-	state := stateOf(e)
+	state := update.StateOf(e)
 	if !opted {
 		// The transcript is complete before the client hears the end.
 		r.mu.Lock()
@@ -161,14 +162,14 @@ func (r *relay) handle(t *turn, u session.Update) {
 		}
 		msg := "done"
 		switch state {
-		case stateFailed:
+		case update.StateFailed:
 			msg = "failed: " + e.Reason
 			r.s.showMessage(protocol.MessageTypeError, "darman: the turn failed: "+e.Reason)
-		case stateCancelled:
+		case update.StateCancelled:
 			msg = "cancelled"
 		}
 		if t.progress != nil {
-			t.progress.end(msg)
+			t.progress.End(msg)
 		}
 	}
 	t.markEnded()
@@ -178,7 +179,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 // line to others.
 func (r *relay) notice(level, msg string) {
 	if r.s.client.opt.SessionUpdates {
-		r.s.notifyUpdate(r.session, "", update{SessionUpdate: "notice", Level: level, Message: msg})
+		r.s.notifyUpdate(r.session, "", update.Notice(level, msg))
 		return
 	}
 	r.s.logMessage(protocol.MessageTypeWarning, "darman: "+msg)
