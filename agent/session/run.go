@@ -10,6 +10,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -518,12 +519,14 @@ func (t *turn) result(msg agent.Message, took time.Duration) Result {
 
 // expandOptions are how a command's template expands in session id:
 // @file through the turn's workspace (an editor's unsaved buffer; the
-// workspace check applies to it as to the disk), !`cmd` under the
+// workspace check applies to it as to the disk) and never a secret, as
+// the fronts' attachments (complete.Attachable), !`cmd` under the
 // session's bash permission.
 func (t *turn) expandOptions(id agent.ID) prompt.ExpandOptions {
 	return prompt.ExpandOptions{
-		Root:     t.ws.Root(),
-		ReadFile: t.ws.ReadFile,
+		Root:       t.ws.Root(),
+		ReadFile:   t.ws.ReadFile,
+		Attachable: complete.Attachable,
 		Run: func(ctx context.Context, line string) (string, error) {
 			return t.svc.shell(ctx, id, t.ws, line)
 		},

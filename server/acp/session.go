@@ -377,7 +377,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	parts, err := promptParts(p.Prompt)
+	parts, err := promptParts(p.Prompt, ls.cwd)
 	if err != nil {
 		return nil, err
 	}
