@@ -2,6 +2,8 @@ package editors
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -107,6 +109,49 @@ func TestEmacs30ReadmeLine(t *testing.T) {
 	copyFile(t, "testdata/emacs/current.el", s.host("current.el"))
 	r := emacs30(s, "MODE=edit", "FIXED="+helixFixed)
 	expect(t, r, map[string]string{"mode": "go-ts-mode", "connected": "true", "buffer_changed": "true", "saved": "true"})
+}
+
+// TestEmacs30PackageVCInstall: the package's install snippet of
+// docs/editors.md as printed in a stock Emacs 30 (after the docs' line that
+// gives .go files go-ts-mode), its GitHub URL replaced by a local clone of
+// this checkout's editors/emacs: package-vc-install clones and installs
+// darman into ~/.emacs.d/elpa, (require 'darman) loads it from there, and
+// eglot starts darman for main.go and takes its edit.
+func TestEmacs30PackageVCInstall(t *testing.T) {
+	s := newSid(t)
+	s.workspace(llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: "comment main", Steps: []llmtest.Step{
+			toolStep("read", map[string]string{"path": "main.go"}),
+			toolStep("edit", map[string]string{"path": "main.go", "oldString": "// darman: greet the world", "newString": "// Greets the world, with accents."}),
+			{Text: "Commented."},
+		}},
+	}, Steps: []llmtest.Step{
+		toolStep("read", map[string]string{"path": "main.go"}),
+		toolStep("edit", map[string]string{"path": "main.go", "oldString": "fmt.Println(undefinedGreeting)", "newString": helixFixed}),
+		{Text: "main.go greets the world."},
+	}}, map[string]string{"main.go": helixMain}, "")
+	repo := s.host("home/src/darman")
+	copyTree(t, "emacs", filepath.Join(repo, "editors", "emacs"))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "darman"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	const url = "https://github.com/darman-dev/darman"
+	install := docSnippet(t, "elisp", "**Emacs** (29 and later for `package-vc-install`")
+	if !strings.Contains(install, url) {
+		t.Fatalf("the install snippet does not clone %s:\n%s", url, install)
+	}
+	mode, _, _ := strings.Cut(docSnippet(t, "elisp", "**Emacs** (28 with eglot 1.9, and 29 and later"), "\n")
+	s.write("home/.emacs.d/init.el", mode+"\n"+strings.Replace(install, url, s.in("home/src/darman"), 1))
+	copyFile(t, "testdata/emacs/current.el", s.host("current.el"))
+	r := emacs30(s, "MODE=edit", "FIXED="+helixFixed)
+	// The package saves darman's edits of open buffers (plain eglot
+	// leaves them unsaved).
+	expect(t, r, map[string]string{"mode": "go-ts-mode", "connected": "true", "buffer_changed": "true", "modified": "false", "saved": "true"})
+	if !fileExists(s.host("home/.emacs.d/elpa/darman/editors/emacs/darman.elc")) {
+		t.Errorf("package-vc-install did not install and compile darman into ~/.emacs.d/elpa")
+	}
 }
 
 // readmeCode is the first `inline code` of the README after the text
