@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,4 +92,62 @@ func docsBlock(t *testing.T, page, lang, after string) string {
 		t.Fatalf("no ```%s block after %q in docs/%s", lang, after, page)
 	}
 	return m[1]
+}
+
+// TestDocsConfigSnippetsLoad: every darman configuration the README and
+// docs print, as the user's config.json, is read by darman config show
+// without an error: whole files as printed, excerpts of one key inside {}
+// and provider entries inside {"provider": {}}. The blocks that are other
+// programs' files (Zed's, JetBrains' and VS Code's settings) are not
+// darman's.
+func TestDocsConfigSnippetsLoad(t *testing.T) {
+	others := regexp.MustCompile(`^\{\s*"(agent_servers|servers|context_servers)"`)
+	excerpt := regexp.MustCompile(`^"(\w+)"\s*:`)
+	pages, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	pages = append(pages, filepath.Join("..", "..", "README.md"))
+	e := newEnv(t)
+	// The key file two snippets read with ${file:~/.config/corp-llm-key}.
+	e.write(filepath.Join(e.home, ".config", "corp-llm-key"), "sk-corp-0123456789\n")
+	// darman.json's keys, from its schema: an excerpt starting with one
+	// is a piece of the top-level object.
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(e.ok("config", "schema")), &schema); err != nil || len(schema.Properties) == 0 {
+		t.Fatalf("darman config schema: %v", err)
+	}
+	cfg := filepath.Join(e.home, ".config", "darman", "config.json")
+	n := 0
+	for _, page := range pages {
+		if filepath.Base(page) == "benchmarks.md" {
+			continue
+		}
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, m := range regexp.MustCompile("(?s)```jsonc?\n(.*?)```").FindAllStringSubmatchIndex(text, -1) {
+			body := strings.TrimSpace(text[m[2]:m[3]])
+			where := filepath.Base(page) + ":" + strconv.Itoa(strings.Count(text[:m[0]], "\n")+1)
+			if others.MatchString(body) {
+				continue
+			}
+			if k := excerpt.FindStringSubmatch(body); k != nil {
+				if _, ok := schema.Properties[k[1]]; ok {
+					body = "{" + body + "}"
+				} else {
+					body = `{"provider": {` + body + "}}"
+				}
+			}
+			e.write(cfg, body)
+			n++
+			if _, errs, code := e.run("config", "show"); code != 0 {
+				t.Errorf("%s: darman config show of the snippet: exit %d\n%s\n%s", where, code, errs, body)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d configuration snippets found in the docs", n)
+	}
 }
