@@ -34,6 +34,11 @@ type TerminalCommand struct {
 	// darman's sandbox helper. Env are variables to set for it (TMPDIR).
 	Argv []string
 	Env  map[string]string
+	// Started, when set, is called by the Terminal once the command runs
+	// in a terminal the front made: the call's update then goes on the
+	// turn's stream, after the call itself, for the front to show the
+	// terminal in. Nil when the call has no stream.
+	Started func()
 }
 
 // TerminalResult is how a command ended and what it printed.
@@ -83,6 +88,9 @@ func runInTerminal(ctx context.Context, env *Env, in bashInput, term Terminal, s
 		return answer, err
 	}
 	tc := TerminalCommand{CallID: env.CallID, Command: in.Command, Dir: c.dir, Timeout: c.timeout, OutputLimit: terminalOutputLimit}
+	if env.Progress != nil {
+		tc.Started = func() { env.Progress("") }
+	}
 	argv, vars, notice, err := sb.commandLine(env, in.Command)
 	if err != nil {
 		return failure("no sandbox", "The command was not run: %v. Tell the user; they can change sandbox.mode.", err), nil
