@@ -25,7 +25,9 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Short: "List, show, export, import and remove stored sessions",
 		Long: `Sessions are kept in the data directory and shared by every darman
 process. A session ID may be shortened to any unique prefix, with or
-without its "ses_" start.`,
+without its "ses_" start, or to its last characters (four or more): an
+ID begins with its time, so one day's sessions share their beginning,
+and their ends tell them apart (darman sessions show 5hpvjq).`,
 	}
 	cmd.AddCommand(a.sessionsList(), a.sessionsShow(), a.sessionsExport(), a.sessionsImport(), a.sessionsRm(),
 		a.sessionsRevert(), a.sessionsRedo(), a.sessionsFork(), a.sessionsRepair(), a.sessionsGC())

@@ -612,3 +612,19 @@ func TestUntrustedConfigExpandsNothing(t *testing.T) {
 		t.Errorf("the notice does not name the expanding settings:\n%s", errs)
 	}
 }
+
+// darman trust of a path that is no folder (a typo, a file) says so and
+// records nothing, instead of trusting a folder that does not exist.
+func TestTrustOfAMissingFolderSaysSo(t *testing.T) {
+	e := newEnv(t)
+	missing := filepath.Join(e.workspace, "no-such-dir")
+	e.write("file.txt", "x")
+	for _, p := range []string{missing, filepath.Join(e.workspace, "file.txt")} {
+		if _, errs, code := e.run("trust", p); code == 0 || !strings.Contains(errs, "is not a folder") {
+			t.Errorf("darman trust %s: exit %d\n%s", p, code, errs)
+		}
+		if list := e.ok("trust", "--list"); strings.Contains(list, p) {
+			t.Errorf("darman trust %s recorded it:\n%s", p, list)
+		}
+	}
+}
