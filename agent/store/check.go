@@ -102,21 +102,25 @@ func listStore(dir string) (storeFiles, error) {
 //
 // It also finds the damage badger would crash on (a table shorter than its
 // footer says) in goroutines of its own.
-func checkStore(dir string) error {
+//
+// What it learnt of the store comes back with it: how many tables the
+// manifest puts in level 0 (see mergeTables).
+func checkStore(dir string) (storeShape, error) {
+	var shape storeShape
 	files, err := listStore(dir)
 	if err != nil {
-		return err
+		return shape, err
 	}
 	var bad []string
 	if files.manifest < 0 {
 		if len(files.tables) > 0 || len(files.vlogs) > 0 || files.mems > 0 {
 			bad = append(bad, "MANIFEST, which lists the tables, is missing")
 		}
-		return damage(dir, bad)
+		return shape, damage(dir, bad)
 	}
 	m, err := readManifest(filepath.Join(dir, badger.ManifestFilename))
 	if errors.Is(err, errManifestVersion) {
-		return nil // a newer badger's: badger itself says so
+		return shape, nil // a newer badger's: badger itself says so
 	}
 	if err != nil {
 		bad = append(bad, "MANIFEST: "+err.Error())
@@ -130,15 +134,21 @@ func checkStore(dir string) error {
 		}
 	}
 	if err == nil {
+		liveMax := uint64(0) // the newest version in a table the manifest names
 		for _, id := range m.live() {
 			name := table.IDToFilename(id)
+			if m.tables[id].level == 0 {
+				shape.level0++
+			}
 			if _, ok := files.tables[id]; !ok {
 				bad = append(bad, name+" is named by MANIFEST but missing")
 				continue
 			}
-			if err := checkTable(filepath.Join(dir, name)); err != nil {
+			v, err := tableMaxVersion(filepath.Join(dir, name))
+			if err != nil {
 				bad = append(bad, fmt.Sprintf("%s: %v", name, err))
 			}
+			liveMax = max(liveMax, v)
 		}
 		var logged map[uint64]bool // the versions the memtables' logs hold
 		for id := range files.tables {
@@ -148,12 +158,18 @@ func checkStore(dir string) error {
 			// A darman killed between writing a memtable's table and
 			// recording it in the manifest leaves the table unnamed and
 			// the memtable's log beside it: badger drops the table and
-			// replays the log, so nothing is lost. An unnamed table whose
-			// log is gone (an older manifest put back) is a loss.
+			// replays the log, so nothing is lost. One killed while it
+			// merged tables (see mergeTables) leaves the merge's output
+			// unnamed, and its inputs named and whole: the output holds
+			// nothing newer than they do (what was written since a
+			// manifest is newer than every table it names, since tables
+			// are flushed in commit order), and badger drops it. An
+			// unnamed table that is newer and whose log is gone (an older
+			// manifest put back) is a loss.
 			if logged == nil {
 				logged = memtableVersions(dir)
 			}
-			if v, err := tableMaxVersion(filepath.Join(dir, table.IDToFilename(id))); err == nil && logged[v] {
+			if v, err := tableMaxVersion(filepath.Join(dir, table.IDToFilename(id))); err == nil && (logged[v] || v <= liveMax) {
 				continue
 			}
 			bad = append(bad, table.IDToFilename(id)+" is not in MANIFEST (the manifest is older or cut short)")
@@ -172,7 +188,12 @@ func checkStore(dir string) error {
 		}
 	}
 	slices.Sort(bad)
-	return damage(dir, slices.Compact(bad))
+	return shape, damage(dir, slices.Compact(bad))
+}
+
+// storeShape is what checkStore learnt of a store's tables.
+type storeShape struct {
+	level0 int // tables in level 0, where each flushed memtable goes
 }
 
 func damage(dir string, bad []string) error {

@@ -104,6 +104,21 @@ func badgerOptions(dir string, log *slog.Logger) badger.Options {
 // flushes them to.
 const memTableSize = 8 << 20
 
+// mergeTables bounds the tables in badger's level 0, which every open
+// pays for (each is checked, opened and consulted by reads). Each
+// process that wrote flushes its memtable to a new level-0 table when it
+// closes, and badger's compactors, which merge level 0 into the level
+// below, start up to a second after the open: a darman run or a sessions
+// command is gone long before, so without this the tables grow by one a
+// process (63 after the 1,000 runs of scripts/bench-history.sh). A
+// process that opens a store with this many level-0 tables or more
+// merges them, its own new one with them, when it closes it: after its
+// answer, not on the way to it, once every mergeTables processes. A
+// process killed during the merge leaves the merge's new tables unnamed
+// by the manifest, which the next open tells apart from damage (see
+// checkStore) and badger removes; the old ones are still whole.
+const mergeTables = 8
+
 // openLocal opens the database in dir (badger's directory), with the
 // journal in journalDir.
 func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *local, err error) {
@@ -117,9 +132,13 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	// other (see checkStore): badger would "fix" what does not, which
 	// destroys data, and panics on some damage in goroutines of its own.
 	if mode != salvageMode {
-		if err := checkStore(dir); err != nil {
+		shape, err := checkStore(dir)
+		if err != nil {
 			return nil, err
 		}
+		// A store that short-lived processes left many tables in level 0
+		// is merged when this process closes it (see mergeTables).
+		opts = opts.WithCompactL0OnClose(mode == readWrite && shape.level0 >= mergeTables)
 	}
 	defer func() {
 		if r := recover(); r != nil {
