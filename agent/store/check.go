@@ -104,7 +104,8 @@ func listStore(dir string) (storeFiles, error) {
 // footer says) in goroutines of its own.
 //
 // What it learnt of the store comes back with it: how many tables the
-// manifest puts in level 0 (see mergeTables).
+// manifest puts in level 0 (see mergeTables), and the manifest (see
+// rewriteManifest).
 func checkStore(dir string) (storeShape, error) {
 	var shape storeShape
 	files, err := listStore(dir)
@@ -134,6 +135,8 @@ func checkStore(dir string) (storeShape, error) {
 		}
 	}
 	if err == nil {
+		shape.manifest, shape.manifestBytes = m, files.manifest
+		shape.leftovers = len(files.tables) > len(m.tables)
 		liveMax := uint64(0) // the newest version in a table the manifest names
 		for _, id := range m.live() {
 			name := table.IDToFilename(id)
@@ -193,7 +196,10 @@ func checkStore(dir string) (storeShape, error) {
 
 // storeShape is what checkStore learnt of a store's tables.
 type storeShape struct {
-	level0 int // tables in level 0, where each flushed memtable goes
+	level0        int      // tables in level 0, where each flushed memtable goes
+	manifest      manifest // what MANIFEST says (nil maps when it was not read)
+	manifestBytes int64    // its size
+	leftovers     bool     // table files MANIFEST does not name are on disk
 }
 
 func damage(dir string, bad []string) error {
@@ -222,6 +228,7 @@ type manifest struct {
 
 type tableInfo struct {
 	level       uint32
+	keyID       uint64
 	compression uint32
 }
 
@@ -275,7 +282,7 @@ func readManifest(path string) (manifest, error) {
 				if _, ok := m.tables[c.Id]; ok {
 					return m, fmt.Errorf("the record at byte %d creates table %d twice", off, c.Id)
 				}
-				m.tables[c.Id] = tableInfo{level: c.Level, compression: c.Compression}
+				m.tables[c.Id] = tableInfo{level: c.Level, keyID: c.KeyId, compression: c.Compression}
 			case pb.ManifestChange_DELETE:
 				delete(m.tables, c.Id)
 			default:

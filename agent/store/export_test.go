@@ -18,3 +18,7 @@ const MergeTables = mergeTables
 // MarkRunning writes the witness an open store leaves in badger's
 // directory dir, as a process killed while it ran leaves it.
 func MarkRunning(dir string) error { return writeWitness(dir, true) }
+
+// ManifestRewriteAt is the MANIFEST size from which a read-write open
+// rewrites one that is mostly history.
+const ManifestRewriteAt = manifestRewriteAt

@@ -131,8 +131,9 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	// Before badger touches the files, check that they agree with each
 	// other (see checkStore): badger would "fix" what does not, which
 	// destroys data, and panics on some damage in goroutines of its own.
+	var shape storeShape
 	if mode != salvageMode {
-		shape, err := checkStore(dir)
+		shape, err = checkStore(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -163,6 +164,13 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		// on badger changes them.
 		if err := os.Remove(filepath.Join(dir, witnessName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
+		}
+		// A manifest that is mostly history is read whole at every open
+		// (see manifestRewriteAt).
+		if shape.wantsRewrite() {
+			if err := rewriteManifest(dir, shape.manifest); err != nil {
+				log.Warn("store: could not rewrite the manifest; it serves as it is", "dir", dir, "err", err)
+			}
 		}
 	}
 	if mode == readOnly {

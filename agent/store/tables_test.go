@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/store"
 )
 
@@ -130,5 +131,78 @@ func TestKilledDuringTheMergeIsNotDamage(t *testing.T) {
 	}
 	if n := len(tables(t, aside)); n > store.MergeTables+1 {
 		t.Fatalf("after the killed merge the store holds %d tables: %v", n, tables(t, aside))
+	}
+}
+
+// manifestSize is the size of the MANIFEST in the data directory's
+// database.
+func manifestSize(t *testing.T, dataDir string) int64 {
+	t.Helper()
+	info, err := os.Stat(filepath.Join(store.DatabaseDir(dataDir), "MANIFEST"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Size()
+}
+
+// The MANIFEST logs every table each open flushed and merged, and every
+// open reads it whole: badger rewrites it only after 10,000 deletions, so
+// a history of short opens grew it by some 40 bytes an open, read at
+// every start (issue 39). A read-write open rewrites it when it is mostly
+// history, and everything written is still there.
+func TestManifestStaysBoundedAcrossOpens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens the store a few hundred times")
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	var ids []agent.ID
+	most := int64(0)
+	for range 900 {
+		s, err := store.Open(ctx, dir, store.Options{GCInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := newSession("/w", t0)
+		if err := s.PutSession(ctx, sess); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sess.ID)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, manifestSize(t, dir))
+	}
+	// Unbounded, 900 opens make it some 22 KiB.
+	if bound := int64(store.ManifestRewriteAt + 4<<10); most > bound {
+		t.Fatalf("after %d opens that each wrote and closed the store, its MANIFEST grew to %d bytes; want at most %d", len(ids), most, bound)
+	}
+	s := open(t, dir)
+	for _, id := range ids {
+		if _, err := s.Session(ctx, id); err != nil {
+			t.Fatalf("session %s written before a rewrite: %v", id, err)
+		}
+	}
+}
+
+// A kill during the rewrite leaves its file, half-written, beside the
+// MANIFEST it did not replace: the store opens as it was.
+func TestKilledDuringTheManifestRewriteIsNotDamage(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s := open(t, dir)
+	sess := newSession("/w", t0)
+	if err := s.PutSession(ctx, sess); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store.DatabaseDir(dir), "MANIFEST-REWRITE"), []byte("Bdgr\x00\x00\x00\x08\x00\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, dir)
+	if _, err := s.Session(ctx, sess.ID); err != nil {
+		t.Fatalf("after a killed rewrite: %v", err)
 	}
 }
