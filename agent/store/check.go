@@ -420,6 +420,11 @@ func checkLastValueLog(path string) error {
 		if err == io.EOF && r.n == start {
 			return nil // the file ends after a whole entry
 		}
+		if err == nil && e.zero || err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			if torn, err := tornEntry(f, start, size); err != nil || torn {
+				return err
+			}
+		}
 		if err == nil && e.zero {
 			claimedEnd = r.n
 			break
@@ -445,6 +450,26 @@ func checkLastValueLog(path string) error {
 		return fmt.Errorf("an entry before byte %d is damaged (cut short, overwritten or zeroed) and data follows it", at)
 	}
 	return nil
+}
+
+// tornEntry reports whether the entry at start of the value log f, which
+// does not read, is one a darman killed while it copied the entry into the
+// log left: badger copies each entry into the mapped file with Go's
+// memmove, which for all but small copies writes the body from the first
+// 32-byte boundary on first and the head (up to that boundary, where the
+// header is) and the last 128 bytes at the end. Killed in between, the
+// entry's header reads as zeros and its body follows: the first bytes
+// that are not zero come after start and no later than 128 bytes past the
+// boundary. Damage looks otherwise: a bit flipped or bytes overwritten at
+// an entry's start leave its first byte non-zero, and a zeroed block (4
+// KiB, at a block boundary) leaves zeros well past that.
+func tornEntry(f *os.File, start, size int64) (bool, error) {
+	boundary := start&^31 + 32
+	at, err := firstNonZero(f, start, min(boundary+128, size))
+	if err != nil {
+		return false, err
+	}
+	return at > start, nil
 }
 
 // memtableVersions returns the versions of the entries in the memtables'
