@@ -149,7 +149,10 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Jobs:   t.live.jobs,
 		Logger: t.svc.log.With("tool", call.Name, "call", call.CallID),
 	}
-	t.checkpoint(ctx, tl)
+	if err := t.checkpoint(ctx, tl); err != nil {
+		fail(fmt.Sprintf("The call was not run: the workspace could not be checkpointed before it (%v).", err))
+		return
+	}
 	res, err := runSafely(runCtx, tl, env, call)
 	progressMu.Lock()
 	term.done = true // the part is put whole below, with the output
