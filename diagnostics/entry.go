@@ -39,8 +39,10 @@ type entry struct {
 	health       *health
 	loadFailures int
 	// anchored is the file anchor opened in the current instance, which
-	// a later query waits for too (the first may still be waiting).
+	// a later query waits for too (the first may still be waiting);
+	// opened is closed once the server was sent it, or its open failed.
 	anchored string
+	opened   chan struct{}
 	// reprobing says the start in progress replaces an instance that
 	// could not load the workspace: it is not announced as a new start.
 	reprobing bool

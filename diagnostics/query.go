@@ -147,12 +147,19 @@ func (p *Pool) ready(ctx context.Context, e *entry, c *lsp.Client, uri lsp.Docum
 // waits for it the same way: the server may still be loading.
 func (p *Pool) anchor(ctx context.Context, e *entry, c *lsp.Client) {
 	p.mu.Lock()
-	path := e.anchored
+	path, opened := e.anchored, e.opened
 	if path != "" && e.client != c {
 		path = "" // anchored in an instance since replaced
 	}
 	p.mu.Unlock()
 	if path != "" {
+		// The other query may not have sent the file yet: asked before
+		// it is open, the server answers from an empty project.
+		select {
+		case <-opened:
+		case <-ctx.Done():
+			return
+		}
 		p.ready(ctx, e, c, lsp.URIFromPath(path))
 		return
 	}
@@ -165,12 +172,15 @@ func (p *Pool) anchor(ctx context.Context, e *entry, c *lsp.Client) {
 	}
 	// Named before it is opened: a query coming between would see an
 	// open file and not know to wait for it.
+	opened = make(chan struct{})
 	p.mu.Lock()
 	if e.client == c {
-		e.anchored = path
+		e.anchored, e.opened = path, opened
 	}
 	p.mu.Unlock()
-	if exists, err := p.sync(ctx, c, path); err != nil || !exists {
+	exists, err := p.sync(ctx, c, path)
+	close(opened)
+	if err != nil || !exists {
 		p.mu.Lock()
 		if e.anchored == path {
 			e.anchored = ""

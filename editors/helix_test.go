@@ -163,6 +163,9 @@ func TestHelixCompletionItem(t *testing.T) {
 	sc.literal("Pri")
 	sc.keys("C-x")                   // Helix's completion menu, as a person opens it
 	sc.waitText("Println(greeting)") // darman's item, in the menu
+	// and gopls's: Helix adds a server's items when they come, so a menu
+	// still waiting for gopls would change under the choice below.
+	sc.waitText("Printf")
 	// Choosing an item previews it in the line: go down the menu until
 	// the line holds darman's text.
 	const chosen = `_ = "é"; fmt.Println(greeting)`
