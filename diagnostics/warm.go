@@ -17,12 +17,13 @@ const warmQuery = "qqqqqqqqqqqq"
 // ends or when the pool closes; a query meanwhile waits for the same
 // start rather than starting a second server.
 //
-// The first query to reach a server ends that server's warm-up (the
-// server stays): a language server may serve requests one at a time
-// (gopls does, workspace/symbol included), so a diagnostics or
-// references question asked while the warm-up builds the symbol index
-// would otherwise wait for an index it does not need, and a symbol query
-// builds it itself.
+// The first query to reach a server ends that server's warm-up, the
+// symbol indexing (the server, its start and the file it anchors stay:
+// the query may be waiting for that file): a language server may serve
+// requests one at a time (gopls does, workspace/symbol included), so a
+// diagnostics or references question asked while the warm-up builds the
+// symbol index would otherwise wait for an index it does not need, and a
+// symbol query builds it itself.
 func (p *Pool) Warm(ctx context.Context, timeout time.Duration) {
 	entries, err := p.workspaceEntries("")
 	if err != nil {
@@ -38,7 +39,8 @@ func (p *Pool) Warm(ctx context.Context, timeout time.Duration) {
 		// Registered before the work starts, so that a query coming
 		// first ends it (see stopWarmLocked).
 		wctx, cancel := context.WithTimeout(context.WithValue(p.ctx, warmingKey{}, true), timeout)
-		w := &warmup{stop: cancel}
+		sctx, stopIndex := context.WithCancel(wctx)
+		w := &warmup{stop: stopIndex}
 		e.warm = w
 		p.wg.Add(1)
 		go func() {
@@ -67,13 +69,16 @@ func (p *Pool) Warm(ctx context.Context, timeout time.Duration) {
 			// A query has the server load the project and index its
 			// symbols; this one matches nothing, for a short answer (the
 			// empty query would be answered without indexing).
-			_, err = c.WorkspaceSymbols(wctx, warmQuery)
+			if sctx.Err() != nil {
+				return // a query came first
+			}
+			_, err = c.WorkspaceSymbols(sctx, warmQuery)
 			p.log.Debug("warm: the server is ready", "server", e.srv.name, "took", time.Since(start), "err", err)
 		}()
 	}
 }
 
-// warmup is a warm-up in progress.
+// warmup is a warm-up in progress; stop ends its symbol indexing.
 type warmup struct{ stop context.CancelFunc }
 
 // warmingKey marks the context of a warm-up's own requests, which do not
