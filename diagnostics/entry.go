@@ -362,7 +362,11 @@ func (e *entry) statusLocked() ServerStatus {
 	}
 	if e.client != nil {
 		info := e.client.ServerInfo()
-		st.Server = strings.TrimSpace(info.Name + " " + shortVersion(info.Version))
+		version := ""
+		if info.Version != nil {
+			version = *info.Version
+		}
+		st.Server = strings.TrimSpace(info.Name + " " + shortVersion(version))
 	}
 	return st
 }

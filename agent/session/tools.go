@@ -124,10 +124,11 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Pause: pause,
 		Progress: func(output string) {
 			// Terminal output can come fast; people need a few updates a
-			// second, not one per line.
+			// second, not one per line. No output yet says the command
+			// started (an editor's terminal is shown): never held back.
 			progressMu.Lock()
 			defer progressMu.Unlock()
-			if time.Since(lastProgress) < 100*time.Millisecond {
+			if output != "" && time.Since(lastProgress) < 100*time.Millisecond {
 				return
 			}
 			lastProgress = time.Now()
