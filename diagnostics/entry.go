@@ -46,6 +46,8 @@ type entry struct {
 	// reprobing says the start in progress replaces an instance that
 	// could not load the workspace: it is not announced as a new start.
 	reprobing bool
+	// warm is the warm-up (Pool.Warm) while it runs.
+	warm *warmup
 }
 
 const maxBackoff = time.Minute
@@ -56,6 +58,7 @@ const maxBackoff = time.Minute
 func (e *entry) acquire(ctx context.Context) (*lsp.Client, error) {
 	p := e.pool
 	p.mu.Lock()
+	e.stopWarmLocked(ctx)
 	started := false
 	for {
 		if p.closed {

@@ -111,7 +111,12 @@ func (p *Pool) open(ctx context.Context, path string) (*entry, *lsp.Client, *lsp
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, os.ErrNotExist)
 	}
 	uri := lsp.URIFromPath(path)
-	p.ready(ctx, e, c, uri)
+	if !e.srv.indexesWorkspace {
+		// gopls answers from the workspace it loaded before the file's
+		// didOpen was handled; waiting for the file's diagnostics would
+		// only wait for its pass over the whole workspace.
+		p.ready(ctx, e, c, uri)
+	}
 	if err := p.verdict(e); err != nil {
 		return nil, nil, nil, err
 	}
