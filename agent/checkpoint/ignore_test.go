@@ -198,12 +198,12 @@ func TestIgnoreCaseAsksGit(t *testing.T) {
 
 func TestConfigNeedsGit(t *testing.T) {
 	for config, want := range map[string]bool{
-		"[core]\n\tbare = false\n\tignorecase = false\n":     false,
-		"[core]\n\tIgnoreCase = true\n":                      true,
-		"[core]\n\tignorecase\n":                             true,
-		"[core]\n\texcludesFile = ~/x\n":                     true,
-		"[include]\n\tpath = other\n":                        true,
-		"[includeIf \"gitdir:/x/\"]\n\tpath = other\n":       true,
+		"[core]\n\tbare = false\n\tignorecase = false\n":      false,
+		"[core]\n\tIgnoreCase = true\n":                       true,
+		"[core]\n\tignorecase\n":                              true,
+		"[core]\n\texcludesFile = ~/x\n":                      true,
+		"[include]\n\tpath = other\n":                         true,
+		"[includeIf \"gitdir:/x/\"]\n\tpath = other\n":        true,
 		"[core]\n\trepositoryformatversion = 0\n\tbare = 0\n": false,
 	} {
 		if got := configNeedsGit([]byte(config)); got != want {
