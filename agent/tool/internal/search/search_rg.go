@@ -55,10 +55,12 @@ func (r rg) command(root, dir string, args ...string) *exec.Cmd {
 
 // run runs cmd until ctx ends and passes its output to read, which must
 // consume it. rg runs as a child (see internal/child), so that a search
-// of a large tree does not go on after darman has died. rg exits 1 when
+// of a large tree does not go on after darman has died, in darman's
+// session (child.Options.SameSession: its arguments are darman's, it runs
+// nothing of the workspace, and a session of its own made it slower). rg exits 1 when
 // nothing matched; only exit code 2 is a failure.
 func run(ctx context.Context, cmd *exec.Cmd, read func(io.Reader) error) error {
-	p, err := child.Start(cmd, child.Options{Name: "rg"})
+	p, err := child.Start(cmd, child.Options{Name: "rg", SameSession: true})
 	if err != nil {
 		return fmt.Errorf("run rg: %w", err)
 	}
