@@ -142,7 +142,7 @@ func (e *entry) start(done chan struct{}) {
 	p := e.pool
 	defer p.wg.Done()
 	defer close(done)
-	argv, err := e.srv.resolve(e.root, p.lookPath)
+	argv, initOptions, err := e.srv.launch(e.root, p.lookPath)
 	var proc *process
 	var c *lsp.Client
 	h := newHealth()
@@ -164,7 +164,7 @@ func (e *entry) start(done chan struct{}) {
 			c, err = lsp.Connect(ctx, rwc, lsp.Options{
 				Root:                  e.root,
 				ClientVersion:         p.opts.ClientVersion,
-				InitializationOptions: e.srv.initOptions,
+				InitializationOptions: initOptions,
 				Settings:              e.srv.settings,
 				Logger:                log,
 				OnNotice:              func(n lsp.Notice) { e.notice(h, n) },
