@@ -46,6 +46,8 @@ type entry struct {
 	// reprobing says the start in progress replaces an instance that
 	// could not load the workspace: it is not announced as a new start.
 	reprobing bool
+	// warm is the warm-up (Pool.Warm) while it runs.
+	warm *warmup
 }
 
 const maxBackoff = time.Minute
@@ -56,6 +58,7 @@ const maxBackoff = time.Minute
 func (e *entry) acquire(ctx context.Context) (*lsp.Client, error) {
 	p := e.pool
 	p.mu.Lock()
+	e.stopWarmLocked(ctx)
 	started := false
 	for {
 		if p.closed {
@@ -139,7 +142,7 @@ func (e *entry) start(done chan struct{}) {
 	p := e.pool
 	defer p.wg.Done()
 	defer close(done)
-	argv, err := e.srv.resolve(e.root, p.lookPath)
+	argv, initOptions, err := e.srv.launch(e.root, p.lookPath)
 	var proc *process
 	var c *lsp.Client
 	h := newHealth()
@@ -161,7 +164,7 @@ func (e *entry) start(done chan struct{}) {
 			c, err = lsp.Connect(ctx, rwc, lsp.Options{
 				Root:                  e.root,
 				ClientVersion:         p.opts.ClientVersion,
-				InitializationOptions: e.srv.initOptions,
+				InitializationOptions: initOptions,
 				Settings:              e.srv.settings,
 				Logger:                log,
 				OnNotice:              func(n lsp.Notice) { e.notice(h, n) },
@@ -359,7 +362,11 @@ func (e *entry) statusLocked() ServerStatus {
 	}
 	if e.client != nil {
 		info := e.client.ServerInfo()
-		st.Server = strings.TrimSpace(info.Name + " " + shortVersion(info.Version))
+		version := ""
+		if info.Version != nil {
+			version = *info.Version
+		}
+		st.Server = strings.TrimSpace(info.Name + " " + shortVersion(version))
 	}
 	return st
 }

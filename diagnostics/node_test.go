@@ -1,12 +1,17 @@
 package diagnostics
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darman-dev/darman/internal/config"
 )
 
 // nodeServerEnv returns an environment whose PATH finds the npm-installed
@@ -93,4 +98,91 @@ func TestTypeScriptLanguageServer(t *testing.T) {
 		"export const n: number = 1;\n",
 		"export const n: number = 1;\nexport const s: number = \"one\";\n",
 		"a.ts: L2: Type 'string' is not assignable to type 'number'.")
+}
+
+// TestTypeScriptLanguageServerRunsOneTSServer checks darman starts
+// typescript-language-server with one tsserver and no typings installer
+// (it answers every query from the semantic server, and the installer
+// fetches @types packages from npm): a syntax-only tsserver and the
+// installer were 250 MiB of the pool's 470 with three servers
+// (docs/benchmarks.md). A configured initializationOptions still wins.
+func TestTypeScriptLanguageServerRunsOneTSServer(t *testing.T) {
+	env := nodeServerEnv(t, "typescript-language-server")
+	for _, tc := range []struct {
+		name     string
+		servers  map[string]config.LSP
+		tsserver int
+	}{
+		{name: "default", tsserver: 1},
+		{name: "configured", tsserver: 2, servers: map[string]config.LSP{"typescript": {
+			InitializationOptions: json.RawMessage(`{"tsserver":{"useSyntaxServer":"auto"}}`),
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			write(t, filepath.Join(root, "tsconfig.json"), `{"compilerOptions": {"strict": true, "noEmit": true}}`)
+			file := write(t, filepath.Join(root, "a.ts"), "export const n: number = \"one\";\n")
+			p, err := New(context.Background(), Options{Root: root, Env: env, Wait: 30 * time.Second, Servers: tc.servers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if out, meta := p.Check(context.Background(), file); !strings.Contains(out, "a.ts: L1: Type 'string' is not assignable to type 'number'.") {
+				t.Fatalf("Check = %q; metadata %s", out, meta)
+			}
+			var tsservers, installers []string
+			for _, argv := range descendants(t, os.Getpid()) {
+				switch {
+				case strings.Contains(argv, "typingsInstaller.js"):
+					installers = append(installers, argv)
+				case strings.Contains(argv, "tsserver.js"):
+					tsservers = append(tsservers, argv)
+				}
+			}
+			if len(tsservers) != tc.tsserver || len(installers) != 0 {
+				t.Fatalf("running tsservers:\n%s\ntypings installers:\n%s\nwant %d tsserver(s), no installer",
+					strings.Join(tsservers, "\n"), strings.Join(installers, "\n"), tc.tsserver)
+			}
+		})
+	}
+}
+
+// descendants returns the command lines of pid's descendant processes,
+// read from /proc (the test skips where there is none).
+func descendants(t *testing.T, pid int) []string {
+	t.Helper()
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc to read the processes from: %v", err)
+	}
+	children := map[int][]int{}
+	for _, d := range dirs {
+		p, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The command name in parentheses may hold spaces: the parent's
+		// pid is the second field after its closing one.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var out []string
+	queue := children[pid]
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = append(queue[1:], children[p]...)
+		if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline")); err == nil {
+			out = append(out, strings.Join(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"), " "))
+		}
+	}
+	return out
 }

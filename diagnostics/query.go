@@ -111,7 +111,12 @@ func (p *Pool) open(ctx context.Context, path string) (*entry, *lsp.Client, *lsp
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, os.ErrNotExist)
 	}
 	uri := lsp.URIFromPath(path)
-	p.ready(ctx, e, c, uri)
+	if !e.srv.indexesWorkspace {
+		// gopls answers from the workspace it loaded before the file's
+		// didOpen was handled; waiting for the file's diagnostics would
+		// only wait for its pass over the whole workspace.
+		p.ready(ctx, e, c, uri)
+	}
 	if err := p.verdict(e); err != nil {
 		return nil, nil, nil, err
 	}
@@ -256,11 +261,12 @@ func (ms *mappers) get(uri lsp.DocumentURI) *lsp.Mapper {
 }
 
 func (ms *mappers) location(l lsp.Location) Location {
-	path, err := l.URI.Path()
+	uri := lsp.DocumentURI(l.URI)
+	path, err := uri.Path()
 	if err != nil {
-		path = string(l.URI)
+		path = l.URI
 	}
-	m, enc := ms.get(l.URI), ms.c.Capabilities().PositionEncoding
+	m, enc := ms.get(uri), ms.c.Capabilities().PositionEncoding
 	sl, sc := lineCol(m, enc, l.Range.Start)
 	el, ec := lineCol(m, enc, l.Range.End)
 	return Location{Path: path, Start: Position{sl, sc}, End: Position{el, ec}}
@@ -326,12 +332,12 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 				continue
 			}
 			if q.Keep != nil {
-				path, err := s.Location.URI.Path()
+				path, err := lsp.DocumentURI(s.Location.URI).Path()
 				if err != nil || !q.Keep(s.Name, s.ContainerName, path) {
 					continue
 				}
 			}
-			out = append(out, Symbol{Name: s.Name, Kind: s.Kind.String(), Container: s.ContainerName, Location: ms.location(s.Location)})
+			out = append(out, Symbol{Name: s.Name, Kind: lsp.SymbolKindName(s.Kind), Container: s.ContainerName, Location: ms.location(s.Location)})
 			if len(out) == limit {
 				return out, partial(errs)
 			}
@@ -572,21 +578,28 @@ func (p *Pool) DocumentSymbols(ctx context.Context, path string) ([]Symbol, erro
 		return nil, err
 	}
 	enc := c.Capabilities().PositionEncoding
-	var conv func(list []lsp.DocumentSymbol) []Symbol
-	conv = func(list []lsp.DocumentSymbol) []Symbol {
-		out := make([]Symbol, 0, len(list))
-		for _, s := range list {
-			sl, sc := lineCol(m, enc, s.SelectionRange.Start)
-			el, ec := lineCol(m, enc, s.SelectionRange.End)
-			out = append(out, Symbol{
-				Name: s.Name, Kind: s.Kind.String(), Detail: s.Detail, Container: s.ContainerName,
-				Location: Location{Path: path, Start: Position{sl, sc}, End: Position{el, ec}},
-				Children: conv(s.Children),
-			})
+	var conv func(s lsp.DocumentSymbol) Symbol
+	conv = func(s lsp.DocumentSymbol) Symbol {
+		sl, sc := lineCol(m, enc, s.SelectionRange.Start)
+		el, ec := lineCol(m, enc, s.SelectionRange.End)
+		out := Symbol{
+			Name: s.Name, Kind: lsp.SymbolKindName(s.Kind), Container: s.ContainerName,
+			Location: Location{Path: path, Start: Position{sl, sc}, End: Position{el, ec}},
+			Children: make([]Symbol, 0, len(s.Children)),
+		}
+		if s.Detail != nil {
+			out.Detail = *s.Detail
+		}
+		for _, child := range s.Children {
+			out.Children = append(out.Children, conv(lsp.DocumentSymbol{DocumentSymbol: child}))
 		}
 		return out
 	}
-	return conv(syms), nil
+	out := make([]Symbol, 0, len(syms))
+	for _, s := range syms {
+		out = append(out, conv(s))
+	}
+	return out, nil
 }
 
 // References lists the places that refer to the symbol at pos.
@@ -743,7 +756,7 @@ func (p *Pool) Format(ctx context.Context, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	edits, err := c.Format(ctx, lsp.URIFromPath(filepath.Clean(path)), lsp.FormattingOptions{TabSize: 4, InsertSpaces: false})
+	edits, err := c.Format(ctx, lsp.URIFromPath(filepath.Clean(path)), lsp.FormattingOptions{"tabSize": 4, "insertSpaces": false})
 	if err := p.answered(e, true, err); err != nil {
 		return "", err
 	}

@@ -64,6 +64,9 @@ type candidate struct {
 	argv []string
 	// when, if set, must accept the root for this candidate to be used.
 	when func(root string) bool
+	// initOptions are darman's initializationOptions for this program;
+	// the configured ones merge over them.
+	initOptions json.RawMessage
 }
 
 func builtinServers() []*server {
@@ -93,7 +96,15 @@ func builtinServers() []*server {
 			commands: []candidate{
 				// TypeScript 7's native compiler serves LSP itself.
 				{argv: []string{"node_modules/.bin/tsc", "--lsp", "--stdio"}, when: hasTypeScript7},
-				{argv: []string{"typescript-language-server", "--stdio"}},
+				// One tsserver, not a second syntax-only one (an editor's
+				// answers while the project loads; darman's queries all go
+				// to the semantic server), and no typings installer (it
+				// fetches @types packages from npm): 250 MiB of the 470
+				// three language servers took (docs/benchmarks.md).
+				{
+					argv:        []string{"typescript-language-server", "--stdio"},
+					initOptions: json.RawMessage(`{"disableAutomaticTypingAcquisition":true,"tsserver":{"useSyntaxServer":"never"}}`),
+				},
 			},
 			extensions:  []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"},
 			rootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
@@ -147,9 +158,10 @@ func hasTypeScript7(root string) bool {
 
 // servers merges the configuration over the built-in table. A configured
 // command that differs from darman's default replaces the built-in
-// candidates; extensions, env, initialization options, root markers,
-// the diagnostics wait, the idle timeout and disabled apply as given;
-// settings merge over darman's defaults.
+// candidates (and their initialization options); extensions, env, root
+// markers, the diagnostics wait, the idle timeout and disabled apply as
+// given; settings and initialization options merge over darman's
+// defaults.
 func servers(cfg map[string]config.LSP) ([]*server, error) {
 	defaults := config.Default().LSP
 	out := builtinServers()
@@ -264,6 +276,13 @@ func languageID(path string) string {
 // directory is looked up in root/node_modules/.bin, then on PATH; one with
 // a relative directory is relative to root.
 func (s *server) resolve(root string, lookPath func(string) (string, error)) ([]string, error) {
+	argv, _, err := s.launch(root, lookPath)
+	return argv, err
+}
+
+// launch is resolve that also returns the initializationOptions to send:
+// the configured ones merged over the found candidate's.
+func (s *server) launch(root string, lookPath func(string) (string, error)) ([]string, json.RawMessage, error) {
 	var tried []string
 	for _, c := range s.commands {
 		if c.when != nil && !c.when(root) {
@@ -289,10 +308,20 @@ func (s *server) resolve(root string, lookPath func(string) (string, error)) ([]
 			}
 		}
 		if found != "" {
-			return append([]string{found}, c.argv[1:]...), nil
+			init := c.initOptions
+			if len(s.initOptions) > 0 {
+				if len(init) == 0 {
+					init = s.initOptions
+				} else if merged, err := mergeJSON(init, s.initOptions); err == nil {
+					init = merged
+				} else {
+					return nil, nil, fmt.Errorf("lsp.%s.initializationOptions: %v", s.name, err)
+				}
+			}
+			return append([]string{found}, c.argv[1:]...), init, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s was not found on PATH (%s)", ErrNotInstalled, strings.Join(tried, " or "), s.install)
+	return nil, nil, fmt.Errorf("%w: %s was not found on PATH (%s)", ErrNotInstalled, strings.Join(tried, " or "), s.install)
 }
 
 func isExecutable(path string) bool {

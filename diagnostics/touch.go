@@ -99,7 +99,7 @@ func (p *Pool) sync(ctx context.Context, c *lsp.Client, path string) (bool, erro
 		if err := c.CloseDocument(ctx, uri); err != nil {
 			return false, err
 		}
-		_, err := c.FilesChanged(ctx, []lsp.FileEvent{{URI: uri, Type: lsp.FileDeleted}})
+		_, err := c.FilesChanged(ctx, []lsp.FileEvent{{URI: string(uri), Type: lsp.FileDeleted}})
 		return false, err
 	}
 	if err != nil {
@@ -180,13 +180,13 @@ func (p *Pool) report(ctx context.Context, e *entry, c *lsp.Client, path string,
 func (ms *mappers) convert(path string, uri lsp.DocumentURI, d lsp.Diagnostic) Diagnostic {
 	out := Diagnostic{
 		Path:     path,
-		Severity: d.Severity.String(),
+		Severity: lsp.SeverityName(d.Severity),
 		Code:     string(d.Code),
 		Source:   d.Source,
 		Message:  d.Message,
 	}
 	if d.CodeDescription != nil {
-		out.CodeHref = d.CodeDescription.Href
+		out.CodeHref = d.CodeDescription.HRef
 	}
 	m, enc := ms.get(uri), ms.c.Capabilities().PositionEncoding
 	out.Line, out.Column = lineCol(m, enc, d.Range.Start)
@@ -233,7 +233,7 @@ func (p *Pool) FilesChanged(ctx context.Context, changes ...FileChange) {
 		var events []lsp.FileEvent
 		for _, ch := range changes {
 			if path, err := absPath(ch.Path); err == nil && within(e.root, path) {
-				events = append(events, lsp.FileEvent{URI: lsp.URIFromPath(path), Type: ch.Type})
+				events = append(events, lsp.FileEvent{URI: string(lsp.URIFromPath(path)), Type: ch.Type})
 			}
 		}
 		if len(events) == 0 {

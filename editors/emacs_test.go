@@ -1,6 +1,10 @@
 package editors
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -77,4 +81,95 @@ func TestEmacs30CompletionItem(t *testing.T) {
 		"mode": "go-ts-mode", "connected": "true", "items": suggestion,
 		"line": "\t_ = \"é\"; fmt." + suggestion, "stopped": "true",
 	})
+}
+
+// TestEmacs30ReadmeLine: the README's one Emacs line as printed, in the
+// init file of a stock Emacs 30 after the docs' line that gives .go files
+// go-ts-mode (stock Emacs has no go-mode): eglot starts darman for main.go,
+// not the gopls of its own defaults, and the edit flow of TestEmacs30
+// works through it.
+func TestEmacs30ReadmeLine(t *testing.T) {
+	s := newSid(t)
+	s.workspace(llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: "comment main", Steps: []llmtest.Step{
+			toolStep("read", map[string]string{"path": "main.go"}),
+			toolStep("edit", map[string]string{"path": "main.go", "oldString": "// darman: greet the world", "newString": "// Greets the world, with accents."}),
+			{Text: "Commented."},
+		}},
+	}, Steps: []llmtest.Step{
+		toolStep("read", map[string]string{"path": "main.go"}),
+		toolStep("edit", map[string]string{"path": "main.go", "oldString": "fmt.Println(undefinedGreeting)", "newString": helixFixed}),
+		{Text: "main.go greets the world."},
+	}}, map[string]string{"main.go": helixMain}, "")
+	mode, _, _ := strings.Cut(docSnippet(t, "elisp", "**Emacs** (28 with eglot 1.9, and 29 and later"), "\n")
+	if !strings.Contains(mode, "auto-mode-alist") {
+		t.Fatalf("the docs' Emacs snippet does not begin with the auto-mode-alist line: %q", mode)
+	}
+	s.write("home/.emacs.d/init.el", mode+"\n"+readmeCode(t, "- **Emacs** (28+, eglot): ")+"\n")
+	copyFile(t, "testdata/emacs/current.el", s.host("current.el"))
+	r := emacs30(s, "MODE=edit", "FIXED="+helixFixed)
+	expect(t, r, map[string]string{"mode": "go-ts-mode", "connected": "true", "buffer_changed": "true", "saved": "true"})
+}
+
+// TestEmacs30PackageVCInstall: the package's install snippet of
+// docs/editors.md as printed in a stock Emacs 30 (after the docs' line that
+// gives .go files go-ts-mode), its GitHub URL replaced by a local clone of
+// this checkout's editors/emacs: package-vc-install clones and installs
+// darman into ~/.emacs.d/elpa, (require 'darman) loads it from there, and
+// eglot starts darman for main.go and takes its edit.
+func TestEmacs30PackageVCInstall(t *testing.T) {
+	s := newSid(t)
+	s.workspace(llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: "comment main", Steps: []llmtest.Step{
+			toolStep("read", map[string]string{"path": "main.go"}),
+			toolStep("edit", map[string]string{"path": "main.go", "oldString": "// darman: greet the world", "newString": "// Greets the world, with accents."}),
+			{Text: "Commented."},
+		}},
+	}, Steps: []llmtest.Step{
+		toolStep("read", map[string]string{"path": "main.go"}),
+		toolStep("edit", map[string]string{"path": "main.go", "oldString": "fmt.Println(undefinedGreeting)", "newString": helixFixed}),
+		{Text: "main.go greets the world."},
+	}}, map[string]string{"main.go": helixMain}, "")
+	repo := s.host("home/src/darman")
+	copyTree(t, "emacs", filepath.Join(repo, "editors", "emacs"))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "darman"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	const url = "https://github.com/darman-dev/darman"
+	install := docSnippet(t, "elisp", "**Emacs** (29 and later for `package-vc-install`")
+	if !strings.Contains(install, url) {
+		t.Fatalf("the install snippet does not clone %s:\n%s", url, install)
+	}
+	mode, _, _ := strings.Cut(docSnippet(t, "elisp", "**Emacs** (28 with eglot 1.9, and 29 and later"), "\n")
+	s.write("home/.emacs.d/init.el", mode+"\n"+strings.Replace(install, url, s.in("home/src/darman"), 1))
+	copyFile(t, "testdata/emacs/current.el", s.host("current.el"))
+	r := emacs30(s, "MODE=edit", "FIXED="+helixFixed)
+	// The package saves darman's edits of open buffers (plain eglot
+	// leaves them unsaved).
+	expect(t, r, map[string]string{"mode": "go-ts-mode", "connected": "true", "buffer_changed": "true", "modified": "false", "saved": "true"})
+	if !fileExists(s.host("home/.emacs.d/elpa/darman/editors/emacs/darman.elc")) {
+		t.Errorf("package-vc-install did not install and compile darman into ~/.emacs.d/elpa")
+	}
+}
+
+// readmeCode is the first `inline code` of the README after the text
+// after, its line breaks as spaces.
+func readmeCode(t *testing.T, after string) string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, after)
+	if i < 0 {
+		t.Fatalf("the README has no %q", after)
+	}
+	m := regexp.MustCompile("`([^`]+)`").FindStringSubmatch(text[i+len(after)-1:])
+	if m == nil {
+		t.Fatalf("no code after %q in the README", after)
+	}
+	return strings.Join(strings.Fields(m[1]), " ")
 }

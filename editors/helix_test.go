@@ -149,6 +149,10 @@ func TestHelix(t *testing.T) {
 func TestHelixCompletionItem(t *testing.T) {
 	s := newSid(t)
 	s.write("home/.config/helix/languages.toml", docSnippet(t, "toml", "Helix has no inline completions"))
+	// Only C-x asks: with Helix's automatic completion, a slow machine's
+	// typing can open the menu with an automatic request first, and C-x
+	// then asks no server again (seen under load: darman never asked).
+	s.write("home/.config/helix/config.toml", "[editor]\nauto-completion = false\n")
 	// The scripted model completes the word being typed, as a real one
 	// would: after "fmt.Pri" it answers the rest.
 	s.workspace(llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {

@@ -3,6 +3,7 @@ package editors
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,5 +96,66 @@ func TestNeovim012Helper(t *testing.T) {
 	calls := s.model.ModelCalls()
 	if len(calls) < 4 || !strings.Contains(string(calls[3].Body), "Exit code 0.") {
 		t.Errorf("go build after the edit did not succeed (%d model calls)", len(calls))
+	}
+}
+
+// TestNeovim012PluginCommands: the README's Neovim line as a person follows
+// it: the helper editors/nvim installed as a native package by the
+// commands docs/editors.md prints (run by sh in the root as printed, the
+// clone replaced by a copy of this checkout's editors/nvim), no init file,
+// then `:DarmanStart` and `:DarmanPrompt {text}`: darman starts and
+// attaches main.go, the edit is asked with vim.ui.select, lands in the
+// buffer and on disk (the helper saves it), and the answer streams into
+// the split.
+func TestNeovim012PluginCommands(t *testing.T) {
+	s := newSid(t)
+	comment := "// Greets the world, with accents: é."
+	s.workspace(llmtest.Script{Steps: []llmtest.Step{
+		toolStep("read", map[string]string{"path": "main.go"}),
+		toolStep("edit", map[string]string{"path": "main.go", "oldString": "// darman: greet the world", "newString": comment}),
+		{Text: "Commented main."},
+	}}, map[string]string{"main.go": helixMain}, "")
+	var install []string
+	for _, line := range strings.Split(docSnippet(t, "sh", "As a native package (no plugin manager)"), "\n") {
+		if strings.HasPrefix(line, "git clone ") {
+			// The clone, from this checkout instead of the network.
+			copyTree(t, "nvim", s.host("home/src/darman/editors/nvim"))
+			continue
+		}
+		install = append(install, line)
+	}
+	if out, err := s.command(s.in("ws"), nil, "sh", "-ec", strings.Join(install, "\n")).CombinedOutput(); err != nil {
+		t.Fatalf("the docs' install commands: %v\n%s", err, out)
+	}
+	copyFile(t, "testdata/nvim/commands.lua", s.host("commands.lua"))
+	r := s.run([]string{"COMMENT=" + comment, "ANSWER=Commented main."}, "nvim", "--headless", "-i", "NONE", "-n", "-c", "luafile "+s.in("commands.lua"))
+	expect(t, r, map[string]string{"commands": "2,2", "attached": "true", "buffer_changed": "true", "streamed": "true", "stopped": "true"})
+	if v := r["version"]; len(v) != 1 || !strings.HasPrefix(v[0], "0.12.") {
+		t.Errorf("Neovim %v, want 0.12", v)
+	}
+	if a := r["asked"]; len(a) != 1 || !strings.Contains(a[0], "main.go") {
+		t.Errorf("the person was asked %v, want the edit of main.go once", a)
+	}
+	if got := s.read("ws/main.go"); got != strings.Replace(helixMain, "// darman: greet the world", comment, 1) {
+		t.Errorf("main.go on disk:\n%s", got)
+	}
+}
+
+// copyTree copies the directory from into to.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		copyFile(t, p, filepath.Join(to, rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -20,10 +20,11 @@
 // each relative to its directory's descriptor, against what the last
 // snapshot saw (size, times, inode, mode), and hands git only what changed:
 // the new contents, stored as they are by one git hash-object for all
-// (--no-filters: a revert writes back the bytes), and the names it has not
-// seen before, which git check-ignore classifies (so the workspace's
-// .gitignore files, info/exclude and git's global exclude file are read by
-// git itself). What it leaves out (an ignored directory, a file over the
+// (--no-filters: a revert writes back the bytes). The names it has not
+// seen before are classified in the process by git's ignore rules
+// (ignore.go: the workspace's .gitignore files, info/exclude and git's
+// global exclude file; git check-ignore itself where the shadow's
+// configuration could change the answer). What it leaves out (an ignored directory, a file over the
 // limit) is remembered and not asked about again until a .gitignore on the
 // way to it, or an exclude file, changes. The trees of the directories that
 // changed are written as loose objects by darman; nothing changed, no git

@@ -106,12 +106,12 @@ func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
 	sh := k.shadowOf(ref.Workspace)
 	unlock, err := sh.lock(ctx)
 	if err != nil {
-		return err
+		return diskFull(err)
 	}
 	snap, err := sh.snapshot(ctx)
 	unlock()
 	if err != nil {
-		return fmt.Errorf("snapshot of %s: %w", ref.Workspace, err)
+		return diskFull(fmt.Errorf("snapshot of %s: %w", ref.Workspace, err))
 	}
 	k.mu.Lock()
 	cp := k.turns[ref.MessageID]
@@ -140,12 +140,12 @@ func (k *Keeper) End(ctx context.Context, ref agent.TurnRef) error {
 	sh := k.shadowOf(cp.Workspace)
 	unlock, err := sh.lock(ctx)
 	if err != nil {
-		return err
+		return diskFull(err)
 	}
 	defer unlock()
 	snap, err := sh.snapshot(ctx)
 	if err != nil {
-		return fmt.Errorf("snapshot of %s: %w", cp.Workspace, err)
+		return diskFull(fmt.Errorf("snapshot of %s: %w", cp.Workspace, err))
 	}
 	cp.After, cp.Ended = snap, time.Now().UTC()
 	if err := k.opts.Store.PutCheckpoint(ctx, *cp); err != nil {

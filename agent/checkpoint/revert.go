@@ -176,12 +176,12 @@ func (k *Keeper) lockedSnapshot(ctx context.Context, workspace string) (sh *shad
 	sh = k.shadowOf(workspace)
 	unlock, err = sh.lock(ctx)
 	if err != nil {
-		return nil, agent.Snapshot{}, nil, err
+		return nil, agent.Snapshot{}, nil, diskFull(err)
 	}
 	now, err = sh.snapshot(ctx)
 	if err != nil {
 		unlock()
-		return nil, agent.Snapshot{}, nil, fmt.Errorf("snapshot before reverting: %w", err)
+		return nil, agent.Snapshot{}, nil, diskFull(fmt.Errorf("snapshot before reverting: %w", err))
 	}
 	return sh, now, unlock, nil
 }

@@ -22,11 +22,10 @@ import (
 // most of a snapshot's time. The walk lstats the files in parallel,
 // relative to their directory's descriptor, against a stat cache kept in
 // memory (and in the shadow, for the next process), and hands git only what
-// changed: the contents to store (hash-object), and the names it has not
-// seen before, to ask whether they are ignored (check-ignore, so the
-// workspace's .gitignore files, info/exclude and git's own global exclude
-// file are read by git itself, exactly). The trees are written here, only
-// those of the directories that changed.
+// changed: the contents to store (hash-object). Whether a name not seen
+// before is ignored is decided here by git's rules (ignore.go), checked
+// against git check-ignore by TestIgnoreMatchesGit. The trees are written
+// here, only those of the directories that changed.
 
 // fstat is what a snapshot remembers of a file's lstat to tell next time
 // whether it may have changed: git's stat cache, in small.
@@ -474,9 +473,11 @@ func (w *walker) walk(c *statCache, reignore bool, ch *changes) (agent.Snapshot,
 			freshEnt
 		}
 		var ats []at
+		var dirs []bool
 		for _, v := range pending {
 			for _, e := range v.n.fresh {
 				paths = append(paths, join(v.rel, e.name))
+				dirs = append(dirs, e.dir)
 				ats = append(ats, at{v.n, v.rel, e})
 			}
 			v.n.fresh = nil
@@ -484,7 +485,7 @@ func (w *walker) walk(c *statCache, reignore bool, ch *changes) (agent.Snapshot,
 		if len(paths) == 0 {
 			break
 		}
-		ignored, err := w.s.checkIgnore(w.ctx, paths)
+		ignored, err := w.s.checkIgnore(w.ctx, paths, dirs)
 		if err != nil {
 			return agent.Snapshot{}, err
 		}
@@ -762,8 +763,27 @@ func (s *shadow) hashObjects(ctx context.Context, paths []string) ([]oid, error)
 
 // checkIgnore returns which of the paths git ignores (by the workspace's
 // .gitignore files, the shadow's copy of its info/exclude and git's global
-// exclude file), leading directories included.
-func (s *shadow) checkIgnore(ctx context.Context, paths []string) (map[string]bool, error) {
+// exclude file), leading directories included; dir says which paths are
+// directories (as listed: a symbolic link is not). It answers in the
+// process (ignore.go) unless the shadow's configuration could make git's
+// answer differ.
+func (s *shadow) checkIgnore(ctx context.Context, paths []string, dir []bool) (map[string]bool, error) {
+	if config, err := os.ReadFile(filepath.Join(s.dir, "config")); err != nil || configNeedsGit(config) {
+		return s.gitCheckIgnore(ctx, paths)
+	}
+	m := newIgnoreMatcher(s.root, filepath.Join(s.dir, "info", "exclude"), globalExcludes())
+	ignored := map[string]bool{}
+	for i, p := range paths {
+		if m.ignored(p, dir[i]) {
+			ignored[p] = true
+		}
+	}
+	return ignored, nil
+}
+
+// gitCheckIgnore is checkIgnore asked of git check-ignore, which reads the
+// same files and the shadow's configuration.
+func (s *shadow) gitCheckIgnore(ctx context.Context, paths []string) (map[string]bool, error) {
 	in := make([]string, len(paths))
 	for i, p := range paths {
 		in[i] = p

@@ -235,5 +235,5 @@ func WatchSupport() (string, error) {
 		return "", err
 	}
 	w.close()
-	return fmt.Sprintf("inotify, a watch a directory (fs.inotify.max_user_watches = %s)", sysctl("max_user_watches")), nil
+	return fmt.Sprintf("inotify, one watch per directory (fs.inotify.max_user_watches = %s)", sysctl("max_user_watches")), nil
 }

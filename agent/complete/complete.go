@@ -158,6 +158,7 @@ type Engine struct {
 	indexes  map[string]*bufIndex
 	edited   map[string]time.Time
 	recent   []recentBuffer // closed buffers edited lately, oldest first
+	near     nearestMemo
 	definer  Definer
 	defs     defCache
 	stats    Stats

@@ -91,6 +91,12 @@ func TestBadHooksAreReported(t *testing.T) {
 // codes are failures for the user.
 func TestOutputContract(t *testing.T) {
 	ctx := context.Background()
+	// A guard script kept without its executable bit, as a checkout or a
+	// copy can leave it.
+	noExec := filepath.Join(t.TempDir(), "guard.sh")
+	if err := os.WriteFile(noExec, []byte("#!/bin/sh\nexit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name    string
 		in      hook.Input
@@ -139,6 +145,9 @@ func TestOutputContract(t *testing.T) {
 		}},
 		{"unreadable guard blocks", pre("bash"), `/dev/null/guard.sh`, func(r hook.Result) bool {
 			return r.Block && strings.Contains(r.Reason, "could not run its program") && len(r.Failures) == 1
+		}},
+		{"guard not executable blocks", pre("bash"), noExec, func(r hook.Result) bool {
+			return r.Block && strings.Contains(r.Reason, "exit code 126: not executable or not readable") && len(r.Failures) == 1
 		}},
 		{"killed guard blocks", pre("bash"), `kill -9 $$`, func(r hook.Result) bool {
 			return r.Block && strings.Contains(r.Reason, "killed by signal") && len(r.Failures) == 1

@@ -29,6 +29,10 @@ type ExpandOptions struct {
 	// symbolic links, outside Root is refused (ErrOutsideWorkspace) before
 	// it is read.
 	ReadFile func(ctx context.Context, path string) ([]byte, error)
+	// Attachable, when set, checks an @path's file (absolute, cleaned,
+	// inside Root) may go to the model before it is read, and says why
+	// not: darman's loop refuses secrets there (complete.Attachable).
+	Attachable func(root, path string) (string, error)
 }
 
 // Limits on what expansion inlines.
@@ -60,7 +64,8 @@ var ErrOutsideWorkspace = errors.New("outside the workspace")
 //     - @path, where @ starts a word, is replaced by the file's path and
 //     its contents in a Markdown fence, on lines of their own. The path is
 //     relative to Root; trailing punctuation (".,;:!?)]}'\"") is not part
-//     of it. A missing, binary or over-256 KiB file fails the expansion.
+//     of it. A missing, binary or over-256 KiB file fails the expansion,
+//     and so does one opts.Attachable refuses.
 //     - \@ and \!` write a literal @ and !` (the backslash is dropped).
 //
 // Because arguments are substituted first, an @path or !`cmd` the user
@@ -210,6 +215,13 @@ func inlineFile(ctx context.Context, ref string, opts ExpandOptions) (string, er
 		path = filepath.Join(opts.Root, path)
 	}
 	path = filepath.Clean(path)
+	if opts.Attachable != nil && checkInside(opts.Root, path) == nil {
+		// Inside, it must not be a secret either: a command file (a
+		// workspace's own) naming @.env would send the user's keys.
+		if _, err := opts.Attachable(opts.Root, path); err != nil {
+			return "", fmt.Errorf("@%s: %w", ref, err)
+		}
+	}
 	var data []byte
 	var err error
 	if opts.ReadFile != nil {

@@ -45,11 +45,17 @@ func (s *Service) setSessionAgent(ctx context.Context, id agent.ID, name string)
 	if err != nil {
 		return err
 	}
-	if sess.Agent == name || sess.Agent == "" && name == agents.Build {
+	if isAgent(sess.Agent, name) {
 		return nil
 	}
 	sess.Agent = name
 	return s.opts.Store.PutSession(ctx, sess)
+}
+
+// isAgent says whether a session whose record names agent stored runs
+// agent name ("" is build).
+func isAgent(stored, name string) bool {
+	return stored == name || stored == "" && name == agents.Build
 }
 
 // primaryAgent finds an agent a session's turn may run, as runs says

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"errors"
+	"syscall"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/tool"
@@ -10,7 +12,9 @@ import (
 // Checkpoints records the workspace around a turn's steps that may change
 // files, so that the turn can be reverted; agent/checkpoint's Keeper
 // implements it. Its methods are safe for concurrent use; a failure is
-// logged and the turn goes on.
+// logged and the turn goes on, but for a full disk (an error that is
+// syscall.ENOSPC): a Step that cannot be recorded fails its step, which
+// does not run, and ends the turn with that error.
 type Checkpoints interface {
 	// Step is called before a tool call that may change files runs: any
 	// tool but the read-only ones and those that only read, search, fetch
@@ -36,16 +40,34 @@ func (t *turn) turnRef() agent.TurnRef {
 }
 
 // checkpoint snapshots the workspace before a call of tl, when it may
-// change files.
-func (t *turn) checkpoint(ctx context.Context, tl tool.Tool) {
+// change files. A snapshot that does not fit on the disk is the error
+// returned: the call must not run, and the turn ends with it (see
+// diskFull); any other failure is logged and the call runs.
+func (t *turn) checkpoint(ctx context.Context, tl tool.Tool) error {
 	cp := t.svc.opts.Checkpoints
 	if cp == nil || t.userMsg == "" || !mayChangeFiles(tl) {
-		return
+		return nil
 	}
 	t.checkpointed = true
-	if err := cp.Step(ctx, t.turnRef()); err != nil {
+	err := cp.Step(ctx, t.turnRef())
+	if errors.Is(err, syscall.ENOSPC) {
+		t.svc.mu.Lock()
+		t.diskFull = err
+		t.svc.mu.Unlock()
+		return err
+	}
+	if err != nil {
 		t.svc.log.Warn("checkpoint: no snapshot before the step; the turn cannot be fully reverted", "session", t.id, "tool", tl.Info().Name, "err", err)
 	}
+	return nil
+}
+
+// fullDisk is the error of a step whose snapshot did not fit on the disk,
+// nil when none failed so.
+func (t *turn) fullDisk() error {
+	t.svc.mu.Lock()
+	defer t.svc.mu.Unlock()
+	return t.diskFull
 }
 
 // checkpointEnd records the workspace at the end of a turn that took a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/bus"
+	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/tool"
 )
@@ -70,6 +71,15 @@ type Turn struct {
 	// recorded with its checkpoint so the turn can be reverted by it; ""
 	// names it by its user message alone.
 	ID string
+	// Questions, with Events, makes Events the one that asks the user
+	// the turn's permission questions, its sub-tasks' and its command's
+	// included: each comes as the Update of its question event, with
+	// Update.Question set, after every update published before it, and
+	// the asking tool waits for Question.Answer. A front thus shows a
+	// question after the tool call it is about without ordering of its
+	// own. False asks them through the session's Asker
+	// (Options.Asker, AskerFor), beside the stream.
+	Questions bool
 	// Dropped, when set, is called when Events fell so far behind that
 	// the session dropped events of the turn (bus.ErrOverflow); Events
 	// goes on with the events from then on, and the turn's last event is
@@ -143,6 +153,9 @@ type Update struct {
 	// Last is set on the event that ends the turn (its final state, idle
 	// or failed); it is the last Update of the turn.
 	Last bool
+	// Question is set, with Turn.Questions, on the event of a question
+	// the front must ask (see Question); nil on every other update.
+	Question *Question
 }
 
 // Result is what a turn came to.
@@ -327,8 +340,12 @@ func (s *Service) launch(ctx context.Context, tn Turn, t *turn, text string, beg
 	if tn.Events != nil {
 		sub = l.bus.Subscribe(subCtx)
 	}
+	qs, noQuestions := l.streamQuestions(tn)
 	s.mu.Unlock()
-	if tn.Agent != "" && t.builtin == nil {
+	// The session as Start read it says whether the agent must be
+	// stored: most turns name the agent the session has (an ACP
+	// session's), and need no second read of its record.
+	if tn.Agent != "" && t.builtin == nil && !isAgent(t.sess.Agent, tn.Agent) {
 		if err := s.setSessionAgent(ctx, id, tn.Agent); err != nil {
 			s.log.Error("cannot store the session's agent", "session", id, "agent", tn.Agent, "err", err)
 		}
@@ -341,7 +358,7 @@ func (s *Service) launch(ctx context.Context, tn Turn, t *turn, text string, beg
 		go func() {
 			defer close(forwarded)
 			defer stopSub()
-			forward(subCtx, l.bus, sub, id, tn, ended)
+			forward(subCtx, l.bus, sub, id, tn, qs, ended)
 		}()
 	} else {
 		stopSub()
@@ -351,6 +368,7 @@ func (s *Service) launch(ctx context.Context, tn Turn, t *turn, text string, beg
 		defer s.turns.Done()
 		defer cancel()
 		msg := t.run(tctx, text)
+		noQuestions()
 		t.release() // when the turn ended before it began
 		ended <- t.final
 		<-forwarded
@@ -383,8 +401,10 @@ func endsTurn(e agent.Event, id agent.ID) bool {
 
 // forward passes a turn's events to tn.Events until its last, which it
 // passes even when the subscription lost it (an overflow, the bus
-// closing as the service closes).
-func forward(ctx context.Context, b *bus.Bus[agent.Event], sub *bus.Subscription[agent.Event], id agent.ID, tn Turn, ended <-chan final) {
+// closing as the service closes), with the questions qs holds (nil when
+// the turn's questions are not on its stream): a question whose event an
+// overflow lost is passed once the stream resumes.
+func forward(ctx context.Context, b *bus.Bus[agent.Event], sub *bus.Subscription[agent.Event], id agent.ID, tn Turn, qs *questions, ended <-chan final) {
 	var fin *final
 	last := func() {
 		tn.Events(Update{Delivery: bus.Delivery[agent.Event]{Seq: fin.seq, Event: fin.event}, Last: true})
@@ -402,6 +422,11 @@ func forward(ctx context.Context, b *bus.Bus[agent.Event], sub *bus.Subscription
 						tn.Dropped()
 					}
 					sub = b.Subscribe(ctx)
+					if qs != nil {
+						for _, q := range qs.unpassed() {
+							tn.Events(Update{Delivery: bus.Delivery[agent.Event]{Event: q.event}, Question: q})
+						}
+					}
 					if fin != nil && (fin.seq == 0 || sub.Since() >= fin.seq) {
 						last()
 						return
@@ -419,7 +444,7 @@ func forward(ctx context.Context, b *bus.Bus[agent.Event], sub *bus.Subscription
 				tn.Events(Update{Delivery: d, Last: true})
 				return
 			}
-			tn.Events(Update{Delivery: d})
+			tn.Events(withQuestion(qs, d))
 		case f := <-endc:
 			fin = &f
 			if f.seq == 0 || sub.Since() >= f.seq {
@@ -494,12 +519,14 @@ func (t *turn) result(msg agent.Message, took time.Duration) Result {
 
 // expandOptions are how a command's template expands in session id:
 // @file through the turn's workspace (an editor's unsaved buffer; the
-// workspace check applies to it as to the disk), !`cmd` under the
+// workspace check applies to it as to the disk) and never a secret, as
+// the fronts' attachments (complete.Attachable), !`cmd` under the
 // session's bash permission.
 func (t *turn) expandOptions(id agent.ID) prompt.ExpandOptions {
 	return prompt.ExpandOptions{
-		Root:     t.ws.Root(),
-		ReadFile: t.ws.ReadFile,
+		Root:       t.ws.Root(),
+		ReadFile:   t.ws.ReadFile,
+		Attachable: complete.Attachable,
 		Run: func(ctx context.Context, line string) (string, error) {
 			return t.svc.shell(ctx, id, t.ws, line)
 		},

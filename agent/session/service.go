@@ -153,8 +153,11 @@ type allowedCall struct {
 type live struct {
 	bus     *bus.Bus[agent.Event]
 	checker *permission.Checker
-	files   *tool.FileTimes
-	jobs    *tool.Jobs
+	// asker asks the checker's questions (a sub-task's live shares its
+	// parent's checker and has none).
+	asker *eventAsker
+	files *tool.FileTimes
+	jobs  *tool.Jobs
 	// cancel stops the running turn; nil when the session is idle.
 	cancel context.CancelFunc
 	// recent are the last tool calls (name and input), for the doom-loop
@@ -263,7 +266,7 @@ func (s *Service) get(ctx context.Context, id agent.ID) (*live, error) {
 		l.jobs.Close()
 		return nil, err
 	}
-	l.checker = checker
+	l.checker, l.asker = checker, asker
 	s.live[id] = l
 	return l, nil
 }
@@ -289,6 +292,18 @@ func (s *Service) SetPermissionMode(ctx context.Context, id agent.ID, m permissi
 	}
 	l.checker.SetMode(m)
 	return nil
+}
+
+// Busy reports whether the session runs a turn now: what Start would
+// refuse with ErrBusy. A front asks it before work that must not happen
+// beside a turn (restoring files, replacing the session); the answer may
+// be stale by the time it acts, unless the front starts its own turns
+// under the same lock it asks under.
+func (s *Service) Busy(id agent.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.live[id]
+	return ok && l.cancel != nil
 }
 
 // Cancel stops the session's running turn, if any, and reports whether
@@ -331,13 +346,17 @@ func (s *Service) Close() error {
 // eventAsker publishes a permission question and its answer around asking
 // the human.
 type eventAsker struct {
-	// inner asks the human; nil when no one can be asked: a question no
+	// inner asks the human when no turn answers the session's questions
+	// on its stream (stream); nil when no one can be asked: a question no
 	// hook answered is then the Checker's Fallback's (ErrUnattended).
 	inner   permission.Asker
 	bus     *bus.Bus[agent.Event]
 	session agent.ID
 	n       int
 	mu      sync.Mutex
+	// stream, while a turn that answers questions on its stream runs
+	// (Turn.Questions), holds its open questions; nil asks inner.
+	stream *questions
 	// hooks run Notification when a question is asked; nil runs none.
 	hooks Hooks
 	root  string
@@ -352,7 +371,10 @@ func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permissio
 	if reply, ok := a.hookAnswer(req); ok {
 		return reply, nil
 	}
-	if a.inner == nil {
+	a.mu.Lock()
+	stream := a.stream
+	a.mu.Unlock()
+	if a.inner == nil && stream == nil {
 		if a.refused != nil {
 			a.refused(req)
 		}
@@ -360,14 +382,19 @@ func (a *eventAsker) Ask(ctx context.Context, req permission.Request) (permissio
 	}
 	a.mu.Lock()
 	a.n++
-	reqID := fmt.Sprintf("perm-%d", a.n)
+	n := a.n
 	a.mu.Unlock()
-	update := agent.PermissionUpdate{RequestID: reqID, Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: req.CallID,
+	update := agent.PermissionUpdate{RequestID: fmt.Sprintf("perm-%d", n), Permission: req.Permission, Subjects: req.Patterns, Title: req.Title, CallID: req.CallID,
 		ChildSessionID: req.Child}
+	asked := agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &update}
 	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRequiresAction})
-	a.bus.Publish(agent.Event{Kind: agent.EventPermission, SessionID: a.session, Permission: &update})
-	a.notify(ctx, req)
-	reply, err := a.inner.Ask(ctx, req)
+	got, ok := a.onStream(ctx, stream, req, n, asked)
+	if !ok {
+		a.bus.Publish(asked)
+		a.notify(ctx, req)
+		got.reply, got.err = a.inner.Ask(ctx, req)
+	}
+	reply, err := got.reply, got.err
 	if err == nil {
 		answered := update
 		answered.Answer = string(reply.Answer)

@@ -124,10 +124,11 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Pause: pause,
 		Progress: func(output string) {
 			// Terminal output can come fast; people need a few updates a
-			// second, not one per line.
+			// second, not one per line. No output yet says the command
+			// started (an editor's terminal is shown): never held back.
 			progressMu.Lock()
 			defer progressMu.Unlock()
-			if time.Since(lastProgress) < 100*time.Millisecond {
+			if output != "" && time.Since(lastProgress) < 100*time.Millisecond {
 				return
 			}
 			lastProgress = time.Now()
@@ -148,7 +149,10 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Jobs:   t.live.jobs,
 		Logger: t.svc.log.With("tool", call.Name, "call", call.CallID),
 	}
-	t.checkpoint(ctx, tl)
+	if err := t.checkpoint(ctx, tl); err != nil {
+		fail(fmt.Sprintf("The call was not run: the workspace could not be checkpointed before it (%v).", err))
+		return
+	}
 	res, err := runSafely(runCtx, tl, env, call)
 	progressMu.Lock()
 	term.done = true // the part is put whole below, with the output

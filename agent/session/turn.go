@@ -82,6 +82,9 @@ type turn struct {
 	// "continue": false); stops counts the Stop hooks that kept it going.
 	halted bool
 	stops  int
+	// diskFull is set when a step's snapshot did not fit on the disk:
+	// the turn ends with it after the step (see checkpoint).
+	diskFull error
 }
 
 func (t *turn) publish(e agent.Event) {
@@ -235,6 +238,9 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 		t.runTools(ctx, calls) // none when a Stop hook kept the turn going
 		if ctx.Err() != nil {
 			return t.finish(ctx, last, agent.FinishCancelled, "")
+		}
+		if err := t.fullDisk(); err != nil {
+			return t.finish(ctx, last, agent.FinishError, err.Error())
 		}
 		if t.isHalted() {
 			return t.finish(ctx, last, agent.FinishStop, "")

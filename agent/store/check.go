@@ -102,21 +102,26 @@ func listStore(dir string) (storeFiles, error) {
 //
 // It also finds the damage badger would crash on (a table shorter than its
 // footer says) in goroutines of its own.
-func checkStore(dir string) error {
+//
+// What it learnt of the store comes back with it: how many tables the
+// manifest puts in level 0 (see mergeTables), and the manifest (see
+// rewriteManifest).
+func checkStore(dir string) (storeShape, error) {
+	var shape storeShape
 	files, err := listStore(dir)
 	if err != nil {
-		return err
+		return shape, err
 	}
 	var bad []string
 	if files.manifest < 0 {
 		if len(files.tables) > 0 || len(files.vlogs) > 0 || files.mems > 0 {
 			bad = append(bad, "MANIFEST, which lists the tables, is missing")
 		}
-		return damage(dir, bad)
+		return shape, damage(dir, bad)
 	}
 	m, err := readManifest(filepath.Join(dir, badger.ManifestFilename))
 	if errors.Is(err, errManifestVersion) {
-		return nil // a newer badger's: badger itself says so
+		return shape, nil // a newer badger's: badger itself says so
 	}
 	if err != nil {
 		bad = append(bad, "MANIFEST: "+err.Error())
@@ -130,15 +135,23 @@ func checkStore(dir string) error {
 		}
 	}
 	if err == nil {
+		shape.manifest, shape.manifestBytes = m, files.manifest
+		shape.leftovers = len(files.tables) > len(m.tables)
+		liveMax := uint64(0) // the newest version in a table the manifest names
 		for _, id := range m.live() {
 			name := table.IDToFilename(id)
+			if m.tables[id].level == 0 {
+				shape.level0++
+			}
 			if _, ok := files.tables[id]; !ok {
 				bad = append(bad, name+" is named by MANIFEST but missing")
 				continue
 			}
-			if err := checkTable(filepath.Join(dir, name)); err != nil {
+			v, err := tableMaxVersion(filepath.Join(dir, name))
+			if err != nil {
 				bad = append(bad, fmt.Sprintf("%s: %v", name, err))
 			}
+			liveMax = max(liveMax, v)
 		}
 		var logged map[uint64]bool // the versions the memtables' logs hold
 		for id := range files.tables {
@@ -148,12 +161,18 @@ func checkStore(dir string) error {
 			// A darman killed between writing a memtable's table and
 			// recording it in the manifest leaves the table unnamed and
 			// the memtable's log beside it: badger drops the table and
-			// replays the log, so nothing is lost. An unnamed table whose
-			// log is gone (an older manifest put back) is a loss.
+			// replays the log, so nothing is lost. One killed while it
+			// merged tables (see mergeTables) leaves the merge's output
+			// unnamed, and its inputs named and whole: the output holds
+			// nothing newer than they do (what was written since a
+			// manifest is newer than every table it names, since tables
+			// are flushed in commit order), and badger drops it. An
+			// unnamed table that is newer and whose log is gone (an older
+			// manifest put back) is a loss.
 			if logged == nil {
 				logged = memtableVersions(dir)
 			}
-			if v, err := tableMaxVersion(filepath.Join(dir, table.IDToFilename(id))); err == nil && logged[v] {
+			if v, err := tableMaxVersion(filepath.Join(dir, table.IDToFilename(id))); err == nil && (logged[v] || v <= liveMax) {
 				continue
 			}
 			bad = append(bad, table.IDToFilename(id)+" is not in MANIFEST (the manifest is older or cut short)")
@@ -172,7 +191,15 @@ func checkStore(dir string) error {
 		}
 	}
 	slices.Sort(bad)
-	return damage(dir, slices.Compact(bad))
+	return shape, damage(dir, slices.Compact(bad))
+}
+
+// storeShape is what checkStore learnt of a store's tables.
+type storeShape struct {
+	level0        int      // tables in level 0, where each flushed memtable goes
+	manifest      manifest // what MANIFEST says (nil maps when it was not read)
+	manifestBytes int64    // its size
+	leftovers     bool     // table files MANIFEST does not name are on disk
 }
 
 func damage(dir string, bad []string) error {
@@ -201,6 +228,7 @@ type manifest struct {
 
 type tableInfo struct {
 	level       uint32
+	keyID       uint64
 	compression uint32
 }
 
@@ -254,7 +282,7 @@ func readManifest(path string) (manifest, error) {
 				if _, ok := m.tables[c.Id]; ok {
 					return m, fmt.Errorf("the record at byte %d creates table %d twice", off, c.Id)
 				}
-				m.tables[c.Id] = tableInfo{level: c.Level, compression: c.Compression}
+				m.tables[c.Id] = tableInfo{level: c.Level, keyID: c.KeyId, compression: c.Compression}
 			case pb.ManifestChange_DELETE:
 				delete(m.tables, c.Id)
 			default:
@@ -392,6 +420,11 @@ func checkLastValueLog(path string) error {
 		if err == io.EOF && r.n == start {
 			return nil // the file ends after a whole entry
 		}
+		if err == nil && e.zero || err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			if torn, err := tornEntry(f, start, size); err != nil || torn {
+				return err
+			}
+		}
 		if err == nil && e.zero {
 			claimedEnd = r.n
 			break
@@ -417,6 +450,26 @@ func checkLastValueLog(path string) error {
 		return fmt.Errorf("an entry before byte %d is damaged (cut short, overwritten or zeroed) and data follows it", at)
 	}
 	return nil
+}
+
+// tornEntry reports whether the entry at start of the value log f, which
+// does not read, is one a darman killed while it copied the entry into the
+// log left: badger copies each entry into the mapped file with Go's
+// memmove, which for all but small copies writes the body from the first
+// 32-byte boundary on first and the head (up to that boundary, where the
+// header is) and the last 128 bytes at the end. Killed in between, the
+// entry's header reads as zeros and its body follows: the first bytes
+// that are not zero come after start and no later than 128 bytes past the
+// boundary. Damage looks otherwise: a bit flipped or bytes overwritten at
+// an entry's start leave its first byte non-zero, and a zeroed block (4
+// KiB, at a block boundary) leaves zeros well past that.
+func tornEntry(f *os.File, start, size int64) (bool, error) {
+	boundary := start&^31 + 32
+	at, err := firstNonZero(f, start, min(boundary+128, size))
+	if err != nil {
+		return false, err
+	}
+	return at > start, nil
 }
 
 // memtableVersions returns the versions of the entries in the memtables'

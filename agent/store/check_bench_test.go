@@ -30,7 +30,7 @@ func BenchmarkCheckStore(b *testing.B) {
 	}
 	b.Run("check", func(b *testing.B) {
 		for range b.N {
-			if err := checkStore(dir); err != nil {
+			if _, err := checkStore(dir); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -10,3 +10,15 @@ func DatabaseDir(dataDir string) string { return databaseDir(dataDir) }
 
 // SetMovedHook sets what the layout move calls after each file it renames.
 func SetMovedHook(f func(n int)) { movedHook = f }
+
+// MergeTables is how many level-0 tables make a closing process merge
+// them.
+const MergeTables = mergeTables
+
+// MarkRunning writes the witness an open store leaves in badger's
+// directory dir, as a process killed while it ran leaves it.
+func MarkRunning(dir string) error { return writeWitness(dir, true) }
+
+// ManifestRewriteAt is the MANIFEST size from which a read-write open
+// rewrites one that is mostly history.
+const ManifestRewriteAt = manifestRewriteAt

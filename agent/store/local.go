@@ -104,6 +104,21 @@ func badgerOptions(dir string, log *slog.Logger) badger.Options {
 // flushes them to.
 const memTableSize = 8 << 20
 
+// mergeTables bounds the tables in badger's level 0, which every open
+// pays for (each is checked, opened and consulted by reads). Each
+// process that wrote flushes its memtable to a new level-0 table when it
+// closes, and badger's compactors, which merge level 0 into the level
+// below, start up to a second after the open: a darman run or a sessions
+// command is gone long before, so without this the tables grow by one a
+// process (63 after the 1,000 runs of scripts/bench-history.sh). A
+// process that opens a store with this many level-0 tables or more
+// merges them, its own new one with them, when it closes it: after its
+// answer, not on the way to it, once every mergeTables processes. A
+// process killed during the merge leaves the merge's new tables unnamed
+// by the manifest, which the next open tells apart from damage (see
+// checkStore) and badger removes; the old ones are still whole.
+const mergeTables = 8
+
 // openLocal opens the database in dir (badger's directory), with the
 // journal in journalDir.
 func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *local, err error) {
@@ -116,10 +131,15 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	// Before badger touches the files, check that they agree with each
 	// other (see checkStore): badger would "fix" what does not, which
 	// destroys data, and panics on some damage in goroutines of its own.
+	var shape storeShape
 	if mode != salvageMode {
-		if err := checkStore(dir); err != nil {
+		shape, err = checkStore(dir)
+		if err != nil {
 			return nil, err
 		}
+		// A store that short-lived processes left many tables in level 0
+		// is merged when this process closes it (see mergeTables).
+		opts = opts.WithCompactL0OnClose(mode == readWrite && shape.level0 >= mergeTables)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -144,6 +164,13 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		// on badger changes them.
 		if err := os.Remove(filepath.Join(dir, witnessName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
+		}
+		// A manifest that is mostly history is read whole at every open
+		// (see manifestRewriteAt).
+		if shape.wantsRewrite() {
+			if err := rewriteManifest(dir, shape.manifest); err != nil {
+				log.Warn("store: could not rewrite the manifest; it serves as it is", "dir", dir, "err", err)
+			}
 		}
 	}
 	if mode == readOnly {

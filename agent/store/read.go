@@ -47,8 +47,8 @@ func (l *local) resolve(prefix string) (agent.ID, error) {
 	case len(found) == 0:
 		return "", fmt.Errorf("no session matches %q (see `darman sessions list`): %w", prefix, ErrNotFound)
 	case len(found) > 1:
-		return "", fmt.Errorf("%q matches several sessions, among them %s; give more of the ID, or its last characters instead (darman sessions show 5KKM5D): %w",
-			prefix, strings.Join(lo.Map(found, func(id agent.ID, _ int) string { return string(id) }), ", "), ErrAmbiguous)
+		return "", fmt.Errorf("%q matches several sessions, among them %s; give more of the ID, or its last characters instead (%s names the first): %w",
+			prefix, strings.Join(lo.Map(found, func(id agent.ID, _ int) string { return string(id) }), ", "), strings.ToLower(string(found[0][len(found[0])-6:])), ErrAmbiguous)
 	}
 	return found[0], nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -209,8 +210,16 @@ func TestResolve(t *testing.T) {
 	}
 	other := newSession("/w", t0)
 	s.PutSession(ctx, other)
-	if _, err := s.Resolve(ctx, "0"); !errors.Is(err, store.ErrAmbiguous) || !strings.Contains(err.Error(), string(sess.ID)) {
+	_, err := s.Resolve(ctx, "0")
+	if !errors.Is(err, store.ErrAmbiguous) || !strings.Contains(err.Error(), string(sess.ID)) {
 		t.Errorf("Resolve of a shared prefix: %v", err)
+	}
+	// The error's example is the end of a session it found, and that end
+	// names it.
+	if m := regexp.MustCompile(`instead \((\w+) names the first\)`).FindStringSubmatch(fmt.Sprint(err)); m == nil {
+		t.Errorf("the ambiguous prefix's error shows no end to give instead: %v", err)
+	} else if got, err := s.Resolve(ctx, m[1]); err != nil || (got != sess.ID && got != other.ID) {
+		t.Errorf("Resolve(%q), the end the error suggested = %v, %v", m[1], got, err)
 	}
 	// IDs of one day share their beginning; their random end tells them
 	// apart.

@@ -47,7 +47,7 @@ type bashInput struct {
 // newBash returns the bash tool; maxTimeout (0 for ten minutes) bounds the
 // timeout a call may ask for; sp says how its commands start (their
 // registry, environment and sandbox).
-func newBash(maxTimeout time.Duration, sp bashSpawn) Tool {
+func newBash(maxTimeout time.Duration, sp bashSpawn) *bashTool {
 	if maxTimeout <= 0 {
 		maxTimeout = bashMaxTimeout
 	}
@@ -193,18 +193,24 @@ func runBash(ctx context.Context, env *Env, in bashInput, maxTimeout time.Durati
 	if err != nil {
 		return failure("no sandbox", "The command was not run: %v. Tell the user; they can change sandbox.mode.", err), nil
 	}
+	guard := sp.sb.guard
 	if in.RunInBackground {
-		res, err := startBackground(env, in.Command, c.dir, c.title, sp, confine)
+		res, _, err := guard.guardRoot(ctx, env, func() (Result, string, error) {
+			res, err := startBackground(env, in.Command, c.dir, c.title, sp, confine)
+			return res, "", err
+		})
 		return withNotice(res, notice), err
 	}
-	res, output, err := sp.sb.guardRoot(ctx, env, confine != nil, func() (Result, string, error) {
+	res, output, err := guard.guardRoot(ctx, env, func() (Result, string, error) {
 		return runForeground(ctx, env, in, c, sp, confine)
 	})
 	if err != nil || !res.IsError || confine == nil {
 		return withNotice(res, notice), err
 	}
 	return sp.sb.escape(ctx, env, in.Command, c.dir, output, res, func() (Result, error) {
-		res, _, err := runForeground(ctx, env, in, c, sp, nil)
+		res, _, err := guard.guardRoot(ctx, env, func() (Result, string, error) {
+			return runForeground(ctx, env, in, c, sp, nil)
+		})
 		return res, err
 	})
 }
@@ -249,7 +255,7 @@ func runForeground(ctx context.Context, env *Env, in bashInput, c bashCall, sp b
 	var notes []string
 	held := !p.WaitRead(pipeGrace)
 	if held || p.GroupAlive() {
-		if jb, ok := adoptLeftovers(env, p, in.Command); ok {
+		if jb, ok := adoptLeftovers(env, p, in.Command, sp.sb.ended(env)); ok {
 			notes = append(notes, fmt.Sprintf("The command exited, but processes it started are still running; they are now background job %s. Read their output with bash_output, stop them with bash_kill.", jb.ID()))
 		} else {
 			p.Stop(jobs.StopGrace)
@@ -296,11 +302,11 @@ func saveFile(env *Env, tool string) (*os.File, error) {
 }
 
 // adoptLeftovers hands what a command left running to the session's jobs.
-func adoptLeftovers(env *Env, p *jobs.Proc, command string) (*jobs.Job, bool) {
+func adoptLeftovers(env *Env, p *jobs.Proc, command string, ended func()) (*jobs.Job, bool) {
 	if env.Jobs == nil || !p.GroupAlive() {
 		return nil, false
 	}
-	return env.Jobs.Adopt(p, command)
+	return env.Jobs.Adopt(p, command, ended)
 }
 
 func startBackground(env *Env, command, dir, title string, sp bashSpawn, confine func(*exec.Cmd) error) (Result, error) {
@@ -311,7 +317,7 @@ func startBackground(env *Env, command, dir, title string, sp bashSpawn, confine
 	if err != nil {
 		return failure("could not start", "The command could not be started in the background: %v", err), nil
 	}
-	jb, err := env.Jobs.Start(cmd, command, sp.reg)
+	jb, err := env.Jobs.Start(cmd, command, sp.reg, sp.sb.ended(env))
 	if err != nil {
 		return failure("could not start", "The command could not be started in the background: %v", err), nil
 	}

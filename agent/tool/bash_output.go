@@ -21,8 +21,9 @@ type jobInput struct {
 	JobID string `json:"job_id" jsonschema:"the id bash returned when it started the job, e.g. job-1"`
 }
 
-// newBashOutput returns the bash_output tool.
-func newBashOutput() Tool {
+// newBashOutput returns the bash_output tool; guard (nil: none) looks at
+// the protected names of the root, for what the jobs made so far.
+func newBashOutput(guard *RootGuard) Tool {
 	return newTyped(Info{
 		Name:        "bash_output",
 		Description: bashOutputDescription,
@@ -35,12 +36,12 @@ func newBashOutput() Tool {
 		if !ok {
 			return res, nil
 		}
-		return jobReport(env, jb, "bash_output"), nil
+		return guard.lookAt(ctx, env, jobReport(env, jb, "bash_output"))
 	})
 }
 
-// newBashKill returns the bash_kill tool.
-func newBashKill() Tool {
+// newBashKill returns the bash_kill tool; guard is as bash_output's.
+func newBashKill(guard *RootGuard) Tool {
 	return newTyped(Info{
 		Name:        "bash_kill",
 		Description: bashKillDescription,
@@ -54,7 +55,7 @@ func newBashKill() Tool {
 		if _, running, _ := jb.Status(); running {
 			jb.Kill()
 		}
-		return jobReport(env, jb, "bash_kill"), nil
+		return guard.lookAt(ctx, env, jobReport(env, jb, "bash_kill"))
 	})
 }
 

@@ -34,6 +34,11 @@ type TerminalCommand struct {
 	// darman's sandbox helper. Env are variables to set for it (TMPDIR).
 	Argv []string
 	Env  map[string]string
+	// Started, when set, is called by the Terminal once the command runs
+	// in a terminal the front made: the call's update then goes on the
+	// turn's stream, after the call itself, for the front to show the
+	// terminal in. Nil when the call has no stream.
+	Started func()
 }
 
 // TerminalResult is how a command ended and what it printed.
@@ -61,7 +66,7 @@ const terminalOutputLimit = 1 << 20
 // handed to the editor is wrapped in darman's sandbox helper ("darman
 // sandbox-exec …"), so the command is confined as a local one is.
 func NewTerminalBash(term Terminal, local Tool) Tool {
-	var sb *bashSandbox
+	sb := &bashSandbox{guard: NewRootGuard("", nil)}
 	if bt, ok := local.(*bashTool); ok {
 		sb = bt.sb
 	}
@@ -83,12 +88,15 @@ func runInTerminal(ctx context.Context, env *Env, in bashInput, term Terminal, s
 		return answer, err
 	}
 	tc := TerminalCommand{CallID: env.CallID, Command: in.Command, Dir: c.dir, Timeout: c.timeout, OutputLimit: terminalOutputLimit}
+	if env.Progress != nil {
+		tc.Started = func() { env.Progress("") }
+	}
 	argv, vars, notice, err := sb.commandLine(env, in.Command)
 	if err != nil {
 		return failure("no sandbox", "The command was not run: %v. Tell the user; they can change sandbox.mode.", err), nil
 	}
 	tc.Argv, tc.Env = argv, vars
-	res, output, err := sb.guardRoot(ctx, env, argv != nil, func() (Result, string, error) {
+	res, output, err := sb.guard.guardRoot(ctx, env, func() (Result, string, error) {
 		return runTerminalCommand(ctx, term, tc, c)
 	})
 	if err != nil || !res.IsError || argv == nil {
@@ -96,7 +104,9 @@ func runInTerminal(ctx context.Context, env *Env, in bashInput, term Terminal, s
 	}
 	return sb.escape(ctx, env, in.Command, c.dir, output, res, func() (Result, error) {
 		tc.Argv, tc.Env = nil, nil
-		res, _, err := runTerminalCommand(ctx, term, tc, c)
+		res, _, err := sb.guard.guardRoot(ctx, env, func() (Result, string, error) {
+			return runTerminalCommand(ctx, term, tc, c)
+		})
 		return res, err
 	})
 }

@@ -31,11 +31,12 @@ type Options struct {
 	// Sandbox confines the commands bash runs (foreground and
 	// background); nil runs them unsandboxed, silently (tests).
 	Sandbox *sandbox.Sandbox
-	// Quarantine is the directory (in darman's data dir) that a protected
-	// name a sandboxed command made at the workspace root (.envrc, .git/
-	// in a folder that is not a repository) is moved into when keeping it
-	// is not allowed; "" leaves it where it is, and the model is told.
-	Quarantine string
+	// Guard watches the protected names at the workspace root (.envrc,
+	// .git/ in a folder that is not a repository) that commands make, and
+	// moves one aside when keeping it is not allowed (NewRootGuard); the
+	// bash tools of one workspace share it. nil makes one of their own
+	// that moves nothing aside (the model is told).
+	Guard *RootGuard
 	// Network says whether a command line may use the network inside the
 	// sandbox (sandbox.networkCommands); nil: only when the sandbox
 	// itself allows it.
@@ -51,6 +52,7 @@ type Options struct {
 // Builtins returns darman's built-in tools, configured by opts.
 func Builtins(opts Options) []Tool {
 	s := search.Pick(opts.Ripgrep, opts.NoRipgrep)
+	bash := newBash(opts.MaxBashTimeout, spawnOf(opts))
 	tools := []Tool{
 		newRead(),
 		newWrite(),
@@ -60,9 +62,9 @@ func Builtins(opts Options) []Tool {
 		newGlob(s),
 		newGrep(s),
 		newList(s),
-		Bash(opts),
-		newBashOutput(),
-		newBashKill(),
+		bash,
+		newBashOutput(bash.sb.guard),
+		newBashKill(bash.sb.guard),
 		newTodo(),
 		newWebFetch(opts.WebFetch),
 	}
@@ -76,8 +78,15 @@ func Builtins(opts Options) []Tool {
 }
 
 // Bash is the built-in bash tool alone, configured by opts' bash fields
-// (MaxBashTimeout, Children, Environ, Sandbox, Network): what a front that
-// runs a client's commands needs, without the other tools.
-func Bash(opts Options) Tool {
-	return newBash(opts.MaxBashTimeout, bashSpawn{reg: opts.Children, environ: opts.Environ, sb: &bashSandbox{sb: opts.Sandbox, network: opts.Network, quarantine: opts.Quarantine}})
+// (MaxBashTimeout, Children, Environ, Sandbox, Guard, Network): what a
+// front that runs a client's commands needs, without the other tools.
+func Bash(opts Options) Tool { return newBash(opts.MaxBashTimeout, spawnOf(opts)) }
+
+// spawnOf is how the bash tool opts configure starts its commands.
+func spawnOf(opts Options) bashSpawn {
+	guard := opts.Guard
+	if guard == nil {
+		guard = NewRootGuard("", opts.Sandbox)
+	}
+	return bashSpawn{reg: opts.Children, environ: opts.Environ, sb: &bashSandbox{sb: opts.Sandbox, network: opts.Network, guard: guard}}
 }

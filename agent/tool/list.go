@@ -61,7 +61,10 @@ func newList(s search.Searcher) Tool {
 				found = append(found, entry{rel, strings.Count(rel, "/")})
 			}
 		}
-		// Shallow files first, so a big tree shows its top levels.
+		// Shallow files first, so a big tree shows its top levels: only
+		// the depths that fill the first listMax need sorting.
+		total := len(found)
+		found = shallowest(found, listMax, func(e entry) int { return e.depth })
 		slices.SortFunc(found, func(a, b entry) int {
 			if c := a.depth - b.depth; c != 0 {
 				return c
@@ -76,17 +79,47 @@ func newList(s search.Searcher) Tool {
 		b.WriteString(displayPath(root, dir) + "/\n")
 		renderTree(&b, shown)
 		switch {
-		case len(found) == 0:
+		case total == 0:
 			b.WriteString("(no files)")
-		case len(found) > len(shown):
-			fmt.Fprintf(&b, "(Showing %d of %d files, the shallowest first. List a subdirectory, or use glob, to see the rest.)", len(shown), len(found))
+		case total > len(shown):
+			fmt.Fprintf(&b, "(Showing %d of %d files, the shallowest first. List a subdirectory, or use glob, to see the rest.)", len(shown), total)
 		}
 		return Result{
 			Output:   strings.TrimSuffix(b.String(), "\n"),
 			Title:    displayPath(root, dir) + "/",
-			Metadata: metadata(map[string]any{"files": len(found), "shown": len(shown), "engine": s.Name()}),
+			Metadata: metadata(map[string]any{"files": total, "shown": len(shown), "engine": s.Name()}),
 		}, nil
 	})
+}
+
+// shallowest keeps the items at the smallest depths that hold at least n
+// of them (all of the last such depth), in their order.
+func shallowest[T any](items []T, n int, depth func(T) int) []T {
+	if len(items) <= n {
+		return items
+	}
+	var count []int
+	for _, it := range items {
+		d := depth(it)
+		if d >= len(count) {
+			count = append(count, make([]int, d+1-len(count))...)
+		}
+		count[d]++
+	}
+	limit, sum := 0, 0
+	for d, c := range count {
+		sum += c
+		if limit = d; sum >= n {
+			break
+		}
+	}
+	kept := items[:0]
+	for _, it := range items {
+		if depth(it) <= limit {
+			kept = append(kept, it)
+		}
+	}
+	return kept
 }
 
 // ignoredByAny reports whether a pattern matches the path or one of the

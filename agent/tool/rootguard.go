@@ -11,10 +11,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/internal/sandbox"
 )
 
 // The protected names directly at the workspace root.
@@ -24,18 +26,148 @@ import (
 // missing directly at the root (.envrc, .husky/, .vscode/, .git/ in a
 // folder that is not a repository) can: a mount cannot refuse one name in
 // a directory whose other new files must stay possible. So the bash tool
-// notes which of those names are absent before a confined command and
-// looks again after it: one the command made is asked about as a write to
+// notes which of those names are absent before each command (sandboxed
+// or not) and looks again after it: one made is asked about as a write to
 // a protected path (protected_path), and when that is not allowed it is
 // moved into the quarantine directory, never deleted.
 //
-// The look is after the command's end: what it left running in its
-// process group was stopped or became a background job by then. The
-// commands of one darman share one PID namespace (internal/sandbox's
-// pidNS), which ends only with darman, so a process that left the group
-// (setsid) lives on, as it does without a PID namespace. What a background
-// job (run_in_background, or leftovers adopted as one) or such a process
-// makes later is not seen by this look.
+// What a command started may outlive it and write later: a background
+// job, or a process that left the command's session (setsid, nohup and a
+// double fork). So the names absent before a command stay watched
+// (RootGuard) for as long as anything it started may run, and are looked
+// at again: at the start and end of every later bash, bash_output and
+// bash_kill call (asked then, as above), when a background job ends or is
+// killed (moved aside unasked: no call is there to ask in; the model hears
+// at its next call), and when the workspace closes (RootGuard.Settle),
+// once the sandbox has killed everything left in its PID namespaces
+// (sandbox.Close): no confined writer is left then, so nothing made is
+// missed. A root stops being watched once a look finds nothing of the
+// sandbox's running (sandbox.Alive); where the sandbox cannot tell
+// (unsandboxed commands), once the session has no background job running.
+
+// RootGuard watches the protected names at a workspace's root for the
+// bash tools of one workspace runtime (see above); they share it, so that
+// a name one tool's command made late is seen by the next call of any.
+// It is safe for concurrent use.
+type RootGuard struct {
+	quarantine string
+	sb         *sandbox.Sandbox
+
+	mu sync.Mutex
+	// watched holds, per root, the names absent before a command that
+	// may still have processes running.
+	watched map[string]map[string]bool
+	// told holds, per root, what a look outside any call moved aside, for
+	// the model's next call there.
+	told map[string][]string
+}
+
+// NewRootGuard returns the guard of a workspace runtime whose commands
+// sb confines (nil: none). quarantine is the directory (in darman's data
+// dir) a protected name made at the root is moved into when keeping it is
+// not allowed; "" leaves it where it is, and the model is told.
+func NewRootGuard(quarantine string, sb *sandbox.Sandbox) *RootGuard {
+	return &RootGuard{quarantine: quarantine, sb: sb, watched: map[string]map[string]bool{}, told: map[string][]string{}}
+}
+
+// arm adds the protected names absent at root now to those watched.
+func (g *RootGuard) arm(root string) {
+	absent := absentRootNames(root)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w := g.watched[root]
+	if w == nil {
+		w = map[string]bool{}
+		g.watched[root] = w
+	}
+	for _, n := range absent {
+		w[n] = true
+	}
+}
+
+// names returns the watched names of root.
+func (g *RootGuard) names(root string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for n := range g.watched[root] {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// look looks at root's watched names in a call (env; nil: outside any,
+// nothing is asked) and returns what the model is told, with what earlier
+// looks outside a call moved aside. A name kept is watched no more; a
+// name moved aside is absent again and stays watched. idle says whether
+// the commands may have left nothing running (see disarm).
+func (g *RootGuard) look(ctx context.Context, env *Env, root string, idle func() bool) (string, error) {
+	names := g.names(root)
+	var notes []string
+	var err error
+	if len(names) > 0 {
+		var kept []string
+		notes, kept, err = checkRoot(ctx, env, root, g.quarantine, names)
+		g.mu.Lock()
+		for _, n := range kept {
+			delete(g.watched[root], n)
+		}
+		g.mu.Unlock()
+		g.disarm(root, idle)
+	}
+	g.mu.Lock()
+	told := g.told[root]
+	if env != nil {
+		delete(g.told, root)
+	} else {
+		g.told[root] = append(told, notes...)
+		told = nil
+	}
+	g.mu.Unlock()
+	return strings.Join(append(told, notes...), "\n"), err
+}
+
+// disarm stops watching root when nothing a command started can write
+// any more: the sandbox counts no process left in its PID namespaces, or,
+// where it cannot count (unsandboxed commands, whose escapees nothing can
+// follow), idle says so.
+func (g *RootGuard) disarm(root string, idle func() bool) {
+	if n, ok := g.sb.Alive(); ok && n > 0 || !ok && (idle == nil || !idle()) {
+		return
+	}
+	g.mu.Lock()
+	delete(g.watched, root)
+	g.mu.Unlock()
+}
+
+// Settle looks a last time, when the workspace closes: after its
+// sessions' background jobs were stopped and the sandbox was closed (which
+// kills what its commands left running), a watched name that exists is
+// moved aside, unasked. It returns what it moved and where, for the log.
+func (g *RootGuard) Settle() []string {
+	g.mu.Lock()
+	roots := make([]string, 0, len(g.watched))
+	for r := range g.watched {
+		roots = append(roots, r)
+	}
+	g.mu.Unlock()
+	var out []string
+	for _, root := range roots {
+		notes, _, _ := checkRoot(context.Background(), nil, root, g.quarantine, g.names(root))
+		out = append(out, notes...)
+		g.mu.Lock()
+		delete(g.watched, root)
+		g.mu.Unlock()
+	}
+	return out
+}
+
+// ended is what a background job's end (or kill) runs: a look at the
+// root outside any call; idle says whether jobs has no job running.
+func (g *RootGuard) ended(root string, jobs *Jobs) {
+	g.look(context.Background(), nil, root, func() bool { return jobs.Running() == 0 })
+}
 
 // rootNames returns the names directly in root that lead to a protected
 // path (permission.ProtectedPaths, and .git, which the list leaves to git
@@ -81,24 +213,45 @@ func absentRootNames(root string) []string {
 	return out
 }
 
-// guardRoot runs a command (run), and when it is confined looks at the
-// protected names absent at the root before it (see checkRoot); what the
-// model is told of them follows the command's output.
-func (b *bashSandbox) guardRoot(ctx context.Context, env *Env, confined bool, run func() (Result, string, error)) (Result, string, error) {
-	if !confined || env.Workspace == nil {
+// guardRoot runs a command (run), sandboxed or not, between two looks
+// at the protected names of the root (RootGuard.look): the first is for
+// what earlier commands left running made since, the second for what
+// this one made (the names absent before it are watched from now on);
+// what the model is told of them follows the command's output.
+func (g *RootGuard) guardRoot(ctx context.Context, env *Env, run func() (Result, string, error)) (Result, string, error) {
+	if env.Workspace == nil {
 		return run()
 	}
 	root := env.Workspace.Root()
-	absent := absentRootNames(root)
+	before, err := g.look(ctx, env, root, nil)
+	if err != nil {
+		return Result{}, "", err
+	}
+	g.arm(root)
 	res, output, err := run()
-	if err != nil || len(absent) == 0 {
+	if err != nil {
 		return res, output, err
 	}
-	note, err := checkRoot(ctx, env, root, b.quarantine, absent)
+	after, err := g.look(ctx, env, root, func() bool { return env.Jobs == nil || env.Jobs.Running() == 0 })
+	for _, note := range []string{before, after} {
+		if note != "" {
+			res.Output += "\n" + note
+		}
+	}
+	return res, output, err
+}
+
+// lookAt is the look a call of bash_output or bash_kill makes: what a
+// background job made so far is asked about in that call.
+func (g *RootGuard) lookAt(ctx context.Context, env *Env, res Result) (Result, error) {
+	if g == nil || env.Workspace == nil {
+		return res, nil
+	}
+	note, err := g.look(ctx, env, env.Workspace.Root(), func() bool { return env.Jobs == nil || env.Jobs.Running() == 0 })
 	if note != "" {
 		res.Output += "\n" + note
 	}
-	return res, output, err
+	return res, err
 }
 
 func foldName(n string) string {
@@ -108,12 +261,11 @@ func foldName(n string) string {
 	return n
 }
 
-// checkRoot looks at the names absent before a command: each one the
-// command made is asked about (protected_path); one not allowed is moved
-// into quarantine. It returns what the model is told ("" when nothing was
-// made).
-func checkRoot(ctx context.Context, env *Env, root, quarantine string, absent []string) (string, error) {
-	var notes []string
+// checkRoot looks at names absent before a command: each one made since
+// is asked about in the call env (protected_path; nil env: outside any
+// call, it is not allowed); one not allowed is moved into quarantine. It
+// returns what the model is told of each and the names kept.
+func checkRoot(ctx context.Context, env *Env, root, quarantine string, absent []string) (notes, kept []string, err error) {
 	for _, n := range absent {
 		p := filepath.Join(root, n)
 		info, err := os.Lstat(p)
@@ -124,26 +276,30 @@ func checkRoot(ctx context.Context, env *Env, root, quarantine string, absent []
 		if info.IsDir() {
 			shown += "/"
 		}
-		_, ok, err := permit(ctx, env, permission.Call{
-			Permission: permission.ProtectedPath, Subjects: []string{n}, Dir: root,
-			Title:    "Keep " + shown + ": the command created " + shown + " at the workspace root",
-			Metadata: map[string]any{"reason": "the command created " + shown + " at the workspace root, a protected path other programs run things from"},
-		})
-		if err != nil {
-			return strings.Join(notes, "\n"), err
+		ok := false
+		if env != nil {
+			_, ok, err = permit(ctx, env, permission.Call{
+				Permission: permission.ProtectedPath, Subjects: []string{n}, Dir: root,
+				Title:    "Keep " + shown + ": a command created " + shown + " at the workspace root",
+				Metadata: map[string]any{"reason": "a command created " + shown + " at the workspace root, a protected path other programs run things from"},
+			})
+			if err != nil {
+				return notes, kept, err
+			}
 		}
 		if ok {
-			notes = append(notes, fmt.Sprintf("The command created %s at the workspace root (a protected path); the user allowed keeping it.", shown))
+			kept = append(kept, n)
+			notes = append(notes, fmt.Sprintf("A command created %s at the workspace root (a protected path); the user allowed keeping it.", shown))
 			continue
 		}
 		aside, qerr := quarantinePath(p, quarantine)
 		if qerr != nil {
-			notes = append(notes, fmt.Sprintf("The command created %s at the workspace root, a protected path keeping it was not allowed for (permission %s), and it could not be moved aside: %v. Tell the user to remove it.", shown, permission.ProtectedPath, qerr))
+			notes = append(notes, fmt.Sprintf("A command created %s at the workspace root, a protected path keeping it was not allowed for (permission %s), and it could not be moved aside: %v. Tell the user to remove it.", shown, permission.ProtectedPath, qerr))
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("The command created %s at the workspace root, a protected path (other programs run what it configures); keeping it was not allowed (permission %s), so darman removed it from the workspace and moved it to %s. Do not create it again; if the user wants it, they can create it themselves or allow %s.", shown, permission.ProtectedPath, aside, permission.ProtectedPath))
+		notes = append(notes, fmt.Sprintf("A command created %s at the workspace root, a protected path (other programs run what it configures); keeping it was not allowed (permission %s), so darman removed it from the workspace and moved it to %s. Do not create it again; if the user wants it, they can create it themselves or allow %s.", shown, permission.ProtectedPath, aside, permission.ProtectedPath))
 	}
-	return strings.Join(notes, "\n"), nil
+	return notes, kept, nil
 }
 
 // quarantinePath moves p into a new directory of its own under dir and

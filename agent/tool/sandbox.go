@@ -24,12 +24,21 @@ type bashSandbox struct {
 	// configured per-command patterns); nil: never beyond the sandbox's
 	// own setting.
 	network func(command string) bool
-	// quarantine is the directory a protected name a confined command
-	// made at the workspace root is moved into when keeping it is not
-	// allowed ("": none, it is left and the model is told).
-	quarantine string
+	// guard watches the protected names at the workspace root around
+	// the commands, confined or not (rootguard.go); never nil.
+	guard *RootGuard
 	// told holds the sessions already told that commands run unsandboxed.
 	told sync.Map
+}
+
+// ended is what runs when a background job of env's session ends: a look
+// at the protected names of the root (RootGuard.ended).
+func (b *bashSandbox) ended(env *Env) func() {
+	if env.Workspace == nil {
+		return nil
+	}
+	root, jobs := env.Workspace.Root(), env.Jobs
+	return func() { b.guard.ended(root, jobs) }
 }
 
 func (b *bashSandbox) request(env *Env, command string) sandbox.Request {

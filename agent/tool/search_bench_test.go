@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
@@ -60,14 +62,7 @@ func BenchmarkSearchTree(b *testing.B) {
 					before := cpuTime()
 					defer func() { b.ReportMetric(float64((cpuTime()-before).Microseconds())/1000/float64(b.N), "cpu-ms/op") }()
 					for b.Loop() {
-						cmd := exec.Command(rg, append([]string{"--no-config", "--no-require-git", "--glob", "!.git"}, args...)...)
-						cmd.Dir = tree
-						cmd.Stdout = io.Discard // a pipe, read to its end
-						if err := cmd.Run(); err != nil {
-							if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-								b.Fatal(err)
-							}
-						}
+						rgAlone(b, rg, tree, args)
 					}
 				})
 			}
@@ -77,29 +72,86 @@ func BenchmarkSearchTree(b *testing.B) {
 			if rgErr == nil {
 				engines["tool-rg"] = tool.Options{Ripgrep: rg}
 			}
+			runTool := func(b *testing.B, opts tool.Options) func() {
+				var tl tool.Tool
+				for _, t := range tool.Builtins(opts) {
+					if t.Info().Name == q.tool {
+						tl = t
+					}
+				}
+				env := &tool.Env{Workspace: tool.NewDisk(tree), Permit: func(context.Context, permission.Call) error { return nil }}
+				return func() {
+					res, err := tl.Run(context.Background(), env, input)
+					if err != nil || res.IsError {
+						b.Fatal(res.Output, err)
+					}
+				}
+			}
 			for _, e := range []string{"tool-rg", "tool-go"} {
 				opts, ok := engines[e]
 				if !ok {
 					continue
 				}
 				b.Run(name+"/"+q.name+"/"+e, func(b *testing.B) {
-					var tl tool.Tool
-					for _, t := range tool.Builtins(opts) {
-						if t.Info().Name == q.tool {
-							tl = t
-						}
-					}
-					env := &tool.Env{Workspace: tool.NewDisk(tree), Permit: func(context.Context, permission.Call) error { return nil }}
+					run := runTool(b, opts)
 					before := cpuTime()
 					defer func() { b.ReportMetric(float64((cpuTime()-before).Microseconds())/1000/float64(b.N), "cpu-ms/op") }()
 					for b.Loop() {
-						res, err := tl.Run(context.Background(), env, input)
-						if err != nil || res.IsError {
-							b.Fatal(res.Output, err)
-						}
+						run()
 					}
+				})
+			}
+			if rgErr == nil {
+				// The goal's ratio, paired: each iteration runs rg alone
+				// and the tool through rg one after the other (in turn
+				// first), so a change in the machine's load meets both;
+				// the medians of the pairs' ratios are reported.
+				b.Run(name+"/"+q.name+"/paired", func(b *testing.B) {
+					run := runTool(b, tool.Options{Ripgrep: rg})
+					var wall, cpu []float64
+					i := 0
+					for b.Loop() {
+						var took [2]time.Duration
+						var used [2]time.Duration
+						for k := range 2 {
+							which := (i + k) % 2
+							start, before := time.Now(), cpuTime()
+							if which == 0 {
+								rgAlone(b, rg, tree, q.alone)
+							} else {
+								run()
+							}
+							took[which], used[which] = time.Since(start), cpuTime()-before
+						}
+						wall = append(wall, float64(took[1])/float64(took[0]))
+						cpu = append(cpu, float64(used[1])/max(float64(used[0]), 1))
+						i++
+					}
+					b.ReportMetric(median(wall), "tool/rg-wall")
+					b.ReportMetric(median(cpu), "tool/rg-cpu")
 				})
 			}
 		}
 	}
+}
+
+// rgAlone runs rg on tree with args, its output read and thrown away.
+func rgAlone(b *testing.B, rg, tree string, args []string) {
+	cmd := exec.Command(rg, append([]string{"--no-config", "--no-require-git", "--glob", "!.git"}, args...)...)
+	cmd.Dir = tree
+	cmd.Stdout = io.Discard // a pipe, read to its end
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
 }

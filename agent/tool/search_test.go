@@ -304,8 +304,11 @@ func TestSearchCaps(t *testing.T) {
 	for i := range 150 {
 		h.write(fmt.Sprintf("d/e/g%03d.txt", i), "")
 	}
+	for i := range 10 {
+		h.write(fmt.Sprintf("d/e/f/z%03d.txt", i), "")
+	}
 	res = h.ok("list", map[string]any{})
-	if !strings.Contains(res.Output, "Showing 200 of 300 files, the shallowest first") || !strings.Contains(res.Output, "g049") || strings.Contains(res.Output, "g050") {
+	if !strings.Contains(res.Output, "Showing 200 of 310 files, the shallowest first") || !strings.Contains(res.Output, "g049") || strings.Contains(res.Output, "g050") || strings.Contains(res.Output, "z00") {
 		t.Errorf("list cap: %q", res.Output[len(res.Output)-200:])
 	}
 }

@@ -100,7 +100,8 @@ type Env struct {
 	// timeout to stop.
 	Pause func() (resume func())
 	// Progress streams partial output (a command's terminal text, whole so
-	// far) to the people watching; nil drops it.
+	// far) to the people watching, as an update of the call; "" says the
+	// command started, with no output yet. Nil drops it.
 	Progress func(output string)
 	// Plan publishes the agent's plan; used by the todo tool.
 	Plan func(entries []agent.PlanEntry)

@@ -51,7 +51,7 @@ func (a *app) serveACP(ctx context.Context) error {
 	}
 	start := a.startACPAgent(log)
 	srv, err := acp.New(acp.Options{
-		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
+		Start: func(ctx context.Context, setup acp.Setup) (acp.Agent, error) {
 			ag, err := start(ctx, setup)
 			startup.Release(log, "darman acp")
 			return ag, err
@@ -76,33 +76,35 @@ func (a *app) serveACP(ctx context.Context) error {
 // configuration, the store (one for every directory), and the session
 // service wired as darman run and darman lsp wire it, with the ACP
 // server's workspace and asker.
-func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (*acp.Agent, error) {
+func (a *app) startACPAgent(log *slog.Logger) func(context.Context, acp.Setup) (acp.Agent, error) {
 	openStore := a.frontStore(log, "this directory's configuration stores sessions in %s, but darman acp already uses %s; start another darman acp for it")
-	return func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
+	return func(ctx context.Context, setup acp.Setup) (acp.Agent, error) {
 		var trust trustOutcome
 		w, err := a.frontWorkspace(ctx, log, openStore, config.Options{WorkspaceRoot: setup.Root, Trust: decideTrust(trustPolicy{}, &trust)}, &trust,
 			workspaceOptions{root: setup.Root, workspace: setup.Workspace, workspaceFor: setup.WorkspaceFor, askerFor: setup.AskerFor, tasks: true})
 		if err != nil {
 			return nil, err
 		}
-		return &acp.Agent{
-			Sessions:   w.Sessions(),
-			Store:      w.Store(),
-			Model:      w.Model,
-			Models:     w.Models,
-			CheckModel: w.CheckModel,
-			// The bash that runs background commands for a client whose
-			// terminal runs the others.
-			Bash:   w.Bash(),
-			Meta:   w.Meta,
-			Trust:  a.acpTrust(setup.Root, w.trust),
-			Agents: w.Agents(),
-			Close:  w.Close,
-
-			Checkpoints: acpCheckpoints(w.checkpoints),
-		}, nil
+		return &acpAgent{workspace: w, trust: a.acpTrust(setup.Root, w.trust), bash: w.Bash()}, nil
 	}
 }
+
+// acpAgent is the workspace runtime as the ACP front drives it: the
+// runtime's own methods (its models, agents, _meta, Close), with its
+// sessions, store and checkpoints as the front's interfaces, the folder's
+// trust as the front tells it, and one bash of the runtime's for the
+// background commands of a client whose terminal runs the others.
+type acpAgent struct {
+	*workspace
+	trust acp.Trust
+	bash  tool.Tool
+}
+
+func (a *acpAgent) Sessions() acp.Sessions       { return a.workspace.Sessions() }
+func (a *acpAgent) Store() acp.Store             { return a.workspace.Store() }
+func (a *acpAgent) Checkpoints() acp.Checkpoints { return acpCheckpoints(a.checkpoints) }
+func (a *acpAgent) Trust() acp.Trust             { return a.trust }
+func (a *acpAgent) Bash() tool.Tool              { return a.bash }
 
 // configuredModels are the models the configuration names: its model and
 // every provider's listed models, as "provider/model-id".

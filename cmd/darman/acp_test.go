@@ -50,8 +50,15 @@ type stdio struct {
 func startACP(t *testing.T, e *env, answer func(string, json.RawMessage) (any, error)) *acpClient {
 	t.Helper()
 	cmd := exec.Command(darmanBin, "acp")
-	cmd.Dir = e.workspace
 	cmd.Env = e.vars
+	return startACPCommand(t, e, cmd, answer)
+}
+
+// startACPCommand drives cmd, an ACP agent's command line as a client
+// runs it (its Env set), in the workspace.
+func startACPCommand(t *testing.T, e *env, cmd *exec.Cmd, answer func(string, json.RawMessage) (any, error)) *acpClient {
+	t.Helper()
+	cmd.Dir = e.workspace
 	cmd.SysProcAttr = noTerminal()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -36,7 +36,7 @@ type app struct {
 	// it, and close stops what their owners left, last of all.
 	children *child.Registry
 
-	// quietLogs: a person reads stderr (darman run), so the logger
+	// quietLogs: a person reads stderr (darman run, doctor), so the logger
 	// there writes errors only unless a level or a log file was asked for.
 	quietLogs bool
 

@@ -210,6 +210,11 @@ func TestDoctorChecksLanguageServers(t *testing.T) {
 			t.Errorf("doctor --check-lsp lacks %q:\n%s", want, out)
 		}
 	}
+	// A person reads doctor: what it found is in the report, not in log
+	// records on stderr as well.
+	if strings.Contains(errs, "level=") {
+		t.Errorf("doctor --check-lsp wrote log records to stderr:\n%s", errs)
+	}
 	if line := lineWith(out, "python: "); strings.Contains(line, "running") {
 		t.Errorf("python was started without a .py file in the workspace: %s", line)
 	}

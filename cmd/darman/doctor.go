@@ -42,6 +42,9 @@ language server it was asked to start failed or cannot load the
 workspace.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A person reads it: what a language server or the store
+			// said is in the report; log records only when asked for.
+			a.quietLogs = true
 			var repaired []doctor.Check
 			if repair {
 				repaired = a.repairStore()

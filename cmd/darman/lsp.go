@@ -167,16 +167,11 @@ func (a *app) startLSPAgent(log *slog.Logger) func(context.Context, lsp.Setup) (
 		return &lsp.Agent{
 			Sessions:      w.Sessions(),
 			Store:         w.Store(),
-			Model:         w.Model,
+			Runtime:       w,
 			PromptActions: promptActions(cfg.CodeActions),
 			NoTranscript:  cfg.Transcript != nil && !*cfg.Transcript,
-			Status:        w.Status,
-			Deleted:       w.Deleted,
 			Checkpoints:   serverCheckpoints(w.checkpoints),
-			Close:         w.Close,
-
-			Definitions: w.Definitions(),
-			Trust:       lspTrust(w.trust),
+			Trust:         lspTrust(w.trust),
 		}, nil
 	}
 }

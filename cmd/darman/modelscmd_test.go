@@ -96,8 +96,15 @@ func TestVersionFlag(t *testing.T) {
 // server's words.
 func TestDoctorAndRunOnAMissingOrUnknownModel(t *testing.T) {
 	e := newEnv(t)
-	if out, _, code := e.run("doctor"); code != 1 || !strings.Contains(out, "✗ model") || !strings.Contains(out, "ANTHROPIC_API_KEY") {
-		t.Errorf("doctor with no model: exit %d\n%s", code, out)
+	none, _, noneCode := e.run("doctor")
+	if noneCode != 1 || !strings.Contains(none, "✗ model") || !strings.Contains(none, "ANTHROPIC_API_KEY") {
+		t.Errorf("doctor with no model: exit %d\n%s", noneCode, none)
+	}
+	// Each provider's line says what is missing once, not its name again.
+	for _, name := range []string{"anthropic", "azure", "bedrock"} {
+		if l := lineWith(none, name+": "); l == "" || strings.Contains(l, "provider "+name) || strings.Contains(l, `provider "`+name+`"`) {
+			t.Errorf("doctor's %s line: %q", name, l)
+		}
 	}
 	e.userModel(t, llmtest.Script{Steps: []llmtest.Step{{Faults: []llmtest.Fault{{Kind: llmtest.FaultStatus, Status: 404,
 		Type: "not_found_error", Message: "model: claude-sonet-4-5", Times: -1}}}}}, "")

@@ -4,11 +4,13 @@ package main_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
@@ -19,16 +21,37 @@ import (
 // of commands with bash, then says "done"; args are darman run's.
 func rootGuardRun(t *testing.T, e *env, commands []string, args ...string) (*llmtest.Server, string) {
 	t.Helper()
-	os.RemoveAll(filepath.Join(e.workspace, ".git"))
 	var steps []llmtest.Step
 	for _, c := range commands {
-		steps = append(steps, llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, map[string]string{"command": c}))}})
+		steps = append(steps, bashStep(t, map[string]any{"command": c}))
 	}
-	steps = append(steps, llmtest.Step{Text: "done"})
+	return rootGuardSteps(t, e, append(steps, llmtest.Step{Text: "done"}), nil, args...)
+}
+
+// bashStep is a step that calls bash once with input.
+func bashStep(t *testing.T, input map[string]any) llmtest.Step {
+	return llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash", mustJSON(t, input))}}
+}
+
+// rootGuardSteps is rootGuardRun with the model's steps given whole;
+// settings (nil: none) are added to the user's configuration.
+func rootGuardSteps(t *testing.T, e *env, steps []llmtest.Step, settings map[string]any, args ...string) (*llmtest.Server, string) {
+	t.Helper()
+	os.RemoveAll(filepath.Join(e.workspace, ".git"))
 	srv := e.withModel(t, llmtest.Script{Steps: steps})
 	cfg := filepath.Join(e.workspace, "darman.json")
 	b, _ := os.ReadFile(cfg)
 	os.Remove(cfg)
+	if settings != nil {
+		var user map[string]any
+		if err := json.Unmarshal(b, &user); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range settings {
+			user[k] = v
+		}
+		b = []byte(mustJSON(t, user))
+	}
 	e.write(filepath.Join(e.home, ".config", "darman", "config.json"), string(b))
 	out, errs, code := e.run(append([]string{"run"}, append(args, "set things up")...)...)
 	if code != 0 {
@@ -171,4 +194,83 @@ func TestRunsGitStatusWithoutThePlantedConfigsPrograms(t *testing.T) {
 	if len(calls) == 0 || !strings.Contains(string(calls[0].Body), "trunk") {
 		t.Errorf("the system prompt lacks the branch")
 	}
+}
+
+// hidden is a command line that decodes script and runs it: the
+// permission checks read no name of it.
+func hidden(script string) string {
+	return "echo " + base64.StdEncoding.EncodeToString([]byte(script)) + " | base64 -d > s.sh && bash s.sh"
+}
+
+// envrcQuarantined checks that .envrc is gone from the workspace and
+// kept whole in the quarantine.
+func envrcQuarantined(t *testing.T, e *env) {
+	t.Helper()
+	if b, err := os.ReadFile(filepath.Join(e.workspace, ".envrc")); err == nil {
+		t.Errorf(".envrc is at the workspace root: %q", b)
+	}
+	kept, _ := filepath.Glob(filepath.Join(e.dataDir(), "quarantine", "*", ".envrc"))
+	if len(kept) != 1 {
+		t.Fatalf(".envrc in the quarantine: %v", kept)
+	}
+	if b, err := os.ReadFile(kept[0]); err != nil || !strings.Contains(string(b), "MARKER") {
+		t.Errorf("the quarantined .envrc: %q, %v", b, err)
+	}
+}
+
+// envrcPayload is what the hostile scripts write into .envrc: what a
+// direnv (or a shell's prompt hook) would run.
+const envrcPayload = "echo 'touch MARKER' > .envrc"
+
+// TestRunQuarantinesAProtectedNameABackgroundJobMakesLate: a background
+// job makes .envrc after the call that started it returned, while the
+// model thinks (no command runs then); the model's next call reads the
+// job's output. .envrc ends in the quarantine, not at the root (moved
+// when the job ended), and that call's result tells the model.
+func TestRunQuarantinesAProtectedNameABackgroundJobMakesLate(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	read := llmtest.Step{ToolCalls: []llmtest.ToolCall{call("bash_output", `{"job_id":"job-1"}`)}, Delay: llmtest.Duration(time.Second)}
+	srv, _ := rootGuardSteps(t, e, []llmtest.Step{
+		bashStep(t, map[string]any{"command": hidden("sleep 1; " + envrcPayload + "; echo JOB-DONE"), "run_in_background": true}),
+		read,
+		{Text: "done"},
+	}, nil, "--allow", "*")
+	envrcQuarantined(t, e)
+	result := lastToolResult(t, srv.ModelCalls()[2].Body)
+	if !strings.Contains(result, "JOB-DONE") || !strings.Contains(result, "created .envrc") {
+		t.Errorf("the job had not ended, or the model is not told:\n%s", result)
+	}
+}
+
+// TestRunQuarantinesAProtectedNameAnEscapeeMakesAfterTheLastCall: a
+// command starts a process that leaves its session (setsid), which makes
+// .envrc while the model answers its last step, after every tool call's
+// look. When darman ends, the sandbox kills what is left and the last
+// look moves .envrc aside.
+func TestRunQuarantinesAProtectedNameAnEscapeeMakesAfterTheLastCall(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	escape := "setsid sh -c \"sleep 1; " + envrcPayload + "\" </dev/null >/dev/null 2>&1 & echo STARTED"
+	rootGuardSteps(t, e, []llmtest.Step{
+		bashStep(t, map[string]any{"command": hidden(escape)}),
+		{Text: "done", Chunks: 1, Delay: llmtest.Duration(3 * time.Second)},
+	}, nil, "--allow", "*")
+	envrcQuarantined(t, e)
+}
+
+// TestRunQuarantinesAProtectedNameAnUnsandboxedCommandMakes: with the
+// sandbox off by the user's own configuration, a command that makes
+// .envrc at the root is looked after as a sandboxed one is.
+func TestRunQuarantinesAProtectedNameAnUnsandboxedCommandMakes(t *testing.T) {
+	e := newEnv(t)
+	srv, _ := rootGuardSteps(t, e, []llmtest.Step{
+		bashStep(t, map[string]any{"command": hidden(envrcPayload + "; echo SCRIPT-RAN")}),
+		{Text: "done"},
+	}, map[string]any{"sandbox": map[string]any{"mode": "off"}}, "--allow", "*")
+	result := lastToolResult(t, srv.ModelCalls()[1].Body)
+	if !strings.Contains(result, "SCRIPT-RAN") || !strings.Contains(result, "created .envrc") {
+		t.Errorf("the result:\n%s", result)
+	}
+	envrcQuarantined(t, e)
 }

@@ -109,7 +109,7 @@ func sandboxStatus(sb *sandbox.Sandbox) map[string]any {
 		"network": st.Network, "protectedReadOnly": st.ProtectedReadOnly, "reason": st.Reason, "readOnlyView": st.ReadOnlyView, "pidNamespace": st.PIDNamespace, "missing": st.Missing, "summary": st.Summary()}
 }
 
-// quarantineDir is where the bash tool moves a protected name a sandboxed
+// quarantineDir is where the bash tool moves a protected name a
 // command made at the workspace root when keeping it is not allowed: in
 // darman's data directory, never deleted.
 func quarantineDir(cfg config.Config) string {

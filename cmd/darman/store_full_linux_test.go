@@ -1,9 +1,11 @@
 package main_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,6 +97,55 @@ func TestFullDiskFailsTheTurnAndKeepsTheSessions(t *testing.T) {
 	if show := e.ok("sessions", "show", id); !strings.Contains(show, "Answer 2.") {
 		t.Fatalf("the turn after space was freed:\n%s", show)
 	}
+	if preview := e.ok("sessions", "revert", id, "--preview"); !strings.Contains(preview, "new2.txt") {
+		t.Fatalf("the turn after space was freed has no snapshot to revert:\n%s", preview)
+	}
+}
+
+// The checkpoints' shadow repository on a full disk (the sessions on
+// another): the snapshot before a step that would change files cannot be
+// written, so the step does not run (the turn could not be reverted) and
+// the turn fails saying "disk full"; earlier sessions and checkpoints are
+// kept, and once space is freed snapshots are taken again.
+func TestFullCheckpointsDiskFailsTheStep(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e, startFiles)
+	shadows := filepath.Join(e.dataDir(), "checkpoints")
+	smallDisk(t, shadows, 8)
+	script := llmtest.Script{}
+	for i := range 3 {
+		script.Conversations = append(script.Conversations, llmtest.Conversation{Match: fmt.Sprintf("turn %d", i), Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("write", fmt.Sprintf(`{"path":"new%d.txt","content":"turn %d\n"}`, i, i))}},
+			{Text: fmt.Sprintf("Answer %d.", i)}}})
+	}
+	e.withModel(t, script)
+	e.ok("run", "--allow", "edit", "turn 0")
+	first := e.ok("sessions", "list", "--json")
+
+	filler := fill(t, shadows, 0)
+	out, errs, code := e.run("run", "--allow", "edit", "turn 1")
+	if code == 0 || !strings.Contains(errs, "disk full") || strings.Contains(errs, "panic") {
+		t.Fatalf("a turn whose checkpoint does not fit on the disk: exit %d\n%s\n%s", code, out, errs)
+	}
+	t.Logf("on a full disk: %s", errs)
+	if _, err := os.Stat(filepath.Join(e.workspace, "new1.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the step ran without its snapshot (new1.txt: %v)", err)
+	}
+	// A revert snapshots the workspace first: on the full disk it says so.
+	firstID := first[strings.Index(first, "ses_"):][:30]
+	if _, errs, code := e.run("sessions", "revert", firstID, "--preview"); code == 0 || !strings.Contains(errs, "disk full") {
+		t.Fatalf("a revert on the full disk: exit %d\n%s", code, errs)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if preview := e.ok("sessions", "revert", firstID, "--preview"); !strings.Contains(preview, "new0.txt") {
+		t.Fatalf("the earlier turn's checkpoint after the full disk:\n%s", preview)
+	}
+	e.ok("run", "--allow", "edit", "turn 2")
+	list := e.ok("sessions", "list", "--json", "-n", "1")
+	id := list[strings.Index(list, "ses_"):][:30]
 	if preview := e.ok("sessions", "revert", id, "--preview"); !strings.Contains(preview, "new2.txt") {
 		t.Fatalf("the turn after space was freed has no snapshot to revert:\n%s", preview)
 	}

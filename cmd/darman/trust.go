@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -288,6 +289,9 @@ in trust.json in darman's user config directory.
 			abs, err := filepath.Abs(dir)
 			if err != nil {
 				return err
+			}
+			if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+				return fmt.Errorf("%s is not a folder: darman trust takes an existing folder (the workspace when none is given)", abs)
 			}
 			rec, items, err := a.recordTrust(abs, false)
 			if err != nil {

@@ -76,6 +76,24 @@ func TestLSPAsksTrustOnceAndDarmanTrustApplies(t *testing.T) {
 	if exists(filepath.Join(e.workspace, "rule.txt")) || exists(filepath.Join(e.workspace, "hook-ran")) {
 		t.Fatal("the untrusted folder's allow rule or hook applied")
 	}
+	// darman.status shows the folder's trust and what is ignored.
+	trustStatus := func() (trusted bool, ignored string) {
+		var st struct {
+			Agent struct {
+				Trust struct {
+					Trusted bool     `json:"trusted"`
+					Ignored []string `json:"ignored"`
+				} `json:"trust"`
+			} `json:"agent"`
+		}
+		if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.status"}, &st); err != nil {
+			t.Fatalf("darman.status: %v", err)
+		}
+		return st.Agent.Trust.Trusted, strings.Join(st.Agent.Trust.Ignored, "\n")
+	}
+	if trusted, ignored := trustStatus(); trusted || !strings.Contains(ignored, "hooks.SessionStart") || !strings.Contains(ignored, "permission.bash") {
+		t.Errorf("darman.status of the untrusted folder: trusted %v, ignored %q", trusted, ignored)
+	}
 
 	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.trust"}, nil); err != nil {
 		t.Fatalf("darman.trust: %v", err)
@@ -92,6 +110,9 @@ func TestLSPAsksTrustOnceAndDarmanTrustApplies(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(e.trustFile()); !strings.Contains(string(b), `"answer": "trusted"`) {
 		t.Errorf("no trust record: %s", b)
+	}
+	if trusted, ignored := trustStatus(); !trusted || ignored != "" {
+		t.Errorf("darman.status once trusted: trusted %v, ignored %q", trusted, ignored)
 	}
 	if n := asked.Load(); n != 1 {
 		t.Errorf("asked %d times in all, want once", n)

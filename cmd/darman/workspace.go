@@ -87,6 +87,7 @@ type workspace struct {
 	mcp         *client.Manager
 	lsp         *languageServers
 	sandbox     *sandbox.Sandbox
+	guard       *tool.RootGuard
 	checkpoints *checkpoint.Keeper // nil when checkpoints are off
 	close       func() error
 
@@ -108,6 +109,7 @@ func openWorkspace(ctx context.Context, cfg config.Config, st *store.Store, o wo
 	if st := w.sandbox.Status(); len(st.Missing) > 0 {
 		log.Warn("sandbox: walls missing", "missing", st.Missing, "why", st.Reason)
 	}
+	w.guard = tool.NewRootGuard(quarantineDir(cfg), w.sandbox)
 	servers, err := newLanguageServers(ctx, o.root, cfg, o.workspace, o.children, log)
 	if err != nil {
 		w.sandbox.Close()
@@ -154,7 +156,13 @@ func openWorkspace(ctx context.Context, cfg config.Config, st *store.Store, o wo
 	}
 	w.close = func() error {
 		stopNotices()
-		return errors.Join(w.sessions.Close(), hooks.Close(), stopAround())
+		// The sessions' jobs stop first, then the sandbox kills what its
+		// commands left running: the guard's last look misses no writer.
+		err := errors.Join(w.sessions.Close(), hooks.Close(), stopAround())
+		for _, moved := range w.guard.Settle() {
+			log.Warn("workspace root", "moved", moved)
+		}
+		return err
 	}
 	return w, nil
 }
@@ -176,7 +184,7 @@ func (w *workspace) newSessions(o workspaceOptions, hooks *hook.Engine) (*sessio
 		WorkspaceFor: o.workspaceFor,
 		AskerFor:     o.askerFor,
 		Refused:      o.refused,
-		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.lsp, Children: o.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Quarantine: quarantineDir(cfg), Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
+		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.lsp, Children: o.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Guard: w.guard, Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
 		ToolSource:   mcpToolSource(cfg, w.mcp, w.store),
 		System:       systemPrompt(w.root, skills, o.git, w.log),
 		Rules:        rules(cfg, o.rules),
@@ -260,7 +268,7 @@ func (w *workspace) Status(context.Context) map[string]any {
 // children) outside any session: the commands a client's terminal does
 // not run.
 func (w *workspace) Bash() tool.Tool {
-	return tool.Bash(tool.Options{Children: w.children, Environ: childEnviron(w.cfg), Sandbox: w.sandbox, Quarantine: quarantineDir(w.cfg), Network: networkFor(w.cfg)})
+	return tool.Bash(tool.Options{Children: w.children, Environ: childEnviron(w.cfg), Sandbox: w.sandbox, Guard: w.guard, Network: networkFor(w.cfg)})
 }
 
 // Deleted removes what the workspace keeps of a session deleted from the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // ErrUnsupported is wrapped by a query the server did not offer in its
@@ -74,13 +75,14 @@ type Notice struct {
 }
 
 // MessageType is LSP's window message type.
-type MessageType int
+type MessageType = protocol.MessageType
 
+// Message types.
 const (
-	MessageError   MessageType = 1
-	MessageWarning MessageType = 2
-	MessageInfo    MessageType = 3
-	MessageLog     MessageType = 4
+	MessageError   = protocol.MessageTypeError
+	MessageWarning = protocol.MessageTypeWarning
+	MessageInfo    = protocol.MessageTypeInfo
+	MessageLog     = protocol.MessageTypeLog
 )
 
 // Client is one connection to a language server, from initialize to exit.
@@ -181,7 +183,7 @@ func Connect(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (*Client
 		return nil, err
 	}
 	if len(opts.Settings) > 0 {
-		if err := c.notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": opts.Settings}); err != nil {
+		if err := c.notify(ctx, "workspace/didChangeConfiguration", protocol.DidChangeConfigurationParams{Settings: opts.Settings}); err != nil {
 			c.Close()
 			return nil, err
 		}

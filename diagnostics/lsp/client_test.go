@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/darman-dev/darman/internal/testenv"
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 var fakeLS string
@@ -121,7 +122,7 @@ func TestClientAnswersServerRequests(t *testing.T) {
 		t.Errorf("an unknown request was not refused with -32601:\n%s", log)
 	}
 
-	sent, err := c.FilesChanged(context.Background(), []FileEvent{{URI: URIFromPath(filepath.Join(f.root, "x.go")), Type: FileChanged}})
+	sent, err := c.FilesChanged(context.Background(), []FileEvent{{URI: string(URIFromPath(filepath.Join(f.root, "x.go"))), Type: FileChanged}})
 	if err != nil || !sent {
 		t.Fatalf("FilesChanged after the server registered for them = %v, %v", sent, err)
 	}
@@ -167,16 +168,16 @@ func TestDiagnosticsForTheVersion(t *testing.T) {
 		t.Fatalf("Diagnostics = %+v, %v; want 2 items", set, err)
 	}
 	e, w := set.Items[0], set.Items[1]
-	if e.Severity != SeverityError || e.Code != "EERROR" || e.Range.Start != (Position{1, 3}) {
+	if e.Severity != SeverityError || e.Code != "EERROR" || e.Range.Start != (Position{Line: 1, Character: 3}) {
 		t.Errorf("error item = %+v; want severity 1, code EERROR, at 1:3 (the emoji is two UTF-16 units)", e)
 	}
 	if w.Severity != SeverityWarning || w.Code != "42" {
 		t.Errorf("warning item = %+v; want its numeric code 42 kept", w)
 	}
-	if e.CodeDescription == nil || e.CodeDescription.Href != "https://example.com/fakels/EERROR" {
+	if e.CodeDescription == nil || e.CodeDescription.HRef != "https://example.com/fakels/EERROR" {
 		t.Errorf("error item's codeDescription = %+v; want the server's href", e.CodeDescription)
 	}
-	wantRel := []RelatedInformation{{Location: Location{URI: uri, Range: Range{End: Position{0, 2}}}, Message: "the document starts here"}}
+	wantRel := []protocol.DiagnosticRelatedInformation{{Location: Location{URI: string(uri), Range: Range{End: Position{Line: 0, Character: 2}}}, Message: "the document starts here"}}
 	if fmt.Sprint(e.RelatedInformation) != fmt.Sprint(wantRel) {
 		t.Errorf("error item's relatedInformation = %+v; want %+v", e.RelatedInformation, wantRel)
 	}

@@ -14,8 +14,12 @@
 //
 // Sync sends a document's text (didOpen, then didChange with a new
 // version); Diagnostics waits for the set that belongs to that version.
-// The protocol types are small ones of this package's own: only what is
-// used is decoded, and every union the specification allows (a diagnostic
-// code as a number or a string, a provider as a boolean or an object)
-// survives decoding.
+// The protocol types are glsp's (github.com/tliron/glsp/protocol_3_16),
+// the LSP front's too, named in protocol.go. Where glsp's 3.16 types lack
+// a 3.17 shape (pull diagnostics, a workspace symbol without a range,
+// the position encoding) or decode one wrongly (a diagnostic's code, a
+// MarkedString hover, a rename's file operations), this package keeps a
+// small type of its own: only what is used is decoded, and every union
+// the specification allows survives decoding. URIs a server sends are
+// read in darman's spelling (DocumentURI), glsp's Location's too.
 package lsp

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // Sync sends text as the document's content: didOpen the first time,
@@ -42,16 +44,16 @@ func (c *Client) Sync(ctx context.Context, uri DocumentURI, languageID string, t
 		if !c.caps.OpenClose {
 			return version, nil
 		}
-		return version, c.notify(ctx, "textDocument/didOpen", map[string]any{
-			"textDocument": map[string]any{"uri": uri, "languageId": languageID, "version": version, "text": string(text)},
+		return version, c.notify(ctx, "textDocument/didOpen", protocol.DidOpenTextDocumentParams{
+			TextDocument: protocol.TextDocumentItem{URI: string(uri), LanguageID: languageID, Version: version, Text: string(text)},
 		})
 	}
 	if c.caps.Sync == 0 {
 		return version, nil
 	}
-	return version, c.notify(ctx, "textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": version},
-		"contentChanges": []any{map[string]any{"text": string(text)}},
+	return version, c.notify(ctx, "textDocument/didChange", protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: docID(uri), Version: version},
+		ContentChanges: []any{protocol.TextDocumentContentChangeEventWhole{Text: string(text)}},
 	})
 }
 
@@ -70,7 +72,7 @@ func (c *Client) CloseDocument(ctx context.Context, uri DocumentURI) error {
 	if !open || !c.caps.OpenClose {
 		return nil
 	}
-	return c.notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	return c.notify(ctx, "textDocument/didClose", protocol.DidCloseTextDocumentParams{TextDocument: docID(uri)})
 }
 
 // Text returns the content and version the server holds for an open
@@ -265,6 +267,7 @@ func (c *Client) pull(ctx context.Context, uri DocumentURI, d *document, want in
 	if err != nil {
 		return set, err
 	}
+	canonicalRelated(rep.Items)
 	items := rep.Items
 	switch {
 	case rep.Kind == "unchanged" && prev != nil:
@@ -406,5 +409,5 @@ func (c *Client) FilesChanged(ctx context.Context, events []FileEvent) (bool, er
 	if !want || len(events) == 0 {
 		return false, nil
 	}
-	return true, c.notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": events})
+	return true, c.notify(ctx, "workspace/didChangeWatchedFiles", protocol.DidChangeWatchedFilesParams{Changes: events})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // handler answers what the server sends. It runs on the connection's read
@@ -39,29 +40,24 @@ func (h handler) request(method string, params json.RawMessage) (any, *jsonrpc2.
 	c := h.c
 	switch method {
 	case "workspace/configuration":
-		var p struct {
-			Items []struct {
-				Section string `json:"section"`
-			} `json:"items"`
-		}
+		var p protocol.ConfigurationParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
 		out := make([]json.RawMessage, len(p.Items))
 		for i, item := range p.Items {
-			out[i] = settingsSection(c.opts.Settings, item.Section)
+			section := ""
+			if item.Section != nil {
+				section = *item.Section
+			}
+			out[i] = settingsSection(c.opts.Settings, section)
 		}
 		return out, nil
 	case "workspace/workspaceFolders":
 		root := URIFromPath(c.opts.Root)
-		return []any{map[string]any{"uri": root, "name": lastElem(c.opts.Root)}}, nil
+		return []protocol.WorkspaceFolder{{URI: string(root), Name: lastElem(c.opts.Root)}}, nil
 	case "client/registerCapability":
-		var p struct {
-			Registrations []struct {
-				ID     string `json:"id"`
-				Method string `json:"method"`
-			} `json:"registrations"`
-		}
+		var p protocol.RegistrationParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
@@ -73,12 +69,7 @@ func (h handler) request(method string, params json.RawMessage) (any, *jsonrpc2.
 		c.mu.Unlock()
 		return nil, nil
 	case "client/unregisterCapability":
-		var p struct {
-			// The specification spells it this way.
-			Unregisterations []struct {
-				ID string `json:"id"`
-			} `json:"unregisterations"`
-		}
+		var p protocol.UnregistrationParams // "unregisterations", as the specification spells it
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
@@ -91,10 +82,7 @@ func (h handler) request(method string, params json.RawMessage) (any, *jsonrpc2.
 	case "window/workDoneProgress/create":
 		return nil, nil
 	case "window/showMessageRequest":
-		var p struct {
-			Type    int    `json:"type"`
-			Message string `json:"message"`
-		}
+		var p protocol.ShowMessageRequestParams
 		json.Unmarshal(params, &p)
 		c.log.Info("language server asked a question; darman takes no action", "message", p.Message)
 		return nil, nil
@@ -115,7 +103,8 @@ func (h handler) request(method string, params json.RawMessage) (any, *jsonrpc2.
 		return nil, nil
 	case "workspace/applyEdit":
 		// Not declared: darman never lets a language server edit files.
-		return map[string]any{"applied": false, "failureReason": "darman does not apply edits from language servers"}, nil
+		reason := "darman does not apply edits from language servers"
+		return protocol.ApplyWorkspaceEditResponse{Applied: false, FailureReason: &reason}, nil
 	}
 	if strings.HasSuffix(method, "/refresh") {
 		// semanticTokens, inlayHint, codeLens, inlineValue: nothing to
@@ -134,6 +123,7 @@ func (h handler) notification(method string, params json.RawMessage) {
 			c.log.Warn("language server sent diagnostics darman cannot read", "err", err)
 			return
 		}
+		canonicalRelated(p.Diagnostics)
 		c.recordPublish(p)
 	case "$/progress":
 		var p struct {
@@ -161,10 +151,7 @@ func (h handler) notification(method string, params json.RawMessage) {
 			c.opts.OnNotice(Notice{Method: method, Message: p.Value.Message, Token: token, Kind: p.Value.Kind, Title: p.Value.Title})
 		}
 	case "window/logMessage", "window/showMessage":
-		var p struct {
-			Type    int    `json:"type"`
-			Message string `json:"message"`
-		}
+		var p protocol.LogMessageParams // window/showMessage's params have the same shape
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
@@ -174,7 +161,7 @@ func (h handler) notification(method string, params json.RawMessage) {
 		}
 		c.log.Log(context.Background(), level, "language server: "+p.Message)
 		if c.opts.OnNotice != nil {
-			c.opts.OnNotice(Notice{Method: method, Type: MessageType(p.Type), Message: p.Message})
+			c.opts.OnNotice(Notice{Method: method, Type: p.Type, Message: p.Message})
 		}
 	}
 }
@@ -204,13 +191,13 @@ func (c *Client) recordPublish(p PublishDiagnosticsParams) {
 	c.broadcastLocked()
 }
 
-func slogLevel(messageType int) slog.Level {
-	switch messageType {
-	case 1:
+func slogLevel(t MessageType) slog.Level {
+	switch t {
+	case MessageError:
 		return slog.LevelError
-	case 2:
+	case MessageWarning:
 		return slog.LevelWarn
-	case 3:
+	case MessageInfo:
 		return slog.LevelInfo
 	}
 	return slog.LevelDebug

@@ -20,16 +20,16 @@ func TestMapperOffsetAndPosition(t *testing.T) {
 		enc  Encoding
 		want int
 	}{
-		{"line start after CRLF", Position{1, 0}, UTF16, 3},
-		{"after surrogate pair utf-16", Position{1, 3}, UTF16, bOffset},
-		{"after emoji utf-8", Position{1, 5}, UTF8, bOffset},
-		{"after emoji utf-32", Position{1, 2}, UTF32, bOffset},
-		{"inside surrogate pair rounds down", Position{1, 2}, UTF16, 4},
-		{"inside utf-8 sequence rounds down", Position{1, 3}, UTF8, 4},
-		{"past line end clamps before CR", Position{1, 99}, UTF16, bOffset + 1},
-		{"past CRLF line end clamps before CR", Position{0, 5}, UTF16, 1},
-		{"line after lone CR", Position{2, 2}, UTF16, bOffset + 4},
-		{"empty last line", Position{3, 0}, UTF16, len(text)},
+		{"line start after CRLF", Position{Line: 1, Character: 0}, UTF16, 3},
+		{"after surrogate pair utf-16", Position{Line: 1, Character: 3}, UTF16, bOffset},
+		{"after emoji utf-8", Position{Line: 1, Character: 5}, UTF8, bOffset},
+		{"after emoji utf-32", Position{Line: 1, Character: 2}, UTF32, bOffset},
+		{"inside surrogate pair rounds down", Position{Line: 1, Character: 2}, UTF16, 4},
+		{"inside utf-8 sequence rounds down", Position{Line: 1, Character: 3}, UTF8, 4},
+		{"past line end clamps before CR", Position{Line: 1, Character: 99}, UTF16, bOffset + 1},
+		{"past CRLF line end clamps before CR", Position{Line: 0, Character: 5}, UTF16, 1},
+		{"line after lone CR", Position{Line: 2, Character: 2}, UTF16, bOffset + 4},
+		{"empty last line", Position{Line: 3, Character: 0}, UTF16, len(text)},
 	}
 	for _, tt := range tests {
 		got, err := m.Offset(tt.pos, tt.enc)
@@ -46,12 +46,12 @@ func TestMapperOffsetAndPosition(t *testing.T) {
 		enc    Encoding
 		want   Position
 	}{
-		{bOffset, UTF16, Position{1, 3}},
-		{bOffset, UTF8, Position{1, 5}},
-		{bOffset, UTF32, Position{1, 2}},
-		{2, UTF16, Position{0, 1}}, // between CR and LF: end of line 0
-		{5, UTF16, Position{1, 1}}, // inside the emoji: its start
-		{len(text), UTF16, Position{3, 0}},
+		{bOffset, UTF16, Position{Line: 1, Character: 3}},
+		{bOffset, UTF8, Position{Line: 1, Character: 5}},
+		{bOffset, UTF32, Position{Line: 1, Character: 2}},
+		{2, UTF16, Position{Line: 0, Character: 1}}, // between CR and LF: end of line 0
+		{5, UTF16, Position{Line: 1, Character: 1}}, // inside the emoji: its start
+		{len(text), UTF16, Position{Line: 3, Character: 0}},
 	}
 	for _, tt := range posTests {
 		got, err := m.Position(tt.offset, tt.enc)
@@ -77,16 +77,16 @@ func TestMapperOffsetAndPosition(t *testing.T) {
 func TestApplyEdits(t *testing.T) {
 	m := NewMapper([]byte("héllo\r\nwörld\n"))
 	out, err := m.ApplyEdits([]TextEdit{
-		{Range: Range{Start: Position{1, 0}, End: Position{1, 5}}, NewText: "there"},
-		{Range: Range{Start: Position{0, 1}, End: Position{0, 2}}, NewText: "e"},
-		{Range: Range{Start: Position{0, 0}, End: Position{0, 0}}, NewText: ">"},
+		{Range: Range{Start: Position{Line: 1, Character: 0}, End: Position{Line: 1, Character: 5}}, NewText: "there"},
+		{Range: Range{Start: Position{Line: 0, Character: 1}, End: Position{Line: 0, Character: 2}}, NewText: "e"},
+		{Range: Range{Start: Position{Line: 0, Character: 0}, End: Position{Line: 0, Character: 0}}, NewText: ">"},
 	}, UTF16)
 	if err != nil || string(out) != ">hello\r\nthere\n" {
 		t.Fatalf("ApplyEdits = %q, %v", out, err)
 	}
 	_, err = m.ApplyEdits([]TextEdit{
-		{Range: Range{Start: Position{0, 0}, End: Position{0, 3}}},
-		{Range: Range{Start: Position{0, 2}, End: Position{0, 4}}},
+		{Range: Range{Start: Position{Line: 0, Character: 0}, End: Position{Line: 0, Character: 3}}},
+		{Range: Range{Start: Position{Line: 0, Character: 2}, End: Position{Line: 0, Character: 4}}},
 	}, UTF16)
 	if err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Fatalf("overlapping edits: err = %v, want an overlap error", err)

@@ -4,40 +4,73 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
+	"strings"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
-// The types below are the subset of LSP 3.17 that darman's client sends and
-// reads. They are deliberately small: fields darman never looks at are not
-// decoded, and every union the specification allows (number or string,
-// boolean or object, one shape or another) decodes without losing a value.
+// darman's client speaks glsp's protocol types, the ones the LSP front
+// (server/lsp) speaks too, named below so that the rest of diagnostics/
+// needs no import of glsp. glsp's types are LSP 3.16's; where a server
+// sends a 3.17 shape glsp has no type for, or glsp's type decodes what
+// servers send wrongly, this file keeps a small type of its own and says
+// why beside it. Those decode only what darman reads, and every union
+// the specification allows (number or string, one shape or another)
+// decodes without losing a value.
+
+type (
+	// Position is a zero-based line and a character offset within the
+	// line, counted in the units of the negotiated position encoding
+	// (UTF-16 code units unless the server chose otherwise).
+	Position = protocol.Position
+	// Range is a half-open span between two positions.
+	Range = protocol.Range
+	// Location is a range in a document. Its URI is a plain string in
+	// glsp's type; the client puts every one it decodes in
+	// DocumentURI's spelling (canonicalLocation).
+	Location = protocol.Location
+	// TextEdit replaces a range with new text.
+	TextEdit = protocol.TextEdit
+	// FileEvent is one entry of workspace/didChangeWatchedFiles.
+	FileEvent = protocol.FileEvent
+	// FileChangeType is a FileEvent's Type, which glsp leaves an unnamed
+	// UInteger.
+	FileChangeType = protocol.UInteger
+	// SymbolKind is the LSP symbol kind (1 File … 26 TypeParameter).
+	SymbolKind = protocol.SymbolKind
+	// Severity is a diagnostic's severity: 1 error, 2 warning, 3
+	// information, 4 hint. Zero means the server did not say; clients
+	// treat it as an error.
+	Severity = protocol.DiagnosticSeverity
+	// ServerInfo names the server, from the initialize result.
+	ServerInfo = protocol.InitializeResultServerInfo
+)
+
+// FileEvent types.
+const (
+	FileCreated = protocol.FileChangeTypeCreated
+	FileChanged = protocol.FileChangeTypeChanged
+	FileDeleted = protocol.FileChangeTypeDeleted
+)
 
 // DocumentURI is a document's URI, a file:// one for files. One the
-// server sends is decoded in darman's own spelling (see UnmarshalText).
+// server sends is decoded in darman's own spelling (see UnmarshalText):
+// glsp's DocumentUri is a plain string, which would key the same file
+// under two spellings.
 type DocumentURI string
 
-// Position is a zero-based line and a character offset within the line,
-// counted in the units of the negotiated position encoding (UTF-16 code
-// units unless the server chose otherwise).
-type Position struct {
-	Line      uint32 `json:"line"`
-	Character uint32 `json:"character"`
-}
-
-// Range is a half-open span between two positions.
-type Range struct {
-	Start Position `json:"start"`
-	End   Position `json:"end"`
-}
-
-// Location is a range in a document.
-type Location struct {
-	URI   DocumentURI `json:"uri"`
-	Range Range       `json:"range"`
+// canonicalLocation puts a decoded Location's URI in DocumentURI's
+// spelling.
+func canonicalLocation(l *Location) {
+	l.URI = string(canonicalURI(runtime.GOOS, DocumentURI(l.URI)))
 }
 
 // locationOrLink decodes either a Location or a LocationLink, which
-// definition requests may return.
+// definition requests may return. It is not glsp's LocationLink, whose
+// target ranges are not pointers: a link without a selection range would
+// point at the file's first character.
 type locationOrLink struct {
 	URI                  DocumentURI `json:"uri"`
 	Range                Range       `json:"range"`
@@ -48,29 +81,27 @@ type locationOrLink struct {
 
 func (l locationOrLink) location() Location {
 	if l.TargetURI == "" {
-		return Location{URI: l.URI, Range: l.Range}
+		return Location{URI: string(l.URI), Range: l.Range}
 	}
 	switch {
 	case l.TargetSelectionRange != nil:
-		return Location{URI: l.TargetURI, Range: *l.TargetSelectionRange}
+		return Location{URI: string(l.TargetURI), Range: *l.TargetSelectionRange}
 	case l.TargetRange != nil:
-		return Location{URI: l.TargetURI, Range: *l.TargetRange}
+		return Location{URI: string(l.TargetURI), Range: *l.TargetRange}
 	}
-	return Location{URI: l.TargetURI}
+	return Location{URI: string(l.TargetURI)}
 }
 
-// Severity is a diagnostic's severity: 1 error, 2 warning, 3 information,
-// 4 hint. Zero means the server did not say; clients treat it as an error.
-type Severity int
-
+// Severities.
 const (
-	SeverityError       Severity = 1
-	SeverityWarning     Severity = 2
-	SeverityInformation Severity = 3
-	SeverityHint        Severity = 4
+	SeverityError       = protocol.DiagnosticSeverityError
+	SeverityWarning     = protocol.DiagnosticSeverityWarning
+	SeverityInformation = protocol.DiagnosticSeverityInformation
+	SeverityHint        = protocol.DiagnosticSeverityHint
 )
 
-func (s Severity) String() string {
+// SeverityName is the severity's name, "error" for zero (not said).
+func SeverityName(s Severity) string {
 	switch s {
 	case SeverityError, 0:
 		return "error"
@@ -85,7 +116,8 @@ func (s Severity) String() string {
 }
 
 // Code is a diagnostic's code. Servers send a number (TypeScript's 2322)
-// or a string (gopls's "UnusedVar"); both survive as text.
+// or a string (gopls's "UnusedVar"); both survive as text. glsp's
+// IntegerOrString decodes with a value receiver and so keeps neither.
 type Code string
 
 // UnmarshalJSON accepts a string, a number or null.
@@ -110,51 +142,52 @@ func (c *Code) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Diagnostic is one problem the server reports.
+// Diagnostic is one problem the server reports. It is glsp's
+// Diagnostic but for three fields: glsp's Code loses every code (see
+// Code); its Severity and Source are pointers, an allocation each per
+// diagnostic on the read goroutine; and its Data, which darman never
+// reads, would be decoded into maps. A diagnostic's tags are not read.
 type Diagnostic struct {
 	Range    Range    `json:"range"`
 	Severity Severity `json:"severity,omitempty"`
 	Code     Code     `json:"code,omitempty"`
 	// CodeDescription links to the documentation of Code, when the
 	// server has some (pyright's rule pages, for instance).
-	CodeDescription *CodeDescription `json:"codeDescription,omitempty"`
-	Source          string           `json:"source,omitempty"`
-	Message         string           `json:"message"`
+	CodeDescription *protocol.CodeDescription `json:"codeDescription,omitempty"`
+	Source          string                    `json:"source,omitempty"`
+	Message         string                    `json:"message"`
 	// RelatedInformation points at other places that belong to the
-	// problem (TypeScript's "'x' is declared here").
-	RelatedInformation []RelatedInformation `json:"relatedInformation,omitempty"`
+	// problem (TypeScript's "'x' is declared here"); their URIs are put
+	// in DocumentURI's spelling by canonicalRelated.
+	RelatedInformation []protocol.DiagnosticRelatedInformation `json:"relatedInformation,omitempty"`
 }
 
-// CodeDescription is a diagnostic code's documentation link.
-type CodeDescription struct {
-	Href string `json:"href"`
-}
-
-// RelatedInformation is a place, possibly in another document, that a
-// diagnostic's message refers to, with what it says about it.
-type RelatedInformation struct {
-	Location Location `json:"location"`
-	Message  string   `json:"message"`
+// canonicalRelated puts the URIs of decoded diagnostics' related places
+// in DocumentURI's spelling.
+func canonicalRelated(items []Diagnostic) {
+	for i := range items {
+		for j := range items[i].RelatedInformation {
+			canonicalLocation(&items[i].RelatedInformation[j].Location)
+		}
+	}
 }
 
 // PublishDiagnosticsParams is the payload of textDocument/publishDiagnostics.
 // Version is nil when the server does not say which document version the
-// set belongs to.
+// set belongs to. It is not glsp's: its items are darman's Diagnostic,
+// its URI keys the sets in darman's spelling, and glsp's Version is
+// unsigned where darman's document versions are int32.
 type PublishDiagnosticsParams struct {
 	URI         DocumentURI  `json:"uri"`
 	Version     *int32       `json:"version,omitempty"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
 }
 
-// TextEdit replaces a range with new text.
-type TextEdit struct {
-	Range   Range  `json:"range"`
-	NewText string `json:"newText"`
-}
-
 // WorkspaceEdit is what rename returns. Servers use either Changes or
 // DocumentChanges; DocumentChanges may also hold create, rename and delete
-// operations, kept in FileOps.
+// operations, kept in FileOps. It is not glsp's, whose decoding takes
+// every entry of documentChanges for a TextDocumentEdit: a rename of a
+// file would read as an empty edit, and darman must refuse it.
 type WorkspaceEdit struct {
 	Changes map[DocumentURI][]TextEdit
 	// Edits holds the text edits of DocumentChanges, in order.
@@ -163,7 +196,8 @@ type WorkspaceEdit struct {
 	FileOps []json.RawMessage
 }
 
-// TextDocumentEdit is the edits to one document.
+// TextDocumentEdit is the edits to one document (glsp's holds its edits
+// as []any).
 type TextDocumentEdit struct {
 	URI   DocumentURI
 	Edits []TextEdit
@@ -199,9 +233,6 @@ func (w *WorkspaceEdit) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SymbolKind is the LSP symbol kind (1 File … 26 TypeParameter).
-type SymbolKind int
-
 var symbolKindNames = [...]string{
 	1: "file", 2: "module", 3: "namespace", 4: "package", 5: "class",
 	6: "method", 7: "property", 8: "field", 9: "constructor", 10: "enum",
@@ -211,30 +242,29 @@ var symbolKindNames = [...]string{
 	25: "operator", 26: "typeParameter",
 }
 
-// String is the kind's name in lower camel case, as the specification
-// spells it ("function", "enumMember").
-func (k SymbolKind) String() string {
+// SymbolKindName is the kind's name in lower camel case, as the
+// specification spells it ("function", "enumMember").
+func SymbolKindName(k SymbolKind) string {
 	if k > 0 && int(k) < len(symbolKindNames) {
 		return symbolKindNames[k]
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ParseSymbolKind is the inverse of String, case-insensitively.
+// ParseSymbolKind is the inverse of SymbolKindName, case-insensitively.
 func ParseSymbolKind(s string) (SymbolKind, bool) {
 	for k, name := range symbolKindNames {
-		if name != "" && equalFold(name, s) {
+		if name != "" && strings.EqualFold(name, s) {
 			return SymbolKind(k), true
 		}
 	}
 	return 0, false
 }
 
-func equalFold(a, b string) bool { return bytes.EqualFold([]byte(a), []byte(b)) }
-
 // WorkspaceSymbol is one result of workspace/symbol, in either the 3.17
 // WorkspaceSymbol shape or the older SymbolInformation shape; a location
 // without a range (allowed by 3.17) has a zero Range and HasRange false.
+// glsp has only SymbolInformation, whose location must have a range.
 type WorkspaceSymbol struct {
 	Name          string
 	Kind          SymbolKind
@@ -263,29 +293,27 @@ func (s *WorkspaceSymbol) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("symbol location: %w", err)
 		}
 	}
-	*s = WorkspaceSymbol{Name: raw.Name, Kind: raw.Kind, ContainerName: raw.ContainerName, Location: Location{URI: loc.URI}}
+	*s = WorkspaceSymbol{Name: raw.Name, Kind: raw.Kind, ContainerName: raw.ContainerName, Location: Location{URI: string(loc.URI)}}
 	if loc.Range != nil {
 		s.Location.Range, s.HasRange = *loc.Range, true
 	}
 	return nil
 }
 
-// DocumentSymbol is one entry of a document's outline. Servers that answer
-// with flat SymbolInformation get converted: Range and SelectionRange are
-// the symbol's location and Children is empty.
+// DocumentSymbol is one entry of a document's outline: glsp's, and the
+// container a flat answer names. Servers that answer with flat
+// SymbolInformation get converted: Range and SelectionRange are the
+// symbol's location, Children is empty and ContainerName is set, for
+// which glsp's DocumentSymbol has no field.
 type DocumentSymbol struct {
-	Name           string           `json:"name"`
-	Detail         string           `json:"detail,omitempty"`
-	Kind           SymbolKind       `json:"kind"`
-	Range          Range            `json:"range"`
-	SelectionRange Range            `json:"selectionRange"`
-	Children       []DocumentSymbol `json:"children,omitempty"`
+	protocol.DocumentSymbol
 	// ContainerName is set only for flat results.
 	ContainerName string `json:"-"`
 }
 
 // Hover is a hover result reduced to its text: Markdown or plain text, as
-// the server sent it.
+// the server sent it. glsp's MarkedString decodes with a value receiver,
+// so a hover in that shape (or a list of them) would read as empty.
 type Hover struct {
 	Contents string
 	Range    *Range
@@ -352,21 +380,17 @@ func markedText(b json.RawMessage) (string, error) {
 	return "", fmt.Errorf("unexpected value %.40s", b)
 }
 
-// documentDiagnosticReport is the answer to textDocument/diagnostic.
+// documentDiagnosticReport is the answer to textDocument/diagnostic, a
+// 3.17 request glsp has no types for.
 type documentDiagnosticReport struct {
 	Kind     string       `json:"kind"` // "full" or "unchanged"
 	ResultID string       `json:"resultId,omitempty"`
 	Items    []Diagnostic `json:"items"`
 }
 
-// ServerInfo names the server, from the initialize result.
-type ServerInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version,omitempty"`
-}
-
 // Capabilities is what the server said it can do, reduced to what darman
-// uses.
+// uses. It is decoded from the raw object, not glsp's ServerCapabilities,
+// which has neither 3.17's positionEncoding nor its diagnosticProvider.
 type Capabilities struct {
 	PositionEncoding Encoding
 	// Sync is the textDocumentSync kind: 0 none, 1 full, 2 incremental.
@@ -453,19 +477,4 @@ func (c *Capabilities) decode(b json.RawMessage) error {
 func offered(b json.RawMessage) bool {
 	b = bytes.TrimSpace(b)
 	return len(b) > 0 && string(b) != "false" && string(b) != "null"
-}
-
-// FileChangeType is a watched file's change: 1 created, 2 changed, 3 deleted.
-type FileChangeType int
-
-const (
-	FileCreated FileChangeType = 1
-	FileChanged FileChangeType = 2
-	FileDeleted FileChangeType = 3
-)
-
-// FileEvent is one entry of workspace/didChangeWatchedFiles.
-type FileEvent struct {
-	URI  DocumentURI    `json:"uri"`
-	Type FileChangeType `json:"type"`
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // The queries below send one request each and decode the answer. They
@@ -23,8 +25,12 @@ func (c *Client) require(offered bool, what string) error {
 	return nil
 }
 
-func docPos(uri DocumentURI, pos Position) map[string]any {
-	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos}
+func docID(uri DocumentURI) protocol.TextDocumentIdentifier {
+	return protocol.TextDocumentIdentifier{URI: string(uri)}
+}
+
+func docPos(uri DocumentURI, pos Position) protocol.TextDocumentPositionParams {
+	return protocol.TextDocumentPositionParams{TextDocument: docID(uri), Position: pos}
 }
 
 // WorkspaceSymbols runs workspace/symbol.
@@ -33,7 +39,7 @@ func (c *Client) WorkspaceSymbols(ctx context.Context, query string) ([]Workspac
 		return nil, err
 	}
 	var out []WorkspaceSymbol
-	if err := c.call(ctx, "workspace/symbol", map[string]any{"query": query}, &out); err != nil {
+	if err := c.call(ctx, "workspace/symbol", protocol.WorkspaceSymbolParams{Query: query}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -46,7 +52,7 @@ func (c *Client) DocumentSymbols(ctx context.Context, uri DocumentURI) ([]Docume
 		return nil, err
 	}
 	var raw []json.RawMessage
-	if err := c.call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &raw); err != nil {
+	if err := c.call(ctx, "textDocument/documentSymbol", protocol.DocumentSymbolParams{TextDocument: docID(uri)}, &raw); err != nil {
 		return nil, err
 	}
 	out := make([]DocumentSymbol, 0, len(raw))
@@ -69,7 +75,10 @@ func (c *Client) DocumentSymbols(ctx context.Context, uri DocumentURI) ([]Docume
 		if err := json.Unmarshal(r, &ws); err != nil {
 			return nil, fmt.Errorf("textDocument/documentSymbol: %w", err)
 		}
-		out = append(out, DocumentSymbol{Name: ws.Name, Kind: ws.Kind, Range: ws.Location.Range, SelectionRange: ws.Location.Range, ContainerName: ws.ContainerName})
+		out = append(out, DocumentSymbol{
+			DocumentSymbol: protocol.DocumentSymbol{Name: ws.Name, Kind: ws.Kind, Range: ws.Location.Range, SelectionRange: ws.Location.Range},
+			ContainerName:  ws.ContainerName,
+		})
 	}
 	return out, nil
 }
@@ -79,11 +88,16 @@ func (c *Client) References(ctx context.Context, uri DocumentURI, pos Position, 
 	if err := c.require(c.caps.References, "references"); err != nil {
 		return nil, err
 	}
-	params := docPos(uri, pos)
-	params["context"] = map[string]any{"includeDeclaration": includeDeclaration}
+	params := protocol.ReferenceParams{
+		TextDocumentPositionParams: docPos(uri, pos),
+		Context:                    protocol.ReferenceContext{IncludeDeclaration: includeDeclaration},
+	}
 	var out []Location
 	if err := c.call(ctx, "textDocument/references", params, &out); err != nil {
 		return nil, err
+	}
+	for i := range out {
+		canonicalLocation(&out[i])
 	}
 	return out, nil
 }
@@ -136,8 +150,7 @@ func (c *Client) Rename(ctx context.Context, uri DocumentURI, pos Position, newN
 	if err := c.require(c.caps.Rename, "rename"); err != nil {
 		return nil, err
 	}
-	params := docPos(uri, pos)
-	params["newName"] = newName
+	params := protocol.RenameParams{TextDocumentPositionParams: docPos(uri, pos), NewName: newName}
 	var out *WorkspaceEdit
 	if err := c.call(ctx, "textDocument/rename", params, &out); err != nil {
 		return nil, err
@@ -148,11 +161,9 @@ func (c *Client) Rename(ctx context.Context, uri DocumentURI, pos Position, newN
 	return out, nil
 }
 
-// FormattingOptions are the options of textDocument/formatting.
-type FormattingOptions struct {
-	TabSize      int  `json:"tabSize"`
-	InsertSpaces bool `json:"insertSpaces"`
-}
+// FormattingOptions are the options of textDocument/formatting, by name
+// ("tabSize", "insertSpaces", ...).
+type FormattingOptions = protocol.FormattingOptions
 
 // Format runs textDocument/formatting and returns the server's edits.
 func (c *Client) Format(ctx context.Context, uri DocumentURI, opts FormattingOptions) ([]TextEdit, error) {
@@ -160,7 +171,7 @@ func (c *Client) Format(ctx context.Context, uri DocumentURI, opts FormattingOpt
 		return nil, err
 	}
 	var out []TextEdit
-	params := map[string]any{"textDocument": map[string]any{"uri": uri}, "options": opts}
+	params := protocol.DocumentFormattingParams{TextDocument: docID(uri), Options: opts}
 	if err := c.call(ctx, "textDocument/formatting", params, &out); err != nil {
 		return nil, err
 	}

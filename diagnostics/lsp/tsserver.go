@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
 // typescript-language-server pushes a document's diagnostics in up to
@@ -87,8 +89,8 @@ func (d tsserverDiagnostic) diagnostic() Diagnostic {
 		if r.Span == nil {
 			continue
 		}
-		out.RelatedInformation = append(out.RelatedInformation, RelatedInformation{
-			Location: Location{URI: URIFromPath(r.Span.File), Range: Range{Start: r.Span.Start.position(), End: r.Span.End.position()}},
+		out.RelatedInformation = append(out.RelatedInformation, protocol.DiagnosticRelatedInformation{
+			Location: Location{URI: string(URIFromPath(r.Span.File)), Range: Range{Start: r.Span.Start.position(), End: r.Span.End.position()}},
 			Message:  r.Message,
 		})
 	}
@@ -116,7 +118,7 @@ func (c *Client) pullTSServer(ctx context.Context, uri DocumentURI) ([]Diagnosti
 	for i, kind := range tsserverKinds {
 		wg.Go(func() {
 			var rep tsserverResponse
-			params := map[string]any{"command": tsserverCommand, "arguments": []any{kind, map[string]any{"file": uri}}}
+			params := protocol.ExecuteCommandParams{Command: tsserverCommand, Arguments: []any{kind, map[string]any{"file": uri}}}
 			if err := c.call(ctx, "workspace/executeCommand", params, &rep); err != nil {
 				errs[i] = err
 				return

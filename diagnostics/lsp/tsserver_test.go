@@ -32,7 +32,7 @@ func TestTSServerPull(t *testing.T) {
 	}
 	var got []string
 	for _, d := range set.Items {
-		got = append(got, d.Severity.String()+" "+string(d.Code)+" "+d.Source+" "+d.Message)
+		got = append(got, SeverityName(d.Severity)+" "+string(d.Code)+" "+d.Source+" "+d.Message)
 	}
 	// WARN's code 7027 is ignored; "6133" is a string, which
 	// typescript-language-server does not match against numeric codes.
@@ -46,11 +46,11 @@ func TestTSServerPull(t *testing.T) {
 	}
 	// ERROR follows "let 😀 = ": 9 UTF-16 units, the emoji being two.
 	e := set.Items[1]
-	if e.Range != (Range{Position{1, 9}, Position{1, 14}}) {
+	if e.Range != (Range{Start: Position{Line: 1, Character: 9}, End: Position{Line: 1, Character: 14}}) {
 		t.Fatalf("ERROR's range = %+v; want line 1, characters 9-14", e.Range)
 	}
-	if len(e.RelatedInformation) != 1 || e.RelatedInformation[0].Location.URI != uri ||
-		e.RelatedInformation[0].Location.Range != (Range{Position{0, 0}, Position{0, 22}}) ||
+	if len(e.RelatedInformation) != 1 || e.RelatedInformation[0].Location.URI != string(uri) ||
+		e.RelatedInformation[0].Location.Range != (Range{Start: Position{Line: 0, Character: 0}, End: Position{Line: 0, Character: 22}}) ||
 		e.RelatedInformation[0].Message != "the document starts here" {
 		t.Fatalf("ERROR's related information = %+v", e.RelatedInformation)
 	}

@@ -2,8 +2,10 @@ package lsp
 
 import (
 	"encoding/json"
+	"log/slog"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // The URIs darman sends a language server for a path, and the paths of the
@@ -131,6 +133,33 @@ func TestDecodedURIsAreDarmans(t *testing.T) {
 	}
 	if len(edit.Edits) != 1 || edit.Edits[0].URI != want {
 		t.Errorf("rename's document changes: %+v, want one for %q", edit.Edits, want)
+	}
+	// glsp's Location holds a plain string: the client respells it.
+	var syms []WorkspaceSymbol
+	if err := json.Unmarshal([]byte(`[{"name":"a","kind":12,"location":{"uri":"`+sent+`"}}]`), &syms); err != nil {
+		t.Fatal(err)
+	}
+	if len(syms) != 1 || syms[0].Location.URI != string(want) {
+		t.Errorf("workspace symbol: %+v, want its location in %q", syms, want)
+	}
+	c := bareClient()
+	handler{c}.notification("textDocument/publishDiagnostics", json.RawMessage(`{"uri":"`+sent+`","diagnostics":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"message":"m","relatedInformation":[{"location":{"uri":"`+sent+`","range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}}},"message":"here"}]}]}`))
+	got := c.Published()
+	if len(got) != 1 || got[0].URI != want || len(got[0].Items) != 1 || got[0].Items[0].RelatedInformation[0].Location.URI != string(want) {
+		t.Errorf("published: %+v, want the set and its related place under %q", got, want)
+	}
+}
+
+// bareClient is a Client with no connection, for feeding its handler.
+func bareClient() *Client {
+	return &Client{
+		opts:       Options{MaxItems: 1000, MaxDocuments: 10000},
+		log:        slog.New(slog.DiscardHandler),
+		docs:       map[DocumentURI]*document{},
+		published:  map[DocumentURI]*published{},
+		changed:    make(chan struct{}),
+		progress:   map[string]time.Time{},
+		registered: map[string]string{},
 	}
 }
 

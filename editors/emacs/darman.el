@@ -31,7 +31,7 @@
 ;;             :lisp-dir "editors/emacs"))
 ;; or put this directory on `load-path' and (require 'darman) after eglot.
 ;; Then:
-;;   (add-to-list 'eglot-server-programs '(go-mode . ("darman" "lsp")))
+;;   (add-to-list 'eglot-server-programs '((go-mode go-ts-mode) . ("darman" "lsp")))
 ;;
 ;; AI completions: eglot has no inline (ghost text) completions, so turn
 ;; on darman's completion items in darman.json,

@@ -51,6 +51,13 @@ type Options struct {
 	// MergeStderr sends the child's standard error down the pipe of its
 	// standard output; false gives it a pipe of its own, Process.Stderr.
 	MergeStderr bool
+	// SameSession (Unix) makes the child's group in darman's session
+	// rather than a session of its own: for darman's own short programs
+	// with fixed arguments that run nothing of the workspace and touch no
+	// terminal (rg). On Linux a new session is a new scheduling autogroup,
+	// and on a loaded machine rg in one took 112 ms at the median where
+	// it took 78 in darman's (docs/benchmarks.md).
+	SameSession bool
 }
 
 // Process is a started child and the group it leads. Its owner reads
@@ -108,7 +115,7 @@ func Start(cmd *exec.Cmd, opts Options) (*Process, error) {
 		}
 		cmd.Stderr, p.Stderr = w, r
 	}
-	prepare(cmd)
+	prepare(cmd, opts.SameSession)
 	// sandbox.Start is cmd.Start, or starts cmd on the thread the sandbox
 	// confines (see sandbox.Wrap).
 	if err := sandbox.Start(cmd); err != nil {

@@ -22,12 +22,17 @@ type group int
 // runs cannot open darman's as /dev/tty, type into it (TIOCSTI needs the
 // terminal to be the caller's own, or CAP_SYS_ADMIN), read from it or get
 // its signals. Setpgid is off: Go's forkExec would call setpgid after
-// setsid, which a session leader may not.
-func prepare(cmd *exec.Cmd) {
+// setsid, which a session leader may not. With sameSession the child leads
+// a group in darman's session instead (Options.SameSession).
+func prepare(cmd *exec.Cmd, sameSession bool) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, false, 0
+	if sameSession {
+		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = false, true, 0
+	} else {
+		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = true, false, 0
+	}
 	setDeathSignal(cmd.SysProcAttr)
 }
 

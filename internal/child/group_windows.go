@@ -49,7 +49,7 @@ var jobs sync.Map // int → *job
 // rather than none (DETACHED_PROCESS), because the console programs a
 // shell runs inherit it: with none, each would open a console window.
 // Standard streams are the pipes Start made, whatever the console.
-func prepare(cmd *exec.Cmd) {
+func prepare(cmd *exec.Cmd, _ bool) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

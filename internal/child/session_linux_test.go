@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/darman-dev/darman/internal/child"
 	"github.com/darman-dev/darman/internal/testenv"
 )
@@ -152,4 +154,54 @@ func TestTerminalVictim(t *testing.T) {
 	fmt.Printf("CHILD %d\n", p.PID())
 	io.Copy(os.Stdout, p.Stdout)
 	<-p.Exited()
+}
+
+// TestSameSessionChildLeadsAGroupInOurs: with Options.SameSession the
+// child stays in the starter's session (so in its scheduling autogroup)
+// but still leads a group of its own, which Stop ends whole: a process it
+// started in the background dies with it.
+func TestSameSessionChildLeadsAGroupInOurs(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 60 & echo $!; exec sleep 60")
+	p, err := child.Start(cmd, child.Options{SameSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stdout.Close()
+	defer p.Stderr.Close()
+	line, err := bufio.NewReader(p.Stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	background, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("the background pid %q: %v", line, err)
+	}
+	ourSession, err := unix.Getsid(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{p.PID(), background} {
+		sid, err := unix.Getsid(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pgid, err := syscall.Getpgid(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sid != ourSession || pgid != p.PID() {
+			t.Fatalf("process %d: session %d, group %d; want our session %d and the child's group %d", pid, sid, pgid, ourSession, p.PID())
+		}
+	}
+	p.Stop(time.Second)
+	if child.GroupAlive(p.PID()) {
+		t.Fatal("the child's group outlived Stop")
+	}
+	if err := syscall.Kill(background, 0); err == nil {
+		// A zombie (reaped by init later) is dead; only a running one fails.
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", background))
+		if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && f[0] != "Z" {
+			t.Fatalf("the background sleep %d outlived Stop (state %s)", background, f[0])
+		}
+	}
 }

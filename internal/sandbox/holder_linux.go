@@ -179,7 +179,10 @@ type holderPool struct {
 	pid    bool // the holders run commands in a PID namespace of theirs
 	mu     sync.Mutex
 	m      map[string]*holder
-	closed bool
+	// released are the holders let go whose namespaces' init darman may
+	// still hold (see holder.initConn).
+	released []*holder
+	closed   bool
 	// failed, when set, hears that a holder could not be started.
 	failed func()
 }
@@ -202,7 +205,7 @@ func (pl *holderPool) get(root string) (*holder, error) {
 	}
 	h := pl.m[root]
 	if h != nil && h.exited() != nil {
-		h.release()
+		pl.let(h)
 		delete(pl.m, root)
 		h = nil
 	}
@@ -214,7 +217,7 @@ func (pl *holderPool) get(root string) (*holder, error) {
 					oldest = k
 				}
 			}
-			pl.m[oldest].release()
+			pl.let(pl.m[oldest])
 			delete(pl.m, oldest)
 		}
 		var err error
@@ -263,6 +266,7 @@ func (pl *holderPool) replace(h *holder) {
 		return
 	}
 	delete(pl.m, h.root)
+	pl.released = append(pl.released, h)
 	h.mu.Lock()
 	groups := h.groups
 	h.mu.Unlock()
@@ -293,9 +297,72 @@ func (pl *holderPool) close() {
 	defer pl.mu.Unlock()
 	pl.closed = true
 	for k, h := range pl.m {
-		h.release()
+		pl.let(h)
 		delete(pl.m, k)
 	}
+	// What the commands left running in the holders' namespaces goes now,
+	// not once the holders have.
+	for _, h := range pl.inits() {
+		h.askInit(initKill)
+	}
+}
+
+// let releases h, whose namespace lives on while its commands do;
+// pl.mu is held.
+func (pl *holderPool) let(h *holder) {
+	h.release()
+	pl.released = append(pl.released, h)
+}
+
+// inits are the holders whose PID namespace darman still holds: the
+// pool's and those released whose commands still run; pl.mu is held.
+func (pl *holderPool) inits() []*holder {
+	var out []*holder
+	for _, h := range pl.m {
+		out = append(out, h)
+	}
+	kept := pl.released[:0]
+	for _, h := range pl.released {
+		h.mu.Lock()
+		held := h.initConn >= 0
+		h.mu.Unlock()
+		if held {
+			kept = append(kept, h)
+			out = append(out, h)
+		}
+	}
+	pl.released = kept
+	return out
+}
+
+// alive counts the processes left in the holders' namespaces.
+func (pl *holderPool) alive() (int, error) {
+	if pl == nil {
+		return 0, nil
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	total := 0
+	for _, h := range pl.inits() {
+		n, err := h.askInit(initCount)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// askInit asks the init of h's PID namespace op (see askInit); 0 when
+// darman no longer holds it (its namespace is gone, or going with the
+// holder's last command).
+func (h *holder) askInit(op byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.initConn < 0 {
+		return 0, nil
+	}
+	return askInit(h.initConn, op)
 }
 
 // holder is darman's end of one holder process.

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -106,14 +108,22 @@ func (n *pidNS) closeLocked() {
 	}
 }
 
-// close lets the init go: it reads the end of its socket and exits,
-// killing what is left in its namespace.
+// close kills what is left in the namespace, waits until none of it can
+// run (a process that left its command's session, setsid, included),
+// then lets the init go: it reads the end of its socket and exits.
 func (n *pidNS) close() {
 	if n == nil {
 		return
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.conn >= 0 {
+		select {
+		case <-n.exited:
+		default:
+			askInit(n.conn, initKill)
+		}
+	}
 	n.closeLocked()
 }
 
@@ -253,6 +263,7 @@ func initNS(stderr io.Writer) int {
 				close(gone) // darman (or its holder) is gone
 				return
 			}
+			answerInit(buf[0])
 		}
 	}()
 	for {
@@ -272,4 +283,143 @@ func initNS(stderr io.Writer) int {
 			os.Exit(0)
 		}
 	}
+}
+
+// What darman asks an init on its socket (askInit), one byte each; the
+// init answers with the number of the namespace's processes, other than
+// itself, that can still run (zombies do not count), in decimal.
+const (
+	initCount = 'n' // how many are left
+	initKill  = 'k' // SIGKILL them all, wait (up to initKillWait) until none can run, then count
+)
+
+// initKillWait bounds how long an init waits, after killing its
+// namespace's processes, for them to be gone.
+const initKillWait = 5 * time.Second
+
+// answerInit answers one of darman's questions (op) on the init's socket.
+func answerInit(op byte) {
+	switch op {
+	case initCount:
+	case initKill:
+		// In a PID namespace, kill(-1) from its init reaches every
+		// process of it but the init.
+		syscall.Kill(-1, syscall.SIGKILL)
+		for end := time.Now().Add(initKillWait); runnable() > 0 && time.Now().Before(end); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	default:
+		return
+	}
+	syscall.Write(initFD, []byte(strconv.Itoa(runnable())))
+}
+
+// runnable counts the processes of the init's namespace (its /proc), but
+// itself, that have not exited: a killed command stays a zombie until
+// darman, its parent outside, reaps it, and can do nothing more.
+func runnable() int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == 1 {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone since the listing
+		}
+		// pid (comm) state …: comm may hold anything, ")" included.
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// initAsk serialises darman's questions to its inits: a reply is read
+// from the socket the question went out on.
+var initAsk sync.Mutex
+
+// askInit asks the init at the other end of conn op and returns its
+// answer: how many of its namespace's processes can still run.
+func askInit(conn int, op byte) (int, error) {
+	initAsk.Lock()
+	defer initAsk.Unlock()
+	if _, err := syscall.Write(conn, []byte{op}); err != nil {
+		return 0, fmt.Errorf("the sandbox's PID namespace: %w", err)
+	}
+	wait := 2 * time.Second
+	if op == initKill {
+		wait += initKillWait
+	}
+	fds := []unix.PollFd{{Fd: int32(conn), Events: unix.POLLIN}}
+	for end := time.Now().Add(wait); ; {
+		left := time.Until(end)
+		if left <= 0 {
+			return 0, errors.New("the sandbox's PID namespace: its init does not answer")
+		}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("the sandbox's PID namespace: %w", err)
+		}
+		if n > 0 {
+			break
+		}
+	}
+	buf := make([]byte, 32)
+	n, err := syscall.Read(conn, buf)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("the sandbox's PID namespace: its init went away: %v", err)
+	}
+	count, err := strconv.Atoi(string(buf[:n]))
+	if err != nil || count < 0 {
+		return 0, fmt.Errorf("the sandbox's PID namespace: its init answered %q", buf[:n])
+	}
+	return count, nil
+}
+
+// ask asks the running init, if any, op (askInit); ok is false when there
+// is none.
+func (n *pidNS) ask(op byte) (count int, ok bool, err error) {
+	if n == nil {
+		return 0, false, nil
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.conn < 0 {
+		return 0, false, nil
+	}
+	select {
+	case <-n.exited:
+		return 0, true, nil // gone, and its namespace with it
+	default:
+	}
+	count, err = askInit(n.conn, op)
+	return count, true, err
+}
+
+// alive counts the processes left in the PID namespaces of c's commands,
+// darman's own init's and its holders'; ok is false when commands run in
+// none (see Sandbox.Alive).
+func (c capabilities) alive() (n int, ok bool) {
+	if !c.pidOK {
+		return 0, false
+	}
+	own, _, err := c.pidns.ask(initCount)
+	if err != nil {
+		return 0, false
+	}
+	held, err := c.pool.alive()
+	if err != nil {
+		return 0, false
+	}
+	return own + held, true
 }

@@ -382,8 +382,24 @@ func (s *Sandbox) root() string {
 	return s.tempDir
 }
 
-// Close removes the temporary directories the sandbox made, and lets its
-// namespace holders exit once their commands have ended.
+// Alive returns how many processes the sandbox's commands left that can
+// still run: commands running now, background jobs, and what any of them
+// started, a process that left its command's session (setsid, a double
+// fork) included. ok is false where the sandbox cannot tell: commands run
+// in no PID namespace of its own (no sandbox, macOS, a kernel that
+// refuses one), or its init did not answer. When n is 0, nothing a
+// sandboxed command started can write anything any more.
+func (s *Sandbox) Alive() (n int, ok bool) {
+	if s == nil || !s.Status().PIDNamespace {
+		return 0, false
+	}
+	return s.caps.alive()
+}
+
+// Close kills what the sandbox's commands left running in its PID
+// namespaces (setsid escapees included) and returns once none of it can
+// run, removes the temporary directories the sandbox made, and lets its
+// namespace holders exit.
 func (s *Sandbox) Close() error {
 	s.caps.pool.close()
 	s.caps.pidns.close()

@@ -7,9 +7,10 @@
 //	go run ./mcp/benchmcp -darman bin/darman -root . -set darman
 //	go run ./mcp/benchmcp -darman bin/darman -root "$(go env GOROOT)/src" -set goroot
 //
-// Bytes are the answer's text (what a client shows the model) and, for
-// darman, the text and its structured content together (what crosses the
-// wire); gopls mcp answers in text only.
+// Bytes are, for darman, the answer's text and its structured content
+// apart: a client gives its model one of them (Claude Code and VS Code the
+// structured content when there is one, others the text), and both cross
+// the wire; gopls mcp answers in text only.
 package main
 
 import (
@@ -35,6 +36,9 @@ type question struct {
 	goplsTool   string
 	goplsArgs   map[string]any
 	coldEnabled bool
+	// darmanThen are more calls of darmanTool that darman needs for the
+	// same answer, asked in turn; their times and bytes are added up.
+	darmanThen []map[string]any
 }
 
 func questions(set, root string) ([]question, error) {
@@ -50,6 +54,26 @@ func questions(set, root string) ([]question, error) {
 	diags := func(file string) question {
 		return question{name: "diagnostics of `" + file + "`", darmanTool: "diagnostics", darmanArgs: map[string]any{"paths": []string{file}},
 			goplsTool: "go_diagnostics", goplsArgs: map[string]any{"files": []string{abs(file)}}, coldEnabled: true}
+	}
+	// api asks for a package's API: gopls mcp has go_package_api; darman
+	// has no such tool, and an agent asks outline of each file.
+	api := func(dir, pkgPath string) question {
+		files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.go"))
+		q := question{name: "API of package `" + dir + "`", darmanTool: "outline",
+			goplsTool: "go_package_api", goplsArgs: map[string]any{"packagePaths": []string{pkgPath}}}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			rel, _ := filepath.Rel(root, f)
+			args := map[string]any{"path": filepath.ToSlash(rel)}
+			if q.darmanArgs == nil {
+				q.darmanArgs = args
+			} else {
+				q.darmanThen = append(q.darmanThen, args)
+			}
+		}
+		return q
 	}
 	darmanOnly := func(name, tool string, args map[string]any, cold bool) question {
 		return question{name: name, darmanTool: tool, darmanArgs: args, coldEnabled: cold}
@@ -70,7 +94,8 @@ func questions(set, root string) ([]question, error) {
 			darmanOnly("diagnostics of `shop/cart.py`", "diagnostics", map[string]any{"paths": []string{"shop/cart.py"}}, true),
 		}, nil
 	case "darman":
-		return []question{lookup("ParseInvocation"), lookup("Service"), refs("ParseInvocation", "agent/prompt/invoke.go"), diags("agent/prompt/invoke.go")}, nil
+		return []question{lookup("ParseInvocation"), lookup("Service"), refs("ParseInvocation", "agent/prompt/invoke.go"), diags("agent/prompt/invoke.go"),
+			api("agent/prompt", "github.com/darman-dev/darman/agent/prompt")}, nil
 	case "goroot":
 		return []question{lookup("ParseInLocation"), lookup("Reader"), refs("ParseInLocation", "time/format.go"), diags("time/format.go")}, nil
 	}
@@ -79,9 +104,20 @@ func questions(set, root string) ([]question, error) {
 
 // answer is one call's cost.
 type answer struct {
-	ms          float64
-	text, total int
-	err         string
+	ms               float64
+	text, structured int
+	err              string
+}
+
+// add counts b's call into a: an answer that takes several calls.
+func (a answer) add(b answer) answer {
+	a.ms += b.ms
+	a.text += b.text
+	a.structured += b.structured
+	if a.err == "" {
+		a.err = b.err
+	}
+	return a
 }
 
 // server starts one MCP server as a process in root.
@@ -89,6 +125,20 @@ type server struct {
 	label string
 	argv  []string
 	tool  func(q question) (string, map[string]any)
+	// then are the further calls of the same answer.
+	then func(q question) []map[string]any
+}
+
+// ask asks q whole: its first call, then the others it needs.
+func (s server) ask(cs *mcp.ClientSession, q question) answer {
+	tool, args := s.tool(q)
+	a := ask(cs, tool, args)
+	if s.then != nil {
+		for _, more := range s.then(q) {
+			a = a.add(ask(cs, tool, more))
+		}
+	}
+	return a
 }
 
 func (s server) start(root string) (*mcp.ClientSession, time.Time, error) {
@@ -115,10 +165,9 @@ func ask(cs *mcp.ClientSession, tool string, args map[string]any) answer {
 			a.text += len(tc.Text)
 		}
 	}
-	a.total = a.text
 	if res.StructuredContent != nil {
 		data, _ := json.Marshal(res.StructuredContent)
-		a.total += len(data)
+		a.structured = len(data)
 	}
 	if res.IsError {
 		a.err = "tool error"
@@ -145,7 +194,7 @@ func main() {
 	cold := flag.Bool("cold", true, "also ask the lookups and diagnostics of a fresh server")
 	runs = flag.Int("runs", 3, "fresh servers for each cold question (the median is shown)")
 	settle := flag.Duration("settle", 0, "how long a warm server is left to finish its own work (gopls diagnoses the whole workspace after loading it) before the warm asks")
-	show := flag.Bool("show", false, "print each warm answer's text")
+	show := flag.Bool("show", false, "print each warm answer's text and structured content")
 	flag.Parse()
 	dir, err := filepath.Abs(*root)
 	if err != nil {
@@ -173,7 +222,8 @@ func main() {
 	}
 	servers := []server{
 		{label: "gopls mcp", argv: []string{*gopls, "mcp"}, tool: func(q question) (string, map[string]any) { return q.goplsTool, q.goplsArgs }},
-		{label: "darman mcp", argv: []string{*darman, "mcp"}, tool: func(q question) (string, map[string]any) { return q.darmanTool, q.darmanArgs }},
+		{label: "darman mcp", argv: []string{*darman, "mcp"}, tool: func(q question) (string, map[string]any) { return q.darmanTool, q.darmanArgs },
+			then: func(q question) []map[string]any { return q.darmanThen }},
 	}
 	if qs[0].goplsTool == "" {
 		servers[0].label = "" // no peer for this language
@@ -191,8 +241,7 @@ func main() {
 			fail(fmt.Errorf("%s: %v", s.label, err))
 		}
 		init := float64(time.Since(t0).Microseconds()) / 1000
-		tool, args := s.tool(q)
-		a := ask(cs, tool, args)
+		a := s.ask(cs, q)
 		a.ms = float64(time.Since(t0).Microseconds()) / 1000
 		cs.Close()
 		return a, init
@@ -239,30 +288,33 @@ func main() {
 			fail(fmt.Errorf("%s: %v", s.label, err))
 		}
 		for _, q := range qs {
-			tool, args := s.tool(q)
-			ask(cs, tool, args) // loads what the question needs
+			s.ask(cs, q) // loads what the question needs
 		}
 		time.Sleep(*settle)
 		for _, q := range qs {
-			tool, args := s.tool(q)
-			first := ask(cs, tool, args)
+			first := s.ask(cs, q)
 			if first.err != "" {
 				fmt.Fprintf(os.Stderr, "%s %s: %s\n", s.label, q.name, first.err)
 			}
 			var times []float64
 			var last answer
 			for range *warm {
-				last = ask(cs, tool, args)
+				last = s.ask(cs, q)
 				times = append(times, last.ms)
 			}
 			last.ms = median(times)
 			warmA[s.label][q.name] = last
 			if *show {
+				tool, args := s.tool(q)
 				res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 				for _, c := range res.Content {
 					if tc, ok := c.(*mcp.TextContent); ok {
 						fmt.Printf("--- %s %s:\n%s\n", s.label, q.name, tc.Text)
 					}
+				}
+				if res.StructuredContent != nil {
+					data, _ := json.Marshal(res.StructuredContent)
+					fmt.Printf("--- %s %s, structured:\n%s\n", s.label, q.name, data)
 				}
 			}
 		}
@@ -273,7 +325,7 @@ func main() {
 	if len(servers) == 1 {
 		g = "(no peer)"
 	}
-	fmt.Printf("| question | `%s` | `%s` text (wire) |\n|---|---|---|\n", g, d)
+	fmt.Printf("| question | `%s` | `%s` text, structured |\n|---|---|---|\n", g, d)
 	if *cold {
 		peer := "—"
 		if len(servers) > 1 {
@@ -294,7 +346,7 @@ func main() {
 		if len(servers) > 1 {
 			peer = fmt.Sprintf("%.1f ms, %s%s", a.ms, kb(a.text), errNote(a))
 		}
-		fmt.Printf("| %s, warm | %s | %.1f ms, %s (%s)%s |\n", q.name, peer, b.ms, kb(b.text), kb(b.total), errNote(b))
+		fmt.Printf("| %s, warm | %s | %.1f ms, %s, %s%s |\n", q.name, peer, b.ms, kb(b.text), kb(b.structured), errNote(b))
 	}
 	fmt.Printf("\nload average after: %s\n", loadavg())
 }

@@ -12,7 +12,8 @@
 //     included, and refused with MCP-PATH-OUTSIDE-PROJECT when it lands
 //     outside;
 //   - results carry schemaVersion "1.0" as structured content, with a
-//     readable text rendering as the content;
+//     readable text rendering as the content; find_references answers in
+//     text only, since its text is its data (see textOnly);
 //   - diagnostics are data; a tool's failure is an isError result whose
 //     text starts with its code (MCP-INVALID-INPUT, MCP-PATH-OUTSIDE-PROJECT,
 //     MCP-NO-LANGUAGE-SERVER, MCP-LANGUAGE-SERVER-UNAVAILABLE,

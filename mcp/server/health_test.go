@@ -41,10 +41,9 @@ func TestPartialAnswerNamesTheMissingPart(t *testing.T) {
 		t.Errorf("lookup_symbol's text does not name the missing part:\n%s", text)
 	}
 
-	var refs FindReferencesOutput
-	text, isErr = call(t, cs, "find_references", map[string]any{"symbol": "a.Greet"}, &refs)
-	if isErr || refs.Total != 1 {
-		t.Errorf("find_references of a name gopls declares = %+v, %q (isError %v)", refs, text, isErr)
+	text, isErr = call(t, cs, "find_references", map[string]any{"symbol": "a.Greet"}, nil)
+	if isErr || !strings.Contains(text, "\n1 reference(s):\n") {
+		t.Errorf("find_references of a name gopls declares = %q (isError %v)", text, isErr)
 	}
 
 	var diags DiagnosticsOutput

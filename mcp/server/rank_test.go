@@ -153,9 +153,10 @@ func TestLookupRanksLikeAnExpert(t *testing.T) {
 	}
 	// Tools that take a name pick the project's declaration over the
 	// dependency's.
-	var refs FindReferencesOutput
-	if text, isErr := call(t, cs, "find_references", map[string]any{"symbol": "ParseInvocation"}, &refs); isErr || len(refs.Declarations) != 1 || refs.Declarations[0].Path != "a/a.go" {
-		t.Fatalf("find_references ParseInvocation = %+v\n%s", refs, text)
+	// (the declarations are the lines before the count)
+	if text, isErr := call(t, cs, "find_references", map[string]any{"symbol": "ParseInvocation"}, nil); isErr ||
+		!strings.HasPrefix(text, "a/a.go:6:6 func ParseInvocation(text string) (name, args string, ok bool)\n0 reference(s):") {
+		t.Fatalf("find_references ParseInvocation =\n%s", text)
 	}
 }
 

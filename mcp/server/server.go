@@ -180,6 +180,14 @@ type envelope struct {
 
 func (e *envelope) stamp() { e.SchemaVersion = SchemaVersion }
 
+// textOnly is the output of a tool that answers in text alone, without
+// a structured copy: one whose text already is its data, line by line.
+// Clients give their model one of the two (Claude Code and VS Code the
+// structured copy when there is one, others the text), so a copy would
+// only cross the wire again and, for the first, replace a compact text
+// with JSON twice its size.
+type textOnly struct{}
+
 // handler is a tool's logic: its structured output and a readable text
 // rendering of it, or an error (a *ToolError, or one the pool returned).
 type handler[In, Out any] func(ctx context.Context, in In) (Out, string, error)
@@ -201,11 +209,15 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 	if err != nil {
 		panic(fmt.Sprintf("input schema of %s: %v", t.Name, err)) // a programming error, found by every test
 	}
-	outSchema, err := jsonschema.For[Out](nil)
-	if err != nil {
-		panic(fmt.Sprintf("output schema of %s: %v", t.Name, err))
+	_, plain := any(*new(Out)).(textOnly)
+	t.InputSchema = in
+	if !plain {
+		outSchema, err := jsonschema.For[Out](nil)
+		if err != nil {
+			panic(fmt.Sprintf("output schema of %s: %v", t.Name, err))
+		}
+		t.OutputSchema = outSchema
 	}
-	t.InputSchema, t.OutputSchema = in, outSchema
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, cancel := context.WithTimeout(ctx, s.opts.ToolTimeout)
 		defer cancel()
@@ -219,6 +231,10 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 			te := classify(ctx, err)
 			s.log.Debug("mcp tool failed", "tool", t.Name, "code", te.Code, "err", te.Message)
 			return errorResult(te), nil
+		}
+		if plain {
+			s.log.Debug("mcp tool", "tool", t.Name, "took", time.Since(start))
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: capResult(text, 0)}}}, nil
 		}
 		if st, ok := any(&out).(interface{ stamp() }); ok {
 			st.stamp()

@@ -107,8 +107,8 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("tool %s is not listed", name)
 			continue
 		}
-		if tool.Description == "" || tool.Annotations == nil || tool.OutputSchema == nil {
-			t.Errorf("tool %s lacks a description, annotations or output schema", name)
+		if tool.Description == "" || tool.Annotations == nil || (tool.OutputSchema == nil) != (name == "find_references") {
+			t.Errorf("tool %s lacks a description, annotations or output schema (find_references answers in text only)", name)
 		}
 		if tool.Annotations != nil && tool.Annotations.ReadOnlyHint != (name != "rename_symbol") {
 			t.Errorf("tool %s: readOnlyHint = %v", name, tool.Annotations.ReadOnlyHint)
@@ -142,10 +142,16 @@ func TestToolsAgainstGopls(t *testing.T) {
 		t.Fatalf("lookup_symbol = %+v, %q", look, text)
 	}
 
-	var refs FindReferencesOutput
-	text, isErr = call(t, cs, "find_references", map[string]any{"symbol": "a.Greet"}, &refs)
-	if isErr || refs.Total != 1 || refs.References[0].Path != "b/b.go" || refs.References[0].Line != 7 || refs.References[0].Context != `return a.Greet("x")` {
-		t.Fatalf("find_references = %+v, %q", refs, text)
+	// References are text alone, each place once: the declaration's line,
+	// the count, each reference with its line of code. No structured copy
+	// repeats them (a client gives its model one of the two).
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "find_references", Arguments: map[string]any{"symbol": "a.Greet"}})
+	if err != nil || res.IsError {
+		t.Fatalf("find_references = %v, %v", toolText(res), err)
+	}
+	if text := toolText(res); text != "a/a.go:4:6 func Greet(name string) string\n1 reference(s):\nb/b.go:7:11: return a.Greet(\"x\")" || res.StructuredContent != nil {
+		wire, _ := json.Marshal(res)
+		t.Fatalf("find_references sends %s", wire)
 	}
 
 	var def DefinitionOutput

@@ -35,7 +35,7 @@ type Problem struct {
 	Severity  string `json:"severity" jsonschema:"error, warning, information or hint"`
 	Code      string `json:"code,omitempty" jsonschema:"the diagnostic's code; explain_diagnostic tells what it means"`
 	// CodeHref is where the server says the code is documented.
-	CodeHref string `json:"codeHref,omitempty" jsonschema:"where the language server says the code is documented"`
+	CodeHref string `json:"codeHref,omitempty" jsonschema:"where the language server says the code is documented; in a diagnostics answer given once, on the first problem with this source and code"`
 	Source   string `json:"source,omitempty"`
 	Message  string `json:"message"`
 	// Related are the other places the message refers to.
@@ -206,6 +206,7 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 			out.Files = append(out.Files, fp)
 		}
 	}
+	linkOnce(out.Files)
 	if listed < total {
 		note := fmt.Sprintf("%d of %d problems listed, the most severe first (the counts are complete): raise limit (at most %d), ask for severity error or name fewer files for the rest", listed, total, maxProblems)
 		if out.Note != "" {
@@ -214,6 +215,26 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 		out.Note += note
 	}
 	return out, diagnosticsText(out), nil
+}
+
+// linkOnce leaves a code's documentation link on the first problem that
+// has it: a linter's warnings share their code and link, and the link
+// (~80 bytes) would otherwise come again with each.
+func linkOnce(files []FileProblems) {
+	seen := map[[3]string]bool{}
+	for _, f := range files {
+		for i := range f.Problems {
+			p := &f.Problems[i]
+			if p.CodeHref == "" {
+				continue
+			}
+			k := [3]string{p.Source, p.Code, p.CodeHref}
+			if seen[k] {
+				p.CodeHref = ""
+			}
+			seen[k] = true
+		}
+	}
 }
 
 // maxProblems caps the problems one diagnostics answer lists, so that it

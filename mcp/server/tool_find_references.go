@@ -15,15 +15,6 @@ type FindReferencesInput struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many references, one line each (default 20, at most 300)" example:"50"`
 }
 
-// FindReferencesOutput is the find_references tool's output.
-type FindReferencesOutput struct {
-	envelope
-	Declarations []SymbolInfo `json:"declarations" jsonschema:"what the name resolved to"`
-	References   []Span       `json:"references" jsonschema:"every place that uses it, with its line"`
-	Total        int          `json:"total" jsonschema:"how many references there are, listed or not"`
-	Note         string       `json:"note,omitempty"`
-}
-
 func (s *Server) addFindReferences() {
 	addTool(s, &mcp.Tool{
 		Name:  "find_references",
@@ -31,7 +22,7 @@ func (s *Server) addFindReferences() {
 		Description: "Lists the places in the project that use a symbol given by name (Foo, pkg.Foo or T.M), each with " +
 			"its line of code, after the declaration (the project's own before a dependency's). Give path to pick the declaration " +
 			"in that file when the name is ambiguous. Lists 20 references unless limit says more; the total and a note say " +
-			"how many were left out.",
+			"how many were left out. The answer is text, one place per line (path:line:column: the line of code).",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.findReferences)
 }
@@ -40,8 +31,11 @@ func (s *Server) addFindReferences() {
 // unless asked: about 2 KB of text.
 const defaultReferencesLimit = 20
 
-func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (FindReferencesOutput, string, error) {
-	out := FindReferencesOutput{Declarations: []SymbolInfo{}, References: []Span{}}
+// findReferences answers in text only (see textOnly): a declaration's
+// line, then each reference's place and line of code, which is all a
+// structured copy would hold again.
+func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (textOnly, string, error) {
+	var out textOnly
 	limit := in.Limit
 	switch {
 	case limit < 0 || limit > 300:
@@ -56,10 +50,10 @@ func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (Fi
 	ls := lines{}
 	var b strings.Builder
 	seen := map[Span]bool{}
+	var listed []Span
+	total := 0
 	for _, d := range decls {
-		si := s.declarationInfo(ls, d)
-		out.Declarations = append(out.Declarations, si)
-		fmt.Fprintf(&b, "%s\n", si.line())
+		fmt.Fprintf(&b, "%s\n", s.declarationInfo(ls, d).line())
 		refs, err := s.pool.References(ctx, d.Location.Path, d.Location.Start, false)
 		if err != nil {
 			return out, "", err
@@ -73,19 +67,18 @@ func (s *Server) findReferences(ctx context.Context, in FindReferencesInput) (Fi
 				continue
 			}
 			seen[key] = true
-			out.Total++
-			if len(out.References) < limit {
-				out.References = append(out.References, sp)
+			total++
+			if len(listed) < limit {
+				listed = append(listed, sp)
 			}
 		}
 	}
-	fmt.Fprintf(&b, "%d reference(s):\n", out.Total)
-	for _, r := range out.References {
+	fmt.Fprintf(&b, "%d reference(s):\n", total)
+	for _, r := range listed {
 		fmt.Fprintln(&b, r)
 	}
-	if out.Total > len(out.References) {
-		out.Note = fmt.Sprintf("%d of %d references listed: raise limit (to %d for all), or give path to pick one declaration", len(out.References), out.Total, min(out.Total, 300))
-		b.WriteString(out.Note)
+	if total > len(listed) {
+		fmt.Fprintf(&b, "%d of %d references listed: raise limit (to %d for all), or give path to pick one declaration", len(listed), total, min(total, 300))
 	}
 	return out, strings.TrimRight(b.String(), "\n"), nil
 }

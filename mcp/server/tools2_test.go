@@ -57,11 +57,19 @@ func TestExplainDiagnosticFromTheServer(t *testing.T) {
 		t.Fatalf("diagnostics = %+v, %q", diags, text)
 	}
 	var redecl Problem
+	links := map[string]string{} // a code's link comes once, with its first problem
 	for _, p := range diags.Files[0].Problems {
+		if p.CodeHref != "" {
+			if links[p.Code] != "" {
+				t.Errorf("the link of %s is sent twice:\n%+v", p.Code, diags.Files[0].Problems)
+			}
+			links[p.Code] = p.CodeHref
+		}
 		if p.Line == 6 {
 			redecl = p
 		}
 	}
+	redecl.CodeHref = links[redecl.Code]
 	if redecl.Code == "" || redecl.CodeHref == "" || len(redecl.Related) == 0 {
 		t.Fatalf("the redeclaration = %+v; want a code, gopls's link and the other declaration\n%s", redecl, text)
 	}
@@ -79,6 +87,25 @@ func TestExplainDiagnosticFromTheServer(t *testing.T) {
 	}
 	if !strings.Contains(text, "documented at "+redecl.CodeHref) || !strings.Contains(text, "\tsee a/dup.go:4:6: ") {
 		t.Errorf("explain_diagnostic text =\n%s", text)
+	}
+
+	// Problems of one kind share a code and its link: the link comes once.
+	writeFile(t, filepath.Join(root, "a", "ws.go"), "package a\n\nfunc Unused() {\n\tx := 1\n\ty := 2\n}\n")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{"paths": []string{"a/ws.go"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("diagnostics of a/ws.go = %v, %v", toolText(res), err)
+	}
+	wire, _ := json.Marshal(res)
+	var ws DiagnosticsOutput
+	sc, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(sc, &ws)
+	if len(ws.Files) != 1 || len(ws.Files[0].Problems) != 2 {
+		t.Fatalf("diagnostics of two unused variables = %s", wire)
+	}
+	first, second := ws.Files[0].Problems[0], ws.Files[0].Problems[1]
+	if first.CodeHref == "" || second.CodeHref != "" || first.Code != second.Code || first.Source != second.Source ||
+		strings.Count(string(wire), first.CodeHref) != 1 || strings.Count(toolText(res), "declared and not used") != 2 {
+		t.Errorf("the shared link is not sent once, with the first problem:\n%s", wire)
 	}
 
 	var cs2 CheckSourceOutput

@@ -510,39 +510,6 @@ func TestModesDecideOpenQuestions(t *testing.T) {
 	}
 }
 
-// TestPromptContent: resource links and embedded resources reach the
-// model; images are refused with a reason.
-func TestPromptContent(t *testing.T) {
-	e := start(t, options{script: llmtest.Script{Steps: []llmtest.Step{{Text: "seen"}}}})
-	id := e.newSession()
-	var res struct {
-		StopReason string `json:"stopReason"`
-	}
-	e.client.MustCall("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{
-		{"type": "text", "text": "compare"},
-		{"type": "resource_link", "uri": "file://" + e.root + "/main.go", "name": "main.go"},
-		{"type": "resource", "resource": map[string]any{"uri": "file://" + e.root + "/util.go", "text": "package util // embedded", "mimeType": "text/x-go"}},
-	}}, &res)
-	body := string(e.model.ModelCalls()[0].Body)
-	for _, want := range []string{"compare", e.root + "/main.go", "package util // embedded", e.root + "/util.go"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("the model's prompt lacks %q", want)
-		}
-	}
-	err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "image", "data": "AAAA", "mimeType": "image/png"}}}, &res)
-	if err == nil || !strings.Contains(err.Error(), "image") {
-		t.Errorf("an image prompt: %v", err)
-	}
-	err = e.client.Call("session/prompt", map[string]any{"sessionId": "ses_unknown", "prompt": []map[string]any{{"type": "text", "text": "hi"}}}, &res)
-	if err == nil || !strings.Contains(err.Error(), "no session") {
-		t.Errorf("a prompt to an unknown session: %v", err)
-	}
-	err = e.client.Call("session/new", map[string]any{"cwd": "relative/dir", "mcpServers": []any{}}, &res)
-	if err == nil || !strings.Contains(err.Error(), "absolute") {
-		t.Errorf("a relative cwd: %v", err)
-	}
-}
-
 // TestCancelKillsTheClientsTerminal: cancelling a turn whose command runs
 // in the client's terminal kills and releases that terminal.
 func TestCancelKillsTheClientsTerminal(t *testing.T) {
@@ -757,85 +724,5 @@ func TestInitializedRunsOnceAfterTheAnswer(t *testing.T) {
 	e.client.MustCall("authenticate", map[string]any{"methodId": "none"}, &auth)
 	if n := calls.Load(); n != 1 {
 		t.Errorf("Initialized ran %d times; want once", n)
-	}
-}
-
-// TestCommandFileOutsideTheWorkspaceIsRefused: a command's @path that
-// leaves the workspace (the user's SSH key) is refused before anything is
-// read, as darman run refuses it, even though the client would read any
-// file it is asked for: the key's content never reaches the model, and the
-// client is never asked for it (issue 15, finding 6).
-func TestCommandFileOutsideTheWorkspaceIsRefused(t *testing.T) {
-	home := t.TempDir()
-	key := filepath.Join(home, ".ssh", "id_rsa")
-	os.MkdirAll(filepath.Dir(key), 0o700)
-	const secret = "-----BEGIN OPENSSH PRIVATE KEY----- not-for-the-model"
-	os.WriteFile(key, []byte(secret+"\n"), 0o600)
-	var mu sync.Mutex
-	var asked []string
-	e := start(t, options{
-		caps:   fsCaps,
-		files:  map[string]string{".darman/command/look.md": "Look at $1 closely.\n"},
-		script: llmtest.Script{Steps: []llmtest.Step{{Text: "never"}, {Text: "never"}}},
-		answer: func(method string, params json.RawMessage) (any, error) {
-			var p struct {
-				Path string `json:"path"`
-			}
-			json.Unmarshal(params, &p)
-			if method == "fs/read_text_file" {
-				mu.Lock()
-				asked = append(asked, p.Path)
-				mu.Unlock()
-				data, err := os.ReadFile(p.Path) // a client that reads whatever it is asked
-				if err != nil {
-					return nil, &jsonrpc2.Error{Code: -32002, Message: err.Error()}
-				}
-				return map[string]string{"content": string(data)}, nil
-			}
-			return defaultAnswer(method, params)
-		},
-	})
-	id := e.newSession()
-	for _, ref := range []string{"@" + key, "@../" + filepath.Base(home) + "/.ssh/id_rsa"} {
-		err := e.client.Call("session/prompt", map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": "/look " + ref}}}, nil)
-		if err == nil || !strings.Contains(err.Error(), "outside the workspace") {
-			t.Errorf("/look %s: %v; want it refused as outside the workspace", ref, err)
-		}
-	}
-	for _, c := range e.model.ModelCalls() {
-		if strings.Contains(string(c.Body), "not-for-the-model") {
-			t.Fatalf("the key reached the model:\n%s", c.Body)
-		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range asked {
-		if strings.Contains(p, ".ssh") {
-			t.Errorf("the client was asked for %s", p)
-		}
-	}
-}
-
-// TestCommandFileReadsTheEditorsBuffer: a command's @file inside the
-// workspace is what the client's buffer holds, not the disk.
-func TestCommandFileReadsTheEditorsBuffer(t *testing.T) {
-	e := start(t, options{
-		caps:   fsCaps,
-		files:  map[string]string{"notes.txt": "on disk\n", ".darman/command/look.md": "Look at:\n@notes.txt\n"},
-		script: llmtest.Script{Steps: []llmtest.Step{{Text: "Seen."}}},
-		answer: func(method string, params json.RawMessage) (any, error) {
-			if method == "fs/read_text_file" && strings.Contains(string(params), `notes.txt"`) {
-				return map[string]string{"content": "in the editor, unsaved\n"}, nil
-			}
-			return defaultAnswer(method, params)
-		},
-	})
-	id := e.newSession()
-	if reason := e.prompt(id, "/look"); reason != "end_turn" {
-		t.Fatalf("stop reason %q", reason)
-	}
-	body := string(e.model.ModelCalls()[0].Body)
-	if !strings.Contains(body, "in the editor, unsaved") || strings.Contains(body, "on disk") {
-		t.Errorf("the model was sent:\n%.2000s", body)
 	}
 }

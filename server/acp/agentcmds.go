@@ -22,11 +22,11 @@ import (
 // agentCommands are the agents offered as commands, but those whose name
 // another command of the session takes.
 func (ls *liveSession) agentCommands() []availableCommand {
-	if ls.ag().Agents == nil {
+	if ls.ag().Agents() == nil {
 		return nil
 	}
 	var out []availableCommand
-	for _, a := range ls.ag().Agents.List() {
+	for _, a := range ls.ag().Agents().List() {
 		if ls.shadowed(a.Name) {
 			continue
 		}
@@ -45,7 +45,7 @@ func (ls *liveSession) agentCommands() []availableCommand {
 // shadowed reports whether a workspace, built-in or checkpoint command
 // has name.
 func (ls *liveSession) shadowed(name string) bool {
-	if _, ok := ls.ag().Sessions.Commands().Get(name); ok {
+	if _, ok := ls.ag().Sessions().Commands().Get(name); ok {
 		return true
 	}
 	return slices.ContainsFunc(ls.checkpointCommandsOf(), func(c availableCommand) bool { return c.Name == name })
@@ -56,7 +56,7 @@ func (ls *liveSession) shadowed(name string) bool {
 // checkpoint commands and the agents.
 func (ls *liveSession) commands() []availableCommand {
 	out := []availableCommand{}
-	for _, c := range ls.ag().Sessions.Commands().List() {
+	for _, c := range ls.ag().Sessions().Commands().List() {
 		ac := availableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {
 			ac.Description = "the workspace's /" + c.Name + " command"
@@ -81,21 +81,15 @@ const subAgentTask = "Use the task tool with agent %q for this task, and report 
 // agent command.
 func (ls *liveSession) agentCommand(ctx context.Context, text string) (rewritten string, ok, done bool, err error) {
 	name, rest, isCmd := prompt.ParseInvocation(text)
-	if !isCmd || ls.ag().Agents == nil || ls.shadowed(name) {
+	if !isCmd || ls.ag().Agents() == nil || ls.shadowed(name) {
 		return "", false, false, nil
 	}
-	a, found := ls.ag().Agents.Get(name)
+	a, found := ls.ag().Agents().Get(name)
 	if !found {
 		return "", false, false, nil
 	}
 	if a.Runs() {
-		ls.mu.Lock()
-		running := ls.running
-		ls.mu.Unlock()
-		if running {
-			return "", true, false, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
-		}
-		if err := ls.switchAgent(ctx, a.Name); err != nil {
+		if err := ls.switchBetweenTurns(ctx, a.Name); err != nil {
 			return "", true, false, err
 		}
 		return rest, true, rest == "", nil
@@ -104,6 +98,17 @@ func (ls *liveSession) agentCommand(ctx context.Context, text string) (rewritten
 		return "", true, false, invalidParams("session/prompt: /%s hands a task to the %s sub-agent: write the task after the command", name, name)
 	}
 	return fmt.Sprintf(subAgentTask, a.Name, rest), true, false, nil
+}
+
+// switchBetweenTurns switches the session to agent name unless it runs a
+// turn (whose agent must not change under it).
+func (ls *liveSession) switchBetweenTurns(ctx context.Context, name string) error {
+	ls.between.Lock()
+	defer ls.between.Unlock()
+	if ls.ag().Sessions().Busy(ls.id) {
+		return invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
+	}
+	return ls.switchAgent(ctx, name)
 }
 
 // switchAgent makes name the session's agent as session/set_mode does,
@@ -124,7 +129,7 @@ func (s *Server) watchAgents(e *agentEntry) {
 	if s.watching == nil {
 		s.watching = map[*agentEntry]bool{}
 	}
-	if ag == nil || ag.Agents == nil || s.watching[e] || s.closing {
+	if ag == nil || ag.Agents() == nil || s.watching[e] || s.closing {
 		s.mu.Unlock()
 		return
 	}
@@ -152,8 +157,8 @@ func (s *Server) watchAgents(e *agentEntry) {
 
 // refreshAgents reads ag's agent files again if they changed, and then
 // sends each of its sessions its modes and commands as they now are.
-func (s *Server) refreshAgents(ctx context.Context, ag *Agent) {
-	if ag.Agents == nil || !ag.Agents.Refresh() {
+func (s *Server) refreshAgents(ctx context.Context, ag *started) {
+	if ag.Agents() == nil || !ag.Agents().Refresh() {
 		return
 	}
 	s.mu.Lock()
@@ -178,7 +183,7 @@ func (ls *liveSession) agentsChanged(ctx context.Context) {
 	name := ls.agentName
 	ls.mu.Unlock()
 	if name != "" && name != agents.Build {
-		if a, ok := ls.ag().Agents.Get(name); !ok || !a.Runs() {
+		if a, ok := ls.ag().Agents().Get(name); !ok || !a.Runs() {
 			if err := ls.setAgent(ctx, agents.Build); err == nil {
 				ls.send(update{SessionUpdate: "current_mode_update", CurrentModeID: ls.currentModeID()})
 			}

@@ -15,11 +15,11 @@ import (
 // agentModes are the primary agents offered as modes, but build (the
 // permission modes are build's) and any whose name is a permission mode's.
 func (ls *liveSession) agentModes() []sessionMode {
-	if ls.ag().Agents == nil {
+	if ls.ag().Agents() == nil {
 		return nil
 	}
 	var out []sessionMode
-	for _, a := range ls.ag().Agents.List() {
+	for _, a := range ls.ag().Agents().List() {
 		if !a.Runs() || a.Name == agents.Build || validMode(a.Name) {
 			continue
 		}
@@ -60,7 +60,7 @@ func (ls *liveSession) currentModeID() string {
 func (ls *liveSession) turnAgent() string {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if ls.ag().Agents == nil {
+	if ls.ag().Agents() == nil {
 		return ""
 	}
 	return ls.agentName
@@ -69,10 +69,10 @@ func (ls *liveSession) turnAgent() string {
 // setAgent makes name the session's agent, in the store too, so that
 // session/load finds it.
 func (ls *liveSession) setAgent(ctx context.Context, name string) error {
-	if ls.ag().Agents == nil {
+	if ls.ag().Agents() == nil {
 		return nil
 	}
-	sess, err := ls.ag().Store.Session(ctx, ls.id)
+	sess, err := ls.ag().Store().Session(ctx, ls.id)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (ls *liveSession) setAgent(ctx context.Context, name string) error {
 	}
 	if sess.Agent != stored && !(sess.Agent == agents.Build && stored == "") {
 		sess.Agent = stored
-		if err := ls.ag().Store.PutSession(ctx, sess); err != nil {
+		if err := ls.ag().Store().PutSession(ctx, sess); err != nil {
 			return err
 		}
 	}

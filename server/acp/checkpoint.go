@@ -27,11 +27,11 @@ var checkpointCommands = []availableCommand{
 
 // checkpointCommandsOf are the checkpoint commands the session offers.
 func (ls *liveSession) checkpointCommandsOf() []availableCommand {
-	if ls.ag().Checkpoints == nil {
+	if ls.ag().Checkpoints() == nil {
 		return nil
 	}
 	var out []availableCommand
-	cmds := ls.ag().Sessions.Commands()
+	cmds := ls.ag().Sessions().Commands()
 	for _, c := range checkpointCommands {
 		if _, shadowed := cmds.Get(c.Name); !shadowed {
 			out = append(out, c)
@@ -69,17 +69,10 @@ func (ls *liveSession) checkpointCommand(ctx context.Context, line string) (res 
 			o.Turn = a
 		}
 	}
-	ls.mu.Lock()
-	busy := ls.running
-	ls.mu.Unlock()
+	rep, busy, err := ls.restore(ctx, verb, o)
 	if busy {
 		return nil, true, invalidParams("/%s: session %s is running a turn; cancel it or wait for its answer", verb, ls.id)
 	}
-	do := ls.ag().Checkpoints.Revert
-	if verb == "redo" {
-		do = ls.ag().Checkpoints.Redo
-	}
-	rep, err := do(ctx, o)
 	msg := ""
 	if err != nil {
 		msg = "darman: /" + verb + ": " + err.Error()
@@ -88,4 +81,20 @@ func (ls *liveSession) checkpointCommand(ctx context.Context, line string) (res 
 	}
 	ls.send(update{SessionUpdate: "agent_message_chunk", Content: text(msg)})
 	return map[string]string{"stopReason": "end_turn"}, true, nil
+}
+
+// restore reverts (or, for verb redo, redoes) as o says, unless the
+// session runs a turn (busy); no turn starts while the files are put back.
+func (ls *liveSession) restore(ctx context.Context, verb string, o checkpoint.RevertOptions) (rep *checkpoint.Report, busy bool, err error) {
+	ls.between.Lock()
+	defer ls.between.Unlock()
+	if ls.ag().Sessions().Busy(ls.id) {
+		return nil, true, nil
+	}
+	do := ls.ag().Checkpoints().Revert
+	if verb == "redo" {
+		do = ls.ag().Checkpoints().Redo
+	}
+	rep, err = do(ctx, o)
+	return rep, false, err
 }

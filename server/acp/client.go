@@ -107,13 +107,12 @@ func (w *workspace) Remove(ctx context.Context, path string) error {
 }
 
 // asker asks the user of one session with session/request_permission
-// (Setup.AskerFor) what the session's mode left open (permission.Mode).
+// (Setup.AskerFor) what the session's mode left open (permission.Mode)
+// outside a turn's stream: a turn's own questions come on its stream
+// (session.Turn.Questions, see liveSession.question).
 type asker struct {
 	s  *Server
 	id agent.ID
-	// outsideTurns: the question is not a turn's (the folder's trust),
-	// so it takes no place in a running turn's order of questions.
-	outsideTurns bool
 }
 
 type permissionOption struct {
@@ -129,11 +128,23 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 	if ls == nil {
 		return permission.Reply{Answer: permission.RejectOnce, Message: "no client session to ask in"}, nil
 	}
-	var order *questionOrder
-	var n int
-	if !a.outsideTurns {
-		order, n = ls.question()
+	q, err := ls.askPermission(ctx, req)
+	if err != nil {
+		return permission.Reply{}, err
 	}
+	return q.wait()
+}
+
+// permissionQuestion is a session/request_permission sent, its answer to
+// come.
+type permissionQuestion struct {
+	p       *pending
+	options []permissionOption
+}
+
+// askPermission sends session/request_permission for req now, after
+// every update sent before it.
+func (ls *liveSession) askPermission(ctx context.Context, req permission.Request) (*permissionQuestion, error) {
 	title := req.Title
 	if title == "" {
 		title = req.Permission + " " + strings.Join(req.Patterns, ", ")
@@ -163,21 +174,27 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 		{string(permission.RejectOnce), "Reject", "reject_once"},
 		{string(permission.RejectAlways), "Always reject", "reject_always"},
 	}
-	if order != nil {
-		order.wait(ctx, n)
+	p, err := ls.s.c.ask(ctx, "session/request_permission", map[string]any{"sessionId": ls.id, "toolCall": call, "options": options})
+	if err != nil {
+		return nil, err
 	}
+	return &permissionQuestion{p: p, options: options}, nil
+}
+
+// wait reads the user's answer.
+func (q *permissionQuestion) wait() (permission.Reply, error) {
 	var res struct {
 		Outcome struct {
 			Outcome  string `json:"outcome"`
 			OptionID string `json:"optionId"`
 		} `json:"outcome"`
 	}
-	if err := a.s.c.call(ctx, "session/request_permission", map[string]any{"sessionId": ls.id, "toolCall": call, "options": options}, &res); err != nil {
+	if err := q.p.wait(&res); err != nil {
 		return permission.Reply{}, err
 	}
 	switch res.Outcome.Outcome {
 	case "selected":
-		for _, o := range options {
+		for _, o := range q.options {
 			if o.OptionID == res.Outcome.OptionID {
 				return permission.Reply{Answer: permission.Answer(o.OptionID)}, nil
 			}
@@ -242,14 +259,12 @@ func (t *terminal) Run(ctx context.Context, c tool.TerminalCommand) (tool.Termin
 	if c.CallID != "" {
 		ls.mu.Lock()
 		ls.terminals[c.CallID] = id
-		order := ls.order
 		ls.mu.Unlock()
-		if order != nil {
-			order.waitCall(ctx, c.CallID)
+		// The call's update on the turn's stream shows the terminal now,
+		// while the command runs (updateOf finds it in ls.terminals).
+		if c.Started != nil {
+			c.Started()
 		}
-		// Show the terminal in the call now, while the command runs.
-		ls.send(update{SessionUpdate: "tool_call_update", ToolCallID: c.CallID, Status: "in_progress",
-			ToolContent: []toolCallContent{{Type: "terminal", TerminalID: id}}})
 	}
 	after := func(method string) {
 		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopWait)

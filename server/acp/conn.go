@@ -63,6 +63,32 @@ func (c *conn) call(ctx context.Context, method string, params, result any) erro
 	return err
 }
 
+// pending is a question sent to the client whose answer is not yet read.
+type pending struct {
+	p      *rpc.Pending
+	method string
+}
+
+// ask writes a request a person answers (no time limit but ctx's) to the
+// client now, after every update sent before it; wait reads the answer.
+func (c *conn) ask(ctx context.Context, method string, params any) (*pending, error) {
+	p, err := c.rc.Send(ctx, 0, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return &pending{p: p, method: method}, nil
+}
+
+// wait reads the answer into result, as call does.
+func (p *pending) wait(result any) error {
+	err := p.p.Wait(result)
+	var e *Error
+	if errors.As(err, &e) {
+		return &callError{method: p.method, err: e}
+	}
+	return err
+}
+
 type callError struct {
 	method string
 	err    *Error

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
@@ -107,6 +108,35 @@ type options struct {
 	timeouts map[string]time.Duration
 }
 
+// testAgent is a directory's agent as the tests start it: the session
+// service, with the test's model, and no named agents, trust notice or
+// _meta.
+type testAgent struct {
+	svc         *session.Service
+	st          *store.Store
+	bash        tool.Tool
+	checkpoints acp.Checkpoints
+}
+
+func (a *testAgent) Sessions() acp.Sessions                { return a.svc }
+func (a *testAgent) Store() acp.Store                      { return a.st }
+func (a *testAgent) Model(context.Context) (string, error) { return testModel, nil }
+func (a *testAgent) Models(context.Context) []string {
+	return []string{testModel, "anthropic/claude-haiku-4-5"}
+}
+func (a *testAgent) CheckModel(ref string) error {
+	if !strings.HasPrefix(ref, "anthropic/") {
+		return fmt.Errorf("no provider for %s", ref)
+	}
+	return nil
+}
+func (a *testAgent) Bash() tool.Tool              { return a.bash }
+func (a *testAgent) Checkpoints() acp.Checkpoints { return a.checkpoints }
+func (a *testAgent) Agents() *agents.Catalog      { return nil }
+func (a *testAgent) Trust() acp.Trust             { return acp.Trust{} }
+func (a *testAgent) Meta() map[string]any         { return nil }
+func (a *testAgent) Close() error                 { return a.svc.Close() }
+
 // shortTimeout is a tool whose timeout the test set.
 type shortTimeout struct {
 	tool.Tool
@@ -168,7 +198,7 @@ func start(t testing.TB, o options) *env {
 		Images:      o.images,
 		BindMCP:     o.bindMCP,
 		Initialized: o.initialized,
-		Start: func(ctx context.Context, setup acp.Setup) (*acp.Agent, error) {
+		Start: func(ctx context.Context, setup acp.Setup) (acp.Agent, error) {
 			if o.failStarts > 0 {
 				o.failStarts--
 				return nil, fmt.Errorf("darman.json: model: %q is not a provider/model-id", "nonsense")
@@ -215,16 +245,7 @@ func start(t testing.TB, o options) *env {
 					bash = tl
 				}
 			}
-			return &acp.Agent{Sessions: svc, Store: st, Bash: bash, Close: svc.Close, Checkpoints: reverts,
-				Model:  func(context.Context) (string, error) { return testModel, nil },
-				Models: func(context.Context) []string { return []string{testModel, "anthropic/claude-haiku-4-5"} },
-				CheckModel: func(ref string) error {
-					if !strings.HasPrefix(ref, "anthropic/") {
-						return fmt.Errorf("no provider for %s", ref)
-					}
-					return nil
-				},
-			}, nil
+			return &testAgent{svc: svc, st: st, bash: bash, checkpoints: reverts}, nil
 		},
 	})
 	if err != nil {

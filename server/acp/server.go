@@ -48,10 +48,14 @@ type Setup struct {
 // Sessions runs turns. *session.Service implements it.
 type Sessions interface {
 	Create(ctx context.Context, opts session.CreateOptions) (agent.Session, error)
-	// Run runs one turn, with the session's own tools (its MCP servers,
-	// bash in the client's terminal) in tn.Tools besides the service's,
-	// and returns once it has ended and tn.Events has had its last event.
-	Run(ctx context.Context, tn session.Turn) (session.Result, error)
+	// Start begins one turn, with the session's own tools (its MCP
+	// servers, bash in the client's terminal) in tn.Tools besides the
+	// service's; its Wait returns once it has ended and tn.Events has had
+	// its last event. It fails with session.ErrBusy while the session
+	// runs a turn.
+	Start(ctx context.Context, tn session.Turn) (*session.Running, error)
+	// Busy says whether the session runs a turn now.
+	Busy(id agent.ID) bool
 	Cancel(id agent.ID) bool
 	// Commands are the commands a prompt runs by /name (the built-in ones
 	// and the workspace's files, read again now), offered as slash
@@ -73,43 +77,50 @@ type Store interface {
 }
 
 // Agent is the agent core of one working directory as the server drives
-// it; Options.Start builds it, and the server calls Close when it stops.
-type Agent struct {
-	Sessions Sessions
-	Store    Store
-	// Model picks the "provider/model-id" of a new session. Required.
-	Model func(ctx context.Context) (string, error)
-	// Models are the choices of the session's model config option, besides
-	// the session's own; nil offers only that.
-	Models func(ctx context.Context) []string
-	// CheckModel says whether a "provider/model-id" can be used; nil
-	// accepts any.
-	CheckModel func(ref string) error
+// it: darman's workspace runtime, with this front's views of its parts.
+// Options.Start builds it, and the server calls Close when it stops.
+type Agent interface {
+	// Sessions runs the directory's turns.
+	Sessions() Sessions
+	// Store holds its sessions.
+	Store() Store
+	// Model picks the "provider/model-id" of a new session.
+	Model(ctx context.Context) (string, error)
+	// Models are the choices of the session's model config option,
+	// besides the session's own.
+	Models(ctx context.Context) []string
+	// CheckModel says whether a "provider/model-id" can be used.
+	CheckModel(ref string) error
 	// Bash is the service's own bash tool, which runs the background
 	// commands of a client whose terminal runs the others; nil keeps bash
 	// in darman's process tree for such a client too.
-	Bash tool.Tool
+	Bash() tool.Tool
 	// Checkpoints reverts and redoes turns (the /revert and /redo
 	// commands); nil offers neither.
-	Checkpoints Checkpoints
+	Checkpoints() Checkpoints
 	// Agents are the named agents; its primary ones besides build are
 	// offered as session modes next to the permission modes (see
 	// agents.go). Nil offers the permission modes alone.
-	Agents *agents.Catalog
-	// Close releases the agent once its turns have ended; nil does nothing.
-	Close func() error
+	Agents() *agents.Catalog
 	// Trust is what was made of the folder's own configuration (trust.go).
-	Trust Trust
+	Trust() Trust
 	// Meta is darman's own state for a client to show (the OS sandbox of
 	// the model's commands), sent as _meta.darman in the answers to
 	// session/new and session/load; nil sends none.
-	Meta func() map[string]any
+	Meta() map[string]any
+	// Close releases the agent once its turns have ended.
+	Close() error
 }
 
+// started is one agent Options.Start returned: the server tells a
+// directory's agents (the one before the folder was trusted, the one
+// after) apart by it.
+type started struct{ Agent }
+
 // withMeta adds the agent's _meta to a session/new or session/load answer.
-func withMeta(ag *Agent, res map[string]any) map[string]any {
-	if ag.Meta != nil {
-		res["_meta"] = map[string]any{"darman": ag.Meta()}
+func withMeta(ag *started, res map[string]any) map[string]any {
+	if m := ag.Meta(); m != nil {
+		res["_meta"] = map[string]any{"darman": m}
 	}
 	return res
 }
@@ -131,7 +142,7 @@ type MCPServer struct {
 type Options struct {
 	// Start builds the agent of a working directory, on the first session
 	// in it.
-	Start func(ctx context.Context, setup Setup) (*Agent, error)
+	Start func(ctx context.Context, setup Setup) (Agent, error)
 	// BindMCP starts a session's MCP servers in root and returns their
 	// tools and how to stop them; nil refuses sessions that name servers.
 	BindMCP func(ctx context.Context, root string, servers []MCPServer) (tools []tool.Tool, stop func() error, err error)
@@ -164,7 +175,7 @@ type Server struct {
 	// (agentcmds.go); stopWatch ends the watchers, which watchers counts.
 	watching map[*agentEntry]bool
 	// replaced are the agents retrust replaced, closed with the server.
-	replaced  []*Agent
+	replaced  []*started
 	stopWatch chan struct{}
 	watchers  sync.WaitGroup
 }
@@ -175,7 +186,7 @@ type Server struct {
 type agentEntry struct {
 	mu    sync.Mutex // held while starting
 	root  string     // the directory, as s.agents keys it
-	agent *Agent
+	agent *started
 	ws    *workspace
 	// trustAsked: the folder's trust question was put (once per folder).
 	trustAsked bool
@@ -246,15 +257,13 @@ func (s *Server) close() error {
 	s.mu.Unlock()
 	s.watchers.Wait()
 	for id, ls := range sessions {
-		ls.ag().Sessions.Cancel(id)
+		ls.ag().Sessions().Cancel(id)
 	}
 	var errs []error
 	// The agents wait for their turns to be stored as cancelled; the
 	// sessions' MCP servers go after that, as their tools may be running.
 	for _, ag := range agents {
-		if ag.Close != nil {
-			errs = append(errs, ag.Close())
-		}
+		errs = append(errs, ag.Close())
 	}
 	for _, ls := range sessions {
 		errs = append(errs, ls.stopMCP())
@@ -363,9 +372,7 @@ func (s *Server) agentFor(ctx context.Context, method, cwd string) (*agentEntry,
 	}
 	s.mu.Unlock()
 	if closing {
-		if ag.Close != nil {
-			ag.Close()
-		}
+		ag.Close()
 		return nil, errors.New("darman is shutting down")
 	}
 	return e, nil
@@ -373,7 +380,7 @@ func (s *Server) agentFor(ctx context.Context, method, cwd string) (*agentEntry,
 
 // startAgent starts the agent of e, the directory cwd's; it outlives the
 // request.
-func (s *Server) startAgent(ctx context.Context, e *agentEntry, cwd string) (*Agent, error) {
+func (s *Server) startAgent(ctx context.Context, e *agentEntry, cwd string) (*started, error) {
 	ag, err := s.opts.Start(context.WithoutCancel(ctx), Setup{Root: cwd, Workspace: e.ws,
 		WorkspaceFor: func(id agent.ID) tool.Workspace { return e.ws.of(id) },
 		AskerFor:     func(id agent.ID) permission.Asker { return &asker{s: s, id: id} }})
@@ -383,7 +390,7 @@ func (s *Server) startAgent(ctx context.Context, e *agentEntry, cwd string) (*Ag
 	if err != nil {
 		return nil, fmt.Errorf("darman could not start in %s: %w", cwd, err)
 	}
-	return ag, nil
+	return &started{ag}, nil
 }
 
 // retrust replaces the agent of e's directory by one started
@@ -401,9 +408,7 @@ func (s *Server) retrust(ctx context.Context, e *agentEntry) error {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		if ag.Close != nil {
-			ag.Close()
-		}
+		ag.Close()
 		return errors.New("darman is shutting down")
 	}
 	if e.agent != nil {
@@ -507,7 +512,7 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	sess, err := ag.Sessions.Create(ctx, session.CreateOptions{Model: model})
+	sess, err := ag.Sessions().Create(ctx, session.CreateOptions{Model: model})
 	if err != nil {
 		return nil, err
 	}
@@ -538,14 +543,14 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	}
 	ag := e.agent
 	id := agent.ID(p.SessionID)
-	sess, err := ag.Store.Session(ctx, id)
+	sess, err := ag.Store().Session(ctx, id)
 	if err != nil {
 		return nil, &Error{Code: codeNotFound, Message: fmt.Sprintf("session/load: no session %s: %v", id, err)}
 	}
 	if filepath.Clean(sess.Workspace) != filepath.Clean(p.Cwd) {
 		return nil, invalidParams("session/load: session %s belongs to %s, not %s; load it with that cwd", id, sess.Workspace, p.Cwd)
 	}
-	msgs, err := ag.Store.Messages(ctx, id)
+	msgs, err := ag.Store().Messages(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -566,7 +571,7 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 		return nil, err
 	}
 	// The history goes out before the answer, as the protocol asks.
-	blob := func(key string) ([]byte, error) { return ag.Store.Blob(ctx, id, key) }
+	blob := func(key string) ([]byte, error) { return ag.Store().Blob(ctx, id, key) }
 	for _, u := range historyUpdates(msgs, blob) {
 		ls.send(u)
 	}
@@ -608,7 +613,7 @@ func (s *Server) listSessions(ctx context.Context, params json.RawMessage) (any,
 	if err != nil {
 		return nil, err
 	}
-	list, err := e.agent.Store.ListSessions(ctx, store.ListOptions{Workspace: filepath.Clean(p.Cwd)})
+	list, err := e.agent.Store().ListSessions(ctx, store.ListOptions{Workspace: filepath.Clean(p.Cwd)})
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ type liveSession struct {
 	cwd string
 	// cur is the agent the session runs in: its directory's, replaced
 	// when the user trusts the folder (see Server.retrust).
-	cur atomic.Pointer[Agent]
+	cur atomic.Pointer[started]
 	ws  *workspace
 	// entry is the directory's agent the session runs in.
 	entry *agentEntry
@@ -70,17 +70,21 @@ type liveSession struct {
 	// agentName is the agent the session's turns run (build when a
 	// permission mode is chosen); see agents.go.
 	agentName string
-	running   bool
-	// retired is set when the session was loaded again on this
-	// connection: the new liveSession serves it from then on.
-	retired   bool
 	terminals map[string]string // tool call id → the client's terminal id
-	// order is the running turn's forwarding of updates; nil between turns.
-	order *questionOrder
+
+	// between is held by what must happen between the session's turns,
+	// with the core's word that none runs (Sessions.Busy) — moving the
+	// session to another agent, retiring it, restoring files — and by a
+	// prompt while its turn starts, so none of them can happen in the
+	// moment a turn begins. Whether a turn runs is the core's alone.
+	between sync.Mutex
+	// retired (under between) is set when the session was loaded again
+	// on this connection: the new liveSession serves it from then on.
+	retired bool
 }
 
 // ag is the agent the session runs in.
-func (ls *liveSession) ag() *Agent { return ls.cur.Load() }
+func (ls *liveSession) ag() *started { return ls.cur.Load() }
 
 // adopt moves the session, between turns, to its directory's agent when
 // that was replaced (the folder trusted), and tells the client its modes
@@ -92,12 +96,12 @@ func (ls *liveSession) adopt(ctx context.Context) {
 	if now == nil || now == ls.ag() {
 		return
 	}
-	ls.mu.Lock()
-	moved := !ls.running && ls.cur.CompareAndSwap(ls.ag(), now)
-	ls.mu.Unlock()
+	ls.between.Lock()
+	moved := !ls.ag().Sessions().Busy(ls.id) && ls.cur.CompareAndSwap(ls.ag(), now)
+	ls.between.Unlock()
 	if moved {
 		// The new agent's permission checker takes the session's mode.
-		if err := now.Sessions.SetPermissionMode(ctx, ls.id, permissionMode(ls.currentMode())); err != nil {
+		if err := now.Sessions().SetPermissionMode(ctx, ls.id, permissionMode(ls.currentMode())); err != nil {
 			ls.s.log.Warn("acp: the session's mode did not follow it to the trusted agent", "session", ls.id, "err", err)
 		}
 		ls.agentsChanged(ctx)
@@ -110,7 +114,7 @@ func (s *Server) open(ctx context.Context, method string, e *agentEntry, sess ag
 	s.mu.Lock()
 	ls.cur.Store(e.agent) // set under s.mu
 	s.mu.Unlock()
-	if err := e.agent.Sessions.SetPermissionMode(ctx, sess.ID, permissionMode(mode)); err != nil {
+	if err := e.agent.Sessions().SetPermissionMode(ctx, sess.ID, permissionMode(mode)); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	if len(servers) > 0 {
@@ -159,9 +163,9 @@ func (ls *liveSession) stopMCP() error {
 // unless a turn runs: the check and the retiring are one step, so a
 // prompt cannot start in between.
 func (ls *liveSession) retire() bool {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if ls.running {
+	ls.between.Lock()
+	defer ls.between.Unlock()
+	if ls.ag().Sessions().Busy(ls.id) {
 		return false
 	}
 	ls.retired = true
@@ -230,13 +234,10 @@ type configOption struct {
 // options).
 func (ls *liveSession) configOptions(ctx context.Context) []configOption {
 	current := ""
-	if sess, err := ls.ag().Store.Session(ctx, ls.id); err == nil {
+	if sess, err := ls.ag().Store().Session(ctx, ls.id); err == nil {
 		current = sess.Model
 	}
-	var refs []string
-	if ls.ag().Models != nil {
-		refs = ls.ag().Models(ctx)
-	}
+	refs := ls.ag().Models(ctx)
 	if current != "" && !slices.Contains(refs, current) {
 		refs = append([]string{current}, refs...)
 	}
@@ -292,7 +293,7 @@ func (ls *liveSession) setMode(ctx context.Context, method, id string) error {
 	if err := ls.setAgent(ctx, agents.Build); err != nil {
 		return err
 	}
-	if err := ls.ag().Sessions.SetPermissionMode(ctx, ls.id, permissionMode(id)); err != nil {
+	if err := ls.ag().Sessions().SetPermissionMode(ctx, ls.id, permissionMode(id)); err != nil {
 		return err
 	}
 	ls.mu.Lock()
@@ -329,17 +330,15 @@ func (s *Server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		if value == "" {
 			return nil, invalidParams(`session/set_config_option: model takes a "provider/model-id"`)
 		}
-		if ls.ag().CheckModel != nil {
-			if err := ls.ag().CheckModel(value); err != nil {
-				return nil, invalidParams("session/set_config_option: model %q: %v", value, err)
-			}
+		if err := ls.ag().CheckModel(value); err != nil {
+			return nil, invalidParams("session/set_config_option: model %q: %v", value, err)
 		}
-		sess, err := ls.ag().Store.Session(ctx, ls.id)
+		sess, err := ls.ag().Store().Session(ctx, ls.id)
 		if err != nil {
 			return nil, err
 		}
 		sess.Model = value
-		if err := ls.ag().Store.PutSession(ctx, sess); err != nil {
+		if err := ls.ag().Store().PutSession(ctx, sess); err != nil {
 			return nil, err
 		}
 	default:
@@ -362,7 +361,7 @@ func (s *Server) cancel(ctx context.Context, params json.RawMessage) {
 	ls := s.sessions[agent.ID(p.SessionID)]
 	s.mu.Unlock()
 	if ls != nil {
-		ls.ag().Sessions.Cancel(ls.id)
+		ls.ag().Sessions().Cancel(ls.id)
 	}
 }
 
@@ -378,7 +377,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	parts, err := promptParts(p.Prompt)
+	parts, err := promptParts(p.Prompt, ls.cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -394,45 +393,24 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	case done:
 		return map[string]string{"stopReason": "end_turn"}, nil
 	}
-	// A prompt that starts with /name runs the command (Sessions.Run
+	// A prompt that starts with /name runs the command (Sessions.Start
 	// finds it, as every front's).
 	tn := session.Turn{Session: ls.id, Prompt: parts, Agent: ls.turnAgent()}
-	ls.mu.Lock()
-	if ls.running {
-		ls.mu.Unlock()
-		return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
-	}
-	if ls.retired {
-		ls.mu.Unlock()
-		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
-	}
-	ls.running = true
-	order := &questionOrder{changed: make(chan struct{})}
-	ls.order = order
-	ls.mu.Unlock()
-	defer func() {
-		ls.mu.Lock()
-		ls.running, ls.order = false, nil
-		ls.mu.Unlock()
-	}()
-	tn.Tools = ls.tools()
+	// The turn's questions come on its stream, in its order: each is
+	// sent after the updates before it (the tool call it is about).
+	tn.Questions = true
 	tn.Events = func(u session.Update) {
-		e := u.Event
 		if u.Last {
-			order.finish()
 			return
 		}
-		if e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
-			order.passed()
-		}
-		if up, ok := ls.updateOf(e); ok {
+		if up, ok := ls.updateOf(u.Event); ok {
 			ls.send(up)
 		}
-		if e.Kind == agent.EventToolCall && e.Tool != nil {
-			order.told(e.Tool.CallID)
+		if u.Question != nil {
+			ls.question(u.Question)
 		}
 	}
-	res, err := ls.ag().Sessions.Run(ctx, tn)
+	running, err := ls.start(ctx, tn)
 	if errors.Is(err, prompt.ErrUnknownCommand) {
 		return nil, invalidParams("session/prompt: %v", err)
 	}
@@ -442,6 +420,7 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 		}
 		return nil, err
 	}
+	res := running.Wait()
 	switch res.Finish {
 	case agent.FinishError:
 		return nil, &Error{Code: codeInternalError, Message: "the turn failed: " + res.Error}
@@ -457,109 +436,42 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	return map[string]string{"stopReason": "end_turn"}, nil
 }
 
+// start begins the session's turn, with the session's own tools, unless
+// the session was loaded again as the prompt came or the core runs a
+// turn in it already (session.ErrBusy); the turn then runs under ctx.
+func (ls *liveSession) start(ctx context.Context, tn session.Turn) (*session.Running, error) {
+	ls.between.Lock()
+	defer ls.between.Unlock()
+	if ls.retired {
+		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
+	}
+	tn.Tools = ls.tools()
+	running, err := ls.ag().Sessions().Start(ctx, tn)
+	if errors.Is(err, session.ErrBusy) {
+		return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
+	}
+	return running, err
+}
+
 // tools are the session's own tools for a turn: its MCP servers', and
 // bash in the client's terminal when the client offers one.
 func (ls *liveSession) tools() []tool.Tool {
 	tools := slices.Clone(ls.mcpTools)
-	if ls.s.caps().Terminal && ls.ag().Bash != nil {
-		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.ag().Bash))
+	if ls.s.caps().Terminal && ls.ag().Bash() != nil {
+		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.ag().Bash()))
 	}
 	return tools
 }
 
-// questionOrder keeps a permission question, and a terminal shown in a
-// tool call, behind the updates that came before them, so a client is
-// never asked about, or shown a terminal in, a tool call it has not been
-// told of. The session publishes each question on its bus before it asks,
-// so the asker waits until this turn's forwarder has passed that many
-// questions, and with them every update before them; the terminal waits
-// until the forwarder has sent its tool call.
-type questionOrder struct {
-	mu      sync.Mutex
-	asked   int // questions the asker took
-	seen    int // questions the forwarder passed
-	calls   map[string]bool
-	done    bool
-	changed chan struct{}
-}
-
-// told records that the client was sent the tool call.
-func (o *questionOrder) told(callID string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.calls == nil {
-		o.calls = map[string]bool{}
+// question asks the client a question of the turn's stream: sent now,
+// in the stream's order; its answer goes back to the turn when the user
+// gives it, on a goroutine that ends with the answer or the question's
+// context.
+func (ls *liveSession) question(q *session.Question) {
+	p, err := ls.askPermission(q.Context(), q.Request)
+	if err != nil {
+		q.Answer(permission.Reply{}, err)
+		return
 	}
-	o.calls[callID] = true
-	close(o.changed)
-	o.changed = make(chan struct{})
-}
-
-// waitCall returns once the client was sent the tool call, the forwarder
-// stopped, or ctx ended: what is sent about the call directly (its
-// terminal) must not come before it.
-func (o *questionOrder) waitCall(ctx context.Context, callID string) {
-	o.waitUntil(ctx, func() bool { return o.calls[callID] })
-}
-
-// ask counts a question and returns its number.
-func (o *questionOrder) ask() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.asked++
-	return o.asked
-}
-
-func (o *questionOrder) passed() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.seen++
-	close(o.changed)
-	o.changed = make(chan struct{})
-}
-
-func (o *questionOrder) finish() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.done = true
-	close(o.changed)
-	o.changed = make(chan struct{})
-}
-
-// wait returns once question n was passed, the forwarder stopped, or ctx
-// ended.
-func (o *questionOrder) wait(ctx context.Context, n int) {
-	o.waitUntil(ctx, func() bool { return o.seen >= n })
-}
-
-// waitUntil returns once ok holds (called with o.mu held), the forwarder
-// stopped, or ctx ended.
-func (o *questionOrder) waitUntil(ctx context.Context, ok func() bool) {
-	for {
-		o.mu.Lock()
-		if ok() || o.done {
-			o.mu.Unlock()
-			return
-		}
-		changed := o.changed
-		o.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// question numbers a question of the running turn; order is nil outside a
-// turn's forwarding (a command's !`cmd` before the turn), where there is
-// nothing to wait for.
-func (ls *liveSession) question() (order *questionOrder, n int) {
-	ls.mu.Lock()
-	order = ls.order
-	ls.mu.Unlock()
-	if order == nil {
-		return nil, 0
-	}
-	return order, order.ask()
+	go func() { q.Answer(p.wait()) }()
 }

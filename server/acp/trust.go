@@ -26,7 +26,7 @@ type Trust struct {
 // untrusted folder asks, through session/request_permission, whether to
 // trust it; later ones, and a folder already decided, get the one line.
 func (s *Server) tellTrust(ctx context.Context, e *agentEntry, ls *liveSession) {
-	t := e.agent.Trust
+	t := e.agent.Trust()
 	if t.Notice == "" {
 		return
 	}
@@ -47,7 +47,7 @@ func (s *Server) tellTrust(ctx context.Context, e *agentEntry, ls *liveSession) 
 	s.watchers.Add(1)
 	go func() {
 		defer s.watchers.Done()
-		reply, err := (&asker{s: s, id: ls.id, outsideTurns: true}).Ask(ctx, permission.Request{Permission: "workspace_trust", Title: "Trust this folder's configuration?",
+		reply, err := (&asker{s: s, id: ls.id}).Ask(ctx, permission.Request{Permission: "workspace_trust", Title: "Trust this folder's configuration?",
 			Reasons: []string{t.Question}})
 		if err != nil {
 			say(t.Notice)

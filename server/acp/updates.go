@@ -3,10 +3,13 @@ package acp
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/darman-dev/darman/agent"
+	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/server/internal/acpupdate"
 )
@@ -257,8 +260,10 @@ func historyUpdates(msgs []agent.MessageWithParts, blob func(key string) ([]byte
 // promptParts reads a prompt's content blocks: text as it is, a resource
 // link as a mention of the file (the model reads it with its tools), an
 // embedded resource as the file's content (or, for a binary one, its size
-// and type), an image as an image (image.go).
-func promptParts(blocks []json.RawMessage) ([]session.Part, error) {
+// and type), an image as an image (image.go). A linked or embedded file
+// must be one darman would attach itself (complete.Attachable: inside the
+// workspace root, not a secret), or nothing is sent.
+func promptParts(blocks []json.RawMessage, root string) ([]session.Part, error) {
 	if len(blocks) == 0 {
 		return nil, invalidParams("session/prompt: the prompt is empty")
 	}
@@ -286,12 +291,18 @@ func promptParts(blocks []json.RawMessage) ([]session.Part, error) {
 			if b.URI == "" {
 				return nil, invalidParams("session/prompt: prompt[%d]: a resource_link needs a uri", i)
 			}
+			if err := attachable(b.URI, root); err != nil {
+				return nil, invalidParams("session/prompt: prompt[%d]: %v", i, err)
+			}
 			parts = append(parts, session.Part{File: pathOf(b.URI)})
 		case "resource":
 			if b.Resource == nil || b.Resource.URI == "" {
 				return nil, invalidParams("session/prompt: prompt[%d]: a resource needs resource.uri", i)
 			}
 			r := b.Resource
+			if err := attachable(r.URI, root); err != nil {
+				return nil, invalidParams("session/prompt: prompt[%d]: %v", i, err)
+			}
 			switch {
 			case r.Text != nil:
 				parts = append(parts, session.Part{File: pathOf(r.URI), Text: *r.Text, Embedded: true})
@@ -318,6 +329,29 @@ func promptParts(blocks []json.RawMessage) ([]session.Part, error) {
 		return nil, invalidParams("session/prompt: the prompt has no text")
 	}
 	return parts, nil
+}
+
+// attachable checks a linked or embedded resource's URI: a file (a file
+// URI, or a bare path, relative to root) must be one darman attaches
+// (complete.Attachable); another scheme's resource is the client's own.
+func attachable(uri, root string) error {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return fmt.Errorf("%q is not a URI: %v", uri, err)
+	}
+	path := u.Path
+	switch u.Scheme {
+	case "file":
+	case "":
+		path = uri
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+	default:
+		return nil
+	}
+	_, err = complete.Attachable(root, path)
+	return err
 }
 
 // pathOf is a file URI's path, or the URI itself for another scheme.

@@ -84,36 +84,45 @@ type Store interface {
 	Blob(ctx context.Context, session agent.ID, key string) ([]byte, error)
 }
 
+// Runtime is the workspace runtime as the server asks it, beside its
+// sessions and store: cmd/darman's workspace implements it.
+type Runtime interface {
+	// Model picks the "provider/model-id" of a session the client
+	// creates without naming one.
+	Model(ctx context.Context) (string, error)
+	// Status describes the agent for darman.status (provider, MCP
+	// bindings, language servers, …); nil adds nothing to what the server
+	// knows.
+	Status(ctx context.Context) map[string]any
+	// Deleted removes what others keep of a session that
+	// darman.session.delete removed from the store.
+	Deleted(id agent.ID) error
+	// Definitions answers definition lookups from the workspace's
+	// language servers, for the inline completions' context; nil means
+	// none.
+	Definitions() complete.Definer
+	// Close releases the runtime once the server's turns have ended.
+	Close() error
+}
+
 // Agent is the agent core as the server drives it; Options.Start builds
-// it. The server owns it from then on and calls Close when it stops.
+// it. The server owns it from then on and closes its Runtime when it
+// stops.
 type Agent struct {
 	Sessions Sessions
 	Store    Store
-	// Model picks the "provider/model-id" of a session the client creates
-	// without naming one. Required.
-	Model func(ctx context.Context) (string, error)
+	// Runtime is the rest of the workspace runtime the server uses.
+	// Required.
+	Runtime Runtime
 	// PromptActions are the selection's code actions from the configuration
 	// file; nil means DefaultPromptActions. The editor's own settings win.
 	PromptActions []PromptAction
 	// NoTranscript turns the transcript fallback off, from the
 	// configuration file ("transcript": false). The editor's settings win.
 	NoTranscript bool
-	// Status describes the agent for darman.status (provider, MCP bindings,
-	// language servers, …); nil reports only what the server knows.
-	Status func(ctx context.Context) map[string]any
-	// Deleted, when set, removes what others keep of a session that
-	// darman.session.delete removed from the store.
-	Deleted func(id agent.ID) error
 	// Checkpoints reverts and redoes turns (darman.turn.revert,
 	// darman.turn.redo); nil when checkpoints are off.
 	Checkpoints Checkpoints
-	// Close releases the agent once the server's turns have ended; nil
-	// does nothing.
-	Close func() error
-	// Definitions answers definition lookups from the workspace's
-	// language servers, for the inline completions' context; nil means
-	// none.
-	Definitions complete.Definer
 	// Trust is what was made of the folder's own configuration, said to
 	// the user when the agent starts (see trust.go).
 	Trust TrustState

@@ -111,7 +111,7 @@ func benchmarkRelay(b *testing.B, chunks int) {
 		if err != nil {
 			return nil, err
 		}
-		return &lsp.Agent{Sessions: svc, Store: st, Close: svc.Close, Model: func(context.Context) (string, error) { return "anthropic/claude-sonnet-4-5", nil }}, nil
+		return &lsp.Agent{Sessions: svc, Store: st, Runtime: testRuntime{model: fixedModel("anthropic/claude-sonnet-4-5"), close: svc.Close}}, nil
 	}})
 	if err != nil {
 		b.Fatal(err)

@@ -77,7 +77,7 @@ func (s *Server) codeAction(_ context.Context, raw json.RawMessage) (any, error)
 	}
 	shown := uri
 	if path, err := buffer.URIToPath(uri); err == nil && s.ws != nil {
-		shown = s.ws.shown(path)
+		shown = s.ws.Shown(path)
 	}
 	actions := []protocol.CodeAction{}
 	add := func(kind protocol.CodeActionKind, title string, cmd protocol.Command, diags ...diagnostic) {
@@ -212,25 +212,19 @@ func around(r protocol.Range, content *text.Content) *protocol.Range {
 	}
 	first := max(int(r.Start.Line)-contextLines, 0)
 	last := min(int(r.End.Line)+contextLines, content.LineCount()-1)
-	end, err := content.Line(last)
+	line, err := content.Line(last)
 	if err != nil {
 		return &r
 	}
-	return &protocol.Range{
-		Start: protocol.Position{Line: protocol.UInteger(first)},
-		End:   protocol.Position{Line: protocol.UInteger(last), Character: protocol.UInteger(utf16Len(end))},
+	start, err := content.Offset(protocol.Position{Line: protocol.UInteger(last)})
+	if err != nil {
+		return &r
 	}
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n++
-		if r >= 0x10000 {
-			n++
-		}
+	end, err := content.Position(start + len(line))
+	if err != nil {
+		return &r
 	}
-	return n
+	return &protocol.Range{Start: protocol.Position{Line: protocol.UInteger(first)}, End: end}
 }
 
 func toProtocolDiagnostics(ds []diagnostic) []protocol.Diagnostic {

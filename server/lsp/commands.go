@@ -17,6 +17,7 @@ import (
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -179,7 +180,7 @@ func (s *Server) prompt(ctx context.Context, id, model string, tn session.Turn, 
 
 func (s *Server) newSession(ctx context.Context, ag *Agent, title, model string) (agent.ID, error) {
 	if model == "" {
-		m, err := ag.Model(ctx)
+		m, err := ag.Runtime.Model(ctx)
 		if err != nil {
 			return "", err
 		}
@@ -201,7 +202,7 @@ func (s *Server) contextText(c *promptContext) (string, error) {
 	}
 	shown := path
 	if s.ws != nil {
-		shown = s.ws.shown(path)
+		shown = s.ws.Shown(path)
 	}
 	if c.Range == nil {
 		return "The user is looking at " + shown + ".", nil
@@ -308,9 +309,9 @@ func (s *Server) cmdSessionList(ctx context.Context, arg json.RawMessage) (any, 
 	}
 	out := make([]sessionInfo, 0, len(list))
 	for _, sess := range list {
-		state := stateIdle
+		state := update.StateIdle
 		if s.runningTurn(sess.ID) != nil {
-			state = stateRunning
+			state = update.StateRunning
 		}
 		out = append(out, sessionInfo{SessionID: string(sess.ID), Title: sess.Title, UpdatedAt: sess.Updated, State: state, Model: sess.Model})
 	}
@@ -371,11 +372,11 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	state := stateIdle
+	state := update.StateIdle
 	if s.runningTurn(id) != nil {
-		state = stateRunning
+		state = update.StateRunning
 	}
-	updates, turns := historyTurns(page.Messages)
+	updates, turns := update.HistoryTurns(page.Messages)
 	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, Agent: sess.Agent, State: state,
 		Updates: updates, Turns: turns, More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
 }
@@ -384,16 +385,16 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 // come before the page; FirstMessageID, the page's first message, is what
 // the client passes as before to get them.
 type loadResult struct {
-	SessionID string   `json:"sessionId"`
-	Title     string   `json:"title"`
-	Model     string   `json:"model"`
-	Agent     string   `json:"agent,omitempty"` // the session's agent; absent for build
-	State     string   `json:"state"`
-	Updates   []update `json:"updates"`
+	SessionID string          `json:"sessionId"`
+	Title     string          `json:"title"`
+	Model     string          `json:"model"`
+	Agent     string          `json:"agent,omitempty"` // the session's agent; absent for build
+	State     string          `json:"state"`
+	Updates   []update.Update `json:"updates"`
 	// Turns are the turns whose user message is on the page, in order.
-	Turns          []turnStart `json:"turns,omitempty"`
-	More           bool        `json:"more"`
-	FirstMessageID string      `json:"firstMessageId,omitempty"`
+	Turns          []update.TurnStart `json:"turns,omitempty"`
+	More           bool               `json:"more"`
+	FirstMessageID string             `json:"firstMessageId,omitempty"`
 }
 
 func firstMessage(msgs []agent.MessageWithParts) string {
@@ -431,10 +432,8 @@ func (s *Server) cmdSessionDelete(ctx context.Context, arg json.RawMessage) (any
 	if err := ag.Store.DeleteSession(ctx, id); err != nil {
 		return nil, err
 	}
-	if ag.Deleted != nil {
-		if err := ag.Deleted(id); err != nil {
-			s.log.Warn("lsp: what others keep of a deleted session stays", "session", id, "err", err)
-		}
+	if err := ag.Runtime.Deleted(id); err != nil {
+		s.log.Warn("lsp: what others keep of a deleted session stays", "session", id, "err", err)
 	}
 	return empty{}, nil
 }
@@ -618,15 +617,13 @@ func (s *Server) cmdStatus(ctx context.Context, arg json.RawMessage) (any, error
 		return status, nil
 	}
 	agentStatus := map[string]any{"state": "ready", "agents": agentInfos(s.catalog()), "currentAgent": agentOf(ctx, ag, a.SessionID)}
-	if m, err := ag.Model(ctx); err == nil {
+	if m, err := ag.Runtime.Model(ctx); err == nil {
 		agentStatus["model"] = m
 	} else {
 		agentStatus["modelError"] = err.Error()
 	}
-	if ag.Status != nil {
-		for k, v := range ag.Status(ctx) {
-			agentStatus[k] = v
-		}
+	for k, v := range ag.Runtime.Status(ctx) {
+		agentStatus[k] = v
 	}
 	status["agent"] = agentStatus
 	return status, nil

@@ -196,10 +196,8 @@ func (s *Server) swapAgent(a *Agent) {
 			}
 			<-t.ended
 		}
-		if old.Close != nil {
-			if err := old.Close(); err != nil {
-				s.log.Warn("lsp: closing the previous agent", "err", err)
-			}
+		if err := old.Runtime.Close(); err != nil {
+			s.log.Warn("lsp: closing the previous agent", "err", err)
 		}
 	})
 }

@@ -13,11 +13,14 @@
 // The base protocol — framing, dispatch, cancellation, lifecycle — is in
 // server/rpc; positions and incremental edits of documents in server/lsp/text;
 // the open buffers (by URI and path) and file: URIs in
-// server/lsp/internal/buffer; inline completions in
-// server/lsp/internal/completion. Here there is one file per feature: initialize.go, documents.go,
-// commands.go, codeaction.go, permission.go, edit.go and workspace.go,
-// progress.go, transcript.go, config.go; turns.go and relay.go run turns and
-// pass their events on.
+// server/lsp/internal/buffer; the agent's tool.Workspace, whose edits go
+// through the editor, in server/lsp/internal/edit; inline completions in
+// server/lsp/internal/completion; darman/sessionUpdate's updates in
+// server/lsp/internal/update; a turn's work-done progress in
+// server/lsp/internal/progress. Here there is one file per feature:
+// initialize.go, documents.go, commands.go, codeaction.go, permission.go,
+// progress.go, transcript.go, config.go; turns.go and relay.go run turns
+// and pass their events on.
 //
 // # Turns and their events
 //

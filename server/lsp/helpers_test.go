@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
 	"github.com/darman-dev/darman/agent/checkpoint"
+	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/llm/provider"
@@ -227,8 +228,8 @@ func start(t testing.TB, o options) *env {
 		if err != nil {
 			return nil, err
 		}
-		return &lsp.Agent{Sessions: svc, Store: st, Model: model, Close: svc.Close, PromptActions: o.promptActions, Deleted: o.deleted,
-			Checkpoints: reverts}, nil
+		return &lsp.Agent{Sessions: svc, Store: st, Runtime: testRuntime{model: model, close: svc.Close, deleted: o.deleted},
+			PromptActions: o.promptActions, Checkpoints: reverts}, nil
 	}
 	// The workspace's agent files, as darman lsp finds them.
 	opts.Agents = func(_ context.Context, setup lsp.Setup) *agents.Catalog {
@@ -309,6 +310,32 @@ type update struct {
 	SessionID string         `json:"sessionId"`
 	TurnID    string         `json:"turnId"`
 	Update    map[string]any `json:"update"`
+}
+
+// testRuntime is a test's workspace runtime (lsp.Runtime): the model, the
+// session service's Close, and what a deleted session also removes (nil:
+// nothing); it reports no status and finds no definitions.
+type testRuntime struct {
+	model   func(context.Context) (string, error)
+	close   func() error
+	deleted func(agent.ID) error
+}
+
+func (r testRuntime) Model(ctx context.Context) (string, error) { return r.model(ctx) }
+func (r testRuntime) Status(context.Context) map[string]any     { return nil }
+func (r testRuntime) Definitions() complete.Definer             { return nil }
+func (r testRuntime) Close() error                              { return r.close() }
+
+func (r testRuntime) Deleted(id agent.ID) error {
+	if r.deleted == nil {
+		return nil
+	}
+	return r.deleted(id)
+}
+
+// fixedModel is a runtime's model that is always ref.
+func fixedModel(ref string) func(context.Context) (string, error) {
+	return func(context.Context) (string, error) { return ref, nil }
 }
 
 // updateOf decodes a darman/sessionUpdate.

@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/session"
-	"github.com/darman-dev/darman/server/internal/acpupdate"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -58,39 +57,6 @@ func imageParts(name string, imgs []promptImage) ([]session.Part, error) {
 	return out, nil
 }
 
-// imageUpdate is how a stored image of a user's message shows, in the
-// live turn and in darman.session.load alike: a user_message_chunk whose
-// content is a resource_link to the image, without its bytes;
-// darman.session.image reads them.
-func imageUpdate(session agent.ID, f *agent.File) update {
-	name := f.Name
-	if name == "" {
-		name = "image"
-	}
-	return update{SessionUpdate: acpupdate.UserMessageChunk, Content: &contentBlock{Type: "resource_link", Text: acpupdate.ImageLabel(f),
-		URI: imageURI(session, f.Blob), Name: name, MimeType: f.MIME, Size: f.Size}}
-}
-
-// userMessageUpdates are a live turn's user message (agent.EventUserMessage)
-// as darman.session.load replays it once stored: its text, unless it is
-// blank beside images (the turn stores no text then), and then each image
-// the turn stored.
-func userMessageUpdates(e agent.Event) []update {
-	var out []update
-	if strings.TrimSpace(e.Text) != "" || len(e.Images) == 0 {
-		out = append(out, update{SessionUpdate: acpupdate.UserMessageChunk, Content: textBlock(e.Text)})
-	}
-	for i := range e.Images {
-		out = append(out, imageUpdate(e.SessionID, &e.Images[i]))
-	}
-	return out
-}
-
-// imageURI names a stored image: darman-image:<session>/<blob key>.
-func imageURI(session agent.ID, key string) string {
-	return "darman-image:" + string(session) + "/" + key
-}
-
 // cmdSessionImage answers darman.session.image {uri} (or {sessionId,
 // key}): a stored image's bytes, {mimeType, data}, for a client that
 // shows the images darman.session.load links to.
@@ -104,8 +70,8 @@ func (s *Server) cmdSessionImage(ctx context.Context, arg json.RawMessage) (any,
 	if err := args(name, arg, &a); err != nil {
 		return nil, err
 	}
-	if rest, ok := strings.CutPrefix(a.URI, "darman-image:"); ok {
-		a.SessionID, a.Key, _ = strings.Cut(rest, "/")
+	if sid, key, ok := update.ParseImageURI(a.URI); ok {
+		a.SessionID, a.Key = sid, key
 	}
 	if a.SessionID == "" || a.Key == "" {
 		return nil, rpc.InvalidParams("%s: pass the uri of an image darman.session.load linked to (darman-image:<session>/<key>)", name)

@@ -11,6 +11,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/edit"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -78,7 +79,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	s.root = root
 	s.folders = folders
-	s.ws = newWorkspace(s)
+	we := s.client.caps.Workspace.WorkspaceEdit
+	s.ws = edit.New(root, s.docs, editClient{s}, edit.Caps{AndSave: s.client.opt.ApplyEditAndSave, ApplyEdit: s.client.caps.Workspace.ApplyEdit,
+		DocumentChanges: we.DocumentChanges, Create: slices.Contains(we.ResourceOperations, "create")})
 	s.log.Info("lsp: initialize", "client", s.client.name, "clientVersion", s.client.version, "root", root,
 		"sessionUpdates", s.client.opt.SessionUpdates, "requestPermission", s.client.opt.RequestPermission,
 		"applyEditAndSave", s.client.opt.ApplyEditAndSave, "elicitation", s.client.opt.Elicitation)
@@ -218,11 +221,21 @@ func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
 	setup := s.setup(settings)
 	setup.Workspace, setup.Asker, setup.Elicitor, setup.Notices, setup.Agents = s.ws, &asker{s: s}, editorGate{s}, s.notices, s.catalog()
 	a, err := s.opts.Start(s.ctx, setup)
-	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Model == nil) {
-		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Model are required)")
+	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Runtime == nil) {
+		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Runtime are required)")
 	}
 	if err == nil {
-		s.complete.SetDefiner(a.Definitions)
+		s.complete.SetDefiner(a.Runtime.Definitions())
 	}
 	return a, err
+}
+
+// editClient is the connection as the workspace's edits use it: one
+// workspace/applyEdit, within Options.PermissionTimeout.
+type editClient struct{ s *Server }
+
+func (c editClient) ApplyEdit(ctx context.Context, params protocol.ApplyWorkspaceEditParams) (protocol.ApplyWorkspaceEditResponse, error) {
+	var res protocol.ApplyWorkspaceEditResponse
+	err := c.s.call(ctx, c.s.opts.PermissionTimeout, protocol.ServerWorkspaceApplyEdit, params, &res)
+	return res, err
 }

@@ -60,8 +60,7 @@ func gateEnvCaps(t *testing.T, answer answerFunc, seen func(lsp.Setup), optIns m
 			if err != nil {
 				return nil, err
 			}
-			return &lsp.Agent{Sessions: svc, Store: st, Close: svc.Close,
-				Model: func(context.Context) (string, error) { return testModel, nil }}, nil
+			return &lsp.Agent{Sessions: svc, Store: st, Runtime: testRuntime{model: fixedModel(testModel), close: svc.Close}}, nil
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
 
@@ -16,7 +17,7 @@ import (
 func (s *Server) notices(level, text string) {
 	if s.client.opt.SessionUpdates {
 		for _, t := range s.runningTurns() {
-			s.notifyUpdate(t.session, t.id, update{SessionUpdate: "notice", Level: level, Message: text})
+			s.notifyUpdate(t.session, t.id, update.Notice(level, text))
 		}
 	}
 	switch level {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/darman-dev/darman/server/rpc"
 )
 
 // showMessage shows the user a message; a failure to send is logged.
@@ -30,11 +32,27 @@ func (s *Server) logMessage(kind protocol.MessageType, msg string) {
 // is the input that lets the answer through (docs/protocol.md, "Known
 // client quirks").
 func (s *Server) call(ctx context.Context, d time.Duration, method string, params, result any) error {
+	p, err := s.send(ctx, d, method, params)
+	if err != nil {
+		return err
+	}
+	return s.wait(p, method, result)
+}
+
+// send writes a request to the client now, after everything sent before
+// it, with call's time limit; wait reads its answer.
+func (s *Server) send(ctx context.Context, d time.Duration, method string, params any) (*rpc.Pending, error) {
 	if d <= 0 {
 		d = s.opts.CallTimeout
 	}
+	return s.conn.Send(ctx, d, method, params)
+}
+
+// wait reads the answer of the request p, writing call's line to the
+// client's log while it waits.
+func (s *Server) wait(p *rpc.Pending, method string, result any) error {
 	if !s.client.nudged() {
-		return s.conn.CallWait(ctx, d, method, params, result)
+		return p.Wait(result)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -56,5 +74,5 @@ func (s *Server) call(ctx context.Context, d time.Duration, method string, param
 		close(stop)
 		wg.Wait()
 	}()
-	return s.conn.CallWait(ctx, d, method, params, result)
+	return p.Wait(result)
 }

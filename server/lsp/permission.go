@@ -14,7 +14,9 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -34,7 +36,23 @@ import (
 type asker struct{ s *Server }
 
 func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
-	return a.s.ask(ctx, req)
+	turnID := ""
+	if t := a.s.runningTurn(req.Session); t != nil {
+		turnID = t.id
+	}
+	return a.s.ask(ctx, req, turnID, func() {})
+}
+
+// askOnStream asks a question of turn t's stream (session.Turn.Questions):
+// its first message is written before askOnStream returns, so after every
+// update the relay sent before it; the answer goes back to the turn once
+// the user gives it, or the question's context ends.
+func (s *Server) askOnStream(t *turn, sq *session.Question) {
+	sent := make(chan struct{})
+	s.goOwned(func() {
+		sq.Answer(s.ask(sq.Context(), sq.Request, t.id, sync.OnceFunc(func() { close(sent) })))
+	})
+	<-sent
 }
 
 // question is a permission question waiting for the user.
@@ -112,16 +130,18 @@ var permissionOptions = []struct {
 	{permission.RejectAlways, "Always reject"},
 }
 
-func (s *Server) ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
+// ask asks req, of the turn turnID ("" for none), and waits for the
+// answer; sent is called once the question's first message was written to
+// the client (or could not be), and must be safe to call again.
+func (s *Server) ask(ctx context.Context, req permission.Request, turnID string, sent func()) (permission.Reply, error) {
+	defer sent()
 	q := &question{
-		id:     "perm_" + strconv.FormatUint(s.questions.n.Add(1), 10),
-		req:    req,
-		asked:  time.Now(),
-		answer: make(chan permission.Reply, 1),
-	}
-	q.session = req.Session
-	if t := s.runningTurn(req.Session); t != nil {
-		q.turnID = t.id
+		id:      "perm_" + strconv.FormatUint(s.questions.n.Add(1), 10),
+		req:     req,
+		session: req.Session,
+		turnID:  turnID,
+		asked:   time.Now(),
+		answer:  make(chan permission.Reply, 1),
 	}
 	s.questions.add(q)
 	defer s.questions.remove(q.id)
@@ -135,7 +155,7 @@ func (s *Server) ask(ctx context.Context, req permission.Request) (permission.Re
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.putQuestion(askCtx, q)
+		s.putQuestion(askCtx, q, sent)
 	}()
 	select {
 	case r := <-q.answer:
@@ -146,10 +166,11 @@ func (s *Server) ask(ctx context.Context, req permission.Request) (permission.Re
 }
 
 // putQuestion asks q the way the client can answer, and gives the answer
-// to q.
-func (s *Server) putQuestion(ctx context.Context, q *question) {
+// to q; sent is called once the first way tried was written.
+func (s *Server) putQuestion(ctx context.Context, q *question, sent func()) {
+	defer sent()
 	if s.client.opt.RequestPermission {
-		r, err := s.requestPermission(ctx, q)
+		r, err := s.requestPermission(ctx, q, sent)
 		switch {
 		case err == nil:
 			q.give(r)
@@ -160,7 +181,7 @@ func (s *Server) putQuestion(ctx context.Context, q *question) {
 		s.log.Warn("lsp: darman/requestPermission failed; asking with showMessageRequest", "err", err)
 	}
 	if !s.questions.noShowMessageRequest.Load() {
-		r, err := s.showMessageRequest(ctx, q)
+		r, err := s.showMessageRequest(ctx, q, sent)
 		switch {
 		case err == nil:
 			q.give(r)
@@ -173,7 +194,7 @@ func (s *Server) putQuestion(ctx context.Context, q *question) {
 			s.log.Warn("lsp: showMessageRequest failed; offering code actions", "err", err)
 		}
 	}
-	s.askWithCodeActions(ctx, q)
+	s.askWithCodeActions(ctx, q, sent)
 }
 
 func describe(req permission.Request) string {
@@ -198,9 +219,9 @@ type permissionToolCall struct {
 	Permission string   `json:"permission"`
 	Subjects   []string `json:"subjects,omitempty"`
 	// Always are the patterns an allow_always answer grants.
-	Always  []string          `json:"always,omitempty"`
-	Reasons []string          `json:"reasons,omitempty"`
-	Content []toolCallContent `json:"content,omitempty"`
+	Always  []string                 `json:"always,omitempty"`
+	Reasons []string                 `json:"reasons,omitempty"`
+	Content []update.ToolCallContent `json:"content,omitempty"`
 }
 
 type permissionOption struct {
@@ -217,19 +238,24 @@ type requestPermissionResult struct {
 	} `json:"outcome"`
 }
 
-func (s *Server) requestPermission(ctx context.Context, q *question) (permission.Reply, error) {
+func (s *Server) requestPermission(ctx context.Context, q *question, sent func()) (permission.Reply, error) {
 	tc := permissionToolCall{ToolCallID: q.req.CallID, Title: describe(q.req), Permission: q.req.Permission,
 		Subjects: q.req.Patterns, Always: q.req.Suggest, Reasons: q.req.Reasons}
 	// Every file of a patch, so the user sees all it would change.
 	for _, d := range q.req.Diffs {
-		tc.Content = append(tc.Content, toolCallContent{Type: "diff", URI: buffer.PathToURI(d.Path), OldText: &d.OldText, NewText: &d.NewText})
+		tc.Content = append(tc.Content, update.ToolCallContent{Type: "diff", URI: buffer.PathToURI(d.Path), OldText: &d.OldText, NewText: &d.NewText})
 	}
 	params := requestPermissionParams{SessionID: string(q.session), TurnID: q.turnID, RequestID: q.id, ToolCall: tc}
 	for _, o := range permissionOptions {
 		params.Options = append(params.Options, permissionOption{OptionID: string(o.answer), Name: o.name, Kind: string(o.answer)})
 	}
+	p, err := s.send(ctx, s.opts.PermissionTimeout, "darman/requestPermission", params)
+	if err != nil {
+		return permission.Reply{}, err
+	}
+	sent()
 	var res requestPermissionResult
-	if err := s.call(ctx, s.opts.PermissionTimeout, "darman/requestPermission", params, &res); err != nil {
+	if err := s.wait(p, "darman/requestPermission", &res); err != nil {
 		return permission.Reply{}, err
 	}
 	switch res.Outcome.Outcome {
@@ -256,7 +282,7 @@ func validAnswer(a permission.Answer) bool {
 
 // showMessageRequest asks with the editor's own prompt. The safe answer
 // comes first: Emacs offers the first action as the default.
-func (s *Server) showMessageRequest(ctx context.Context, q *question) (permission.Reply, error) {
+func (s *Server) showMessageRequest(ctx context.Context, q *question, sent func()) (permission.Reply, error) {
 	always := "Always allow"
 	if len(q.req.Suggest) > 0 {
 		always += " " + strings.Join(q.req.Suggest, ", ")
@@ -266,10 +292,14 @@ func (s *Server) showMessageRequest(ctx context.Context, q *question) (permissio
 	if len(q.req.Reasons) > 0 {
 		msg += " (" + strings.Join(q.req.Reasons, "; ") + ")"
 	}
-	var choice *protocol.MessageActionItem
-	err := s.call(ctx, s.opts.PermissionTimeout, protocol.ServerWindowShowMessageRequest,
-		protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: msg, Actions: actions}, &choice)
+	p, err := s.send(ctx, s.opts.PermissionTimeout, protocol.ServerWindowShowMessageRequest,
+		protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: msg, Actions: actions})
 	if err != nil {
+		return permission.Reply{}, err
+	}
+	sent()
+	var choice *protocol.MessageActionItem
+	if err := s.wait(p, protocol.ServerWindowShowMessageRequest, &choice); err != nil {
 		return permission.Reply{}, err
 	}
 	switch {
@@ -285,13 +315,14 @@ func (s *Server) showMessageRequest(ctx context.Context, q *question) (permissio
 
 // askWithCodeActions tells the user about the question and waits for
 // darman.permission.answer (which the code actions run) or the timeout.
-func (s *Server) askWithCodeActions(ctx context.Context, q *question) {
+func (s *Server) askWithCodeActions(ctx context.Context, q *question, sent func()) {
 	timeout := s.opts.PermissionTimeout
 	s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf(
 		"darman wants to %s: %s. Answer with the code action \"darman: allow …\" or \"darman: reject …\" "+
 			"(or the command darman.permission.answer {\"requestId\": %q, \"optionId\": \"allow_once\"}); "+
 			"without an answer within %s it is rejected.",
 		q.req.Permission, describe(q.req), q.id, timeout))
+	sent()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {

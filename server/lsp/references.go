@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/session"
-	"github.com/darman-dev/darman/internal/fsafe"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 )
 
@@ -126,31 +124,10 @@ func (s *Server) referencePart(ctx context.Context, r promptReference) (session.
 	return session.Part{File: name, Text: cut(text), Embedded: true}, nil
 }
 
-// referencePath checks that path may go to the model: inside the
-// workspace (its real location too) and not a secret. It returns the
-// path as the model sees it.
+// referencePath checks that path may go to the model (complete.Attachable)
+// and returns the path as the model sees it.
 func (s *Server) referencePath(path string) (string, error) {
-	root := s.root
-	if root == "" {
-		return "", fmt.Errorf("darman has no workspace folder to attach %s from", path)
-	}
-	real, err := fsafe.Resolve(path)
-	if err != nil {
-		return "", err
-	}
-	realRoot, err := fsafe.Resolve(root)
-	if err != nil {
-		return "", err
-	}
-	if !fsafe.Within(filepath.Clean(root), filepath.Clean(path)) || !fsafe.Within(realRoot, real) {
-		return "", fmt.Errorf("%s is outside the workspace %s: darman attaches only the workspace's files (the model may still read others with its tools, asking first)", path, root)
-	}
-	rel, _ := filepath.Rel(root, path)
-	rel = filepath.ToSlash(rel)
-	if complete.Secret(rel) {
-		return "", fmt.Errorf("%s looks like a secret (a key, credentials, an .env file): darman does not send it to the model as context", rel)
-	}
-	return rel, nil
+	return complete.Attachable(s.root, path)
 }
 
 // folderPart lists a folder's entries, folders first with a slash, the

@@ -62,7 +62,10 @@ func TestPromptReferencesReachTheModel(t *testing.T) {
 func TestPromptReferencesRefused(t *testing.T) {
 	e := start(t, options{
 		script: llmtest.Script{Steps: []llmtest.Step{{Text: "never"}}},
-		files:  map[string]string{".env": "API_KEY=sk-live-0123456789abcdef\n", "ok.go": "package ok\n"},
+		files: map[string]string{
+			".env": "API_KEY=sk-live-0123456789abcdef\n", "ok.go": "package ok\n",
+			"deploy/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA-in-tree\n",
+		},
 	})
 	outside := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(outside, []byte("private notes"), 0o644); err != nil {
@@ -72,6 +75,22 @@ func TestPromptReferencesRefused(t *testing.T) {
 	if err := os.Symlink(outside, link); err != nil {
 		t.Fatal(err)
 	}
+	// A home's SSH key, outside the workspace, and the same notes named
+	// by a path that climbs out of it.
+	key := filepath.Join(t.TempDir(), ".ssh", "id_rsa")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA-home\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".env", filepath.Join(e.root, "env-link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	up, err := filepath.Rel(e.root, outside)
+	if err != nil || !strings.HasPrefix(up, "..") {
+		t.Fatalf("no path from %s up to %s: %v", e.root, outside, err)
+	}
 	for _, c := range []struct {
 		ref  map[string]any
 		want string
@@ -79,6 +98,11 @@ func TestPromptReferencesRefused(t *testing.T) {
 		{map[string]any{"uri": fileURI(outside)}, "outside the workspace"},
 		{map[string]any{"uri": e.uri("notes-link.txt")}, "outside the workspace"},
 		{map[string]any{"uri": e.uri(".env")}, "looks like a secret"},
+		{map[string]any{"uri": fileURI(key)}, key + " is outside the workspace"},
+		{map[string]any{"kind": "folder", "uri": fileURI(filepath.Dir(key))}, filepath.Dir(key) + " is outside the workspace"},
+		{map[string]any{"uri": "file://" + e.root + "/" + filepath.ToSlash(up)}, outside + " is outside the workspace"},
+		{map[string]any{"uri": e.uri("deploy/id_ed25519")}, "deploy/id_ed25519 looks like a secret"},
+		{map[string]any{"uri": e.uri("env-link.txt")}, "env-link.txt leads to .env looks like a secret"},
 		{map[string]any{"uri": e.uri("gone.go")}, "gone.go"},
 		{map[string]any{"kind": "folder", "uri": e.uri("ok.go")}, "is a file, not a folder"},
 		{map[string]any{"kind": "terminal", "uri": e.uri("ok.go")}, `unknown kind "terminal"`},
@@ -91,7 +115,7 @@ func TestPromptReferencesRefused(t *testing.T) {
 		}
 	}
 	for _, call := range e.model.ModelCalls() {
-		if strings.Contains(string(call.Body), "sk-live") || strings.Contains(string(call.Body), "private notes") {
+		if strings.Contains(string(call.Body), "sk-live") || strings.Contains(string(call.Body), "private notes") || strings.Contains(string(call.Body), "PRIVATE KEY") {
 			t.Fatalf("a refused reference reached the model: %s", call.Body)
 		}
 	}

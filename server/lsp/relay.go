@@ -10,13 +10,15 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 )
 
 // relay passes one session's events to the client: as darman/sessionUpdate
 // notifications to a client that opted in, and otherwise through the
 // fallbacks (progress, the transcript file, error messages). The session
 // service hands it each turn's events in the session's order (see
-// session.Turn.Events); one relay serves a session the client has used,
+// session.Turn.Events), its permission questions among them, which it
+// asks in that order (askOnStream); one relay serves a session the client has used,
 // from then until the server stops or the session is deleted, and keeps
 // its transcript current.
 type relay struct {
@@ -107,7 +109,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 		r.s.releaseTurn(t)
 	}
 	if opted {
-		for _, u := range updatesOf(e) {
+		for _, u := range update.Of(e) {
 			r.s.notifyUpdate(r.session, turnID, u)
 		}
 	}
@@ -129,23 +131,26 @@ func (r *relay) handle(t *turn, u session.Update) {
 			if title == "" {
 				title = e.Tool.Name
 			}
-			t.progress.report("running " + title)
+			t.progress.Report("running " + title)
 		}
-		// Reported here, in the session's order, rather than by the asker:
-		// the tool's "running" must not come after it.
 		if t.progress != nil && e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
 			p := e.Permission
 			what := p.Title
 			if what == "" {
 				what = p.Permission + " " + strings.Join(p.Subjects, ", ")
 			}
-			t.progress.report("waiting for your permission: " + what)
+			t.progress.Report("waiting for your permission: " + what)
 		}
+	}
+	if u.Question != nil {
+		// Asked here, in the session's order: after the tool call it is
+		// about, and before whatever the session publishes next.
+		r.s.askOnStream(t, u.Question)
 	}
 	if !last {
 		return
 	}
-	state := stateOf(e)
+	state := update.StateOf(e)
 	if !opted {
 		// The transcript is complete before the client hears the end.
 		r.mu.Lock()
@@ -157,14 +162,14 @@ func (r *relay) handle(t *turn, u session.Update) {
 		}
 		msg := "done"
 		switch state {
-		case stateFailed:
+		case update.StateFailed:
 			msg = "failed: " + e.Reason
 			r.s.showMessage(protocol.MessageTypeError, "darman: the turn failed: "+e.Reason)
-		case stateCancelled:
+		case update.StateCancelled:
 			msg = "cancelled"
 		}
 		if t.progress != nil {
-			t.progress.end(msg)
+			t.progress.End(msg)
 		}
 	}
 	t.markEnded()
@@ -174,7 +179,7 @@ func (r *relay) handle(t *turn, u session.Update) {
 // line to others.
 func (r *relay) notice(level, msg string) {
 	if r.s.client.opt.SessionUpdates {
-		r.s.notifyUpdate(r.session, "", update{SessionUpdate: "notice", Level: level, Message: msg})
+		r.s.notifyUpdate(r.session, "", update.Notice(level, msg))
 		return
 	}
 	r.s.logMessage(protocol.MessageTypeWarning, "darman: "+msg)

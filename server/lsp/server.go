@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/lsp/internal/completion"
+	"github.com/darman-dev/darman/server/lsp/internal/edit"
 	"github.com/darman-dev/darman/server/rpc"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 )
@@ -99,7 +100,7 @@ type Server struct {
 
 	docs      *buffer.Set
 	complete  *completion.Completion // started by initialize
-	ws        *workspace
+	ws        *edit.Workspace        // made by initialize
 	questions questions
 	// noShowDocument is set once the client could not show a document.
 	noShowDocument atomic.Bool
@@ -195,8 +196,8 @@ func (s *Server) stop() {
 		s.cancel()
 		s.owning.Unlock()
 		s.wg.Wait()
-		if a, err := s.agent.peek(); err == nil && a.Close != nil {
-			if err := a.Close(); err != nil {
+		if a, err := s.agent.peek(); err == nil {
+			if err := a.Runtime.Close(); err != nil {
 				s.log.Warn("lsp: closing the agent", "err", err)
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/progress"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -28,7 +30,7 @@ type turn struct {
 	// ended is closed once the turn's last event was passed on.
 	ended     chan struct{}
 	endedOnce sync.Once
-	progress  *progress // nil when the client gets no progress for it
+	progress  *progress.Progress // nil when the client gets no progress for it
 	// released is set, under Server.mu, once the session let go of the
 	// turn: it is no longer the session's running one.
 	released bool
@@ -94,6 +96,7 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 	}
 	tn.ID = t.id // the turn can be reverted by its turnId
 	tn.Events = func(u session.Update) { r.handle(t, u) }
+	tn.Questions = true // the relay asks them, in the stream's order
 	tn.Dropped = func() {
 		// The client fell behind by thousands of events: say what was
 		// lost; the turn's updates go on from now.
@@ -138,7 +141,7 @@ func (s *Server) endTurn(t *turn) {
 	if t.progress != nil {
 		// The relay ended it with the turn's outcome already, unless the
 		// session's events stopped coming (the server is stopping).
-		t.progress.end("cancelled")
+		t.progress.End("cancelled")
 	}
 }
 
@@ -154,8 +157,8 @@ func (s *Server) cancelTurn(id agent.ID) bool {
 }
 
 // notifyUpdate sends one darman/sessionUpdate.
-func (s *Server) notifyUpdate(id agent.ID, turnID string, u update) {
-	err := s.conn.Notify(s.ctx, "darman/sessionUpdate", sessionUpdateParams{SessionID: string(id), TurnID: turnID, Update: u})
+func (s *Server) notifyUpdate(id agent.ID, turnID string, u update.Update) {
+	err := s.conn.Notify(s.ctx, "darman/sessionUpdate", update.Params{SessionID: string(id), TurnID: turnID, Update: u})
 	if err != nil {
 		s.log.Debug("lsp: session update not sent", "session", id, "err", err)
 	}

@@ -222,29 +222,63 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 // question may take minutes) or that lasts as long as a command runs; a
 // timeout of zero or less sets none: only ctx ends the wait.
 func (c *Conn) CallWait(ctx context.Context, timeout time.Duration, method string, params, result any) error {
+	p, err := c.Send(ctx, timeout, method, params)
+	if err != nil {
+		return err
+	}
+	return p.Wait(result)
+}
+
+// Pending is a request sent to the client (Send) whose answer is not yet
+// read: a front sends a question in its place among its notifications,
+// and waits for the person's answer elsewhere.
+type Pending struct {
+	c       *Conn
+	jc      *jsonrpc2.Conn
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timeout time.Duration
+	method  string
+	id      jsonrpc2.ID
+	w       jsonrpc2.Waiter
+}
+
+// Send writes a request to the client before it returns, so that it
+// comes after everything sent before the call; Pending.Wait reads its
+// answer with CallWait's time limit (none for a timeout of zero or less)
+// under ctx.
+func (c *Conn) Send(ctx context.Context, timeout time.Duration, method string, params any) (*Pending, error) {
 	jc := c.jc.Load()
 	if jc == nil {
-		return fmt.Errorf("%s: the connection is not running", method)
+		return nil, fmt.Errorf("%s: the connection is not running", method)
 	}
 	cancel := context.CancelFunc(func() {})
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
-	defer cancel()
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
 	w, err := jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
-		return fmt.Errorf("send %s to the editor: %w", method, err)
+		cancel()
+		return nil, fmt.Errorf("send %s to the editor: %w", method, err)
 	}
-	err = w.Wait(ctx, result)
+	return &Pending{c: c, jc: jc, ctx: ctx, cancel: cancel, timeout: timeout, method: method, id: id, w: w}, nil
+}
+
+// Wait waits for the answer and decodes it into result (which may be
+// nil), as CallWait does; call it once.
+func (p *Pending) Wait(result any) error {
+	defer p.cancel()
+	ctx, method := p.ctx, p.method
+	err := p.w.Wait(ctx, result)
 	switch {
 	case err == nil:
 		return nil
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		// Tell the client to stop; the late answer, if any, is dropped.
-		jc.Notify(context.WithoutCancel(ctx), c.d.cancelMethod, map[string]jsonrpc2.ID{c.d.cancelField: id})
+		p.jc.Notify(context.WithoutCancel(ctx), p.c.d.cancelMethod, map[string]jsonrpc2.ID{p.c.d.cancelField: p.id})
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: the editor did not answer within %s: %w", method, timeout, err)
+			return fmt.Errorf("%s: the editor did not answer within %s: %w", method, p.timeout, err)
 		}
 		return fmt.Errorf("%s: %w", method, err)
 	case errors.Is(err, jsonrpc2.ErrClosed):

@@ -57,6 +57,7 @@ var (
 	queryError = flag.String("query-error", "", "answer textDocument/documentSymbol with an error with this message")
 	loadHang   = flag.Bool("load-hang", false, "begin a work-done progress \"Loading\" after initialized and never end it")
 	loadFor    = flag.Duration("load-for", 0, "begin a work-done progress \"Loading\" after initialized and end it after this long")
+	holdSymbol = flag.Bool("hold-symbols", false, "hold each workspace/symbol request unanswered until it is cancelled, and handle nothing after it meanwhile (as gopls serves one request at a time)")
 	tsserver   = flag.String("tsserver", "", `offer typescript.tsserverRequest: "answer" answers tsserver's diagnostic requests, "other" answers something else`)
 )
 
@@ -100,17 +101,46 @@ func main() {
 	}
 	fmt.Fprintln(os.Stderr, "fakels: starting")
 	r := bufio.NewReader(os.Stdin)
+	var held *message    // a workspace/symbol request being "worked on"
+	var queue []*message // what came after it
 	for {
 		m, err := read(r)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "fakels: read:", err)
 			os.Exit(0)
 		}
+		if held != nil {
+			if m.Method == "$/cancelRequest" && cancels(m, held) {
+				s.record("recv %s", m.Method)
+				s.send(map[string]any{"jsonrpc": "2.0", "id": held.ID, "error": map[string]any{"code": -32800, "message": "cancelled"}})
+				held = nil
+				for _, q := range queue {
+					s.handle(q)
+				}
+				queue = nil
+			} else {
+				queue = append(queue, m)
+			}
+			continue
+		}
+		if *holdSymbol && m.Method == "workspace/symbol" {
+			s.record("recv %s", m.Method)
+			held = m
+			continue
+		}
 		s.handle(m)
 		if m.Method != "" && m.Method == *stopOn {
 			time.Sleep(time.Hour)
 		}
 	}
+}
+
+// cancels reports whether a $/cancelRequest names req.
+func cancels(m, req *message) bool {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	return json.Unmarshal(m.Params, &p) == nil && req.ID != nil && string(p.ID) == string(*req.ID)
 }
 
 func read(r *bufio.Reader) (*message, error) {
@@ -226,6 +256,9 @@ func (s *server) handle(m *message) {
 		}
 		if *tsserver != "" {
 			caps["executeCommandProvider"] = map[string]any{"commands": []string{"_typescript.organizeImports", "typescript.tsserverRequest"}}
+		}
+		if *holdSymbol {
+			caps["workspaceSymbolProvider"] = true
 		}
 		if *pull && !*regPull {
 			caps["diagnosticProvider"] = map[string]any{"interFileDependencies": false, "workspaceDiagnostics": false}

@@ -92,8 +92,9 @@ func (o *jobOutput) take() ([]byte, int64) {
 }
 
 // Start runs cmd, the command line command made ready to run, in the
-// background.
-func (j *Jobs) Start(cmd *exec.Cmd, command string, reg *child.Registry) (*Job, error) {
+// background; ended (nil: nothing) runs once it has ended, or was killed,
+// and its output was read.
+func (j *Jobs) Start(cmd *exec.Cmd, command string, reg *child.Registry, ended func()) (*Job, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.roomLocked(); err != nil {
@@ -104,13 +105,14 @@ func (j *Jobs) Start(cmd *exec.Cmd, command string, reg *child.Registry) (*Job, 
 	if err != nil {
 		return nil, err
 	}
-	return j.addLocked(p, command, out, false), nil
+	return j.addLocked(p, command, out, false, ended), nil
 }
 
 // Adopt takes over the processes a foreground command left running; their
 // output from now on goes to the job. ok is false when the registry cannot
-// take them (closed or full): the caller stops them instead.
-func (j *Jobs) Adopt(p *Proc, command string) (*Job, bool) {
+// take them (closed or full): the caller stops them instead. ended is as
+// Start's.
+func (j *Jobs) Adopt(p *Proc, command string, ended func()) (*Job, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.roomLocked() != nil {
@@ -118,13 +120,17 @@ func (j *Jobs) Adopt(p *Proc, command string) (*Job, bool) {
 	}
 	out := &jobOutput{}
 	p.setSink(out)
-	return j.addLocked(p, command, out, true), true
+	return j.addLocked(p, command, out, true, ended), true
 }
 
-func (j *Jobs) roomLocked() error {
-	if j.closed {
-		return errors.New("the session is ending; no new background jobs")
-	}
+// Running is how many of the jobs have not ended yet.
+func (j *Jobs) Running() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.runningLocked()
+}
+
+func (j *Jobs) runningLocked() int {
 	running := 0
 	for _, jb := range j.jobs {
 		select {
@@ -133,13 +139,20 @@ func (j *Jobs) roomLocked() error {
 			running++
 		}
 	}
-	if running >= maxJobs {
+	return running
+}
+
+func (j *Jobs) roomLocked() error {
+	if j.closed {
+		return errors.New("the session is ending; no new background jobs")
+	}
+	if running := j.runningLocked(); running >= maxJobs {
 		return fmt.Errorf("%d background jobs are already running; stop some with bash_kill first", running)
 	}
 	return nil
 }
 
-func (j *Jobs) addLocked(p *Proc, command string, out *jobOutput, leftover bool) *Job {
+func (j *Jobs) addLocked(p *Proc, command string, out *jobOutput, leftover bool, ended func()) *Job {
 	j.next++
 	jb := &Job{id: fmt.Sprintf("job-%d", j.next), command: command, started: time.Now(), p: p, out: out, leftover: leftover, done: make(chan struct{})}
 	j.jobs[jb.id] = jb
@@ -151,6 +164,9 @@ func (j *Jobs) addLocked(p *Proc, command string, out *jobOutput, leftover bool)
 		p.CloseOut()
 		close(jb.done)
 		j.log.Debug("background job ended", "job", jb.id)
+		if ended != nil {
+			ended()
+		}
 	}()
 	j.log.Debug("background job started", "job", jb.id, "pgid", p.child.PID(), "leftover", leftover)
 	return jb

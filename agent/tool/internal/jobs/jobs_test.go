@@ -47,11 +47,11 @@ func TestProcRunsToTheEnd(t *testing.T) {
 func TestJobsKillAndClose(t *testing.T) {
 	reg := &child.Registry{}
 	j := jobs.New(nil)
-	a, err := j.Start(exec.Command("sh", "-c", "echo started; sleep 60 & wait"), "a", reg)
+	a, err := j.Start(exec.Command("sh", "-c", "echo started; sleep 60 & wait"), "a", reg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := j.Start(exec.Command("sleep", "60"), "b", reg)
+	b, err := j.Start(exec.Command("sleep", "60"), "b", reg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestJobsKillAndClose(t *testing.T) {
 	if live := reg.Live(); len(live) != 0 {
 		t.Errorf("groups left after Close: %+v", live)
 	}
-	if _, err := j.Start(exec.Command("true"), "late", reg); err == nil {
+	if _, err := j.Start(exec.Command("true"), "late", reg, nil); err == nil {
 		t.Error("a closed Jobs started a job")
 	}
 }

@@ -55,10 +55,12 @@ func (r rg) command(root, dir string, args ...string) *exec.Cmd {
 
 // run runs cmd until ctx ends and passes its output to read, which must
 // consume it. rg runs as a child (see internal/child), so that a search
-// of a large tree does not go on after darman has died. rg exits 1 when
+// of a large tree does not go on after darman has died, in darman's
+// session (child.Options.SameSession: its arguments are darman's, it runs
+// nothing of the workspace, and a session of its own made it slower). rg exits 1 when
 // nothing matched; only exit code 2 is a failure.
 func run(ctx context.Context, cmd *exec.Cmd, read func(io.Reader) error) error {
-	p, err := child.Start(cmd, child.Options{Name: "rg"})
+	p, err := child.Start(cmd, child.Options{Name: "rg", SameSession: true})
 	if err != nil {
 		return fmt.Errorf("run rg: %w", err)
 	}
@@ -101,10 +103,26 @@ func (r rg) files(ctx context.Context, cmd *exec.Cmd) ([]string, error) {
 	var out []string
 	err := run(ctx, cmd, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 64<<10)
+		prefix := cmd.Dir + string(filepath.Separator)
 		for {
-			p, err := br.ReadString(0)
-			if len(p) > 1 {
-				out = append(out, filepath.Join(cmd.Dir, strings.TrimSuffix(p, "\x00")))
+			p, err := br.ReadSlice(0)
+			if errors.Is(err, bufio.ErrBufferFull) {
+				long := append([]byte(nil), p...)
+				for errors.Is(err, bufio.ErrBufferFull) {
+					p, err = br.ReadSlice(0)
+					long = append(long, p...)
+				}
+				p = long
+			}
+			p = bytes.TrimSuffix(p, []byte{0})
+			switch {
+			case len(p) == 0:
+			case bytes.HasPrefix(p, []byte("./")) || bytes.HasPrefix(p, []byte("../")):
+				out = append(out, filepath.Join(cmd.Dir, string(p)))
+			default:
+				// rg prints the paths it found below its directory clean:
+				// one string, no Join's Clean, per file.
+				out = append(out, prefix+string(p))
 			}
 			if err == io.EOF {
 				return nil

@@ -48,9 +48,9 @@ func Model(ctx context.Context, r *Report, c config.Config, sel *provider.Select
 		}
 		switch {
 		case err != nil && configured:
-			r.Add("providers", name, "fail", err.Error()+about)
+			r.Add("providers", name, "fail", unnamed(err, name)+about)
 		case err != nil:
-			r.Add("providers", name, "missing", err.Error()+about)
+			r.Add("providers", name, "missing", unnamed(err, name)+about)
 		case client.KeySource() != "":
 			r.Add("providers", name, "ok", fmt.Sprintf("%s, key from %s%s", client.BaseURL(), client.KeySource(), about))
 		default:
@@ -65,6 +65,19 @@ func Model(ctx context.Context, r *Report, c config.Config, sel *provider.Select
 		}
 		r.Add("model", "check", status, res.String())
 	}
+}
+
+// unnamed is err's text without the provider's name in front, which the
+// error carries for other places and doctor's line already begins with
+// ("anthropic: provider anthropic: provider \"anthropic\": no API key").
+func unnamed(err error, name string) string {
+	msg := err.Error()
+	for _, prefix := range []string{"provider " + name + ": ", fmt.Sprintf("provider %q: ", name)} {
+		for strings.HasPrefix(msg, prefix) {
+			msg = strings.TrimPrefix(msg, prefix)
+		}
+	}
+	return msg
 }
 
 // presetBehaviour says, for doctor, what a preset speaks and what it is

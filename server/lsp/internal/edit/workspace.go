@@ -1,4 +1,10 @@
-package lsp
+// Package edit is the LSP front's tool.Workspace: the agent's reads see
+// the editor's unsaved buffers (server/lsp/internal/buffer), and its
+// writes go where the editor can cope with them, through
+// workspace/applyEdit or to the disk. The server gives it the open
+// buffers, a Client to send workspace/applyEdit on, and what the client
+// said it takes (Caps).
+package edit
 
 import (
 	"bytes"
@@ -10,10 +16,31 @@ import (
 	"os"
 	"sync"
 
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 )
 
-// workspace is the agent's tool.Workspace in an editor: reads see unsaved
+// Client is the editor as the workspace writes through it.
+type Client interface {
+	// ApplyEdit sends one workspace/applyEdit and waits for its answer.
+	ApplyEdit(ctx context.Context, params protocol.ApplyWorkspaceEditParams) (protocol.ApplyWorkspaceEditResponse, error)
+}
+
+// Caps are what the client said at initialize about edits.
+type Caps struct {
+	// AndSave: the client opted into applyEditAndSave.
+	AndSave bool
+	// ApplyEdit: capabilities.workspace.applyEdit.
+	ApplyEdit bool
+	// DocumentChanges: workspaceEdit.documentChanges (versioned edits).
+	DocumentChanges bool
+	// Create: workspaceEdit.resourceOperations has "create".
+	Create bool
+}
+
+// Workspace is the agent's tool.Workspace in an editor: reads see unsaved
 // buffers, and writes go where the editor can cope with them (see
 // ARCHITECTURE.md "Edits" and docs/protocol.md):
 //
@@ -31,9 +58,11 @@ import (
 //     editor's own mechanism (autoread, auto-revert).
 //
 // Safe for concurrent use.
-type workspace struct {
-	s    *Server
-	disk *tool.Disk
+type Workspace struct {
+	docs   *buffer.Set
+	client Client
+	caps   Caps
+	disk   *tool.Disk
 
 	mu sync.Mutex
 	// written remembers, per file darman wrote to the disk, the content it
@@ -56,17 +85,19 @@ type writeRecord struct {
 	before, after [sha256.Size]byte
 }
 
-func newWorkspace(s *Server) *workspace {
-	return &workspace{s: s, disk: tool.NewDisk(s.root), written: map[string]writeRecord{}, inBuffer: map[string]bufferRecord{}}
+// New is the workspace at root over the editor's open buffers docs.
+func New(root string, docs *buffer.Set, client Client, caps Caps) *Workspace {
+	return &Workspace{docs: docs, client: client, caps: caps, disk: tool.NewDisk(root),
+		written: map[string]writeRecord{}, inBuffer: map[string]bufferRecord{}}
 }
 
 // Root is the workspace root from initialize.
-func (w *workspace) Root() string { return w.disk.Root() }
+func (w *Workspace) Root() string { return w.disk.Root() }
 
 // ReadFile returns the editor's buffer when the file is open and its
 // content is known, else the disk's content.
-func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	doc := w.s.docs.AtPath(path)
+func (w *Workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	doc := w.docs.AtPath(path)
 	if doc == nil || doc.Lost != nil {
 		return w.disk.ReadFile(ctx, path)
 	}
@@ -86,8 +117,8 @@ func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 // InBuffer reports whether the last change to path is in the editor's
 // buffer and not saved yet (tool.Buffers): commands that read the disk
 // see it once the user saves.
-func (w *workspace) InBuffer(path string) bool {
-	doc := w.s.docs.AtPath(path)
+func (w *Workspace) InBuffer(path string) bool {
+	doc := w.docs.AtPath(path)
 	if doc == nil || doc.Lost != nil {
 		return false
 	}
@@ -107,7 +138,7 @@ func (w *workspace) InBuffer(path string) bool {
 
 // stale reports whether buf is what darman replaced on the disk and the
 // disk still holds what darman wrote: the editor has not reloaded yet.
-func (w *workspace) stale(path string, buf []byte) bool {
+func (w *Workspace) stale(path string, buf []byte) bool {
 	w.mu.Lock()
 	rec, ok := w.written[path]
 	w.mu.Unlock()
@@ -118,12 +149,12 @@ func (w *workspace) stale(path string, buf []byte) bool {
 	return err == nil && sha256.Sum256(disk) == rec.after
 }
 
-// WriteFile writes through the editor or to the disk (see workspace).
-func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) error {
-	if w.s.client.opt.ApplyEditAndSave {
+// WriteFile writes through the editor or to the disk (see Workspace).
+func (w *Workspace) WriteFile(ctx context.Context, path string, content []byte) error {
+	if w.caps.AndSave {
 		return w.applyAndSave(ctx, path, content)
 	}
-	if doc := w.s.docs.AtPath(path); doc != nil && doc.Lost == nil && w.s.client.caps.Workspace.ApplyEdit {
+	if doc := w.docs.AtPath(path); doc != nil && doc.Lost == nil && w.caps.ApplyEdit {
 		return w.applyToBuffer(ctx, doc, path, content)
 	}
 	before, err := w.checkClean(path)
@@ -141,7 +172,7 @@ func (w *workspace) WriteFile(ctx context.Context, path string, content []byte) 
 
 // Remove deletes a file from the disk, unless the editor holds unsaved
 // changes to it.
-func (w *workspace) Remove(ctx context.Context, path string) error {
+func (w *Workspace) Remove(ctx context.Context, path string) error {
 	if _, err := w.checkClean(path); err != nil {
 		return err
 	}
@@ -151,12 +182,12 @@ func (w *workspace) Remove(ctx context.Context, path string) error {
 // checkClean fails with tool.ErrUnsaved when the file is open in the
 // editor with content the disk does not have, and returns the disk's
 // content (nil for a new file).
-func (w *workspace) checkClean(path string) ([]byte, error) {
+func (w *Workspace) checkClean(path string) ([]byte, error) {
 	disk, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	doc := w.s.docs.AtPath(path)
+	doc := w.docs.AtPath(path)
 	if doc == nil {
 		return disk, nil
 	}

@@ -1,4 +1,4 @@
-package lsp
+package edit
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -27,13 +26,13 @@ import (
 // client takes versioned edits, carries its version: if the user typed in
 // between, the client refuses the edit rather than applying it to text it
 // was not meant for, and the tool is told to read the file again.
-func (w *workspace) applyAndSave(ctx context.Context, path string, content []byte) error {
+func (w *Workspace) applyAndSave(ctx context.Context, path string, content []byte) error {
 	uri := buffer.PathToURI(path)
 	var (
 		base    *text.Content
 		version *protocol.Integer
 	)
-	if doc := w.s.docs.AtPath(path); doc != nil && doc.Lost == nil {
+	if doc := w.docs.AtPath(path); doc != nil && doc.Lost == nil {
 		uri, base, version = doc.URI, doc.Content, &doc.Version
 	} else {
 		disk, err := os.ReadFile(path)
@@ -51,10 +50,10 @@ func (w *workspace) applyAndSave(ctx context.Context, path string, content []byt
 		}
 	}
 	edit := base.Edit(string(content))
-	label := "darman: edit " + w.shown(path)
+	label := "darman: edit " + w.Shown(path)
 	params := protocol.ApplyWorkspaceEditParams{Label: &label, Edit: w.workspaceEdit(uri, path, version, edit)}
-	var res protocol.ApplyWorkspaceEditResponse
-	if err := w.s.call(ctx, w.s.opts.PermissionTimeout, protocol.ServerWorkspaceApplyEdit, params, &res); err != nil {
+	res, err := w.client.ApplyEdit(ctx, params)
+	if err != nil {
 		return fmt.Errorf("the editor did not apply the edit to %s: %w", path, err)
 	}
 	if !res.Applied {
@@ -84,13 +83,13 @@ func (w *workspace) applyAndSave(ctx context.Context, path string, content []byt
 // darman knows and carries its version when the client takes versioned
 // edits: if the user typed in between, the client refuses it and the tool
 // is told to read the file again.
-func (w *workspace) applyToBuffer(ctx context.Context, doc *buffer.Doc, path string, content []byte) error {
+func (w *Workspace) applyToBuffer(ctx context.Context, doc *buffer.Doc, path string, content []byte) error {
 	version := doc.Version
 	edit := doc.Content.Edit(string(content))
-	label := "darman: edit " + w.shown(path)
+	label := "darman: edit " + w.Shown(path)
 	params := protocol.ApplyWorkspaceEditParams{Label: &label, Edit: w.workspaceEdit(doc.URI, path, &version, edit)}
-	var res protocol.ApplyWorkspaceEditResponse
-	if err := w.s.call(ctx, w.s.opts.PermissionTimeout, protocol.ServerWorkspaceApplyEdit, params, &res); err != nil {
+	res, err := w.client.ApplyEdit(ctx, params)
+	if err != nil {
 		return fmt.Errorf("the editor did not apply the edit to %s: %w", path, err)
 	}
 	if !res.Applied {
@@ -108,20 +107,19 @@ func (w *workspace) applyToBuffer(ctx context.Context, doc *buffer.Doc, path str
 
 // canCreate reports whether the client takes workspace edits that create
 // files.
-func (w *workspace) canCreate() bool {
-	we := w.s.client.caps.Workspace.WorkspaceEdit
-	return we.DocumentChanges && slices.Contains(we.ResourceOperations, "create")
+func (w *Workspace) canCreate() bool {
+	return w.caps.DocumentChanges && w.caps.Create
 }
 
 // workspaceEdit is edit as the client best takes it: versioned document
 // changes (creating the file first when it is new) when it supports them,
 // else a plain change map.
-func (w *workspace) workspaceEdit(uri, path string, version *protocol.Integer, edit protocol.TextEdit) protocol.WorkspaceEdit {
-	if !w.s.client.caps.Workspace.WorkspaceEdit.DocumentChanges {
+func (w *Workspace) workspaceEdit(uri, path string, version *protocol.Integer, edit protocol.TextEdit) protocol.WorkspaceEdit {
+	if !w.caps.DocumentChanges {
 		return protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{uri: {edit}}}
 	}
 	var changes []any
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && w.docs().AtPath(path) == nil {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && w.docs.AtPath(path) == nil {
 		changes = append(changes, protocol.CreateFile{Kind: "create", URI: uri})
 	}
 	changes = append(changes, protocol.TextDocumentEdit{
@@ -131,10 +129,8 @@ func (w *workspace) workspaceEdit(uri, path string, version *protocol.Integer, e
 	return protocol.WorkspaceEdit{DocumentChanges: changes}
 }
 
-func (w *workspace) docs() *buffer.Set { return w.s.docs }
-
-// shown is a path as the user reads it: relative to the root when inside.
-func (w *workspace) shown(path string) string {
+// Shown is a path as the user reads it: relative to the root when inside.
+func (w *Workspace) Shown(path string) string {
 	if rel, err := filepath.Rel(w.Root(), path); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
 	}
