@@ -34,6 +34,10 @@ const (
 	// model's answer nor a failure of the turn (Text): a hook that failed,
 	// a hook's message for the user.
 	EventNotice EventKind = "notice"
+	// EventNewSession: the user asked for a fresh session (/new) and
+	// darman made it (NewSession): a front that shows one session at a
+	// time switches to it.
+	EventNewSession EventKind = "new_session"
 )
 
 // State is where a session is.
@@ -74,6 +78,8 @@ type Event struct {
 	// File of each of its file parts as the store keeps it, which refers
 	// to the session's blob (Blob) and never holds the bytes.
 	Images []File `json:"images,omitempty"`
+	// NewSession is the session an EventNewSession made.
+	NewSession ID `json:"newSession,omitempty"`
 }
 
 // PlanEntry is one item of the agent's plan.

@@ -19,6 +19,7 @@ import (
 // message; its answer is published as the turn's text (Result.Text). A
 // command file of the same name takes a built-in's place.
 var builtins = []prompt.Command{
+	{Name: "new", Description: "Start a new session with this one's model and agent; the panel switches to it (this one is kept)", Origin: prompt.Builtin},
 	{Name: "help", Description: "List the commands you can run here", Origin: prompt.Builtin},
 	{Name: "clear", Description: "Start the conversation afresh in this session: the model is sent nothing said before (the transcript keeps it)", Origin: prompt.Builtin},
 	{Name: "compact", Description: "Summarize the conversation so far, so that the next turns send the model the summary instead", Origin: prompt.Builtin},
@@ -53,6 +54,8 @@ func (s *Service) startBuiltin(ctx context.Context, tn Turn, sess agent.Session,
 		t.builtin = func(context.Context) (string, error) { return helpText(s.Commands()), nil }
 	case "clear":
 		t.builtin = t.clear
+	case "new":
+		t.builtin = t.newSession
 	case "model":
 		t.builtin = func(ctx context.Context) (string, error) { return t.switchModel(ctx, args) }
 	case "compact":
@@ -115,6 +118,17 @@ func (t *turn) switchModel(ctx context.Context, ref string) (string, error) {
 	}
 	t.updateSession(ctx, func(s *agent.Session) { s.Model = ref })
 	return fmt.Sprintf("This session talks to %s from now on (it was %s).", ref, t.sess.Model), nil
+}
+
+// newSession is /new: a session of the workspace with this one's model
+// and agent, announced (EventNewSession) for the fronts to switch to.
+func (t *turn) newSession(ctx context.Context) (string, error) {
+	fresh, err := t.svc.Create(context.WithoutCancel(ctx), CreateOptions{Model: t.sess.Model, Agent: t.sess.Agent})
+	if err != nil {
+		return "", fmt.Errorf("/new: %w", err)
+	}
+	t.publish(agent.Event{Kind: agent.EventNewSession, NewSession: fresh.ID})
+	return fmt.Sprintf("Started session %s (%s); this one is kept: open it again from the session list.", fresh.ID, fresh.Model), nil
 }
 
 // clear is /clear: a cleared marker (a compaction part without a

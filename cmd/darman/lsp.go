@@ -74,12 +74,14 @@ func (a *app) serveLSP(ctx context.Context, listen string) error {
 			startup.Release(log, "darman lsp")
 			return ag, err
 		},
-		Models:  a.lspModels(log),
-		Agents:  a.lspAgents(log),
-		Root:    a.workspace,
-		Version: readBuildInfo().Version,
-		DataDir: dataDir,
-		Logger:  log,
+		Models: a.lspModels(log),
+		// darman.model.list asks the servers.
+		ServedModels: a.lspServedModels(log),
+		Agents:       a.lspAgents(log),
+		Root:         a.workspace,
+		Version:      readBuildInfo().Version,
+		DataDir:      dataDir,
+		Logger:       log,
 
 		Completion: a.lspCompletion(log),
 		Trust: func(_ context.Context, root string, never bool) error {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/provider"
@@ -148,8 +150,51 @@ func usableProviders(cfg config.Config, lookupEnv func(string) (string, bool), l
 // configured for a provider (what provider.Select picks first without asking
 // the network); "" otherwise. lookupEnv nil means os.LookupEnv.
 func modelChoices(cfg config.Config, lookupEnv func(string) (string, bool), log *slog.Logger) lsp.ModelChoices {
+	return choicesOf(cfg, usableProviders(cfg, lookupEnv, log))
+}
+
+// servedWait bounds darman.model.list's question to each server.
+const servedWait = 5 * time.Second
+
+// lspServedModels lists, for darman.model.list, what each usable
+// provider's server says it serves (GET /v1/models: an Ollama or other
+// OpenAI-compatible server lists the models it holds), all asked at once;
+// a provider whose server does not answer within servedWait keeps the
+// models initialize offered, and the log says why.
+func (a *app) lspServedModels(log *slog.Logger) func(context.Context, lsp.Setup) (lsp.ModelChoices, error) {
+	return func(ctx context.Context, setup lsp.Setup) (lsp.ModelChoices, error) {
+		cfg, err := a.setupConfig(setup, false)
+		if err != nil {
+			return lsp.ModelChoices{}, err
+		}
+		providers := usableProviders(cfg, nil, log)
+		var wg sync.WaitGroup
+		for i := range providers {
+			p := &providers[i]
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(ctx, servedWait)
+				defer cancel()
+				ids, err := p.Client.ListModels(ctx)
+				if err != nil {
+					log.Info("models: the server's list is unknown; offering the configured and catalog models", "provider", p.Name, "err", err)
+					return
+				}
+				slices.Sort(ids)
+				p.Models = p.Models[:0]
+				for _, id := range slices.Compact(ids) {
+					p.Models = append(p.Models, p.Client.Model(id))
+				}
+			})
+		}
+		wg.Wait()
+		return choicesOf(cfg, providers), nil
+	}
+}
+
+// choicesOf lists providers' models for the editors, with modelChoices' default.
+func choicesOf(cfg config.Config, providers []usableProvider) lsp.ModelChoices {
 	var out lsp.ModelChoices
-	for _, p := range usableProviders(cfg, lookupEnv, log) {
+	for _, p := range providers {
 		for _, m := range p.Models {
 			c := lsp.ModelChoice{ID: p.Name + "/" + m.ID}
 			if m.Name != m.ID {

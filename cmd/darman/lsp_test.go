@@ -503,3 +503,46 @@ func BenchmarkLSPFirstPrompt(b *testing.B) {
 	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
 	b.ReportMetric(float64(times[min(len(times)*9/10, len(times)-1)])/1e6, "p90-ms")
 }
+
+// darman.model.list offers what the endpoint serves: an Ollama server's
+// /v1/models (its pulled models, configured or not) in place of the
+// configuration's list, with the configuration's names kept; a provider
+// whose server does not answer keeps the configured models.
+func TestLSPModelListAsksTheServer(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Script{Models: []string{"qwen3:8b", "llama3.2:3b"}})
+	down := llmtest.Start(t, llmtest.Script{})
+	downURL := down.OpenAIURL()
+	down.Close()
+	e := newEnv(t)
+	e.write("darman.json", fmt.Sprintf(`{
+		"model": "ollama/qwen3:8b",
+		"provider": {
+			"ollama": {"baseURL": %q, "models": {"qwen3:8b": {"name": "Qwen 3 8B"}, "gone:1b": {}}},
+			"lab": {"type": "openai-compatible", "baseURL": %q, "models": {"lab-model": {}}}
+		}
+	}`, srv.OpenAIURL(), downURL))
+	_, c, _, _ := startLSP(t, e)
+	c.initialize(e.workspace, nil)
+	var res struct {
+		Models []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"models"`
+		Default string `json:"default"`
+	}
+	if err := c.Call("workspace/executeCommand", map[string]any{"command": "darman.model.list"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	names := map[string]string{}
+	for _, m := range res.Models {
+		ids = append(ids, m.ID)
+		names[m.ID] = m.Name
+	}
+	if want := "lab/lab-model ollama/llama3.2:3b ollama/qwen3:8b"; strings.Join(ids, " ") != want {
+		t.Errorf("darman.model.list = %v, want %s (the served models, not gone:1b; lab's configured one, its server down)", ids, want)
+	}
+	if names["ollama/qwen3:8b"] != "Qwen 3 8B" || res.Default != "ollama/qwen3:8b" {
+		t.Errorf("the configured name or default is lost: %+v", res)
+	}
+}

@@ -589,7 +589,7 @@ func TestWorkspaceCommands(t *testing.T) {
 		review = review || c.Name == "review" && c.Description == "Review a file" && c.Input != nil && c.Input.Hint == "<file>"
 	}
 	// The workspace's command, and darman's built-in ones.
-	if p.SessionID != id || !review || strings.Join(names, " ") != "clear compact help model review" {
+	if p.SessionID != id || !review || strings.Join(names, " ") != "clear compact help model new review" {
 		t.Errorf("available_commands_update: %s", n.Params)
 	}
 	e.prompt(id, "/review main.go")

@@ -203,3 +203,48 @@ func TestRevertATurnThroughTheEditor(t *testing.T) {
 		t.Errorf("a second redo: %v", err)
 	}
 }
+
+// TestLoadNamesTheTurns: darman.session.load says where each turn of the
+// page begins and its turnId, so a client reloaded after the turn still
+// offers its Revert: the id reverts that turn.
+func TestLoadNamesTheTurns(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"a.txt","oldString":"alpha","newString":"ALPHA"}`)}}},
+			{Text: "done"},
+			{Text: "nothing to change"},
+		}},
+		rules:       editRules(),
+		optIns:      map[string]bool{"sessionUpdates": true},
+		checkpoints: true,
+		files:       map[string]string{"a.txt": "alpha\n"},
+	})
+	tr := e.prompt("change a")
+	e.client.Await(0, "the end", isState("idle"))
+	from := e.client.Count()
+	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": tr.SessionID, "prompt": "and now?"}, &tr)
+	e.turnUpdates(from, tr)
+	var l struct {
+		Updates []map[string]any `json:"updates"`
+		Turns   []struct {
+			TurnID string `json:"turnId"`
+			Start  int    `json:"start"`
+		} `json:"turns"`
+	}
+	e.client.mustCommand("darman.session.load", map[string]any{"sessionId": tr.SessionID}, &l)
+	if len(l.Turns) != 2 {
+		t.Fatalf("load named %d turns, want 2: %+v", len(l.Turns), l.Turns)
+	}
+	for i, want := range []string{"change a", "and now?"} {
+		tn := l.Turns[i]
+		if !strings.HasPrefix(tn.TurnID, "msg_") || tn.Start >= len(l.Updates) || l.Updates[tn.Start]["sessionUpdate"] != "user_message_chunk" ||
+			l.Updates[tn.Start]["content"].(map[string]any)["text"] != want {
+			t.Errorf("turn %d is %+v, not the user message %q", i, tn, want)
+		}
+	}
+	var rep checkpoint.Report
+	e.client.mustCommand("darman.turn.revert", map[string]any{"sessionId": tr.SessionID, "turnId": l.Turns[0].TurnID, "preview": true}, &rep)
+	if len(rep.Files) != 1 || rep.Files[0].Path != "a.txt" {
+		t.Errorf("the loaded turn's id does not revert its edit: %+v", rep)
+	}
+}

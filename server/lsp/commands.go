@@ -39,6 +39,7 @@ var commands = map[string]command{
 	"darman.transcript.open":   (*Server).cmdTranscriptOpen,
 	"darman.command.run":       (*Server).cmdCommandRun,
 	"darman.command.list":      (*Server).cmdCommandList,
+	"darman.model.list":        (*Server).cmdModelList,
 	"darman.status":            (*Server).cmdStatus,
 	"darman.turn.revert":       (*Server).cmdTurnRevert,
 	"darman.turn.redo":         (*Server).cmdTurnRedo,
@@ -206,16 +207,20 @@ func (s *Server) contextText(c *promptContext) (string, error) {
 	if c.Range == nil {
 		return "The user is looking at " + shown + ".", nil
 	}
+	first, last := c.Range.Start.Line+1, c.Range.End.Line+1
+	if c.Range.End.Character == 0 && last > first {
+		last-- // a selection that ends at a line's start holds the lines above it
+	}
 	doc := s.docs.AtPath(path)
 	if doc == nil || doc.Lost != nil {
-		return fmt.Sprintf("The user selected %s lines %d-%d.", shown, c.Range.Start.Line+1, c.Range.End.Line+1), nil
+		return fmt.Sprintf("The user selected %s lines %d-%d.", shown, first, last), nil
 	}
 	start, end, err := doc.Content.Offsets(*c.Range)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("The user selected %s lines %d-%d:\n```%s\n%s\n```", shown, c.Range.Start.Line+1, c.Range.End.Line+1,
-		doc.LanguageID, numbered(doc.Content.String()[start:end], int(c.Range.Start.Line)+1)), nil
+	return fmt.Sprintf("The user selected %s lines %d-%d:\n```%s\n%s\n```", shown, first, last,
+		doc.LanguageID, strings.TrimSuffix(numbered(doc.Content.String()[start:end], int(first)), "\n")), nil
 }
 
 type sessionArgs struct {
@@ -371,22 +376,25 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 	if s.runningTurn(id) != nil {
 		state = update.StateRunning
 	}
+	updates, turns := update.HistoryTurns(page.Messages)
 	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, Agent: sess.Agent, State: state,
-		Updates: update.History(page.Messages), More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
+		Updates: updates, Turns: turns, More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
 }
 
 // loadResult is darman.session.load's answer. More says older messages
 // come before the page; FirstMessageID, the page's first message, is what
 // the client passes as before to get them.
 type loadResult struct {
-	SessionID      string          `json:"sessionId"`
-	Title          string          `json:"title"`
-	Model          string          `json:"model"`
-	Agent          string          `json:"agent,omitempty"` // the session's agent; absent for build
-	State          string          `json:"state"`
-	Updates        []update.Update `json:"updates"`
-	More           bool            `json:"more"`
-	FirstMessageID string          `json:"firstMessageId,omitempty"`
+	SessionID string          `json:"sessionId"`
+	Title     string          `json:"title"`
+	Model     string          `json:"model"`
+	Agent     string          `json:"agent,omitempty"` // the session's agent; absent for build
+	State     string          `json:"state"`
+	Updates   []update.Update `json:"updates"`
+	// Turns are the turns whose user message is on the page, in order.
+	Turns          []update.TurnStart `json:"turns,omitempty"`
+	More           bool               `json:"more"`
+	FirstMessageID string             `json:"firstMessageId,omitempty"`
 }
 
 func firstMessage(msgs []agent.MessageWithParts) string {

@@ -148,7 +148,7 @@ func TestCommandList(t *testing.T) {
 		names = append(names, c["name"])
 	}
 	review := map[string]string{"name": "review", "description": "Review the change", "argumentHint": "<file>"}
-	if want := "clear compact git:commit help model plain review"; strings.Join(names, " ") != want || !maps.Equal(res.Commands[len(names)-1], review) {
+	if want := "clear compact git:commit help model new plain review"; strings.Join(names, " ") != want || !maps.Equal(res.Commands[len(names)-1], review) {
 		t.Errorf("darman.command.list = %v, want %s with %v", res.Commands, want, review)
 	}
 	var je *jsonrpc2.Error
@@ -161,7 +161,7 @@ func TestCommandList(t *testing.T) {
 	e.write(".darman/command/late.md", "---\ndescription: Added later\n---\nLate.")
 	res.Commands = nil
 	e.client.mustCommand("darman.command.list", nil, &res)
-	if len(res.Commands) != 8 || !slices.ContainsFunc(res.Commands, func(c map[string]string) bool { return c["name"] == "late" }) {
+	if len(res.Commands) != 9 || !slices.ContainsFunc(res.Commands, func(c map[string]string) bool { return c["name"] == "late" }) {
 		t.Errorf("after adding late.md: %v", res.Commands)
 	}
 	e.write("a.go", "package a\n")

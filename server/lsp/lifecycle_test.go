@@ -52,7 +52,7 @@ func TestInitializeResult(t *testing.T) {
 			t.Errorf("code action kinds %v lack %s", caps.CodeActionProvider.CodeActionKinds, kind)
 		}
 	}
-	want := []string{"darman.cancel", "darman.command.list", "darman.command.run", "darman.permission.answer", "darman.prompt",
+	want := []string{"darman.cancel", "darman.command.list", "darman.command.run", "darman.model.list", "darman.permission.answer", "darman.prompt",
 		"darman.session.delete", "darman.session.fork", "darman.session.image", "darman.session.list", "darman.session.load", "darman.session.new", "darman.session.rename",
 		"darman.status", "darman.transcript.open", "darman.trust", "darman.turn.redo", "darman.turn.revert"}
 	if !slices.Equal(caps.ExecuteCommandProvider.Commands, want) {

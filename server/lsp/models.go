@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -40,4 +41,36 @@ func (s *Server) modelChoices(ctx context.Context, setup Setup) ModelChoices {
 	}
 	s.log.Debug("lsp: models to offer", "models", len(mc.Models), "default", mc.Default, "took", time.Since(began))
 	return mc
+}
+
+// servedModels is darman.model.list's answer.
+type servedModels struct {
+	Models  []ModelChoice `json:"models"`
+	Default string        `json:"default,omitempty"`
+}
+
+// cmdModelList answers darman.model.list: the models each usable
+// provider's server says it serves (Options.ServedModels asks them), for
+// a picker that offers what the endpoint holds rather than darman's
+// catalog. A provider whose server does not answer keeps its configured
+// and catalog models. Without Options.ServedModels, initialize's list.
+func (s *Server) cmdModelList(ctx context.Context, arg json.RawMessage) (any, error) {
+	if err := args("darman.model.list", arg, &struct{}{}); err != nil {
+		return nil, err
+	}
+	s.reconfigure.Lock()
+	setup := s.setup(s.agentSettings)
+	s.reconfigure.Unlock()
+	list := s.opts.ServedModels
+	if list == nil {
+		list = s.opts.Models
+	}
+	if list == nil {
+		return servedModels{Models: []ModelChoice{}}, nil
+	}
+	mc, err := list(ctx, setup)
+	if err != nil {
+		return nil, err
+	}
+	return servedModels{Models: nonNil(mc.Models), Default: mc.Default}, nil
 }

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,41 @@ func TestPromptReferencesRefused(t *testing.T) {
 	}
 	if n := len(e.model.ModelCalls()); n != 0 {
 		t.Errorf("%d model calls", n)
+	}
+}
+
+// A selection that ends at column 0 of a line (a whole-line selection, as
+// VS Code makes it) holds the lines above that line: darman.prompt's
+// context names and sends those lines, as the panel's chip does, not the
+// line the cursor sits at the start of.
+func TestPromptContextSelectionEndingAtColumnZero(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{{Text: "Seen."}, {Text: "Seen."}}},
+		optIns: map[string]bool{"sessionUpdates": true},
+	})
+	e.open("main.go", "package main\n\nfunc a() {}\nfunc b() {}\nfunc c() {}\n")
+	rng := func(l0, c0, l1, c1 int) map[string]any {
+		return map[string]any{"start": map[string]int{"line": l0, "character": c0}, "end": map[string]int{"line": l1, "character": c1}}
+	}
+	for i, c := range []struct {
+		rng  map[string]any
+		want string
+	}{
+		{rng(2, 0, 4, 0), "The user selected main.go lines 3-4:\n```go\n3\tfunc a() {}\n4\tfunc b() {}\n```"},
+		{rng(2, 0, 4, 1), "The user selected main.go lines 3-5:\n```go\n3\tfunc a() {}\n4\tfunc b() {}\n5\tf\n```"},
+	} {
+		from := e.client.Count()
+		e.client.mustCommand("darman.prompt", map[string]any{"prompt": "look", "context": map[string]any{"uri": e.uri("main.go"), "range": c.rng}}, nil)
+		e.client.Await(from, "the end", isState("idle"))
+		calls := e.model.ModelCalls()
+		if len(calls) != i+1 {
+			t.Fatalf("%d model calls, want %d", len(calls), i+1)
+		}
+		quoted, _ := json.Marshal(c.want)
+		body := string(calls[i].Body)
+		if !strings.Contains(body, strings.Trim(string(quoted), `"`)) {
+			at := strings.Index(body, "The user selected")
+			t.Errorf("selection %v: the model's request lacks %q; it has: %.120s", c.rng, c.want, body[max(at, 0):])
+		}
 	}
 }

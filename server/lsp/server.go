@@ -34,6 +34,10 @@ type Options struct {
 	// setup.Asker are nil). It runs while initialize is answered, so it
 	// must not start the agent or wait for the network. Nil offers none.
 	Models func(ctx context.Context, setup Setup) (ModelChoices, error)
+	// ServedModels lists the models the providers' servers serve, asking
+	// them (darman.model.list); it may wait for the network. Nil answers
+	// Models' list.
+	ServedModels func(ctx context.Context, setup Setup) (ModelChoices, error)
 	// Agents finds the workspace's named agents (files and configuration)
 	// while initialize is answered, as Models does; the agent Start builds
 	// must run the same catalog (Setup.Agents). Nil, or a nil answer,

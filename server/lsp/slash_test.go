@@ -130,6 +130,57 @@ func TestBuiltinCommands(t *testing.T) {
 	}
 }
 
+// TestNewCommand: /new makes a fresh session with the session's model
+// and says so in a new_session update (the panel switches to it); the
+// next prompt there is sent nothing said before.
+func TestNewCommand(t *testing.T) {
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{{Text: "first answer"}, {Text: "second answer"}}},
+		optIns: map[string]bool{"sessionUpdates": true},
+	})
+	from := e.client.Count()
+	tr := e.prompt("remember the word zebra")
+	e.turnUpdates(from, tr)
+	from = e.client.Count()
+	var nt turn
+	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": tr.SessionID, "prompt": "/new"}, &nt)
+	var fresh string
+	for _, u := range e.turnUpdates(from, nt) {
+		if u.Update["sessionUpdate"] == "new_session" {
+			fresh, _ = u.Update["newSessionId"].(string)
+		}
+	}
+	if fresh == "" || fresh == tr.SessionID {
+		t.Fatalf("/new sent no new_session update naming a new session (got %q, the session was %s)", fresh, tr.SessionID)
+	}
+	var list struct {
+		Sessions []struct {
+			ID    string `json:"sessionId"`
+			Model string `json:"model"`
+		} `json:"sessions"`
+	}
+	e.client.mustCommand("darman.session.list", nil, &list)
+	var model string
+	for _, s := range list.Sessions {
+		if s.ID == fresh {
+			model = s.Model
+		}
+	}
+	if model == "" {
+		t.Fatalf("the new session %s is not in darman.session.list: %+v", fresh, list.Sessions)
+	}
+	from = e.client.Count()
+	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": fresh, "prompt": "what was the word?"}, &tr)
+	e.turnUpdates(from, tr)
+	calls := e.model.ModelCalls()
+	if len(calls) != 2 {
+		t.Fatalf("%d model calls, want the two prompts' (/new calls no model)", len(calls))
+	}
+	if body := string(calls[1].Body); strings.Contains(body, "zebra") {
+		t.Errorf("the new session's turn was sent the old conversation: %.2000s", body)
+	}
+}
+
 // TestPromptHandoff: darman.prompt's handoff (the panel's "Build it")
 // sends the server's own hand-off prompt to build in the plan's session,
 // so no client writes it.

@@ -90,7 +90,9 @@ export type SessionUpdate =
       sessionUpdate: "notice";
       level: "info" | "warning" | "error";
       message: string;
-    };
+    }
+  /** /new made a session: the panel switches to it (chat.ts; the webview never sees it). */
+  | { sessionUpdate: "new_session"; newSessionId: string };
 
 export type PermissionOptionId =
   | "allow_once"
@@ -147,10 +149,11 @@ export type ContextChip = {
   kind?: MentionKind;
 };
 
-export type MentionKind = "file" | "folder" | "symbol" | "selection" | "problems";
+export type MentionKind = "file" | "folder" | "symbol" | "selection" | "problems" | "terminal";
 
 // One thing @ offers: a file, folder or symbol of the workspace, the
-// editor's selection, or the workspace's problems.
+// editor's selection, the workspace's problems, or the last terminal
+// command and its output.
 export type Mention = { kind: MentionKind; label: string; detail?: string; uri: string; range?: Location["range"] };
 
 // darman.turn.revert's and darman.turn.redo's answer (docs/protocol.md).
@@ -180,9 +183,13 @@ export type HostMessage =
     }
   // The server could not be started or died; `action` names a button the webview shows.
   | { type: "serverError"; message: string; action?: { label: string; command: string } }
-  | { type: "sessions"; sessions: SessionSummary[]; current?: string }
+  // The picker's sessions, newest first; more: older ones follow (moreSessions).
+  | { type: "sessions"; sessions: SessionSummary[]; current?: string; more?: boolean }
+  // The models the endpoints serve (darman.model.list), after ready's list.
+  | { type: "models"; models: ModelInfo[] }
   // A session was opened or loaded: replace the stream with its history.
-  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[]; agent?: string }
+  // turns: where each turn of the history begins in updates (darman.session.load's), for their Revert.
+  | { type: "session"; sessionId: string; title: string; model: string; state: string; updates: SessionUpdate[]; agent?: string; turns?: TurnStart[] }
   // A live darman/sessionUpdate for the current session.
   | { type: "update"; sessionId: string; turnId?: string; update: SessionUpdate }
   | { type: "permission"; request: PermissionRequest }
@@ -204,6 +211,9 @@ export type HostMessage =
   // The bytes of an image the webview asked for (fetchImage), or why not.
   | { type: "image"; uri: string; mimeType?: string; data?: string; error?: string };
 
+// A turn of a loaded history: its id (darman.turn.revert's turnId) and the index of its first update.
+export type TurnStart = { turnId: string; start: number };
+
 // A revert or redo of the panel's session: its turn (none: the last one), a
 // preview or the real thing, over the user's conflicting changes or not.
 export type RevertRequest = { sessionId: string; redo?: boolean; turnId?: string; preview: boolean; force?: boolean };
@@ -222,10 +232,14 @@ export type WebviewMessage =
   | { type: "renameSession"; sessionId: string; title: string }
   | { type: "deleteSession"; sessionId: string }
   | { type: "listSessions" }
+  | { type: "moreSessions" } // the next page of older sessions
   | { type: "setModel"; model: string }
   | { type: "openDiff"; uri: string; oldText: string; newText: string; title: string }
   | { type: "openLocation"; location: Location }
   | { type: "insertAtCursor"; text: string }
+  // A code block applied to the file its fence names (file, relative to the
+  // workspace), else to the active editor's selection: an unsaved edit.
+  | { type: "applyToFile"; text: string; file?: string }
   | { type: "runInTerminal"; text: string } // a shell block's commands, typed into the terminal, not run
 
   | { type: "copy"; text: string }

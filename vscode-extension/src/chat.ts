@@ -15,9 +15,11 @@ import type {
   PermissionRequest,
   SessionSummary,
   SessionUpdate,
+  TurnStart,
   TurnState,
   WebviewMessage,
 } from "../shared/protocol";
+import { applyCodeBlock } from "./apply";
 import { DiffContent, proposedScheme } from "./diff";
 import { fetchImage, imageArgs } from "./images";
 import { mentionsFor, referenceOf } from "./mentions";
@@ -67,6 +69,10 @@ export type ControllerOptions = {
 };
 
 const currentKey = "darman.currentSession";
+// The session picker lists this many sessions at a time (darman.session.list's
+// limit), and refreshes at most maxSessionPage at once.
+const sessionPage = 50;
+const maxSessionPage = 1000;
 /** The terminal "Run in terminal" types a code block's commands into. */
 const terminalName = "darman";
 const modelKey = "darman.chosenModel";
@@ -87,6 +93,9 @@ export class ChatController {
   private prompts = new Map<string, { sessionId: string; turnId?: string; update: SessionUpdate }[]>();
   private context: ContextChip | null = null;
   private dismissed: string | undefined;
+  // The sessions the picker lists, newest first, and where the next page begins.
+  private listed: SessionSummary[] = [];
+  private sessionCursor: string | undefined;
 
   constructor(private readonly o: ControllerOptions) {}
 
@@ -185,6 +194,24 @@ export class ChatController {
     this.emitState();
     this.sendReady();
     void this.watchSandbox();
+    void this.listServedModels();
+  }
+
+  /**
+   * listServedModels asks darman for the models the endpoints serve (an
+   * Ollama server's pulled models, say), which may take the network a
+   * moment: the picker offers initialize's list until they come.
+   */
+  private async listServedModels(): Promise<void> {
+    try {
+      const res = (await this.o.server.executeCommand("darman.model.list")) as { models?: ModelInfo[] };
+      if (!Array.isArray(res?.models)) return;
+      this.models = res.models;
+      this.post({ type: "models", models: this.models });
+    } catch (err) {
+      // Older darman has no darman.model.list: the configured and catalog models stay.
+      this.o.log?.(`darman.model.list: ${errorText(err)}`);
+    }
   }
 
   private async listCommands(): Promise<CommandInfo[]> {
@@ -229,6 +256,14 @@ export class ChatController {
 
   /** darman/sessionUpdate. */
   sessionUpdate(params: { sessionId: string; turnId?: string; update: SessionUpdate }): void {
+    if (params.update.sessionUpdate === "new_session") {
+      // /new typed in the panel's session: the panel shows the new one
+      // from now on (the rest of the old session's turn is not shown).
+      if (params.sessionId === this.currentSession && params.update.newSessionId) {
+        this.switchTo(params.update.newSessionId);
+      }
+      return;
+    }
     if (params.update.sessionUpdate === "state_update") {
       const starts = params.update.state === "running" && !this.running.has(params.sessionId);
       this.turnState(params.sessionId, params.update.state);
@@ -253,6 +288,13 @@ export class ChatController {
       // it, so a panel that follows the turn shows what was asked.
       this.prompts.set(params.sessionId, [...(this.prompts.get(params.sessionId) ?? []), params].slice(-20));
     }
+  }
+
+  private switchTo(sessionId: string): void {
+    void this.o.memento.update(currentKey, sessionId);
+    void this.load(sessionId)
+      .then(() => this.listSessions())
+      .catch((err) => this.post({ type: "error", message: `Opening the new session failed: ${errorText(err)}` }));
   }
 
   private follow(sessionId: string): void {
@@ -466,6 +508,8 @@ export class ChatController {
         return this.listSessions();
       case "listSessions":
         return this.listSessions();
+      case "moreSessions":
+        return this.moreSessions();
       case "setModel":
         await this.o.memento.update(modelKey, m.model);
         this.emitState();
@@ -499,6 +543,8 @@ export class ChatController {
         });
         return;
       }
+      case "applyToFile":
+        return applyCodeBlock(this.o.diffs, m.text, m.file);
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         return;
@@ -573,19 +619,47 @@ export class ChatController {
       state: string;
       updates: SessionUpdate[];
       more?: boolean;
+      turns?: TurnStart[];
     };
     await this.o.memento.update(currentKey, s.sessionId);
     // darman answers with the last page of a long session's history, what
     // the panel needs to show it and continue it; the panel says so rather
     // than show a history that seems to begin mid-way.
     const updates: SessionUpdate[] = s.more ? [olderNotShown(s.sessionId), ...(s.updates ?? [])] : (s.updates ?? []);
+    // Where each turn begins, for its Revert (after the notice, if any).
+    const turns = Array.isArray(s.turns) ? s.turns.map((t) => ({ turnId: t.turnId, start: t.start + (s.more ? 1 : 0) })) : [];
     // The session's agent (absent for build) is what the picker shows.
-    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates, ...(s.agent ? { agent: s.agent } : {}) });
+    this.post({ type: "session", sessionId: s.sessionId, title: s.title, model: s.model, state: s.state, updates, ...(s.agent ? { agent: s.agent } : {}), ...(turns.length ? { turns } : {}) });
   }
 
+  /**
+   * listSessions refreshes the picker's list: the newest sessions, as many
+   * as it showed (a page at least), so a long history costs a page.
+   */
   private async listSessions(): Promise<void> {
-    const res = (await this.o.server.executeCommand("darman.session.list")) as { sessions: SessionSummary[] };
-    this.post({ type: "sessions", sessions: res.sessions ?? [], current: this.currentSession });
+    const limit = Math.min(maxSessionPage, Math.max(sessionPage, this.listed.length));
+    const res = (await this.o.server.executeCommand("darman.session.list", { limit })) as { sessions?: SessionSummary[]; nextCursor?: string };
+    this.listed = res.sessions ?? [];
+    this.sessionCursor = res.nextCursor;
+    this.postSessions();
+  }
+
+  /** moreSessions adds the next page of older sessions to the picker's list. */
+  private async moreSessions(): Promise<void> {
+    if (!this.sessionCursor) return this.listSessions();
+    const res = (await this.o.server.executeCommand("darman.session.list", { limit: sessionPage, cursor: this.sessionCursor })) as {
+      sessions?: SessionSummary[];
+      nextCursor?: string;
+    };
+    // A session updated between two pages moved to the front: keep it once.
+    const have = new Set(this.listed.map((x) => x.sessionId));
+    this.listed = [...this.listed, ...(res.sessions ?? []).filter((x) => !have.has(x.sessionId))];
+    this.sessionCursor = res.nextCursor;
+    this.postSessions();
+  }
+
+  private postSessions(): void {
+    this.post({ type: "sessions", sessions: this.listed, current: this.currentSession, ...(this.sessionCursor ? { more: true } : {}) });
   }
 }
 
@@ -643,6 +717,8 @@ function describe(m: WebviewMessage): string {
       return "Answering the permission question";
     case "openPatch":
       return "Opening the diff";
+    case "applyToFile":
+      return "Applying the code block";
     default:
       return m.type;
   }

@@ -19,6 +19,7 @@ import { answerElicit, type ElicitRequest } from "./elicit";
 import { ChatViewProvider, viewId } from "./panel";
 import { serverSettings, SettingsSync } from "./settings";
 import { StatusBar } from "./status";
+import { watchTerminals } from "./terminal";
 import { followTrustGrant, initializationOptions } from "./trust";
 
 export const installDocs = "https://github.com/darman-dev/darman#quick-start";
@@ -119,6 +120,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     { dispose: () => clearTimeout(chipTimer) },
   );
   chat.offerContext(chipFor(vscode.window.activeTextEditor));
+  // The terminals' last commands, for @terminal.
+  context.subscriptions.push(watchTerminals((line) => output.appendLine(line)));
 
   let onConfig: vscode.Disposable | undefined;
   context.subscriptions.push({ dispose: () => onConfig?.dispose() });

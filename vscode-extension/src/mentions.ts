@@ -1,11 +1,12 @@
 // What @ in the prompt box offers, and what a picked item becomes: the
-// workspace's files, folders and symbols, the editor's selection and the
-// workspace's problems, each sent to darman as a reference of darman.prompt
+// workspace's files, folders and symbols, the editor's selection, the
+// workspace's problems and the last terminal command's output, each sent to darman as a reference of darman.prompt
 // (docs/protocol.md, "References"), which reads files and folders itself.
 
 import * as vscode from "vscode";
 import type { ContextChip, Mention } from "../shared/protocol";
 import { chipFor } from "./context";
+import { lastRun, runText } from "./terminal";
 
 const fileLimit = 20;
 const symbolLimit = 10;
@@ -42,6 +43,10 @@ export async function mentionsFor(query: string): Promise<Mention[]> {
   if (named("problems")) {
     const n = problems().length;
     if (n > 0) items.push({ kind: "problems", label: "problems", detail: `${n} in the workspace`, uri: "darman:problems" });
+  }
+  const run = lastRun();
+  if (run && named("terminal")) {
+    items.push({ kind: "terminal", label: "terminal", detail: `$ ${run.command}${run.done ? "" : " (running)"}`, uri: "darman:terminal" });
   }
   const files = await vscode.workspace.findFiles(globOf(query), undefined, fileLimit * 4);
   const folders = new Map<string, vscode.Uri>();
@@ -95,6 +100,11 @@ export function referenceOf(chip: ContextChip): Record<string, unknown> {
     case "problems": {
       const lines = problems();
       return { kind: "text", label: "Problems", text: lines.length ? lines.join("\n") : "(no errors or warnings)" };
+    }
+    case "terminal": {
+      // The output as it is when the prompt is sent.
+      const run = lastRun();
+      return { kind: "text", label: run ? `Terminal ${run.terminal}` : "Terminal", text: run ? runText(run) : "(no command has run in a terminal)" };
     }
     default:
       return chip.range ? { uri: chip.uri, range: chip.range } : { uri: chip.uri };

@@ -233,6 +233,23 @@ test("sessions: list, load with history, rename, delete", async (t) => {
   assert.equal(last("session")?.sessionId, "");
 });
 
+test("/new typed in the panel starts a fresh session and the panel switches to it", async (t) => {
+  if (skip) return t.skip(skip);
+  posted.length = 0;
+  await chat.handle({ type: "prompt", text: "/help", context: [] });
+  const before = chat.currentSession!;
+  await until(() => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"), "the end of /help");
+  posted.length = 0;
+  await chat.handle({ type: "prompt", text: "/new", context: [], sessionId: before });
+  const shown = await until(() => posted.find((m) => m.type === "session" && m.sessionId !== before), "the new session in the panel");
+  assert.equal(last("error"), undefined, `failed: ${last("error")?.message}`);
+  assert.ok(shown.type === "session" && shown.sessionId.startsWith("ses_") && shown.updates.length === 0, `an empty new session: ${JSON.stringify(shown)}`);
+  assert.equal(chat.currentSession, shown.sessionId, "the new session is the current one (kept across reloads)");
+  const list = await until(() => last("sessions")?.sessions.some((s) => s.sessionId === shown.sessionId) && last("sessions"), "the list with the new session");
+  assert.equal(list.current, shown.sessionId);
+  assert.ok(list.sessions.some((s) => s.sessionId === before), "the old session is kept");
+});
+
 test("failures are shown in the panel with what failed", async (t) => {
   if (skip) return t.skip(skip);
   posted.length = 0;

@@ -48,3 +48,16 @@ test("a whole history is shown as it came", async () => {
   assert.ok(session && session.type === "session");
   assert.deepEqual(session.updates, [hi]);
 });
+
+test("a loaded history's turns reach the webview, their starts moved past the notice", async () => {
+  const turns = [{ turnId: "msg_1", start: 0 }];
+  const whole = (await load({ sessionId: "ses_1", title: "t", model: "m", state: "idle", updates: [hi], turns, more: false })).find((m) => m.type === "session");
+  assert.ok(whole && whole.type === "session");
+  assert.deepEqual(whole.turns, turns);
+  const page = (await load({ sessionId: "ses_1", title: "t", model: "m", state: "idle", updates: [hi], turns, more: true, firstMessageId: "msg_1" })).find(
+    (m) => m.type === "session",
+  );
+  assert.ok(page && page.type === "session");
+  assert.deepEqual(page.turns, [{ turnId: "msg_1", start: 1 }]);
+  assert.deepEqual(page.updates[1], hi);
+});

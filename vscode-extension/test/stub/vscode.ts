@@ -276,6 +276,10 @@ export class TerminalStub {
   dispose(): void {}
 }
 
+type ShellExecutionEvent = { terminal: { name: string }; execution: { commandLine: { value: string }; read(): AsyncIterable<string> }; exitCode?: number };
+const shellStarted = new EventEmitter<ShellExecutionEvent>();
+const shellEnded = new EventEmitter<ShellExecutionEvent>();
+
 export const window = {
   terminals: [] as TerminalStub[],
   createTerminal(o: { name: string }): TerminalStub {
@@ -347,6 +351,9 @@ export const window = {
   },
   onDidChangeActiveTextEditor: new EventEmitter<unknown>().event,
   onDidChangeTextEditorSelection: new EventEmitter<unknown>().event,
+  // VS Code 1.93's shell integration events (testing.runInTerminal fires them).
+  onDidStartTerminalShellExecution: shellStarted.event,
+  onDidEndTerminalShellExecution: shellEnded.event,
 };
 
 const didGrantWorkspaceTrust = new EventEmitter<void>();
@@ -367,6 +374,10 @@ export const workspace = {
       textDocuments.push(doc);
     }
     return doc;
+  },
+  // No file matches: a test of @ sets up what it offers otherwise.
+  async findFiles(_include: string, _exclude?: string, _max?: number): Promise<Uri[]> {
+    return [];
   },
   getConfiguration(section: string) {
     const prefix = `${section}.`;
@@ -452,6 +463,26 @@ export class MemoryMemento {
 
 /** Test controls: set the state the extension reads. */
 export const testing = {
+  /**
+   * runInTerminal is a command run in a terminal with shell integration:
+   * its start, its output in chunks as the shell writes it (escape
+   * sequences and all), then its end with exitCode.
+   */
+  async runInTerminal(terminal: string, commandLine: string, chunks: string[], exitCode: number): Promise<void> {
+    let release!: () => void;
+    const ended = new Promise<void>((r) => (release = r));
+    const execution = {
+      commandLine: { value: commandLine },
+      async *read() {
+        for (const c of chunks) yield c;
+        await ended;
+      },
+    };
+    shellStarted.fire({ terminal: { name: terminal }, execution });
+    await new Promise((r) => setTimeout(r, 10));
+    shellEnded.fire({ terminal: { name: terminal }, execution, exitCode });
+    release();
+  },
   reset(): void {
     record.posted.length = 0;
     record.executed.length = 0;

@@ -5,7 +5,7 @@
 // times a second. Open permission questions are not saved: the host asks
 // them again when the view comes back (webviewReady), and a saved one may
 // have been answered or cancelled meanwhile.
-import type { ContextChip, HostMessage, SessionSummary, SessionUpdate, WebviewMessage, CommandInfo, ModelInfo, PromptImage } from "../../shared/protocol";
+import type { ContextChip, HostMessage, SessionSummary, SessionUpdate, WebviewMessage, CommandInfo, ModelInfo, PromptImage, TurnStart } from "../../shared/protocol";
 import type { VsCodeApi } from "./api";
 import { button, h } from "./dom";
 import { Header } from "./header";
@@ -250,6 +250,10 @@ export class App {
         this.prompt.setCommands(this.commands);
         this.showBanner(null);
         break;
+      case "models":
+        this.models = Array.isArray(m.models) ? m.models : [];
+        this.header.setModels(this.models, this.model);
+        break;
       case "serverError":
         this.pending = false;
         this.showBanner(m.message, m.action, false);
@@ -261,7 +265,7 @@ export class App {
         break;
       case "sessions":
         this.sessions = m.sessions ?? [];
-        this.header.setSessions(this.sessions, this.sessionId ?? m.current);
+        this.header.setSessions(this.sessions, this.sessionId ?? m.current, m.more === true);
         if (this.sessionId === undefined && m.current) this.sessionId = m.current;
         {
           // darman names a session after its first turn: the header follows.
@@ -283,8 +287,7 @@ export class App {
         this.header.setTitle(this.title);
         this.header.setCurrent(this.sessionId);
         if (this.sessionId) this.header.agent = m.agent || "build";
-        this.stream.reset(undefined, Array.isArray(m.updates) ? m.updates : []);
-        this.changing.clear();
+        this.showHistory(Array.isArray(m.updates) ? m.updates : [], Array.isArray(m.turns) ? m.turns : [], m.state === "running");
         if (m.state === "running" && !this.stream.transcript.running) this.stream.transcript.state = "running";
         this.stick = true;
         break;
@@ -316,6 +319,23 @@ export class App {
         if (m.send) this.prompt.submit();
         break;
     }
+  }
+
+  /**
+   * A loaded history, turn by turn: each finished turn that ran a tool that
+   * may change files gets its Revert under it, as it had live.
+   */
+  private showHistory(updates: SessionUpdate[], turns: TurnStart[], running: boolean): void {
+    const valid = turns.filter((t, i) => t && typeof t.turnId === "string" && Number.isInteger(t.start) && t.start >= (turns[i - 1]?.start ?? 0));
+    this.stream.reset(undefined, valid.length ? updates.slice(0, valid[0].start) : updates);
+    this.changing.clear();
+    valid.forEach((t, i) => {
+      const last = i === valid.length - 1;
+      const part = updates.slice(t.start, last ? updates.length : valid[i + 1].start);
+      this.stream.apply(part);
+      const changed = part.some((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && changingKinds.has(u.kind));
+      if (changed && !(last && running)) this.stream.el.append(this.reverts.turnAction(t.turnId));
+    });
   }
 
   /**

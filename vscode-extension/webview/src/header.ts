@@ -26,6 +26,9 @@ export class Header {
   private list: HTMLUListElement;
   private search: HTMLInputElement;
   private sessions: SessionSummary[] = [];
+  // Older sessions follow the listed ones; asked for: the row to focus when they come.
+  private more = false;
+  private asked: number | undefined;
   private current?: string;
 
   constructor(private handlers: HeaderHandlers) {
@@ -101,12 +104,20 @@ export class Header {
     this.toggle.setAttribute("aria-label", `Sessions: ${t}`);
   }
 
-  setSessions(sessions: SessionSummary[], current?: string): void {
+  /** The sessions listed, newest first; more: older ones follow, a button away. */
+  setSessions(sessions: SessionSummary[], current?: string, more = false): void {
     this.sessions = Array.isArray(sessions) ? sessions.filter((s) => s && typeof s.sessionId === "string") : [];
+    this.more = more;
     if (current !== undefined) this.current = current;
     const cur = this.sessions.find((s) => s.sessionId === this.current);
     if (cur) this.setTitle(cur.title);
     this.render();
+    if (this.asked !== undefined && !this.panel.hidden) {
+      // Focus the first of the older sessions, where the button was.
+      const rows = this.list.querySelectorAll<HTMLElement>(".session-open, .session-more");
+      (rows[Math.min(this.asked, rows.length - 1)] ?? this.search).focus();
+    }
+    this.asked = undefined;
   }
 
   setCurrent(sessionId: string | undefined): void {
@@ -161,10 +172,19 @@ export class Header {
     const q = this.search.value.trim().toLowerCase();
     const shown = q ? this.sessions.filter((s) => `${s.title || "Untitled session"} ${s.model}`.toLowerCase().includes(q)) : this.sessions;
     if (shown.length === 0) {
-      this.list.replaceChildren(h("li", { class: "session-empty", role: "status" }, `No session matches “${this.search.value.trim()}”.`));
-      return;
+      const older = this.more ? " among these; older sessions are not listed yet" : "";
+      this.list.replaceChildren(h("li", { class: "session-empty", role: "status" }, `No session matches “${this.search.value.trim()}”${older}.`));
+    } else {
+      this.list.replaceChildren(...shown.map((s) => this.row(s)));
     }
-    this.list.replaceChildren(...shown.map((s) => this.row(s)));
+    if (this.more) {
+      const more = button("Show older sessions", { class: "session-more" }, () => {
+        this.asked = this.list.querySelectorAll(".session-open").length;
+        more.disabled = true;
+        this.handlers.post({ type: "moreSessions" });
+      });
+      this.list.append(h("li", { class: "session-more-row" }, more));
+    }
   }
 
   private row(s: SessionSummary): HTMLElement {

@@ -29,6 +29,7 @@ const paths: Record<string, string[]> = {
   stop: ["M4 4h8v8H4z"],
   copy: ["M5.5 5.5h8v8h-8z", "M10.5 5.5v-3h-8v8h3"],
   insert: ["M8 2v8", "M5 7l3 3 3-3", "M2.5 13.5h11"],
+  apply: ["M4 1.5h5l3 3v4", "M4 1.5v13h4", "M9 12.5l2 2 3.5-4"],
   diff: ["M4.5 2v8M1.5 5h6", "M9 11.5h5.5", "M2 14h12"],
   rename: ["M10.5 2.5l3 3-8 8H2.5v-3z"],
   file: ["M4 1.5h5l3 3v10H4z", "M9 1.5v3h3"],

@@ -29,6 +29,28 @@ md.core.ruler.push("align_class", (state) => {
   }
 });
 
+// A code block's fence may name its file ("```go main.go", "```go:main.go",
+// "```go title=\"main.go\""): kept on the <code> for "Apply to file".
+md.core.ruler.push("fence_file", (state) => {
+  for (const t of state.tokens) {
+    const file = t.type === "fence" ? fenceFile(t.info) : "";
+    if (file) t.attrSet("data-file", file);
+  }
+});
+
+// fenceFile is the file a fence's info string names, or "".
+export function fenceFile(info: string): string {
+  const words = info.trim().split(/\s+/);
+  const first = /^[\w+#.-]+:(\S+)$/.exec(words[0] ?? "");
+  if (first) return first[1];
+  for (const w of words.slice(1)) {
+    const named = /^(?:title|file|filename|path)=["']?([^"'\s]+)["']?$/.exec(w);
+    if (named) return named[1];
+    if (/^[^=\s"'`]+[./][^=\s"'`]*$/.test(w) && !w.startsWith("-")) return w;
+  }
+  return "";
+}
+
 // Images: only data: images can show under the CSP; anything else becomes a
 // link with the alt text, so no request leaves the webview.
 md.renderer.rules.image = (tokens, idx, options, env, self) => {
@@ -75,7 +97,7 @@ export function renderMarkdown(text: string): DocumentFragment {
   for (const pre of Array.from(fragment.querySelectorAll("pre"))) {
     const code = pre.querySelector("code");
     const lang = /language-([\w+#.-]+)/.exec(code?.className ?? "")?.[1] ?? "";
-    const frame = codeFrame(lang);
+    const frame = codeFrame(lang, code?.getAttribute("data-file") ?? "");
     pre.replaceWith(frame);
     frame.append(pre);
     if (code && lang) highlightLater(code, lang);
@@ -87,8 +109,9 @@ export function renderMarkdown(text: string): DocumentFragment {
 const shellLangs = new Set(["sh", "bash", "shell", "zsh", "fish", "console", "shellsession", "powershell", "pwsh", "ps1", "bat", "cmd"]);
 
 // codeFrame is a code block's frame and bar, the <pre> to be appended.
-function codeFrame(lang: string): HTMLElement {
+function codeFrame(lang: string, file: string): HTMLElement {
   const shell = shellLangs.has(lang.toLowerCase());
+  const applyLabel = file ? `Apply to ${file}` : "Apply to the selection";
   const bar = h(
     "div",
     { class: "code-bar" },
@@ -106,8 +129,11 @@ function codeFrame(lang: string): HTMLElement {
       { type: "button", class: "icon-button", "data-action": "insert", title: "Insert at cursor", "aria-label": "Insert code at cursor" },
       icon("insert"),
     ),
+    shell
+      ? null
+      : h("button", { type: "button", class: "icon-button", "data-action": "apply", title: applyLabel, "aria-label": applyLabel }, icon("apply")),
   );
-  return h("div", { class: "code-block" }, bar);
+  return h("div", { class: "code-block", "data-file": file || null }, bar);
 }
 
 // codeOf finds the code a code-bar button belongs to.
@@ -185,7 +211,7 @@ function openFence(tail: string): { opener: string; lang: string; code: string }
     pos = end + 1;
   }
   if (closesFence(tail.slice(pos), fence)) return null;
-  const lang = first.slice(first.indexOf(fence) + fence.length).trim().split(/\s+/)[0] ?? "";
+  const lang = (first.slice(first.indexOf(fence) + fence.length).trim().split(/\s+/)[0] ?? "").replace(/:.*$/, "");
   return { opener: first, lang, code: tail.slice(nl + 1) };
 }
 
@@ -229,7 +255,7 @@ export class MarkdownView {
     }
     if (this.open?.opener !== fence.opener) {
       const code = h("code", { class: fence.lang ? `language-${fence.lang}` : null });
-      const frame = codeFrame(fence.lang);
+      const frame = codeFrame(fence.lang, fenceFile(fence.opener.replace(/^ {0,3}(`{3,}|~{3,})/, "")));
       frame.append(h("pre", null, code));
       this.tail.replaceChildren(frame);
       this.open = { opener: fence.opener, code };

@@ -138,8 +138,8 @@ export class PromptBox {
       ...chips.map((chip) =>
         h(
           "span",
-          { class: chip.kind ? `chip picked kind-${chip.kind}` : "chip", role: "listitem", title: chip.kind === "problems" ? "the workspace's errors and warnings" : chip.uri },
-          icon(chip.kind === "symbol" ? "search" : chip.kind === "problems" ? "warning" : "file"),
+          { class: chip.kind ? `chip picked kind-${chip.kind}` : "chip", role: "listitem", title: chip.kind === "problems" ? "the workspace's errors and warnings" : chip.kind === "terminal" ? "the last terminal command and its output" : chip.uri },
+          icon(chip.kind === "symbol" ? "search" : chip.kind === "problems" ? "warning" : chip.kind === "terminal" ? "execute" : "file"),
           h("span", { class: "chip-label" }, chip.kind ? `@${chip.label}` : chip.label || chip.uri),
           button(`Remove ${chip.label || chip.uri} from the context`, { class: "chip-remove" }, () => this.removeChip(chip), icon("close")),
         ),

@@ -151,6 +151,9 @@ export class Stream {
       }, 1500);
     } else if (b.getAttribute("data-action") === "insert") {
       this.actions.post({ type: "insertAtCursor", text: code });
+    } else if (b.getAttribute("data-action") === "apply") {
+      const file = b.closest(".code-block")?.getAttribute("data-file");
+      this.actions.post({ type: "applyToFile", text: code, ...(file ? { file } : {}) });
     } else if (b.getAttribute("data-action") === "terminal") {
       this.actions.post({ type: "runInTerminal", text: shellCommands(code) });
     }

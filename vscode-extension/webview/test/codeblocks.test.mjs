@@ -28,6 +28,35 @@ describe("webview code blocks", { skip }, () => {
   });
 });
 
+describe("webview code blocks: apply to file", { skip }, () => {
+  const page = webview();
+
+  test("a block whose fence names a file applies to it, while streamed and once settled; one that names none applies to the selection; shell blocks have no Apply", async () => {
+    const w = await page();
+    const p = w.page;
+    // Streamed: the block is still open (no closing fence yet).
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "running", updates: [] });
+    await w.send({ type: "update", sessionId: S, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Here:\n\n```go:cmd/hello/main.go\npackage main\n" } } });
+    await p.getByRole("button", { name: "Apply to cmd/hello/main.go" }).click();
+    assert.deepEqual(await w.waitPosted("applyToFile"), { type: "applyToFile", text: "package main", file: "cmd/hello/main.go" });
+    assert.equal(await p.locator(".code-block .code-lang").first().innerText(), "go");
+    const text =
+      "```go title=\"main.go\"\npackage main\n\nfunc main() {}\n```\n\n```ts src/a.ts\nexport const a = 1;\n```\n\n```go\nfunc f() {}\n```\n\n```sh\nmake\n```\n";
+    await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }] });
+    await p.getByRole("button", { name: "Apply to main.go" }).click();
+    await p.waitForFunction(() => window.__posted.filter((m) => m.type === "applyToFile").length === 2);
+    assert.deepEqual(await w.waitPosted("applyToFile"), { type: "applyToFile", text: "package main\n\nfunc main() {}", file: "main.go" });
+    await p.getByRole("button", { name: "Apply to src/a.ts" }).click();
+    await p.waitForFunction(() => window.__posted.filter((m) => m.type === "applyToFile").length === 3);
+    assert.equal((await w.waitPosted("applyToFile")).file, "src/a.ts");
+    await p.locator(".code-block").nth(2).getByRole("button", { name: "Apply to the selection" }).click();
+    await p.waitForFunction(() => window.__posted.filter((m) => m.type === "applyToFile").length === 4);
+    assert.deepEqual(await w.waitPosted("applyToFile"), { type: "applyToFile", text: "func f() {}" });
+    assert.equal(await p.locator(".code-block").nth(3).getByRole("button", { name: /^Apply/ }).count(), 0, "a shell block is run, not applied");
+    await w.close();
+  });
+});
+
 describe("webview syntax highlighting", { skip }, () => {
   const page = webview();
 

@@ -141,4 +141,35 @@ describe("webview revert and redo", { skip }, () => {
     assert.equal(await last.isVisible(), false, "not offered while a turn runs");
     await w.close();
   });
+
+  test("a reloaded session keeps each turn's Revert: darman.session.load's turns place it under the turns that changed files", async () => {
+    const w = await page();
+    const p = w.page;
+    const edited = liveTurn(T).map((m) => m.update).filter((u) => u.sessionUpdate !== "state_update");
+    const asked = [
+      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "What is it?" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "A greeting." } },
+    ];
+    const ranBash = liveTurn("x", "execute").map((m) => m.update).filter((u) => u.sessionUpdate !== "state_update");
+    const updates = [...edited, ...asked, ...ranBash];
+    const turns = [
+      { turnId: "msg_01", start: 0 },
+      { turnId: "msg_02", start: edited.length },
+      { turnId: "msg_03", start: edited.length + asked.length },
+    ];
+    await w.send({ type: "session", sessionId: S, title: "Old", model: "", state: "idle", updates, turns });
+    const reverts = p.getByRole("button", { name: "Revert this turn" });
+    await p.getByText("A greeting.").waitFor();
+    assert.equal(await reverts.count(), 2, "the two turns that changed files have Revert, the question none");
+    // Under its own turn: the first Revert comes before the question.
+    assert.ok(await p.evaluate(() => {
+      const first = document.querySelector(".revert-turn");
+      const q = [...document.querySelectorAll(".entry")].find((e) => e.textContent.includes("What is it?"));
+      return first && q && first.compareDocumentPosition(q) & Node.DOCUMENT_POSITION_FOLLOWING;
+    }), "the first turn's Revert is under it");
+    await w.clearPosted();
+    await reverts.first().click();
+    assert.deepEqual(await w.waitPosted("revert"), { type: "revert", sessionId: S, preview: true, turnId: "msg_01" });
+    await w.close();
+  });
 });

@@ -49,6 +49,31 @@ describe("webview session list", { skip }, () => {
     });
   }
 
+  test("a long history lists a page: Show older sessions asks for the next and focuses the first of them", async () => {
+    const w = await page();
+    const p = w.page;
+    await w.send({ type: "session", sessionId: "s0", title: "Session number 0", model: "", state: "idle", updates: [] });
+    await p.getByRole("button", { name: "Sessions: Session number 0" }).click();
+    await w.send({ type: "sessions", sessions: sessions.slice(0, 10), current: "s0", more: true });
+    const list = p.getByRole("list", { name: "Sessions" });
+    const more = list.getByRole("button", { name: "Show older sessions" });
+    await more.waitFor();
+    await w.clearPosted();
+    await more.click();
+    assert.deepEqual(await w.waitPosted("moreSessions"), { type: "moreSessions" });
+    await w.send({ type: "sessions", sessions, current: "s0" });
+    await list.getByRole("button", { name: "Open Session number 13" }).waitFor();
+    assert.equal(await more.count(), 0, "the last page has no Show older sessions");
+    assert.equal(await list.locator(".session-open").count(), 14);
+    assert.equal(await p.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Open Session number 10", "focus stays where the button was");
+    // A search that finds nothing among a page says older sessions are not listed yet.
+    await w.send({ type: "sessions", sessions: sessions.slice(0, 10), current: "s0", more: true });
+    await p.getByRole("searchbox", { name: "Search sessions" }).fill("benchmarks of old");
+    await list.getByText("older sessions are not listed yet").waitFor();
+    assert.equal(await more.count(), 1);
+    await w.close();
+  });
+
   test("New session and Escape close the list; the header takes darman's title", async () => {
     const w = await page();
     const p = w.page;

@@ -95,6 +95,20 @@ describe("webview sessions and state", { skip }, () => {
     await w.close();
   });
 
+  test("the models the endpoint serves replace the picker's list and keep the choice", async () => {
+    const w = await page();
+    const p = w.page;
+    await w.send(ready, { type: "session", sessionId: "s1", title: "", model: "", state: "idle", updates: [] });
+    const picker = p.getByRole("combobox", { name: "Model" });
+    await p.waitForFunction(() => document.querySelector(".model-picker").options.length === 2);
+    await picker.selectOption("openai/gpt-y");
+    await w.send({ type: "models", models: [{ id: "ollama/qwen3:8b", name: "Qwen 3 8B" }, { id: "openai/gpt-y" }] });
+    await p.waitForFunction(() => document.querySelector(".model-picker").options[0]?.value === "ollama/qwen3:8b");
+    assert.deepEqual(await picker.locator("option").allInnerTexts(), ["Qwen 3 8B", "openai/gpt-y"]);
+    assert.equal(await picker.inputValue(), "openai/gpt-y");
+    await w.close();
+  });
+
   test("deleting the current session leaves an empty panel whose prompt starts a new one", async () => {
     const w = await page();
     const p = w.page;

@@ -56,6 +56,9 @@ type Update struct {
 	Level   string `json:"level,omitempty"`
 	Message string `json:"message,omitempty"`
 	Source  string `json:"source,omitempty"`
+
+	// new_session (/new)
+	NewSessionID string `json:"newSessionId,omitempty"`
 }
 
 // MarshalJSON writes the update; the tool call's content and the usage
@@ -194,6 +197,8 @@ func of(e agent.Event) (u Update, ok bool) {
 			ContextUsed: u.Input + u.CacheRead + u.CacheWrite, ContextWindow: e.ContextWindow}}, true
 	case agent.EventState:
 		return Update{SessionUpdate: "state_update", State: StateOf(e), Error: errorOf(e)}, true
+	case agent.EventNewSession:
+		return Update{SessionUpdate: "new_session", NewSessionID: string(e.NewSession)}, e.NewSession != ""
 	case agent.EventRetry:
 		if e.Retry == nil {
 			return Update{}, false
@@ -248,8 +253,25 @@ func toolUpdate(kind string, t *agent.ToolCall) Update {
 // History renders a stored session as the updates a live turn sends, for
 // darman.session.load.
 func History(msgs []agent.MessageWithParts) []Update {
+	out, _ := HistoryTurns(msgs)
+	return out
+}
+
+// TurnStart is where a turn of the page begins in its updates: Start is
+// the index of its user message's first update, TurnID that message's id
+// (what darman.turn.revert takes), so a reloaded client can offer each
+// turn's Revert as the live stream did.
+type TurnStart struct {
+	TurnID string `json:"turnId"`
+	Start  int    `json:"start"`
+}
+
+// HistoryTurns is History and the turns that begin in it.
+func HistoryTurns(msgs []agent.MessageWithParts) ([]Update, []TurnStart) {
 	var out []Update
+	var turns []TurnStart
 	for _, m := range msgs {
+		start := len(out)
 		for _, p := range m.Parts {
 			switch kind := acpupdate.HistoryKind(m.Message.Role, p); {
 			case kind == acpupdate.ToolCall:
@@ -274,8 +296,11 @@ func History(msgs []agent.MessageWithParts) []Update {
 		case agent.FinishCancelled:
 			out = append(out, Update{SessionUpdate: "state_update", State: StateCancelled})
 		}
+		if m.Message.Role == agent.RoleUser && len(out) > start && out[start].SessionUpdate == acpupdate.UserMessageChunk {
+			turns = append(turns, TurnStart{TurnID: string(m.Message.ID), Start: start})
+		}
 	}
-	return out
+	return out, turns
 }
 
 // Image is how a stored image of a user's message shows, in the live turn

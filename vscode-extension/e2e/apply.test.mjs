@@ -1,0 +1,98 @@
+// End to end in a real VS Code (code-server, headless Chromium, the packaged
+// VSIX, the real darman against the scripted model): a code block of the
+// answer whose fence names main.go is applied to it with "Apply to
+// main.go": VS Code's diff editor shows the change, the file on the right
+// holds it unsaved (the file on disk is unchanged), and the editor's Undo
+// takes it back; a block naming a new file opens it untitled (nothing on
+// disk), and one naming a file outside the workspace is refused. DARMAN_TEST_BIN names a directory with darman and
+// scripted-model built.
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { buildAll, closeCodeServer, missing, openCodeServer, removeTemp, screenshot, startModel, until } from "./harness.mjs";
+
+const skip = missing();
+const original = 'package main\n\nfunc main() {\n\tprintln("old greeting")\n}\n';
+const block = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("applied greeting")\n}';
+let tmp, cs, model, page, workspace;
+
+before(async () => {
+  if (skip) return;
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "darman-e2e-apply-"));
+  const bin = buildAll(tmp);
+  let url;
+  ({ model, url } = await startModel(bin, tmp, {
+    steps: [
+      {
+        text:
+          "Use fmt:\n\n```go main.go\n" + block + "\n```\n\nA new command:\n\n```go cmd/new/main.go\npackage main\n```\n\nAnd outside:\n\n```go ../outside.go\npackage outside\n```\n",
+      },
+    ],
+  }));
+  const home = path.join(tmp, "home");
+  workspace = path.join(home, "hello");
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.writeFileSync(path.join(workspace, "go.mod"), "module example.com/hello\n\ngo 1.22\n");
+  fs.writeFileSync(path.join(workspace, "main.go"), original);
+  fs.writeFileSync(
+    path.join(workspace, "darman.json"),
+    JSON.stringify({ model: "anthropic/claude-sonnet-4-5", provider: { anthropic: { baseURL: url, apiKey: "sk-ant-test-0123456789" } }, retry: { maxAttempts: 1 } }),
+  );
+  // Desktop VS Code's default: in a browser (code-server) VS Code saves
+  // after a delay by default, which would save the applied block itself.
+  cs = await openCodeServer({ tmp, home, workspace, bin, settings: { "files.autoSave": "off" } });
+  page = cs.page;
+});
+
+after(async () => {
+  await closeCodeServer(cs, "code-server-apply.log");
+  model?.stdin.end();
+  await removeTemp(tmp);
+});
+
+const chat = () => page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+
+test("a code block applied to the file it names: shown in the diff editor, unsaved, undone by the editor's Undo; a new file opens untitled; a file outside the workspace is refused", { skip }, async () => {
+  try {
+    await page.locator('.activitybar [aria-label^="darman"]').first().click();
+    const box = chat().getByLabel("Message darman");
+    await box.waitFor({ timeout: 60_000 });
+    await box.fill("Make main.go use fmt");
+    await box.press("Enter");
+    await chat().getByText("Use fmt:").waitFor({ timeout: 60_000 });
+
+    await chat().getByRole("button", { name: "Apply to main.go" }).click();
+    const modified = page.locator(".monaco-diff-editor .modified .view-lines");
+    await modified.filter({ hasText: "applied greeting" }).first().waitFor({ timeout: 30_000 });
+    await page.locator(".monaco-diff-editor .original .view-lines", { hasText: "old greeting" }).first().waitFor();
+    assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), original, "Apply wrote the file: it must leave saving to the user");
+    await screenshot(page, "apply-diff");
+
+    // The editor's own Undo takes the code block back.
+    // Monaco renders spaces as no-break spaces.
+    const shown = async () => (await modified.first().innerText()).replace(/\u00a0/g, " ");
+    await modified.first().click();
+    assert.match(await shown(), /applied greeting/);
+    await page.keyboard.press("Control+Z");
+    await until(async () => !(await shown()).includes("applied greeting"), "Undo to take the code block back", 20_000);
+    assert.match(await shown(), /old greeting/);
+    assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), original);
+
+    // A file that does not exist yet opens untitled at its path: still nothing on disk.
+    await chat().getByRole("button", { name: "Apply to cmd/new/main.go" }).click();
+    await page.locator(".monaco-diff-editor .modified .view-lines", { hasText: "package main" }).first().waitFor({ timeout: 30_000 });
+    await page.locator(".tab", { hasText: "main.go: code block applied (unsaved)" }).first().waitFor();
+    assert.equal(fs.existsSync(path.join(workspace, "cmd")), false, "Apply made the new file on disk");
+
+    // A fence naming a file outside the workspace is refused, saying so.
+    await chat().getByRole("button", { name: "Apply to ../outside.go" }).click();
+    await chat().getByText(/Applying the code block failed: .*outside the workspace/).waitFor({ timeout: 30_000 });
+    assert.equal(fs.existsSync(path.join(path.dirname(workspace), "outside.go")), false);
+  } catch (err) {
+    await screenshot(page, "apply-failure").catch(() => {});
+    throw err;
+  }
+});
