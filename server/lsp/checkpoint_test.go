@@ -6,7 +6,9 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
@@ -246,5 +248,83 @@ func TestLoadNamesTheTurns(t *testing.T) {
 	e.client.mustCommand("darman.turn.revert", map[string]any{"sessionId": tr.SessionID, "turnId": l.Turns[0].TurnID, "preview": true}, &rep)
 	if len(rep.Files) != 1 || rep.Files[0].Path != "a.txt" {
 		t.Errorf("the loaded turn's id does not revert its edit: %+v", rep)
+	}
+}
+
+// TestNoTurnWhileARevertIsApplied: darman.prompt sent while
+// darman.turn.revert is still writing the files (its workspace/applyEdit
+// not answered yet) starts its turn only once the revert is done: the
+// session is busy with the revert. The turn then edits the reverted file,
+// and neither loses the other's work.
+func TestNoTurnWhileARevertIsApplied(t *testing.T) {
+	ed := &bufferEditor{t: t, buffers: map[string]string{}}
+	var hold atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	answer := func(method string, params json.RawMessage) (any, error) {
+		if method == "workspace/applyEdit" && hold.CompareAndSwap(true, false) {
+			close(held)
+			<-release
+		}
+		return ed.answer(method, params)
+	}
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"a.txt","oldString":"alpha","newString":"ALPHA"}`)}}},
+			{Text: "done"},
+			{ToolCalls: []llmtest.ToolCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"a.txt","oldString":"alpha","newString":"second"}`)}}},
+			{Text: "done again"},
+		}},
+		rules:       editRules(),
+		optIns:      map[string]bool{"sessionUpdates": true, "applyEditAndSave": true},
+		answer:      answer,
+		checkpoints: true,
+		files:       map[string]string{"a.txt": "alpha\n"},
+	})
+	ed.env = e
+	tr := e.prompt("change a")
+	_, end := e.client.Await(0, "the first turn's end", isState("idle"))
+
+	hold.Store(true)
+	var rep checkpoint.Report
+	reverted := make(chan error, 1)
+	go func() {
+		reverted <- e.client.command("darman.turn.revert", map[string]any{"sessionId": tr.SessionID, "turnId": tr.TurnID}, &rep)
+	}()
+	select {
+	case <-held:
+	case err := <-reverted:
+		t.Fatalf("the revert ended (%v) without writing through the editor", err)
+	case <-time.After(wait):
+		t.Fatal("the revert never wrote through the editor")
+	}
+	var second turn
+	prompted := make(chan error, 1)
+	go func() {
+		prompted <- e.client.command("darman.prompt", map[string]any{"sessionId": tr.SessionID, "prompt": "change a again"}, &second)
+	}()
+	// While the revert waits for the editor, the prompt must not start
+	// its turn. A second is the window this test looks through: a prompt
+	// answered in it ran beside the revert.
+	select {
+	case err := <-prompted:
+		close(release)
+		t.Fatalf("darman.prompt answered (turn %q, err %v) while the revert was writing the files", second.TurnID, err)
+	case <-time.After(time.Second):
+	}
+	close(release)
+	if err := <-reverted; err != nil || !rep.Applied {
+		t.Fatalf("the revert: %v, %+v", err, rep)
+	}
+	select {
+	case err := <-prompted:
+		if err != nil {
+			t.Fatalf("darman.prompt after the revert: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("darman.prompt never answered after the revert ended")
+	}
+	e.client.Await(end+1, "the second turn's end", isState("idle"))
+	if got := e.read("a.txt"); got != "second\n" {
+		t.Errorf("a.txt = %q, want the revert's alpha edited by the second turn (second)", got)
 	}
 }

@@ -44,10 +44,14 @@ func (t *turn) cancel() { t.agent.Sessions.Cancel(t.session) }
 // live is what the server holds for a session it relays.
 type live struct {
 	relay *relay
-	// turn is the running turn, to cancel and to show; nil when idle.
-	// Whether a turn may start is the session service's to say
-	// (session.ErrBusy).
+	// turn is the running turn, to cancel, to relay and to name by its
+	// turnId; nil when idle. Whether a turn runs is the session service's
+	// to say (Sessions.Busy, session.ErrBusy).
 	turn *turn
+	// between is held by what must not overlap a turn of the session:
+	// starting one (across Sessions.Start), and revert, redo, fork and
+	// delete, each with the core's word that no turn runs.
+	between sync.Mutex
 }
 
 // liveOf returns the server's state of a session, making it on first use.
@@ -74,6 +78,27 @@ func (s *Server) runningTurn(id agent.ID) *turn {
 	return nil
 }
 
+// lockBetween takes the session's between lock and returns its unlock.
+func (s *Server) lockBetween(id agent.ID) (unlock func()) {
+	s.mu.Lock()
+	l := s.liveOf(id)
+	s.mu.Unlock()
+	l.between.Lock()
+	return l.between.Unlock
+}
+
+// between takes the session's between lock for the command name, which
+// must not overlap a turn, and returns its unlock; it fails when a turn
+// runs.
+func (s *Server) between(a *Agent, name string, id agent.ID) (unlock func(), err error) {
+	unlock = s.lockBetween(id)
+	if a.Sessions.Busy(id) {
+		unlock()
+		return nil, errors.New(name + ": the session is running a turn; cancel it (darman.cancel) or wait for it to end")
+	}
+	return unlock, nil
+}
+
 // startTurn starts the turn tn of session tn.Session and returns once it
 // has begun; title names it in progress and messages.
 func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title string) (*turn, error) {
@@ -81,6 +106,9 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 		return nil, errors.New("the server is shutting down")
 	}
 	id := tn.Session
+	// Held until the turn is the session's running one, so that no
+	// revert, fork or delete comes between the core's start and it.
+	defer s.lockBetween(id)()
 	t := &turn{id: newTurnID(), session: id, agent: a, title: titleOf(title), ended: make(chan struct{})}
 	r, err := s.relayOf(ctx, a, id)
 	if err != nil {
