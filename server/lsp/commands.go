@@ -647,3 +647,24 @@ func numbered(s string, first int) string {
 	}
 	return b.String()
 }
+
+// requireSession is the session a command names in its sessionId, which it
+// requires: InvalidParams when it is missing or not a session id.
+func requireSession(command, id string) (agent.ID, error) {
+	if id == "" {
+		return "", rpc.InvalidParams("%s: sessionId is required", command)
+	}
+	sid, err := sessionArg(id)
+	if err != nil {
+		return "", rpc.InvalidParams("%s: %v", command, err)
+	}
+	return sid, nil
+}
+
+// sessionArg checks a sessionId argument.
+func sessionArg(id string) (agent.ID, error) {
+	if err := agent.ID(id).Validate(agent.SessionPrefix); err != nil {
+		return "", fmt.Errorf("sessionId: %w", err)
+	}
+	return agent.ID(id), nil
+}

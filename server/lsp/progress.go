@@ -10,7 +10,7 @@ import (
 
 // startProgress starts the work-done progress of turn t
 // (server/lsp/internal/progress), on the server's connection.
-func (s *Server) startProgress(t *turn) *progress.Progress {
+func (s *Server) startProgress(t *liveTurn) *progress.Progress {
 	p := progress.New(s.ctx, progressConn{s}, s.log, t.id, t.title)
 	s.goOwned(p.Run)
 	return p
@@ -41,15 +41,7 @@ func (s *Server) workDoneProgressCancel(_ context.Context, raw json.RawMessage) 
 	if unq, err := strconv.Unquote(token); err == nil {
 		token = unq
 	}
-	s.mu.Lock()
-	var found *turn
-	for _, l := range s.live {
-		if l.turn != nil && l.turn.id == token {
-			found = l.turn
-		}
-	}
-	s.mu.Unlock()
-	if found != nil {
+	if found := s.turnByID(token); found != nil {
 		s.log.Info("lsp: the user cancelled the turn from its progress", "turn", token)
 		found.cancel()
 	}
