@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -10,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/server/lsp/text"
 )
 
@@ -326,5 +329,71 @@ func TestNoTurnWhileARevertIsApplied(t *testing.T) {
 	e.client.Await(end+1, "the second turn's end", isState("idle"))
 	if got := e.read("a.txt"); got != "second\n" {
 		t.Errorf("a.txt = %q, want the revert's alpha edited by the second turn (second)", got)
+	}
+}
+
+// TestRevertAndForkRefusedWhileATurnRuns: while a turn waits for the
+// user's answer to a permission question, darman.turn.revert and
+// darman.session.fork are refused with the busy error and change nothing
+// (the core's word, Sessions.Busy); darman.session.delete cancels the turn
+// and deletes the session once it ended.
+func TestRevertAndForkRefusedWhileATurnRuns(t *testing.T) {
+	asked, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"a.txt","oldString":"alpha","newString":"ALPHA"}`)}}},
+			{Text: "done"},
+			toolStep("bash", map[string]string{"command": "echo hi > b.txt", "description": "make b"}),
+			{Text: "made"},
+		}},
+		rules:       append(editRules(), permission.Rule{Permission: permission.Bash, Pattern: "*", Action: permission.Ask}),
+		optIns:      map[string]bool{"sessionUpdates": true, "requestPermission": true},
+		checkpoints: true,
+		files:       map[string]string{"a.txt": "alpha\n"},
+		answer: func(method string, params json.RawMessage) (any, error) {
+			if method != "darman/requestPermission" {
+				return defaultAnswer(method, params)
+			}
+			once.Do(func() { close(asked) })
+			<-release
+			return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
+		},
+	})
+	defer close(release)
+	first := e.prompt("change a")
+	_, end := e.client.Await(0, "the first turn's end", isState("idle"))
+	msgs, err := e.store.Messages(context.Background(), agent.ID(first.SessionID))
+	if err != nil || len(msgs) == 0 {
+		t.Fatalf("the session's messages: %v (%d)", err, len(msgs))
+	}
+	var second turn
+	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": first.SessionID, "prompt": "make b"}, &second)
+	select {
+	case <-asked:
+	case <-time.After(wait):
+		t.Fatal("the second turn never asked its question")
+	}
+	for _, c := range []struct {
+		name string
+		arg  map[string]any
+	}{
+		{"darman.turn.revert", map[string]any{"sessionId": first.SessionID, "turnId": first.TurnID}},
+		{"darman.session.fork", map[string]any{"sessionId": first.SessionID, "messageId": string(msgs[0].Message.ID), "files": true}},
+	} {
+		if err := e.client.command(c.name, c.arg, nil); err == nil || !strings.Contains(err.Error(), "running a turn") {
+			t.Errorf("%s while a turn runs: %v, want the busy error", c.name, err)
+		}
+	}
+	if got := e.read("a.txt"); got != "ALPHA\n" {
+		t.Errorf("a.txt = %q after the refused revert and fork, want the first turn's ALPHA", got)
+	}
+	if list, _ := e.store.ListSessions(context.Background(), store.ListOptions{}); len(list) != 1 {
+		t.Errorf("%d sessions after the refused fork, want 1", len(list))
+	}
+	e.client.mustCommand("darman.session.delete", map[string]any{"sessionId": first.SessionID}, nil)
+	e.client.Await(end+1, "the second turn's end", isState("cancelled"))
+	if _, err := e.store.Session(context.Background(), agent.ID(first.SessionID)); err == nil {
+		t.Error("the session is still stored after darman.session.delete")
 	}
 }
