@@ -177,7 +177,7 @@ func (s *Server) swapAgent(a *Agent) {
 	}
 	s.goOwned(func() {
 		for {
-			t := s.turnOfAgent(old)
+			t := s.findTurn(func(t *liveTurn) bool { return t.agent == old })
 			if t == nil {
 				break
 			}

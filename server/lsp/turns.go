@@ -121,24 +121,12 @@ func (s *Server) runningTurns() []*liveTurn {
 	return out
 }
 
-// turnOfAgent returns a running turn of agent a, or nil.
-func (s *Server) turnOfAgent(a *Agent) *liveTurn {
+// findTurn returns a running turn that match accepts, or nil.
+func (s *Server) findTurn(match func(*liveTurn) bool) *liveTurn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.live {
-		if l.turn != nil && l.turn.agent == a {
-			return l.turn
-		}
-	}
-	return nil
-}
-
-// turnByID returns the running turn whose turnId is id, or nil.
-func (s *Server) turnByID(id string) *liveTurn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, l := range s.live {
-		if l.turn != nil && l.turn.id == id {
+		if l.turn != nil && match(l.turn) {
 			return l.turn
 		}
 	}
@@ -299,7 +287,7 @@ func (s *Server) workDoneProgressCancel(_ context.Context, raw json.RawMessage) 
 	if unq, err := strconv.Unquote(token); err == nil {
 		token = unq
 	}
-	if found := s.turnByID(token); found != nil {
+	if found := s.findTurn(func(t *liveTurn) bool { return t.id == token }); found != nil {
 		s.log.Info("lsp: the user cancelled the turn from its progress", "turn", token)
 		found.cancel()
 	}
