@@ -74,7 +74,7 @@ func BenchmarkExpand(b *testing.B) {
 	f.write("main.go", strings.Repeat("// a line of Go\n", 200))
 	f.write(".darman/command/review.md", "---\ndescription: review\n---\nReview $1 for $2.\n\n@main.go\n\nStatus: !`git status`\n")
 	cmd, _ := prompt.LoadCommands(f.dirs()).Get("review")
-	opts := prompt.ExpandOptions{Root: f.root, Run: func(context.Context, string) (string, error) { return " M main.go\n", nil }}
+	opts := prompt.ExpandOptions{Root: f.root, Attachable: attachAny, Run: func(context.Context, string) (string, error) { return " M main.go\n", nil }}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := cmd.Expand(context.Background(), `main.go "error handling and naming"`, opts); err != nil {

@@ -165,7 +165,7 @@ func TestExpand(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := loadCommand(t, f, "t", c.template)
-			got, err := cmd.Expand(context.Background(), c.args, prompt.ExpandOptions{Root: f.root, Run: shell})
+			got, err := cmd.Expand(context.Background(), c.args, prompt.ExpandOptions{Root: f.root, Run: shell, Attachable: attachAny})
 			if err != nil {
 				t.Fatalf("Expand: %v", err)
 			}
@@ -208,7 +208,7 @@ func TestExpandErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := loadCommand(t, f, "t", c.template)
-			got, err := cmd.Expand(context.Background(), "", prompt.ExpandOptions{Root: f.root, Run: c.run})
+			got, err := cmd.Expand(context.Background(), "", prompt.ExpandOptions{Root: f.root, Run: c.run, Attachable: attachAny})
 			if err == nil {
 				t.Fatalf("Expand(%q) = %q; want an error", c.template, got)
 			}
@@ -233,11 +233,31 @@ func TestExpandErrors(t *testing.T) {
 	}
 }
 
+// attachAny lets every file inside the workspace be attached, for the
+// tests of what expansion does with an attached file.
+func attachAny(_, path string) (string, error) { return path, nil }
+
+// TestExpandAttachesNothingWithoutACheck: with no Attachable, an @path is
+// refused with a clear error and its file goes nowhere.
+func TestExpandAttachesNothingWithoutACheck(t *testing.T) {
+	f := newFixture(t)
+	f.write(".env", "API_KEY=sk-secret-0000\n")
+	cmd := loadCommand(t, f, "t", "look at @.env")
+	got, err := cmd.Expand(context.Background(), "", prompt.ExpandOptions{Root: f.root})
+	if err == nil || !strings.Contains(err.Error(), "@.env: files cannot be attached here") {
+		t.Errorf("Expand without Attachable: %q, %v", got, err)
+	}
+	if strings.Contains(got, "sk-secret") || (err != nil && strings.Contains(err.Error(), "sk-secret")) {
+		t.Error("the file's contents came out")
+	}
+}
+
 func TestExpandHooks(t *testing.T) {
 	f := newFixture(t)
 	var read, ran []string
 	opts := prompt.ExpandOptions{
-		Root: f.root,
+		Root:       f.root,
+		Attachable: attachAny,
 		ReadFile: func(ctx context.Context, path string) ([]byte, error) {
 			read = append(read, path)
 			if strings.HasSuffix(path, "gone.go") {

@@ -2,6 +2,7 @@ package prompt_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,7 +43,15 @@ Release $1 (was !`+"`cat VERSION`"+`). Notes: $2
 		b, err := os.ReadFile(filepath.Join(root, strings.TrimPrefix(command, "cat ")))
 		return string(b), err
 	}
-	msg, err := cmd.Expand(context.Background(), `1.5.0 "faster startup" and fewer bugs`, prompt.ExpandOptions{Root: root, Run: run})
+	// Attachable says which files may go to the model; the loop's refuses
+	// secrets (complete.Attachable). Without one, no @path is attached.
+	attachable := func(root, path string) (string, error) {
+		if filepath.Base(path) == ".env" {
+			return "", errors.New("a secret")
+		}
+		return path, nil
+	}
+	msg, err := cmd.Expand(context.Background(), `1.5.0 "faster startup" and fewer bugs`, prompt.ExpandOptions{Root: root, Run: run, Attachable: attachable})
 	if err != nil {
 		fmt.Println(err)
 		return

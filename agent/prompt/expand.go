@@ -29,9 +29,10 @@ type ExpandOptions struct {
 	// symbolic links, outside Root is refused (ErrOutsideWorkspace) before
 	// it is read.
 	ReadFile func(ctx context.Context, path string) ([]byte, error)
-	// Attachable, when set, checks an @path's file (absolute, cleaned,
-	// inside Root) may go to the model before it is read, and says why
-	// not: darman's loop refuses secrets there (complete.Attachable).
+	// Attachable checks that an @path's file (absolute, cleaned, inside
+	// Root) may go to the model before it is read, and says why not:
+	// darman's loop refuses secrets there (complete.Attachable). Nil
+	// attaches nothing: every @path fails the expansion.
 	Attachable func(root, path string) (string, error)
 }
 
@@ -65,7 +66,8 @@ var ErrOutsideWorkspace = errors.New("outside the workspace")
 //     its contents in a Markdown fence, on lines of their own. The path is
 //     relative to Root; trailing punctuation (".,;:!?)]}'\"") is not part
 //     of it. A missing, binary or over-256 KiB file fails the expansion,
-//     and so does one opts.Attachable refuses.
+//     and so does one opts.Attachable refuses (every one, when it is
+//     nil).
 //     - \@ and \!` write a literal @ and !` (the backslash is dropped).
 //
 // Because arguments are substituted first, an @path or !`cmd` the user
@@ -215,9 +217,13 @@ func inlineFile(ctx context.Context, ref string, opts ExpandOptions) (string, er
 		path = filepath.Join(opts.Root, path)
 	}
 	path = filepath.Clean(path)
-	if opts.Attachable != nil && checkInside(opts.Root, path) == nil {
+	if checkInside(opts.Root, path) == nil {
 		// Inside, it must not be a secret either: a command file (a
-		// workspace's own) naming @.env would send the user's keys.
+		// workspace's own) naming @.env would send the user's keys. (One
+		// outside is refused as it is read.)
+		if opts.Attachable == nil {
+			return "", fmt.Errorf("@%s: files cannot be attached here; write \\@ for a literal @", ref)
+		}
 		if _, err := opts.Attachable(opts.Root, path); err != nil {
 			return "", fmt.Errorf("@%s: %w", ref, err)
 		}

@@ -88,7 +88,7 @@ func FuzzExpand(f *testing.F) {
 	run := func(_ context.Context, command string) (string, error) { return "ran " + command, nil }
 	f.Fuzz(func(t *testing.T, template, args string) {
 		c := Command{Name: "f", Template: template}
-		out, err := c.Expand(context.Background(), args, ExpandOptions{Root: root, Run: run})
+		out, err := c.Expand(context.Background(), args, ExpandOptions{Root: root, Run: run, Attachable: func(_, path string) (string, error) { return path, nil }})
 		if err != nil {
 			if out != "" || !strings.HasPrefix(err.Error(), "command /f: ") {
 				t.Fatalf("error %q with output %q", err, out)

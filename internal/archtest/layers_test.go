@@ -88,6 +88,7 @@ func TestLayers(t *testing.T) {
 		// them out, so no package may).
 		{"internal/testenv", nil},
 		{"server/rpc/rpctest", nil},
+		{"server/internal/fronttest", nil},
 	}
 	// Layers that must not reach (directly or not) the packages named.
 	below := []struct {

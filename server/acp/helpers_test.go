@@ -15,16 +15,14 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/darman-dev/darman/agent/agents"
-	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
-	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/permission"
-	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/agent/tool"
 	"github.com/darman-dev/darman/server/acp"
+	"github.com/darman-dev/darman/server/internal/fronttest"
 	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
 
@@ -137,18 +135,6 @@ func (a *testAgent) Trust() acp.Trust             { return acp.Trust{} }
 func (a *testAgent) Meta() map[string]any         { return nil }
 func (a *testAgent) Close() error                 { return a.svc.Close() }
 
-// shortTimeout is a tool whose timeout the test set.
-type shortTimeout struct {
-	tool.Tool
-	d time.Duration
-}
-
-func (s shortTimeout) Info() tool.Info {
-	info := s.Tool.Info()
-	info.Timeout = s.d
-	return info
-}
-
 // env is a running darman with its client.
 type env struct {
 	t      testing.TB
@@ -180,19 +166,7 @@ func start(t testing.TB, o options) *env {
 	for rel, content := range o.files {
 		e.write(rel, content)
 	}
-	provider, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000", Models: o.models},
-		&provider.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules := o.rules
-	if rules == nil {
-		rules = permission.Defaults()
-	}
-	st, err := store.Open(context.Background(), filepath.Join(e.data, "store"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	core := fronttest.New(t, e.data, e.model.URL, o.models)
 	srv, err := acp.New(acp.Options{
 		Version:     "test",
 		Images:      o.images,
@@ -203,49 +177,21 @@ func start(t testing.TB, o options) *env {
 				o.failStarts--
 				return nil, fmt.Errorf("darman.json: model: %q is not a provider/model-id", "nonsense")
 			}
-			tools := tool.Builtins(tool.Options{NoRipgrep: true})
-			for i, tl := range tools {
-				if d, ok := o.timeouts[tl.Info().Name]; ok {
-					tools[i] = shortTimeout{tl, d}
-				}
-			}
-			var (
-				cps     session.Checkpoints
-				reverts acp.Checkpoints
-			)
-			if o.checkpoints {
-				k, err := checkpoint.New(checkpoint.Options{Dir: filepath.Join(e.data, "checkpoints"), Store: st})
-				if err != nil {
-					return nil, err
-				}
-				cps, reverts = k, k
-			}
-			svc, err := session.New(session.Options{
-				Checkpoints: cps,
-				Store:       st,
-				Models: func(ref string) (llm.Provider, string, error) {
-					_, id, _ := strings.Cut(ref, "/")
-					return provider, id, nil
-				},
-				Workspace:    setup.Workspace,
-				WorkspaceFor: setup.WorkspaceFor,
-				Tools:        tools,
-				Rules:        rules,
-				AskerFor:     setup.AskerFor,
-				Commands: func() *prompt.Commands {
-					return prompt.LoadCommands(prompt.LocateDirs(setup.Root, func(string) (string, bool) { return "", false }))
-				},
-			})
+			a, err := core.Service(fronttest.Options{Root: setup.Root, Rules: o.rules, Timeouts: o.timeouts, Checkpoints: o.checkpoints},
+				session.Options{Workspace: setup.Workspace, WorkspaceFor: setup.WorkspaceFor, AskerFor: setup.AskerFor})
 			if err != nil {
 				return nil, err
 			}
-			var bash tool.Tool
-			for _, tl := range tools {
+			ag := &testAgent{svc: a.Service, st: core.Store}
+			if a.Keeper != nil {
+				ag.checkpoints = a.Keeper
+			}
+			for _, tl := range a.Tools {
 				if tl.Info().Name == "bash" {
-					bash = tl
+					ag.bash = tl
 				}
 			}
-			return &testAgent{svc: svc, st: st, bash: bash, checkpoints: reverts}, nil
+			return ag, nil
 		},
 	})
 	if err != nil {
@@ -257,7 +203,7 @@ func start(t testing.TB, o options) *env {
 	go func() {
 		err := srv.Serve(ctx, serverEnd, serverEnd)
 		serverEnd.Close()
-		st.Close()
+		core.Store.Close()
 		e.served <- err
 	}()
 	answer := o.answer

@@ -59,6 +59,9 @@ type Sessions interface {
 	// the server through tn.Events.
 	Start(ctx context.Context, tn session.Turn) (*session.Running, error)
 	Cancel(id agent.ID) bool
+	// Busy says whether the session runs a turn now (what Start refuses
+	// with session.ErrBusy).
+	Busy(id agent.ID) bool
 	// Rename sets a session's title.
 	Rename(ctx context.Context, id agent.ID, title string) error
 	// Commands are the commands a prompt runs by /name, the built-in ones

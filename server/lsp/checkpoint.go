@@ -55,9 +55,11 @@ func (s *Server) turnCheckpoint(ctx context.Context, name string, arg json.RawMe
 	if ag.Checkpoints == nil {
 		return nil, errors.New(name + `: checkpoints are off ("checkpoints": {"enabled": false}, or git is not on PATH), so there is nothing to restore`)
 	}
-	if s.runningTurn(id) != nil {
-		return nil, errors.New(name + ": the session is running a turn; cancel it (darman.cancel) or wait for it to end")
+	unlock, err := s.between(ag, name, id)
+	if err != nil {
+		return nil, err
 	}
+	defer unlock()
 	o := checkpoint.RevertOptions{Session: id, Turn: a.TurnID, Workspace: s.ws, Preview: a.Preview, Force: a.Force}
 	do := ag.Checkpoints.Revert
 	if name == "darman.turn.redo" {
@@ -97,9 +99,11 @@ func (s *Server) cmdSessionFork(ctx context.Context, arg json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	if s.runningTurn(id) != nil {
-		return nil, errors.New(name + ": the session is running a turn; cancel it (darman.cancel) or wait for it to end")
+	unlock, err := s.between(ag, name, id)
+	if err != nil {
+		return nil, err
 	}
+	defer unlock()
 	sess, prompt, err := ag.Store.Fork(ctx, id, agent.ID(a.MessageID))
 	if err != nil {
 		return nil, err

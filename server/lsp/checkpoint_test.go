@@ -1,16 +1,21 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/server/lsp/text"
 )
 
@@ -246,5 +251,149 @@ func TestLoadNamesTheTurns(t *testing.T) {
 	e.client.mustCommand("darman.turn.revert", map[string]any{"sessionId": tr.SessionID, "turnId": l.Turns[0].TurnID, "preview": true}, &rep)
 	if len(rep.Files) != 1 || rep.Files[0].Path != "a.txt" {
 		t.Errorf("the loaded turn's id does not revert its edit: %+v", rep)
+	}
+}
+
+// TestNoTurnWhileARevertIsApplied: darman.prompt sent while
+// darman.turn.revert is still writing the files (its workspace/applyEdit
+// not answered yet) starts its turn only once the revert is done: the
+// session is busy with the revert. The turn then edits the reverted file,
+// and neither loses the other's work.
+func TestNoTurnWhileARevertIsApplied(t *testing.T) {
+	ed := &bufferEditor{t: t, buffers: map[string]string{}}
+	var hold atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	answer := func(method string, params json.RawMessage) (any, error) {
+		if method == "workspace/applyEdit" && hold.CompareAndSwap(true, false) {
+			close(held)
+			<-release
+		}
+		return ed.answer(method, params)
+	}
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"a.txt","oldString":"alpha","newString":"ALPHA"}`)}}},
+			{Text: "done"},
+			{ToolCalls: []llmtest.ToolCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"a.txt","oldString":"alpha","newString":"second"}`)}}},
+			{Text: "done again"},
+		}},
+		rules:       editRules(),
+		optIns:      map[string]bool{"sessionUpdates": true, "applyEditAndSave": true},
+		answer:      answer,
+		checkpoints: true,
+		files:       map[string]string{"a.txt": "alpha\n"},
+	})
+	ed.env = e
+	tr := e.prompt("change a")
+	_, end := e.client.Await(0, "the first turn's end", isState("idle"))
+
+	hold.Store(true)
+	var rep checkpoint.Report
+	reverted := make(chan error, 1)
+	go func() {
+		reverted <- e.client.command("darman.turn.revert", map[string]any{"sessionId": tr.SessionID, "turnId": tr.TurnID}, &rep)
+	}()
+	select {
+	case <-held:
+	case err := <-reverted:
+		t.Fatalf("the revert ended (%v) without writing through the editor", err)
+	case <-time.After(wait):
+		t.Fatal("the revert never wrote through the editor")
+	}
+	var second turn
+	prompted := make(chan error, 1)
+	go func() {
+		prompted <- e.client.command("darman.prompt", map[string]any{"sessionId": tr.SessionID, "prompt": "change a again"}, &second)
+	}()
+	// While the revert waits for the editor, the prompt must not start
+	// its turn. A second is the window this test looks through: a prompt
+	// answered in it ran beside the revert.
+	select {
+	case err := <-prompted:
+		close(release)
+		t.Fatalf("darman.prompt answered (turn %q, err %v) while the revert was writing the files", second.TurnID, err)
+	case <-time.After(time.Second):
+	}
+	close(release)
+	if err := <-reverted; err != nil || !rep.Applied {
+		t.Fatalf("the revert: %v, %+v", err, rep)
+	}
+	select {
+	case err := <-prompted:
+		if err != nil {
+			t.Fatalf("darman.prompt after the revert: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("darman.prompt never answered after the revert ended")
+	}
+	e.client.Await(end+1, "the second turn's end", isState("idle"))
+	if got := e.read("a.txt"); got != "second\n" {
+		t.Errorf("a.txt = %q, want the revert's alpha edited by the second turn (second)", got)
+	}
+}
+
+// TestRevertAndForkRefusedWhileATurnRuns: while a turn waits for the
+// user's answer to a permission question, darman.turn.revert and
+// darman.session.fork are refused with the busy error and change nothing
+// (the core's word, Sessions.Busy); darman.session.delete cancels the turn
+// and deletes the session once it ended.
+func TestRevertAndForkRefusedWhileATurnRuns(t *testing.T) {
+	asked, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	e := start(t, options{
+		script: llmtest.Script{Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{{Name: "edit", Arguments: json.RawMessage(`{"path":"a.txt","oldString":"alpha","newString":"ALPHA"}`)}}},
+			{Text: "done"},
+			toolStep("bash", map[string]string{"command": "echo hi > b.txt", "description": "make b"}),
+			{Text: "made"},
+		}},
+		rules:       append(editRules(), permission.Rule{Permission: permission.Bash, Pattern: "*", Action: permission.Ask}),
+		optIns:      map[string]bool{"sessionUpdates": true, "requestPermission": true},
+		checkpoints: true,
+		files:       map[string]string{"a.txt": "alpha\n"},
+		answer: func(method string, params json.RawMessage) (any, error) {
+			if method != "darman/requestPermission" {
+				return defaultAnswer(method, params)
+			}
+			once.Do(func() { close(asked) })
+			<-release
+			return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
+		},
+	})
+	defer close(release)
+	first := e.prompt("change a")
+	_, end := e.client.Await(0, "the first turn's end", isState("idle"))
+	msgs, err := e.store.Messages(context.Background(), agent.ID(first.SessionID))
+	if err != nil || len(msgs) == 0 {
+		t.Fatalf("the session's messages: %v (%d)", err, len(msgs))
+	}
+	var second turn
+	e.client.mustCommand("darman.prompt", map[string]any{"sessionId": first.SessionID, "prompt": "make b"}, &second)
+	select {
+	case <-asked:
+	case <-time.After(wait):
+		t.Fatal("the second turn never asked its question")
+	}
+	for _, c := range []struct {
+		name string
+		arg  map[string]any
+	}{
+		{"darman.turn.revert", map[string]any{"sessionId": first.SessionID, "turnId": first.TurnID}},
+		{"darman.session.fork", map[string]any{"sessionId": first.SessionID, "messageId": string(msgs[0].Message.ID), "files": true}},
+	} {
+		if err := e.client.command(c.name, c.arg, nil); err == nil || !strings.Contains(err.Error(), "running a turn") {
+			t.Errorf("%s while a turn runs: %v, want the busy error", c.name, err)
+		}
+	}
+	if got := e.read("a.txt"); got != "ALPHA\n" {
+		t.Errorf("a.txt = %q after the refused revert and fork, want the first turn's ALPHA", got)
+	}
+	if list, _ := e.store.ListSessions(context.Background(), store.ListOptions{}); len(list) != 1 {
+		t.Errorf("%d sessions after the refused fork, want 1", len(list))
+	}
+	e.client.mustCommand("darman.session.delete", map[string]any{"sessionId": first.SessionID}, nil)
+	e.client.Await(end+1, "the second turn's end", isState("cancelled"))
+	if _, err := e.store.Session(context.Background(), agent.ID(first.SessionID)); err == nil {
+		t.Error("the session is still stored after darman.session.delete")
 	}
 }

@@ -310,7 +310,7 @@ func (s *Server) cmdSessionList(ctx context.Context, arg json.RawMessage) (any, 
 	out := make([]sessionInfo, 0, len(list))
 	for _, sess := range list {
 		state := update.StateIdle
-		if s.runningTurn(sess.ID) != nil {
+		if ag.Sessions.Busy(sess.ID) {
 			state = update.StateRunning
 		}
 		out = append(out, sessionInfo{SessionID: string(sess.ID), Title: sess.Title, UpdatedAt: sess.Updated, State: state, Model: sess.Model})
@@ -373,7 +373,7 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 		return nil, err
 	}
 	state := update.StateIdle
-	if s.runningTurn(id) != nil {
+	if ag.Sessions.Busy(id) {
 		state = update.StateRunning
 	}
 	updates, turns := update.HistoryTurns(page.Messages)
@@ -413,7 +413,14 @@ func (s *Server) cmdSessionDelete(ctx context.Context, arg json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	if t := s.runningTurn(id); t != nil {
+	// A running turn is cancelled first, and the session deleted once it
+	// ended; no turn starts meanwhile.
+	defer s.lockBetween(id)()
+	if ag.Sessions.Busy(id) {
+		t := s.runningTurn(id)
+		if t == nil {
+			return nil, errors.New("darman.session.delete: the session is running a turn; cancel it (darman.cancel) or wait for it to end")
+		}
 		t.cancel()
 		select {
 		case <-t.ended:
@@ -639,4 +646,25 @@ func numbered(s string, first int) string {
 		fmt.Fprintf(&b, "%d\t%s", first+i, line)
 	}
 	return b.String()
+}
+
+// requireSession is the session a command names in its sessionId, which it
+// requires: InvalidParams when it is missing or not a session id.
+func requireSession(command, id string) (agent.ID, error) {
+	if id == "" {
+		return "", rpc.InvalidParams("%s: sessionId is required", command)
+	}
+	sid, err := sessionArg(id)
+	if err != nil {
+		return "", rpc.InvalidParams("%s: %v", command, err)
+	}
+	return sid, nil
+}
+
+// sessionArg checks a sessionId argument.
+func sessionArg(id string) (agent.ID, error) {
+	if err := agent.ID(id).Validate(agent.SessionPrefix); err != nil {
+		return "", fmt.Errorf("sessionId: %w", err)
+	}
+	return agent.ID(id), nil
 }

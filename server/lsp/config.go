@@ -99,19 +99,6 @@ func (s *Server) promptActions() []PromptAction {
 	return DefaultPromptActions
 }
 
-func (s *Server) transcriptOn() bool {
-	s.mu.Lock()
-	set, off := s.settings.transcriptSet, s.settings.noTranscript
-	s.mu.Unlock()
-	if set {
-		return !off
-	}
-	if a, err := s.agent.peek(); err == nil {
-		return !a.NoTranscript
-	}
-	return true
-}
-
 // didChangeConfiguration takes the darman section of the new settings: sent
 // with the notification, or, when the client sends none and can answer
 // workspace/configuration, asked for.
@@ -190,7 +177,7 @@ func (s *Server) swapAgent(a *Agent) {
 	}
 	s.goOwned(func() {
 		for {
-			t := s.turnOfAgent(old)
+			t := s.findTurn(func(t *liveTurn) bool { return t.agent == old })
 			if t == nil {
 				break
 			}
@@ -200,16 +187,4 @@ func (s *Server) swapAgent(a *Agent) {
 			s.log.Warn("lsp: closing the previous agent", "err", err)
 		}
 	})
-}
-
-// turnOfAgent returns a running turn of agent a, or nil.
-func (s *Server) turnOfAgent(a *Agent) *turn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, l := range s.live {
-		if l.turn != nil && l.turn.agent == a {
-			return l.turn
-		}
-	}
-	return nil
 }

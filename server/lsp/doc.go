@@ -19,8 +19,9 @@
 // server/lsp/internal/update; a turn's work-done progress in
 // server/lsp/internal/progress. Here there is one file per feature:
 // initialize.go, documents.go, commands.go, codeaction.go, permission.go,
-// progress.go, transcript.go, config.go; turns.go and relay.go run turns
-// and pass their events on.
+// transcript.go, config.go; turns.go keeps the turns' books (which runs,
+// its progress, its questions, the lock that keeps revert, fork and
+// delete between turns) and relay.go passes their events on.
 //
 // # Turns and their events
 //
@@ -31,10 +32,10 @@
 // darman/sessionUpdate notifications to a client that opted in, otherwise
 // as the fallbacks (work-done progress, the Markdown transcript, an error
 // message). The bus merges text deltas when the client reads slower than
-// the model writes; no other event is merged or dropped. A relay frees its
-// session for the next prompt when it passes on the turn's last event, so a
-// client that prompts as soon as it sees the end is never told the session
-// is busy.
+// the model writes; no other event is merged or dropped. The server lets
+// go of the turn before its last event is passed on (the core let go of
+// the session before it published it), so a client that prompts as soon
+// as it sees the end is never told the session is busy.
 //
 // Stopping — shutdown, exit, or the end of the input — cancels the turns
 // (the session records them as cancelled), waits for every goroutine the

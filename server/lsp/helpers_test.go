@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,16 +14,13 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/agents"
-	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/complete"
-	"github.com/darman-dev/darman/agent/llm"
 	"github.com/darman-dev/darman/agent/llm/llmtest"
-	"github.com/darman-dev/darman/agent/llm/provider"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/store"
-	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/internal/fronttest"
 	"github.com/darman-dev/darman/server/lsp"
 	"github.com/darman-dev/darman/server/rpc/rpctest"
 )
@@ -112,28 +108,6 @@ type options struct {
 	timeouts map[string]time.Duration
 }
 
-// timed is a tool with a timeout of the test's.
-type timed struct {
-	tool.Tool
-	timeout time.Duration
-}
-
-func (t timed) Info() tool.Info {
-	info := t.Tool.Info()
-	info.Timeout = t.timeout
-	return info
-}
-
-// withTimeouts gives the tools named in timeouts those timeouts.
-func withTimeouts(tools []tool.Tool, timeouts map[string]time.Duration) []tool.Tool {
-	for i, tl := range tools {
-		if d, ok := timeouts[tl.Info().Name]; ok {
-			tools[i] = timed{tl, d}
-		}
-	}
-	return tools
-}
-
 // env is a running server with its client.
 type env struct {
 	t      testing.TB
@@ -166,21 +140,8 @@ func start(t testing.TB, o options) *env {
 	for rel, content := range o.files {
 		e.write(rel, content)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(e.data, "store"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.store = st
-	t.Cleanup(func() { st.Close() })
-	provider, err := provider.New(provider.Settings{Name: "anthropic", BaseURL: e.model.URL, APIKey: "sk-ant-test-key-0000"},
-		&provider.Options{Retry: llm.RetryPolicy{MaxAttempts: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules := o.rules
-	if rules == nil {
-		rules = permission.Defaults()
-	}
+	core := fronttest.New(t, e.data, e.model.URL, nil)
+	e.store = core.Store
 	model := o.model
 	if model == nil {
 		model = func(context.Context) (string, error) { return testModel, nil }
@@ -199,37 +160,17 @@ func start(t testing.TB, o options) *env {
 				return nil, ctx.Err()
 			}
 		}
-		var (
-			cps     session.Checkpoints
-			reverts lsp.Checkpoints
-		)
-		if o.checkpoints {
-			k, err := checkpoint.New(checkpoint.Options{Dir: filepath.Join(e.data, "checkpoints"), Store: st})
-			if err != nil {
-				return nil, err
-			}
-			cps, reverts = k, k
-		}
-		noEnv := func(string) (string, bool) { return "", false }
-		svc, err := session.New(session.Options{
-			Checkpoints: cps,
-			Store:       st,
-			Models: func(ref string) (llm.Provider, string, error) {
-				_, id, _ := strings.Cut(ref, "/")
-				return provider, id, nil
-			},
-			Workspace: setup.Workspace,
-			Tools:     withTimeouts(tool.Builtins(tool.Options{NoRipgrep: true}), o.timeouts),
-			Rules:     rules,
-			Asker:     setup.Asker,
-			Agents:    setup.Agents,
-			Commands:  func() *prompt.Commands { return prompt.LoadCommands(prompt.LocateDirs(setup.Root, noEnv)) },
-		})
+		a, err := core.Service(fronttest.Options{Root: setup.Root, Rules: o.rules, Timeouts: o.timeouts, Checkpoints: o.checkpoints},
+			session.Options{Workspace: setup.Workspace, Asker: setup.Asker, Agents: setup.Agents})
 		if err != nil {
 			return nil, err
 		}
-		return &lsp.Agent{Sessions: svc, Store: st, Runtime: testRuntime{model: model, close: svc.Close, deleted: o.deleted},
-			PromptActions: o.promptActions, Checkpoints: reverts}, nil
+		ag := &lsp.Agent{Sessions: a.Service, Store: core.Store, Runtime: testRuntime{model: model, close: a.Service.Close, deleted: o.deleted},
+			PromptActions: o.promptActions}
+		if a.Keeper != nil {
+			ag.Checkpoints = a.Keeper
+		}
+		return ag, nil
 	}
 	// The workspace's agent files, as darman lsp finds them.
 	opts.Agents = func(_ context.Context, setup lsp.Setup) *agents.Catalog {

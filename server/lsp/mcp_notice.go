@@ -29,16 +29,3 @@ func (s *Server) notices(level, text string) {
 		s.logMessage(protocol.MessageTypeInfo, text)
 	}
 }
-
-// runningTurns are the turns running now, in no particular order.
-func (s *Server) runningTurns() []*turn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*turn
-	for _, l := range s.live {
-		if l.turn != nil {
-			out = append(out, l.turn)
-		}
-	}
-	return out
-}

@@ -47,7 +47,7 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 // its first message is written before askOnStream returns, so after every
 // update the relay sent before it; the answer goes back to the turn once
 // the user gives it, or the question's context ends.
-func (s *Server) askOnStream(t *turn, sq *session.Question) {
+func (s *Server) askOnStream(t *liveTurn, sq *session.Question) {
 	sent := make(chan struct{})
 	s.goOwned(func() {
 		sq.Answer(s.ask(sq.Context(), sq.Request, t.id, sync.OnceFunc(func() { close(sent) })))

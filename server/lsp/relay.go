@@ -10,17 +10,19 @@ import (
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
+	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/progress"
 	"github.com/darman-dev/darman/server/lsp/internal/update"
 )
 
 // relay passes one session's events to the client: as darman/sessionUpdate
 // notifications to a client that opted in, and otherwise through the
-// fallbacks (progress, the transcript file, error messages). The session
-// service hands it each turn's events in the session's order (see
-// session.Turn.Events), its permission questions among them, which it
-// asks in that order (askOnStream); one relay serves a session the client has used,
-// from then until the server stops or the session is deleted, and keeps
-// its transcript current.
+// fallbacks (progress, the transcript file, error messages). Each turn
+// hands it the turn's events in the session's order (see
+// session.Turn.Events) and keeps the turn's own books: which turn runs,
+// and its questions, asked in that order (askOnStream). One relay serves a
+// session the client has used, from then until the server stops or the
+// session is deleted, and keeps its transcript current.
 type relay struct {
 	s       *Server
 	a       *Agent
@@ -35,38 +37,6 @@ type relay struct {
 // transcriptEvery is how often a transcript being watched is rewritten
 // while its session changes.
 const transcriptEvery = 300 * time.Millisecond
-
-// relayOf returns the session's relay, starting it on first use.
-func (s *Server) relayOf(ctx context.Context, a *Agent, id agent.ID) (*relay, error) {
-	s.mu.Lock()
-	if r := s.liveOf(id).relay; r != nil && r.a == a {
-		s.mu.Unlock()
-		return r, nil
-	}
-	s.mu.Unlock()
-	if _, err := a.Store.Session(ctx, id); err != nil {
-		return nil, err
-	}
-	rctx, stop := context.WithCancel(s.ctx)
-	s.mu.Lock()
-	l := s.liveOf(id)
-	if l.relay != nil && l.relay.a == a { // another request started one meanwhile
-		s.mu.Unlock()
-		stop()
-		return l.relay, nil
-	}
-	// A relay of an agent the settings replaced has no turn left to
-	// pass on (the session's turn would be running): it is retired.
-	old := l.relay
-	r := &relay{s: s, a: a, session: id, done: make(chan struct{}), stop: stop}
-	l.relay = r
-	s.mu.Unlock()
-	if old != nil {
-		old.stop()
-	}
-	s.goOwned(func() { r.run(rctx) })
-	return r, nil
-}
 
 // run rewrites the transcript while the session changes, until ctx ends.
 func (r *relay) run(ctx context.Context) {
@@ -90,8 +60,9 @@ func (r *relay) run(ctx context.Context) {
 	}
 }
 
-// handle passes one event of turn t on.
-func (r *relay) handle(t *turn, u session.Update) {
+// handle passes one event of the turn turnID on, reporting it on prog
+// when the client follows the turn by work-done progress (prog not nil).
+func (r *relay) handle(turnID string, prog *progress.Progress, u session.Update) {
 	e := u.Event
 	// A sub-task's events come with its parent's: they are shown as part
 	// of the parent's turn, but its own beginning and end are not the
@@ -100,14 +71,8 @@ func (r *relay) handle(t *turn, u session.Update) {
 	if !own && (e.Kind == agent.EventState || e.Kind == agent.EventUserMessage) {
 		return
 	}
-	turnID := t.id
 	opted := r.s.client.opt.SessionUpdates
 	last := u.Last
-	if last {
-		// The session may take its next prompt from now on, so free it
-		// before the client hears that the turn ended.
-		r.s.releaseTurn(t)
-	}
 	if opted {
 		for _, u := range update.Of(e) {
 			r.s.notifyUpdate(r.session, turnID, u)
@@ -126,26 +91,21 @@ func (r *relay) handle(t *turn, u session.Update) {
 			r.dirty = true
 			r.mu.Unlock()
 		}
-		if t.progress != nil && e.Kind == agent.EventToolCallUpdate && e.Tool != nil && e.Tool.Status == agent.ToolRunning {
+		if prog != nil && e.Kind == agent.EventToolCallUpdate && e.Tool != nil && e.Tool.Status == agent.ToolRunning {
 			title := e.Tool.Title
 			if title == "" {
 				title = e.Tool.Name
 			}
-			t.progress.Report("running " + title)
+			prog.Report("running " + title)
 		}
-		if t.progress != nil && e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
+		if prog != nil && e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "" {
 			p := e.Permission
 			what := p.Title
 			if what == "" {
 				what = p.Permission + " " + strings.Join(p.Subjects, ", ")
 			}
-			t.progress.Report("waiting for your permission: " + what)
+			prog.Report("waiting for your permission: " + what)
 		}
-	}
-	if u.Question != nil {
-		// Asked here, in the session's order: after the tool call it is
-		// about, and before whatever the session publishes next.
-		r.s.askOnStream(t, u.Question)
 	}
 	if !last {
 		return
@@ -168,11 +128,10 @@ func (r *relay) handle(t *turn, u session.Update) {
 		case update.StateCancelled:
 			msg = "cancelled"
 		}
-		if t.progress != nil {
-			t.progress.End(msg)
+		if prog != nil {
+			prog.End(msg)
 		}
 	}
-	t.markEnded()
 }
 
 // notice sends a notice update to a client that takes updates, and a log
@@ -183,4 +142,34 @@ func (r *relay) notice(level, msg string) {
 		return
 	}
 	r.s.logMessage(protocol.MessageTypeWarning, "darman: "+msg)
+}
+
+// notifyUpdate sends one darman/sessionUpdate.
+func (s *Server) notifyUpdate(id agent.ID, turnID string, u update.Update) {
+	err := s.conn.Notify(s.ctx, "darman/sessionUpdate", update.Params{SessionID: string(id), TurnID: turnID, Update: u})
+	if err != nil {
+		s.log.Debug("lsp: session update not sent", "session", id, "err", err)
+	}
+}
+
+// openDiffParams are darman/openDiff's: the client shows the change in a
+// diff view (the VS Code extension uses vscode.diff).
+type openDiffParams struct {
+	URI     string `json:"uri"`
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+	Title   string `json:"title"`
+}
+
+// openDiff asks a client that opted in to show the change a tool call made.
+func (s *Server) openDiff(call *agent.ToolCall) {
+	d := call.Diff
+	title := call.Title
+	if title == "" {
+		title = call.Name + " " + d.Path
+	}
+	err := s.conn.Notify(s.ctx, "darman/openDiff", openDiffParams{URI: buffer.PathToURI(d.Path), OldText: d.OldText, NewText: d.NewText, Title: title})
+	if err != nil {
+		s.log.Debug("lsp: openDiff not sent", "path", d.Path, "err", err)
+	}
 }

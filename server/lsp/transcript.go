@@ -84,3 +84,18 @@ func (s *Server) openTranscript(ctx context.Context, a *Agent, id agent.ID) (str
 	}
 	return uri, nil
 }
+
+// transcriptOn says whether the server keeps transcripts for a client
+// that takes no session updates (the transcript setting, else the agent's).
+func (s *Server) transcriptOn() bool {
+	s.mu.Lock()
+	set, off := s.settings.transcriptSet, s.settings.noTranscript
+	s.mu.Unlock()
+	if set {
+		return !off
+	}
+	if a, err := s.agent.peek(); err == nil {
+		return !a.NoTranscript
+	}
+	return true
+}

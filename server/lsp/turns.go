@@ -2,27 +2,25 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
-	"github.com/darman-dev/darman/server/lsp/internal/buffer"
 	"github.com/darman-dev/darman/server/lsp/internal/progress"
-	"github.com/darman-dev/darman/server/lsp/internal/update"
-	"github.com/darman-dev/darman/server/rpc"
 )
 
 // errBusy is darman.prompt's answer while the session runs a turn (the
 // service's session.ErrBusy, with the command that cancels it).
 var errBusy = errors.New("a turn is already running in this session; cancel it (darman.cancel) or wait for it to finish")
 
-// turn is one darman.prompt or darman.command.run, which the agent's
+// liveTurn is one darman.prompt or darman.command.run, which the agent's
 // session service runs (session.Service.Start); the server follows it
 // until its end.
-type turn struct {
+type liveTurn struct {
 	id      string // the turnId, also the progress token
 	session agent.ID
 	agent   *Agent // the agent that runs it
@@ -36,18 +34,22 @@ type turn struct {
 	released bool
 }
 
-func (t *turn) markEnded() { t.endedOnce.Do(func() { close(t.ended) }) }
+func (t *liveTurn) markEnded() { t.endedOnce.Do(func() { close(t.ended) }) }
 
 // cancel stops the turn; it ends as cancelled.
-func (t *turn) cancel() { t.agent.Sessions.Cancel(t.session) }
+func (t *liveTurn) cancel() { t.agent.Sessions.Cancel(t.session) }
 
 // live is what the server holds for a session it relays.
 type live struct {
 	relay *relay
-	// turn is the running turn, to cancel and to show; nil when idle.
-	// Whether a turn may start is the session service's to say
-	// (session.ErrBusy).
-	turn *turn
+	// turn is the running turn, to cancel, to relay and to name by its
+	// turnId; nil when idle. Whether a turn runs is the session service's
+	// to say (Sessions.Busy, session.ErrBusy).
+	turn *liveTurn
+	// between is held by what must not overlap a turn of the session:
+	// starting one (across Sessions.Start), and revert, redo, fork and
+	// delete, each with the core's word that no turn runs.
+	between sync.Mutex
 }
 
 // liveOf returns the server's state of a session, making it on first use.
@@ -64,8 +66,40 @@ func (s *Server) liveOf(id agent.ID) *live {
 	return l
 }
 
+// relayOf returns the session's relay, starting it on first use.
+func (s *Server) relayOf(ctx context.Context, a *Agent, id agent.ID) (*relay, error) {
+	s.mu.Lock()
+	if r := s.liveOf(id).relay; r != nil && r.a == a {
+		s.mu.Unlock()
+		return r, nil
+	}
+	s.mu.Unlock()
+	if _, err := a.Store.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	rctx, stop := context.WithCancel(s.ctx)
+	s.mu.Lock()
+	l := s.liveOf(id)
+	if l.relay != nil && l.relay.a == a { // another request started one meanwhile
+		s.mu.Unlock()
+		stop()
+		return l.relay, nil
+	}
+	// A relay of an agent the settings replaced has no turn left to
+	// pass on (the session's turn would be running): it is retired.
+	old := l.relay
+	r := &relay{s: s, a: a, session: id, done: make(chan struct{}), stop: stop}
+	l.relay = r
+	s.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
+	s.goOwned(func() { r.run(rctx) })
+	return r, nil
+}
+
 // runningTurn returns the session's running turn, or nil.
-func (s *Server) runningTurn(id agent.ID) *turn {
+func (s *Server) runningTurn(id agent.ID) *liveTurn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l := s.live[id]; l != nil {
@@ -74,14 +108,63 @@ func (s *Server) runningTurn(id agent.ID) *turn {
 	return nil
 }
 
+// runningTurns are the turns running now, in no particular order.
+func (s *Server) runningTurns() []*liveTurn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*liveTurn
+	for _, l := range s.live {
+		if l.turn != nil {
+			out = append(out, l.turn)
+		}
+	}
+	return out
+}
+
+// findTurn returns a running turn that match accepts, or nil.
+func (s *Server) findTurn(match func(*liveTurn) bool) *liveTurn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.live {
+		if l.turn != nil && match(l.turn) {
+			return l.turn
+		}
+	}
+	return nil
+}
+
+// lockBetween takes the session's between lock and returns its unlock.
+func (s *Server) lockBetween(id agent.ID) (unlock func()) {
+	s.mu.Lock()
+	l := s.liveOf(id)
+	s.mu.Unlock()
+	l.between.Lock()
+	return l.between.Unlock
+}
+
+// between takes the session's between lock for the command name, which
+// must not overlap a turn, and returns its unlock; it fails when a turn
+// runs.
+func (s *Server) between(a *Agent, name string, id agent.ID) (unlock func(), err error) {
+	unlock = s.lockBetween(id)
+	if a.Sessions.Busy(id) {
+		unlock()
+		return nil, errors.New(name + ": the session is running a turn; cancel it (darman.cancel) or wait for it to end")
+	}
+	return unlock, nil
+}
+
 // startTurn starts the turn tn of session tn.Session and returns once it
 // has begun; title names it in progress and messages.
-func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title string) (*turn, error) {
+func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title string) (*liveTurn, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, errors.New("the server is shutting down")
 	}
 	id := tn.Session
-	t := &turn{id: newTurnID(), session: id, agent: a, title: titleOf(title), ended: make(chan struct{})}
+	// Held until the turn is the session's running one, so that no
+	// revert, fork or delete comes between the core's start and it.
+	defer s.lockBetween(id)()
+	t := &liveTurn{id: newTurnID(), session: id, agent: a, title: titleOf(title), ended: make(chan struct{})}
 	r, err := s.relayOf(ctx, a, id)
 	if err != nil {
 		return nil, err
@@ -95,7 +178,22 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 		}
 	}
 	tn.ID = t.id // the turn can be reverted by its turnId
-	tn.Events = func(u session.Update) { r.handle(t, u) }
+	tn.Events = func(u session.Update) {
+		if u.Last {
+			// The session may take its next prompt from now on, so free
+			// it before the client hears that the turn ended.
+			s.releaseTurn(t)
+		}
+		r.handle(t.id, t.progress, u)
+		if u.Question != nil {
+			// Asked here, in the session's order: after the tool call it
+			// is about, and before whatever the session publishes next.
+			s.askOnStream(t, u.Question)
+		}
+		if u.Last {
+			t.markEnded()
+		}
+	}
 	tn.Questions = true // the relay asks them, in the stream's order
 	tn.Dropped = func() {
 		// The client fell behind by thousands of events: say what was
@@ -125,7 +223,7 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 }
 
 // releaseTurn marks the turn no longer the session's running one.
-func (s *Server) releaseTurn(t *turn) {
+func (s *Server) releaseTurn(t *liveTurn) {
 	s.mu.Lock()
 	t.released = true
 	if l := s.live[t.session]; l != nil && l.turn == t {
@@ -135,7 +233,7 @@ func (s *Server) releaseTurn(t *turn) {
 }
 
 // endTurn is the last thing a turn's goroutine does.
-func (s *Server) endTurn(t *turn) {
+func (s *Server) endTurn(t *liveTurn) {
 	s.releaseTurn(t)
 	t.markEnded()
 	if t.progress != nil {
@@ -156,34 +254,44 @@ func (s *Server) cancelTurn(id agent.ID) bool {
 	return true
 }
 
-// notifyUpdate sends one darman/sessionUpdate.
-func (s *Server) notifyUpdate(id agent.ID, turnID string, u update.Update) {
-	err := s.conn.Notify(s.ctx, "darman/sessionUpdate", update.Params{SessionID: string(id), TurnID: turnID, Update: u})
-	if err != nil {
-		s.log.Debug("lsp: session update not sent", "session", id, "err", err)
-	}
+// startProgress starts the work-done progress of turn t
+// (server/lsp/internal/progress), on the server's connection.
+func (s *Server) startProgress(t *liveTurn) *progress.Progress {
+	p := progress.New(s.ctx, progressConn{s}, s.log, t.id, t.title)
+	s.goOwned(p.Run)
+	return p
 }
 
-// openDiffParams are darman/openDiff's: the client shows the change in a
-// diff view (the VS Code extension uses vscode.diff).
-type openDiffParams struct {
-	URI     string `json:"uri"`
-	OldText string `json:"oldText"`
-	NewText string `json:"newText"`
-	Title   string `json:"title"`
+// progressConn is the server's connection as progress uses it: calls
+// with the server's timeout for requests to the editor.
+type progressConn struct{ s *Server }
+
+func (c progressConn) Call(ctx context.Context, method string, params, result any) error {
+	return c.s.call(ctx, 0, method, params, result)
 }
 
-// openDiff asks a client that opted in to show the change a tool call made.
-func (s *Server) openDiff(call *agent.ToolCall) {
-	d := call.Diff
-	title := call.Title
-	if title == "" {
-		title = call.Name + " " + d.Path
+func (c progressConn) Notify(ctx context.Context, method string, params any) error {
+	return c.s.conn.Notify(ctx, method, params)
+}
+
+// workDoneProgressCancel cancels the turn whose progress the user
+// cancelled in the editor.
+func (s *Server) workDoneProgressCancel(_ context.Context, raw json.RawMessage) error {
+	var p struct {
+		Token json.RawMessage `json:"token"`
 	}
-	err := s.conn.Notify(s.ctx, "darman/openDiff", openDiffParams{URI: buffer.PathToURI(d.Path), OldText: d.OldText, NewText: d.NewText, Title: title})
-	if err != nil {
-		s.log.Debug("lsp: openDiff not sent", "path", d.Path, "err", err)
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
 	}
+	token := string(p.Token)
+	if unq, err := strconv.Unquote(token); err == nil {
+		token = unq
+	}
+	if found := s.findTurn(func(t *liveTurn) bool { return t.id == token }); found != nil {
+		s.log.Info("lsp: the user cancelled the turn from its progress", "turn", token)
+		found.cancel()
+	}
+	return nil
 }
 
 func newTurnID() string {
@@ -196,25 +304,4 @@ func titleOf(text string) string {
 		return string(r[:59]) + "…"
 	}
 	return line
-}
-
-// sessionArg checks a sessionId argument.
-// requireSession is the session a command names in its sessionId, which it
-// requires: InvalidParams when it is missing or not a session id.
-func requireSession(command, id string) (agent.ID, error) {
-	if id == "" {
-		return "", rpc.InvalidParams("%s: sessionId is required", command)
-	}
-	sid, err := sessionArg(id)
-	if err != nil {
-		return "", rpc.InvalidParams("%s: %v", command, err)
-	}
-	return sid, nil
-}
-
-func sessionArg(id string) (agent.ID, error) {
-	if err := agent.ID(id).Validate(agent.SessionPrefix); err != nil {
-		return "", fmt.Errorf("sessionId: %w", err)
-	}
-	return agent.ID(id), nil
 }
