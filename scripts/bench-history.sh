@@ -3,7 +3,9 @@
 # history (issue 39): a one-answer `darman run` turn in an empty workspace
 # and `darman lsp` from its start to the answer to initialize, each with a
 # fresh data directory and with a big one, one run of each in turn, over N
-# runs (default 30), printing the medians and their ratio.
+# runs (default 30), printing the medians, their ratio, and the median of
+# the pair-by-pair ratios (run i with the big directory over run i with the
+# fresh one).
 #
 # The big data directory is generated once (and kept with --keep DIR):
 # 1,000 sessions, and the checkpoints of a 100,000-file repository after
@@ -128,7 +130,10 @@ done
 report() {
   local f b
   f=$(median <"$work/$1.fresh"); b=$(median <"$work/$1.big")
-  awk -v n="$2" -v f="$f" -v b="$b" 'BEGIN {printf "%-28s fresh %7.1f ms   big %7.1f ms   big/fresh %.2f   (+%.1f ms)\n", n, f/1000, b/1000, b/f, (b-f)/1000}'
+  # The pairs' ratios: run i of each, taken one after the other, saw the
+  # same machine; their median holds when the load drifts during the runs.
+  r=$(paste "$work/$1.big" "$work/$1.fresh" | awk '{print $1/$2}' | median)
+  awk -v n="$2" -v f="$f" -v b="$b" -v r="$r" 'BEGIN {printf "%-28s fresh %7.1f ms   big %7.1f ms   big/fresh %.2f   (+%.1f ms)   pairs big/fresh %.2f\n", n, f/1000, b/1000, b/f, (b-f)/1000, r}'
 }
 echo "medians of $runs runs; big data directory: $(du -sh "$big" | cut -f1), $(ls "$big"/checkpoints 2>/dev/null | wc -l) shadow repositories"
 report run "darman run --format json"

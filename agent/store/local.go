@@ -101,7 +101,13 @@ func badgerOptions(dir string, log *slog.Logger) badger.Options {
 }
 
 // memTableSize is the size of badger's memtables, and of the tables it
-// flushes them to.
+// flushes them to. Every darman start pays for one at the store's open
+// (badger allocates it and creates its log, a file of twice its size
+// written through a memory map) and every close flushes it: 1 MiB opens
+// in about half the time of 8 (docs/benchmarks.md, issue 36). It bounds
+// a transaction to 15 % of it (see foldBatch); values of 4 KiB or more
+// (big tool outputs, files, images) go to the value log and count only
+// their key there.
 const memTableSize = 1 << 20
 
 // mergeTables bounds the tables in badger's level 0, which every open
