@@ -173,7 +173,10 @@ func BenchmarkListSessions10k(b *testing.B) {
 // BenchmarkOpen opens a store of 50 sessions the way a darman run does
 // (read-write, as its owner), writes a new session and closes it: open is
 // what a turn waits for before its first model request, close what it
-// waits for after the answer (badger flushes its memtable).
+// waits for after the answer (badger flushes its memtable). In one
+// process the loop reuses the heap, which Go zeroes again for each
+// memtable, so a bigger memtable costs more here than in a darman that
+// starts afresh (docs/benchmarks.md, issue 36).
 func BenchmarkOpen(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()

@@ -101,14 +101,13 @@ func badgerOptions(dir string, log *slog.Logger) badger.Options {
 }
 
 // memTableSize is the size of badger's memtables, and of the tables it
-// flushes them to. Every darman start pays for one at the store's open
-// (badger allocates it and creates its log, a file of twice its size
-// written through a memory map) and every close flushes it: 1 MiB opens
-// in about half the time of 8 (docs/benchmarks.md, issue 36). It bounds
-// a transaction to 15 % of it (see foldBatch); values of 4 KiB or more
-// (big tool outputs, files, images) go to the value log and count only
-// their key there.
-const memTableSize = 1 << 20
+// flushes them to. It bounds a transaction to 15 % of it (see foldBatch);
+// values of 4 KiB or more (big tool outputs, files, images) go to the
+// value log and count only their key there. A smaller one does not make
+// a darman start faster: a new process's memtable is fresh zeroed pages,
+// touched only as they fill (1 MiB and 8 MiB measured the same from the
+// process's start to the open store, docs/benchmarks.md, issue 36).
+const memTableSize = 8 << 20
 
 // mergeTables bounds the tables in badger's level 0, which every open
 // pays for (each is checked, opened and consulted by reads). Each

@@ -14,9 +14,9 @@ import (
 	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
-// The session store's memtables are small (they are what its open and its
-// close cost every darman start), and badger refuses a transaction bigger
-// than a fraction of one: a session with big pieces (a long streamed
+// Badger refuses a transaction bigger than a fraction of the store's
+// memtable (agent/store's memTableSize), and values below its threshold
+// count whole: a session with big pieces (a long streamed
 // answer and reasoning, a command that printed megabytes, a large file
 // read, a large image attached) is written whole, reads back whole in the
 // export, and is sent whole to the model when the session goes on.
