@@ -3,7 +3,10 @@
 # history (issue 39): a one-answer `darman run` turn in an empty workspace
 # and `darman lsp` from its start to the answer to initialize, each with a
 # fresh data directory and with a big one, one run of each in turn, over N
-# runs (default 30), printing the medians and their ratio.
+# runs (default 30), and `darman sessions list` (its default page and a
+# page of one), printing the medians, their ratio, and the median of
+# the pair-by-pair ratios (run i with the big directory over run i with the
+# fresh one).
 #
 # The big data directory is generated once (and kept with --keep DIR):
 # 1,000 sessions, and the checkpoints of a 100,000-file repository after
@@ -106,15 +109,16 @@ run_once() { # run_once DATA_DIR: µs of a one-answer darman run
   echo $(( ($(now) - t0) / 1000 ))
 }
 
-list_once() { # list_once DATA_DIR: µs of darman sessions list
-  local t0
+list_once() { # list_once DATA_DIR [ARGS]: µs of darman sessions list
+  local t0 dir=$1
+  shift
   t0=$(now)
-  darman "$1" "$work/empty" sessions list >/dev/null
+  darman "$dir" "$work/empty" sessions list "$@" >/dev/null
   echo $(( ($(now) - t0) / 1000 ))
 }
 
 fresh=$work/fresh
-: >"$work/run.fresh"; : >"$work/run.big"; : >"$work/lsp.fresh"; : >"$work/lsp.big"; : >"$work/list.fresh"; : >"$work/list.big"
+: >"$work/run.fresh"; : >"$work/run.big"; : >"$work/lsp.fresh"; : >"$work/lsp.big"; : >"$work/list.fresh"; : >"$work/list.big"; : >"$work/list1.fresh"; : >"$work/list1.big"
 run_once "$fresh" >/dev/null; run_once "$big" >/dev/null # warm the page cache
 for i in $(seq 1 "$runs"); do
   if (( i % 2 )); then order="fresh big"; else order="big fresh"; fi
@@ -123,14 +127,22 @@ for i in $(seq 1 "$runs"); do
     run_once "$dir" >>"$work/run.$which"
     lsp_once "$dir" >>"$work/lsp.$which"
     list_once "$dir" >>"$work/list.$which"
+    list_once "$dir" -n 1 >>"$work/list1.$which"
   done
 done
 report() {
   local f b
   f=$(median <"$work/$1.fresh"); b=$(median <"$work/$1.big")
-  awk -v n="$2" -v f="$f" -v b="$b" 'BEGIN {printf "%-28s fresh %7.1f ms   big %7.1f ms   big/fresh %.2f   (+%.1f ms)\n", n, f/1000, b/1000, b/f, (b-f)/1000}'
+  # The pairs' ratios: run i of each, taken one after the other, saw the
+  # same machine; their median holds when the load drifts during the runs.
+  r=$(paste "$work/$1.big" "$work/$1.fresh" | awk '{print $1/$2}' | median)
+  awk -v n="$2" -v f="$f" -v b="$b" -v r="$r" 'BEGIN {printf "%-28s fresh %7.1f ms   big %7.1f ms   big/fresh %.2f   (+%.1f ms)   pairs big/fresh %.2f\n", n, f/1000, b/1000, b/f, (b-f)/1000, r}'
 }
 echo "medians of $runs runs; big data directory: $(du -sh "$big" | cut -f1), $(ls "$big"/checkpoints 2>/dev/null | wc -l) shadow repositories"
 report run "darman run --format json"
 report lsp "darman lsp to initialize"
 report list "darman sessions list"
+# The list's default page is the 100 most recent sessions, where the fresh
+# directory has as many as the runs above made: the same page of one row
+# from both is the history's cost alone.
+report list1 "darman sessions list -n 1"

@@ -169,3 +169,51 @@ func BenchmarkListSessions10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpen opens a store of 50 sessions the way a darman run does
+// (read-write, as its owner), writes a new session and closes it: open is
+// what a turn waits for before its first model request, close what it
+// waits for after the answer (badger flushes its memtable). In one
+// process the loop reuses the heap, which Go zeroes again for each
+// memtable, so a bigger memtable costs more here than in a darman that
+// starts afresh (docs/benchmarks.md, issue 36).
+func BenchmarkOpen(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	s, err := store.Open(ctx, dir, store.Options{GCInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 50 {
+		conversation(b, s, "/w", 3)
+	}
+	s.Close()
+	var open, write, closing []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t := time.Now()
+		s, err := store.Open(ctx, dir, store.Options{GCInterval: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		open = append(open, time.Since(t))
+		t = time.Now()
+		if err := s.PutSession(ctx, newSession("/w", t0)); err != nil {
+			b.Fatal(err)
+		}
+		write = append(write, time.Since(t))
+		t = time.Now()
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		closing = append(closing, time.Since(t))
+	}
+	b.StopTimer()
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(median(open), "open-ms")
+	b.ReportMetric(median(write), "write-ms")
+	b.ReportMetric(median(closing), "close-ms")
+}
