@@ -309,7 +309,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 			t.Errorf("tool %s has no annotations", m["name"])
 		}
 	}
-	want := "check_source definition describe_symbol diagnostics explain_diagnostic find_references format_source list_imports lookup_symbol outline rename_symbol"
+	want := "check_source definition describe_symbol diagnostics explain_diagnostic find_references format_source list_imports lookup_symbol outline package_api rename_symbol"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("tools/list = %s\nwant %s", got, want)
 	}
