@@ -36,9 +36,6 @@ type question struct {
 	goplsTool   string
 	goplsArgs   map[string]any
 	coldEnabled bool
-	// darmanThen are more calls of darmanTool that darman needs for the
-	// same answer, asked in turn; their times and bytes are added up.
-	darmanThen []map[string]any
 }
 
 func questions(set, root string) ([]question, error) {
@@ -55,25 +52,12 @@ func questions(set, root string) ([]question, error) {
 		return question{name: "diagnostics of `" + file + "`", darmanTool: "diagnostics", darmanArgs: map[string]any{"paths": []string{file}},
 			goplsTool: "go_diagnostics", goplsArgs: map[string]any{"files": []string{abs(file)}}, coldEnabled: true}
 	}
-	// api asks for a package's API: gopls mcp has go_package_api; darman
-	// has no such tool, and an agent asks outline of each file.
+	// api asks for a package's API: gopls mcp's go_package_api against
+	// darman's package_api with a limit that lists it all (the same
+	// information, docs cut to their first sentence).
 	api := func(dir, pkgPath string) question {
-		files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.go"))
-		q := question{name: "API of package `" + dir + "`", darmanTool: "outline",
+		return question{name: "API of package `" + dir + "`", darmanTool: "package_api", darmanArgs: map[string]any{"path": dir, "limit": 60000},
 			goplsTool: "go_package_api", goplsArgs: map[string]any{"packagePaths": []string{pkgPath}}}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			rel, _ := filepath.Rel(root, f)
-			args := map[string]any{"path": filepath.ToSlash(rel)}
-			if q.darmanArgs == nil {
-				q.darmanArgs = args
-			} else {
-				q.darmanThen = append(q.darmanThen, args)
-			}
-		}
-		return q
 	}
 	darmanOnly := func(name, tool string, args map[string]any, cold bool) question {
 		return question{name: name, darmanTool: tool, darmanArgs: args, coldEnabled: cold}
@@ -85,6 +69,7 @@ func questions(set, root string) ([]question, error) {
 			darmanOnly("find `withta` (a prefix)", "lookup_symbol", map[string]any{"query": "withta"}, false),
 			darmanOnly("references of `withTax`", "find_references", map[string]any{"symbol": "withTax", "path": "src/price.ts"}, false),
 			darmanOnly("diagnostics of `src/cart.ts`", "diagnostics", map[string]any{"paths": []string{"src/cart.ts"}}, true),
+			darmanOnly("API of `src`", "package_api", map[string]any{"path": "src"}, false),
 		}, nil
 	case "python":
 		return []question{
@@ -92,12 +77,13 @@ func questions(set, root string) ([]question, error) {
 			darmanOnly("find `with_ta` (a prefix)", "lookup_symbol", map[string]any{"query": "with_ta"}, false),
 			darmanOnly("references of `with_tax`", "find_references", map[string]any{"symbol": "with_tax", "path": "shop/price.py"}, false),
 			darmanOnly("diagnostics of `shop/cart.py`", "diagnostics", map[string]any{"paths": []string{"shop/cart.py"}}, true),
+			darmanOnly("API of `shop`", "package_api", map[string]any{"path": "shop"}, false),
 		}, nil
 	case "darman":
 		return []question{lookup("ParseInvocation"), lookup("Service"), refs("ParseInvocation", "agent/prompt/invoke.go"), diags("agent/prompt/invoke.go"),
 			api("agent/prompt", "github.com/darman-dev/darman/agent/prompt")}, nil
 	case "goroot":
-		return []question{lookup("ParseInLocation"), lookup("Reader"), refs("ParseInLocation", "time/format.go"), diags("time/format.go")}, nil
+		return []question{lookup("ParseInLocation"), lookup("Reader"), refs("ParseInLocation", "time/format.go"), diags("time/format.go"), api("time", "time")}, nil
 	}
 	return nil, fmt.Errorf("-set %q: darman (this repository), goroot (the Go distribution's src), typescript or python (small projects written to -root, as the end-to-end tests write them)", set)
 }
@@ -109,36 +95,17 @@ type answer struct {
 	err              string
 }
 
-// add counts b's call into a: an answer that takes several calls.
-func (a answer) add(b answer) answer {
-	a.ms += b.ms
-	a.text += b.text
-	a.structured += b.structured
-	if a.err == "" {
-		a.err = b.err
-	}
-	return a
-}
-
 // server starts one MCP server as a process in root.
 type server struct {
 	label string
 	argv  []string
 	tool  func(q question) (string, map[string]any)
-	// then are the further calls of the same answer.
-	then func(q question) []map[string]any
 }
 
-// ask asks q whole: its first call, then the others it needs.
+// ask asks q as s's tool takes it.
 func (s server) ask(cs *mcp.ClientSession, q question) answer {
 	tool, args := s.tool(q)
-	a := ask(cs, tool, args)
-	if s.then != nil {
-		for _, more := range s.then(q) {
-			a = a.add(ask(cs, tool, more))
-		}
-	}
-	return a
+	return ask(cs, tool, args)
 }
 
 func (s server) start(root string) (*mcp.ClientSession, time.Time, error) {
@@ -222,8 +189,7 @@ func main() {
 	}
 	servers := []server{
 		{label: "gopls mcp", argv: []string{*gopls, "mcp"}, tool: func(q question) (string, map[string]any) { return q.goplsTool, q.goplsArgs }},
-		{label: "darman mcp", argv: []string{*darman, "mcp"}, tool: func(q question) (string, map[string]any) { return q.darmanTool, q.darmanArgs },
-			then: func(q question) []map[string]any { return q.darmanThen }},
+		{label: "darman mcp", argv: []string{*darman, "mcp"}, tool: func(q question) (string, map[string]any) { return q.darmanTool, q.darmanArgs }},
 	}
 	if qs[0].goplsTool == "" {
 		servers[0].label = "" // no peer for this language

@@ -2,6 +2,8 @@ package server
 
 import (
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -72,20 +74,20 @@ func TestPackageAPIAgainstGopls(t *testing.T) {
 	text, isErr := call(t, cs, "package_api", map[string]any{"path": "shop"}, nil)
 	want := `shop: 7 exported declarations in 1 file
 price.go
-  4 type Cart struct // Cart holds what a customer buys.
-    6 Items []int // Items are the prices in cents.
-    9 Coupon string // Coupon is the code given at checkout, if any.
-    10 Discount int
-  14 func (c *Cart) Total() int // Total is the sum of the items, with tax.
-  27 func WithTax(cents int) int // WithTax adds the tax to cents.
-  39 Standard = 20 // Standard is the usual rate.
+4 type Cart struct // holds what a customer buys.
+  6 Items []int // are the prices in cents.
+  9 Coupon string // is the code given at checkout, if any.
+  10 Discount int
+14 func (c *Cart) Total() int // is the sum of the items, with tax.
+27 func WithTax(cents int) int // adds the tax to cents.
+39 Standard = 20 // is the usual rate.
 not listed: 1 test file (tests: true)`
 	if isErr || text != want {
 		t.Fatalf("package_api shop =\n%s\nwant\n%s", text, want)
 	}
 	// A file names its package; tests come when asked.
 	text, isErr = call(t, cs, "package_api", map[string]any{"path": "shop/price.go", "tests": true}, nil)
-	if isErr || !strings.Contains(text, "price_test.go\n  5 func TestTotal(t *testing.T)") || strings.Contains(text, "not listed") {
+	if isErr || !strings.Contains(text, "price_test.go\n5 func TestTotal(t *testing.T)") || strings.Contains(text, "not listed") {
 		t.Errorf("package_api shop/price.go with tests =\n%s", text)
 	}
 
@@ -95,30 +97,39 @@ not listed: 1 test file (tests: true)`
 	}{
 		{350, `shop: 7 exported declarations in 1 file
 price.go
-  4 type Cart struct
-    6 Items []int
-    9 Coupon string
-    10 Discount int
-  14 func (c *Cart) Total() int
-  27 func WithTax(cents int) int
-  39 Standard = 20
-not listed: docs (limit 5`},
+4 type Cart struct
+  6 Items []int
+  9 Coupon string
+  10 Discount int
+14 func (c *Cart) Total() int
+27 func WithTax(cents int) int
+39 Standard = 20
+not listed: docs (limit `},
 		{260, `shop: 7 exported declarations in 1 file
 price.go
-  4 type Cart struct
-  14 func (c *Cart) Total() int
-  27 func WithTax(cents int) int
-  39 Standard = 20
-not listed: docs, 3 members of types (limit 5`},
+4 type Cart struct
+14 func (c *Cart) Total() int
+27 func WithTax(cents int) int
+39 Standard = 20
+not listed: docs, 3 members of types (limit `},
 		{215, `shop: 7 exported declarations in 1 file
 price.go
-  4 type Cart struct
-  14 func (c *Cart) Total() int
-not listed: docs, 3 members of types, 2 declarations (limit 5`},
+4 type Cart struct
+14 func (c *Cart) Total() int
+not listed: docs, 3 members of types, 2 declarations (limit `},
 	} {
 		text, isErr := call(t, cs, "package_api", map[string]any{"path": "shop", "limit": c.limit}, nil)
 		if isErr || !strings.HasPrefix(text, c.want) || len(text) > c.limit {
 			t.Errorf("package_api limit %d (%d bytes) =\n%s\nwant it to start with\n%s", c.limit, len(text), text, c.want)
+		}
+		// The note's limit lists it all.
+		m := regexp.MustCompile(`limit (\d+) lists all`).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("package_api limit %d says no limit that lists all:\n%s", c.limit, text)
+		}
+		all, _ := strconv.Atoi(m[1])
+		if text, _ := call(t, cs, "package_api", map[string]any{"path": "shop", "limit": all}, nil); text != want {
+			t.Errorf("package_api limit %d (from the note) =\n%s\nwant\n%s", all, text, want)
 		}
 	}
 	if text, isErr := call(t, cs, "package_api", map[string]any{"path": "nowhere"}, nil); !isErr || !strings.Contains(text, "MCP-INVALID-INPUT") {

@@ -29,7 +29,7 @@ const (
 	defaultAPIBytes = 6_000 // about 1.5k tokens
 	maxAPIBytes     = 60_000
 	maxAPIFiles     = 200
-	maxDoc          = 160 // a doc comment's first sentence, in bytes
+	maxDoc          = 120 // a doc comment's first sentence, in bytes
 )
 
 func (s *Server) addPackageAPI() {
@@ -169,7 +169,17 @@ func (s *Server) fileAPI(ctx context.Context, path string) apiFile {
 				sig += " " + sym.Detail
 			}
 		}
-		out.decls = append(out.decls, apiDecl{file: base, line: line, member: member, kind: sym.Kind, sig: sig, doc: docOf(raw, line, lang)})
+		if n := len(out.decls); n > 0 && out.decls[n-1].line == line && out.decls[n-1].sig == sig {
+			return // two names of one line (Path, By string)
+		}
+		if sym.Kind == "variable" || sym.Kind == "constant" {
+			sig = cutValue(sig)
+		}
+		doc := docOf(raw, line, lang)
+		if _, b := baseName(sym.Name); strings.HasPrefix(doc, b+" ") {
+			doc = doc[len(b)+1:] // "Foo does ...": the line names Foo already
+		}
+		out.decls = append(out.decls, apiDecl{file: base, line: line, member: member, kind: sym.Kind, sig: sig, doc: doc})
 	}
 	slices.SortStableFunc(syms, func(a, b diagnostics.Symbol) int { return a.Location.Start.Line - b.Location.Start.Line })
 	for _, sym := range syms {
@@ -189,6 +199,24 @@ func (s *Server) fileAPI(ctx context.Context, path string) apiFile {
 		}
 	}
 	return out
+}
+
+// maxValue bounds the value shown of a variable or constant.
+const maxValue = 40
+
+// cutValue cuts a variable's or constant's declaration after its first
+// maxValue bytes of value: the name and type are its API, not a long
+// initializer.
+func cutValue(sig string) string {
+	i := strings.Index(sig, " = ")
+	if i < 0 || len(sig)-i-3 <= maxValue {
+		return sig
+	}
+	cut := i + 3 + maxValue
+	for cut > 0 && sig[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return sig[:cut] + "…"
 }
 
 // rawLines is a file's lines, untrimmed (for doc comments); nil when
@@ -396,9 +424,9 @@ func renderAPI(name string, files []apiFile, limit, tests, skipped int, missing 
 					b.WriteString("\n" + d.file)
 					wrote = true
 				}
-				indent := "\n  "
+				indent := "\n"
 				if d.member {
-					indent = "\n    "
+					indent = "\n  "
 				}
 				fmt.Fprintf(&b, "%s%d %s", indent, d.line, d.sig)
 				if docs && d.doc != "" {
@@ -447,7 +475,7 @@ func renderAPI(name string, files []apiFile, limit, tests, skipped int, missing 
 	seenFile := map[int]bool{}
 	for _, r := range order {
 		d := files[r.f].decls[r.d]
-		cost := len(fmt.Sprintf("\n  %d %s", d.line, d.sig))
+		cost := len(fmt.Sprintf("\n%d %s", d.line, d.sig))
 		if !seenFile[r.f] {
 			cost += 1 + len(d.file)
 		}
