@@ -86,7 +86,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatalf("lookup_symbol = %v, %v; stderr: %s", toolText(res), err, stderr.String())
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{}})
-	if err != nil || res.IsError || !strings.Contains(toolText(res), "2 file(s) checked: 0 error(s)") {
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "2 files checked: no problems") {
 		t.Fatalf("diagnostics = %v, %v", toolText(res), err)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "rename_symbol", Arguments: map[string]any{"symbol": "a.Greet", "new_name": "Hello"}})
@@ -105,7 +105,7 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 	// The pool was told: the project is still clean and knows the new name.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{}})
-	if err != nil || res.IsError || !strings.Contains(toolText(res), "0 error(s)") {
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "no problems") {
 		t.Fatalf("diagnostics after the rename = %v, %v", toolText(res), err)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "definition", Arguments: map[string]any{"symbol": "a.Hello"}})
@@ -337,7 +337,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.workspace, "b", "count.go")); !os.IsNotExist(err) {
 		t.Errorf("check_source wrote b/count.go (stat: %v)", err)
 	}
-	if text, _ := call("diagnostics"); !strings.Contains(text, "2 file(s) checked: 0 error(s)") {
+	if text, _ := call("diagnostics"); !strings.Contains(text, "2 files checked: no problems") {
 		t.Errorf("diagnostics = %s", text)
 	}
 	if text, _ := call("rename_symbol", "--tool-arg", "symbol=a.Greet", "--tool-arg", "new_name=Hello"); !strings.Contains(text, "+\treturn a.Hello(\"x\")") {
@@ -525,17 +525,17 @@ func TestMCPTypeScript(t *testing.T) {
 		t.Errorf("list_imports of src/cart.ts =\n%s", text)
 	}
 	broken := "import { withTax } from \"./price\";\n\nexport const label: string = withTax(100);\n"
-	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": broken}); !strings.Contains(text, "src/label.ts:3:14: error [2322]") {
+	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": broken}); !strings.Contains(text, "src/label.ts: 1 error\n3:14 [2322]: ") {
 		t.Errorf("check_source of a number assigned to a string =\n%s", text)
 	}
 	fixed := "import { withTax } from \"./price\";\n\nexport const label: string = String(withTax(100));\n"
-	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": fixed}); !strings.Contains(text, "0 error(s)") {
+	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": fixed}); !strings.Contains(text, "src/label.ts: no problems") {
 		t.Errorf("check_source of the fixed text =\n%s", text)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "src", "label.ts")); !os.IsNotExist(err) {
 		t.Errorf("check_source wrote src/label.ts (stat: %v)", err)
 	}
-	if text := call("diagnostics", nil); !strings.Contains(text, "3 file(s) checked: 0 error(s)") {
+	if text := call("diagnostics", nil); !strings.Contains(text, "3 files checked: no problems") {
 		t.Errorf("diagnostics =\n%s", text)
 	}
 

@@ -212,6 +212,7 @@ func TestAgentChain(t *testing.T) {
 	}
 
 	fixed := "package a\nfunc Twice(n int) int {\nreturn n*2}\n"
+	check = CheckSourceOutput{}
 	if text, isErr = call(t, cs, "check_source", map[string]any{"path": "a/twice.go", "source": fixed}, &check); isErr || check.Counts.Error != 0 {
 		t.Fatalf("check_source of fixed text = %+v, %q", check, text)
 	}
