@@ -77,7 +77,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Errorf("instructions = %q", cs.InitializeResult().Instructions)
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 11 {
+	if err != nil || len(tools.Tools) != 12 {
 		t.Fatalf("tools/list = %v, %v", tools, err)
 	}
 
@@ -331,7 +331,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 		t.Errorf("lookup_symbol = %s / %v", text, sc)
 	}
 	broken := "package b\n\nfunc Count() int {\n\treturn \"three\"\n}\n"
-	if text, sc := call("check_source", "--tool-arg", "path=b/count.go", "--tool-arg", "source="+broken); !strings.Contains(text, "b/count.go:4:9: error") || sc["counts"].(map[string]any)["error"] != float64(1) {
+	if text, sc := call("check_source", "--tool-arg", "path=b/count.go", "--tool-arg", "source="+broken); !strings.Contains(text, "b/count.go: 1 error\n4:9 [IncompatibleAssign]: ") || sc["counts"].(map[string]any)["error"] != float64(1) {
 		t.Errorf("check_source = %s / %v", text, sc)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "b", "count.go")); !os.IsNotExist(err) {
@@ -521,6 +521,17 @@ func TestMCPTypeScript(t *testing.T) {
 	if text := call("lookup_symbol", map[string]any{"query": "withta"}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax.*\nsrc/price.ts:6:\d+ export function withTaxRounded.*\nsrc/price.test.ts:1:\d+ .*\(test\)\nsrc/cart.ts:\d+:\d+ export function priceWithTax`).MatchString(text) {
 		t.Errorf("lookup_symbol withta =\n%s", text)
 	}
+	// The budget: a limit cuts the list and the note says how to get the rest.
+	if text := call("lookup_symbol", map[string]any{"query": "withta", "limit": 1}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax\(cents: number\): number\nnot listed: 3 more over the limit \(raise limit to 4\)$`).MatchString(text) {
+		t.Errorf("lookup_symbol withta limit 1 =\n%s", text)
+	}
+	// A directory's exported API, from tsserver's outline of each file.
+	if text := call("package_api", map[string]any{"path": "src"}); text != "src: 4 exported declarations in 2 files\n"+
+		"cart.ts\n3 export function total(items: number[]): number\n7 export function priceWithTax(cents: number): number\n"+
+		"price.ts\n2 export function withTax(cents: number): number // The price with tax.\n6 export function withTaxRounded(cents: number): number\n"+
+		"not listed: 1 test file (tests: true)" {
+		t.Errorf("package_api src =\n%s", text)
+	}
 	if text := call("list_imports", map[string]any{"path": "src/cart.ts"}); !strings.Contains(text, "./price") || !strings.Contains(text, "src/price.ts") {
 		t.Errorf("list_imports of src/cart.ts =\n%s", text)
 	}
@@ -580,6 +591,20 @@ func TestMCPPython(t *testing.T) {
 	}
 	if text := call(map[string]any{"query": "with_ta"}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(.*\nshop/price.py:5:\d+ def with_tax_rounded\(.*\ntests/helpers.py:1:\d+ def with_tax\(cents\) \(test\)\nshop/cart.py:4:\d+ def price_with_tax\(items: list\[int\]\) -> int`).MatchString(text) {
 		t.Errorf("lookup_symbol with_ta =\n%s", text)
+	}
+	if text := call(map[string]any{"query": "with_ta", "limit": 2}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(.*\nshop/price.py:5:\d+ def with_tax_rounded\(.*\nnot listed: 2 more over the limit \(raise limit to 4\)$`).MatchString(text) {
+		t.Errorf("lookup_symbol with_ta limit 2 =\n%s", text)
+	}
+	// A package's API from pyright's outline: public names, the docstring's
+	// first sentence, a class's public methods under it.
+	e.write("shop/till.py", "class Till:\n    \"\"\"A cash register. It keeps cents.\"\"\"\n\n    def __init__(self) -> None:\n        self._cents = 0\n\n    def ring(self, cents: int) -> int:\n        return cents\n\n    def _audit(self) -> None:\n        pass\n\n\ndef _private() -> None:\n    pass\n")
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "package_api", Arguments: map[string]any{"path": "shop"}})
+	want := "shop: 6 exported declarations in 4 files\n" +
+		"cart.py\n4 def price_with_tax(items: list[int]) -> int\n" +
+		"price.py\n1 def with_tax(cents: int) -> int\n5 def with_tax_rounded(cents: int) -> int\n" +
+		"till.py\n1 class Till // A cash register.\n  4 def __init__(self) -> None\n  7 def ring(self, cents: int) -> int"
+	if err != nil || res.IsError || toolText(res) != want {
+		t.Errorf("package_api shop = %v, %v\nwant\n%s", toolText(res), err, want)
 	}
 }
 
