@@ -448,8 +448,8 @@ func renderAPI(name string, files []apiFile, limit, tests, skipped int, missing 
 	if full <= limit {
 		return whole + note(nil) + foot.String()
 	}
-	raise := fmt.Sprintf("limit %d lists all", min(full+60, maxAPIBytes))
-	if full+60 > maxAPIBytes {
+	raise := fmt.Sprintf("limit %d lists all", full)
+	if full > maxAPIBytes {
 		raise = fmt.Sprintf("limit %d lists the most; package_api of a subdirectory or outline of a file, the rest", maxAPIBytes)
 	}
 	if text := render(false, true, nil); len(text)+len(note([]string{"docs (" + raise + ")"}))+foot.Len() <= limit {
