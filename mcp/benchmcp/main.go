@@ -1,7 +1,8 @@
 // Command benchmcp asks `darman mcp` and `gopls mcp` the same questions
 // about a Go project, as an agent would, and prints a Markdown table of
 // the milliseconds and bytes of each answer, cold (a fresh server, the
-// question its first) and warm (the median of repeated asks).
+// question its first) and warm (the median of repeated asks), each with
+// the fastest run beside it.
 //
 //	go build -o bin/darman ./cmd/darman
 //	go run ./mcp/benchmcp -darman bin/darman -root . -set darman
@@ -93,6 +94,8 @@ type answer struct {
 	ms               float64
 	text, structured int
 	err              string
+	// min is the fastest of the runs whose median is ms.
+	min float64
 }
 
 // server starts one MCP server as a process in root.
@@ -196,7 +199,7 @@ func main() {
 		servers = servers[1:]
 	}
 	fmt.Printf("root %s, load average before: %s\n\n", dir, loadavg())
-	initMS := map[string]float64{}
+	initMS := map[string][2]float64{}
 	coldMS := map[string]map[string]answer{}
 	warmA := map[string]map[string]answer{}
 	// coldAsk starts s fresh and asks q first: the time from the start to
@@ -240,12 +243,12 @@ func main() {
 			}
 			for label, ts := range times {
 				a := coldMS[label][q.name]
-				a.ms = median(ts)
+				a.ms, a.min = median(ts), slices.Min(ts)
 				coldMS[label][q.name] = a
 			}
 		}
 		for label, v := range inits {
-			initMS[label] = median(v)
+			initMS[label] = [2]float64{median(v), slices.Min(v)}
 		}
 	}
 	for _, s := range servers {
@@ -268,7 +271,7 @@ func main() {
 				last = s.ask(cs, q)
 				times = append(times, last.ms)
 			}
-			last.ms = median(times)
+			last.ms, last.min = median(times), slices.Min(times)
 			warmA[s.label][q.name] = last
 			if *show {
 				tool, args := s.tool(q)
@@ -286,7 +289,12 @@ func main() {
 		}
 		cs.Close()
 	}
-	kb := func(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
+	kb := func(n int) string {
+		if n < 1000 {
+			return fmt.Sprintf("%d B", n)
+		}
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	}
 	g, d := "gopls mcp", servers[len(servers)-1].label
 	if len(servers) == 1 {
 		g = "(no peer)"
@@ -295,24 +303,24 @@ func main() {
 	if *cold {
 		peer := "—"
 		if len(servers) > 1 {
-			peer = fmt.Sprintf("%.0f ms", initMS[g])
+			peer = fmt.Sprintf("%.0f ms (min %.0f)", initMS[g][0], initMS[g][1])
 		}
-		fmt.Printf("| start → initialize answered | %s | %.0f ms |\n", peer, initMS[d])
+		fmt.Printf("| start → initialize answered | %s | %.0f ms (min %.0f) |\n", peer, initMS[d][0], initMS[d][1])
 	}
 	for _, q := range qs {
 		if b, ok := coldMS[d][q.name]; ok {
 			peer := "—"
 			if a, ok := coldMS[g][q.name]; ok {
-				peer = fmt.Sprintf("%.0f ms%s", a.ms, errNote(a))
+				peer = fmt.Sprintf("%.0f ms (min %.0f)%s", a.ms, a.min, errNote(a))
 			}
-			fmt.Printf("| %s, cold (start → answer) | %s | %.0f ms%s |\n", q.name, peer, b.ms, errNote(b))
+			fmt.Printf("| %s, cold (start → answer) | %s | %.0f ms (min %.0f)%s |\n", q.name, peer, b.ms, b.min, errNote(b))
 		}
 		a, b := warmA[g][q.name], warmA[d][q.name]
 		peer := "—"
 		if len(servers) > 1 {
-			peer = fmt.Sprintf("%.1f ms, %s%s", a.ms, kb(a.text), errNote(a))
+			peer = fmt.Sprintf("%.1f ms (min %.1f), %s%s", a.ms, a.min, kb(a.text), errNote(a))
 		}
-		fmt.Printf("| %s, warm | %s | %.1f ms, %s, %s%s |\n", q.name, peer, b.ms, kb(b.text), kb(b.structured), errNote(b))
+		fmt.Printf("| %s, warm | %s | %.1f ms (min %.1f), %s, %s%s |\n", q.name, peer, b.ms, b.min, kb(b.text), kb(b.structured), errNote(b))
 	}
 	fmt.Printf("\nload average after: %s\n", loadavg())
 }
