@@ -351,10 +351,34 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 
 // SearchesDependenciesApart says whether a server (language's, or any
 // when empty) searches the dependencies' symbols only when asked
-// (SymbolQuery.Dependencies), through a second instance.
+// (SymbolQuery.Dependencies), through a second instance. With no
+// language, only the servers a workspace-wide query goes to count (their
+// project marker is in the root, or they run): gopls, configured but
+// idle in a TypeScript project, leaves no dependencies unsearched there.
 func (p *Pool) SearchesDependenciesApart(language string) bool {
 	for _, s := range p.servers {
-		if !s.disabled && s.depsSettings != nil && (language == "" || s.name == language) {
+		if s.disabled || s.depsSettings == nil || (language != "" && s.name != language) {
+			continue
+		}
+		if language != "" || p.inWorkspace(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// inWorkspace says whether a workspace-wide query goes to s (see
+// workspaceEntries): its marker is in the root, or an instance runs.
+func (p *Pool) inWorkspace(s *server) bool {
+	for _, m := range s.rootMarkers {
+		if _, err := os.Stat(filepath.Join(p.opts.Root, m)); err == nil {
+			return true
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, e := range p.entries {
+		if k.server == s.name && e.state == StateRunning {
 			return true
 		}
 	}

@@ -34,8 +34,8 @@ Codex or Cursor: it gives them the project's real language servers (gopls,
 typescript-language-server, pyright, rust-analyzer, clangd, as installed)
 through tools that take symbol names rather than cursor positions:
 diagnostics, check_source, lookup_symbol, find_references, definition,
-describe_symbol, outline, rename_symbol, format_source, list_imports and
-explain_diagnostic.
+describe_symbol, outline, package_api, rename_symbol, format_source,
+list_imports and explain_diagnostic.
 
 It speaks on stdin and stdout by default. --http 127.0.0.1:PORT serves
 streamable HTTP instead, on a loopback address only; --token-file makes

@@ -77,7 +77,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Errorf("instructions = %q", cs.InitializeResult().Instructions)
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 11 {
+	if err != nil || len(tools.Tools) != 12 {
 		t.Fatalf("tools/list = %v, %v", tools, err)
 	}
 
@@ -86,7 +86,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatalf("lookup_symbol = %v, %v; stderr: %s", toolText(res), err, stderr.String())
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{}})
-	if err != nil || res.IsError || !strings.Contains(toolText(res), "2 file(s) checked: 0 error(s)") {
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "2 files checked: no problems") {
 		t.Fatalf("diagnostics = %v, %v", toolText(res), err)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "rename_symbol", Arguments: map[string]any{"symbol": "a.Greet", "new_name": "Hello"}})
@@ -105,7 +105,7 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 	// The pool was told: the project is still clean and knows the new name.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{}})
-	if err != nil || res.IsError || !strings.Contains(toolText(res), "0 error(s)") {
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "no problems") {
 		t.Fatalf("diagnostics after the rename = %v, %v", toolText(res), err)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "definition", Arguments: map[string]any{"symbol": "a.Hello"}})
@@ -309,7 +309,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 			t.Errorf("tool %s has no annotations", m["name"])
 		}
 	}
-	want := "check_source definition describe_symbol diagnostics explain_diagnostic find_references format_source list_imports lookup_symbol outline rename_symbol"
+	want := "check_source definition describe_symbol diagnostics explain_diagnostic find_references format_source list_imports lookup_symbol outline package_api rename_symbol"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("tools/list = %s\nwant %s", got, want)
 	}
@@ -331,13 +331,13 @@ func TestMCPInspectorCLI(t *testing.T) {
 		t.Errorf("lookup_symbol = %s / %v", text, sc)
 	}
 	broken := "package b\n\nfunc Count() int {\n\treturn \"three\"\n}\n"
-	if text, sc := call("check_source", "--tool-arg", "path=b/count.go", "--tool-arg", "source="+broken); !strings.Contains(text, "b/count.go:4:9: error") || sc["counts"].(map[string]any)["error"] != float64(1) {
+	if text, sc := call("check_source", "--tool-arg", "path=b/count.go", "--tool-arg", "source="+broken); !strings.Contains(text, "b/count.go: 1 error\n4:9 [IncompatibleAssign]: ") || sc["counts"].(map[string]any)["error"] != float64(1) {
 		t.Errorf("check_source = %s / %v", text, sc)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "b", "count.go")); !os.IsNotExist(err) {
 		t.Errorf("check_source wrote b/count.go (stat: %v)", err)
 	}
-	if text, _ := call("diagnostics"); !strings.Contains(text, "2 file(s) checked: 0 error(s)") {
+	if text, _ := call("diagnostics"); !strings.Contains(text, "2 files checked: no problems") {
 		t.Errorf("diagnostics = %s", text)
 	}
 	if text, _ := call("rename_symbol", "--tool-arg", "symbol=a.Greet", "--tool-arg", "new_name=Hello"); !strings.Contains(text, "+\treturn a.Hello(\"x\")") {
@@ -521,21 +521,32 @@ func TestMCPTypeScript(t *testing.T) {
 	if text := call("lookup_symbol", map[string]any{"query": "withta"}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax.*\nsrc/price.ts:6:\d+ export function withTaxRounded.*\nsrc/price.test.ts:1:\d+ .*\(test\)\nsrc/cart.ts:\d+:\d+ export function priceWithTax`).MatchString(text) {
 		t.Errorf("lookup_symbol withta =\n%s", text)
 	}
+	// The budget: a limit cuts the list and the note says how to get the rest.
+	if text := call("lookup_symbol", map[string]any{"query": "withta", "limit": 1}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax\(cents: number\): number\nnot listed: 3 more over the limit \(raise limit to 4\)$`).MatchString(text) {
+		t.Errorf("lookup_symbol withta limit 1 =\n%s", text)
+	}
+	// A directory's exported API, from tsserver's outline of each file.
+	if text := call("package_api", map[string]any{"path": "src"}); text != "src: 4 exported declarations in 2 files\n"+
+		"cart.ts\n3 export function total(items: number[]): number\n7 export function priceWithTax(cents: number): number\n"+
+		"price.ts\n2 export function withTax(cents: number): number // The price with tax.\n6 export function withTaxRounded(cents: number): number\n"+
+		"not listed: 1 test file (tests: true)" {
+		t.Errorf("package_api src =\n%s", text)
+	}
 	if text := call("list_imports", map[string]any{"path": "src/cart.ts"}); !strings.Contains(text, "./price") || !strings.Contains(text, "src/price.ts") {
 		t.Errorf("list_imports of src/cart.ts =\n%s", text)
 	}
 	broken := "import { withTax } from \"./price\";\n\nexport const label: string = withTax(100);\n"
-	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": broken}); !strings.Contains(text, "src/label.ts:3:14: error [2322]") {
+	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": broken}); !strings.Contains(text, "src/label.ts: 1 error\n3:14 [2322]: ") {
 		t.Errorf("check_source of a number assigned to a string =\n%s", text)
 	}
 	fixed := "import { withTax } from \"./price\";\n\nexport const label: string = String(withTax(100));\n"
-	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": fixed}); !strings.Contains(text, "0 error(s)") {
+	if text := call("check_source", map[string]any{"path": "src/label.ts", "source": fixed}); !strings.Contains(text, "src/label.ts: no problems") {
 		t.Errorf("check_source of the fixed text =\n%s", text)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "src", "label.ts")); !os.IsNotExist(err) {
 		t.Errorf("check_source wrote src/label.ts (stat: %v)", err)
 	}
-	if text := call("diagnostics", nil); !strings.Contains(text, "3 file(s) checked: 0 error(s)") {
+	if text := call("diagnostics", nil); !strings.Contains(text, "3 files checked: no problems") {
 		t.Errorf("diagnostics =\n%s", text)
 	}
 
@@ -580,6 +591,20 @@ func TestMCPPython(t *testing.T) {
 	}
 	if text := call(map[string]any{"query": "with_ta"}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(.*\nshop/price.py:5:\d+ def with_tax_rounded\(.*\ntests/helpers.py:1:\d+ def with_tax\(cents\) \(test\)\nshop/cart.py:4:\d+ def price_with_tax\(items: list\[int\]\) -> int`).MatchString(text) {
 		t.Errorf("lookup_symbol with_ta =\n%s", text)
+	}
+	if text := call(map[string]any{"query": "with_ta", "limit": 2}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(.*\nshop/price.py:5:\d+ def with_tax_rounded\(.*\nnot listed: 2 more over the limit \(raise limit to 4\)$`).MatchString(text) {
+		t.Errorf("lookup_symbol with_ta limit 2 =\n%s", text)
+	}
+	// A package's API from pyright's outline: public names, the docstring's
+	// first sentence, a class's public methods under it.
+	e.write("shop/till.py", "class Till:\n    \"\"\"A cash register. It keeps cents.\"\"\"\n\n    def __init__(self) -> None:\n        self._cents = 0\n\n    def ring(self, cents: int) -> int:\n        return cents\n\n    def _audit(self) -> None:\n        pass\n\n\ndef _private() -> None:\n    pass\n")
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "package_api", Arguments: map[string]any{"path": "shop"}})
+	want := "shop: 6 exported declarations in 4 files\n" +
+		"cart.py\n4 def price_with_tax(items: list[int]) -> int\n" +
+		"price.py\n1 def with_tax(cents: int) -> int\n5 def with_tax_rounded(cents: int) -> int\n" +
+		"till.py\n1 class Till // A cash register.\n  4 def __init__(self) -> None\n  7 def ring(self, cents: int) -> int"
+	if err != nil || res.IsError || toolText(res) != want {
+		t.Errorf("package_api shop = %v, %v\nwant\n%s", toolText(res), err, want)
 	}
 }
 

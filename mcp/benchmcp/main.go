@@ -1,7 +1,8 @@
 // Command benchmcp asks `darman mcp` and `gopls mcp` the same questions
 // about a Go project, as an agent would, and prints a Markdown table of
 // the milliseconds and bytes of each answer, cold (a fresh server, the
-// question its first) and warm (the median of repeated asks).
+// question its first) and warm (the median of repeated asks), each with
+// the fastest run beside it.
 //
 //	go build -o bin/darman ./cmd/darman
 //	go run ./mcp/benchmcp -darman bin/darman -root . -set darman
@@ -36,9 +37,6 @@ type question struct {
 	goplsTool   string
 	goplsArgs   map[string]any
 	coldEnabled bool
-	// darmanThen are more calls of darmanTool that darman needs for the
-	// same answer, asked in turn; their times and bytes are added up.
-	darmanThen []map[string]any
 }
 
 func questions(set, root string) ([]question, error) {
@@ -55,25 +53,12 @@ func questions(set, root string) ([]question, error) {
 		return question{name: "diagnostics of `" + file + "`", darmanTool: "diagnostics", darmanArgs: map[string]any{"paths": []string{file}},
 			goplsTool: "go_diagnostics", goplsArgs: map[string]any{"files": []string{abs(file)}}, coldEnabled: true}
 	}
-	// api asks for a package's API: gopls mcp has go_package_api; darman
-	// has no such tool, and an agent asks outline of each file.
+	// api asks for a package's API: gopls mcp's go_package_api against
+	// darman's package_api with a limit that lists it all (the same
+	// information, docs cut to their first sentence).
 	api := func(dir, pkgPath string) question {
-		files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.go"))
-		q := question{name: "API of package `" + dir + "`", darmanTool: "outline",
+		return question{name: "API of package `" + dir + "`", darmanTool: "package_api", darmanArgs: map[string]any{"path": dir, "limit": 60000},
 			goplsTool: "go_package_api", goplsArgs: map[string]any{"packagePaths": []string{pkgPath}}}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			rel, _ := filepath.Rel(root, f)
-			args := map[string]any{"path": filepath.ToSlash(rel)}
-			if q.darmanArgs == nil {
-				q.darmanArgs = args
-			} else {
-				q.darmanThen = append(q.darmanThen, args)
-			}
-		}
-		return q
 	}
 	darmanOnly := func(name, tool string, args map[string]any, cold bool) question {
 		return question{name: name, darmanTool: tool, darmanArgs: args, coldEnabled: cold}
@@ -85,6 +70,7 @@ func questions(set, root string) ([]question, error) {
 			darmanOnly("find `withta` (a prefix)", "lookup_symbol", map[string]any{"query": "withta"}, false),
 			darmanOnly("references of `withTax`", "find_references", map[string]any{"symbol": "withTax", "path": "src/price.ts"}, false),
 			darmanOnly("diagnostics of `src/cart.ts`", "diagnostics", map[string]any{"paths": []string{"src/cart.ts"}}, true),
+			darmanOnly("API of `src`", "package_api", map[string]any{"path": "src"}, false),
 		}, nil
 	case "python":
 		return []question{
@@ -92,12 +78,13 @@ func questions(set, root string) ([]question, error) {
 			darmanOnly("find `with_ta` (a prefix)", "lookup_symbol", map[string]any{"query": "with_ta"}, false),
 			darmanOnly("references of `with_tax`", "find_references", map[string]any{"symbol": "with_tax", "path": "shop/price.py"}, false),
 			darmanOnly("diagnostics of `shop/cart.py`", "diagnostics", map[string]any{"paths": []string{"shop/cart.py"}}, true),
+			darmanOnly("API of `shop`", "package_api", map[string]any{"path": "shop"}, false),
 		}, nil
 	case "darman":
 		return []question{lookup("ParseInvocation"), lookup("Service"), refs("ParseInvocation", "agent/prompt/invoke.go"), diags("agent/prompt/invoke.go"),
 			api("agent/prompt", "github.com/darman-dev/darman/agent/prompt")}, nil
 	case "goroot":
-		return []question{lookup("ParseInLocation"), lookup("Reader"), refs("ParseInLocation", "time/format.go"), diags("time/format.go")}, nil
+		return []question{lookup("ParseInLocation"), lookup("Reader"), refs("ParseInLocation", "time/format.go"), diags("time/format.go"), api("time", "time")}, nil
 	}
 	return nil, fmt.Errorf("-set %q: darman (this repository), goroot (the Go distribution's src), typescript or python (small projects written to -root, as the end-to-end tests write them)", set)
 }
@@ -107,17 +94,8 @@ type answer struct {
 	ms               float64
 	text, structured int
 	err              string
-}
-
-// add counts b's call into a: an answer that takes several calls.
-func (a answer) add(b answer) answer {
-	a.ms += b.ms
-	a.text += b.text
-	a.structured += b.structured
-	if a.err == "" {
-		a.err = b.err
-	}
-	return a
+	// min is the fastest of the runs whose median is ms.
+	min float64
 }
 
 // server starts one MCP server as a process in root.
@@ -125,20 +103,12 @@ type server struct {
 	label string
 	argv  []string
 	tool  func(q question) (string, map[string]any)
-	// then are the further calls of the same answer.
-	then func(q question) []map[string]any
 }
 
-// ask asks q whole: its first call, then the others it needs.
+// ask asks q as s's tool takes it.
 func (s server) ask(cs *mcp.ClientSession, q question) answer {
 	tool, args := s.tool(q)
-	a := ask(cs, tool, args)
-	if s.then != nil {
-		for _, more := range s.then(q) {
-			a = a.add(ask(cs, tool, more))
-		}
-	}
-	return a
+	return ask(cs, tool, args)
 }
 
 func (s server) start(root string) (*mcp.ClientSession, time.Time, error) {
@@ -222,15 +192,14 @@ func main() {
 	}
 	servers := []server{
 		{label: "gopls mcp", argv: []string{*gopls, "mcp"}, tool: func(q question) (string, map[string]any) { return q.goplsTool, q.goplsArgs }},
-		{label: "darman mcp", argv: []string{*darman, "mcp"}, tool: func(q question) (string, map[string]any) { return q.darmanTool, q.darmanArgs },
-			then: func(q question) []map[string]any { return q.darmanThen }},
+		{label: "darman mcp", argv: []string{*darman, "mcp"}, tool: func(q question) (string, map[string]any) { return q.darmanTool, q.darmanArgs }},
 	}
 	if qs[0].goplsTool == "" {
 		servers[0].label = "" // no peer for this language
 		servers = servers[1:]
 	}
 	fmt.Printf("root %s, load average before: %s\n\n", dir, loadavg())
-	initMS := map[string]float64{}
+	initMS := map[string][2]float64{}
 	coldMS := map[string]map[string]answer{}
 	warmA := map[string]map[string]answer{}
 	// coldAsk starts s fresh and asks q first: the time from the start to
@@ -274,12 +243,12 @@ func main() {
 			}
 			for label, ts := range times {
 				a := coldMS[label][q.name]
-				a.ms = median(ts)
+				a.ms, a.min = median(ts), slices.Min(ts)
 				coldMS[label][q.name] = a
 			}
 		}
 		for label, v := range inits {
-			initMS[label] = median(v)
+			initMS[label] = [2]float64{median(v), slices.Min(v)}
 		}
 	}
 	for _, s := range servers {
@@ -302,7 +271,7 @@ func main() {
 				last = s.ask(cs, q)
 				times = append(times, last.ms)
 			}
-			last.ms = median(times)
+			last.ms, last.min = median(times), slices.Min(times)
 			warmA[s.label][q.name] = last
 			if *show {
 				tool, args := s.tool(q)
@@ -320,7 +289,12 @@ func main() {
 		}
 		cs.Close()
 	}
-	kb := func(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
+	kb := func(n int) string {
+		if n < 1000 {
+			return fmt.Sprintf("%d B", n)
+		}
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	}
 	g, d := "gopls mcp", servers[len(servers)-1].label
 	if len(servers) == 1 {
 		g = "(no peer)"
@@ -329,24 +303,24 @@ func main() {
 	if *cold {
 		peer := "—"
 		if len(servers) > 1 {
-			peer = fmt.Sprintf("%.0f ms", initMS[g])
+			peer = fmt.Sprintf("%.0f ms (min %.0f)", initMS[g][0], initMS[g][1])
 		}
-		fmt.Printf("| start → initialize answered | %s | %.0f ms |\n", peer, initMS[d])
+		fmt.Printf("| start → initialize answered | %s | %.0f ms (min %.0f) |\n", peer, initMS[d][0], initMS[d][1])
 	}
 	for _, q := range qs {
 		if b, ok := coldMS[d][q.name]; ok {
 			peer := "—"
 			if a, ok := coldMS[g][q.name]; ok {
-				peer = fmt.Sprintf("%.0f ms%s", a.ms, errNote(a))
+				peer = fmt.Sprintf("%.0f ms (min %.0f)%s", a.ms, a.min, errNote(a))
 			}
-			fmt.Printf("| %s, cold (start → answer) | %s | %.0f ms%s |\n", q.name, peer, b.ms, errNote(b))
+			fmt.Printf("| %s, cold (start → answer) | %s | %.0f ms (min %.0f)%s |\n", q.name, peer, b.ms, b.min, errNote(b))
 		}
 		a, b := warmA[g][q.name], warmA[d][q.name]
 		peer := "—"
 		if len(servers) > 1 {
-			peer = fmt.Sprintf("%.1f ms, %s%s", a.ms, kb(a.text), errNote(a))
+			peer = fmt.Sprintf("%.1f ms (min %.1f), %s%s", a.ms, a.min, kb(a.text), errNote(a))
 		}
-		fmt.Printf("| %s, warm | %s | %.1f ms, %s, %s%s |\n", q.name, peer, b.ms, kb(b.text), kb(b.structured), errNote(b))
+		fmt.Printf("| %s, warm | %s | %.1f ms (min %.1f), %s, %s%s |\n", q.name, peer, b.ms, b.min, kb(b.text), kb(b.structured), errNote(b))
 	}
 	fmt.Printf("\nload average after: %s\n", loadavg())
 }

@@ -8,6 +8,7 @@ func Instructions() string {
 Some ways they can help:
 - Before writing a file, check_source tells what the language server would report for the new text; diagnostics reports what is on disk now.
 - lookup_symbol finds declarations by (part of a) name; definition, describe_symbol, find_references and outline then work from a name such as Foo, pkg.Foo or T.M. When a name is ambiguous, giving path picks the declaration in that file.
+- package_api lists what a package (a directory) exports in one answer: signatures, doc comments' first sentences, types' exported members.
 - rename_symbol shows the edits and a diff; it writes only with apply: true.
 - format_source formats a file or text and returns the result without writing.
 - explain_diagnostic says what a diagnostic code means, as far as darman and the server can tell.

@@ -167,6 +167,7 @@ func (s *Server) addTools() {
 	s.addDefinition()
 	s.addDescribeSymbol()
 	s.addOutline()
+	s.addPackageAPI()
 	s.addRenameSymbol()
 	s.addFormatSource()
 	s.addListImports()

@@ -96,7 +96,7 @@ func TestToolsList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"diagnostics", "check_source", "lookup_symbol", "find_references", "definition", "describe_symbol", "outline", "rename_symbol", "format_source", "list_imports", "explain_diagnostic"}
+	want := []string{"diagnostics", "check_source", "lookup_symbol", "find_references", "definition", "describe_symbol", "outline", "package_api", "rename_symbol", "format_source", "list_imports", "explain_diagnostic"}
 	got := map[string]*mcp.Tool{}
 	for _, tool := range res.Tools {
 		got[tool.Name] = tool
@@ -107,8 +107,8 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("tool %s is not listed", name)
 			continue
 		}
-		if tool.Description == "" || tool.Annotations == nil || (tool.OutputSchema == nil) != (name == "find_references") {
-			t.Errorf("tool %s lacks a description, annotations or output schema (find_references answers in text only)", name)
+		if tool.Description == "" || tool.Annotations == nil || (tool.OutputSchema == nil) != (name == "find_references" || name == "package_api") {
+			t.Errorf("tool %s lacks a description, annotations or output schema (find_references and package_api answer in text only)", name)
 		}
 		if tool.Annotations != nil && tool.Annotations.ReadOnlyHint != (name != "rename_symbol") {
 			t.Errorf("tool %s: readOnlyHint = %v", name, tool.Annotations.ReadOnlyHint)
@@ -212,6 +212,7 @@ func TestAgentChain(t *testing.T) {
 	}
 
 	fixed := "package a\nfunc Twice(n int) int {\nreturn n*2}\n"
+	check = CheckSourceOutput{}
 	if text, isErr = call(t, cs, "check_source", map[string]any{"path": "a/twice.go", "source": fixed}, &check); isErr || check.Counts.Error != 0 {
 		t.Fatalf("check_source of fixed text = %+v, %q", check, text)
 	}

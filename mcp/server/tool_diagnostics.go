@@ -72,10 +72,10 @@ type FileProblems struct {
 
 // Counts counts problems by severity.
 type Counts struct {
-	Error       int `json:"error"`
-	Warning     int `json:"warning"`
-	Information int `json:"information"`
-	Hint        int `json:"hint"`
+	Error       int `json:"error,omitempty"`
+	Warning     int `json:"warning,omitempty"`
+	Information int `json:"information,omitempty"`
+	Hint        int `json:"hint,omitempty"`
 }
 
 func (c *Counts) add(sev string) {
@@ -400,24 +400,64 @@ func sourceFiles(path string, limit int) ([]string, error) {
 	return out, nil
 }
 
+// diagnosticsText writes an answer saying each thing once: a file's
+// path over its problems, a severity the file's count line already says
+// (all its problems are warnings) not again on each, and the places of
+// one problem repeated (the same message, code and severity) on one line.
+// A one-file answer with problems starts with that file.
 func diagnosticsText(out DiagnosticsOutput) string {
 	var b strings.Builder
-	c := out.Counts
-	fmt.Fprintf(&b, "%d file(s) checked: %d error(s), %d warning(s), %d information, %d hint(s)\n", out.Checked, c.Error, c.Warning, c.Information, c.Hint)
+	if out.Checked != 1 || len(out.Files) != 1 {
+		fmt.Fprintf(&b, "%s checked: %s\n", plural(out.Checked, "file"), out.Counts)
+	}
 	for _, f := range out.Files {
+		var c Counts
 		for _, p := range f.Problems {
-			code := ""
-			if p.Code != "" {
-				code = " [" + p.Code + "]"
+			c.add(p.Severity)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", f.Path, c)
+		one := c.kinds() == 1
+		type key struct{ sev, code, msg string }
+		type item struct {
+			places []string
+			rest   string // the label, message and related places
+		}
+		at := map[key]int{} // a problem's index in items
+		var items []item
+		for _, p := range f.Problems {
+			label := ""
+			if !one {
+				label = " " + p.Severity
 			}
-			fmt.Fprintf(&b, "%s:%d:%d: %s%s: %s\n", f.Path, p.Line, p.Column, p.Severity, code, p.Message)
+			if p.Code != "" && p.Code != "default" { // gopls's "default" names no check
+				label += " [" + p.Code + "]"
+			}
+			place := fmt.Sprintf("%d:%d", p.Line, p.Column)
+			k := key{p.Severity, p.Code, p.Message}
+			if i, ok := at[k]; ok && len(p.Related) == 0 {
+				items[i].places = append(items[i].places, place)
+				continue
+			}
+			var rest strings.Builder
+			fmt.Fprintf(&rest, "%s: %s", label, p.Message)
 			for _, r := range p.Related {
-				fmt.Fprintf(&b, "\tsee %s:%d:%d: %s\n", r.Path, r.Line, r.Column, r.Message)
+				fmt.Fprintf(&rest, "\n\tsee %s:%d:%d: %s", r.Path, r.Line, r.Column, r.Message)
 			}
+			if len(p.Related) == 0 {
+				at[k] = len(items)
+			}
+			items = append(items, item{places: []string{place}, rest: rest.String()})
+		}
+		for _, it := range items {
+			b.WriteString(strings.Join(it.places, ", ") + it.rest + "\n")
 		}
 		if f.Stale {
 			fmt.Fprintf(&b, "%s: the language server did not answer in time; these may be out of date\n", f.Path)
 		}
+	}
+	if out.Checked == 1 && len(out.Files) == 0 && len(out.Unavailable) == 0 {
+		b.Reset()
+		b.WriteString("1 file checked: no problems\n")
 	}
 	for _, path := range slices.Sorted(maps.Keys(out.Unavailable)) {
 		if out.cannotLoad[path] {
@@ -430,4 +470,37 @@ func diagnosticsText(out DiagnosticsOutput) string {
 	}
 	writeMissing(&b, out.Missing)
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// String is the counts as an answer says them: the severities there are,
+// or no problems.
+func (c Counts) String() string {
+	var parts []string
+	for _, n := range []struct {
+		n    int
+		name string
+	}{{c.Error, "error"}, {c.Warning, "warning"}, {c.Information, "information"}, {c.Hint, "hint"}} {
+		switch {
+		case n.n == 0:
+		case n.name == "information":
+			parts = append(parts, fmt.Sprintf("%d information", n.n))
+		default:
+			parts = append(parts, plural(n.n, n.name))
+		}
+	}
+	if len(parts) == 0 {
+		return "no problems"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kinds is how many severities have problems.
+func (c Counts) kinds() int {
+	n := 0
+	for _, v := range []int{c.Error, c.Warning, c.Information, c.Hint} {
+		if v > 0 {
+			n++
+		}
+	}
+	return n
 }

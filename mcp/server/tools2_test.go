@@ -233,3 +233,48 @@ func TestLargeRenameIsCappedButAppliedWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosticsTextSaysEachThingOnce: a file's path over its problems,
+// one problem repeated at several places on one line, the severity on
+// each line only when the file has problems of more than one; the
+// structured copy keeps every problem apart.
+func TestDiagnosticsTextSaysEachThingOnce(t *testing.T) {
+	root := goModule(t)
+	_, cs := connect(t, root)
+	writeFile(t, filepath.Join(root, "a", "w.go"), "package a\n\nfunc F() int { return \"x\" }\n\nfunc G() int { return \"x\" }\n\nfunc H() int { return undefinedThing }\n")
+
+	var out DiagnosticsOutput
+	text, isErr := call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/w.go"}}, &out)
+	want := "a/w.go: 3 errors\n" +
+		"3:23, 5:23 [IncompatibleAssign]: cannot use \"x\" (untyped string constant) as int value in return statement\n" +
+		"7:23 [UndeclaredName]: undefined: undefinedThing"
+	if isErr || text != want || len(out.Files) != 1 || len(out.Files[0].Problems) != 3 {
+		t.Errorf("diagnostics of a/w.go = %q, %+v\nwant %q", text, out, want)
+	}
+	out = DiagnosticsOutput{}
+	text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/w.go", "b/b.go"}}, &out)
+	if want := "2 files checked: 3 errors\n" + want; isErr || text != want || out.Counts != (Counts{Error: 3}) {
+		t.Errorf("diagnostics of two files = %q, %+v\nwant %q", text, out.Counts, want)
+	}
+	if text, _ := call(t, cs, "diagnostics", map[string]any{"paths": []string{"b/b.go"}}, nil); text != "1 file checked: no problems" {
+		t.Errorf("diagnostics of a clean file = %q", text)
+	}
+}
+
+// TestDiagnosticsTextNamesMixedSeverities: when a file's problems are of
+// several severities each line says its own, and a problem with related
+// places keeps its own line.
+func TestDiagnosticsTextNamesMixedSeverities(t *testing.T) {
+	warn := Problem{Line: 6, Column: 2, Severity: "warning", Code: "default", Source: "printf", Message: "bad format"}
+	out := DiagnosticsOutput{Checked: 1, Counts: Counts{Error: 1, Warning: 2}, Files: []FileProblems{{Path: "a/w.go", Problems: []Problem{
+		{Line: 10, Column: 23, Severity: "error", Code: "UndeclaredName", Message: "undefined: x",
+			Related: []RelatedPlace{{Span: Span{Path: "a/v.go", Line: 3, Column: 1}, Message: "declared here"}}},
+		warn, func() Problem { w := warn; w.Line = 7; return w }(),
+	}}}}
+	want := "a/w.go: 1 error, 2 warnings\n" +
+		"10:23 error [UndeclaredName]: undefined: x\n\tsee a/v.go:3:1: declared here\n" +
+		"6:2, 7:2 warning: bad format"
+	if text := diagnosticsText(out); text != want {
+		t.Errorf("diagnosticsText = %q\nwant %q", text, want)
+	}
+}
