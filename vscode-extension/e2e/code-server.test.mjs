@@ -119,6 +119,15 @@ async function scenario() {
   await allow.waitFor({ timeout: 60_000 });
   await shot("permission");
   assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), brokenMain, "nothing written before the answer");
+  // Before approving, the card's "Open diff" shows the proposed text in
+  // VS Code's diff editor: the file as it is on the left, the edit the
+  // tool will write on the right.
+  await chat().locator(".permission").getByRole("button", { name: /Open diff/ }).click();
+  await page.locator(".monaco-diff-editor .modified .view-lines", { hasText: "hello from darman" }).first().waitFor({ timeout: 30_000 });
+  await page.locator(".monaco-diff-editor .original .view-lines", { hasText: "undefinedGreeting" }).first().waitFor();
+  await shot("permission-diff");
+  assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), brokenMain, "opening the diff wrote nothing");
+  await runCommand("View: Close All Editors");
   await allow.click();
 
   // While the turn runs the status bar item spins; its end stops it.
