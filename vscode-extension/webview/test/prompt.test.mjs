@@ -101,8 +101,9 @@ describe("webview prompt box", { skip }, () => {
     await w.close();
   });
 
-  test("/ completes the workspace's commands", async () => {
-    const w = await page();
+  for (const theme of ["light", "dark"]) {
+  test(`/ completes the workspace's commands (${theme})`, async () => {
+    const w = await page({ theme, viewport: { width: 420, height: 360 } });
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     const box = p.getByRole("combobox", { name: "Message darman" });
@@ -112,6 +113,7 @@ describe("webview prompt box", { skip }, () => {
     await list.waitFor();
     assert.equal(await box.getAttribute("aria-expanded"), "true");
     assert.equal(await list.getByRole("option").count(), 3);
+    await w.shot("commands");
     await p.keyboard.type("re");
     assert.deepEqual(await list.getByRole("option").allInnerTexts(), ["/review [files]Review the diff", "/release-notesDraft release notes"].map((s) => s));
     assert.equal(await list.getByRole("option", { selected: true }).innerText(), "/review [files]Review the diff");
@@ -147,6 +149,7 @@ describe("webview prompt box", { skip }, () => {
     assert.equal(await box.inputValue(), "/fix ");
     await w.close();
   });
+  }
 
   test("context chips show and can be removed", async () => {
     const w = await page();
