@@ -312,6 +312,19 @@ test("@ offers the workspace's symbols; a picked symbol sends the model its line
   }
 });
 
+test("listCommands lists darman's built-ins and a command file written since darman started", async (t) => {
+  if (skip) return t.skip(skip);
+  fs.mkdirSync(path.join(darman!.workspace, ".darman", "command"), { recursive: true });
+  fs.writeFileSync(path.join(darman!.workspace, ".darman", "command", "late.md"), "---\ndescription: Written later\n---\nDo the late thing.");
+  posted.length = 0;
+  await chat.handle({ type: "listCommands" });
+  const listed = last("commands");
+  assert.ok(listed, "the host answered with the commands");
+  const names = listed.commands.map((c) => c.name);
+  for (const n of ["new", "clear", "compact", "model", "help", "late"]) assert.ok(names.includes(n), `/${n} is offered: ${names.join(" ")}`);
+  assert.equal(listed.commands.find((c) => c.name === "late")?.description, "Written later");
+});
+
 test("failures are shown in the panel with what failed", async (t) => {
   if (skip) return t.skip(skip);
   posted.length = 0;

@@ -151,6 +151,28 @@ describe("webview prompt box", { skip }, () => {
   });
   }
 
+  test("each / typed at the start asks the host for the commands again; its answer is offered", async () => {
+    const w = await page();
+    const p = w.page;
+    await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
+    const box = p.getByRole("combobox", { name: "Message darman" });
+    await box.click();
+    await p.keyboard.type("/");
+    await w.waitPosted("listCommands");
+    const list = p.getByRole("listbox", { name: "Commands" });
+    await list.waitFor();
+    assert.equal(await list.getByRole("option").count(), 3, "the list it had, meanwhile");
+    await w.send({ type: "commands", commands: [...ready.commands, { name: "late", description: "Written later" }] });
+    assert.equal(await list.getByRole("option").count(), 4);
+    await p.keyboard.type("la");
+    assert.deepEqual(await list.getByRole("option").allInnerTexts(), ["/lateWritten later"]);
+    assert.equal((await w.posted()).filter((m) => m.type === "listCommands").length, 1, "once per /, not per key");
+    await box.fill("");
+    await p.keyboard.type("/");
+    await p.waitForFunction(() => window.__posted.filter((m) => m.type === "listCommands").length === 2);
+    await w.close();
+  });
+
   test("context chips show and can be removed", async () => {
     const w = await page();
     const p = w.page;
