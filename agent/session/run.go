@@ -134,6 +134,26 @@ func MessageText(parts []Part) string {
 	return strings.Join(s, "\n\n")
 }
 
+// shownText is a prompt as people are shown it: the typed text, then what
+// was attached by name ("@main.go lines 5-7 @Problems"), not the content
+// the model reads (MessageText).
+func shownText(parts []Part) string {
+	var s, names []string
+	for _, p := range parts {
+		switch {
+		case p.Image != nil:
+		case p.File == "":
+			s = append(s, p.Text)
+		default:
+			names = append(names, "@"+p.File)
+		}
+	}
+	if len(names) > 0 {
+		s = append(s, strings.Join(names, " "))
+	}
+	return strings.Join(s, "\n\n")
+}
+
 // fenceFile puts an attached file's content in a fence longer than any in
 // it, under its name.
 func fenceFile(name, body string) string {
@@ -301,6 +321,9 @@ func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
 		}
 	} else {
 		text = withContext(text, tn.Context)
+		// Attached files and texts are the model's to read; the user's
+		// message names them.
+		typed = shownText(tn.Prompt)
 	}
 	if text != typed || t.expand != nil {
 		t.typed = typed

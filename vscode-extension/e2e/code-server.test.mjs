@@ -47,6 +47,8 @@ before(async () => {
       // "darman: Fix problems in this file".
       { text: "It prints a greeting on standard output." },
       { text: "bad.json needs a value after the key." },
+      // A turn that never answers, stopped with Escape.
+      { text: "never sent", faults: [{ kind: "stall", times: -1 }] },
     ],
   };
   let modelURL;
@@ -81,7 +83,7 @@ function chat() {
 
 const runCommand = (title) => runCommandIn(page, title);
 
-test("in code-server: prompt, approve the edit in the panel, open the diff, see the file changed, ask about a selection, insert a code block, fix a file's problems", { skip }, async () => {
+test("in code-server: prompt, see the proposed diff and the waiting badge, approve the edit in the panel, open the diff, see the file changed, ask about a selection, insert a code block, fix a file's problems, Ctrl+Alt+D to the box and Escape stops a turn", { skip }, async () => {
   try {
     await scenario();
   } catch (err) {
@@ -118,8 +120,25 @@ async function scenario() {
   const allow = chat().locator('button[data-option="allow_once"]');
   await allow.waitFor({ timeout: 60_000 });
   await shot("permission");
+  // darman says it waits for you outside the panel too: a badge on its
+  // activity-bar icon and the status bar item.
+  const badge = page.locator('.activitybar .action-item:has([aria-label^="darman"]) .badge-content');
+  await badge.filter({ hasText: "1" }).first().waitFor({ timeout: 30_000 });
+  const waitingItem = page.locator(".statusbar-item", { hasText: "darman: waiting for you" });
+  await waitingItem.first().waitFor({ timeout: 30_000 });
   assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), brokenMain, "nothing written before the answer");
+  // Before approving, the card's "Open diff" shows the proposed text in
+  // VS Code's diff editor: the file as it is on the left, the edit the
+  // tool will write on the right.
+  await chat().locator(".permission").getByRole("button", { name: /Open diff/ }).click();
+  await page.locator(".monaco-diff-editor .modified .view-lines", { hasText: "hello from darman" }).first().waitFor({ timeout: 30_000 });
+  await page.locator(".monaco-diff-editor .original .view-lines", { hasText: "undefinedGreeting" }).first().waitFor();
+  await shot("permission-diff");
+  assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), brokenMain, "opening the diff wrote nothing");
+  await runCommand("View: Close All Editors");
   await allow.click();
+  await waitingItem.first().waitFor({ state: "detached", timeout: 30_000 });
+  assert.equal(await badge.filter({ hasText: /\d/ }).count(), 0, "answered: no badge");
 
   // While the turn runs the status bar item spins; its end stops it.
   // The edit is on disk (saved through the editor) and in the editor.
@@ -172,6 +191,20 @@ async function scenario() {
   await runCommand("darman: Fix problems in this file");
   await chat().getByText("Fix the problems in bad.json").waitFor({ timeout: 60_000 });
   await chat().getByText("bad.json needs a value after the key.").waitFor({ timeout: 60_000 });
+
+  // Ctrl+Alt+D in an editor without a selection puts the caret in the
+  // chat's box; there Escape stops a running turn.
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("End");
+  await page.keyboard.press("Control+Alt+D");
+  const prompt = chat().getByLabel("Message darman");
+  await until(() => prompt.evaluate((el) => el === document.activeElement && document.hasFocus()), "the caret in the chat's box", 30_000);
+  await page.keyboard.type("Wait for the answer");
+  await page.keyboard.press("Enter");
+  await chat().getByText("darman is working").first().waitFor({ timeout: 60_000 });
+  await page.keyboard.press("Escape");
+  await chat().locator(".entry.cancelled").first().waitFor({ timeout: 60_000 });
+  await until(() => prompt.evaluate((el) => el === document.activeElement), "the caret back in the box after the stop", 30_000);
 
   // Figures for docs/benchmarks.md.
   const lines = fs.existsSync(marks) ? fs.readFileSync(marks, "utf8").trim().split("\n") : [];

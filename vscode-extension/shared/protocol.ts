@@ -201,6 +201,8 @@ export type HostMessage =
   | { type: "fillPrompt"; text: string; send?: boolean }
   // What @ offers for the text after it (answering mentionQuery's id).
   | { type: "mentions"; id: number; items: Mention[] }
+  // The commands / offers, listed afresh (answering listCommands).
+  | { type: "commands"; commands: CommandInfo[] }
   // Put the caret in the prompt box (darman.focusChat).
   | { type: "focusPrompt" }
   | { type: "error"; message: string }
@@ -245,6 +247,7 @@ export type WebviewMessage =
   | { type: "copy"; text: string }
   | { type: "removeContext"; uri: string }
   | { type: "mentionQuery"; id: number; query: string } // what @ offers for query (answered with mentions)
+  | { type: "listCommands" } // "/" was typed: list the commands again, a file written since included (answered with commands)
   | { type: "runCommand"; command: string } // a VS Code command id, e.g. from serverError's action
   | ({ type: "revert" } & RevertRequest) // darman.turn.revert, or darman.turn.redo with redo
   | { type: "openPatch"; text: string; title: string } // a combined diff, opened as a document

@@ -461,6 +461,9 @@ export class ChatController {
         return this.started(await this.o.server.executeCommand("darman.prompt", { sessionId: m.sessionId, handoff: true }), m.sessionId);
       case "mentionQuery":
         return this.post({ type: "mentions", id: m.id, items: await mentionsFor(m.query) });
+      case "listCommands":
+        this.commands = await this.listCommands();
+        return this.post({ type: "commands", commands: this.commands });
       case "cancel":
         await this.o.server.executeCommand("darman.cancel", { sessionId: m.sessionId });
         return;

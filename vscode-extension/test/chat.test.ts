@@ -40,6 +40,10 @@ const script = {
     { match: "Explain this file", steps: [{ text: "It prints a greeting." }] },
     { match: "What do the attached say", steps: [{ text: "Read them." }] },
     { match: "Wait for ever", steps: [{ text: "never sent", faults: [{ kind: "stall", times: -1 }] }] },
+    // /compact's summary request (its instruction is the first user message), then the turn after it.
+    { match: "Summarize the conversation above", steps: [{ text: "SUMMARY-MARK: the user's word is zebra." }] },
+    { match: "Remember the word zebra", steps: [{ text: "Remembered." }, { text: "It was zebra." }] },
+    { match: "SUMMARY-MARK", steps: [{ text: "It was zebra." }] },
   ],
 };
 
@@ -248,6 +252,77 @@ test("/new typed in the panel starts a fresh session and the panel switches to i
   const list = await until(() => last("sessions")?.sessions.some((s) => s.sessionId === shown.sessionId) && last("sessions"), "the list with the new session");
   assert.equal(list.current, shown.sessionId);
   assert.ok(list.sessions.some((s) => s.sessionId === before), "the old session is kept");
+});
+
+test("/compact typed in the panel summarizes: the next prompt sends the model the summary, not the words before", async (t) => {
+  if (skip) return t.skip(skip);
+  const idle = () => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle");
+  await chat.handle({ type: "newSession" });
+  posted.length = 0;
+  await chat.handle({ type: "prompt", text: "Remember the word zebra", context: [] });
+  await until(idle, "the end of the first turn");
+  const session = chat.currentSession!;
+  posted.length = 0;
+  await chat.handle({ type: "prompt", text: "/compact", context: [], sessionId: session });
+  await until(idle, "the end of /compact");
+  assert.equal(last("error"), undefined, `/compact failed: ${last("error")?.message}`);
+  const said = posted.flatMap((m) => (m.type === "update" && m.update.sessionUpdate === "agent_message_chunk" ? [(m.update as { content: { text: string } }).content.text] : [])).join("");
+  assert.match(said, /is summarized/, `/compact's answer in the panel: ${said}`);
+  const user = posted.flatMap((m) => (m.type === "update" && m.update.sessionUpdate === "user_message_chunk" ? [(m.update as { content: { text: string } }).content.text] : [])).join("");
+  assert.equal(user, "/compact", "the user's bubble is what was typed");
+  posted.length = 0;
+  await chat.handle({ type: "prompt", text: "What was the word?", context: [], sessionId: session });
+  await until(idle, "the end of the turn after /compact");
+  const call = (await darman!.calls()).at(-1) as { body: { messages: { role: string }[] } };
+  const body = JSON.stringify(call);
+  assert.ok(body.includes("SUMMARY-MARK: the user's word is zebra."), `the summary went to the model: ${body.slice(0, 2000)}`);
+  // The conversation before is replaced by the summary (darman keeps the
+  // user's last message with it, as written): no earlier answer is sent.
+  assert.ok(!body.includes("Remembered."), `the answer before /compact did not: ${body.slice(0, 2000)}`);
+  assert.deepEqual(call.body.messages.map((m) => m.role), ["user"], "one user message: the summary and the new prompt");
+  assert.ok(body.includes("What was the word?"));
+});
+
+test("@ offers the workspace's symbols; a picked symbol sends the model its lines", async (t) => {
+  if (skip) return t.skip(skip);
+  const main = path.join(darman!.workspace, "main.go");
+  // VS Code's workspace symbol search (the language servers'), as it answers for "main".
+  const found = vscode.commands.registerCommand("vscode.executeWorkspaceSymbolProvider", (query: unknown) =>
+    query === "main" ? [{ name: "main", kind: 11, containerName: "", location: { uri: vscode.Uri.file(main), range: new vscode.Range(4, 0, 6, 1) } }] : [],
+  );
+  try {
+    posted.length = 0;
+    await chat.handle({ type: "mentionQuery", id: 7, query: "main" });
+    const offered = await until(() => last("mentions"), "the @ list");
+    const symbol = offered.items.find((i) => i.kind === "symbol");
+    assert.ok(symbol, `a symbol is offered: ${JSON.stringify(offered.items)}`);
+    assert.equal(symbol.label, "main");
+    assert.match(symbol.detail ?? "", /main\.go:5$/, "where it is, by line");
+    await chat.handle({ type: "newSession" });
+    posted.length = 0;
+    await chat.handle({ type: "prompt", text: "What do the attached say?", context: [{ uri: symbol.uri, label: symbol.label, kind: "symbol", range: symbol.range }] });
+    assert.equal(last("error"), undefined, `the prompt failed: ${last("error")?.message}`);
+    await until(() => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"), "the end of the turn");
+    const body = JSON.stringify((await darman!.calls()).at(-1));
+    assert.ok(body.includes("main.go lines 5-7"), `the symbol's lines by number: ${body.slice(0, 2000)}`);
+    assert.ok(body.includes("5\\tfunc main() {"), `its first line, numbered: ${body.slice(0, 2000)}`);
+    assert.ok(!body.includes("import \\\"fmt\\\""), "not the rest of the file");
+  } finally {
+    found.dispose();
+  }
+});
+
+test("listCommands lists darman's built-ins and a command file written since darman started", async (t) => {
+  if (skip) return t.skip(skip);
+  fs.mkdirSync(path.join(darman!.workspace, ".darman", "command"), { recursive: true });
+  fs.writeFileSync(path.join(darman!.workspace, ".darman", "command", "late.md"), "---\ndescription: Written later\n---\nDo the late thing.");
+  posted.length = 0;
+  await chat.handle({ type: "listCommands" });
+  const listed = last("commands");
+  assert.ok(listed, "the host answered with the commands");
+  const names = listed.commands.map((c) => c.name);
+  for (const n of ["new", "clear", "compact", "model", "help", "late"]) assert.ok(names.includes(n), `/${n} is offered: ${names.join(" ")}`);
+  assert.equal(listed.commands.find((c) => c.name === "late")?.description, "Written later");
 });
 
 test("failures are shown in the panel with what failed", async (t) => {

@@ -111,6 +111,7 @@ export class App {
       changed: () => this.save(),
       hasAttachments: () => this.images.count > 0,
       mentionQuery: (id, query) => this.post({ type: "mentionQuery", id, query }),
+      listCommands: () => this.post({ type: "listCommands" }),
     });
     this.images = new ImageTray(
       () => this.save(),
@@ -253,6 +254,11 @@ export class App {
       case "models":
         this.models = Array.isArray(m.models) ? m.models : [];
         this.header.setModels(this.models, this.model);
+        break;
+      case "commands":
+        this.commands = Array.isArray(m.commands) ? m.commands : [];
+        this.prompt.setCommands(this.commands);
+        this.save();
         break;
       case "serverError":
         this.pending = false;

@@ -19,6 +19,8 @@ export type PromptHandlers = {
   hasAttachments?: () => boolean;
   // mentionQuery asks the host what @query offers (answered through mentions()).
   mentionQuery?: (id: number, query: string) => void;
+  // listCommands asks the host for the commands afresh (answered through setCommands).
+  listCommands?: () => void;
 };
 
 const mentionDelay = 80;
@@ -36,6 +38,8 @@ export class PromptBox {
   private mention?: { start: number; query: string };
   private mentionId = 0;
   private mentionTimer = 0;
+  // Whether this "/" at the start has asked the host for the commands.
+  private commandsAsked = false;
   private selected = 0;
   private editorChip: ContextChip | null = null;
   private picked: ContextChip[] = [];
@@ -282,6 +286,14 @@ export class PromptBox {
       this.closeCompletions();
     }
     const m = /^\/([^\s/]*)$/.exec(this.input.value);
+    // A command file written since the list came is offered: each "/"
+    // typed at the start asks the host again; the old list shows meanwhile.
+    if (m && !this.commandsAsked) {
+      this.commandsAsked = true;
+      this.handlers.listCommands?.();
+    } else if (!m) {
+      this.commandsAsked = false;
+    }
     if (!m || this.commands.length === 0) {
       this.closeCompletions();
       return;

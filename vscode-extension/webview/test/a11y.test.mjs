@@ -58,6 +58,9 @@ describe("webview accessibility", { skip }, () => {
     // Screen readers: each message is an article named by who wrote it.
     assert.equal(await p.getByRole("article", { name: "You", exact: true }).count(), 1);
     assert.equal(await p.getByRole("article", { name: "darman", exact: true }).count(), 1);
+    // The stream is a log (read out as it grows), the turn's status a polite live region.
+    assert.equal(await p.getByRole("log", { name: "Conversation" }).count(), 1);
+    assert.equal(await p.locator(".turn-status").evaluate((el) => `${el.getAttribute("role")} ${el.getAttribute("aria-live")}`), "status polite");
     // The focus outline is 2 px wide.
     await p.getByRole("button", { name: "Open diff of main.go" }).focus();
     await p.keyboard.press("Tab");

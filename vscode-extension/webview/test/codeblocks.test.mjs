@@ -31,8 +31,9 @@ describe("webview code blocks", { skip }, () => {
 describe("webview code blocks: apply to file", { skip }, () => {
   const page = webview();
 
-  test("a block whose fence names a file applies to it, while streamed and once settled; one that names none applies to the selection; shell blocks have no Apply", async () => {
-    const w = await page();
+  for (const theme of ["light", "dark"]) {
+  test(`a block whose fence names a file applies to it, while streamed and once settled; one that names none applies to the selection; shell blocks have no Apply (${theme})`, async () => {
+    const w = await page({ theme, viewport: { width: 460, height: 640 } });
     const p = w.page;
     // Streamed: the block is still open (no closing fence yet).
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "running", updates: [] });
@@ -43,6 +44,8 @@ describe("webview code blocks: apply to file", { skip }, () => {
     const text =
       "```go title=\"main.go\"\npackage main\n\nfunc main() {}\n```\n\n```ts src/a.ts\nexport const a = 1;\n```\n\n```go\nfunc f() {}\n```\n\n```sh\nmake\n```\n";
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }] });
+    await p.waitForFunction(() => document.querySelector(".code-block code")?.classList.contains("highlighted"), null, { timeout: 15000 });
+    await w.shot("code-blocks");
     await p.getByRole("button", { name: "Apply to main.go" }).click();
     await p.waitForFunction(() => window.__posted.filter((m) => m.type === "applyToFile").length === 2);
     assert.deepEqual(await w.waitPosted("applyToFile"), { type: "applyToFile", text: "package main\n\nfunc main() {}", file: "main.go" });
@@ -55,6 +58,7 @@ describe("webview code blocks: apply to file", { skip }, () => {
     assert.equal(await p.locator(".code-block").nth(3).getByRole("button", { name: /^Apply/ }).count(), 0, "a shell block is run, not applied");
     await w.close();
   });
+  }
 });
 
 describe("webview syntax highlighting", { skip }, () => {

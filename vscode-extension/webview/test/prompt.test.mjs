@@ -101,8 +101,9 @@ describe("webview prompt box", { skip }, () => {
     await w.close();
   });
 
-  test("/ completes the workspace's commands", async () => {
-    const w = await page();
+  for (const theme of ["light", "dark"]) {
+  test(`/ completes the workspace's commands (${theme})`, async () => {
+    const w = await page({ theme, viewport: { width: 420, height: 360 } });
     const p = w.page;
     await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
     const box = p.getByRole("combobox", { name: "Message darman" });
@@ -112,6 +113,7 @@ describe("webview prompt box", { skip }, () => {
     await list.waitFor();
     assert.equal(await box.getAttribute("aria-expanded"), "true");
     assert.equal(await list.getByRole("option").count(), 3);
+    await w.shot("commands");
     await p.keyboard.type("re");
     assert.deepEqual(await list.getByRole("option").allInnerTexts(), ["/review [files]Review the diff", "/release-notesDraft release notes"].map((s) => s));
     assert.equal(await list.getByRole("option", { selected: true }).innerText(), "/review [files]Review the diff");
@@ -145,6 +147,29 @@ describe("webview prompt box", { skip }, () => {
     await p.keyboard.type("/");
     await list.getByRole("option", { name: /\/fix/ }).click();
     assert.equal(await box.inputValue(), "/fix ");
+    await w.close();
+  });
+  }
+
+  test("each / typed at the start asks the host for the commands again; its answer is offered", async () => {
+    const w = await page();
+    const p = w.page;
+    await w.send(ready, { type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [] });
+    const box = p.getByRole("combobox", { name: "Message darman" });
+    await box.click();
+    await p.keyboard.type("/");
+    await w.waitPosted("listCommands");
+    const list = p.getByRole("listbox", { name: "Commands" });
+    await list.waitFor();
+    assert.equal(await list.getByRole("option").count(), 3, "the list it had, meanwhile");
+    await w.send({ type: "commands", commands: [...ready.commands, { name: "late", description: "Written later" }] });
+    assert.equal(await list.getByRole("option").count(), 4);
+    await p.keyboard.type("la");
+    assert.deepEqual(await list.getByRole("option").allInnerTexts(), ["/lateWritten later"]);
+    assert.equal((await w.posted()).filter((m) => m.type === "listCommands").length, 1, "once per /, not per key");
+    await box.fill("");
+    await p.keyboard.type("/");
+    await p.waitForFunction(() => window.__posted.filter((m) => m.type === "listCommands").length === 2);
     await w.close();
   });
 

@@ -99,8 +99,9 @@ describe("webview session list", { skip }, () => {
     await w.close();
   });
 
-  test("a reloaded session shows its failure and its cancel", async () => {
-    const w = await page();
+  for (const theme of ["light", "dark"]) {
+  test(`a reloaded session shows its failure and its cancel (${theme})`, async () => {
+    const w = await page({ theme, viewport: { width: 420, height: 420 } });
     const p = w.page;
     await w.send({
       type: "session",
@@ -120,6 +121,8 @@ describe("webview session list", { skip }, () => {
     assert.match(await p.locator(".failed-message").innerText(), /The turn failed: the model went away/);
     assert.equal(await p.locator(".entry.cancelled").count(), 1);
     assert.equal(await p.getByRole("button", { name: "Send" }).isVisible(), true, "a loaded session is not running");
+    await w.shot("reloaded-notices");
     await w.close();
   });
+  }
 });

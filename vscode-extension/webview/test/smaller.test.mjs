@@ -11,8 +11,9 @@ const S = "ses_small";
 describe("webview stream details", { skip }, () => {
   const page = webview();
 
-  test("tool cards: the command itself, the title kept on failure", async () => {
-    const w = await page();
+  for (const theme of ["light", "dark"]) {
+  test(`tool cards: the command itself, the title kept on failure (${theme})`, async () => {
+    const w = await page({ theme, viewport: { width: 420, height: 300 } });
     const p = w.page;
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "running", updates: [] });
     await w.update(
@@ -28,11 +29,12 @@ describe("webview stream details", { skip }, () => {
     assert.equal(await grep.locator(".tool-title").innerText(), "grep TODO", "the title stays");
     assert.equal(await grep.locator(".tool-failure").innerText(), "no match");
     assert.match(await grep.getAttribute("aria-label"), /grep TODO \(failed: no match\)/);
+    await w.shot("tool-cards");
     await w.close();
   });
 
-  test("a wide table scrolls; its words are whole", async () => {
-    const w = await page({ viewport: { width: 300, height: 500 } });
+  test(`a wide table scrolls; its words are whole (${theme})`, async () => {
+    const w = await page({ theme, viewport: { width: 300, height: 500 } });
     const p = w.page;
     const table = "| option | what it does | default |\n| --- | --- | --- |\n| completion.exclude | files never completed nor sent as context | .env, keys |\n| permission.bash | which commands run without asking | ask |\n";
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: table } }] });
@@ -48,11 +50,12 @@ describe("webview stream details", { skip }, () => {
     );
     assert.deepEqual(broken, [], "no cell breaks inside a word");
     assert.equal(await p.locator(".markdown table").evaluate((el) => getComputedStyle(el).overflowX), "auto");
+    await w.shot("table");
     await w.close();
   });
 
-  test("Jump to the end shows when scrolled up and brings the end back", async () => {
-    const w = await page({ viewport: { width: 420, height: 400 } });
+  test(`Jump to the end shows when scrolled up and brings the end back (${theme})`, async () => {
+    const w = await page({ theme, viewport: { width: 420, height: 400 } });
     const p = w.page;
     const long = Array.from({ length: 80 }, (_, i) => `Paragraph ${i}.`).join("\n\n");
     await w.send({ type: "session", sessionId: S, title: "", model: "", state: "idle", updates: [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: long } }] });
@@ -60,6 +63,7 @@ describe("webview stream details", { skip }, () => {
     assert.ok(await jump.isHidden(), "at the end: no button");
     await p.locator("main.scroll").evaluate((el) => el.scrollTo(0, 0));
     await jump.waitFor();
+    await w.shot("jump-to-end");
     await jump.click();
     await p.waitForFunction(() => {
       const s = document.querySelector("main.scroll");
@@ -68,13 +72,15 @@ describe("webview stream details", { skip }, () => {
     assert.ok(await jump.isHidden());
     await w.close();
   });
+  }
 });
 
 describe("webview message actions", { skip }, () => {
   const page = webview();
 
-  test("copy an answer, ask a message again, or edit it and send it", async () => {
-    const w = await page();
+  for (const theme of ["light", "dark"]) {
+  test(`copy an answer, ask a message again, or edit it and send it (${theme})`, async () => {
+    const w = await page({ theme, viewport: { width: 420, height: 260 } });
     const p = w.page;
     await w.send({
       type: "session",
@@ -87,6 +93,8 @@ describe("webview message actions", { skip }, () => {
         { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "It **scans** runes." } },
       ],
     });
+    await p.locator(".entry.user").first().hover();
+    await w.shot("message-actions");
     await p.getByRole("button", { name: "Copy the answer" }).click();
     assert.deepEqual(await w.waitPosted("copy"), { type: "copy", text: "It **scans** runes." });
     await p.getByRole("button", { name: "Edit this message" }).click();
@@ -102,4 +110,5 @@ describe("webview message actions", { skip }, () => {
     assert.equal((await w.waitPosted("prompt")).text, "Explain the lexer");
     await w.close();
   });
+  }
 });
