@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/darman-dev/darman/agent"
@@ -53,4 +55,50 @@ func TestJournalStaysBoundedAcrossStarts(t *testing.T) {
 	if err != nil || len(list) != starts {
 		t.Fatalf("sessions after the starts: %d, %v", len(list), err)
 	}
+}
+
+// A darman killed while it writes leaves its journal segment at the size
+// it was given when it was made (the records are copied into a mapping of
+// it): the zeros after the last record end its replay, which finds every
+// acknowledged write and no damage.
+func TestJournalOfAKilledWriterReplaysWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	w := start(t, "w", dir, 0)
+	w.until(t, "owner true")
+	w.until(t, "ack 300 ")
+	if err := w.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for line := range w.lines {
+		w.record(line)
+	}
+	w.cmd.Wait()
+
+	segs, _ := filepath.Glob(filepath.Join(dir, "journal", "*.jnl"))
+	preallocated := false
+	for _, p := range segs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) >= 4096 && len(b)%4096 == 0 && b[len(b)-1] == 0 && b[len(b)-8] == 0 {
+			preallocated = true
+		}
+	}
+	if runtime.GOOS == "linux" && !preallocated {
+		t.Errorf("no journal segment was left at its preallocated size by the killed writer: %v", segs)
+	}
+	records, torn, err := store.ReplayJournal(dir)
+	if err != nil || len(torn) > 0 {
+		t.Fatalf("replaying the killed writer's journal: %v, damage %v", err, torn)
+	}
+	// A session, then per acknowledged message its record and two parts.
+	if want := 1 + 3*len(w.acked); records < want {
+		t.Fatalf("the journal holds %d transactions; the writer acknowledged %d messages (%d transactions)", records, len(w.acked), want)
+	}
+	s := open(t, dir)
+	checkAcked(t, s, w)
 }

@@ -421,6 +421,7 @@ func (l *local) update(fn func(txn *wtx) error) error {
 	}
 	for {
 		txn := &wtx{Txn: l.db.NewTransaction(true)}
+		txn.muts = txn.few[:0]
 		err := fn(txn)
 		if err == nil {
 			err = l.room(txn.bytes)
@@ -440,10 +441,7 @@ func (l *local) update(fn func(txn *wtx) error) error {
 func (l *local) commit(txn *wtx) error {
 	l.jmu.Lock()
 	defer l.jmu.Unlock()
-	if err := txn.Commit(); err != nil {
-		return diskFull(err)
-	}
-	return l.journal.write(txn.muts)
+	return l.journal.commit(txn.muts, func() error { return diskFull(txn.Commit()) })
 }
 
 // errReadOnly is returned by writes to a store opened read-only.
@@ -455,6 +453,9 @@ type wtx struct {
 	*badger.Txn
 	muts  []mutation
 	bytes int
+	// few holds muts for most transactions (a part and its appends, a
+	// session and its index entry): no allocation of their own.
+	few [4]mutation
 }
 
 // Values are encoded with the JSON v2 encoder (the future encoding/json/v2):
