@@ -32,11 +32,16 @@ import (
 // ends its segment's replay; each open starts a new segment, so a torn
 // end is never appended to.
 //
-// It is bounded: when the segments together exceed a tenth of the
-// database's size (at least journalFloor), the oldest are removed. The
+// It is bounded: the segments on disk, the one being written and its
+// spare included, take at most limit bytes: a tenth of the space the
+// database's tables and value logs take on disk (measured at the open and
+// again as each segment is made, so the bound follows a store that
+// grows), but at least journalFloor (see docs/sessions.md for why). Each
+// segment is made limit/8 bytes large; when one fills, the oldest are
+// removed until the others take at most limit minus two segments. The
 // journal therefore holds the most recent writes, at least the last
-// journalFloor − journalFloor/4 bytes of them; older history lives only
-// in the database's files (see docs/sessions.md for what that promises).
+// 5/8 of limit bytes of them; older history lives only in the database's
+// files (see docs/sessions.md for what that promises).
 //
 // A segment is written through memory: it is given its whole size on disk
 // when it is made (fallocate), mapped, and each record is copied into the
@@ -61,6 +66,8 @@ type journal struct {
 	segs  []segment
 	limit int64
 	buf   []byte
+	// storeDir is badger's directory, whose size sets limit.
+	storeDir string
 	// spare is the next segment, being made in the background while this
 	// one fills (nil when none is); bg counts the background work of
 	// making, cutting and removing segments, which close waits for.
@@ -74,6 +81,9 @@ type spareSegment struct {
 	f   *os.File
 	m   []byte
 	err error
+	// limit is the journal's bound from the store's size when the spare
+	// was made.
+	limit int64
 }
 
 type segment struct {
@@ -98,8 +108,17 @@ type mutation struct {
 	key, value []byte
 }
 
-func openJournal(dir string, dbBytes int64) (*journal, error) {
-	j := &journal{dir: dir}
+// journalLimit is the journal's bound beside the database in storeDir.
+func journalLimit(storeDir string) int64 {
+	files, _ := listStore(storeDir)
+	return max(journalFloor, files.used/10)
+}
+
+// segmentSize is the size a segment is made with under the bound limit.
+func segmentSize(limit int64) int64 { return limit / 8 }
+
+func openJournal(dir, storeDir string) (*journal, error) {
+	j := &journal{dir: dir, storeDir: storeDir}
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session journal: %w", diskFull(err))
 	}
@@ -108,7 +127,7 @@ func openJournal(dir string, dbBytes int64) (*journal, error) {
 		return nil, err
 	}
 	j.segs = segs
-	j.limit = max(journalFloor, dbBytes/10)
+	j.limit = journalLimit(storeDir)
 	// Each start writes a segment of its own, which the rotation's trim
 	// (below) never sees when a start writes less than a segment: the
 	// bound is kept here too, or the journal grows with every start.
@@ -179,6 +198,7 @@ func (j *journal) commit(muts []mutation, commitTxn func() error) error {
 	if j.m != nil && j.w+int64(len(b)) > int64(len(j.m)) {
 		// The mapped segment is full: the record starts the next.
 		j.finish(false)
+		j.trim()
 	}
 	if j.f == nil {
 		if err := j.start(int64(len(b))); err != nil {
@@ -200,7 +220,7 @@ func (j *journal) commit(muts []mutation, commitTxn func() error) error {
 	}
 	j.w += int64(len(b))
 	j.segs[len(j.segs)-1].size = j.w
-	if j.w >= j.limit/4 {
+	if j.w >= segmentSize(j.limit) {
 		j.finish(false)
 		j.trim()
 	}
@@ -216,7 +236,7 @@ func (j *journal) start(n int64) error {
 	if len(j.segs) > 0 {
 		next = j.segs[len(j.segs)-1].n + 1
 	}
-	size := max(j.limit/4, n)
+	size := max(segmentSize(j.limit), n)
 	var sp spareSegment
 	if j.spare != nil {
 		sp = <-j.spare
@@ -227,6 +247,7 @@ func (j *journal) start(n int64) error {
 		}
 		if sp.err == nil {
 			next = sp.n
+			j.limit = sp.limit
 		}
 	}
 	if sp.f == nil {
@@ -239,7 +260,12 @@ func (j *journal) start(n int64) error {
 	if j.m != nil {
 		spare := make(chan spareSegment, 1)
 		j.spare = spare
-		j.bg.Go(func() { spare <- makeSegment(j.dir, next+1, size) })
+		dir, storeDir := j.dir, j.storeDir
+		j.bg.Go(func() {
+			sp := makeSegment(dir, next+1, size)
+			sp.limit = journalLimit(storeDir)
+			spare <- sp
+		})
 	}
 	return nil
 }
@@ -306,8 +332,10 @@ func (j *journal) trim() {
 	for _, s := range j.segs {
 		total += s.size
 	}
+	// Room for the segment to be written and its spare.
+	keep := j.limit - 2*segmentSize(j.limit)
 	var old []string
-	for len(j.segs) > 1 && total > j.limit {
+	for len(j.segs) > 1 && total > keep {
 		old = append(old, segmentPath(j.dir, j.segs[0].n))
 		total -= j.segs[0].size
 		j.segs = j.segs[1:]
@@ -321,11 +349,12 @@ func (j *journal) trim() {
 	}
 }
 
-// resize sets the journal's bound from the database's current size.
-func (j *journal) resize(dbBytes int64) {
+// settle waits for the background work on segments (made, cut, removed)
+// to be done. None of it takes mu.
+func (j *journal) settle() {
 	j.mu.Lock()
-	j.limit = max(journalFloor, dbBytes/10)
-	j.mu.Unlock()
+	defer j.mu.Unlock()
+	j.bg.Wait()
 }
 
 func (j *journal) close() error {

@@ -9,7 +9,7 @@ import (
 // one record of a 400-byte part (its key, its JSON and the appends it
 // folds away), alone, without badger. BenchmarkPutPart is the whole write.
 func BenchmarkJournalWrite(b *testing.B) {
-	j, err := openJournal(b.TempDir(), 0)
+	j, err := openJournal(b.TempDir(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

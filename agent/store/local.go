@@ -153,11 +153,7 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
 	l.sinceRoom.Store(roomSlack)
 	if mode == readWrite {
-		files, err := listStore(dir)
-		if err != nil {
-			return nil, err
-		}
-		if l.journal, err = openJournal(journalDir, files.bytes()); err != nil {
+		if l.journal, err = openJournal(journalDir, dir); err != nil {
 			return nil, err
 		}
 		// The witness describes the files as they were closed; from now
@@ -801,6 +797,10 @@ func (l *local) stats() (Stats, error) {
 		case ".vlog":
 			st.ValueLogBytes += diskUsage(info)
 		}
+	}
+	if l.journal != nil {
+		// Once the segments being cut or removed in the background are.
+		l.journal.settle()
 	}
 	if l.journalDir != "" {
 		segs, _ := listSegments(l.journalDir)
