@@ -91,6 +91,19 @@ func (s *shadow) writeObject(kind string, content []byte) (oid, error) {
 	return id, nil
 }
 
+// removeTempObjects removes the temporary files of objects being written
+// that git left in the shadow's object database: a git hash-object that
+// fails to write an object (a full disk) exits leaving the part it wrote,
+// which would hold that space until a gc. The caller holds the shadow's
+// lock, so no other writer of the shadow has a temporary file there.
+func (s *shadow) removeTempObjects() {
+	tmps, _ := filepath.Glob(filepath.Join(s.dir, "objects", "??", "tmp_obj_*"))
+	more, _ := filepath.Glob(filepath.Join(s.dir, "objects", "tmp_obj_*"))
+	for _, f := range append(tmps, more...) {
+		os.Remove(f)
+	}
+}
+
 // treeEntry is one line of a tree object.
 type treeEntry struct {
 	name string

@@ -640,6 +640,12 @@ func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 		if w.ctx.Err() != nil {
 			return err
 		}
+		if err := diskFull(err); errors.Is(err, ErrDiskFull) {
+			// Not a file that cannot be read: a snapshot without these
+			// files could not bring them back.
+			w.s.removeTempObjects()
+			return err
+		}
 		// One of them changed or went away meanwhile: each alone, to
 		// name the one that cannot be read.
 		ids = make([]oid, len(store))
@@ -647,6 +653,9 @@ func (w *walker) read(all []visited, snap *agent.Snapshot) error {
 			one, err := w.s.hashObjects(w.ctx, []string{p})
 			if err == nil {
 				ids[i] = one[0]
+			} else if err := diskFull(err); errors.Is(err, ErrDiskFull) {
+				w.s.removeTempObjects()
+				return err
 			}
 		}
 	}

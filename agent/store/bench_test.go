@@ -16,7 +16,7 @@ import (
 // benchmark's output.
 func reportLatency(b *testing.B, samples []time.Duration) {
 	slices.Sort(samples)
-	at := func(q float64) float64 { return float64(samples[int(q*float64(len(samples)-1))].Microseconds()) }
+	at := func(q float64) float64 { return float64(samples[int(q*float64(len(samples)-1))].Nanoseconds()) / 1000 }
 	b.ReportMetric(at(0.5), "p50-µs")
 	b.ReportMetric(at(0.99), "p99-µs")
 }

@@ -53,6 +53,9 @@ type storeFiles struct {
 	mems     int              // write-ahead logs of memtables
 	manifest int64            // -1 when there is none
 	registry int64            // -1 when there is none
+	// used is the space the tables and value logs take on disk (badger
+	// makes the value log being written large and sparse).
+	used int64
 }
 
 func listStore(dir string) (storeFiles, error) {
@@ -78,10 +81,12 @@ func listStore(dir string) (storeFiles, error) {
 		case strings.HasSuffix(name, ".sst"):
 			if id, ok := table.ParseFileID(name); ok {
 				f.tables[id] = info.Size()
+				f.used += diskUsage(info)
 			}
 		case strings.HasSuffix(name, ".vlog"):
 			if id, err := strconv.ParseUint(strings.TrimSuffix(name, ".vlog"), 10, 32); err == nil {
 				f.vlogs[uint32(id)] = info.Size()
+				f.used += diskUsage(info)
 			}
 		case strings.HasSuffix(name, ".mem"):
 			f.mems++
@@ -709,16 +714,4 @@ func saveWitness(dir string, w witness) error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, witnessName))
-}
-
-// bytes is the database's size: its tables and value logs.
-func (f storeFiles) bytes() int64 {
-	n := int64(0)
-	for _, s := range f.tables {
-		n += s
-	}
-	for _, s := range f.vlogs {
-		n += s
-	}
-	return n
 }

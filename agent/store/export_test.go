@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"path/filepath"
+	"time"
+)
 
 // SetCloseWait sets how long Close waits for badger, for a test.
 func SetCloseWait(d time.Duration) { closeWait = d }
@@ -22,3 +25,10 @@ func MarkRunning(dir string) error { return writeWitness(dir, true) }
 // ManifestRewriteAt is the MANIFEST size from which a read-write open
 // rewrites one that is mostly history.
 const ManifestRewriteAt = manifestRewriteAt
+
+// ReplayJournal reads the journal in a data directory: the transactions
+// it holds and the segments whose replay stopped at damage.
+func ReplayJournal(dataDir string) (int, []string, error) {
+	rep, err := replayJournal(filepath.Join(dataDir, journalDir), func([]mutation) error { return nil })
+	return rep.Records, rep.Torn, err
+}

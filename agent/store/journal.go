@@ -32,20 +32,58 @@ import (
 // ends its segment's replay; each open starts a new segment, so a torn
 // end is never appended to.
 //
-// It is bounded: when the segments together exceed a tenth of the
-// database's size (at least journalFloor), the oldest are removed. The
+// It is bounded: the segments on disk, the one being written and its
+// spare included, take at most limit bytes: a tenth of the space the
+// database's tables and value logs take on disk (measured at the open and
+// again as each segment is made, so the bound follows a store that
+// grows), but at least journalFloor (see docs/sessions.md for why). Each
+// segment is made limit/8 bytes large; when one fills, the oldest are
+// removed until the others take at most limit minus two segments. The
 // journal therefore holds the most recent writes, at least the last
-// journalFloor − journalFloor/4 bytes of them; older history lives only
-// in the database's files (see docs/sessions.md for what that promises).
+// 5/8 of limit bytes of them; older history lives only in the database's
+// files (see docs/sessions.md for what that promises).
+//
+// A segment is written through memory: it is given its whole size on disk
+// when it is made (fallocate), mapped, and each record is copied into the
+// mapping. That costs no system call per record (a write(2) was most of
+// what the journal added to a write: the file's times, the filesystem's
+// own journal), and loses nothing a write(2) would not: the pages belong
+// to the kernel's page cache, which a darman killed leaves to be written
+// out, and neither is synced (a power loss takes the last seconds of both).
+// The space being taken up front, a full disk is an error when the segment
+// is made, before the transaction is committed, never a SIGBUS on a page.
+// A clean close cuts the segment to what was written; a segment a crash
+// left keeps zeros after its last record, where replay ends. Where the
+// filesystem cannot preallocate (or off Linux), records are written with
+// write(2), as before.
 type journal struct {
 	dir string
 
 	mu    sync.Mutex
 	f     *os.File // the segment being written; nil until the first record
+	m     []byte   // f mapped (its whole size), nil when written with write(2)
 	w     int64    // bytes in f
 	segs  []segment
 	limit int64
 	buf   []byte
+	// storeDir is badger's directory, whose size sets limit.
+	storeDir string
+	// spare is the next segment, being made in the background while this
+	// one fills (nil when none is); bg counts the background work of
+	// making, cutting and removing segments, which close waits for.
+	spare chan spareSegment
+	bg    sync.WaitGroup
+}
+
+// spareSegment is a segment made ahead of its turn.
+type spareSegment struct {
+	n   uint64
+	f   *os.File
+	m   []byte
+	err error
+	// limit is the journal's bound from the store's size when the spare
+	// was made.
+	limit int64
 }
 
 type segment struct {
@@ -70,8 +108,17 @@ type mutation struct {
 	key, value []byte
 }
 
-func openJournal(dir string, dbBytes int64) (*journal, error) {
-	j := &journal{dir: dir}
+// journalLimit is the journal's bound beside the database in storeDir.
+func journalLimit(storeDir string) int64 {
+	files, _ := listStore(storeDir)
+	return max(journalFloor, files.used/10)
+}
+
+// segmentSize is the size a segment is made with under the bound limit.
+func segmentSize(limit int64) int64 { return limit / 8 }
+
+func openJournal(dir, storeDir string) (*journal, error) {
+	j := &journal{dir: dir, storeDir: storeDir}
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session journal: %w", diskFull(err))
 	}
@@ -80,7 +127,7 @@ func openJournal(dir string, dbBytes int64) (*journal, error) {
 		return nil, err
 	}
 	j.segs = segs
-	j.limit = max(journalFloor, dbBytes/10)
+	j.limit = journalLimit(storeDir)
 	// Each start writes a segment of its own, which the rotation's trim
 	// (below) never sees when a start writes less than a segment: the
 	// bound is kept here too, or the journal grows with every start.
@@ -118,23 +165,23 @@ func segmentPath(dir string, n uint64) string {
 
 // write appends one committed transaction.
 func (j *journal) write(muts []mutation) error {
+	return j.commit(muts, nil)
+}
+
+// commit appends the transaction muts, which commitTxn (when not nil)
+// commits: after the record has its room in the segment, so a record that
+// would not fit on the disk refuses the transaction rather than leave it
+// out of the journal, and before the record is written, so the journal
+// only holds what was committed, in commit order.
+func (j *journal) commit(muts []mutation, commitTxn func() error) error {
 	if len(muts) == 0 {
+		if commitTxn != nil {
+			return commitTxn()
+		}
 		return nil
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f == nil {
-		n := uint64(1)
-		if len(j.segs) > 0 {
-			n = j.segs[len(j.segs)-1].n + 1
-		}
-		f, err := os.OpenFile(segmentPath(j.dir, n), os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return fmt.Errorf("cannot write the session journal: %w", diskFull(err))
-		}
-		j.f, j.w = f, 0
-		j.segs = append(j.segs, segment{n: n})
-	}
 	b := append(j.buf[:0], 0, 0, 0, 0, 0, 0, 0, 0)
 	for _, m := range muts {
 		b = append(b, m.op)
@@ -148,20 +195,134 @@ func (j *journal) write(muts []mutation) error {
 	binary.BigEndian.PutUint32(b[0:], uint32(len(b)-8))
 	binary.BigEndian.PutUint32(b[4:], crc32.Checksum(b[8:], y.CastagnoliCrcTable))
 	j.buf = b
-	if _, err := j.f.Write(b); err != nil {
+	if j.m != nil && j.w+int64(len(b)) > int64(len(j.m)) {
+		// The mapped segment is full: the record starts the next.
+		j.finish(false)
+		j.trim()
+	}
+	if j.f == nil {
+		if err := j.start(int64(len(b))); err != nil {
+			return fmt.Errorf("cannot write the session journal: %w", diskFull(err))
+		}
+	}
+	if commitTxn != nil {
+		if err := commitTxn(); err != nil {
+			return err
+		}
+	}
+	if j.m != nil {
+		copy(j.m[j.w:], b)
+	} else if _, err := j.f.Write(b); err != nil {
 		// A record cut short by a full disk would end the segment's
 		// replay: the next record goes to a new segment.
-		j.f.Close()
-		j.f = nil
+		j.finish(true)
 		return fmt.Errorf("cannot write the session journal: %w", diskFull(err))
 	}
 	j.w += int64(len(b))
 	j.segs[len(j.segs)-1].size = j.w
-	if j.w >= j.limit/4 {
-		j.f.Close()
-		j.f = nil
+	if j.w >= segmentSize(j.limit) {
+		j.finish(false)
 		j.trim()
 	}
+	return nil
+}
+
+// start makes the next segment, room for a record of n bytes at least:
+// the spare made in the background when it is there and large enough.
+// While a mapped segment fills, the next is made in the background, so
+// that the writes find it ready.
+func (j *journal) start(n int64) error {
+	next := uint64(1)
+	if len(j.segs) > 0 {
+		next = j.segs[len(j.segs)-1].n + 1
+	}
+	size := max(segmentSize(j.limit), n)
+	var sp spareSegment
+	if j.spare != nil {
+		sp = <-j.spare
+		j.spare = nil
+		if sp.err == nil && (sp.n != next || int64(len(sp.m)) < n) {
+			dropSpare(sp)
+			sp = spareSegment{err: errors.New("not the one")}
+		}
+		if sp.err == nil {
+			next = sp.n
+			j.limit = sp.limit
+		}
+	}
+	if sp.f == nil {
+		if sp = makeSegment(j.dir, next, size); sp.err != nil {
+			return sp.err
+		}
+	}
+	j.f, j.m, j.w = sp.f, sp.m, 0
+	j.segs = append(j.segs, segment{n: next})
+	if j.m != nil {
+		spare := make(chan spareSegment, 1)
+		j.spare = spare
+		dir, storeDir := j.dir, j.storeDir
+		j.bg.Go(func() {
+			sp := makeSegment(dir, next+1, size)
+			sp.limit = journalLimit(storeDir)
+			spare <- sp
+		})
+	}
+	return nil
+}
+
+// makeSegment makes segment n, of size bytes when it is mapped.
+func makeSegment(dir string, n uint64, size int64) spareSegment {
+	f, err := os.OpenFile(segmentPath(dir, n), os.O_CREATE|os.O_EXCL|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return spareSegment{err: err}
+	}
+	m, err := mapSegment(f, size)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return spareSegment{err: err}
+	}
+	return spareSegment{n: n, f: f, m: m}
+}
+
+// dropSpare removes a spare segment that was not used.
+func dropSpare(sp spareSegment) {
+	if sp.err != nil {
+		return
+	}
+	if sp.m != nil {
+		unmapSegment(sp.m)
+	}
+	sp.f.Close()
+	os.Remove(sp.f.Name())
+}
+
+// finish closes the segment being written, cut to its records: in the
+// background when wait is false (nothing of the records depends on it:
+// they are in the page cache already).
+func (j *journal) finish(wait bool) error {
+	if j.f == nil {
+		return nil
+	}
+	f, m, w := j.f, j.m, j.w
+	j.f, j.m = nil, nil
+	done := func() error {
+		var err error
+		if m != nil {
+			err = unmapSegment(m)
+			if terr := f.Truncate(w); err == nil {
+				err = terr
+			}
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	if wait {
+		return done()
+	}
+	j.bg.Go(func() { done() })
 	return nil
 }
 
@@ -171,30 +332,40 @@ func (j *journal) trim() {
 	for _, s := range j.segs {
 		total += s.size
 	}
-	for len(j.segs) > 1 && total > j.limit {
-		if err := os.Remove(segmentPath(j.dir, j.segs[0].n)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return
-		}
+	// Room for the segment to be written and its spare.
+	keep := j.limit - 2*segmentSize(j.limit)
+	var old []string
+	for len(j.segs) > 1 && total > keep {
+		old = append(old, segmentPath(j.dir, j.segs[0].n))
 		total -= j.segs[0].size
 		j.segs = j.segs[1:]
 	}
+	if len(old) > 0 {
+		j.bg.Go(func() {
+			for _, p := range old {
+				os.Remove(p)
+			}
+		})
+	}
 }
 
-// resize sets the journal's bound from the database's current size.
-func (j *journal) resize(dbBytes int64) {
+// settle waits for the background work on segments (made, cut, removed)
+// to be done. None of it takes mu.
+func (j *journal) settle() {
 	j.mu.Lock()
-	j.limit = max(journalFloor, dbBytes/10)
-	j.mu.Unlock()
+	defer j.mu.Unlock()
+	j.bg.Wait()
 }
 
 func (j *journal) close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f == nil {
-		return nil
+	err := j.finish(true)
+	if j.spare != nil {
+		dropSpare(<-j.spare)
+		j.spare = nil
 	}
-	err := j.f.Close()
-	j.f = nil
+	j.bg.Wait()
 	return err
 }
 
@@ -228,6 +399,14 @@ func replayJournal(dir string, fn func([]mutation) error) (journalReplay, error)
 			if err == io.EOF {
 				break
 			}
+			if errors.Is(err, errUnwritten) {
+				// The rest of a segment a crash left at its preallocated
+				// size, if only zeros follow.
+				if rest, _ := io.ReadAll(r); slices.ContainsFunc(rest, func(c byte) bool { return c != 0 }) {
+					out.Torn = append(out.Torn, fmt.Sprintf("%s at byte %d: zeros where a record was due, records after them", filepath.Base(f.Name()), off))
+				}
+				break
+			}
 			if err != nil {
 				out.Torn = append(out.Torn, fmt.Sprintf("%s at byte %d: %v", filepath.Base(f.Name()), off, err))
 				break
@@ -244,6 +423,9 @@ func replayJournal(dir string, fn func([]mutation) error) (journalReplay, error)
 	return out, nil
 }
 
+// errUnwritten is readRecord's answer at a record's length of zero.
+var errUnwritten = errors.New("unwritten")
+
 func readRecord(r io.Reader) ([]mutation, int64, error) {
 	var hdr [8]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -253,6 +435,10 @@ func readRecord(r io.Reader) ([]mutation, int64, error) {
 		return nil, 0, errors.New("cut short")
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
+	if n == 0 {
+		// No record is empty: the segment's unwritten space.
+		return nil, 0, errUnwritten
+	}
 	if n > 1<<31 {
 		return nil, 0, errors.New("unreadable length")
 	}

@@ -158,11 +158,7 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
 	l.sinceRoom.Store(roomSlack)
 	if mode == readWrite {
-		files, err := listStore(dir)
-		if err != nil {
-			return nil, err
-		}
-		if l.journal, err = openJournal(journalDir, files.bytes()); err != nil {
+		if l.journal, err = openJournal(journalDir, dir); err != nil {
 			return nil, err
 		}
 		// The witness describes the files as they were closed; from now
@@ -434,6 +430,7 @@ func (l *local) update(fn func(txn *wtx) error) error {
 	}
 	for {
 		txn := &wtx{Txn: l.db.NewTransaction(true)}
+		txn.muts = txn.few[:0]
 		err := fn(txn)
 		if err == nil {
 			err = l.room(txn.bytes)
@@ -453,10 +450,7 @@ func (l *local) update(fn func(txn *wtx) error) error {
 func (l *local) commit(txn *wtx) error {
 	l.jmu.Lock()
 	defer l.jmu.Unlock()
-	if err := txn.Commit(); err != nil {
-		return diskFull(err)
-	}
-	return l.journal.write(txn.muts)
+	return l.journal.commit(txn.muts, func() error { return diskFull(txn.Commit()) })
 }
 
 // errReadOnly is returned by writes to a store opened read-only.
@@ -468,6 +462,9 @@ type wtx struct {
 	*badger.Txn
 	muts  []mutation
 	bytes int
+	// few holds muts for most transactions (a part and its appends, a
+	// session and its index entry): no allocation of their own.
+	few [4]mutation
 }
 
 // Values are encoded with the JSON v2 encoder (the future encoding/json/v2):
@@ -876,6 +873,10 @@ func (l *local) stats() (Stats, error) {
 		case ".vlog":
 			st.ValueLogBytes += diskUsage(info)
 		}
+	}
+	if l.journal != nil {
+		// Once the segments being cut or removed in the background are.
+		l.journal.settle()
 	}
 	if l.journalDir != "" {
 		segs, _ := listSegments(l.journalDir)

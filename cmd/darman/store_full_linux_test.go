@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -148,5 +149,65 @@ func TestFullCheckpointsDiskFailsTheStep(t *testing.T) {
 	id := list[strings.Index(list, "ses_"):][:30]
 	if preview := e.ok("sessions", "revert", id, "--preview"); !strings.Contains(preview, "new2.txt") {
 		t.Fatalf("the turn after space was freed has no snapshot to revert:\n%s", preview)
+	}
+}
+
+// The same with the failure in git's own hands: more files changed than a
+// snapshot writes itself, so git hash-object writes their blobs and it is
+// git that prints "No space left on device" (the disk keeps room for
+// darman's own small writes). Such files were counted as unreadable and
+// left out of the snapshot, which then served the step: a checkpoint that
+// could not bring them back, and no word of the full disk.
+func TestFullCheckpointsDiskInGitFailsTheStep(t *testing.T) {
+	e := newEnv(t)
+	gitRepo(t, e, startFiles)
+	shadows := filepath.Join(e.dataDir(), "checkpoints")
+	smallDisk(t, shadows, 40)
+	script := llmtest.Script{}
+	for i := range 3 {
+		script.Conversations = append(script.Conversations, llmtest.Conversation{Match: fmt.Sprintf("turn %d", i), Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("write", fmt.Sprintf(`{"path":"new%d.txt","content":"turn %d\n"}`, i, i))}},
+			{Text: fmt.Sprintf("Answer %d.", i)}}})
+	}
+	e.withModel(t, script)
+	e.ok("run", "--allow", "edit", "turn 0")
+
+	// 17 files (more than a snapshot writes itself) of 1.25 MiB that do
+	// not compress, each a blob larger than the 1 MiB left on the disk
+	// (and all of them fitting once the filler is gone).
+	noise := make([]byte, 5<<18)
+	for i := range 17 {
+		rand.Read(noise)
+		if err := os.WriteFile(filepath.Join(e.workspace, fmt.Sprintf("data%02d.bin", i)), noise, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filler := fill(t, shadows, 1<<20)
+	out, errs, code := e.run("run", "--allow", "edit", "turn 1")
+	if code == 0 || !strings.Contains(errs, "disk full") || !strings.Contains(errs, "No space left on device") || strings.Contains(errs, "panic") {
+		t.Fatalf("a turn whose checkpoint git cannot write on the disk: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "git hash-object") {
+		t.Fatalf("the failure did not come from git (the test no longer reaches git's path):\n%s", errs)
+	}
+	t.Logf("on a full disk: %s", errs)
+	if _, err := os.Stat(filepath.Join(e.workspace, "new1.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the step ran without its snapshot (new1.txt: %v)", err)
+	}
+	// git leaves the part of an object it could not finish; those would
+	// hold the space the user frees.
+	if left, _ := filepath.Glob(filepath.Join(shadows, "*", "objects", "*", "tmp_obj_*")); len(left) > 0 {
+		t.Fatalf("git's unfinished objects were left in the shadow: %v", left)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("run", "--allow", "edit", "turn 2")
+	list := e.ok("sessions", "list", "--json", "-n", "1")
+	id := list[strings.Index(list, "ses_"):][:30]
+	preview := e.ok("sessions", "revert", id, "--preview")
+	if !strings.Contains(preview, "new2.txt") || strings.Contains(preview, "not restorable") {
+		t.Fatalf("the turn after space was freed: its snapshot should revert new2.txt and hold the data files:\n%s", preview)
 	}
 }
