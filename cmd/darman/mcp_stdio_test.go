@@ -116,7 +116,7 @@ func TestMCPStdioAnswersGarbageAndLivesOn(t *testing.T) {
 	var tools struct {
 		Tools []struct{ Name string } `json:"tools"`
 	}
-	if string(a.ID) != "7" || a.Error != nil || json.Unmarshal(a.Result, &tools) != nil || len(tools.Tools) != 11 {
+	if string(a.ID) != "7" || a.Error != nil || json.Unmarshal(a.Result, &tools) != nil || len(tools.Tools) != 12 {
 		t.Fatalf("tools/list after the bad lines: id %s, error %+v, %d tools", a.ID, a.Error, len(tools.Tools))
 	}
 	names := make([]string, 0, len(tools.Tools))
