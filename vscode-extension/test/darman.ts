@@ -12,6 +12,10 @@ import * as readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node";
 import { DarmanOptIns } from "../src/client";
+import { ChatController } from "../src/chat";
+import { DiffContent } from "../src/diff";
+import type { HostMessage } from "../shared/protocol";
+import { MemoryMemento } from "./stub/vscode";
 
 const repo = path.resolve(__dirname, "..", "..");
 let built: string | undefined;
@@ -133,4 +137,23 @@ export async function startDarman(bin: string, script: object, files: Record<str
       }
     },
   };
+}
+
+/** A panel's host side on darman: the chat controller sending its commands to darman, hearing its session updates, ready as after the webview loaded; posted collects what it sends the webview. */
+export async function openPanel(darman: Darman): Promise<{ chat: ChatController; posted: HostMessage[] }> {
+  const c = darman.connection;
+  const posted: HostMessage[] = [];
+  const chat = new ChatController({
+    server: { executeCommand: (command, argument) => c.sendRequest("workspace/executeCommand", { command, arguments: argument ? [argument] : [] }) },
+    memento: new MemoryMemento() as never,
+    diffs: new DiffContent(),
+    configuredModel: () => "",
+    reveal: () => {},
+    onState: () => {},
+  });
+  c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
+  chat.attach({ post: (m) => posted.push(m) });
+  await chat.handle({ type: "webviewReady" });
+  await chat.serverStarted(darman.initializeResult.capabilities.experimental?.darman ?? {});
+  return { chat, posted };
 }

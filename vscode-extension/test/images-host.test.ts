@@ -10,10 +10,10 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { HostMessage } from "../shared/protocol";
-import { testing, MemoryMemento } from "./stub/vscode";
-import { ChatController } from "../src/chat";
-import { DiffContent } from "../src/diff";
-import { buildDarman, startDarman, type Darman } from "./darman";
+import { testing } from "./stub/vscode";
+import type { ChatController } from "../src/chat";
+import { buildDarman, openPanel, startDarman, type Darman } from "./darman";
+import { until } from "./applies";
 
 // A 2×1 PNG.
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAEUlEQVR42mP8z8DwnwEIGAEAD/EB/0iDdUgAAAAASUVORK5CYII=";
@@ -22,31 +22,7 @@ type Panel = { chat: ChatController; posted: HostMessage[]; darman: Darman };
 
 async function panel(bin: string, script: object, models?: Record<string, object>): Promise<Panel> {
   const darman = await startDarman(bin, script, {}, models);
-  const c = darman.connection;
-  const posted: HostMessage[] = [];
-  const chat = new ChatController({
-    server: { executeCommand: (command, argument) => c.sendRequest("workspace/executeCommand", { command, arguments: argument ? [argument] : [] }) },
-    memento: new MemoryMemento() as never,
-    diffs: new DiffContent(),
-    configuredModel: () => "",
-    reveal: () => {},
-    onState: () => {},
-  });
-  c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
-  chat.attach({ post: (m) => posted.push(m) });
-  await chat.handle({ type: "webviewReady" });
-  await chat.serverStarted(darman.initializeResult.capabilities.experimental?.darman ?? {});
-  return { chat, posted, darman };
-}
-
-async function until<T>(fn: () => T | undefined | false, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return { ...(await openPanel(darman)), darman };
 }
 
 let bin: string | undefined;

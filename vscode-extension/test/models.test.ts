@@ -4,11 +4,8 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryMemento } from "./stub/vscode";
-import { ChatController } from "../src/chat";
-import { DiffContent } from "../src/diff";
 import type { HostMessage } from "../shared/protocol";
-import { buildDarman, startDarman, type Darman } from "./darman";
+import { buildDarman, openPanel, startDarman, type Darman } from "./darman";
 import { until } from "./applies";
 
 let darman: Darman | undefined;
@@ -29,20 +26,7 @@ after(async () => {
 
 test("the model picker offers the models the endpoint serves", async (t) => {
   if (skip || !darman) return t.skip(String(skip));
-  const c = darman.connection;
-  const posted: HostMessage[] = [];
-  const chat = new ChatController({
-    server: { executeCommand: (command, argument) => c.sendRequest("workspace/executeCommand", { command, arguments: argument ? [argument] : [] }) },
-    memento: new MemoryMemento() as never,
-    diffs: new DiffContent(),
-    configuredModel: () => "",
-    reveal: () => {},
-    onState: () => {},
-  });
-  chat.attach({ post: (m) => posted.push(m) });
-  await chat.handle({ type: "webviewReady" });
-  const init = darman.initializeResult.capabilities.experimental?.darman ?? {};
-  await chat.serverStarted(init);
+  const { posted } = await openPanel(darman);
   const ready = posted.filter((m): m is Extract<HostMessage, { type: "ready" }> => m.type === "ready").at(-1);
   assert.ok(ready && ready.models.some((m) => m.id === "anthropic/claude-haiku-4-5"), `initialize offers the catalog first: ${JSON.stringify(ready?.models.map((m) => m.id))}`);
   const served = await until(() => posted.find((m): m is Extract<HostMessage, { type: "models" }> => m.type === "models"), "the served models");

@@ -4,12 +4,10 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { testing, MemoryMemento } from "./stub/vscode";
-import { ChatController } from "../src/chat";
-import { DiffContent } from "../src/diff";
+import { testing } from "./stub/vscode";
 import { plainText, watchTerminals } from "../src/terminal";
 import type { HostMessage } from "../shared/protocol";
-import { buildDarman, startDarman, type Darman } from "./darman";
+import { buildDarman, openPanel, startDarman, type Darman } from "./darman";
 import { until } from "./applies";
 
 let darman: Darman | undefined;
@@ -37,20 +35,7 @@ test("terminal output reads as plain text", () => {
 
 test("@terminal offers the last command, and its output reaches the model", async (t) => {
   if (skip || !darman) return t.skip(String(skip));
-  const c = darman.connection;
-  const posted: HostMessage[] = [];
-  const chat = new ChatController({
-    server: { executeCommand: (command, argument) => c.sendRequest("workspace/executeCommand", { command, arguments: argument ? [argument] : [] }) },
-    memento: new MemoryMemento() as never,
-    diffs: new DiffContent(),
-    configuredModel: () => "",
-    reveal: () => {},
-    onState: () => {},
-  });
-  c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
-  chat.attach({ post: (m) => posted.push(m) });
-  await chat.handle({ type: "webviewReady" });
-  await chat.serverStarted(darman.initializeResult.capabilities.experimental?.darman ?? {});
+  const { chat, posted } = await openPanel(darman);
 
   await chat.handle({ type: "mentionQuery", id: 1, query: "term" });
   const none = posted.find((m): m is Extract<HostMessage, { type: "mentions" }> => m.type === "mentions" && m.id === 1);
