@@ -74,6 +74,10 @@ test("a terminal command's output reaches the model with @terminal", { skip }, a
     await box.pressSequentially("what did it print?");
     await box.press("Enter");
     await chat().getByText("It printed the answer.").waitFor({ timeout: 60_000 });
+    // The user's message is what was typed and the attachment by name; the output is the model's.
+    const said = await chat().locator(".entry.user").last().innerText();
+    assert.match(said, /what did it print\?[\s\S]*@Terminal/, `the user's message: ${said}`);
+    assert.ok(!said.includes("terminal-answer-42"), `the output is not in the user's message: ${said}`);
     await screenshot(page, "terminal-reference");
 
     const calls = await (await fetch(`${modelURL}/llmtest/calls`)).json();
