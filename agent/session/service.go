@@ -156,8 +156,9 @@ type allowedCall struct {
 type live struct {
 	bus     *bus.Bus[agent.Event]
 	checker *permission.Checker
-	// asker asks the checker's questions (a sub-task's live shares its
-	// parent's checker and has none).
+	// asker asks the checker's questions and the MCP servers'
+	// elicitations (a sub-task's live shares its parent's checker and
+	// asker; only a top-level turn sets its stream).
 	asker *eventAsker
 	files *tool.FileTimes
 	jobs  *tool.Jobs

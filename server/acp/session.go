@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/internal/acpupdate"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -480,6 +481,15 @@ func (ls *liveSession) tools(ag *started) []tool.Tool {
 // gives it, on a goroutine that ends with the answer or the question's
 // context.
 func (ls *liveSession) question(q *session.Question) {
+	if e := q.Elicitation; e != nil {
+		// ACP has no request for a form or a URL to open: the user reads
+		// why, in its place in the answer, and the server is told
+		// decline.
+		ls.send(update{SessionUpdate: acpupdate.AgentMessageChunk, Content: text(noticeText(fmt.Sprintf(
+			"the MCP server %s asked for your input (%q), which darman cannot ask through this client; it was declined", e.Server, e.Message)))})
+		q.AnswerElicitation(permission.ElicitAnswer{}, permission.ErrNoHuman)
+		return
+	}
 	p, err := ls.askPermission(q.Context(), q.Request)
 	if err != nil {
 		q.Answer(permission.Reply{}, err)
