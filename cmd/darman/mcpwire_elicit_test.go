@@ -136,3 +136,64 @@ func waitMCPReady(t *testing.T, c *lspClient, name string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestACPElicitationIsDeclinedInTheTurnsOrder: an MCP server asks for
+// input during a tool call of a darman acp turn. ACP has no request for
+// it, so darman declines it, and says so in the answer at its place: after
+// the call's tool_call, before the call's end; the server hears decline.
+func TestACPElicitationIsDeclinedInTheTurnsOrder(t *testing.T) {
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{Reply: func(c *llmtest.Call) llmtest.Step {
+		switch body := string(c.Body); {
+		case strings.Contains(body, "the user said"):
+			return llmtest.Step{Text: "no colour then"}
+		case strings.Contains(body, `"late_ask"`):
+			return llmtest.Step{ToolCalls: []llmtest.ToolCall{call("late_ask", `{}`)}}
+		}
+		return llmtest.Step{Text: "the server is not ready yet"}
+	}})
+	elicitingServer(e)
+	c := startACP(t, e, func(method string, _ json.RawMessage) (any, error) { return nil, fmt.Errorf("no %s", method) })
+	c.mustCall("initialize", map[string]any{"protocolVersion": 1}, nil)
+	id := c.newSession(e.workspace)
+	// The workspace's MCP servers start beside the session: prompt until
+	// a turn was offered the server's tool.
+	from := 0
+	for asked := false; !asked; {
+		from = c.Count()
+		if stop := c.prompt(id, "pick a colour"); stop != "end_turn" {
+			t.Fatalf("the turn: %s\nstderr: %s", stop, c.stderr)
+		}
+		for _, call := range srv.ModelCalls() {
+			asked = asked || strings.Contains(string(call.Body), "the user said")
+		}
+		if !asked {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	var seen []string
+	for _, m := range c.Since(from) {
+		var p struct {
+			Update struct {
+				SessionUpdate, Status string
+				Content       json.RawMessage // a block, or a call's list of them
+			} `json:"update"`
+		}
+		if m.Method != "session/update" || json.Unmarshal(m.Params, &p) != nil {
+			continue
+		}
+		switch u := p.Update; {
+		case u.SessionUpdate == "agent_message_chunk" && strings.Contains(string(u.Content), "the MCP server late asked for your input"):
+			seen = append(seen, "declined")
+		case u.SessionUpdate == "tool_call" || u.SessionUpdate == "tool_call_update" && u.Status == "completed":
+			seen = append(seen, u.SessionUpdate)
+		}
+	}
+	if got := strings.Join(seen, ", "); !strings.Contains(got, "tool_call, declined, tool_call_update") {
+		t.Errorf("the turn's updates were %q; want the call, the line saying darman declined, then the call's end", got)
+	}
+	calls := srv.ModelCalls()
+	if body := string(calls[len(calls)-1].Body); !strings.Contains(body, "the user said decline") {
+		t.Errorf("the server was not told decline; the model read:\n%.3000s", body)
+	}
+}
