@@ -176,7 +176,7 @@ func TestACPElicitationIsDeclinedInTheTurnsOrder(t *testing.T) {
 		var p struct {
 			Update struct {
 				SessionUpdate, Status string
-				Content       json.RawMessage // a block, or a call's list of them
+				Content               json.RawMessage // a block, or a call's list of them
 			} `json:"update"`
 		}
 		if m.Method != "session/update" || json.Unmarshal(m.Params, &p) != nil {
