@@ -20,6 +20,18 @@ func elicitingServer(e *env) {
 		"permission": {"mcp": "allow"}`, os.Args[0]))
 }
 
+// elicitingEnv is a workspace with elicitingServer and a model that calls
+// its ask tool, then answers.
+func elicitingEnv(t *testing.T) (*env, *llmtest.Server) {
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
+		{ToolCalls: []llmtest.ToolCall{call("late_ask", `{}`)}},
+		{Text: "blue it is"},
+	}})
+	elicitingServer(e)
+	return e, srv
+}
+
 // TestLSPElicitationIsAskedInTheTurnsOrder: an MCP server asks the user
 // for input during a tool call of a darman lsp turn. The editor's
 // darman/elicit comes on the turn's stream: after the call's tool_call and
@@ -27,12 +39,7 @@ func elicitingServer(e *env) {
 // call's end; the editor's answer reaches the server, whose result the
 // model reads.
 func TestLSPElicitationIsAskedInTheTurnsOrder(t *testing.T) {
-	e := newEnv(t)
-	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
-		{ToolCalls: []llmtest.ToolCall{call("late_ask", `{}`)}},
-		{Text: "blue it is"},
-	}})
-	elicitingServer(e)
+	e, srv := elicitingEnv(t)
 	cmd := startLSPCommand(e)
 	c, _, stderr := runLSPAnswering(t, cmd, func(method string, _ json.RawMessage) (any, error) {
 		if method == "darman/elicit" {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/darman-dev/darman/agent/llm/llmtest"
 )
 
 // TestRunElicitationIsAskedInTheTurnsOrder: an MCP server asks for input
@@ -14,12 +12,7 @@ import (
 // its answer before the call's end; the terminal asks it, and what the
 // user typed reaches the server, whose result the model reads.
 func TestRunElicitationIsAskedInTheTurnsOrder(t *testing.T) {
-	e := newEnv(t)
-	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{
-		{ToolCalls: []llmtest.ToolCall{call("late_ask", `{}`)}},
-		{Text: "blue it is"},
-	}})
-	elicitingServer(e)
+	e, srv := elicitingEnv(t)
 	master := e.onTerminal(t)
 	master.WriteString("a\nblue\n")
 	out, errs, code := e.run("run", "--format", "json", "pick a colour")
