@@ -168,13 +168,10 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 			s.releaseTurn(t)
 		}
 		r.handle(t.id, t.progress, u)
-		switch q := u.Question; {
-		// Asked here, in the session's order: after the tool call it is
-		// about, and before whatever the session publishes next.
-		case q != nil && q.Elicitation != nil:
-			s.askElicitOnStream(q)
-		case q != nil:
-			s.askOnStream(t, q)
+		if u.Question != nil {
+			// Asked here, in the session's order: after the tool call it
+			// is about, and before whatever the session publishes next.
+			s.askOnStream(t, u.Question)
 		}
 		if u.Last {
 			t.markEnded()
