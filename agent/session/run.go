@@ -351,13 +351,17 @@ func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
 func (s *Service) launch(ctx context.Context, tn Turn, t *turn, text string, began time.Time) (*Running, error) {
 	id, l := t.id, t.live
 	s.mu.Lock()
-	// A between-turns action (Between) finishes first.
+	// A between-turns action (Between) finishes first; the session it
+	// may have deleted is not taken.
 	for h := s.holds[id]; h != nil; h = s.holds[id] {
 		s.mu.Unlock()
 		select {
 		case <-h.free:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+		if _, err := s.opts.Store.Session(ctx, id); err != nil {
+			return nil, err
 		}
 		s.mu.Lock()
 	}
