@@ -75,10 +75,12 @@ type Turn struct {
 	// the turn's permission questions, its sub-tasks' and its command's
 	// included: each comes as the Update of its question event, with
 	// Update.Question set, after every update published before it, and
-	// the asking tool waits for Question.Answer. A front thus shows a
-	// question after the tool call it is about without ordering of its
-	// own. False asks them through the session's Asker
-	// (Options.Asker, AskerFor), beside the stream.
+	// the asking tool waits for Question.Answer. So do the MCP servers'
+	// elicitations during the turn's tool calls (Question.Elicitation,
+	// answered with AnswerElicitation). A front thus shows a question
+	// after the tool call it is about without ordering of its own. False
+	// asks them through the session's Asker (Options.Asker, AskerFor) and
+	// the MCP client's Gate, beside the stream.
 	Questions bool
 	// Dropped, when set, is called when Events fell so far behind that
 	// the session dropped events of the turn (bus.ErrOverflow); Events
