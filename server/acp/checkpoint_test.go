@@ -14,6 +14,28 @@ import (
 	"github.com/darman-dev/darman/agent/permission"
 )
 
+// fsAnswer answers the client's fs/read_text_file and fs/write_text_file
+// from the disk, telling writing of each write before it is done, and the
+// rest as defaultAnswer.
+func fsAnswer(writing func(path, content string)) func(string, json.RawMessage) (any, error) {
+	return func(method string, params json.RawMessage) (any, error) {
+		var p struct{ Path, Content string }
+		json.Unmarshal(params, &p)
+		switch method {
+		case "fs/read_text_file":
+			b, err := os.ReadFile(p.Path)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]string{"content": string(b)}, nil
+		case "fs/write_text_file":
+			writing(p.Path, p.Content)
+			return map[string]any{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
+		}
+		return defaultAnswer(method, params)
+	}
+}
+
 // TestRevertSlashCommand: /revert and /redo, offered in
 // available_commands_update, take a turn's changes back and forth through
 // the client's fs/write_text_file, without calling the model.
@@ -29,24 +51,11 @@ func TestRevertSlashCommand(t *testing.T) {
 			{ToolCalls: []llmtest.ToolCall{call("edit", `{"path":"a.txt","oldString":"alpha","newString":"ALPHA"}`)}},
 			{Text: "Done."},
 		}},
-		answer: func(method string, params json.RawMessage) (any, error) {
-			var p struct{ Path, Content string }
-			json.Unmarshal(params, &p)
-			switch method {
-			case "fs/read_text_file":
-				b, err := os.ReadFile(p.Path)
-				if err != nil {
-					return nil, err
-				}
-				return map[string]string{"content": string(b)}, nil
-			case "fs/write_text_file":
-				mu.Lock()
-				writes = append(writes, p.Path+"="+p.Content)
-				mu.Unlock()
-				return map[string]any{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
-			}
-			return defaultAnswer(method, params)
-		},
+		answer: fsAnswer(func(path, content string) {
+			mu.Lock()
+			writes = append(writes, path+"="+content)
+			mu.Unlock()
+		}),
 	})
 	id := e.newSession()
 	e.client.Await(0, "the commands", func(n note) bool { return strings.Contains(string(n.Params), `"name":"revert"`) })
@@ -110,25 +119,12 @@ func TestNoTurnWhileARevertIsApplied(t *testing.T) {
 			{ToolCalls: []llmtest.ToolCall{call("edit", `{"path":"a.txt","oldString":"alpha","newString":"second"}`)}},
 			{Text: "Done again."},
 		}},
-		answer: func(method string, params json.RawMessage) (any, error) {
-			var p struct{ Path, Content string }
-			json.Unmarshal(params, &p)
-			switch method {
-			case "fs/read_text_file":
-				b, err := os.ReadFile(p.Path)
-				if err != nil {
-					return nil, err
-				}
-				return map[string]string{"content": string(b)}, nil
-			case "fs/write_text_file":
-				if hold.CompareAndSwap(true, false) {
-					close(held)
-					<-release
-				}
-				return map[string]any{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
+		answer: fsAnswer(func(string, string) {
+			if hold.CompareAndSwap(true, false) {
+				close(held)
+				<-release
 			}
-			return defaultAnswer(method, params)
-		},
+		}),
 	})
 	id := e.newSession()
 	if stop := e.prompt(id, "shout"); stop != "end_turn" || e.read("a.txt") != "ALPHA\n" {
