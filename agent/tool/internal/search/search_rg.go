@@ -86,58 +86,6 @@ func run(ctx context.Context, cmd *exec.Cmd, read func(io.Reader) error) error {
 	return fmt.Errorf("rg: %v: %s", p.State(), strings.TrimSpace(stderr.String()))
 }
 
-func (r rg) Files(ctx context.Context, root, dir string) ([]string, error) {
-	return r.files(ctx, r.command(root, dir, "--files", "--null"))
-}
-
-// FilesNamed filters by a file type of the name, which rg applies after
-// the ignore files, as the Go walk does (a --glob would override them).
-func (r rg) FilesNamed(ctx context.Context, root, dir, name string) ([]string, error) {
-	if strings.ContainsAny(name, "/:") {
-		return r.Files(ctx, root, dir)
-	}
-	return r.files(ctx, r.command(root, dir, "--files", "--null", "--type-add", "darman:"+name, "--type", "darman"))
-}
-
-func (r rg) files(ctx context.Context, cmd *exec.Cmd) ([]string, error) {
-	var out []string
-	err := run(ctx, cmd, func(rd io.Reader) error {
-		br := bufio.NewReaderSize(rd, 64<<10)
-		prefix := cmd.Dir + string(filepath.Separator)
-		for {
-			p, err := br.ReadSlice(0)
-			if errors.Is(err, bufio.ErrBufferFull) {
-				long := append([]byte(nil), p...)
-				for errors.Is(err, bufio.ErrBufferFull) {
-					p, err = br.ReadSlice(0)
-					long = append(long, p...)
-				}
-				p = long
-			}
-			p = bytes.TrimSuffix(p, []byte{0})
-			switch {
-			case len(p) == 0:
-			case bytes.HasPrefix(p, []byte("./")) || bytes.HasPrefix(p, []byte("../")):
-				out = append(out, filepath.Join(cmd.Dir, string(p)))
-			default:
-				// rg prints the paths it found below its directory clean:
-				// one string, no Join's Clean, per file.
-				out = append(out, prefix+string(p))
-			}
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-		}
-	})
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return out, err
-}
-
 func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, error) {
 	pattern, err := rustRegex(q.Pattern)
 	if err != nil {
