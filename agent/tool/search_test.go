@@ -460,3 +460,39 @@ func TestGlobShowsTheNewestOfMany(t *testing.T) {
 		t.Errorf("glob of 900 files:\n%s\nwant:\n%s", got, want.String())
 	}
 }
+
+// TestGrepShowsTheNewestFilesLines: with more matching lines than grep
+// shows, both engines count every line and show the first lines of the
+// newest files, the last shown file's cut where the 100 end (rg counts,
+// and the lines of the shown files are read apart).
+func TestGrepShowsTheNewestFilesLines(t *testing.T) {
+	e := newTwoEngines(t)
+	now := time.Now()
+	total := 0
+	var want strings.Builder
+	shown := 0
+	for i := range 60 {
+		rel := fmt.Sprintf("p%d/f%02d.txt", i%4, i)
+		var body strings.Builder
+		n := 3 + i%5
+		for k := range n {
+			fmt.Fprintf(&body, "hit %d of %s\nother line\n", k, rel)
+			if shown < 100 {
+				fmt.Fprintf(&want, "%s:%d: hit %d of %s\n", rel, 2*k+1, k, rel)
+				shown++
+			}
+		}
+		total += n
+		e.rg.write(rel, body.String())
+		when := now.Add(-time.Duration(i) * time.Minute) // f00 newest
+		if err := os.Chtimes(e.rg.path(rel), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head := fmt.Sprintf("Found %d matching lines in 60 files; showing 100, from the newest files first. Narrow the pattern, path or include to see the rest.\n", total)
+	for _, in := range []map[string]any{{"pattern": `^hit \d+`}, {"pattern": "hit", "include": "*.txt"}} {
+		if got := e.same(t, "grep", in); got != head+strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("grep %v:\n%s\nwant:\n%s", in, got, head+want.String())
+		}
+	}
+}

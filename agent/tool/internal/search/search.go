@@ -40,14 +40,16 @@ type Query struct {
 	// searched directory it matches; IncludeRaw is its glob as written.
 	Include    *Wildcard
 	IncludeRaw string
-	// PerFile bounds the lines kept per file; all are counted.
-	PerFile int
+	// Lines bounds the lines kept per file; all are counted. A Searcher
+	// may keep lines only for the first files in SortHits's order that
+	// hold Lines in all: the tools show no more.
+	Lines int
 }
 
 // FileHits is one file's matching lines.
 type FileHits struct {
 	Abs   string
-	Lines []HitLine // at most Query.PerFile
+	Lines []HitLine // at most Query.Lines
 	Count int       // every matching line
 	Mtime time.Time // set by SortHits, or by the search that stat'ed the file
 }

@@ -77,7 +77,7 @@ func searchFile(m *lineMatcher, q *Query, abs string, buf *[]byte) (FileHits, bo
 	}
 	h := FileHits{Abs: abs}
 	h.Count = m.scan(data, func(no int, line []byte) {
-		if len(h.Lines) < q.PerFile {
+		if len(h.Lines) < q.Lines {
 			h.Lines = append(h.Lines, HitLine{No: no, Text: string(line[:min(len(line), HitLineMax+8)])})
 		}
 	})
