@@ -121,7 +121,7 @@ func (w *walker) list(worker int, it walkDir, subdirs []walkDir) ([]walkDir, err
 	}
 	defer f.Close()
 	entries, err := f.ReadDir(-1)
-	if err != nil && len(entries) == 0 {
+	if err != nil {
 		return subdirs, nil
 	}
 	var names map[string]bool
