@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -493,6 +494,29 @@ func TestGrepShowsTheNewestFilesLines(t *testing.T) {
 	for _, in := range []map[string]any{{"pattern": `^hit \d+`}, {"pattern": "hit", "include": "*.txt"}} {
 		if got := e.same(t, "grep", in); got != head+strings.TrimSuffix(want.String(), "\n") {
 			t.Errorf("grep %v:\n%s\nwant:\n%s", in, got, head+want.String())
+		}
+	}
+}
+
+// TestSearchStopsWhenCancelled: a call whose context ends stops the walk's
+// workers (none is left waiting) and gives the context's error, not a
+// partial listing, through both engines.
+func TestSearchStopsWhenCancelled(t *testing.T) {
+	e := newTwoEngines(t)
+	for i := range 400 {
+		e.rg.write(fmt.Sprintf("d%d/e%d/f%d.go", i%9, i%4, i), "package x // TODO\n")
+	}
+	for _, h := range []*harness{e.rg, e.goh} {
+		for _, call := range []struct {
+			name  string
+			input map[string]any
+		}{{"glob", map[string]any{"pattern": "**/*.go"}}, {"list", map[string]any{}}, {"grep", map[string]any{"pattern": "TODO"}}} {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			res, err := h.runCtx(ctx, call.name, call.input)
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s after cancel: %v, %q", call.name, err, res.Output)
+			}
 		}
 	}
 }
