@@ -64,6 +64,10 @@ type Sessions interface {
 	Busy(id agent.ID) bool
 	// Rename sets a session's title.
 	Rename(ctx context.Context, id agent.ID, title string) error
+	// Apply writes text as a file's content for the session, as an edit
+	// of its last turn, asking its edit permission first
+	// (darman.turn.apply).
+	Apply(ctx context.Context, id agent.ID, path, text string) (session.Applied, error)
 	// Commands are the commands a prompt runs by /name, the built-in ones
 	// and the workspace's files read again now: darman.command.list and
 	// .run ask, and code actions offer the ones last found.

@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"darman.status":            (*Server).cmdStatus,
 	"darman.turn.revert":       (*Server).cmdTurnRevert,
 	"darman.turn.redo":         (*Server).cmdTurnRedo,
+	"darman.turn.apply":        (*Server).cmdTurnApply,
 	"darman.session.fork":      (*Server).cmdSessionFork,
 	"darman.trust":             (*Server).cmdTrust,
 }
