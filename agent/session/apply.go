@@ -41,14 +41,15 @@ type Applied struct {
 // code block) rather than one the model makes: it needs no read of the
 // file first, and the agent's own rules (plan's lock on edits) do not
 // apply, as with Shell. The edit is a step of the session's last turn:
-// the workspace is checkpointed once the permission is given, so the
-// turn's revert takes it back with the rest of the turn.
+// the workspace is checkpointed before it, as before a turn's tool call,
+// so the turn's revert takes it back with the rest of the turn.
 //
 // Refused with an error, nothing asked: a path outside the workspace
 // (symlinks resolved), a secret (complete.Secret: keys, credentials, .env
 // files), a session with no turn yet, a session running a turn (ErrBusy;
 // the session counts as busy while Apply waits for its answer, and Cancel
-// stops it), or a last turn that is reverted. A denied permission is no
+// stops it), or a last turn that is reverted or cannot be checkpointed
+// (Checkpoints.Step fails). A denied permission is no
 // error: Denied and Message say so. The call is bounded by the write
 // tool's timeout, which stops while the question waits for the user.
 func (s *Service) Apply(ctx context.Context, id agent.ID, path, text string) (Applied, error) {
@@ -96,38 +97,34 @@ func (s *Service) Apply(ctx context.Context, id agent.ID, path, text string) (Ap
 		defer clock.Stop()
 		ctx = clock
 	}
-	var denied, stepped bool
+	// Before anything is asked, as a turn's step is: a turn that cannot
+	// take the step (reverted, or the disk is full) refuses at once.
+	if cp != nil {
+		if err := cp.Step(ctx, ref); err != nil {
+			return Applied{}, fmt.Errorf("the workspace could not be checkpointed in the session's last turn, so nothing was applied: %w", err)
+		}
+		defer func() {
+			if err := cp.End(context.WithoutCancel(ctx), ref); err != nil {
+				s.log.Warn("checkpoint: no snapshot after the applied edit", "session", id, "path", abs, "err", err)
+			}
+		}()
+	}
+	var denied bool
 	env := &tool.Env{
 		SessionID: id,
 		Workspace: ws,
 		Permit: func(ctx context.Context, c permission.Call) error {
-			err := func() error {
-				if clock != nil {
-					defer clock.Pause()() // the person's time is not the edit's
-				}
-				return l.checker.Check(ctx, c)
-			}()
-			if err != nil {
-				denied = errors.As(err, new(*permission.DeniedError))
-				return err
+			if clock != nil {
+				defer clock.Pause()() // the person's time is not the edit's
 			}
-			if cp != nil && !stepped {
-				if err := cp.Step(ctx, ref); err != nil {
-					return fmt.Errorf("the workspace could not be checkpointed before the edit, so the edit was not made: %w", err)
-				}
-				stepped = true
-			}
-			return nil
+			err := l.checker.Check(ctx, c)
+			denied = errors.As(err, new(*permission.DeniedError))
+			return err
 		},
 		Logger: s.log.With("apply", abs),
 	}
 	input, _ := json.Marshal(map[string]string{"path": abs, "content": text})
 	res, err := runSafely(ctx, write, env, &agent.ToolCall{Name: "write", Input: input})
-	if stepped {
-		if err := cp.End(context.WithoutCancel(ctx), ref); err != nil {
-			s.log.Warn("checkpoint: no snapshot after the applied edit", "session", id, "path", abs, "err", err)
-		}
-	}
 	switch {
 	case denied:
 		return Applied{Path: abs, Denied: true, Message: res.Output, Turn: last}, nil

@@ -105,6 +105,11 @@ func TestApplyIsAskedAndRevertedWithTheTurn(t *testing.T) {
 	if got := e.read("main.go"); got != "package main\n" {
 		t.Errorf("main.go = %q after the revert, want it back as it was", got)
 	}
+	// The last turn is reverted: another apply is refused before asking.
+	err := e.client.command("darman.turn.apply", map[string]any{"sessionId": tr.SessionID, "uri": e.uri("main.go"), "text": want}, nil)
+	if err == nil || !strings.Contains(err.Error(), "is reverted") || len(a.questions()) != 1 || e.read("main.go") != "package main\n" {
+		t.Errorf("an apply into the reverted turn: %v, %d questions, main.go = %q", err, len(a.questions()), e.read("main.go"))
+	}
 }
 
 // A denied apply, one to a protected path the user rejects, and ones

@@ -316,6 +316,13 @@ export class App {
       case "revertFailed":
         this.reverts.handle(m);
         break;
+      case "applied":
+        // The applied block is a change of the last turn: its Revert is
+        // offered under it, unless the turn's own is already the last entry.
+        if (m.sessionId === this.sessionId && !this.stream.el.lastElementChild?.classList.contains("turn-actions")) {
+          this.stream.el.append(this.reverts.turnAction(m.turnId));
+        }
+        break;
       case "focusPrompt":
         this.prompt.focus();
         break;
