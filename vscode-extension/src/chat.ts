@@ -60,6 +60,8 @@ export type ControllerOptions = {
   diffs: DiffContent;
   /** The darman.model setting: the model of new sessions when not chosen in the panel. */
   configuredModel: () => string;
+  /** The darman.openProposedDiff setting: an edit's question opens its proposed diff; unset means no. */
+  openProposedDiff?: () => boolean;
   /** Reveals the chat view; the webview posts webviewReady when it is there. */
   reveal: () => void;
   onState?: (state: ChatState) => void;
@@ -357,10 +359,13 @@ export class ChatController {
       // extension shows the question's badge, status and notification.
       this.o.onQuestion?.(request);
       // A code block's apply is asked without a tool call: the user is
-      // about to decide on it, so its proposed diff opens at once.
+      // about to decide on it, so its proposed diff opens at once; a
+      // tool's edit opens its diff as darman.openProposedDiff says.
       const applying = this.applying.get(request.sessionId);
       if (applying && !request.toolCall.toolCallId) {
         applying.proposed = this.openProposed(request);
+      } else if (this.o.openProposedDiff?.()) {
+        this.openProposed(request);
       }
     });
   }

@@ -19,14 +19,25 @@ import { until, vscodeApplies } from "./applies";
 
 const oldMain = 'package main\n\nfunc main() {}\n';
 const newMain = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("applied")\n}\n';
+const editSteps = (word: string) => [
+  { toolCalls: [{ name: "read", arguments: { path: "main.go" } }] },
+  { toolCalls: [{ name: "edit", arguments: { path: "main.go", oldString: "func main() {}", newString: `func main() { println("${word}") }` } }] },
+  { text: "Asked." },
+];
 const script = {
-  conversations: [{ match: "Show me a main", steps: [{ text: "Here:\n```go main.go\n" + newMain + "```" }] }],
+  conversations: [
+    { match: "Show me a main", steps: [{ text: "Here:\n```go main.go\n" + newMain + "```" }] },
+    { match: "Edit with the diff open", steps: editSteps("proposed") },
+    { match: "Edit without the diff", steps: editSteps("quiet") },
+  ],
 };
 
 let darman: Darman | undefined;
 let skip: string | false = false;
 const posted: HostMessage[] = [];
 let chat: ChatController;
+// The darman.openProposedDiff setting as the controller reads it.
+let openProposedDiff = false;
 const diffs = new DiffContent();
 
 before(async () => {
@@ -44,6 +55,7 @@ before(async () => {
     memento: new MemoryMemento() as never,
     diffs,
     configuredModel: () => "",
+    openProposedDiff: () => openProposedDiff,
     reveal: () => {},
   });
   c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
@@ -110,4 +122,32 @@ test("Apply to file asks darman with the proposed diff open, writes the file onc
   const rep = last("revertReport");
   assert.ok(rep?.report.applied, `the revert: ${JSON.stringify(last("revertFailed") ?? rep)}`);
   assert.equal(fs.readFileSync(main, "utf8"), oldMain, "the revert took the applied block back");
+});
+
+test("darman.openProposedDiff opens a tool's proposed edit in the diff editor when its question arrives, and off it does not", async (t) => {
+  if (skip) return t.skip(skip);
+  const main = path.join(darman!.workspace, "main.go");
+  const before = fs.readFileSync(main, "utf8");
+  for (const on of [true, false]) {
+    openProposedDiff = on;
+    await chat.handle({ type: "newSession" });
+    posted.length = 0;
+    record.executed.length = 0;
+    await chat.handle({ type: "prompt", text: on ? "Edit with the diff open" : "Edit without the diff", context: [] });
+    const card = await until(() => last("permission"), "the permission card");
+    assert.ok(card.request.toolCall.toolCallId, "a tool's question");
+    if (on) {
+      const diff = await until(() => record.executed.find((e) => e.command === "vscode.diff"), "the proposed diff");
+      const [left, right] = diff.args as [vscode.Uri, vscode.Uri];
+      assert.equal(right.scheme, "darman-proposed");
+      assert.match(diffs.provideTextDocumentContent(right), /println\("proposed"\)/);
+      assert.equal(diffs.provideTextDocumentContent(left), before);
+    } else {
+      assert.equal(record.executed.find((e) => e.command === "vscode.diff"), undefined, "no diff opened with the setting off");
+    }
+    assert.equal(fs.readFileSync(main, "utf8"), before, "nothing is written before the answer");
+    await chat.handle({ type: "answerPermission", requestId: card.request.requestId, optionId: "reject_once" });
+    await until(() => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"), "the end of the turn");
+  }
+  assert.equal(fs.readFileSync(main, "utf8"), before);
 });
