@@ -151,3 +151,19 @@ test("darman.openProposedDiff opens a tool's proposed edit in the diff editor wh
   }
   assert.equal(fs.readFileSync(main, "utf8"), before);
 });
+
+test("a block whose fence names no file applies over the editor's selection, through darman, once allowed", async (t) => {
+  if (skip) return t.skip(skip);
+  const main = path.join(darman!.workspace, "main.go");
+  assert.equal(fs.readFileSync(main, "utf8"), oldMain);
+  // The selection is line 3, "func main() {}".
+  testing.openEditor(main, [2, 0, 2, 14]);
+  posted.length = 0;
+  const applying = chat.handle({ type: "applyToFile", text: 'func main() { println("selected") }' });
+  const card = await until(() => last("permission"), "the permission card");
+  assert.equal(fs.readFileSync(main, "utf8"), oldMain, "nothing is written before the answer");
+  await chat.handle({ type: "answerPermission", requestId: card.request.requestId, optionId: "allow_once" });
+  await applying;
+  assert.equal(fs.readFileSync(main, "utf8"), 'package main\n\nfunc main() { println("selected") }\n');
+  assert.ok(last("applied"), `applied: ${JSON.stringify(last("error"))}`);
+});
