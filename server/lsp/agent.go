@@ -89,6 +89,9 @@ type Store interface {
 	// Blob reads what a part refers to (a prompt's image,
 	// darman.session.image).
 	Blob(ctx context.Context, session agent.ID, key string) ([]byte, error)
+	// Checkpoints are a session's turns' checkpoints, in turn order
+	// (darman.session.load says which turns changed files).
+	Checkpoints(ctx context.Context, session agent.ID) ([]agent.Checkpoint, error)
 }
 
 // Runtime is the workspace runtime as the server asks it, beside its

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/server/lsp/internal/buffer"
+	"github.com/darman-dev/darman/server/lsp/internal/update"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -72,4 +74,30 @@ func (s *Server) cmdTurnApply(ctx context.Context, arg json.RawMessage) (any, er
 	}
 	return applyResult{Applied: res.Written, Unchanged: res.Unchanged, Denied: res.Denied, Message: res.Message,
 		URI: buffer.PathToURI(res.Path), TurnID: string(res.Turn)}, nil
+}
+
+// changedTurns marks the turns of a loaded page whose checkpoint holds
+// changes a revert would take back (TurnStart.Files), so that a client
+// offers the Revert of a turn whose only change was an applied edit, which
+// no tool call on the page shows. The checkpoints unread, the turns go
+// unmarked.
+func (s *Server) changedTurns(ctx context.Context, a *Agent, id agent.ID, turns []update.TurnStart) []update.TurnStart {
+	if len(turns) == 0 || a.Checkpoints == nil {
+		return turns
+	}
+	cps, err := a.Store.Checkpoints(ctx, id)
+	if err != nil {
+		s.log.Warn("lsp: the session's checkpoints, for its turns' Revert", "session", id, "err", err)
+		return turns
+	}
+	changed := map[string]bool{}
+	for _, c := range cps {
+		if c.Reverted.IsZero() && c.Dropped.IsZero() && c.After.Tree != "" && c.After.Tree != c.Before.Tree {
+			changed[string(c.MessageID)] = true
+		}
+	}
+	for i := range turns {
+		turns[i].Files = changed[turns[i].TurnID]
+	}
+	return turns
 }

@@ -19,6 +19,21 @@ type applyAnswer struct {
 	Message, URI, TurnID       string
 }
 
+// loadTurns are darman.session.load's turns of the session.
+func loadTurns(e *env, id string) []struct {
+	TurnID string
+	Files  bool
+} {
+	var load struct {
+		Turns []struct {
+			TurnID string
+			Files  bool
+		}
+	}
+	e.client.mustCommand("darman.session.load", map[string]any{"sessionId": id}, &load)
+	return load.Turns
+}
+
 // asking answers darman/requestPermission with optionID, remembers each
 // question's params, and gives the editor's other requests to ed.
 type asking struct {
@@ -97,10 +112,19 @@ func TestApplyIsAskedAndRevertedWithTheTurn(t *testing.T) {
 		t.Errorf("the question: %s", qs[0])
 	}
 
+	// A reloaded session says the turn changed files, though no tool call
+	// of it did: the client offers its Revert.
+	if turns := loadTurns(e, tr.SessionID); len(turns) != 1 || turns[0].TurnID != res.TurnID || !turns[0].Files {
+		t.Errorf("darman.session.load's turns after the apply: %+v", turns)
+	}
+
 	var rep checkpoint.Report
 	e.client.mustCommand("darman.turn.revert", map[string]any{"sessionId": tr.SessionID, "turnId": res.TurnID}, &rep)
 	if !rep.Applied || len(rep.Conflicts) != 0 {
 		t.Errorf("revert: %+v", rep)
+	}
+	if turns := loadTurns(e, tr.SessionID); len(turns) != 1 || turns[0].Files {
+		t.Errorf("darman.session.load's turns after the revert: %+v", turns)
 	}
 	if got := e.read("main.go"); got != "package main\n" {
 		t.Errorf("main.go = %q after the revert, want it back as it was", got)

@@ -215,8 +215,8 @@ export type HostMessage =
   // The bytes of an image the webview asked for (fetchImage), or why not.
   | { type: "image"; uri: string; mimeType?: string; data?: string; error?: string };
 
-// A turn of a loaded history: its id (darman.turn.revert's turnId) and the index of its first update.
-export type TurnStart = { turnId: string; start: number };
+// A turn of a loaded history: its id (darman.turn.revert's turnId), the index of its first update, and files: it changed files its Revert takes back (an applied code block has no tool call to say so).
+export type TurnStart = { turnId: string; start: number; files?: boolean };
 
 // A revert or redo of the panel's session: its turn (none: the last one), a
 // preview or the real thing, over the user's conflicting changes or not.

@@ -346,7 +346,7 @@ export class App {
       const last = i === valid.length - 1;
       const part = updates.slice(t.start, last ? updates.length : valid[i + 1].start);
       this.stream.apply(part);
-      const changed = part.some((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && changingKinds.has(u.kind));
+      const changed = t.files === true || part.some((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && changingKinds.has(u.kind));
       if (changed && !(last && running)) this.stream.el.append(this.reverts.turnAction(t.turnId));
     });
   }
