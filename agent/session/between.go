@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"time"
 
 	"github.com/darman-dev/darman/agent"
 )
@@ -50,7 +51,14 @@ func (s *Service) between(ctx context.Context, id agent.ID, cancel bool, do func
 		l.cancel()
 		ended := l.ended
 		s.mu.Unlock()
+		var wait <-chan time.Time
+		if !open(ended) {
+			// Not a turn that holds the session but what takes it as one
+			// does (Apply), which lets it go soon once cancelled.
+			wait, ended = time.After(10*time.Millisecond), nil
+		}
 		select {
+		case <-wait:
 		case <-ended:
 		case <-ctx.Done():
 			return ctx.Err()
@@ -88,4 +96,17 @@ func (s *Service) unhold(id agent.ID, h *hold) {
 	delete(s.holds, id)
 	s.mu.Unlock()
 	close(h.free)
+}
+
+// open reports whether c is a channel not closed yet.
+func open(c <-chan struct{}) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c:
+		return false
+	default:
+		return true
+	}
 }
