@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darman-dev/darman/diagnostics/lsp"
 )
 
 func TestGoplsQueries(t *testing.T) {
@@ -108,5 +110,44 @@ func TestQueriesWithoutAServer(t *testing.T) {
 	txt := write(t, filepath.Join(root, "a.txt"), "x")
 	if _, err := p.Rename(ctx, txt, Position{1, 1}, "y"); err == nil || !strings.Contains(err.Error(), "fakels does not offer rename") {
 		t.Fatalf("Rename = %v", err)
+	}
+}
+
+// TestGoplsOutlineOfUnopenedFiles: gopls is asked a file's outline
+// without the file opened in it (each didOpen costs it a diagnosis of the
+// workspace) while the file is as gopls read it at its start; a file
+// changed on disk since is opened with its new content, and its outline
+// lists what it declares now.
+func TestGoplsOutlineOfUnopenedFiles(t *testing.T) {
+	p, root := goModule(t)
+	ctx := context.Background()
+	a := filepath.Join(root, "a", "a.go")
+	b := filepath.Join(root, "b", "b.go")
+	if _, err := p.Symbols(ctx, "Greet", SymbolQuery{}); err != nil { // gopls started and loaded
+		t.Fatal(err)
+	}
+	_, c, err := p.client(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outline, err := p.DocumentSymbols(ctx, a)
+	if err != nil || len(outline) != 1 || outline[0].Name != "Greet" || outline[0].Location.Start != (Position{4, 6}) {
+		t.Fatalf("DocumentSymbols(a.go) = %+v, %v; want Greet at 4:6", outline, err)
+	}
+	if _, _, open := c.Text(lsp.URIFromPath(a)); open {
+		t.Fatal("a.go, unchanged since gopls started, was opened in it for its outline")
+	}
+
+	write(t, b, useGo+"\n// Later was written after gopls started.\nfunc Later() {}\n")
+	syms, text, err := p.Outline(ctx, b)
+	var names []string
+	for _, s := range syms {
+		names = append(names, s.Name)
+	}
+	if err != nil || strings.Join(names, " ") != "Use Later" || !strings.Contains(string(text), "func Later") {
+		t.Fatalf("Outline(b.go) after a change = %v, %v; want Use and Later, and the new text", names, err)
+	}
+	if got, _, open := c.Text(lsp.URIFromPath(b)); !open || !strings.Contains(string(got), "func Later") {
+		t.Fatal("b.go, changed since gopls started, was not opened in it with its new content")
 	}
 }
