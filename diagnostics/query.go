@@ -18,8 +18,9 @@ import (
 // The queries below serve `darman mcp`. Positions are people's: lines and
 // columns start at 1, columns count characters. Each query is bounded by
 // Options.QueryTimeout unless ctx ends sooner, opens the file in its
-// server with its current content first (Outline may not need to), and fails with an error wrapping
-// ErrNoServer when no server handles the file's language.
+// server with its current content first (Outline may not need to), and
+// fails with an error wrapping ErrNoServer when no server handles the
+// file's language.
 
 // Position is a place in a file: 1-based line, 1-based column in
 // characters.
