@@ -113,8 +113,8 @@ func TestQueriesWithoutAServer(t *testing.T) {
 	}
 }
 
-// TestGoplsOutlineOfUnopenedFiles: gopls is asked a file's outline
-// without the file opened in it (each didOpen costs it a diagnosis of the
+// TestGoplsOutlineOfUnopenedFiles: gopls is asked a file's outline,
+// references, definitions and hover without the file opened in it (each didOpen costs it a diagnosis of the
 // workspace) while the file is as gopls read it at its start; a file
 // changed on disk since is opened with its new content, and its outline
 // lists what it declares now.
@@ -134,8 +134,21 @@ func TestGoplsOutlineOfUnopenedFiles(t *testing.T) {
 	if err != nil || len(outline) != 1 || outline[0].Name != "Greet" || outline[0].Location.Start != (Position{4, 6}) {
 		t.Fatalf("DocumentSymbols(a.go) = %+v, %v; want Greet at 4:6", outline, err)
 	}
-	if _, _, open := c.Text(lsp.URIFromPath(a)); open {
-		t.Fatal("a.go, unchanged since gopls started, was opened in it for its outline")
+	refs, err := p.References(ctx, a, Position{4, 6}, false)
+	if err != nil || len(refs) != 1 || refs[0].Path != b || refs[0].Start != (Position{7, 11}) {
+		t.Fatalf("References = %+v, %v; want the call in b/b.go:7:11", refs, err)
+	}
+	defs, err := p.Definition(ctx, b, Position{7, 12})
+	if err != nil || len(defs) != 1 || defs[0].Path != a || defs[0].Start != (Position{4, 6}) {
+		t.Fatalf("Definition = %+v, %v", defs, err)
+	}
+	if hover, err := p.Hover(ctx, b, Position{7, 12}); err != nil || !strings.Contains(hover, "Greet says hello.") {
+		t.Fatalf("Hover = %q, %v", hover, err)
+	}
+	for _, f := range []string{a, b} {
+		if _, _, open := c.Text(lsp.URIFromPath(f)); open {
+			t.Fatalf("%s, unchanged since gopls started, was opened in it for an outline, references, a definition or hover", f)
+		}
 	}
 
 	write(t, b, useGo+"\n// Later was written after gopls started.\nfunc Later() {}\n")
