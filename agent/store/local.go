@@ -166,6 +166,13 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		if err := os.Remove(filepath.Join(dir, witnessName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
+		// The next open reads whole only the tables made since (see
+		// readTableFile).
+		if shape.newSums {
+			if err := saveSums(dir, shape.sums); err != nil {
+				log.Warn("store: could not keep the tables' sums; the next open reads their blocks again", "dir", dir, "err", err)
+			}
+		}
 		// A manifest that is mostly history is read whole at every open
 		// (see manifestRewriteAt).
 		if shape.wantsRewrite() {
