@@ -96,14 +96,14 @@ func builtinServers() []*server {
 			commands: []candidate{
 				// TypeScript 7's native compiler serves LSP itself.
 				{argv: []string{"node_modules/.bin/tsc", "--lsp", "--stdio"}, when: hasTypeScript7},
-				// No typings installer (it fetches @types packages from npm
-				// unasked; 87 MiB, docs/benchmarks.md). The syntax-only
-				// tsserver stays: without it, the errors an edit causes in
-				// another open file were not reported in time
-				// (TestTypeScriptLanguageServerCheck).
+				// One tsserver, not a second syntax-only one (an editor's
+				// answers while the project loads; darman's queries all go
+				// to the semantic server), and no typings installer (it
+				// fetches @types packages from npm): 250 MiB of the 470
+				// three language servers took (docs/benchmarks.md).
 				{
 					argv:        []string{"typescript-language-server", "--stdio"},
-					initOptions: json.RawMessage(`{"disableAutomaticTypingAcquisition":true}`),
+					initOptions: json.RawMessage(`{"disableAutomaticTypingAcquisition":true,"tsserver":{"useSyntaxServer":"never"}}`),
 				},
 			},
 			extensions:  []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"},

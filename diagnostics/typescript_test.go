@@ -296,10 +296,10 @@ func TestTypeScriptLanguageServerCheck(t *testing.T) {
 
 // TestTypeScriptLanguageServerPullMatchesPublish: the set darman asks of
 // tsserver is the one typescript-language-server publishes for the same
-// content a moment later (its own pass, 300 ms or more after the change):
-// every kind (a syntax error, a type error pointing at another file, an
-// unused variable's hint), in the same order, with the same positions,
-// codes, severities, sources and related places.
+// content (its own pass, 300 ms or more after the change): every kind (a
+// syntax error, a type error pointing at another file, an unused
+// variable's hint), in the same order, with the same positions, codes,
+// severities, sources and related places.
 func TestTypeScriptLanguageServerPullMatchesPublish(t *testing.T) {
 	p, _, use := tsProject(t, false)
 	ctx := context.Background()
@@ -315,36 +315,44 @@ func TestTypeScriptLanguageServerPullMatchesPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	uri := lsp.URIFromPath(use)
+	kinds := []string{`"code":"1109"`, `"code":"2554"`, `"code":"6133"`, `"relatedInformation"`}
+	complete := func(set []byte) bool {
+		for _, k := range kinds {
+			if !strings.Contains(string(set), k) {
+				return false
+			}
+		}
+		return true
+	}
+
+	// typescript-language-server's own sets carry no version, and each
+	// replaces the last until darman pulls one for the version (which a
+	// later unversioned set does not replace): wait for its set with
+	// every kind first, then pull.
+	deadline := time.Now().Add(time.Minute)
+	var published []byte
+	for {
+		ch := c.Changed()
+		for _, pub := range c.Published() {
+			if pub.URI == uri && pub.Version == nil {
+				published, _ = json.Marshal(pub.Items)
+			}
+		}
+		if complete(published) {
+			break
+		}
+		select {
+		case <-ch:
+		case <-time.After(time.Until(deadline)):
+			t.Fatalf("typescript-language-server never published a set with %v; the last: %s", kinds, published)
+		}
+	}
 	set, err := c.Diagnostics(ctx, uri, lsp.WaitOptions{Wait: time.Minute})
 	if err != nil || !set.Pulled || !set.Fresh {
 		t.Fatalf("Diagnostics = %+v, %v; want a fresh pulled set", set, err)
 	}
 	pulled, _ := json.Marshal(set.Items)
-	for _, want := range []string{`"code":"1109"`, `"code":"2554"`, `"code":"6133"`, `"relatedInformation"`} {
-		if !strings.Contains(string(pulled), want) {
-			t.Fatalf("the pulled set lacks %s: %s", want, pulled)
-		}
-	}
-
-	// typescript-language-server's own sets carry no version (the pulled
-	// one has), and each replaces the last; wait for one equal to the
-	// pulled set.
-	deadline := time.Now().Add(time.Minute)
-	var last []byte
-	for {
-		ch := c.Changed()
-		for _, pub := range c.Published() {
-			if pub.URI == uri && pub.Version == nil {
-				last, _ = json.Marshal(pub.Items)
-			}
-		}
-		if string(last) == string(pulled) {
-			return
-		}
-		select {
-		case <-ch:
-		case <-time.After(time.Until(deadline)):
-			t.Fatalf("typescript-language-server never published the pulled set\npulled:    %s\npublished: %s", pulled, last)
-		}
+	if string(pulled) != string(published) {
+		t.Fatalf("the pulled set differs from the published one\npulled:    %s\npublished: %s", pulled, published)
 	}
 }

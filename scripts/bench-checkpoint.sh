@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures the snapshot before a step (agent/checkpoint) with one file
-# changed, by the walk of the whole tree and by the file watcher, on
+# changed, by the walk of the whole tree and by the file watcher, and the
+# revert of a turn that changed twelve files, on
 # generated trees and on a copy of the Go distribution's src, and prints a
 # table (issue 36). The trees are made once under /tmp (kept between runs:
 # generating 300,000 files takes minutes) and removed with --clean.
@@ -87,8 +88,8 @@ gosrc() { # gosrc DIR: a committed copy of $(go env GOROOT)/src
   mv "$dir.tmp" "$dir"
 }
 
-printf '| tree | files | walk p50 | walk p99 | watcher p50 | watcher p99 | watcher, a new file each step: p50 | p99 | watched dirs | watcher set-up | shadow |\n'
-printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
+printf '| tree | files | walk p50 | walk p99 | watcher p50 | watcher p99 | watcher, a new file each step: p50 | p99 | watched dirs | watcher set-up | shadow | revert of a 12-file turn: p50 | p99 |\n'
+printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for size in "${sizes[@]}"; do
   dir=$base/$size
   if [ ! -d "$dir" ]; then
@@ -100,8 +101,9 @@ for size in "${sizes[@]}"; do
   metric() { # metric SUB NAME
     echo "$out" | awk -v s="/$1-[0-9]+$" -v name="$2" '$1 ~ s {for (i = 2; i < NF; i++) if ($(i+1) == name) print $i}'
   }
-  printf '| %s | %s | %s ms | %s ms | %s ms | %s ms | %s ms | %s ms | %s | %s ms | %s MiB |\n' "$size" "$files" \
+  printf '| %s | %s | %s ms | %s ms | %s ms | %s ms | %s ms | %s ms | %s | %s ms | %s MiB | %s ms | %s ms |\n' "$size" "$files" \
     "$(metric walk p50-ms)" "$(metric walk p99-ms)" "$(metric watch p50-ms)" "$(metric watch p99-ms)" \
     "$(metric watch-create p50-ms)" "$(metric watch-create p99-ms)" \
-    "$(metric watch watched-dirs)" "$(metric watch setup-ms)" "$(metric watch shadow-MiB)"
+    "$(metric watch watched-dirs)" "$(metric watch setup-ms)" "$(metric watch shadow-MiB)" \
+    "$(metric revert p50-ms)" "$(metric revert p99-ms)"
 done

@@ -26,7 +26,8 @@ import (
 // the median and the 99th percentile, the shadow's disk use and the
 // directories watched. "watch-create" makes a new file each time instead:
 // a change of the tree's names, after which the whole stat cache is
-// written again.
+// written again. "revert" is the revert of a turn that changed twelve .go
+// files, by the watcher's keeper (a redo between two reverts, untimed).
 func BenchmarkTreeSnapshot(b *testing.B) {
 	root := os.Getenv("DARMAN_BENCH_TREE")
 	if root == "" {
@@ -111,25 +112,74 @@ func BenchmarkTreeSnapshot(b *testing.B) {
 			b.ReportMetric(float64(status.Watched), "watched-dirs")
 		})
 	}
+	b.Run("revert", func(b *testing.B) { benchTreeRevert(b, root, keeper(false), ref) })
+}
+
+// benchTreeRevert times k's revert of a turn of ref's session that changed
+// the first twelve .go files of root, putting them back as they were after.
+func benchTreeRevert(b *testing.B, root string, k *checkpoint.Keeper, ref agent.TurnRef) {
+	defer k.Close()
+	ctx := context.Background()
+	ref.MessageID = agent.NewMessageID()
+	if err := k.Step(ctx, ref); err != nil {
+		b.Fatal(err)
+	}
+	files := goFiles(b, root, 12)
+	for _, f := range files {
+		orig, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.WriteFile(f, orig, 0o644)
+		os.WriteFile(f, append(slices.Clip(orig), "\n// changed by the turn\n"...), 0o644)
+	}
+	if err := k.End(ctx, ref); err != nil {
+		b.Fatal(err)
+	}
+	var ds []time.Duration
+	for b.Loop() {
+		began := time.Now()
+		rep, err := k.Revert(ctx, checkpoint.RevertOptions{Session: ref.SessionID})
+		if err != nil || len(rep.Files) != len(files) || len(rep.Conflicts) != 0 {
+			b.Fatalf("revert: %v %+v", err, rep)
+		}
+		ds = append(ds, time.Since(began))
+		b.StopTimer()
+		if _, err := k.Redo(ctx, checkpoint.RevertOptions{Session: ref.SessionID}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(ds[len(ds)/2]), "p50-ms")
+	b.ReportMetric(ms(ds[(len(ds)*99+99)/100-1]), "p99-ms")
 }
 
 func firstGoFile(b *testing.B, root string) string {
-	var found string
+	found, _ := filepath.Rel(root, goFiles(b, root, 1)[0])
+	return filepath.ToSlash(found)
+}
+
+// goFiles is the first n .go files of root outside .git and node_modules.
+func goFiles(b *testing.B, root string, n int) []string {
+	var found []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || found != "" {
+		if err != nil {
 			return filepath.SkipDir
 		}
 		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
 			return filepath.SkipDir
 		}
-		if strings.HasSuffix(p, ".go") {
-			found, _ = filepath.Rel(root, p)
-			return filepath.SkipAll
+		if strings.HasSuffix(p, ".go") && d.Type().IsRegular() {
+			if found = append(found, p); len(found) == n {
+				return filepath.SkipAll
+			}
 		}
 		return nil
 	})
-	if found == "" {
-		b.Fatalf("no .go file in %s: set DARMAN_BENCH_FILE", root)
+	if len(found) < n {
+		b.Fatalf("fewer than %d .go files in %s: set DARMAN_BENCH_FILE", n, root)
 	}
-	return filepath.ToSlash(found)
+	return found
 }

@@ -58,6 +58,23 @@ func fill(t *testing.T, dir string, leave int64) string {
 	return path
 }
 
+// threeWritingTurns scripts turns "turn 0" to "turn 2": each writes
+// newN.txt, then answers "Answer N.".
+func threeWritingTurns() llmtest.Script {
+	script := llmtest.Script{}
+	for i := range 3 {
+		script.Conversations = append(script.Conversations, llmtest.Conversation{Match: fmt.Sprintf("turn %d", i), Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{call("write", fmt.Sprintf(`{"path":"new%d.txt","content":"turn %d\n"}`, i, i))}},
+			{Text: fmt.Sprintf("Answer %d.", i)}}})
+	}
+	return script
+}
+
+// sessionIn is the first session ID in a `sessions list --json` output.
+func sessionIn(list string) string {
+	return list[strings.Index(list, "ses_"):][:30]
+}
+
 // A data directory on a full disk (its sessions and the checkpoints'
 // shadow repository both on it): the turn that hits it fails saying "disk
 // full", every earlier session still lists and reads, and once space is
@@ -66,13 +83,7 @@ func TestFullDiskFailsTheTurnAndKeepsTheSessions(t *testing.T) {
 	e := newEnv(t)
 	gitRepo(t, e, startFiles)
 	smallDisk(t, e.dataDir(), 48)
-	script := llmtest.Script{}
-	for i := range 3 {
-		script.Conversations = append(script.Conversations, llmtest.Conversation{Match: fmt.Sprintf("turn %d", i), Steps: []llmtest.Step{
-			{ToolCalls: []llmtest.ToolCall{call("write", fmt.Sprintf(`{"path":"new%d.txt","content":"turn %d\n"}`, i, i))}},
-			{Text: fmt.Sprintf("Answer %d.", i)}}})
-	}
-	e.withModel(t, script)
+	e.withModel(t, threeWritingTurns())
 	e.ok("run", "--allow", "edit", "turn 0")
 	first := e.ok("sessions", "list", "--json")
 
@@ -82,10 +93,10 @@ func TestFullDiskFailsTheTurnAndKeepsTheSessions(t *testing.T) {
 		t.Fatalf("a turn on a full disk: exit %d\n%s\n%s", code, out, errs)
 	}
 	t.Logf("on a full disk: %s", errs)
-	if list := e.ok("sessions", "list", "--json"); !strings.Contains(list, first[strings.Index(first, "ses_"):][:30]) {
+	if list := e.ok("sessions", "list", "--json"); !strings.Contains(list, sessionIn(first)) {
 		t.Fatalf("the earlier session is gone on a full disk:\n%s", list)
 	}
-	if show := e.ok("sessions", "show", first[strings.Index(first, "ses_"):][:30]); !strings.Contains(show, "Answer 0.") {
+	if show := e.ok("sessions", "show", sessionIn(first)); !strings.Contains(show, "Answer 0.") {
 		t.Fatalf("the earlier session on a full disk:\n%s", show)
 	}
 
@@ -93,8 +104,7 @@ func TestFullDiskFailsTheTurnAndKeepsTheSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.ok("run", "--allow", "edit", "turn 2")
-	list := e.ok("sessions", "list", "--json", "-n", "1")
-	id := list[strings.Index(list, "ses_"):][:30]
+	id := sessionIn(e.ok("sessions", "list", "--json", "-n", "1"))
 	if show := e.ok("sessions", "show", id); !strings.Contains(show, "Answer 2.") {
 		t.Fatalf("the turn after space was freed:\n%s", show)
 	}
@@ -113,13 +123,7 @@ func TestFullCheckpointsDiskFailsTheStep(t *testing.T) {
 	gitRepo(t, e, startFiles)
 	shadows := filepath.Join(e.dataDir(), "checkpoints")
 	smallDisk(t, shadows, 8)
-	script := llmtest.Script{}
-	for i := range 3 {
-		script.Conversations = append(script.Conversations, llmtest.Conversation{Match: fmt.Sprintf("turn %d", i), Steps: []llmtest.Step{
-			{ToolCalls: []llmtest.ToolCall{call("write", fmt.Sprintf(`{"path":"new%d.txt","content":"turn %d\n"}`, i, i))}},
-			{Text: fmt.Sprintf("Answer %d.", i)}}})
-	}
-	e.withModel(t, script)
+	e.withModel(t, threeWritingTurns())
 	e.ok("run", "--allow", "edit", "turn 0")
 	first := e.ok("sessions", "list", "--json")
 
@@ -133,7 +137,7 @@ func TestFullCheckpointsDiskFailsTheStep(t *testing.T) {
 		t.Fatalf("the step ran without its snapshot (new1.txt: %v)", err)
 	}
 	// A revert snapshots the workspace first: on the full disk it says so.
-	firstID := first[strings.Index(first, "ses_"):][:30]
+	firstID := sessionIn(first)
 	if _, errs, code := e.run("sessions", "revert", firstID, "--preview"); code == 0 || !strings.Contains(errs, "disk full") {
 		t.Fatalf("a revert on the full disk: exit %d\n%s", code, errs)
 	}
@@ -145,8 +149,7 @@ func TestFullCheckpointsDiskFailsTheStep(t *testing.T) {
 		t.Fatalf("the earlier turn's checkpoint after the full disk:\n%s", preview)
 	}
 	e.ok("run", "--allow", "edit", "turn 2")
-	list := e.ok("sessions", "list", "--json", "-n", "1")
-	id := list[strings.Index(list, "ses_"):][:30]
+	id := sessionIn(e.ok("sessions", "list", "--json", "-n", "1"))
 	if preview := e.ok("sessions", "revert", id, "--preview"); !strings.Contains(preview, "new2.txt") {
 		t.Fatalf("the turn after space was freed has no snapshot to revert:\n%s", preview)
 	}
@@ -163,13 +166,7 @@ func TestFullCheckpointsDiskInGitFailsTheStep(t *testing.T) {
 	gitRepo(t, e, startFiles)
 	shadows := filepath.Join(e.dataDir(), "checkpoints")
 	smallDisk(t, shadows, 40)
-	script := llmtest.Script{}
-	for i := range 3 {
-		script.Conversations = append(script.Conversations, llmtest.Conversation{Match: fmt.Sprintf("turn %d", i), Steps: []llmtest.Step{
-			{ToolCalls: []llmtest.ToolCall{call("write", fmt.Sprintf(`{"path":"new%d.txt","content":"turn %d\n"}`, i, i))}},
-			{Text: fmt.Sprintf("Answer %d.", i)}}})
-	}
-	e.withModel(t, script)
+	e.withModel(t, threeWritingTurns())
 	e.ok("run", "--allow", "edit", "turn 0")
 
 	// 17 files (more than a snapshot writes itself) of 1.25 MiB that do
@@ -204,8 +201,7 @@ func TestFullCheckpointsDiskInGitFailsTheStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.ok("run", "--allow", "edit", "turn 2")
-	list := e.ok("sessions", "list", "--json", "-n", "1")
-	id := list[strings.Index(list, "ses_"):][:30]
+	id := sessionIn(e.ok("sessions", "list", "--json", "-n", "1"))
 	preview := e.ok("sessions", "revert", id, "--preview")
 	if !strings.Contains(preview, "new2.txt") || strings.Contains(preview, "not restorable") {
 		t.Fatalf("the turn after space was freed: its snapshot should revert new2.txt and hold the data files:\n%s", preview)

@@ -179,13 +179,27 @@ func (c *Client) recordPublish(p PublishDiagnosticsParams) {
 			return
 		}
 	}
+	d := c.docs[p.URI]
+	if prev := c.published[p.URI]; d != nil && prev != nil && prev.version != nil && *prev.version <= d.version {
+		// A set known to be for a version of the open document (pulled,
+		// or published tagged) is not replaced by one for an older
+		// version, nor, while it is for the current version, by one
+		// without a version: typescript-language-server's own pass,
+		// begun before the last change, publishes so after darman pulled
+		// the new version.
+		older := p.Version != nil && *p.Version < *prev.version
+		untagged := p.Version == nil && *prev.version == d.version
+		if older || untagged {
+			return
+		}
+	}
 	c.seq++
 	items := p.Diagnostics
 	if items == nil {
 		items = []Diagnostic{}
 	}
 	c.published[p.URI] = &published{version: p.Version, items: items, seq: c.seq, at: time.Now()}
-	if d := c.docs[p.URI]; d != nil && (p.Version == nil || *p.Version >= d.version) {
+	if d != nil && (p.Version == nil || *p.Version >= d.version) {
 		d.rounds++
 	}
 	c.broadcastLocked()

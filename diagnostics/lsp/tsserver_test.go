@@ -113,3 +113,44 @@ func TestTSServerPullOtherCommand(t *testing.T) {
 		t.Fatalf("%d executeCommand requests; want those of the first call only (at most 3)", n)
 	}
 }
+
+// TestPulledSetOutlivesALatePublish: a set pulled for the document's
+// current version is not replaced by a publish that came later but says
+// less: one without a version (typescript-language-server's own pass,
+// begun before the change, publishes so) or one for an older version.
+func TestPulledSetOutlivesALatePublish(t *testing.T) {
+	for _, tc := range []struct{ name, pull, late string }{
+		{"tsserver/unversioned", "-tsserver=answer", "unversioned"},
+		{"tsserver/older", "-tsserver=answer", "older"},
+		{"pull/unversioned", "-pull", "unversioned"},
+		{"pull/older", "-pull", "older"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startFake(t, tc.pull, "-rounds", "0", "-late-publish", tc.late)
+			c := connect(t, f, Options{})
+			ctx := context.Background()
+			uri := URIFromPath(filepath.Join(f.root, "use.ts"))
+			c.Sync(ctx, uri, "typescript", []byte("const a = 1;\n"))
+			c.Sync(ctx, uri, "typescript", []byte("x ERROR\n"))
+			set, err := c.Diagnostics(ctx, uri, WaitOptions{Wait: time.Minute})
+			if err != nil || !set.Pulled || set.Version != 2 || len(set.Items) != 1 {
+				t.Fatalf("Diagnostics = %+v, %v; want one pulled item for version 2", set, err)
+			}
+			waitLog(t, f, "late publish")
+			// The fake answers in order: once this answer is read, the
+			// late publish written before it has been handled.
+			if _, err := c.DocumentSymbols(ctx, uri); err != nil {
+				t.Fatal(err)
+			}
+			var got []Published
+			for _, p := range c.Published() {
+				if p.URI == uri {
+					got = append(got, p)
+				}
+			}
+			if len(got) != 1 || len(got[0].Items) != 1 || got[0].Version == nil || *got[0].Version != 2 {
+				t.Fatalf("after the late %s publish, the sets = %+v; want the pulled item for version 2", tc.late, got)
+			}
+		})
+	}
+}

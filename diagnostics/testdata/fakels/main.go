@@ -59,6 +59,7 @@ var (
 	loadFor    = flag.Duration("load-for", 0, "begin a work-done progress \"Loading\" after initialized and end it after this long")
 	holdSymbol = flag.Bool("hold-symbols", false, "hold each workspace/symbol request unanswered until it is cancelled, and handle nothing after it meanwhile (as gopls serves one request at a time)")
 	tsserver   = flag.String("tsserver", "", `offer typescript.tsserverRequest: "answer" answers tsserver's diagnostic requests, "other" answers something else`)
+	latePub    = flag.String("late-publish", "", `50 ms after answering a pull (textDocument/diagnostic, or tsserver's suggestion request), publish an empty set for the document: "unversioned" without a version, "older" tagged with the version before the current one (typescript-language-server's own pass, begun before the change)`)
 )
 
 type message struct {
@@ -76,13 +77,14 @@ type server struct {
 	log     *os.File
 	enc     string
 	docs    map[string]string
+	version map[string]int    // of each open document
 	pending map[string]string // request id → method, for answers to our requests
 	nextID  int
 }
 
 func main() {
 	flag.Parse()
-	s := &server{w: os.Stdout, docs: map[string]string{}, pending: map[string]string{}, enc: "utf-16"}
+	s := &server{w: os.Stdout, docs: map[string]string{}, version: map[string]int{}, pending: map[string]string{}, enc: "utf-16"}
 	if *logPath != "" {
 		f, err := os.OpenFile(*logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -288,6 +290,7 @@ func (s *server) handle(m *message) {
 		}
 		json.Unmarshal(m.Params, &p)
 		s.docs[p.TextDocument.URI] = p.TextDocument.Text
+		s.version[p.TextDocument.URI] = p.TextDocument.Version
 		s.changed(p.TextDocument.URI, p.TextDocument.Version)
 	case "textDocument/didChange":
 		var p struct {
@@ -303,6 +306,7 @@ func (s *server) handle(m *message) {
 		if n := len(p.ContentChanges); n > 0 {
 			s.docs[p.TextDocument.URI] = p.ContentChanges[n-1].Text
 		}
+		s.version[p.TextDocument.URI] = p.TextDocument.Version
 		s.changed(p.TextDocument.URI, p.TextDocument.Version)
 	case "textDocument/didClose":
 		var p struct {
@@ -324,6 +328,7 @@ func (s *server) handle(m *message) {
 		json.Unmarshal(m.Params, &p)
 		text := s.docs[p.TextDocument.URI]
 		s.reply(m.ID, map[string]any{"kind": "full", "resultId": strconv.Itoa(len(text)), "items": s.diagnose(p.TextDocument.URI, text, true)})
+		s.publishLate(p.TextDocument.URI)
 	case "workspace/didChangeWatchedFiles":
 		// Files changed: load the workspace again.
 		s.load()
@@ -537,6 +542,27 @@ func (s *server) executeCommand(m *message) {
 		}
 	}
 	s.reply(m.ID, map[string]any{"seq": 0, "type": "response", "command": kind, "request_seq": 1, "success": true, "body": body})
+	if kind == "suggestionDiagnosticsSync" {
+		s.publishLate(args.File)
+	}
+}
+
+// publishLate publishes, as -late-publish asks, an empty set for uri a
+// little after a pull of it was answered, and logs "late publish" once it
+// is written.
+func (s *server) publishLate(uri string) {
+	params := map[string]any{"uri": uri, "diagnostics": []any{}}
+	switch *latePub {
+	case "":
+		return
+	case "older":
+		params["version"] = s.version[uri] - 1
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		s.notify("textDocument/publishDiagnostics", params)
+		s.record("late publish")
+	}()
 }
 
 func utf16Len(str string) int {
