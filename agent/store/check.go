@@ -463,8 +463,8 @@ func fileSum(f *os.File, size int64) (tableSum, error) {
 // sumsName is the file of the tables' sums (see readTableFile): table
 // file → tableSum, for the tables whose blocks were found whole. It is
 // only ever a shortcut: a table it does not name, or names with another
-// sum, has its blocks read; a read-write open writes it again with the
-// live tables (an older copy put back, or one cut, costs a read of the
+// sum, has its blocks read; an open that checked writes it again with
+// the live tables (an older copy put back, or one cut, costs a read of the
 // blocks, never a table taken for whole).
 const sumsName = witnessName + ".sums"
 
