@@ -4,7 +4,8 @@
 # and `darman lsp` from its start to the answer to initialize, each with a
 # fresh data directory and with a big one, one run of each in turn, over N
 # runs (default 30), and `darman sessions list` (its default page and a
-# page of one), printing the medians, their ratio, and the median of
+# page of one; and the default page of a directory of 100 sessions, the
+# same 100 rows as the big directory's), printing the medians, their ratio, and the median of
 # the pair-by-pair ratios (run i with the big directory over run i with the
 # fresh one).
 #
