@@ -157,6 +157,37 @@ func TestRevertEarlierTurnRewindsLaterOnes(t *testing.T) {
 	}
 }
 
+// A step taken for a turn after it ended (an edit the user applies to
+// it) continues the turn's checkpoint: the turn's revert takes back both
+// its own change and the later step's, and a reverted turn takes no
+// more steps.
+func TestStepAfterTheTurnEndedIsRevertedWithIt(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "f.txt", "0\n")
+	k, st := newKeeper(t)
+	ses := newSession(t, st, root)
+	ctx := context.Background()
+	msg := turn(t, k, ses, root, func() { write(t, root, "f.txt", "1\n") })
+	ref := agent.TurnRef{SessionID: ses, MessageID: msg, Workspace: root}
+	if err := k.Step(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "g.txt", "applied\n")
+	if err := k.End(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := k.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)})
+	if err != nil || len(rep.Conflicts) != 0 {
+		t.Fatalf("revert: %v %+v", err, rep)
+	}
+	if read(t, root, "f.txt") != "0\n" || read(t, root, "g.txt") != "<missing>" {
+		t.Errorf("after revert: f=%q g=%q", read(t, root, "f.txt"), read(t, root, "g.txt"))
+	}
+	if err := k.Step(ctx, ref); err == nil || !strings.Contains(err.Error(), "is reverted") {
+		t.Errorf("a step of the reverted turn: %v", err)
+	}
+}
+
 // Past checkpoints.maxBytes the oldest turns are dropped, and a revert of
 // one says so; removing the session and collecting frees the snapshots.
 func TestSizeBoundDropsOldestAndCollectFrees(t *testing.T) {

@@ -101,8 +101,23 @@ func (k *Keeper) shadowOf(root string) *shadow {
 
 // Step snapshots the workspace before a step of the turn ref that may
 // change files. The turn's first snapshot is its Before, stored at once,
-// so a turn whose process dies can still be reverted.
+// so a turn whose process dies can still be reverted. A step of a turn
+// that ended already (an edit the user applies after it,
+// session.Service.Apply) continues the turn's stored checkpoint: its
+// Before stays, and End takes a new After, so the turn's revert takes the
+// step back with the rest. A turn that was reverted, or whose snapshots
+// were dropped, takes no more steps: Step fails and says why.
 func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
+	k.mu.Lock()
+	_, running := k.turns[ref.MessageID]
+	k.mu.Unlock()
+	var ended *agent.Checkpoint
+	if !running {
+		var err error
+		if ended, err = k.ended(ctx, ref); err != nil {
+			return err
+		}
+	}
 	sh := k.shadowOf(ref.Workspace)
 	unlock, err := sh.lock(ctx)
 	if err != nil {
@@ -115,6 +130,11 @@ func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
 	}
 	k.mu.Lock()
 	cp := k.turns[ref.MessageID]
+	if cp == nil && ended != nil {
+		cp = ended
+		cp.After, cp.Ended = agent.Snapshot{}, time.Time{}
+		k.turns[ref.MessageID] = cp
+	}
 	if cp == nil {
 		cp = &agent.Checkpoint{SessionID: ref.SessionID, MessageID: ref.MessageID, Turn: ref.Turn, Workspace: sh.root,
 			Before: snap, Created: time.Now().UTC()}
@@ -124,6 +144,28 @@ func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
 	c := *cp
 	k.mu.Unlock()
 	return k.opts.Store.PutCheckpoint(context.WithoutCancel(ctx), c)
+}
+
+// ended returns the stored checkpoint of the turn ref, which is not
+// running in this process: nil when it has none (a turn's first step).
+func (k *Keeper) ended(ctx context.Context, ref agent.TurnRef) (*agent.Checkpoint, error) {
+	cps, err := k.opts.Store.Checkpoints(ctx, ref.SessionID)
+	if err != nil {
+		return nil, fmt.Errorf("the checkpoints of session %s: %w", ref.SessionID, err)
+	}
+	for _, c := range cps {
+		if c.MessageID != ref.MessageID {
+			continue
+		}
+		switch {
+		case !c.Dropped.IsZero():
+			return nil, fmt.Errorf("the snapshots of turn %s were dropped on %s to keep the checkpoint store under checkpoints.maxBytes, so a change made in it could not be reverted", ref.MessageID, c.Dropped.Format(time.DateTime))
+		case !c.Reverted.IsZero():
+			return nil, fmt.Errorf("turn %s is reverted, so a change made in it could not be reverted with it: redo the turn (darman.turn.redo, darman sessions redo) or start a new one first", ref.MessageID)
+		}
+		return &c, nil
+	}
+	return nil, nil
 }
 
 // End snapshots the workspace once the turn ref has ended, when Step was

@@ -12,11 +12,12 @@ import (
 type Options struct {
 	// Skills gives the skill tool its skills; nil leaves the skill tool out.
 	Skills Skills
-	// Ripgrep is the path of the rg binary glob, grep and list run; ""
-	// looks for rg on PATH when Builtins is called.
+	// Ripgrep is the path of the rg binary grep runs; "" looks for rg on
+	// PATH when Builtins is called. glob and list always walk in Go.
 	Ripgrep string
-	// NoRipgrep makes glob, grep and list use their Go implementation even
-	// when rg is available. Both give the same results; rg is faster.
+	// NoRipgrep makes grep use its Go implementation even when rg is
+	// available. Both give the same results; rg is faster on patterns
+	// with no literal to look for first.
 	NoRipgrep bool
 	// MaxBashTimeout bounds the timeout a bash call may ask for; zero means
 	// ten minutes.
@@ -59,9 +60,9 @@ func Builtins(opts Options) []Tool {
 		newEdit(),
 		newMultiedit(),
 		newApplyPatch(),
-		newGlob(s),
+		newGlob(),
 		newGrep(s),
-		newList(s),
+		newList(),
 		bash,
 		newBashOutput(bash.sb.guard),
 		newBashKill(bash.sb.guard),

@@ -26,8 +26,8 @@ type globInput struct {
 	Path    string `json:"path,omitempty" jsonschema:"the directory to search, absolute or relative to the workspace root (default: the root)"`
 }
 
-// newGlob returns the glob tool, searching with s.
-func newGlob(s search.Searcher) Tool {
+// newGlob returns the glob tool.
+func newGlob() Tool {
 	return newTyped(Info{
 		Name:        "glob",
 		Description: globDescription,
@@ -43,37 +43,32 @@ func newGlob(s search.Searcher) Tool {
 		if res != nil || err != nil {
 			return deref(res), err
 		}
-		var all []string
-		if nf, ok := s.(search.NameFilter); ok && nameOnly(in.Pattern) != "" {
-			all, err = nf.FilesNamed(ctx, root, dir, nameOnly(in.Pattern))
-		} else {
-			all, err = s.Files(ctx, root, dir)
-		}
+		// The Go walk, whichever engine grep uses: it stats each match
+		// from its open directory as it finds it, where ripgrep's list
+		// would need a stat of every path again for the order, and it has
+		// no second process or output to parse (docs/benchmarks.md).
+		found, err := search.Go{}.FilesStamped(ctx, root, dir, func(abs string) bool {
+			return w.Match(relUnder(dir, abs))
+		})
 		if err != nil {
 			return searchFailed(ctx, err)
 		}
-		var found []string
-		for _, abs := range all {
-			if w.Match(relUnder(dir, abs)) {
-				found = append(found, abs)
-			}
-		}
-		search.ByNewest(found)
-		shown := found[:min(len(found), globMax)]
+		total := len(found)
+		shown := search.Newest(found, globMax)
 		var b strings.Builder
-		for _, abs := range shown {
-			b.WriteString(displayPath(root, abs) + "\n")
+		for _, f := range shown {
+			b.WriteString(displayPath(root, f.Abs) + "\n")
 		}
 		switch {
-		case len(found) == 0:
+		case total == 0:
 			b.WriteString("No files match.")
-		case len(found) > len(shown):
-			fmt.Fprintf(&b, "(Showing %d of %d files, newest first. Narrow the pattern or the path to see the rest.)", len(shown), len(found))
+		case total > len(shown):
+			fmt.Fprintf(&b, "(Showing %d of %d files, newest first. Narrow the pattern or the path to see the rest.)", len(shown), total)
 		}
 		return Result{
 			Output:   strings.TrimSuffix(b.String(), "\n"),
 			Title:    in.Pattern,
-			Metadata: metadata(map[string]any{"files": len(found), "shown": len(shown), "engine": s.Name()}),
+			Metadata: metadata(map[string]any{"files": total, "shown": len(shown), "engine": search.Go{}.Name()}),
 		}, nil
 	})
 }
@@ -90,17 +85,6 @@ func compileInclude(pattern string) (*search.Wildcard, error) {
 		p = "**/" + p
 	}
 	return search.CompileWildcard(p)
-}
-
-// nameOnly is the name glob of a pattern that matches names at any
-// depth ("*.go", "**/*.go"), or "".
-func nameOnly(pattern string) string {
-	p := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(pattern), "./"), "/")
-	p = strings.TrimPrefix(p, "**/")
-	if p == "" || strings.ContainsAny(p, "/") || strings.HasPrefix(p, "**") {
-		return ""
-	}
-	return p
 }
 
 // relUnder returns abs relative to dir, slash-separated.

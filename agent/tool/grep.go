@@ -43,7 +43,7 @@ func runGrep(ctx context.Context, env *Env, in grepInput, s search.Searcher) (Re
 	if _, err := syntax.Parse(in.Pattern, syntax.Perl); err != nil {
 		return failure("invalid pattern", "The pattern is not a valid regular expression (RE2 syntax): %v.", err), nil
 	}
-	q := &search.Query{Pattern: in.Pattern, PerFile: grepMax, IncludeRaw: strings.TrimSpace(in.Include)}
+	q := &search.Query{Pattern: in.Pattern, Lines: grepMax, IncludeRaw: strings.TrimSpace(in.Include)}
 	if q.IncludeRaw != "" {
 		w, err := compileInclude(q.IncludeRaw)
 		if err != nil {

@@ -25,8 +25,8 @@ type listInput struct {
 	Ignore []string `json:"ignore,omitempty" jsonschema:"more glob patterns of files or directories to leave out"`
 }
 
-// newList returns the list tool, searching with s.
-func newList(s search.Searcher) Tool {
+// newList returns the list tool, its files from the Go walk (see glob).
+func newList() Tool {
 	return newTyped(Info{
 		Name:        "list",
 		Description: listDescription,
@@ -46,7 +46,7 @@ func newList(s search.Searcher) Tool {
 		if res != nil || err != nil {
 			return deref(res), err
 		}
-		all, err := s.Files(ctx, root, dir)
+		all, err := search.Go{}.Files(ctx, root, dir)
 		if err != nil {
 			return searchFailed(ctx, err)
 		}
@@ -87,7 +87,7 @@ func newList(s search.Searcher) Tool {
 		return Result{
 			Output:   strings.TrimSuffix(b.String(), "\n"),
 			Title:    displayPath(root, dir) + "/",
-			Metadata: metadata(map[string]any{"files": total, "shown": len(shown), "engine": s.Name()}),
+			Metadata: metadata(map[string]any{"files": total, "shown": len(shown), "engine": search.Go{}.Name()}),
 		}, nil
 	})
 }

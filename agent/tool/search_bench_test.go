@@ -20,11 +20,12 @@ import (
 // trees, with ripgrep and with the Go search, against ripgrep alone on
 // the same query (rg-alone: the command a person would type, its output
 // read and thrown away), so the three can be compared in one run (goal:
-// the tools with rg within 1.2× of rg alone); cpu-ms/op counts rg's
-// processor time with this process's, steadier than wall time on a shared
-// machine. The trees are the
-// directories in DARMAN_BENCH_TREES (colon-separated: scripts/gentree.py
-// makes them), else Go's own src.
+// the tools with rg within 1.2× of rg alone; glob and list walk in Go
+// with either, so tool-rg and tool-go differ in grep only); cpu-ms/op
+// counts rg's processor time with this process's, steadier than wall time
+// on a shared machine. The trees are the directories in
+// DARMAN_BENCH_TREES (colon-separated: scripts/gentree.py makes them),
+// else Go's own src.
 func BenchmarkSearchTree(b *testing.B) {
 	var trees []string
 	if env := os.Getenv("DARMAN_BENCH_TREES"); env != "" {

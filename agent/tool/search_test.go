@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
@@ -113,8 +115,13 @@ func (e twoEngines) same(t *testing.T, name string, input map[string]any) string
 	var m1, m2 map[string]any
 	json.Unmarshal(r1.Metadata, &m1)
 	json.Unmarshal(r2.Metadata, &m2)
-	if m1["engine"] != "rg" || m2["engine"] != "go" {
-		t.Errorf("%s engines: %v and %v", name, m1["engine"], m2["engine"])
+	// glob and list walk in Go whichever engine grep uses.
+	want := [2]string{"rg", "go"}
+	if name != "grep" {
+		want[0] = "go"
+	}
+	if m1["engine"] != want[0] || m2["engine"] != want[1] {
+		t.Errorf("%s engines: %v and %v, want %v", name, m1["engine"], m2["engine"], want)
 	}
 	return r1.Output
 }
@@ -212,7 +219,9 @@ func containsLine(out, line string) bool {
 }
 
 // TestSearchEnginesAgreeOnRandomTrees builds trees with random ignore
-// files and checks that both engines list the same files.
+// files and checks that both engines search the same files (grep for the
+// line every file but the ignore files holds), and that list shows those
+// files.
 func TestSearchEnginesAgreeOnRandomTrees(t *testing.T) {
 	rgPath := needRipgrep(t)
 	r := rand.New(rand.NewPCG(4, 2))
@@ -246,13 +255,16 @@ func TestSearchEnginesAgreeOnRandomTrees(t *testing.T) {
 		if r.IntN(4) == 0 {
 			os.MkdirAll(filepath.Join(dir, "x", ".git"), 0o755)
 		}
-		var outs [2]string
+		var outs [3]string
 		for i, opts := range []tool.Options{{Ripgrep: rgPath}, {NoRipgrep: true}} {
 			h := newHarness(t, opts)
 			h.root, h.ws = dir, tool.NewDisk(dir)
-			outs[i] = h.ok("list", map[string]any{}).Output
+			outs[i] = grepFiles(h.ok("grep", map[string]any{"pattern": "^x$"}).Output)
+			if i == 1 {
+				outs[2] = listFiles(h.ok("list", map[string]any{}).Output)
+			}
 		}
-		if outs[0] != outs[1] {
+		if outs[0] != outs[1] || outs[1] != outs[2] {
 			var ignores strings.Builder
 			filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 				if err == nil && !info.IsDir() && strings.Contains(info.Name(), "ignore") {
@@ -261,9 +273,39 @@ func TestSearchEnginesAgreeOnRandomTrees(t *testing.T) {
 				}
 				return nil
 			})
-			t.Errorf("round %d: rg and Go differ.\n%s--- rg:\n%s\n--- go:\n%s", round, ignores.String(), outs[0], outs[1])
+			t.Errorf("round %d: rg and Go differ.\n%s--- grep, rg:\n%s\n--- grep, go:\n%s\n--- list:\n%s", round, ignores.String(), outs[0], outs[1], outs[2])
 		}
 	}
+}
+
+// grepFiles is the files of grep's output, sorted, a line each.
+func grepFiles(out string) string {
+	var files []string
+	for _, l := range strings.Split(out, "\n")[1:] {
+		if f, _, ok := strings.Cut(l, ":"); ok {
+			files = append(files, f)
+		}
+	}
+	slices.Sort(files)
+	return strings.Join(files, "\n")
+}
+
+// listFiles is the files of list's tree but the ignore files,
+// slash-separated, sorted, a line each.
+func listFiles(out string) string {
+	var files, dirs []string
+	for _, l := range strings.Split(out, "\n")[1:] {
+		name := strings.TrimLeft(l, " ")
+		depth := (len(l) - len(name)) / 2
+		dirs = dirs[:min(len(dirs), depth-1)]
+		if d, ok := strings.CutSuffix(name, "/"); ok {
+			dirs = append(dirs, d)
+		} else if name != "" && !strings.HasPrefix(name, "(") && !strings.HasSuffix(name, "ignore") {
+			files = append(files, strings.Join(append(slices.Clone(dirs), name), "/"))
+		}
+	}
+	slices.Sort(files)
+	return strings.Join(files, "\n")
 }
 
 func TestSearchPermissionsAndErrors(t *testing.T) {
@@ -374,5 +416,107 @@ func TestGrepSkipsLateBinary(t *testing.T) {
 	e.rg.write("text.txt", "MATCH\n"+strings.Repeat("y", 100<<10)+"\n")
 	if out := e.same(t, "grep", map[string]any{"pattern": "MATCH"}); out != "Found 1 matching lines in 1 files.\ntext.txt:1: MATCH" {
 		t.Errorf("output %q", out)
+	}
+}
+
+// TestGlobShowsTheNewestOfMany: with far more matches than glob shows,
+// spread over directories and with many equal times, glob still shows the
+// 100 newest in order (newest first, then by path), through both engines.
+func TestGlobShowsTheNewestOfMany(t *testing.T) {
+	e := newTwoEngines(t)
+	r := rand.New(rand.NewPCG(36, 1))
+	type file struct {
+		rel string
+		ago int
+	}
+	var files []file
+	for i := range 900 {
+		rel := fmt.Sprintf("d%d/e%d/f%03d.txt", i%7, i%3, i)
+		if i%5 == 0 {
+			rel = fmt.Sprintf("top%03d.txt", i)
+		}
+		e.rg.write(rel, "x\n")
+		files = append(files, file{rel, 100 + r.IntN(60)*10}) // 60 distinct times: ties
+	}
+	e.rg.write("d1/other.md", "not matched\n")
+	now := time.Now()
+	for _, f := range files {
+		when := now.Add(-time.Duration(f.ago) * time.Second)
+		if err := os.Chtimes(e.rg.path(f.rel), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.SortFunc(files, func(a, b file) int {
+		if a.ago != b.ago {
+			return a.ago - b.ago
+		}
+		return strings.Compare(a.rel, b.rel)
+	})
+	var want strings.Builder
+	for _, f := range files[:100] {
+		want.WriteString(f.rel + "\n")
+	}
+	want.WriteString("(Showing 100 of 900 files, newest first. Narrow the pattern or the path to see the rest.)")
+	if got := e.same(t, "glob", map[string]any{"pattern": "**/*.txt"}); got != want.String() {
+		t.Errorf("glob of 900 files:\n%s\nwant:\n%s", got, want.String())
+	}
+}
+
+// TestGrepShowsTheNewestFilesLines: with more matching lines than grep
+// shows, both engines count every line and show the first lines of the
+// newest files, the last shown file's cut where the 100 end (rg counts,
+// and the lines of the shown files are read apart).
+func TestGrepShowsTheNewestFilesLines(t *testing.T) {
+	e := newTwoEngines(t)
+	now := time.Now()
+	total := 0
+	var want strings.Builder
+	shown := 0
+	for i := range 60 {
+		rel := fmt.Sprintf("p%d/f%02d.txt", i%4, i)
+		var body strings.Builder
+		n := 3 + i%5
+		for k := range n {
+			fmt.Fprintf(&body, "hit %d of %s\nother line\n", k, rel)
+			if shown < 100 {
+				fmt.Fprintf(&want, "%s:%d: hit %d of %s\n", rel, 2*k+1, k, rel)
+				shown++
+			}
+		}
+		total += n
+		e.rg.write(rel, body.String())
+		when := now.Add(-time.Duration(i) * time.Minute) // f00 newest
+		if err := os.Chtimes(e.rg.path(rel), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head := fmt.Sprintf("Found %d matching lines in 60 files; showing 100, from the newest files first. Narrow the pattern, path or include to see the rest.\n", total)
+	for _, in := range []map[string]any{{"pattern": `^hit \d+`}, {"pattern": "hit", "include": "*.txt"}} {
+		if got := e.same(t, "grep", in); got != head+strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("grep %v:\n%s\nwant:\n%s", in, got, head+want.String())
+		}
+	}
+}
+
+// TestSearchStopsWhenCancelled: a call whose context ends stops the walk's
+// workers (none is left waiting) and gives the context's error, not a
+// partial listing, through both engines.
+func TestSearchStopsWhenCancelled(t *testing.T) {
+	e := newTwoEngines(t)
+	for i := range 400 {
+		e.rg.write(fmt.Sprintf("d%d/e%d/f%d.go", i%9, i%4, i), "package x // TODO\n")
+	}
+	for _, h := range []*harness{e.rg, e.goh} {
+		for _, call := range []struct {
+			name  string
+			input map[string]any
+		}{{"glob", map[string]any{"pattern": "**/*.go"}}, {"list", map[string]any{}}, {"grep", map[string]any{"pattern": "TODO"}}} {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			res, err := h.runCtx(ctx, call.name, call.input)
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s after cancel: %v, %q", call.name, err, res.Output)
+			}
+		}
 	}
 }

@@ -64,6 +64,10 @@ type Sessions interface {
 	Busy(id agent.ID) bool
 	// Rename sets a session's title.
 	Rename(ctx context.Context, id agent.ID, title string) error
+	// Apply writes text as a file's content for the session, as an edit
+	// of its last turn, asking its edit permission first
+	// (darman.turn.apply).
+	Apply(ctx context.Context, id agent.ID, path, text string) (session.Applied, error)
 	// Commands are the commands a prompt runs by /name, the built-in ones
 	// and the workspace's files read again now: darman.command.list and
 	// .run ask, and code actions offer the ones last found.
@@ -85,6 +89,9 @@ type Store interface {
 	// Blob reads what a part refers to (a prompt's image,
 	// darman.session.image).
 	Blob(ctx context.Context, session agent.ID, key string) ([]byte, error)
+	// Checkpoints are a session's turns' checkpoints, in turn order
+	// (darman.session.load says which turns changed files).
+	Checkpoints(ctx context.Context, session agent.ID) ([]agent.Checkpoint, error)
 }
 
 // Runtime is the workspace runtime as the server asks it, beside its

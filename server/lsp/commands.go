@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"darman.status":            (*Server).cmdStatus,
 	"darman.turn.revert":       (*Server).cmdTurnRevert,
 	"darman.turn.redo":         (*Server).cmdTurnRedo,
+	"darman.turn.apply":        (*Server).cmdTurnApply,
 	"darman.session.fork":      (*Server).cmdSessionFork,
 	"darman.trust":             (*Server).cmdTrust,
 }
@@ -377,6 +378,7 @@ func (s *Server) cmdSessionLoad(ctx context.Context, arg json.RawMessage) (any, 
 		state = update.StateRunning
 	}
 	updates, turns := update.HistoryTurns(page.Messages)
+	turns = s.changedTurns(ctx, ag, id, turns)
 	return loadResult{SessionID: string(id), Title: sess.Title, Model: sess.Model, Agent: sess.Agent, State: state,
 		Updates: updates, Turns: turns, More: page.More, FirstMessageID: firstMessage(page.Messages)}, nil
 }

@@ -54,7 +54,7 @@ func TestInitializeResult(t *testing.T) {
 	}
 	want := []string{"darman.cancel", "darman.command.list", "darman.command.run", "darman.model.list", "darman.permission.answer", "darman.prompt",
 		"darman.session.delete", "darman.session.fork", "darman.session.image", "darman.session.list", "darman.session.load", "darman.session.new", "darman.session.rename",
-		"darman.status", "darman.transcript.open", "darman.trust", "darman.turn.redo", "darman.turn.revert"}
+		"darman.status", "darman.transcript.open", "darman.trust", "darman.turn.apply", "darman.turn.redo", "darman.turn.revert"}
 	if !slices.Equal(caps.ExecuteCommandProvider.Commands, want) {
 		t.Errorf("commands %v, want %v", caps.ExecuteCommandProvider.Commands, want)
 	}

@@ -1,10 +1,12 @@
 // End to end in a real VS Code (code-server, headless Chromium, the packaged
 // VSIX, the real darman against the scripted model): a code block of the
 // answer whose fence names main.go is applied to it with "Apply to
-// main.go": VS Code's diff editor shows the change, the file on the right
-// holds it unsaved (the file on disk is unchanged), and the editor's Undo
-// takes it back; a block naming a new file opens it untitled (nothing on
-// disk), and one naming a file outside the workspace is refused. DARMAN_TEST_BIN names a directory with darman and
+// main.go" through darman (darman.turn.apply): the permission card asks,
+// VS Code's diff editor shows the proposed change before the answer (the
+// file on disk unchanged), the file holds the block once allowed (saved
+// through the editor), and the turn's Revert takes it back; a block naming
+// a new file creates it once allowed, and one naming a file outside the
+// workspace is refused. DARMAN_TEST_BIN names a directory with darman and
 // scripted-model built.
 
 import { after, before, test } from "node:test";
@@ -55,7 +57,7 @@ after(async () => {
 
 const chat = () => page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
 
-test("a code block applied to the file it names: shown in the diff editor, unsaved, undone by the editor's Undo; a new file opens untitled; a file outside the workspace is refused", { skip }, async () => {
+test("a code block applied to the file it names: asked on the card with the proposed diff open, written once allowed, undone by the turn's Revert; a new file is created; a file outside the workspace is refused", { skip }, async () => {
   try {
     await page.locator('.activitybar [aria-label^="darman"]').first().click();
     const box = chat().getByLabel("Message darman");
@@ -65,27 +67,34 @@ test("a code block applied to the file it names: shown in the diff editor, unsav
     await chat().getByText("Use fmt:").waitFor({ timeout: 60_000 });
 
     await chat().getByRole("button", { name: "Apply to main.go" }).click();
-    const modified = page.locator(".monaco-diff-editor .modified .view-lines");
-    await modified.filter({ hasText: "applied greeting" }).first().waitFor({ timeout: 30_000 });
+    const allow = chat().locator('.permission button[data-option="allow_once"]');
+    await allow.waitFor({ timeout: 60_000 });
+    // The proposed change opens by itself in the diff editor, before the answer.
+    await page.locator(".monaco-diff-editor .modified .view-lines", { hasText: "applied greeting" }).first().waitFor({ timeout: 30_000 });
     await page.locator(".monaco-diff-editor .original .view-lines", { hasText: "old greeting" }).first().waitFor();
-    assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), original, "Apply wrote the file: it must leave saving to the user");
+    assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), original, "nothing is written before the answer");
     await screenshot(page, "apply-diff");
+    await allow.click();
+    await until(() => fs.readFileSync(path.join(workspace, "main.go"), "utf8") === block + "\n", "main.go to hold the block on disk", 30_000);
 
-    // The editor's own Undo takes the code block back.
-    // Monaco renders spaces as no-break spaces.
-    const shown = async () => (await modified.first().innerText()).replace(/\u00a0/g, " ");
-    await modified.first().click();
-    assert.match(await shown(), /applied greeting/);
-    await page.keyboard.press("Control+Z");
-    await until(async () => !(await shown()).includes("applied greeting"), "Undo to take the code block back", 20_000);
-    assert.match(await shown(), /old greeting/);
-    assert.equal(fs.readFileSync(path.join(workspace, "main.go"), "utf8"), original);
+    // The turn's Revert, offered once the block is applied, takes it back.
+    await chat().locator(".turn-actions .revert-turn").last().click();
+    await chat().locator(".revert-confirm").click({ timeout: 30_000 });
+    await until(() => fs.readFileSync(path.join(workspace, "main.go"), "utf8") === original, "the Revert to restore main.go", 30_000);
 
-    // A file that does not exist yet opens untitled at its path: still nothing on disk.
+    // A reverted turn takes no more edits: Redo it (main.go's block comes
+    // back with it) before applying the next block.
+    await chat().locator(".revert-card .revert-redo").click({ timeout: 30_000 });
+    await chat().locator(".revert-confirm").click({ timeout: 30_000 });
+    await until(() => fs.readFileSync(path.join(workspace, "main.go"), "utf8") === block + "\n", "Redo to put the block back", 30_000);
+    await chat().locator(".revert-close").click();
+
+    // A file that does not exist yet is created once allowed.
     await chat().getByRole("button", { name: "Apply to cmd/new/main.go" }).click();
-    await page.locator(".monaco-diff-editor .modified .view-lines", { hasText: "package main" }).first().waitFor({ timeout: 30_000 });
-    await page.locator(".tab", { hasText: "main.go: code block applied (unsaved)" }).first().waitFor();
-    assert.equal(fs.existsSync(path.join(workspace, "cmd")), false, "Apply made the new file on disk");
+    await allow.waitFor({ timeout: 60_000 });
+    assert.equal(fs.existsSync(path.join(workspace, "cmd")), false, "the new file is made before the answer");
+    await allow.click();
+    await until(() => fs.existsSync(path.join(workspace, "cmd", "new", "main.go")), "cmd/new/main.go to be created", 30_000);
 
     // A fence naming a file outside the workspace is refused, saying so.
     await chat().getByRole("button", { name: "Apply to ../outside.go" }).click();

@@ -210,11 +210,13 @@ export type HostMessage =
   | { type: "revertReport"; request: RevertRequest; report: RevertReport }
   // darman refused it (a running turn, nothing to revert): its message.
   | { type: "revertFailed"; request: RevertRequest; message: string }
+  // A code block was applied as an edit of the session's last turn (darman.turn.apply): turnId reverts it.
+  | { type: "applied"; sessionId: string; turnId: string; uri: string; message: string }
   // The bytes of an image the webview asked for (fetchImage), or why not.
   | { type: "image"; uri: string; mimeType?: string; data?: string; error?: string };
 
-// A turn of a loaded history: its id (darman.turn.revert's turnId) and the index of its first update.
-export type TurnStart = { turnId: string; start: number };
+// A turn of a loaded history: its id (darman.turn.revert's turnId), the index of its first update, and files: it changed files its Revert takes back (an applied code block has no tool call to say so).
+export type TurnStart = { turnId: string; start: number; files?: boolean };
 
 // A revert or redo of the panel's session: its turn (none: the last one), a
 // preview or the real thing, over the user's conflicting changes or not.
@@ -240,7 +242,8 @@ export type WebviewMessage =
   | { type: "openLocation"; location: Location }
   | { type: "insertAtCursor"; text: string }
   // A code block applied to the file its fence names (file, relative to the
-  // workspace), else to the active editor's selection: an unsaved edit.
+  // workspace), else over the active editor's selection: darman.turn.apply,
+  // asked and recorded in the session's last turn.
   | { type: "applyToFile"; text: string; file?: string }
   | { type: "runInTerminal"; text: string } // a shell block's commands, typed into the terminal, not run
 

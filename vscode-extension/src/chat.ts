@@ -60,6 +60,8 @@ export type ControllerOptions = {
   diffs: DiffContent;
   /** The darman.model setting: the model of new sessions when not chosen in the panel. */
   configuredModel: () => string;
+  /** The darman.openProposedDiff setting: an edit's question opens its proposed diff; unset means no. */
+  openProposedDiff?: () => boolean;
   /** Reveals the chat view; the webview posts webviewReady when it is there. */
   reveal: () => void;
   onState?: (state: ChatState) => void;
@@ -91,6 +93,9 @@ export class ChatController {
   private pending = new Map<string, { request: PermissionRequest; resolve: (o: PermissionOutcome) => void }>();
   private running = new Set<string>();
   private prompts = new Map<string, { sessionId: string; turnId?: string; update: SessionUpdate }[]>();
+  // Sessions whose code block is being applied (darman.turn.apply), and
+  // whether its proposed diff was opened for the question.
+  private applying = new Map<string, { proposed: boolean }>();
   private context: ContextChip | null = null;
   private dismissed: string | undefined;
   // The sessions the picker lists, newest first, and where the next page begins.
@@ -353,7 +358,50 @@ export class ChatController {
       // Not revealed: that would take the focus from the editor. The
       // extension shows the question's badge, status and notification.
       this.o.onQuestion?.(request);
+      // A code block's apply is asked without a tool call: the user is
+      // about to decide on it, so its proposed diff opens at once; a
+      // tool's edit opens its diff as darman.openProposedDiff says.
+      const applying = this.applying.get(request.sessionId);
+      if (applying && !request.toolCall.toolCallId) {
+        applying.proposed = this.openProposed(request);
+      } else if (this.o.openProposedDiff?.()) {
+        this.openProposed(request);
+      }
     });
+  }
+
+  /** Opens the diff editor on what a question proposes (its first diff); false when it proposes none. */
+  private openProposed(request: PermissionRequest): boolean {
+    const d = request.toolCall.content?.find((c) => c.type === "diff");
+    if (!d || d.type !== "diff") return false;
+    void this.openDiff({ uri: d.uri, oldText: d.oldText, newText: d.newText, title: `${request.toolCall.title} (proposed)` }).catch((err) =>
+      this.o.log?.(`opening the proposed diff: ${errorText(err)}`),
+    );
+    return true;
+  }
+
+  /**
+   * A code block applied as an edit of the session's last turn
+   * (darman.turn.apply): darman asks, writes and records it; the webview
+   * then offers the turn's Revert. A change that was not asked about (the
+   * rules allow edits) is shown in the diff editor once made.
+   */
+  private async applyToFile(code: string, file?: string): Promise<void> {
+    const sessionId = this.currentSession;
+    const state = { proposed: false };
+    if (sessionId) this.applying.set(sessionId, state);
+    try {
+      const { target, result } = await applyCodeBlock(this.o.server, sessionId, code, file);
+      if (!result.applied) {
+        throw new Error(result.denied ? `not applied: ${result.message}` : result.message);
+      }
+      if (!result.unchanged && !state.proposed) {
+        await this.openDiff({ uri: target.uri.toString(), oldText: target.before, title: `${target.uri.path.split("/").pop()}: code block applied` });
+      }
+      this.post({ type: "applied", sessionId: sessionId!, turnId: result.turnId, uri: result.uri, message: result.message });
+    } finally {
+      if (sessionId && this.applying.get(sessionId) === state) this.applying.delete(sessionId);
+    }
   }
 
   /**
@@ -547,7 +595,7 @@ export class ChatController {
         return;
       }
       case "applyToFile":
-        return applyCodeBlock(this.o.diffs, m.text, m.file);
+        return this.applyToFile(m.text, m.file);
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         return;

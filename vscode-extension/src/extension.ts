@@ -72,6 +72,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     memento: context.workspaceState,
     diffs,
     configuredModel: () => config().get<string>("model", ""),
+    openProposedDiff: () => config().get<boolean>("openProposedDiff", true),
     reveal,
     onState: (s) => {
       status.show(s);

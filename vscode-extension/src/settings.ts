@@ -5,9 +5,10 @@
 /**
  * Settings the extension reads itself; every other darman.* key is darman's.
  * inlineSuggest: whether VS Code asks darman for inline completions
- * (src/completion.ts).
+ * (src/completion.ts); openProposedDiff: whether an edit's question opens
+ * its diff (src/chat.ts).
  */
-export const clientOnlyKeys = new Set(["path", "trace", "inlineSuggest"]);
+export const clientOnlyKeys = new Set(["path", "trace", "inlineSuggest", "openProposedDiff"]);
 
 /** The part of vscode.WorkspaceConfiguration that settings are read with. */
 export type ConfigSection = {

@@ -316,6 +316,13 @@ export class App {
       case "revertFailed":
         this.reverts.handle(m);
         break;
+      case "applied":
+        // The applied block is a change of the last turn: its Revert is
+        // offered under it, unless the turn's own is already the last entry.
+        if (m.sessionId === this.sessionId && !this.stream.el.lastElementChild?.classList.contains("turn-actions")) {
+          this.stream.el.append(this.reverts.turnAction(m.turnId));
+        }
+        break;
       case "focusPrompt":
         this.prompt.focus();
         break;
@@ -339,7 +346,7 @@ export class App {
       const last = i === valid.length - 1;
       const part = updates.slice(t.start, last ? updates.length : valid[i + 1].start);
       this.stream.apply(part);
-      const changed = part.some((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && changingKinds.has(u.kind));
+      const changed = t.files === true || part.some((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && changingKinds.has(u.kind));
       if (changed && !(last && running)) this.stream.el.append(this.reverts.turnAction(t.turnId));
     });
   }

@@ -172,4 +172,28 @@ describe("webview revert and redo", { skip }, () => {
     assert.deepEqual(await w.waitPosted("revert"), { type: "revert", sessionId: S, preview: true, turnId: "msg_01" });
     await w.close();
   });
+
+  test("a code block applied to a turn: Revert under it live, and again once reloaded (darman's turns say files)", async () => {
+    const w = await page();
+    const p = w.page;
+    const answer = [
+      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Show me a main" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Here it is." } },
+    ];
+    await w.send({ type: "session", sessionId: S, title: "Old", model: "", state: "idle", updates: answer, turns: [{ turnId: "msg_01", start: 0 }] });
+    await p.getByText("Here it is.").waitFor();
+    const reverts = p.getByRole("button", { name: "Revert this turn" });
+    assert.equal(await reverts.count(), 0, "a turn that changed nothing has no Revert");
+    await w.send({ type: "applied", sessionId: S, turnId: "msg_01", uri: "file:///w/main.go", message: "Wrote main.go" });
+    await reverts.first().waitFor();
+    await w.send({ type: "applied", sessionId: S, turnId: "msg_01", uri: "file:///w/main.go", message: "Wrote main.go" });
+    assert.equal(await reverts.count(), 1, "a second apply adds no second Revert");
+    await w.send({ type: "session", sessionId: S, title: "Old", model: "", state: "idle", updates: answer, turns: [{ turnId: "msg_01", start: 0, files: true }] });
+    await p.getByText("Here it is.").waitFor();
+    assert.equal(await reverts.count(), 1, "reloaded, the turn that holds the applied block keeps its Revert");
+    await w.clearPosted();
+    await reverts.first().click();
+    assert.deepEqual(await w.waitPosted("revert"), { type: "revert", sessionId: S, preview: true, turnId: "msg_01" });
+    await w.close();
+  });
 });

@@ -1,8 +1,8 @@
-// Package search is the engine behind the glob, grep and list tools: a
-// Searcher finds the files under a directory and the lines that match a
-// pattern. Two implement it, ripgrep and a Go walk, and they give the same
-// results — the same files (ignore.go: .gitignore, .ignore, .rgignore and
-// .darmanignore), the same matching lines (regex.go turns RE2 into
+// Package search is the engine behind the glob, grep and list tools: the
+// Go walk finds the files under a directory, and a Searcher the lines that
+// match a pattern. Two implement it, ripgrep and the Go walk, and they
+// give the same results — the same files (ignore.go: .gitignore, .ignore,
+// .rgignore and .darmanignore), the same matching lines (regex.go turns RE2 into
 // ripgrep's syntax; prefilter.go finds candidate lines fast in Go) — so a
 // machine without rg sees what one with it sees. Start at Pick.
 package search
@@ -21,27 +21,16 @@ import (
 	"time"
 )
 
-// Searcher finds files and lines for glob, grep and list. Its methods are
-// safe for concurrent use.
+// Searcher finds the lines grep looks for. Its methods are safe for
+// concurrent use. glob and list take their files from the Go walk
+// (Go.Files, Go.FilesStamped) whichever Searcher grep uses: in darman's
+// process it is cheaper than ripgrep's list (docs/benchmarks.md).
 type Searcher interface {
-	// Files returns the absolute paths of the files under dir, which is
-	// root or below it.
-	Files(ctx context.Context, root, dir string) ([]string, error)
 	// Grep returns the files under dir (or dir itself, if it is a file)
 	// with lines matching q.
 	Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, error)
 	// Name is "rg" or "go", for the tools' metadata.
 	Name() string
-}
-
-// NameFilter is a Searcher that can keep only the files whose name
-// matches a glob itself, on its side of the pipe: glob's "*.go" need not
-// bring every file of a big tree over to be matched.
-type NameFilter interface {
-	// FilesNamed is Files of the files whose name (the last element)
-	// matches name, a glob without "/"; the caller still matches what
-	// it gets.
-	FilesNamed(ctx context.Context, root, dir, name string) ([]string, error)
 }
 
 // Query is what grep looks for.
@@ -51,14 +40,16 @@ type Query struct {
 	// searched directory it matches; IncludeRaw is its glob as written.
 	Include    *Wildcard
 	IncludeRaw string
-	// PerFile bounds the lines kept per file; all are counted.
-	PerFile int
+	// Lines bounds the lines kept per file; all are counted. A Searcher
+	// may keep lines only for the first files in SortHits's order that
+	// hold Lines in all: the tools show no more.
+	Lines int
 }
 
 // FileHits is one file's matching lines.
 type FileHits struct {
 	Abs   string
-	Lines []HitLine // at most Query.PerFile
+	Lines []HitLine // at most Query.Lines
 	Count int       // every matching line
 	Mtime time.Time // set by SortHits, or by the search that stat'ed the file
 }
@@ -96,30 +87,64 @@ func within(root, abs string) bool {
 	return abs == root || strings.HasPrefix(abs, root+string(filepath.Separator))
 }
 
-// ByNewest sorts paths by modification time, newest first, then by path;
-// files that cannot be stat'ed go last.
-func ByNewest(paths []string) []string {
-	type stamped struct {
-		path string
-		mod  time.Time
+// Stamped is a file and its modification time.
+type Stamped struct {
+	Abs   string
+	Mtime time.Time // zero when the file could not be stat'ed
+}
+
+// newer is the order of Newest: the newest first, then by path.
+func newer(a, b Stamped) int {
+	if c := b.Mtime.Compare(a.Mtime); c != 0 {
+		return c
 	}
-	s := make([]stamped, len(paths))
-	forEachParallel(len(paths), func(i int) {
-		s[i].path = paths[i]
-		if info, err := os.Stat(paths[i]); err == nil {
-			s[i].mod = info.ModTime()
-		}
-	})
-	slices.SortFunc(s, func(a, b stamped) int {
-		if c := b.mod.Compare(a.mod); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.path, b.path)
-	})
-	for i := range s {
-		paths[i] = s[i].path
+	return cmp.Compare(a.Abs, b.Abs)
+}
+
+// Newest returns the n first of files in the order newest first, then by
+// path (files that could not be stat'ed last), reordering files. Only
+// those n are sorted: the others are passed over with one comparison each
+// against the n-th kept so far, most of them.
+func Newest(files []Stamped, n int) []Stamped {
+	if n <= 0 {
+		return nil
 	}
-	return paths
+	if len(files) <= 4*n {
+		slices.SortFunc(files, newer)
+		return files[:min(n, len(files))]
+	}
+	// files[:n] is a heap with the last (oldest) of the n newest seen on
+	// top; a newer file takes its place.
+	top := files[:n]
+	for i := n/2 - 1; i >= 0; i-- {
+		siftDown(top, i)
+	}
+	for i := n; i < len(files); i++ {
+		if newer(files[i], top[0]) < 0 {
+			top[0], files[i] = files[i], top[0]
+			siftDown(top, 0)
+		}
+	}
+	slices.SortFunc(top, newer)
+	return top
+}
+
+// siftDown restores Newest's heap (the last in its order on top) below i.
+func siftDown(h []Stamped, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && newer(h[c+1], h[c]) > 0 {
+			c++
+		}
+		if newer(h[c], h[i]) <= 0 {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // SortHits orders grep's files newest first, then by path. A file whose

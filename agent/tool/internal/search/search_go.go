@@ -5,7 +5,7 @@ import (
 	"context"
 	"os"
 	"runtime"
-	"sync"
+	"slices"
 	"syscall"
 )
 
@@ -16,12 +16,26 @@ type Go struct{}
 func (Go) Name() string { return "go" }
 
 func (Go) Files(ctx context.Context, root, dir string) ([]string, error) {
-	var out []string
-	err := walkFiles(ctx, root, dir, func(abs string) error {
-		out = append(out, abs)
+	per := make([][]string, runtime.GOMAXPROCS(0))
+	err := walkFiles(ctx, root, dir, func(w int, f walkFile) error {
+		per[w] = append(per[w], f.Abs)
 		return nil
 	})
-	return out, err
+	return slices.Concat(per...), err
+}
+
+// FilesStamped is Files of the files keep keeps, each with its
+// modification time, taken as the walk finds it (the zero time for a file
+// that cannot be stat'ed).
+func (Go) FilesStamped(ctx context.Context, root, dir string, keep func(abs string) bool) ([]Stamped, error) {
+	per := make([][]Stamped, runtime.GOMAXPROCS(0))
+	err := walkFiles(ctx, root, dir, func(w int, f walkFile) error {
+		if keep(f.Abs) {
+			per[w] = append(per[w], Stamped{f.Abs, f.ModTime()})
+		}
+		return nil
+	})
+	return slices.Concat(per...), err
 }
 
 func (Go) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, error) {
@@ -37,40 +51,21 @@ func (Go) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, err
 		}
 		return nil, nil
 	}
-	paths := make(chan string, 256)
-	var (
-		mu   sync.Mutex
-		hits []FileHits
-		wg   sync.WaitGroup
-	)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte
-			for abs := range paths {
-				if h, ok := searchFile(m, q, abs, &buf); ok {
-					mu.Lock()
-					hits = append(hits, h)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	err = walkFiles(ctx, root, dir, func(abs string) error {
-		if !q.Includes(dir, abs) {
+	// The walk's workers search the files of the directory each lists.
+	workers := runtime.GOMAXPROCS(0)
+	per := make([][]FileHits, workers)
+	bufs := make([][]byte, workers)
+	err = walkFiles(ctx, root, dir, func(w int, f walkFile) error {
+		if !q.Includes(dir, f.Abs) {
 			return nil
 		}
-		select {
-		case paths <- abs:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+		if h, ok := searchFile(m, q, f.Abs, &bufs[w]); ok {
+			h.Mtime = f.ModTime() // for SortHits, from the open directory
+			per[w] = append(per[w], h)
 		}
+		return nil
 	})
-	close(paths)
-	wg.Wait()
-	return hits, err
+	return slices.Concat(per...), err
 }
 
 // searchFile searches one file, reading it into *buf (reused between
@@ -82,7 +77,7 @@ func searchFile(m *lineMatcher, q *Query, abs string, buf *[]byte) (FileHits, bo
 	}
 	h := FileHits{Abs: abs}
 	h.Count = m.scan(data, func(no int, line []byte) {
-		if len(h.Lines) < q.PerFile {
+		if len(h.Lines) < q.Lines {
 			h.Lines = append(h.Lines, HitLine{No: no, Text: string(line[:min(len(line), HitLineMax+8)])})
 		}
 	})

@@ -86,64 +86,21 @@ func run(ctx context.Context, cmd *exec.Cmd, read func(io.Reader) error) error {
 	return fmt.Errorf("rg: %v: %s", p.State(), strings.TrimSpace(stderr.String()))
 }
 
-func (r rg) Files(ctx context.Context, root, dir string) ([]string, error) {
-	return r.files(ctx, r.command(root, dir, "--files", "--null"))
-}
-
-// FilesNamed filters by a file type of the name, which rg applies after
-// the ignore files, as the Go walk does (a --glob would override them).
-func (r rg) FilesNamed(ctx context.Context, root, dir, name string) ([]string, error) {
-	if strings.ContainsAny(name, "/:") {
-		return r.Files(ctx, root, dir)
-	}
-	return r.files(ctx, r.command(root, dir, "--files", "--null", "--type-add", "darman:"+name, "--type", "darman"))
-}
-
-func (r rg) files(ctx context.Context, cmd *exec.Cmd) ([]string, error) {
-	var out []string
-	err := run(ctx, cmd, func(rd io.Reader) error {
-		br := bufio.NewReaderSize(rd, 64<<10)
-		prefix := cmd.Dir + string(filepath.Separator)
-		for {
-			p, err := br.ReadSlice(0)
-			if errors.Is(err, bufio.ErrBufferFull) {
-				long := append([]byte(nil), p...)
-				for errors.Is(err, bufio.ErrBufferFull) {
-					p, err = br.ReadSlice(0)
-					long = append(long, p...)
-				}
-				p = long
-			}
-			p = bytes.TrimSuffix(p, []byte{0})
-			switch {
-			case len(p) == 0:
-			case bytes.HasPrefix(p, []byte("./")) || bytes.HasPrefix(p, []byte("../")):
-				out = append(out, filepath.Join(cmd.Dir, string(p)))
-			default:
-				// rg prints the paths it found below its directory clean:
-				// one string, no Join's Clean, per file.
-				out = append(out, prefix+string(p))
-			}
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-		}
-	})
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return out, err
-}
-
+// Grep asks rg for each file's count of matching lines only: the lines
+// themselves are wanted for the newest files alone (Query.Lines), and a
+// big tree's every line through the pipe and parsed cost the tool more
+// than rg's search. Those files' lines are then read in Go, with the
+// matcher that gives the Go search the same lines as rg.
 func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, error) {
 	pattern, err := rustRegex(q.Pattern)
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"--line-number", "--with-filename", "--no-heading", "--null", "--color", "never", "--regexp", pattern}
+	m, err := compileLineMatcher(q.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"--count", "--with-filename", "--null", "--color", "never", "--regexp", pattern}
 	postFilter := q.Include != nil
 	if q.Include != nil && !strings.Contains(q.IncludeRaw, "/") && !strings.Contains(q.IncludeRaw, ":") {
 		// A name-only include is a file type: rg applies types after the
@@ -152,22 +109,29 @@ func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, e
 		postFilter = false
 	}
 	cmd := r.command(root, dir, args...)
-	byFile := &rgFiles{index: map[string]int{}, last: -1}
 	var hits []FileHits
 	err = run(ctx, cmd, func(rd io.Reader) error {
-		br := bufio.NewReaderSize(rd, 256<<10)
+		br := bufio.NewReaderSize(rd, 64<<10)
+		prefix := cmd.Dir + string(filepath.Separator)
 		for {
 			line, err := br.ReadSlice('\n')
 			if errors.Is(err, bufio.ErrBufferFull) {
-				// A very long line: keep its start, skip the rest.
-				rest := line
+				long := append([]byte(nil), line...)
 				for errors.Is(err, bufio.ErrBufferFull) {
-					_, err = br.ReadSlice('\n')
+					line, err = br.ReadSlice('\n')
+					long = append(long, line...)
 				}
-				line = append([]byte(nil), rest...)
+				line = long
 			}
-			if len(line) > 0 {
-				addRgLine(cmd.Dir, line, q, byFile, &hits)
+			// path NUL count; anything else is a note, such as "path:
+			// WARNING: stopped searching binary file after match".
+			path, num, ok := bytes.Cut(bytes.TrimSuffix(line, []byte{'\n'}), []byte{0})
+			if n, nerr := strconv.Atoi(string(num)); ok && nerr == nil && n > 0 {
+				abs := prefix + string(path)
+				if bytes.HasPrefix(path, []byte("./")) || bytes.HasPrefix(path, []byte("../")) {
+					abs = filepath.Join(cmd.Dir, string(path))
+				}
+				hits = append(hits, FileHits{Abs: abs, Count: n})
 			}
 			if err == io.EOF {
 				return nil
@@ -203,43 +167,15 @@ func (r rg) Grep(ctx context.Context, root, dir string, q *Query) ([]FileHits, e
 		}
 		kept = append(kept, h)
 	}
-	return kept, nil
-}
-
-// rgFiles finds a file's place in the hits: rg prints a file's lines
-// together, so the last one is the usual answer.
-type rgFiles struct {
-	index    map[string]int // by the path as rg prints it
-	lastPath []byte
-	last     int
-}
-
-// addRgLine records one line of rg's output: path NUL number ':' text.
-func addRgLine(cwd string, line []byte, q *Query, byFile *rgFiles, hits *[]FileHits) {
-	line = bytes.TrimSuffix(line, []byte{'\n'})
-	path, rest, ok := bytes.Cut(line, []byte{0})
-	num, text, ok2 := bytes.Cut(rest, []byte{':'})
-	no, err := strconv.Atoi(string(num))
-	if !ok || !ok2 || err != nil {
-		// Not a match: a note such as "path: WARNING: stopped searching
-		// binary file after match".
-		return
-	}
-	i := byFile.last
-	if i < 0 || !bytes.Equal(path, byFile.lastPath) {
-		var seen bool
-		if i, seen = byFile.index[string(path)]; !seen {
-			i = len(*hits)
-			byFile.index[string(path)] = i
-			*hits = append(*hits, FileHits{Abs: filepath.Join(cwd, string(path))})
+	SortHits(kept)
+	var buf []byte
+	for i, lines := 0, 0; i < len(kept) && lines < q.Lines; i++ {
+		if h, ok := searchFile(m, q, kept[i].Abs, &buf); ok {
+			kept[i].Lines = h.Lines
+			lines += len(h.Lines)
 		}
-		byFile.last, byFile.lastPath = i, append(byFile.lastPath[:0], path...)
 	}
-	h := &(*hits)[i]
-	h.Count++
-	if len(h.Lines) < q.PerFile {
-		h.Lines = append(h.Lines, HitLine{No: no, Text: string(text[:min(len(text), HitLineMax+8)])})
-	}
+	return kept, nil
 }
 
 // hasNUL reports whether a file (larger than rg's first read) holds a

@@ -264,6 +264,11 @@ func History(msgs []agent.MessageWithParts) []Update {
 type TurnStart struct {
 	TurnID string `json:"turnId"`
 	Start  int    `json:"start"`
+	// Files says the turn changed files its revert would take back (its
+	// checkpoint, not reverted, differs from before it), whatever changed
+	// them: an edit applied to it after it ended has no tool call on the
+	// page.
+	Files bool `json:"files,omitempty"`
 }
 
 // HistoryTurns is History and the turns that begin in it.
