@@ -24,6 +24,9 @@ const (
 	EventPlan EventKind = "plan"
 	// EventPermission: a permission was asked or answered (Permission).
 	EventPermission EventKind = "permission"
+	// EventElicitation: an MCP server asked the user for input during a
+	// tool call of the turn, or the user answered (Elicitation).
+	EventElicitation EventKind = "elicitation"
 	// EventUsage: tokens and cost so far (Usage, Cost).
 	EventUsage EventKind = "usage"
 	// EventState: the session's state changed (State, Reason).
@@ -60,13 +63,14 @@ type Event struct {
 	PartID    ID        `json:"partId,omitempty"`
 	// ParentCallID is set on events of a sub-task, naming the task tool call
 	// of the parent session they belong under.
-	ParentCallID string            `json:"parentCallId,omitempty"`
-	Text         string            `json:"text,omitempty"`
-	Tool         *ToolCall         `json:"tool,omitempty"`
-	Plan         []PlanEntry       `json:"plan,omitempty"`
-	Permission   *PermissionUpdate `json:"permission,omitempty"`
-	Usage        *Usage            `json:"usage,omitempty"`
-	Cost         float64           `json:"cost,omitempty"`
+	ParentCallID string             `json:"parentCallId,omitempty"`
+	Text         string             `json:"text,omitempty"`
+	Tool         *ToolCall          `json:"tool,omitempty"`
+	Plan         []PlanEntry        `json:"plan,omitempty"`
+	Permission   *PermissionUpdate  `json:"permission,omitempty"`
+	Elicitation  *ElicitationUpdate `json:"elicitation,omitempty"`
+	Usage        *Usage             `json:"usage,omitempty"`
+	Cost         float64            `json:"cost,omitempty"`
 	// ContextWindow is the model's context window, in tokens, on usage
 	// events; zero when unknown.
 	ContextWindow int   `json:"contextWindow,omitempty"`
@@ -100,6 +104,25 @@ type PermissionUpdate struct {
 	ChildSessionID ID `json:"childSessionId,omitempty"`
 	// Answer is empty while the question is open; then once, always or reject.
 	Answer string `json:"answer,omitempty"`
+}
+
+// ElicitationUpdate reports an MCP server's request for the user's input
+// during a tool call, or its answer. What the server asks for (a form's
+// fields, a URL that may carry a one-time token) is not in it: the front
+// that asks has it (session.Question), and no event keeps it.
+type ElicitationUpdate struct {
+	RequestID string `json:"requestId"`
+	// Server is the MCP server that asks; Mode is "form" or "url".
+	Server  string `json:"server"`
+	Mode    string `json:"mode"`
+	Message string `json:"message,omitempty"`
+	// CallID is the tool call the server asks during.
+	CallID string `json:"callId,omitempty"`
+	// ChildSessionID is the sub-task's session when its call asks.
+	ChildSessionID ID `json:"childSessionId,omitempty"`
+	// Action is empty while the question is open; then accept, decline
+	// or cancel.
+	Action string `json:"action,omitempty"`
 }
 
 // RetryInfo says which model call is retried, when and why.

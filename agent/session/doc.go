@@ -15,7 +15,10 @@
 // most one turn at a time: a prompt sent while a turn runs is refused with
 // ErrBusy rather than queued, because a queued prompt was written against a conversation that
 // will have moved on by the time it runs; the editor shows the running turn
-// and offers to cancel it.
+// and offers to cancel it. What a front does between turns (revert, redo,
+// fork, delete, a change of agent) runs in Service.Between: refused with
+// ErrBusy while a turn runs, and a Start waits for it, so no front keeps
+// a lock of its own.
 //
 // # A turn
 //

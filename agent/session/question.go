@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -10,16 +11,24 @@ import (
 	"github.com/darman-dev/darman/agent/permission"
 )
 
-// Question is a permission question of a turn whose front answers its
-// questions on the turn's stream (Turn.Questions): the turn's own, a
-// command's !`cmd` inside it, or a sub-task's (Request.Child). It comes
-// as the Update of the question's event (agent.EventPermission with no
-// Answer), so every update published before it has reached Turn.Events
+// Question is a question of a turn whose front answers its questions on
+// the turn's stream (Turn.Questions): a permission question (the turn's
+// own, a command's !`cmd` inside it, or a sub-task's, Request.Child), or
+// an MCP server's request for input during one of the turn's tool calls
+// (Elicitation). It comes as the Update of the question's event
+// (agent.EventPermission with no Answer, agent.EventElicitation with no
+// Action), so every update published before it has reached Turn.Events
 // first, and the front shows it in that order. The asking tool waits
-// until Answer is called or the question's context ends.
+// until Answer (AnswerElicitation) is called or the question's context
+// ends.
 type Question struct {
-	// Request is what is asked; its Session is the turn's session.
+	// Request is the permission asked; its Session is the turn's session.
+	// Zero for an elicitation.
 	Request permission.Request
+	// Elicitation, when set, is an MCP server's request for the user's
+	// input (a form, a URL to open); the front answers it with
+	// AnswerElicitation, as a permission.Elicitor would.
+	Elicitation *permission.Elicitation
 
 	ctx   context.Context
 	id    string // the event's RequestID
@@ -31,8 +40,9 @@ type Question struct {
 }
 
 type given struct {
-	reply permission.Reply
-	err   error
+	reply  permission.Reply
+	elicit permission.ElicitAnswer
+	err    error
 }
 
 // Context is the asking call's: it ends when the question no longer
@@ -46,7 +56,17 @@ func (q *Question) Context() context.Context { return q.ctx }
 // waiting.
 func (q *Question) Answer(r permission.Reply, err error) {
 	select {
-	case q.reply <- given{r, err}:
+	case q.reply <- given{reply: r, err: err}:
+	default:
+	}
+}
+
+// AnswerElicitation gives an elicitation its answer, or the error that
+// kept the user from answering (permission.ErrNoHuman: nobody can; the
+// server is told decline); like Answer, the first call wins.
+func (q *Question) AnswerElicitation(a permission.ElicitAnswer, err error) {
+	select {
+	case q.reply <- given{elicit: a, err: err}:
 	default:
 	}
 }
@@ -77,12 +97,18 @@ func (qs *questions) remove(q *Question) {
 // pass returns the open question the delivered event asks, marking it
 // passed; nil when the event asks none.
 func (qs *questions) pass(e agent.Event) *Question {
-	if e.Kind != agent.EventPermission || e.Permission == nil || e.Permission.Answer != "" {
+	var id string
+	switch {
+	case e.Kind == agent.EventPermission && e.Permission != nil && e.Permission.Answer == "":
+		id = e.Permission.RequestID
+	case e.Kind == agent.EventElicitation && e.Elicitation != nil && e.Elicitation.Action == "":
+		id = e.Elicitation.RequestID
+	default:
 		return nil
 	}
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
-	q := qs.open[e.Permission.RequestID]
+	q := qs.open[id]
 	if q == nil || q.passed {
 		return nil
 	}
@@ -126,6 +152,50 @@ func (a *eventAsker) onStream(ctx context.Context, qs *questions, req permission
 	case <-ctx.Done():
 		return given{err: ctx.Err()}, true
 	}
+}
+
+// streaming reports whether a turn that answers the session's questions
+// on its stream runs (then elicit asks there).
+func (a *eventAsker) streaming() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stream != nil
+}
+
+// elicit asks e, an MCP server's request for input during the tool call
+// callID (of the sub-task child, when set), on the stream of the turn that
+// answers the session's questions there, and waits for the answer. With
+// no such turn it returns permission.ErrNoHuman.
+func (a *eventAsker) elicit(ctx context.Context, e permission.Elicitation, callID string, child agent.ID) (permission.ElicitAnswer, error) {
+	a.mu.Lock()
+	qs := a.stream
+	a.n++
+	n := a.n
+	a.mu.Unlock()
+	if qs == nil {
+		return permission.ElicitAnswer{}, permission.ErrNoHuman
+	}
+	update := agent.ElicitationUpdate{RequestID: fmt.Sprintf("elicit-%d", n), Server: e.Server, Mode: e.Mode, Message: e.Message,
+		CallID: callID, ChildSessionID: child}
+	asked := agent.Event{Kind: agent.EventElicitation, SessionID: a.session, Elicitation: &update}
+	q := &Question{Elicitation: &e, ctx: ctx, id: update.RequestID, n: n, event: asked, reply: make(chan given, 1)}
+	qs.add(q)
+	defer qs.remove(q)
+	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRequiresAction})
+	a.bus.Publish(asked)
+	var got given
+	select {
+	case got = <-q.reply:
+	case <-ctx.Done():
+		got.err = ctx.Err()
+	}
+	if got.err == nil {
+		answered := update
+		answered.Action = got.elicit.Action
+		a.bus.Publish(agent.Event{Kind: agent.EventElicitation, SessionID: a.session, Elicitation: &answered})
+	}
+	a.bus.Publish(agent.Event{Kind: agent.EventState, SessionID: a.session, State: agent.StateRunning})
+	return got.elicit, got.err
 }
 
 // streamQuestions makes the session's questions go to tn's stream while

@@ -75,16 +75,26 @@ type Turn struct {
 	// the turn's permission questions, its sub-tasks' and its command's
 	// included: each comes as the Update of its question event, with
 	// Update.Question set, after every update published before it, and
-	// the asking tool waits for Question.Answer. A front thus shows a
-	// question after the tool call it is about without ordering of its
-	// own. False asks them through the session's Asker
-	// (Options.Asker, AskerFor), beside the stream.
+	// the asking tool waits for Question.Answer. So do the MCP servers'
+	// elicitations during the turn's tool calls (Question.Elicitation,
+	// answered with AnswerElicitation). A front thus shows a question
+	// after the tool call it is about without ordering of its own. False
+	// asks them through the session's Asker (Options.Asker, AskerFor) and
+	// the MCP client's Gate, beside the stream.
 	Questions bool
 	// Dropped, when set, is called when Events fell so far behind that
 	// the session dropped events of the turn (bus.ErrOverflow); Events
 	// goes on with the events from then on, and the turn's last event is
 	// still passed. A front says so and offers to reload from the store.
 	Dropped func()
+	// Admit, when set, is asked by Start as the turn takes its session,
+	// once no turn runs and no between-turns action (Between) holds it:
+	// an error refuses the turn (Start returns it, nothing stored or
+	// published). A front checks there, in the same step, what it changes
+	// between turns itself (darman acp: the session was not replaced or
+	// moved). It runs under the service's lock and must not call the
+	// service.
+	Admit func() error
 }
 
 // Part is one piece of a prompt.
@@ -247,7 +257,8 @@ var errShellInTurn = errors.New("the command runs a shell command")
 // with nothing stored or published, when the prompt is empty, names a
 // command there is not (prompt.UnknownCommandError), its model or agent
 // is unknown, the session already runs a turn (ErrBusy), or a command's
-// template does not expand.
+// template does not expand. While a between-turns action of the session
+// runs (Between), Start waits for it before the turn takes the session.
 func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
 	began := time.Now()
 	typed := MessageText(tn.Prompt)
@@ -341,19 +352,38 @@ func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
 // it has taken its session (ErrBusy when another turn has it).
 func (s *Service) launch(ctx context.Context, tn Turn, t *turn, text string, began time.Time) (*Running, error) {
 	id, l := t.id, t.live
-	tctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
+	// A between-turns action (Between) finishes first; the session it
+	// may have deleted is not taken.
+	for h := s.holds[id]; h != nil; h = s.holds[id] {
+		s.mu.Unlock()
+		select {
+		case <-h.free:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if _, err := s.opts.Store.Session(ctx, id); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+	}
 	if l.cancel != nil {
 		s.mu.Unlock()
-		cancel()
 		return nil, ErrBusy
 	}
 	if s.closed {
 		s.mu.Unlock()
-		cancel()
 		return nil, errors.New("the session service is closed")
 	}
-	l.cancel, l.current = cancel, t
+	if tn.Admit != nil {
+		if err := tn.Admit(); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	r := &Running{Session: id, done: make(chan struct{})}
+	l.cancel, l.current, l.ended = cancel, t, r.done
 	s.turns.Add(1)
 	// Subscribed while the session is taken: the previous turn published
 	// its last event before it let go (see turn.end), so nothing of it
@@ -374,7 +404,6 @@ func (s *Service) launch(ctx context.Context, tn Turn, t *turn, text string, beg
 		}
 	}
 
-	r := &Running{Session: id, done: make(chan struct{})}
 	ended := make(chan final, 1)
 	forwarded := make(chan struct{})
 	if sub != nil {

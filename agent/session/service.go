@@ -141,6 +141,9 @@ type Service struct {
 	// with the hook's reason: their questions are answered without
 	// asking. Under mu.
 	hookAllowed map[allowedCall]string
+	// holds are the sessions' between-turns actions in progress
+	// (Between), by session. Under mu.
+	holds map[agent.ID]*hold
 }
 
 // allowedCall names a call a hook allowed.
@@ -153,8 +156,9 @@ type allowedCall struct {
 type live struct {
 	bus     *bus.Bus[agent.Event]
 	checker *permission.Checker
-	// asker asks the checker's questions (a sub-task's live shares its
-	// parent's checker and has none).
+	// asker asks the checker's questions and the MCP servers'
+	// elicitations (a sub-task's live shares its parent's checker and
+	// asker; only a top-level turn sets its stream).
 	asker *eventAsker
 	files *tool.FileTimes
 	jobs  *tool.Jobs
@@ -165,6 +169,9 @@ type live struct {
 	recent []string
 	// current is the running turn; nil when the session is idle.
 	current *turn
+	// ended is closed once the last turn begun has ended and its last
+	// event was passed on (Running.Done).
+	ended <-chan struct{}
 	// pruning is set once the session's history had to be pruned to fit
 	// the context window, so that the following steps send the same
 	// pruned prefix (and the provider's prompt cache keeps it) instead of

@@ -124,7 +124,7 @@ func (s *Service) runTask(ctx context.Context, env *tool.Env, in taskInput) (too
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("task: creating the sub-task's session: %w", err)
 	}
-	l := &live{bus: parent.bus, checker: parent.checker, files: &tool.FileTimes{}, jobs: parent.jobs, instructed: map[string]bool{}}
+	l := &live{bus: parent.bus, checker: parent.checker, asker: parent.asker, files: &tool.FileTimes{}, jobs: parent.jobs, instructed: map[string]bool{}}
 	t := &turn{svc: s, live: l, id: child.ID, modelRef: model, tools: tools, parentCall: env.CallID, pauseParent: env.Pause, ws: pt.ws, agent: sub}
 	if s.opts.ToolSource != nil {
 		// The child asks the source as itself: a source may give a

@@ -149,6 +149,15 @@ func (t *turn) runTool(ctx context.Context, p *agent.Part) {
 		Jobs:   t.live.jobs,
 		Logger: t.svc.log.With("tool", call.Name, "call", call.CallID),
 	}
+	if a := t.live.asker; a != nil && a.streaming() {
+		var child agent.ID
+		if t.parentCall != "" {
+			child = t.id
+		}
+		env.Elicit = func(ctx context.Context, e permission.Elicitation) (permission.ElicitAnswer, error) {
+			return a.elicit(ctx, e, call.CallID, child)
+		}
+	}
 	if err := t.checkpoint(ctx, tl); err != nil {
 		fail(fmt.Sprintf("The call was not run: the workspace could not be checkpointed before it (%v).", err))
 		return

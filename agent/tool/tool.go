@@ -99,6 +99,12 @@ type Env struct {
 	// and returns the func that starts it again; nil means the call has no
 	// timeout to stop.
 	Pause func() (resume func())
+	// Elicit asks the user an MCP server's request for input made during
+	// the call, as a question on the turn's stream (session.Question), so
+	// the user sees it after the call it is about; nil when the turn's
+	// questions are not on its stream (the server's elicitor asks it
+	// then). Its errors are permission.Elicitor's.
+	Elicit func(ctx context.Context, e permission.Elicitation) (permission.ElicitAnswer, error)
 	// Progress streams partial output (a command's terminal text, whole so
 	// far) to the people watching, as an update of the call; "" says the
 	// command started, with no output yet. Nil drops it.

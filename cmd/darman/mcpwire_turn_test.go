@@ -54,6 +54,19 @@ func init() {
 		})
 		return text("growing"), nil
 	})
+	if os.Getenv("DARMAN_TEST_MCP_ELICIT") != "" {
+		// ask asks the user for a colour (an elicitation within the
+		// call) and answers with what the user said.
+		s.AddTool(&mcp.Tool{Name: "ask", InputSchema: object}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if r, ok := req.Params.InputResponses["colour"].(*mcp.ElicitResult); ok {
+				data, _ := json.Marshal(r.Content)
+				return text("the user said " + r.Action + " " + string(data)), nil
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"colour": &mcp.ElicitParams{Message: "Which colour?", RequestedSchema: map[string]any{
+				"type": "object", "properties": map[string]any{"colour": map[string]any{"type": "string", "enum": []any{"red", "blue"}}}, "required": []any{"colour"},
+			}}}}, nil
+		})
+	}
 	s.Run(context.Background(), &mcp.StdioTransport{})
 	os.Exit(0)
 }

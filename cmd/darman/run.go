@@ -243,11 +243,16 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &terminal.Renderer{Out: a.stdout, Err: a.stderr, JSON: o.json}
+	if ta != nil {
+		// The terminal's questions come on the turn's stream, printed in
+		// its order.
+		r.Ask = ta
+	}
 	var parts []session.Part
 	if strings.TrimSpace(o.prompt) != "" {
 		parts = session.Text(o.prompt)
 	}
-	tn := session.Turn{Session: id, Prompt: append(parts, o.images...), Events: r.Render, Agent: o.agent}
+	tn := session.Turn{Session: id, Prompt: append(parts, o.images...), Events: r.Render, Agent: o.agent, Questions: r.Ask != nil}
 	res, err := svc.Run(ctx, tn)
 	if err != nil {
 		if command != nil {

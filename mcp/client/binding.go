@@ -71,8 +71,8 @@ type binding struct {
 	progress map[string]func(string)
 	token    uint64
 	sampled  SamplingUsage
-	// charging are the calls in flight that carry their session's Charge,
-	// by a key of their own (see charger).
+	// charging are the calls in flight that carry their session's Charge
+	// or Elicit, by a key of their own (see charger, elicitor).
 	charges map[uint64]callCharge
 	// pauses stop the timeouts of the calls in flight, by the same keys
 	// (see pauseCalls).
@@ -80,10 +80,12 @@ type binding struct {
 	nextCall uint64
 }
 
-// callCharge is one call in flight: its session and how to charge it.
+// callCharge is one call in flight: its session, how to charge it and
+// how to ask its user (nil when the call has no way of its own).
 type callCharge struct {
 	session string
 	charge  func(agent.Usage, float64)
+	elicit  elicitFunc
 }
 
 func newBinding(m *Manager, d Definition) *binding {
@@ -508,14 +510,14 @@ func (b *binding) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*m
 	return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: res.Text}, Model: res.Model, Role: "assistant", StopReason: res.StopReason}, nil
 }
 
-// charging records a call in flight that carries its session's charge,
-// until the returned function is called.
-func (b *binding) charging(session string, charge func(agent.Usage, float64)) (done func()) {
+// charging records a call in flight that carries its session's charge
+// or elicitor, until the returned function is called.
+func (b *binding) charging(c callCharge) (done func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.nextCall++
 	key := b.nextCall
-	b.charges[key] = callCharge{session: session, charge: charge}
+	b.charges[key] = c
 	return func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -572,16 +574,23 @@ func (b *binding) charger(ctx context.Context) func(agent.Usage, float64) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var found *callCharge
-	for _, c := range b.charges {
-		if found != nil && found.session != c.session {
-			b.log.Debug("a sampling request while calls of several sessions were in flight is charged to the server only")
-			return nil
-		}
-		found = &c
-	}
-	if found == nil {
+	found, ok := b.oneSessionLocked()
+	if !ok {
+		b.log.Debug("a sampling request while calls of several sessions (or none) were in flight is charged to the server only")
 		return nil
 	}
 	return found.charge
+}
+
+// oneSessionLocked is a call in flight on the server when every call in
+// flight is of one session; ok is false when none is or several
+// sessions' are. b.mu must be held.
+func (b *binding) oneSessionLocked() (found callCharge, ok bool) {
+	for _, c := range b.charges {
+		if ok && found.session != c.session {
+			return callCharge{}, false
+		}
+		found, ok = c, true
+	}
+	return found, ok
 }

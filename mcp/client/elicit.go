@@ -33,7 +33,29 @@ type (
 // ErrNoHuman is what a Gate returns when nobody is there to answer.
 var ErrNoHuman = permission.ErrNoHuman
 
-// elicit routes a server's elicitation/create to the manager's gate.
+// elicitFunc asks one elicitation, as Gate.Elicit does (tool.Env.Elicit).
+type elicitFunc = func(context.Context, Elicitation) (ElicitAnswer, error)
+
+// elicitor finds who asks an elicitation: the turn of the call it came in
+// (multi-round-trip, its context), else the one of the session whose calls
+// are in flight on the server, when there is exactly one and its turn
+// asks on its stream (tool.Env.Elicit), else the manager's Gate.
+func (b *binding) elicitor(ctx context.Context) elicitFunc {
+	if ask, ok := ctx.Value(elicitKey{}).(elicitFunc); ok {
+		return ask
+	}
+	b.mu.Lock()
+	found, ok := b.oneSessionLocked()
+	b.mu.Unlock()
+	if ok && found.elicit != nil {
+		return found.elicit
+	}
+	return b.m.opts.Gate.Elicit
+}
+
+// elicit routes a server's elicitation/create to the human: on the turn's
+// stream when it came during a call of one (see elicitor), else through
+// the manager's gate.
 func (b *binding) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	e := Elicitation{Server: b.def.Name, Mode: p.Mode, Message: scrubText(p.Message), URL: p.URL, ID: p.ElicitationID}
@@ -59,7 +81,7 @@ func (b *binding) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elic
 	}
 	b.log.Info("mcp server asks the human", "mode", e.Mode, "fields", len(e.Fields))
 	resume := b.pauseCalls(ctx) // the person's time is not the call's
-	ans, err := b.m.opts.Gate.Elicit(ctx, e)
+	ans, err := b.elicitor(ctx)(ctx, e)
 	resume()
 	switch {
 	case errors.Is(err, ErrNoHuman):

@@ -143,13 +143,19 @@ func (t *mcpTool) Run(ctx context.Context, env *tool.Env, input json.RawMessage)
 	}
 	defer t.b.pausing(pause)()
 	callCtx := context.WithValue(clock, pauseKey{}, pause)
-	if env != nil && env.Charge != nil {
-		// A sampling request made within the call (multi-round-trip)
-		// is served under callCtx; one an older server sends meanwhile
-		// finds the call through the binding (see binding.charger).
-		// Either is charged to the call's session.
-		callCtx = context.WithValue(callCtx, chargeKey{}, env.Charge)
-		defer t.b.charging(string(env.SessionID), env.Charge)()
+	if env != nil && (env.Charge != nil || env.Elicit != nil) {
+		// A sampling or elicitation request made within the call
+		// (multi-round-trip) is served under callCtx; one an older
+		// server sends meanwhile finds the call through the binding (see
+		// binding.charger, binding.elicitor). Either is the call's
+		// session's: charged to it, asked on its turn's stream.
+		if env.Charge != nil {
+			callCtx = context.WithValue(callCtx, chargeKey{}, env.Charge)
+		}
+		if env.Elicit != nil {
+			callCtx = context.WithValue(callCtx, elicitKey{}, elicitFunc(env.Elicit))
+		}
+		defer t.b.charging(callCharge{session: string(env.SessionID), charge: env.Charge, elicit: env.Elicit})()
 	}
 	params := &mcp.CallToolParams{Name: t.raw.Name, Arguments: input}
 	params.SetProgressToken(token)
@@ -268,6 +274,10 @@ func convert(name string, res *mcp.CallToolResult) tool.Result {
 // chargeKey holds, in a tool call's context, the function that charges
 // model use to the call's session (tool.Env.Charge).
 type chargeKey struct{}
+
+// elicitKey holds, in a tool call's context, the function that asks the
+// call's user on its turn's stream (tool.Env.Elicit).
+type elicitKey struct{}
 
 // pauseKey holds, in a tool call's context, the function that stops the
 // call's timeout (see binding.pauseCalls).

@@ -3,6 +3,7 @@ package acp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -103,12 +104,11 @@ func (ls *liveSession) agentCommand(ctx context.Context, text string) (rewritten
 // switchBetweenTurns switches the session to agent name unless it runs a
 // turn (whose agent must not change under it).
 func (ls *liveSession) switchBetweenTurns(ctx context.Context, name string) error {
-	ls.between.Lock()
-	defer ls.between.Unlock()
-	if ls.ag().Sessions().Busy(ls.id) {
+	err := ls.ag().Sessions().Between(ctx, ls.id, func() error { return ls.switchAgent(ctx, name) })
+	if errors.Is(err, session.ErrBusy) {
 		return invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
 	}
-	return ls.switchAgent(ctx, name)
+	return err
 }
 
 // switchAgent makes name the session's agent as session/set_mode does,

@@ -2,9 +2,11 @@ package acp
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/darman-dev/darman/agent/checkpoint"
+	"github.com/darman-dev/darman/agent/session"
 )
 
 // Checkpoints reverts and redoes turns from the snapshots taken before
@@ -86,15 +88,16 @@ func (ls *liveSession) checkpointCommand(ctx context.Context, line string) (res 
 // restore reverts (or, for verb redo, redoes) as o says, unless the
 // session runs a turn (busy); no turn starts while the files are put back.
 func (ls *liveSession) restore(ctx context.Context, verb string, o checkpoint.RevertOptions) (rep *checkpoint.Report, busy bool, err error) {
-	ls.between.Lock()
-	defer ls.between.Unlock()
-	if ls.ag().Sessions().Busy(ls.id) {
-		return nil, true, nil
-	}
 	do := ls.ag().Checkpoints().Revert
 	if verb == "redo" {
 		do = ls.ag().Checkpoints().Redo
 	}
-	rep, err = do(ctx, o)
+	err = ls.ag().Sessions().Between(ctx, ls.id, func() (err error) {
+		rep, err = do(ctx, o)
+		return err
+	})
+	if errors.Is(err, session.ErrBusy) {
+		return nil, true, nil
+	}
 	return rep, false, err
 }

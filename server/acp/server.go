@@ -56,6 +56,9 @@ type Sessions interface {
 	Start(ctx context.Context, tn session.Turn) (*session.Running, error)
 	// Busy says whether the session runs a turn now.
 	Busy(id agent.ID) bool
+	// Between runs do between the session's turns: session.ErrBusy while
+	// one runs; no turn starts while do runs.
+	Between(ctx context.Context, id agent.ID, do func() error) error
 	Cancel(id agent.ID) bool
 	// Commands are the commands a prompt runs by /name (the built-in ones
 	// and the workspace's files, read again now), offered as slash
@@ -560,7 +563,7 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage) (any, 
 	mode := modeAsk
 	if old != nil {
 		// Loaded again on this connection: the client's mode holds.
-		if !old.retire() {
+		if !old.retire(ctx) {
 			return nil, invalidParams("session/load: session %s is running a turn; cancel it first", id)
 		}
 		mode = old.currentMode()

@@ -16,6 +16,7 @@ import (
 	"github.com/darman-dev/darman/agent/prompt"
 	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/server/internal/acpupdate"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -72,15 +73,10 @@ type liveSession struct {
 	agentName string
 	terminals map[string]string // tool call id → the client's terminal id
 
-	// between is held by what must happen between the session's turns,
-	// with the core's word that none runs (Sessions.Busy) — moving the
-	// session to another agent, retiring it, restoring files — and by a
-	// prompt while its turn starts, so none of them can happen in the
-	// moment a turn begins. Whether a turn runs is the core's alone.
-	between sync.Mutex
-	// retired (under between) is set when the session was loaded again
-	// on this connection: the new liveSession serves it from then on.
-	retired bool
+	// retired is set, between turns (Sessions.Between), when the session
+	// was loaded again on this connection: the new liveSession serves it
+	// from then on.
+	retired atomic.Bool
 }
 
 // ag is the agent the session runs in.
@@ -96,10 +92,14 @@ func (ls *liveSession) adopt(ctx context.Context) {
 	if now == nil || now == ls.ag() {
 		return
 	}
-	ls.between.Lock()
-	moved := !ls.ag().Sessions().Busy(ls.id) && ls.cur.CompareAndSwap(ls.ag(), now)
-	ls.between.Unlock()
-	if moved {
+	// Moved between turns, so a turn runs in one agent from its start
+	// to its end; start sees the move (errMoved).
+	was, moved := ls.ag(), false
+	err := was.Sessions().Between(ctx, ls.id, func() error {
+		moved = ls.cur.CompareAndSwap(was, now)
+		return nil
+	})
+	if err == nil && moved {
 		// The new agent's permission checker takes the session's mode.
 		if err := now.Sessions().SetPermissionMode(ctx, ls.id, permissionMode(ls.currentMode())); err != nil {
 			ls.s.log.Warn("acp: the session's mode did not follow it to the trusted agent", "session", ls.id, "err", err)
@@ -160,16 +160,13 @@ func (ls *liveSession) stopMCP() error {
 }
 
 // retire takes the session out of service for a load that replaces it,
-// unless a turn runs: the check and the retiring are one step, so a
-// prompt cannot start in between.
-func (ls *liveSession) retire() bool {
-	ls.between.Lock()
-	defer ls.between.Unlock()
-	if ls.ag().Sessions().Busy(ls.id) {
-		return false
-	}
-	ls.retired = true
-	return true
+// unless a turn runs: the check and the retiring are one step
+// (Sessions.Between), so a prompt cannot start in between.
+func (ls *liveSession) retire(ctx context.Context) bool {
+	return ls.ag().Sessions().Between(ctx, ls.id, func() error {
+		ls.retired.Store(true)
+		return nil
+	}) == nil
 }
 
 func (ls *liveSession) currentMode() string {
@@ -436,29 +433,45 @@ func (s *Server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	return map[string]string{"stopReason": "end_turn"}, nil
 }
 
+// errMoved refuses a turn that would begin in the agent the session was
+// moved away from (adopt): start begins it in the new one.
+var errMoved = errors.New("the session moved to its directory's new agent")
+
 // start begins the session's turn, with the session's own tools, unless
 // the session was loaded again as the prompt came or the core runs a
 // turn in it already (session.ErrBusy); the turn then runs under ctx.
 func (ls *liveSession) start(ctx context.Context, tn session.Turn) (*session.Running, error) {
-	ls.between.Lock()
-	defer ls.between.Unlock()
-	if ls.retired {
-		return nil, invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
+	for {
+		ag := ls.ag()
+		tn.Tools = ls.tools(ag)
+		// Checked as the turn takes the session, in one step with what
+		// retire and adopt change between turns.
+		tn.Admit = func() error {
+			switch {
+			case ls.retired.Load():
+				return invalidParams("session/prompt: session %s was being loaded again as this prompt came; send it again", ls.id)
+			case ls.ag() != ag:
+				return errMoved
+			}
+			return nil
+		}
+		running, err := ag.Sessions().Start(ctx, tn)
+		switch {
+		case errors.Is(err, errMoved):
+			continue
+		case errors.Is(err, session.ErrBusy):
+			return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
+		}
+		return running, err
 	}
-	tn.Tools = ls.tools()
-	running, err := ls.ag().Sessions().Start(ctx, tn)
-	if errors.Is(err, session.ErrBusy) {
-		return nil, invalidParams("session/prompt: session %s is already running a turn; cancel it or wait for its answer", ls.id)
-	}
-	return running, err
 }
 
-// tools are the session's own tools for a turn: its MCP servers', and
-// bash in the client's terminal when the client offers one.
-func (ls *liveSession) tools() []tool.Tool {
+// tools are the session's own tools for a turn in ag: its MCP servers',
+// and bash in the client's terminal when the client offers one.
+func (ls *liveSession) tools(ag *started) []tool.Tool {
 	tools := slices.Clone(ls.mcpTools)
-	if ls.s.caps().Terminal && ls.ag().Bash() != nil {
-		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ls.ag().Bash()))
+	if ls.s.caps().Terminal && ag.Bash() != nil {
+		tools = append(tools, tool.NewTerminalBash(&terminal{ls: ls}, ag.Bash()))
 	}
 	return tools
 }
@@ -468,6 +481,15 @@ func (ls *liveSession) tools() []tool.Tool {
 // gives it, on a goroutine that ends with the answer or the question's
 // context.
 func (ls *liveSession) question(q *session.Question) {
+	if e := q.Elicitation; e != nil {
+		// ACP has no request for a form or a URL to open: the user reads
+		// why, in its place in the answer, and the server is told
+		// decline.
+		ls.send(update{SessionUpdate: acpupdate.AgentMessageChunk, Content: text(noticeText(fmt.Sprintf(
+			"the MCP server %s asked for your input (%q), which darman cannot ask through this client; it was declined", e.Server, e.Message)))})
+		q.AnswerElicitation(permission.ElicitAnswer{}, permission.ErrNoHuman)
+		return
+	}
 	p, err := ls.askPermission(q.Context(), q.Request)
 	if err != nil {
 		q.Answer(permission.Reply{}, err)

@@ -62,6 +62,11 @@ type Sessions interface {
 	// Busy says whether the session runs a turn now (what Start refuses
 	// with session.ErrBusy).
 	Busy(id agent.ID) bool
+	// Between runs do between the session's turns: session.ErrBusy while
+	// one runs; no turn starts while do runs. AfterTurn cancels the
+	// running turn first and waits for its end (session.Service).
+	Between(ctx context.Context, id agent.ID, do func() error) error
+	AfterTurn(ctx context.Context, id agent.ID, do func() error) error
 	// Rename sets a session's title.
 	Rename(ctx context.Context, id agent.ID, title string) error
 	// Apply writes text as a file's content for the session, as an edit

@@ -58,19 +58,21 @@ func (s *Server) cmdTurnApply(ctx context.Context, arg json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	// Held to the end, so that no revert, redo or turn starts between the
+	// Between turns, so that no revert, redo or turn starts between the
 	// session's check and the edit.
-	unlock, err := s.between(ag, name, id)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	res, err := ag.Sessions.Apply(ctx, id, path, a.Text)
+	var res session.Applied
+	var applyErr error
+	err = s.between(ctx, ag, name, id, func() error {
+		res, applyErr = ag.Sessions.Apply(ctx, id, path, a.Text)
+		return nil
+	})
 	switch {
-	case errors.Is(err, session.ErrBusy):
-		return nil, errors.New(name + ": the session is running a turn; cancel it (darman.cancel) or wait for it to end")
 	case err != nil:
-		return nil, rpc.InvalidParams("%s: %v", name, err)
+		return nil, err
+	case errors.Is(applyErr, session.ErrBusy):
+		return nil, errors.New(name + ": the session is running a turn; cancel it (darman.cancel) or wait for it to end")
+	case applyErr != nil:
+		return nil, rpc.InvalidParams("%s: %v", name, applyErr)
 	}
 	return applyResult{Applied: res.Written, Unchanged: res.Unchanged, Denied: res.Denied, Message: res.Message,
 		URI: buffer.PathToURI(res.Path), TurnID: string(res.Turn)}, nil

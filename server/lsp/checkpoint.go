@@ -55,17 +55,16 @@ func (s *Server) turnCheckpoint(ctx context.Context, name string, arg json.RawMe
 	if ag.Checkpoints == nil {
 		return nil, errors.New(name + `: checkpoints are off ("checkpoints": {"enabled": false}, or git is not on PATH), so there is nothing to restore`)
 	}
-	unlock, err := s.between(ag, name, id)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	o := checkpoint.RevertOptions{Session: id, Turn: a.TurnID, Workspace: s.ws, Preview: a.Preview, Force: a.Force}
 	do := ag.Checkpoints.Revert
 	if name == "darman.turn.redo" {
 		do = ag.Checkpoints.Redo
 	}
-	rep, err := do(ctx, o)
+	var rep *checkpoint.Report
+	err = s.between(ctx, ag, name, id, func() (err error) {
+		rep, err = do(ctx, o)
+		return err
+	})
 	if errors.Is(err, checkpoint.ErrNothing) {
 		return nil, rpc.InvalidParams("%s: %v", name, err)
 	}
@@ -99,25 +98,28 @@ func (s *Server) cmdSessionFork(ctx context.Context, arg json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := s.between(ag, name, id)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	sess, prompt, err := ag.Store.Fork(ctx, id, agent.ID(a.MessageID))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]any{"sessionId": sess.ID, "prompt": prompt}
-	if a.Files {
+	var out map[string]any
+	err = s.between(ctx, ag, name, id, func() error {
+		sess, prompt, err := ag.Store.Fork(ctx, id, agent.ID(a.MessageID))
+		if err != nil {
+			return err
+		}
+		out = map[string]any{"sessionId": sess.ID, "prompt": prompt}
+		if !a.Files {
+			return nil
+		}
 		if ag.Checkpoints == nil {
-			return nil, errors.New(name + ": forked as " + string(sess.ID) + `, but checkpoints are off, so the files stay as they are`)
+			return errors.New(name + ": forked as " + string(sess.ID) + `, but checkpoints are off, so the files stay as they are`)
 		}
 		rep, err := ag.Checkpoints.Revert(ctx, checkpoint.RevertOptions{Session: id, Turn: a.MessageID, Workspace: s.ws})
 		if err != nil && !errors.Is(err, checkpoint.ErrNothing) {
-			return nil, errors.New(name + ": forked as " + string(sess.ID) + ", but the files were not restored: " + err.Error())
+			return errors.New(name + ": forked as " + string(sess.ID) + ", but the files were not restored: " + err.Error())
 		}
 		out["revert"] = rep
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -417,28 +417,18 @@ func (s *Server) cmdSessionDelete(ctx context.Context, arg json.RawMessage) (any
 	}
 	// A running turn is cancelled first, and the session deleted once it
 	// ended; no turn starts meanwhile.
-	defer s.lockBetween(id)()
-	if ag.Sessions.Busy(id) {
-		t := s.runningTurn(id)
-		if t == nil {
-			return nil, errors.New("darman.session.delete: the session is running a turn; cancel it (darman.cancel) or wait for it to end")
+	err = ag.Sessions.AfterTurn(ctx, id, func() error {
+		s.mu.Lock()
+		l := s.live[id]
+		delete(s.live, id)
+		s.mu.Unlock()
+		if l != nil && l.relay != nil {
+			l.relay.stop()
+			<-l.relay.done
 		}
-		t.cancel()
-		select {
-		case <-t.ended:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	s.mu.Lock()
-	l := s.live[id]
-	delete(s.live, id)
-	s.mu.Unlock()
-	if l != nil && l.relay != nil {
-		l.relay.stop()
-		<-l.relay.done
-	}
-	if err := ag.Store.DeleteSession(ctx, id); err != nil {
+		return ag.Store.DeleteSession(ctx, id)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := ag.Runtime.Deleted(id); err != nil {

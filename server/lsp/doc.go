@@ -20,8 +20,8 @@
 // server/lsp/internal/progress. Here there is one file per feature:
 // initialize.go, documents.go, commands.go, codeaction.go, permission.go,
 // transcript.go, config.go; turns.go keeps the turns' books (which runs,
-// its progress, its questions, the lock that keeps revert, fork and
-// delete between turns) and relay.go passes their events on.
+// its progress, its questions; revert, fork and delete run between turns
+// in the core's Sessions.Between) and relay.go passes their events on.
 //
 // # Turns and their events
 //

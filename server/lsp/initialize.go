@@ -219,7 +219,7 @@ func nonNil[T any](s []T) []T {
 // startAgentNow builds an agent with the settings.
 func (s *Server) startAgentNow(settings json.RawMessage) (*Agent, error) {
 	setup := s.setup(settings)
-	setup.Workspace, setup.Asker, setup.Elicitor, setup.Notices, setup.Agents = s.ws, &asker{s: s}, editorGate{s}, s.notices, s.catalog()
+	setup.Workspace, setup.Asker, setup.Elicitor, setup.Notices, setup.Agents = s.ws, &asker{s: s}, editorGate{s: s}, s.notices, s.catalog()
 	a, err := s.opts.Start(s.ctx, setup)
 	if err == nil && (a == nil || a.Sessions == nil || a.Store == nil || a.Runtime == nil) {
 		err = fmt.Errorf("Options.Start returned an incomplete agent (Sessions, Store and Runtime are required)")

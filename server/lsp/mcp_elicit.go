@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/darman-dev/darman/agent/permission"
+	"github.com/darman-dev/darman/agent/session"
 	"github.com/darman-dev/darman/server/rpc"
 )
 
@@ -29,7 +31,37 @@ import (
 // client without showMessageRequest makes every elicitation
 // permission.ErrNoHuman. Nothing of an elicitation is kept: after a
 // restart it is gone.
-type editorGate struct{ s *Server }
+//
+// An elicitation during a turn whose questions come on its stream is
+// asked in the stream's order (askElicitOnStream); others, through the
+// Setup's Elicitor.
+type editorGate struct {
+	s *Server
+	// sent, when set, is called once the elicitation's first message was
+	// written to the client (so after every update sent before it).
+	sent func()
+}
+
+// wrote says the first message was written.
+func (g editorGate) wrote() {
+	if g.sent != nil {
+		g.sent()
+	}
+}
+
+// askElicitOnStream asks the elicitation of turn t's stream
+// (session.Question.Elicitation): its first message is written before
+// askElicitOnStream returns; the answer goes back to the turn once the
+// user gives it, or the question's context ends.
+func (s *Server) askElicitOnStream(sq *session.Question) {
+	written := make(chan struct{})
+	sent := sync.OnceFunc(func() { close(written) })
+	s.goOwned(func() {
+		defer sent()
+		sq.AnswerElicitation(editorGate{s: s, sent: sent}.Elicit(sq.Context(), *sq.Elicitation))
+	})
+	<-written
+}
 
 // errDismissed is a question closed without a choice: the server is told
 // "cancel".
@@ -45,8 +77,12 @@ func (g editorGate) choose(ctx context.Context, kind protocol.MessageType, msg s
 		actions[i] = protocol.MessageActionItem{Title: t}
 	}
 	var choice *protocol.MessageActionItem
-	err := g.s.call(ctx, g.s.opts.PermissionTimeout, protocol.ServerWindowShowMessageRequest,
-		protocol.ShowMessageRequestParams{Type: kind, Message: msg, Actions: actions}, &choice)
+	p, err := g.s.send(ctx, g.s.opts.PermissionTimeout, protocol.ServerWindowShowMessageRequest,
+		protocol.ShowMessageRequestParams{Type: kind, Message: msg, Actions: actions})
+	g.wrote()
+	if err == nil {
+		err = g.s.wait(p, protocol.ServerWindowShowMessageRequest, &choice)
+	}
 	switch {
 	case err != nil && rpc.IsMethodNotFound(err):
 		g.s.questions.noShowMessageRequest.Store(true)
@@ -74,6 +110,7 @@ func (g editorGate) Elicit(ctx context.Context, e permission.Elicitation) (permi
 		if f.Type != "boolean" && len(f.Enum) == 0 {
 			g.s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf(
 				"The MCP server %s asked for %q, which needs typed text that this editor's prompts cannot take; darman declined.", e.Server, fieldName(f)))
+			g.wrote()
 			return permission.ElicitAnswer{}, permission.ErrNoHuman
 		}
 	}

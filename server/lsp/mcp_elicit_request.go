@@ -49,7 +49,11 @@ func (g editorGate) askElicit(ctx context.Context, e permission.Elicitation) (pe
 		p.Fields = []permission.ElicitField{}
 	}
 	var res elicitResult
-	err := s.call(ctx, s.opts.PermissionTimeout, "darman/elicit", p, &res)
+	pending, err := s.send(ctx, s.opts.PermissionTimeout, "darman/elicit", p)
+	g.wrote()
+	if err == nil {
+		err = s.wait(pending, "darman/elicit", &res)
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return permission.ElicitAnswer{}, ctx.Err()

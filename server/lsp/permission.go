@@ -46,8 +46,13 @@ func (a *asker) Ask(ctx context.Context, req permission.Request) (permission.Rep
 // askOnStream asks a question of turn t's stream (session.Turn.Questions):
 // its first message is written before askOnStream returns, so after every
 // update the relay sent before it; the answer goes back to the turn once
-// the user gives it, or the question's context ends.
+// the user gives it, or the question's context ends. An MCP server's
+// elicitation is the editorGate's (askElicitOnStream).
 func (s *Server) askOnStream(t *liveTurn, sq *session.Question) {
+	if sq.Elicitation != nil {
+		s.askElicitOnStream(sq)
+		return
+	}
 	sent := make(chan struct{})
 	s.goOwned(func() {
 		sq.Answer(s.ask(sq.Context(), sq.Request, t.id, sync.OnceFunc(func() { close(sent) })))

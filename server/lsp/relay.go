@@ -106,6 +106,9 @@ func (r *relay) handle(turnID string, prog *progress.Progress, u session.Update)
 			}
 			prog.Report("waiting for your permission: " + what)
 		}
+		if prog != nil && e.Kind == agent.EventElicitation && e.Elicitation != nil && e.Elicitation.Action == "" {
+			prog.Report("waiting for your answer to the MCP server " + e.Elicitation.Server)
+		}
 	}
 	if !last {
 		return

@@ -49,7 +49,7 @@ func (s *Server) tellTrust(a *Agent) {
 		}
 		return
 	}
-	choice, err := editorGate{s}.choose(s.ctx, protocol.MessageTypeWarning, "darman: "+a.Trust.Question, trustYes, trustNotNow, trustNever)
+	choice, err := editorGate{s: s}.choose(s.ctx, protocol.MessageTypeWarning, "darman: "+a.Trust.Question, trustYes, trustNotNow, trustNever)
 	if err != nil {
 		// No one answered (no showMessageRequest, dismissed): say it in
 		// the one line, with how to trust later.

@@ -46,10 +46,6 @@ type live struct {
 	// turnId; nil when idle. Whether a turn runs is the session service's
 	// to say (Sessions.Busy, session.ErrBusy).
 	turn *liveTurn
-	// between is held by what must not overlap a turn of the session:
-	// starting one (across Sessions.Start), and revert, redo, fork and
-	// delete, each with the core's word that no turn runs.
-	between sync.Mutex
 }
 
 // liveOf returns the server's state of a session, making it on first use.
@@ -133,25 +129,15 @@ func (s *Server) findTurn(match func(*liveTurn) bool) *liveTurn {
 	return nil
 }
 
-// lockBetween takes the session's between lock and returns its unlock.
-func (s *Server) lockBetween(id agent.ID) (unlock func()) {
-	s.mu.Lock()
-	l := s.liveOf(id)
-	s.mu.Unlock()
-	l.between.Lock()
-	return l.between.Unlock
-}
-
-// between takes the session's between lock for the command name, which
-// must not overlap a turn, and returns its unlock; it fails when a turn
-// runs.
-func (s *Server) between(a *Agent, name string, id agent.ID) (unlock func(), err error) {
-	unlock = s.lockBetween(id)
-	if a.Sessions.Busy(id) {
-		unlock()
-		return nil, errors.New(name + ": the session is running a turn; cancel it (darman.cancel) or wait for it to end")
+// between runs do, the command name's work, between the session's turns
+// (Sessions.Between): it fails when a turn runs, and no turn starts while
+// do runs.
+func (s *Server) between(ctx context.Context, a *Agent, name string, id agent.ID, do func() error) error {
+	err := a.Sessions.Between(ctx, id, do)
+	if errors.Is(err, session.ErrBusy) {
+		return errors.New(name + ": the session is running a turn; cancel it (darman.cancel) or wait for it to end")
 	}
-	return unlock, nil
+	return err
 }
 
 // startTurn starts the turn tn of session tn.Session and returns once it
@@ -161,9 +147,6 @@ func (s *Server) startTurn(ctx context.Context, a *Agent, tn session.Turn, title
 		return nil, errors.New("the server is shutting down")
 	}
 	id := tn.Session
-	// Held until the turn is the session's running one, so that no
-	// revert, fork or delete comes between the core's start and it.
-	defer s.lockBetween(id)()
 	t := &liveTurn{id: newTurnID(), session: id, agent: a, title: titleOf(title), ended: make(chan struct{})}
 	r, err := s.relayOf(ctx, a, id)
 	if err != nil {

@@ -18,11 +18,30 @@ import (
 type Renderer struct {
 	Out, Err io.Writer
 	JSON     bool
-	midLine  bool // the answer text did not end with a newline yet
+	// Ask, when set, answers the turn's questions that come on its stream
+	// (session.Turn.Questions): permission questions and MCP servers'
+	// elicitations, each asked once the events before it are printed,
+	// and before any after it.
+	Ask     *Asker
+	midLine bool // the answer text did not end with a newline yet
 }
 
-// Render prints one event of the turn.
+// Render prints one event of the turn, and asks its question.
 func (r *Renderer) Render(u session.Update) {
+	r.print(u)
+	q := u.Question
+	switch {
+	case q == nil || r.Ask == nil:
+	case q.Elicitation != nil:
+		r.endLine()
+		q.AnswerElicitation(r.Ask.Elicit(q.Context(), *q.Elicitation))
+	default:
+		r.endLine()
+		q.Answer(r.Ask.Ask(q.Context(), q.Request))
+	}
+}
+
+func (r *Renderer) print(u session.Update) {
 	e := u.Event
 	if r.JSON {
 		b, _ := json.Marshal(struct {
