@@ -11,6 +11,7 @@ import (
 	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/fsafe"
 )
 
 // Applied is what Apply did.
@@ -73,6 +74,15 @@ func (s *Service) Apply(ctx context.Context, id agent.ID, path, text string) (Ap
 	}
 	if complete.Secret(shown) {
 		return Applied{}, fmt.Errorf("%s looks like a secret (a key, credentials, an .env file): darman does not apply text to it; edit it yourself", shown)
+	}
+	// A link inside the workspace to a secret inside it (notes.txt ->
+	// .env) is that secret: the write would land there.
+	if real, err := fsafe.Resolve(abs); err == nil {
+		if realRoot, err := fsafe.Resolve(root); err == nil {
+			if rel, err := filepath.Rel(realRoot, real); err == nil && complete.Secret(filepath.ToSlash(rel)) {
+				return Applied{}, fmt.Errorf("%s leads to %s, which looks like a secret (a key, credentials, an .env file): darman does not apply text to it; edit it yourself", shown, filepath.ToSlash(rel))
+			}
+		}
 	}
 	l, err := s.get(ctx, id)
 	if err != nil {
