@@ -47,7 +47,8 @@ type Applied struct {
 //
 // Refused with an error, nothing asked: a path outside the workspace
 // (symlinks resolved), a secret (complete.Secret: keys, credentials, .env
-// files), a session with no turn yet, a session running a turn (ErrBusy;
+// files; a link to one too), a sub-task's session (its parent's turn may
+// be running), a session with no turn yet, a session running a turn (ErrBusy;
 // the session counts as busy while Apply waits for its answer, and Cancel
 // stops it), or a last turn that is reverted or cannot be checkpointed
 // (Checkpoints.Step fails). A denied permission is no
@@ -87,6 +88,14 @@ func (s *Service) Apply(ctx context.Context, id agent.ID, path, text string) (Ap
 	l, err := s.get(ctx, id)
 	if err != nil {
 		return Applied{}, err
+	}
+	// A sub-task's session runs inside its parent's turn, and is idle
+	// itself once it answered: its parent's busy state is the one that
+	// counts, and the parent's turn is where its changes belong.
+	if sess, err := s.opts.Store.Session(ctx, id); err != nil {
+		return Applied{}, err
+	} else if sess.ParentID != "" {
+		return Applied{}, fmt.Errorf("session %s is a sub-task of session %s: apply the text in session %s", id, sess.ParentID, sess.ParentID)
 	}
 	last, err := s.lastTurn(ctx, id)
 	if err != nil {
