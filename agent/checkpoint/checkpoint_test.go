@@ -188,6 +188,50 @@ func TestStepAfterTheTurnEndedIsRevertedWithIt(t *testing.T) {
 	}
 }
 
+// A step taken for a turn after it ended whose process dies before End (the
+// editor closed while the applied edit's question was open) keeps the
+// turn's After: a later revert takes back what the turn changed, and a
+// file the user made since is left alone. With the After cleared, the
+// revert took the workspace as it is then for the turn's end and removed
+// the user's file.
+func TestStepAfterTheTurnEndedKeepsItsEndIfTheProcessDies(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "f.txt", "0\n")
+	data := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(data, "store"), store.Options{GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	opts := checkpoint.Options{Dir: filepath.Join(data, "checkpoints"), Store: st}
+	k, err := checkpoint.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close)
+	ses := newSession(t, st, root)
+	ctx := context.Background()
+	msg := turn(t, k, ses, root, func() { write(t, root, "f.txt", "1\n") })
+	if err := k.Step(ctx, agent.TurnRef{SessionID: ses, MessageID: msg, Workspace: root}); err != nil {
+		t.Fatal(err)
+	}
+	// The process dies here; the user goes on by hand, and a new darman
+	// reverts the turn.
+	write(t, root, "notes.txt", "mine\n")
+	k2, err := checkpoint.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k2.Close)
+	rep, err := k2.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)})
+	if err != nil {
+		t.Fatalf("revert: %v", err)
+	}
+	if read(t, root, "f.txt") != "0\n" || read(t, root, "notes.txt") != "mine\n" {
+		t.Errorf("after the revert f.txt = %q, notes.txt = %q (report %+v)", read(t, root, "f.txt"), read(t, root, "notes.txt"), rep)
+	}
+}
+
 // Past checkpoints.maxBytes the oldest turns are dropped, and a revert of
 // one says so; removing the session and collecting frees the snapshots.
 func TestSizeBoundDropsOldestAndCollectFrees(t *testing.T) {

@@ -104,9 +104,10 @@ func (k *Keeper) shadowOf(root string) *shadow {
 // so a turn whose process dies can still be reverted. A step of a turn
 // that ended already (an edit the user applies after it,
 // session.Service.Apply) continues the turn's stored checkpoint: its
-// Before stays, and End takes a new After, so the turn's revert takes the
-// step back with the rest. A turn that was reverted, or whose snapshots
-// were dropped, takes no more steps: Step fails and says why.
+// Before stays, and End takes a new After (the old one is kept until
+// then), so the turn's revert takes the step back with the rest. A turn
+// that was reverted, or whose snapshots were dropped, takes no more
+// steps: Step fails and says why.
 func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
 	k.mu.Lock()
 	_, running := k.turns[ref.MessageID]
@@ -131,8 +132,10 @@ func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
 	k.mu.Lock()
 	cp := k.turns[ref.MessageID]
 	if cp == nil && ended != nil {
+		// Its After stays until End replaces it: should the process die
+		// before (an applied edit's question still open), a revert takes
+		// back what the turn changed, not everything changed since.
 		cp = ended
-		cp.After, cp.Ended = agent.Snapshot{}, time.Time{}
 		k.turns[ref.MessageID] = cp
 	}
 	if cp == nil {
