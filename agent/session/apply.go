@@ -163,15 +163,27 @@ func (s *Service) tool(name string) tool.Tool {
 	return nil
 }
 
-// lastTurn is the user message of the session's last turn.
+// lastTurn is the user message of the session's last turn: the last user
+// message that is not a compaction's summary (or /clear's marker), which
+// the session stores as a user message, within a turn too, and which
+// begins the window. A turn the window begins after is looked for in the
+// whole history.
 func (s *Service) lastTurn(ctx context.Context, id agent.ID) (agent.ID, error) {
 	msgs, err := s.opts.Store.Window(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Message.Role == agent.RoleUser {
-			return msgs[i].Message.ID, nil
+	for pass := 0; pass < 2; pass++ {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Message.Role == agent.RoleUser && compactionPart(msgs[i]) == nil {
+				return msgs[i].Message.ID, nil
+			}
+		}
+		if len(msgs) == 0 || compactionPart(msgs[0]) == nil {
+			break
+		}
+		if msgs, err = s.opts.Store.Messages(ctx, id); err != nil {
+			return "", err
 		}
 	}
 	return "", fmt.Errorf("session %s has no turn yet: an applied edit belongs to the session's last turn, whose revert takes it back; send a prompt first", id)
