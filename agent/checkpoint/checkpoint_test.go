@@ -232,6 +232,32 @@ func TestStepAfterTheTurnEndedKeepsItsEndIfTheProcessDies(t *testing.T) {
 	}
 }
 
+// A step of an ended turn in another workspace than the turn's (a session
+// of one folder applied to from an editor on another) is refused: taken,
+// its End snapshotted the turn's own workspace as the turn's new end, and
+// the turn's revert then took back what the user changed there by hand
+// since.
+func TestStepOfAnEndedTurnInAnotherWorkspaceIsRefused(t *testing.T) {
+	root, other := t.TempDir(), t.TempDir()
+	write(t, root, "f.txt", "0\n")
+	k, st := newKeeper(t)
+	ses := newSession(t, st, root)
+	ctx := context.Background()
+	msg := turn(t, k, ses, root, func() { write(t, root, "f.txt", "1\n") })
+	write(t, root, "notes.txt", "mine\n")
+	ref := agent.TurnRef{SessionID: ses, MessageID: msg, Workspace: other}
+	if err := k.Step(ctx, ref); err == nil || !strings.Contains(err.Error(), root) {
+		t.Errorf("a step in %s of a turn of %s: %v, want an error naming the turn's workspace", other, root, err)
+	}
+	k.End(ctx, ref)
+	if _, err := k.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, "f.txt") != "0\n" || read(t, root, "notes.txt") != "mine\n" {
+		t.Errorf("after the revert f.txt = %q, notes.txt = %q", read(t, root, "f.txt"), read(t, root, "notes.txt"))
+	}
+}
+
 // Past checkpoints.maxBytes the oldest turns are dropped, and a revert of
 // one says so; removing the session and collecting frees the snapshots.
 func TestSizeBoundDropsOldestAndCollectFrees(t *testing.T) {

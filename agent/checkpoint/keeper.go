@@ -165,6 +165,10 @@ func (k *Keeper) ended(ctx context.Context, ref agent.TurnRef) (*agent.Checkpoin
 			return nil, fmt.Errorf("the snapshots of turn %s were dropped on %s to keep the checkpoint store under checkpoints.maxBytes, so a change made in it could not be reverted", ref.MessageID, c.Dropped.Format(time.DateTime))
 		case !c.Reverted.IsZero():
 			return nil, fmt.Errorf("turn %s is reverted, so a change made in it could not be reverted with it: redo the turn (darman.turn.redo, darman sessions redo) or start a new one first", ref.MessageID)
+		case filepath.Clean(c.Workspace) != filepath.Clean(ref.Workspace):
+			// End snapshots the checkpoint's workspace: the step's change
+			// would not be in it, and what changed there since would.
+			return nil, fmt.Errorf("turn %s ran in the workspace %s, not %s, so a change made here could not be reverted with it: start a turn in this workspace first", ref.MessageID, c.Workspace, ref.Workspace)
 		}
 		return &c, nil
 	}
