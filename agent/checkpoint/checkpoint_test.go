@@ -258,6 +258,51 @@ func TestStepOfAnEndedTurnInAnotherWorkspaceIsRefused(t *testing.T) {
 	}
 }
 
+// A turn reverted by another darman (darman sessions revert in a terminal)
+// while a step of it runs here (an applied edit's question open) stays
+// reverted: the step's End does not write the checkpoint it read before
+// over the revert's, so the revert can still be redone and the turn's
+// changes come back.
+func TestRevertElsewhereDuringAStepOfAnEndedTurnStaysRedoable(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "f.txt", "0\n")
+	data := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(data, "store"), store.Options{GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	opts := checkpoint.Options{Dir: filepath.Join(data, "checkpoints"), Store: st}
+	here, err := checkpoint.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(here.Close)
+	elsewhere, err := checkpoint.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(elsewhere.Close)
+	ses := newSession(t, st, root)
+	ctx := context.Background()
+	msg := turn(t, here, ses, root, func() { write(t, root, "f.txt", "1\n") })
+	ref := agent.TurnRef{SessionID: ses, MessageID: msg, Workspace: root}
+	if err := here.Step(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := elsewhere.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "g.txt", "applied\n")
+	here.End(ctx, ref)
+	if _, err := elsewhere.Redo(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)}); err != nil {
+		t.Errorf("redo of the turn reverted elsewhere: %v", err)
+	}
+	if got := read(t, root, "f.txt"); got != "1\n" {
+		t.Errorf("f.txt = %q after the redo, want the turn's change back", got)
+	}
+}
+
 // Past checkpoints.maxBytes the oldest turns are dropped, and a revert of
 // one says so; removing the session and collecting frees the snapshots.
 func TestSizeBoundDropsOldestAndCollectFrees(t *testing.T) {

@@ -176,7 +176,9 @@ func (k *Keeper) ended(ctx context.Context, ref agent.TurnRef) (*agent.Checkpoin
 }
 
 // End snapshots the workspace once the turn ref has ended, when Step was
-// called in it, and keeps the store under its size limit.
+// called in it, and keeps the store under its size limit. A turn reverted
+// or dropped meanwhile (by another darman) keeps that record, and End
+// says so.
 func (k *Keeper) End(ctx context.Context, ref agent.TurnRef) error {
 	k.mu.Lock()
 	cp := k.turns[ref.MessageID]
@@ -192,6 +194,18 @@ func (k *Keeper) End(ctx context.Context, ref agent.TurnRef) error {
 		return diskFull(err)
 	}
 	defer unlock()
+	// Another darman may have reverted the turn (or dropped its snapshots)
+	// since Step read it: its record stays, or the revert could not be
+	// redone.
+	cps, err := k.opts.Store.Checkpoints(ctx, cp.SessionID)
+	if err != nil {
+		return err
+	}
+	for _, c := range cps {
+		if c.MessageID == cp.MessageID && (c.Reverted.After(cp.Reverted) || c.Dropped.After(cp.Dropped)) {
+			return fmt.Errorf("turn %s was reverted, or its snapshots dropped, while a step of it ran: the step's change is not part of the turn's checkpoint", cp.MessageID)
+		}
+	}
 	snap, err := sh.snapshot(ctx)
 	if err != nil {
 		return diskFull(fmt.Errorf("snapshot of %s: %w", cp.Workspace, err))
