@@ -33,6 +33,9 @@ type entry struct {
 	retryAt      time.Time
 	lastUsed     time.Time
 	startedAt    time.Time
+	// spawnedAt is when the current instance's process was started: it
+	// read every file not changed on disk since as it is now.
+	spawnedAt time.Time
 	// health is the current (or last) instance's loading of the
 	// workspace; loadFailures counts the instances in a row that could
 	// not load it, for the backoff before the next try.
@@ -149,6 +152,7 @@ func (e *entry) start(done chan struct{}) {
 	p.mu.Lock()
 	e.argv, e.health = argv, h
 	p.mu.Unlock()
+	spawned := time.Now()
 	if err == nil {
 		log := p.log.With("server", e.srv.name, "root", e.root)
 		proc, err = startProcess(argv, e.root, e.env(), e.pool.opts.Children, log)
@@ -207,7 +211,7 @@ func (e *entry) start(done chan struct{}) {
 	}
 	e.state, e.client, e.proc = StateRunning, c, proc
 	h.client = c
-	e.startedAt, e.lastUsed = time.Now(), time.Now()
+	e.startedAt, e.lastUsed, e.spawnedAt = time.Now(), time.Now(), spawned
 	st := e.statusLocked()
 	p.mu.Unlock()
 	p.log.Info("language server started", "server", e.srv.name, "root", e.root, "pid", proc.pid())

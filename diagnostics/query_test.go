@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darman-dev/darman/diagnostics/lsp"
 )
 
 func TestGoplsQueries(t *testing.T) {
@@ -108,5 +110,57 @@ func TestQueriesWithoutAServer(t *testing.T) {
 	txt := write(t, filepath.Join(root, "a.txt"), "x")
 	if _, err := p.Rename(ctx, txt, Position{1, 1}, "y"); err == nil || !strings.Contains(err.Error(), "fakels does not offer rename") {
 		t.Fatalf("Rename = %v", err)
+	}
+}
+
+// TestGoplsOutlineOfUnopenedFiles: gopls is asked a file's outline,
+// references, definitions and hover without the file opened in it (each didOpen costs it a diagnosis of the
+// workspace) while the file is as gopls read it at its start; a file
+// changed on disk since is opened with its new content, and its outline
+// lists what it declares now.
+func TestGoplsOutlineOfUnopenedFiles(t *testing.T) {
+	p, root := goModule(t)
+	ctx := context.Background()
+	a := filepath.Join(root, "a", "a.go")
+	b := filepath.Join(root, "b", "b.go")
+	if _, err := p.Symbols(ctx, "Greet", SymbolQuery{}); err != nil { // gopls started and loaded
+		t.Fatal(err)
+	}
+	_, c, err := p.client(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outline, err := p.DocumentSymbols(ctx, a)
+	if err != nil || len(outline) != 1 || outline[0].Name != "Greet" || outline[0].Location.Start != (Position{4, 6}) {
+		t.Fatalf("DocumentSymbols(a.go) = %+v, %v; want Greet at 4:6", outline, err)
+	}
+	refs, err := p.References(ctx, a, Position{4, 6}, false)
+	if err != nil || len(refs) != 1 || refs[0].Path != b || refs[0].Start != (Position{7, 11}) {
+		t.Fatalf("References = %+v, %v; want the call in b/b.go:7:11", refs, err)
+	}
+	defs, err := p.Definition(ctx, b, Position{7, 12})
+	if err != nil || len(defs) != 1 || defs[0].Path != a || defs[0].Start != (Position{4, 6}) {
+		t.Fatalf("Definition = %+v, %v", defs, err)
+	}
+	if hover, err := p.Hover(ctx, b, Position{7, 12}); err != nil || !strings.Contains(hover, "Greet says hello.") {
+		t.Fatalf("Hover = %q, %v", hover, err)
+	}
+	for _, f := range []string{a, b} {
+		if _, _, open := c.Text(lsp.URIFromPath(f)); open {
+			t.Fatalf("%s, unchanged since gopls started, was opened in it for an outline, references, a definition or hover", f)
+		}
+	}
+
+	write(t, b, useGo+"\n// Later was written after gopls started.\nfunc Later() {}\n")
+	syms, text, err := p.Outline(ctx, b)
+	var names []string
+	for _, s := range syms {
+		names = append(names, s.Name)
+	}
+	if err != nil || strings.Join(names, " ") != "Use Later" || !strings.Contains(string(text), "func Later") {
+		t.Fatalf("Outline(b.go) after a change = %v, %v; want Use and Later, and the new text", names, err)
+	}
+	if got, _, open := c.Text(lsp.URIFromPath(b)); !open || !strings.Contains(string(got), "func Later") {
+		t.Fatal("b.go, changed since gopls started, was not opened in it with its new content")
 	}
 }

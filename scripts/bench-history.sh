@@ -4,7 +4,8 @@
 # and `darman lsp` from its start to the answer to initialize, each with a
 # fresh data directory and with a big one, one run of each in turn, over N
 # runs (default 30), and `darman sessions list` (its default page and a
-# page of one), printing the medians, their ratio, and the median of
+# page of one; and the default page of a directory of 100 sessions, the
+# same 100 rows as the big directory's), printing the medians, their ratio, and the median of
 # the pair-by-pair ratios (run i with the big directory over run i with the
 # fresh one).
 #
@@ -118,7 +119,11 @@ list_once() { # list_once DATA_DIR [ARGS]: µs of darman sessions list
 }
 
 fresh=$work/fresh
-: >"$work/run.fresh"; : >"$work/run.big"; : >"$work/lsp.fresh"; : >"$work/lsp.big"; : >"$work/list.fresh"; : >"$work/list.big"; : >"$work/list1.fresh"; : >"$work/list1.big"
+# A data directory of 100 one-answer sessions and nothing else: its list
+# prints the same 100 rows as the big directory's default page.
+page=$work/page
+for i in $(seq 1 100); do run_once "$page" >/dev/null; done
+: >"$work/run.fresh"; : >"$work/run.big"; : >"$work/lsp.fresh"; : >"$work/lsp.big"; : >"$work/list.fresh"; : >"$work/list.big"; : >"$work/list1.fresh"; : >"$work/list1.big"; : >"$work/list.page"
 run_once "$fresh" >/dev/null; run_once "$big" >/dev/null # warm the page cache
 for i in $(seq 1 "$runs"); do
   if (( i % 2 )); then order="fresh big"; else order="big fresh"; fi
@@ -129,14 +134,15 @@ for i in $(seq 1 "$runs"); do
     list_once "$dir" >>"$work/list.$which"
     list_once "$dir" -n 1 >>"$work/list1.$which"
   done
+  list_once "$page" >>"$work/list.page"
 done
-report() {
-  local f b
-  f=$(median <"$work/$1.fresh"); b=$(median <"$work/$1.big")
+report() { # report NAME TITLE [BASE]: NAME.big against NAME.BASE (fresh)
+  local f b base=${3:-fresh}
+  f=$(median <"$work/$1.$base"); b=$(median <"$work/$1.big")
   # The pairs' ratios: run i of each, taken one after the other, saw the
   # same machine; their median holds when the load drifts during the runs.
-  r=$(paste "$work/$1.big" "$work/$1.fresh" | awk '{print $1/$2}' | median)
-  awk -v n="$2" -v f="$f" -v b="$b" -v r="$r" 'BEGIN {printf "%-28s fresh %7.1f ms   big %7.1f ms   big/fresh %.2f   (+%.1f ms)   pairs big/fresh %.2f\n", n, f/1000, b/1000, b/f, (b-f)/1000, r}'
+  r=$(paste "$work/$1.big" "$work/$1.$base" | awk '{print $1/$2}' | median)
+  awk -v n="$2" -v base="$base" -v f="$f" -v b="$b" -v r="$r" 'BEGIN {printf "%-32s %-5s %7.1f ms   big %7.1f ms   big/%s %.2f   (+%.1f ms)   pairs %.2f\n", n, base, f/1000, b/1000, base, b/f, (b-f)/1000, r}'
 }
 echo "medians of $runs runs; big data directory: $(du -sh "$big" | cut -f1), $(ls "$big"/checkpoints 2>/dev/null | wc -l) shadow repositories"
 report run "darman run --format json"
@@ -146,3 +152,6 @@ report list "darman sessions list"
 # directory has as many as the runs above made: the same page of one row
 # from both is the history's cost alone.
 report list1 "darman sessions list -n 1"
+# The same 100 rows from both: the big directory against one of 100
+# sessions and no checkpoints.
+report list "darman sessions list, 100 rows" page

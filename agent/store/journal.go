@@ -73,6 +73,14 @@ type journal struct {
 	// making, cutting and removing segments, which close waits for.
 	spare chan spareSegment
 	bg    sync.WaitGroup
+	// last is closed when the background job queued last is done: the
+	// jobs run one after the other, in the order they were queued (see
+	// later), so that a segment is cut and closed before its file is
+	// made into another.
+	last chan struct{}
+	// free is the file of the oldest segment the bound dropped, kept to
+	// be made into the next spare (see makeSegment); "" when none is.
+	free string
 }
 
 // spareSegment is a segment made ahead of its turn.
@@ -251,7 +259,7 @@ func (j *journal) start(n int64) error {
 		}
 	}
 	if sp.f == nil {
-		if sp = makeSegment(j.dir, next, size); sp.err != nil {
+		if sp = makeSegment(j.dir, next, size, ""); sp.err != nil {
 			return sp.err
 		}
 	}
@@ -260,9 +268,10 @@ func (j *journal) start(n int64) error {
 	if j.m != nil {
 		spare := make(chan spareSegment, 1)
 		j.spare = spare
-		dir, storeDir := j.dir, j.storeDir
-		j.bg.Go(func() {
-			sp := makeSegment(dir, next+1, size)
+		dir, storeDir, free := j.dir, j.storeDir, j.free
+		j.free = ""
+		j.later(func() {
+			sp := makeSegment(dir, next+1, size, free)
 			sp.limit = journalLimit(storeDir)
 			spare <- sp
 		})
@@ -270,9 +279,46 @@ func (j *journal) start(n int64) error {
 	return nil
 }
 
-// makeSegment makes segment n, of size bytes when it is mapped.
-func makeSegment(dir string, n uint64, size int64) spareSegment {
-	f, err := os.OpenFile(segmentPath(dir, n), os.O_CREATE|os.O_EXCL|os.O_RDWR|os.O_APPEND, 0o600)
+// later runs fn in the background after the jobs queued before it. It is
+// called with mu held.
+func (j *journal) later(fn func()) {
+	prev, done := j.last, make(chan struct{})
+	j.last = done
+	j.bg.Go(func() {
+		if prev != nil {
+			<-prev
+		}
+		fn()
+		close(done)
+	})
+}
+
+// makeSegment makes segment n, of size bytes when it is mapped: from the
+// file free (a segment the bound dropped) when it is not "" and can be
+// zeroed in place, which spares the filesystem an unlink, a create and
+// the allocation of the space (most of what the journal cost a write,
+// docs/benchmarks.md). free is zeroed, and only then named segment n:
+// its records, whose checksums still match, must never be read as the
+// new segment's. When it cannot be (another filesystem, or off Linux), it
+// is removed and segment n made new.
+func makeSegment(dir string, n uint64, size int64, free string) spareSegment {
+	path := segmentPath(dir, n)
+	if free != "" {
+		f, err := reuseSegment(free, path, size)
+		if err == nil {
+			m, err := mapSegment(f, size)
+			if err == nil && m != nil {
+				return spareSegment{n: n, f: f, m: m}
+			}
+			// Its zeros would come before records written with
+			// write(2): made new, below.
+			f.Close()
+		}
+		// Whichever name it has now.
+		os.Remove(free)
+		os.Remove(path)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return spareSegment{err: err}
 	}
@@ -283,6 +329,34 @@ func makeSegment(dir string, n uint64, size int64) spareSegment {
 		return spareSegment{err: err}
 	}
 	return spareSegment{n: n, f: f, m: m}
+}
+
+// reuseSegment zeroes the file free to size bytes in place and renames
+// it to path; it fails, changing nothing but free's bytes, where the
+// filesystem cannot zero a range without writing it.
+func reuseSegment(free, path string, size int64) (*os.File, error) {
+	f, err := os.OpenFile(free, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, err
+	}
+	size = (size + 4095) &^ 4095
+	if err = zeroSegment(f, size); err == nil {
+		// It may have been larger (a segment a killed darman left
+		// preallocated, or made under another bound).
+		err = f.Truncate(size)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(free, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Opened again under its new name, which dropSpare and the
+	// errors use.
+	return os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 }
 
 // dropSpare removes a spare segment that was not used.
@@ -322,7 +396,7 @@ func (j *journal) finish(wait bool) error {
 	if wait {
 		return done()
 	}
-	j.bg.Go(func() { done() })
+	j.later(func() { done() })
 	return nil
 }
 
@@ -341,7 +415,16 @@ func (j *journal) trim() {
 		j.segs = j.segs[1:]
 	}
 	if len(old) > 0 {
-		j.bg.Go(func() {
+		// The oldest dropped becomes the next spare (see start): its
+		// space is the spare's share of the bound, which no spare
+		// takes until then.
+		if j.free != "" {
+			old = append(old, j.free)
+		}
+		j.free, old = old[0], old[1:]
+	}
+	if len(old) > 0 {
+		j.later(func() {
 			for _, p := range old {
 				os.Remove(p)
 			}
@@ -366,6 +449,10 @@ func (j *journal) close() error {
 		j.spare = nil
 	}
 	j.bg.Wait()
+	if j.free != "" {
+		os.Remove(j.free)
+		j.free = ""
+	}
 	return err
 }
 

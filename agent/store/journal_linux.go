@@ -34,3 +34,12 @@ func mapSegment(f *os.File, size int64) ([]byte, error) {
 }
 
 func unmapSegment(m []byte) error { return unix.Munmap(m) }
+
+// zeroSegment makes the first size bytes of f zeros without writing them
+// (the filesystem marks its blocks unwritten, keeping them allocated).
+func zeroSegment(f *os.File, size int64) error {
+	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_ZERO_RANGE, 0, size); err != nil {
+		return &os.PathError{Op: "fallocate", Path: f.Name(), Err: err}
+	}
+	return nil
+}

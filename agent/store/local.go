@@ -155,6 +155,16 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 				"The data may be damaged: %s; or set dataDir to another directory", dir, err, repairHint)
 		}
 	}()
+	// The next open reads whole only the tables made since (see
+	// readTableFile). A read-only open keeps them too (the caller holds
+	// the owner lock, and the sums are no part of the store's data): a
+	// data directory read by `darman sessions list` after a darman
+	// merged its tables would otherwise decompress them at every list.
+	if mode != salvageMode && shape.newSums {
+		if err := saveSums(dir, shape.sums); err != nil {
+			log.Debug("store: could not keep the tables' sums; the next open reads their blocks again", "dir", dir, "err", err)
+		}
+	}
 	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
 	l.sinceRoom.Store(roomSlack)
 	if mode == readWrite {

@@ -20,7 +20,6 @@ import (
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
-	"github.com/dgraph-io/ristretto/v2/z"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -331,28 +330,12 @@ func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 	}
 }
 
-// readTable checks every block of a table against its checksum.
-func readTable(path string, compression options.CompressionType) (err error) {
+// readTable checks a table's footer and every block against its checksum.
+func readTable(path string, compression options.CompressionType) error {
 	if err := checkTable(path); err != nil {
 		return err
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("unreadable: %v", r)
-		}
-	}()
-	mf, err := z.OpenMmapFile(path, os.O_RDONLY, 0)
-	if err != nil && !errors.Is(err, z.NewFile) {
-		return err
-	}
-	// OpenTable checks every block; the table is then let go of with its
-	// file's Close, not DecrRef, which would delete the file.
-	_, err = table.OpenTable(mf, table.Options{ReadOnly: true, ChkMode: options.OnTableAndBlockRead,
-		BlockSize: 4 << 10, BloomFalsePositive: 0.01, Compression: compression})
-	if err != nil {
-		return fmt.Errorf("a block does not match its checksum (%v)", err)
-	}
-	return mf.Close(-1)
+	return readBlocks(path, compression)
 }
 
 func linkOrCopy(from, to string) error {

@@ -2,6 +2,7 @@ package lsppos
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,37 @@ func TestLines(t *testing.T) {
 		if end := LineEnd(text, starts, i); end != want {
 			t.Errorf("line %d ends at %d, want %d", i, end, want)
 		}
+	}
+}
+
+// TestLineStartsOfParts: the starts in part of a text, with and without a
+// "\r" in it, appended to the ones known.
+func TestLineStartsOfParts(t *testing.T) {
+	for _, c := range []struct {
+		text     string
+		from, to int
+		want     []int
+	}{
+		{"", 0, 0, []int{0}},
+		{"abc", 0, 3, []int{0}},
+		{"a\nb\n\nc", 0, 6, []int{0, 2, 4, 5}},
+		{"a\nb\n\nc", 2, 6, []int{0, 4, 5}},
+		{"a\nb\n\nc", 2, 4, []int{0, 4}},
+		{"a\nb\r\nc\rd", 2, 8, []int{0, 5, 7}},
+		{"a\r", 0, 2, []int{0, 2}},
+		{"a\r\n", 0, 2, []int{0}}, // the "\n" after the part still joins its "\r"
+	} {
+		if got := LineStarts(c.text, c.from, c.to, []int{0}); !slices.Equal(got, c.want) {
+			t.Errorf("LineStarts(%q, %d, %d) = %v, want %v", c.text, c.from, c.to, got, c.want)
+		}
+	}
+}
+
+// BenchmarkLineStarts indexes a 100 KB Go-like file.
+func BenchmarkLineStarts(b *testing.B) {
+	text := strings.Repeat("\tif err := f(x); err != nil {\n\t\treturn err\n\t}\n", 2000)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		LineStarts(text, 0, len(text), []int{0})
 	}
 }

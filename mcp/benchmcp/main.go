@@ -1,8 +1,9 @@
 // Command benchmcp asks `darman mcp` and `gopls mcp` the same questions
 // about a Go project, as an agent would, and prints a Markdown table of
 // the milliseconds and bytes of each answer, cold (a fresh server, the
-// question its first) and warm (the median of repeated asks), each with
-// the fastest run beside it.
+// question its first) and warm (the median of repeated asks, the servers
+// running side by side and asked in turn), each with the fastest run
+// beside it.
 //
 //	go build -o bin/darman ./cmd/darman
 //	go run ./mcp/benchmcp -darman bin/darman -root . -set darman
@@ -251,31 +252,43 @@ func main() {
 			initMS[label] = [2]float64{median(v), slices.Min(v)}
 		}
 	}
-	for _, s := range servers {
+	// Warm: every server runs at once, and each question's asks go to
+	// them in turn, each first every other round, so both answer under
+	// the same load (two shared cores whose load moves by the minute).
+	sessions := make([]*mcp.ClientSession, len(servers))
+	for i, s := range servers {
 		cs, _, err := s.start(dir)
 		if err != nil {
 			fail(fmt.Errorf("%s: %v", s.label, err))
 		}
+		sessions[i] = cs
 		for _, q := range qs {
 			s.ask(cs, q) // loads what the question needs
 		}
-		time.Sleep(*settle)
-		for _, q := range qs {
-			first := s.ask(cs, q)
-			if first.err != "" {
+	}
+	time.Sleep(*settle)
+	for _, q := range qs {
+		times := make([][]float64, len(servers))
+		last := make([]answer, len(servers))
+		for i, s := range servers {
+			if first := s.ask(sessions[i], q); first.err != "" {
 				fmt.Fprintf(os.Stderr, "%s %s: %s\n", s.label, q.name, first.err)
 			}
-			var times []float64
-			var last answer
-			for range *warm {
-				last = s.ask(cs, q)
-				times = append(times, last.ms)
+		}
+		for round := range *warm {
+			for j := range servers {
+				i := (j + round) % len(servers)
+				last[i] = servers[i].ask(sessions[i], q)
+				times[i] = append(times[i], last[i].ms)
 			}
-			last.ms, last.min = median(times), slices.Min(times)
-			warmA[s.label][q.name] = last
+		}
+		for i, s := range servers {
+			a := last[i]
+			a.ms, a.min = median(times[i]), slices.Min(times[i])
+			warmA[s.label][q.name] = a
 			if *show {
 				tool, args := s.tool(q)
-				res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+				res, _ := sessions[i].CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 				for _, c := range res.Content {
 					if tc, ok := c.(*mcp.TextContent); ok {
 						fmt.Printf("--- %s %s:\n%s\n", s.label, q.name, tc.Text)
@@ -287,6 +300,8 @@ func main() {
 				}
 			}
 		}
+	}
+	for _, cs := range sessions {
 		cs.Close()
 	}
 	kb := func(n int) string {

@@ -27,6 +27,15 @@ func (o *overlay) ReadFile(_ context.Context, path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
+// Overlaid says whether path reads as a client's text rather than the
+// disk's (diagnostics.Overlay).
+func (o *overlay) Overlaid(path string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, ok := o.texts[path]
+	return ok
+}
+
 // with makes path read as text while fn runs.
 func (o *overlay) with(path, text string, fn func() error) error {
 	l, _ := o.locks.LoadOrStore(path, &sync.Mutex{})

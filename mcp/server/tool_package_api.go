@@ -151,12 +151,12 @@ func (s *Server) packageAPI(ctx context.Context, in PackageAPIInput) (textOnly, 
 // fileAPI asks the file's server for its outline and keeps what the file
 // exports, with signatures and docs from the file's text.
 func (s *Server) fileAPI(ctx context.Context, path string) apiFile {
-	syms, err := s.pool.DocumentSymbols(ctx, path)
+	syms, text, err := s.pool.Outline(ctx, path)
 	if err != nil {
 		return apiFile{path: path, err: err}
 	}
-	ls := lines{}
-	raw := rawLines(path)
+	raw := strings.Split(string(text), "\n")
+	ls := lines{path: raw}
 	lang := languageOf(path)
 	out := apiFile{path: path}
 	base := filepath.Base(path)
@@ -217,16 +217,6 @@ func cutValue(sig string) string {
 		cut--
 	}
 	return sig[:cut] + "…"
-}
-
-// rawLines is a file's lines, untrimmed (for doc comments); nil when
-// unreadable.
-func rawLines(path string) []string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	return strings.Split(string(data), "\n")
 }
 
 // languageOf names the export rules a file follows, by its extension.
