@@ -188,6 +188,121 @@ func TestStepAfterTheTurnEndedIsRevertedWithIt(t *testing.T) {
 	}
 }
 
+// A step taken for a turn after it ended whose process dies before End (the
+// editor closed while the applied edit's question was open) keeps the
+// turn's After: a later revert takes back what the turn changed, and a
+// file the user made since is left alone. With the After cleared, the
+// revert took the workspace as it is then for the turn's end and removed
+// the user's file.
+func TestStepAfterTheTurnEndedKeepsItsEndIfTheProcessDies(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "f.txt", "0\n")
+	data := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(data, "store"), store.Options{GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	opts := checkpoint.Options{Dir: filepath.Join(data, "checkpoints"), Store: st}
+	k, err := checkpoint.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close)
+	ses := newSession(t, st, root)
+	ctx := context.Background()
+	msg := turn(t, k, ses, root, func() { write(t, root, "f.txt", "1\n") })
+	if err := k.Step(ctx, agent.TurnRef{SessionID: ses, MessageID: msg, Workspace: root}); err != nil {
+		t.Fatal(err)
+	}
+	// The process dies here; the user goes on by hand, and a new darman
+	// reverts the turn.
+	write(t, root, "notes.txt", "mine\n")
+	k2, err := checkpoint.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k2.Close)
+	rep, err := k2.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)})
+	if err != nil {
+		t.Fatalf("revert: %v", err)
+	}
+	if read(t, root, "f.txt") != "0\n" || read(t, root, "notes.txt") != "mine\n" {
+		t.Errorf("after the revert f.txt = %q, notes.txt = %q (report %+v)", read(t, root, "f.txt"), read(t, root, "notes.txt"), rep)
+	}
+}
+
+// A step of an ended turn in another workspace than the turn's (a session
+// of one folder applied to from an editor on another) is refused: taken,
+// its End snapshotted the turn's own workspace as the turn's new end, and
+// the turn's revert then took back what the user changed there by hand
+// since.
+func TestStepOfAnEndedTurnInAnotherWorkspaceIsRefused(t *testing.T) {
+	root, other := t.TempDir(), t.TempDir()
+	write(t, root, "f.txt", "0\n")
+	k, st := newKeeper(t)
+	ses := newSession(t, st, root)
+	ctx := context.Background()
+	msg := turn(t, k, ses, root, func() { write(t, root, "f.txt", "1\n") })
+	write(t, root, "notes.txt", "mine\n")
+	ref := agent.TurnRef{SessionID: ses, MessageID: msg, Workspace: other}
+	if err := k.Step(ctx, ref); err == nil || !strings.Contains(err.Error(), root) {
+		t.Errorf("a step in %s of a turn of %s: %v, want an error naming the turn's workspace", other, root, err)
+	}
+	k.End(ctx, ref)
+	if _, err := k.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, "f.txt") != "0\n" || read(t, root, "notes.txt") != "mine\n" {
+		t.Errorf("after the revert f.txt = %q, notes.txt = %q", read(t, root, "f.txt"), read(t, root, "notes.txt"))
+	}
+}
+
+// A turn reverted by another darman (darman sessions revert in a terminal)
+// while a step of it runs here (an applied edit's question open) stays
+// reverted: the step's End does not write the checkpoint it read before
+// over the revert's, so the revert can still be redone and the turn's
+// changes come back.
+func TestRevertElsewhereDuringAStepOfAnEndedTurnStaysRedoable(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "f.txt", "0\n")
+	data := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(data, "store"), store.Options{GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	opts := checkpoint.Options{Dir: filepath.Join(data, "checkpoints"), Store: st}
+	here, err := checkpoint.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(here.Close)
+	elsewhere, err := checkpoint.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(elsewhere.Close)
+	ses := newSession(t, st, root)
+	ctx := context.Background()
+	msg := turn(t, here, ses, root, func() { write(t, root, "f.txt", "1\n") })
+	ref := agent.TurnRef{SessionID: ses, MessageID: msg, Workspace: root}
+	if err := here.Step(ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := elsewhere.Revert(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "g.txt", "applied\n")
+	here.End(ctx, ref)
+	if _, err := elsewhere.Redo(ctx, checkpoint.RevertOptions{Session: ses, Turn: string(msg)}); err != nil {
+		t.Errorf("redo of the turn reverted elsewhere: %v", err)
+	}
+	if got := read(t, root, "f.txt"); got != "1\n" {
+		t.Errorf("f.txt = %q after the redo, want the turn's change back", got)
+	}
+}
+
 // Past checkpoints.maxBytes the oldest turns are dropped, and a revert of
 // one says so; removing the session and collecting frees the snapshots.
 func TestSizeBoundDropsOldestAndCollectFrees(t *testing.T) {

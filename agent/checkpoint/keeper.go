@@ -104,9 +104,10 @@ func (k *Keeper) shadowOf(root string) *shadow {
 // so a turn whose process dies can still be reverted. A step of a turn
 // that ended already (an edit the user applies after it,
 // session.Service.Apply) continues the turn's stored checkpoint: its
-// Before stays, and End takes a new After, so the turn's revert takes the
-// step back with the rest. A turn that was reverted, or whose snapshots
-// were dropped, takes no more steps: Step fails and says why.
+// Before stays, and End takes a new After (the old one is kept until
+// then), so the turn's revert takes the step back with the rest. A turn
+// that was reverted, or whose snapshots were dropped, takes no more
+// steps: Step fails and says why.
 func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
 	k.mu.Lock()
 	_, running := k.turns[ref.MessageID]
@@ -131,8 +132,10 @@ func (k *Keeper) Step(ctx context.Context, ref agent.TurnRef) error {
 	k.mu.Lock()
 	cp := k.turns[ref.MessageID]
 	if cp == nil && ended != nil {
+		// Its After stays until End replaces it: should the process die
+		// before (an applied edit's question still open), a revert takes
+		// back what the turn changed, not everything changed since.
 		cp = ended
-		cp.After, cp.Ended = agent.Snapshot{}, time.Time{}
 		k.turns[ref.MessageID] = cp
 	}
 	if cp == nil {
@@ -162,6 +165,10 @@ func (k *Keeper) ended(ctx context.Context, ref agent.TurnRef) (*agent.Checkpoin
 			return nil, fmt.Errorf("the snapshots of turn %s were dropped on %s to keep the checkpoint store under checkpoints.maxBytes, so a change made in it could not be reverted", ref.MessageID, c.Dropped.Format(time.DateTime))
 		case !c.Reverted.IsZero():
 			return nil, fmt.Errorf("turn %s is reverted, so a change made in it could not be reverted with it: redo the turn (darman.turn.redo, darman sessions redo) or start a new one first", ref.MessageID)
+		case filepath.Clean(c.Workspace) != filepath.Clean(ref.Workspace):
+			// End snapshots the checkpoint's workspace: the step's change
+			// would not be in it, and what changed there since would.
+			return nil, fmt.Errorf("turn %s ran in the workspace %s, not %s, so a change made here could not be reverted with it: start a turn in this workspace first", ref.MessageID, c.Workspace, ref.Workspace)
 		}
 		return &c, nil
 	}
@@ -169,7 +176,9 @@ func (k *Keeper) ended(ctx context.Context, ref agent.TurnRef) (*agent.Checkpoin
 }
 
 // End snapshots the workspace once the turn ref has ended, when Step was
-// called in it, and keeps the store under its size limit.
+// called in it, and keeps the store under its size limit. A turn reverted
+// or dropped meanwhile (by another darman) keeps that record, and End
+// says so.
 func (k *Keeper) End(ctx context.Context, ref agent.TurnRef) error {
 	k.mu.Lock()
 	cp := k.turns[ref.MessageID]
@@ -185,6 +194,18 @@ func (k *Keeper) End(ctx context.Context, ref agent.TurnRef) error {
 		return diskFull(err)
 	}
 	defer unlock()
+	// Another darman may have reverted the turn (or dropped its snapshots)
+	// since Step read it: its record stays, or the revert could not be
+	// redone.
+	cps, err := k.opts.Store.Checkpoints(ctx, cp.SessionID)
+	if err != nil {
+		return err
+	}
+	for _, c := range cps {
+		if c.MessageID == cp.MessageID && (c.Reverted.After(cp.Reverted) || c.Dropped.After(cp.Dropped)) {
+			return fmt.Errorf("turn %s was reverted, or its snapshots dropped, while a step of it ran: the step's change is not part of the turn's checkpoint", cp.MessageID)
+		}
+	}
 	snap, err := sh.snapshot(ctx)
 	if err != nil {
 		return diskFull(fmt.Errorf("snapshot of %s: %w", cp.Workspace, err))

@@ -11,6 +11,7 @@ import (
 	"github.com/darman-dev/darman/agent/complete"
 	"github.com/darman-dev/darman/agent/permission"
 	"github.com/darman-dev/darman/agent/tool"
+	"github.com/darman-dev/darman/internal/fsafe"
 )
 
 // Applied is what Apply did.
@@ -46,7 +47,8 @@ type Applied struct {
 //
 // Refused with an error, nothing asked: a path outside the workspace
 // (symlinks resolved), a secret (complete.Secret: keys, credentials, .env
-// files), a session with no turn yet, a session running a turn (ErrBusy;
+// files; a link to one too), a sub-task's session (its parent's turn may
+// be running), a session with no turn yet, a session running a turn (ErrBusy;
 // the session counts as busy while Apply waits for its answer, and Cancel
 // stops it), or a last turn that is reverted or cannot be checkpointed
 // (Checkpoints.Step fails). A denied permission is no
@@ -74,9 +76,26 @@ func (s *Service) Apply(ctx context.Context, id agent.ID, path, text string) (Ap
 	if complete.Secret(shown) {
 		return Applied{}, fmt.Errorf("%s looks like a secret (a key, credentials, an .env file): darman does not apply text to it; edit it yourself", shown)
 	}
+	// A link inside the workspace to a secret inside it (notes.txt ->
+	// .env) is that secret: the write would land there.
+	if real, err := fsafe.Resolve(abs); err == nil {
+		if realRoot, err := fsafe.Resolve(root); err == nil {
+			if rel, err := filepath.Rel(realRoot, real); err == nil && complete.Secret(filepath.ToSlash(rel)) {
+				return Applied{}, fmt.Errorf("%s leads to %s, which looks like a secret (a key, credentials, an .env file): darman does not apply text to it; edit it yourself", shown, filepath.ToSlash(rel))
+			}
+		}
+	}
 	l, err := s.get(ctx, id)
 	if err != nil {
 		return Applied{}, err
+	}
+	// A sub-task's session runs inside its parent's turn, and is idle
+	// itself once it answered: its parent's busy state is the one that
+	// counts, and the parent's turn is where its changes belong.
+	if sess, err := s.opts.Store.Session(ctx, id); err != nil {
+		return Applied{}, err
+	} else if sess.ParentID != "" {
+		return Applied{}, fmt.Errorf("session %s is a sub-task of session %s: apply the text in session %s", id, sess.ParentID, sess.ParentID)
 	}
 	last, err := s.lastTurn(ctx, id)
 	if err != nil {
@@ -144,15 +163,27 @@ func (s *Service) tool(name string) tool.Tool {
 	return nil
 }
 
-// lastTurn is the user message of the session's last turn.
+// lastTurn is the user message of the session's last turn: the last user
+// message that is not a compaction's summary (or /clear's marker), which
+// the session stores as a user message, within a turn too, and which
+// begins the window. A turn the window begins after is looked for in the
+// whole history.
 func (s *Service) lastTurn(ctx context.Context, id agent.ID) (agent.ID, error) {
 	msgs, err := s.opts.Store.Window(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Message.Role == agent.RoleUser {
-			return msgs[i].Message.ID, nil
+	for pass := 0; pass < 2; pass++ {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Message.Role == agent.RoleUser && compactionPart(msgs[i]) == nil {
+				return msgs[i].Message.ID, nil
+			}
+		}
+		if len(msgs) == 0 || compactionPart(msgs[0]) == nil {
+			break
+		}
+		if msgs, err = s.opts.Store.Messages(ctx, id); err != nil {
+			return "", err
 		}
 	}
 	return "", fmt.Errorf("session %s has no turn yet: an applied edit belongs to the session's last turn, whose revert takes it back; send a prompt first", id)

@@ -13,6 +13,10 @@ import (
 // ignoreNames are the entries whose presence changes a directory's frame.
 var ignoreNames = map[string]bool{".rgignore": true, ".ignore": true, ".gitignore": true, ".git": true}
 
+// walkCheckEvery is how many entries of a directory the walk hands on
+// between two looks at whether it was cancelled.
+const walkCheckEvery = 64
+
 // walkFile is a file the walk found, handed to its callback while the
 // directory holding it is open.
 type walkFile struct {
@@ -137,7 +141,14 @@ func (w *walker) list(worker int, it walkDir, subdirs []walkDir) ([]walkDir, err
 		names = map[string]bool{}
 	}
 	frame := loadFrame(it.dir, it.parent, names)
-	for _, e := range entries {
+	for i, e := range entries {
+		// A cancelled walk stops inside a big directory too, not after it:
+		// grep reads every file handed on.
+		if i%walkCheckEvery == walkCheckEvery-1 {
+			if err := w.ctx.Err(); err != nil {
+				return subdirs, err
+			}
+		}
 		name := e.Name()
 		t := e.Type()
 		if name == ".git" || t&fs.ModeSymlink != 0 || !t.IsDir() && !t.IsRegular() {
