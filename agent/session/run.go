@@ -280,6 +280,13 @@ func (s *Service) Start(ctx context.Context, tn Turn) (*Running, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A sub-task's session is run by its parent's turn (runTask), not
+	// through Start, and holds no turn of its own while it runs: a turn
+	// started in it then would write into the sub-task's history beside
+	// the sub-task's own.
+	if sess.ParentID != "" && s.Busy(sess.ParentID) {
+		return nil, fmt.Errorf("session %s is a sub-task of session %s, whose turn is running: send the prompt once that turn has ended", sess.ID, sess.ParentID)
+	}
 	if tn.Command != nil && tn.Command.Origin == prompt.Builtin {
 		return s.startBuiltin(ctx, tn, sess, typed, began)
 	}

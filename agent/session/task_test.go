@@ -235,3 +235,59 @@ func TestCancellingTheParentCancelsTheSubTask(t *testing.T) {
 	}
 	t.Fatal("no sub-task session")
 }
+
+// A prompt to a sub-task's session while its parent's turn runs (the
+// sub-task ran inside it) is refused: it would have been a second turn
+// writing into the sub-task's history while its parent may still add to
+// it. Shown by effect: the model is never asked, and the sub-task's
+// history holds no such message.
+func TestPromptToASubTaskWhileItsParentRunsIsRefused(t *testing.T) {
+	p := &probe{name: "probe", block: true, started: make(chan string, 1)}
+	script := llmtest.Script{Conversations: []llmtest.Conversation{
+		{Match: "Look around", Steps: []llmtest.Step{{Text: "Nothing to change."}}},
+		{Match: "Barge in", Steps: []llmtest.Step{{Text: "I should not have been asked."}}},
+		{Match: "Work on f", Steps: []llmtest.Step{
+			{ToolCalls: []llmtest.ToolCall{taskCall("call_task", "look", "Look around")}},
+			{ToolCalls: []llmtest.ToolCall{{ID: "call_probe", Name: "probe", Arguments: json.RawMessage(`{"x":"a"}`)}}},
+			{Text: "Done."},
+		}},
+	}}
+	f := newFixture(t, fixtureOptions{script: script, tools: append(tool.Builtins(tool.Options{}), p), service: withTasks})
+	ctx := context.Background()
+	ran := make(chan error, 1)
+	go func() {
+		_, err := f.svc.Run(ctx, session.Turn{Session: f.sess.ID, Prompt: session.Text("Work on f")})
+		ran <- err
+	}()
+	<-p.started // the sub-task answered; the parent's turn runs on
+	all, err := f.store.ListSessions(ctx, store.ListOptions{Children: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child agent.ID
+	for _, s := range all {
+		if s.ParentID == f.sess.ID {
+			child = s.ID
+		}
+	}
+	if child == "" {
+		t.Fatalf("no sub-task session among %+v", all)
+	}
+	_, err = f.svc.Run(ctx, session.Turn{Session: child, Prompt: session.Text("Barge in")})
+	if err == nil || !strings.Contains(err.Error(), "is a sub-task of session "+string(f.sess.ID)) {
+		t.Errorf("a prompt to the sub-task's session while its parent runs: %v, want an error naming the parent", err)
+	}
+	msgs, err := f.store.Messages(ctx, child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		for _, part := range m.Parts {
+			if strings.Contains(part.Text, "Barge in") || strings.Contains(part.Text, "should not have been asked") {
+				t.Errorf("the refused prompt reached the sub-task's history: %+v", part)
+			}
+		}
+	}
+	f.svc.Cancel(f.sess.ID)
+	<-ran
+}
