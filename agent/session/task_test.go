@@ -236,23 +236,23 @@ func TestCancellingTheParentCancelsTheSubTask(t *testing.T) {
 	t.Fatal("no sub-task session")
 }
 
-// A prompt to a sub-task's session while its parent's turn runs (the
-// sub-task ran inside it) is refused: it would have been a second turn
-// writing into the sub-task's history while its parent may still add to
-// it. Shown by effect: the model is never asked, and the sub-task's
-// history holds no such message.
-func TestPromptToASubTaskWhileItsParentRunsIsRefused(t *testing.T) {
+// parentPastItsSubTask runs a turn of a new fixture's session (root, if
+// not empty, its workspace) whose sub-task answers at once ("Look around"),
+// then holds the parent's turn in a blocking tool. It returns the fixture,
+// the sub-task's session, and stop, which cancels the parent's turn and
+// waits for it. more are conversations the script answers besides.
+func parentPastItsSubTask(t *testing.T, root string, more ...llmtest.Conversation) (f *fixture, child agent.ID, stop func()) {
+	t.Helper()
 	p := &probe{name: "probe", block: true, started: make(chan string, 1)}
-	script := llmtest.Script{Conversations: []llmtest.Conversation{
+	script := llmtest.Script{Conversations: append([]llmtest.Conversation{
 		{Match: "Look around", Steps: []llmtest.Step{{Text: "Nothing to change."}}},
-		{Match: "Barge in", Steps: []llmtest.Step{{Text: "I should not have been asked."}}},
 		{Match: "Work on f", Steps: []llmtest.Step{
 			{ToolCalls: []llmtest.ToolCall{taskCall("call_task", "look", "Look around")}},
 			{ToolCalls: []llmtest.ToolCall{{ID: "call_probe", Name: "probe", Arguments: json.RawMessage(`{"x":"a"}`)}}},
 			{Text: "Done."},
 		}},
-	}}
-	f := newFixture(t, fixtureOptions{script: script, tools: append(tool.Builtins(tool.Options{}), p), service: withTasks})
+	}, more...)}
+	f = newFixture(t, fixtureOptions{script: script, root: root, tools: append(tool.Builtins(tool.Options{}), p), service: withTasks})
 	ctx := context.Background()
 	ran := make(chan error, 1)
 	go func() {
@@ -260,20 +260,34 @@ func TestPromptToASubTaskWhileItsParentRunsIsRefused(t *testing.T) {
 		ran <- err
 	}()
 	<-p.started // the sub-task answered; the parent's turn runs on
+	stop = func() { f.svc.Cancel(f.sess.ID); <-ran }
 	all, err := f.store.ListSessions(ctx, store.ListOptions{Children: true})
 	if err != nil {
+		stop()
 		t.Fatal(err)
 	}
-	var child agent.ID
 	for _, s := range all {
 		if s.ParentID == f.sess.ID {
 			child = s.ID
 		}
 	}
 	if child == "" {
+		stop()
 		t.Fatalf("no sub-task session among %+v", all)
 	}
-	_, err = f.svc.Run(ctx, session.Turn{Session: child, Prompt: session.Text("Barge in")})
+	return f, child, stop
+}
+
+// A prompt to a sub-task's session while its parent's turn runs (the
+// sub-task ran inside it) is refused: it would have been a second turn
+// writing into the sub-task's history while its parent may still add to
+// it. Shown by effect: the model is never asked, and the sub-task's
+// history holds no such message.
+func TestPromptToASubTaskWhileItsParentRunsIsRefused(t *testing.T) {
+	f, child, stop := parentPastItsSubTask(t, "", llmtest.Conversation{Match: "Barge in", Steps: []llmtest.Step{{Text: "I should not have been asked."}}})
+	defer stop()
+	ctx := context.Background()
+	_, err := f.svc.Run(ctx, session.Turn{Session: child, Prompt: session.Text("Barge in")})
 	if err == nil || !strings.Contains(err.Error(), "is a sub-task of session "+string(f.sess.ID)) {
 		t.Errorf("a prompt to the sub-task's session while its parent runs: %v, want an error naming the parent", err)
 	}
@@ -288,6 +302,4 @@ func TestPromptToASubTaskWhileItsParentRunsIsRefused(t *testing.T) {
 			}
 		}
 	}
-	f.svc.Cancel(f.sess.ID)
-	<-ran
 }
