@@ -132,14 +132,9 @@ func (s *Service) Apply(ctx context.Context, id agent.ID, path, text string) (Ap
 	env := &tool.Env{
 		SessionID: id,
 		Workspace: ws,
-		Permit: func(ctx context.Context, c permission.Call) error {
-			if clock != nil {
-				defer clock.Pause()() // the person's time is not the edit's
-			}
-			err := l.checker.Check(ctx, c)
+		Permit: l.askPausing(clock, func(err error) {
 			denied = errors.As(err, new(*permission.DeniedError))
-			return err
-		},
+		}),
 		Logger: s.log.With("apply", abs),
 	}
 	input, _ := json.Marshal(map[string]string{"path": abs, "content": text})

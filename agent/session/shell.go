@@ -55,18 +55,13 @@ func (s *Service) shell(ctx context.Context, id agent.ID, ws tool.Workspace, com
 	env := &tool.Env{
 		SessionID: id,
 		Workspace: ws,
-		Permit: func(ctx context.Context, c permission.Call) error {
-			if clock != nil {
-				defer clock.Pause()() // the person's time is not the command's
-			}
-			err := l.checker.Check(ctx, c)
+		Permit: l.askPausing(clock, func(err error) {
 			if err != nil {
 				mu.Lock()
 				denied = err
 				mu.Unlock()
 			}
-			return err
-		},
+		}),
 		// The bash tool reports the whole output so far, as the model would
 		// see it but without its notes on the exit code.
 		Progress: func(out string) {
@@ -101,4 +96,19 @@ func (s *Service) shell(ctx context.Context, id agent.ID, ws tool.Workspace, com
 		return fmt.Sprintf("%s\n(exit status %d)", output, *meta.ExitCode), nil
 	}
 	return output, nil
+}
+
+// askPausing is the Permit of a call the user makes themselves (Shell's
+// command, Apply's edit): the session's checker asks, with clock, when
+// there is one, stopped while the question waits (the person's time is
+// not the call's), and answered gets what it said.
+func (l *live) askPausing(clock *tool.Clock, answered func(error)) func(context.Context, permission.Call) error {
+	return func(ctx context.Context, c permission.Call) error {
+		if clock != nil {
+			defer clock.Pause()()
+		}
+		err := l.checker.Check(ctx, c)
+		answered(err)
+		return err
+	}
 }
