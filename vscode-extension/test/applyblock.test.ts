@@ -9,13 +9,12 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "./stub/vscode";
-import { record, testing, MemoryMemento } from "./stub/vscode";
+import { record, testing } from "./stub/vscode";
 import { ChatController } from "../src/chat";
 import { DiffContent } from "../src/diff";
-import { applyEditAndSave } from "../src/edits";
-import type { HostMessage, PermissionRequest } from "../shared/protocol";
-import { buildDarman, startDarman, type Darman } from "./darman";
-import { until, vscodeApplies } from "./applies";
+import type { HostMessage } from "../shared/protocol";
+import { buildDarman, openPanel, startDarman, type Darman } from "./darman";
+import { until } from "./applies";
 
 const oldMain = 'package main\n\nfunc main() {}\n';
 const newMain = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("applied")\n}\n';
@@ -34,7 +33,7 @@ const script = {
 
 let darman: Darman | undefined;
 let skip: string | false = false;
-const posted: HostMessage[] = [];
+let posted: HostMessage[] = [];
 let chat: ChatController;
 // The darman.openProposedDiff setting as the controller reads it.
 let openProposedDiff = false;
@@ -49,21 +48,7 @@ before(async () => {
   }
   darman = await startDarman(bin, script, { "main.go": oldMain, "go.mod": "module example.com/hello\n\ngo 1.22\n" });
   vscode.workspace.workspaceFolders = [{ uri: vscode.Uri.file(darman.workspace) }];
-  const c = darman.connection;
-  chat = new ChatController({
-    server: { executeCommand: (command, argument) => c.sendRequest("workspace/executeCommand", { command, arguments: argument ? [argument] : [] }) },
-    memento: new MemoryMemento() as never,
-    diffs,
-    configuredModel: () => "",
-    openProposedDiff: () => openProposedDiff,
-    reveal: () => {},
-  });
-  c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
-  c.onRequest("darman/requestPermission", (p: PermissionRequest, token) => chat.requestPermission(p, token as never));
-  c.onRequest("workspace/applyEdit", (p) => applyEditAndSave(p, vscodeApplies as never));
-  chat.attach({ post: (m) => posted.push(m) });
-  await chat.serverStarted(darman.initializeResult.capabilities.experimental?.darman ?? {});
-  await chat.handle({ type: "webviewReady" });
+  ({ chat, posted } = await openPanel(darman, { diffs, openProposedDiff: () => openProposedDiff, edits: true }));
   await chat.handle({ type: "prompt", text: "Show me a main", context: [] });
   await until(() => posted.some((m) => m.type === "update" && m.update.sessionUpdate === "state_update" && m.update.state === "idle"), "the end of the turn");
 });

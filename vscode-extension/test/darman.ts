@@ -14,7 +14,9 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 import { DarmanOptIns } from "../src/client";
 import { ChatController } from "../src/chat";
 import { DiffContent } from "../src/diff";
-import type { HostMessage } from "../shared/protocol";
+import type { HostMessage, PermissionRequest } from "../shared/protocol";
+import { applyEditAndSave } from "../src/edits";
+import { vscodeApplies } from "./applies";
 import { MemoryMemento } from "./stub/vscode";
 
 const repo = path.resolve(__dirname, "..", "..");
@@ -139,19 +141,27 @@ export async function startDarman(bin: string, script: object, files: Record<str
   };
 }
 
+/** What a test's panel may have beyond the plain one: the diff editor's contents, the darman.openProposedDiff setting, and whether it answers darman's permission questions and applies its edits (saved, as the extension does). */
+export type PanelOptions = { diffs?: DiffContent; openProposedDiff?: () => boolean; edits?: boolean };
+
 /** A panel's host side on darman: the chat controller sending its commands to darman, hearing its session updates, ready as after the webview loaded; posted collects what it sends the webview. */
-export async function openPanel(darman: Darman): Promise<{ chat: ChatController; posted: HostMessage[] }> {
+export async function openPanel(darman: Darman, o: PanelOptions = {}): Promise<{ chat: ChatController; posted: HostMessage[] }> {
   const c = darman.connection;
   const posted: HostMessage[] = [];
   const chat = new ChatController({
     server: { executeCommand: (command, argument) => c.sendRequest("workspace/executeCommand", { command, arguments: argument ? [argument] : [] }) },
     memento: new MemoryMemento() as never,
-    diffs: new DiffContent(),
+    diffs: o.diffs ?? new DiffContent(),
     configuredModel: () => "",
+    openProposedDiff: o.openProposedDiff,
     reveal: () => {},
     onState: () => {},
   });
   c.onNotification("darman/sessionUpdate", (p) => chat.sessionUpdate(p));
+  if (o.edits) {
+    c.onRequest("darman/requestPermission", (p: PermissionRequest, token) => chat.requestPermission(p, token as never));
+    c.onRequest("workspace/applyEdit", (p) => applyEditAndSave(p, vscodeApplies as never));
+  }
   chat.attach({ post: (m) => posted.push(m) });
   await chat.handle({ type: "webviewReady" });
   await chat.serverStarted(darman.initializeResult.capabilities.experimental?.darman ?? {});
