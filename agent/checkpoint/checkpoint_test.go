@@ -197,18 +197,8 @@ func TestStepAfterTheTurnEndedIsRevertedWithIt(t *testing.T) {
 func TestStepAfterTheTurnEndedKeepsItsEndIfTheProcessDies(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "f.txt", "0\n")
-	data := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(data, "store"), store.Options{GCInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	opts := checkpoint.Options{Dir: filepath.Join(data, "checkpoints"), Store: st}
-	k, err := checkpoint.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(k.Close)
+	var opts checkpoint.Options // for the second darman's keeper
+	k, st := newKeeper(t, func(o *checkpoint.Options) { opts = *o })
 	ses := newSession(t, st, root)
 	ctx := context.Background()
 	msg := turn(t, k, ses, root, func() { write(t, root, "f.txt", "1\n") })
@@ -266,18 +256,8 @@ func TestStepOfAnEndedTurnInAnotherWorkspaceIsRefused(t *testing.T) {
 func TestRevertElsewhereDuringAStepOfAnEndedTurnStaysRedoable(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "f.txt", "0\n")
-	data := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(data, "store"), store.Options{GCInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	opts := checkpoint.Options{Dir: filepath.Join(data, "checkpoints"), Store: st}
-	here, err := checkpoint.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(here.Close)
+	var opts checkpoint.Options // for the other darman's keeper
+	here, st := newKeeper(t, func(o *checkpoint.Options) { opts = *o })
 	elsewhere, err := checkpoint.New(opts)
 	if err != nil {
 		t.Fatal(err)
