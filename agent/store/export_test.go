@@ -32,3 +32,12 @@ func ReplayJournal(dataDir string) (int, []string, error) {
 	rep, err := replayJournal(filepath.Join(dataDir, journalDir), func([]mutation) error { return nil })
 	return rep.Records, rep.Torn, err
 }
+
+// SetBare opens the stores opened from now on without the open-time
+// check and the journal (see bare), for BenchmarkTurn; the returned func
+// puts them back.
+func SetBare(on bool) func() {
+	was := bare
+	bare = on
+	return func() { bare = was }
+}

@@ -171,8 +171,12 @@ func segmentPath(dir string, n uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("%012d.jnl", n))
 }
 
-// write appends one committed transaction.
+// write appends one committed transaction (none to a store opened bare,
+// which has no journal: see bare).
 func (j *journal) write(muts []mutation) error {
+	if j == nil {
+		return nil
+	}
 	return j.commit(muts, nil)
 }
 

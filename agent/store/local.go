@@ -138,7 +138,11 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	// destroys data, and panics on some damage in goroutines of its own.
 	var shape storeShape
 	if mode != salvageMode {
-		shape, err = checkStore(dir)
+		if bare {
+			shape, err = bareShape(dir)
+		} else {
+			shape, err = checkStore(dir)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -160,14 +164,14 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	// the owner lock, and the sums are no part of the store's data): a
 	// data directory read by `darman sessions list` after a darman
 	// merged its tables would otherwise decompress them at every list.
-	if mode != salvageMode && shape.newSums {
+	if mode != salvageMode && shape.newSums && !bare {
 		if err := saveSums(dir, shape.sums); err != nil {
 			log.Debug("store: could not keep the tables' sums; the next open reads their blocks again", "dir", dir, "err", err)
 		}
 	}
 	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
 	l.sinceRoom.Store(roomSlack)
-	if mode == readWrite {
+	if mode == readWrite && !bare {
 		if l.journal, err = openJournal(journalDir, dir); err != nil {
 			return nil, err
 		}
@@ -176,6 +180,8 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		if err := os.Remove(filepath.Join(dir, witnessName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
+	}
+	if mode == readWrite {
 		// A manifest that is mostly history is read whole at every open
 		// (see manifestRewriteAt).
 		if shape.wantsRewrite() {
@@ -219,11 +225,45 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		return nil, err
 	}
 	l.indexed = true
+	if bare {
+		return l, nil
+	}
 	if err := writeWitness(dir, true); err != nil {
 		db.Close()
 		return nil, diskFull(err)
 	}
 	return l, nil
+}
+
+// bare, set only by BenchmarkTurn, opens stores as a darman without the
+// open-time check and the journal would: no checkStore (the directory
+// is listed and MANIFEST read for what the merge of level 0 and the
+// manifest's rewrite need, see bareShape), no tables' sums, no witness,
+// no journal. It is there to measure what they cost a turn; no option,
+// setting or flag reaches it.
+var bare bool
+
+// bareShape is what an open without the check learns of a store: the
+// tables in level 0 and the manifest, from MANIFEST read without
+// judging it (see bare).
+func bareShape(dir string) (storeShape, error) {
+	var shape storeShape
+	files, err := listStore(dir)
+	if err != nil || files.manifest < 0 {
+		return shape, err
+	}
+	m, err := readManifest(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return shape, nil
+	}
+	shape.manifest, shape.manifestBytes = m, files.manifest
+	shape.leftovers = len(files.tables) > len(m.tables)
+	for _, t := range m.tables {
+		if t.level == 0 {
+			shape.level0++
+		}
+	}
+	return shape, nil
 }
 
 // schema is the store's schema version, 0 when it has none (or it cannot
@@ -304,7 +344,7 @@ func (l *local) close() error {
 				err = jerr
 			}
 		}
-		if err == nil && !l.readOnly {
+		if err == nil && !l.readOnly && !bare {
 			// What the files are now, for the next open to compare.
 			err = writeWitness(l.dir, false)
 		}
@@ -460,6 +500,9 @@ func (l *local) update(fn func(txn *wtx) error) error {
 func (l *local) commit(txn *wtx) error {
 	l.jmu.Lock()
 	defer l.jmu.Unlock()
+	if l.journal == nil { // bare
+		return diskFull(txn.Commit())
+	}
 	return l.journal.commit(txn.muts, func() error { return diskFull(txn.Commit()) })
 }
 
