@@ -122,6 +122,25 @@ func journalLimit(storeDir string) int64 {
 	return max(journalFloor, files.used/10)
 }
 
+// openLimit is journalLimit at an open, from the witness a clean close
+// left in storeDir (the files' sizes, rounded up to the filesystem's
+// blocks: after a clean close that is the space they take) rather than a
+// listing, which stats every file of badger's directory (see openLocal);
+// journalLimit when there is none.
+func openLimit(storeDir string) int64 {
+	w, ok := readWitness(storeDir)
+	if !ok || w.Files == nil {
+		return journalLimit(storeDir)
+	}
+	used := int64(0)
+	for name, n := range w.Files {
+		if strings.HasSuffix(name, ".sst") || strings.HasSuffix(name, ".vlog") {
+			used += (n + 4095) &^ 4095
+		}
+	}
+	return max(journalFloor, used/10)
+}
+
 // segmentSize is the size a segment is made with under the bound limit.
 func segmentSize(limit int64) int64 { return limit / 8 }
 
@@ -135,11 +154,18 @@ func openJournal(dir, storeDir string) (*journal, error) {
 		return nil, err
 	}
 	j.segs = segs
-	j.limit = journalLimit(storeDir)
+	j.limit = openLimit(storeDir)
 	// Each start writes a segment of its own, which the rotation's trim
 	// (below) never sees when a start writes less than a segment: the
 	// bound is kept here too, or the journal grows with every start.
 	j.trim()
+	// The first segment is made now, in the background, while badger
+	// opens: the first write finds it ready (see start).
+	next := uint64(1)
+	if len(j.segs) > 0 {
+		next = j.segs[len(j.segs)-1].n + 1
+	}
+	j.makeSpare(next, segmentSize(j.limit), false)
 	return j, nil
 }
 
@@ -235,14 +261,20 @@ func (j *journal) commit(muts []mutation, commitTxn func() error) error {
 	if j.w >= segmentSize(j.limit) {
 		j.finish(false)
 		j.trim()
+	} else if j.m != nil && j.spare == nil && j.w >= segmentSize(j.limit)/2 {
+		// Half full: the next segment is made while this one fills. Not
+		// sooner: most processes (a darman run) write less than a
+		// segment, and a spare made for them is only removed again.
+		j.makeSpare(j.segs[len(j.segs)-1].n+1, segmentSize(j.limit), true)
 	}
 	return nil
 }
 
 // start makes the next segment, room for a record of n bytes at least:
 // the spare made in the background when it is there and large enough.
-// While a mapped segment fills, the next is made in the background, so
-// that the writes find it ready.
+// The first segment of a process is made in the background at the open,
+// and the next one while a mapped segment fills (see commit), so that
+// the writes find them ready.
 func (j *journal) start(n int64) error {
 	next := uint64(1)
 	if len(j.segs) > 0 {
@@ -269,18 +301,26 @@ func (j *journal) start(n int64) error {
 	}
 	j.f, j.m, j.w = sp.f, sp.m, 0
 	j.segs = append(j.segs, segment{n: next})
-	if j.m != nil {
-		spare := make(chan spareSegment, 1)
-		j.spare = spare
-		dir, storeDir, free := j.dir, j.storeDir, j.free
-		j.free = ""
-		j.later(func() {
-			sp := makeSegment(dir, next+1, size, free)
-			sp.limit = journalLimit(storeDir)
-			spare <- sp
-		})
-	}
 	return nil
+}
+
+// makeSpare makes segment n, of size bytes, in the background, from the
+// free file when there is one; remeasure says to measure the journal's
+// bound from the store's size again (see spareSegment.limit). It is
+// called with mu held, or before the journal is in use.
+func (j *journal) makeSpare(n uint64, size int64, remeasure bool) {
+	spare := make(chan spareSegment, 1)
+	j.spare = spare
+	dir, storeDir, free, limit := j.dir, j.storeDir, j.free, j.limit
+	j.free = ""
+	j.later(func() {
+		sp := makeSegment(dir, n, size, free)
+		sp.limit = limit
+		if remeasure {
+			sp.limit = journalLimit(storeDir)
+		}
+		spare <- sp
+	})
 }
 
 // later runs fn in the background after the jobs queued before it. It is
