@@ -41,3 +41,18 @@ func SetBare(on bool) func() {
 	bare = on
 	return func() { bare = was }
 }
+
+// JournalSets returns the keys the journal in a data directory sets,
+// oldest first, and the segments whose replay stopped at damage.
+func JournalSets(dataDir string) ([]string, []string, error) {
+	var keys []string
+	rep, err := replayJournal(filepath.Join(dataDir, journalDir), func(muts []mutation) error {
+		for _, m := range muts {
+			if m.op == mutSet {
+				keys = append(keys, string(m.key))
+			}
+		}
+		return nil
+	})
+	return keys, rep.Torn, err
+}
