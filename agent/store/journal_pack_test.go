@@ -137,3 +137,62 @@ func TestJournalPackingInterrupted(t *testing.T) {
 		t.Fatalf("after the next start the journal holds %d transactions, want %d", after, before)
 	}
 }
+
+// A repair replays the journal as it was when the repair began: the new
+// store's open trims the journal to the new store's bound (1 MiB, the
+// store being empty) and packs its segments, and did so while the repair
+// read it, losing what the damaged store's bound (a tenth of 40 MiB)
+// had kept.
+func TestRepairReplaysTheWholeJournal(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := context.Background()
+	sess := newSession("/w", t0)
+	must(s.PutSession(ctx, sess))
+	m := agent.Message{ID: agent.NewMessageID(), SessionID: sess.ID, Role: agent.RoleAssistant, Created: t0}
+	must(s.PutMessage(ctx, m))
+	out := strings.Repeat("tool output line\n", 2<<10)
+	for range 1200 { // 40 MiB in the value log; the journal's bound grows to 4 MiB
+		must(s.PutPart(ctx, agent.Part{ID: agent.NewPartID(), MessageID: m.ID, SessionID: sess.ID, Kind: agent.PartTool, Text: out}))
+	}
+	// The session and its message written again, in the journal's window.
+	must(s.PutMessage(ctx, m))
+	must(s.Close())
+	keys, _, err := store.JournalSets(dir)
+	must(err)
+	var inJournal []agent.ID
+	for _, k := range keys {
+		if id, ok := strings.CutPrefix(k, fmt.Sprintf("p/%s/%s/", sess.ID, m.ID)); ok && !strings.Contains(id, "/") {
+			inJournal = append(inJournal, agent.ID(id))
+		}
+	}
+	if len(inJournal) < 60 {
+		t.Fatalf("the journal holds %d of the parts; want the last 4 MiB of them", len(inJournal))
+	}
+	tables, _ := filepath.Glob(filepath.Join(store.DatabaseDir(dir), "*.sst"))
+	for _, p := range tables {
+		must(os.Remove(p))
+	}
+	if res, err := store.Repair(dir, nil); err != nil || !res.Damaged {
+		t.Fatalf("repair: %+v, %v", res, err)
+	}
+	msgs, err := open(t, dir).Messages(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[agent.ID]bool{}
+	for _, mp := range msgs {
+		for _, p := range mp.Parts {
+			have[p.ID] = true
+		}
+	}
+	lost := 0
+	for _, id := range inJournal {
+		if !have[id] {
+			lost++
+		}
+	}
+	if lost > 0 {
+		t.Fatalf("%d of the %d parts the journal held are missing after the repair", lost, len(inJournal))
+	}
+}

@@ -42,7 +42,8 @@ var migrations = []func(txn *badger.Txn) error{
 type local struct {
 	db *badger.DB
 	// dir is badger's directory (DATA/store); journalDir the journal's
-	// (DATA/journal), "" for a repair's view, which has none.
+	// (DATA/journal), "" for a repair's view and the store a repair
+	// fills, which have none.
 	dir        string
 	journalDir string
 	log        *slog.Logger
@@ -193,10 +194,12 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 			save()
 		}
 	}
-	if mode == readWrite && !bare {
+	if mode == readWrite && !bare && journalDir != "" {
 		if l.journal, err = openJournal(journalDir, dir); err != nil {
 			return nil, err
 		}
+	}
+	if mode == readWrite && !bare {
 		// The witness describes the files as they were closed; from now
 		// on badger changes them. What it says of the files badger does
 		// not change serves the witness of this process's close.
@@ -617,7 +620,7 @@ func (l *local) update(fn func(txn *wtx) error) error {
 func (l *local) commit(txn *wtx) error {
 	l.jmu.Lock()
 	defer l.jmu.Unlock()
-	if l.journal == nil { // bare
+	if l.journal == nil { // bare, or the store a repair fills
 		return diskFull(txn.Commit())
 	}
 	return l.journal.commit(txn.muts, func() error { return diskFull(txn.Commit()) })
