@@ -167,13 +167,13 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 				"The data may be damaged: %s; or set dataDir to another directory", dir, err, repairHint)
 		}
 	}()
+	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
+	l.sinceRoom.Store(roomSlack)
 	// The next open reads whole only the tables made since (see
 	// readTableFile). A read-only open keeps them too (the caller holds
 	// the owner lock, and the sums are no part of the store's data): a
 	// data directory read by `darman sessions list` after a darman
 	// merged its tables would otherwise decompress them at every list.
-	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
-	l.sinceRoom.Store(roomSlack)
 	if mode != salvageMode && shape.newSums && !bare {
 		save := func() {
 			if err := saveSums(dir, shape.sums); err != nil {
@@ -198,6 +198,14 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		if l.journal, err = openJournal(journalDir, dir); err != nil {
 			return nil, err
 		}
+		// Its first segment is being made: an open that fails below
+		// removes it.
+		j := l.journal
+		defer func() {
+			if err != nil {
+				j.close()
+			}
+		}()
 	}
 	if mode == readWrite && !bare {
 		// The witness describes the files as they were closed; from now
