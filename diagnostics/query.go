@@ -280,7 +280,9 @@ func (p *Pool) DocumentSymbols(ctx context.Context, path string) ([]Symbol, erro
 	return syms, err
 }
 
-// Outline returns a file's outline and the text it describes. A server
+// Outline returns a file's outline and the text it describes, from the
+// server's last answer for the same text when it has not restarted since
+// (see outlines). A server
 // that loads the whole workspace itself (gopls) is asked without the
 // file opened in it when the file is unchanged on disk since the server
 // started and reads as the disk has it: the server knows it as it is,
@@ -295,6 +297,12 @@ func (p *Pool) Outline(ctx context.Context, path string) ([]Symbol, []byte, erro
 		return nil, nil, err
 	}
 	path = filepath.Clean(path)
+	if syms, ok := p.outlines.get(c, path, text); ok {
+		if err := p.verdict(e); err != nil {
+			return nil, nil, err
+		}
+		return syms, text, nil
+	}
 	syms, err := c.DocumentSymbols(ctx, lsp.URIFromPath(path))
 	if err := p.answered(e, true, err); err != nil {
 		return nil, nil, err
@@ -321,6 +329,7 @@ func (p *Pool) Outline(ctx context.Context, path string) ([]Symbol, []byte, erro
 	for _, s := range syms {
 		out = append(out, conv(s))
 	}
+	p.outlines.put(c, path, text, out)
 	return out, text, nil
 }
 

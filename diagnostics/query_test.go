@@ -164,3 +164,47 @@ func TestGoplsOutlineOfUnopenedFiles(t *testing.T) {
 		t.Fatal("b.go, changed since gopls started, was not opened in it with its new content")
 	}
 }
+
+// TestOutlineAsksOnceForTheSameText: a file's outline comes from the
+// server once while its text stays the same; a change on disk (the same
+// size, within the same second) or in an unsaved buffer is asked again,
+// and the new declaration is in the next answer.
+func TestOutlineAsksOnceForTheSameText(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "methods")
+	buffers := overlay{}
+	p, root := fakePool(t, Options{Files: buffers}, "-log", log)
+	ctx := context.Background()
+	file := write(t, filepath.Join(root, "a.txt"), "func One\nfunc Two\n")
+	outline := func(want string) {
+		t.Helper()
+		syms, text, err := p.Outline(ctx, file)
+		var names []string
+		for _, s := range syms {
+			names = append(names, s.Name)
+		}
+		if err != nil || strings.Join(names, " ") != want {
+			t.Fatalf("Outline = %v (text %q), %v; want %s", names, text, err, want)
+		}
+	}
+	asked := func() int {
+		data, _ := os.ReadFile(log)
+		return strings.Count(string(data), "textDocument/documentSymbol")
+	}
+	outline("One Two")
+	outline("One Two")
+	if n := asked(); n != 1 {
+		t.Errorf("the server was asked %d outlines of an unchanged file; want 1", n)
+	}
+	fi, _ := os.Stat(file)
+	write(t, file, "func One\nfunc Six\n")
+	os.Chtimes(file, fi.ModTime(), fi.ModTime()) // the same size and time: only the text tells
+	outline("One Six")
+	if n := asked(); n != 2 {
+		t.Errorf("the server was asked %d outlines after a change; want 2", n)
+	}
+	buffers[file] = "func One\nfunc Six\nfunc Ten\n"
+	outline("One Six Ten")
+	if n := asked(); n != 3 {
+		t.Errorf("the server was asked %d outlines after an unsaved change; want 3", n)
+	}
+}
