@@ -48,6 +48,9 @@ type Symbol struct {
 	Location  Location `json:"location"`
 	// Children is the outline below it (DocumentSymbols only).
 	Children []Symbol `json:"children,omitempty"`
+	// unmapped is the server's place of a symbol found with
+	// SymbolQuery.Unmapped, until Pool.Map maps it.
+	unmapped *unmapped
 }
 
 // TextEdit replaces Start..End of a file with NewText. StartOffset and
@@ -82,6 +85,13 @@ type SymbolQuery struct {
 	// Keep, if set, is asked about each symbol before its position is
 	// mapped (which reads its file): false leaves it out, at no cost.
 	Keep func(name, container, path string) bool
+	// Unmapped leaves the symbols' places as the servers gave them:
+	// Location's Start and End are the server's line and character plus
+	// one (characters in the server's encoding, UTF-16 for most), which
+	// tell symbols apart but are not columns. Mapping them reads each
+	// symbol's file, and a fuzzy server names a hundred files for a name:
+	// rank and cut first, then Pool.Map the symbols kept.
+	Unmapped bool
 	// Dependencies asks for the dependencies' symbols too (the module
 	// cache, the standard library). Servers set to search only the
 	// workspace (gopls) answer through a second instance that searches

@@ -3,9 +3,11 @@ package diagnostics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -207,4 +209,60 @@ func TestOutlineAsksOnceForTheSameText(t *testing.T) {
 	if n := asked(); n != 3 {
 		t.Errorf("the server was asked %d outlines after an unsaved change; want 3", n)
 	}
+}
+
+// TestSymbolsMapOnlyWhatIsKept: an unmapped search reads no file (a
+// fuzzy server names a hundred for a name); Map reads the files of the
+// symbols it maps, once each, and turns the server's UTF-16 characters
+// into columns.
+func TestSymbolsMapOnlyWhatIsKept(t *testing.T) {
+	p, root := goModule(t)
+	ctx := context.Background()
+	for i := range 5 {
+		write(t, filepath.Join(root, "c", fmt.Sprintf("r%d.go", i)), fmt.Sprintf("package c\n\n/* 😀 */ func Reader%d() {}\n", i))
+	}
+	reads := &countingReader{n: map[string]int{}}
+	p.files = reads
+	syms, err := p.Symbols(ctx, "Reader", SymbolQuery{Unmapped: true})
+	if err != nil || len(syms) != 5 {
+		t.Fatalf("Symbols(Reader) = %+v, %v; want the 5 functions", syms, err)
+	}
+	if reads.total() != 0 {
+		t.Errorf("an unmapped search read %v", reads.n)
+	}
+	if syms[0].Location.Start != (Position{3, 15}) {
+		t.Errorf("unmapped start = %+v; want gopls's own line and UTF-16 character, plus one (3:15)", syms[0].Location.Start)
+	}
+	mapped := p.Map(ctx, syms[:2])
+	for _, s := range mapped {
+		if s.Location.Start != (Position{3, 14}) || s.Location.End != (Position{3, 21}) {
+			t.Errorf("mapped %s at %+v-%+v; want 3:14-3:21 (the emoji is one column)", s.Name, s.Location.Start, s.Location.End)
+		}
+	}
+	if reads.total() != 2 || reads.n[mapped[0].Location.Path] != 1 || reads.n[mapped[1].Location.Path] != 1 {
+		t.Errorf("mapping two symbols read %v; want their two files once each", reads.n)
+	}
+}
+
+// countingReader reads from disk and counts the reads of each file.
+type countingReader struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countingReader) ReadFile(_ context.Context, path string) ([]byte, error) {
+	c.mu.Lock()
+	c.n[path]++
+	c.mu.Unlock()
+	return os.ReadFile(path)
+}
+
+func (c *countingReader) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.n {
+		n += v
+	}
+	return n
 }
