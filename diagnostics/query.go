@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/darman-dev/darman/diagnostics/lsp"
@@ -317,11 +318,11 @@ func (p *Pool) Outline(ctx context.Context, path string) ([]Symbol, []byte, erro
 	if err := p.answered(e, true, err); err != nil {
 		return nil, nil, err
 	}
-	enc := c.Capabilities().PositionEncoding
+	enc, mp := c.Capabilities().PositionEncoding, m()
 	var conv func(s lsp.DocumentSymbol) Symbol
 	conv = func(s lsp.DocumentSymbol) Symbol {
-		sl, sc := lineCol(m, enc, s.SelectionRange.Start)
-		el, ec := lineCol(m, enc, s.SelectionRange.End)
+		sl, sc := lineCol(mp, enc, s.SelectionRange.Start)
+		el, ec := lineCol(mp, enc, s.SelectionRange.End)
 		out := Symbol{
 			Name: s.Name, Kind: lsp.SymbolKindName(s.Kind), Container: s.ContainerName,
 			Location: Location{Path: path, Start: Position{sl, sc}, End: Position{el, ec}},
@@ -344,9 +345,11 @@ func (p *Pool) Outline(ctx context.Context, path string) ([]Symbol, []byte, erro
 }
 
 // read is open for a query that may be asked of a file not open in the
-// server (see Outline): it returns the file's text as well, read once.
-// The query must not need the server to hold the file (diagnostics do).
-func (p *Pool) read(ctx context.Context, path string) (*entry, *lsp.Client, *lsp.Mapper, []byte, error) {
+// server (see Outline): it returns the file's text as well, read once,
+// and its mapper made when first asked for (an outline kept for the
+// text needs none). The query must not need the server to hold the file
+// (diagnostics do).
+func (p *Pool) read(ctx context.Context, path string) (*entry, *lsp.Client, func() *lsp.Mapper, []byte, error) {
 	path, err := absPath(path)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -364,7 +367,7 @@ func (p *Pool) read(ctx context.Context, path string) (*entry, *lsp.Client, *lsp
 			if err := p.verdict(e); err != nil {
 				return nil, nil, nil, nil, err
 			}
-			return e, c, lsp.NewMapper(text), text, nil
+			return e, c, sync.OnceValue(func() *lsp.Mapper { return lsp.NewMapper(text) }), text, nil
 		}
 	}
 	e, c, m, err := p.open(ctx, path)
@@ -372,7 +375,7 @@ func (p *Pool) read(ctx context.Context, path string) (*entry, *lsp.Client, *lsp
 		return nil, nil, nil, nil, err
 	}
 	text, _, _ := c.Text(uri)
-	return e, c, m, text, nil
+	return e, c, func() *lsp.Mapper { return m }, text, nil
 }
 
 // Overlay is what a FileReader may also say: whether a file reads as
@@ -416,7 +419,7 @@ func (p *Pool) References(ctx context.Context, path string, pos Position, includ
 	if err != nil {
 		return nil, err
 	}
-	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	lp, err := toLSP(m(), c.Capabilities().PositionEncoding, pos)
 	if err != nil {
 		return nil, fmt.Errorf("references: %w", err)
 	}
@@ -435,7 +438,7 @@ func (p *Pool) Definition(ctx context.Context, path string, pos Position) ([]Loc
 	if err != nil {
 		return nil, err
 	}
-	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	lp, err := toLSP(m(), c.Capabilities().PositionEncoding, pos)
 	if err != nil {
 		return nil, fmt.Errorf("definition: %w", err)
 	}
@@ -464,7 +467,7 @@ func (p *Pool) Hover(ctx context.Context, path string, pos Position) (string, er
 	if err != nil {
 		return "", err
 	}
-	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	lp, err := toLSP(m(), c.Capabilities().PositionEncoding, pos)
 	if err != nil {
 		return "", fmt.Errorf("hover: %w", err)
 	}
