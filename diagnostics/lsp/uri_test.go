@@ -2,8 +2,8 @@ package lsp
 
 import (
 	"encoding/json"
-	"net/url"
 	"log/slog"
+	"net/url"
 	"runtime"
 	"testing"
 	"time"
