@@ -11,7 +11,9 @@ import (
 // text it describes: a file's outline depends on nothing but its text,
 // so while the same server process (a restart is a new client) has the
 // same text for it (unchanged on disk, or the open document unchanged:
-// Outline reads it before asking) the server would answer the same.
+// Outline reads it before asking) the server would answer the same. A
+// file not open in the server and read from disk is not even read again
+// while its identity on disk (fileID) stays.
 // package_api asks every file of a package each time; on Go's src one
 // outline request per file made it ten times slower than gopls mcp's
 // answer from the package in memory.
@@ -25,6 +27,16 @@ type outline struct {
 	c    *lsp.Client
 	text []byte
 	syms []Symbol
+	// id is the file's on disk when the text is the disk's, read between
+	// two stats that agree; zero otherwise.
+	id fileID
+}
+
+// fileID is a file's identity and the marks of its last change (see
+// fileIDOf).
+type fileID struct {
+	dev, ino           uint64
+	size, mtime, ctime int64
 }
 
 // maxOutlines bounds the cache: a package_api of the largest packages
@@ -43,8 +55,21 @@ func (o *outlines) get(c *lsp.Client, path string, text []byte) ([]Symbol, bool)
 	return append([]Symbol(nil), got.syms...), true
 }
 
-// put keeps c's outline of path's text.
-func (o *outlines) put(c *lsp.Client, path string, text []byte, syms []Symbol) {
+// unchanged is the outline c gave of path, and its text, when the file on
+// disk is still the one it was read from (id): no read needed.
+func (o *outlines) unchanged(c *lsp.Client, path string, id fileID) ([]Symbol, []byte, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	got, ok := o.files[path]
+	if !ok || got.c != c || got.id == (fileID{}) || got.id != id {
+		return nil, nil, false
+	}
+	return append([]Symbol(nil), got.syms...), got.text, true
+}
+
+// put keeps c's outline of path's text, read from the disk's file id when
+// that is not zero.
+func (o *outlines) put(c *lsp.Client, path string, text []byte, syms []Symbol, id fileID) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.files == nil {
@@ -56,5 +81,5 @@ func (o *outlines) put(c *lsp.Client, path string, text []byte, syms []Symbol) {
 			break
 		}
 	}
-	o.files[path] = outline{c: c, text: text, syms: append([]Symbol(nil), syms...)}
+	o.files[path] = outline{c: c, text: text, syms: append([]Symbol(nil), syms...), id: id}
 }

@@ -303,11 +303,22 @@ func (p *Pool) DocumentSymbols(ctx context.Context, path string) ([]Symbol, erro
 func (p *Pool) Outline(ctx context.Context, path string) ([]Symbol, []byte, error) {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
+	path = filepath.Clean(path)
+	if syms, text, ok := p.outlineOnDisk(ctx, path); ok {
+		return syms, text, nil
+	}
+	before, _ := fileIDOf(path)
 	e, c, m, text, err := p.read(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	path = filepath.Clean(path)
+	// The text is the disk's file before when the file is still that one
+	// (a write between would change it) and no buffer stood for it.
+	if after, ok := fileIDOf(path); !ok || after != before || !p.readsDisk(path) {
+		before = fileID{}
+	} else if _, _, open := c.Text(lsp.URIFromPath(path)); open {
+		before = fileID{}
+	}
 	if syms, ok := p.outlines.get(c, path, text); ok {
 		if err := p.verdict(e); err != nil {
 			return nil, nil, err
@@ -340,8 +351,45 @@ func (p *Pool) Outline(ctx context.Context, path string) ([]Symbol, []byte, erro
 	for _, s := range syms {
 		out = append(out, conv(s))
 	}
-	p.outlines.put(c, path, text, out)
+	p.outlines.put(c, path, text, out, before)
 	return out, text, nil
+}
+
+// outlineOnDisk is the outline kept for path when the file is not open
+// in its server, reads as the disk has it, and is still on disk the file
+// the outline was made of.
+func (p *Pool) outlineOnDisk(ctx context.Context, path string) ([]Symbol, []byte, bool) {
+	if !filepath.IsAbs(path) || !p.readsDisk(path) {
+		return nil, nil, false
+	}
+	e, c, err := p.client(ctx, path)
+	if err != nil || !e.srv.indexesWorkspace {
+		return nil, nil, false
+	}
+	if _, _, open := c.Text(lsp.URIFromPath(path)); open {
+		return nil, nil, false
+	}
+	id, ok := fileIDOf(path)
+	if !ok {
+		return nil, nil, false
+	}
+	syms, text, ok := p.outlines.unchanged(c, path, id)
+	if !ok || p.verdict(e) != nil {
+		return nil, nil, false
+	}
+	return syms, text, true
+}
+
+// readsDisk says whether the pool reads path as the disk has it (no
+// editor's buffer stands for it).
+func (p *Pool) readsDisk(path string) bool {
+	switch f := p.files.(type) {
+	case diskReader:
+		return true
+	case Overlay:
+		return !f.Overlaid(path)
+	}
+	return false
 }
 
 // read is open for a query that may be asked of a file not open in the
@@ -391,9 +439,14 @@ func (p *Pool) unchangedSince(ctx context.Context, path string, since time.Time)
 	if err != nil {
 		return nil, false
 	}
-	// Looked at after the read: a change since would be seen.
+	// Looked at after the read: a change since would be seen. The change
+	// time where there is one: a modification time can be set back (a
+	// checkout, touch -r, an editor keeping it), the change time cannot.
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(since) {
+		return nil, false
+	}
+	if id, ok := fileIDOf(path); ok && !time.Unix(0, id.ctime).Before(since) {
 		return nil, false
 	}
 	switch f := p.files.(type) {

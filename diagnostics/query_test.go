@@ -266,3 +266,46 @@ func (c *countingReader) total() int {
 	}
 	return n
 }
+
+// TestGoplsOutlineOfAnUnchangedFileReadsNothing: gopls's outline of a
+// file not open in it is kept with the file's identity on disk; the next
+// outline reads nothing while the file stays, and a change (even to the
+// same size and modification time) is read and outlined afresh.
+func TestGoplsOutlineOfAnUnchangedFileReadsNothing(t *testing.T) {
+	p, root := goModule(t)
+	ctx := context.Background()
+	a := filepath.Join(root, "a", "a.go")
+	reads := &countingReader{n: map[string]int{}}
+	p.files = reads
+	names := func() string {
+		t.Helper()
+		syms, text, err := p.Outline(ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range syms {
+			out = append(out, s.Name)
+		}
+		if !strings.Contains(string(text), "func "+out[0]) {
+			t.Errorf("the outline's text %q does not declare %v", text, out)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := names(); got != "Greet" {
+		t.Fatalf("Outline(a.go) = %s; want Greet", got)
+	}
+	if got := names(); got != "Greet" || reads.n[a] != 1 {
+		t.Errorf("the second Outline(a.go) = %s after %d reads; want Greet, read once", got, reads.n[a])
+	}
+	old, _ := os.ReadFile(a)
+	fi, _ := os.Stat(a)
+	write(t, a, strings.Replace(string(old), "func Greet", "func Hallo", 1))
+	os.Chtimes(a, fi.ModTime(), fi.ModTime())
+	if got := names(); got != "Hallo" {
+		t.Errorf("Outline(a.go) after a change of the same size and time = %s; want Hallo", got)
+	}
+}
+
+// Overlaid makes countingReader a reader of the disk itself.
+func (c *countingReader) Overlaid(string) bool { return false }
