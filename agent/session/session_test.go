@@ -300,8 +300,11 @@ func TestCancelMidToolLeavesSessionUsable(t *testing.T) {
 	var r result
 	select {
 	case r = <-res:
-	case <-time.After(time.Second):
-		t.Fatal("the turn did not stop within 1 s of Cancel")
+	case <-time.After(time.Minute):
+		// The tool waits for its context's end: only the cancel ends the
+		// turn. The bound catches a turn that never stops, not a slow
+		// one (a loaded machine can take over a second).
+		t.Fatal("the turn did not stop within a minute of Cancel")
 	}
 	t.Logf("stopped %v after Cancel", time.Since(cancelled))
 	if r.err != nil || r.msg.Finish != agent.FinishCancelled {
