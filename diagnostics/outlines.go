@@ -20,6 +20,7 @@ import (
 type outlines struct {
 	mu    sync.Mutex
 	files map[string]outline
+	bytes int // of the texts kept
 }
 
 // outline is one file's cached outline.
@@ -39,9 +40,13 @@ type fileID struct {
 	size, mtime, ctime int64
 }
 
-// maxOutlines bounds the cache: a package_api of the largest packages
-// of Go's src, a few times over.
-const maxOutlines = 2000
+// Bounds of the cache: the texts of a few hundred files of Go's src
+// (about 30 KB each), a package_api of its largest packages a few times
+// over.
+const (
+	maxOutlines     = 2000
+	maxOutlineBytes = 16 << 20
+)
 
 // get is the outline c gave of path when it had text, if cached: a
 // copy of its top level, which callers may sort.
@@ -75,11 +80,17 @@ func (o *outlines) put(c *lsp.Client, path string, text []byte, syms []Symbol, i
 	if o.files == nil {
 		o.files = map[string]outline{}
 	}
-	if _, ok := o.files[path]; !ok && len(o.files) >= maxOutlines {
-		for k := range o.files { // any one: the cache only saves requests
-			delete(o.files, k)
+	if old, ok := o.files[path]; ok {
+		o.bytes -= len(old.text)
+		delete(o.files, path)
+	}
+	for k, old := range o.files { // any ones: the cache only saves requests
+		if len(o.files) < maxOutlines && o.bytes+len(text) <= maxOutlineBytes {
 			break
 		}
+		o.bytes -= len(old.text)
+		delete(o.files, k)
 	}
 	o.files[path] = outline{c: c, text: text, syms: append([]Symbol(nil), syms...), id: id}
+	o.bytes += len(text)
 }

@@ -309,3 +309,23 @@ func TestGoplsOutlineOfAnUnchangedFileReadsNothing(t *testing.T) {
 
 // Overlaid makes countingReader a reader of the disk itself.
 func (c *countingReader) Overlaid(string) bool { return false }
+
+// TestOutlinesStayWithinTheirBounds: the kept outlines' texts never pass
+// maxOutlineBytes, however many files are outlined; the newest is kept.
+func TestOutlinesStayWithinTheirBounds(t *testing.T) {
+	var o outlines
+	text := make([]byte, maxOutlineBytes/5+1)
+	for i := range 12 {
+		o.put(nil, fmt.Sprintf("/f%d", i), text, nil, fileID{})
+		if o.bytes > maxOutlineBytes || o.bytes != len(o.files)*len(text) {
+			t.Fatalf("after %d outlines: %d bytes kept in %d files; at most %d", i+1, o.bytes, len(o.files), maxOutlineBytes)
+		}
+	}
+	if _, ok := o.get(nil, "/f11", text); !ok || len(o.files) != 4 {
+		t.Errorf("kept %d files, the newest %v; want 4 with the newest", len(o.files), ok)
+	}
+	o.put(nil, "/f11", text[:10], nil, fileID{})
+	if o.bytes != 3*len(text)+10 {
+		t.Errorf("after a file's outline was replaced: %d bytes kept; want %d", o.bytes, 3*len(text)+10)
+	}
+}
