@@ -222,7 +222,7 @@ const maxKeptAPIs = 2000
 // readAPI is what a file exports, from its outline and text.
 func readAPI(path string, syms []diagnostics.Symbol, text []byte) apiFile {
 	raw := strings.Split(string(text), "\n")
-	ls := lines{path: raw}
+	ls := lines{path: newFileLines(text)}
 	lang := languageOf(path)
 	out := apiFile{path: path}
 	base := filepath.Base(path)
