@@ -1,4 +1,4 @@
-//go:build unix
+//go:build darwin
 
 package diagnostics
 
@@ -21,5 +21,5 @@ func fileIDOf(path string) (fileID, bool) {
 		return fileID{}, false
 	}
 	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size,
-		mtime: fi.ModTime().UnixNano(), ctime: int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec)}, true
+		mtime: fi.ModTime().UnixNano(), ctime: int64(st.Ctimespec.Sec)*1e9 + int64(st.Ctimespec.Nsec)}, true
 }
