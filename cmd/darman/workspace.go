@@ -113,9 +113,6 @@ func openWorkspace(ctx context.Context, cfg config.Config, st *store.Store, o wo
 	if w.sandbox == nil {
 		w.sandbox = newSandbox(cfg)
 	}
-	if st := w.sandbox.Status(); len(st.Missing) > 0 {
-		log.Warn("sandbox: walls missing", "missing", st.Missing, "why", st.Reason)
-	}
 	w.guard = tool.NewRootGuard(quarantineDir(cfg), w.sandbox)
 	servers, err := newLanguageServers(ctx, o.root, cfg, o.workspace, o.children, log)
 	if err != nil {
@@ -170,6 +167,11 @@ func openWorkspace(ctx context.Context, cfg config.Config, st *store.Store, o wo
 			log.Warn("workspace root", "moved", moved)
 		}
 		return err
+	}
+	// Last: the sandbox's probe (or its record's check, started with
+	// darman) runs beside the rest of the start.
+	if st := w.sandbox.Status(); len(st.Missing) > 0 {
+		log.Warn("sandbox: walls missing", "missing", st.Missing, "why", st.Reason)
 	}
 	return w, nil
 }
