@@ -135,7 +135,11 @@ func checkStore(dir string) (storeShape, error) {
 		bad = append(bad, "MANIFEST: "+err.Error())
 	}
 	if w, ok := readWitness(dir); ok {
-		bad = append(bad, w.compare(files)...)
+		var gone map[uint64]struct{} // tables MANIFEST records as deleted
+		if err == nil {
+			gone = m.deleted()
+		}
+		bad = append(bad, w.compare(files, gone)...)
 	}
 	if files.registry >= 0 {
 		if err := checkRegistry(filepath.Join(dir, badger.KeyRegistryFileName)); err != nil {
@@ -250,6 +254,17 @@ type tableInfo struct {
 	level       uint32
 	keyID       uint64
 	compression uint32
+}
+
+// deleted are the tables m named once and no longer does.
+func (m manifest) deleted() map[uint64]struct{} {
+	out := map[uint64]struct{}{}
+	for id := range m.mentioned {
+		if _, live := m.tables[id]; !live {
+			out[id] = struct{}{}
+		}
+	}
+	return out
 }
 
 func (m manifest) live() []uint64 {
@@ -815,7 +830,11 @@ func readWitness(dir string) (witness, bool) {
 	return w, true
 }
 
-func (w witness) compare(f storeFiles) []string {
+// compare lists how the files f differ from the witness. A table in gone
+// (MANIFEST records it deleted) may have been removed since: a process
+// that stops between the manifest's record and the file's removal leaves
+// it for the next open to remove.
+func (w witness) compare(f storeFiles, gone map[uint64]struct{}) []string {
 	if w.Writing != nil {
 		if len(f.vlogs) == 0 || slices.Max(slicesKeys(f.vlogs)) < *w.Writing {
 			return []string{fmt.Sprintf("%06d.vlog, the value log darman was writing to, is missing", *w.Writing)}
@@ -832,9 +851,14 @@ func (w witness) compare(f storeFiles) []string {
 	for id, n := range f.vlogs {
 		now[fmt.Sprintf("%06d.vlog", id)] = n
 	}
+	deleted := map[string]bool{}
+	for id := range gone {
+		deleted[table.IDToFilename(id)] = true
+	}
 	var bad []string
 	for name, n := range w.Files {
 		switch got, ok := now[name]; {
+		case !ok && deleted[name]:
 		case !ok:
 			bad = append(bad, name+" is missing")
 		case got < n:

@@ -191,8 +191,12 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		// refuses it read-only): the check above found the files in
 		// agreement, so the store is opened as any darman starting would.
 		// A new store (no manifest; the check found no other files
-		// either) is made, as before there was a read-only open.
-		if files, err := listStore(dir); err == nil && (files.mems > 0 || files.manifest < 0) {
+		// either) is made, as before there was a read-only open. Table
+		// files the manifest does not name (left by a process that
+		// stopped in a merge or a compaction; the check found them
+		// harmless) are removed by badger's open, read-only too: that is
+		// a writer's open, and one it is.
+		if files, err := listStore(dir); err == nil && (files.mems > 0 || files.manifest < 0 || shape.leftovers) {
 			return openLocal(dir, journalDir, log, readWrite)
 		}
 	}

@@ -279,6 +279,16 @@ func makeView(from, view string) ([]string, error) {
 		set.Changes = append(set.Changes, &pb.ManifestChange{Id: id, Op: pb.ManifestChange_CREATE, Level: 0,
 			EncryptionAlgo: pb.EncryptionAlgo_aes, Compression: compression})
 	}
+	// A table the manifest names and that is gone held records that only
+	// the journal can bring back: the report says so, as for one that
+	// cannot be read.
+	if merr == nil {
+		for _, id := range m.live() {
+			if _, ok := files.tables[id]; !ok {
+				lost = append(lost, table.IDToFilename(id)+": missing (MANIFEST names it)")
+			}
+		}
+	}
 	// Badger opening the view cuts the newest value log and the memtable
 	// logs where their records stop: those are copies. The older value
 	// logs are only read, and tables only read or unlinked: links.

@@ -503,57 +503,78 @@ func TestTruncatedTableIsAnErrorNotACrash(t *testing.T) {
 	}
 }
 
+// TestRepairMovesTheDamageAsideAndKeepsTheRest damages one of two tables
+// (cut, or deleted): repair keeps the damaged files aside as they were,
+// names the table in what it could not read, and brings its records back
+// from the journal.
 func TestRepairMovesTheDamageAsideAndKeepsTheRest(t *testing.T) {
-	dir := t.TempDir()
-	ctx := context.Background()
-	// Two sessions in two tables: badger writes a table each time it closes.
-	s := open(t, dir)
-	kept := conversation(t, s, "/w", 3)
-	s.Close()
-	first, _ := filepath.Glob(filepath.Join(store.DatabaseDir(dir), "*.sst"))
-	s, err := store.Open(ctx, dir, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conversation(t, s, "/w", 3)
-	s.Close()
-	all, _ := filepath.Glob(filepath.Join(store.DatabaseDir(dir), "*.sst"))
-	if len(first) != 1 || len(all) != 2 {
-		t.Fatalf("tables: %v then %v", first, all)
-	}
-	var damaged string
-	for _, p := range all {
-		if p != first[0] {
-			damaged = p
-		}
-	}
-	os.Truncate(damaged, 100)
-	os.MkdirAll(filepath.Join(dir, "mcp"), 0o700)
+	for _, damage := range []struct {
+		name  string
+		do    func(path string) error
+		aside func(info os.FileInfo, err error) bool // the table as kept aside
+		lost  string
+	}{
+		{"cut", func(p string) error { return os.Truncate(p, 100) },
+			func(info os.FileInfo, err error) bool { return err == nil && info.Size() == 100 }, ""},
+		{"deleted", os.Remove,
+			func(_ os.FileInfo, err error) bool { return errors.Is(err, os.ErrNotExist) }, "missing"},
+	} {
+		t.Run(damage.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx := context.Background()
+			// Two sessions in two tables: badger writes a table each time it closes.
+			s := open(t, dir)
+			kept := conversation(t, s, "/w", 3)
+			s.Close()
+			first, _ := filepath.Glob(filepath.Join(store.DatabaseDir(dir), "*.sst"))
+			s, err := store.Open(ctx, dir, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			conversation(t, s, "/w", 3)
+			s.Close()
+			all, _ := filepath.Glob(filepath.Join(store.DatabaseDir(dir), "*.sst"))
+			if len(first) != 1 || len(all) != 2 {
+				t.Fatalf("tables: %v then %v", first, all)
+			}
+			var damaged string
+			for _, p := range all {
+				if p != first[0] {
+					damaged = p
+				}
+			}
+			if err := damage.do(damaged); err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(filepath.Join(dir, "mcp"), 0o700)
 
-	got, err := store.Repair(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The damaged table's records come back from the journal.
-	if !got.Damaged || len(got.Lost) != 1 || !strings.Contains(got.Lost[0], filepath.Base(damaged)) || got.Sessions != 2 || got.Unreadable != "" {
-		t.Fatalf("repair: %+v", got)
-	}
-	if info, err := os.Stat(filepath.Join(got.Aside, filepath.Base(damaged))); err != nil || info.Size() != 100 {
-		t.Fatalf("the damaged table was not kept aside as it was: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "mcp")); err != nil {
-		t.Fatalf("the MCP records moved: %v", err)
-	}
-	s = open(t, dir)
-	e, err := s.Export(ctx, kept.Session.ID)
-	if err != nil || !reflect.DeepEqual(*e, kept) {
-		t.Fatalf("the readable session after repair: %v", err)
-	}
-	s.Close()
+			got, err := store.Repair(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The damaged table's records come back from the journal.
+			if !got.Damaged || len(got.Lost) != 1 || !strings.Contains(got.Lost[0], filepath.Base(damaged)) ||
+				!strings.Contains(got.Lost[0], damage.lost) || got.Sessions != 2 || got.Unreadable != "" {
+				t.Fatalf("repair: %+v", got)
+			}
+			if !damage.aside(os.Stat(filepath.Join(got.Aside, filepath.Base(damaged)))) {
+				t.Fatalf("the damaged table was not kept aside as it was")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "mcp")); err != nil {
+				t.Fatalf("the MCP records moved: %v", err)
+			}
+			s = open(t, dir)
+			e, err := s.Export(ctx, kept.Session.ID)
+			if err != nil || !reflect.DeepEqual(*e, kept) {
+				t.Fatalf("the readable session after repair: %v", err)
+			}
+			s.Close()
 
-	again, err := store.Repair(dir, nil)
-	if err != nil || again.Damaged {
-		t.Fatalf("repairing a sound store: %+v, %v", again, err)
+			again, err := store.Repair(dir, nil)
+			if err != nil || again.Damaged {
+				t.Fatalf("repairing a sound store: %+v, %v", again, err)
+			}
+		})
 	}
 }
 

@@ -134,6 +134,67 @@ func TestKilledDuringTheMergeIsNotDamage(t *testing.T) {
 	}
 }
 
+// A process that stops after a merge named its new tables in the manifest
+// and before it removed the old ones leaves them on disk, which its
+// clean close may even have recorded (badger's compaction gives up the
+// removals at the first table it cannot remove, and the close goes on).
+// That is not damage: a read-only open (`darman sessions list`) reads
+// everything, the old tables are removed, and the next open finds nothing
+// to refuse. (A read-only badger open removes them too, and left the
+// witness naming them: the next open refused the store as damaged.)
+func TestTablesLeftAfterAMergeAreNotDamage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	db := store.DatabaseDir(dir)
+	var procs []*proc
+	for len(tables(t, dir)) < store.MergeTables {
+		procs = append(procs, shortProcess(t, dir))
+	}
+	old := map[string][]byte{}
+	for _, name := range tables(t, dir) {
+		b, err := os.ReadFile(filepath.Join(db, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		old[name] = b
+	}
+	s, err := store.Open(context.Background(), dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil { // merges the tables
+		t.Fatal(err)
+	}
+	merged := tables(t, dir)
+	for name, b := range old {
+		if !slices.Contains(merged, name) {
+			if err := os.WriteFile(filepath.Join(db, name), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := store.MarkClosed(db); err != nil {
+		t.Fatal(err)
+	}
+	for _, readOnly := range []bool{true, false} {
+		s, err := store.Open(context.Background(), dir, store.Options{ReadOnly: readOnly})
+		if err != nil {
+			t.Fatalf("open (read-only %v) of a store with the old tables left: %v", readOnly, err)
+		}
+		for _, p := range procs {
+			checkAcked(t, s, p)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := tables(t, dir); !slices.Equal(got, merged) {
+		t.Fatalf("tables after the opens: %v, want the merged ones %v", got, merged)
+	}
+}
+
 // manifestSize is the size of the MANIFEST in the data directory's
 // database.
 func manifestSize(t *testing.T, dataDir string) int64 {
