@@ -197,9 +197,9 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	if cfg.DataDir == "" {
 		return errNoDataDir
 	}
+	openCtx, dataDir := ctx, cfg.DataDir // (ctx is the turn's below)
 	st := openEarly(func() (*store.Store, error) {
-		s, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log})
-		return s, err
+		return store.Open(openCtx, dataDir, store.Options{Logger: log})
 	}, o.session == "" && !o.continueLast)
 	a.cleanup(st.Close)
 	// The terminal asks permission questions and MCP servers'
