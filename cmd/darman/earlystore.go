@@ -144,7 +144,8 @@ func (e *earlyStore) PutSession(ctx context.Context, s agent.Session) error {
 	e.mu.Lock()
 	if e.holding && (e.sess == nil && s.ParentID == "" || e.sess != nil && e.sess.ID == s.ID) {
 		s = copyOf(s)
-		e.sess = &s
+		held := s // what the calls below change, apart from what is written
+		e.sess = &held
 		e.later(func(st *store.Store) error { return st.PutSession(context.WithoutCancel(ctx), s) })
 		e.mu.Unlock()
 		return nil

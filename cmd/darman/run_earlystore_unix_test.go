@@ -4,6 +4,7 @@ package main_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,6 +79,16 @@ func TestRunAsksTheModelWhileTheStoreOpens(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"result":"Answered while the store was locked."`) {
 		t.Errorf("the result line:\n%s", out)
+	}
+	// The record as the store keeps it: the title the turn gave it and
+	// the count of its messages, the user's and the answer's.
+	var list []struct {
+		Title    string
+		Messages int
+	}
+	if err := json.Unmarshal([]byte(e.ok("sessions", "list", "--json")), &list); err != nil || len(list) != 1 ||
+		list[0].Title != "say it early" || list[0].Messages != 2 {
+		t.Fatalf("sessions list: %+v, %v\n%s", list, err, e.ok("sessions", "export", firstSession(t, e)))
 	}
 	show := e.ok("sessions", "show", firstSession(t, e))
 	user, answer := strings.Index(show, "say it early"), strings.Index(show, "Answered while the store was locked.")
