@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -135,19 +136,7 @@ func TestRunStoreFailingAfterTheRequestFailsTheTurn(t *testing.T) {
 	if !strings.Contains(out.String(), `"result":"The answer survives."`) || !strings.Contains(out.String(), `"isError":true`) {
 		t.Errorf("the result line:\n%s", out)
 	}
-	if after := storeFiles(t, e.storeDir()); !equalFiles(before, after) {
+	if after := storeFiles(t, e.storeDir()); !reflect.DeepEqual(before, after) {
 		t.Errorf("the damaged store changed: %v -> %v", before, after)
 	}
-}
-
-func equalFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
