@@ -19,9 +19,9 @@ import (
 func TestRacyFileIsReadAgain(t *testing.T) {
 	ctx := context.Background()
 	k, root := testKeeper(t)
+	sh := readyShadow(t, k, root)
 	f := filepath.Join(root, "f")
 	os.WriteFile(f, []byte("aaaa"), 0o644)
-	sh := k.shadowOf(root)
 	snap := func() string {
 		t.Helper()
 		unlock, err := sh.lock(ctx)
@@ -98,11 +98,11 @@ func TestUnchangedDirectoryIsNotListed(t *testing.T) {
 	ctx := context.Background()
 	k, root := testKeeper(t)
 	k.opts.NoWatch = true // the walk's own economy: with a watcher nothing is listed
+	sh := readyShadow(t, k, root)
 	d := filepath.Join(root, "d")
 	os.MkdirAll(filepath.Join(d, "e"), 0o755)
 	os.WriteFile(filepath.Join(d, "a"), []byte("a"), 0o644)
 	os.WriteFile(filepath.Join(d, "e", "b"), []byte("b"), 0o644)
-	sh := k.shadowOf(root)
 	snap := func() (string, int64) {
 		t.Helper()
 		unlock, err := sh.lock(ctx)
@@ -190,6 +190,21 @@ func BenchmarkEncodeStatCache(b *testing.B) {
 }
 
 // testKeeper is a Keeper over a store of its own, and an empty workspace.
+// readyShadow is k's shadow of root with its repository made (git init
+// and four git config runs, which a loaded machine can stretch over the
+// 2 s racy window): a test that writes files after it has its first walk
+// start right after the writes, as it means to.
+func readyShadow(t *testing.T, k *Keeper, root string) *shadow {
+	t.Helper()
+	sh := k.shadowOf(root)
+	unlock, err := sh.lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	return sh
+}
+
 func testKeeper(t *testing.T) (*Keeper, string) {
 	t.Helper()
 	data := t.TempDir()

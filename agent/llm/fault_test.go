@@ -129,7 +129,7 @@ func TestNoRetryAfterOutput(t *testing.T) {
 			t.Run(api.name+"/"+tc.name, func(t *testing.T) {
 				srv := llmtest.Start(t, faulted(tc.fault))
 				s := api.settings(srv)
-				s.IdleTimeout = 150 * time.Millisecond
+				s.IdleTimeout = 500 * time.Millisecond // the stall case waits it out; a loaded machine pauses less between chunks
 				c := newClient(t, s, fastRetry)
 				events, err := drain(c.Stream(ctxT(t), ask("hi")))
 				if !errors.Is(err, tc.want) {
@@ -151,7 +151,7 @@ func TestNoRetryAfterOutput(t *testing.T) {
 				if !errors.As(err, &e) || e.Provider == "" || e.Model != "test-model" {
 					t.Errorf("error lacks provider or model: %#v", e)
 				}
-				if tc.want == llm.ErrStalled && !strings.Contains(err.Error(), "sent nothing for 150 ms") {
+				if tc.want == llm.ErrStalled && !strings.Contains(err.Error(), "sent nothing for 500 ms") {
 					t.Errorf("stall message: %v", err)
 				}
 			})
@@ -164,7 +164,9 @@ func TestStallBeforeOutputIsRetried(t *testing.T) {
 		t.Run(api.name, func(t *testing.T) {
 			srv := llmtest.Start(t, faulted(llmtest.Fault{Kind: llmtest.FaultStall, After: 1}))
 			s := api.settings(srv)
-			s.IdleTimeout = 100 * time.Millisecond
+			// Long enough that the retried stream, which pauses nowhere,
+			// is not cut by a loaded machine's scheduling.
+			s.IdleTimeout = 500 * time.Millisecond
 			c := newClient(t, s, fastRetry)
 			events, err := drain(c.Stream(ctxT(t), ask("hi")))
 			if err != nil {

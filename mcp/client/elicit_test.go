@@ -93,13 +93,14 @@ func TestElicitationAnsweredDeclinedUnanswered(t *testing.T) {
 	})
 	t.Run("answered after the call's timeout", func(t *testing.T) {
 		// The person's time is not the call's: the timeout stops while
-		// the form is open.
+		// the form is open. The call's own work (its round trips to a
+		// race-built server) has 2 s, which a loaded machine may need.
 		g := &gateFunc{f: func(context.Context, client.Elicitation) (client.ElicitAnswer, error) {
-			time.Sleep(time.Second)
+			time.Sleep(2500 * time.Millisecond)
 			return client.ElicitAnswer{Action: "accept", Content: map[string]any{"colour": "red", "count": 1}}, nil
 		}}
 		d := fake(t, "s", "ok")
-		d.CallTimeout = 300 * time.Millisecond
+		d.CallTimeout = 2 * time.Second
 		m := client.New([]client.Definition{d}, client.Options{Children: newRegistry(t), Gate: g})
 		defer m.Close()
 		if got := callText(t, m, "s_ask"); got != `accept {"colour":"red","count":1}` {

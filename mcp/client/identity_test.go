@@ -46,7 +46,7 @@ func TestResumeReportsDrift(t *testing.T) {
 	if d := run("v2", nil); !slices.Equal(d, want) {
 		t.Errorf("schema changed: drift %q; want %q", d, want)
 	}
-	d := run("v2", func(d *client.Definition) { d.Deny = []string{"crash"}; d.CallTimeout = time.Minute })
+	d := run("v2", func(d *client.Definition) { d.Deny = []string{"crash"}; d.CallTimeout += time.Second })
 	for _, w := range []string{"server s: its tool filter changed", "server s: its timeouts or sampling budget changed", "server s: tool crash removed"} {
 		if !slices.Contains(d, w) {
 			t.Errorf("filter and limits changed: drift %q lacks %q", d, w)
