@@ -159,3 +159,47 @@ func copyTree(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestNeovim012ApplyCodeBlock: the plugin's :DarmanApply on Neovim 0.12
+// (a native package, no init file) with the cursor in a fenced block of
+// darman's answer in the darman://session split, the block's fence naming
+// main.go in one of the forms the VS Code panel reads: darman.turn.apply
+// asks the edit permission through vim.ui.select; allowed, main.go's
+// buffer and file hold the block's code and the turn's revert takes it
+// back; rejected, the file is unchanged and the user is told. With the
+// cursor outside any block, :DarmanApply says so and asks nothing.
+func TestNeovim012ApplyCodeBlock(t *testing.T) {
+	code := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"héllo, wörld\")\n}\n"
+	for _, c := range []struct{ name, fence, choice, told string }{
+		{"allowed", "```go main.go", "Allow once", "darman: applied to main.go"},
+		{"rejected", "```go title=\"main.go\"", "Reject", "darman: not applied to main.go"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSid(t)
+			answer := "Here is main.go fixed:\n\n" + c.fence + "\n" + code + "```\n\nApply it."
+			s.workspace(llmtest.Script{Steps: []llmtest.Step{{Text: answer}}}, map[string]string{"main.go": helixMain}, "")
+			copyTree(t, "nvim", s.host("home/.local/share/nvim/site/pack/darman/start/darman"))
+			copyFile(t, "testdata/nvim/apply.lua", s.host("apply.lua"))
+			r := s.run([]string{"CHOICE=" + c.choice, "CODE=" + code}, "nvim", "--headless", "-i", "NONE", "-n", "-c", "luafile "+s.in("apply.lua"))
+			want := map[string]string{"command": "2", "outside": "true", "stopped": "true"}
+			if c.choice == "Allow once" {
+				want["disk_is_code"], want["buffer_is_code"], want["reverted"] = "true", "true", "true"
+			} else {
+				want["disk_unchanged"] = "true"
+			}
+			expect(t, r, want)
+			if v := r["version"]; len(v) != 1 || !strings.HasPrefix(v[0], "0.12.") {
+				t.Errorf("Neovim %v, want 0.12", v)
+			}
+			if a := r["asked"]; len(a) != 1 || !strings.Contains(a[0], "main.go") {
+				t.Errorf("the person was asked %v, want the edit of main.go once", a)
+			}
+			if told := r["told"]; len(told) != 1 || !strings.HasPrefix(told[0], c.told) {
+				t.Errorf("the person was told %v, want %q", told, c.told)
+			}
+			if c.choice == "Reject" && s.read("ws/main.go") != helixMain {
+				t.Errorf("main.go changed after the rejection:\n%s", s.read("ws/main.go"))
+			}
+		})
+	}
+}
