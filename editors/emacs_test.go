@@ -173,3 +173,49 @@ func readmeCode(t *testing.T, after string) string {
 	}
 	return strings.Join(strings.Fields(m[1]), " ")
 }
+
+// TestEmacs30ApplyCodeBlock: the package's darman-apply-block in Emacs 30
+// (built-in eglot, the docs' snippet) with point in a fenced block of
+// darman's answer in *darman*, the fence naming main.go in one of the
+// forms the VS Code panel reads: darman.turn.apply asks the edit
+// permission through completing-read; allowed, main.go's buffer and file
+// hold the block's code and the turn's revert takes it back; rejected, the
+// file is unchanged and the user is told. With point outside any block it
+// says so and asks nothing.
+func TestEmacs30ApplyCodeBlock(t *testing.T) {
+	code := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"héllo, wörld\")\n}\n"
+	for _, c := range []struct{ name, fence, choice, told string }{
+		{"allowed", "```go:main.go", "Allow once", "darman: applied to main.go"},
+		{"rejected", "```go main.go", "Reject", "darman: not applied to main.go"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSid(t)
+			answer := "Here is main.go fixed:\n\n" + c.fence + "\n" + code + "```\n\nApply it."
+			s.workspace(llmtest.Script{Steps: []llmtest.Step{{Text: answer}}}, map[string]string{"main.go": helixMain}, "")
+			s.write("home/.emacs.d/init.el", docSnippet(t, "elisp", "**Emacs** (28 with eglot 1.9, and 29 and later"))
+			copyTree(t, "emacs", s.host("darman-el"))
+			copyFile(t, "testdata/emacs/apply.el", s.host("apply.el"))
+			r := s.run([]string{"CHOICE=" + c.choice, "CODE=" + code, "DARMAN_EL=" + s.in("darman-el")},
+				"emacs", "--batch", "-l", s.in("home/.emacs.d/init.el"), "-l", s.in("apply.el"))
+			want := map[string]string{"command": "true", "outside": "true", "stopped": "true"}
+			if c.choice == "Allow once" {
+				want["disk_is_code"], want["buffer_is_code"], want["reverted"] = "true", "true", "true"
+			} else {
+				want["disk_unchanged"], want["buffer_is_code"] = "true", "false"
+			}
+			expect(t, r, want)
+			if v := r["version"]; len(v) != 1 || !strings.HasPrefix(v[0], "30.") {
+				t.Errorf("Emacs %v, want 30", v)
+			}
+			if a := r["asked"]; len(a) != 1 || !strings.Contains(a[0], "main.go") {
+				t.Errorf("the person was asked %v, want the edit of main.go once", a)
+			}
+			if told := r["told"]; len(told) != 1 || !strings.HasPrefix(told[0], c.told) {
+				t.Errorf("the person was told %v, want %q", told, c.told)
+			}
+			if c.choice == "Reject" && s.read("ws/main.go") != helixMain {
+				t.Errorf("main.go changed after the rejection:\n%s", s.read("ws/main.go"))
+			}
+		})
+	}
+}
