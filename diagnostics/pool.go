@@ -117,6 +117,8 @@ type Pool struct {
 	mu      sync.Mutex
 	entries map[entryKey]*entry
 	closed  bool
+
+	outlines outlines
 }
 
 type entryKey struct{ server, root string }

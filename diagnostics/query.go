@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/darman-dev/darman/diagnostics/lsp"
@@ -48,6 +49,9 @@ type Symbol struct {
 	Location  Location `json:"location"`
 	// Children is the outline below it (DocumentSymbols only).
 	Children []Symbol `json:"children,omitempty"`
+	// unmapped is the server's place of a symbol found with
+	// SymbolQuery.Unmapped, until Pool.Map maps it.
+	unmapped *unmapped
 }
 
 // TextEdit replaces Start..End of a file with NewText. StartOffset and
@@ -82,6 +86,13 @@ type SymbolQuery struct {
 	// Keep, if set, is asked about each symbol before its position is
 	// mapped (which reads its file): false leaves it out, at no cost.
 	Keep func(name, container, path string) bool
+	// Unmapped leaves the symbols' places as the servers gave them:
+	// Location's Start and End are the server's line and character plus
+	// one (characters in the server's encoding, UTF-16 for most), which
+	// tell symbols apart but are not columns. Mapping them reads each
+	// symbol's file, and a fuzzy server names a hundred files for a name:
+	// rank and cut first, then Pool.Map the symbols kept.
+	Unmapped bool
 	// Dependencies asks for the dependencies' symbols too (the module
 	// cache, the standard library). Servers set to search only the
 	// workspace (gopls) answer through a second instance that searches
@@ -280,7 +291,9 @@ func (p *Pool) DocumentSymbols(ctx context.Context, path string) ([]Symbol, erro
 	return syms, err
 }
 
-// Outline returns a file's outline and the text it describes. A server
+// Outline returns a file's outline and the text it describes, from the
+// server's last answer for the same text when it has not restarted since
+// (see outlines). A server
 // that loads the whole workspace itself (gopls) is asked without the
 // file opened in it when the file is unchanged on disk since the server
 // started and reads as the disk has it: the server knows it as it is,
@@ -290,20 +303,37 @@ func (p *Pool) DocumentSymbols(ctx context.Context, path string) ([]Symbol, erro
 func (p *Pool) Outline(ctx context.Context, path string) ([]Symbol, []byte, error) {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
+	path = filepath.Clean(path)
+	if syms, text, ok := p.outlineOnDisk(ctx, path); ok {
+		return syms, text, nil
+	}
+	before, _ := fileIDOf(path)
 	e, c, m, text, err := p.read(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	path = filepath.Clean(path)
+	// The text is the disk's file before when the file is still that one
+	// (a write between would change it) and no buffer stood for it.
+	if after, ok := fileIDOf(path); !ok || after != before || !p.readsDisk(path) {
+		before = fileID{}
+	} else if _, _, open := c.Text(lsp.URIFromPath(path)); open {
+		before = fileID{}
+	}
+	if syms, ok := p.outlines.get(c, path, text); ok {
+		if err := p.verdict(e); err != nil {
+			return nil, nil, err
+		}
+		return syms, text, nil
+	}
 	syms, err := c.DocumentSymbols(ctx, lsp.URIFromPath(path))
 	if err := p.answered(e, true, err); err != nil {
 		return nil, nil, err
 	}
-	enc := c.Capabilities().PositionEncoding
+	enc, mp := c.Capabilities().PositionEncoding, m()
 	var conv func(s lsp.DocumentSymbol) Symbol
 	conv = func(s lsp.DocumentSymbol) Symbol {
-		sl, sc := lineCol(m, enc, s.SelectionRange.Start)
-		el, ec := lineCol(m, enc, s.SelectionRange.End)
+		sl, sc := lineCol(mp, enc, s.SelectionRange.Start)
+		el, ec := lineCol(mp, enc, s.SelectionRange.End)
 		out := Symbol{
 			Name: s.Name, Kind: lsp.SymbolKindName(s.Kind), Container: s.ContainerName,
 			Location: Location{Path: path, Start: Position{sl, sc}, End: Position{el, ec}},
@@ -321,13 +351,53 @@ func (p *Pool) Outline(ctx context.Context, path string) ([]Symbol, []byte, erro
 	for _, s := range syms {
 		out = append(out, conv(s))
 	}
+	p.outlines.put(c, path, text, out, before)
 	return out, text, nil
 }
 
+// outlineOnDisk is the outline kept for path when the file is not open
+// in its server, reads as the disk has it, and is still on disk the file
+// the outline was made of.
+func (p *Pool) outlineOnDisk(ctx context.Context, path string) ([]Symbol, []byte, bool) {
+	if !filepath.IsAbs(path) || !p.readsDisk(path) {
+		return nil, nil, false
+	}
+	e, c, err := p.client(ctx, path)
+	if err != nil || !e.srv.indexesWorkspace {
+		return nil, nil, false
+	}
+	if _, _, open := c.Text(lsp.URIFromPath(path)); open {
+		return nil, nil, false
+	}
+	id, ok := fileIDOf(path)
+	if !ok {
+		return nil, nil, false
+	}
+	syms, text, ok := p.outlines.unchanged(c, path, id)
+	if !ok || p.verdict(e) != nil {
+		return nil, nil, false
+	}
+	return syms, text, true
+}
+
+// readsDisk says whether the pool reads path as the disk has it (no
+// editor's buffer stands for it).
+func (p *Pool) readsDisk(path string) bool {
+	switch f := p.files.(type) {
+	case diskReader:
+		return true
+	case Overlay:
+		return !f.Overlaid(path)
+	}
+	return false
+}
+
 // read is open for a query that may be asked of a file not open in the
-// server (see Outline): it returns the file's text as well, read once.
-// The query must not need the server to hold the file (diagnostics do).
-func (p *Pool) read(ctx context.Context, path string) (*entry, *lsp.Client, *lsp.Mapper, []byte, error) {
+// server (see Outline): it returns the file's text as well, read once,
+// and its mapper made when first asked for (an outline kept for the
+// text needs none). The query must not need the server to hold the file
+// (diagnostics do).
+func (p *Pool) read(ctx context.Context, path string) (*entry, *lsp.Client, func() *lsp.Mapper, []byte, error) {
 	path, err := absPath(path)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -345,7 +415,7 @@ func (p *Pool) read(ctx context.Context, path string) (*entry, *lsp.Client, *lsp
 			if err := p.verdict(e); err != nil {
 				return nil, nil, nil, nil, err
 			}
-			return e, c, lsp.NewMapper(text), text, nil
+			return e, c, sync.OnceValue(func() *lsp.Mapper { return lsp.NewMapper(text) }), text, nil
 		}
 	}
 	e, c, m, err := p.open(ctx, path)
@@ -353,7 +423,7 @@ func (p *Pool) read(ctx context.Context, path string) (*entry, *lsp.Client, *lsp
 		return nil, nil, nil, nil, err
 	}
 	text, _, _ := c.Text(uri)
-	return e, c, m, text, nil
+	return e, c, func() *lsp.Mapper { return m }, text, nil
 }
 
 // Overlay is what a FileReader may also say: whether a file reads as
@@ -369,9 +439,14 @@ func (p *Pool) unchangedSince(ctx context.Context, path string, since time.Time)
 	if err != nil {
 		return nil, false
 	}
-	// Looked at after the read: a change since would be seen.
+	// Looked at after the read: a change since would be seen. The change
+	// time where there is one: a modification time can be set back (a
+	// checkout, touch -r, an editor keeping it), the change time cannot.
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(since) {
+		return nil, false
+	}
+	if id, ok := fileIDOf(path); ok && !time.Unix(0, id.ctime).Before(since) {
 		return nil, false
 	}
 	switch f := p.files.(type) {
@@ -397,7 +472,7 @@ func (p *Pool) References(ctx context.Context, path string, pos Position, includ
 	if err != nil {
 		return nil, err
 	}
-	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	lp, err := toLSP(m(), c.Capabilities().PositionEncoding, pos)
 	if err != nil {
 		return nil, fmt.Errorf("references: %w", err)
 	}
@@ -416,7 +491,7 @@ func (p *Pool) Definition(ctx context.Context, path string, pos Position) ([]Loc
 	if err != nil {
 		return nil, err
 	}
-	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	lp, err := toLSP(m(), c.Capabilities().PositionEncoding, pos)
 	if err != nil {
 		return nil, fmt.Errorf("definition: %w", err)
 	}
@@ -445,7 +520,7 @@ func (p *Pool) Hover(ctx context.Context, path string, pos Position) (string, er
 	if err != nil {
 		return "", err
 	}
-	lp, err := toLSP(m, c.Capabilities().PositionEncoding, pos)
+	lp, err := toLSP(m(), c.Capabilities().PositionEncoding, pos)
 	if err != nil {
 		return "", fmt.Errorf("hover: %w", err)
 	}

@@ -3,9 +3,11 @@ package diagnostics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,5 +164,168 @@ func TestGoplsOutlineOfUnopenedFiles(t *testing.T) {
 	}
 	if got, _, open := c.Text(lsp.URIFromPath(b)); !open || !strings.Contains(string(got), "func Later") {
 		t.Fatal("b.go, changed since gopls started, was not opened in it with its new content")
+	}
+}
+
+// TestOutlineAsksOnceForTheSameText: a file's outline comes from the
+// server once while its text stays the same; a change on disk (the same
+// size, within the same second) or in an unsaved buffer is asked again,
+// and the new declaration is in the next answer.
+func TestOutlineAsksOnceForTheSameText(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "methods")
+	buffers := overlay{}
+	p, root := fakePool(t, Options{Files: buffers}, "-log", log)
+	ctx := context.Background()
+	file := write(t, filepath.Join(root, "a.txt"), "func One\nfunc Two\n")
+	outline := func(want string) {
+		t.Helper()
+		syms, text, err := p.Outline(ctx, file)
+		var names []string
+		for _, s := range syms {
+			names = append(names, s.Name)
+		}
+		if err != nil || strings.Join(names, " ") != want {
+			t.Fatalf("Outline = %v (text %q), %v; want %s", names, text, err, want)
+		}
+	}
+	asked := func() int {
+		data, _ := os.ReadFile(log)
+		return strings.Count(string(data), "textDocument/documentSymbol")
+	}
+	outline("One Two")
+	outline("One Two")
+	if n := asked(); n != 1 {
+		t.Errorf("the server was asked %d outlines of an unchanged file; want 1", n)
+	}
+	fi, _ := os.Stat(file)
+	write(t, file, "func One\nfunc Six\n")
+	os.Chtimes(file, fi.ModTime(), fi.ModTime()) // the same size and time: only the text tells
+	outline("One Six")
+	if n := asked(); n != 2 {
+		t.Errorf("the server was asked %d outlines after a change; want 2", n)
+	}
+	buffers[file] = "func One\nfunc Six\nfunc Ten\n"
+	outline("One Six Ten")
+	if n := asked(); n != 3 {
+		t.Errorf("the server was asked %d outlines after an unsaved change; want 3", n)
+	}
+}
+
+// TestSymbolsMapOnlyWhatIsKept: an unmapped search reads no file (a
+// fuzzy server names a hundred for a name); Map reads the files of the
+// symbols it maps, once each, and turns the server's UTF-16 characters
+// into columns.
+func TestSymbolsMapOnlyWhatIsKept(t *testing.T) {
+	p, root := goModule(t)
+	ctx := context.Background()
+	for i := range 5 {
+		write(t, filepath.Join(root, "c", fmt.Sprintf("r%d.go", i)), fmt.Sprintf("package c\n\n/* 😀 */ func Reader%d() {}\n", i))
+	}
+	reads := &countingReader{n: map[string]int{}}
+	p.files = reads
+	syms, err := p.Symbols(ctx, "Reader", SymbolQuery{Unmapped: true})
+	if err != nil || len(syms) != 5 {
+		t.Fatalf("Symbols(Reader) = %+v, %v; want the 5 functions", syms, err)
+	}
+	if reads.total() != 0 {
+		t.Errorf("an unmapped search read %v", reads.n)
+	}
+	if syms[0].Location.Start != (Position{3, 15}) {
+		t.Errorf("unmapped start = %+v; want gopls's own line and UTF-16 character, plus one (3:15)", syms[0].Location.Start)
+	}
+	mapped := p.Map(ctx, syms[:2])
+	for _, s := range mapped {
+		if s.Location.Start != (Position{3, 14}) || s.Location.End != (Position{3, 21}) {
+			t.Errorf("mapped %s at %+v-%+v; want 3:14-3:21 (the emoji is one column)", s.Name, s.Location.Start, s.Location.End)
+		}
+	}
+	if reads.total() != 2 || reads.n[mapped[0].Location.Path] != 1 || reads.n[mapped[1].Location.Path] != 1 {
+		t.Errorf("mapping two symbols read %v; want their two files once each", reads.n)
+	}
+}
+
+// countingReader reads from disk and counts the reads of each file.
+type countingReader struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countingReader) ReadFile(_ context.Context, path string) ([]byte, error) {
+	c.mu.Lock()
+	c.n[path]++
+	c.mu.Unlock()
+	return os.ReadFile(path)
+}
+
+func (c *countingReader) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.n {
+		n += v
+	}
+	return n
+}
+
+// TestGoplsOutlineOfAnUnchangedFileReadsNothing: gopls's outline of a
+// file not open in it is kept with the file's identity on disk; the next
+// outline reads nothing while the file stays, and a change (even to the
+// same size and modification time) is read and outlined afresh.
+func TestGoplsOutlineOfAnUnchangedFileReadsNothing(t *testing.T) {
+	p, root := goModule(t)
+	ctx := context.Background()
+	a := filepath.Join(root, "a", "a.go")
+	reads := &countingReader{n: map[string]int{}}
+	p.files = reads
+	names := func() string {
+		t.Helper()
+		syms, text, err := p.Outline(ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range syms {
+			out = append(out, s.Name)
+		}
+		if !strings.Contains(string(text), "func "+out[0]) {
+			t.Errorf("the outline's text %q does not declare %v", text, out)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := names(); got != "Greet" {
+		t.Fatalf("Outline(a.go) = %s; want Greet", got)
+	}
+	if got := names(); got != "Greet" || reads.n[a] != 1 {
+		t.Errorf("the second Outline(a.go) = %s after %d reads; want Greet, read once", got, reads.n[a])
+	}
+	old, _ := os.ReadFile(a)
+	fi, _ := os.Stat(a)
+	write(t, a, strings.Replace(string(old), "func Greet", "func Hallo", 1))
+	os.Chtimes(a, fi.ModTime(), fi.ModTime())
+	if got := names(); got != "Hallo" {
+		t.Errorf("Outline(a.go) after a change of the same size and time = %s; want Hallo", got)
+	}
+}
+
+// Overlaid makes countingReader a reader of the disk itself.
+func (c *countingReader) Overlaid(string) bool { return false }
+
+// TestOutlinesStayWithinTheirBounds: the kept outlines' texts never pass
+// maxOutlineBytes, however many files are outlined; the newest is kept.
+func TestOutlinesStayWithinTheirBounds(t *testing.T) {
+	var o outlines
+	text := make([]byte, maxOutlineBytes/5+1)
+	for i := range 12 {
+		o.put(nil, fmt.Sprintf("/f%d", i), text, nil, fileID{})
+		if o.bytes > maxOutlineBytes || o.bytes != len(o.files)*len(text) {
+			t.Fatalf("after %d outlines: %d bytes kept in %d files; at most %d", i+1, o.bytes, len(o.files), maxOutlineBytes)
+		}
+	}
+	if _, ok := o.get(nil, "/f11", text); !ok || len(o.files) != 4 {
+		t.Errorf("kept %d files, the newest %v; want 4 with the newest", len(o.files), ok)
+	}
+	o.put(nil, "/f11", text[:10], nil, fileID{})
+	if o.bytes != 3*len(text)+10 {
+		t.Errorf("after a file's outline was replaced: %d bytes kept; want %d", o.bytes, 3*len(text)+10)
 	}
 }

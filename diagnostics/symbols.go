@@ -81,7 +81,13 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 					continue
 				}
 			}
-			out = append(out, Symbol{Name: s.Name, Kind: lsp.SymbolKindName(s.Kind), Container: s.ContainerName, Location: ms.location(s.Location)})
+			sym := Symbol{Name: s.Name, Kind: lsp.SymbolKindName(s.Kind), Container: s.ContainerName}
+			if q.Unmapped {
+				sym.Location, sym.unmapped = rawLocation(s.Location), &unmapped{c: c, loc: s.Location}
+			} else {
+				sym.Location = ms.location(s.Location)
+			}
+			out = append(out, sym)
 			if len(out) == limit {
 				return out, partial(errs)
 			}
@@ -91,6 +97,43 @@ func (p *Pool) Symbols(ctx context.Context, query string, q SymbolQuery) ([]Symb
 		return nil, errors.Join(errs...)
 	}
 	return out, partial(errs)
+}
+
+// unmapped is a symbol's place as its server gave it, for Map.
+type unmapped struct {
+	c   *lsp.Client
+	loc lsp.Location
+}
+
+// rawLocation is a server's location with its own lines and characters,
+// plus one (see SymbolQuery.Unmapped).
+func rawLocation(l lsp.Location) Location {
+	path, err := lsp.DocumentURI(l.URI).Path()
+	if err != nil {
+		path = l.URI
+	}
+	return Location{Path: path, Start: Position{int(l.Range.Start.Line) + 1, int(l.Range.Start.Character) + 1},
+		End: Position{int(l.Range.End.Line) + 1, int(l.Range.End.Character) + 1}}
+}
+
+// Map maps the positions of symbols found with SymbolQuery.Unmapped into
+// lines and columns, reading each of their files once; symbols already
+// mapped are left as they are.
+func (p *Pool) Map(ctx context.Context, syms []Symbol) []Symbol {
+	ctx, cancel := p.queryCtx(ctx)
+	defer cancel()
+	ms := map[*lsp.Client]*mappers{}
+	out := make([]Symbol, len(syms))
+	for i, s := range syms {
+		if u := s.unmapped; u != nil {
+			if ms[u.c] == nil {
+				ms[u.c] = p.mappers(ctx, u.c)
+			}
+			s.Location, s.unmapped = ms[u.c].location(u.loc), nil
+		}
+		out[i] = s
+	}
+	return out
 }
 
 // SearchesDependenciesApart says whether a server (language's, or any

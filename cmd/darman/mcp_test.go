@@ -322,8 +322,15 @@ func TestMCPInspectorCLI(t *testing.T) {
 			t.Fatalf("tools/call %v is an error: %s", args, text)
 		}
 		sc, _ := res["structuredContent"].(map[string]any)
-		if sc["schemaVersion"] != "1.0" {
-			t.Errorf("tools/call %v: structuredContent = %v; want schemaVersion 1.0", args, sc)
+		switch args[0] {
+		case "diagnostics", "check_source", "find_references", "package_api": // text only
+			if sc != nil {
+				t.Errorf("tools/call %v: structuredContent = %v; want none (the answer is text only)", args, sc)
+			}
+		default:
+			if sc["schemaVersion"] != "1.0" {
+				t.Errorf("tools/call %v: structuredContent = %v; want schemaVersion 1.0", args, sc)
+			}
 		}
 		return text, sc
 	}
@@ -331,8 +338,8 @@ func TestMCPInspectorCLI(t *testing.T) {
 		t.Errorf("lookup_symbol = %s / %v", text, sc)
 	}
 	broken := "package b\n\nfunc Count() int {\n\treturn \"three\"\n}\n"
-	if text, sc := call("check_source", "--tool-arg", "path=b/count.go", "--tool-arg", "source="+broken); !strings.Contains(text, "b/count.go: 1 error\n4:9 [IncompatibleAssign]: ") || sc["counts"].(map[string]any)["error"] != float64(1) {
-		t.Errorf("check_source = %s / %v", text, sc)
+	if text, _ := call("check_source", "--tool-arg", "path=b/count.go", "--tool-arg", "source="+broken); !strings.HasPrefix(text, "b/count.go: 1 error\n4:9 [IncompatibleAssign]: ") {
+		t.Errorf("check_source = %s", text)
 	}
 	if _, err := os.Stat(filepath.Join(e.workspace, "b", "count.go")); !os.IsNotExist(err) {
 		t.Errorf("check_source wrote b/count.go (stat: %v)", err)

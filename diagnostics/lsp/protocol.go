@@ -273,29 +273,23 @@ type WorkspaceSymbol struct {
 	HasRange      bool
 }
 
-// UnmarshalJSON accepts both result shapes.
+// UnmarshalJSON accepts both result shapes, in one pass.
 func (s *WorkspaceSymbol) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Name          string          `json:"name"`
-		Kind          SymbolKind      `json:"kind"`
-		ContainerName string          `json:"containerName"`
-		Location      json.RawMessage `json:"location"`
+		Name          string     `json:"name"`
+		Kind          SymbolKind `json:"kind"`
+		ContainerName string     `json:"containerName"`
+		Location      struct {
+			URI   DocumentURI `json:"uri"`
+			Range *Range      `json:"range"`
+		} `json:"location"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
+		return fmt.Errorf("workspace symbol: %w", err)
 	}
-	var loc struct {
-		URI   DocumentURI `json:"uri"`
-		Range *Range      `json:"range"`
-	}
-	if len(raw.Location) > 0 {
-		if err := json.Unmarshal(raw.Location, &loc); err != nil {
-			return fmt.Errorf("symbol location: %w", err)
-		}
-	}
-	*s = WorkspaceSymbol{Name: raw.Name, Kind: raw.Kind, ContainerName: raw.ContainerName, Location: Location{URI: string(loc.URI)}}
-	if loc.Range != nil {
-		s.Location.Range, s.HasRange = *loc.Range, true
+	*s = WorkspaceSymbol{Name: raw.Name, Kind: raw.Kind, ContainerName: raw.ContainerName, Location: Location{URI: string(raw.Location.URI)}}
+	if raw.Location.Range != nil {
+		s.Location.Range, s.HasRange = *raw.Location.Range, true
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"log/slog"
+	"net/url"
 	"runtime"
 	"testing"
 	"time"
@@ -177,4 +178,27 @@ func FuzzCanonicalURI(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPlainURIsNeedNoParse: a file URI that escapes nothing and needs no
+// escape is taken as it is, and is what parsing and respelling it gives;
+// any other goes through the parse.
+func TestPlainURIsNeedNoParse(t *testing.T) {
+	for _, u := range []DocumentURI{
+		"file:///usr/local/go/src/time/format.go", "file:///w/node_modules/@types/a.ts", "file:///a/b-c_d.e~f/$&+,;=:g.go",
+		"file:///w/a%20b.go", "file:///w/a b.go", "file:///w/é.go", "file:///w/a#b.go", "file:///w/a?b.go", "file:///w/a(b).go",
+		"file://host/w/a.go", "file:///", "untitled:///a.go",
+	} {
+		p, plain := plainFileURI(u)
+		parsed, err := url.Parse(string(u))
+		if !plain {
+			if string(u) == "file:///w/node_modules/@types/a.ts" || string(u) == "file:///usr/local/go/src/time/format.go" {
+				t.Errorf("%s is not taken as plain", u)
+			}
+			continue
+		}
+		if err != nil || parsed.Path != p || uriFromPath("linux", parsed.Path) != u {
+			t.Errorf("%s taken as plain with path %q; parsing gives %q (%v), respelt %q", u, p, parsed.Path, err, uriFromPath("linux", parsed.Path))
+		}
+	}
 }

@@ -136,3 +136,32 @@ not listed: docs, 3 members of types, 2 declarations (limit `},
 		t.Errorf("package_api of a missing directory = %q (isError %v)", text, isErr)
 	}
 }
+
+// TestPackageAPISeesAChangedFile: package_api asks again the outline of
+// a file changed since the last answer (the servers' outlines of
+// unchanged files are kept), on disk or in an unsaved buffer.
+func TestPackageAPISeesAChangedFile(t *testing.T) {
+	root := apiModule(t)
+	srv, cs := connect(t, root)
+	if text, isErr := call(t, cs, "package_api", map[string]any{"path": "shop"}, nil); isErr || strings.Contains(text, "Refund") {
+		t.Fatalf("package_api shop =\n%s", text)
+	}
+	file := filepath.Join(root, "shop", "refund.go")
+	writeFile(t, file, "package shop\n\n// Refund gives the cents back.\nfunc Refund(cents int) int { return -cents }\n")
+	text, isErr := call(t, cs, "package_api", map[string]any{"path": "shop"}, nil)
+	if isErr || !strings.Contains(text, "refund.go\n4 func Refund(cents int) int // gives the cents back.") {
+		t.Fatalf("package_api after refund.go was written =\n%s", text)
+	}
+	writeFile(t, file, "package shop\n\n// Refund gives the cents back.\nfunc Refund(cents int) int { return -cents }\n\n// Credit keeps the cents.\nfunc Credit(cents int) int { return cents }\n")
+	text, isErr = call(t, cs, "package_api", map[string]any{"path": "shop"}, nil)
+	if isErr || !strings.Contains(text, "\n7 func Credit(cents int) int // keeps the cents.") {
+		t.Fatalf("package_api after refund.go changed =\n%s", text)
+	}
+	err := srv.overlay.with(file, "package shop\n\n// Void cancels.\nfunc Void() {}\n", func() error {
+		text, isErr = call(t, cs, "package_api", map[string]any{"path": "shop"}, nil)
+		return nil
+	})
+	if err != nil || isErr || !strings.Contains(text, "refund.go\n4 func Void() // cancels.") || strings.Contains(text, "Credit") {
+		t.Fatalf("package_api with refund.go overlaid =\n%s", text)
+	}
+}

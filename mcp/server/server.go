@@ -66,6 +66,8 @@ type Server struct {
 	overlay *overlay
 	mcp     *mcp.Server
 	warm    sync.Once
+	// apis keeps package_api's reading of each file.
+	apis apiFiles
 }
 
 // New builds the server and its (idle) pool: the language servers start

@@ -1,30 +1,56 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/darman-dev/darman/diagnostics"
 )
 
 // lines reads files' lines once per tool call, for lines of context.
-type lines map[string][]string
+type lines map[string]*fileLines
+
+// fileLines is a file's text and where each of its lines starts (lines
+// end at "\n"), found once: indexing beats splitting a file into strings
+// when a call needs a line or two of each of ten files.
+type fileLines struct {
+	text   []byte
+	starts []int
+}
+
+// newFileLines indexes text's lines.
+func newFileLines(text []byte) *fileLines {
+	starts := make([]int, 1, bytes.Count(text, []byte{'\n'})+1)
+	for off := 0; ; {
+		i := bytes.IndexByte(text[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		starts = append(starts, off)
+	}
+	return &fileLines{text: text, starts: starts}
+}
 
 // at is the text of a 1-based line of path, trimmed; empty when unknown.
 func (ls lines) at(path string, line int) string {
-	l, ok := ls[path]
+	f, ok := ls[path]
 	if !ok {
-		data, err := os.ReadFile(path)
-		if err == nil {
-			l = strings.Split(string(data), "\n")
+		f = &fileLines{}
+		if data, err := os.ReadFile(path); err == nil {
+			f = newFileLines(data)
 		}
-		ls[path] = l
+		ls[path] = f
 	}
-	if line < 1 || line > len(l) {
+	if line < 1 || line > len(f.starts) {
 		return ""
 	}
-	t := strings.TrimSpace(l[line-1])
+	end := len(f.text)
+	if line < len(f.starts) {
+		end = f.starts[line] - 1
+	}
+	t := string(bytes.TrimSpace(f.text[f.starts[line-1]:end]))
 	if len(t) > 200 {
 		t = t[:200] + "…"
 	}

@@ -13,13 +13,6 @@ type CheckSourceInput struct {
 	Source string `json:"source" jsonschema:"the file's full text as it would be; nothing is written" example:"\"package main\\n\\nfunc main() {}\\n\""`
 }
 
-// CheckSourceOutput is the check_source tool's output.
-type CheckSourceOutput struct {
-	envelope
-	FileProblems
-	Counts Counts `json:"counts"`
-}
-
 // maxSource bounds the text a client may send (4 MiB is the SDK's own
 // request cap).
 const maxSource = 4 << 20
@@ -29,13 +22,15 @@ func (s *Server) addCheckSource() {
 		Name:  "check_source",
 		Title: "Problems in unsaved text",
 		Description: "The language server's errors and warnings for a file's text as you would write it, before writing it: " +
-			"the text is checked as if it were that file's content, in the project's context. Nothing is written to disk.",
+			"the text is checked as if it were that file's content, in the project's context. Nothing is written to disk. " +
+			"The answer is text: the file's counts, then a line per problem (line:column [code]: message; several places of one problem on one line).",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.checkSource)
 }
 
-func (s *Server) checkSource(ctx context.Context, in CheckSourceInput) (CheckSourceOutput, string, error) {
-	var out CheckSourceOutput
+// checkSource answers in text only, as diagnostics does.
+func (s *Server) checkSource(ctx context.Context, in CheckSourceInput) (textOnly, string, error) {
+	var out textOnly
 	if !utf8.ValidString(in.Source) {
 		return out, "", toolErrorf(CodeInvalidInput, "source is not valid UTF-8")
 	}
@@ -50,10 +45,10 @@ func (s *Server) checkSource(ctx context.Context, in CheckSourceInput) (CheckSou
 	if err != nil {
 		return out, "", err
 	}
-	out.FileProblems = s.fileProblems(r, severityRank("hint"))
-	for _, p := range out.Problems {
-		out.Counts.add(p.Severity)
+	fp := s.fileProblems(r, severityRank("hint"))
+	var counts Counts
+	for _, p := range fp.Problems {
+		counts.add(p.Severity)
 	}
-	text := diagnosticsText(DiagnosticsOutput{Files: []FileProblems{out.FileProblems}, Checked: 1, Counts: out.Counts})
-	return out, text, nil
+	return out, diagnosticsText(diagnosticsAnswer{Files: []fileReport{fp}, Checked: 1, Counts: counts}), nil
 }

@@ -60,22 +60,22 @@ func (s *Server) problem(ls lines, d diagnostics.Diagnostic) Problem {
 	return p
 }
 
-// FileProblems is one file's diagnostics.
-type FileProblems struct {
-	Path     string    `json:"path"`
-	Server   string    `json:"server,omitempty"`
-	Problems []Problem `json:"problems"`
+// fileReport is one file's diagnostics.
+type fileReport struct {
+	Path     string
+	Server   string
+	Problems []Problem
 	// Stale says the server did not answer for the file's current
 	// content in time: the problems are the last known.
-	Stale bool `json:"stale,omitempty" jsonschema:"true when the language server did not answer in time and these problems may be out of date"`
+	Stale bool
 }
 
 // Counts counts problems by severity.
 type Counts struct {
-	Error       int `json:"error,omitempty"`
-	Warning     int `json:"warning,omitempty"`
-	Information int `json:"information,omitempty"`
-	Hint        int `json:"hint,omitempty"`
+	Error       int
+	Warning     int
+	Information int
+	Hint        int
 }
 
 func (c *Counts) add(sev string) {
@@ -91,18 +91,21 @@ func (c *Counts) add(sev string) {
 	}
 }
 
-// DiagnosticsOutput is the diagnostics tool's output.
-type DiagnosticsOutput struct {
-	envelope
+// diagnosticsAnswer is what a diagnostics or check_source answer says,
+// before diagnosticsText writes it: the answer is text only (see
+// textOnly), since a structured copy of every problem apart took 2.5
+// times the text's bytes (547 against 87 for a file of Go's src) for
+// the same facts.
+type diagnosticsAnswer struct {
 	// Files lists the checked files that have problems.
-	Files   []FileProblems `json:"files"`
-	Checked int            `json:"checked" jsonschema:"how many files were checked"`
-	Counts  Counts         `json:"counts"`
+	Files   []fileReport
+	Checked int
+	Counts  Counts
 	// Unavailable says why files could not be checked.
-	Unavailable map[string]string `json:"unavailable,omitempty" jsonschema:"files that could not be checked, with the reason (no language server, ...)"`
+	Unavailable map[string]string
 	// Missing says which language servers could not check their files.
-	Missing []string `json:"missing,omitempty" jsonschema:"language servers that cannot load the project, with what to do: their files were not checked, so their problems are not in this answer"`
-	Note    string   `json:"note,omitempty"`
+	Missing []string
+	Note    string
 	// cannotLoad are the files (as in Unavailable) of the servers in
 	// Missing, which the text names once.
 	cannotLoad map[string]bool
@@ -121,21 +124,33 @@ func (s *Server) addDiagnostics() {
 		Description: "The language servers' errors and warnings for files or directories of the project (or all of it), " +
 			"for the files' current content on disk: the call waits for each server's answer for that content. " +
 			"Problems are data, not failures: a clean file has none. Lists 50 problems, the most severe first, unless limit " +
-			"says more; the counts are always complete and a note says what was left out.",
+			"says more; the counts are always complete and a note says what was left out. The answer is text: each file's path " +
+			"and counts, then a line per problem (line:column [code]: message; several places of one problem on one line, " +
+			"the severity on each line when the file has several); explain_diagnostic tells what a code means and links its documentation.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.diagnostics)
 }
 
-func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (DiagnosticsOutput, string, error) {
-	var out DiagnosticsOutput
+// diagnostics answers in text only (see diagnosticsAnswer).
+func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (textOnly, string, error) {
+	out, err := s.diagnose(ctx, in)
+	if err != nil {
+		return textOnly{}, "", err
+	}
+	return textOnly{}, diagnosticsText(out), nil
+}
+
+// diagnose checks the files the input names.
+func (s *Server) diagnose(ctx context.Context, in DiagnosticsInput) (diagnosticsAnswer, error) {
+	var out diagnosticsAnswer
 	if in.Limit < 0 || in.Limit > maxProblems {
-		return out, "", toolErrorf(CodeInvalidInput, "limit %d: give 1 to %d, or leave it out for %d", in.Limit, maxProblems, defaultProblems)
+		return out, toolErrorf(CodeInvalidInput, "limit %d: give 1 to %d, or leave it out for %d", in.Limit, maxProblems, defaultProblems)
 	}
 	minRank := severityRank("hint")
 	if in.Severity != "" {
 		minRank = severityRank(in.Severity)
 		if minRank == len(severities) {
-			return out, "", toolErrorf(CodeInvalidInput, "severity %q: use error, warning, information or hint", in.Severity)
+			return out, toolErrorf(CodeInvalidInput, "severity %q: use error, warning, information or hint", in.Severity)
 		}
 	}
 	targets := in.Paths
@@ -146,11 +161,11 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 	for _, p := range targets {
 		abs, err := s.root.Resolve(p)
 		if err != nil {
-			return out, "", err
+			return out, err
 		}
 		found, err := sourceFiles(abs, maxWorkspaceFiles-len(files))
 		if err != nil {
-			return out, "", toolErrorf(CodeInvalidInput, "%s: %v", p, err)
+			return out, toolErrorf(CodeInvalidInput, "%s: %v", p, err)
 		}
 		files = append(files, found...)
 		if len(files) >= maxWorkspaceFiles {
@@ -160,7 +175,7 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 	}
 	reports, unavailable := s.check(ctx, files)
 	if err := ctx.Err(); err != nil {
-		return out, "", err
+		return out, err
 	}
 	out.Checked = len(files)
 	for path, err := range unavailable {
@@ -176,17 +191,17 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 	// part that is missing.
 	if cannot := cannotLoad(unavailable); len(cannot) > 0 {
 		if len(reports) == 0 {
-			return out, "", toolErrorf(CodeServerUnavailable, "%s", strings.Join(cannot, "; "))
+			return out, toolErrorf(CodeServerUnavailable, "%s", strings.Join(cannot, "; "))
 		}
 		out.Missing = cannot
 	}
 	if len(files) > 0 && len(unavailable) == len(files) && len(in.Paths) > 0 {
 		// Nothing could be checked: that is a failure, not a clean bill.
 		for _, err := range unavailable {
-			return out, "", toolErrorf(CodeNoServer, "%s", err)
+			return out, toolErrorf(CodeNoServer, "%s", err)
 		}
 	}
-	var all []FileProblems
+	var all []fileReport
 	total := 0
 	for _, r := range reports {
 		fp := s.fileProblems(r, minRank)
@@ -206,7 +221,6 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 			out.Files = append(out.Files, fp)
 		}
 	}
-	linkOnce(out.Files)
 	if listed < total {
 		note := fmt.Sprintf("%d of %d problems listed, the most severe first (the counts are complete): raise limit (at most %d), ask for severity error or name fewer files for the rest", listed, total, maxProblems)
 		if out.Note != "" {
@@ -214,27 +228,7 @@ func (s *Server) diagnostics(ctx context.Context, in DiagnosticsInput) (Diagnost
 		}
 		out.Note += note
 	}
-	return out, diagnosticsText(out), nil
-}
-
-// linkOnce leaves a code's documentation link on the first problem that
-// has it: a linter's warnings share their code and link, and the link
-// (~80 bytes) would otherwise come again with each.
-func linkOnce(files []FileProblems) {
-	seen := map[[3]string]bool{}
-	for _, f := range files {
-		for i := range f.Problems {
-			p := &f.Problems[i]
-			if p.CodeHref == "" {
-				continue
-			}
-			k := [3]string{p.Source, p.Code, p.CodeHref}
-			if seen[k] {
-				p.CodeHref = ""
-			}
-			seen[k] = true
-		}
-	}
+	return out, nil
 }
 
 // maxProblems caps the problems one diagnostics answer lists, so that it
@@ -248,7 +242,7 @@ const defaultProblems = 50
 // capProblems keeps at most limit problems across files, dropping the
 // least severe first, then the last files' errors; it returns how many
 // are kept.
-func capProblems(files []FileProblems, limit int) int {
+func capProblems(files []fileReport, limit int) int {
 	total := 0
 	for _, f := range files {
 		total += len(f.Problems)
@@ -286,8 +280,8 @@ func capProblems(files []FileProblems, limit int) int {
 	return listed
 }
 
-func (s *Server) fileProblems(r diagnostics.Report, minRank int) FileProblems {
-	fp := FileProblems{Path: s.root.Rel(r.Path), Server: r.Server, Stale: r.Stale, Problems: []Problem{}}
+func (s *Server) fileProblems(r diagnostics.Report, minRank int) fileReport {
+	fp := fileReport{Path: s.root.Rel(r.Path), Server: r.Server, Stale: r.Stale, Problems: []Problem{}}
 	ls := lines{}
 	for _, d := range r.Items {
 		if severityRank(d.Severity) > minRank {
@@ -405,7 +399,7 @@ func sourceFiles(path string, limit int) ([]string, error) {
 // (all its problems are warnings) not again on each, and the places of
 // one problem repeated (the same message, code and severity) on one line.
 // A one-file answer with problems starts with that file.
-func diagnosticsText(out DiagnosticsOutput) string {
+func diagnosticsText(out diagnosticsAnswer) string {
 	var b strings.Builder
 	if out.Checked != 1 || len(out.Files) != 1 {
 		fmt.Fprintf(&b, "%s checked: %s\n", plural(out.Checked, "file"), out.Counts)
@@ -429,8 +423,8 @@ func diagnosticsText(out DiagnosticsOutput) string {
 			if !one {
 				label = " " + p.Severity
 			}
-			if p.Code != "" && p.Code != "default" { // gopls's "default" names no check
-				label += " [" + p.Code + "]"
+			if code := problemCode(p); code != "" {
+				label += " [" + code + "]"
 			}
 			place := fmt.Sprintf("%d:%d", p.Line, p.Column)
 			k := key{p.Severity, p.Code, p.Message}
@@ -470,6 +464,16 @@ func diagnosticsText(out DiagnosticsOutput) string {
 	}
 	writeMissing(&b, out.Missing)
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// problemCode is the code a problem's line shows: the server's, or for
+// gopls's analyzers, whose code is "default", the analyzer (its source),
+// which explain_diagnostic takes.
+func problemCode(p Problem) string {
+	if p.Code == "default" {
+		return p.Source
+	}
+	return p.Code
 }
 
 // String is the counts as an answer says them: the severities there are,

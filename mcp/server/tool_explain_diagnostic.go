@@ -99,7 +99,7 @@ func (s *Server) explainDiagnostic(ctx context.Context, in ExplainDiagnosticInpu
 		}
 		ls := lines{}
 		for _, d := range r.Items {
-			if d.Code != out.Code || len(out.Occurrences) == 20 {
+			if problemCode(Problem{Code: d.Code, Source: d.Source}) != out.Code && d.Code != out.Code || len(out.Occurrences) == 20 {
 				continue
 			}
 			source = d.Source

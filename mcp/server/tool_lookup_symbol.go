@@ -115,6 +115,15 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 		kept = kept[:limit]
 	}
 
+	// Only the symbols listed are mapped to columns (which reads their
+	// files): a fuzzy server names a hundred files for a name.
+	syms := make([]diagnostics.Symbol, len(kept))
+	for i, r := range kept {
+		syms[i] = r.Symbol
+	}
+	for i, sym := range s.pool.Map(ctx, syms) {
+		kept[i].Symbol = sym
+	}
 	ls := lines{}
 	var b strings.Builder
 	for _, r := range kept {
@@ -141,15 +150,16 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 // A qualified name that none matches as written (a server that matches
 // names only) is asked again by its last part.
 //
-// keep, if set, is asked about each symbol before it is mapped, as in
-// diagnostics.SymbolQuery.
+// keep, if set, is asked about each symbol, as in diagnostics.SymbolQuery.
+// The symbols' places are the servers' own (diagnostics.SymbolQuery's
+// Unmapped): Pool.Map those shown.
 func (s *Server) findSymbols(ctx context.Context, name string, kinds []string, keep func(name, container, path string) bool, scope string) ([]rankedSymbol, []string, error) {
 	q := parseQuery(name)
 	var found []diagnostics.Symbol
 	var missing []string
 	seen := map[diagnostics.Location]bool{}
 	ask := func(text string, deps bool) error {
-		syms, err := s.pool.Symbols(ctx, text, diagnostics.SymbolQuery{Kinds: kinds, Limit: 1000, Keep: keep, Dependencies: deps})
+		syms, err := s.pool.Symbols(ctx, text, diagnostics.SymbolQuery{Kinds: kinds, Limit: 1000, Keep: keep, Dependencies: deps, Unmapped: true})
 		var partial *diagnostics.PartialError
 		if err != nil && !errors.As(err, &partial) {
 			return err

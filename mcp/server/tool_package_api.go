@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,6 +150,48 @@ func (s *Server) packageAPI(ctx context.Context, in PackageAPIInput) (textOnly, 
 	return textOnly{}, renderAPI(name, served, limit, tests, skipped, missing), nil
 }
 
+// apiFiles keeps each file's exported declarations with a sum of the
+// outline and text they were read from: the same two give the same
+// declarations, and reading them (the file's lines, signatures, docs)
+// was most of a package_api answer once the pool kept the outlines.
+type apiFiles struct {
+	mu    sync.Mutex
+	files map[string]apiKept
+}
+
+type apiKept struct {
+	sum  uint64
+	file apiFile
+}
+
+// apiSeed seeds the sums of apiFiles.
+var apiSeed = maphash.MakeSeed()
+
+// outlineSum sums a file's text and its outline: names, kinds, details
+// and places, down the tree.
+func outlineSum(text []byte, syms []diagnostics.Symbol) uint64 {
+	var h maphash.Hash
+	h.SetSeed(apiSeed)
+	h.Write(text)
+	var num [8]byte
+	var walk func([]diagnostics.Symbol)
+	walk = func(list []diagnostics.Symbol) {
+		for _, sym := range list {
+			for _, f := range []string{sym.Name, sym.Kind, sym.Detail, sym.Container} {
+				h.WriteString(f)
+				h.WriteByte(0)
+			}
+			for _, n := range []int{sym.Location.Start.Line, sym.Location.Start.Column, len(sym.Children)} {
+				binary.LittleEndian.PutUint64(num[:], uint64(n))
+				h.Write(num[:])
+			}
+			walk(sym.Children)
+		}
+	}
+	walk(syms)
+	return h.Sum64()
+}
+
 // fileAPI asks the file's server for its outline and keeps what the file
 // exports, with signatures and docs from the file's text.
 func (s *Server) fileAPI(ctx context.Context, path string) apiFile {
@@ -155,8 +199,30 @@ func (s *Server) fileAPI(ctx context.Context, path string) apiFile {
 	if err != nil {
 		return apiFile{path: path, err: err}
 	}
+	sum := outlineSum(text, syms)
+	s.apis.mu.Lock()
+	kept, ok := s.apis.files[path]
+	s.apis.mu.Unlock()
+	if ok && kept.sum == sum {
+		return kept.file
+	}
+	out := readAPI(path, syms, text)
+	s.apis.mu.Lock()
+	if s.apis.files == nil || len(s.apis.files) >= maxKeptAPIs {
+		s.apis.files = map[string]apiKept{}
+	}
+	s.apis.files[path] = apiKept{sum: sum, file: out}
+	s.apis.mu.Unlock()
+	return out
+}
+
+// maxKeptAPIs bounds apiFiles: when full it starts again.
+const maxKeptAPIs = 2000
+
+// readAPI is what a file exports, from its outline and text.
+func readAPI(path string, syms []diagnostics.Symbol, text []byte) apiFile {
 	raw := strings.Split(string(text), "\n")
-	ls := lines{path: raw}
+	ls := lines{path: newFileLines(text)}
 	lang := languageOf(path)
 	out := apiFile{path: path}
 	base := filepath.Base(path)

@@ -2,10 +2,10 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,11 +26,11 @@ func TestListImportsAndExplainAgainstGopls(t *testing.T) {
 	}
 
 	writeFile(t, filepath.Join(root, "a", "bad.go"), "package a\n\nfunc Bad() int {\n\treturn undefinedThing\n}\n")
-	var diags DiagnosticsOutput
-	if text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/bad.go"}}, &diags); isErr || diags.Counts.Error != 1 {
-		t.Fatalf("diagnostics = %+v, %q", diags, text)
+	text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/bad.go"}}, nil)
+	if want := "a/bad.go: 1 error\n4:9 [UndeclaredName]: undefined: undefinedThing"; isErr || text != want {
+		t.Fatalf("diagnostics = %q; want %q", text, want)
 	}
-	code := diags.Files[0].Problems[0].Code
+	code := "UndeclaredName"
 	var ex ExplainDiagnosticOutput
 	text, isErr = call(t, cs, "explain_diagnostic", map[string]any{"code": code, "path": "a/bad.go"}, &ex)
 	if isErr || !ex.Known || len(ex.Occurrences) != 1 || !strings.Contains(ex.Occurrences[0].Message, "undefinedThing") {
@@ -51,67 +51,29 @@ func TestExplainDiagnosticFromTheServer(t *testing.T) {
 	dup := "package a\n\n// Twice is declared twice.\nfunc Twice() {}\n\nfunc Twice() {}\n"
 	writeFile(t, filepath.Join(root, "a", "dup.go"), dup)
 
-	var diags DiagnosticsOutput
-	text, isErr := call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/dup.go"}}, &diags)
-	if isErr || diags.Counts.Error == 0 {
-		t.Fatalf("diagnostics = %+v, %q", diags, text)
+	text, isErr := call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/dup.go"}}, nil)
+	// The redeclaration's line, with its code and the other declaration.
+	const redecl = "6:6 [DuplicateDecl]: Twice redeclared in this block\n\tsee a/dup.go:4:6: other declaration of Twice"
+	if isErr || !strings.HasPrefix(text, "a/dup.go: ") || !strings.Contains(text, redecl) {
+		t.Fatalf("diagnostics = %q; want the redeclaration %q", text, redecl)
 	}
-	var redecl Problem
-	links := map[string]string{} // a code's link comes once, with its first problem
-	for _, p := range diags.Files[0].Problems {
-		if p.CodeHref != "" {
-			if links[p.Code] != "" {
-				t.Errorf("the link of %s is sent twice:\n%+v", p.Code, diags.Files[0].Problems)
-			}
-			links[p.Code] = p.CodeHref
-		}
-		if p.Line == 6 {
-			redecl = p
-		}
+	var ex ExplainDiagnosticOutput
+	text, isErr = call(t, cs, "explain_diagnostic", map[string]any{"code": "DuplicateDecl", "path": "a/dup.go"}, &ex)
+	i := slices.IndexFunc(ex.Occurrences, func(o Occurrence) bool { return o.Line == 6 })
+	if isErr || !ex.Known || i < 0 || ex.Link != ex.Occurrences[i].CodeHref || !strings.HasPrefix(ex.Link, "https://") ||
+		len(ex.Occurrences[i].Related) == 0 {
+		t.Fatalf("explain_diagnostic(DuplicateDecl) = %+v, %q; want gopls's link and the line 6 redeclaration", ex, text)
 	}
-	redecl.CodeHref = links[redecl.Code]
-	if redecl.Code == "" || redecl.CodeHref == "" || len(redecl.Related) == 0 {
-		t.Fatalf("the redeclaration = %+v; want a code, gopls's link and the other declaration\n%s", redecl, text)
-	}
-	if r := redecl.Related[0]; r.Path != "a/dup.go" || r.Line != 4 || r.Context != "func Twice() {}" {
+	if r := ex.Occurrences[i].Related[0]; r.Path != "a/dup.go" || r.Line != 4 || r.Context != "func Twice() {}" {
 		t.Errorf("related place = %+v; want a/dup.go:4 with its line", r)
 	}
-	if !strings.Contains(text, "\tsee a/dup.go:4:6: ") {
-		t.Errorf("diagnostics text does not show the other declaration:\n%s", text)
-	}
-
-	var ex ExplainDiagnosticOutput
-	text, isErr = call(t, cs, "explain_diagnostic", map[string]any{"code": redecl.Code, "path": "a/dup.go"}, &ex)
-	if isErr || !ex.Known || ex.Link != redecl.CodeHref || len(ex.Occurrences) == 0 || len(ex.Occurrences[0].Related) == 0 {
-		t.Fatalf("explain_diagnostic(%q) = %+v, %q", redecl.Code, ex, text)
-	}
-	if !strings.Contains(text, "documented at "+redecl.CodeHref) || !strings.Contains(text, "\tsee a/dup.go:4:6: ") {
+	if !strings.Contains(text, "documented at "+ex.Link) || !strings.Contains(text, "\tsee a/dup.go:4:6: ") {
 		t.Errorf("explain_diagnostic text =\n%s", text)
 	}
 
-	// Problems of one kind share a code and its link: the link comes once.
-	writeFile(t, filepath.Join(root, "a", "ws.go"), "package a\n\nfunc Unused() {\n\tx := 1\n\ty := 2\n}\n")
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{"paths": []string{"a/ws.go"}}})
-	if err != nil || res.IsError {
-		t.Fatalf("diagnostics of a/ws.go = %v, %v", toolText(res), err)
-	}
-	wire, _ := json.Marshal(res)
-	var ws DiagnosticsOutput
-	sc, _ := json.Marshal(res.StructuredContent)
-	json.Unmarshal(sc, &ws)
-	if len(ws.Files) != 1 || len(ws.Files[0].Problems) != 2 {
-		t.Fatalf("diagnostics of two unused variables = %s", wire)
-	}
-	first, second := ws.Files[0].Problems[0], ws.Files[0].Problems[1]
-	if first.CodeHref == "" || second.CodeHref != "" || first.Code != second.Code || first.Source != second.Source ||
-		strings.Count(string(wire), first.CodeHref) != 1 || strings.Count(toolText(res), "declared and not used") != 2 {
-		t.Errorf("the shared link is not sent once, with the first problem:\n%s", wire)
-	}
-
-	var cs2 CheckSourceOutput
-	text, isErr = call(t, cs, "check_source", map[string]any{"path": "a/dup2.go", "source": "package a\n\nfunc Once() {}\n\nfunc Once() {}\n"}, &cs2)
-	if isErr || len(cs2.Problems) == 0 || cs2.Problems[len(cs2.Problems)-1].CodeHref == "" {
-		t.Fatalf("check_source of a redeclaration = %+v, %q", cs2, text)
+	text, isErr = call(t, cs, "check_source", map[string]any{"path": "a/dup2.go", "source": "package a\n\nfunc Once() {}\n\nfunc Once() {}\n"}, nil)
+	if isErr || !strings.Contains(text, "5:6 [DuplicateDecl]: Once redeclared in this block\n\tsee a/dup2.go:3:6: other declaration of Once") {
+		t.Fatalf("check_source of a redeclaration = %q", text)
 	}
 }
 
@@ -142,27 +104,27 @@ func TestResultsStayWithinBudget(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("diagnostics = %v, %v", res, err)
 		}
-		var out DiagnosticsOutput
-		data, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(data, &out); err != nil {
-			t.Fatal(err)
-		}
+		text := toolText(res)
+		var checked, errs int
+		fmt.Sscanf(text, "%d files checked: %d errors", &checked, &errs)
 		listed := 0
-		for _, f := range out.Files {
-			listed += len(f.Problems)
+		for _, line := range strings.Split(text, "\n") {
+			if line != "" && line[0] >= '0' && line[0] <= '9' && strings.Contains(line, ": declared and not used") {
+				listed += strings.Count(line, ", ") + 1 // places of one problem share a line
+			}
 		}
-		if out.Counts.Error <= maxProblems || listed != c.listed || !strings.Contains(out.Note, fmt.Sprintf("%d of %d problems listed", c.listed, out.Counts.Error)) || !strings.Contains(out.Note, "raise limit") {
-			t.Fatalf("limit %d: counts %+v, %d listed, note %q", c.limit, out.Counts, listed, out.Note)
+		if errs <= maxProblems || listed != c.listed || !strings.Contains(text, fmt.Sprintf("%d of %d problems listed", c.listed, errs)) || !strings.Contains(text, "raise limit") {
+			t.Fatalf("limit %d: %d errors, %d listed, text:\n%s", c.limit, errs, listed, text)
 		}
-		if size := len(data) + len(toolText(res)); size > maxResult {
-			t.Errorf("the result takes %d bytes; the budget is %d", size, maxResult)
+		if res.StructuredContent != nil || len(text) > maxResult {
+			t.Errorf("the result takes %d bytes of text and a structured copy %v; the budget is %d of text alone", len(text), res.StructuredContent != nil, maxResult)
 		}
 	}
 }
 
 func TestCapProblemsKeepsTheMostSevere(t *testing.T) {
 	p := func(sev string) Problem { return Problem{Severity: sev} }
-	files := []FileProblems{
+	files := []fileReport{
 		{Path: "a", Problems: []Problem{p("hint"), p("warning"), p("error")}},
 		{Path: "b", Problems: []Problem{p("warning"), p("error"), p("information")}},
 	}
@@ -176,7 +138,7 @@ func TestCapProblemsKeepsTheMostSevere(t *testing.T) {
 			}
 		}
 	}
-	files = []FileProblems{{Path: "a", Problems: []Problem{p("error"), p("error"), p("error")}}}
+	files = []fileReport{{Path: "a", Problems: []Problem{p("error"), p("error"), p("error")}}}
 	if n := capProblems(files, 2); n != 2 || len(files[0].Problems) != 2 {
 		t.Fatalf("errors alone over the cap: kept %d (%v)", n, files[0].Problems)
 	}
@@ -236,25 +198,27 @@ func TestLargeRenameIsCappedButAppliedWhole(t *testing.T) {
 
 // TestDiagnosticsTextSaysEachThingOnce: a file's path over its problems,
 // one problem repeated at several places on one line, the severity on
-// each line only when the file has problems of more than one; the
-// structured copy keeps every problem apart.
+// each line only when the file has problems of more than one; no
+// structured copy.
 func TestDiagnosticsTextSaysEachThingOnce(t *testing.T) {
 	root := goModule(t)
 	_, cs := connect(t, root)
 	writeFile(t, filepath.Join(root, "a", "w.go"), "package a\n\nfunc F() int { return \"x\" }\n\nfunc G() int { return \"x\" }\n\nfunc H() int { return undefinedThing }\n")
 
-	var out DiagnosticsOutput
-	text, isErr := call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/w.go"}}, &out)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "diagnostics", Arguments: map[string]any{"paths": []string{"a/w.go"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := toolText(res), res.IsError
 	want := "a/w.go: 3 errors\n" +
 		"3:23, 5:23 [IncompatibleAssign]: cannot use \"x\" (untyped string constant) as int value in return statement\n" +
 		"7:23 [UndeclaredName]: undefined: undefinedThing"
-	if isErr || text != want || len(out.Files) != 1 || len(out.Files[0].Problems) != 3 {
-		t.Errorf("diagnostics of a/w.go = %q, %+v\nwant %q", text, out, want)
+	if isErr || text != want || res.StructuredContent != nil {
+		t.Errorf("diagnostics of a/w.go = %q (structured %v)\nwant %q alone", text, res.StructuredContent, want)
 	}
-	out = DiagnosticsOutput{}
-	text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/w.go", "b/b.go"}}, &out)
-	if want := "2 files checked: 3 errors\n" + want; isErr || text != want || out.Counts != (Counts{Error: 3}) {
-		t.Errorf("diagnostics of two files = %q, %+v\nwant %q", text, out.Counts, want)
+	text, isErr = call(t, cs, "diagnostics", map[string]any{"paths": []string{"a/w.go", "b/b.go"}}, nil)
+	if want := "2 files checked: 3 errors\n" + want; isErr || text != want {
+		t.Errorf("diagnostics of two files = %q\nwant %q", text, want)
 	}
 	if text, _ := call(t, cs, "diagnostics", map[string]any{"paths": []string{"b/b.go"}}, nil); text != "1 file checked: no problems" {
 		t.Errorf("diagnostics of a clean file = %q", text)
@@ -266,14 +230,14 @@ func TestDiagnosticsTextSaysEachThingOnce(t *testing.T) {
 // places keeps its own line.
 func TestDiagnosticsTextNamesMixedSeverities(t *testing.T) {
 	warn := Problem{Line: 6, Column: 2, Severity: "warning", Code: "default", Source: "printf", Message: "bad format"}
-	out := DiagnosticsOutput{Checked: 1, Counts: Counts{Error: 1, Warning: 2}, Files: []FileProblems{{Path: "a/w.go", Problems: []Problem{
+	out := diagnosticsAnswer{Checked: 1, Counts: Counts{Error: 1, Warning: 2}, Files: []fileReport{{Path: "a/w.go", Problems: []Problem{
 		{Line: 10, Column: 23, Severity: "error", Code: "UndeclaredName", Message: "undefined: x",
 			Related: []RelatedPlace{{Span: Span{Path: "a/v.go", Line: 3, Column: 1}, Message: "declared here"}}},
 		warn, func() Problem { w := warn; w.Line = 7; return w }(),
 	}}}}
 	want := "a/w.go: 1 error, 2 warnings\n" +
 		"10:23 error [UndeclaredName]: undefined: x\n\tsee a/v.go:3:1: declared here\n" +
-		"6:2, 7:2 warning: bad format"
+		"6:2, 7:2 warning [printf]: bad format"
 	if text := diagnosticsText(out); text != want {
 		t.Errorf("diagnosticsText = %q\nwant %q", text, want)
 	}
