@@ -347,7 +347,7 @@ function M.prompt(text, session_id, callback)
   local args = { prompt = text, sessionId = session_id }
   client.request("workspace/executeCommand", { command = "darman.prompt", arguments = { args } }, function(err, result)
     if err then
-      vim.notify("darman: " .. err.message, vim.log.levels.ERROR)
+      vim.notify("darman: not applied to " .. file .. ": " .. err.message, vim.log.levels.ERROR)
     end
     if callback then
       callback(err, result)
@@ -506,7 +506,7 @@ function M.apply(file, done)
   local args = { sessionId = session, uri = vim.uri_from_fname(vim.fn.fnamemodify(path, ":p")), text = block.code }
   client.request("workspace/executeCommand", { command = "darman.turn.apply", arguments = { args } }, function(err, result)
     if err then
-      vim.notify("darman: " .. err.message, vim.log.levels.ERROR)
+      vim.notify("darman: not applied to " .. file .. ": " .. err.message, vim.log.levels.ERROR)
     elseif result.denied then
       vim.notify("darman: not applied to " .. file .. ": you rejected the edit", vim.log.levels.WARN)
     elseif result.unchanged then

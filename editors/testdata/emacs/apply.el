@@ -6,7 +6,10 @@
 ;; outside any block says so; with point inside the block the permission
 ;; is asked through completing-read, answered $CHOICE. With "Allow once"
 ;; main.go (buffer and disk) holds the block's code and the turn's revert
-;; (darman.turn.revert) takes it back; with "Reject" it is unchanged.
+;; (darman.turn.revert) takes it back; with "Reject" it is unchanged. A
+;; block whose fence names no file is applied to the file typed at
+;; read-file-name ($INPUT); one naming a secret ($FILE, .env) is refused by
+;; darman, and the user is told.
 ;; Writes key=value lines to $OUT (editors/emacs_test.go reads them).
 (require 'cl-lib)
 (add-to-list 'load-path (getenv "DARMAN_EL"))
@@ -23,6 +26,10 @@
       (lambda (prompt &rest _)
         (darman-test--record "asked" (replace-regexp-in-string "\n.*" "" (substring-no-properties prompt)))
         (getenv "CHOICE")))
+(fset 'read-file-name
+      (lambda (prompt &optional _dir default &rest _)
+        (darman-test--record "input" (concat prompt (file-name-nondirectory (or default ""))))
+        (getenv "INPUT")))
 (fset 'y-or-n-p (lambda (&rest _) t))
 (fset 'yes-or-no-p (lambda (&rest _) t))
 
@@ -65,13 +72,13 @@
                        (user-error (if (string-match-p "no code block at point" (cadr e)) "true" (cadr e)))))
           (search-forward "Println")
           (darman-apply-block))
-        (darman-test--wait "the answer to darman-apply-block"
-                           (lambda () (darman-test--told "applied to main.go")))
-        (darman-test--record "told" (darman-test--told "applied to main.go"))
+        (let ((told (concat "applied to " (getenv "FILE"))))
+          (darman-test--wait "the answer to darman-apply-block" (lambda () (darman-test--told told)))
+          (darman-test--record "told" (darman-test--told told)))
         (darman-test--record "disk_is_code" (if (equal (darman-test--disk file) code) "true" "false"))
         (darman-test--record "disk_unchanged" (if (equal (darman-test--disk file) original) "true" "false"))
         (darman-test--record "buffer_is_code" (if (equal (with-current-buffer buf (buffer-string)) code) "true" "false"))
-        (when (equal (getenv "CHOICE") "Allow once")
+        (when (equal (getenv "REVERT") "1")
           ;; The edit belongs to the session's last turn: its revert takes it back.
           (let ((session (with-current-buffer "*darman*"
                            (get-text-property (point-min) 'darman-session))))

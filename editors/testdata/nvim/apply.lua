@@ -7,7 +7,10 @@
 -- block it asks the edit permission through vim.ui.select, answered with
 -- $CHOICE. With "Allow once" the file (buffer and disk) holds the block's
 -- code and the turn's revert (darman.turn.revert) takes it back; with
--- "Reject" the file is unchanged. It writes key=value lines to $OUT.
+-- "Reject" the file is unchanged. A block whose fence names no file is
+-- applied to the file typed at vim.ui.input ($INPUT); one naming a secret
+-- ($FILE, .env) is refused by darman, and the user is told. It writes
+-- key=value lines to $OUT.
 local out_path = os.getenv("OUT")
 local results = {}
 local function record(k, v) table.insert(results, k .. "=" .. tostring(v)) end
@@ -43,6 +46,10 @@ vim.ui.select = function(items, opts, on_choice)
     if item == choice then return on_choice(item, i) end
   end
   on_choice(nil, nil)
+end
+vim.ui.input = function(opts, on_confirm)
+  record("input", opts.prompt .. (opts.default or ""))
+  on_confirm(os.getenv("INPUT"))
 end
 local notified = {}
 vim.notify = function(msg, level)
@@ -100,16 +107,17 @@ co = coroutine.create(function()
 
   vim.api.nvim_win_set_cursor(0, { inside, 0 })
   vim.cmd("DarmanApply")
-  if not await(function() return notice("applied to main.go") ~= nil end, 60000) then
+  local told = "applied to " .. os.getenv("FILE")
+  if not await(function() return notice(told) ~= nil end, 60000) then
     error("no answer to :DarmanApply: " .. vim.inspect(notified))
   end
-  record("told", notice("applied to main.go").msg)
+  record("told", notice(told).msg)
   record("disk_is_code", read(path) == code)
   record("disk_unchanged", read(path) == original)
   record("buffer_is_code", table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") .. "\n" == code)
 
   local client = vim.lsp.get_clients({ name = "darman" })[1]
-  if choice == "Allow once" then
+  if os.getenv("REVERT") == "1" then
     -- The edit belongs to the session's last turn: its revert takes it back.
     local list = client:request_sync("workspace/executeCommand", { command = "darman.session.list", arguments = {} }, 10000)
     local session = list.result.sessions[1].sessionId
