@@ -145,35 +145,36 @@ in it (\"go main.go\")."
   "The fenced code block of the current buffer holding POS, or nil.
 A plist (:code :file :start), :start the opening fence's position."
   (save-excursion
-    (goto-char (point-min))
-    (let ((line-at (progn (save-excursion (goto-char pos) (line-number-at-pos))))
+    (let ((at (progn (goto-char pos) (line-beginning-position)))
           open start found)
+      (goto-char (point-min))
       (while (and (not found) (not (eobp)))
         (let ((line (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
-              (n (line-number-at-pos)))
+              (here (line-beginning-position)))
           (cond
            ((and open (darman--fence-closes-p line (car open)))
-            (when (<= (line-number-at-pos start) line-at n)
+            (when (<= start at here)
               (let ((lines (split-string (buffer-substring-no-properties
                                           (save-excursion (goto-char start) (line-beginning-position 2))
-                                          (line-beginning-position))
+                                          here)
                                          "\n")))
                 ;; The opening fence's indent comes off each line (CommonMark).
-                (setq found (list :code (mapconcat
-                                         (lambda (l)
-                                           (string-match "\\` *" l)
-                                           (substring l (min (nth 1 open) (match-end 0))))
-                                         (butlast lines) "\n")
+                (setq found (list :code (concat
+                                         (mapconcat (lambda (l)
+                                                      (string-match "\\` *" l)
+                                                      (substring l (min (nth 1 open) (match-end 0))))
+                                                    (butlast lines) "\n")
+                                         "\n")
                                   :file (darman--fence-file (nth 2 open))
                                   :start start))))
             (setq open nil))
            ((not open)
-            (setq open (darman--fence-open line) start (line-beginning-position))
-            (when (and (> n line-at) (not open))
+            (setq open (darman--fence-open line) start here)
+            ;; Past POS outside any block: none holds it.
+            (when (and (> here at) (not open))
               (goto-char (point-max)))))
           (forward-line 1)))
-      (when found
-        (plist-put found :code (concat (plist-get found :code) "\n"))))))
+      found)))
 
 (defun darman--last-file ()
   "The file of the most recent buffer visiting one, or nil."
