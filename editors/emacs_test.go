@@ -180,8 +180,10 @@ func readmeCode(t *testing.T, after string) string {
 // forms the VS Code panel reads: darman.turn.apply asks the edit
 // permission through completing-read; allowed, main.go's buffer and file
 // hold the block's code and the turn's revert takes it back; rejected, the
-// file is unchanged and the user is told. With point outside any block it
-// says so and asks nothing.
+// file is unchanged and the user is told. A fence naming no file applies
+// to the file read with read-file-name (its default the file last
+// visited); a fence naming .env is refused by darman, nothing asked or
+// written. With point outside any block it says so and asks nothing.
 func TestEmacs30ApplyCodeBlock(t *testing.T) {
 	code := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"héllo, wörld\")\n}\n"
 	for _, c := range []struct{ name, fence, choice, input, file, told string }{

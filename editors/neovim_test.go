@@ -166,14 +166,18 @@ func copyTree(t *testing.T, from, to string) {
 // main.go in one of the forms the VS Code panel reads: darman.turn.apply
 // asks the edit permission through vim.ui.select; allowed, main.go's
 // buffer and file hold the block's code and the turn's revert takes it
-// back; rejected, the file is unchanged and the user is told. With the
-// cursor outside any block, :DarmanApply says so and asks nothing.
+// back; rejected, the file is unchanged and the user is told. A fence
+// naming no file applies to the file typed at vim.ui.input (its default
+// the file the user came from), here by the split's key ga; a fence naming
+// .env is refused by darman, nothing asked or written. With the cursor
+// outside any block, :DarmanApply says so and asks nothing.
 func TestNeovim012ApplyCodeBlock(t *testing.T) {
 	code := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"héllo, wörld\")\n}\n"
 	for _, c := range []struct{ name, fence, choice, input, file, told string }{
 		{"allowed", "```go main.go", "Allow once", "", "main.go", "darman: applied to main.go"},
 		{"rejected", "```go title=\"main.go\"", "Reject", "", "main.go", "darman: not applied to main.go"},
-		// A fence naming no file: the file is the one the user types.
+		// A fence naming no file: the file is the one the user types
+		// (and the split's key ga applies it, not the command).
 		{"typed", "```go", "Allow once", "main.go", "main.go", "darman: applied to main.go"},
 		// A secret: darman refuses, nothing is asked or written.
 		{"secret", "```sh title=.env", "Allow once", "", ".env", "darman: not applied to .env: darman.turn.apply: .env looks like a secret"},
@@ -189,7 +193,11 @@ func TestNeovim012ApplyCodeBlock(t *testing.T) {
 			if c.choice == "Allow once" && !secret {
 				revert = "1"
 			}
-			r := s.run([]string{"CHOICE=" + c.choice, "CODE=" + code, "INPUT=" + c.input, "FILE=" + c.file, "REVERT=" + revert},
+			key := ""
+			if c.name == "typed" {
+				key = "ga"
+			}
+			r := s.run([]string{"CHOICE=" + c.choice, "CODE=" + code, "INPUT=" + c.input, "FILE=" + c.file, "REVERT=" + revert, "KEY=" + key},
 				"nvim", "--headless", "-i", "NONE", "-n", "-c", "luafile "+s.in("apply.lua"))
 			want := map[string]string{"command": "2", "outside": "true", "stopped": "true"}
 			if revert == "1" {

@@ -32,6 +32,11 @@ local M = {}
 
 M.client_id = nil
 
+-- The keys the helper maps, buffer-local in its split: apply (normal mode)
+-- runs M.apply() on the code block under the cursor. start's keys option
+-- changes them (false maps none; a key set to false is skipped).
+M.keys = { apply = "ga" }
+
 -- The directory of this file: lua/darman/completion.lua is found from it
 -- whether this file was loaded from 'runtimepath' or package.path.
 local dir = debug.getinfo(1, "S").source:sub(2):match("^(.*)[/\\][^/\\]*$") or "."
@@ -112,6 +117,10 @@ local function view_buffer()
   view.sessions, view.last = {}, nil
   vim.api.nvim_buf_set_name(view.buf, "darman://session")
   vim.api.nvim_buf_set_option(view.buf, "filetype", "markdown")
+  if M.keys and M.keys.apply then
+    vim.keymap.set("n", M.keys.apply, function() M.apply() end,
+      { buffer = view.buf, desc = "darman: apply the code block under the cursor to its file" })
+  end
   local win = vim.api.nvim_get_current_win()
   vim.cmd("botright split")
   vim.api.nvim_win_set_buf(0, view.buf)
@@ -308,9 +317,14 @@ M.handlers = {
 -- start starts darman lsp with the opt-ins and returns the client id.
 -- opts: cmd (default {"darman", "lsp"}), root_dir, init_options, on_init,
 -- on_attach, completion (true or the inline completion options: ghost text
--- in every buffer attached to darman).
+-- in every buffer attached to darman), keys (M.keys: false maps none).
 function M.start(opts)
   opts = opts or {}
+  if opts.keys == false then
+    M.keys = false
+  elseif type(opts.keys) == "table" then
+    M.keys = vim.tbl_extend("force", M.keys or {}, opts.keys)
+  end
   local root = opts.root_dir or vim.loop.cwd()
   local caps = M.capabilities(opts.capabilities)
   local completion = opts.completion and M.completion() or nil

@@ -15,7 +15,9 @@
 --                         back.
 --
 -- vim.g.darman_completion = true (or the options of lua/darman/completion.lua)
--- turns on inline completions (ghost text) in the buffers darman attaches.
+-- turns on inline completions (ghost text) in the buffers darman attaches;
+-- vim.g.darman_keys changes the split's keys (ga applies the block under the
+-- cursor, as :DarmanApply does; false maps none).
 --
 -- The rest is the module: require("darman") (lua/darman/init.lua).
 if vim.g.loaded_darman then
@@ -42,6 +44,7 @@ local function start(after)
   darman.start({
     cmd = vim.g.darman_cmd,
     completion = vim.g.darman_completion,
+    keys = vim.g.darman_keys,
     on_init = function()
       if after then
         vim.schedule(after)

@@ -9,7 +9,8 @@
 -- code and the turn's revert (darman.turn.revert) takes it back; with
 -- "Reject" the file is unchanged. A block whose fence names no file is
 -- applied to the file typed at vim.ui.input ($INPUT); one naming a secret
--- ($FILE, .env) is refused by darman, and the user is told. It writes
+-- ($FILE, .env) is refused by darman, and the user is told. With $KEY the
+-- block is applied by the split's key instead of :DarmanApply. It writes
 -- key=value lines to $OUT.
 local out_path = os.getenv("OUT")
 local results = {}
@@ -106,7 +107,12 @@ co = coroutine.create(function()
   record("outside", n ~= nil and n.level == vim.log.levels.ERROR)
 
   vim.api.nvim_win_set_cursor(0, { inside, 0 })
-  vim.cmd("DarmanApply")
+  if os.getenv("KEY") ~= "" then
+    -- The split's own key, as a person types it.
+    vim.cmd("normal " .. os.getenv("KEY"))
+  else
+    vim.cmd("DarmanApply")
+  end
   local told = "applied to " .. os.getenv("FILE")
   if not await(function() return notice(told) ~= nil end, 60000) then
     error("no answer to :DarmanApply: " .. vim.inspect(notified))
