@@ -103,14 +103,20 @@ type Checker struct {
 
 	mu    sync.RWMutex
 	rules []Rule // configuration then grants; replaced on grant, never changed in place
+	// granted loads the stored grants into rules at the first decision
+	// (see loadGrants): a session's first model request waits for no
+	// store.
+	granted sync.Once
+	loadCtx context.Context
 
 	asking chan struct{} // holds a token while an Ask is outstanding
 	mode   atomic.Int32  // a Mode; see SetMode
 }
 
-// New builds a Checker and loads the workspace's grants. A grant store that
-// fails to load, or a stored grant that is not valid, is logged and left
-// out: the session then asks more, never less.
+// New builds a Checker; the workspace's grants load when it first decides
+// a call (or is asked its Rules). A grant store that fails to load, or a
+// stored grant that is not valid, is logged and left out: the session then
+// asks more, never less.
 func New(ctx context.Context, opts Options) (*Checker, error) {
 	if opts.Root == "" {
 		return nil, errors.New("permission: Options.Root is empty; give the workspace root")
@@ -154,20 +160,32 @@ func New(ctx context.Context, opts Options) (*Checker, error) {
 		asking:   make(chan struct{}, 1),
 	}
 	c.wsPath, c.wsPathRelative = workspacePath(os.Getenv("PATH"), realRoot)
-	if c.store != nil {
-		grants, err := c.store.LoadGrants(ctx, root)
-		if err != nil {
-			log.Warn("permission: the workspace's grants did not load; asking instead", "workspace", root, "err", err)
-		}
-		for _, g := range grants {
-			if err := g.Validate(); err != nil {
-				log.Warn("permission: skipping a stored grant", "workspace", root, "err", err)
-				continue
-			}
-			c.rules = append(c.rules, g)
-		}
-	}
+	c.loadCtx = context.WithoutCancel(ctx)
 	return c, nil
+}
+
+// loadGrants appends the stored grants to the configured rules, once,
+// before the first decision or grant: darman run opens its store beside
+// a new session's first model request, which decides no call.
+func (c *Checker) loadGrants() {
+	if c.store == nil {
+		return
+	}
+	grants, err := c.store.LoadGrants(c.loadCtx, c.root)
+	if err != nil {
+		c.log.Warn("permission: the workspace's grants did not load; asking instead", "workspace", c.root, "err", err)
+	}
+	var valid []Rule
+	for _, g := range grants {
+		if err := g.Validate(); err != nil {
+			c.log.Warn("permission: skipping a stored grant", "workspace", c.root, "err", err)
+			continue
+		}
+		valid = append(valid, g)
+	}
+	c.mu.Lock()
+	c.rules = append(slices.Clip(c.rules), valid...)
+	c.mu.Unlock()
 }
 
 // Rules returns the rules in force: configuration, then grants, in order.
@@ -176,6 +194,7 @@ func (c *Checker) Rules() []Rule {
 }
 
 func (c *Checker) snapshot() []Rule {
+	c.granted.Do(c.loadGrants)
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.rules
@@ -486,6 +505,7 @@ func (c *Checker) grant(ctx context.Context, req Request, action Action) {
 	for i, p := range req.Suggest {
 		rules[i] = Rule{Permission: req.Permission, Pattern: p, Action: action}
 	}
+	c.granted.Do(c.loadGrants) // the stored ones first, in order
 	c.mu.Lock()
 	c.rules = append(slices.Clip(c.rules), rules...)
 	c.mu.Unlock()

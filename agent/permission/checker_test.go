@@ -48,11 +48,13 @@ type memGrants struct {
 	byRoot  map[string][]Rule
 	loadErr error
 	addErr  error
+	loads   int
 }
 
 func (g *memGrants) LoadGrants(_ context.Context, workspace string) ([]Rule, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.loads++
 	if g.loadErr != nil {
 		return nil, g.loadErr
 	}
@@ -518,13 +520,16 @@ func TestCheckerGrantStoreFailures(t *testing.T) {
 	store := &memGrants{loadErr: errors.New("disk on fire")}
 	c := newChecker(t, Options{Root: root, Grants: store, Logger: log,
 		Asker: &scriptedAsker{t: t, replies: []Reply{{Answer: AllowAlways}}}})
-	if !strings.Contains(logs.String(), "disk on fire") {
-		t.Errorf("logs = %q, want the load failure", logs.String())
+	if store.loads != 0 {
+		t.Errorf("New loaded the grants %d times; they load at the first decision", store.loads)
 	}
 
 	store.addErr = errors.New("read-only store")
 	if err := c.Check(t.Context(), bash("make")); err != nil {
 		t.Fatalf("Check: %v", err)
+	}
+	if !strings.Contains(logs.String(), "disk on fire") {
+		t.Errorf("logs = %q, want the load failure", logs.String())
 	}
 	if !strings.Contains(logs.String(), "read-only store") {
 		t.Errorf("logs = %q, want the store failure", logs.String())

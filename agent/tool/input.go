@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -14,22 +15,39 @@ import (
 // In, and input that does not follow the schema is refused with a result
 // saying what was wrong before run sees it.
 type typed[In any] struct {
-	info   Info
-	schema *jsonschema.Resolved
-	run    func(ctx context.Context, env *Env, in In) (Result, error)
+	info Info
+	run  func(ctx context.Context, env *Env, in In) (Result, error)
+	// source is the generated schema; it is resolved for validation at
+	// the first call (half of the schema's cost, which a darman that
+	// calls no tool, or not yet, does not pay before its first request).
+	source   *jsonschema.Schema
+	resolve  sync.Once
+	schema   *jsonschema.Resolved
+	resolveE error
 }
 
 // newTyped builds a tool taking In. adjust, when not nil, refines the
 // generated schema (enums, bounds) before it is published.
 func newTyped[In any](info Info, adjust func(*jsonschema.Schema), run func(context.Context, *Env, In) (Result, error)) *typed[In] {
-	raw, resolved, err := schemaFor[In](adjust)
+	raw, source, err := schemaFor[In](adjust)
 	if err != nil {
 		// The input types are fixed at compile time and covered by tests:
 		// this is a programming error, not bad input.
 		panic(fmt.Sprintf("tool %s: %v", info.Name, err))
 	}
 	info.Schema = raw
-	return &typed[In]{info: info, schema: resolved, run: run}
+	return &typed[In]{info: info, source: source, run: run}
+}
+
+// resolved is the schema the input is checked against.
+func (t *typed[In]) resolved() (*jsonschema.Resolved, error) {
+	t.resolve.Do(func() {
+		t.schema, t.resolveE = t.source.Resolve(nil)
+		if t.resolveE != nil {
+			t.resolveE = fmt.Errorf("tool %s: resolve the input schema: %w", t.info.Name, t.resolveE)
+		}
+	})
+	return t.schema, t.resolveE
 }
 
 func (t *typed[In]) Info() Info { return t.info }
@@ -38,7 +56,11 @@ func (t *typed[In]) Run(ctx context.Context, env *Env, input json.RawMessage) (R
 	if env == nil {
 		return Result{}, errors.New("tool " + t.info.Name + ": no environment (Env is nil)")
 	}
-	in, err := decodeInput[In](t.schema, input)
+	schema, err := t.resolved()
+	if err != nil {
+		return Result{}, err
+	}
+	in, err := decodeInput[In](schema, input)
 	if err != nil {
 		return Result{
 			Output:  fmt.Sprintf("Invalid input for %s: %v. Fix the arguments to follow the tool's schema and call it again.", t.info.Name, err),
@@ -49,8 +71,9 @@ func (t *typed[In]) Run(ctx context.Context, env *Env, input json.RawMessage) (R
 	return t.run(ctx, env, in)
 }
 
-// schemaFor generates In's JSON Schema.
-func schemaFor[In any](adjust func(*jsonschema.Schema)) (json.RawMessage, *jsonschema.Resolved, error) {
+// schemaFor generates In's JSON Schema, as sent and as generated (to
+// resolve for validation).
+func schemaFor[In any](adjust func(*jsonschema.Schema)) (json.RawMessage, *jsonschema.Schema, error) {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate the input schema: %w", err)
@@ -58,10 +81,6 @@ func schemaFor[In any](adjust func(*jsonschema.Schema)) (json.RawMessage, *jsons
 	notNull(s)
 	if adjust != nil {
 		adjust(s)
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("resolve the input schema: %w", err)
 	}
 	raw, err := json.Marshal(s)
 	if err != nil {
@@ -79,7 +98,7 @@ func schemaFor[In any](adjust func(*jsonschema.Schema)) (json.RawMessage, *jsons
 			return nil, nil, fmt.Errorf("encode the input schema: %w", err)
 		}
 	}
-	return raw, resolved, nil
+	return raw, s, nil
 }
 
 // notNull makes the generated ["null", "array"] of slices plain "array":

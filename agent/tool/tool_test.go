@@ -57,6 +57,11 @@ func TestBuiltinsSchemas(t *testing.T) {
 		if strings.Contains(string(info.Schema), `"type":[`) {
 			t.Errorf("%s: schema has a type union: %s", info.Name, info.Schema)
 		}
+		// The schema resolves (at the first call): input that is not an
+		// object is the model's to fix, not a failure of the tool.
+		if res, err := tl.Run(t.Context(), &tool.Env{}, json.RawMessage(`[1]`)); err != nil || !res.IsError {
+			t.Errorf("%s: input that is not an object: %+v, %v", info.Name, res, err)
+		}
 	}
 	for _, want := range []string{"read", "write", "edit", "multiedit", "apply_patch", "glob", "grep", "list", "bash", "bash_output", "bash_kill", "todo", "webfetch", "skill"} {
 		if !slices.Contains(names, want) {

@@ -12,7 +12,7 @@ import (
 )
 
 // grantStore keeps "always" answers in the session store, per workspace.
-type grantStore struct{ s *store.Store }
+type grantStore struct{ s records }
 
 func (g grantStore) LoadGrants(ctx context.Context, workspace string) ([]permission.Rule, error) {
 	grants, err := g.s.Grants(ctx, workspace)

@@ -8,7 +8,6 @@ import (
 	"github.com/darman-dev/darman/agent"
 	"github.com/darman-dev/darman/agent/checkpoint"
 	"github.com/darman-dev/darman/agent/session"
-	"github.com/darman-dev/darman/agent/store"
 	"github.com/darman-dev/darman/internal/config"
 	"github.com/darman-dev/darman/server/acp"
 	"github.com/darman-dev/darman/server/lsp"
@@ -17,7 +16,7 @@ import (
 // newKeeper is the checkpoint keeper of the data directory, nil when
 // checkpoints are off or git is missing (said in the log: the turns run,
 // without snapshots).
-func newKeeper(cfg config.Config, st *store.Store, log *slog.Logger) *checkpoint.Keeper {
+func newKeeper(cfg config.Config, st checkpoint.Store, log *slog.Logger) *checkpoint.Keeper {
 	if !cfg.Checkpoints.On() || cfg.DataDir == "" {
 		return nil
 	}

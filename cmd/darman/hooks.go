@@ -46,7 +46,7 @@ func configHooks(cfg config.Config) []hook.Hook {
 // session's transcript written for them from st (nil writes none), the
 // prompt hooks' questions put to m's small model (nil: they cannot run).
 // It is nil when no hook is configured; problems are the hooks left out.
-func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, st *store.Store, m *models, log *slog.Logger) (*hook.Engine, []string) {
+func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *child.Registry, st transcriptRecords, m *models, log *slog.Logger) (*hook.Engine, []string) {
 	hooks := configHooks(cfg)
 	if len(hooks) == 0 {
 		return nil, nil
@@ -93,8 +93,15 @@ func newHooks(cfg config.Config, root string, sb *sandbox.Sandbox, children *chi
 	return e, problems
 }
 
+// transcriptRecords is the store as the hook transcripts read it.
+type transcriptRecords interface {
+	Session(ctx context.Context, id agent.ID) (agent.Session, error)
+	Messages(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error)
+	Page(ctx context.Context, id agent.ID, opts store.PageOptions) (store.Page, error)
+}
+
 // transcriptStore is the store as the hook transcripts read it.
-type transcriptStore struct{ *store.Store }
+type transcriptStore struct{ transcriptRecords }
 
 func (s transcriptStore) Last(ctx context.Context, id agent.ID, n int) ([]agent.MessageWithParts, error) {
 	page, err := s.Page(ctx, id, store.PageOptions{Limit: n})

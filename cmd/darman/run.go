@@ -191,10 +191,17 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		}
 	}()
 	git := startGit(root)
-	st, err := a.openStore(ctx)
-	if err != nil {
-		return err
+	// The store opens beside the rest too: a new session's first model
+	// request needs only what its turn wrote, which the early store keeps
+	// until the store is open (see earlyStore).
+	if cfg.DataDir == "" {
+		return errNoDataDir
 	}
+	openCtx, dataDir := ctx, cfg.DataDir // (ctx is the turn's below)
+	st := openEarly(func() (*store.Store, error) {
+		return store.Open(openCtx, dataDir, store.Options{Logger: log})
+	}, o.session == "" && !o.continueLast)
+	a.cleanup(st.Close)
 	// The terminal asks permission questions and MCP servers'
 	// elicitations; without one, questions are refused and elicitations
 	// declined.
@@ -209,8 +216,8 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 			fmt.Fprintf(a.stderr, "! %s\n", text)
 		}
 	}
-	w, err := openWorkspace(ctx, cfg, st, workspaceOptions{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules,
-		tasks: true, waitMCP: true, notices: notices, children: a.children, sandbox: sb, git: git}, log)
+	w, err := openWorkspace(ctx, cfg, nil, workspaceOptions{root: root, workspace: tool.NewDisk(root), asker: asker, refused: refused.add, gate: gate, rules: o.rules,
+		tasks: true, waitMCP: true, notices: notices, children: a.children, sandbox: sb, git: git, records: st}, log)
 	handed = true
 	if err != nil {
 		return err
@@ -260,6 +267,14 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 		}
 		return err
 	}
+	// The turn may have ended before the store opened (its records are
+	// written as it does): a store that failed fails the turn, whose
+	// answer was shown all the same.
+	if _, serr := st.store(context.WithoutCancel(ctx)); serr != nil {
+		res.Finish, res.Error, res.Err = agent.FinishError, serr.Error(), serr
+		r.Result(res)
+		return &exitError{code: 1, err: fmt.Errorf("the turn is not saved: %w", serr)}
+	}
 	r.Result(res)
 	refused.tell(a.stderr)
 	switch {
@@ -299,11 +314,15 @@ func commandFailed(name string, err error) error {
 
 // pickSession is --session's session, the workspace's latest with
 // --continue, or a new one.
-func (a *app) pickSession(ctx context.Context, st *store.Store, svc *session.Service, root string, m *models, o runOptions) (agent.ID, error) {
-	switch {
-	case o.session != "":
-		return st.Resolve(ctx, o.session)
-	case o.continueLast:
+func (a *app) pickSession(ctx context.Context, early *earlyStore, svc *session.Service, root string, m *models, o runOptions) (agent.ID, error) {
+	if o.session != "" || o.continueLast {
+		st, err := early.store(ctx)
+		if err != nil {
+			return "", err
+		}
+		if o.session != "" {
+			return st.Resolve(ctx, o.session)
+		}
 		list, err := st.ListSessions(ctx, store.ListOptions{Workspace: root, Limit: 1})
 		if err != nil {
 			return "", err

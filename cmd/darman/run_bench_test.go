@@ -26,7 +26,11 @@ import (
 // server; the proxy adds its own hop to turn-ms. The first run, not
 // counted, is the one that probes the sandbox and records the probe (see
 // internal/sandbox); DARMAN_BENCH_FRESH_PROBE=1 deletes the record before
-// every run, to measure a boot's first darman.
+// every run, to measure a boot's first darman. DARMAN_BENCH_BASE=BIN runs
+// BIN (another build, with a probe record of its own) after each run, in
+// the same minutes, and reports the medians of the pairs' differences
+// (first-request-delta-ms, turn-delta-ms: this build's minus BIN's), which
+// the machine's load drifts less than either set.
 func BenchmarkRunTurn(b *testing.B) {
 	home := b.TempDir()
 	workspace := filepath.Join(home, "project")
@@ -68,16 +72,21 @@ func BenchmarkRunTurn(b *testing.B) {
 	vars := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache")}
 	fresh := os.Getenv("DARMAN_BENCH_FRESH_PROBE") != ""
-	run := func() (toRequest, turn time.Duration) {
+	run := func(bin string) (toRequest, turn time.Duration) {
+		env := vars
+		if bin != darmanBin {
+			env = append(slices.Clone(vars), "XDG_CACHE_HOME="+filepath.Join(home, "cache-base"))
+		}
 		if fresh {
 			os.RemoveAll(filepath.Join(home, "cache", "darman"))
+			os.RemoveAll(filepath.Join(home, "cache-base", "darman"))
 		}
 		mu.Lock()
 		first = time.Time{}
 		mu.Unlock()
-		cmd := exec.Command(darmanBin, "run", "--format", "json", "say done")
+		cmd := exec.Command(bin, "run", "--format", "json", "say done")
 		cmd.Dir = workspace
-		cmd.Env = vars
+		cmd.Env = env
 		t0 := time.Now()
 		out, err := cmd.CombinedOutput()
 		turn = time.Since(t0)
@@ -91,11 +100,19 @@ func BenchmarkRunTurn(b *testing.B) {
 		}
 		return first.Sub(t0), turn
 	}
-	run() // the probe's run, and the page cache
-	var toRequest, turns []time.Duration
+	base := os.Getenv("DARMAN_BENCH_BASE")
+	run(darmanBin) // the probe's run, and the page cache
+	if base != "" {
+		run(base)
+	}
+	var toRequest, turns, requestDelta, turnDelta []time.Duration
 	for b.Loop() {
-		r, t := run()
+		r, t := run(darmanBin)
 		toRequest, turns = append(toRequest, r), append(turns, t)
+		if base != "" {
+			br, bt := run(base)
+			requestDelta, turnDelta = append(requestDelta, r-br), append(turnDelta, t-bt)
+		}
 	}
 	ms := func(ds []time.Duration, q int) float64 {
 		slices.Sort(ds)
@@ -105,4 +122,8 @@ func BenchmarkRunTurn(b *testing.B) {
 	b.ReportMetric(ms(toRequest, 90), "first-request-p90-ms")
 	b.ReportMetric(ms(turns, 50), "turn-ms")
 	b.ReportMetric(ms(turns, 90), "turn-p90-ms")
+	if base != "" {
+		b.ReportMetric(ms(requestDelta, 50), "first-request-delta-ms")
+		b.ReportMetric(ms(turnDelta, 50), "turn-delta-ms")
+	}
 }

@@ -63,6 +63,9 @@ type workspaceOptions struct {
 	// git, when set, is the workspace's git status started with darman,
 	// for the first prompt.
 	git *earlyGit
+	// records, when set, is what the agent keeps its records in in place
+	// of the store (darman run's earlyStore, the store while it opens).
+	records records
 }
 
 // workspace is a workspace's agent runtime, built once by openWorkspace
@@ -74,6 +77,7 @@ type workspace struct {
 	root     string
 	cfg      config.Config
 	store    *store.Store
+	records  records // the store, or o.records
 	children *child.Registry
 	log      *slog.Logger
 	// loaded and trust are what the front's configuration load found
@@ -101,13 +105,13 @@ type workspace struct {
 // hooks, the checkpoints and the session service, their children recorded
 // in o.children.
 func openWorkspace(ctx context.Context, cfg config.Config, st *store.Store, o workspaceOptions, log *slog.Logger) (*workspace, error) {
-	w := &workspace{root: o.root, cfg: cfg, store: st, children: o.children, log: log}
+	w := &workspace{root: o.root, cfg: cfg, store: st, records: o.records, children: o.children, log: log}
+	if w.records == nil {
+		w.records = st
+	}
 	w.sandbox = o.sandbox
 	if w.sandbox == nil {
 		w.sandbox = newSandbox(cfg)
-	}
-	if st := w.sandbox.Status(); len(st.Missing) > 0 {
-		log.Warn("sandbox: walls missing", "missing", st.Missing, "why", st.Reason)
 	}
 	w.guard = tool.NewRootGuard(quarantineDir(cfg), w.sandbox)
 	servers, err := newLanguageServers(ctx, o.root, cfg, o.workspace, o.children, log)
@@ -135,14 +139,14 @@ func openWorkspace(ctx context.Context, cfg config.Config, st *store.Store, o wo
 		stopAround()
 		return nil, err
 	}
-	hooks, problems := newHooks(cfg, o.root, w.sandbox, o.children, st, w.models, log)
+	hooks, problems := newHooks(cfg, o.root, w.sandbox, o.children, w.records, w.models, log)
 	for _, p := range problems {
 		log.Warn("hooks", "problem", p)
 		if o.notices != nil {
 			o.notices("warning", p)
 		}
 	}
-	w.checkpoints = newKeeper(cfg, st, log)
+	w.checkpoints = newKeeper(cfg, w.records, log)
 	w.sessions, err = w.newSessions(o, hooks)
 	if err != nil {
 		stopAround()
@@ -164,6 +168,11 @@ func openWorkspace(ctx context.Context, cfg config.Config, st *store.Store, o wo
 		}
 		return err
 	}
+	// Last: the sandbox's probe (or its record's check, started with
+	// darman) runs beside the rest of the start.
+	if st := w.sandbox.Status(); len(st.Missing) > 0 {
+		log.Warn("sandbox: walls missing", "missing", st.Missing, "why", st.Reason)
+	}
 	return w, nil
 }
 
@@ -178,17 +187,17 @@ func (w *workspace) newSessions(o workspaceOptions, hooks *hook.Engine) (*sessio
 		catalog = loadAgents(w.root, cfg, w.log)
 	}
 	return session.New(session.Options{
-		Store:        w.store,
+		Store:        w.records,
 		Models:       w.models.resolve,
 		Workspace:    o.workspace,
 		WorkspaceFor: o.workspaceFor,
 		AskerFor:     o.askerFor,
 		Refused:      o.refused,
 		Tools:        tool.Builtins(tool.Options{Skills: skills, Diagnostics: w.lsp, Children: o.children, Environ: childEnviron(cfg), Sandbox: w.sandbox, Guard: w.guard, Network: networkFor(cfg), WebFetch: tool.WebFetchOptions{AllowPrivate: cfg.WebFetch.AllowPrivate, Allow: cfg.WebFetch.Allow}}),
-		ToolSource:   mcpToolSource(cfg, w.mcp, w.store),
+		ToolSource:   mcpToolSource(cfg, w.mcp, w.records),
 		System:       systemPrompt(w.root, skills, o.git, w.log),
 		Rules:        rules(cfg, o.rules),
-		Grants:       grantStore{w.store},
+		Grants:       grantStore{w.records},
 		Asker:        o.asker,
 		MaxSteps:     cfg.Agent.MaxSteps,
 		Logger:       w.log,
