@@ -334,7 +334,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 		}
 		return text, sc
 	}
-	if text, sc := call("lookup_symbol", "--tool-arg", "query=Greet", "--tool-arg", "limit=5"); !strings.HasPrefix(text, "a/a.go:4:6 func Greet(name string) string\n") || strings.Count(text, "a/a.go:") != 1 {
+	if text, sc := call("lookup_symbol", "--tool-arg", "query=Greet", "--tool-arg", "limit=5"); text != "a/a.go:4:6 func Greet(name string) string" {
 		t.Errorf("lookup_symbol = %s / %v", text, sc)
 	}
 	broken := "package b\n\nfunc Count() int {\n\treturn \"three\"\n}\n"
