@@ -244,7 +244,13 @@ func (s *Server) declarationInfo(ls lines, sym diagnostics.Symbol) SymbolInfo {
 func (s *Server) lookupInfo(ls lines, r rankedSymbol) SymbolInfo {
 	si := SymbolInfo{Name: r.Name, Kind: r.Kind, Container: r.Container, Detail: r.Detail, Dependency: r.dep, Test: r.test}
 	si.Span = Span{Path: s.root.Rel(r.Location.Path), Line: r.Location.Start.Line, Column: r.Location.Start.Column}
-	if sig := signature(ls.at(r.Location.Path, r.Location.Start.Line)); sig != "" {
+	text := r.Line // read by Pool.Map
+	if text == "" {
+		text = ls.at(r.Location.Path, r.Location.Start.Line)
+	} else {
+		text = trimLine(text)
+	}
+	if sig := signature(text); sig != "" {
 		if _, base := baseName(r.Name); strings.Contains(sig, base) {
 			si.Signature = sig
 		}
