@@ -37,8 +37,9 @@ func TestNeovimPlugin(t *testing.T) {
   f:write(table.concat({
     "start=" .. vim.fn.exists(":DarmanStart"),
     "prompt=" .. vim.fn.exists(":DarmanPrompt"),
+    "apply=" .. vim.fn.exists(":DarmanApply"),
     "edits=" .. tostring(caps.experimental.darman.applyEditAndSave),
-    "api=" .. type(d.start) .. "," .. type(d.prompt) .. "," .. type(again.start),
+    "api=" .. type(d.start) .. "," .. type(d.prompt) .. "," .. type(d.apply) .. "," .. type(again.start),
   }, "\n"))
   f:close()
 end)
@@ -76,7 +77,7 @@ vim.cmd("qall!")`
 			if err != nil {
 				t.Fatalf("nvim wrote nothing: %v\n%s", err, stderr.String())
 			}
-			if got, want := string(b), "start=2\nprompt=2\nedits=true\napi=function,function,function"; got != want {
+			if got, want := string(b), "start=2\nprompt=2\napply=2\nedits=true\napi=function,function,function,function"; got != want {
 				t.Errorf("Neovim saw\n%s\nwant\n%s", got, want)
 			}
 		})

@@ -33,6 +33,30 @@ func ReplayJournal(dataDir string) (int, []string, error) {
 	return rep.Records, rep.Torn, err
 }
 
+// SetBare opens the stores opened from now on without the open-time
+// check and the journal (see bare), for BenchmarkTurn; the returned func
+// puts them back.
+func SetBare(on bool) func() {
+	was := bare
+	bare = on
+	return func() { bare = was }
+}
+
+// JournalSets returns the keys the journal in a data directory sets,
+// oldest first, and the segments whose replay stopped at damage.
+func JournalSets(dataDir string) ([]string, []string, error) {
+	var keys []string
+	rep, err := replayJournal(filepath.Join(dataDir, journalDir), func(muts []mutation) error {
+		for _, m := range muts {
+			if m.op == mutSet {
+				keys = append(keys, string(m.key))
+			}
+		}
+		return nil
+	})
+	return keys, rep.Torn, err
+}
+
 // MarkClosed writes the witness a clean close leaves in badger's
 // directory dir: the files as they are.
 func MarkClosed(dir string) error { return writeWitness(dir, false) }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
 	jsonv2 "github.com/go-json-experiment/json"
 
@@ -41,7 +42,8 @@ var migrations = []func(txn *badger.Txn) error{
 type local struct {
 	db *badger.DB
 	// dir is badger's directory (DATA/store); journalDir the journal's
-	// (DATA/journal), "" for a repair's view, which has none.
+	// (DATA/journal), "" for a repair's view and the store a repair
+	// fills, which have none.
 	dir        string
 	journalDir string
 	log        *slog.Logger
@@ -58,6 +60,12 @@ type local struct {
 	// sinceRoom counts the bytes written since room last asked the
 	// filesystem; it starts full, so the first write asks.
 	sinceRoom atomic.Int64
+	// atOpen is what the witness of the last clean close said of the
+	// files (nil when there was none): see closeWitness.
+	atOpen map[string]int64
+	// sums is the saving of the tables' sums the open-time check found
+	// (see openLocal), which close waits for.
+	sums sync.WaitGroup
 	// written counts the bytes of keys and values this process has put
 	// into badger since it opened it (a deletion counts its key): what
 	// Stats reports, and what the streaming benchmarks measure.
@@ -138,7 +146,11 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	// destroys data, and panics on some damage in goroutines of its own.
 	var shape storeShape
 	if mode != salvageMode {
-		shape, err = checkStore(dir)
+		if bare {
+			shape, err = bareShape(dir)
+		} else {
+			shape, err = checkStore(dir)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -155,27 +167,58 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 				"The data may be damaged: %s; or set dataDir to another directory", dir, err, repairHint)
 		}
 	}()
+	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
+	l.sinceRoom.Store(roomSlack)
 	// The next open reads whole only the tables made since (see
 	// readTableFile). A read-only open keeps them too (the caller holds
 	// the owner lock, and the sums are no part of the store's data): a
 	// data directory read by `darman sessions list` after a darman
 	// merged its tables would otherwise decompress them at every list.
-	if mode != salvageMode && shape.newSums {
-		if err := saveSums(dir, shape.sums); err != nil {
-			log.Debug("store: could not keep the tables' sums; the next open reads their blocks again", "dir", dir, "err", err)
+	if mode != salvageMode && shape.newSums && !bare {
+		save := func() {
+			if err := saveSums(dir, shape.sums); err != nil {
+				log.Debug("store: could not keep the tables' sums; the next open reads their blocks again", "dir", dir, "err", err)
+			}
+		}
+		if mode == readWrite {
+			// While badger opens: nothing waits for them but the close
+			// (or a failed open, below).
+			sums := &l.sums
+			sums.Go(save)
+			defer func() {
+				if err != nil {
+					sums.Wait()
+				}
+			}()
+		} else {
+			save()
 		}
 	}
-	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
-	l.sinceRoom.Store(roomSlack)
-	if mode == readWrite {
+	if mode == readWrite && !bare && journalDir != "" {
 		if l.journal, err = openJournal(journalDir, dir); err != nil {
 			return nil, err
 		}
+		// Its first segment is being made: an open that fails below
+		// removes it.
+		j := l.journal
+		defer func() {
+			if err != nil {
+				j.close()
+			}
+		}()
+	}
+	if mode == readWrite && !bare {
 		// The witness describes the files as they were closed; from now
-		// on badger changes them.
+		// on badger changes them. What it says of the files badger does
+		// not change serves the witness of this process's close.
+		if w, ok := readWitness(dir); ok {
+			l.atOpen = w.Files
+		}
 		if err := os.Remove(filepath.Join(dir, witnessName)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
+	}
+	if mode == readWrite {
 		// A manifest that is mostly history is read whole at every open
 		// (see manifestRewriteAt).
 		if shape.wantsRewrite() {
@@ -223,11 +266,131 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		return nil, err
 	}
 	l.indexed = true
-	if err := writeWitness(dir, true); err != nil {
+	if bare {
+		return l, nil
+	}
+	if err := markRunning(dir); err != nil {
 		db.Close()
 		return nil, diskFull(err)
 	}
 	return l, nil
+}
+
+// closeWitness is writeWitness(dir, false) at this process's close, which
+// stats only the files that may have changed since the open: a table
+// file is never written again once made, and a value log only while
+// badger writes to it, which is one it made at the open (the newest then
+// is stat-ed too); the others' sizes are the witness's of the open, which
+// the check found them to have. A listing that stats every file took a
+// sixth of what the check and the journal added to a turn, and a store
+// keeps a value log for each darman that wrote a big value.
+func (l *local) closeWitness() error {
+	if l.atOpen == nil {
+		return writeWitness(l.dir, false)
+	}
+	entries, err := os.ReadDir(l.dir)
+	if err != nil {
+		return err
+	}
+	newest, last := "", uint64(0)
+	for name := range l.atOpen {
+		id, err := strconv.ParseUint(strings.TrimSuffix(name, ".vlog"), 10, 32)
+		if strings.HasSuffix(name, ".vlog") && err == nil && (newest == "" || id > last) {
+			newest, last = name, id
+		}
+	}
+	w := witness{Files: map[string]int64{}}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		switch {
+		case name == badger.ManifestFilename:
+		case strings.HasSuffix(name, ".sst"):
+			id, ok := table.ParseFileID(name)
+			if !ok {
+				continue
+			}
+			name = table.IDToFilename(id)
+		case strings.HasSuffix(name, ".vlog"):
+			id, err := strconv.ParseUint(strings.TrimSuffix(name, ".vlog"), 10, 32)
+			if err != nil {
+				continue
+			}
+			name = fmt.Sprintf("%06d.vlog", id)
+		default:
+			continue
+		}
+		if n, ok := l.atOpen[name]; ok && name != badger.ManifestFilename && name != newest {
+			w.Files[name] = n
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed while listing
+		}
+		w.Files[name] = info.Size()
+	}
+	return saveWitness(l.dir, w)
+}
+
+// markRunning writes the witness of a store badger has open for writing
+// (writeWitness(dir, true)) from the names in dir alone: the value log
+// being written is the newest, and no file's size is needed. A listing
+// that stats every file took a sixth of what the check and the journal
+// added to a turn.
+func markRunning(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var last uint32
+	found := false
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".vlog")
+		if !ok || e.IsDir() {
+			continue
+		}
+		if id, err := strconv.ParseUint(name, 10, 32); err == nil {
+			last, found = max(last, uint32(id)), true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return saveWitness(dir, witness{Writing: &last})
+}
+
+// bare, set only by BenchmarkTurn, opens stores as a darman without the
+// open-time check and the journal would: no checkStore (the directory
+// is listed and MANIFEST read for what the merge of level 0 and the
+// manifest's rewrite need, see bareShape), no tables' sums, no witness,
+// no journal. It is there to measure what they cost a turn; no option,
+// setting or flag reaches it.
+var bare bool
+
+// bareShape is what an open without the check learns of a store: the
+// tables in level 0 and the manifest, from MANIFEST read without
+// judging it (see bare).
+func bareShape(dir string) (storeShape, error) {
+	var shape storeShape
+	files, err := listStore(dir)
+	if err != nil || files.manifest < 0 {
+		return shape, err
+	}
+	m, err := readManifest(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return shape, nil
+	}
+	shape.manifest, shape.manifestBytes = m, files.manifest
+	shape.leftovers = len(files.tables) > len(m.tables)
+	for _, t := range m.tables {
+		if t.level == 0 {
+			shape.level0++
+		}
+	}
+	return shape, nil
 }
 
 // schema is the store's schema version, 0 when it has none (or it cannot
@@ -299,6 +462,7 @@ var errCloseGaveUp = errors.New("badger still has the directory")
 // next open reads back, so giving up loses nothing that still has a
 // directory to be in.
 func (l *local) close() error {
+	l.sums.Wait()
 	done := make(chan error, 1)
 	go func() { done <- l.db.Close() }()
 	select {
@@ -308,9 +472,9 @@ func (l *local) close() error {
 				err = jerr
 			}
 		}
-		if err == nil && !l.readOnly {
+		if err == nil && !l.readOnly && !bare {
 			// What the files are now, for the next open to compare.
-			err = writeWitness(l.dir, false)
+			err = l.closeWitness()
 		}
 		return err
 	case <-time.After(closeWait):
@@ -464,6 +628,9 @@ func (l *local) update(fn func(txn *wtx) error) error {
 func (l *local) commit(txn *wtx) error {
 	l.jmu.Lock()
 	defer l.jmu.Unlock()
+	if l.journal == nil { // bare, or the store a repair fills
+		return diskFull(txn.Commit())
+	}
 	return l.journal.commit(txn.muts, func() error { return diskFull(txn.Commit()) })
 }
 
@@ -801,9 +968,11 @@ func (l *local) stats() (Stats, error) {
 		l.journal.settle()
 	}
 	if l.journalDir != "" {
-		segs, _ := listSegments(l.journalDir)
+		segs, _, _ := listSegments(l.journalDir)
 		for _, sg := range segs {
-			st.JournalBytes += sg.size
+			if info, err := os.Lstat(sg.path(l.journalDir)); err == nil {
+				st.JournalBytes += info.Size()
+			}
 		}
 	}
 	err = l.db.View(func(txn *badger.Txn) error {

@@ -104,7 +104,10 @@ func Repair(dir string, log *slog.Logger) (Repaired, error) {
 	if err := os.Mkdir(db, 0o700); err != nil {
 		return out, fmt.Errorf("the damaged store is in %s, but a new one cannot be made in %s: %w", out.Aside, db, diskFull(err))
 	}
-	fresh, err := openLocal(db, jdir, log, readWrite)
+	// Without the journal: its open would trim it to the new store's
+	// bound (an empty store's) and pack its segments, while it is
+	// replayed below. The next start opens it.
+	fresh, err := openLocal(db, "", log, readWrite)
 	if err != nil {
 		return out, fmt.Errorf("the damaged store is in %s, but a new one cannot be made in %s: %w", out.Aside, db, err)
 	}

@@ -9,7 +9,10 @@
 --   * elicitation: MCP servers' questions (darman/elicit) are asked with
 --     vim.ui.select for choices and vim.ui.input for text and numbers (a
 --     value that does not fit is asked again); a URL is opened with
---     M.open_url only after the user chose Open, and only an http(s) one.
+--     M.open_url only after the user chose Open, and only an http(s) one;
+--   * darman.apply(): the code block under the cursor in the split becomes
+--     the file its fence names (darman.turn.apply), asked and revertable
+--     as the agent's edits are.
 --
 -- Use:
 --   local darman = require("darman")            -- this file on 'runtimepath'
@@ -28,6 +31,11 @@
 local M = {}
 
 M.client_id = nil
+
+-- The keys the helper maps, buffer-local in its split: apply (normal mode)
+-- runs M.apply() on the code block under the cursor. start's keys option
+-- changes them (false maps none; a key set to false is skipped).
+M.keys = { apply = "ga" }
 
 -- The directory of this file: lua/darman/completion.lua is found from it
 -- whether this file was loaded from 'runtimepath' or package.path.
@@ -96,16 +104,23 @@ local function apply_and_save(_, params, ctx)
   return { applied = true }
 end
 
--- The session's stream, in a scratch buffer shown in a split.
-local view = { buf = nil }
+-- The session's stream, in a scratch buffer shown in a split. Each stretch
+-- of one session's updates starts at an extmark of view.ns;
+-- view.sessions[mark] is that session, the one its answers belong to.
+local view = { buf = nil, ns = vim.api.nvim_create_namespace("darman.session"), sessions = {}, last = nil }
 
 local function view_buffer()
   if view.buf and vim.api.nvim_buf_is_valid(view.buf) then
     return view.buf
   end
   view.buf = vim.api.nvim_create_buf(false, true)
+  view.sessions, view.last = {}, nil
   vim.api.nvim_buf_set_name(view.buf, "darman://session")
   vim.api.nvim_buf_set_option(view.buf, "filetype", "markdown")
+  if M.keys and M.keys.apply then
+    vim.keymap.set("n", M.keys.apply, function() M.apply() end,
+      { buffer = view.buf, desc = "darman: apply the code block under the cursor to its file" })
+  end
   local win = vim.api.nvim_get_current_win()
   vim.cmd("botright split")
   vim.api.nvim_win_set_buf(0, view.buf)
@@ -113,17 +128,25 @@ local function view_buffer()
   return view.buf
 end
 
-local function append(text)
+-- show appends text of session's updates to the view.
+local function show(text, session)
   local buf = view_buffer()
   local last = vim.api.nvim_buf_line_count(buf)
   local tail = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ""
-  local lines = vim.split(tail .. text, "\n", { plain = true })
-  vim.api.nvim_buf_set_lines(buf, last - 1, last, false, lines)
+  if session and session ~= view.last then
+    -- Left gravity: the mark stays before the text inserted at it.
+    local mark = vim.api.nvim_buf_set_extmark(buf, view.ns, last - 1, #tail, { right_gravity = false })
+    view.sessions[mark], view.last = session, session
+  end
+  vim.api.nvim_buf_set_text(buf, last - 1, #tail, last - 1, #tail, vim.split(text, "\n", { plain = true }))
 end
 
 local function on_update(_, params)
   local u = params.update or {}
   local kind = u.sessionUpdate
+  local function append(text)
+    show(text, params.sessionId)
+  end
   if kind == "user_message_chunk" then
     append("\n\n> " .. ((u.content or {}).text or "") .. "\n\n")
   elseif kind == "agent_message_chunk" then
@@ -294,9 +317,14 @@ M.handlers = {
 -- start starts darman lsp with the opt-ins and returns the client id.
 -- opts: cmd (default {"darman", "lsp"}), root_dir, init_options, on_init,
 -- on_attach, completion (true or the inline completion options: ghost text
--- in every buffer attached to darman).
+-- in every buffer attached to darman), keys (M.keys: false maps none).
 function M.start(opts)
   opts = opts or {}
+  if opts.keys == false then
+    M.keys = false
+  elseif type(opts.keys) == "table" then
+    M.keys = vim.tbl_extend("force", M.keys or {}, opts.keys)
+  end
   local root = opts.root_dir or vim.loop.cwd()
   local caps = M.capabilities(opts.capabilities)
   local completion = opts.completion and M.completion() or nil
@@ -333,12 +361,178 @@ function M.prompt(text, session_id, callback)
   local args = { prompt = text, sessionId = session_id }
   client.request("workspace/executeCommand", { command = "darman.prompt", arguments = { args } }, function(err, result)
     if err then
-      vim.notify("darman: " .. err.message, vim.log.levels.ERROR)
+      vim.notify("darman: not applied to " .. file .. ": " .. err.message, vim.log.levels.ERROR)
     end
     if callback then
       callback(err, result)
     end
   end, 0)
+end
+
+-- Applying a code block of an answer (:DarmanApply): the block under the
+-- cursor in the view becomes the whole text of the file its fence names,
+-- through darman's own edit path (darman.turn.apply, docs/protocol.md): the
+-- edit permission is asked as for the agent's edits (on_permission), the
+-- file is written through the buffers (apply_and_save), and the edit joins
+-- the session's last turn, whose revert takes it back.
+
+-- opens_fence returns the fence a line opens (its characters, indent and
+-- info string), or nil: CommonMark's ``` or ~~~, three or more, indented
+-- at most 3 spaces; a backtick fence's info string holds no backtick.
+local function opens_fence(line)
+  local indent, fence, info = line:match("^( *)(```+)(.*)$")
+  if not fence then
+    indent, fence, info = line:match("^( *)(~~~+)(.*)$")
+  end
+  if not fence or #indent > 3 or (fence:sub(1, 1) == "`" and info:find("`", 1, true)) then
+    return nil
+  end
+  return { fence = fence, indent = #indent, info = info }
+end
+
+local function closes_fence(line, open)
+  local indent, fence = line:match("^( *)([`~]+)[ \t]*$")
+  local c = open.fence:sub(1, 1)
+  return fence ~= nil and #indent <= 3 and fence:match("^" .. c .. "+$") ~= nil and #fence >= #open.fence
+end
+
+-- fence_file returns the file a fence's info string names, or nil: the
+-- forms the VS Code panel reads (vscode-extension/webview/src/markdown.ts
+-- fenceFile): "go:main.go", "go title=main.go" (or file=, filename=, path=,
+-- the name quoted or not), or a later word with a "." or "/" in it
+-- ("go main.go").
+function M.fence_file(info)
+  local words = vim.split(vim.trim(info), "%s+")
+  local named = (words[1] or ""):match("^[%w_+#%.%-]+:(%S+)$")
+  if named then
+    return named
+  end
+  for i = 2, #words do
+    local w = words[i]
+    for _, key in ipairs({ "title", "file", "filename", "path" }) do
+      named = w:match("^" .. key .. "=[\"']?([^\"'%s]+)[\"']?$")
+      if named then
+        return named
+      end
+    end
+    if w:match("^[^=%s\"'`]+[./][^=%s\"'`]*$") and w:sub(1, 1) ~= "-" then
+      return w
+    end
+  end
+  return nil
+end
+
+-- block_at returns the fenced code block of buffer buf holding row (0-based,
+-- its fence lines included): {code, file, first, last}, or nil.
+function M.block_at(buf, row)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local open, first
+  for i, line in ipairs(lines) do
+    local r = i - 1
+    if open then
+      if closes_fence(line, open) then
+        if row >= first and row <= r then
+          local code = {}
+          for j = first + 2, i - 1 do
+            -- The opening fence's indent comes off each line (CommonMark).
+            local l = lines[j]
+            local strip = math.min(open.indent, #(l:match("^ *")))
+            table.insert(code, l:sub(strip + 1))
+          end
+          return { code = table.concat(code, "\n") .. "\n", file = M.fence_file(open.info), first = first, last = r }
+        end
+        open = nil
+      end
+    else
+      open = opens_fence(line)
+      first = r
+    end
+    if r > row and not open then
+      return nil
+    end
+  end
+  return nil
+end
+
+-- session_at returns the session whose updates the view shows at row.
+local function session_at(row)
+  local line = vim.api.nvim_buf_get_lines(view.buf, row, row + 1, false)[1] or ""
+  local marks = vim.api.nvim_buf_get_extmarks(view.buf, view.ns, { row, #line }, 0, { limit = 1 })
+  return marks[1] and view.sessions[marks[1][1]]
+end
+
+-- the_file returns the name of the file of the window the view was entered
+-- from (the alternate window), or nil.
+local function the_file()
+  local win = vim.fn.win_getid(vim.fn.winnr("#"))
+  if win == 0 then
+    return nil
+  end
+  local buf = vim.api.nvim_win_get_buf(win)
+  if vim.bo[buf].buftype ~= "" or vim.api.nvim_buf_get_name(buf) == "" then
+    return nil
+  end
+  return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":.")
+end
+
+local function fail(msg)
+  vim.notify("darman: " .. msg, vim.log.levels.ERROR)
+  return nil, msg
+end
+
+-- apply applies the code block under the cursor in the view (darman's
+-- answers) to file, else to the file its fence names, else to the file
+-- the user types (vim.ui.input, the file of the window they came from as
+-- the default), as an edit of the last turn of the session the answer
+-- belongs to. done(err, result), when given, gets darman.turn.apply's
+-- answer ({applied, unchanged?, denied?, message, uri, turnId}). Errors
+-- are notified and returned (nil, why).
+function M.apply(file, done)
+  local client = M.client_id and vim.lsp.get_client_by_id(M.client_id)
+  if not client then
+    return fail("darman is not running: :DarmanStart (or :DarmanPrompt) first")
+  end
+  if not view.buf or vim.api.nvim_get_current_buf() ~= view.buf then
+    return fail("put the cursor in a code block of darman's answers (the darman://session split) to apply it")
+  end
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local block = M.block_at(view.buf, row)
+  if not block then
+    return fail("no code block under the cursor: put it inside a fenced block (```) of darman's answer")
+  end
+  local session = session_at(row)
+  if not session then
+    return fail("the answer under the cursor belongs to no session darman sent")
+  end
+  file = (file and file ~= "") and file or block.file
+  if not file then
+    file = wait_for(function(answer)
+      vim.ui.input({ prompt = "Apply the code block to file: ", default = the_file(), completion = "file" }, answer)
+    end)
+    if not file or vim.trim(file) == "" then
+      return fail("not applied: the code block names no file and none was given")
+    end
+    file = vim.trim(file)
+  end
+  local root = client.config.root_dir or vim.loop.cwd()
+  local absolute = file:sub(1, 1) == "/" or file:match("^%a:[/\\]") ~= nil
+  local path = absolute and file or (root .. "/" .. file)
+  local args = { sessionId = session, uri = vim.uri_from_fname(vim.fn.fnamemodify(path, ":p")), text = block.code }
+  client.request("workspace/executeCommand", { command = "darman.turn.apply", arguments = { args } }, function(err, result)
+    if err then
+      vim.notify("darman: not applied to " .. file .. ": " .. err.message, vim.log.levels.ERROR)
+    elseif result.denied then
+      vim.notify("darman: not applied to " .. file .. ": you rejected the edit", vim.log.levels.WARN)
+    elseif result.unchanged then
+      vim.notify("darman: " .. file .. " already holds the code block", vim.log.levels.INFO)
+    else
+      vim.notify("darman: applied to " .. file .. " (the turn's revert takes it back)", vim.log.levels.INFO)
+    end
+    if done then
+      done(err, result)
+    end
+  end, view.buf)
+  return true
 end
 
 return M

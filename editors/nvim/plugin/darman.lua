@@ -6,10 +6,18 @@
 --                         attach the current buffer and every file opened
 --                         after it;
 --   :DarmanPrompt {text}  send a prompt, starting darman first if needed; the
---                         answer streams into a split.
+--                         answer streams into a split;
+--   :DarmanApply [file]   in that split, apply the code block under the
+--                         cursor to [file], else to the file its fence
+--                         names (```go main.go), else to one you type: an
+--                         edit of that session's last turn, asked as the
+--                         agent's edits are, which the turn's revert takes
+--                         back.
 --
 -- vim.g.darman_completion = true (or the options of lua/darman/completion.lua)
--- turns on inline completions (ghost text) in the buffers darman attaches.
+-- turns on inline completions (ghost text) in the buffers darman attaches;
+-- vim.g.darman_keys changes the split's keys (ga applies the block under the
+-- cursor, as :DarmanApply does; false maps none).
 --
 -- The rest is the module: require("darman") (lua/darman/init.lua).
 if vim.g.loaded_darman then
@@ -36,6 +44,7 @@ local function start(after)
   darman.start({
     cmd = vim.g.darman_cmd,
     completion = vim.g.darman_completion,
+    keys = vim.g.darman_keys,
     on_init = function()
       if after then
         vim.schedule(after)
@@ -60,3 +69,7 @@ vim.api.nvim_create_user_command("DarmanPrompt", function(args)
     require("darman").prompt(args.args)
   end)
 end, { nargs = "+", desc = "Send a prompt to darman" })
+
+vim.api.nvim_create_user_command("DarmanApply", function(args)
+  require("darman").apply(args.args)
+end, { nargs = "?", complete = "file", desc = "Apply the code block under the cursor in darman's answer to its file" })
