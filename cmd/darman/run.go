@@ -269,6 +269,22 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first interrupt ends the turn, whose last records wait for the
+	// store: another darman may hold it and not let go, or its check be
+	// long. A second one quits, as one did while the store opened before
+	// the turn.
+	ended := make(chan struct{})
+	defer close(ended) // (before stop: no interrupt then)
+	go func() {
+		<-ctx.Done()
+		stop()
+		select {
+		case <-ended:
+		case <-st.ready:
+		default:
+			fmt.Fprintln(a.stderr, "darman: interrupted; the turn is saved once the session store opens (another darman holds it, or it is being checked): interrupt again to quit without saving it")
+		}
+	}()
 	r := &terminal.Renderer{Out: a.stdout, Err: a.stderr, JSON: o.json}
 	if ta != nil {
 		// The terminal's questions come on the turn's stream, printed in
