@@ -272,8 +272,10 @@ func BenchmarkTurn(b *testing.B) {
 			b.ReportMetric(pairs[len(pairs)/2], "ratio-pairs")
 			fc, _ := stat(full, func(t turnTimes) time.Duration { return t.cpu })
 			bc, _ := stat(bareT, func(t turnTimes) time.Duration { return t.cpu })
-			b.ReportMetric(fc, "full-cpu-ms")
-			b.ReportMetric(bc, "bare-cpu-ms")
+			if haveCPUTime {
+				b.ReportMetric(fc, "full-cpu-ms")
+				b.ReportMetric(bc, "bare-cpu-ms")
+			}
 			for _, ph := range []struct {
 				name string
 				of   func(turnTimes) time.Duration
