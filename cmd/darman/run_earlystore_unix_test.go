@@ -3,7 +3,6 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/darman-dev/darman/agent/llm/llmtest"
+	"github.com/darman-dev/darman/internal/testenv"
 )
 
 // lockStore takes the store's owner lock as a darman that does not answer
@@ -44,12 +44,12 @@ func lockStore(t *testing.T, e *env) (unlock func()) {
 
 // startLockedRun starts `darman run --format json prompt` and waits for
 // its model request, which comes while the store is still locked.
-func startLockedRun(t *testing.T, e *env, srv *llmtest.Server, prompt string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func startLockedRun(t *testing.T, e *env, srv *llmtest.Server, prompt string) (*exec.Cmd, *testenv.Buffer, *testenv.Buffer) {
 	t.Helper()
 	cmd := exec.Command(darmanBin, "run", "--format", "json", prompt)
 	cmd.Dir, cmd.Env = e.workspace, e.vars
 	cmd.SysProcAttr = noTerminal()
-	var out, errs bytes.Buffer
+	var out, errs testenv.Buffer // read while darman writes them
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	asked := len(srv.ModelCalls())
 	if err := cmd.Start(); err != nil {
