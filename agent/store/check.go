@@ -117,6 +117,7 @@ func listStore(dir string) (storeFiles, error) {
 func checkStore(dir string) (storeShape, error) {
 	var shape storeShape
 	files, err := listStore(dir)
+	shape.vlogs = slicesKeys(files.vlogs)
 	if err != nil {
 		return shape, err
 	}
@@ -217,6 +218,7 @@ func checkStore(dir string) (storeShape, error) {
 // storeShape is what checkStore learnt of a store's tables.
 type storeShape struct {
 	level0        int      // tables in level 0, where each flushed memtable goes
+	vlogs         []uint32 // the value-log files' IDs
 	manifest      manifest // what MANIFEST says (nil maps when it was not read)
 	manifestBytes int64    // its size
 	leftovers     bool     // table files MANIFEST does not name are on disk
@@ -719,6 +721,7 @@ type vlogEntry struct {
 	zero    bool
 	claimed int64
 	version uint64
+	key     []byte // with its version
 }
 
 var errBadEntry = errors.New("a value-log entry does not match its checksum")
@@ -766,6 +769,7 @@ func readVlogEntry(r *countReader) (vlogEntry, error) {
 		return e, io.ErrUnexpectedEOF
 	}
 	h.Write(key)
+	e.key = key
 	if len(key) >= 8 {
 		e.version = y.ParseTs(key)
 	}
