@@ -385,7 +385,7 @@ var bare bool
 func bareShape(dir string) (storeShape, error) {
 	var shape storeShape
 	files, err := listStore(dir)
-	shape.vlogs = slicesKeys(files.vlogs)
+	shape.vlogs = files.vlogs
 	if err != nil || files.manifest < 0 {
 		return shape, err
 	}

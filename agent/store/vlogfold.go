@@ -26,7 +26,7 @@ import (
 // turn.
 //
 // A process that opens the store for writing with more than
-// foldValueLogsAt value-log files folds them when it closes it, after its
+// foldValueLogsAt small value-log files folds them when it closes it, after its
 // answer: it writes the live values of the oldest files again (the same
 // key and value, now in its own file), which leaves the old copies dead,
 // and merges level 0 at its close (as for mergeTables), which drops the
@@ -36,9 +36,14 @@ import (
 // badger has not first found dead, so a process killed at any point
 // leaves every value readable.
 
-// foldValueLogsAt is how many value-log files a store may keep before a
-// process folds them.
-const foldValueLogsAt = 16
+// foldValueLogsAt is how many small value-log files (under foldSmall) a
+// store may keep before a process folds them. A file of foldSmall or more
+// is left as it is: what it holds is worth a file, and folding it again
+// and again would rewrite its values at every fold.
+const (
+	foldValueLogsAt = 16
+	foldSmall       = 1 << 20
+)
 
 // foldBudget bounds the value-log bytes one close reads to fold, and
 // foldCollect the files it collects, so that a close stays short however
@@ -49,14 +54,20 @@ const (
 )
 
 // foldAtClose reports which value-log files (oldest first) a read-write
-// open of a store with the files vlogs folds at its close, or nil.
-func foldAtClose(vlogs []uint32) []uint32 {
-	if len(vlogs) <= foldValueLogsAt {
+// open of a store with the value logs vlogs (ID → size) folds at its
+// close, or nil.
+func foldAtClose(vlogs map[uint32]int64) []uint32 {
+	var small []uint32
+	for id, n := range vlogs {
+		if n < foldSmall {
+			small = append(small, id)
+		}
+	}
+	if len(small) <= foldValueLogsAt {
 		return nil
 	}
-	ids := slices.Clone(vlogs)
-	slices.Sort(ids)
-	return ids
+	slices.Sort(small)
+	return small
 }
 
 // foldValueLogs collects the value-log files an earlier fold left dead,
