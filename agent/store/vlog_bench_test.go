@@ -14,10 +14,13 @@ import (
 	"github.com/darman-dev/darman/agent/store"
 )
 
+// bigOutputText is the 8 KiB output bigOutputTurn i stores.
+func bigOutputText(i int) string { return fmt.Sprintf("output %d\n", i) + strings.Repeat("x", 8<<10) }
+
 // bigOutputTurn is one short-lived process that stores a command's 8 KiB
 // output (a value badger keeps in its value log): open, a session, a
-// message, the tool part, close.
-func bigOutputTurn(t testing.TB, dataDir string, i int) {
+// message, the tool part, close. It returns the session.
+func bigOutputTurn(t testing.TB, dataDir string, i int) agent.ID {
 	t.Helper()
 	ctx := context.Background()
 	s, err := store.Open(ctx, dataDir, store.Options{GCInterval: -1, Wait: 10 * time.Second})
@@ -27,7 +30,7 @@ func bigOutputTurn(t testing.TB, dataDir string, i int) {
 	sess := newSession("/w", t0)
 	m := agent.Message{ID: agent.NewMessageID(), SessionID: sess.ID, Role: agent.RoleAssistant, Created: t0}
 	p := agent.Part{ID: agent.NewPartID(), MessageID: m.ID, SessionID: sess.ID, Kind: agent.PartText,
-		Text: fmt.Sprintf("output %d\n", i) + strings.Repeat("x", 8<<10)}
+		Text: bigOutputText(i)}
 	for _, err := range []error{s.PutSession(ctx, sess), s.PutMessage(ctx, m), s.PutPart(ctx, p)} {
 		if err != nil {
 			t.Fatal(err)
@@ -36,6 +39,7 @@ func bigOutputTurn(t testing.TB, dataDir string, i int) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return sess.ID
 }
 
 // valueLogs counts the value-log files in a data directory's database.

@@ -40,10 +40,9 @@ import (
 // store may keep before a process folds them. A file of foldSmall or more
 // is left as it is: what it holds is worth a file, and folding it again
 // and again would rewrite its values at every fold.
-const (
-	foldValueLogsAt = 16
-	foldSmall       = 1 << 20
-)
+var foldValueLogsAt = 16 // a variable for the tests (SetFoldAt)
+
+const foldSmall = 1 << 20
 
 // foldBudget bounds the value-log bytes one close reads to fold, and
 // foldCollect the files it collects, so that a close stays short however
