@@ -49,6 +49,9 @@ type Symbol struct {
 	Location  Location `json:"location"`
 	// Children is the outline below it (DocumentSymbols only).
 	Children []Symbol `json:"children,omitempty"`
+	// Line is the text of the line it starts on, when Pool.Map read its
+	// file to map it (so a caller that shows the line reads it no more).
+	Line string `json:"-"`
 	// unmapped is the server's place of a symbol found with
 	// SymbolQuery.Unmapped, until Pool.Map maps it.
 	unmapped *unmapped
@@ -283,6 +286,15 @@ func (ms *mappers) location(l lsp.Location) Location {
 	sl, sc := lineCol(m, enc, l.Range.Start)
 	el, ec := lineCol(m, enc, l.Range.End)
 	return Location{Path: path, Start: Position{sl, sc}, End: Position{el, ec}}
+}
+
+// line is the text of the line l starts on, from the file location read
+// (empty when it could not be read).
+func (ms *mappers) line(l lsp.Location) string {
+	if m := ms.get(lsp.DocumentURI(l.URI)); m != nil {
+		return m.Line(int(l.Range.Start.Line))
+	}
+	return ""
 }
 
 // DocumentSymbols returns a file's outline.

@@ -238,6 +238,11 @@ func TestSymbolsMapOnlyWhatIsKept(t *testing.T) {
 		if s.Location.Start != (Position{3, 14}) || s.Location.End != (Position{3, 21}) {
 			t.Errorf("mapped %s at %+v-%+v; want 3:14-3:21 (the emoji is one column)", s.Name, s.Location.Start, s.Location.End)
 		}
+		// The line it is on comes with it: a caller that shows it reads
+		// the file no more.
+		if want := "/* 😀 */ func " + s.Name + "() {}"; s.Line != want {
+			t.Errorf("mapped %s's line = %q; want %q", s.Name, s.Line, want)
+		}
 	}
 	if reads.total() != 2 || reads.n[mapped[0].Location.Path] != 1 || reads.n[mapped[1].Location.Path] != 1 {
 		t.Errorf("mapping two symbols read %v; want their two files once each", reads.n)

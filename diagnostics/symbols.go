@@ -117,8 +117,9 @@ func rawLocation(l lsp.Location) Location {
 }
 
 // Map maps the positions of symbols found with SymbolQuery.Unmapped into
-// lines and columns, reading each of their files once; symbols already
-// mapped are left as they are.
+// lines and columns, reading each of their files once, and gives each
+// the text of its line (Symbol.Line); symbols already mapped are left as
+// they are.
 func (p *Pool) Map(ctx context.Context, syms []Symbol) []Symbol {
 	ctx, cancel := p.queryCtx(ctx)
 	defer cancel()
@@ -129,7 +130,7 @@ func (p *Pool) Map(ctx context.Context, syms []Symbol) []Symbol {
 			if ms[u.c] == nil {
 				ms[u.c] = p.mappers(ctx, u.c)
 			}
-			s.Location, s.unmapped = ms[u.c].location(u.loc), nil
+			s.Location, s.Line, s.unmapped = ms[u.c].location(u.loc), ms[u.c].line(u.loc), nil
 		}
 		out[i] = s
 	}

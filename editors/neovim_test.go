@@ -172,64 +172,15 @@ func copyTree(t *testing.T, from, to string) {
 // .env is refused by darman, nothing asked or written. With the cursor
 // outside any block, :DarmanApply says so and asks nothing.
 func TestNeovim012ApplyCodeBlock(t *testing.T) {
-	code := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"héllo, wörld\")\n}\n"
-	for _, c := range []struct{ name, fence, choice, input, file, told string }{
-		{"allowed", "```go main.go", "Allow once", "", "main.go", "darman: applied to main.go"},
-		{"rejected", "```go title=\"main.go\"", "Reject", "", "main.go", "darman: not applied to main.go"},
-		// A fence naming no file: the file is the one the user types
-		// (and the split's key ga applies it, not the command).
-		{"typed", "```go", "Allow once", "main.go", "main.go", "darman: applied to main.go"},
-		// A secret: darman refuses, nothing is asked or written.
-		{"secret", "```sh title=.env", "Allow once", "", ".env", "darman: not applied to .env: darman.turn.apply: .env looks like a secret"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := newSid(t)
-			answer := "Here is main.go fixed:\n\n" + c.fence + "\n" + code + "```\n\nApply it."
-			s.workspace(llmtest.Script{Steps: []llmtest.Step{{Text: answer}}}, map[string]string{"main.go": helixMain}, "")
+	testApplyCodeBlock(t, "```go main.go", "```go title=\"main.go\"", "2", "0.12.",
+		func(t *testing.T, s *sid, c applyCase, env []string) map[string][]string {
 			copyTree(t, "nvim", s.host("home/.local/share/nvim/site/pack/darman/start/darman"))
 			copyFile(t, "testdata/nvim/apply.lua", s.host("apply.lua"))
-			secret := c.file == ".env"
-			revert := "0"
-			if c.choice == "Allow once" && !secret {
-				revert = "1"
-			}
 			key := ""
 			if c.name == "typed" {
-				key = "ga"
+				key = "ga" // the split's key applies it, not the command
 			}
-			r := s.run([]string{"CHOICE=" + c.choice, "CODE=" + code, "INPUT=" + c.input, "FILE=" + c.file, "REVERT=" + revert, "KEY=" + key},
+			return s.run(append(env, "KEY="+key),
 				"nvim", "--headless", "-i", "NONE", "-n", "-c", "luafile "+s.in("apply.lua"))
-			want := map[string]string{"command": "2", "outside": "true", "stopped": "true"}
-			if revert == "1" {
-				want["disk_is_code"], want["buffer_is_code"], want["reverted"] = "true", "true", "true"
-			} else {
-				want["disk_unchanged"], want["buffer_is_code"] = "true", "false"
-			}
-			expect(t, r, want)
-			if v := r["version"]; len(v) != 1 || !strings.HasPrefix(v[0], "0.12.") {
-				t.Errorf("Neovim %v, want 0.12", v)
-			}
-			if a := r["asked"]; secret && len(a) != 0 {
-				t.Errorf("the person was asked %v about a secret darman refuses", a)
-			} else if !secret && (len(a) != 1 || !strings.Contains(a[0], "main.go")) {
-				t.Errorf("the person was asked %v, want the edit of main.go once", a)
-			}
-			if in := r["input"]; c.input == "" && len(in) != 0 {
-				t.Errorf("a file was read %v, though the fence names one", in)
-			} else if c.input != "" && (len(in) != 1 || in[0] != "Apply the code block to file: main.go") {
-				t.Errorf("the file was read as %v, want the prompt with main.go (the file the user came from) as the default", in)
-			}
-			if told := r["told"]; len(told) != 1 || !strings.HasPrefix(told[0], c.told) {
-				t.Errorf("the person was told %v, want %q", told, c.told)
-			}
-			// Rejected, refused, or applied and then reverted: main.go is
-			// as it was, and no .env was made.
-			if got := s.read("ws/main.go"); got != helixMain {
-				t.Errorf("main.go at the end:\n%s", got)
-			}
-			if fileExists(s.host("ws/.env")) {
-				t.Errorf("darman wrote .env")
-			}
 		})
-	}
 }

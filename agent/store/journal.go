@@ -119,8 +119,10 @@ func (s segment) path(dir string) string {
 }
 
 // current is the segment's file now: a background job (see openJournal)
-// may have packed it since it was listed. Called by background jobs,
-// which run after that one.
+// may have packed it since it was listed. Called by background jobs:
+// those queued after the packing see it done; the open's first segment,
+// queued before it, is made from a segment the packing leaves alone
+// (the bound dropped it).
 func (s segment) current(dir string) string {
 	if p := packedPath(dir, s.n, s.size); fileExists(p) {
 		return p
@@ -199,6 +201,14 @@ func openJournal(dir, storeDir string) (*journal, error) {
 	// (below) never sees when a start writes less than a segment: the
 	// bound is kept here too, or the journal grows with every start.
 	j.trim()
+	// The first segment is made now, in the background, while badger
+	// opens: the first write finds it ready (see start). Before the
+	// packing below, which the first write need not wait for.
+	next := uint64(1)
+	if len(j.segs) > 0 {
+		next = j.segs[len(j.segs)-1].n + 1
+	}
+	j.makeSpare(next, segmentSize(j.limit), false)
 	// The segments earlier processes wrote are packed, in the
 	// background (see packSegment).
 	var raw []segment
@@ -218,13 +228,6 @@ func openJournal(dir, storeDir string) (*journal, error) {
 			}
 		})
 	}
-	// The first segment is made now, in the background, while badger
-	// opens: the first write finds it ready (see start).
-	next := uint64(1)
-	if len(j.segs) > 0 {
-		next = j.segs[len(j.segs)-1].n + 1
-	}
-	j.makeSpare(next, segmentSize(j.limit), false)
 	return j, nil
 }
 

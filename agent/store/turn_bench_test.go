@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,13 +20,6 @@ import (
 // turnTimes is where one turn's store time went, and the process's CPU
 // time during it (its background work included: the close waits for it).
 type turnTimes struct{ open, calls, close, cpu time.Duration }
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func (t turnTimes) total() time.Duration { return t.open + t.calls + t.close }
 
@@ -206,9 +198,7 @@ func diskBytes(dir string) int64 {
 			return nil
 		}
 		if info, err := d.Info(); err == nil {
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				n += st.Blocks * 512
-			}
+			n += allocated(info)
 		}
 		return nil
 	})
@@ -282,8 +272,10 @@ func BenchmarkTurn(b *testing.B) {
 			b.ReportMetric(pairs[len(pairs)/2], "ratio-pairs")
 			fc, _ := stat(full, func(t turnTimes) time.Duration { return t.cpu })
 			bc, _ := stat(bareT, func(t turnTimes) time.Duration { return t.cpu })
-			b.ReportMetric(fc, "full-cpu-ms")
-			b.ReportMetric(bc, "bare-cpu-ms")
+			if haveCPUTime {
+				b.ReportMetric(fc, "full-cpu-ms")
+				b.ReportMetric(bc, "bare-cpu-ms")
+			}
 			for _, ph := range []struct {
 				name string
 				of   func(turnTimes) time.Duration

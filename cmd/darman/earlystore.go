@@ -128,22 +128,25 @@ func (e *earlyStore) held(id agent.ID) bool {
 func (e *earlyStore) later(w func(*store.Store) error) { e.writes = append(e.writes, w) }
 
 // copyOf is v as the store would give it back: decoded from its JSON.
-func copyOf[T any](v T) T {
+// A record the store could not encode (text that is not UTF-8) fails
+// with the error the store's own put gives, and is not held.
+func copyOf[T any](v T) (T, error) {
 	var out T
 	b, err := jsonv2.Marshal(v)
 	if err == nil {
 		err = jsonv2.Unmarshal(b, &out)
 	}
-	if err != nil {
-		panic(fmt.Sprintf("copying a held record: %v", err)) // every record is JSON
-	}
-	return out
+	return out, err
 }
 
 func (e *earlyStore) PutSession(ctx context.Context, s agent.Session) error {
 	e.mu.Lock()
 	if e.holding && (e.sess == nil && s.ParentID == "" || e.sess != nil && e.sess.ID == s.ID) {
-		s = copyOf(s)
+		s, err := copyOf(s)
+		if err != nil {
+			e.mu.Unlock()
+			return err
+		}
 		held := s // what the calls below change, apart from what is written
 		e.sess = &held
 		e.later(func(st *store.Store) error { return st.PutSession(context.WithoutCancel(ctx), s) })
@@ -161,7 +164,7 @@ func (e *earlyStore) PutSession(ctx context.Context, s agent.Session) error {
 func (e *earlyStore) Session(ctx context.Context, id agent.ID) (agent.Session, error) {
 	if e.held(id) {
 		defer e.mu.Unlock()
-		return copyOf(*e.sess), nil
+		return copyOf(*e.sess)
 	}
 	st, err := e.store(ctx)
 	if err != nil {
@@ -175,7 +178,10 @@ func (e *earlyStore) Session(ctx context.Context, id agent.ID) (agent.Session, e
 func (e *earlyStore) PutMessage(ctx context.Context, m agent.Message) error {
 	if e.held(m.SessionID) {
 		defer e.mu.Unlock()
-		m = copyOf(m)
+		m, err := copyOf(m)
+		if err != nil {
+			return err
+		}
 		i, found := slices.BinarySearchFunc(e.msgs, m.ID, func(x *agent.MessageWithParts, id agent.ID) int { return cmpID(x.Message.ID, id) })
 		if found {
 			e.msgs[i].Message = m
@@ -205,7 +211,10 @@ func (e *earlyStore) PutPart(ctx context.Context, p agent.Part) error {
 	if e.held(p.SessionID) {
 		if m := e.message(p.MessageID); m != nil && m.Message.Role == agent.RoleUser && p.Kind != agent.PartCompaction {
 			defer e.mu.Unlock()
-			p = copyOf(p)
+			p, err := copyOf(p)
+			if err != nil {
+				return err
+			}
 			i, found := slices.BinarySearchFunc(m.Parts, p.ID, func(x agent.Part, id agent.ID) int { return cmpID(x.ID, id) })
 			if found {
 				m.Parts[i] = p
@@ -249,7 +258,7 @@ func cmpID(a, b agent.ID) int {
 func (e *earlyStore) Window(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error) {
 	if e.held(id) {
 		defer e.mu.Unlock()
-		return e.history(), nil
+		return e.history()
 	}
 	st, err := e.store(ctx)
 	if err != nil {
@@ -261,7 +270,7 @@ func (e *earlyStore) Window(ctx context.Context, id agent.ID) ([]agent.MessageWi
 func (e *earlyStore) Messages(ctx context.Context, id agent.ID) ([]agent.MessageWithParts, error) {
 	if e.held(id) {
 		defer e.mu.Unlock()
-		return e.history(), nil
+		return e.history()
 	}
 	st, err := e.store(ctx)
 	if err != nil {
@@ -271,12 +280,15 @@ func (e *earlyStore) Messages(ctx context.Context, id agent.ID) ([]agent.Message
 }
 
 // history is a copy of the held messages; e.mu is held.
-func (e *earlyStore) history() []agent.MessageWithParts {
+func (e *earlyStore) history() ([]agent.MessageWithParts, error) {
 	out := make([]agent.MessageWithParts, len(e.msgs))
 	for i, m := range e.msgs {
-		out[i] = copyOf(*m)
+		var err error
+		if out[i], err = copyOf(*m); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 func (e *earlyStore) AppendPart(ctx context.Context, p agent.Part, seq int, text string) error {

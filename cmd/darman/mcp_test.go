@@ -224,13 +224,13 @@ func TestMCPOverHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatalf("connect (version %q): %v", version, err)
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup_symbol", Arguments: map[string]any{"query": "Greet"}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "definition", Arguments: map[string]any{"symbol": "Greet"}})
 		if err != nil || res.IsError {
-			t.Fatalf("lookup_symbol over HTTP (version %q) = %v, %v", version, res, err)
+			t.Fatalf("definition over HTTP (version %q) = %v, %v", version, res, err)
 		}
 		data, _ := json.Marshal(res.StructuredContent)
 		if !strings.Contains(string(data), `"schemaVersion":"1.0"`) || !strings.Contains(string(data), `"path":"a/a.go"`) {
-			t.Fatalf("lookup_symbol over HTTP = %s", data)
+			t.Fatalf("definition over HTTP = %s", data)
 		}
 		cs.Close()
 	}
@@ -323,7 +323,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 		}
 		sc, _ := res["structuredContent"].(map[string]any)
 		switch args[0] {
-		case "diagnostics", "check_source", "find_references", "package_api": // text only
+		case "diagnostics", "check_source", "lookup_symbol", "find_references", "package_api": // text only
 			if sc != nil {
 				t.Errorf("tools/call %v: structuredContent = %v; want none (the answer is text only)", args, sc)
 			}
@@ -334,7 +334,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 		}
 		return text, sc
 	}
-	if text, sc := call("lookup_symbol", "--tool-arg", "query=Greet", "--tool-arg", "limit=5"); !strings.Contains(text, "a/a.go:4:6 func Greet(name string) string") || len(sc["symbols"].([]any)) != 1 {
+	if text, sc := call("lookup_symbol", "--tool-arg", "query=Greet", "--tool-arg", "limit=5"); text != "a/a.go:4:6 func Greet(name string) string" {
 		t.Errorf("lookup_symbol = %s / %v", text, sc)
 	}
 	broken := "package b\n\nfunc Count() int {\n\treturn \"three\"\n}\n"
@@ -522,14 +522,14 @@ func TestMCPTypeScript(t *testing.T) {
 	}
 	// The same ranking as gopls's answers: the exact name alone, the
 	// code's before the test's, then what starts with it.
-	if text := call("lookup_symbol", map[string]any{"query": "withTax"}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax\(cents: number\): number\nsrc/price.test.ts:1:\d+ export function withTax\(\) \(test\)\nnot listed: 2 partial or fuzzy matches \(fuzzy: true\)$`).MatchString(text) {
+	if text := call("lookup_symbol", map[string]any{"query": "withTax"}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax\(cents: number\): number\nsrc/price.test.ts:1:\d+ export function withTax\(\) \(test\)\n\+2 fuzzy \(fuzzy: true\)$`).MatchString(text) {
 		t.Errorf("lookup_symbol withTax =\n%s", text)
 	}
 	if text := call("lookup_symbol", map[string]any{"query": "withta"}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax.*\nsrc/price.ts:6:\d+ export function withTaxRounded.*\nsrc/price.test.ts:1:\d+ .*\(test\)\nsrc/cart.ts:\d+:\d+ export function priceWithTax`).MatchString(text) {
 		t.Errorf("lookup_symbol withta =\n%s", text)
 	}
 	// The budget: a limit cuts the list and the note says how to get the rest.
-	if text := call("lookup_symbol", map[string]any{"query": "withta", "limit": 1}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax\(cents: number\): number\nnot listed: 3 more over the limit \(raise limit to 4\)$`).MatchString(text) {
+	if text := call("lookup_symbol", map[string]any{"query": "withta", "limit": 1}); !regexp.MustCompile(`^src/price.ts:2:\d+ export function withTax\(cents: number\): number\n\+3 more \(limit: 4\)$`).MatchString(text) {
 		t.Errorf("lookup_symbol withta limit 1 =\n%s", text)
 	}
 	// A directory's exported API, from tsserver's outline of each file.
@@ -593,13 +593,13 @@ func TestMCPPython(t *testing.T) {
 		}
 		return toolText(res)
 	}
-	if text := call(map[string]any{"query": "with_tax"}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(cents: int\) -> int\ntests/helpers.py:1:\d+ def with_tax\(cents\) \(test\)\nnot listed: \d+ partial or fuzzy matches \(fuzzy: true\)$`).MatchString(text) {
+	if text := call(map[string]any{"query": "with_tax"}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(cents: int\) -> int\ntests/helpers.py:1:\d+ def with_tax\(cents\) \(test\)\n\+\d+ fuzzy \(fuzzy: true\)$`).MatchString(text) {
 		t.Errorf("lookup_symbol with_tax =\n%s", text)
 	}
 	if text := call(map[string]any{"query": "with_ta"}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(.*\nshop/price.py:5:\d+ def with_tax_rounded\(.*\ntests/helpers.py:1:\d+ def with_tax\(cents\) \(test\)\nshop/cart.py:4:\d+ def price_with_tax\(items: list\[int\]\) -> int`).MatchString(text) {
 		t.Errorf("lookup_symbol with_ta =\n%s", text)
 	}
-	if text := call(map[string]any{"query": "with_ta", "limit": 2}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(.*\nshop/price.py:5:\d+ def with_tax_rounded\(.*\nnot listed: 2 more over the limit \(raise limit to 4\)$`).MatchString(text) {
+	if text := call(map[string]any{"query": "with_ta", "limit": 2}); !regexp.MustCompile(`^shop/price.py:1:\d+ def with_tax\(.*\nshop/price.py:5:\d+ def with_tax_rounded\(.*\n\+2 more \(limit: 4\)$`).MatchString(text) {
 		t.Errorf("lookup_symbol with_ta limit 2 =\n%s", text)
 	}
 	// A package's API from pyright's outline: public names, the docstring's

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -127,10 +128,12 @@ type runOptions struct {
 }
 
 // readPrompt is the prompt from the arguments, else from stdin when it is
-// not a terminal; with images, no text is a prompt too.
+// not a terminal; with images, no text is a prompt too. A prompt that is
+// not UTF-8 is refused: no record of the turn could keep it (the store
+// and the model's request are JSON), so the turn would run without it.
 func readPrompt(args []string, images bool) (string, error) {
 	if len(args) > 0 {
-		return strings.Join(args, " "), nil
+		return utf8Prompt(strings.Join(args, " "))
 	}
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		if images {
@@ -145,7 +148,24 @@ func readPrompt(args []string, images bool) (string, error) {
 	if strings.TrimSpace(string(b)) == "" && !images {
 		return "", errors.New("the prompt on stdin is empty")
 	}
-	return string(b), nil
+	return utf8Prompt(string(b))
+}
+
+// utf8Prompt is prompt when it is UTF-8 text, else an error saying where
+// it is not and how to convert it.
+func utf8Prompt(prompt string) (string, error) {
+	if utf8.ValidString(prompt) {
+		return prompt, nil
+	}
+	at := 0
+	for at < len(prompt) {
+		r, n := utf8.DecodeRuneInString(prompt[at:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		at += n
+	}
+	return "", fmt.Errorf("the prompt is not UTF-8 text (byte %#x at offset %d): darman reads prompts as UTF-8; convert it first (e.g. iconv -f latin1 -t utf-8 FILE | darman run)", prompt[at], at)
 }
 
 func (a *app) runTurn(ctx context.Context, o runOptions) error {
@@ -249,6 +269,22 @@ func (a *app) runTurn(ctx context.Context, o runOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first interrupt ends the turn, whose last records wait for the
+	// store: another darman may hold it and not let go, or its check be
+	// long. A second one quits, as one did while the store opened before
+	// the turn.
+	ended := make(chan struct{})
+	defer close(ended) // (before stop: no interrupt then)
+	go func() {
+		<-ctx.Done()
+		stop()
+		select {
+		case <-ended:
+		case <-st.ready:
+		default:
+			fmt.Fprintln(a.stderr, "darman: interrupted; the turn is saved once the session store opens (another darman holds it, or it is being checked): interrupt again to quit without saving it")
+		}
+	}()
 	r := &terminal.Renderer{Out: a.stdout, Err: a.stderr, JSON: o.json}
 	if ta != nil {
 		// The terminal's questions come on the turn's stream, printed in

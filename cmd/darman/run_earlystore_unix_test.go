@@ -140,3 +140,35 @@ func TestRunStoreFailingAfterTheRequestFailsTheTurn(t *testing.T) {
 		t.Errorf("the damaged store changed: %v -> %v", before, after)
 	}
 }
+
+// A turn interrupted while another darman holds the store (and does not
+// let go) says that its records wait for the store, and a second
+// interrupt quits: the turn's last records waited for the store with
+// every interrupt caught, and darman run could only be killed.
+func TestRunInterruptedWhileTheStoreIsHeldQuitsAtTheSecond(t *testing.T) {
+	e := newEnv(t)
+	srv := e.withModel(t, llmtest.Script{Steps: []llmtest.Step{{Text: "Never shown."}}})
+	lockStore(t, e)
+	cmd, out, errs := startLockedRun(t, e, srv, "say it")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	cmd.Process.Signal(os.Interrupt)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(errs.String(), "interrupt again"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no word after the interrupt\nstdout: %s\nstderr: %s", out, errs)
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("darman run quit with 0 after two interrupts, the turn unsaved")
+		}
+	case <-time.After(20 * time.Second): // a liveness bound
+		cmd.Process.Kill()
+		t.Fatalf("darman run did not quit at the second interrupt\nstdout: %s\nstderr: %s", out, errs)
+	}
+	if strings.Contains(out.String(), "Never shown.") {
+		t.Errorf("an answer that was never stored was shown:\n%s", out)
+	}
+}

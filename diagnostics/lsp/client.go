@@ -97,6 +97,8 @@ type Client struct {
 	caps   Capabilities
 	info   ServerInfo
 	nextID atomic.Uint64
+	// kept holds the large results of calls in flight (see results.go).
+	kept keptResults
 
 	// syncMu orders document changes as they are written to the server.
 	// It is never held together with mu while waiting on anything.
@@ -284,6 +286,11 @@ func (c *Client) Err() error {
 // server is told with $/cancelRequest.
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	if result != nil {
+		c.kept.expect(id.Num)
+		defer c.kept.done(id.Num)
+		result = &waitedResult{k: &c.kept, id: id.Num, v: result}
+	}
 	w, err := c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
 		return c.wrap(method, err)
@@ -355,14 +362,19 @@ func (c *Client) broadcast() {
 }
 
 // recordingStream keeps the reason reading failed, before the connection
-// reports that it has closed.
+// reports that it has closed, and keeps the large results of the
+// client's calls aside from jsonrpc2 (see keptResults).
 type recordingStream struct {
 	jsonrpc2.ObjectStream
 	c *Client
 }
 
 func (s recordingStream) ReadObject(v any) error {
-	err := s.ObjectStream.ReadObject(v)
+	var msg json.RawMessage
+	err := s.ObjectStream.ReadObject(&msg)
+	if err == nil {
+		err = json.Unmarshal(s.c.kept.strip(msg), v)
+	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, os.ErrClosed) {
 		s.c.mu.Lock()
 		if s.c.protoErr == nil {

@@ -57,6 +57,15 @@ func (m *Mapper) Content() []byte { return []byte(m.content) }
 // last line.
 func (m *Mapper) Lines() int { return len(m.starts) }
 
+// Line is the text of 0-based line i without its line break; empty past
+// the last line.
+func (m *Mapper) Line(i int) string {
+	if i < 0 || i >= len(m.starts) {
+		return ""
+	}
+	return m.content[m.starts[i]:m.lineEnd(i)]
+}
+
 // lineEnd is the offset just past line i's text, before its line break.
 func (m *Mapper) lineEnd(i int) int { return lsppos.LineEnd(m.content, m.starts, i) }
 

@@ -29,19 +29,18 @@ func TestPartialAnswerNamesTheMissingPart(t *testing.T) {
 		}},
 	})
 
-	var found LookupSymbolOutput
-	text, isErr := call(t, cs, "lookup_symbol", map[string]any{"query": "Greet"}, &found)
-	if isErr || len(found.Symbols) == 0 || found.Symbols[0].Name != "Greet" {
-		t.Fatalf("lookup_symbol = %+v, %q (isError %v)", found, text, isErr)
+	found, note, text, _ := lookup(t, cs, map[string]any{"query": "Greet"})
+	if len(found) == 0 || declName(found[0].Decl) != "Greet" {
+		t.Fatalf("lookup_symbol = %+v, %q", found, text)
 	}
-	if len(found.Missing) != 1 || !strings.Contains(found.Missing[0], `fakels said: "fakels: no toolchain for this project"`) {
-		t.Errorf("lookup_symbol's missing part = %q", found.Missing)
+	if strings.Count(note, "not in this answer: ") != 1 || !strings.Contains(note, `fakels said: "fakels: no toolchain for this project"`) {
+		t.Errorf("lookup_symbol's missing part = %q", note)
 	}
 	if !strings.Contains(text, "not in this answer: MCP-LANGUAGE-SERVER-UNAVAILABLE: fakels reported an error while loading the workspace: fix what it says") {
 		t.Errorf("lookup_symbol's text does not name the missing part:\n%s", text)
 	}
 
-	text, isErr = call(t, cs, "find_references", map[string]any{"symbol": "a.Greet"}, nil)
+	text, isErr := call(t, cs, "find_references", map[string]any{"symbol": "a.Greet"}, nil)
 	if isErr || !strings.Contains(text, "\n1 reference(s):\n") {
 		t.Errorf("find_references of a name gopls declares = %q (isError %v)", text, isErr)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,27 +47,65 @@ func MustParseInvocation(text string) string { return text }
 	return root, dep
 }
 
-// lookup calls lookup_symbol and returns its structured output, its text
-// and the size of the whole result as it crosses the wire.
-func lookup(t *testing.T, cs *mcp.ClientSession, args map[string]any) (LookupSymbolOutput, string, int) {
+// listed is a symbol as lookup_symbol's text lists it.
+type listed struct {
+	Path             string
+	Line, Column     int
+	Decl             string // the declaration's line, or kind and name
+	Dependency, Test bool
+}
+
+// symbolLine is a line of lookup_symbol's text that lists a symbol.
+var symbolLine = regexp.MustCompile(`^(\S+):(\d+):(\d+) (.*)$`)
+
+// lookup calls lookup_symbol and returns the symbols its text lists,
+// its other lines (what it left out), its text and the size of the
+// whole result as it crosses the wire. The answer is text alone.
+func lookup(t *testing.T, cs *mcp.ClientSession, args map[string]any) (syms []listed, note, text string, size int) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lookup_symbol", Arguments: args})
 	if err != nil || res.IsError {
 		t.Fatalf("lookup_symbol %v = %v, %v", args, toolText(res), err)
 	}
 	data, _ := json.Marshal(res)
-	var out LookupSymbolOutput
-	sc, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(sc, &out); err != nil {
-		t.Fatalf("lookup_symbol %v: structured content %s: %v", args, sc, err)
+	if res.StructuredContent != nil {
+		t.Errorf("lookup_symbol %v sends a structured copy: %s", args, data)
 	}
-	return out, toolText(res), len(data)
+	text = toolText(res)
+	var rest []string
+	for _, line := range strings.Split(text, "\n") {
+		m := symbolLine.FindStringSubmatch(line)
+		if m == nil {
+			rest = append(rest, line)
+			continue
+		}
+		l, _ := strconv.Atoi(m[2])
+		c, _ := strconv.Atoi(m[3])
+		syms = append(syms, listed{Path: m[1], Line: l, Column: c, Decl: m[4],
+			Dependency: strings.Contains(m[4], " (dependency"), Test: strings.HasSuffix(m[4], " (test)")})
+	}
+	return syms, strings.Join(rest, "\n"), text, len(data)
 }
 
-func paths(syms []SymbolInfo) []string {
+// declName is the name a Go declaration's line declares.
+func declName(decl string) string {
+	d := strings.TrimPrefix(decl, "func ")
+	if strings.HasPrefix(d, "(") { // a method's receiver
+		if i := strings.Index(d, ") "); i > 0 {
+			d = d[i+2:]
+		}
+	}
+	d = strings.TrimPrefix(d, "type ")
+	if i := strings.IndexAny(d, "([ "); i >= 0 {
+		d = d[:i]
+	}
+	return d
+}
+
+func paths(syms []listed) []string {
 	var out []string
 	for _, s := range syms {
-		out = append(out, fmt.Sprintf("%s %s", s.Path, s.Name))
+		out = append(out, fmt.Sprintf("%s %s", s.Path, declName(s.Decl)))
 	}
 	return out
 }
@@ -76,74 +116,72 @@ func TestLookupRanksLikeAnExpert(t *testing.T) {
 
 	// An exact, unique name: that declaration alone, in a small answer
 	// that says what it left out and how to get it.
-	out, text, size := lookup(t, cs, map[string]any{"query": "ParseInvocation"})
-	if len(out.Symbols) != 1 || out.Symbols[0].Path != "a/a.go" || out.Symbols[0].Line != 6 || out.Symbols[0].Dependency {
-		t.Fatalf("ParseInvocation = %v\n%s", paths(out.Symbols), text)
+	out, note, text, size := lookup(t, cs, map[string]any{"query": "ParseInvocation"})
+	if len(out) != 1 || out[0].Path != "a/a.go" || out[0].Line != 6 || out[0].Dependency {
+		t.Fatalf("ParseInvocation = %v\n%s", paths(out), text)
 	}
-	if sig := out.Symbols[0].Signature; sig != "func ParseInvocation(text string) (name, args string, ok bool)" {
-		t.Errorf("signature = %q", sig)
-	}
-	if !strings.HasPrefix(text, "a/a.go:6:6 func ParseInvocation(text string) (name, args string, ok bool)\n") ||
-		out.Note != "not listed: 2 partial or fuzzy matches (fuzzy: true)" {
-		t.Errorf("ParseInvocation text =\n%s\nnote %q", text, out.Note)
+	// Its place, its signature, and what was left out with the input
+	// that lists it: nothing more.
+	if text != "a/a.go:6:6 func ParseInvocation(text string) (name, args string, ok bool)\n+2 fuzzy (fuzzy: true)" {
+		t.Errorf("ParseInvocation text =\n%s", text)
 	}
 	if size > 1000 {
 		t.Errorf("the exact-name answer is %d bytes on the wire, over 1 KB:\n%s", size, text)
 	}
 
 	// Dependencies when asked: the exact ones, the project's first.
-	out, text, _ = lookup(t, cs, map[string]any{"query": "ParseInvocation", "scope": "all"})
-	if got := paths(out.Symbols); len(got) != 2 || got[0] != "a/a.go ParseInvocation" || !out.Symbols[1].Dependency || out.Symbols[1].Path != filepath.Join(dep, "dep.go") {
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "ParseInvocation", "scope": "all"})
+	if got := paths(out); len(got) != 2 || got[0] != "a/a.go ParseInvocation" || !out[1].Dependency || out[1].Path != filepath.Join(dep, "dep.go") {
 		t.Fatalf("ParseInvocation in all = %v\n%s", got, text)
 	}
 	if !strings.Contains(text, "(dependency: example.com/dep)") {
 		t.Errorf("a dependency's line does not say so:\n%s", text)
 	}
-	out, text, _ = lookup(t, cs, map[string]any{"query": "ParseInvocation", "scope": "dependencies"})
-	if len(out.Symbols) != 1 || !out.Symbols[0].Dependency {
-		t.Fatalf("ParseInvocation in dependencies = %v\n%s", paths(out.Symbols), text)
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "ParseInvocation", "scope": "dependencies"})
+	if len(out) != 1 || !out[0].Dependency {
+		t.Fatalf("ParseInvocation in dependencies = %v\n%s", paths(out), text)
 	}
 	// ... or when the name is qualified by the dependency's package.
-	out, text, _ = lookup(t, cs, map[string]any{"query": "dep.Service"})
-	if len(out.Symbols) != 1 || !strings.HasSuffix(out.Symbols[0].Name, "Service") || !out.Symbols[0].Dependency {
-		t.Fatalf("dep.Service = %v\n%s", paths(out.Symbols), text)
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "dep.Service"})
+	if len(out) != 1 || declName(out[0].Decl) != "Service" || !out[0].Dependency {
+		t.Fatalf("dep.Service = %v\n%s", paths(out), text)
 	}
 	// Nothing of the project's named Service: none of the dependency's
 	// either, but the note says where they are.
-	out, text, _ = lookup(t, cs, map[string]any{"query": "Service"})
-	for _, s := range out.Symbols {
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "Service"})
+	for _, s := range out {
 		if s.Dependency {
 			t.Errorf("Service in the workspace scope lists a dependency's symbol:\n%s", text)
 		}
 	}
-	if !strings.Contains(text, `scope "all"`) {
+	if !strings.HasSuffix(text, `in the project`+"\n"+`dependencies not searched (scope: "all")`) {
 		t.Errorf("Service does not say the dependencies have one:\n%s", text)
 	}
 
 	// The rest when asked: exact, then prefix, then the others.
-	out, text, _ = lookup(t, cs, map[string]any{"query": "ParseInvocation", "fuzzy": true})
-	if got := paths(out.Symbols); len(got) < 3 || got[0] != "a/a.go ParseInvocation" || got[1] != "a/a.go ParseInvocationArgs" || got[2] != "a/a.go MustParseInvocation" {
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "ParseInvocation", "fuzzy": true})
+	if got := paths(out); len(got) < 3 || got[0] != "a/a.go ParseInvocation" || got[1] != "a/a.go ParseInvocationArgs" || got[2] != "a/a.go MustParseInvocation" {
 		t.Fatalf("ParseInvocation with fuzzy = %v\n%s", got, text)
 	}
 	// No exact name: prefix first, the project only.
-	out, text, _ = lookup(t, cs, map[string]any{"query": "parseinvocation"})
-	if got := paths(out.Symbols); len(got) != 1 || got[0] != "a/a.go ParseInvocation" {
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "parseinvocation"})
+	if got := paths(out); len(got) != 1 || got[0] != "a/a.go ParseInvocation" {
 		t.Fatalf("parseinvocation (another case) = %v\n%s", got, text)
 	}
-	out, text, _ = lookup(t, cs, map[string]any{"query": "ParseInvoc"})
-	if got := paths(out.Symbols); len(got) != 3 || got[0] != "a/a.go ParseInvocation" || got[1] != "a/a.go ParseInvocationArgs" || got[2] != "a/a.go MustParseInvocation" {
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "ParseInvoc"})
+	if got := paths(out); len(got) != 3 || got[0] != "a/a.go ParseInvocation" || got[1] != "a/a.go ParseInvocationArgs" || got[2] != "a/a.go MustParseInvocation" {
 		t.Fatalf("ParseInvoc = %v\n%s", got, text)
 	}
 
 	// Code before tests, whatever the server's order.
-	out, text, _ = lookup(t, cs, map[string]any{"query": "Build"})
-	if got := paths(out.Symbols); len(got) != 2 || got[0] != "d/d.go Build" || got[1] != "c/c_test.go Build" || !out.Symbols[1].Test || !strings.Contains(text, "(test)") {
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "Build"})
+	if got := paths(out); len(got) != 2 || got[0] != "d/d.go Build" || got[1] != "c/c_test.go Build" || !out[1].Test || !strings.Contains(text, "(test)") {
 		t.Fatalf("Build = %v\n%s", got, text)
 	}
 	// The limit, and how to raise it.
-	out, text, _ = lookup(t, cs, map[string]any{"query": "Build", "limit": 1})
-	if len(out.Symbols) != 1 || !strings.Contains(out.Note, "1 more over the limit (raise limit to 2)") {
-		t.Fatalf("Build with limit 1 = %v\n%s", paths(out.Symbols), text)
+	out, note, text, _ = lookup(t, cs, map[string]any{"query": "Build", "limit": 1})
+	if len(out) != 1 || note != "+1 more (limit: 2)" {
+		t.Fatalf("Build with limit 1 = %v\n%s", paths(out), text)
 	}
 
 	// A name only a dependency declares is found there.

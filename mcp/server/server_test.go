@@ -92,7 +92,7 @@ func call(t testing.TB, cs *mcp.ClientSession, name string, args any, out any) (
 }
 
 // textOnlyTools answer in text alone, with no output schema.
-var textOnlyTools = []string{"diagnostics", "check_source", "find_references", "package_api"}
+var textOnlyTools = []string{"diagnostics", "check_source", "lookup_symbol", "find_references", "package_api"}
 
 func TestToolsList(t *testing.T) {
 	_, cs := connect(t, goModule(t))
@@ -140,9 +140,7 @@ func TestToolsAgainstGopls(t *testing.T) {
 	root := goModule(t)
 	_, cs := connect(t, root)
 
-	var look LookupSymbolOutput
-	text, isErr := call(t, cs, "lookup_symbol", map[string]any{"query": "Greet", "kinds": []string{"function"}}, &look)
-	if isErr || len(look.Symbols) == 0 || look.Symbols[0].Path != "a/a.go" || look.Symbols[0].Line != 4 || !strings.Contains(text, "a/a.go:4:6") {
+	if look, _, text, _ := lookup(t, cs, map[string]any{"query": "Greet", "kinds": []string{"function"}}); len(look) == 0 || look[0].Path != "a/a.go" || look[0].Line != 4 || look[0].Column != 6 {
 		t.Fatalf("lookup_symbol = %+v, %q", look, text)
 	}
 
@@ -158,6 +156,8 @@ func TestToolsAgainstGopls(t *testing.T) {
 		t.Fatalf("find_references sends %s", wire)
 	}
 
+	var text string
+	var isErr bool
 	var def DefinitionOutput
 	if text, isErr = call(t, cs, "definition", map[string]any{"symbol": "Use", "path": "b/b.go"}, &def); isErr || len(def.Definitions) != 1 || def.Definitions[0].Path != "b/b.go" || def.Definitions[0].Line != 6 {
 		t.Fatalf("definition = %+v, %q", def, text)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/darman-dev/darman/diagnostics"
 )
@@ -50,7 +51,13 @@ func (ls lines) at(path string, line int) string {
 	if line < len(f.starts) {
 		end = f.starts[line] - 1
 	}
-	t := string(bytes.TrimSpace(f.text[f.starts[line-1]:end]))
+	return trimLine(string(f.text[f.starts[line-1]:end]))
+}
+
+// trimLine is a line of a file as tools show it: trimmed, and cut after
+// 200 bytes.
+func trimLine(t string) string {
+	t = strings.TrimSpace(t)
 	if len(t) > 200 {
 		t = t[:200] + "…"
 	}

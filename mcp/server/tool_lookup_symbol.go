@@ -21,15 +21,6 @@ type LookupSymbolInput struct {
 	Limit int      `json:"limit,omitempty" jsonschema:"at most this many symbols, one line each (default 10, at most 200)" example:"30"`
 }
 
-// LookupSymbolOutput is the lookup_symbol tool's output.
-type LookupSymbolOutput struct {
-	envelope
-	Symbols []SymbolInfo `json:"symbols"`
-	// Missing says which language servers could not answer, and why.
-	Missing []string `json:"missing,omitempty" jsonschema:"language servers that could not answer (they cannot load the project), with what to do: their symbols are not in this answer"`
-	Note    string   `json:"note,omitempty" jsonschema:"what the answer left out and how to ask for it"`
-}
-
 // defaultLookupLimit is how many symbols a lookup lists unless asked:
 // about 1.5 KB of text.
 const defaultLookupLimit = 10
@@ -38,17 +29,23 @@ func (s *Server) addLookupSymbol() {
 	addTool(s, &mcp.Tool{
 		Name:  "lookup_symbol",
 		Title: "Find symbols by name",
-		Description: "Finds declarations by name (functions, types, methods, variables...) in every language of the project, one line each: " +
-			"where it is and its signature. An exact name answers with just its declarations; otherwise prefix, then partial and fuzzy " +
-			"matches follow, best first. The project's own code comes first and tests last; dependencies (installed packages, the " +
-			"standard library) are searched only with a qualified name (json.Marshal) or scope \"dependencies\" or \"all\". " +
-			"Lists 10 symbols unless limit says more; the note says what was left out and how to get it (fuzzy, scope, limit).",
+		Description: "Finds declarations by name (functions, types, methods, variables...) in every language of the project. " +
+			"An exact name answers with just its declarations; otherwise prefix, then partial and fuzzy matches follow, best first. " +
+			"The project's own code comes first and tests last; dependencies (installed packages, the standard library) are searched " +
+			"only with a qualified name (json.Marshal) or scope \"dependencies\" or \"all\". The answer is text, one symbol a line: " +
+			"path:line:column, then its declaration's line cut to the signature, marked (test) or (dependency: its package). " +
+			"Lists 10 unless limit says more; a last line says what was left out and the input that lists it, " +
+			"as in \"+2 fuzzy (fuzzy: true); +5 more (limit: 15)\".",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.lookupSymbol)
 }
 
-func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (LookupSymbolOutput, string, error) {
-	out := LookupSymbolOutput{Symbols: []SymbolInfo{}}
+// lookupSymbol answers in text only (see textOnly): each line is a
+// symbol's place and declaration, which says its kind and name, and
+// marks a dependency's or a test's; a structured copy would only repeat
+// them, in JSON twice the size.
+func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (textOnly, string, error) {
+	var out textOnly
 	if strings.TrimSpace(in.Query) == "" {
 		return out, "", toolErrorf(CodeInvalidInput, "the query is empty: give a name or part of one")
 	}
@@ -89,7 +86,6 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 	if err != nil {
 		return out, "", err
 	}
-	out.Missing = missing
 
 	// Keep the scope's symbols, then the best matches only when the name
 	// matched exactly (unless fuzzy asks for the rest).
@@ -127,20 +123,22 @@ func (s *Server) lookupSymbol(ctx context.Context, in LookupSymbolInput) (Lookup
 	ls := lines{}
 	var b strings.Builder
 	for _, r := range kept {
-		si := s.lookupInfo(ls, r)
-		out.Symbols = append(out.Symbols, si)
-		b.WriteString(si.line())
+		b.WriteString(s.lookupInfo(ls, r).line())
 		b.WriteByte('\n')
 	}
-	if len(kept) == 0 {
-		fmt.Fprintf(&b, "no symbol matches %q in the %s\n", in.Query, scopeWords(scope))
-	}
 	exact := len(kept) > 0 && kept[0].match <= matchExactFold
-	out.Note = lookupNote(limit, over, inexact, deps, scope, !exact && s.pool.SearchesDependenciesApart(""))
-	if out.Note != "" {
-		b.WriteString(out.Note + "\n")
+	note := lookupNote(limit, over, inexact, deps, scope, !exact && s.pool.SearchesDependenciesApart(""))
+	if len(kept) == 0 {
+		where := scopeWords(scope)
+		if strings.Contains(note, "dependencies") {
+			where = "project" // the note says how to search them
+		}
+		fmt.Fprintf(&b, "no symbol matches %q in the %s\n", in.Query, where)
 	}
-	writeMissing(&b, out.Missing)
+	if note != "" {
+		b.WriteString(note + "\n")
+	}
+	writeMissing(&b, missing)
 	return out, strings.TrimRight(b.String(), "\n"), nil
 }
 
@@ -210,29 +208,28 @@ func scopeWords(scope string) string {
 	return "project (scope \"all\" searches its dependencies too)"
 }
 
-// lookupNote says what a lookup left out and how to get it; unsearched
-// says the dependencies were not searched, which matters when the name
-// was not found exactly.
+// lookupNote says what a lookup left out and the input that lists it,
+// in as few words as an agent needs (the tool's description says how
+// to read them): "+2 fuzzy (fuzzy: true)". unsearched says the
+// dependencies were not searched, which matters when the name was not
+// found exactly.
 func lookupNote(limit, over, inexact, deps int, scope string, unsearched bool) string {
 	var parts []string
 	if over > 0 {
-		parts = append(parts, fmt.Sprintf("%d more over the limit (raise limit to %d)", over, min(200, limit+over)))
+		parts = append(parts, fmt.Sprintf("+%d more (limit: %d)", over, min(200, limit+over)))
 	}
 	if inexact > 0 {
-		parts = append(parts, fmt.Sprintf("%d partial or fuzzy matches (fuzzy: true)", inexact))
+		parts = append(parts, fmt.Sprintf("+%d fuzzy (fuzzy: true)", inexact))
 	}
 	if scope == scopeWorkspace {
 		switch {
 		case deps > 0:
-			parts = append(parts, fmt.Sprintf("%d matches in dependencies (scope \"all\")", deps))
+			parts = append(parts, fmt.Sprintf("+%d in dependencies (scope: \"all\")", deps))
 		case unsearched:
-			parts = append(parts, "dependencies, not searched (scope \"all\")")
+			parts = append(parts, "dependencies not searched (scope: \"all\")")
 		}
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "not listed: " + strings.Join(parts, "; ")
+	return strings.Join(parts, "; ")
 }
 
 // declarationInfo is a declaration as the tools list it: where it is and
@@ -247,7 +244,13 @@ func (s *Server) declarationInfo(ls lines, sym diagnostics.Symbol) SymbolInfo {
 func (s *Server) lookupInfo(ls lines, r rankedSymbol) SymbolInfo {
 	si := SymbolInfo{Name: r.Name, Kind: r.Kind, Container: r.Container, Detail: r.Detail, Dependency: r.dep, Test: r.test}
 	si.Span = Span{Path: s.root.Rel(r.Location.Path), Line: r.Location.Start.Line, Column: r.Location.Start.Column}
-	if sig := signature(ls.at(r.Location.Path, r.Location.Start.Line)); sig != "" {
+	text := r.Line // read by Pool.Map
+	if text == "" {
+		text = ls.at(r.Location.Path, r.Location.Start.Line)
+	} else {
+		text = trimLine(text)
+	}
+	if sig := signature(text); sig != "" {
 		if _, base := baseName(r.Name); strings.Contains(sig, base) {
 			si.Signature = sig
 		}
