@@ -117,6 +117,7 @@ func listStore(dir string) (storeFiles, error) {
 func checkStore(dir string) (storeShape, error) {
 	var shape storeShape
 	files, err := listStore(dir)
+	shape.vlogs = files.vlogs
 	if err != nil {
 		return shape, err
 	}
@@ -216,10 +217,11 @@ func checkStore(dir string) (storeShape, error) {
 
 // storeShape is what checkStore learnt of a store's tables.
 type storeShape struct {
-	level0        int      // tables in level 0, where each flushed memtable goes
-	manifest      manifest // what MANIFEST says (nil maps when it was not read)
-	manifestBytes int64    // its size
-	leftovers     bool     // table files MANIFEST does not name are on disk
+	level0        int              // tables in level 0, where each flushed memtable goes
+	vlogs         map[uint32]int64 // value-log ID → size
+	manifest      manifest         // what MANIFEST says (nil maps when it was not read)
+	manifestBytes int64            // its size
+	leftovers     bool             // table files MANIFEST does not name are on disk
 	// sums are the live tables' sums, found whole (see readTableFile);
 	// newSums says they differ from the ones kept.
 	sums    map[string]tableSum
@@ -719,6 +721,7 @@ type vlogEntry struct {
 	zero    bool
 	claimed int64
 	version uint64
+	key     []byte // with its version
 }
 
 var errBadEntry = errors.New("a value-log entry does not match its checksum")
@@ -766,6 +769,7 @@ func readVlogEntry(r *countReader) (vlogEntry, error) {
 		return e, io.ErrUnexpectedEOF
 	}
 	h.Write(key)
+	e.key = key
 	if len(key) >= 8 {
 		e.version = y.ParseTs(key)
 	}

@@ -60,3 +60,11 @@ func JournalSets(dataDir string) ([]string, []string, error) {
 // MarkClosed writes the witness a clean close leaves in badger's
 // directory dir: the files as they are.
 func MarkClosed(dir string) error { return writeWitness(dir, false) }
+
+// SetFoldAt sets how many small value-log files make a closing process
+// fold them (see foldValueLogsAt); the returned func puts it back.
+func SetFoldAt(n int) func() {
+	was := foldValueLogsAt
+	foldValueLogsAt = n
+	return func() { foldValueLogsAt = was }
+}

@@ -50,6 +50,9 @@ type local struct {
 	// readOnly is set when the database was opened read-only (see
 	// Options.ReadOnly): nothing is written, no journal is kept.
 	readOnly bool
+	// fold are the value-log files this process folds at its close (see
+	// foldValueLogsAt), nil for none.
+	fold []uint32
 	// indexed is set when the store has the index of sessions by update
 	// time (schema 2; a read-only open of an older store has not).
 	indexed bool
@@ -145,6 +148,7 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 	// other (see checkStore): badger would "fix" what does not, which
 	// destroys data, and panics on some damage in goroutines of its own.
 	var shape storeShape
+	var fold []uint32
 	if mode != salvageMode {
 		if bare {
 			shape, err = bareShape(dir)
@@ -156,7 +160,12 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		}
 		// A store that short-lived processes left many tables in level 0
 		// is merged when this process closes it (see mergeTables).
-		opts = opts.WithCompactL0OnClose(mode == readWrite && shape.level0 >= mergeTables)
+		// One that many processes left many value-log files is folded
+		// at its close, which merges level 0 too (see foldValueLogsAt).
+		if mode == readWrite {
+			fold = foldAtClose(shape.vlogs)
+		}
+		opts = opts.WithCompactL0OnClose(mode == readWrite && (shape.level0 >= mergeTables || fold != nil))
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -167,7 +176,7 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 				"The data may be damaged: %s; or set dataDir to another directory", dir, err, repairHint)
 		}
 	}()
-	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite}
+	l = &local{dir: dir, journalDir: journalDir, log: log, readOnly: mode != readWrite, fold: fold}
 	l.sinceRoom.Store(roomSlack)
 	// The next open reads whole only the tables made since (see
 	// readTableFile). A read-only open keeps them too (the caller holds
@@ -376,6 +385,7 @@ var bare bool
 func bareShape(dir string) (storeShape, error) {
 	var shape storeShape
 	files, err := listStore(dir)
+	shape.vlogs = files.vlogs
 	if err != nil || files.manifest < 0 {
 		return shape, err
 	}
@@ -464,7 +474,12 @@ var errCloseGaveUp = errors.New("badger still has the directory")
 func (l *local) close() error {
 	l.sums.Wait()
 	done := make(chan error, 1)
-	go func() { done <- l.db.Close() }()
+	go func() {
+		if l.fold != nil {
+			l.foldValueLogs(l.fold)
+		}
+		done <- l.db.Close()
+	}()
 	select {
 	case err := <-done:
 		if l.journal != nil {

@@ -35,6 +35,8 @@ func TestMain(m *testing.M) {
 		os.Exit(writeSessions(os.Args[len(os.Args)-2:]))
 	} else if role == "move" {
 		os.Exit(moveChild(os.Args[len(os.Args)-2:]))
+	} else if role == "fold" {
+		os.Exit(foldChild(os.Args[len(os.Args)-2]))
 	} else if role == "gone" {
 		os.Exit(gone(os.Args[len(os.Args)-2]))
 	} else if role != "" {
