@@ -192,7 +192,13 @@ func (t *turn) run(ctx context.Context, text string) agent.Message {
 		shown = t.typed
 	}
 	if strings.TrimSpace(text) != "" || len(t.images) == 0 {
-		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text, Typed: t.typed})
+		// The model is sent the stored history: a prompt the store did not
+		// keep would not reach it, and the model would answer without it.
+		p := agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: text, Typed: t.typed}
+		if err := store.PutPart(context.WithoutCancel(ctx), p); err != nil {
+			return t.finish(ctx, agent.Message{ID: agent.NewMessageID(), SessionID: t.id, Role: agent.RoleAssistant, Created: now, Model: t.modelRef},
+				agent.FinishError, fmt.Sprintf("the prompt could not be stored, so it was not sent: %v", err))
+		}
 	}
 	for _, c := range added {
 		t.save(ctx, agent.Part{ID: agent.NewPartID(), MessageID: user.ID, SessionID: t.id, Kind: agent.PartText, Text: c})
