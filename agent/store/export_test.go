@@ -20,7 +20,7 @@ const MergeTables = mergeTables
 
 // MarkRunning writes the witness an open store leaves in badger's
 // directory dir, as a process killed while it ran leaves it.
-func MarkRunning(dir string) error { return writeWitness(dir, true) }
+func MarkRunning(dir string) error { return markRunning(dir) }
 
 // ManifestRewriteAt is the MANIFEST size from which a read-write open
 // rewrites one that is mostly history.
@@ -59,7 +59,7 @@ func JournalSets(dataDir string) ([]string, []string, error) {
 
 // MarkClosed writes the witness a clean close leaves in badger's
 // directory dir: the files as they are.
-func MarkClosed(dir string) error { return writeWitness(dir, false) }
+func MarkClosed(dir string) error { return writeWitness(dir) }
 
 // SetFoldAt sets how many small value-log files make a closing process
 // fold them (see foldValueLogsAt); the returned func puts it back.

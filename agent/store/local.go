@@ -17,7 +17,6 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
-	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
 	jsonv2 "github.com/go-json-experiment/json"
 
@@ -283,92 +282,6 @@ func openLocal(dir, journalDir string, log *slog.Logger, mode openMode) (l *loca
 		return nil, diskFull(err)
 	}
 	return l, nil
-}
-
-// closeWitness is writeWitness(dir, false) at this process's close, which
-// stats only the files that may have changed since the open: a table
-// file is never written again once made, and a value log only while
-// badger writes to it, which is one it made at the open (the newest then
-// is stat-ed too); the others' sizes are the witness's of the open, which
-// the check found them to have. A listing that stats every file took a
-// sixth of what the check and the journal added to a turn, and a store
-// keeps a value log for each darman that wrote a big value.
-func (l *local) closeWitness() error {
-	if l.atOpen == nil {
-		return writeWitness(l.dir, false)
-	}
-	entries, err := os.ReadDir(l.dir)
-	if err != nil {
-		return err
-	}
-	newest, last := "", uint64(0)
-	for name := range l.atOpen {
-		id, err := strconv.ParseUint(strings.TrimSuffix(name, ".vlog"), 10, 32)
-		if strings.HasSuffix(name, ".vlog") && err == nil && (newest == "" || id > last) {
-			newest, last = name, id
-		}
-	}
-	w := witness{Files: map[string]int64{}}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		name := e.Name()
-		switch {
-		case name == badger.ManifestFilename:
-		case strings.HasSuffix(name, ".sst"):
-			id, ok := table.ParseFileID(name)
-			if !ok {
-				continue
-			}
-			name = table.IDToFilename(id)
-		case strings.HasSuffix(name, ".vlog"):
-			id, err := strconv.ParseUint(strings.TrimSuffix(name, ".vlog"), 10, 32)
-			if err != nil {
-				continue
-			}
-			name = fmt.Sprintf("%06d.vlog", id)
-		default:
-			continue
-		}
-		if n, ok := l.atOpen[name]; ok && name != badger.ManifestFilename && name != newest {
-			w.Files[name] = n
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue // removed while listing
-		}
-		w.Files[name] = info.Size()
-	}
-	return saveWitness(l.dir, w)
-}
-
-// markRunning writes the witness of a store badger has open for writing
-// (writeWitness(dir, true)) from the names in dir alone: the value log
-// being written is the newest, and no file's size is needed. A listing
-// that stats every file took a sixth of what the check and the journal
-// added to a turn.
-func markRunning(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	var last uint32
-	found := false
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".vlog")
-		if !ok || e.IsDir() {
-			continue
-		}
-		if id, err := strconv.ParseUint(name, 10, 32); err == nil {
-			last, found = max(last, uint32(id)), true
-		}
-	}
-	if !found {
-		return nil
-	}
-	return saveWitness(dir, witness{Writing: &last})
 }
 
 // bare, set only by BenchmarkTurn, opens stores as a darman without the
