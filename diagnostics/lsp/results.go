@@ -16,15 +16,16 @@ import (
 // answer of 25 KB that was most of darman's own time on a warm lookup.
 // The client reads each message's bytes itself instead (readMessage),
 // keeps a large result of a call it waits for aside, and lets jsonrpc2
-// see a message whose result is a small placeholder; call decodes the
+// see a message whose result is a small marker string; call decodes the
 // kept result once, into its own type (waitedResult).
 
 // keptResultMin is the size of a result worth keeping aside: below it
 // jsonrpc2's decoding costs less than looking.
 const keptResultMin = 2048
 
-// resultPlaceholder is the result jsonrpc2 sees for a kept one.
-const resultPlaceholder = `"darman: kept result"`
+// keptMarker is the result jsonrpc2 sees in place of one kept aside: a
+// JSON string no server sends as a result, which call swaps back.
+const keptMarker = `"darman: kept result"`
 
 // keptResults are the large results of the calls in flight, by id.
 type keptResults struct {
@@ -69,7 +70,7 @@ func (k *keptResults) take(id uint64) []byte {
 	return r
 }
 
-// strip returns msg with its result replaced by the placeholder when msg
+// strip returns msg with its result replaced by keptMarker when msg
 // is a response to a call waited for whose result is large, keeping the
 // result aside; otherwise msg as it is. Anything it cannot read is left
 // to jsonrpc2, which says what is wrong with it.
@@ -113,14 +114,14 @@ func (k *keptResults) strip(msg []byte) []byte {
 	if err != nil || !k.keep(n, result) {
 		return msg
 	}
-	out := make([]byte, 0, len(msg)-len(result)+len(resultPlaceholder))
+	out := make([]byte, 0, len(msg)-len(result)+len(keptMarker))
 	out = append(out, msg[:resultAt]...)
-	out = append(out, resultPlaceholder...)
+	out = append(out, keptMarker...)
 	return append(out, msg[resultAt+int64(len(result)):]...)
 }
 
 // waitedResult decodes a call's result into v: the kept one when
-// jsonrpc2 holds the placeholder.
+// jsonrpc2 holds keptMarker.
 type waitedResult struct {
 	k  *keptResults
 	id uint64
@@ -128,7 +129,7 @@ type waitedResult struct {
 }
 
 func (w waitedResult) UnmarshalJSON(data []byte) error {
-	if string(data) == resultPlaceholder {
+	if string(data) == keptMarker {
 		if kept := w.k.take(w.id); kept != nil { // else a server's own string
 			data = kept
 		}
